@@ -1,0 +1,39 @@
+// Builds every bundle Spool ships into dist/:
+//   extension.js  the VS Code extension (vscode is provided by the editor)
+//   daemon.js     spoold, the queue daemon (better-sqlite3 stays a native module beside it)
+//   cli.js        the `spool` command
+//   bench.js      `npm run bench`
+// Flags: --watch rebuilds on change; --production minifies and drops source maps.
+import * as esbuild from 'esbuild';
+import { readFileSync } from 'node:fs';
+
+const watch = process.argv.includes('--watch');
+const production = process.argv.includes('--production');
+const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'));
+
+const common = {
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  sourcemap: production ? false : 'linked',
+  minify: production,
+  logLevel: 'warning',
+  define: { SPOOL_VERSION: JSON.stringify(pkg.version) },
+  external: ['better-sqlite3'],
+};
+
+const builds = [
+  { ...common, entryPoints: { extension: 'extension/extension.ts' }, external: ['vscode'] },
+  { ...common, entryPoints: { daemon: 'daemon/main.ts', cli: 'daemon/cli/main.ts', bench: 'bench/main.ts' } },
+];
+
+if (watch) {
+  for (const options of builds) {
+    const ctx = await esbuild.context({ ...options, outdir: 'dist' });
+    await ctx.watch();
+  }
+  console.log('esbuild: watching for changes');
+} else {
+  await Promise.all(builds.map((options) => esbuild.build({ ...options, outdir: 'dist' })));
+}

@@ -1,0 +1,36 @@
+/**
+ * The one error type Spool's own code throws. It carries a JSON-RPC code and `data` naming what
+ * is at fault, so the daemon can put it on the wire unchanged and a client can rebuild it.
+ */
+import { ErrorCode, type ErrorData } from './protocol';
+
+export class SpoolError extends Error {
+  override readonly name = 'SpoolError';
+
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data: ErrorData = {},
+  ) {
+    super(message);
+  }
+
+  toJSON(): { code: number; message: string; data: ErrorData } {
+    return { code: this.code, message: this.message, data: this.data };
+  }
+}
+
+/** An input was of the wrong type, out of range, unknown, or missing. */
+export function invalidParams(field: string, message: string, allowed?: string): SpoolError {
+  const data: ErrorData = { field };
+  if (allowed !== undefined) data.allowed = allowed;
+  return new SpoolError(ErrorCode.InvalidParams, message, data);
+}
+
+export function jobNotFound(id: string): SpoolError {
+  return new SpoolError(ErrorCode.JobNotFound, `No job with id ${id}. List jobs with \`spool jobs\`.`, { id });
+}
+
+export function isSpoolError(error: unknown): error is SpoolError {
+  return error instanceof SpoolError;
+}

@@ -1,0 +1,200 @@
+/**
+ * The queue's nouns — jobs, runs, output, queues, schedules, workers — as they travel on the
+ * wire. The daemon maps its SQLite rows onto these; every client reads them. Timestamps are
+ * epoch milliseconds (UTC). Pure types and constants: no `vscode`, no `better-sqlite3`.
+ */
+
+/**
+ * The states a job can be in. Who moves a job in and out of each:
+ *
+ * - `queued`: enqueue, a user's retry, a reaped lease with `recoverTo: 'queued'`. Left by a
+ *   claim (→ running), a cancel (→ cancelled) or a delete. A queued job whose `runAt` lies in
+ *   the future is shown as *delayed*; it is still `queued`.
+ * - `running`: a claim. Left by complete (→ completed), fail (→ retrying or dead), the reaper
+ *   when the lease expires (→ retrying or dead), or a cooperative cancel (→ cancelled).
+ * - `retrying`: a failed attempt with attempts left; waits for its backoff (`runAt`), then is
+ *   claimable again exactly like a due queued job.
+ * - `completed`, `dead`, `cancelled`: terminal. A user's retry moves them back to `queued` with
+ *   a fresh attempt budget; retention cleanup deletes them.
+ */
+export type JobState = 'queued' | 'running' | 'retrying' | 'completed' | 'dead' | 'cancelled';
+
+export const JOB_STATES: readonly JobState[] = [
+  'queued',
+  'running',
+  'retrying',
+  'completed',
+  'dead',
+  'cancelled',
+];
+
+/** States from which nothing more happens unless a user retries the job. */
+export const TERMINAL_STATES: readonly JobState[] = ['completed', 'dead', 'cancelled'];
+
+/** How the wait before the next attempt grows with the attempt number n (1-based). */
+export type BackoffStrategy = 'exponential' | 'linear' | 'fixed';
+
+export interface Backoff {
+  /** exponential: base·2^(n-1); linear: base·n; fixed: base. */
+  strategy: BackoffStrategy;
+  baseMs: number;
+  /** No wait is longer than this, before jitter. */
+  capMs: number;
+  /** Fraction (0..1) by which the wait is moved up or down at random; 0.3 means ±30%. */
+  jitter: number;
+}
+
+/** Where a job was enqueued from, when the enqueuer knows. Shown in the UI, never interpreted. */
+export interface JobContext {
+  workspace?: string;
+  branch?: string;
+  commit?: string;
+  /** Who enqueued it: "cli", "vscode", "schedule:<name>", a worker's id, ... */
+  origin?: string;
+}
+
+export interface Job {
+  /** UUIDv7: time-ordered, not guessable. */
+  id: string;
+  queue: string;
+  /** `shell` and `http` run in the daemon; any other kind is claimed by remote workers. */
+  kind: string;
+  payload: unknown;
+  /** Higher runs first. */
+  priority: number;
+  state: JobState;
+  /** Earliest time the job may start (or restart, when retrying). */
+  runAt: number;
+  /** Attempts started so far (a claim increments it). */
+  attempts: number;
+  maxAttempts: number;
+  backoff: Backoff;
+  /** Lease length: a running job whose lease is not extended within this time is reaped. */
+  timeoutMs: number;
+  leaseExpiresAt: number | null;
+  workerId: string | null;
+  idempotencyKey: string | null;
+  /** 0..100, set by the worker. */
+  progress: number | null;
+  progressMessage: string | null;
+  /** JSON a worker saved; a retry resumes from it. */
+  checkpoint: unknown;
+  result: unknown;
+  lastError: string | null;
+  cancelRequested: boolean;
+  tags: string[];
+  context: JobContext | null;
+  createdAt: number;
+  updatedAt: number;
+  startedAt: number | null;
+  finishedAt: number | null;
+}
+
+/** How one attempt ended. `running` while it has not. */
+export type RunOutcome = 'running' | 'completed' | 'failed' | 'lease_expired' | 'cancelled' | 'interrupted';
+
+/** One attempt of a job: the UI shows these as its history. */
+export interface JobRun {
+  jobId: string;
+  attempt: number;
+  workerId: string;
+  startedAt: number;
+  finishedAt: number | null;
+  outcome: RunOutcome;
+  error: string | null;
+  stack: string | null;
+  exitCode: number | null;
+  httpStatus: number | null;
+  durationMs: number | null;
+}
+
+/** `marker` lines are written by the daemon itself, e.g. "[512 older lines dropped]". */
+export type OutputStream = 'stdout' | 'stderr' | 'log' | 'marker';
+
+export interface OutputLine {
+  /** Increases by one per line of a job, across attempts; the `after` cursor of `jobs.output`. */
+  seq: number;
+  attempt: number;
+  stream: OutputStream;
+  text: string;
+  at: number;
+}
+
+export type JobCounts = Record<JobState, number>;
+
+export interface RateLimit {
+  /** Sustained jobs started per second. */
+  perSecond: number;
+  /** How many may start at once after a quiet spell (token-bucket size). */
+  burst: number;
+}
+
+export interface Queue {
+  name: string;
+  /** Max jobs running at once; null = no limit of its own (the global executor cap still applies to built-in kinds). */
+  concurrency: number | null;
+  rateLimit: RateLimit | null;
+  paused: boolean;
+  /** Defaults applied to jobs enqueued without their own value. */
+  defaultMaxAttempts: number;
+  defaultBackoff: Backoff;
+  defaultTimeoutMs: number;
+  /** Finished jobs older than this are deleted by retention cleanup; null keeps them forever. */
+  retentionMs: number | null;
+  /** Per state; `queued` includes the delayed ones. */
+  counts: JobCounts;
+  /** Queued jobs whose runAt is in the future (a subset of counts.queued). */
+  delayed: number;
+  createdAt: number;
+}
+
+/** What to do with the fire times a schedule missed while no daemon ran. */
+export type MissedRunPolicy = 'skip' | 'runOnce';
+
+/** The job a schedule enqueues each time it fires. */
+export interface JobTemplate {
+  kind: string;
+  payload?: unknown;
+  priority?: number;
+  maxAttempts?: number;
+  backoff?: Partial<Backoff>;
+  timeoutMs?: number;
+  tags?: string[];
+}
+
+export interface Schedule {
+  name: string;
+  /** 5 fields (minute precision) or 6 (seconds first). */
+  cron: string;
+  /** IANA zone, e.g. "Europe/Paris"; "UTC" by default. */
+  timezone: string;
+  queue: string;
+  job: JobTemplate;
+  enabled: boolean;
+  missedPolicy: MissedRunPolicy;
+  nextRunAt: number | null;
+  lastRunAt: number | null;
+  lastJobId: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export type WorkerType = 'builtin' | 'remote';
+
+export interface Worker {
+  id: string;
+  type: WorkerType;
+  name: string | null;
+  host: string | null;
+  pid: number | null;
+  /** Empty = all. */
+  queues: string[];
+  kinds: string[];
+  concurrency: number | null;
+  /** Ids of the jobs it holds a lease on now. */
+  runningJobIds: string[];
+  startedAt: number;
+  lastHeartbeatAt: number;
+  /** False once its connection closed or its heartbeat went missing. */
+  alive: boolean;
+}

@@ -1,0 +1,43 @@
+// Runs every test with node's built-in runner (TypeScript loaded through tsx):
+//   node test/run.mjs [unit|integration|e2e ...]   (default: all levels)
+// Integration tests start the built daemon (dist/), so `npm test` builds first.
+// The e2e level needs code-server and chromium (see .ci/run); it runs when
+// test/e2e exists and SPOOL_SKIP_E2E is not set.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+
+const root = new URL('..', import.meta.url).pathname;
+const levels = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+const wanted = levels.length > 0 ? levels : ['unit', 'integration', 'e2e'];
+
+function testFiles(dir) {
+  if (!existsSync(dir)) return [];
+  const out = [];
+  for (const name of readdirSync(dir).sort()) {
+    const full = join(dir, name);
+    if (statSync(full).isDirectory()) out.push(...testFiles(full));
+    else if (name.endsWith('.test.ts')) out.push(full);
+  }
+  return out;
+}
+
+const files = [];
+for (const level of wanted) {
+  if (level === 'e2e' && process.env.SPOOL_SKIP_E2E) {
+    console.log('e2e tests skipped: SPOOL_SKIP_E2E is set');
+    continue;
+  }
+  files.push(...testFiles(join(root, 'test', level)));
+}
+if (files.length === 0) {
+  console.error(`No test files under test/{${wanted.join(',')}}`);
+  process.exit(1);
+}
+
+const result = spawnSync(
+  process.execPath,
+  ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=2', ...files],
+  { cwd: root, stdio: 'inherit' },
+);
+process.exit(result.status ?? 1);
