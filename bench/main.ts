@@ -1,0 +1,3 @@
+// Placeholder entry for `npm run bench`; the engine issue replaces it.
+console.error('bench: not built yet');
+process.exit(1);

@@ -1,0 +1,3 @@
+// Placeholder entry for the `spool` CLI; the CLI issue replaces it.
+console.error('spool: not built yet');
+process.exit(1);
