@@ -2,6 +2,7 @@
  * Newline-delimited framing: one JSON-RPC message per `\n`-terminated UTF-8 line. Used by the
  * daemon's socket server and by every client.
  */
+import { isUtf8 } from 'node:buffer';
 
 export interface LineSplitterOptions {
   /** A line longer than this (in bytes, without the newline) is reported through onOverflow. */
@@ -9,6 +10,12 @@ export interface LineSplitterOptions {
   onLine: (line: string) => void;
   /** Called once when a line exceeds the limit; no more lines are delivered afterwards. */
   onOverflow: (bytes: number) => void;
+  /**
+   * When set, a line that is not valid UTF-8 is reported here (with its length in bytes) instead
+   * of being decoded with replacement characters, so a server can refuse it rather than act on
+   * silently altered text. Lines keep being delivered afterwards.
+   */
+  onInvalidUtf8?: (bytes: number) => void;
 }
 
 /**
@@ -41,7 +48,7 @@ export class LineSplitter {
       start = nl + 1;
       // A trailing \r is tolerated so that `nc -C` and Windows-style clients work.
       const end = line.length > 0 && line[line.length - 1] === 13 ? line.length - 1 : line.length;
-      if (end > 0) this.options.onLine(line.toString('utf8', 0, end));
+      if (end > 0) this.deliver(line, end);
       if (this.overflowed) return;
     }
     const rest = data.subarray(start);
@@ -50,6 +57,11 @@ export class LineSplitter {
     // Copy: the caller may reuse its buffer.
     this.chunks.push(Buffer.from(rest));
     this.pending += rest.length;
+  }
+
+  private deliver(line: Buffer, end: number): void {
+    if (this.options.onInvalidUtf8 && !isUtf8(line.subarray(0, end))) this.options.onInvalidUtf8(end);
+    else this.options.onLine(line.toString('utf8', 0, end));
   }
 
   private overflow(bytes: number): void {
