@@ -1,0 +1,155 @@
+/**
+ * One socket to the daemon and the JSON-RPC bookkeeping over it: framing, request ids,
+ * timeouts, notifications. `SpoolClient` builds reconnection and subscriptions on top; a
+ * `Connection` itself never outlives its socket.
+ */
+import * as net from 'node:net';
+import {
+  JSONRPCClient,
+  JSONRPCErrorException,
+  createJSONRPCErrorResponse,
+  type JSONRPCErrorResponse,
+  type JSONRPCID,
+  type JSONRPCResponse,
+} from 'json-rpc-2.0';
+import { SpoolError } from './errors';
+import { LineSplitter } from './lines';
+import { ErrorCode, LIMITS, type MethodName, type ParamsOf, type ResultOf } from './protocol';
+
+/** Raised when nothing listens at the socket path. */
+export class DaemonNotRunningError extends SpoolError {
+  constructor(
+    readonly socketPath: string,
+    cause?: string,
+  ) {
+    super(
+      ErrorCode.InternalError,
+      `No Spool daemon at ${socketPath}${cause ? ` (${cause})` : ''}. Start one with \`spool daemon --detach\`.`,
+    );
+  }
+}
+
+/**
+ * The socket closed while a request was in flight, or a request was made on a closed client.
+ * The daemon may or may not have carried out an in-flight request.
+ */
+export class ConnectionLostError extends SpoolError {
+  constructor(
+    readonly socketPath: string,
+    detail: string,
+  ) {
+    super(ErrorCode.InternalError, `Lost the connection to the Spool daemon at ${socketPath}: ${detail}.`);
+  }
+}
+
+export class Connection {
+  /** Set by the owner; called for every request the daemon sends without an id. */
+  onNotification: (method: string, params: unknown) => void = () => {};
+  /** Set by the owner; called once when the socket has closed, for whatever reason. */
+  onEnd: (error?: Error) => void = () => {};
+  private readonly rpc: JSONRPCClient;
+  private closed = false;
+  private lastError: Error | undefined;
+
+  private constructor(
+    private readonly socket: net.Socket,
+    readonly socketPath: string,
+  ) {
+    this.rpc = new JSONRPCClient((payload: unknown) => {
+      if (this.closed) throw new ConnectionLostError(socketPath, 'the socket is closed');
+      socket.write(JSON.stringify(payload) + '\n');
+    });
+    const splitter = new LineSplitter({
+      maxLineBytes: LIMITS.maxLineBytes * 4,
+      onLine: (line) => this.onLine(line),
+      onOverflow: () => socket.destroy(new Error('the daemon sent a line over the size limit')),
+    });
+    socket.on('data', (data: Buffer) => splitter.push(data));
+    socket.on('error', (error: Error) => {
+      // 'close' follows and reports it to the owner.
+      this.lastError = error;
+    });
+    socket.on('close', () => this.ended());
+  }
+
+  /** Dial the socket; DaemonNotRunningError when nobody listens there. */
+  static open(socketPath: string, connectTimeoutMs: number): Promise<Connection> {
+    return new Promise((resolve, reject) => {
+      const socket = net.createConnection(socketPath);
+      const timer = setTimeout(() => {
+        socket.destroy();
+        reject(new DaemonNotRunningError(socketPath, `no answer within ${connectTimeoutMs} ms`));
+      }, connectTimeoutMs);
+      socket.once('connect', () => {
+        clearTimeout(timer);
+        socket.removeAllListeners('error');
+        resolve(new Connection(socket, socketPath));
+      });
+      socket.once('error', (error: NodeJS.ErrnoException) => {
+        clearTimeout(timer);
+        if (error.code === 'ENOENT' || error.code === 'ECONNREFUSED') reject(new DaemonNotRunningError(socketPath, error.code));
+        else reject(new SpoolError(ErrorCode.InternalError, `Cannot connect to ${socketPath}: ${error.message}`));
+      });
+    });
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /** One request; `timeoutMs` 0 waits forever. Daemon errors become SpoolError with their code and data. */
+  async request<M extends MethodName>(method: M, params: ParamsOf<M> | undefined, timeoutMs: number): Promise<ResultOf<M>> {
+    const requester = timeoutMs > 0 ? this.rpc.timeout(timeoutMs, (id) => timeoutResponse(id, method, timeoutMs)) : this.rpc;
+    try {
+      // The protocol types guarantee the shape; the daemon validates what it receives.
+      return (await requester.request(method, params ?? {}, undefined)) as ResultOf<M>;
+    } catch (error) {
+      if (this.closed && !(error instanceof JSONRPCErrorException && error.code !== 0)) {
+        throw new ConnectionLostError(this.socketPath, `the socket closed before ${method} was answered`);
+      }
+      throw toSpoolError(error);
+    }
+  }
+
+  close(): void {
+    this.socket.end();
+    this.socket.destroy();
+  }
+
+  private ended(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.rpc.rejectAllPendingRequests(`The connection to the Spool daemon at ${this.socketPath} closed.`);
+    this.onEnd(this.lastError);
+  }
+
+  private onLine(line: string): void {
+    let message: unknown;
+    try {
+      message = JSON.parse(line);
+    } catch (error) {
+      // A daemon never sends invalid JSON; if one did, the request it answered would hang until
+      // its timeout. Closing says so at once, and the owner reports the error.
+      this.socket.destroy(new Error(`the daemon sent a line that is not JSON (${error instanceof Error ? error.message : String(error)})`));
+      return;
+    }
+    if (Array.isArray(message)) {
+      this.rpc.receive(message as JSONRPCResponse[]);
+    } else if (typeof message === 'object' && message !== null && 'method' in message && typeof message.method === 'string') {
+      this.onNotification(message.method, 'params' in message ? message.params : undefined);
+    } else {
+      this.rpc.receive(message as JSONRPCResponse);
+    }
+  }
+}
+
+function timeoutResponse(id: JSONRPCID, method: string, timeoutMs: number): JSONRPCErrorResponse {
+  return createJSONRPCErrorResponse(id, ErrorCode.InternalError, `The daemon did not answer ${method} within ${timeoutMs} ms.`);
+}
+
+function toSpoolError(error: unknown): Error {
+  if (error instanceof SpoolError) return error;
+  if (error instanceof JSONRPCErrorException) return new SpoolError(error.code, error.message, error.data ?? {});
+  if (error instanceof Error) return new SpoolError(ErrorCode.InternalError, error.message);
+  return new SpoolError(ErrorCode.InternalError, String(error));
+}
