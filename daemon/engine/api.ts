@@ -61,6 +61,11 @@ export interface JobChange {
   progress: number | null;
   runAt: number;
   deleted: boolean;
+  /**
+   * True when a cancel was requested for this (running) job. The daemon's built-in executors
+   * stop the work as soon as they see it, instead of waiting for the next heartbeat.
+   */
+  cancelRequested?: boolean;
 }
 
 export interface EngineListener {
