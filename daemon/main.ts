@@ -1,3 +1,104 @@
-// Placeholder entry for spoold; the daemon issue replaces it.
-console.error('spoold: not built yet');
-process.exit(1);
+/**
+ * spoold, the Spool daemon (dist/daemon.js):
+ *
+ *   node dist/daemon.js [--socket P] [--db P] [--durable] [--log-format text|json]
+ *                       [--grace-ms N] [--max-executors N] [--detach]
+ *   node dist/daemon.js stop | status
+ *
+ * Only argument parsing and wiring live here; see lifecycle/control.ts for the work.
+ */
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { VERSION } from '../shared/version';
+import { defaultDaemonOptions, type DaemonOptions } from './config';
+import { daemonStatus, runDaemon, startDetached, stopDaemon } from './lifecycle/control';
+
+function integer(min: number) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < min) throw new InvalidArgumentError(`expected an integer ≥ ${min}.`);
+    return n;
+  };
+}
+
+interface CliOptions {
+  socket?: string;
+  db?: string;
+  durable?: boolean;
+  logFormat?: 'text' | 'json';
+  graceMs?: number;
+  maxExecutors?: number;
+  scheduleGraceMs?: number;
+  groupCommit?: boolean;
+  detach?: boolean;
+}
+
+function toDaemonOptions(cli: CliOptions): DaemonOptions {
+  const defaults = defaultDaemonOptions();
+  return {
+    socketPath: cli.socket ?? defaults.socketPath,
+    dbPath: cli.db ?? defaults.dbPath,
+    durable: cli.durable ?? defaults.durable,
+    logFormat: cli.logFormat ?? defaults.logFormat,
+    graceMs: cli.graceMs ?? defaults.graceMs,
+    maxExecutors: cli.maxExecutors ?? defaults.maxExecutors,
+    scheduleGraceMs: cli.scheduleGraceMs ?? defaults.scheduleGraceMs,
+    groupCommit: cli.groupCommit ?? defaults.groupCommit,
+  };
+}
+
+const program = new Command('spoold')
+  .description('The Spool daemon: a local job queue over a Unix socket.')
+  .version(VERSION)
+  .option('--socket <path>', 'Unix socket to listen on (default: $SPOOL_SOCKET, $XDG_RUNTIME_DIR/spool/spool.sock, ~/.spool/spool.sock)')
+  .option('--db <path>', 'SQLite database file (default: $SPOOL_DB, $XDG_DATA_HOME/spool/spool.db)')
+  .option('--durable', 'synchronous=FULL: every commit survives power loss, at a cost in throughput')
+  .addOption(new Option('--log-format <format>', 'log lines on stderr').choices(['text', 'json']))
+  .option('--grace-ms <ms>', 'on shutdown, how long running built-in jobs may take to finish', integer(0))
+  .option('--max-executors <n>', 'built-in (shell, http) jobs running at once (default: CPU count)', integer(1))
+  .option('--schedule-grace-ms <ms>', 'a schedule tick later than this counts as missed', integer(0))
+  .option('--no-group-commit', 'commit each enqueue in its own transaction')
+  .option('--detach', 'start in the background and return once the daemon answers')
+  .action(async (cli: CliOptions) => {
+    const options = toDaemonOptions(cli);
+    if (cli.detach) {
+      const started = await startDetached(options);
+      const what = started.started ? 'Started the Spool daemon' : 'A Spool daemon is already running';
+      process.stdout.write(`${what} (pid ${started.pid}) on ${started.socketPath}; log: ${started.logPath}\n`);
+      return;
+    }
+    await runDaemon(options);
+  });
+
+program
+  .command('stop')
+  .description('ask the daemon to shut down gracefully, and wait until it has')
+  .option('--socket <path>', 'the daemon socket')
+  .option('--timeout-ms <ms>', 'how long to wait', integer(1), 30_000)
+  .action(async (cli: { socket?: string; timeoutMs: number }) => {
+    const socketPath = cli.socket ?? defaultDaemonOptions().socketPath;
+    const stopped = await stopDaemon(socketPath, cli.timeoutMs);
+    process.stdout.write(stopped ? `Stopped the Spool daemon (pid ${stopped.pid}).\n` : `No Spool daemon is running on ${socketPath}.\n`);
+  });
+
+program
+  .command('status')
+  .description('print the running daemon\'s status as JSON (exit code 1 when none answers)')
+  .option('--socket <path>', 'the daemon socket')
+  .action(async (cli: { socket?: string }) => {
+    const socketPath = cli.socket ?? defaultDaemonOptions().socketPath;
+    const status = await daemonStatus(socketPath);
+    if (!status) {
+      process.stderr.write(`No Spool daemon is running on ${socketPath}. Start one with \`spool daemon --detach\`.\n`);
+      process.exitCode = 1;
+      return;
+    }
+    process.stdout.write(JSON.stringify(status, null, 2) + '\n');
+  });
+
+program.parseAsync(process.argv).then(
+  () => process.exit(process.exitCode ?? 0),
+  (error: unknown) => {
+    process.stderr.write(`spoold: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,139 @@
+/**
+ * The `http` executor: payload `{url, method?, headers?, body?}`, sent with fetch. A 2xx response
+ * completes the job with `{status, headers, body}` (body cut at RESPONSE_BODY_LIMIT characters);
+ * 4xx other than 408/429 fails it permanently (asking again will not help); 5xx, 408, 429,
+ * timeouts and connection errors fail it so that it is retried with backoff. The job's timeoutMs
+ * bounds the whole exchange, body included.
+ */
+import { isRecord } from '../rpc/envelope';
+import { invalidPayload, type Executor, type ExecutorContext, type Outcome, type RunningJob, type StopReason } from './types';
+
+export const RESPONSE_BODY_LIMIT = 64 * 1024;
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+
+interface HttpPayload {
+  url: URL;
+  method: string;
+  headers: Record<string, string>;
+  body: string | undefined;
+}
+
+export const runHttp: Executor = (context) => {
+  const parsed = parsePayload(context.job.payload);
+  if (typeof parsed === 'string') return invalidPayload('http', parsed);
+  return new HttpRun(context, parsed);
+};
+
+class HttpRun implements RunningJob {
+  readonly done: Promise<Outcome>;
+  private readonly abort = new AbortController();
+  private stopReason: StopReason | null = null;
+
+  constructor(
+    private readonly context: ExecutorContext,
+    payload: HttpPayload,
+  ) {
+    this.done = this.run(payload);
+  }
+
+  stop(reason: StopReason): void {
+    if (this.stopReason !== null) return;
+    this.stopReason = reason;
+    this.abort.abort();
+  }
+
+  private async run(payload: HttpPayload): Promise<Outcome> {
+    const { job, output } = this.context;
+    const started = Date.now();
+    const timer = setTimeout(() => this.stop('timeout'), job.timeoutMs);
+    const target = `${payload.method} ${payload.url.href}`;
+    try {
+      const response = await fetch(payload.url, {
+        method: payload.method,
+        headers: payload.headers,
+        body: payload.body,
+        signal: this.abort.signal,
+        redirect: 'follow',
+      });
+      const { text, truncated } = await readLimited(response);
+      const ms = Date.now() - started;
+      output.log(`${target} → ${response.status} ${response.statusText} in ${ms} ms`);
+      const status = response.status;
+      if (status >= 200 && status < 300) {
+        const headers: Record<string, string> = {};
+        response.headers.forEach((value, key) => (headers[key] = value));
+        return { kind: 'completed', result: { status, headers, body: text, ...(truncated ? { truncated: true } : {}) } };
+      }
+      const permanent = status >= 400 && status < 500 && status !== 408 && status !== 429;
+      const snippet = text.length > 0 ? `: ${text.slice(0, 500)}` : '';
+      return { kind: 'failed', error: `${target} answered ${status} ${response.statusText}${snippet}`, httpStatus: status, permanent };
+    } catch (error) {
+      if (this.stopReason === 'cancel') return { kind: 'cancelled' };
+      if (this.stopReason === 'shutdown') return { kind: 'stopped' };
+      if (this.stopReason === 'timeout') return { kind: 'failed', error: `${target} timed out after ${job.timeoutMs} ms.` };
+      const reason = describeFetchError(error);
+      output.log(`${target} failed: ${reason}`);
+      return { kind: 'failed', error: `${target} failed: ${reason}` };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+async function readLimited(response: Response): Promise<{ text: string; truncated: boolean }> {
+  if (!response.body) return { text: '', truncated: false };
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return { text: text + decoder.decode(), truncated: false };
+    text += decoder.decode(value, { stream: true });
+    if (text.length > RESPONSE_BODY_LIMIT) {
+      await reader.cancel();
+      return { text: text.slice(0, RESPONSE_BODY_LIMIT), truncated: true };
+    }
+  }
+}
+
+/** fetch hides the useful part (ECONNREFUSED, ENOTFOUND) in `cause`. */
+function describeFetchError(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause: unknown = error.cause;
+  if (cause instanceof Error) return `${error.message} (${cause.message})`;
+  return error.message;
+}
+
+function parsePayload(payload: unknown): HttpPayload | string {
+  if (typeof payload === 'string') payload = { url: payload };
+  if (!isRecord(payload)) return 'expected {url, method?, headers?, body?}.';
+  for (const key of Object.keys(payload)) {
+    if (!['url', 'method', 'headers', 'body'].includes(key)) return `unknown field "${key}"; allowed: url, method, headers, body.`;
+  }
+  let url: URL;
+  try {
+    url = new URL(typeof payload.url === 'string' ? payload.url : '');
+  } catch {
+    return '"url" must be an absolute http:// or https:// URL.';
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return '"url" must use http or https.';
+  const method = payload.method === undefined ? 'GET' : payload.method;
+  if (typeof method !== 'string' || !METHODS.includes(method.toUpperCase())) return `"method" must be one of ${METHODS.join(', ')}.`;
+  const headers: Record<string, string> = {};
+  if (payload.headers !== undefined) {
+    if (!isRecord(payload.headers)) return '"headers" must be an object of strings.';
+    for (const [key, value] of Object.entries(payload.headers)) {
+      if (typeof value !== 'string') return `"headers.${key}" must be a string.`;
+      headers[key] = value;
+    }
+  }
+  let body: string | undefined;
+  if (payload.body !== undefined && payload.body !== null) {
+    if (typeof payload.body === 'string') body = payload.body;
+    else {
+      body = JSON.stringify(payload.body);
+      if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
+    }
+  }
+  return { url, method: method.toUpperCase(), headers, body };
+}

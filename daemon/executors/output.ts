@@ -1,0 +1,125 @@
+/**
+ * Job output from a built-in executor, on its way to the engine. Child processes write in
+ * arbitrary chunks; this splits them into lines (a line longer than the per-line limit is cut
+ * into pieces), keeps stdout and stderr lines in the order they arrived, and hands them to the
+ * engine in small groups — one transaction per burst rather than per line. The engine stores
+ * them (capped per job) and emits them to `jobs.output` subscribers.
+ */
+import { StringDecoder } from 'node:string_decoder';
+import { LIMITS } from '../../shared/protocol';
+
+export type ExecutorStream = 'stdout' | 'stderr' | 'log';
+
+/** Appends lines of one stream; throws if the engine refuses them. */
+export type AppendLines = (stream: ExecutorStream, lines: string[]) => void;
+
+/** How long lines wait to be grouped before they are written. */
+const FLUSH_DELAY_MS = 20;
+/** Stderr lines kept in memory for the failure message. */
+const TAIL_LINES = 20;
+
+export class OutputSink {
+  private queued: { stream: ExecutorStream; text: string }[] = [];
+  private timer: NodeJS.Timeout | null = null;
+  private readonly partial = new Map<ExecutorStream, string>();
+  private readonly decoders = new Map<ExecutorStream, StringDecoder>();
+  private readonly stderrTail: string[] = [];
+
+  constructor(
+    private readonly append: AppendLines,
+    private readonly onError: (error: unknown) => void,
+  ) {}
+
+  /** A chunk of a child's stdout or stderr. */
+  write(stream: ExecutorStream, chunk: Buffer): void {
+    let decoder = this.decoders.get(stream);
+    if (!decoder) this.decoders.set(stream, (decoder = new StringDecoder('utf8')));
+    const text = (this.partial.get(stream) ?? '') + decoder.write(chunk);
+    const pieces = text.split('\n');
+    this.partial.set(stream, pieces.pop() ?? '');
+    for (const piece of pieces) this.line(stream, piece);
+    // A line with no newline yet that is already over the limit is cut here, not held forever.
+    const rest = this.partial.get(stream) ?? '';
+    if (Buffer.byteLength(rest) > LIMITS.maxOutputLineBytes) {
+      this.partial.set(stream, '');
+      this.line(stream, rest);
+    }
+  }
+
+  /** A line the executor itself writes (e.g. "GET … → 200"). */
+  log(text: string): void {
+    this.line('log', text);
+  }
+
+  /** Writes everything still held, including unterminated last lines. */
+  flush(): void {
+    for (const [stream, rest] of this.partial) {
+      const decoder = this.decoders.get(stream);
+      const text = rest + (decoder ? decoder.end() : '');
+      this.partial.set(stream, '');
+      if (text.length > 0) this.line(stream, text);
+    }
+    this.writeQueued();
+  }
+
+  /** The last lines of stderr, for a failure message. */
+  tail(): string {
+    return this.stderrTail.join('\n');
+  }
+
+  private line(stream: ExecutorStream, raw: string): void {
+    const text = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+    for (const piece of cut(text)) {
+      this.queued.push({ stream, text: piece });
+      if (stream === 'stderr') {
+        this.stderrTail.push(piece);
+        if (this.stderrTail.length > TAIL_LINES) this.stderrTail.shift();
+      }
+    }
+    if (!this.timer) {
+      this.timer = setTimeout(() => this.writeQueued(), FLUSH_DELAY_MS);
+      this.timer.unref();
+    }
+  }
+
+  private writeQueued(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    const queued = this.queued;
+    this.queued = [];
+    // Consecutive lines of one stream go together; a change of stream starts a new call, so the
+    // interleaving of stdout and stderr is kept.
+    let i = 0;
+    while (i < queued.length) {
+      const stream = queued[i].stream;
+      const lines: string[] = [];
+      while (i < queued.length && queued[i].stream === stream) lines.push(queued[i++].text);
+      try {
+        this.append(stream, lines);
+      } catch (error) {
+        this.onError(error);
+        return;
+      }
+    }
+  }
+}
+
+/** Splits a line into pieces of at most LIMITS.maxOutputLineBytes bytes (on character boundaries). */
+function cut(text: string): string[] {
+  if (Buffer.byteLength(text) <= LIMITS.maxOutputLineBytes) return [text];
+  const pieces: string[] = [];
+  let current = '';
+  let bytes = 0;
+  for (const ch of text) {
+    const size = Buffer.byteLength(ch);
+    if (bytes + size > LIMITS.maxOutputLineBytes) {
+      pieces.push(current);
+      current = '';
+      bytes = 0;
+    }
+    current += ch;
+    bytes += size;
+  }
+  if (current.length > 0) pieces.push(current);
+  return pieces;
+}

@@ -1,0 +1,199 @@
+/**
+ * The daemon's own worker: it claims `shell` and `http` jobs and runs them, at most `cap` at once
+ * across all queues (each queue's concurrency limit still applies: the engine enforces it in the
+ * claim). It claims under one worker id per host and socket, `builtin:<host>:<socket>`, so that a
+ * daemon restarted on the same socket finds the jobs its previous life left running and
+ * `recoverInterrupted` puts them back.
+ *
+ * While a job runs, its lease is extended by heartbeats; a heartbeat also tells whether a cancel
+ * was requested, and the engine's jobChanged event brings that news sooner. Cancel and timeout
+ * stop the work; shutdown stops it too but leaves the job `running` for recovery at next start.
+ */
+import * as os from 'node:os';
+import { SpoolError } from '../../shared/errors';
+import { ErrorCode } from '../../shared/protocol';
+import type { Job } from '../../shared/types';
+import type { JobChange, QueueEngine } from '../engine/api';
+import type { Logger } from '../lifecycle/logger';
+import { runHttp } from './http';
+import { OutputSink } from './output';
+import { runShell } from './shell';
+import type { Executor, Outcome, RunningJob } from './types';
+
+export const BUILTIN_KINDS = ['shell', 'http'] as const;
+const EXECUTORS: Record<(typeof BUILTIN_KINDS)[number], Executor> = { shell: runShell, http: runHttp };
+/** After SIGTERM, a process group gets this long before SIGKILL. */
+export const KILL_GRACE_MS = 5000;
+
+export function builtinWorkerId(socketPath: string): string {
+  return `builtin:${os.hostname()}:${socketPath}`;
+}
+
+interface Active {
+  job: Job;
+  run: RunningJob;
+  heartbeat: NodeJS.Timeout;
+}
+
+export class ExecutorPool {
+  readonly workerId: string;
+  private readonly active = new Map<string, Active>();
+  private claimScheduled = false;
+  private stopped = false;
+
+  constructor(
+    private readonly engine: QueueEngine,
+    socketPath: string,
+    readonly cap: number,
+    private readonly logger: Logger,
+    /** A job's lease may be due to expire: the upkeep timer should know. */
+    private readonly noteLease: (at: number) => void,
+  ) {
+    this.workerId = builtinWorkerId(socketPath);
+  }
+
+  get running(): number {
+    return this.active.size;
+  }
+
+  start(): void {
+    this.engine.registerWorker(
+      { workerId: this.workerId, name: 'built-in executors', host: os.hostname(), pid: process.pid, kinds: [...BUILTIN_KINDS], concurrency: this.cap },
+      'builtin',
+    );
+    this.wake();
+  }
+
+  /** Work may be claimable: look soon (coalesced to one claim per event-loop turn). */
+  wake(): void {
+    if (this.stopped || this.claimScheduled || this.active.size >= this.cap) return;
+    this.claimScheduled = true;
+    setImmediate(() => this.claim());
+  }
+
+  /** The engine reported a change; a cancel request for one of our jobs is acted on at once. */
+  jobChanged(change: JobChange): void {
+    const active = this.active.get(change.id);
+    if (active && change.state === 'running' && change.cancelRequested === true) active.run.stop('cancel');
+    if (change.state !== 'running' && (change.kind === 'shell' || change.kind === 'http')) this.wake();
+  }
+
+  /** Stop claiming; wait up to graceMs for running jobs, then stop them (they stay recoverable). */
+  async shutdown(graceMs: number): Promise<void> {
+    this.stopped = true;
+    const all = () => Promise.all([...this.active.values()].map((a) => a.run.done));
+    if (this.active.size > 0) {
+      this.logger.info('Waiting for running built-in jobs to finish', { count: this.active.size, graceMs });
+      const timer = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), graceMs).unref());
+      if ((await Promise.race([all(), timer])) === 'timeout') {
+        this.logger.warn('Stopping built-in jobs still running after the grace period; they run again at the next start', {
+          jobs: [...this.active.keys()],
+        });
+        for (const a of this.active.values()) a.run.stop('shutdown');
+        await all();
+      }
+    }
+  }
+
+  private claim(): void {
+    this.claimScheduled = false;
+    if (this.stopped) return;
+    const free = this.cap - this.active.size;
+    if (free <= 0) return;
+    let jobs: Job[];
+    try {
+      jobs = this.engine.claim({ workerId: this.workerId, builtinKinds: [...BUILTIN_KINDS], max: free });
+    } catch (error) {
+      this.logger.error('Built-in executors could not claim jobs', { error });
+      return;
+    }
+    for (const job of jobs) this.startJob(job);
+  }
+
+  private startJob(job: Job): void {
+    const output = new OutputSink(
+      (stream, lines) => this.engine.appendOutput(job.id, this.workerId, stream, lines),
+      (error) => this.logger.warn('Could not store job output', { job: job.id, error }),
+    );
+    const executor = job.kind === 'shell' || job.kind === 'http' ? EXECUTORS[job.kind] : null;
+    let run: RunningJob;
+    if (executor === null) {
+      run = { done: Promise.resolve({ kind: 'failed', error: `No built-in executor for kind "${job.kind}".`, permanent: true }), stop: () => undefined };
+    } else {
+      try {
+        run = executor({ job, output, killGraceMs: KILL_GRACE_MS });
+      } catch (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        run = { done: Promise.resolve({ kind: 'failed', error: `Could not start the job: ${reason}` }), stop: () => undefined };
+      }
+    }
+    if (job.leaseExpiresAt !== null) this.noteLease(job.leaseExpiresAt);
+    const heartbeat = setInterval(() => this.heartbeat(job, run), heartbeatInterval(job.timeoutMs));
+    heartbeat.unref();
+    this.active.set(job.id, { job, run, heartbeat });
+    this.logger.debug('Started a built-in job', { job: job.id, kind: job.kind, queue: job.queue, attempt: job.attempts });
+    run.done.then(
+      (outcome) => this.finish(job, outcome, output),
+      (error: unknown) => this.finish(job, { kind: 'failed', error: `The executor failed: ${error instanceof Error ? error.message : String(error)}` }, output),
+    );
+  }
+
+  private heartbeat(job: Job, run: RunningJob): void {
+    try {
+      // The lease covers the job's own timeout plus the kill grace, so the reaper never takes a
+      // job whose process is still being stopped.
+      const result = this.engine.heartbeat({ id: job.id, workerId: this.workerId, extendMs: job.timeoutMs + KILL_GRACE_MS });
+      this.noteLease(result.leaseExpiresAt);
+      if (result.cancelRequested) run.stop('cancel');
+    } catch (error) {
+      if (error instanceof SpoolError && (error.code === ErrorCode.LeaseLost || error.code === ErrorCode.JobNotFound)) {
+        this.logger.warn('A built-in job lost its lease; stopping it', { job: job.id, reason: error.message });
+        run.stop('cancel');
+        return;
+      }
+      this.logger.error('Heartbeat of a built-in job failed', { job: job.id, error });
+    }
+  }
+
+  private finish(job: Job, outcome: Outcome, output: OutputSink): void {
+    const active = this.active.get(job.id);
+    if (active) clearInterval(active.heartbeat);
+    this.active.delete(job.id);
+    output.flush();
+    try {
+      switch (outcome.kind) {
+        case 'completed':
+          this.engine.complete({ id: job.id, workerId: this.workerId, result: outcome.result });
+          break;
+        case 'failed':
+          this.engine.fail({
+            id: job.id,
+            workerId: this.workerId,
+            error: outcome.error,
+            ...(outcome.exitCode !== undefined ? { exitCode: outcome.exitCode } : {}),
+            ...(outcome.httpStatus !== undefined ? { httpStatus: outcome.httpStatus } : {}),
+            ...(outcome.permanent ? { permanent: true } : {}),
+          });
+          break;
+        case 'cancelled':
+          this.engine.markCancelled(job.id, this.workerId);
+          break;
+        case 'stopped':
+          // Left running on purpose: the next daemon's start-up recovery retries it.
+          break;
+      }
+    } catch (error) {
+      if (error instanceof SpoolError && error.code === ErrorCode.LeaseLost) {
+        this.logger.warn('A built-in job finished after losing its lease; its outcome was not recorded', { job: job.id, outcome: outcome.kind });
+      } else {
+        this.logger.error('Could not record the outcome of a built-in job', { job: job.id, outcome: outcome.kind, error });
+      }
+    }
+    this.wake();
+  }
+}
+
+/** Often enough that a lease (timeoutMs + grace) never runs out; rarely enough to cost nothing. */
+function heartbeatInterval(timeoutMs: number): number {
+  return Math.min(Math.max(Math.floor(timeoutMs / 3), 500), 30_000);
+}

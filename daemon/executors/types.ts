@@ -1,0 +1,40 @@
+/**
+ * What every built-in executor (shell, http) provides: start a job, report how it ended, and
+ * stop it on request. The pool (pool.ts) turns outcomes into engine calls.
+ */
+import type { Job } from '../../shared/types';
+import type { OutputSink } from './output';
+
+/** How an attempt ended, from the executor's point of view. */
+export type Outcome =
+  | { kind: 'completed'; result: unknown }
+  | { kind: 'failed'; error: string; exitCode?: number; httpStatus?: number; permanent?: boolean }
+  /** Stopped because a cancel was requested. */
+  | { kind: 'cancelled' }
+  /** Stopped because the daemon is shutting down: the job stays `running` and is recovered at the next start. */
+  | { kind: 'stopped' };
+
+export type StopReason = 'cancel' | 'timeout' | 'shutdown';
+
+export interface RunningJob {
+  /** Settles once the work has really ended (for shell: every process of the group is gone). */
+  readonly done: Promise<Outcome>;
+  stop(reason: StopReason): void;
+}
+
+export interface ExecutorContext {
+  job: Job;
+  output: OutputSink;
+  /** After SIGTERM, how long a process group has before SIGKILL. */
+  killGraceMs: number;
+}
+
+export type Executor = (context: ExecutorContext) => RunningJob;
+
+/** A failed outcome for a payload the executor cannot run: retrying would not help. */
+export function invalidPayload(kind: string, message: string): RunningJob {
+  return {
+    done: Promise.resolve({ kind: 'failed', error: `Invalid ${kind} payload: ${message}`, permanent: true }),
+    stop: () => undefined,
+  };
+}

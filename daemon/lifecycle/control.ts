@@ -1,0 +1,171 @@
+/**
+ * Running and controlling a daemon from the outside: what `spoold` and `spool daemon` do.
+ *
+ * - `runDaemon` runs one in this process until SIGTERM/SIGINT or `daemon.shutdown`.
+ * - `startDetached` starts one in the background (its stderr goes to the log file beside the
+ *   database) and returns once it answers `daemon.status`.
+ * - `stopDaemon` asks a running one to shut down gracefully and waits until it has.
+ * - `daemonStatus` asks one for its status, or says nobody answers.
+ */
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { DaemonNotRunningError, SpoolClient } from '../../shared/client';
+import { SpoolError } from '../../shared/errors';
+import { defaultLogPath } from '../../shared/paths';
+import { ErrorCode, type DaemonStatus } from '../../shared/protocol';
+import { optionsToArgs, type DaemonOptions } from '../config';
+import { Daemon } from './daemon';
+import { createLogger } from './logger';
+
+/** Runs a daemon in this process; resolves once it has shut down. Rejects if it cannot start. */
+export async function runDaemon(options: DaemonOptions): Promise<void> {
+  const logger = createLogger(options.logFormat);
+  const daemon = await Daemon.start(options, logger);
+  const onSignal = (signal: NodeJS.Signals): void => {
+    logger.info('Received a signal', { signal });
+    void daemon.shutdown(signal);
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  // The daemon must outlive a bug in one request or one job: log it and keep serving.
+  const onUncaught = (error: unknown): void => logger.error('Uncaught error; the daemon keeps running', { error });
+  process.on('uncaughtException', onUncaught);
+  process.on('unhandledRejection', onUncaught);
+  try {
+    await daemon.stopped;
+  } finally {
+    process.off('SIGTERM', onSignal);
+    process.off('SIGINT', onSignal);
+    process.off('uncaughtException', onUncaught);
+    process.off('unhandledRejection', onUncaught);
+  }
+}
+
+/** The daemon bundle: dist/daemon.js, next to whichever bundle (cli.js, daemon.js, extension.js) runs this. */
+export function daemonScriptPath(): string {
+  return path.join(__dirname, 'daemon.js');
+}
+
+export interface DetachedDaemon {
+  pid: number;
+  socketPath: string;
+  logPath: string;
+  /** False when a daemon was already running at the socket (its pid is returned). */
+  started: boolean;
+}
+
+/**
+ * Starts a daemon in the background and waits until it answers. If one already answers at the
+ * socket, returns it with `started: false`. If the new one exits or does not answer within
+ * `timeoutMs`, fails with the end of its log.
+ */
+export async function startDetached(options: DaemonOptions, timeoutMs = 15_000): Promise<DetachedDaemon> {
+  const logPath = defaultLogPath(options.dbPath);
+  const existing = await daemonStatus(options.socketPath);
+  if (existing) return { pid: existing.pid, socketPath: options.socketPath, logPath, started: false };
+
+  fs.mkdirSync(path.dirname(logPath), { recursive: true, mode: 0o700 });
+  const log = fs.openSync(logPath, 'a', 0o600);
+  const state: { exited: { code: number | null; signal: NodeJS.Signals | null } | null } = { exited: null };
+  const child = spawn(process.execPath, [daemonScriptPath(), ...optionsToArgs(options)], {
+    detached: true,
+    stdio: ['ignore', log, log],
+    env: process.env,
+  });
+  fs.closeSync(log);
+  child.once('exit', (code, signal) => (state.exited = { code, signal }));
+  const spawnFailed = new Promise<Error>((resolve) => child.once('error', resolve));
+  child.unref();
+  const pid = child.pid;
+  if (pid === undefined) throw new SpoolError(ErrorCode.InternalError, `Could not start the daemon: ${(await spawnFailed).message}`);
+
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const status = await daemonStatus(options.socketPath);
+    if (status) return { pid: status.pid, socketPath: options.socketPath, logPath, started: status.pid === pid };
+    if (state.exited !== null) {
+      const { code, signal } = state.exited;
+      throw new SpoolError(
+        ErrorCode.InternalError,
+        `The daemon exited during start-up (${signal ?? `exit code ${code}`}). End of its log (${logPath}):\n${logTail(logPath)}`,
+      );
+    }
+    if (Date.now() > deadline) {
+      throw new SpoolError(ErrorCode.InternalError, `The daemon (pid ${pid}) did not answer within ${timeoutMs} ms. See its log: ${logPath}`);
+    }
+    await delay(50);
+  }
+}
+
+/** The status of the daemon at the socket, or null when nobody answers there. */
+export async function daemonStatus(socketPath: string, timeoutMs = 5000): Promise<DaemonStatus | null> {
+  let client: SpoolClient;
+  try {
+    client = await SpoolClient.connect({ socketPath, connectTimeoutMs: timeoutMs, requestTimeoutMs: timeoutMs });
+  } catch (error) {
+    if (error instanceof DaemonNotRunningError) return null;
+    throw error;
+  }
+  try {
+    return await client.call('daemon.status');
+  } finally {
+    client.close();
+  }
+}
+
+/**
+ * Asks the daemon at the socket to shut down gracefully and waits until its process has exited
+ * (or, for a daemon on another host's pid namespace, until its socket stops answering).
+ * Returns the pid it stopped, or null when no daemon was running.
+ */
+export async function stopDaemon(socketPath: string, timeoutMs = 30_000): Promise<{ pid: number } | null> {
+  let client: SpoolClient;
+  try {
+    client = await SpoolClient.connect({ socketPath, connectTimeoutMs: 5000, requestTimeoutMs: 5000 });
+  } catch (error) {
+    if (error instanceof DaemonNotRunningError) return null;
+    throw error;
+  }
+  let pid: number;
+  try {
+    pid = (await client.call('daemon.status')).pid;
+    await client.call('daemon.shutdown');
+  } finally {
+    client.close();
+  }
+  const deadline = Date.now() + timeoutMs;
+  while (processExists(pid) || (await daemonStatus(socketPath, 1000)) !== null) {
+    if (Date.now() > deadline) {
+      throw new SpoolError(
+        ErrorCode.InternalError,
+        `The daemon (pid ${pid}) is still running ${timeoutMs} ms after it was asked to stop; its jobs may still be finishing. ` +
+          `Wait, or end it with \`kill ${pid}\`.`,
+      );
+    }
+    await delay(50);
+  }
+  return { pid };
+}
+
+function processExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists but belongs to someone else.
+    return error instanceof Error && 'code' in error && error.code === 'EPERM';
+  }
+}
+
+function logTail(logPath: string, lines = 20): string {
+  try {
+    return fs.readFileSync(logPath, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+  } catch (error) {
+    return `(could not read the log: ${error instanceof Error ? error.message : String(error)})`;
+  }
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

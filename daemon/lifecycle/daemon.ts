@@ -1,0 +1,236 @@
+/**
+ * One running daemon: the engine, the socket server and the parts that act on time and events
+ * (long-poll claims, executors, scheduler, upkeep), wired together. `Daemon.start` brings them
+ * up in order; `shutdown` takes them down gracefully: stop handing out work, give running
+ * built-in jobs the grace period, stop the rest (they stay recoverable), close the socket and
+ * the database.
+ */
+import * as fs from 'node:fs';
+import { PROTOCOL_VERSION, type DaemonStatus } from '../../shared/protocol';
+import type { Job } from '../../shared/types';
+import { VERSION } from '../../shared/version';
+import type { DaemonOptions } from '../config';
+import type { JobChange, QueueEngine } from '../engine/api';
+import { openEngine } from '../engine/index';
+import { ExecutorPool, builtinWorkerId } from '../executors/pool';
+import { ClaimWaiters } from '../rpc/claims';
+import type { Connection } from '../rpc/connection';
+import { Dispatcher } from '../rpc/dispatch';
+import { EventHub } from '../rpc/events';
+import { EnqueueGroup } from '../rpc/groupCommit';
+import { methodTable, type Services } from '../rpc/handlers/index';
+import { RpcServer } from '../rpc/server';
+import { Scheduler } from '../scheduler/scheduler';
+import { Upkeep } from '../scheduler/upkeep';
+import type { Logger } from './logger';
+import { claimSocketPath, prepareSocketFolder } from './socketGuard';
+
+/** Any RPC from a worker marks it alive, but at most this often per worker (it is a write). */
+const TOUCH_INTERVAL_MS = 1000;
+
+export class Daemon {
+  readonly startedAt = Date.now();
+  private shuttingDown = false;
+  private shutdownPromise: Promise<void> | null = null;
+  private readonly lastTouch = new Map<string, number>();
+  private readonly events: EventHub;
+  private readonly claims: ClaimWaiters;
+  private readonly enqueueGroup: EnqueueGroup;
+  private readonly pool: ExecutorPool;
+  private readonly upkeep: Upkeep;
+  private readonly server: RpcServer;
+  private unsubscribe: () => void = () => undefined;
+  private resolveStopped: () => void = () => undefined;
+  /** Settles when the daemon has shut down completely. */
+  readonly stopped = new Promise<void>((resolve) => (this.resolveStopped = resolve));
+
+  private constructor(
+    readonly options: DaemonOptions,
+    private readonly engine: QueueEngine,
+    private readonly logger: Logger,
+  ) {
+    this.events = new EventHub(() => engine.stats(), logger);
+    this.claims = new ClaimWaiters((params) => engine.claim(params), logger);
+    this.enqueueGroup = new EnqueueGroup(engine, options.groupCommit);
+    this.pool = new ExecutorPool(engine, options.socketPath, options.maxExecutors, logger, (at) => this.upkeep.noteDue(at));
+    const scheduler = new Scheduler(engine, options.scheduleGraceMs, logger);
+    this.upkeep = new Upkeep(engine, scheduler, () => this.wakeAll(), logger);
+    const dispatcher = new Dispatcher(methodTable(this.services()), logger, (method) => {
+      // Keep a connection's requests in order: an enqueue waiting for its group commit is
+      // committed before any other method runs.
+      if (method !== 'jobs.enqueue') this.enqueueGroup.flush();
+    });
+    this.server = new RpcServer(options.socketPath, dispatcher, logger);
+    this.server.onConnection((connection) => connection.onClose(() => this.connectionClosed(connection)));
+  }
+
+  /** Brings a daemon up; fails (having cleaned up) if the socket is taken or the database cannot open. */
+  static async start(options: DaemonOptions, logger: Logger): Promise<Daemon> {
+    prepareSocketFolder(options.socketPath);
+    await claimSocketPath(options.socketPath);
+    const engine = openEngine({ dbPath: options.dbPath, durable: options.durable });
+    let daemon: Daemon;
+    try {
+      const recovered = engine.recoverInterrupted([builtinWorkerId(options.socketPath)]);
+      if (recovered > 0) logger.info('Recovered jobs a previous daemon left running; they run again', { count: recovered });
+      daemon = new Daemon(options, engine, logger);
+      await daemon.listen();
+    } catch (error) {
+      engine.close();
+      throw error;
+    }
+    daemon.unsubscribe = engine.subscribe({
+      jobChanged: (change) => daemon.jobChanged(change),
+      queueChanged: (name, deleted) => daemon.queueChanged(name, deleted),
+      output: (jobId, lines) => daemon.events.output(jobId, null, lines),
+    });
+    daemon.pool.start();
+    daemon.upkeep.start();
+    logger.info('Spool daemon ready', {
+      version: VERSION,
+      pid: process.pid,
+      socket: options.socketPath,
+      db: options.dbPath,
+      durable: options.durable,
+      executors: options.maxExecutors,
+    });
+    return daemon;
+  }
+
+  status(): DaemonStatus {
+    return {
+      version: VERSION,
+      protocolVersion: PROTOCOL_VERSION,
+      pid: process.pid,
+      uptimeMs: Date.now() - this.startedAt,
+      startedAt: this.startedAt,
+      socketPath: this.options.socketPath,
+      dbPath: this.engine.dbPath,
+      counts: this.engine.stats().totals,
+      executors: { running: this.pool.running, cap: this.pool.cap },
+    };
+  }
+
+  /** Graceful shutdown; calling it again returns the same promise. */
+  shutdown(reason: string): Promise<void> {
+    if (!this.shutdownPromise) this.shutdownPromise = this.doShutdown(reason);
+    return this.shutdownPromise;
+  }
+
+  private async doShutdown(reason: string): Promise<void> {
+    this.shuttingDown = true;
+    this.logger.info('Shutting down', { reason, graceMs: this.options.graceMs });
+    this.claims.releaseAll();
+    this.upkeep.stop();
+    try {
+      await this.pool.shutdown(this.options.graceMs);
+      this.enqueueGroup.flush();
+      await this.server.close();
+      this.events.close();
+      this.unsubscribe();
+      this.engine.close();
+      removeSocketFile(this.options.socketPath, this.logger);
+      this.logger.info('Spool daemon stopped');
+    } finally {
+      this.resolveStopped();
+    }
+  }
+
+  private async listen(): Promise<void> {
+    try {
+      await this.server.listen();
+    } catch (error) {
+      // Two daemons started at the same instant both found the path free; the loser says who won.
+      if (error instanceof Error && 'code' in error && error.code === 'EADDRINUSE') await claimSocketPath(this.options.socketPath);
+      throw error;
+    }
+  }
+
+  private services(): Services {
+    // Getters, not copies: handlers see the daemon's live state.
+    const daemon = this;
+    return {
+      engine: this.engine,
+      enqueueGroup: this.enqueueGroup,
+      claims: this.claims,
+      events: this.events,
+      pool: this.pool,
+      upkeep: this.upkeep,
+      status: () => this.status(),
+      requestShutdown: (reason) => {
+        // After the response to daemon.shutdown has been written.
+        setImmediate(() => void this.shutdown(reason));
+      },
+      get shuttingDown() {
+        return daemon.shuttingDown;
+      },
+      workerSeen: (workerId, connection) => this.workerSeen(workerId, connection),
+      claimed: (jobs) => this.claimed(jobs),
+    };
+  }
+
+  private jobChanged(change: JobChange): void {
+    const now = Date.now();
+    this.events.jobChanged(change, now);
+    if (change.state === 'queued' || change.state === 'retrying') {
+      if (change.runAt > now) this.upkeep.noteDue(change.runAt);
+      else this.claims.wake(change.queue);
+    } else if (change.state !== 'running') {
+      // A job that ended may have freed one of its queue's concurrency slots.
+      this.claims.wake(change.queue);
+    }
+    this.pool.jobChanged(change);
+  }
+
+  private queueChanged(name: string, deleted: boolean): void {
+    this.events.queueChanged(name, deleted, Date.now());
+    // Resumed or reconfigured (a higher concurrency, a new rate): waiting work may now run.
+    this.claims.wake(name);
+    this.pool.wake();
+  }
+
+  private wakeAll(): void {
+    this.claims.wakeAll();
+    this.pool.wake();
+  }
+
+  private claimed(jobs: Job[]): void {
+    let earliest = Infinity;
+    for (const job of jobs) if (job.leaseExpiresAt !== null && job.leaseExpiresAt < earliest) earliest = job.leaseExpiresAt;
+    if (earliest !== Infinity) this.upkeep.noteDue(earliest);
+  }
+
+  private workerSeen(workerId: string, connection: Connection): void {
+    if (!connection.workerIds.has(workerId)) connection.workerIds.add(workerId);
+    const now = Date.now();
+    if (now - (this.lastTouch.get(workerId) ?? 0) < TOUCH_INTERVAL_MS) return;
+    this.lastTouch.set(workerId, now);
+    try {
+      this.engine.touchWorker(workerId);
+    } catch (error) {
+      this.logger.debug('Could not record a worker as alive', { workerId, error });
+    }
+  }
+
+  private connectionClosed(connection: Connection): void {
+    for (const workerId of connection.workerIds) {
+      // The same worker may speak over several connections; it is gone when the last one closes.
+      const elsewhere = [...this.server.connections].some((c) => c !== connection && !c.isClosed && c.workerIds.has(workerId));
+      if (elsewhere) continue;
+      this.lastTouch.delete(workerId);
+      try {
+        this.engine.markWorkerGone(workerId);
+      } catch (error) {
+        this.logger.warn('Could not mark a disconnected worker as gone', { workerId, error });
+      }
+    }
+  }
+}
+
+function removeSocketFile(socketPath: string, logger: Logger): void {
+  try {
+    fs.rmSync(socketPath, { force: true });
+  } catch (error) {
+    logger.warn('Could not remove the socket file', { socket: socketPath, error });
+  }
+}

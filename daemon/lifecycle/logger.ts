@@ -1,0 +1,46 @@
+/**
+ * The daemon's log: one line per event on stderr, as text for people or as JSON lines for log
+ * collectors (`--log-format json`). A detached daemon's stderr is its log file.
+ */
+import type { LogFormat } from '../config';
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+export type LogFields = Record<string, unknown>;
+
+export interface Logger {
+  debug(message: string, fields?: LogFields): void;
+  info(message: string, fields?: LogFields): void;
+  warn(message: string, fields?: LogFields): void;
+  error(message: string, fields?: LogFields): void;
+}
+
+export function createLogger(format: LogFormat, write: (line: string) => void = (line) => process.stderr.write(line)): Logger {
+  const debugEnabled = process.env.SPOOL_DEBUG === '1';
+  const log = (level: LogLevel, message: string, fields: LogFields = {}): void => {
+    if (level === 'debug' && !debugEnabled) return;
+    const at = new Date().toISOString();
+    if (format === 'json') {
+      write(JSON.stringify({ at, level, message, ...normalize(fields) }) + '\n');
+      return;
+    }
+    const extra = Object.entries(normalize(fields))
+      .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
+      .join(' ');
+    write(`${at} ${level.padEnd(5)} ${message}${extra ? ' ' + extra : ''}\n`);
+  };
+  return {
+    debug: (m, f) => log('debug', m, f),
+    info: (m, f) => log('info', m, f),
+    warn: (m, f) => log('warn', m, f),
+    error: (m, f) => log('error', m, f),
+  };
+}
+
+/** Errors do not survive JSON.stringify; log their message and stack instead. */
+function normalize(fields: LogFields): LogFields {
+  const out: LogFields = {};
+  for (const [key, value] of Object.entries(fields)) {
+    out[key] = value instanceof Error ? { message: value.message, stack: value.stack } : value;
+  }
+  return out;
+}

@@ -1,0 +1,69 @@
+/**
+ * Makes sure the daemon may take its socket path. The folder is created owner-only (0700). If a
+ * socket file is already there, the daemon asks it `daemon.status`: an answer means another
+ * daemon holds the path, and this one refuses to start, naming that daemon's pid; no answer
+ * (connection refused) means a daemon died without cleaning up, and the stale file is removed.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { DaemonNotRunningError, SpoolClient } from '../../shared/client';
+import { SpoolError } from '../../shared/errors';
+import { ErrorCode } from '../../shared/protocol';
+
+export class SocketInUseError extends SpoolError {
+  constructor(
+    readonly socketPath: string,
+    readonly pid: number | null,
+  ) {
+    super(
+      ErrorCode.Forbidden,
+      `Another Spool daemon${pid === null ? '' : ` (pid ${pid})`} is already listening on ${socketPath}. ` +
+        'Stop it with `spool daemon stop`, or start this one with another --socket.',
+    );
+  }
+}
+
+/** Creates the socket's folder (0700 when this creates it). */
+export function prepareSocketFolder(socketPath: string): void {
+  const dir = path.dirname(socketPath);
+  if (!fs.existsSync(dir)) fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+}
+
+/** Throws SocketInUseError if a live daemon answers at the path; removes a stale socket file. */
+export async function claimSocketPath(socketPath: string): Promise<void> {
+  let stat: fs.Stats;
+  try {
+    stat = fs.lstatSync(socketPath);
+  } catch (error) {
+    if (error instanceof Error && 'code' in error && error.code === 'ENOENT') return;
+    throw error;
+  }
+  if (!stat.isSocket()) {
+    throw new SpoolError(ErrorCode.Forbidden, `${socketPath} exists and is not a socket. Remove it or pick another --socket.`);
+  }
+  const holder = await askStatus(socketPath);
+  if (holder.answered) throw new SocketInUseError(socketPath, holder.pid);
+  fs.rmSync(socketPath, { force: true });
+}
+
+/** Whether a daemon answers at the path, and its pid. */
+export async function askStatus(socketPath: string, timeoutMs = 3000): Promise<{ answered: boolean; pid: number | null }> {
+  let client: SpoolClient;
+  try {
+    client = await SpoolClient.connect({ socketPath, connectTimeoutMs: timeoutMs, requestTimeoutMs: timeoutMs });
+  } catch (error) {
+    // Refused or missing: nobody is there. Anything else (a permission error) is a real problem.
+    if (error instanceof DaemonNotRunningError) return { answered: false, pid: null };
+    throw error;
+  }
+  try {
+    const status = await client.call('daemon.status');
+    return { answered: true, pid: status.pid };
+  } catch {
+    // Something accepted the connection but did not answer like a Spool daemon: the path is
+    // taken all the same.
+    return { answered: true, pid: null };
+  } finally {
+    client.close();
+  }
+}

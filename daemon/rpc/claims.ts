@@ -1,0 +1,108 @@
+/**
+ * Long-poll claims. A `jobs.claim` with `waitMs` that finds nothing parks here until a job it
+ * could take appears or its wait runs out. Nothing polls: the daemon calls `wake(queue)` when the
+ * engine reports a job became claimable (enqueued, retried, a running job ended and freed a
+ * concurrency slot) and `wakeAll()` when a timer finds delayed jobs due. Wake-ups in one tick are
+ * coalesced into one pass over the waiting claims, oldest first.
+ */
+import type { Job } from '../../shared/types';
+import type { EngineClaimParams } from '../engine/api';
+import type { Logger } from '../lifecycle/logger';
+import type { Connection } from './connection';
+
+interface Waiter {
+  params: EngineClaimParams;
+  connection: Connection;
+  resolve: (jobs: Job[]) => void;
+  reject: (error: unknown) => void;
+  timer: NodeJS.Timeout;
+}
+
+export class ClaimWaiters {
+  private readonly waiters = new Set<Waiter>();
+  private wokenQueues = new Set<string>();
+  private wokenAll = false;
+  private drainScheduled = false;
+
+  constructor(
+    private readonly claim: (params: EngineClaimParams) => Job[],
+    private readonly logger: Logger,
+  ) {}
+
+  get size(): number {
+    return this.waiters.size;
+  }
+
+  /** Parks a claim that found nothing; resolves with the jobs it later gets, or [] when the wait ends. */
+  wait(params: EngineClaimParams, waitMs: number, connection: Connection): Promise<Job[]> {
+    return new Promise((resolve, reject) => {
+      const waiter: Waiter = {
+        params,
+        connection,
+        resolve,
+        reject,
+        timer: setTimeout(() => this.finish(waiter, []), waitMs),
+      };
+      this.waiters.add(waiter);
+      // A worker that hangs up stops waiting: nothing must be claimed on its behalf afterwards.
+      connection.onClose(() => this.finish(waiter, []));
+    });
+  }
+
+  /** A job of this queue may have become claimable. */
+  wake(queue: string): void {
+    if (this.waiters.size === 0) return;
+    this.wokenQueues.add(queue);
+    this.scheduleDrain();
+  }
+
+  wakeAll(): void {
+    if (this.waiters.size === 0) return;
+    this.wokenAll = true;
+    this.scheduleDrain();
+  }
+
+  /** Ends every wait with no jobs (shutdown). */
+  releaseAll(): void {
+    for (const waiter of [...this.waiters]) this.finish(waiter, []);
+  }
+
+  private scheduleDrain(): void {
+    if (this.drainScheduled) return;
+    this.drainScheduled = true;
+    setImmediate(() => this.drain());
+  }
+
+  private drain(): void {
+    this.drainScheduled = false;
+    const all = this.wokenAll;
+    const queues = this.wokenQueues;
+    this.wokenAll = false;
+    this.wokenQueues = new Set();
+    for (const waiter of [...this.waiters]) {
+      if (!all && !wants(waiter.params, queues)) continue;
+      let jobs: Job[];
+      try {
+        jobs = this.claim(waiter.params);
+      } catch (error) {
+        this.logger.error('A waiting claim failed', { workerId: waiter.params.workerId, error });
+        this.waiters.delete(waiter);
+        clearTimeout(waiter.timer);
+        waiter.reject(error);
+        continue;
+      }
+      if (jobs.length > 0) this.finish(waiter, jobs);
+    }
+  }
+
+  private finish(waiter: Waiter, jobs: Job[]): void {
+    if (!this.waiters.delete(waiter)) return;
+    clearTimeout(waiter.timer);
+    waiter.resolve(jobs);
+  }
+}
+
+function wants(params: EngineClaimParams, queues: ReadonlySet<string>): boolean {
+  if (!params.queues || params.queues.length === 0) return queues.size > 0;
+  return params.queues.some((q) => queues.has(q));
+}

@@ -1,0 +1,99 @@
+/**
+ * One client connection to the daemon's socket: framing in (LineSplitter), JSON lines out, with
+ * back-pressure both ways. What a connection owns — its subscriptions, the worker ids that spoke
+ * through it, its waiting claims — is released through `onClose` when it ends, whatever the reason.
+ */
+import type * as net from 'node:net';
+import { LineSplitter } from '../../shared/lines';
+import { LIMITS } from '../../shared/protocol';
+
+/** Above this many unsent bytes the connection stops reading requests until the peer catches up. */
+const PAUSE_READING_BYTES = 4 * 1024 * 1024;
+/**
+ * A peer that lets this much pile up (it subscribed but does not read) is disconnected rather
+ * than allowed to grow the daemon's memory without bound; clients reconnect and resubscribe.
+ */
+const MAX_UNSENT_BYTES = 64 * 1024 * 1024;
+
+export interface ConnectionHandlers {
+  onLine(connection: Connection, line: string): void;
+  /** A line over LIMITS.maxLineBytes: answered with an error, then the connection is closed. */
+  onOverflow(connection: Connection, bytes: number): void;
+  onInvalidUtf8(connection: Connection, bytes: number): void;
+}
+
+export class Connection {
+  /** Worker ids that called worker methods over this connection; marked gone when it closes. */
+  readonly workerIds = new Set<string>();
+  private readonly closeListeners: (() => void)[] = [];
+  private closed = false;
+  private readingPaused = false;
+
+  constructor(
+    readonly id: number,
+    private readonly socket: net.Socket,
+    handlers: ConnectionHandlers,
+    private readonly onTooSlow: (connection: Connection, unsent: number) => void,
+  ) {
+    const splitter = new LineSplitter({
+      maxLineBytes: LIMITS.maxLineBytes,
+      onLine: (line) => handlers.onLine(this, line),
+      onOverflow: (bytes) => handlers.onOverflow(this, bytes),
+      onInvalidUtf8: (bytes) => handlers.onInvalidUtf8(this, bytes),
+    });
+    socket.on('data', (data: Buffer) => splitter.push(data));
+    socket.on('drain', () => {
+      if (this.readingPaused && !this.closed) {
+        this.readingPaused = false;
+        socket.resume();
+      }
+    });
+    // 'close' always follows 'error'; the server logs unexpected errors there.
+    socket.on('error', () => this.finish());
+    socket.on('close', () => this.finish());
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /** Sends one message (a response, a batch or a notification) as a line. */
+  send(message: unknown): void {
+    if (this.closed) return;
+    this.socket.write(JSON.stringify(message) + '\n');
+    const unsent = this.socket.writableLength;
+    if (unsent > MAX_UNSENT_BYTES) {
+      this.onTooSlow(this, unsent);
+      this.close();
+    } else if (unsent > PAUSE_READING_BYTES && !this.readingPaused) {
+      this.readingPaused = true;
+      this.socket.pause();
+    }
+  }
+
+  /** Sends what is queued, then closes. */
+  end(lastMessage?: unknown): void {
+    if (this.closed) return;
+    if (lastMessage !== undefined) this.socket.write(JSON.stringify(lastMessage) + '\n');
+    this.socket.end();
+    this.socket.pause();
+    // A peer that never reads would keep a half-closed socket forever.
+    setTimeout(() => this.socket.destroy(), 2000).unref();
+  }
+
+  close(): void {
+    this.socket.destroy();
+    this.finish();
+  }
+
+  onClose(listener: () => void): void {
+    if (this.closed) listener();
+    else this.closeListeners.push(listener);
+  }
+
+  private finish(): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const listener of this.closeListeners.splice(0)) listener();
+  }
+}

@@ -1,0 +1,149 @@
+/**
+ * Subscriptions and the notifications they receive. A client calls `events.subscribe` with an
+ * optional filter (topics, queues, job ids); engine events are forwarded to the matching
+ * subscriptions of every connection. `stats.changed` is coalesced: a burst of job changes
+ * produces at most one stats notification per STATS_INTERVAL_MS, and stats are only computed
+ * when somebody listens for them.
+ */
+import { randomUUID } from 'node:crypto';
+import { invalidParams } from '../../shared/errors';
+import { LIMITS, type EventTopic, type Notifications, type NotificationName, type Stats, type SubscribeParams } from '../../shared/protocol';
+import type { OutputLine } from '../../shared/types';
+import type { JobChange } from '../engine/api';
+import type { Logger } from '../lifecycle/logger';
+import type { Connection } from './connection';
+
+export const EVENT_TOPICS: readonly EventTopic[] = ['jobs', 'queues', 'stats', 'output'];
+/** At most this many `stats.changed` per second and subscription: ~4/s. */
+export const STATS_INTERVAL_MS = 250;
+/** Subscriptions one connection may hold. */
+const MAX_SUBSCRIPTIONS_PER_CONNECTION = 64;
+
+interface Subscription {
+  id: string;
+  connection: Connection;
+  topics: ReadonlySet<EventTopic>;
+  queues: ReadonlySet<string> | null;
+  jobIds: ReadonlySet<string> | null;
+}
+
+export class EventHub {
+  private readonly subscriptions = new Map<string, Subscription>();
+  private statsTimer: NodeJS.Timeout | null = null;
+  private lastStatsAt = 0;
+  private statsDirty = false;
+
+  constructor(
+    private readonly readStats: () => Stats,
+    private readonly logger: Logger,
+  ) {}
+
+  subscribe(connection: Connection, params: SubscribeParams): string {
+    const owned = [...this.subscriptions.values()].filter((s) => s.connection === connection).length;
+    if (owned >= MAX_SUBSCRIPTIONS_PER_CONNECTION) {
+      throw invalidParams('subscriptionId', `A connection may hold at most ${MAX_SUBSCRIPTIONS_PER_CONNECTION} subscriptions; unsubscribe some first.`);
+    }
+    const id = randomUUID();
+    const subscription: Subscription = {
+      id,
+      connection,
+      topics: new Set(params.topics && params.topics.length > 0 ? params.topics : EVENT_TOPICS),
+      queues: params.queues && params.queues.length > 0 ? new Set(params.queues) : null,
+      jobIds: params.jobIds && params.jobIds.length > 0 ? new Set(params.jobIds) : null,
+    };
+    this.subscriptions.set(id, subscription);
+    connection.onClose(() => this.subscriptions.delete(id));
+    return id;
+  }
+
+  /** Returns false when the connection holds no subscription with that id. */
+  unsubscribe(connection: Connection, subscriptionId: string): boolean {
+    const subscription = this.subscriptions.get(subscriptionId);
+    if (!subscription || subscription.connection !== connection) return false;
+    this.subscriptions.delete(subscriptionId);
+    return true;
+  }
+
+  get size(): number {
+    return this.subscriptions.size;
+  }
+
+  jobChanged(change: JobChange, at: number): void {
+    if (this.subscriptions.size === 0) return;
+    this.markStatsDirty();
+    for (const s of this.subscriptions.values()) {
+      if (!s.topics.has('jobs') || (s.queues && !s.queues.has(change.queue))) continue;
+      this.notify(s, 'jobs.changed', {
+        subscriptionId: s.id,
+        id: change.id,
+        queue: change.queue,
+        kind: change.kind,
+        state: change.state,
+        attempt: change.attempt,
+        maxAttempts: change.maxAttempts,
+        progress: change.progress,
+        ...(change.deleted ? { deleted: true } : {}),
+        at,
+      });
+    }
+  }
+
+  queueChanged(name: string, deleted: boolean, at: number): void {
+    if (this.subscriptions.size === 0) return;
+    this.markStatsDirty();
+    for (const s of this.subscriptions.values()) {
+      if (!s.topics.has('queues') || (s.queues && !s.queues.has(name))) continue;
+      this.notify(s, 'queues.changed', { subscriptionId: s.id, name, ...(deleted ? { deleted: true } : {}), at });
+    }
+  }
+
+  /** Output of a job; `queue` filters as for jobs.changed when known. */
+  output(jobId: string, queue: string | null, lines: OutputLine[]): void {
+    if (this.subscriptions.size === 0 || lines.length === 0) return;
+    for (const s of this.subscriptions.values()) {
+      if (!s.topics.has('output')) continue;
+      if (s.jobIds && !s.jobIds.has(jobId)) continue;
+      if (s.queues && queue !== null && !s.queues.has(queue)) continue;
+      this.notify(s, 'jobs.output', { subscriptionId: s.id, id: jobId, lines });
+    }
+  }
+
+  /** Something counted changed: send stats soon, but never more often than every STATS_INTERVAL_MS. */
+  markStatsDirty(): void {
+    this.statsDirty = true;
+    if (this.statsTimer) return;
+    const wait = Math.max(0, this.lastStatsAt + STATS_INTERVAL_MS - Date.now());
+    this.statsTimer = setTimeout(() => this.flushStats(), wait);
+    this.statsTimer.unref();
+  }
+
+  close(): void {
+    if (this.statsTimer) clearTimeout(this.statsTimer);
+    this.statsTimer = null;
+    this.subscriptions.clear();
+  }
+
+  private flushStats(): void {
+    this.statsTimer = null;
+    if (!this.statsDirty) return;
+    this.statsDirty = false;
+    const listeners = [...this.subscriptions.values()].filter((s) => s.topics.has('stats'));
+    if (listeners.length === 0) return;
+    this.lastStatsAt = Date.now();
+    let stats: Stats;
+    try {
+      stats = this.readStats();
+    } catch (error) {
+      this.logger.error('Could not read stats for stats.changed', { error });
+      return;
+    }
+    for (const s of listeners) this.notify(s, 'stats.changed', { subscriptionId: s.id, stats });
+  }
+
+  private notify<N extends NotificationName>(subscription: Subscription, method: N, params: Notifications[N]): void {
+    subscription.connection.send({ jsonrpc: '2.0', method, params });
+  }
+}
+
+/** Validated `events.subscribe` params, with list sizes bounded. */
+export const SUBSCRIBE_LIMITS = { maxQueues: 1000, maxJobIds: LIMITS.maxBatch } as const;

@@ -1,0 +1,42 @@
+/** Handlers of daemon.* and events.*: the handshake, shutdown, and subscriptions. */
+import { SpoolError } from '../../../shared/errors';
+import { ErrorCode, LIMITS } from '../../../shared/protocol';
+import { EVENT_TOPICS } from '../events';
+import { optionalChoiceList, optionalStringList, paramsObject, requiredString } from '../validate';
+import type { HandlerGroup, Services } from './types';
+
+type DaemonMethods = 'daemon.status' | 'daemon.shutdown' | 'events.subscribe' | 'events.unsubscribe';
+
+export function daemonHandlers(s: Services): HandlerGroup<DaemonMethods> {
+  return {
+    'daemon.status': (params) => {
+      paramsObject(params, 'daemon.status', []);
+      return s.status();
+    },
+    'daemon.shutdown': (params) => {
+      paramsObject(params, 'daemon.shutdown', []);
+      s.requestShutdown('daemon.shutdown was called');
+      return { ok: true };
+    },
+    'events.subscribe': (params, context) => {
+      const p = paramsObject(params, 'events.subscribe', ['topics', 'queues', 'jobIds']);
+      const topics = optionalChoiceList(p, 'topics', EVENT_TOPICS);
+      const queues = optionalStringList(p, 'queues', 1000);
+      const jobIds = optionalStringList(p, 'jobIds', LIMITS.maxBatch);
+      const subscriptionId = s.events.subscribe(context.connection, {
+        ...(topics ? { topics } : {}),
+        ...(queues ? { queues } : {}),
+        ...(jobIds ? { jobIds } : {}),
+      });
+      return { subscriptionId };
+    },
+    'events.unsubscribe': (params, context) => {
+      const p = paramsObject(params, 'events.unsubscribe', ['subscriptionId']);
+      const id = requiredString(p, 'subscriptionId', 'events.unsubscribe');
+      if (!s.events.unsubscribe(context.connection, id)) {
+        throw new SpoolError(ErrorCode.InvalidParams, `This connection has no subscription ${id.slice(0, 64)}.`, { field: 'subscriptionId' });
+      }
+      return { ok: true };
+    },
+  };
+}

@@ -1,0 +1,45 @@
+/** Handlers of the jobs.* methods a client (not a worker) calls. */
+import type { BulkParams, EnqueueParams, JobOutputParams, ListJobsParams, UpdateJobParams } from '../../../shared/protocol';
+import { paramsObject, requiredString } from '../validate';
+import { unvalidated } from '../unvalidated';
+import type { HandlerGroup, Services } from './types';
+
+type JobMethods =
+  | 'jobs.enqueue'
+  | 'jobs.enqueueBatch'
+  | 'jobs.get'
+  | 'jobs.list'
+  | 'jobs.output'
+  | 'jobs.cancel'
+  | 'jobs.retry'
+  | 'jobs.update'
+  | 'jobs.delete'
+  | 'jobs.cancelMany'
+  | 'jobs.retryMany'
+  | 'jobs.deleteMany';
+
+/** The id of a method that takes only `{id}`. */
+function jobId(params: unknown, method: string): string {
+  return requiredString(paramsObject(params, method, ['id']), 'id', method);
+}
+
+export function jobHandlers(s: Services): HandlerGroup<JobMethods> {
+  const { engine } = s;
+  return {
+    'jobs.enqueue': (params) => s.enqueueGroup.enqueue(params),
+    'jobs.enqueueBatch': (params) => engine.enqueueBatch(unvalidated<{ jobs: EnqueueParams[] }>(params)),
+    'jobs.get': (params) => engine.getJob(jobId(params, 'jobs.get')),
+    'jobs.list': (params) => engine.listJobs(unvalidated<ListJobsParams>(params)),
+    'jobs.output': (params) => engine.output(unvalidated<JobOutputParams>(params)),
+    'jobs.cancel': (params) => ({ job: engine.cancel(jobId(params, 'jobs.cancel')) }),
+    'jobs.retry': (params) => ({ job: engine.retry(jobId(params, 'jobs.retry')) }),
+    'jobs.update': (params) => ({ job: engine.update(unvalidated<UpdateJobParams>(params)) }),
+    'jobs.delete': (params) => {
+      engine.deleteJob(jobId(params, 'jobs.delete'));
+      return { deleted: 1 };
+    },
+    'jobs.cancelMany': (params) => engine.cancelMany(unvalidated<BulkParams>(params)),
+    'jobs.retryMany': (params) => engine.retryMany(unvalidated<BulkParams>(params)),
+    'jobs.deleteMany': (params) => engine.deleteMany(unvalidated<BulkParams>(params)),
+  };
+}

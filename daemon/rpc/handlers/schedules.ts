@@ -1,0 +1,102 @@
+/**
+ * Handlers of schedules.*. The engine stores schedules; the daemon owns cron: it validates the
+ * expression and time zone (refusing an invalid one with the parser's reason and
+ * `data.field = 'cron'`), computes `next_run_at`, and returns the next fire times so the user can
+ * check the expression did what they meant.
+ */
+import { invalidParams } from '../../../shared/errors';
+import type { CreateScheduleParams, UpdateScheduleParams } from '../../../shared/protocol';
+import type { Schedule } from '../../../shared/types';
+import { nextFireTime, nextFireTimes, validateCron, type CronSpec } from '../../scheduler/cron';
+import { isRecord } from '../envelope';
+import { unvalidated } from '../unvalidated';
+import { paramsObject, requiredString } from '../validate';
+import type { HandlerGroup, Services } from './types';
+
+type ScheduleMethods =
+  | 'schedules.list'
+  | 'schedules.get'
+  | 'schedules.create'
+  | 'schedules.update'
+  | 'schedules.delete'
+  | 'schedules.trigger'
+  | 'schedules.enable'
+  | 'schedules.disable';
+
+const DEFAULT_TIMEZONE = 'UTC';
+
+function scheduleName(params: unknown, method: string): string {
+  return requiredString(paramsObject(params, method, ['name']), 'name', method);
+}
+
+/** The cron fields of the params, type-checked; absent ones are undefined. */
+function cronFields(params: unknown): { cron?: string; timezone?: string } {
+  if (!isRecord(params)) return {};
+  const { cron, timezone } = params;
+  if (cron !== undefined && typeof cron !== 'string') throw invalidParams('cron', '"cron" must be a string such as "*/5 * * * *".');
+  if (timezone !== undefined && typeof timezone !== 'string') throw invalidParams('timezone', '"timezone" must be an IANA zone name such as "UTC".');
+  return { cron, timezone };
+}
+
+function withNextRuns(schedule: Schedule): { schedule: Schedule; nextRuns: number[] } {
+  let nextRuns: number[] = [];
+  try {
+    nextRuns = nextFireTimes(schedule, Date.now(), 3);
+  } catch (error) {
+    // Stored expressions were valid when stored; if one no longer parses (time zone data
+    // changed), the schedule itself is still worth returning, and the scheduler logs the error.
+    nextRuns = [];
+  }
+  return { schedule, nextRuns };
+}
+
+export function scheduleHandlers(s: Services): HandlerGroup<ScheduleMethods> {
+  const { engine } = s;
+  const next = (spec: CronSpec): number | null => nextFireTime(spec, Date.now());
+  const changed = <T>(result: T): T => {
+    s.upkeep.refresh();
+    return result;
+  };
+  return {
+    'schedules.list': (params) => {
+      paramsObject(params, 'schedules.list', []);
+      return { schedules: engine.listSchedules() };
+    },
+    'schedules.get': (params) => withNextRuns(engine.getSchedule(scheduleName(params, 'schedules.get'))),
+    'schedules.create': (params) => {
+      const fields = cronFields(params);
+      if (fields.cron === undefined) throw invalidParams('cron', 'schedules.create needs "cron", e.g. "*/5 * * * *" (5 fields) or "*/10 * * * * *" (6, seconds first).');
+      const spec = { cron: fields.cron, timezone: fields.timezone ?? DEFAULT_TIMEZONE };
+      validateCron(spec);
+      return changed(withNextRuns(engine.createSchedule(unvalidated<CreateScheduleParams>(params), next(spec))));
+    },
+    'schedules.update': (params) => {
+      const fields = cronFields(params);
+      const p = unvalidated<UpdateScheduleParams>(params);
+      let nextRunAt: number | null | undefined;
+      if (fields.cron !== undefined || fields.timezone !== undefined || (isRecord(params) && params.enabled === true)) {
+        const current = engine.getSchedule(scheduleName({ name: isRecord(params) ? params.name : undefined }, 'schedules.update'));
+        const spec = { cron: fields.cron ?? current.cron, timezone: fields.timezone ?? current.timezone };
+        validateCron(spec);
+        // Re-enabling starts from now: ticks that passed while disabled are not "missed".
+        nextRunAt = fields.cron !== undefined || fields.timezone !== undefined || !current.enabled ? next(spec) : undefined;
+      }
+      return changed(withNextRuns(engine.updateSchedule(p, nextRunAt)));
+    },
+    'schedules.delete': (params) => {
+      engine.deleteSchedule(scheduleName(params, 'schedules.delete'));
+      return changed({ deleted: 1 });
+    },
+    'schedules.trigger': (params) => engine.triggerSchedule(scheduleName(params, 'schedules.trigger')),
+    'schedules.enable': (params) => {
+      const name = scheduleName(params, 'schedules.enable');
+      const current = engine.getSchedule(name);
+      const nextRunAt = current.enabled ? undefined : next(current);
+      return changed(withNextRuns(engine.updateSchedule({ name, enabled: true }, nextRunAt)));
+    },
+    'schedules.disable': (params) => {
+      const name = scheduleName(params, 'schedules.disable');
+      return changed(withNextRuns(engine.updateSchedule({ name, enabled: false }, undefined)));
+    },
+  };
+}

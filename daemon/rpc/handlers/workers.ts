@@ -1,0 +1,93 @@
+/**
+ * Handlers of the worker side: claim (with long-poll), heartbeat, progress, checkpoint, log,
+ * complete, fail, and workers.register/list. Every call from a worker id records that the worker
+ * is alive and ties it to the connection, so that a worker whose connection closes is shown as
+ * gone and its waiting claims end.
+ */
+import { SpoolError } from '../../../shared/errors';
+import {
+  ErrorCode,
+  LIMITS,
+  type CheckpointParams,
+  type CompleteParams,
+  type FailParams,
+  type HeartbeatParams,
+  type LogParams,
+  type ProgressParams,
+  type RegisterWorkerParams,
+} from '../../../shared/protocol';
+import type { EngineClaimParams } from '../../engine/api';
+import { isRecord } from '../envelope';
+import type { CallContext } from '../dispatch';
+import { unvalidated } from '../unvalidated';
+import { optionalInteger, paramsObject } from '../validate';
+import type { HandlerGroup, Services } from './types';
+
+type WorkerMethods =
+  | 'jobs.claim'
+  | 'jobs.heartbeat'
+  | 'jobs.progress'
+  | 'jobs.checkpoint'
+  | 'jobs.log'
+  | 'jobs.complete'
+  | 'jobs.fail'
+  | 'workers.register'
+  | 'workers.list';
+
+/** Claim fields passed to the engine; `builtinKinds` is deliberately not among them. */
+const CLAIM_FIELDS = ['workerId', 'queues', 'kinds', 'max', 'waitMs'];
+
+export function workerHandlers(s: Services): HandlerGroup<WorkerMethods> {
+  const { engine } = s;
+  /** Runs a worker method and, if the params name a worker, records that it is alive. */
+  const asWorker = <T>(params: unknown, context: CallContext, action: () => T): T => {
+    const result = action();
+    if (isRecord(params) && typeof params.workerId === 'string') s.workerSeen(params.workerId, context.connection);
+    return result;
+  };
+
+  return {
+    'jobs.claim': async (params, context) => {
+      const p = paramsObject(params, 'jobs.claim', CLAIM_FIELDS);
+      const waitMs = optionalInteger(p, 'waitMs', 0, LIMITS.maxWaitMs) ?? 0;
+      if (s.shuttingDown) throw new SpoolError(ErrorCode.ShuttingDown, 'The daemon is shutting down and hands out no more jobs. Claim again once it is back.');
+      const claimParams: Record<string, unknown> = { ...p };
+      delete claimParams.waitMs;
+      const engineParams = unvalidated<EngineClaimParams>(claimParams);
+      const jobs = asWorker(params, context, () => engine.claim(engineParams));
+      s.claimed(jobs);
+      if (jobs.length > 0 || waitMs === 0) return { jobs };
+      const later = await s.claims.wait(engineParams, waitMs, context.connection);
+      s.claimed(later);
+      return { jobs: later };
+    },
+    'jobs.heartbeat': (params, context) => {
+      const result = asWorker(params, context, () => engine.heartbeat(unvalidated<HeartbeatParams>(params)));
+      s.upkeep.noteDue(result.leaseExpiresAt);
+      return result;
+    },
+    'jobs.progress': (params, context) => {
+      asWorker(params, context, () => engine.progress(unvalidated<ProgressParams>(params)));
+      return { ok: true };
+    },
+    'jobs.checkpoint': (params, context) => {
+      asWorker(params, context, () => engine.checkpoint(unvalidated<CheckpointParams>(params)));
+      return { ok: true };
+    },
+    'jobs.log': (params, context) => {
+      asWorker(params, context, () => engine.log(unvalidated<LogParams>(params)));
+      return { ok: true };
+    },
+    'jobs.complete': (params, context) => ({ job: asWorker(params, context, () => engine.complete(unvalidated<CompleteParams>(params))) }),
+    'jobs.fail': (params, context) => ({ job: asWorker(params, context, () => engine.fail(unvalidated<FailParams>(params))) }),
+    'workers.register': (params, context) => {
+      const worker = engine.registerWorker(unvalidated<RegisterWorkerParams>(params), 'remote');
+      s.workerSeen(worker.id, context.connection);
+      return { worker };
+    },
+    'workers.list': (params) => {
+      paramsObject(params, 'workers.list', []);
+      return { workers: engine.listWorkers() };
+    },
+  };
+}

@@ -1,0 +1,93 @@
+/**
+ * The Unix socket the daemon listens on. Each accepted socket becomes a Connection whose lines go
+ * to the Dispatcher. The socket file is created with mode 0600 (owner only): the daemon runs
+ * shell commands, so only its user may talk to it.
+ */
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import { createJSONRPCErrorResponse } from 'json-rpc-2.0';
+import { ErrorCode, LIMITS } from '../../shared/protocol';
+import type { Logger } from '../lifecycle/logger';
+import { Connection } from './connection';
+import type { Dispatcher } from './dispatch';
+
+export class RpcServer {
+  readonly connections = new Set<Connection>();
+  private readonly server: net.Server;
+  private nextId = 1;
+  private readonly connectionListeners: ((connection: Connection) => void)[] = [];
+
+  constructor(
+    readonly socketPath: string,
+    private readonly dispatcher: Dispatcher,
+    private readonly logger: Logger,
+  ) {
+    this.server = net.createServer((socket) => this.accept(socket));
+    this.server.on('error', (error) => this.logger.error('Socket server error', { socket: socketPath, error }));
+  }
+
+  /** Called for every new connection (to release what it owns when it closes). */
+  onConnection(listener: (connection: Connection) => void): void {
+    this.connectionListeners.push(listener);
+  }
+
+  /** Listens; the socket file exists with mode 0600 when this resolves. */
+  listen(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      // The umask covers the instant between bind() and chmod(), when the file would otherwise
+      // be reachable with the default mode.
+      const previousUmask = process.umask(0o177);
+      const onError = (error: Error): void => {
+        process.umask(previousUmask);
+        reject(error);
+      };
+      this.server.once('error', onError);
+      this.server.listen(this.socketPath, () => {
+        process.umask(previousUmask);
+        this.server.removeListener('error', onError);
+        try {
+          fs.chmodSync(this.socketPath, 0o600);
+        } catch (error) {
+          reject(error instanceof Error ? error : new Error(String(error)));
+          return;
+        }
+        resolve();
+      });
+    });
+  }
+
+  /** Stops accepting, closes every connection, and removes the socket file. */
+  async close(): Promise<void> {
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    for (const connection of this.connections) connection.close();
+    await closed;
+  }
+
+  private accept(socket: net.Socket): void {
+    const connection = new Connection(
+      this.nextId++,
+      socket,
+      {
+        onLine: (c, line) => this.dispatcher.handleLine(c, line),
+        onOverflow: (c, bytes) => {
+          this.logger.warn('Closing a connection that sent a line over the size limit', { connection: c.id, bytes, limit: LIMITS.maxLineBytes });
+          c.end(
+            createJSONRPCErrorResponse(
+              null,
+              ErrorCode.InvalidRequest,
+              `Invalid request: a line is longer than ${LIMITS.maxLineBytes} bytes; the connection is closed.`,
+              { limit: LIMITS.maxLineBytes },
+            ),
+          );
+        },
+        onInvalidUtf8: (c, bytes) => {
+          c.send(createJSONRPCErrorResponse(null, ErrorCode.ParseError, `Parse error: a line of ${bytes} bytes is not valid UTF-8.`));
+        },
+      },
+      (c, unsent) => this.logger.warn('Closing a connection that does not read what the daemon sends', { connection: c.id, unsentBytes: unsent }),
+    );
+    this.connections.add(connection);
+    connection.onClose(() => this.connections.delete(connection));
+    for (const listener of this.connectionListeners) listener(connection);
+  }
+}

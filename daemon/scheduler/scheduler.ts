@@ -1,0 +1,73 @@
+/**
+ * Fires schedules. The upkeep timer calls `fireDue` when the earliest `next_run_at` comes; each
+ * due schedule is advanced with the engine's compare-and-swap on `next_run_at`, in the same
+ * transaction as the enqueue, so two daemons on one database fire each tick once in total: the
+ * one whose swap fails simply reads the new value next time.
+ *
+ * Missed ticks: a tick overdue by more than `graceMs` (the daemon was down, or the machine
+ * slept) follows the schedule's policy — `skip` advances without enqueuing, `runOnce` enqueues
+ * one job for all the missed ticks. Either way `next_run_at` moves to the first tick after now,
+ * so a long outage never produces a burst.
+ */
+import type { Schedule } from '../../shared/types';
+import type { QueueEngine } from '../engine/api';
+import type { Logger } from '../lifecycle/logger';
+import { nextFireTime } from './cron';
+
+export interface FireOutcome {
+  fired: number;
+  skipped: number;
+}
+
+export class Scheduler {
+  constructor(
+    private readonly engine: QueueEngine,
+    private readonly graceMs: number,
+    private readonly logger: Logger,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  fireDue(): FireOutcome {
+    const now = this.now();
+    const outcome: FireOutcome = { fired: 0, skipped: 0 };
+    for (const schedule of this.engine.listSchedules()) {
+      if (!schedule.enabled || schedule.nextRunAt === null || schedule.nextRunAt > now) continue;
+      try {
+        this.fireOne(schedule, schedule.nextRunAt, now, outcome);
+      } catch (error) {
+        // One broken schedule must not stop the others; it is retried at the next wake-up.
+        this.logger.error('Could not fire a schedule', { schedule: schedule.name, error });
+      }
+    }
+    return outcome;
+  }
+
+  private fireOne(schedule: Schedule, due: number, now: number, outcome: FireOutcome): void {
+    const missed = now - due > this.graceMs;
+    const enqueue = !missed || schedule.missedPolicy === 'runOnce';
+    let newNextRunAt: number | null;
+    try {
+      newNextRunAt = nextFireTime(schedule, now);
+    } catch (error) {
+      // The expression was valid when stored; a time zone database change could break it. Stop
+      // the schedule rather than fire it on every wake-up.
+      this.logger.error('A stored cron expression no longer parses; the schedule stops firing until it is updated', {
+        schedule: schedule.name,
+        cron: schedule.cron,
+        error,
+      });
+      newNextRunAt = null;
+    }
+    const fired = this.engine.fireSchedule({ name: schedule.name, expectedNextRunAt: due, newNextRunAt, enqueue });
+    if (fired === null) return; // Another daemon on the same database fired this tick.
+    if (enqueue) outcome.fired++;
+    else outcome.skipped++;
+    const log = enqueue ? this.logger.debug : this.logger.info;
+    log(enqueue ? 'Schedule fired' : 'Schedule tick missed and skipped', {
+      schedule: schedule.name,
+      due: new Date(due).toISOString(),
+      job: fired.job?.id ?? null,
+      next: newNextRunAt === null ? null : new Date(newNextRunAt).toISOString(),
+    });
+  }
+}

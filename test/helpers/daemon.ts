@@ -1,0 +1,171 @@
+/**
+ * Starts a real daemon for a test: the built `dist/daemon.js` as its own process, on a socket and
+ * a database in a fresh temporary folder. `startDaemon` resolves once the daemon answers
+ * `daemon.status` (polled with a deadline, never a fixed sleep).
+ *
+ *   const daemon = await startDaemon();
+ *   after(() => daemon.dispose());            // kills it if still running, removes the folder
+ *   const client = await daemon.client();     // closed by dispose()
+ *
+ * The daemon's stderr is kept (`daemon.log()`) and printed when start-up fails, so a failing
+ * test shows why. Run `npm run build` first (`npm test` does).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { SpoolClient } from '../../shared/client';
+
+export const DAEMON_SCRIPT = path.resolve(__dirname, '..', '..', 'dist', 'daemon.js');
+
+export interface StartDaemonOptions {
+  /** Reuse a folder (e.g. a second daemon on the same database). Default: a new temp folder. */
+  dir?: string;
+  /** Default `<dir>/spool.sock`. */
+  socketPath?: string;
+  /** Default `<dir>/spool.db`. */
+  dbPath?: string;
+  /** More command-line arguments, e.g. ['--grace-ms', '500']. */
+  args?: string[];
+  env?: NodeJS.ProcessEnv;
+  /** How long start-up may take. Default 20 s (the machine is shared and busy). */
+  startTimeoutMs?: number;
+}
+
+export interface TestDaemon {
+  readonly dir: string;
+  readonly socketPath: string;
+  readonly dbPath: string;
+  /** The current process (changes on restart). */
+  readonly process: ChildProcess;
+  readonly pid: number;
+  /** A new connected client; every client made here is closed by stop/kill/dispose. */
+  client(): Promise<SpoolClient>;
+  /** SIGTERM, and wait until the process has exited. */
+  stop(): Promise<void>;
+  /** SIGKILL, and wait until the process has exited. */
+  kill(): Promise<void>;
+  /** Stop (if running) and start again with the same folder, socket, database and arguments. */
+  restart(): Promise<void>;
+  /** Everything the daemon wrote to stderr so far (all its lives). */
+  log(): string;
+  /** Kill if running, close clients, remove the temporary folder (unless `dir` was given). */
+  dispose(): Promise<void>;
+}
+
+const running = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
+export async function startDaemon(options: StartDaemonOptions = {}): Promise<TestDaemon> {
+  const ownDir = options.dir === undefined;
+  const dir = options.dir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'spool-test-'));
+  const socketPath = options.socketPath ?? path.join(dir, 'spool.sock');
+  const dbPath = options.dbPath ?? path.join(dir, 'spool.db');
+  const args = [DAEMON_SCRIPT, '--socket', socketPath, '--db', dbPath, ...(options.args ?? [])];
+  const clients = new Set<SpoolClient>();
+  let stderr = '';
+  let child: ChildProcess;
+
+  const spawnOne = async (): Promise<void> => {
+    const env = { ...process.env, ...options.env };
+    const proc = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env });
+    running.add(proc);
+    proc.once('exit', () => running.delete(proc));
+    proc.stdout?.on('data', (d: Buffer) => (stderr += d.toString()));
+    proc.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+    child = proc;
+    await waitUntilAnswering(proc, socketPath, options.startTimeoutMs ?? 20_000, () => stderr);
+  };
+
+  const closeClients = (): void => {
+    for (const c of clients) c.close();
+    clients.clear();
+  };
+
+  const endWith = async (signal: NodeJS.Signals, timeoutMs: number): Promise<void> => {
+    closeClients();
+    const proc = child;
+    if (proc.exitCode !== null || proc.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+    proc.kill(signal);
+    const timer = setTimeout(() => proc.kill('SIGKILL'), timeoutMs);
+    await exited;
+    clearTimeout(timer);
+  };
+
+  await spawnOne();
+  const daemon: TestDaemon = {
+    dir,
+    socketPath,
+    dbPath,
+    get process() {
+      return child;
+    },
+    get pid() {
+      return child.pid ?? -1;
+    },
+    async client() {
+      const c = await SpoolClient.connect({ socketPath, requestTimeoutMs: 60_000 });
+      clients.add(c);
+      return c;
+    },
+    stop: () => endWith('SIGTERM', 30_000),
+    kill: () => endWith('SIGKILL', 10_000),
+    async restart() {
+      await endWith('SIGTERM', 30_000);
+      await spawnOne();
+    },
+    log: () => stderr,
+    async dispose() {
+      await endWith('SIGKILL', 10_000);
+      if (ownDir) fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  return daemon;
+}
+
+/** Polls `daemon.status` until it answers, the process exits, or the deadline passes. */
+async function waitUntilAnswering(proc: ChildProcess, socketPath: string, timeoutMs: number, log: () => string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (proc.exitCode !== null || proc.signalCode !== null) {
+      throw new Error(`The daemon exited during start-up (${proc.signalCode ?? `exit code ${proc.exitCode}`}). Its output:\n${log()}`);
+    }
+    if (fs.existsSync(socketPath)) {
+      const answered = await tryStatus(socketPath);
+      if (answered) return;
+    }
+    if (Date.now() > deadline) {
+      proc.kill('SIGKILL');
+      throw new Error(`The daemon did not answer on ${socketPath} within ${timeoutMs} ms. Its output:\n${log()}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+async function tryStatus(socketPath: string): Promise<boolean> {
+  let client: SpoolClient | null = null;
+  try {
+    client = await SpoolClient.connect({ socketPath, connectTimeoutMs: 2000, requestTimeoutMs: 5000 });
+    await client.call('daemon.status');
+    return true;
+  } catch {
+    // Not up yet (refused, or listening but not ready): the caller polls again.
+    return false;
+  } finally {
+    client?.close();
+  }
+}
+
+/** Polls `check` until it returns a value other than undefined/false, or fails after `timeoutMs`. */
+export async function waitFor<T>(what: string, check: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}.`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
