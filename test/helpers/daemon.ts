@@ -12,6 +12,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { SpoolClient } from '../../shared/client';
@@ -167,5 +168,91 @@ export async function waitFor<T>(what: string, check: () => T | undefined | fals
     if (value !== undefined && value !== false) return value;
     if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}.`);
     await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/**
+ * A bare socket to the daemon for tests that send what no well-behaved client would: raw bytes,
+ * broken JSON, huge lines. Messages from the daemon are parsed and queued in arrival order.
+ */
+export class RawConnection {
+  private buffer = '';
+  private readonly messages: unknown[] = [];
+  private waiters: (() => void)[] = [];
+  private ended = false;
+  readonly closed: Promise<void>;
+
+  private constructor(private readonly socket: net.Socket) {
+    socket.on('data', (data: Buffer) => {
+      this.buffer += data.toString('utf8');
+      let nl: number;
+      while ((nl = this.buffer.indexOf('\n')) !== -1) {
+        const line = this.buffer.slice(0, nl);
+        this.buffer = this.buffer.slice(nl + 1);
+        if (line.length > 0) this.messages.push(JSON.parse(line));
+      }
+      this.notify();
+    });
+    this.closed = new Promise((resolve) => socket.once('close', () => resolve()));
+    socket.on('error', () => undefined);
+    void this.closed.then(() => {
+      this.ended = true;
+      this.notify();
+    });
+  }
+
+  static async open(socketPath: string): Promise<RawConnection> {
+    const socket = net.createConnection(socketPath);
+    await new Promise<void>((resolve, reject) => {
+      socket.once('connect', () => resolve());
+      socket.once('error', reject);
+    });
+    return new RawConnection(socket);
+  }
+
+  get isClosed(): boolean {
+    return this.ended;
+  }
+
+  /** Writes bytes as they are; returns once they are handed to the kernel (or the socket died). */
+  write(data: string | Buffer): Promise<void> {
+    return new Promise((resolve) => {
+      if (this.ended) return resolve();
+      this.socket.write(data, () => resolve());
+    });
+  }
+
+  /** The next message, waiting up to `timeoutMs`; null if the connection closed first. */
+  async next(timeoutMs = 20_000): Promise<unknown> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.messages.length === 0) {
+      if (this.ended) return null;
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`No message from the daemon within ${timeoutMs} ms.`);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, left);
+        this.waiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+    return this.messages.shift();
+  }
+
+  /** Sends one request object and returns the next message (tests send one at a time). */
+  async call(message: unknown): Promise<unknown> {
+    await this.write(JSON.stringify(message) + '\n');
+    return this.next();
+  }
+
+  close(): void {
+    this.socket.destroy();
+  }
+
+  private notify(): void {
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const w of waiters) w();
   }
 }
