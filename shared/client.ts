@@ -102,6 +102,8 @@ export class SpoolClient {
   private readonly reconnectHooks = new Set<(call: CallFunction) => Promise<void>>();
   private closed = false;
   private reconnectTimer: NodeJS.Timeout | null = null;
+  /** Why the latest reconnect attempt failed, while `disconnected`; for a status line. */
+  lastReconnectError: Error | null = null;
 
   private constructor(
     conn: Connection,
@@ -134,6 +136,18 @@ export class SpoolClient {
     const conn = await this.readyConnection(method, timeoutMs);
     const left = timeoutMs > 0 ? Math.max(1, timeoutMs - (Date.now() - started)) : 0;
     return conn.request(method, params, left);
+  }
+
+  /**
+   * Any method name with any params, unchecked by the compiler: for raw access (`spool rpc`)
+   * and for talking to a daemon newer than this client. Prefer `call`.
+   */
+  async callUnchecked(method: string, params?: unknown, options: { timeoutMs?: number } = {}): Promise<unknown> {
+    const timeoutMs = options.timeoutMs ?? this.requestTimeoutMs;
+    const started = Date.now();
+    const conn = await this.readyConnection(method, timeoutMs);
+    const left = timeoutMs > 0 ? Math.max(1, timeoutMs - (Date.now() - started)) : 0;
+    return conn.requestUnchecked(method, params, left);
   }
 
   /**
@@ -328,8 +342,9 @@ export class SpoolClient {
     try {
       conn = await Connection.open(this.socketPath, this.connectTimeoutMs);
     } catch (error) {
-      // Nothing answers yet: the daemon is restarting or gone. Keep dialling until close().
-      this.emitState('disconnected', error instanceof Error ? error : undefined);
+      // Nothing answers yet: the daemon is restarting or gone. The state is already
+      // `disconnected`; keep the reason for `lastReconnectError` and keep dialling until close().
+      this.lastReconnectError = error instanceof Error ? error : new Error(String(error));
       this.scheduleReconnect(next);
       return;
     }
@@ -348,7 +363,7 @@ export class SpoolClient {
       for (const hook of this.reconnectHooks) await hook(call);
     } catch (error) {
       // The new socket is unusable (the daemon is still starting or stopped again): start over.
-      this.emitState('disconnected', error instanceof Error ? error : undefined);
+      this.lastReconnectError = error instanceof Error ? error : new Error(String(error));
       if (this.conn === conn) this.conn = null;
       conn.close();
       if (!this.closed) this.scheduleReconnect(next);
@@ -356,6 +371,7 @@ export class SpoolClient {
     }
     if (this.conn !== conn) return;
     this.ready = true;
+    this.lastReconnectError = null;
     for (const w of [...this.readyWaiters]) w.resolve();
     this.emitState('connected');
   }

@@ -99,10 +99,15 @@ export class Connection {
 
   /** One request; `timeoutMs` 0 waits forever. Daemon errors become SpoolError with their code and data. */
   async request<M extends MethodName>(method: M, params: ParamsOf<M> | undefined, timeoutMs: number): Promise<ResultOf<M>> {
+    // The protocol types guarantee the shape; the daemon validates what it receives.
+    return (await this.requestUnchecked(method, params, timeoutMs)) as ResultOf<M>;
+  }
+
+  /** A request by any name with any params, for raw access (`spool rpc`). */
+  async requestUnchecked(method: string, params: unknown, timeoutMs: number): Promise<unknown> {
     const requester = timeoutMs > 0 ? this.rpc.timeout(timeoutMs, (id) => timeoutResponse(id, method, timeoutMs)) : this.rpc;
     try {
-      // The protocol types guarantee the shape; the daemon validates what it receives.
-      return (await requester.request(method, params ?? {}, undefined)) as ResultOf<M>;
+      return await requester.request(method, params === undefined ? {} : params, undefined);
     } catch (error) {
       if (this.closed && !(error instanceof JSONRPCErrorException && error.code !== 0)) {
         throw new ConnectionLostError(this.socketPath, `the socket closed before ${method} was answered`);

@@ -30,7 +30,10 @@ import { SpoolError } from './errors';
 import { ErrorCode, type FailParams } from './protocol';
 import type { Job } from './types';
 
-/** Throw this (or any error with `permanent: true`) to send the job to dead without retries. */
+/**
+ * Throw this (or any error with `permanent: true`) to send the job to dead without retries.
+ * An error's numeric `exitCode`, if it has one, is recorded with the run.
+ */
 export class PermanentError extends Error {
   override readonly name = 'PermanentError';
   readonly permanent = true;
@@ -337,9 +340,16 @@ class Worker implements WorkerHandle {
 function failParams(ids: { id: string; workerId: string }, error: unknown): FailParams {
   if (error instanceof Error) {
     const permanent = 'permanent' in error && error.permanent === true;
-    return { ...ids, error: error.message || error.name, ...(error.stack ? { stack: error.stack } : {}), ...(permanent ? { permanent } : {}) };
+    const exitCode = 'exitCode' in error && typeof error.exitCode === 'number' ? error.exitCode : undefined;
+    return {
+      ...ids,
+      error: error.message || error.name,
+      ...(error.stack ? { stack: error.stack } : {}),
+      ...(permanent ? { permanent } : {}),
+      ...(exitCode !== undefined ? { exitCode } : {}),
+    };
   }
-  return { ...ids, error: typeof error === 'string' ? error : JSON.stringify(error) ?? String(error) };
+  return { ...ids, error: typeof error === 'string' ? error : (JSON.stringify(error) ?? String(error)) };
 }
 
 function isLeaseLost(error: unknown): boolean {

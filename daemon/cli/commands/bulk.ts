@@ -1,0 +1,88 @@
+/** `spool retry|cancel|delete <id...>` and their bulk forms over a queue and states. */
+import type { Command } from 'commander';
+import type { SpoolClient } from '../../../shared/client';
+import type { BulkParams, BulkResult } from '../../../shared/protocol';
+import { action, list } from '../action';
+import type { CliContext } from '../context';
+import { CliError } from '../errors';
+import { collect, parseStates } from '../parse/values';
+
+type BulkOptions = { queue?: string; state?: string[]; kind?: string; json?: boolean };
+
+interface Verb {
+  name: 'retry' | 'cancel' | 'delete';
+  past: string;
+  description: string;
+  defaultStates: string;
+  example: string;
+  one(client: SpoolClient, id: string): Promise<unknown>;
+  many(client: SpoolClient, params: BulkParams): Promise<BulkResult>;
+}
+
+const VERBS: Verb[] = [
+  {
+    name: 'retry',
+    past: 'Retried',
+    description: 'Run dead, cancelled or completed jobs again with a fresh attempt budget',
+    defaultStates: 'dead',
+    example: 'spool retry --queue images --state dead',
+    one: (c, id) => c.call('jobs.retry', { id }),
+    many: (c, p) => c.call('jobs.retryMany', p),
+  },
+  {
+    name: 'cancel',
+    past: 'Cancelled',
+    description: 'Cancel jobs: waiting ones at once, running ones as soon as their worker stops them',
+    defaultStates: 'queued,retrying',
+    example: 'spool cancel --queue images --state queued',
+    one: (c, id) => c.call('jobs.cancel', { id }),
+    many: (c, p) => c.call('jobs.cancelMany', p),
+  },
+  {
+    name: 'delete',
+    past: 'Deleted',
+    description: 'Delete jobs and their output (not running ones: cancel them first)',
+    defaultStates: 'completed,cancelled,dead',
+    example: 'spool delete --queue images --state completed',
+    one: (c, id) => c.call('jobs.delete', { id }),
+    many: (c, p) => c.call('jobs.deleteMany', p),
+  },
+];
+
+export function registerBulk(program: Command): void {
+  for (const verb of VERBS) {
+    program
+      .command(verb.name)
+      .description(verb.description)
+      .argument('[ids...]', 'job ids')
+      .option('-q, --queue <queue>', 'instead of ids: every matching job of this queue')
+      .option('-s, --state <state>', `with --queue: these states (default ${verb.defaultStates})`, collect)
+      .option('-k, --kind <kind>', 'with --queue: only this kind')
+      .option('--json', 'print {count, errors} as JSON')
+      .addHelpText('after', `\nExamples:\n  spool ${verb.name} 0193f0c2-7a4e-7b1c-9d2e-3f4a5b6c7d8e\n  ${verb.example}`)
+      .action(action<BulkOptions>((ctx, args, o) => runVerb(ctx, verb, list(args, 0), o)));
+  }
+}
+
+async function runVerb(ctx: CliContext, verb: Verb, ids: string[], o: BulkOptions): Promise<number> {
+  if (ids.length > 0 && o.queue) throw new CliError(`Give job ids or --queue, not both.`);
+  if (ids.length === 0 && !o.queue) throw new CliError(`Say which jobs: spool ${verb.name} <id...>, or spool ${verb.name} --queue <queue> [--state ...].`);
+  const client = await ctx.client();
+  let result: BulkResult;
+  if (ids.length === 1 && ids[0] !== undefined) {
+    // One id: the single-job method, whose error says exactly why (not found, wrong state).
+    await verb.one(client, ids[0]);
+    result = { count: 1, errors: [] };
+  } else if (ids.length > 0) {
+    result = await verb.many(client, { ids });
+  } else {
+    const states = parseStates(o.state ?? [verb.defaultStates]);
+    result = await verb.many(client, { filter: { queue: o.queue ?? '', states, ...(o.kind ? { kind: o.kind } : {}) } });
+  }
+  if (o.json) ctx.printJson(result);
+  else {
+    ctx.print(`${verb.past} ${result.count} job${result.count === 1 ? '' : 's'}.`);
+    for (const e of result.errors) ctx.note(`${e.id}: ${e.message}`);
+  }
+  return result.errors.length > 0 ? 1 : 0;
+}

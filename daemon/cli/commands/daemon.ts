@@ -1,0 +1,111 @@
+/**
+ * `spool daemon [start|stop|status]`: run the daemon in this process (the default, logging to
+ * stderr), start it in the background (`--detach`), stop it, or show its status. The daemon's
+ * code is loaded only here, so the other commands start without it.
+ */
+import type { Command } from 'commander';
+import { defaultLogPath } from '../../../shared/paths';
+import type { DaemonOptions } from '../../config';
+import { action, arg } from '../action';
+import type { CliContext } from '../context';
+import { CliError } from '../errors';
+import { renderFields } from '../format/table';
+import { formatDuration } from '../format/time';
+import { parseDuration } from '../parse/duration';
+import { parseInteger } from '../parse/values';
+
+type DaemonCliOptions = {
+  detach?: boolean;
+  db?: string;
+  durable?: boolean;
+  logFormat?: string;
+  grace?: string;
+  maxExecutors?: string;
+  timeout?: string;
+  json?: boolean;
+};
+
+export function registerDaemon(program: Command): void {
+  program
+    .command('daemon')
+    .description('Run the Spool daemon (foreground by default), start it in the background, stop it, or show its status')
+    .argument('[action]', 'start (default), stop or status')
+    .option('-d, --detach', 'start: run in the background and return once it answers')
+    .option('--db <path>', 'start: the SQLite database (default $SPOOL_DB, $XDG_DATA_HOME/spool/spool.db)')
+    .option('--durable', 'start: every commit survives power loss (synchronous=FULL), at a cost in speed')
+    .option('--log-format <format>', 'start: text (default) or json log lines on stderr')
+    .option('--grace <duration>', 'start: on shutdown, how long running jobs may take to finish (default 10s)')
+    .option('--max-executors <n>', 'start: shell/http jobs running at once (default: the number of CPUs)')
+    .option('--timeout <duration>', 'stop: how long to wait for it to finish (default 30s)')
+    .option('--json', 'status: print the status as JSON')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  spool daemon                 # in the foreground; Ctrl-C stops it gracefully
+  spool daemon --detach        # in the background; prints its pid, socket and log
+  spool daemon status
+  spool daemon stop
+  spool --socket /tmp/test.sock daemon --detach --db /tmp/test.db`,
+    )
+    .action(action<DaemonCliOptions>((ctx, args, o) => daemon(ctx, arg(args, 0) || 'start', o)));
+}
+
+async function daemon(ctx: CliContext, what: string, o: DaemonCliOptions): Promise<number> {
+  const control = await import('../../lifecycle/control.js');
+  if (what === 'status') {
+    const status = await control.daemonStatus(ctx.socketPath);
+    if (!status) throw new CliError(`No Spool daemon at ${ctx.socketPath}. Start one with \`spool daemon --detach\`.`);
+    if (o.json) ctx.printJson(status);
+    else {
+      const c = status.counts;
+      ctx.print(
+        renderFields(
+          [
+            ['daemon', `running, pid ${status.pid}, up ${formatDuration(status.uptimeMs)}`],
+            ['version', `${status.version} (protocol ${status.protocolVersion})`],
+            ['socket', status.socketPath],
+            ['database', status.dbPath],
+            ['log', `${defaultLogPath(status.dbPath)} (when started with --detach)`],
+            ['jobs', `${c.running} running, ${c.queued} queued, ${c.retrying} retrying, ${c.dead} dead, ${c.completed} completed`],
+            ['executors', `${status.executors.running} of ${status.executors.cap} busy`],
+          ],
+          ctx.colors.dim,
+        ),
+      );
+    }
+    return 0;
+  }
+  if (what === 'stop') {
+    const timeoutMs = o.timeout !== undefined ? parseDuration(o.timeout, '--timeout') : 30_000;
+    const stopped = await control.stopDaemon(ctx.socketPath, timeoutMs);
+    ctx.print(stopped ? `Stopped the Spool daemon (pid ${stopped.pid}).` : `No Spool daemon is running at ${ctx.socketPath}.`);
+    return 0;
+  }
+  if (what !== 'start') throw new CliError(`Unknown daemon action "${what}": use start, stop or status.`);
+  const options = await daemonOptions(ctx, o);
+  if (o.detach) {
+    const started = await control.startDetached(options);
+    if (started.started) ctx.print(`Started the Spool daemon (pid ${started.pid}).`);
+    else ctx.print(`A Spool daemon is already running (pid ${started.pid}).`);
+    ctx.print(`  socket:   ${started.socketPath}\n  database: ${options.dbPath}\n  log:      ${started.logPath}`);
+    return 0;
+  }
+  await control.runDaemon(options);
+  return 0;
+}
+
+async function daemonOptions(ctx: CliContext, o: DaemonCliOptions): Promise<DaemonOptions> {
+  const { defaultDaemonOptions } = await import('../../config.js');
+  const options = defaultDaemonOptions();
+  options.socketPath = ctx.socketPath;
+  if (o.db) options.dbPath = o.db;
+  if (o.durable) options.durable = true;
+  if (o.logFormat !== undefined) {
+    if (o.logFormat !== 'text' && o.logFormat !== 'json') throw new CliError(`Unknown --log-format "${o.logFormat}": use text or json.`);
+    options.logFormat = o.logFormat;
+  }
+  if (o.grace !== undefined) options.graceMs = parseDuration(o.grace, '--grace');
+  if (o.maxExecutors !== undefined) options.maxExecutors = parseInteger(o.maxExecutors, '--max-executors', 1, 1024);
+  return options;
+}

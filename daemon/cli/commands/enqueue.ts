@@ -1,0 +1,81 @@
+/** `spool enqueue <queue> ...`: add a job; with --wait, follow it to its end. */
+import type { Command } from 'commander';
+import type { EnqueueParams } from '../../../shared/protocol';
+import { TERMINAL_STATES } from '../../../shared/types';
+import { action, arg } from '../action';
+import type { CliContext } from '../context';
+import { CliError } from '../errors';
+import { readOutput } from '../follow';
+import { formatDuration } from '../format/time';
+import { addJobOptions, addJobSourceOptions, resolveJobOptions, resolveJobSource, type JobOptionValues, type JobSourceOptions } from '../jobsource';
+import { outputPrinter } from '../output';
+import { parseDuration } from '../parse/duration';
+import { parseTime } from '../parse/values';
+
+type EnqueueOptions = JobSourceOptions &
+  JobOptionValues & {
+    delay?: string;
+    at?: string;
+    key?: string;
+    wait?: boolean;
+    json?: boolean;
+  };
+
+export function registerEnqueue(program: Command): void {
+  const cmd = program
+    .command('enqueue')
+    .description('Add a job to a queue and print its id')
+    .argument('<queue>', 'the queue (created on first use)');
+  addJobSourceOptions(cmd);
+  addJobOptions(cmd);
+  cmd
+    .option('--delay <duration>', 'start no earlier than this from now, e.g. 30s, 5m, 2h')
+    .option('--at <time>', 'start no earlier than this time, e.g. 2026-05-01T09:00 or +30m')
+    .option('--key <key>', 'idempotency key: enqueueing the same key again returns the existing job')
+    .option('--wait', 'wait for the job to finish, showing its output; exit 0 if it completed, 1 if not')
+    .option('--json', 'print the result as JSON (with --wait: output lines as JSON lines, then the job)')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  spool enqueue default --shell "npm run build"
+  spool enqueue ci --shell "make test" --wait
+  spool enqueue hooks --http https://example.com/hook --method POST --body '{"ok":true}'
+  spool enqueue images --kind resize --payload '{"path":"a.png","width":640}' --priority 5
+  spool enqueue images --kind resize --payload @job.json --delay 10m --attempts 5 --backoff exponential:1s:5m
+  echo '{"n":1}' | spool enqueue work --kind count --payload - --key count-1`,
+    )
+    .action(action<EnqueueOptions>(enqueue));
+}
+
+async function enqueue(ctx: CliContext, args: (string | string[] | undefined)[], o: EnqueueOptions): Promise<number> {
+  const queue = arg(args, 0);
+  const source = await resolveJobSource(o);
+  const params: EnqueueParams = { queue, ...source, ...resolveJobOptions(o), context: { origin: 'cli', workspace: process.cwd() } };
+  if (o.delay !== undefined && o.at !== undefined) throw new CliError('Use --delay or --at, not both.');
+  if (o.delay !== undefined) params.delayMs = parseDuration(o.delay, '--delay');
+  if (o.at !== undefined) params.runAt = parseTime(o.at, '--at');
+  if (o.key !== undefined) params.idempotencyKey = o.key;
+  const client = await ctx.client();
+  const result = await client.call('jobs.enqueue', params);
+  const job = result.job;
+  if (!o.wait) {
+    if (o.json) ctx.printJson(result);
+    else {
+      ctx.print(job.id);
+      if (!result.created) ctx.note(`A job with key ${o.key ?? ''} exists already (${job.state}); nothing new was enqueued.`);
+    }
+    return 0;
+  }
+  if (!o.json) ctx.note(ctx.colors.dim(`Enqueued ${job.id} on ${queue}; waiting for it to finish (Ctrl-C stops waiting, not the job).`));
+  await readOutput(client, job.id, queue, { follow: true, onLines: outputPrinter(ctx, o.json === true) });
+  const final = (await client.call('jobs.get', { id: job.id })).job;
+  if (o.json) ctx.printJson({ job: final });
+  else {
+    const took = final.startedAt !== null && final.finishedAt !== null ? ` in ${formatDuration(final.finishedAt - final.startedAt)}` : '';
+    if (final.state === 'completed') ctx.note(ctx.colors.green(`Job ${final.id} completed${took}.`));
+    else ctx.note(ctx.colors.red(`Job ${final.id} is ${final.state} after ${final.attempts} attempt(s)${final.lastError ? `: ${final.lastError.split('\n')[0]}` : ''}.`));
+  }
+  if (!TERMINAL_STATES.includes(final.state)) throw new CliError(`Job ${final.id} is still ${final.state}.`);
+  return final.state === 'completed' ? 0 : 1;
+}

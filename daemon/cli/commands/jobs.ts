@@ -1,0 +1,106 @@
+/** `spool jobs`, `spool job <id>`, `spool logs <id> [-f]`: reading jobs and their output. */
+import type { Command } from 'commander';
+import type { JobOrder, ListJobsParams } from '../../../shared/protocol';
+import { LIMITS } from '../../../shared/protocol';
+import { action, arg } from '../action';
+import { CliError } from '../errors';
+import { readOutput } from '../follow';
+import { jobDetails, jobsTable } from '../format/records';
+import { outputPrinter } from '../output';
+import { collect, parseInteger, parseStates } from '../parse/values';
+
+type ListOptions = {
+  queue?: string;
+  state?: string[];
+  kind?: string;
+  tag?: string;
+  search?: string;
+  delayed?: boolean;
+  order?: string;
+  limit?: string;
+  cursor?: string;
+  json?: boolean;
+};
+
+const ORDERS: readonly JobOrder[] = ['newest', 'oldest', 'runAt'];
+
+export function registerJobs(program: Command): void {
+  program
+    .command('jobs')
+    .description('List jobs, newest first')
+    .option('-q, --queue <queue>', 'only this queue')
+    .option('-s, --state <state>', 'only these states: queued, running, retrying, completed, dead, cancelled (comma-separated or repeated)', collect)
+    .option('-k, --kind <kind>', 'only this kind')
+    .option('-t, --tag <tag>', 'only jobs with this tag')
+    .option('--search <text>', 'text in the payload or the last error')
+    .option('--delayed', 'only queued jobs whose start time is still ahead')
+    .option('--order <order>', `${ORDERS.join(', ')} (default newest)`)
+    .option('-n, --limit <n>', `how many (1..${LIMITS.maxPageSize}, default 50)`)
+    .option('--cursor <cursor>', 'continue after a previous page (printed when there are more)')
+    .option('--json', 'print {jobs, nextCursor} as JSON')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  spool jobs
+  spool jobs --queue images --state dead
+  spool jobs --state queued,retrying --limit 200
+  spool jobs --search "timeout" --json | jq '.jobs[].id'`,
+    )
+    .action(
+      action<ListOptions>(async (ctx, _args, o) => {
+        const params: ListJobsParams = {};
+        if (o.queue) params.queue = o.queue;
+        if (o.state) params.states = parseStates(o.state);
+        if (o.kind) params.kind = o.kind;
+        if (o.tag) params.tag = o.tag;
+        if (o.search) params.search = o.search;
+        if (o.delayed) params.delayed = true;
+        if (o.order) {
+          const order = ORDERS.find((x) => x === o.order);
+          if (!order) throw new CliError(`Unknown order "${o.order}": use ${ORDERS.join(', ')}.`);
+          params.order = order;
+        }
+        params.limit = o.limit !== undefined ? parseInteger(o.limit, '--limit', 1, LIMITS.maxPageSize) : 50;
+        if (o.cursor) params.cursor = o.cursor;
+        const result = await (await ctx.client()).call('jobs.list', params);
+        if (o.json) return ctx.printJson(result);
+        if (result.jobs.length === 0) {
+          ctx.note('No jobs match.');
+          return;
+        }
+        ctx.print(jobsTable(result.jobs, ctx.colors));
+        if (result.nextCursor) ctx.note(ctx.colors.dim(`More jobs: add --cursor ${result.nextCursor}`));
+      }),
+    );
+
+  program
+    .command('job')
+    .description('Show one job: its record and the history of its runs')
+    .argument('<id>', 'the job id')
+    .option('--json', 'print {job, runs} as JSON')
+    .addHelpText('after', '\nExamples:\n  spool job 0193f0c2-7a4e-7b1c-9d2e-3f4a5b6c7d8e\n  spool job 0193f0c2-7a4e-7b1c-9d2e-3f4a5b6c7d8e --json | jq .job.state')
+    .action(
+      action<{ json?: boolean }>(async (ctx, args, o) => {
+        const result = await (await ctx.client()).call('jobs.get', { id: arg(args, 0) });
+        if (o.json) ctx.printJson(result);
+        else ctx.print(jobDetails(result.job, result.runs, ctx.colors));
+      }),
+    );
+
+  program
+    .command('logs')
+    .description("Print a job's output (stdout to stdout, stderr to stderr); -f follows a running job live")
+    .argument('<id>', 'the job id')
+    .option('-f, --follow', 'keep printing new lines until the job finishes')
+    .option('--json', 'print each line as a JSON object per line ({seq, attempt, stream, text, at})')
+    .addHelpText('after', '\nExamples:\n  spool logs 0193f0c2-7a4e-7b1c-9d2e-3f4a5b6c7d8e\n  spool logs -f 0193f0c2-7a4e-7b1c-9d2e-3f4a5b6c7d8e')
+    .action(
+      action<{ follow?: boolean; json?: boolean }>(async (ctx, args, o) => {
+        const id = arg(args, 0);
+        const client = await ctx.client();
+        const { job } = await client.call('jobs.get', { id });
+        await readOutput(client, id, job.queue, { follow: o.follow === true, onLines: outputPrinter(ctx, o.json === true) });
+      }),
+    );
+}

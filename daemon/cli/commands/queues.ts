@@ -1,0 +1,114 @@
+/** `spool queues` and `spool queue <name> [pause|resume|purge|set|delete]`. */
+import type { Command } from 'commander';
+import type { ConfigureQueueParams } from '../../../shared/protocol';
+import { action, arg } from '../action';
+import type { CliContext } from '../context';
+import { CliError } from '../errors';
+import { queueDetails, queuesTable } from '../format/records';
+import { parseBackoff, parseDuration } from '../parse/duration';
+import { collect, parseInteger, parseRate, parseStates } from '../parse/values';
+import { LIMITS } from '../../../shared/protocol';
+
+type QueueOptions = {
+  concurrency?: string;
+  rate?: string;
+  attempts?: string;
+  backoff?: string;
+  timeout?: string;
+  retention?: string;
+  state?: string[];
+  force?: boolean;
+  json?: boolean;
+};
+
+const ACTIONS = ['show', 'pause', 'resume', 'purge', 'set', 'delete'] as const;
+type QueueAction = (typeof ACTIONS)[number];
+
+export function registerQueues(program: Command): void {
+  program
+    .command('queues')
+    .description('List queues with their job counts')
+    .option('--json', 'print {queues} as JSON')
+    .addHelpText('after', '\nExamples:\n  spool queues\n  spool queues --json | jq ".queues[] | {name, dead: .counts.dead}"')
+    .action(
+      action<{ json?: boolean }>(async (ctx, _args, o) => {
+        const result = await (await ctx.client()).call('queues.list');
+        if (o.json) return ctx.printJson(result);
+        if (result.queues.length === 0) return ctx.note('No queues yet. Enqueue a job: spool enqueue default --shell "echo hello"');
+        ctx.print(queuesTable(result.queues, ctx.colors));
+      }),
+    );
+
+  program
+    .command('queue')
+    .description('Show a queue, or pause, resume, purge, configure or delete it')
+    .argument('<name>', 'the queue')
+    .argument('[action]', `${ACTIONS.join(' | ')} (default show)`)
+    .option('--concurrency <n|none>', 'set: most jobs running at once')
+    .option('--rate <rate|off>', 'set: most jobs started per second, e.g. 10, 600/m, 5:20 (bursts of 20)')
+    .option('--attempts <n>', 'set: default attempts per job')
+    .option('--backoff <strategy:base:cap>', 'set: default wait between attempts, e.g. exponential:1s:5m')
+    .option('--timeout <duration>', 'set: default lease per attempt, e.g. 10m')
+    .option('--retention <duration|forever>', 'set: delete finished jobs older than this, e.g. 7d')
+    .option('-s, --state <state>', 'purge: only these states (default all but running)', collect)
+    .option('--force', 'delete: even if it still has jobs')
+    .option('--json', 'print the result as JSON')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  spool queue images
+  spool queue images pause
+  spool queue images set --concurrency 2 --rate 5/s --attempts 5 --backoff exponential:1s:5m --retention 7d
+  spool queue images purge --state dead
+  spool queue images delete --force`,
+    )
+    .action(action<QueueOptions>((ctx, args, o) => queueAction(ctx, arg(args, 0), arg(args, 1) || 'show', o)));
+}
+
+async function queueAction(ctx: CliContext, name: string, what: string, o: QueueOptions): Promise<void> {
+  const act = ACTIONS.find((a) => a === what);
+  if (!act) throw new CliError(`Unknown queue action "${what}": use ${ACTIONS.join(', ')}.`);
+  const client = await ctx.client();
+  const show = (result: unknown, text: string): void => (o.json ? ctx.printJson(result) : ctx.print(text));
+  switch (act satisfies QueueAction) {
+    case 'show': {
+      const r = await client.call('queues.get', { name });
+      return show(r, queueDetails(r.queue, ctx.colors));
+    }
+    case 'pause': {
+      const r = await client.call('queues.pause', { name });
+      return show(r, `Paused ${name}: no new jobs start; running ones finish. Resume with: spool queue ${name} resume`);
+    }
+    case 'resume': {
+      const r = await client.call('queues.resume', { name });
+      return show(r, `Resumed ${name}.`);
+    }
+    case 'purge': {
+      const r = await client.call('queues.purge', { name, ...(o.state ? { states: parseStates(o.state) } : {}) });
+      return show(r, `Purged ${r.deleted} job${r.deleted === 1 ? '' : 's'} from ${name}.`);
+    }
+    case 'delete': {
+      const r = await client.call('queues.delete', { name, force: o.force === true });
+      return show(r, `Deleted queue ${name} and ${r.deleted} job${r.deleted === 1 ? '' : 's'}.`);
+    }
+    case 'set': {
+      const r = await client.call('queues.configure', configureParams(name, o));
+      return show(r, queueDetails(r.queue, ctx.colors));
+    }
+  }
+}
+
+function configureParams(name: string, o: QueueOptions): ConfigureQueueParams {
+  const p: ConfigureQueueParams = { name };
+  if (o.concurrency !== undefined) p.concurrency = o.concurrency === 'none' ? null : parseInteger(o.concurrency, '--concurrency', 1, 100_000);
+  if (o.rate !== undefined) p.rateLimit = parseRate(o.rate);
+  if (o.attempts !== undefined) p.defaultMaxAttempts = parseInteger(o.attempts, '--attempts', 1, LIMITS.maxAttempts);
+  if (o.backoff !== undefined) p.defaultBackoff = parseBackoff(o.backoff);
+  if (o.timeout !== undefined) p.defaultTimeoutMs = parseDuration(o.timeout, '--timeout');
+  if (o.retention !== undefined) p.retentionMs = o.retention === 'forever' ? null : parseDuration(o.retention, '--retention');
+  if (Object.keys(p).length === 1) {
+    throw new CliError('Nothing to set: give --concurrency, --rate, --attempts, --backoff, --timeout or --retention.');
+  }
+  return p;
+}

@@ -1,0 +1,47 @@
+/** `spool rpc <method> [params]`: any daemon method, raw. */
+import type { Command } from 'commander';
+import { SpoolError } from '../../../shared/errors';
+import { METHOD_NAMES } from '../../../shared/protocol';
+import { action, arg } from '../action';
+import { parseJsonArgument } from '../parse/values';
+
+export function registerRpc(program: Command): void {
+  program
+    .command('rpc')
+    .description('Call any daemon method with JSON params; prints the result, or the error object with exit status 1')
+    .argument('<method>', 'the method, e.g. queues.list (see the list below)')
+    .argument('[params]', 'params as JSON, @file to read a file, or - for stdin (default {})')
+    .option('--timeout <ms>', 'fail if no answer within this many milliseconds (default 30000; 0 waits forever)')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  spool rpc daemon.status
+  spool rpc jobs.enqueue '{"queue":"default","kind":"shell","payload":{"command":"date"}}'
+  spool rpc jobs.list '{"states":["dead"],"limit":5}'
+  echo '{"name":"default"}' | spool rpc queues.pause -
+
+Methods:
+${METHOD_NAMES.map((m) => `  ${m}`).join('\n')}`,
+    )
+    .action(
+      action<{ timeout?: string }>(async (ctx, args, o) => {
+        const method = arg(args, 0);
+        const raw = args[1];
+        const params = typeof raw === 'string' ? await parseJsonArgument(raw, 'params') : undefined;
+        const client = await ctx.client();
+        const timeoutMs = o.timeout !== undefined ? Number(o.timeout) : undefined;
+        try {
+          const result = await client.callUnchecked(method, params, timeoutMs !== undefined && Number.isFinite(timeoutMs) ? { timeoutMs } : {});
+          ctx.printJson(result);
+          return 0;
+        } catch (error) {
+          if (!(error instanceof SpoolError)) throw error;
+          // The daemon's error object as it came over the wire, for scripts to inspect.
+          ctx.printJson({ error: error.toJSON() });
+          ctx.note(`spool: ${error.message}`);
+          return 1;
+        }
+      }),
+    );
+}

@@ -1,0 +1,123 @@
+/** `spool schedules` and `spool schedule add|rm|enable|disable|run|show <name>`. */
+import type { Command } from 'commander';
+import type { CreateScheduleParams } from '../../../shared/protocol';
+import type { MissedRunPolicy } from '../../../shared/types';
+import { action, arg } from '../action';
+import { CliError } from '../errors';
+import { scheduleDetails, schedulesTable } from '../format/records';
+import { formatRelative, formatTimestamp } from '../format/time';
+import { addJobOptions, addJobSourceOptions, resolveJobOptions, resolveJobSource, type JobOptionValues, type JobSourceOptions } from '../jobsource';
+
+type AddOptions = JobSourceOptions &
+  JobOptionValues & { cron: string; tz?: string; queue: string; missed?: string; disabled?: boolean; json?: boolean };
+
+export function registerSchedules(program: Command): void {
+  program
+    .command('schedules')
+    .description('List schedules with their next and last run')
+    .option('--json', 'print {schedules} as JSON')
+    .addHelpText('after', '\nExamples:\n  spool schedules\n  spool schedules --json')
+    .action(
+      action<{ json?: boolean }>(async (ctx, _args, o) => {
+        const result = await (await ctx.client()).call('schedules.list');
+        if (o.json) return ctx.printJson(result);
+        if (result.schedules.length === 0) return ctx.note('No schedules. Add one: spool schedule add nightly --cron "0 3 * * *" --queue default --shell "make backup"');
+        ctx.print(schedulesTable(result.schedules, ctx.colors));
+      }),
+    );
+
+  const schedule = program
+    .command('schedule')
+    .description('Add, remove, enable, disable, run or show a schedule')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  spool schedule add cleanup --cron "*/5 * * * *" --queue maintenance --shell "make clean"
+  spool schedule add report --cron "0 9 * * 1-5" --tz Europe/Paris --queue mail --kind send-report --payload '{"to":"team"}'
+  spool schedule run cleanup
+  spool schedule disable cleanup
+  spool schedule rm cleanup`,
+    );
+
+  const add = schedule
+    .command('add')
+    .description('Create a schedule; prints its next three fire times')
+    .argument('<name>', 'the schedule name')
+    .requiredOption('--cron <expression>', 'cron: 5 fields (minute hour day month weekday) or 6 (seconds first)')
+    .option('--tz <zone>', 'IANA time zone, e.g. Europe/Paris (default UTC)')
+    .requiredOption('-q, --queue <queue>', 'the queue its jobs go to');
+  addJobSourceOptions(add);
+  addJobOptions(add);
+  add
+    .option('--missed <policy>', 'fire times missed while no daemon ran: skip (default) or run-once')
+    .option('--disabled', 'create it disabled')
+    .option('--json', 'print {schedule, nextRuns} as JSON')
+    .addHelpText('after', '\nExamples:\n  spool schedule add cleanup --cron "*/5 * * * *" --queue maintenance --shell "make clean"\n  spool schedule add tick --cron "*/10 * * * * *" --queue demo --kind tick')
+    .action(
+      action<AddOptions>(async (ctx, args, o) => {
+        const name = arg(args, 0);
+        const source = await resolveJobSource(o);
+        const params: CreateScheduleParams = {
+          name,
+          cron: o.cron,
+          queue: o.queue,
+          job: { ...source, ...resolveJobOptions(o) },
+          enabled: o.disabled !== true,
+        };
+        if (o.tz) params.timezone = o.tz;
+        if (o.missed !== undefined) params.missedPolicy = parseMissed(o.missed);
+        const result = await (await ctx.client()).call('schedules.create', params);
+        if (o.json) return ctx.printJson(result);
+        ctx.print(`Created schedule ${name} (${result.schedule.cron}, ${result.schedule.timezone}) on queue ${result.schedule.queue}.`);
+        if (result.nextRuns.length > 0) {
+          ctx.print('Next runs:');
+          for (const t of result.nextRuns) ctx.print(`  ${formatTimestamp(t)}  (${formatRelative(t)})`);
+        }
+      }),
+    );
+
+  const simple: { verb: string; description: string; method: 'schedules.delete' | 'schedules.enable' | 'schedules.disable' | 'schedules.trigger' | 'schedules.get' }[] = [
+    { verb: 'rm', description: 'Delete a schedule (jobs it enqueued stay)', method: 'schedules.delete' },
+    { verb: 'enable', description: 'Enable a schedule', method: 'schedules.enable' },
+    { verb: 'disable', description: 'Disable a schedule (it keeps its settings)', method: 'schedules.disable' },
+    { verb: 'run', description: "Enqueue the schedule's job now (its next fire time does not change)", method: 'schedules.trigger' },
+    { verb: 'show', description: 'Show a schedule and its next fire times', method: 'schedules.get' },
+  ];
+  for (const s of simple) {
+    schedule
+      .command(s.verb)
+      .description(s.description)
+      .argument('<name>', 'the schedule name')
+      .option('--json', 'print the result as JSON')
+      .addHelpText('after', `\nExample:\n  spool schedule ${s.verb} cleanup`)
+      .action(
+        action<{ json?: boolean }>(async (ctx, args, o) => {
+          const name = arg(args, 0);
+          const client = await ctx.client();
+          switch (s.method) {
+            case 'schedules.delete': {
+              const r = await client.call(s.method, { name });
+              return o.json ? ctx.printJson(r) : ctx.print(`Deleted schedule ${name}.`);
+            }
+            case 'schedules.trigger': {
+              const r = await client.call(s.method, { name });
+              return o.json ? ctx.printJson(r) : ctx.print(r.job.id);
+            }
+            case 'schedules.enable':
+            case 'schedules.disable':
+            case 'schedules.get': {
+              const r = await client.call(s.method, { name });
+              return o.json ? ctx.printJson(r) : ctx.print(scheduleDetails(r, ctx.colors));
+            }
+          }
+        }),
+      );
+  }
+}
+
+function parseMissed(text: string): MissedRunPolicy {
+  if (text === 'skip') return 'skip';
+  if (text === 'run-once' || text === 'runOnce') return 'runOnce';
+  throw new CliError(`Unknown --missed policy "${text}": use skip or run-once.`);
+}

@@ -1,0 +1,240 @@
+/**
+ * `spool work <queue> --exec "<command>"`: a worker process for quick scripting. Each job runs
+ * the command with `/bin/sh -c` in its own process group; the payload arrives on stdin (JSON)
+ * and in SPOOL_JOB_PAYLOAD; stdout and stderr become the job's output; exit 0 completes the job,
+ * any other status fails it (permanently for the codes given to --permanent-exit). A cancel
+ * stops the command: SIGTERM to its group, SIGKILL after a grace period.
+ */
+import { spawn } from 'node:child_process';
+import type { Command } from 'commander';
+import { SpoolClient } from '../../../shared/client';
+import { LIMITS } from '../../../shared/protocol';
+import type { Job } from '../../../shared/types';
+import { runWorker, type WorkContext } from '../../../shared/worker';
+import { action, arg } from '../action';
+import type { CliContext } from '../context';
+import { CliError } from '../errors';
+import { parseDuration } from '../parse/duration';
+import { collect, parseInteger } from '../parse/values';
+
+type WorkOptions = {
+  exec?: string;
+  kind?: string[];
+  concurrency?: string;
+  permanentExit?: string;
+  killAfter?: string;
+  workerId?: string;
+};
+
+export function registerWork(program: Command): void {
+  program
+    .command('work')
+    .description('Run a worker that executes a command for each job of a queue')
+    .argument('<queue>', 'the queue to take jobs from (comma-separated for several)')
+    .requiredOption('-e, --exec <command>', 'the command to run per job (/bin/sh -c); the payload is on its stdin')
+    .option('-k, --kind <kind>', 'only jobs of this kind (repeatable; default every kind but shell and http)', collect)
+    .option('-c, --concurrency <n>', 'jobs at once (default 1)')
+    .option('--permanent-exit <codes>', 'exit codes that fail the job for good, no retries, e.g. 2,64')
+    .option('--kill-after <duration>', 'after a cancel, SIGKILL the command if SIGTERM has not stopped it within this (default 5s)')
+    .option('--worker-id <id>', 'the id shown in `spool workers` (default chosen by the daemon)')
+    .addHelpText(
+      'after',
+      `
+The command gets, besides the payload on stdin:
+  SPOOL_JOB_ID, SPOOL_JOB_QUEUE, SPOOL_JOB_KIND, SPOOL_JOB_ATTEMPT, SPOOL_JOB_MAX_ATTEMPTS,
+  SPOOL_JOB_PAYLOAD (JSON), SPOOL_JOB_CHECKPOINT (JSON, when a previous attempt saved one),
+  SPOOL_WORKER_ID and SPOOL_SOCKET.
+SIGTERM or Ctrl-C lets running jobs finish; a second one exits at once.
+
+Examples:
+  spool work images --kind resize --exec 'jq -r .path | xargs ./resize.sh'
+  spool work mail --exec 'python3 send.py' --concurrency 4 --permanent-exit 2`,
+    )
+    .action(action<WorkOptions>((ctx, args, o) => work(ctx, arg(args, 0), o)));
+}
+
+async function work(ctx: CliContext, queueArg: string, o: WorkOptions): Promise<number> {
+  const command = o.exec ?? '';
+  const permanentCodes = new Set((o.permanentExit ?? '').split(',').filter((s) => s.trim() !== '').map((s) => parseInteger(s.trim(), '--permanent-exit', 1, 255)));
+  const killAfterMs = o.killAfter !== undefined ? parseDuration(o.killAfter, '--kill-after') : 5000;
+  const concurrency = o.concurrency !== undefined ? parseInteger(o.concurrency, '--concurrency', 1, 1000) : 1;
+  const queues = queueArg.split(',').filter((q) => q !== '');
+  if (queues.length === 0) throw new CliError('Name the queue to work on: spool work <queue> --exec "<command>".');
+  // Its own reconnecting client: a worker outlives a daemon restart and registers again.
+  const client = await SpoolClient.connect({ socketPath: ctx.socketPath, reconnect: true });
+  try {
+    await client.handshake();
+    return await serve(ctx, client, queueArg, queues, command, o, concurrency, permanentCodes, killAfterMs);
+  } finally {
+    client.close();
+  }
+}
+
+async function serve(
+  ctx: CliContext,
+  client: SpoolClient,
+  queueArg: string,
+  queues: string[],
+  command: string,
+  o: WorkOptions,
+  concurrency: number,
+  permanentCodes: Set<number>,
+  killAfterMs: number,
+): Promise<number> {
+  client.onStateChange((state) => {
+    if (state === 'disconnected') ctx.note('spool work: lost the daemon; reconnecting…');
+    if (state === 'connected') ctx.note('spool work: reconnected.');
+  });
+  const worker = await runWorker({
+    client,
+    queues,
+    kinds: o.kind ?? [],
+    concurrency,
+    handleSignals: true,
+    name: `spool work ${queueArg}`,
+    ...(o.workerId ? { workerId: o.workerId } : {}),
+    handler: (job, wctx) => runCommand(client, ctx.socketPath, command, job, wctx, permanentCodes, killAfterMs),
+    onError: (error, job) => ctx.note(`spool work: ${job ? `job ${job.id}: ` : ''}${error.message}`),
+  });
+  ctx.note(`Worker ${worker.workerId} is taking jobs from ${queues.join(', ')}; Ctrl-C to stop.`);
+  await worker.done;
+  return 0;
+}
+
+class CommandFailed extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: number | undefined,
+    readonly permanent: boolean,
+  ) {
+    super(message);
+  }
+}
+
+function runCommand(
+  client: SpoolClient,
+  socketPath: string,
+  command: string,
+  job: Job,
+  wctx: WorkContext,
+  permanentCodes: Set<number>,
+  killAfterMs: number,
+): Promise<{ exitCode: number }> {
+  const payload = JSON.stringify(job.payload ?? null);
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    SPOOL_JOB_ID: job.id,
+    SPOOL_JOB_QUEUE: job.queue,
+    SPOOL_JOB_KIND: job.kind,
+    SPOOL_JOB_ATTEMPT: String(job.attempts),
+    SPOOL_JOB_MAX_ATTEMPTS: String(job.maxAttempts),
+    SPOOL_JOB_PAYLOAD: payload,
+    SPOOL_WORKER_ID: wctx.workerId,
+    SPOOL_SOCKET: socketPath,
+  };
+  if (job.checkpoint !== null && job.checkpoint !== undefined) env.SPOOL_JOB_CHECKPOINT = JSON.stringify(job.checkpoint);
+  // Its own process group (detached), so a cancel reaches the command's children too.
+  const child = spawn('/bin/sh', ['-c', command], { env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+  const output = new OutputForwarder(client, job.id, wctx.workerId);
+  const stderrTail: string[] = [];
+  child.stdout.on('data', (d: Buffer) => output.push('stdout', d));
+  child.stderr.on('data', (d: Buffer) => {
+    output.push('stderr', d);
+    stderrTail.push(...d.toString('utf8').split('\n').filter((l) => l.trim() !== ''));
+    stderrTail.splice(0, Math.max(0, stderrTail.length - 5));
+  });
+  child.stdin.on('error', (error: NodeJS.ErrnoException) => {
+    // A command that does not read its stdin closes the pipe early; that is its right.
+    if (error.code !== 'EPIPE') output.push('stderr', Buffer.from(`spool work: cannot write the payload to stdin: ${error.message}\n`));
+  });
+  child.stdin.end(payload);
+
+  let killTimer: NodeJS.Timeout | null = null;
+  const stop = (): void => {
+    signalGroup(child.pid, 'SIGTERM');
+    killTimer = setTimeout(() => signalGroup(child.pid, 'SIGKILL'), killAfterMs);
+  };
+  if (wctx.signal.aborted) stop();
+  else wctx.signal.addEventListener('abort', stop, { once: true });
+
+  return new Promise((resolve, reject) => {
+    child.on('error', (error) => reject(new CommandFailed(`Cannot start /bin/sh: ${error.message}`, undefined, false)));
+    child.on('close', (code, signal) => {
+      wctx.signal.removeEventListener('abort', stop);
+      if (killTimer) clearTimeout(killTimer);
+      void output.flush().then(() => {
+        if (code === 0) return resolve({ exitCode: 0 });
+        const tail = stderrTail.length > 0 ? `: ${stderrTail[stderrTail.length - 1]}` : '';
+        if (wctx.signal.aborted) return reject(new CommandFailed(`Stopped: ${describeAbort(wctx.signal)}`, code ?? undefined, false));
+        if (code === null) return reject(new CommandFailed(`The command was killed by ${signal ?? 'a signal'}${tail}`, undefined, false));
+        reject(new CommandFailed(`The command exited with status ${code}${tail}`, code, permanentCodes.has(code)));
+      }, reject);
+    });
+  });
+}
+
+function describeAbort(signal: AbortSignal): string {
+  const reason: unknown = signal.reason;
+  return reason instanceof Error ? reason.message : 'the job was cancelled';
+}
+
+function signalGroup(pid: number | undefined, signal: NodeJS.Signals): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, signal);
+  } catch (error) {
+    // ESRCH: the group has already exited, which is what we wanted.
+    if (!(error instanceof Error && 'code' in error && error.code === 'ESRCH')) throw error;
+  }
+}
+
+/**
+ * Sends a command's output to the daemon in batches (one `jobs.log` per stream per flush),
+ * splitting it into lines and cutting lines at the daemon's per-line limit.
+ */
+class OutputForwarder {
+  private readonly partial = { stdout: '', stderr: '' };
+  private readonly pending = { stdout: [] as string[], stderr: [] as string[] };
+  private timer: NodeJS.Timeout | null = null;
+  private sending: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly client: SpoolClient,
+    private readonly jobId: string,
+    private readonly workerId: string,
+  ) {}
+
+  push(stream: 'stdout' | 'stderr', data: Buffer): void {
+    const text = this.partial[stream] + data.toString('utf8');
+    const lines = text.split('\n');
+    this.partial[stream] = lines.pop() ?? '';
+    for (const line of lines) this.pending[stream].push(line.slice(0, LIMITS.maxOutputLineBytes / 4));
+    if (!this.timer) this.timer = setTimeout(() => void this.send(), 50);
+  }
+
+  /** Send everything, including an unfinished last line. */
+  flush(): Promise<void> {
+    for (const stream of ['stdout', 'stderr'] as const) {
+      if (this.partial[stream] !== '') this.pending[stream].push(this.partial[stream]);
+      this.partial[stream] = '';
+    }
+    return this.send();
+  }
+
+  private send(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    const batches = (['stdout', 'stderr'] as const).map((stream) => ({ stream, lines: this.pending[stream].splice(0) })).filter((b) => b.lines.length > 0);
+    this.sending = this.sending.then(async () => {
+      for (const b of batches) {
+        try {
+          await this.client.call('jobs.log', { id: this.jobId, workerId: this.workerId, stream: b.stream, lines: b.lines });
+        } catch (error) {
+          // Output is a convenience; losing some (the lease was lost, the daemon restarted) must not fail the job.
+          process.stderr.write(`spool work: job ${this.jobId}: could not save ${b.lines.length} output line(s): ${error instanceof Error ? error.message : String(error)}\n`);
+        }
+      }
+    });
+    return this.sending;
+  }
+}

@@ -1,0 +1,240 @@
+/**
+ * Human views of the queue's records: tables for lists, field blocks for one record. The
+ * `--json` forms print the daemon's result unchanged instead.
+ */
+import type { ScheduleResult, Stats } from '../../../shared/protocol';
+import type { Job, JobRun, JobState, Queue, Schedule, Worker } from '../../../shared/types';
+import type { Colors } from './color';
+import { renderFields, renderTable } from './table';
+import { formatDuration, formatRelative, formatTimestamp } from './time';
+
+export function colorState(state: JobState | string, c: Colors): string {
+  switch (state) {
+    case 'completed':
+      return c.green(state);
+    case 'dead':
+      return c.red(state);
+    case 'running':
+      return c.cyan(state);
+    case 'retrying':
+      return c.yellow(state);
+    case 'cancelled':
+      return c.dim(state);
+    default:
+      return state;
+  }
+}
+
+/** The one-line reason a job is where it is: delayed until, progress, last error. */
+function jobNote(job: Job, now: number): string {
+  if (job.state === 'queued' && job.runAt > now) return `delayed, runs ${formatRelative(job.runAt, now)}`;
+  if (job.state === 'retrying') return `next try ${formatRelative(job.runAt, now)}${job.lastError ? `: ${oneLine(job.lastError)}` : ''}`;
+  if (job.state === 'running') {
+    const parts = [job.cancelRequested ? 'cancel requested' : null, job.progress !== null ? `${job.progress}%` : null, job.progressMessage];
+    return parts.filter((p) => p).join(' ');
+  }
+  if (job.state === 'dead' && job.lastError) return oneLine(job.lastError);
+  return '';
+}
+
+function oneLine(s: string, max = 60): string {
+  const line = s.replace(/\s+/g, ' ').trim();
+  return line.length > max ? line.slice(0, max - 1) + '…' : line;
+}
+
+export function jobsTable(jobs: readonly Job[], c: Colors, now = Date.now()): string {
+  return renderTable(
+    jobs,
+    [
+      { header: 'ID', value: (j) => j.id },
+      { header: 'QUEUE', value: (j) => j.queue },
+      { header: 'KIND', value: (j) => j.kind },
+      { header: 'STATE', value: (j) => colorState(j.state, c) },
+      { header: 'TRIES', value: (j) => `${j.attempts}/${j.maxAttempts}`, right: true },
+      { header: 'CREATED', value: (j) => formatRelative(j.createdAt, now) },
+      { header: 'NOTE', value: (j) => c.dim(jobNote(j, now)) },
+    ],
+    c.bold,
+  );
+}
+
+export function jobDetails(job: Job, runs: readonly JobRun[], c: Colors, now = Date.now()): string {
+  const when = (t: number | null): string => (t === null ? '-' : `${formatTimestamp(t)} (${formatRelative(t, now)})`);
+  const fields: [string, string][] = [
+    ['id', job.id],
+    ['queue', job.queue],
+    ['kind', job.kind],
+    ['state', colorState(job.state, c) + (job.cancelRequested ? ' (cancel requested)' : '')],
+    ['attempts', `${job.attempts}/${job.maxAttempts}`],
+    ['priority', String(job.priority)],
+    ['payload', JSON.stringify(job.payload)],
+    ['created', when(job.createdAt)],
+    ['run at', when(job.runAt)],
+    ['started', when(job.startedAt)],
+    ['finished', when(job.finishedAt)],
+    ['timeout', formatDuration(job.timeoutMs)],
+    ['backoff', `${job.backoff.strategy} ${formatDuration(job.backoff.baseMs)}..${formatDuration(job.backoff.capMs)} ±${Math.round(job.backoff.jitter * 100)}%`],
+  ];
+  if (job.workerId) fields.push(['worker', job.workerId]);
+  if (job.leaseExpiresAt !== null) fields.push(['lease until', when(job.leaseExpiresAt)]);
+  if (job.progress !== null) fields.push(['progress', `${job.progress}%${job.progressMessage ? ` ${job.progressMessage}` : ''}`]);
+  if (job.tags.length > 0) fields.push(['tags', job.tags.join(', ')]);
+  if (job.idempotencyKey) fields.push(['key', job.idempotencyKey]);
+  if (job.checkpoint !== null && job.checkpoint !== undefined) fields.push(['checkpoint', JSON.stringify(job.checkpoint)]);
+  if (job.result !== null && job.result !== undefined) fields.push(['result', JSON.stringify(job.result)]);
+  if (job.lastError) fields.push(['last error', c.red(job.lastError)]);
+  const ctx = job.context;
+  if (ctx) {
+    const parts = [ctx.origin, ctx.workspace, ctx.branch, ctx.commit?.slice(0, 12)].filter((p) => p);
+    if (parts.length > 0) fields.push(['context', parts.join(' ')]);
+  }
+  let text = renderFields(fields, c.dim);
+  if (runs.length > 0) {
+    text +=
+      '\n' +
+      renderTable(
+        runs,
+        [
+          { header: 'RUN', value: (r) => String(r.attempt), right: true },
+          { header: 'WORKER', value: (r) => r.workerId },
+          { header: 'STARTED', value: (r) => formatRelative(r.startedAt, now) },
+          { header: 'TOOK', value: (r) => (r.durationMs === null ? '-' : formatDuration(r.durationMs)) },
+          { header: 'OUTCOME', value: (r) => colorOutcome(r.outcome, c) },
+          { header: 'EXIT', value: (r) => (r.exitCode ?? r.httpStatus ?? '-').toString() },
+          { header: 'ERROR', value: (r) => oneLine(r.error ?? '', 80) },
+        ],
+        c.bold,
+      );
+  }
+  return text;
+}
+
+function colorOutcome(outcome: JobRun['outcome'], c: Colors): string {
+  if (outcome === 'completed') return c.green(outcome);
+  if (outcome === 'running') return c.cyan(outcome);
+  if (outcome === 'cancelled' || outcome === 'interrupted') return c.dim(outcome);
+  return c.red(outcome);
+}
+
+export function queuesTable(queues: readonly Queue[], c: Colors): string {
+  return renderTable(
+    queues,
+    [
+      { header: 'QUEUE', value: (q) => q.name },
+      { header: 'STATUS', value: (q) => (q.paused ? c.yellow('paused') : 'active') },
+      { header: 'QUEUED', value: (q) => String(q.counts.queued), right: true },
+      { header: 'DELAYED', value: (q) => String(q.delayed), right: true },
+      { header: 'RUNNING', value: (q) => String(q.counts.running), right: true },
+      { header: 'RETRYING', value: (q) => String(q.counts.retrying), right: true },
+      { header: 'DEAD', value: (q) => (q.counts.dead > 0 ? c.red(String(q.counts.dead)) : '0'), right: true },
+      { header: 'COMPLETED', value: (q) => String(q.counts.completed), right: true },
+      { header: 'CONCURRENCY', value: (q) => (q.concurrency === null ? '-' : String(q.concurrency)), right: true },
+      { header: 'RATE', value: (q) => (q.rateLimit ? `${q.rateLimit.perSecond}/s` : '-') },
+    ],
+    c.bold,
+  );
+}
+
+export function queueDetails(q: Queue, c: Colors): string {
+  const b = q.defaultBackoff;
+  return renderFields(
+    [
+      ['queue', q.name],
+      ['status', q.paused ? c.yellow('paused') : 'active'],
+      ['jobs', Object.entries(q.counts).map(([state, n]) => `${state} ${n}`).join(', ') + `; delayed ${q.delayed}`],
+      ['concurrency', q.concurrency === null ? 'no limit' : String(q.concurrency)],
+      ['rate limit', q.rateLimit ? `${q.rateLimit.perSecond}/s, bursts of ${q.rateLimit.burst}` : 'none'],
+      ['attempts', String(q.defaultMaxAttempts)],
+      ['backoff', `${b.strategy}:${formatDuration(b.baseMs)}:${formatDuration(b.capMs)}:${b.jitter}`],
+      ['timeout', formatDuration(q.defaultTimeoutMs)],
+      ['retention', q.retentionMs === null ? 'forever' : formatDuration(q.retentionMs)],
+      ['created', formatTimestamp(q.createdAt)],
+    ],
+    c.dim,
+  );
+}
+
+function describeTemplate(s: Schedule): string {
+  const p = s.job.payload;
+  if (s.job.kind === 'shell' && typeof p === 'object' && p !== null && 'command' in p && typeof p.command === 'string') return `shell: ${oneLine(p.command, 40)}`;
+  if (s.job.kind === 'http' && typeof p === 'object' && p !== null && 'url' in p && typeof p.url === 'string') return `http: ${p.url}`;
+  return s.job.kind;
+}
+
+export function schedulesTable(schedules: readonly Schedule[], c: Colors, now = Date.now()): string {
+  return renderTable(
+    schedules,
+    [
+      { header: 'SCHEDULE', value: (s) => s.name },
+      { header: 'CRON', value: (s) => s.cron },
+      { header: 'TZ', value: (s) => s.timezone },
+      { header: 'QUEUE', value: (s) => s.queue },
+      { header: 'ENABLED', value: (s) => (s.enabled ? 'yes' : c.yellow('no')) },
+      { header: 'NEXT', value: (s) => (s.enabled ? formatRelative(s.nextRunAt, now) : '-') },
+      { header: 'LAST', value: (s) => formatRelative(s.lastRunAt, now) },
+      { header: 'JOB', value: (s) => describeTemplate(s) },
+    ],
+    c.bold,
+  );
+}
+
+export function scheduleDetails(result: ScheduleResult, c: Colors, now = Date.now()): string {
+  const s = result.schedule;
+  return renderFields(
+    [
+      ['schedule', s.name],
+      ['cron', `${s.cron} (${s.timezone})`],
+      ['queue', s.queue],
+      ['job', `${s.job.kind} ${JSON.stringify(s.job.payload ?? null)}`],
+      ['enabled', s.enabled ? 'yes' : c.yellow('no')],
+      ['missed runs', s.missedPolicy === 'runOnce' ? 'run once' : 'skip'],
+      ['last run', s.lastRunAt === null ? 'never' : `${formatTimestamp(s.lastRunAt)} (${formatRelative(s.lastRunAt, now)})`],
+      ['next runs', result.nextRuns.map((t) => `${formatTimestamp(t)} (${formatRelative(t, now)})`).join('\n' + ' '.repeat(13)) || '-'],
+    ],
+    c.dim,
+  );
+}
+
+export function workersTable(workers: readonly Worker[], c: Colors, now = Date.now()): string {
+  return renderTable(
+    workers,
+    [
+      { header: 'WORKER', value: (w) => w.id },
+      { header: 'TYPE', value: (w) => w.type },
+      { header: 'STATUS', value: (w) => (w.alive ? c.green('alive') : c.dim('gone')) },
+      { header: 'HOST', value: (w) => [w.host, w.pid].filter((p) => p !== null).join(':') || '-' },
+      { header: 'QUEUES', value: (w) => (w.queues.length ? w.queues.join(',') : '*') },
+      { header: 'KINDS', value: (w) => (w.kinds.length ? w.kinds.join(',') : '*') },
+      { header: 'RUNNING', value: (w) => `${w.runningJobIds.length}${w.concurrency !== null ? `/${w.concurrency}` : ''}`, right: true },
+      { header: 'SEEN', value: (w) => formatRelative(w.lastHeartbeatAt, now) },
+    ],
+    c.bold,
+  );
+}
+
+export function statsView(stats: Stats, c: Colors): string {
+  const t = stats.totals;
+  const head =
+    `${c.bold('running')} ${t.running}  ${c.bold('queued')} ${t.queued}  ${c.bold('retrying')} ${t.retrying}  ` +
+    `${c.bold('dead')} ${t.dead > 0 ? c.red(String(t.dead)) : '0'}  ${c.bold('completed')} ${t.completed}  ${c.bold('cancelled')} ${t.cancelled}\n` +
+    `last minute: ${stats.completedLastMinute} completed, ${stats.failedLastMinute} failed   ` +
+    `last hour: ${stats.completedLastHour} completed, ${stats.failedLastHour} failed\n`;
+  if (stats.queues.length === 0) return head + '\nNo queues yet. Enqueue a job: spool enqueue default --shell "echo hello"\n';
+  return (
+    head +
+    '\n' +
+    renderTable(
+      stats.queues,
+      [
+        { header: 'QUEUE', value: (q) => q.name + (q.paused ? c.yellow(' (paused)') : '') },
+        { header: 'QUEUED', value: (q) => String(q.counts.queued), right: true },
+        { header: 'DELAYED', value: (q) => String(q.delayed), right: true },
+        { header: 'RUNNING', value: (q) => String(q.counts.running), right: true },
+        { header: 'RETRYING', value: (q) => String(q.counts.retrying), right: true },
+        { header: 'DEAD', value: (q) => (q.counts.dead > 0 ? c.red(String(q.counts.dead)) : '0'), right: true },
+        { header: 'COMPLETED', value: (q) => String(q.counts.completed), right: true },
+      ],
+      c.bold,
+    )
+  );
+}

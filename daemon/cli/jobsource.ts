@@ -1,0 +1,106 @@
+/**
+ * What a job does, as `spool enqueue` and `spool schedule add` take it: `--shell <command>`,
+ * `--http <url>` or `--kind <kind> --payload <json>`; plus the job options both share.
+ */
+import type { Command } from 'commander';
+import type { Backoff } from '../../shared/types';
+import { CliError } from './errors';
+import { parseBackoff, parseDuration } from './parse/duration';
+import { collect, parseInteger, parseJsonArgument } from './parse/values';
+import { LIMITS } from '../../shared/protocol';
+
+export type JobSourceOptions = {
+  shell?: string;
+  http?: string;
+  kind?: string;
+  payload?: string;
+  cwd?: string;
+  env?: string[];
+  method?: string;
+  header?: string[];
+  body?: string;
+};
+
+export type JobOptionValues = {
+  priority?: string;
+  attempts?: string;
+  backoff?: string;
+  timeout?: string;
+  tag?: string[];
+};
+
+export function addJobSourceOptions(cmd: Command): Command {
+  return cmd
+    .option('--shell <command>', 'run a shell command (kind shell; /bin/sh -c in the current folder)')
+    .option('--cwd <dir>', 'with --shell: the folder to run in (default: the current one)')
+    .option('--env <KEY=VALUE>', 'with --shell: an environment variable (repeatable)', collect)
+    .option('--http <url>', 'call a URL (kind http; 2xx succeeds, 4xx fails for good, 5xx retries)')
+    .option('--method <method>', 'with --http: the HTTP method (default GET)')
+    .option('--header <name:value>', 'with --http: a request header (repeatable)', collect)
+    .option('--body <text>', 'with --http: the request body')
+    .option('--kind <kind>', 'a kind that your own workers claim (with --payload)')
+    .option('--payload <json|@file|->', 'with --kind: the payload as JSON, @file to read a file, - for stdin');
+}
+
+export function addJobOptions(cmd: Command): Command {
+  return cmd
+    .option('--priority <n>', `higher runs first (${LIMITS.minPriority}..${LIMITS.maxPriority}, default 0)`)
+    .option('--attempts <n>', 'how many attempts before the job is dead (default: the queue\'s)')
+    .option('--backoff <strategy:base:cap>', 'wait between attempts, e.g. exponential:1s:5m, linear:10s:2m, fixed:30s')
+    .option('--timeout <duration>', 'lease: how long one attempt may run, e.g. 30s, 10m')
+    .option('--tag <tag>', 'a tag to find the job by (repeatable)', collect);
+}
+
+/** The job's kind and payload from the source options; exactly one source must be given. */
+export async function resolveJobSource(o: JobSourceOptions): Promise<{ kind: string; payload: unknown }> {
+  const given = [o.shell !== undefined && '--shell', o.http !== undefined && '--http', o.kind !== undefined && '--kind'].filter((x) => x);
+  if (given.length !== 1) {
+    throw new CliError(
+      given.length === 0
+        ? 'Say what the job does: --shell "<command>", --http <url>, or --kind <kind> --payload <json>.'
+        : `Use only one of ${given.join(', ')}.`,
+    );
+  }
+  if (o.shell !== undefined) {
+    const env: Record<string, string> = {};
+    for (const pair of o.env ?? []) {
+      const eq = pair.indexOf('=');
+      if (eq <= 0) throw new CliError(`Invalid --env "${pair}": use KEY=VALUE.`);
+      env[pair.slice(0, eq)] = pair.slice(eq + 1);
+    }
+    return { kind: 'shell', payload: { command: o.shell, cwd: o.cwd ?? process.cwd(), ...(o.env ? { env } : {}) } };
+  }
+  if (o.http !== undefined) {
+    const headers: Record<string, string> = {};
+    for (const h of o.header ?? []) {
+      const colon = h.indexOf(':');
+      if (colon <= 0) throw new CliError(`Invalid --header "${h}": use Name: value.`);
+      headers[h.slice(0, colon).trim()] = h.slice(colon + 1).trim();
+    }
+    return {
+      kind: 'http',
+      payload: { url: o.http, ...(o.method ? { method: o.method.toUpperCase() } : {}), ...(o.header ? { headers } : {}), ...(o.body !== undefined ? { body: o.body } : {}) },
+    };
+  }
+  const kind = o.kind ?? '';
+  const payload = o.payload !== undefined ? await parseJsonArgument(o.payload, '--payload') : undefined;
+  return { kind, payload };
+}
+
+export interface JobOptions {
+  priority?: number;
+  maxAttempts?: number;
+  backoff?: Partial<Backoff>;
+  timeoutMs?: number;
+  tags?: string[];
+}
+
+export function resolveJobOptions(o: JobOptionValues): JobOptions {
+  const out: JobOptions = {};
+  if (o.priority !== undefined) out.priority = parseInteger(o.priority, '--priority', LIMITS.minPriority, LIMITS.maxPriority);
+  if (o.attempts !== undefined) out.maxAttempts = parseInteger(o.attempts, '--attempts', 1, LIMITS.maxAttempts);
+  if (o.backoff !== undefined) out.backoff = parseBackoff(o.backoff);
+  if (o.timeout !== undefined) out.timeoutMs = parseDuration(o.timeout, '--timeout');
+  if (o.tag !== undefined) out.tags = o.tag;
+  return out;
+}

@@ -1,0 +1,84 @@
+/**
+ * Option values other than durations: JSON payloads (inline, `@file` or `-` for stdin),
+ * points in time, integers, job states, rate limits.
+ */
+import { readFileSync } from 'node:fs';
+import { JOB_STATES, type JobState, type RateLimit } from '../../../shared/types';
+import { CliError } from '../errors';
+import { parseDuration } from './duration';
+
+/** Reads all of stdin; used for `-` arguments. */
+export async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** `{"json": true}`, `@path/to/file.json`, or `-` for stdin. */
+export async function parseJsonArgument(text: string, what: string): Promise<unknown> {
+  let source = text;
+  let from = '';
+  if (text === '-') {
+    source = await readStdin();
+    from = ' (from stdin)';
+  } else if (text.startsWith('@')) {
+    const file = text.slice(1);
+    try {
+      source = readFileSync(file, 'utf8');
+    } catch (error) {
+      throw new CliError(`Cannot read ${what} from ${file}: ${error instanceof Error ? error.message : String(error)}.`);
+    }
+    from = ` (from ${file})`;
+  }
+  try {
+    return JSON.parse(source);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new CliError(`Invalid JSON in ${what}${from}: ${reason}. Quote it for the shell, e.g. '{"size": 3}'.`);
+  }
+}
+
+/** An ISO 8601 date/time (`2026-05-01T09:00`, `2026-05-01 09:00Z`) or `+30m` from now. */
+export function parseTime(text: string, what: string, now = Date.now()): number {
+  if (text.startsWith('+')) return now + parseDuration(text.slice(1), what);
+  const t = Date.parse(text);
+  if (Number.isNaN(t)) throw new CliError(`Invalid time "${text}" for ${what}: use an ISO date and time such as 2026-05-01T09:00 or +30m.`);
+  return t;
+}
+
+export function parseInteger(text: string, what: string, min: number, max: number): number {
+  const n = Number(text);
+  if (!/^-?\d+$/.test(text.trim()) || !Number.isSafeInteger(n) || n < min || n > max) {
+    throw new CliError(`Invalid ${what} "${text}": a whole number from ${min} to ${max}.`);
+  }
+  return n;
+}
+
+/** `--state dead`, `--state queued,retrying`, or the option repeated. */
+export function parseStates(values: string[]): JobState[] {
+  const states: JobState[] = [];
+  for (const v of values.flatMap((s) => s.split(','))) {
+    const name = v.trim();
+    const state = JOB_STATES.find((s) => s === name);
+    if (!state) throw new CliError(`Unknown job state "${name}": use one of ${JOB_STATES.join(', ')}.`);
+    states.push(state);
+  }
+  return states;
+}
+
+/** `10` (10/s, burst 10), `10/s`, `600/m`, `5:20` (5/s, burst 20), `off`. Null removes the limit. */
+export function parseRate(text: string): RateLimit | null {
+  if (text === 'off' || text === 'none') return null;
+  const m = /^(\d+(?:\.\d+)?)(?:\/(s|m|h))?(?::(\d+))?$/.exec(text.trim());
+  if (!m) throw new CliError(`Invalid rate "${text}": use jobs per second like 10, 10/s, 600/m, 5:20 (5/s with bursts of 20) or off.`);
+  const per = m[2] === 'm' ? 60 : m[2] === 'h' ? 3600 : 1;
+  const perSecond = Number(m[1]) / per;
+  if (perSecond <= 0) throw new CliError(`Invalid rate "${text}": it must be above zero; use off to remove the limit.`);
+  const burst = m[3] !== undefined ? Number(m[3]) : Math.max(1, Math.ceil(perSecond));
+  return { perSecond, burst };
+}
+
+/** Collects a repeatable option into an array (commander's reducer). */
+export function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
