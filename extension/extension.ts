@@ -1,3 +1,77 @@
-// Placeholder entry for the VS Code extension; the extension issue replaces it.
-export function activate(): void {}
-export function deactivate(): void {}
+/**
+ * Spool's VS Code extension: wires the daemon connection, the views, the status bar, the
+ * documents and the commands together, and connects (starting the daemon when allowed).
+ * Everything here lives as long as the extension and is disposed with it.
+ */
+import * as vscode from 'vscode';
+import { registerCommands } from './commands/registry';
+import type { SpoolApi, SpoolContext } from './context';
+import { DaemonConnection } from './daemon/connection';
+import { EditPayloadProvider, EDIT_SCHEME } from './documents/editPayload';
+import { JobDetailsProvider, JOB_SCHEME } from './documents/jobDetails';
+import { JobOutputProvider, OUTPUT_SCHEME } from './documents/jobOutput';
+import { EnqueuedJobs } from './notifications';
+import { readSettings } from './settings';
+import { SpoolStatusBar } from './statusBar';
+import { QueuesProvider } from './views/queues/queuesProvider';
+import { SchedulesProvider } from './views/schedulesProvider';
+import { WorkersProvider } from './views/workersProvider';
+
+export function activate(extension: vscode.ExtensionContext): SpoolApi {
+  const log = vscode.window.createOutputChannel('Spool', { log: true });
+  const connection = new DaemonConnection(extension.extensionPath, log);
+  const enqueued = new EnqueuedJobs(connection);
+  const queues = new QueuesProvider(connection);
+  const schedules = new SchedulesProvider(connection);
+  const workers = new WorkersProvider(connection);
+  const ctx: SpoolContext = {
+    extension,
+    log,
+    connection,
+    enqueued,
+    statusBar: new SpoolStatusBar(connection),
+    queues,
+    queuesView: vscode.window.createTreeView('spool.queues', { treeDataProvider: queues, canSelectMany: true, showCollapseAll: true }),
+    schedules,
+    schedulesView: vscode.window.createTreeView('spool.schedules', { treeDataProvider: schedules }),
+    workers,
+    workersView: vscode.window.createTreeView('spool.workers', { treeDataProvider: workers }),
+    editor: new EditPayloadProvider(connection, enqueued),
+  };
+  extension.subscriptions.push(
+    log,
+    connection,
+    enqueued,
+    ctx.statusBar,
+    queues,
+    ctx.queuesView,
+    queues.refresher.watch(ctx.queuesView),
+    schedules,
+    ctx.schedulesView,
+    schedules.refresher.watch(ctx.schedulesView),
+    workers,
+    ctx.workersView,
+    workers.refresher.watch(ctx.workersView),
+    ctx.editor,
+    vscode.workspace.registerFileSystemProvider(EDIT_SCHEME, ctx.editor),
+    registerProvider(JOB_SCHEME, new JobDetailsProvider(connection)),
+    registerProvider(OUTPUT_SCHEME, new JobOutputProvider(connection, log)),
+    ...registerCommands(ctx),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration('spool.socketPath')) void connection.connect(readSettings().autoStartDaemon).catch((error: unknown) => log.error(String(error)));
+    }),
+  );
+  void vscode.commands.executeCommand('setContext', 'spool.connectionState', connection.state);
+  // Connecting must not hold up activation: the views show "connecting" meanwhile. Failures are
+  // reported to the user by the connection itself.
+  connection.connect(readSettings().autoStartDaemon).catch((error: unknown) => log.error(`Connecting failed: ${error instanceof Error ? error.message : String(error)}`));
+  return { context: ctx, statusBarText: () => ctx.statusBar.text };
+}
+
+function registerProvider(scheme: string, provider: vscode.TextDocumentContentProvider & vscode.Disposable): vscode.Disposable {
+  return vscode.Disposable.from(provider, vscode.workspace.registerTextDocumentContentProvider(scheme, provider));
+}
+
+export function deactivate(): void {
+  // Everything is in context.subscriptions; the daemon keeps running for other windows.
+}

@@ -1,0 +1,17 @@
+/** Cancel: waiting jobs stop at once; a running job is asked to stop (its process group is signalled). Bulk with a multi-selection. */
+import { command } from '../command';
+import { jobTargets, reportBulk } from '../targets';
+
+export const cancelJob = command('spool.jobs.cancel', async (ctx, ...args) => {
+  const jobs = await jobTargets(ctx, args);
+  const client = ctx.connection.client();
+  if (jobs.length === 1 && jobs[0]) {
+    await client.call('jobs.cancel', { id: jobs[0].id });
+    ctx.queues.refresher.now();
+    return { count: 1, errors: [] };
+  }
+  const result = await client.call('jobs.cancelMany', { ids: jobs.map((j) => j.id) });
+  reportBulk('cancelled', result.count, result.errors);
+  ctx.queues.refresher.now();
+  return result;
+});

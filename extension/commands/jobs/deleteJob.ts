@@ -1,0 +1,24 @@
+/**
+ * Delete: removes jobs and their history (not running ones). Asks first, naming how many.
+ * Arguments as for every job command; a trailing `{ confirmed: true }` skips the question.
+ */
+import * as vscode from 'vscode';
+import { command } from '../command';
+import { jobTargets, reportBulk } from '../targets';
+
+function confirmedIn(args: unknown[]): boolean {
+  return args.some((a) => typeof a === 'object' && a !== null && 'confirmed' in a && a.confirmed === true);
+}
+
+export const deleteJob = command('spool.jobs.delete', async (ctx, ...args) => {
+  const jobs = await jobTargets(ctx, args);
+  if (!confirmedIn(args)) {
+    const what = jobs.length === 1 && jobs[0] ? `job ${jobs[0].id}` : `${jobs.length} jobs`;
+    const answer = await vscode.window.showWarningMessage(`Delete ${what} and its run history? This cannot be undone.`, { modal: true }, 'Delete');
+    if (answer !== 'Delete') return undefined;
+  }
+  const result = await ctx.connection.client().call('jobs.deleteMany', { ids: jobs.map((j) => j.id) });
+  reportBulk('deleted', result.count, result.errors);
+  ctx.queues.refresher.now();
+  return result;
+});

@@ -1,0 +1,102 @@
+/**
+ * Every command, registered in one place. Each runs through one wrapper: a command that needs
+ * the daemon says so plainly when there is none, and any failure is logged and shown with its
+ * message (which says what to do) instead of a generic "command failed".
+ */
+import * as vscode from 'vscode';
+import type { SpoolContext } from '../context';
+import { NotConnectedError, errorMessage } from '../daemon/connection';
+import type { SpoolCommand } from './command';
+import { restartDaemon } from './daemon/restartDaemon';
+import { showDaemonLog } from './daemon/showDaemonLog';
+import { showExtensionLog } from './daemon/showExtensionLog';
+import { startDaemon } from './daemon/startDaemon';
+import { stopDaemon } from './daemon/stopDaemon';
+import { cancelJob } from './jobs/cancelJob';
+import { copyJobId } from './jobs/copyJobId';
+import { copyJobPayload } from './jobs/copyJobPayload';
+import { deleteJob } from './jobs/deleteJob';
+import { editAndRequeue } from './jobs/editAndRequeue';
+import { enqueueFile } from './jobs/enqueueFile';
+import { enqueueJob } from './jobs/enqueueJob';
+import { goToJob } from './jobs/goToJob';
+import { loadMore } from './jobs/loadMore';
+import { openJobDetails } from './jobs/openJobDetails';
+import { retryAllDead } from './jobs/retryAllDead';
+import { retryJob } from './jobs/retryJob';
+import { showJobOutput } from './jobs/showJobOutput';
+import { clearFilter } from './queues/clearFilter';
+import { configureQueue } from './queues/configureQueue';
+import { filterJobs } from './queues/filterJobs';
+import { pauseQueue } from './queues/pauseQueue';
+import { purgeQueue } from './queues/purgeQueue';
+import { refreshQueues } from './queues/refreshQueues';
+import { resumeQueue } from './queues/resumeQueue';
+import { createSchedule } from './schedules/createSchedule';
+import { deleteSchedule } from './schedules/deleteSchedule';
+import { disableSchedule } from './schedules/disableSchedule';
+import { enableSchedule } from './schedules/enableSchedule';
+import { filterSchedules } from './schedules/filterSchedules';
+import { refreshSchedules } from './schedules/refreshSchedules';
+import { runScheduleNow } from './schedules/runScheduleNow';
+import { filterWorkers } from './workers/filterWorkers';
+import { refreshWorkers } from './workers/refreshWorkers';
+
+export const COMMANDS: readonly SpoolCommand[] = [
+  startDaemon,
+  stopDaemon,
+  restartDaemon,
+  showDaemonLog,
+  showExtensionLog,
+  refreshQueues,
+  filterJobs,
+  clearFilter,
+  pauseQueue,
+  resumeQueue,
+  purgeQueue,
+  configureQueue,
+  enqueueJob,
+  enqueueFile,
+  retryJob,
+  cancelJob,
+  deleteJob,
+  openJobDetails,
+  showJobOutput,
+  copyJobId,
+  copyJobPayload,
+  editAndRequeue,
+  goToJob,
+  retryAllDead,
+  loadMore,
+  refreshSchedules,
+  filterSchedules,
+  createSchedule,
+  runScheduleNow,
+  enableSchedule,
+  disableSchedule,
+  deleteSchedule,
+  refreshWorkers,
+  filterWorkers,
+];
+
+export function registerCommands(ctx: SpoolContext): vscode.Disposable[] {
+  return COMMANDS.map((c) =>
+    vscode.commands.registerCommand(c.id, async (...args: unknown[]) => {
+      try {
+        if (c.needsDaemon && ctx.connection.state !== 'connected') throw new NotConnectedError(ctx.connection.state);
+        return await c.run(ctx, ...args);
+      } catch (error) {
+        const message = errorMessage(error);
+        ctx.log.error(`${c.id} failed: ${message}`);
+        if (error instanceof NotConnectedError && ctx.connection.state === 'disconnected') {
+          void vscode.window.showErrorMessage(message, 'Start Daemon').then((choice) => {
+            if (choice) void vscode.commands.executeCommand('spool.daemon.start');
+          });
+        } else {
+          void vscode.window.showErrorMessage(message);
+        }
+        return undefined;
+      }
+    }),
+  );
+}

@@ -1,0 +1,35 @@
+/**
+ * What every command and view shares for the life of the extension: the connection, the log,
+ * the tree providers and their views, the documents, and the jobs this window enqueued.
+ */
+import type * as vscode from 'vscode';
+import type { DaemonConnection } from './daemon/connection';
+import type { EditPayloadProvider } from './documents/editPayload';
+import type { EnqueuedJobs } from './notifications';
+import type { SpoolStatusBar } from './statusBar';
+import type { QueuesProvider } from './views/queues/queuesProvider';
+import type { QueueTreeNode } from './views/queues/nodes';
+import type { ScheduleNode, SchedulesProvider } from './views/schedulesProvider';
+import type { WorkerTreeNode, WorkersProvider } from './views/workersProvider';
+
+export interface SpoolContext {
+  extension: vscode.ExtensionContext;
+  log: vscode.LogOutputChannel;
+  connection: DaemonConnection;
+  statusBar: SpoolStatusBar;
+  queues: QueuesProvider;
+  queuesView: vscode.TreeView<QueueTreeNode>;
+  schedules: SchedulesProvider;
+  schedulesView: vscode.TreeView<ScheduleNode>;
+  workers: WorkersProvider;
+  workersView: vscode.TreeView<WorkerTreeNode>;
+  editor: EditPayloadProvider;
+  enqueued: EnqueuedJobs;
+}
+
+/** What `activate` returns: the parts the extension-host tests look at. */
+export interface SpoolApi {
+  readonly context: SpoolContext;
+  /** The status-bar text now. */
+  statusBarText(): string;
+}

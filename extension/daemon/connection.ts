@@ -1,0 +1,279 @@
+/**
+ * The extension's link to the daemon: connects (starting the daemon when allowed), checks the
+ * protocol version, subscribes to events, follows the client's reconnects, and tells the rest
+ * of the extension what happened through events. Everything else asks `client()` for the
+ * connected client and never dials the socket itself.
+ */
+import * as vscode from 'vscode';
+import { DaemonNotRunningError, ProtocolMismatchError, SpoolClient } from '../../shared/client';
+import type { DaemonStatus, JobChangedEvent, QueueChangedEvent, Stats } from '../../shared/protocol';
+import { readSettings } from '../settings';
+import { launchDaemon } from './launcher';
+
+/**
+ * `connecting`: dialling. `starting`: launching a daemon. `connected`: requests flow.
+ * `reconnecting`: the daemon went away and the client keeps dialling. `disconnected`: no daemon
+ * and none is being started. `mismatch`: a daemon of another protocol version answers.
+ */
+export type ConnectionStateName = 'connecting' | 'starting' | 'connected' | 'reconnecting' | 'disconnected' | 'mismatch';
+
+export class NotConnectedError extends Error {
+  constructor(state: ConnectionStateName) {
+    super(
+      state === 'reconnecting'
+        ? 'Spool is reconnecting to its daemon. Try again in a moment.'
+        : 'Spool is not connected to a daemon. Run "Spool: Start Daemon" first.',
+    );
+  }
+}
+
+export class DaemonConnection implements vscode.Disposable {
+  private current: SpoolClient | null = null;
+  private stateName: ConnectionStateName = 'connecting';
+  private lastStatus: DaemonStatus | null = null;
+  private lastStats: Stats | null = null;
+  private connectToken = 0;
+  private readonly disposables: vscode.Disposable[] = [];
+  private readonly stateEmitter = new vscode.EventEmitter<ConnectionStateName>();
+  private readonly jobEmitter = new vscode.EventEmitter<JobChangedEvent>();
+  private readonly queueEmitter = new vscode.EventEmitter<QueueChangedEvent>();
+  private readonly statsEmitter = new vscode.EventEmitter<Stats>();
+  private readonly connectedEmitter = new vscode.EventEmitter<SpoolClient>();
+
+  readonly onDidChangeState = this.stateEmitter.event;
+  readonly onJobChanged = this.jobEmitter.event;
+  readonly onQueueChanged = this.queueEmitter.event;
+  readonly onStats = this.statsEmitter.event;
+  /** Fired on the first connection and after every reconnect: re-read whatever is shown. */
+  readonly onDidConnect = this.connectedEmitter.event;
+
+  constructor(
+    private readonly extensionPath: string,
+    private readonly log: vscode.LogOutputChannel,
+  ) {
+    this.disposables.push(this.stateEmitter, this.jobEmitter, this.queueEmitter, this.statsEmitter, this.connectedEmitter);
+  }
+
+  get state(): ConnectionStateName {
+    return this.stateName;
+  }
+
+  get status(): DaemonStatus | null {
+    return this.lastStatus;
+  }
+
+  get stats(): Stats | null {
+    return this.lastStats;
+  }
+
+  /** The connected client; throws an error that says what to do when there is none. */
+  client(): SpoolClient {
+    if (this.current === null || this.stateName !== 'connected') throw new NotConnectedError(this.stateName);
+    return this.current;
+  }
+
+  /**
+   * Connect to the daemon at the configured socket. When nothing answers and `autoStart` is
+   * true, start the bundled daemon with progress shown, and connect to it.
+   */
+  async connect(autoStart: boolean): Promise<void> {
+    const token = ++this.connectToken;
+    this.dropClient();
+    const settings = readSettings();
+    this.setState('connecting');
+    this.log.info(`Connecting to the daemon at ${settings.socketPath}`);
+    let client: SpoolClient;
+    try {
+      client = await SpoolClient.connect({ socketPath: settings.socketPath, reconnect: true });
+    } catch (error) {
+      if (!(error instanceof DaemonNotRunningError)) throw this.fail(error);
+      if (!autoStart) {
+        this.log.info(`No daemon answers at ${settings.socketPath}.`);
+        this.setState('disconnected');
+        return;
+      }
+      client = await this.startAndConnect(settings.socketPath);
+    }
+    if (token !== this.connectToken) {
+      client.close();
+      return;
+    }
+    await this.adopt(client);
+  }
+
+  /** Start the bundled daemon (if none answers) and connect to it. */
+  async start(): Promise<void> {
+    if (this.stateName === 'connected') return;
+    await this.connect(true);
+  }
+
+  /** Ask the daemon to shut down gracefully and stay disconnected. */
+  async stop(): Promise<void> {
+    const client = this.client();
+    this.connectToken++;
+    this.current = null;
+    this.setState('disconnected');
+    try {
+      await client.call('daemon.shutdown');
+      this.log.info('Asked the daemon to shut down.');
+    } finally {
+      client.close();
+    }
+  }
+
+  /** Stop the daemon (whatever protocol it speaks), wait until its socket is gone, start a new one. */
+  async restart(): Promise<void> {
+    const socketPath = readSettings().socketPath;
+    this.connectToken++;
+    this.dropClient();
+    this.setState('starting');
+    let old: SpoolClient | null = null;
+    try {
+      old = await SpoolClient.connect({ socketPath });
+    } catch (error) {
+      if (!(error instanceof DaemonNotRunningError)) throw this.fail(error);
+    }
+    if (old !== null) {
+      const client = old;
+      await client.call('daemon.shutdown');
+      await waitUntil(() => client.isClosed, 30_000, `the daemon at ${socketPath} to shut down`);
+      client.close();
+      await waitUntil(async () => !(await answers(socketPath)), 30_000, `the socket ${socketPath} to be released`);
+    }
+    await this.connect(true);
+  }
+
+  private async startAndConnect(socketPath: string): Promise<SpoolClient> {
+    this.setState('starting');
+    this.log.info(`No daemon answers at ${socketPath}; starting the bundled one.`);
+    return vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: 'Starting the Spool daemon…' },
+      async () => {
+        try {
+          const result = await launchDaemon(this.extensionPath, readSettings(), () => answers(socketPath));
+          if (result.output.trim() !== '') this.log.info(result.output.trim());
+          return await SpoolClient.connect({ socketPath, reconnect: true });
+        } catch (error) {
+          throw this.fail(error);
+        }
+      },
+    );
+  }
+
+  private async adopt(client: SpoolClient): Promise<void> {
+    let status: DaemonStatus;
+    try {
+      status = await client.handshake();
+    } catch (error) {
+      client.close();
+      if (error instanceof ProtocolMismatchError) {
+        this.log.error(error.message);
+        this.setState('mismatch');
+        void vscode.window.showErrorMessage(error.message, 'Restart Daemon').then((choice) => {
+          if (choice) void vscode.commands.executeCommand('spool.daemon.restart');
+        });
+        return;
+      }
+      throw this.fail(error);
+    }
+    this.current = client;
+    this.lastStatus = status;
+    this.log.info(`Connected to Spool ${status.version} (pid ${status.pid}, database ${status.dbPath}).`);
+    client.onStateChange((state, error) => {
+      if (client !== this.current) return;
+      if (state === 'disconnected') {
+        if (this.stateName !== 'reconnecting') this.log.warn(`Lost the daemon${error ? `: ${error.message}` : ''}; reconnecting.`);
+        this.setState('reconnecting');
+      } else if (state === 'connected') {
+        this.log.info('Reconnected to the daemon.');
+        void this.afterConnect(client);
+      } else {
+        this.current = null;
+        this.setState('disconnected');
+      }
+    });
+    // The client re-subscribes by itself after a reconnect.
+    await client.subscribe(
+      { topics: ['jobs', 'queues', 'stats'] },
+      {
+        'jobs.changed': (event) => this.jobEmitter.fire(event),
+        'queues.changed': (event) => this.queueEmitter.fire(event),
+        'stats.changed': (event) => this.updateStats(event.stats),
+      },
+    );
+    await this.afterConnect(client);
+  }
+
+  private async afterConnect(client: SpoolClient): Promise<void> {
+    try {
+      this.lastStatus = await client.handshake();
+      this.updateStats(await client.call('stats.get'));
+    } catch (error) {
+      this.log.error(`Reading the daemon's status after connecting failed: ${errorMessage(error)}`);
+      return;
+    }
+    this.setState('connected');
+    this.connectedEmitter.fire(client);
+  }
+
+  private updateStats(stats: Stats): void {
+    this.lastStats = stats;
+    this.statsEmitter.fire(stats);
+  }
+
+  private fail(error: unknown): Error {
+    const wrapped = error instanceof Error ? error : new Error(String(error));
+    this.log.error(`Cannot connect to the Spool daemon: ${wrapped.message}`);
+    this.setState('disconnected');
+    void vscode.window
+      .showErrorMessage(`Spool could not connect to its daemon: ${wrapped.message}`, 'Show Log', 'Open Settings')
+      .then((choice) => {
+        if (choice === 'Show Log') this.log.show();
+        if (choice === 'Open Settings') void vscode.commands.executeCommand('workbench.action.openSettings', 'spool.');
+      });
+    return wrapped;
+  }
+
+  private setState(state: ConnectionStateName): void {
+    if (state === this.stateName) return;
+    this.stateName = state;
+    void vscode.commands.executeCommand('setContext', 'spool.connectionState', state);
+    this.stateEmitter.fire(state);
+  }
+
+  private dropClient(): void {
+    const client = this.current;
+    this.current = null;
+    client?.close();
+  }
+
+  dispose(): void {
+    this.connectToken++;
+    this.dropClient();
+    for (const d of this.disposables) d.dispose();
+  }
+}
+
+/** Whether something accepts a connection at the socket now. */
+export async function answers(socketPath: string): Promise<boolean> {
+  try {
+    const probe = await SpoolClient.connect({ socketPath, connectTimeoutMs: 1000 });
+    probe.close();
+    return true;
+  } catch (error) {
+    if (error instanceof DaemonNotRunningError) return false;
+    throw error;
+  }
+}
+
+async function waitUntil(condition: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs / 1000} s waiting for ${what}.`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

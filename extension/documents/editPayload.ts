@@ -1,0 +1,110 @@
+/**
+ * Edit & Re-enqueue: a job's queue, kind, payload and options open as a JSON document
+ * (`spool-edit:/<id>.json`); saving it enqueues a new job with the edited values. The original
+ * job is left as it is. A small file system provider makes "save" mean "enqueue".
+ */
+import * as vscode from 'vscode';
+import { NAME_PATTERN, type EnqueueParams } from '../../shared/protocol';
+import type { Job } from '../../shared/types';
+import type { DaemonConnection } from '../daemon/connection';
+import { mayEnqueue } from '../trust';
+import type { EnqueuedJobs } from '../notifications';
+
+export const EDIT_SCHEME = 'spool-edit';
+
+export function editUri(id: string): vscode.Uri {
+  return vscode.Uri.from({ scheme: EDIT_SCHEME, path: `/re-enqueue-${id}.json` });
+}
+
+/** The editable part of a job. */
+export function editableOf(job: Job): EnqueueParams {
+  return { queue: job.queue, kind: job.kind, payload: job.payload, priority: job.priority, maxAttempts: job.maxAttempts, tags: job.tags };
+}
+
+/** Checks the edited document and turns it into enqueue params, or says what is wrong. */
+export function parseEdited(text: string): EnqueueParams {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new Error(`The document is not valid JSON (${error instanceof Error ? error.message : String(error)}). Fix it and save again.`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('The document must be a JSON object with "queue", "kind" and "payload".');
+  const queue: unknown = Reflect.get(value, 'queue');
+  const kind: unknown = Reflect.get(value, 'kind');
+  if (typeof queue !== 'string' || !NAME_PATTERN.test(queue)) throw new Error('"queue" must be a queue name (letters, digits, . _ : -).');
+  if (typeof kind !== 'string' || !NAME_PATTERN.test(kind)) throw new Error('"kind" must be a job kind such as "shell" or "http".');
+  const params: EnqueueParams = { queue, kind, payload: Reflect.get(value, 'payload') };
+  const priority: unknown = Reflect.get(value, 'priority');
+  const maxAttempts: unknown = Reflect.get(value, 'maxAttempts');
+  const tags: unknown = Reflect.get(value, 'tags');
+  if (typeof priority === 'number') params.priority = priority;
+  if (typeof maxAttempts === 'number') params.maxAttempts = maxAttempts;
+  if (Array.isArray(tags) && tags.every((t): t is string => typeof t === 'string')) params.tags = tags;
+  return params;
+}
+
+export class EditPayloadProvider implements vscode.FileSystemProvider, vscode.Disposable {
+  private readonly changeEmitter = new vscode.EventEmitter<vscode.FileChangeEvent[]>();
+  readonly onDidChangeFile = this.changeEmitter.event;
+  private readonly files = new Map<string, { data: Uint8Array; mtime: number }>();
+
+  constructor(
+    private readonly connection: DaemonConnection,
+    private readonly enqueued: EnqueuedJobs,
+  ) {}
+
+  /** Put a job's editable fields in a document and return its URI. */
+  prepare(job: Job): vscode.Uri {
+    const uri = editUri(job.id);
+    this.files.set(uri.path, { data: Buffer.from(JSON.stringify(editableOf(job), null, 2) + '\n'), mtime: Date.now() });
+    return uri;
+  }
+
+  watch(): vscode.Disposable {
+    return new vscode.Disposable(() => undefined);
+  }
+
+  stat(uri: vscode.Uri): vscode.FileStat {
+    const file = this.files.get(uri.path);
+    if (!file) throw vscode.FileSystemError.FileNotFound(uri);
+    return { type: vscode.FileType.File, ctime: file.mtime, mtime: file.mtime, size: file.data.byteLength };
+  }
+
+  readDirectory(): [string, vscode.FileType][] {
+    return [...this.files.keys()].map((p) => [p.slice(1), vscode.FileType.File]);
+  }
+
+  createDirectory(uri: vscode.Uri): void {
+    throw vscode.FileSystemError.NoPermissions(uri);
+  }
+
+  readFile(uri: vscode.Uri): Uint8Array {
+    const file = this.files.get(uri.path);
+    if (!file) throw vscode.FileSystemError.FileNotFound(uri);
+    return file.data;
+  }
+
+  /** Saving enqueues a new job; a document that does not validate is refused with the reason. */
+  async writeFile(uri: vscode.Uri, content: Uint8Array): Promise<void> {
+    const params = parseEdited(Buffer.from(content).toString('utf8'));
+    if (!mayEnqueue(params.kind)) throw vscode.FileSystemError.NoPermissions('This workspace is not trusted: Spool does not enqueue shell jobs here.');
+    const { job } = await this.connection.client().call('jobs.enqueue', { ...params, context: { origin: 'vscode' } });
+    this.enqueued.track(job.id);
+    this.files.set(uri.path, { data: content, mtime: Date.now() });
+    this.changeEmitter.fire([{ type: vscode.FileChangeType.Changed, uri }]);
+    void vscode.window.showInformationMessage(`Enqueued job ${job.id} in ${job.queue}.`);
+  }
+
+  delete(uri: vscode.Uri): void {
+    this.files.delete(uri.path);
+  }
+
+  rename(uri: vscode.Uri): void {
+    throw vscode.FileSystemError.NoPermissions(uri);
+  }
+
+  dispose(): void {
+    this.changeEmitter.dispose();
+  }
+}

@@ -1,0 +1,86 @@
+/**
+ * The one status-bar item: running / queued / dead counts while connected, "reconnecting",
+ * "disconnected" with a start action. One state type, rendered by one function (`render`).
+ */
+import * as vscode from 'vscode';
+import type { Stats } from '../shared/protocol';
+import type { ConnectionStateName, DaemonConnection } from './daemon/connection';
+
+export interface StatusView {
+  text: string;
+  tooltip: string | vscode.MarkdownString;
+  command: string;
+  warning: boolean;
+}
+
+/** What the item shows for a connection state and the latest counts. Pure, so tests can call it. */
+export function render(state: ConnectionStateName, stats: Stats | null): StatusView {
+  switch (state) {
+    case 'connected': {
+      const totals = stats?.totals;
+      const running = totals?.running ?? 0;
+      const queued = (totals?.queued ?? 0) + (totals?.retrying ?? 0);
+      const dead = totals?.dead ?? 0;
+      let text = `$(pulse) ${running} running · ${queued} queued`;
+      if (dead > 0) text += ` · ${dead} dead`;
+      return { text, tooltip: breakdown(stats), command: 'spool.queues.focus', warning: dead > 0 };
+    }
+    case 'connecting':
+      return { text: '$(sync~spin) Spool: connecting', tooltip: 'Connecting to the Spool daemon…', command: 'spool.extension.showLog', warning: false };
+    case 'starting':
+      return { text: '$(sync~spin) Spool: starting', tooltip: 'Starting the Spool daemon…', command: 'spool.extension.showLog', warning: false };
+    case 'reconnecting':
+      return { text: '$(sync~spin) Spool: reconnecting', tooltip: 'The Spool daemon went away; reconnecting.', command: 'spool.extension.showLog', warning: true };
+    case 'mismatch':
+      return { text: '$(warning) Spool: version mismatch', tooltip: 'The running daemon speaks another protocol version. Click to restart it.', command: 'spool.daemon.restart', warning: true };
+    case 'disconnected':
+      return { text: '$(debug-disconnect) Spool: disconnected', tooltip: 'No Spool daemon is running. Click to start one.', command: 'spool.daemon.start', warning: false };
+  }
+}
+
+function breakdown(stats: Stats | null): vscode.MarkdownString {
+  const md = new vscode.MarkdownString('', true);
+  // Command links in the tooltip run Spool's own commands only.
+  md.isTrusted = { enabledCommands: ['spool.queues.focus', 'spool.jobs.enqueue', 'spool.jobs.retryAllDead'] };
+  md.appendMarkdown('**Spool**\n\n');
+  if (!stats || stats.queues.length === 0) {
+    md.appendMarkdown('No queues yet.\n\n');
+  } else {
+    md.appendMarkdown('| queue | running | queued | dead |\n|---|---:|---:|---:|\n');
+    for (const q of stats.queues) {
+      md.appendMarkdown(`| ${q.name}${q.paused ? ' (paused)' : ''} | ${q.counts.running} | ${q.counts.queued + q.counts.retrying} | ${q.counts.dead} |\n`);
+    }
+    md.appendMarkdown(`\nLast hour: ${stats.completedLastHour} completed, ${stats.failedLastHour} failed.\n\n`);
+  }
+  md.appendMarkdown('[Show Queues](command:spool.queues.focus) · [Enqueue Job](command:spool.jobs.enqueue)');
+  return md;
+}
+
+export class SpoolStatusBar implements vscode.Disposable {
+  private readonly item = vscode.window.createStatusBarItem('spool.status', vscode.StatusBarAlignment.Left, 10);
+  private readonly disposables: vscode.Disposable[] = [this.item];
+
+  constructor(private readonly connection: DaemonConnection) {
+    this.item.name = 'Spool';
+    this.disposables.push(connection.onDidChangeState(() => this.update()), connection.onStats(() => this.update()));
+    this.update();
+    this.item.show();
+  }
+
+  /** The text shown now (the tests read it). */
+  get text(): string {
+    return this.item.text;
+  }
+
+  private update(): void {
+    const view = render(this.connection.state, this.connection.stats);
+    this.item.text = view.text;
+    this.item.tooltip = view.tooltip;
+    this.item.command = view.command;
+    this.item.backgroundColor = view.warning ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
+  }
+
+  dispose(): void {
+    for (const d of this.disposables) d.dispose();
+  }
+}

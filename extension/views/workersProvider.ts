@@ -1,0 +1,74 @@
+/**
+ * The Workers view: the daemon's built-in executors and remote workers, what they serve, how
+ * many jobs they hold, and their last heartbeat; under each, the jobs it is running.
+ */
+import * as vscode from 'vscode';
+import type { Worker } from '../../shared/types';
+import type { DaemonConnection } from '../daemon/connection';
+import { relativeTime, shortId } from './format';
+import { Refresher } from './refresher';
+
+export interface WorkerNode {
+  type: 'worker';
+  worker: Worker;
+}
+export interface WorkerJobNode {
+  type: 'workerJob';
+  jobId: string;
+}
+export type WorkerTreeNode = WorkerNode | WorkerJobNode;
+
+export function workerItem(node: WorkerNode, now = Date.now()): vscode.TreeItem {
+  const w = node.worker;
+  const running = w.runningJobIds.length;
+  const item = new vscode.TreeItem(w.name ?? w.id, running > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+  item.id = `worker:${w.id}`;
+  const serves = `${w.queues.length > 0 ? w.queues.join(', ') : 'all queues'}${w.kinds.length > 0 ? ` · ${w.kinds.join(', ')}` : ''}`;
+  item.description = `${w.type} · ${serves} · ${running} running · ${w.alive ? `seen ${relativeTime(w.lastHeartbeatAt, now)}` : 'gone'}`;
+  item.iconPath = new vscode.ThemeIcon(w.type === 'builtin' ? 'server-process' : 'remote', w.alive ? undefined : new vscode.ThemeColor('disabledForeground'));
+  item.contextValue = `worker.${w.type}`;
+  item.tooltip = new vscode.MarkdownString(
+    `**${w.name ?? w.id}** (${w.type})\n\nId: \`${w.id}\`  \nHost: ${w.host ?? '—'} · pid ${w.pid ?? '—'}  \nConcurrency: ${w.concurrency ?? '—'}  \nStarted: ${relativeTime(w.startedAt, now)} · last heartbeat ${relativeTime(w.lastHeartbeatAt, now)}`,
+  );
+  return item;
+}
+
+export class WorkersProvider implements vscode.TreeDataProvider<WorkerTreeNode>, vscode.Disposable {
+  private readonly changeEmitter = new vscode.EventEmitter<WorkerTreeNode | undefined>();
+  readonly onDidChangeTreeData = this.changeEmitter.event;
+  readonly refresher = new Refresher(() => this.changeEmitter.fire(undefined));
+  filterText = '';
+  private readonly disposables: vscode.Disposable[] = [this.changeEmitter, this.refresher];
+
+  constructor(private readonly connection: DaemonConnection) {
+    this.disposables.push(
+      connection.onStats(() => this.refresher.changed()),
+      connection.onDidConnect(() => this.refresher.now()),
+      connection.onDidChangeState(() => this.refresher.now()),
+    );
+  }
+
+  getTreeItem(node: WorkerTreeNode): vscode.TreeItem {
+    if (node.type === 'worker') return workerItem(node);
+    const item = new vscode.TreeItem(`job ${shortId(node.jobId)}`, vscode.TreeItemCollapsibleState.None);
+    item.iconPath = new vscode.ThemeIcon('sync~spin');
+    item.tooltip = node.jobId;
+    item.command = { command: 'spool.jobs.openDetails', title: 'Open Job Details', arguments: [node.jobId] };
+    return item;
+  }
+
+  async getChildren(node?: WorkerTreeNode): Promise<WorkerTreeNode[]> {
+    if (this.connection.state !== 'connected') return [];
+    if (node?.type === 'worker') return node.worker.runningJobIds.map((jobId) => ({ type: 'workerJob', jobId }));
+    if (node) return [];
+    const { workers } = await this.connection.client().call('workers.list');
+    const text = this.filterText.toLowerCase();
+    return workers
+      .filter((w) => text === '' || `${w.id} ${w.name ?? ''} ${w.queues.join(' ')} ${w.kinds.join(' ')}`.toLowerCase().includes(text))
+      .map((worker) => ({ type: 'worker', worker }));
+  }
+
+  dispose(): void {
+    for (const d of this.disposables) d.dispose();
+  }
+}
