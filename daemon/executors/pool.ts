@@ -1,7 +1,7 @@
 /**
  * The daemon's own worker: it claims `shell` and `http` jobs and runs them, at most `cap` at once
  * across all queues (each queue's concurrency limit still applies: the engine enforces it in the
- * claim). It claims under one worker id per host and socket, `builtin:<host>:<socket>`, so that a
+ * claim). It claims under one worker id per host and socket (see builtinWorkerId), so that a
  * daemon restarted on the same socket finds the jobs its previous life left running and
  * `recoverInterrupted` puts them back.
  *
@@ -9,6 +9,7 @@
  * was requested, and the engine's jobChanged event brings that news sooner. Cancel and timeout
  * stop the work; shutdown stops it too but leaves the job `running` for recovery at next start.
  */
+import { createHash } from 'node:crypto';
 import * as os from 'node:os';
 import { SpoolError } from '../../shared/errors';
 import { ErrorCode } from '../../shared/protocol';
@@ -25,8 +26,15 @@ const EXECUTORS: Record<(typeof BUILTIN_KINDS)[number], Executor> = { shell: run
 /** After SIGTERM, a process group gets this long before SIGKILL. */
 export const KILL_GRACE_MS = 5000;
 
+/**
+ * `builtin:<host>:<12 hex digits of the socket path's SHA-256>`. The hash stands for the path
+ * because worker ids are names (NAME_PATTERN: no slashes, at most 128 characters); it is stable
+ * across restarts, which is all recovery needs.
+ */
 export function builtinWorkerId(socketPath: string): string {
-  return `builtin:${os.hostname()}:${socketPath}`;
+  const host = os.hostname().replace(/[^A-Za-z0-9._-]/g, '-').slice(0, 64) || 'host';
+  const digest = createHash('sha256').update(socketPath).digest('hex').slice(0, 12);
+  return `builtin:${host}:${digest}`;
 }
 
 interface Active {
