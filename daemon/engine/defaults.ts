@@ -1,0 +1,23 @@
+/**
+ * Settings of a queue created on first use, and the kinds the daemon runs itself. These are
+ * documented in the README; a queue can change any of them with `queues.configure`.
+ */
+import type { Backoff } from '../../shared/types';
+
+export const QUEUE_DEFAULTS = {
+  concurrency: null,
+  /** Three tries: a flaky job gets two more chances, a broken one reaches the dead set soon. */
+  maxAttempts: 3,
+  /** 1 s, 2 s, 4 s, … up to an hour, ±30%. */
+  backoff: { strategy: 'exponential', baseMs: 1000, capMs: 3_600_000, jitter: 0.3 } satisfies Backoff,
+  /** Lease length (and a shell job's time limit): five minutes. */
+  timeoutMs: 5 * 60_000,
+  /** Finished jobs are kept a week. */
+  retentionMs: 7 * 24 * 3_600_000,
+} as const;
+
+/** Kinds run by the daemon's own executors; remote workers never get them. */
+export const BUILTIN_KINDS: readonly string[] = ['shell', 'http'];
+
+/** Jobs moved per transaction by bulk work (purge, retention, reaping), so no write lock is held long. */
+export const UPKEEP_BATCH = 1000;

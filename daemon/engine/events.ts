@@ -1,0 +1,78 @@
+/**
+ * Engine events, held back until the transaction that caused them has committed: a listener
+ * must never hear of a job state that a rollback then undid.
+ */
+import type { Job, OutputLine } from '../../shared/types';
+import type { EngineListener, JobChange } from './api';
+
+type Pending =
+  | { type: 'job'; change: JobChange }
+  | { type: 'queue'; name: string; deleted: boolean }
+  | { type: 'output'; jobId: string; lines: OutputLine[] };
+
+export class EventHub {
+  private readonly listeners = new Set<EngineListener>();
+  private pending: Pending[] = [];
+
+  /** `report` receives a listener's error; the change that caused the event is committed regardless. */
+  constructor(private readonly report: (error: unknown) => void) {}
+
+  subscribe(listener: EngineListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  job(job: Job, deleted = false): void {
+    if (this.listeners.size === 0) return;
+    this.pending.push({
+      type: 'job',
+      change: {
+        id: job.id,
+        queue: job.queue,
+        kind: job.kind,
+        state: job.state,
+        attempt: job.attempts,
+        maxAttempts: job.maxAttempts,
+        progress: job.progress,
+        runAt: job.runAt,
+        deleted,
+      },
+    });
+  }
+
+  queue(name: string, deleted = false): void {
+    if (this.listeners.size === 0) return;
+    this.pending.push({ type: 'queue', name, deleted });
+  }
+
+  output(jobId: string, lines: OutputLine[]): void {
+    if (this.listeners.size === 0 || lines.length === 0) return;
+    this.pending.push({ type: 'output', jobId, lines });
+  }
+
+  /** Drops what a rolled-back transaction queued. */
+  discard(): void {
+    this.pending = [];
+  }
+
+  /**
+   * Delivers what the committed transaction queued. A listener that throws does not stop the
+   * others, and does not turn the committed change into an error for the caller: it is reported.
+   */
+  flush(): void {
+    if (this.pending.length === 0) return;
+    const events = this.pending;
+    this.pending = [];
+    for (const listener of [...this.listeners]) {
+      for (const event of events) {
+        try {
+          if (event.type === 'job') listener.jobChanged?.(event.change);
+          else if (event.type === 'queue') listener.queueChanged?.(event.name, event.deleted);
+          else listener.output?.(event.jobId, event.lines);
+        } catch (error) {
+          this.report(error);
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,15 @@
+/**
+ * The queue engine's public face: the Engine class, a factory, and the contract types.
+ */
+import type { EngineOptions, QueueEngine } from './api';
+import { Engine } from './engine';
+
+export { Engine } from './engine';
+export { BUILTIN_KINDS, QUEUE_DEFAULTS } from './defaults';
+export { backoffDelay } from './backoff';
+export type * from './api';
+
+/** Opens (creating and migrating if needed) the database and returns the engine over it. */
+export function openEngine(options: EngineOptions): QueueEngine {
+  return new Engine(options);
+}

@@ -1,0 +1,182 @@
+/**
+ * The worker side of a running job: heartbeat, progress, checkpoint, output, and how an attempt
+ * ends (complete, fail, cancelled, lease expired, interrupted).
+ *
+ * Only the worker holding the lease (the job is running and its worker_id is the caller's) may
+ * act. Everyone else gets LeaseLost and nothing changes; the SQL carries the same condition,
+ * so the rule holds even between two processes on one file.
+ */
+import { SpoolError, jobNotFound } from '../../../shared/errors';
+import { ErrorCode, LIMITS, type HeartbeatResult } from '../../../shared/protocol';
+import type { Job, JobState, OutputStream, RunOutcome } from '../../../shared/types';
+import { backoffDelay } from '../backoff';
+import type { EngineContext } from '../context';
+import { truncateLine } from '../output-lines';
+import type { FailInput } from '../validate/worker';
+
+/** Why `workerId` cannot act on job `id`: it does not exist, or someone else holds it, or it finished. */
+export function leaseLost(ctx: EngineContext, id: string, workerId: string): SpoolError {
+  const job = ctx.store.jobs.byId(id);
+  if (!job) return jobNotFound(id);
+  const why =
+    job.state === 'running'
+      ? `it was claimed again by worker ${job.workerId ?? '?'} (attempt ${job.attempts}) after this worker's lease expired`
+      : `it is ${job.state} now`;
+  return new SpoolError(ErrorCode.LeaseLost, `Worker ${workerId} no longer holds the lease on job ${id}: ${why}. Stop working on it; nothing was recorded.`, {
+    id,
+    workerId,
+    state: job.state,
+  });
+}
+
+/** The job, if `workerId` holds its lease; LeaseLost or JobNotFound otherwise. */
+export function requireLease(ctx: EngineContext, id: string, workerId: string): Job {
+  const job = ctx.store.jobs.byId(id);
+  if (!job || job.state !== 'running' || job.workerId !== workerId) throw leaseLost(ctx, id, workerId);
+  return job;
+}
+
+export function heartbeat(ctx: EngineContext, id: string, workerId: string, extendMs: number | undefined): HeartbeatResult {
+  const now = ctx.now();
+  const job = requireLease(ctx, id, workerId);
+  const result = ctx.store.jobs.heartbeat({ id, workerId, lease: now + (extendMs ?? job.timeoutMs), now });
+  if (!result) throw leaseLost(ctx, id, workerId);
+  return result;
+}
+
+export function progress(ctx: EngineContext, id: string, workerId: string, percent: number, message: string | null): void {
+  const job = ctx.store.jobs.progress({ id, workerId, percent, message, now: ctx.now() });
+  if (!job) throw leaseLost(ctx, id, workerId);
+  ctx.events.job(job);
+}
+
+export function checkpoint(ctx: EngineContext, id: string, workerId: string, value: string): void {
+  if (!ctx.store.jobs.checkpoint({ id, workerId, checkpoint: value, now: ctx.now() })) throw leaseLost(ctx, id, workerId);
+}
+
+export function appendOutput(ctx: EngineContext, id: string, workerId: string, stream: Exclude<OutputStream, 'marker'>, lines: string[]): void {
+  const job = requireLease(ctx, id, workerId);
+  if (lines.length === 0) return;
+  const written = ctx.store.output.append(id, job.attempts, stream, lines.map((l) => truncateLine(l)), ctx.now(), LIMITS.maxOutputLinesPerJob);
+  ctx.events.output(id, written);
+}
+
+interface Ending {
+  state: JobState;
+  runAt: number;
+  lastError: string | null;
+  result: string | null;
+  outcome: Exclude<RunOutcome, 'running'>;
+  error: string | null;
+  stack: string | null;
+  exitCode: number | null;
+  httpStatus: number | null;
+}
+
+/** Ends the running attempt of `job` (held by `workerId`): the job row, its run, the stat bucket. */
+function endAttempt(ctx: EngineContext, job: Job, workerId: string, ending: Ending): Job {
+  const now = ctx.now();
+  const terminal = ending.state === 'completed' || ending.state === 'dead' || ending.state === 'cancelled';
+  const updated = ctx.store.jobs.endAttempt({
+    id: job.id,
+    workerId,
+    state: ending.state,
+    runAt: ending.runAt,
+    lastError: ending.lastError,
+    result: ending.result,
+    finishedAt: terminal ? now : null,
+    now,
+  });
+  if (!updated) throw leaseLost(ctx, job.id, workerId);
+  ctx.store.runs.end({
+    jobId: job.id,
+    outcome: ending.outcome,
+    error: ending.error,
+    stack: ending.stack,
+    exitCode: ending.exitCode,
+    httpStatus: ending.httpStatus,
+    now,
+  });
+  if (ending.outcome === 'completed') ctx.store.runs.countFinished('completed', now);
+  else if (ending.outcome === 'failed' || ending.outcome === 'lease_expired') ctx.store.runs.countFinished('failed', now);
+  ctx.events.job(updated);
+  return updated;
+}
+
+export function complete(ctx: EngineContext, id: string, workerId: string, result: string | null): Job {
+  const job = requireLease(ctx, id, workerId);
+  return endAttempt(ctx, job, workerId, {
+    state: 'completed',
+    runAt: job.runAt,
+    lastError: null,
+    result,
+    outcome: 'completed',
+    error: null,
+    stack: null,
+    exitCode: null,
+    httpStatus: null,
+  });
+}
+
+/**
+ * A failed attempt: retrying after its backoff while attempts are left, dead when none are or
+ * the failure is permanent, cancelled when a cancel was requested (the failure is most likely
+ * the worker stopping because of it).
+ */
+function failed(ctx: EngineContext, job: Job, workerId: string, failure: Omit<FailInput, 'id' | 'workerId'>, outcome: 'failed' | 'lease_expired'): Job {
+  const now = ctx.now();
+  let state: JobState;
+  let runAt = job.runAt;
+  if (job.cancelRequested) state = 'cancelled';
+  else if (failure.permanent || job.attempts >= job.maxAttempts) state = 'dead';
+  else {
+    state = 'retrying';
+    runAt = now + backoffDelay(job.backoff, job.attempts, ctx.random);
+  }
+  return endAttempt(ctx, job, workerId, {
+    state,
+    runAt,
+    lastError: failure.error,
+    result: null,
+    outcome: state === 'cancelled' ? 'cancelled' : outcome,
+    error: failure.error,
+    stack: failure.stack,
+    exitCode: failure.exitCode,
+    httpStatus: failure.httpStatus,
+  });
+}
+
+export function fail(ctx: EngineContext, input: FailInput): Job {
+  const job = requireLease(ctx, input.id, input.workerId);
+  return failed(ctx, job, input.workerId, input, 'failed');
+}
+
+/** The reaper's verdict on one running job whose lease ran out. */
+export function expireLease(ctx: EngineContext, job: Job): Job {
+  return failed(ctx, job, job.workerId ?? '', { error: 'lease expired', stack: null, exitCode: null, httpStatus: null, permanent: false }, 'lease_expired');
+}
+
+export function markCancelled(ctx: EngineContext, id: string, workerId: string): Job {
+  const job = requireLease(ctx, id, workerId);
+  return endAttempt(ctx, job, workerId, {
+    state: 'cancelled',
+    runAt: job.runAt,
+    lastError: job.cancelRequested ? 'cancelled on request' : 'cancelled by its worker',
+    result: null,
+    outcome: 'cancelled',
+    error: null,
+    stack: null,
+    exitCode: null,
+    httpStatus: null,
+  });
+}
+
+/** Start-up recovery of one job this daemon's executors left running: retried at once, the attempt given back. */
+export function recoverJob(ctx: EngineContext, job: Job): Job | undefined {
+  const now = ctx.now();
+  const recovered = ctx.store.jobs.recover(job.id, now);
+  if (!recovered) return undefined;
+  ctx.store.runs.end({ jobId: job.id, outcome: 'interrupted', error: 'the daemon stopped while the job ran', stack: null, exitCode: null, httpStatus: null, now });
+  ctx.events.job(recovered);
+  return recovered;
+}

@@ -1,0 +1,83 @@
+/**
+ * Claiming: which queues are eligible, how many each may give (concurrency, rate limit), and in
+ * what order when a worker serves several queues.
+ *
+ * All of it runs in one write transaction. With one eligible queue the claim is a single
+ * UPDATE … RETURNING. With several, each queue's next due jobs are peeked (an index walk each),
+ * merged in claim order across queues, and each queue then gives exactly its share with one
+ * bounded UPDATE; inside the transaction nothing can change between peek and claim.
+ */
+import type { Job } from '../../../shared/types';
+import { compareClaimOrder, type KindFilter, type QueueSettings } from '../../store';
+import type { EngineContext } from '../context';
+import { BUILTIN_KINDS } from '../defaults';
+import { available, refill, type Bucket } from '../rate-limit';
+import type { ClaimInput } from '../validate/worker';
+
+interface Eligible {
+  queue: QueueSettings;
+  /** Most jobs this queue may give now. */
+  room: number;
+  bucket: Bucket | null;
+}
+
+/** Which kinds this claimer may get; null when none at all. */
+export function kindFilter(input: Pick<ClaimInput, 'kinds' | 'builtinKinds'>): KindFilter | null {
+  if (input.builtinKinds !== undefined) {
+    // The daemon's own executors: only the built-in kinds they asked for (narrowed by kinds, if given).
+    const wanted = input.builtinKinds.filter((k) => input.kinds.length === 0 || input.kinds.includes(k));
+    return wanted.length === 0 ? null : { include: wanted };
+  }
+  if (input.kinds.length === 0) return { exclude: [...BUILTIN_KINDS] };
+  const wanted = input.kinds.filter((k) => !BUILTIN_KINDS.includes(k));
+  return wanted.length === 0 ? null : { include: wanted };
+}
+
+function eligibleQueues(ctx: EngineContext, names: string[], max: number, now: number): Eligible[] {
+  const settings = names.length === 0 ? ctx.store.queues.all() : names.map((n) => ctx.store.queues.get(n)).filter((q) => q !== undefined);
+  const eligible: Eligible[] = [];
+  for (const queue of settings) {
+    if (queue.paused) continue;
+    let room = max;
+    if (queue.concurrency !== null) room = Math.min(room, queue.concurrency - ctx.store.queues.count(queue.name, 'running'));
+    let bucket: Bucket | null = null;
+    if (queue.rateLimit !== null) {
+      bucket = refill(queue.rateLimit, ctx.store.queues.rateState(queue.name), now);
+      room = Math.min(room, available(bucket));
+    }
+    if (room > 0) eligible.push({ queue, room, bucket });
+  }
+  return eligible;
+}
+
+/** Inside a write transaction. */
+export function claimJobs(ctx: EngineContext, input: ClaimInput): Job[] {
+  const kinds = kindFilter(input);
+  if (kinds === null) return [];
+  const now = ctx.now();
+  const eligible = eligibleQueues(ctx, input.queues, input.max, now);
+  if (eligible.length === 0) return [];
+
+  let shares: Map<string, number>;
+  if (eligible.length === 1) {
+    const only = eligible[0];
+    shares = new Map(only ? [[only.queue.name, only.room]] : []);
+  } else {
+    const candidates = eligible.flatMap((e) => ctx.store.claims.peek(e.queue.name, kinds, e.room, now));
+    candidates.sort(compareClaimOrder);
+    shares = new Map();
+    for (const c of candidates.slice(0, input.max)) shares.set(c.queue, (shares.get(c.queue) ?? 0) + 1);
+  }
+
+  const claimed: Job[] = [];
+  for (const e of eligible) {
+    const share = shares.get(e.queue.name) ?? 0;
+    if (share === 0) continue;
+    const jobs = ctx.store.claims.claim(e.queue.name, kinds, share, input.workerId, now);
+    if (e.bucket !== null && jobs.length > 0) ctx.store.queues.setRateState(e.queue.name, e.bucket.tokens - jobs.length, now);
+    claimed.push(...jobs);
+  }
+  claimed.sort(compareClaimOrder);
+  for (const job of claimed) ctx.events.job(job);
+  return claimed;
+}

@@ -1,0 +1,116 @@
+/**
+ * Queues: created on first use with defaults, configured, paused and resumed, purged, deleted.
+ */
+import { SpoolError } from '../../../shared/errors';
+import { ErrorCode } from '../../../shared/protocol';
+import type { JobState, Queue } from '../../../shared/types';
+import { withCounts, type QueueSettings } from '../../store';
+import type { EngineContext } from '../context';
+import { QUEUE_DEFAULTS, UPKEEP_BATCH } from '../defaults';
+import type { ConfigureInput } from '../validate/queues';
+
+export function queueNotFound(name: string): SpoolError {
+  return new SpoolError(ErrorCode.QueueNotFound, `No queue named "${name}". List queues with \`spool queues\`; a queue is created when a job is first enqueued to it.`, {
+    queue: name,
+  });
+}
+
+/** The queue's settings, creating it with the defaults if it does not exist. Inside a write transaction. */
+export function ensureQueue(ctx: EngineContext, name: string): QueueSettings {
+  const existing = ctx.store.queues.get(name);
+  if (existing) return existing;
+  const now = ctx.now();
+  ctx.store.queues.insert({
+    name,
+    concurrency: QUEUE_DEFAULTS.concurrency,
+    ratePerSecond: null,
+    rateBurst: null,
+    paused: 0,
+    defaultMaxAttempts: QUEUE_DEFAULTS.maxAttempts,
+    backoffStrategy: QUEUE_DEFAULTS.backoff.strategy,
+    backoffBaseMs: QUEUE_DEFAULTS.backoff.baseMs,
+    backoffCapMs: QUEUE_DEFAULTS.backoff.capMs,
+    backoffJitter: QUEUE_DEFAULTS.backoff.jitter,
+    defaultTimeoutMs: QUEUE_DEFAULTS.timeoutMs,
+    retentionMs: QUEUE_DEFAULTS.retentionMs,
+    now,
+  });
+  ctx.events.queue(name);
+  const created = ctx.store.queues.get(name);
+  if (!created) throw new Error(`Queue "${name}" was inserted but cannot be read back`);
+  return created;
+}
+
+export function describeQueue(ctx: EngineContext, settings: QueueSettings): Queue {
+  return withCounts(settings, ctx.store.queues.counts(settings.name), ctx.store.queues.delayed(settings.name, ctx.now()));
+}
+
+export function getQueue(ctx: EngineContext, name: string): Queue {
+  const settings = ctx.store.queues.get(name);
+  if (!settings) throw queueNotFound(name);
+  return describeQueue(ctx, settings);
+}
+
+export function listQueues(ctx: EngineContext): Queue[] {
+  const counts = ctx.store.queues.allCounts();
+  const now = ctx.now();
+  return ctx.store.queues.all().map((settings) => {
+    const c = counts.get(settings.name);
+    return withCounts(settings, c ?? ctx.store.queues.counts(settings.name), ctx.store.queues.delayed(settings.name, now));
+  });
+}
+
+export function configureQueue(ctx: EngineContext, input: ConfigureInput): Queue {
+  const current = ensureQueue(ctx, input.name);
+  const backoff = { ...current.defaultBackoff, ...input.defaultBackoff };
+  const rate = input.rateLimit === undefined ? current.rateLimit : input.rateLimit;
+  ctx.store.queues.update({
+    name: input.name,
+    concurrency: input.concurrency === undefined ? current.concurrency : input.concurrency,
+    ratePerSecond: rate?.perSecond ?? null,
+    rateBurst: rate?.burst ?? null,
+    defaultMaxAttempts: input.defaultMaxAttempts ?? current.defaultMaxAttempts,
+    backoffStrategy: backoff.strategy,
+    backoffBaseMs: backoff.baseMs,
+    backoffCapMs: backoff.capMs,
+    backoffJitter: backoff.jitter,
+    defaultTimeoutMs: input.defaultTimeoutMs ?? current.defaultTimeoutMs,
+    retentionMs: input.retentionMs === undefined ? current.retentionMs : input.retentionMs,
+    now: ctx.now(),
+  });
+  ctx.events.queue(input.name);
+  return getQueue(ctx, input.name);
+}
+
+export function setPaused(ctx: EngineContext, name: string, paused: boolean): Queue {
+  if (!ctx.store.queues.setPaused(name, paused, ctx.now())) throw queueNotFound(name);
+  ctx.events.queue(name);
+  return getQueue(ctx, name);
+}
+
+/** One batch of a purge; the engine repeats it until nothing is left, one transaction per batch. */
+export function purgeBatch(ctx: EngineContext, name: string, states: JobState[]): number {
+  const deleted = ctx.store.upkeep.purge(name, states, UPKEEP_BATCH);
+  if (deleted > 0) ctx.events.queue(name);
+  return deleted;
+}
+
+/** Refuses while jobs run, and without `force` while any job is left. Returns jobs deleted (first batch). */
+export function checkQueueDeletable(ctx: EngineContext, name: string, force: boolean): void {
+  if (!ctx.store.queues.get(name)) throw queueNotFound(name);
+  const counts = ctx.store.queues.counts(name);
+  if (counts.running > 0) {
+    throw new SpoolError(ErrorCode.InvalidState, `Cannot delete queue "${name}": ${counts.running} job(s) are running. Pause it, wait for them or cancel them, then delete.`, {
+      queue: name,
+    });
+  }
+  const total = Object.values(counts).reduce((a, b) => a + b, 0);
+  if (total > 0 && !force) {
+    throw new SpoolError(ErrorCode.InvalidState, `Queue "${name}" still has ${total} job(s). Purge it first, or delete with force to remove them too.`, { queue: name });
+  }
+}
+
+export function deleteQueueRow(ctx: EngineContext, name: string): void {
+  ctx.store.queues.delete(name);
+  ctx.events.queue(name, true);
+}

@@ -1,0 +1,31 @@
+/**
+ * Workers: the daemon's executors and registered remote workers, shown in the UI.
+ */
+import { SpoolError } from '../../../shared/errors';
+import { ErrorCode } from '../../../shared/protocol';
+import type { Worker, WorkerType } from '../../../shared/types';
+import type { EngineContext } from '../context';
+import type { RegisterInput } from '../validate/worker';
+
+export function registerWorker(ctx: EngineContext, input: RegisterInput, type: WorkerType): Worker {
+  // A generated id is a UUIDv7 prefixed by the type, which fits the name pattern.
+  const id = input.workerId ?? `${type}-${ctx.ids.next()}`;
+  ctx.store.workers.upsert({
+    id,
+    type,
+    name: input.name,
+    host: input.host,
+    pid: input.pid,
+    queues: JSON.stringify(input.queues),
+    kinds: JSON.stringify(input.kinds),
+    concurrency: input.concurrency,
+    now: ctx.now(),
+  });
+  const worker = ctx.store.workers.get(id);
+  if (!worker) throw new Error(`Worker ${id} was registered but cannot be read back`);
+  return worker;
+}
+
+export function workerNotFound(id: string): SpoolError {
+  return new SpoolError(ErrorCode.WorkerNotFound, `No worker with id ${id}. Register it with workers.register first.`, { workerId: id });
+}

@@ -1,0 +1,243 @@
+/**
+ * Validation of the job methods' params: enqueue, update, list, output and the bulk forms.
+ */
+import { invalidParams } from '../../../shared/errors';
+import { LIMITS, type JobOrder } from '../../../shared/protocol';
+import { JOB_STATES, type Backoff, type BackoffStrategy, type JobState } from '../../../shared/types';
+import type { ListCursor } from '../../store/list';
+import {
+  array,
+  integer,
+  jobId,
+  jsonText,
+  name,
+  number,
+  object,
+  oneOf,
+  optionalBoolean,
+  optionalInteger,
+  optionalName,
+  optionalString,
+  requiredObject,
+  shown,
+  string,
+  join,
+  type Fields,
+} from './primitives';
+
+const STRATEGIES: readonly BackoffStrategy[] = ['exponential', 'linear', 'fixed'];
+/** Latest accepted absolute time: year 275760 is where JS dates end; anything near it is a mistake anyway. */
+const MAX_TIME = 8_640_000_000_000_000;
+const MAX_CONTEXT_FIELD = 1024;
+
+export interface EnqueueInput {
+  queue: string;
+  kind: string;
+  /** Serialized JSON. */
+  payload: string;
+  priority: number;
+  delayMs: number | undefined;
+  runAt: number | undefined;
+  maxAttempts: number | undefined;
+  backoff: Partial<Backoff>;
+  timeoutMs: number | undefined;
+  /** Serialized JSON array. */
+  tags: string;
+  idempotencyKey: string | null;
+  /** Serialized JSON object or null. */
+  context: string | null;
+}
+
+const ENQUEUE_FIELDS = ['queue', 'kind', 'payload', 'priority', 'delayMs', 'runAt', 'maxAttempts', 'backoff', 'timeoutMs', 'tags', 'idempotencyKey', 'context'] as const;
+
+export function partialBackoff(value: unknown, field: string): Partial<Backoff> {
+  const o = object(value, field, ['strategy', 'baseMs', 'capMs', 'jitter']);
+  const backoff: Partial<Backoff> = {};
+  if (o['strategy'] !== undefined) backoff.strategy = oneOf(o['strategy'], join(field, 'strategy'), STRATEGIES);
+  if (o['baseMs'] !== undefined) backoff.baseMs = integer(o['baseMs'], join(field, 'baseMs'), 0, LIMITS.maxDurationMs);
+  if (o['capMs'] !== undefined) backoff.capMs = integer(o['capMs'], join(field, 'capMs'), 0, LIMITS.maxDurationMs);
+  if (o['jitter'] !== undefined) backoff.jitter = number(o['jitter'], join(field, 'jitter'), 0, 1);
+  return backoff;
+}
+
+export function priority(value: unknown, field: string): number {
+  return integer(value, field, LIMITS.minPriority, LIMITS.maxPriority);
+}
+
+export function maxAttempts(value: unknown, field: string): number {
+  return integer(value, field, 1, LIMITS.maxAttempts);
+}
+
+export function timeoutMs(value: unknown, field: string): number {
+  return integer(value, field, LIMITS.minTimeoutMs, LIMITS.maxTimeoutMs);
+}
+
+export function tags(value: unknown, field: string): string[] {
+  return array(value, field, LIMITS.maxTags).map((tag, i) => string(tag, `${field}[${i}]`, LIMITS.maxTagLength, 1));
+}
+
+function context(value: unknown, field: string): string | null {
+  if (value === undefined || value === null) return null;
+  const o = object(value, field, ['workspace', 'branch', 'commit', 'origin']);
+  const out: Record<string, string> = {};
+  for (const key of ['workspace', 'branch', 'commit', 'origin']) {
+    const v = optionalString(o[key], join(field, key), MAX_CONTEXT_FIELD);
+    if (v !== undefined) out[key] = v;
+  }
+  return JSON.stringify(out);
+}
+
+function runTime(o: Fields, prefix: string): { delayMs: number | undefined; runAt: number | undefined } {
+  const delayMs = optionalInteger(o['delayMs'], join(prefix, 'delayMs'), 0, LIMITS.maxDurationMs);
+  const runAt = optionalInteger(o['runAt'], join(prefix, 'runAt'), 0, MAX_TIME);
+  if (delayMs !== undefined && runAt !== undefined) {
+    throw invalidParams(join(prefix, 'runAt'), `Give either ${join(prefix, 'delayMs')} or ${join(prefix, 'runAt')}, not both`, 'delayMs or runAt');
+  }
+  return { delayMs, runAt };
+}
+
+/** `prefix` is '' for jobs.enqueue and "jobs[i]" inside a batch. */
+export function enqueueParams(value: unknown, prefix = ''): EnqueueInput {
+  const o = prefix === '' ? object(value, 'params', ENQUEUE_FIELDS) : requiredObject(value, prefix, ENQUEUE_FIELDS);
+  const f = (key: string): string => join(prefix, key);
+  const queue = name(o['queue'], f('queue'));
+  const kind = name(o['kind'], f('kind'));
+  const payload = jsonText(o['payload'] === undefined ? null : o['payload'], f('payload'));
+  const { delayMs, runAt } = runTime(o, prefix);
+  return {
+    queue,
+    kind,
+    payload,
+    priority: o['priority'] === undefined ? 0 : priority(o['priority'], f('priority')),
+    delayMs,
+    runAt,
+    maxAttempts: o['maxAttempts'] === undefined ? undefined : maxAttempts(o['maxAttempts'], f('maxAttempts')),
+    backoff: partialBackoff(o['backoff'], f('backoff')),
+    timeoutMs: o['timeoutMs'] === undefined ? undefined : timeoutMs(o['timeoutMs'], f('timeoutMs')),
+    tags: JSON.stringify(o['tags'] === undefined ? [] : tags(o['tags'], f('tags'))),
+    idempotencyKey: o['idempotencyKey'] === undefined || o['idempotencyKey'] === null ? null : string(o['idempotencyKey'], f('idempotencyKey'), LIMITS.maxIdempotencyKeyLength, 1),
+    context: context(o['context'], f('context')),
+  };
+}
+
+export function enqueueBatchParams(value: unknown): EnqueueInput[] {
+  const o = object(value, 'params', ['jobs']);
+  return array(o['jobs'], 'jobs', LIMITS.maxBatch, 1).map((job, i) => enqueueParams(job, `jobs[${i}]`));
+}
+
+export interface UpdateInput {
+  id: string;
+  priority: number | null;
+  delayMs: number | undefined;
+  runAt: number | undefined;
+  payload: string | null;
+  maxAttempts: number | null;
+  tags: string | null;
+}
+
+export function updateParams(value: unknown): UpdateInput {
+  const o = object(value, 'params', ['id', 'priority', 'runAt', 'delayMs', 'payload', 'maxAttempts', 'tags']);
+  const { delayMs, runAt } = runTime(o, '');
+  return {
+    id: jobId(o['id']),
+    priority: o['priority'] === undefined ? null : priority(o['priority'], 'priority'),
+    delayMs,
+    runAt,
+    payload: o['payload'] === undefined ? null : jsonText(o['payload'], 'payload'),
+    maxAttempts: o['maxAttempts'] === undefined ? null : maxAttempts(o['maxAttempts'], 'maxAttempts'),
+    tags: o['tags'] === undefined ? null : JSON.stringify(tags(o['tags'], 'tags')),
+  };
+}
+
+export interface FilterInput {
+  queue?: string;
+  states?: JobState[];
+  kind?: string;
+  tag?: string;
+  search?: string;
+  delayed?: boolean;
+}
+
+const FILTER_FIELDS = ['queue', 'states', 'kind', 'tag', 'search', 'delayed'] as const;
+
+function filterFields(o: Fields, prefix: string): FilterInput {
+  const f = (key: string): string => join(prefix, key);
+  const filter: FilterInput = {};
+  const queue = optionalName(o['queue'], f('queue'));
+  if (queue !== undefined) filter.queue = queue;
+  if (o['states'] !== undefined) {
+    const states = array(o['states'], f('states'), JOB_STATES.length).map((s, i) => oneOf(s, `${f('states')}[${i}]`, JOB_STATES));
+    if (states.length > 0) filter.states = [...new Set(states)];
+  }
+  const kind = optionalName(o['kind'], f('kind'));
+  if (kind !== undefined) filter.kind = kind;
+  const tag = optionalString(o['tag'], f('tag'), LIMITS.maxTagLength, 1);
+  if (tag !== undefined) filter.tag = tag;
+  const search = optionalString(o['search'], f('search'), LIMITS.maxSearchLength, 1);
+  if (search !== undefined) filter.search = search;
+  const delayed = optionalBoolean(o['delayed'], f('delayed'));
+  if (delayed !== undefined) filter.delayed = delayed;
+  return filter;
+}
+
+export interface ListInput extends FilterInput {
+  order: JobOrder;
+  limit: number;
+  after: ListCursor | undefined;
+}
+
+const ORDERS: readonly JobOrder[] = ['newest', 'oldest', 'runAt'];
+
+/** Cursors are opaque to clients: base64url of "order:runAt:id". */
+export function encodeCursor(order: JobOrder, cursor: ListCursor): string {
+  return Buffer.from(`${order}:${cursor.runAt}:${cursor.id}`, 'utf8').toString('base64url');
+}
+
+function decodeCursor(value: unknown, order: JobOrder): ListCursor {
+  const raw = typeof value === 'string' ? Buffer.from(value, 'base64url').toString('utf8') : '';
+  const match = /^(newest|oldest|runAt):(\d+):([0-9a-f-]{36})$/.exec(raw);
+  if (!match) throw invalidParams('cursor', `cursor is not one this daemon issued (got ${shown(value)}); pass nextCursor from the previous page unchanged`);
+  if (match[1] !== order) throw invalidParams('cursor', `cursor belongs to order "${match[1]}" but this request asks for "${order}"; keep the order while paging`);
+  return { runAt: Number(match[2]), id: match[3] ?? '' };
+}
+
+export function listParams(value: unknown): ListInput {
+  const o = object(value, 'params', [...FILTER_FIELDS, 'order', 'limit', 'cursor']);
+  const order = o['order'] === undefined ? 'newest' : oneOf(o['order'], 'order', ORDERS);
+  return {
+    ...filterFields(o, ''),
+    order,
+    limit: o['limit'] === undefined ? 50 : integer(o['limit'], 'limit', 1, LIMITS.maxPageSize),
+    after: o['cursor'] === undefined || o['cursor'] === null ? undefined : decodeCursor(o['cursor'], order),
+  };
+}
+
+export function outputParams(value: unknown): { id: string; after: number; limit: number } {
+  const o = object(value, 'params', ['id', 'after', 'limit']);
+  return {
+    id: jobId(o['id']),
+    after: o['after'] === undefined ? 0 : integer(o['after'], 'after', 0, Number.MAX_SAFE_INTEGER),
+    limit: o['limit'] === undefined ? 1000 : integer(o['limit'], 'limit', 1, LIMITS.maxPageSize),
+  };
+}
+
+export type BulkInput = { ids: string[] } | { filter: FilterInput & { queue: string } };
+
+export function bulkParams(value: unknown): BulkInput {
+  const o = object(value, 'params', ['ids', 'filter']);
+  if ((o['ids'] === undefined) === (o['filter'] === undefined)) {
+    throw invalidParams('ids', 'Give either ids (a list of job ids) or filter (with at least a queue), not both and not neither', 'ids or filter');
+  }
+  if (o['ids'] !== undefined) {
+    return { ids: [...new Set(array(o['ids'], 'ids', LIMITS.maxBatch, 1).map((id, i) => jobId(id, `ids[${i}]`)))] };
+  }
+  const f = requiredObject(o['filter'], 'filter', FILTER_FIELDS);
+  const filter = filterFields(f, 'filter');
+  const queue = filter.queue;
+  if (queue === undefined) throw invalidParams('filter.queue', 'filter.queue is required: a bulk action applies to one queue at a time');
+  return { filter: { ...filter, queue } };
+}
+
+export function idParam(value: unknown): string {
+  return jobId(object(value, 'params', ['id'])['id']);
+}

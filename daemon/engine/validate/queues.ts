@@ -1,0 +1,68 @@
+/**
+ * Validation of the queue methods' params.
+ */
+import { invalidParams } from '../../../shared/errors';
+import { LIMITS } from '../../../shared/protocol';
+import { JOB_STATES, type Backoff, type JobState, type RateLimit } from '../../../shared/types';
+import { maxAttempts, partialBackoff, timeoutMs } from './jobs';
+import { array, boolean, integer, name, number, object, oneOf } from './primitives';
+
+export interface ConfigureInput {
+  name: string;
+  concurrency: number | null | undefined;
+  rateLimit: RateLimit | null | undefined;
+  defaultMaxAttempts: number | undefined;
+  defaultBackoff: Partial<Backoff> | undefined;
+  defaultTimeoutMs: number | undefined;
+  retentionMs: number | null | undefined;
+}
+
+const MAX_CONCURRENCY = 100_000;
+const MAX_RATE = 1_000_000;
+
+function rateLimit(value: unknown): RateLimit | null {
+  if (value === null) return null;
+  const o = object(value, 'rateLimit', ['perSecond', 'burst']);
+  if (o['perSecond'] === undefined) throw invalidParams('rateLimit.perSecond', 'rateLimit.perSecond is required (jobs started per second, e.g. 5 or 0.5)');
+  const perSecond = number(o['perSecond'], 'rateLimit.perSecond', 0.001, MAX_RATE);
+  // Default burst: one second's worth, at least one job.
+  const burst = o['burst'] === undefined ? Math.max(1, Math.ceil(perSecond)) : integer(o['burst'], 'rateLimit.burst', 1, MAX_RATE);
+  return { perSecond, burst };
+}
+
+/** undefined = leave as is, null = remove the setting, anything else is checked. */
+function nullable<T>(value: unknown, check: (value: unknown) => T): T | null | undefined {
+  if (value === undefined) return undefined;
+  if (value === null) return null;
+  return check(value);
+}
+
+export function configureParams(value: unknown): ConfigureInput {
+  const o = object(value, 'params', ['name', 'concurrency', 'rateLimit', 'defaultMaxAttempts', 'defaultBackoff', 'defaultTimeoutMs', 'retentionMs']);
+  return {
+    name: name(o['name'], 'name'),
+    concurrency: nullable(o['concurrency'], (v) => integer(v, 'concurrency', 1, MAX_CONCURRENCY)),
+    rateLimit: o['rateLimit'] === undefined ? undefined : rateLimit(o['rateLimit']),
+    defaultMaxAttempts: o['defaultMaxAttempts'] === undefined ? undefined : maxAttempts(o['defaultMaxAttempts'], 'defaultMaxAttempts'),
+    defaultBackoff: o['defaultBackoff'] === undefined ? undefined : partialBackoff(o['defaultBackoff'], 'defaultBackoff'),
+    defaultTimeoutMs: o['defaultTimeoutMs'] === undefined ? undefined : timeoutMs(o['defaultTimeoutMs'], 'defaultTimeoutMs'),
+    retentionMs: nullable(o['retentionMs'], (v) => integer(v, 'retentionMs', 0, LIMITS.maxDurationMs)),
+  };
+}
+
+export function queueName(value: unknown, field = 'name'): string {
+  return name(value, field);
+}
+
+/** Running jobs are never purged; "all but running" is the default. */
+export function purgeParams(value: unknown): { name: string; states: JobState[] } {
+  const o = object(value, 'params', ['name', 'states']);
+  const purgeable = JOB_STATES.filter((s) => s !== 'running');
+  const states = o['states'] === undefined ? purgeable : array(o['states'], 'states', JOB_STATES.length, 1).map((s, i) => oneOf(s, `states[${i}]`, purgeable));
+  return { name: name(o['name'], 'name'), states: [...new Set(states)] };
+}
+
+export function deleteQueueParams(value: unknown): { name: string; force: boolean } {
+  const o = object(value, 'params', ['name', 'force']);
+  return { name: name(o['name'], 'name'), force: o['force'] === undefined ? false : boolean(o['force'], 'force') };
+}

@@ -1,0 +1,106 @@
+/**
+ * The claim path: the hottest SQL in Spool.
+ *
+ * A claim of one queue is a single statement,
+ *
+ *   UPDATE jobs SET state = 'running', … WHERE id IN (SELECT id … ORDER BY priority DESC, run_at, id LIMIT n) RETURNING *
+ *
+ * The inner SELECT walks the partial index `jobs_claim (queue, priority DESC, run_at, id)` in
+ * its own order and stops after n due rows, so its cost does not grow with the backlog. The
+ * index only holds queued and retrying rows, and its column directions match the ORDER BY:
+ * with any mismatch SQLite would sort the whole backlog in a temp B-tree on every claim
+ * (a unit test asserts the plan). `run_at <= now` and the kind filter are checked on index
+ * entries as the walk goes; delayed jobs with a higher priority than the due ones are stepped over.
+ *
+ * The kind filter is either an include list (`kind IN json_each(@kinds)`) or an exclude list
+ * (the built-in kinds a remote worker must never get); both are JSON arrays so one prepared
+ * statement serves every list.
+ */
+import type { Job } from '../../shared/types';
+import type { Db } from './db';
+import { mapJob } from './mappers';
+import { int, text, toRow } from './row';
+
+export type KindFilter = { include: string[] } | { exclude: string[] };
+
+export interface ClaimCandidate {
+  queue: string;
+  priority: number;
+  runAt: number;
+  id: string;
+}
+
+const DUE = `queue = @queue AND state IN ('queued', 'retrying') AND run_at <= @now`;
+const ORDER = `ORDER BY priority DESC, run_at, id LIMIT @limit`;
+const INCLUDE = `AND kind IN (SELECT value FROM json_each(@kinds))`;
+const EXCLUDE = `AND kind NOT IN (SELECT value FROM json_each(@kinds))`;
+
+function claimSql(kindClause: string): string {
+  return `
+    UPDATE jobs SET state = 'running', attempts = attempts + 1, runs = runs + 1, worker_id = @workerId,
+      lease_expires_at = @now + timeout_ms, started_at = @now, finished_at = NULL,
+      progress = NULL, progress_message = NULL, cancel_requested = 0, updated_at = @now
+    WHERE id IN (SELECT id FROM jobs WHERE ${DUE} ${kindClause} ${ORDER})
+    RETURNING *`;
+}
+
+function peekSql(kindClause: string): string {
+  return `SELECT priority, run_at, id FROM jobs WHERE ${DUE} ${kindClause} ${ORDER}`;
+}
+
+/** The SELECT a claim runs, for the query-plan test. */
+export const CLAIM_SELECT_FOR_PLAN = `SELECT id FROM jobs WHERE ${DUE} ${EXCLUDE} ${ORDER}`;
+
+export class ClaimStatements {
+  private readonly claimInclude;
+  private readonly claimExclude;
+  private readonly peekInclude;
+  private readonly peekExclude;
+  private readonly insertRunStmt;
+
+  constructor(db: Db) {
+    this.claimInclude = db.prepare(claimSql(INCLUDE));
+    this.claimExclude = db.prepare(claimSql(EXCLUDE));
+    this.peekInclude = db.prepare(peekSql(INCLUDE));
+    this.peekExclude = db.prepare(peekSql(EXCLUDE));
+    this.insertRunStmt = db.prepare(`
+      INSERT INTO job_runs (job_id, run, attempt, worker_id, started_at, outcome)
+      VALUES (@jobId, @run, @attempt, @workerId, @now, 'running')`);
+  }
+
+  /**
+   * Claims up to `limit` due jobs of one queue for `workerId`, records a run for each, and
+   * returns them in claim order. Must run inside a write transaction.
+   */
+  claim(queue: string, kinds: KindFilter, limit: number, workerId: string, now: number): Job[] {
+    const stmt = 'include' in kinds ? this.claimInclude : this.claimExclude;
+    const list = 'include' in kinds ? kinds.include : kinds.exclude;
+    const rows = stmt.all({ queue, now, limit, workerId, kinds: JSON.stringify(list) });
+    const jobs: Job[] = [];
+    for (const raw of rows) {
+      const row = toRow(raw, 'job');
+      this.insertRunStmt.run({ jobId: text(row, 'id'), run: int(row, 'runs'), attempt: int(row, 'attempts'), workerId, now });
+      jobs.push(mapJob(row));
+    }
+    // RETURNING gives rows in the order they were updated, which SQLite does not promise to be
+    // the subquery's order.
+    return jobs.sort(compareClaimOrder);
+  }
+
+  /** The next `limit` due jobs of a queue in claim order, without claiming them. */
+  peek(queue: string, kinds: KindFilter, limit: number, now: number): ClaimCandidate[] {
+    const stmt = 'include' in kinds ? this.peekInclude : this.peekExclude;
+    const list = 'include' in kinds ? kinds.include : kinds.exclude;
+    return stmt.all({ queue, now, limit, kinds: JSON.stringify(list) }).map((raw) => {
+      const row = toRow(raw, 'claim candidate');
+      return { queue, priority: int(row, 'priority'), runAt: int(row, 'run_at'), id: text(row, 'id') };
+    });
+  }
+}
+
+/** Highest priority first, then earliest run time, then oldest (ids are time-ordered). */
+export function compareClaimOrder(a: { priority: number; runAt: number; id: string }, b: { priority: number; runAt: number; id: string }): number {
+  if (a.priority !== b.priority) return b.priority - a.priority;
+  if (a.runAt !== b.runAt) return a.runAt - b.runAt;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}

@@ -1,0 +1,197 @@
+/**
+ * SQL over the jobs table for single-job reads and transitions. Claiming has its own module
+ * (claim.ts) and listing too (list.ts). Every statement is prepared once, when the store opens.
+ *
+ * Transitions that belong to a worker carry `state = 'running' AND worker_id = @workerId` in
+ * their WHERE clause, so a worker that lost its lease changes nothing even if the engine's own
+ * check were ever skipped.
+ */
+import type { Job, JobState } from '../../shared/types';
+import type { Db } from './db';
+import { mapJob } from './mappers';
+import { int, toRow } from './row';
+
+/** The stored form of a new job: JSON already serialized, defaults already resolved. */
+export interface JobInsert {
+  id: string;
+  queue: string;
+  kind: string;
+  payload: string;
+  priority: number;
+  runAt: number;
+  maxAttempts: number;
+  backoffStrategy: string;
+  backoffBaseMs: number;
+  backoffCapMs: number;
+  backoffJitter: number;
+  timeoutMs: number;
+  idempotencyKey: string | null;
+  tags: string;
+  context: string | null;
+  now: number;
+}
+
+/** How a running attempt ends, from the job's side. */
+export interface AttemptEnd {
+  id: string;
+  workerId: string;
+  state: JobState;
+  runAt: number;
+  lastError: string | null;
+  result: string | null;
+  finishedAt: number | null;
+  now: number;
+}
+
+function mapOptional(raw: unknown): Job | undefined {
+  return raw === undefined ? undefined : mapJob(toRow(raw, 'job'));
+}
+
+export class JobStatements {
+  private readonly insertStmt;
+  private readonly byIdStmt;
+  private readonly byKeyStmt;
+  private readonly heartbeatStmt;
+  private readonly progressStmt;
+  private readonly checkpointStmt;
+  private readonly endAttemptStmt;
+  private readonly requestCancelStmt;
+  private readonly cancelWaitingStmt;
+  private readonly retryStmt;
+  private readonly deleteStmt;
+  private readonly updateStmt;
+  private readonly recoverStmt;
+  private readonly expiredStmt;
+  private readonly runningOfWorkersStmt;
+
+  constructor(db: Db) {
+    this.insertStmt = db.prepare(`
+      INSERT INTO jobs (id, queue, kind, payload, priority, state, run_at, max_attempts,
+        backoff_strategy, backoff_base_ms, backoff_cap_ms, backoff_jitter, timeout_ms,
+        idempotency_key, tags, context, created_at, updated_at)
+      VALUES (@id, @queue, @kind, @payload, @priority, 'queued', @runAt, @maxAttempts,
+        @backoffStrategy, @backoffBaseMs, @backoffCapMs, @backoffJitter, @timeoutMs,
+        @idempotencyKey, @tags, @context, @now, @now)
+      RETURNING *`);
+    this.byIdStmt = db.prepare('SELECT * FROM jobs WHERE id = ?');
+    this.byKeyStmt = db.prepare('SELECT * FROM jobs WHERE idempotency_key = ?');
+    this.heartbeatStmt = db.prepare(`
+      UPDATE jobs SET lease_expires_at = max(lease_expires_at, @lease), updated_at = @now
+      WHERE id = @id AND state = 'running' AND worker_id = @workerId
+      RETURNING lease_expires_at, cancel_requested`);
+    this.progressStmt = db.prepare(`
+      UPDATE jobs SET progress = @percent, progress_message = @message, updated_at = @now
+      WHERE id = @id AND state = 'running' AND worker_id = @workerId
+      RETURNING *`);
+    this.checkpointStmt = db.prepare(`
+      UPDATE jobs SET checkpoint = @checkpoint, updated_at = @now
+      WHERE id = @id AND state = 'running' AND worker_id = @workerId`);
+    // The lease is cleared; worker_id stays so a finished job still says who ran it last.
+    this.endAttemptStmt = db.prepare(`
+      UPDATE jobs SET state = @state, run_at = @runAt, last_error = @lastError,
+        result = coalesce(@result, result), lease_expires_at = NULL, finished_at = @finishedAt,
+        cancel_requested = 0, updated_at = @now
+      WHERE id = @id AND state = 'running' AND worker_id = @workerId
+      RETURNING *`);
+    this.requestCancelStmt = db.prepare(`
+      UPDATE jobs SET cancel_requested = 1, updated_at = @now WHERE id = @id AND state = 'running' RETURNING *`);
+    this.cancelWaitingStmt = db.prepare(`
+      UPDATE jobs SET state = 'cancelled', finished_at = @now, updated_at = @now
+      WHERE id = @id AND state IN ('queued', 'retrying') RETURNING *`);
+    // A user's retry: a fresh attempt budget; runs (the history) and the checkpoint stay,
+    // except that a completed job starts over from nothing.
+    this.retryStmt = db.prepare(`
+      UPDATE jobs SET state = 'queued', attempts = 0, run_at = @now, finished_at = NULL,
+        last_error = NULL, result = NULL, progress = NULL, progress_message = NULL, cancel_requested = 0,
+        checkpoint = CASE WHEN state = 'completed' THEN NULL ELSE checkpoint END, updated_at = @now
+      WHERE id = @id AND state IN ('dead', 'cancelled', 'completed') RETURNING *`);
+    this.deleteStmt = db.prepare(`DELETE FROM jobs WHERE id = ? AND state <> 'running'`);
+    this.updateStmt = db.prepare(`
+      UPDATE jobs SET priority = coalesce(@priority, priority), run_at = coalesce(@runAt, run_at),
+        payload = coalesce(@payload, payload), max_attempts = coalesce(@maxAttempts, max_attempts),
+        tags = coalesce(@tags, tags), updated_at = @now
+      WHERE id = @id AND state IN ('queued', 'retrying') RETURNING *`);
+    // Start-up recovery gives the attempt back: the daemon stopping is not the job failing.
+    this.recoverStmt = db.prepare(`
+      UPDATE jobs SET state = 'retrying', attempts = attempts - 1, run_at = @now, lease_expires_at = NULL,
+        cancel_requested = 0, updated_at = @now
+      WHERE id = @id AND state = 'running' RETURNING *`);
+    this.expiredStmt = db.prepare(`
+      SELECT * FROM jobs WHERE state = 'running' AND lease_expires_at <= @now ORDER BY lease_expires_at LIMIT @limit`);
+    this.runningOfWorkersStmt = db.prepare(`
+      SELECT * FROM jobs WHERE state = 'running' AND worker_id IN (SELECT value FROM json_each(@workerIds))`);
+  }
+
+  insert(values: JobInsert): Job {
+    return mapJob(toRow(this.insertStmt.get(values), 'job'));
+  }
+
+  byId(id: string): Job | undefined {
+    return mapOptional(this.byIdStmt.get(id));
+  }
+
+  byIdempotencyKey(key: string): Job | undefined {
+    return mapOptional(this.byKeyStmt.get(key));
+  }
+
+  /** Undefined when the worker does not hold the lease. */
+  heartbeat(params: { id: string; workerId: string; lease: number; now: number }): { leaseExpiresAt: number; cancelRequested: boolean } | undefined {
+    const raw = this.heartbeatStmt.get(params);
+    if (raw === undefined) return undefined;
+    const row = toRow(raw, 'heartbeat');
+    return { leaseExpiresAt: int(row, 'lease_expires_at'), cancelRequested: int(row, 'cancel_requested') !== 0 };
+  }
+
+  progress(params: { id: string; workerId: string; percent: number; message: string | null; now: number }): Job | undefined {
+    return mapOptional(this.progressStmt.get(params));
+  }
+
+  checkpoint(params: { id: string; workerId: string; checkpoint: string; now: number }): boolean {
+    return this.checkpointStmt.run(params).changes > 0;
+  }
+
+  endAttempt(params: AttemptEnd): Job | undefined {
+    return mapOptional(this.endAttemptStmt.get(params));
+  }
+
+  requestCancel(id: string, now: number): Job | undefined {
+    return mapOptional(this.requestCancelStmt.get({ id, now }));
+  }
+
+  cancelWaiting(id: string, now: number): Job | undefined {
+    return mapOptional(this.cancelWaitingStmt.get({ id, now }));
+  }
+
+  retry(id: string, now: number): Job | undefined {
+    return mapOptional(this.retryStmt.get({ id, now }));
+  }
+
+  /** Refuses (returns false) for a running job. */
+  delete(id: string): boolean {
+    return this.deleteStmt.run(id).changes > 0;
+  }
+
+  update(params: {
+    id: string;
+    priority: number | null;
+    runAt: number | null;
+    payload: string | null;
+    maxAttempts: number | null;
+    tags: string | null;
+    now: number;
+  }): Job | undefined {
+    return mapOptional(this.updateStmt.get(params));
+  }
+
+  recover(id: string, now: number): Job | undefined {
+    return mapOptional(this.recoverStmt.get({ id, now }));
+  }
+
+  expiredLeases(now: number, limit: number): Job[] {
+    return this.expiredStmt.all({ now, limit }).map((raw) => mapJob(toRow(raw, 'job')));
+  }
+
+  runningOf(workerIds: string[]): Job[] {
+    return this.runningOfWorkersStmt.all({ workerIds: JSON.stringify(workerIds) }).map((raw) => mapJob(toRow(raw, 'job')));
+  }
+}

@@ -1,0 +1,49 @@
+/**
+ * Numbered schema migrations, recorded in `schema_migrations` and each applied in its own
+ * write transaction. Add a migration by appending to MIGRATIONS; never edit a released one.
+ */
+import type { Db } from './db';
+import { initialSchema } from './migrations/001_initial';
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [{ version: 1, name: 'initial schema', sql: initialSchema }];
+
+/** Applies every migration the file lacks; returns the versions applied. */
+export function migrate(db: Db, now: number): number[] {
+  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    version    INTEGER PRIMARY KEY,
+    name       TEXT NOT NULL,
+    applied_at INTEGER NOT NULL
+  ) STRICT`);
+  const applied: number[] = [];
+  const has = db.prepare<[number], { version: number }>('SELECT version FROM schema_migrations WHERE version = ?').pluck();
+  const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
+  const newest = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;
+  const latestOnFile = db.prepare('SELECT max(version) FROM schema_migrations').pluck().get();
+  if (typeof latestOnFile === 'number' && latestOnFile > newest) {
+    throw new Error(
+      `The database is at schema version ${latestOnFile} but this Spool knows versions up to ${newest}. Upgrade Spool, or use a different database file.`,
+    );
+  }
+  for (const migration of MIGRATIONS) {
+    // Checked again inside the write transaction: two processes opening a new file at once
+    // must not both apply the same migration.
+    const apply = db.transaction(() => {
+      if (has.get(migration.version) !== undefined) return false;
+      db.exec(migration.sql);
+      record.run(migration.version, migration.name, now);
+      return true;
+    });
+    try {
+      if (apply.immediate()) applied.push(migration.version);
+    } catch (error) {
+      throw new Error(`Migration ${migration.version} (${migration.name}) failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  return applied;
+}

@@ -1,0 +1,235 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import Database from 'better-sqlite3';
+import { ErrorCode } from '../../shared/protocol';
+import type { JobChange } from '../../daemon/engine/api';
+import { makeEngine, thrown } from './helpers/engine';
+
+test('an enqueued job is stored queued with the queue defaults, and its queue is created on first use', (t) => {
+  const { engine, clock } = makeEngine(t);
+  const { job, created } = engine.enqueue({ queue: 'emails', kind: 'send', payload: { to: 'a@example.com' }, tags: ['x'] });
+  assert.equal(created, true);
+  assert.equal(job.state, 'queued');
+  assert.equal(job.runAt, clock.ms);
+  assert.equal(job.maxAttempts, 3);
+  assert.deepEqual(job.payload, { to: 'a@example.com' });
+  assert.deepEqual(job.tags, ['x']);
+  assert.match(job.id, /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  const queue = engine.getQueue('emails');
+  assert.equal(queue.counts.queued, 1);
+  assert.equal(queue.paused, false);
+  assert.deepEqual(engine.getJob(job.id).job, job);
+});
+
+test('a repeated idempotency key returns the first job, unchanged, with created false', (t) => {
+  const { engine } = makeEngine(t);
+  const first = engine.enqueue({ queue: 'q', kind: 'k', payload: 1, idempotencyKey: 'order-42' });
+  const second = engine.enqueue({ queue: 'q', kind: 'k', payload: 2, priority: 9, idempotencyKey: 'order-42' });
+  assert.equal(second.created, false);
+  assert.equal(second.job.id, first.job.id);
+  assert.equal(second.job.payload, 1);
+  assert.equal(second.job.priority, 0);
+  const batch = engine.enqueueBatch({ jobs: [{ queue: 'q', kind: 'k', idempotencyKey: 'b' }, { queue: 'q', kind: 'k', idempotencyKey: 'b' }] });
+  assert.deepEqual(batch.results.map((r) => r.created), [true, false]);
+  assert.equal(batch.results[0]?.job.id, batch.results[1]?.job.id);
+  assert.equal(engine.getQueue('q').counts.queued, 2);
+});
+
+test('a batch is all or nothing: one invalid job enqueues none', (t) => {
+  const { engine } = makeEngine(t);
+  const error = thrown(() => engine.enqueueBatch({ jobs: [{ queue: 'q', kind: 'k' }, { queue: 'q', kind: 'k', priority: 1.5 }] }));
+  assert.equal(error.code, ErrorCode.InvalidParams);
+  assert.equal(error.data['field'], 'jobs[1].priority');
+  assert.deepEqual(engine.listQueues(), []);
+});
+
+test('claims take the highest priority first, then the earliest run time, then the oldest', (t) => {
+  const { engine, clock } = makeEngine(t);
+  const low = engine.enqueue({ queue: 'q', kind: 'k', priority: -5 }).job;
+  clock.advance(1);
+  const highLate = engine.enqueue({ queue: 'q', kind: 'k', priority: 10 }).job;
+  clock.advance(1);
+  const mid1 = engine.enqueue({ queue: 'q', kind: 'k', priority: 3 }).job;
+  const mid2 = engine.enqueue({ queue: 'q', kind: 'k', priority: 3 }).job;
+  const midEarly = engine.enqueue({ queue: 'q', kind: 'k', priority: 3, runAt: clock.ms - 100 }).job;
+  clock.advance(1);
+  const order = engine.claim({ workerId: 'w', max: 10 }).map((j) => j.id);
+  assert.deepEqual(order, [highLate.id, midEarly.id, mid1.id, mid2.id, low.id]);
+});
+
+test('a claim across queues follows the same order over all of them', (t) => {
+  const { engine } = makeEngine(t);
+  const a = engine.enqueue({ queue: 'a', kind: 'k', priority: 1 }).job;
+  const b = engine.enqueue({ queue: 'b', kind: 'k', priority: 7 }).job;
+  const c = engine.enqueue({ queue: 'c', kind: 'k', priority: 4 }).job;
+  assert.deepEqual(engine.claim({ workerId: 'w', max: 2 }).map((j) => j.id), [b.id, c.id]);
+  assert.deepEqual(engine.claim({ workerId: 'w', queues: ['a', 'b'] }).map((j) => j.id), [a.id]);
+});
+
+test('a delayed job is not claimed before its run time, and is claimed once it comes', (t) => {
+  const { engine, clock } = makeEngine(t);
+  const { job } = engine.enqueue({ queue: 'q', kind: 'k', delayMs: 5000 });
+  assert.equal(job.runAt, clock.ms + 5000);
+  assert.equal(engine.getQueue('q').delayed, 1);
+  assert.equal(engine.nextWakeAt(), job.runAt);
+  clock.advance(4999);
+  assert.deepEqual(engine.claim({ workerId: 'w' }), []);
+  clock.advance(1);
+  assert.equal(engine.claim({ workerId: 'w' })[0]?.id, job.id);
+});
+
+test('a paused queue gives no jobs until it is resumed', (t) => {
+  const { engine } = makeEngine(t);
+  engine.enqueue({ queue: 'q', kind: 'k' });
+  assert.equal(engine.pauseQueue('q').paused, true);
+  assert.deepEqual(engine.claim({ workerId: 'w' }), []);
+  assert.deepEqual(engine.claim({ workerId: 'w', queues: ['q'] }), []);
+  engine.resumeQueue('q');
+  assert.equal(engine.claim({ workerId: 'w' }).length, 1);
+});
+
+test('a claim never exceeds the queue concurrency, and a finished job frees a slot', (t) => {
+  const { engine } = makeEngine(t);
+  engine.configureQueue({ name: 'q', concurrency: 2 });
+  for (let i = 0; i < 5; i++) engine.enqueue({ queue: 'q', kind: 'k' });
+  const first = engine.claim({ workerId: 'w', max: 5 });
+  assert.equal(first.length, 2);
+  assert.deepEqual(engine.claim({ workerId: 'w2', max: 5 }), []);
+  engine.complete({ id: first[0]?.id ?? '', workerId: 'w' });
+  assert.equal(engine.claim({ workerId: 'w2', max: 5 }).length, 1);
+  assert.equal(engine.getQueue('q').counts.running, 2);
+});
+
+test('remote workers never get built-in kinds; the executors get only the built-in kinds they ask for', (t) => {
+  const { engine } = makeEngine(t);
+  const shell = engine.enqueue({ queue: 'q', kind: 'shell', payload: { command: 'true' } }).job;
+  const http = engine.enqueue({ queue: 'q', kind: 'http', payload: { url: 'http://x' } }).job;
+  const custom = engine.enqueue({ queue: 'q', kind: 'resize' }).job;
+  assert.deepEqual(engine.claim({ workerId: 'w', kinds: ['shell'] }), []);
+  assert.deepEqual(engine.claim({ workerId: 'w', max: 10 }).map((j) => j.id), [custom.id]);
+  assert.deepEqual(engine.claim({ workerId: 'exec', builtinKinds: ['shell'], max: 10 }).map((j) => j.id), [shell.id]);
+  assert.deepEqual(engine.claim({ workerId: 'exec', builtinKinds: ['shell', 'http'], max: 10 }).map((j) => j.id), [http.id]);
+});
+
+test('a claim sets the lease, worker and attempt, and records a run', (t) => {
+  const { engine, clock } = makeEngine(t);
+  const { job } = engine.enqueue({ queue: 'q', kind: 'k', timeoutMs: 30_000 });
+  const [claimed] = engine.claim({ workerId: 'w1' });
+  assert.ok(claimed);
+  assert.equal(claimed.state, 'running');
+  assert.equal(claimed.workerId, 'w1');
+  assert.equal(claimed.attempts, 1);
+  assert.equal(claimed.leaseExpiresAt, clock.ms + 30_000);
+  assert.equal(claimed.startedAt, clock.ms);
+  const { runs } = engine.getJob(job.id);
+  assert.equal(runs.length, 1);
+  assert.deepEqual({ attempt: runs[0]?.attempt, workerId: runs[0]?.workerId, outcome: runs[0]?.outcome }, { attempt: 1, workerId: 'w1', outcome: 'running' });
+});
+
+test('heartbeat extends the lease to max(current, now + extension) and reports a requested cancel', (t) => {
+  const { engine, clock } = makeEngine(t);
+  const { job } = engine.enqueue({ queue: 'q', kind: 'k', timeoutMs: 10_000 });
+  engine.claim({ workerId: 'w' });
+  const start = clock.ms;
+  clock.advance(5000);
+  assert.deepEqual(engine.heartbeat({ id: job.id, workerId: 'w' }), { leaseExpiresAt: start + 15_000, cancelRequested: false });
+  assert.equal(engine.heartbeat({ id: job.id, workerId: 'w', extendMs: 1000 }).leaseExpiresAt, start + 15_000);
+  engine.cancel(job.id);
+  assert.equal(engine.heartbeat({ id: job.id, workerId: 'w' }).cancelRequested, true);
+});
+
+test('complete stores the result and ends the run; fail with attempts left goes to retrying after the backoff', (t) => {
+  const { engine, clock } = makeEngine(t);
+  const a = engine.enqueue({ queue: 'q', kind: 'k' }).job;
+  const b = engine.enqueue({ queue: 'q', kind: 'k', backoff: { strategy: 'fixed', baseMs: 2000, jitter: 0 } }).job;
+  engine.claim({ workerId: 'w', max: 2 });
+  const done = engine.complete({ id: a.id, workerId: 'w', result: { ok: 1 } });
+  assert.equal(done.state, 'completed');
+  assert.deepEqual(done.result, { ok: 1 });
+  assert.equal(done.finishedAt, clock.ms);
+  assert.equal(done.leaseExpiresAt, null);
+  assert.equal(engine.getJob(a.id).runs[0]?.outcome, 'completed');
+  const failed = engine.fail({ id: b.id, workerId: 'w', error: 'disk full', exitCode: 3 });
+  assert.equal(failed.state, 'retrying');
+  assert.equal(failed.runAt, clock.ms + 2000);
+  assert.equal(failed.lastError, 'disk full');
+  const run = engine.getJob(b.id).runs[0];
+  assert.deepEqual({ outcome: run?.outcome, error: run?.error, exitCode: run?.exitCode }, { outcome: 'failed', error: 'disk full', exitCode: 3 });
+  const s = engine.stats();
+  assert.equal(s.completedLastMinute, 1);
+  assert.equal(s.failedLastMinute, 1);
+});
+
+test('a permanent failure, or the last attempt failing, makes the job dead', (t) => {
+  const { engine } = makeEngine(t);
+  const p = engine.enqueue({ queue: 'q', kind: 'k', maxAttempts: 5 }).job;
+  const last = engine.enqueue({ queue: 'q', kind: 'k', maxAttempts: 1 }).job;
+  engine.claim({ workerId: 'w', max: 2 });
+  assert.equal(engine.fail({ id: p.id, workerId: 'w', error: 'bad input', permanent: true }).state, 'dead');
+  const dead = engine.fail({ id: last.id, workerId: 'w', error: 'boom' });
+  assert.equal(dead.state, 'dead');
+  assert.notEqual(dead.finishedAt, null);
+  assert.equal(engine.getQueue('q').counts.dead, 2);
+});
+
+test('events are delivered after commit, and not at all for a rolled-back batch', (t) => {
+  const { engine, dbPath } = makeEngine(t);
+  const seen: JobChange[] = [];
+  const queues: string[] = [];
+  engine.subscribe({
+    jobChanged: (change) => {
+      // Delivered after commit: the change is visible to a read from inside the listener.
+      assert.equal(engine.getJob(change.id).job.state, change.state);
+      seen.push(change);
+    },
+    queueChanged: (name) => queues.push(name),
+  });
+  const { job } = engine.enqueue({ queue: 'q', kind: 'k' });
+  engine.claim({ workerId: 'w' });
+  engine.complete({ id: job.id, workerId: 'w' });
+  assert.deepEqual(seen.map((c) => c.state), ['queued', 'running', 'completed']);
+  assert.deepEqual(queues, ['q']);
+  // Valid input that the database refuses halfway through the batch (a trigger added through a
+  // second connection): the first job's insert is rolled back and its event never delivered.
+  const other = new Database(dbPath);
+  other.exec(`CREATE TRIGGER refuse_explode BEFORE INSERT ON jobs WHEN new.kind = 'explode' BEGIN SELECT RAISE(ABORT, 'refused by test'); END`);
+  other.close();
+  const before = seen.length;
+  assert.throws(() => engine.enqueueBatch({ jobs: [{ queue: 'q2', kind: 'k' }, { queue: 'q2', kind: 'explode' }] }), /refused by test/);
+  assert.equal(seen.length, before);
+  assert.deepEqual(queues, ['q']);
+  assert.deepEqual(engine.listQueues().map((q) => q.name), ['q']);
+});
+
+test('queues are listed with counts, configured, and report settings', (t) => {
+  const { engine } = makeEngine(t);
+  engine.enqueue({ queue: 'b', kind: 'k' });
+  engine.enqueue({ queue: 'a', kind: 'k' });
+  const configured = engine.configureQueue({
+    name: 'a',
+    concurrency: 4,
+    rateLimit: { perSecond: 2, burst: 5 },
+    defaultMaxAttempts: 7,
+    defaultBackoff: { strategy: 'linear', baseMs: 500 },
+    defaultTimeoutMs: 60_000,
+    retentionMs: null,
+  });
+  assert.equal(configured.concurrency, 4);
+  assert.deepEqual(configured.rateLimit, { perSecond: 2, burst: 5 });
+  assert.deepEqual(configured.defaultBackoff, { strategy: 'linear', baseMs: 500, capMs: 3_600_000, jitter: 0.3 });
+  assert.equal(configured.retentionMs, null);
+  assert.equal(engine.enqueue({ queue: 'a', kind: 'k' }).job.maxAttempts, 7);
+  assert.deepEqual(engine.listQueues().map((q) => [q.name, q.counts.queued]), [['a', 2], ['b', 1]]);
+  assert.equal(engine.configureQueue({ name: 'a', concurrency: null }).concurrency, null);
+  assert.equal(thrown(() => engine.getQueue('nope')).code, ErrorCode.QueueNotFound);
+});
+
+test('stats read the counters and totals over every queue', (t) => {
+  const { engine } = makeEngine(t);
+  for (let i = 0; i < 3; i++) engine.enqueue({ queue: 'a', kind: 'k' });
+  engine.enqueue({ queue: 'b', kind: 'k', delayMs: 60_000 });
+  engine.claim({ workerId: 'w', queues: ['a'] });
+  const s = engine.stats();
+  assert.deepEqual(s.totals, { queued: 3, running: 1, retrying: 0, completed: 0, dead: 0, cancelled: 0 });
+  assert.deepEqual(s.queues.map((q) => [q.name, q.counts.queued, q.counts.running, q.delayed]), [['a', 2, 1, 0], ['b', 1, 0, 1]]);
+});
