@@ -74,7 +74,7 @@ async function enqueue(ctx: CliContext, args: (string | string[] | undefined)[],
   else {
     const took = final.startedAt !== null && final.finishedAt !== null ? ` in ${formatDuration(final.finishedAt - final.startedAt)}` : '';
     if (final.state === 'completed') ctx.note(ctx.colors.green(`Job ${final.id} completed${took}.`));
-    else ctx.note(ctx.colors.red(`Job ${final.id} is ${final.state} after ${final.attempts} attempt(s)${final.lastError ? `: ${final.lastError.split('\n')[0]}` : ''}.`));
+    else ctx.note(ctx.colors.red(`Job ${final.id} is ${final.state} after ${final.attempts} attempt(s)${final.lastError ? `: ${(final.lastError.split('\n')[0] ?? '').replace(/\.$/, '')}` : ''}.`));
   }
   if (!TERMINAL_STATES.includes(final.state)) throw new CliError(`Job ${final.id} is still ${final.state}.`);
   return final.state === 'completed' ? 0 : 1;

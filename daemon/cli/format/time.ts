@@ -4,7 +4,7 @@
 export function formatDuration(ms: number): string {
   const abs = Math.abs(ms);
   if (abs < 1000) return `${Math.round(abs)}ms`;
-  if (abs < 10_000) return `${(abs / 1000).toFixed(1)}s`;
+  if (abs < 10_000) return `${(abs / 1000).toFixed(1).replace(/\.0$/, '')}s`;
   const s = Math.round(abs / 1000);
   if (s < 60) return `${s}s`;
   const m = Math.floor(s / 60);
