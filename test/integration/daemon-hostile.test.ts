@@ -1,0 +1,131 @@
+/**
+ * Hostile input: 10,000 malformed lines, invalid UTF-8, deep nesting, huge numbers and a 20 MiB
+ * line. Each line is answered with an error (or, for the oversized line, the connection is
+ * closed after one); the daemon stays up and other clients are not affected.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { ErrorCode, LIMITS } from '../../shared/protocol';
+import { RawConnection, startDaemon, type TestDaemon } from '../helpers/daemon';
+
+interface ErrorReply {
+  jsonrpc: '2.0';
+  id: string | number | null;
+  error: { code: number; message: string };
+}
+
+/** Line i of the hostile set: every one deserves exactly one error response. */
+function hostileLine(i: number): Buffer {
+  const id = i;
+  const deep = (n: number): string => '['.repeat(n) + ']'.repeat(n);
+  switch (i % 14) {
+    case 0:
+      return Buffer.from('{"jsonrpc":"2.0","id":' + id + ',"method":"jobs.get",');
+    case 1:
+      return Buffer.from('not json at all ' + i);
+    case 2:
+      return Buffer.from(JSON.stringify({ jsonrpc: '2.0', id, method: 'jobs.enqueue', params: { queue: 42, kind: ['x'] } }));
+    case 3:
+      return Buffer.from(`{"jsonrpc":"2.0","id":${id},"method":"jobs.enqueue","params":{"queue":"q","kind":"k","priority":1e400}}`);
+    case 4:
+      return Buffer.from(`{"jsonrpc":"2.0","id":${id},"method":"jobs.list","params":{"limit":123456789012345678901234567890}}`);
+    case 5:
+      return Buffer.from(`{"jsonrpc":"2.0","id":${id},"method":"jobs.enqueue","params":{"queue":"q","kind":"k","payload":${deep(5000)}}}`);
+    case 6:
+      return Buffer.from(deep(100_000));
+    case 7:
+      return Buffer.from(JSON.stringify({ jsonrpc: '2.0', id, method: `no.such.method.${i}` }));
+    case 8:
+      // Invalid UTF-8 inside a JSON string.
+      return Buffer.concat([Buffer.from(`{"jsonrpc":"2.0","id":${id},"method":"jobs.enqueue","params":{"queue":"`), Buffer.from([0xc3, 0x28, 0xff]), Buffer.from('","kind":"k"}}')]);
+    case 9:
+      return Buffer.from(JSON.stringify({ jsonrpc: '2.0', id, method: 'jobs.claim', params: { workerId: 'w', waitMs: 'forever' } }));
+    case 10:
+      return Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: { nested: true }, method: 'daemon.status' }));
+    case 11:
+      return Buffer.from(JSON.stringify({ jsonrpc: '2.0', id, method: 'jobs.cancel', params: { id: 'x'.repeat(10_000) } }));
+    case 12:
+      return Buffer.from(JSON.stringify({ jsonrpc: '2.0', id, method: 'queues.configure', params: { name: 'q', concurrency: -5 } }));
+    default:
+      return Buffer.from(JSON.stringify({ jsonrpc: '2.0', id, method: 'jobs.enqueueBatch', params: { jobs: 'all of them' } }));
+  }
+}
+
+describe('hostile input', () => {
+  let daemon: TestDaemon;
+  before(async () => {
+    daemon = await startDaemon();
+  });
+  after(() => daemon.dispose());
+
+  test('10,000 malformed lines each get an error; another client keeps working', async () => {
+    const hostile = await RawConnection.open(daemon.socketPath);
+    const bystander = await daemon.client();
+    const count = 10_000;
+    const chunk: Buffer[] = [];
+    let answered = 0;
+    let bystanderCalls = 0;
+    const codes = new Map<number, number>();
+    for (let i = 0; i < count; i++) {
+      chunk.push(hostileLine(i), Buffer.from('\n'));
+      if (chunk.length >= 400 || i === count - 1) {
+        const sent = chunk.length / 2;
+        await hostile.write(Buffer.concat(chunk.splice(0)));
+        for (let k = 0; k < sent; k++) {
+          const reply = (await hostile.next()) as ErrorReply | null;
+          assert.ok(reply, `the daemon closed the connection after ${answered} answers`);
+          assert.ok(reply.error, `line answered without an error: ${JSON.stringify(reply).slice(0, 200)}`);
+          assert.notEqual(reply.error.code, ErrorCode.InternalError, reply.error.message);
+          codes.set(reply.error.code, (codes.get(reply.error.code) ?? 0) + 1);
+          answered++;
+        }
+        const status = await bystander.call('daemon.status');
+        assert.equal(status.pid, daemon.pid);
+        bystanderCalls++;
+      }
+    }
+    assert.equal(answered, count);
+    assert.ok(bystanderCalls > 10);
+    for (const code of [ErrorCode.ParseError, ErrorCode.InvalidRequest, ErrorCode.InvalidParams, ErrorCode.MethodNotFound]) {
+      assert.ok((codes.get(code) ?? 0) > 0, `no ${code} among ${JSON.stringify([...codes])}`);
+    }
+    assert.equal((await bystander.call('stats.get')).totals.queued, 0, 'nothing hostile was enqueued');
+    hostile.close();
+  });
+
+  test('a 20 MiB line gets one error and its connection is closed; the daemon stays up', async () => {
+    const hostile = await RawConnection.open(daemon.socketPath);
+    const big = Buffer.alloc(20 * 1024 * 1024, 0x61);
+    void hostile.write(Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":1,"method":"daemon.status","params":{"x":"'), big, Buffer.from('"}}\n')]));
+    const reply = (await hostile.next(60_000)) as ErrorReply;
+    assert.equal(reply.error.code, ErrorCode.InvalidRequest);
+    assert.match(reply.error.message, new RegExp(String(LIMITS.maxLineBytes)));
+    await hostile.closed;
+    const client = await daemon.client();
+    assert.equal((await client.call('daemon.status')).pid, daemon.pid);
+  });
+
+  test('a line just under the limit is read whole (and refused for its content, not its size)', async () => {
+    const raw = await RawConnection.open(daemon.socketPath);
+    const payload = 'b'.repeat(LIMITS.maxLineBytes - 200);
+    const reply = (await raw.call({ jsonrpc: '2.0', id: 9, method: 'jobs.enqueue', params: { queue: 'q', kind: 'k', payload } })) as ErrorReply;
+    assert.equal(reply.id, 9);
+    assert.equal(reply.error.code, ErrorCode.PayloadTooLarge);
+    raw.close();
+  });
+
+  test('a client that writes without reading is paused, not buffered without bound', async () => {
+    const raw = await RawConnection.open(daemon.socketPath);
+    const line = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'stats.get' }) + '\n');
+    // Write a few MiB of requests in one go; the daemon answers them all once we read.
+    const many = Buffer.concat(Array.from({ length: 20_000 }, () => line));
+    await raw.write(many);
+    for (let i = 0; i < 20_000; i++) {
+      const reply = (await raw.next(60_000)) as { result?: unknown } | null;
+      assert.ok(reply && reply.result, `reply ${i}`);
+    }
+    raw.close();
+    const client = await daemon.client();
+    assert.equal((await client.call('daemon.status')).pid, daemon.pid);
+  });
+});
