@@ -1,0 +1,120 @@
+/**
+ * Remote workers over the socket: long-poll claims woken by an enqueue, leases extended by
+ * heartbeats, a silent worker losing its job to another, and its late complete refused.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { SpoolError } from '../../shared/errors';
+import { ErrorCode } from '../../shared/protocol';
+import { startDaemon, waitFor, type TestDaemon } from '../helpers/daemon';
+
+describe('remote workers', () => {
+  let daemon: TestDaemon;
+  before(async () => {
+    daemon = await startDaemon();
+  });
+  after(() => daemon.dispose());
+
+  test('a waiting claim returns as soon as a job is enqueued, long before its waitMs', async () => {
+    const worker = await daemon.client();
+    const producer = await daemon.client();
+    for (let round = 0; round < 5; round++) {
+      const claim = worker.call('jobs.claim', { workerId: 'poller', queues: ['lp'], waitMs: 30_000 });
+      // The claim must be parked before the enqueue, or this would test an ordinary claim. The
+      // daemon handles one connection's lines in order, so once a later request on the same
+      // connection is answered, the claim has looked for a job, found none, and is waiting.
+      await worker.call('daemon.status');
+      const { job } = await producer.call('jobs.enqueue', { queue: 'lp', kind: 'ping' });
+      const enqueuedAt = Date.now();
+      const { jobs } = await claim;
+      const latency = Date.now() - enqueuedAt;
+      assert.equal(jobs.length, 1);
+      assert.equal(jobs[0].id, job.id);
+      // Generous: the point is "woken by the enqueue", not "timed out at 30 s".
+      assert.ok(latency < 5_000, `claim returned ${latency} ms after the enqueue`);
+      await worker.call('jobs.complete', { id: job.id, workerId: 'poller' });
+    }
+  });
+
+  test('a waiting claim returns empty when its wait runs out', async () => {
+    const worker = await daemon.client();
+    const started = Date.now();
+    const { jobs } = await worker.call('jobs.claim', { workerId: 'idle', queues: ['empty-queue'], waitMs: 300 });
+    assert.deepEqual(jobs, []);
+    assert.ok(Date.now() - started >= 250);
+  });
+
+  test('a delayed job wakes a waiting claim when it becomes due', async () => {
+    const worker = await daemon.client();
+    const producer = await daemon.client();
+    const { job } = await producer.call('jobs.enqueue', { queue: 'delayed', kind: 'later', delayMs: 700 });
+    const started = Date.now();
+    const { jobs } = await worker.call('jobs.claim', { workerId: 'patient', queues: ['delayed'], waitMs: 20_000 });
+    assert.equal(jobs[0]?.id, job.id);
+    assert.ok(Date.now() - started >= 500, 'not before it was due');
+    assert.ok(Date.now() - started < 10_000, 'woken by the due time, not the wait running out');
+  });
+
+  test('heartbeats extend the lease; a silent worker loses the job to another, and its late complete is refused', async () => {
+    const first = await daemon.client();
+    const second = await daemon.client();
+    const { job } = await first.call('jobs.enqueue', { queue: 'lease', kind: 'slow', timeoutMs: 1000, maxAttempts: 3 });
+    const [claimed] = (await first.call('jobs.claim', { workerId: 'first', queues: ['lease'] })).jobs;
+    assert.equal(claimed.id, job.id);
+    const lease0 = claimed.leaseExpiresAt ?? 0;
+
+    // Keep it alive past its original lease with heartbeats.
+    let lastLease = lease0;
+    while (Date.now() < lease0 + 800) {
+      const beat = await first.call('jobs.heartbeat', { id: job.id, workerId: 'first' });
+      assert.ok(beat.leaseExpiresAt >= lastLease);
+      lastLease = beat.leaseExpiresAt;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    assert.equal((await first.call('jobs.get', { id: job.id })).job.state, 'running', 'still running after its first lease ran out');
+
+    // Now fall silent: the reaper takes the job back and the second worker gets it.
+    const again = await second.call('jobs.claim', { workerId: 'second', queues: ['lease'], waitMs: 20_000 });
+    assert.equal(again.jobs[0]?.id, job.id);
+    assert.equal(again.jobs[0]?.attempts, 2);
+    const done = await second.call('jobs.complete', { id: job.id, workerId: 'second', result: 'second' });
+    assert.equal(done.job.state, 'completed');
+    try {
+      await first.call('jobs.complete', { id: job.id, workerId: 'first', result: 'first' });
+      assert.fail('the late complete was accepted');
+    } catch (error) {
+      assert.ok(error instanceof SpoolError);
+      assert.ok(error.code === ErrorCode.LeaseLost || error.code === ErrorCode.InvalidState, error.message);
+    }
+    const final = await second.call('jobs.get', { id: job.id });
+    assert.equal(final.job.result, 'second');
+    assert.equal(final.runs.length, 2);
+    assert.equal(final.runs[0].outcome, 'lease_expired');
+  });
+
+  test('a worker whose connection closes is shown as gone and its waiting claim takes nothing', async () => {
+    const worker = await daemon.client();
+    const observer = await daemon.client();
+    await worker.call('workers.register', { workerId: 'leaver', queues: ['gone'] });
+    const pending = worker.call('jobs.claim', { workerId: 'leaver', queues: ['gone'], waitMs: 30_000 }).catch((e: unknown) => e);
+    await waitFor('the worker to be listed alive', async () => (await observer.call('workers.list')).workers.find((w) => w.id === 'leaver')?.alive);
+    worker.close();
+    await pending;
+    await waitFor('the worker to be shown as gone', async () => (await observer.call('workers.list')).workers.find((w) => w.id === 'leaver')?.alive === false);
+    const { job } = await observer.call('jobs.enqueue', { queue: 'gone', kind: 'x' });
+    // A later request is handled after any wake-up the enqueue caused.
+    await observer.call('daemon.status');
+    assert.equal((await observer.call('jobs.get', { id: job.id })).job.state, 'queued');
+  });
+
+  test('cancel of a running remote job is reported by the next heartbeat', async () => {
+    const worker = await daemon.client();
+    const { job } = await worker.call('jobs.enqueue', { queue: 'cancel-remote', kind: 'long' });
+    await worker.call('jobs.claim', { workerId: 'canceller', queues: ['cancel-remote'] });
+    const requested = await worker.call('jobs.cancel', { id: job.id });
+    assert.equal(requested.job.state, 'running');
+    assert.equal(requested.job.cancelRequested, true);
+    const beat = await worker.call('jobs.heartbeat', { id: job.id, workerId: 'canceller' });
+    assert.equal(beat.cancelRequested, true);
+  });
+});
