@@ -1,0 +1,108 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ErrorCode } from '../../shared/protocol';
+import { makeEngine, thrown } from './helpers/engine';
+
+test('only the lease holder may heartbeat, report progress, checkpoint, log, complete or fail', (t) => {
+  const { engine } = makeEngine(t);
+  const { job } = engine.enqueue({ queue: 'q', kind: 'k' });
+  engine.claim({ workerId: 'holder' });
+  const before = engine.getJob(job.id);
+  const other = { id: job.id, workerId: 'intruder' };
+  for (const attempt of [
+    () => engine.heartbeat(other),
+    () => engine.progress({ ...other, percent: 50 }),
+    () => engine.checkpoint({ ...other, checkpoint: { step: 2 } }),
+    () => engine.log({ ...other, lines: ['x'] }),
+    () => engine.complete(other),
+    () => engine.fail({ ...other, error: 'x' }),
+    () => engine.markCancelled(job.id, 'intruder'),
+  ]) {
+    const error = thrown(attempt);
+    assert.equal(error.code, ErrorCode.LeaseLost);
+    assert.equal(error.data['workerId'], 'intruder');
+    assert.equal(error.data['id'], job.id);
+  }
+  assert.deepEqual(engine.getJob(job.id), before);
+  assert.equal(engine.output({ id: job.id }).lines.length, 0);
+  assert.equal(thrown(() => engine.complete({ id: '01890000-0000-7000-8000-000000000000', workerId: 'holder' })).code, ErrorCode.JobNotFound);
+});
+
+test('a stale worker whose lease was reaped and re-claimed cannot complete the job, and nothing changes', (t) => {
+  const { engine, clock } = makeEngine(t);
+  const { job } = engine.enqueue({ queue: 'q', kind: 'k', timeoutMs: 10_000, backoff: { strategy: 'fixed', baseMs: 0, jitter: 0 } });
+  engine.claim({ workerId: 'stale' });
+  clock.advance(10_000);
+  assert.equal(engine.reapExpiredLeases(), 1);
+  const reaped = engine.getJob(job.id);
+  assert.equal(reaped.job.state, 'retrying');
+  assert.equal(reaped.job.lastError, 'lease expired');
+  assert.equal(reaped.runs[0]?.outcome, 'lease_expired');
+  const [reclaimed] = engine.claim({ workerId: 'fresh' });
+  assert.equal(reclaimed?.attempts, 2);
+  const before = engine.getJob(job.id);
+  const error = thrown(() => engine.complete({ id: job.id, workerId: 'stale', result: 'late' }));
+  assert.equal(error.code, ErrorCode.LeaseLost);
+  assert.match(error.message, /claimed again by worker fresh/);
+  assert.deepEqual(engine.getJob(job.id), before);
+  assert.equal(engine.complete({ id: job.id, workerId: 'fresh', result: 'on time' }).result, 'on time');
+  assert.equal(thrown(() => engine.fail({ id: job.id, workerId: 'stale', error: 'late' })).code, ErrorCode.LeaseLost);
+});
+
+test('the reaper takes only expired leases; a lease extended by heartbeat survives', (t) => {
+  const { engine, clock } = makeEngine(t);
+  const a = engine.enqueue({ queue: 'q', kind: 'k', timeoutMs: 1000 }).job;
+  const b = engine.enqueue({ queue: 'q', kind: 'k', timeoutMs: 1000 }).job;
+  engine.claim({ workerId: 'w', max: 2 });
+  assert.equal(engine.nextWakeAt(), clock.ms + 1000);
+  clock.advance(900);
+  engine.heartbeat({ id: b.id, workerId: 'w' });
+  clock.advance(100);
+  assert.equal(engine.reapExpiredLeases(), 1);
+  assert.equal(engine.getJob(a.id).job.state, 'retrying');
+  assert.equal(engine.getJob(b.id).job.state, 'running');
+  assert.equal(engine.stats().failedLastMinute, 1);
+});
+
+test('a reaped job with no attempts left is dead; a reaped job with a cancel request is cancelled', (t) => {
+  const { engine, clock } = makeEngine(t);
+  const last = engine.enqueue({ queue: 'q', kind: 'k', timeoutMs: 1000, maxAttempts: 1 }).job;
+  const cancelled = engine.enqueue({ queue: 'q', kind: 'k', timeoutMs: 1000 }).job;
+  engine.claim({ workerId: 'w', max: 2 });
+  engine.cancel(cancelled.id);
+  clock.advance(1000);
+  assert.equal(engine.reapExpiredLeases(), 2);
+  assert.equal(engine.getJob(last.id).job.state, 'dead');
+  assert.equal(engine.getJob(cancelled.id).job.state, 'cancelled');
+});
+
+test('a retry gets the checkpoint its previous attempt saved', (t) => {
+  const { engine } = makeEngine(t);
+  const { job } = engine.enqueue({ queue: 'q', kind: 'k', backoff: { strategy: 'fixed', baseMs: 0, jitter: 0 } });
+  const [first] = engine.claim({ workerId: 'w' });
+  assert.equal(first?.checkpoint, null);
+  engine.checkpoint({ id: job.id, workerId: 'w', checkpoint: { page: 7 } });
+  engine.progress({ id: job.id, workerId: 'w', percent: 40, message: 'page 7' });
+  assert.equal(engine.getJob(job.id).job.progress, 40);
+  engine.fail({ id: job.id, workerId: 'w', error: 'network' });
+  const [second] = engine.claim({ workerId: 'w2' });
+  assert.deepEqual(second?.checkpoint, { page: 7 });
+  assert.equal(second?.progress, null);
+});
+
+test('a cancel of a running job is cooperative: requested first, cancelled when the worker stops', (t) => {
+  const { engine } = makeEngine(t);
+  const { job } = engine.enqueue({ queue: 'q', kind: 'k' });
+  engine.claim({ workerId: 'w' });
+  const requested = engine.cancel(job.id);
+  assert.equal(requested.state, 'running');
+  assert.equal(requested.cancelRequested, true);
+  const done = engine.markCancelled(job.id, 'w');
+  assert.equal(done.state, 'cancelled');
+  assert.equal(engine.getJob(job.id).runs[0]?.outcome, 'cancelled');
+  // A worker that answers a cancel request by failing ends cancelled too, not retrying.
+  const second = engine.enqueue({ queue: 'q', kind: 'k' }).job;
+  engine.claim({ workerId: 'w' });
+  engine.cancel(second.id);
+  assert.equal(engine.fail({ id: second.id, workerId: 'w', error: 'stopped' }).state, 'cancelled');
+});

@@ -1,0 +1,86 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { test } from 'node:test';
+import Database from 'better-sqlite3';
+import { Engine } from '../../daemon/engine';
+import { tempDir } from './helpers/engine';
+import { waitFor } from './helpers/wait';
+
+const PROCESSES = 4;
+const JOBS = 10_000;
+const root = path.resolve(__dirname, '..', '..');
+
+interface Report {
+  workerId: string;
+  completed: string[];
+}
+
+test('four processes claiming from one file complete every job exactly once, each claimed once', { timeout: 180_000 }, async (t) => {
+  const dir = tempDir(t);
+  const dbPath = path.join(dir, 'spool.db');
+  const seed = new Engine({ dbPath });
+  for (let i = 0; i < JOBS; i += 1000) {
+    seed.enqueueBatch({ jobs: Array.from({ length: 1000 }, (_, j) => ({ queue: 'shared', kind: 'work', payload: { n: i + j } })) });
+  }
+  seed.close();
+
+  const goFile = path.join(dir, 'go');
+  const children = Array.from({ length: PROCESSES }, (_, i) => {
+    const workerId = `proc-${i}`;
+    const readyFile = path.join(dir, `ready-${i}`);
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'test/fixtures/engine-claimer.ts'), dbPath, workerId, readyFile, goFile, '5'], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<Report>((resolve, reject) => {
+      child.on('error', reject);
+      child.on('exit', (code) => {
+        if (code !== 0) reject(new Error(`${workerId} exited with ${code}: ${stderr}`));
+        else resolve(parseReport(stdout));
+      });
+    });
+    t.after(() => {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    });
+    return { readyFile, exited };
+  });
+
+  await waitFor(() => children.every((c) => fs.existsSync(c.readyFile)), { timeoutMs: 60_000, what: 'all claimer processes to open the database' });
+  fs.writeFileSync(goFile, 'go');
+  const reports = await Promise.all(children.map((c) => c.exited));
+
+  const all = reports.flatMap((r) => r.completed);
+  assert.equal(all.length, JOBS, 'every job completed, none twice');
+  assert.equal(new Set(all).size, JOBS, 'no job completed by two processes');
+  const participants = reports.filter((r) => r.completed.length > 0).length;
+  assert.ok(participants > 1, `more than one process took part (counts: ${reports.map((r) => r.completed.length).join(', ')})`);
+
+  const db = new Database(dbPath, { readonly: true });
+  t.after(() => db.close());
+  const states = db.prepare('SELECT state, attempts, runs, count(*) AS n FROM jobs GROUP BY state, attempts, runs').all();
+  assert.deepEqual(states, [{ state: 'completed', attempts: 1, runs: 1, n: JOBS }]);
+  assert.deepEqual(db.prepare('SELECT count(*) AS n, count(DISTINCT job_id) AS jobs FROM job_runs').get(), { n: JOBS, jobs: JOBS });
+  // The process that completed each job is the one whose run says it claimed it.
+  const expected = reports
+    .filter((r) => r.completed.length > 0)
+    .map((r) => ({ workerId: r.workerId, n: r.completed.length }))
+    .sort((a, b) => a.workerId.localeCompare(b.workerId));
+  assert.deepEqual(db.prepare(`SELECT worker_id AS workerId, count(*) AS n FROM job_runs WHERE outcome = 'completed' GROUP BY worker_id ORDER BY worker_id`).all(), expected);
+});
+
+function parseReport(text: string): Report {
+  const value: unknown = JSON.parse(text);
+  if (typeof value !== 'object' || value === null) throw new Error(`claimer printed ${text}`);
+  const workerId: unknown = Reflect.get(value, 'workerId');
+  const completed: unknown = Reflect.get(value, 'completed');
+  if (typeof workerId !== 'string' || !Array.isArray(completed) || !completed.every((id): id is string => typeof id === 'string')) {
+    throw new Error(`claimer printed an unexpected report: ${text.slice(0, 200)}`);
+  }
+  return { workerId, completed };
+}

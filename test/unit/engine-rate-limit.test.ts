@@ -1,0 +1,42 @@
+import assert from 'node:assert/strict';
+import * as path from 'node:path';
+import { test } from 'node:test';
+import { Engine } from '../../daemon/engine';
+import { makeEngine } from './helpers/engine';
+
+test('a rate-limited queue starts at most burst + perSecond·t jobs over a window of t seconds', (t) => {
+  const { engine, clock } = makeEngine(t);
+  engine.configureQueue({ name: 'api', rateLimit: { perSecond: 5, burst: 3 } });
+  engine.enqueueBatch({ jobs: Array.from({ length: 200 }, () => ({ queue: 'api', kind: 'call' })) });
+  assert.equal(engine.claim({ workerId: 'w', max: 100 }).length, 3, 'a full bucket gives the burst');
+  assert.equal(engine.claim({ workerId: 'w', max: 100 }).length, 0, 'then nothing until a token refills');
+  assert.equal(engine.nextWakeAt(), clock.ms + 200, 'the next token is due in 1/5 s');
+  clock.advance(199);
+  assert.equal(engine.claim({ workerId: 'w', max: 100 }).length, 0);
+  clock.advance(1);
+  assert.equal(engine.claim({ workerId: 'w', max: 100 }).length, 1);
+  // Claim greedily every 50 ms for 10 s: 5 per second, not one more.
+  let started = 0;
+  for (let elapsed = 0; elapsed < 10_000; elapsed += 50) {
+    clock.advance(50);
+    started += engine.claim({ workerId: 'w', max: 100 }).length;
+  }
+  assert.equal(started, 50);
+  // After a quiet spell the bucket is full again, but never more than the burst.
+  clock.advance(60_000);
+  assert.equal(engine.claim({ workerId: 'w', max: 100 }).length, 3);
+});
+
+test('two engines on one file share one token bucket', (t) => {
+  const { engine, clock, dir } = makeEngine(t);
+  const second = new Engine({ dbPath: path.join(dir, 'spool.db'), now: clock.now });
+  t.after(() => second.close());
+  engine.configureQueue({ name: 'api', rateLimit: { perSecond: 1, burst: 2 } });
+  engine.enqueueBatch({ jobs: Array.from({ length: 10 }, () => ({ queue: 'api', kind: 'call' })) });
+  assert.equal(engine.claim({ workerId: 'a' }).length, 1);
+  assert.equal(second.claim({ workerId: 'b', max: 5 }).length, 1);
+  assert.equal(engine.claim({ workerId: 'a', max: 5 }).length, 0);
+  clock.advance(1000);
+  assert.equal(second.claim({ workerId: 'b', max: 5 }).length, 1);
+  assert.equal(engine.claim({ workerId: 'a', max: 5 }).length, 0);
+});
