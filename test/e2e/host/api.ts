@@ -1,0 +1,55 @@
+/** Helpers for host suites: reach the activated Spool extension and wait on its state. */
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import type { SpoolApi } from '../../../extension/context';
+import type { QueueTreeNode } from '../../../extension/views/queues/nodes';
+
+export async function spool(): Promise<SpoolApi> {
+  const ext = vscode.extensions.getExtension<SpoolApi>('spool.spool');
+  assert.ok(ext, 'the Spool extension is not installed');
+  return ext.isActive ? ext.exports : ext.activate();
+}
+
+export async function waitFor<T>(what: string, probe: () => Promise<T | undefined | null | false> | T | undefined | null | false, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value !== undefined && value !== null && value !== false) return value;
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}${last instanceof Error ? ` (last error: ${last.message})` : ''}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+export async function connected(api: SpoolApi): Promise<void> {
+  await waitFor('the extension to connect to the daemon', () => api.context.connection.state === 'connected', 60_000);
+}
+
+/** Children of a node, with their tree items. */
+export async function children(api: SpoolApi, node?: QueueTreeNode): Promise<{ node: QueueTreeNode; item: vscode.TreeItem }[]> {
+  const nodes = await api.context.queues.getChildren(node);
+  return nodes.map((n) => ({ node: n, item: api.context.queues.getTreeItem(n) }));
+}
+
+export function label(item: vscode.TreeItem): string {
+  const l = item.label;
+  return typeof l === 'string' ? l : (l?.label ?? '');
+}
+
+export async function queueNode(api: SpoolApi, name: string): Promise<{ node: QueueTreeNode; item: vscode.TreeItem }> {
+  api.context.queues.refresh();
+  const found = (await children(api)).find((c) => label(c.item) === name);
+  assert.ok(found, `queue ${name} is not in the Queues view`);
+  return found;
+}
+
+export async function groupNode(api: SpoolApi, queue: string, title: string): Promise<{ node: QueueTreeNode; item: vscode.TreeItem }> {
+  const q = await queueNode(api, queue);
+  const found = (await children(api, q.node)).find((c) => label(c.item) === title);
+  assert.ok(found, `group ${title} is not under queue ${queue}`);
+  return found;
+}
