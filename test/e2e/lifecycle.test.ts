@@ -1,0 +1,49 @@
+/**
+ * Daemon life through the packaged extension in VS Code: auto-start of the bundled daemon (with
+ * its native SQLite module from the .vsix), reconnect after the daemon dies, restart, stop and
+ * start. No daemon is running when VS Code opens. host/lifecycle.ts holds the steps.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { after, before, test } from 'node:test';
+import { openVsCode, runHostSuite, tempDir, type VsCode } from './harness';
+import { reportHostRun } from './support/hostRun';
+
+const folder = tempDir('spool-life-');
+const socketPath = path.join(folder.dir, 's.sock');
+const dbPath = path.join(folder.dir, 'data', 'spool.db');
+let vscode: VsCode;
+
+before(async () => {
+  vscode = await openVsCode({ settings: { 'spool.socketPath': socketPath, 'spool.databasePath': dbPath, 'spool.autoStartDaemon': true } });
+});
+
+after(async () => {
+  // Every daemon the extension started was noted; end any that is still alive (they are detached).
+  const pidsFile = vscode ? path.join(vscode.server.scratch, 'pids.txt') : '';
+  const pids = pidsFile && fs.existsSync(pidsFile) ? fs.readFileSync(pidsFile, 'utf8').split('\n').map(Number).filter((p) => p > 0) : [];
+  await vscode?.close();
+  for (const pid of pids) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+    }
+  }
+  folder.remove();
+});
+
+test('daemon life through the extension', async (t) => {
+  const run = await runHostSuite(vscode.server, vscode.browser, path.join(__dirname, 'host', 'lifecycle.ts'), {
+    socketPath,
+    dbPath,
+    scratch: vscode.server.scratch,
+  });
+  await reportHostRun(t, run, [
+    'with no daemon running, activation starts the bundled daemon and connects',
+    'Show Daemon Log opens the log file beside the database',
+    'when the daemon dies the status bar says reconnecting, and it reconnects when a daemon is back',
+    'Restart Daemon replaces the daemon process',
+    'Stop Daemon stops it; Start Daemon starts a new one',
+  ]);
+});
