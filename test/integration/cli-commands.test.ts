@@ -1,0 +1,435 @@
+/**
+ * Every `spool` command as a real process against a real daemon: human output, `--json`
+ * output and exit codes, including the errors a user meets (no daemon, unknown job, invalid
+ * cron, invalid JSON).
+ */
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { BulkResult, DaemonStatus, EnqueueResult, JobWithRuns, ListJobsResult, QueueResult, QueuesListResult, ScheduleResult, SchedulesListResult, Stats, WorkersListResult } from '../../shared/protocol';
+import { startDaemon, waitFor, type TestDaemon } from '../helpers/daemon';
+import { parseJson, runCli, UUID } from './cli-run';
+
+let daemon: TestDaemon;
+const spool = (args: string[], input?: string) => runCli(args, { socketPath: daemon.socketPath, ...(input !== undefined ? { input } : {}) });
+
+before(async () => {
+  daemon = await startDaemon();
+});
+after(async () => {
+  await daemon.dispose();
+});
+
+/** Enqueue a shell job and wait until it has finished, through the CLI. */
+async function finishedShellJob(queue: string, command: string, extra: string[] = []): Promise<string> {
+  const r = await spool(['enqueue', queue, '--shell', command, '--wait', ...extra]);
+  const id = /Enqueued (\S+)/.exec(r.stderr)?.[1];
+  assert.ok(id, `no job id in: ${r.stderr}`);
+  return id;
+}
+
+describe('without a daemon', () => {
+  test('a command says where it looked and how to start one, with exit status 1', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'spool-nodaemon-'));
+    after(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const socketPath = path.join(dir, 'none.sock');
+    const r = await runCli(['jobs'], { socketPath });
+    assert.equal(r.code, 1);
+    assert.equal(r.stdout, '');
+    assert.match(r.stderr, new RegExp(`^spool: No Spool daemon at ${socketPath.replace(/[.]/g, '\\.')} \\(ENOENT\\)\\. Start one with \`spool daemon --detach\`\\.\\n$`));
+    const status = await runCli(['daemon', 'status'], { socketPath });
+    assert.equal(status.code, 1);
+    assert.match(status.stderr, /No Spool daemon at/);
+  });
+});
+
+describe('daemon status', () => {
+  test('prints the pid, socket and database, or the status as JSON', async () => {
+    const human = await spool(['daemon', 'status']);
+    assert.equal(human.code, 0, human.stderr);
+    assert.match(human.stdout, new RegExp(`daemon: +running, pid ${daemon.pid}`));
+    assert.ok(human.stdout.includes(daemon.socketPath));
+    assert.ok(human.stdout.includes(daemon.dbPath));
+    const json = parseJson<DaemonStatus>((await spool(['daemon', 'status', '--json'])).stdout);
+    assert.equal(json.pid, daemon.pid);
+    assert.equal(json.protocolVersion, 1);
+  });
+});
+
+describe('enqueue', () => {
+  test('prints the new job id; --json prints {job, created}', async () => {
+    const r = await spool(['enqueue', 'cli-enq', '--kind', 'thing', '--payload', '{"n":1}', '--priority', '5', '--tag', 'a', '--tag', 'b']);
+    assert.equal(r.code, 0, r.stderr);
+    const id = r.stdout.trim();
+    assert.match(id, UUID);
+    const got = parseJson<JobWithRuns>((await spool(['job', id, '--json'])).stdout);
+    assert.deepEqual(got.job.payload, { n: 1 });
+    assert.equal(got.job.priority, 5);
+    assert.deepEqual(got.job.tags, ['a', 'b']);
+    assert.equal(got.job.context?.origin, 'cli');
+
+    const json = parseJson<EnqueueResult>((await spool(['enqueue', 'cli-enq', '--kind', 'thing', '--json'])).stdout);
+    assert.equal(json.created, true);
+    assert.equal(json.job.queue, 'cli-enq');
+  });
+
+  test('delay, attempts, backoff and timeout reach the job', async () => {
+    const before = Date.now();
+    const json = parseJson<EnqueueResult>(
+      (await spool(['enqueue', 'cli-enq', '--kind', 'later', '--delay', '1h', '--attempts', '7', '--backoff', 'linear:2s:1m:0.1', '--timeout', '90s', '--json'])).stdout,
+    );
+    assert.ok(json.job.runAt >= before + 3_600_000 - 1000);
+    assert.equal(json.job.maxAttempts, 7);
+    assert.deepEqual(json.job.backoff, { strategy: 'linear', baseMs: 2000, capMs: 60_000, jitter: 0.1 });
+    assert.equal(json.job.timeoutMs, 90_000);
+    const at = parseJson<EnqueueResult>((await spool(['enqueue', 'cli-enq', '--kind', 'later', '--at', '2099-01-01T00:00:00Z', '--json'])).stdout);
+    assert.equal(at.job.runAt, Date.parse('2099-01-01T00:00:00Z'));
+  });
+
+  test('the same idempotency key returns the first job and says nothing new was enqueued', async () => {
+    const first = await spool(['enqueue', 'cli-enq', '--kind', 'once', '--key', 'k-1']);
+    const second = await spool(['enqueue', 'cli-enq', '--kind', 'once', '--key', 'k-1']);
+    assert.equal(second.code, 0);
+    assert.equal(second.stdout, first.stdout);
+    assert.match(second.stderr, /exists already/);
+  });
+
+  test('the payload can come from a file or stdin', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'spool-payload-'));
+    after(() => fs.rmSync(dir, { recursive: true, force: true }));
+    fs.writeFileSync(path.join(dir, 'p.json'), '{"from":"file"}');
+    const fromFile = await spool(['enqueue', 'cli-enq', '--kind', 'f', '--payload', `@${path.join(dir, 'p.json')}`, '--json']);
+    assert.deepEqual(parseJson<EnqueueResult>(fromFile.stdout).job.payload, { from: 'file' });
+    const fromStdin = await spool(['enqueue', 'cli-enq', '--kind', 'f', '--payload', '-', '--json'], '{"from":"stdin"}');
+    assert.deepEqual(parseJson<EnqueueResult>(fromStdin.stdout).job.payload, { from: 'stdin' });
+  });
+
+  test('bad input is refused with one line saying what to fix, and nothing is enqueued', async () => {
+    const cases: [string[], RegExp][] = [
+      [['--kind', 'x', '--payload', '{bad'], /^spool: Invalid JSON in --payload: .*\n$/],
+      [['--kind', 'x', '--delay', '10 minutes'], /^spool: Invalid duration "10 minutes" for --delay: use a number with a unit/],
+      [['--kind', 'x', '--backoff', 'sometimes:1s'], /^spool: Invalid backoff "sometimes:1s"/],
+      [['--kind', 'x', '--priority', 'high'], /^spool: Invalid --priority "high": a whole number from -1000 to 1000\.\n$/],
+      [['--kind', 'x', '--at', 'tomorrowish'], /^spool: Invalid time "tomorrowish" for --at/],
+      [[], /^spool: Say what the job does: --shell/],
+      [['--shell', 'true', '--kind', 'x'], /^spool: Use only one of --shell, --kind\.\n$/],
+    ];
+    const before = parseJson<ListJobsResult>((await spool(['jobs', '--queue', 'cli-bad', '--json'])).stdout).jobs.length;
+    for (const [args, message] of cases) {
+      const r = await spool(['enqueue', 'cli-bad', ...args]);
+      assert.equal(r.code, 1, `exit status for ${args.join(' ')}`);
+      assert.match(r.stderr, message);
+      assert.equal(r.stdout, '');
+    }
+    const afterCount = parseJson<ListJobsResult>((await spool(['jobs', '--queue', 'cli-bad', '--json'])).stdout).jobs.length;
+    assert.equal(afterCount, before);
+  });
+
+  test('an invalid queue name is refused with the daemon\'s reason', async () => {
+    const r = await spool(['enqueue', 'bad queue!', '--kind', 'x']);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /^spool: .*queue/);
+  });
+});
+
+describe('jobs, job and logs', () => {
+  test('jobs prints an aligned table with relative times; --json prints {jobs, nextCursor}', async () => {
+    const id = await finishedShellJob('cli-list', 'echo listed');
+    const r = await spool(['jobs', '--queue', 'cli-list']);
+    assert.equal(r.code, 0, r.stderr);
+    const lines = r.stdout.trimEnd().split('\n');
+    assert.match(lines[0] ?? '', /^ID +QUEUE +KIND +STATE +TRIES +CREATED +NOTE$/);
+    const row = lines.find((l) => l.startsWith(id));
+    assert.ok(row, r.stdout);
+    assert.match(row, /cli-list +shell +completed +1\/3 +(just now|\d+(\.\d)?s ago)/);
+    // Columns line up: every row's STATE starts where the header's does.
+    const stateAt = (lines[0] ?? '').indexOf('STATE');
+    for (const l of lines.slice(1)) assert.match(l.slice(stateAt), /^(completed|queued|running|retrying|dead|cancelled)/);
+
+    const json = parseJson<ListJobsResult>((await spool(['jobs', '--queue', 'cli-list', '--json'])).stdout);
+    assert.ok(json.jobs.some((j) => j.id === id));
+    assert.equal(json.nextCursor, null);
+  });
+
+  test('jobs filters by state and pages with --limit and --cursor', async () => {
+    await finishedShellJob('cli-page', 'true');
+    await finishedShellJob('cli-page', 'true');
+    await finishedShellJob('cli-page', 'exit 4', ['--attempts', '1']);
+    const dead = parseJson<ListJobsResult>((await spool(['jobs', '-q', 'cli-page', '--state', 'dead', '--json'])).stdout);
+    assert.equal(dead.jobs.length, 1);
+    assert.equal(dead.jobs[0]?.state, 'dead');
+    const page1 = await spool(['jobs', '-q', 'cli-page', '--limit', '2']);
+    const cursor = /--cursor (\S+)/.exec(page1.stderr)?.[1];
+    assert.ok(cursor, `no cursor hint in: ${page1.stderr}`);
+    const page2 = parseJson<ListJobsResult>((await spool(['jobs', '-q', 'cli-page', '--limit', '2', '--cursor', cursor, '--json'])).stdout);
+    assert.equal(page2.jobs.length, 1);
+    const bad = await spool(['jobs', '--state', 'finished']);
+    assert.equal(bad.code, 1);
+    assert.equal(bad.stderr, 'spool: Unknown job state "finished": use one of queued, running, retrying, completed, dead, cancelled.\n');
+    const none = await spool(['jobs', '--queue', 'cli-nothing-here']);
+    assert.equal(none.code, 0);
+    assert.equal(none.stdout, '');
+    assert.equal(none.stderr, 'No jobs match.\n');
+  });
+
+  test('job shows the record and its runs; an unknown id exits 1 with the daemon\'s message', async () => {
+    const id = await finishedShellJob('cli-job', 'echo out; exit 5', ['--attempts', '1']);
+    const r = await spool(['job', id]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, new RegExp(`^id: +${id}$`, 'm'));
+    assert.match(r.stdout, /^state: +dead$/m);
+    assert.match(r.stdout, /^attempts: +1\/1$/m);
+    assert.match(r.stdout, /^RUN +WORKER +STARTED +TOOK +OUTCOME +EXIT +ERROR$/m);
+    assert.match(r.stdout, /^ +1 +builtin:\S+ +.* failed +5 /m);
+    const json = parseJson<JobWithRuns>((await spool(['job', id, '--json'])).stdout);
+    assert.equal(json.job.state, 'dead');
+    assert.equal(json.runs.length, 1);
+    assert.equal(json.runs[0]?.exitCode, 5);
+
+    const unknown = await spool(['job', '01a00000-0000-7000-8000-000000000000']);
+    assert.equal(unknown.code, 1);
+    assert.equal(unknown.stdout, '');
+    assert.match(unknown.stderr, /^spool: No job with id 01a00000-0000-7000-8000-000000000000\. List jobs with `spool jobs`\.\n$/);
+    const malformed = await spool(['job', 'nope']);
+    assert.equal(malformed.code, 1);
+    assert.match(malformed.stderr, /^spool: .*"nope"/);
+  });
+
+  test('logs prints stdout to stdout and stderr to stderr; --json prints one line object per line', async () => {
+    const id = await finishedShellJob('cli-logs', 'echo one; echo two >&2; echo three');
+    const r = await spool(['logs', id]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, 'one\nthree\n');
+    assert.equal(r.stderr, 'two\n');
+    const lines = (await spool(['logs', id, '--json'])).stdout.trimEnd().split('\n').map((l) => parseJson<{ seq: number; stream: string; text: string }>(l));
+    // stdout and stderr are two pipes, so their relative order is not defined; each one's is.
+    assert.deepEqual(lines.map((l) => l.seq), [1, 2, 3]);
+    assert.deepEqual(lines.filter((l) => l.stream === 'stdout').map((l) => l.text), ['one', 'three']);
+    assert.deepEqual(lines.filter((l) => l.stream === 'stderr').map((l) => l.text), ['two']);
+  });
+});
+
+describe('retry, cancel, delete', () => {
+  test('one id: the single-job method; several or --queue/--state: the bulk form with a count', async () => {
+    const dead = await finishedShellJob('cli-bulk', 'exit 1', ['--attempts', '1']);
+    const retried = await spool(['retry', dead]);
+    assert.equal(retried.code, 0, retried.stderr);
+    assert.equal(retried.stdout, 'Retried 1 job.\n');
+    await waitFor('the retried job to die again', async () => {
+      const j = parseJson<JobWithRuns>((await spool(['job', dead, '--json'])).stdout);
+      return j.job.state === 'dead';
+    });
+
+    const delayed = [1, 2, 3].map(() => spool(['enqueue', 'cli-bulk', '--kind', 'later', '--delay', '1h']));
+    const ids = (await Promise.all(delayed)).map((r) => r.stdout.trim());
+    const cancelled = await spool(['cancel', ids[0] ?? '', ids[1] ?? '', '--json']);
+    assert.deepEqual(parseJson<BulkResult>(cancelled.stdout), { count: 2, errors: [] });
+    const rest = await spool(['cancel', '--queue', 'cli-bulk']);
+    assert.equal(rest.stdout, 'Cancelled 1 job.\n');
+
+    const bulkRetry = parseJson<BulkResult>((await spool(['retry', '--queue', 'cli-bulk', '--state', 'dead', '--json'])).stdout);
+    assert.equal(bulkRetry.count, 1);
+    await waitFor('the retried job to die again', async () => parseJson<JobWithRuns>((await spool(['job', dead, '--json'])).stdout).job.state === 'dead');
+
+    const deleted = await spool(['delete', '--queue', 'cli-bulk', '--state', 'cancelled,dead']);
+    assert.equal(deleted.stdout, 'Deleted 4 jobs.\n');
+    const gone = await spool(['job', dead]);
+    assert.equal(gone.code, 1);
+  });
+
+  test('errors: no ids, ids and --queue together, and a job in the wrong state', async () => {
+    const none = await spool(['retry']);
+    assert.equal(none.code, 1);
+    assert.match(none.stderr, /^spool: Say which jobs: spool retry <id\.\.\.>/);
+    const both = await spool(['cancel', '01a00000-0000-7000-8000-000000000000', '--queue', 'x']);
+    assert.equal(both.code, 1);
+    const queued = (await spool(['enqueue', 'cli-bulk2', '--kind', 'later', '--delay', '1h'])).stdout.trim();
+    const wrong = await spool(['retry', queued]);
+    assert.equal(wrong.code, 1);
+    assert.match(wrong.stderr, new RegExp(`^spool: .*${queued}.*queued`));
+    const unknown = await spool(['cancel', '01a00000-0000-7000-8000-000000000000']);
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /No job with id/);
+  });
+});
+
+describe('queues and queue', () => {
+  test('list, show, set, pause, resume, purge and delete, human and JSON', async () => {
+    await spool(['enqueue', 'cli-q', '--kind', 'later', '--delay', '1h']);
+    const list = await spool(['queues']);
+    assert.match(list.stdout, /^QUEUE +STATUS +QUEUED +DELAYED +RUNNING +RETRYING +DEAD +COMPLETED +CONCURRENCY +RATE$/m);
+    assert.match(list.stdout, /^cli-q +active +1 +1 +0 +0 +0 +0 +- +-$/m);
+    const json = parseJson<QueuesListResult>((await spool(['queues', '--json'])).stdout);
+    assert.equal(json.queues.find((q) => q.name === 'cli-q')?.counts.queued, 1);
+
+    const set = await spool(['queue', 'cli-q', 'set', '--concurrency', '3', '--rate', '600/m', '--attempts', '4', '--backoff', 'fixed:10s', '--timeout', '2m', '--retention', '7d', '--json']);
+    const q = parseJson<QueueResult>(set.stdout).queue;
+    assert.equal(q.concurrency, 3);
+    assert.deepEqual(q.rateLimit, { perSecond: 10, burst: 10 });
+    assert.equal(q.defaultMaxAttempts, 4);
+    assert.equal(q.defaultBackoff.strategy, 'fixed');
+    assert.equal(q.defaultBackoff.baseMs, 10_000);
+    assert.equal(q.defaultTimeoutMs, 120_000);
+    assert.equal(q.retentionMs, 7 * 86_400_000);
+
+    const show = await spool(['queue', 'cli-q']);
+    assert.match(show.stdout, /^concurrency: +3$/m);
+    assert.match(show.stdout, /^retention: +7d$/m);
+
+    const paused = await spool(['queue', 'cli-q', 'pause']);
+    assert.match(paused.stdout, /^Paused cli-q/);
+    assert.match((await spool(['queues'])).stdout, /^cli-q +paused/m);
+    assert.equal((await spool(['queue', 'cli-q', 'resume'])).stdout, 'Resumed cli-q.\n');
+
+    const nothing = await spool(['queue', 'cli-q', 'set']);
+    assert.equal(nothing.code, 1);
+    assert.match(nothing.stderr, /Nothing to set/);
+    const badAction = await spool(['queue', 'cli-q', 'explode']);
+    assert.equal(badAction.code, 1);
+    assert.match(badAction.stderr, /Unknown queue action "explode"/);
+
+    const purged = await spool(['queue', 'cli-q', 'purge']);
+    assert.equal(purged.stdout, 'Purged 1 job from cli-q.\n');
+    const deleted = await spool(['queue', 'cli-q', 'delete', '--json']);
+    assert.equal(deleted.code, 0, deleted.stderr);
+    const missing = await spool(['queue', 'cli-q']);
+    assert.equal(missing.code, 1);
+    assert.match(missing.stderr, /cli-q/);
+  });
+});
+
+describe('schedules and schedule', () => {
+  test('add prints the next three fire times; list, show, run, disable, enable and rm work', async () => {
+    const add = await spool(['schedule', 'add', 'cli-every-hour', '--cron', '0 * * * *', '--tz', 'Europe/Paris', '--queue', 'cli-sched', '--shell', 'echo tick']);
+    assert.equal(add.code, 0, add.stderr);
+    assert.match(add.stdout, /^Created schedule cli-every-hour \(0 \* \* \* \*, Europe\/Paris\) on queue cli-sched\.\nNext runs:\n( {2}\d{4}-\d\d-\d\d \d\d:00:00 [+-]\d\d:\d\d {2}\(in .+\)\n){3}$/);
+
+    const list = await spool(['schedules']);
+    assert.match(list.stdout, /^SCHEDULE +CRON +TZ +QUEUE +ENABLED +NEXT +LAST +JOB$/m);
+    assert.match(list.stdout, /^cli-every-hour +0 \* \* \* \* +Europe\/Paris +cli-sched +yes +in .+ +- +shell: echo tick$/m);
+    const json = parseJson<SchedulesListResult>((await spool(['schedules', '--json'])).stdout);
+    assert.equal(json.schedules.find((s) => s.name === 'cli-every-hour')?.timezone, 'Europe/Paris');
+
+    const shown = parseJson<ScheduleResult>((await spool(['schedule', 'show', 'cli-every-hour', '--json'])).stdout);
+    assert.equal(shown.nextRuns.length, 3);
+
+    const run = await spool(['schedule', 'run', 'cli-every-hour']);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout.trim(), UUID);
+
+    const disabled = await spool(['schedule', 'disable', 'cli-every-hour']);
+    assert.match(disabled.stdout, /^enabled: +no$/m);
+    const enabled = await spool(['schedule', 'enable', 'cli-every-hour', '--json']);
+    assert.equal(parseJson<ScheduleResult>(enabled.stdout).schedule.enabled, true);
+    assert.equal((await spool(['schedule', 'rm', 'cli-every-hour'])).stdout, 'Deleted schedule cli-every-hour.\n');
+    const gone = await spool(['schedule', 'show', 'cli-every-hour']);
+    assert.equal(gone.code, 1);
+    assert.match(gone.stderr, /cli-every-hour/);
+  });
+
+  test('an invalid cron expression is refused with the reason, and no schedule is made', async () => {
+    const r = await spool(['schedule', 'add', 'cli-bad-cron', '--cron', '61 * * * *', '--queue', 'q', '--shell', 'true']);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /^spool: .*cron.*\n$/i);
+    assert.equal(r.stderr.split('\n').length, 2, 'one line');
+    const missing = await spool(['schedule', 'add', 'cli-no-cron', '--queue', 'q', '--shell', 'true']);
+    assert.equal(missing.code, 1);
+    assert.match(missing.stderr, /--cron/);
+    const list = parseJson<SchedulesListResult>((await spool(['schedules', '--json'])).stdout);
+    assert.ok(!list.schedules.some((s) => s.name.startsWith('cli-bad') || s.name === 'cli-no-cron'));
+  });
+});
+
+describe('workers and stats', () => {
+  test('workers lists the built-in executor; stats prints totals and per-queue counts', async () => {
+    const workers = await spool(['workers']);
+    assert.match(workers.stdout, /^WORKER +TYPE +STATUS +HOST +QUEUES +KINDS +RUNNING +SEEN$/m);
+    assert.match(workers.stdout, /^builtin:\S+ +builtin +alive /m);
+    const wjson = parseJson<WorkersListResult>((await spool(['workers', '--json'])).stdout);
+    assert.ok(wjson.workers.some((w) => w.type === 'builtin'));
+
+    await finishedShellJob('cli-stats', 'true');
+    const stats = await spool(['stats']);
+    assert.match(stats.stdout, /^running \d+ +queued \d+ +retrying \d+ +dead \d+ +completed \d+ +cancelled \d+$/m);
+    assert.match(stats.stdout, /^cli-stats +0 +0 +0 +0 +0 +1$/m);
+    const sjson = parseJson<Stats>((await spool(['stats', '--json'])).stdout);
+    assert.equal(sjson.queues.find((q) => q.name === 'cli-stats')?.counts.completed, 1);
+  });
+});
+
+describe('rpc', () => {
+  test('prints the result as JSON; an error prints the error object and exits 1', async () => {
+    const ok = await spool(['rpc', 'queues.get', '{"name":"cli-stats"}']);
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.equal(parseJson<QueueResult>(ok.stdout).queue.name, 'cli-stats');
+    const noParams = await spool(['rpc', 'daemon.status']);
+    assert.equal(parseJson<DaemonStatus>(noParams.stdout).pid, daemon.pid);
+    const fromStdin = await spool(['rpc', 'queues.get', '-'], '{"name":"cli-stats"}');
+    assert.equal(parseJson<QueueResult>(fromStdin.stdout).queue.name, 'cli-stats');
+
+    const notFound = await spool(['rpc', 'jobs.get', '{"id":"01a00000-0000-7000-8000-000000000000"}']);
+    assert.equal(notFound.code, 1);
+    const error = parseJson<{ error: { code: number; message: string; data: { id?: string } } }>(notFound.stdout).error;
+    assert.equal(error.code, 1001);
+    assert.equal(error.data.id, '01a00000-0000-7000-8000-000000000000');
+    assert.match(notFound.stderr, /No job with id/);
+
+    const unknownMethod = await spool(['rpc', 'jobs.explode']);
+    assert.equal(unknownMethod.code, 1);
+    assert.equal(parseJson<{ error: { code: number } }>(unknownMethod.stdout).error.code, -32601);
+
+    const badJson = await spool(['rpc', 'jobs.get', '{id:']);
+    assert.equal(badJson.code, 1);
+    assert.match(badJson.stderr, /^spool: Invalid JSON in params/);
+  });
+});
+
+describe('completion and help', () => {
+  test('the bash and zsh scripts name every command, and bash accepts the script', async () => {
+    const bash = await spool(['completion', 'bash']);
+    assert.equal(bash.code, 0);
+    assert.match(bash.stdout, /complete -F _spool spool/);
+    for (const c of ['enqueue', 'jobs', 'logs', 'schedule add', 'rpc', 'jobs.enqueue', '--state']) assert.ok(bash.stdout.includes(c), c);
+    const { spawnSync } = await import('node:child_process');
+    const check = spawnSync('bash', ['-n'], { input: bash.stdout });
+    assert.equal(check.status, 0, check.stderr.toString());
+    // Ask the completion function itself, as bash would on <Tab>.
+    const complete = spawnSync('bash', ['-c', `${bash.stdout}\nCOMP_WORDS=(spool schedule a); COMP_CWORD=2; _spool; echo "\${COMPREPLY[@]}"`]);
+    assert.equal(complete.stdout.toString().trim(), 'add');
+    const zsh = await spool(['completion', 'zsh']);
+    assert.match(zsh.stdout, /bashcompinit/);
+    const bad = await spool(['completion', 'fish']);
+    assert.equal(bad.code, 1);
+    assert.equal(bad.stderr, 'spool: Unknown shell "fish": use bash or zsh.\n');
+  });
+
+  test('every command has --help with examples', async () => {
+    const commands = ['daemon', 'enqueue', 'jobs', 'job', 'logs', 'retry', 'cancel', 'delete', 'queues', 'queue', 'schedules', 'schedule', 'schedule add', 'workers', 'stats', 'work', 'rpc', 'completion'];
+    for (const c of commands) {
+      const r = await spool([...c.split(' '), '--help']);
+      assert.equal(r.code, 0, c);
+      assert.match(r.stdout, /^Usage: spool /, c);
+      assert.match(r.stdout, /Examples?:\n {2}(spool|source|echo)/, `examples in the help of ${c}`);
+    }
+  });
+
+  test('colours only on request when not a terminal, never with NO_COLOR', async () => {
+    await finishedShellJob('cli-color', 'exit 1', ['--attempts', '1']);
+    const plain = await spool(['jobs', '-q', 'cli-color']);
+    assert.ok(!plain.stdout.includes('\x1b['), 'no escape codes in a pipe');
+    const forced = await runCli(['jobs', '-q', 'cli-color'], { socketPath: daemon.socketPath, env: { FORCE_COLOR: '1' } });
+    assert.ok(forced.stdout.includes('\x1b[31mdead\x1b[39m'), forced.stdout);
+    const noColor = await runCli(['jobs', '-q', 'cli-color'], { socketPath: daemon.socketPath, env: { FORCE_COLOR: '1', NO_COLOR: '1' } });
+    assert.ok(!noColor.stdout.includes('\x1b['));
+    const flag = await runCli(['--no-color', 'jobs', '-q', 'cli-color'], { socketPath: daemon.socketPath, env: { FORCE_COLOR: '1' } });
+    assert.ok(!flag.stdout.includes('\x1b['));
+  });
+
+  test('--socket overrides SPOOL_SOCKET', async () => {
+    const r = await runCli(['--socket', daemon.socketPath, 'daemon', 'status', '--json'], { socketPath: '/nonexistent/spool.sock' });
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(parseJson<DaemonStatus>(r.stdout).pid, daemon.pid);
+  });
+});
