@@ -82,8 +82,19 @@ export class ExecutorPool {
   /** The engine reported a change; a cancel request for one of our jobs is acted on at once. */
   jobChanged(change: JobChange): void {
     const active = this.active.get(change.id);
-    if (active && change.state === 'running' && change.cancelRequested === true) active.run.stop('cancel');
+    if (active && change.state === 'running' && this.cancelRequested(change)) active.run.stop('cancel');
     if (change.state !== 'running' && (change.kind === 'shell' || change.kind === 'http')) this.wake();
+  }
+
+  /** Whether a cancel was requested; read from the job when the engine's event does not say. */
+  private cancelRequested(change: JobChange): boolean {
+    if (change.cancelRequested !== undefined) return change.cancelRequested;
+    try {
+      return this.engine.getJob(change.id).job.cancelRequested;
+    } catch (error) {
+      this.logger.warn('Could not read a running job to check for a cancel request', { job: change.id, error });
+      return false;
+    }
   }
 
   /** Stop claiming; wait up to graceMs for running jobs, then stop them (they stay recoverable). */

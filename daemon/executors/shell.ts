@@ -10,6 +10,7 @@
  */
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
+import type { Readable } from 'node:stream';
 import { isRecord } from '../rpc/envelope';
 import { invalidPayload, type Executor, type ExecutorContext, type Outcome, type RunningJob, type StopReason } from './types';
 
@@ -66,6 +67,9 @@ class ShellRun implements RunningJob {
     child.stderr.on('data', (chunk: Buffer) => output.write('stderr', chunk));
     const timeout = setTimeout(() => this.stop('timeout'), job.timeoutMs);
 
+    // 'close' comes once the process has exited and its pipes are closed; listen from the start,
+    // since it can come right after 'exit'.
+    const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
     const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null; spawnError?: Error }>((resolve) => {
       child.once('error', (error) => resolve({ code: null, signal: null, spawnError: error }));
       child.once('exit', (code, signal) => resolve({ code, signal }));
@@ -75,7 +79,7 @@ class ShellRun implements RunningJob {
     // Whatever the shell started and left behind in its group goes with it.
     this.signalGroup('SIGKILL');
     if (this.killTimer) clearTimeout(this.killTimer);
-    await waitForPipes(child.stdout, child.stderr);
+    if (!exit.spawnError) await waitForPipes(closed, child.stdout, child.stderr);
     output.flush();
 
     if (exit.spawnError) return { kind: 'failed', error: `Could not start /bin/sh: ${exit.spawnError.message}` };
@@ -109,24 +113,13 @@ class ShellRun implements RunningJob {
   }
 }
 
-function waitForPipes(...streams: NodeJS.ReadableStream[]): Promise<void> {
-  return new Promise((resolve) => {
-    let open = streams.length;
-    const timer = setTimeout(() => {
-      // A process that escaped the group (setsid) still holds the pipe; stop reading from it.
-      for (const s of streams) if ('destroy' in s && typeof s.destroy === 'function') s.destroy();
-      resolve();
-    }, PIPE_CLOSE_WAIT_MS);
-    timer.unref();
-    for (const s of streams) {
-      s.once('close', () => {
-        if (--open === 0) {
-          clearTimeout(timer);
-          resolve();
-        }
-      });
-    }
-  });
+/** Waits for the pipes to close; a process that escaped the group (setsid) may hold them open. */
+async function waitForPipes(closed: Promise<void>, ...streams: Readable[]): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), PIPE_CLOSE_WAIT_MS)));
+  const late = await Promise.race([closed.then(() => false), timedOut]);
+  clearTimeout(timer);
+  if (late) for (const s of streams) s.destroy();
 }
 
 function tailText(tail: string): string {
