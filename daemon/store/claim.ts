@@ -9,7 +9,10 @@
  * its own order and stops after n due rows, so its cost does not grow with the backlog. The
  * index only holds queued and retrying rows, and its column directions match the ORDER BY:
  * with any mismatch SQLite would sort the whole backlog in a temp B-tree on every claim
- * (a unit test asserts the plan). `run_at <= now` and the kind filter are checked on index
+ * (a unit test asserts the plan). The index is named with INDEXED BY: once ANALYZE has run,
+ * SQLite's planner may otherwise prefer the `jobs_due (queue, state, run_at)` range and sort
+ * its result, which is exactly the backlog-sized sort to avoid (and if the index could not be
+ * used, preparing the statement fails loudly instead). `run_at <= now` and the kind filter are checked on index
  * entries as the walk goes; delayed jobs with a higher priority than the due ones are stepped over.
  *
  * The kind filter is either an include list (`kind IN json_each(@kinds)`) or an exclude list
@@ -30,7 +33,9 @@ export interface ClaimCandidate {
   id: string;
 }
 
-const DUE = `queue = @queue AND state IN ('queued', 'retrying') AND run_at <= @now`;
+// `+run_at`: the unary plus keeps the planner from using run_at as an index range (a skip-scan
+// over priorities after ANALYZE), which would force a sort; run_at is checked on each entry.
+const DUE = `queue = @queue AND state IN ('queued', 'retrying') AND +run_at <= @now`;
 const ORDER = `ORDER BY priority DESC, run_at, id LIMIT @limit`;
 const INCLUDE = `AND kind IN (SELECT value FROM json_each(@kinds))`;
 const EXCLUDE = `AND kind NOT IN (SELECT value FROM json_each(@kinds))`;
@@ -40,16 +45,16 @@ function claimSql(kindClause: string): string {
     UPDATE jobs SET state = 'running', attempts = attempts + 1, runs = runs + 1, worker_id = @workerId,
       lease_expires_at = @now + timeout_ms, started_at = @now, finished_at = NULL,
       progress = NULL, progress_message = NULL, cancel_requested = 0, updated_at = @now
-    WHERE id IN (SELECT id FROM jobs WHERE ${DUE} ${kindClause} ${ORDER})
+    WHERE id IN (SELECT id FROM jobs INDEXED BY jobs_claim WHERE ${DUE} ${kindClause} ${ORDER})
     RETURNING *`;
 }
 
 function peekSql(kindClause: string): string {
-  return `SELECT priority, run_at, id FROM jobs WHERE ${DUE} ${kindClause} ${ORDER}`;
+  return `SELECT priority, run_at, id FROM jobs INDEXED BY jobs_claim WHERE ${DUE} ${kindClause} ${ORDER}`;
 }
 
 /** The SELECT a claim runs, for the query-plan test. */
-export const CLAIM_SELECT_FOR_PLAN = `SELECT id FROM jobs WHERE ${DUE} ${EXCLUDE} ${ORDER}`;
+export const CLAIM_SELECT_FOR_PLAN = `SELECT id FROM jobs INDEXED BY jobs_claim WHERE ${DUE} ${EXCLUDE} ${ORDER}`;
 
 export class ClaimStatements {
   private readonly claimInclude;

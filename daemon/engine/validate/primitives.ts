@@ -125,8 +125,9 @@ export function nameList(value: unknown, field: string, maxItems: number): strin
 }
 
 /**
- * Any JSON value, serialized, within `limit` bytes. Values JSON cannot hold (functions,
- * undefined at the top, cycles) are refused rather than silently changed.
+ * Any JSON value, serialized, within `limit` bytes. What JSON.stringify cannot serialize
+ * (BigInt, cycles, undefined at the top) is refused. Input from the wire is parsed JSON, so it
+ * always round-trips; in-process callers get the same rules JSON.stringify applies.
  */
 export function jsonText(value: unknown, field: string, limit: number = LIMITS.maxPayloadBytes): string {
   let text: string | undefined;

@@ -1,0 +1,98 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ErrorCode } from '../../shared/protocol';
+import { makeEngine, thrown } from './helpers/engine';
+
+test('cancel: waiting jobs are cancelled at once, finished ones refuse with a clear error', (t) => {
+  const { engine } = makeEngine(t);
+  const { job } = engine.enqueue({ queue: 'q', kind: 'k' });
+  const cancelled = engine.cancel(job.id);
+  assert.equal(cancelled.state, 'cancelled');
+  assert.notEqual(cancelled.finishedAt, null);
+  const error = thrown(() => engine.cancel(job.id));
+  assert.equal(error.code, ErrorCode.InvalidState);
+  assert.match(error.message, /already finished \(cancelled\)/);
+  assert.equal(error.data['state'], 'cancelled');
+  assert.equal(thrown(() => engine.cancel('01890000-0000-7000-8000-000000000000')).code, ErrorCode.JobNotFound);
+});
+
+test('retry gives a dead job a fresh attempt budget and keeps its history', (t) => {
+  const { engine, clock } = makeEngine(t);
+  const { job } = engine.enqueue({ queue: 'q', kind: 'k', maxAttempts: 1 });
+  engine.claim({ workerId: 'w' });
+  engine.fail({ id: job.id, workerId: 'w', error: 'boom' });
+  clock.advance(1000);
+  const retried = engine.retry(job.id);
+  assert.deepEqual([retried.state, retried.attempts, retried.lastError, retried.finishedAt, retried.runAt], ['queued', 0, null, null, clock.ms]);
+  const [again] = engine.claim({ workerId: 'w' });
+  assert.equal(again?.attempts, 1);
+  engine.complete({ id: job.id, workerId: 'w' });
+  assert.deepEqual(engine.getJob(job.id).runs.map((r) => [r.attempt, r.outcome]), [[1, 'failed'], [1, 'completed']]);
+  assert.equal(engine.retry(job.id).state, 'queued', 'completed jobs can be run again too');
+  const running = engine.claim({ workerId: 'w' })[0];
+  const error = thrown(() => engine.retry(running?.id ?? ''));
+  assert.equal(error.code, ErrorCode.InvalidState);
+  assert.match(error.message, /it is running\. Cancel it first/);
+});
+
+test('update changes a queued job and refuses running or finished ones', (t) => {
+  const { engine, clock } = makeEngine(t);
+  const { job } = engine.enqueue({ queue: 'q', kind: 'k', payload: { a: 1 } });
+  const updated = engine.update({ id: job.id, priority: 9, delayMs: 500, payload: { a: 2 }, maxAttempts: 8, tags: ['t'] });
+  assert.deepEqual([updated.priority, updated.runAt, updated.payload, updated.maxAttempts, updated.tags], [9, clock.ms + 500, { a: 2 }, 8, ['t']]);
+  assert.equal(engine.update({ id: job.id, runAt: clock.ms }).runAt, clock.ms);
+  engine.claim({ workerId: 'w' });
+  const error = thrown(() => engine.update({ id: job.id, priority: 1 }));
+  assert.equal(error.code, ErrorCode.InvalidState);
+  assert.match(error.message, /only queued or retrying jobs can change, and it is running/);
+  engine.fail({ id: job.id, workerId: 'w', error: 'x' });
+  const tooFew = thrown(() => engine.update({ id: job.id, maxAttempts: 1 }));
+  assert.equal(tooFew.data['field'], 'maxAttempts');
+});
+
+test('delete removes a job with its runs and output, but not while it runs', (t) => {
+  const { engine } = makeEngine(t);
+  const { job } = engine.enqueue({ queue: 'q', kind: 'k' });
+  engine.claim({ workerId: 'w' });
+  engine.log({ id: job.id, workerId: 'w', lines: ['a'] });
+  const error = thrown(() => engine.deleteJob(job.id));
+  assert.equal(error.code, ErrorCode.InvalidState);
+  assert.match(error.message, /Cancel it first/);
+  engine.complete({ id: job.id, workerId: 'w' });
+  engine.deleteJob(job.id);
+  assert.equal(thrown(() => engine.getJob(job.id)).code, ErrorCode.JobNotFound);
+  assert.equal(engine.getQueue('q').counts.completed, 0);
+  assert.deepEqual(engine.verifyCounters().ok, true);
+});
+
+test('bulk actions apply to ids or to a filter over one queue, and report the jobs they could not touch', (t) => {
+  const { engine } = makeEngine(t);
+  const ids = engine.enqueueBatch({ jobs: Array.from({ length: 5 }, () => ({ queue: 'q', kind: 'k', maxAttempts: 1 })) }).results.map((r) => r.job.id);
+  engine.enqueue({ queue: 'other', kind: 'k' });
+  const claimed = engine.claim({ workerId: 'w', queues: ['q'], max: 3 });
+  for (const job of claimed.slice(0, 2)) engine.fail({ id: job.id, workerId: 'w', error: 'x' });
+  const retried = engine.retryMany({ filter: { queue: 'q', states: ['dead'] } });
+  assert.deepEqual(retried, { count: 2, errors: [] });
+  const cancelled = engine.cancelMany({ ids });
+  assert.equal(cancelled.count, 5, 'queued ones are cancelled, the running one is asked to stop');
+  const deleted = engine.deleteMany({ ids });
+  assert.equal(deleted.count, 4);
+  assert.deepEqual(deleted.errors.map((e) => [e.id, e.code]), [[claimed[2]?.id, ErrorCode.InvalidState]]);
+  assert.equal(engine.getQueue('other').counts.queued, 1);
+});
+
+test('purge deletes a queue\'s jobs by state but never running ones; delete queue refuses while jobs remain', (t) => {
+  const { engine } = makeEngine(t);
+  for (let i = 0; i < 3; i++) engine.enqueueBatch({ jobs: Array.from({ length: i < 2 ? 1000 : 500 }, () => ({ queue: 'q', kind: 'k' })) });
+  const [running] = engine.claim({ workerId: 'w' });
+  assert.equal(engine.purgeQueue({ name: 'q', states: ['completed'] }), 0);
+  assert.equal(engine.purgeQueue({ name: 'q' }), 2499);
+  assert.deepEqual(engine.getQueue('q').counts.running, 1);
+  const refused = thrown(() => engine.deleteQueue({ name: 'q', force: true }));
+  assert.match(refused.message, /1 job\(s\) are running/);
+  engine.complete({ id: running?.id ?? '', workerId: 'w' });
+  assert.match(thrown(() => engine.deleteQueue({ name: 'q' })).message, /still has 1 job/);
+  assert.equal(engine.deleteQueue({ name: 'q', force: true }), 1);
+  assert.equal(thrown(() => engine.getQueue('q')).code, ErrorCode.QueueNotFound);
+  assert.equal(engine.verifyCounters().ok, true);
+});

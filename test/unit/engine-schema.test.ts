@@ -1,0 +1,92 @@
+import assert from 'node:assert/strict';
+import * as path from 'node:path';
+import { test } from 'node:test';
+import Database from 'better-sqlite3';
+import { Engine } from '../../daemon/engine';
+import { CLAIM_SELECT_FOR_PLAN } from '../../daemon/store';
+import { MIGRATIONS } from '../../daemon/store/migrations';
+import { makeEngine, tempDir } from './helpers/engine';
+
+function plan(db: Database.Database, sql: string, params: Record<string, unknown>): string {
+  return db
+    .prepare(`EXPLAIN QUERY PLAN ${sql}`)
+    .all(params)
+    .map((row) => (typeof row === 'object' && row !== null ? String(Reflect.get(row, 'detail')) : ''))
+    .join('\n');
+}
+
+test('the claim query walks the claim index in order, with no temp B-tree sort, even with a large analysed backlog', (t) => {
+  const { engine, dbPath } = makeEngine(t);
+  for (let b = 0; b < 20; b++) {
+    engine.enqueueBatch({ jobs: Array.from({ length: 1000 }, (_, i) => ({ queue: b % 2 ? 'a' : 'b', kind: 'k', priority: i % 7, delayMs: i % 3 ? 0 : 60_000 })) });
+  }
+  engine.claim({ workerId: 'w', max: 500 });
+  const db = new Database(dbPath);
+  t.after(() => db.close());
+  db.exec('ANALYZE');
+  for (const kinds of ['[]', '["k"]']) {
+    const text = plan(db, CLAIM_SELECT_FOR_PLAN, { queue: 'a', now: Date.now(), limit: 10, kinds });
+    assert.match(text, /USING (COVERING )?INDEX jobs_claim \(queue=\?\)/, text);
+    assert.doesNotMatch(text, /TEMP B-TREE/, text);
+  }
+  const include = CLAIM_SELECT_FOR_PLAN.replace('kind NOT IN', 'kind IN');
+  assert.doesNotMatch(plan(db, include, { queue: 'a', now: Date.now(), limit: 10, kinds: '["k"]' }), /TEMP B-TREE/);
+});
+
+test('the reaper, retention and newest-first listings use their partial indexes', (t) => {
+  const { dbPath } = makeEngine(t);
+  const db = new Database(dbPath);
+  t.after(() => db.close());
+  assert.match(plan(db, `SELECT * FROM jobs WHERE state = 'running' AND lease_expires_at <= @now ORDER BY lease_expires_at LIMIT 10`, { now: 1 }), /INDEX jobs_lease/);
+  assert.match(
+    plan(db, `SELECT id FROM jobs WHERE queue = @q AND state IN ('completed', 'dead', 'cancelled') AND finished_at < @c ORDER BY finished_at LIMIT 10`, { q: 'q', c: 1 }),
+    /INDEX jobs_finished/,
+  );
+  const list = plan(db, `SELECT * FROM jobs WHERE queue = @q AND state = @s ORDER BY id DESC LIMIT 10`, { q: 'q', s: 'dead' });
+  assert.match(list, /INDEX jobs_list/);
+  assert.doesNotMatch(list, /TEMP B-TREE/);
+});
+
+test('migrations are numbered and recorded, the schema enforces states and attempts, and pragmas are set', (t) => {
+  const dir = tempDir(t);
+  const dbPath = path.join(dir, 'nested', 'spool.db');
+  new Engine({ dbPath }).close();
+  // Opening again applies nothing new.
+  const engine = new Engine({ dbPath, durable: true });
+  t.after(() => engine.close());
+  const db = new Database(dbPath);
+  t.after(() => db.close());
+  assert.deepEqual(
+    db.prepare('SELECT version, name FROM schema_migrations ORDER BY version').all(),
+    MIGRATIONS.map((m) => ({ version: m.version, name: m.name })),
+  );
+  assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
+  db.prepare(`INSERT INTO queues (name, default_max_attempts, backoff_strategy, backoff_base_ms, backoff_cap_ms, backoff_jitter, default_timeout_ms, created_at, updated_at)
+    VALUES ('q', 3, 'fixed', 1, 1, 0, 1000, 0, 0)`).run();
+  const insert = (state: string, attempts: number, maxAttempts: number): void => {
+    db.prepare(`INSERT INTO jobs (id, queue, kind, payload, priority, state, run_at, attempts, max_attempts, backoff_strategy, backoff_base_ms,
+      backoff_cap_ms, backoff_jitter, timeout_ms, created_at, updated_at)
+      VALUES (lower(hex(randomblob(16))), 'q', 'k', 'null', 0, ?, 0, ?, ?, 'fixed', 1, 1, 0, 1000, 0, 0)`).run(state, attempts, maxAttempts);
+  };
+  assert.throws(() => insert('finished', 0, 1), /CHECK constraint failed/);
+  assert.throws(() => insert('queued', 0, 0), /CHECK constraint failed/);
+  assert.throws(() => insert('queued', 2, 1), /CHECK constraint failed/);
+  assert.throws(() => insert('running', 1, 1), /CHECK constraint failed/, 'a running job must have a worker and a lease');
+  insert('queued', 0, 1);
+  // The engine's own connection: durable means synchronous=FULL (2); the default is NORMAL (1).
+  const sync = (e: Engine): unknown => Reflect.get(e, 'store').db.pragma('synchronous', { simple: true });
+  assert.equal(sync(engine), 2);
+  const normal = new Engine({ dbPath });
+  t.after(() => normal.close());
+  assert.equal(sync(normal), 1);
+  assert.equal(Reflect.get(normal, 'store').db.pragma('foreign_keys', { simple: true }), 1);
+});
+
+test('a database from a newer Spool is refused with advice', (t) => {
+  const { dbPath, engine } = makeEngine(t);
+  engine.close();
+  const db = new Database(dbPath);
+  db.prepare(`INSERT INTO schema_migrations (version, name, applied_at) VALUES (999, 'future', 0)`).run();
+  db.close();
+  assert.throws(() => new Engine({ dbPath }), /schema version 999.*Upgrade Spool/);
+});

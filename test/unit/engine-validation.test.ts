@@ -1,0 +1,83 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ErrorCode, LIMITS } from '../../shared/protocol';
+import { makeEngine, thrown } from './helpers/engine';
+
+const JOB = { queue: 'q', kind: 'k' };
+
+test('invalid enqueue input is refused with an error naming the field and what is allowed', (t) => {
+  const { engine } = makeEngine(t);
+  const cases: [unknown, string, RegExp][] = [
+    [{ kind: 'k' }, 'queue', /queue must be 1 to 128 characters/],
+    [{ ...JOB, queue: '' }, 'queue', /got an empty string/],
+    [{ ...JOB, queue: 'has space' }, 'queue', /letters, digits/],
+    [{ ...JOB, kind: 7 }, 'kind', /got 7/],
+    [{ ...JOB, priority: 5000 }, 'priority', /priority must be an integer from -1000 to 1000 \(got 5000\)/],
+    [{ ...JOB, priority: -1001 }, 'priority', /-1000 to 1000/],
+    [{ ...JOB, priority: '3' }, 'priority', /got "3"/],
+    [{ ...JOB, maxAttempts: 0 }, 'maxAttempts', /maxAttempts must be an integer from 1 to 1000 \(got 0\)/],
+    [{ ...JOB, backoff: { strategy: 'random' } }, 'backoff.strategy', /one of exponential, linear, fixed \(got "random"\)/],
+    [{ ...JOB, backoff: { jitter: 2 } }, 'backoff.jitter', /from 0 to 1/],
+    [{ ...JOB, backoff: { base: 1 } }, 'backoff.base', /Unknown field "backoff.base"/],
+    [{ ...JOB, timeoutMs: 5 }, 'timeoutMs', /from 100 to/],
+    [{ ...JOB, delayMs: -1 }, 'delayMs', /from 0 to/],
+    [{ ...JOB, delayMs: 1, runAt: 2 }, 'runAt', /either delayMs or runAt/],
+    [{ ...JOB, tags: 'urgent' }, 'tags', /must be an array/],
+    [{ ...JOB, tags: Array.from({ length: 33 }, () => 't') }, 'tags', /0 to 32 items/],
+    [{ ...JOB, tags: [''] }, 'tags[0]', /1 to 64 characters/],
+    [{ ...JOB, idempotencyKey: '' }, 'idempotencyKey', /1 to 256/],
+    [{ ...JOB, context: { editor: 'vim' } }, 'context.editor', /Unknown field/],
+    [{ ...JOB, colour: 'red' }, 'colour', /Unknown field "colour"\. Allowed: queue, kind/],
+    ['not an object', 'params', /params must be an object/],
+  ];
+  for (const [params, field, message] of cases) {
+    const error = thrown(() => engine.enqueue(params as never));
+    assert.equal(error.code, ErrorCode.InvalidParams, `code for ${JSON.stringify(params)}`);
+    assert.equal(error.data['field'], field, `field for ${JSON.stringify(params)}`);
+    assert.match(error.message, message);
+  }
+  assert.deepEqual(engine.listQueues(), [], 'nothing reached the database');
+});
+
+test('a payload over the size limit is refused as PayloadTooLarge with the limit', (t) => {
+  const { engine } = makeEngine(t);
+  const error = thrown(() => engine.enqueue({ ...JOB, payload: 'x'.repeat(LIMITS.maxPayloadBytes) }));
+  assert.equal(error.code, ErrorCode.PayloadTooLarge);
+  assert.deepEqual(error.data, { field: 'payload', limit: LIMITS.maxPayloadBytes });
+  assert.equal(thrown(() => engine.enqueue({ ...JOB, payload: { n: BigInt(1) } })).code, ErrorCode.InvalidParams);
+  const big = thrown(() => engine.enqueueBatch({ jobs: [JOB, { ...JOB, payload: 'y'.repeat(LIMITS.maxPayloadBytes + 1) }] }));
+  assert.equal(big.data['field'], 'jobs[1].payload');
+});
+
+test('the other methods check their params too', (t) => {
+  const { engine } = makeEngine(t);
+  const cases: [() => unknown, string][] = [
+    [() => engine.getJob('42'), 'id'],
+    [() => engine.enqueueBatch({ jobs: [] }), 'jobs'],
+    [() => engine.enqueueBatch({ jobs: Array.from({ length: LIMITS.maxBatch + 1 }, () => JOB) }), 'jobs'],
+    [() => engine.claim({ workerId: '' }), 'workerId'],
+    [() => engine.claim({ workerId: 'w', max: 0 }), 'max'],
+    [() => engine.claim({ workerId: 'w', max: LIMITS.maxBatch + 1 }), 'max'],
+    [() => engine.claim({ workerId: 'w', waitMs: 10 } as never), 'waitMs'],
+    [() => engine.listJobs({ limit: 0 }), 'limit'],
+    [() => engine.listJobs({ states: ['finished' as never] }), 'states[0]'],
+    [() => engine.listJobs({ order: 'random' as never }), 'order'],
+    [() => engine.listJobs({ cursor: 'garbage' }), 'cursor'],
+    [() => engine.configureQueue({ name: 'q', concurrency: 0 }), 'concurrency'],
+    [() => engine.configureQueue({ name: 'q', rateLimit: { perSecond: 0, burst: 1 } }), 'rateLimit.perSecond'],
+    [() => engine.configureQueue({ name: 'q', defaultBackoff: { strategy: 'never' as never } }), 'defaultBackoff.strategy'],
+    [() => engine.purgeQueue({ name: 'q', states: ['running'] }), 'states[0]'],
+    [() => engine.progress({ id: '01890000-0000-7000-8000-000000000000', workerId: 'w', percent: 101 }), 'percent'],
+    [() => engine.fail({ id: '01890000-0000-7000-8000-000000000000', workerId: 'w', error: '' }), 'error'],
+    [() => engine.cancelMany({}), 'ids'],
+    [() => engine.retryMany({ filter: { states: ['dead'] } as never }), 'filter.queue'],
+    [() => engine.createSchedule({ name: 's', cron: 'every minute', queue: 'q', job: { kind: 'k' } }, null), 'cron'],
+    [() => engine.createSchedule({ name: 's', cron: '* * * * *', timezone: 'Mars/Olympus', queue: 'q', job: { kind: 'k' } }, null), 'timezone'],
+    [() => engine.createSchedule({ name: 's', cron: '* * * * *', queue: 'q', job: { kind: 'k', priority: 2000 } }, null), 'job.priority'],
+  ];
+  for (const [call, field] of cases) {
+    const error = thrown(call);
+    assert.equal(error.code, ErrorCode.InvalidParams, `code for ${field}: ${error.message}`);
+    assert.equal(error.data['field'], field, error.message);
+  }
+});
