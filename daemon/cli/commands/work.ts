@@ -224,7 +224,12 @@ class OutputForwarder {
   private send(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    const batches = (['stdout', 'stderr'] as const).map((stream) => ({ stream, lines: this.pending[stream].splice(0) })).filter((b) => b.lines.length > 0);
+    // One jobs.log per stream and at most LIMITS.maxBatch lines, the most one call takes.
+    const batches: { stream: 'stdout' | 'stderr'; lines: string[] }[] = [];
+    for (const stream of ['stdout', 'stderr'] as const) {
+      const lines = this.pending[stream].splice(0);
+      for (let i = 0; i < lines.length; i += LIMITS.maxBatch) batches.push({ stream, lines: lines.slice(i, i + LIMITS.maxBatch) });
+    }
     this.sending = this.sending.then(async () => {
       for (const b of batches) {
         try {

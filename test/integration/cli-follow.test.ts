@@ -1,0 +1,126 @@
+/**
+ * The CLI commands that follow a job or the queue live: `spool enqueue --wait`, `spool logs -f`
+ * and `spool stats --watch`. Jobs wait on a "gate" file the test creates, so the test can see
+ * output arrive while the job is still running, without sleeping.
+ */
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { after, before, test } from 'node:test';
+import type { EnqueueResult, JobWithRuns, Stats } from '../../shared/protocol';
+import type { OutputLine } from '../../shared/types';
+import { startDaemon, waitFor, type TestDaemon } from '../helpers/daemon';
+import { parseJson, runCli, startCli, stopCli, UUID } from './cli-run';
+
+let daemon: TestDaemon;
+let gates = 0;
+const spool = (args: string[]) => runCli(args, { socketPath: daemon.socketPath });
+
+before(async () => {
+  daemon = await startDaemon();
+});
+after(async () => {
+  await daemon.dispose();
+});
+
+/** A shell fragment that waits until the test opens the gate, and the function that opens it. */
+function gate(): { wait: string; open: () => void } {
+  const file = path.join(daemon.dir, `gate-${++gates}`);
+  return { wait: `while [ ! -e '${file}' ]; do sleep 0.02; done`, open: () => fs.writeFileSync(file, '') };
+}
+
+test('enqueue --wait streams the output while the job runs and exits 0 when it completes', async (t) => {
+  const g = gate();
+  const cli = startCli(['enqueue', 'follow', '--shell', `echo first; ${g.wait}; echo second`, '--wait'], { socketPath: daemon.socketPath });
+  t.after(() => stopCli(cli));
+  await waitFor('the first line', () => cli.stdout().includes('first\n'));
+  assert.equal(cli.stdout(), 'first\n', 'the second line is not there before the gate opens');
+  assert.equal(cli.process.exitCode, null, 'still waiting for the job');
+  g.open();
+  const r = await cli.exited;
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout, 'first\nsecond\n');
+  assert.match(r.stderr, /Job \S+ completed in /);
+});
+
+test('enqueue --wait exits 1 when the job ends dead, and says why', async () => {
+  const r = await spool(['enqueue', 'follow', '--shell', 'echo trying; echo broken >&2; exit 3', '--attempts', '1', '--wait']);
+  assert.equal(r.code, 1);
+  assert.equal(r.stdout, 'trying\n');
+  assert.match(r.stderr, /^broken$/m);
+  assert.match(r.stderr, /Job \S+ is dead after 1 attempt\(s\): .*3/);
+});
+
+test('enqueue --wait follows retries to the end, marking each new attempt', async () => {
+  const marker = path.join(daemon.dir, 'second-try');
+  // Fails the first time, succeeds the second.
+  const command = `if [ -e '${marker}' ]; then echo ok; else touch '${marker}'; echo fail; exit 1; fi`;
+  const r = await spool(['enqueue', 'follow', '--shell', command, '--attempts', '2', '--backoff', 'fixed:100ms', '--wait']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout, 'fail\nok\n');
+  assert.match(r.stderr, /--- attempt 2 ---/);
+});
+
+test('enqueue --wait exits 1 when the job is cancelled', async (t) => {
+  const cli = startCli(['enqueue', 'follow-cancel', '--kind', 'nobody-claims-this', '--wait', '--json'], { socketPath: daemon.socketPath });
+  t.after(() => stopCli(cli));
+  const id = await waitFor('the job to be enqueued', async () => {
+    const r = await spool(['jobs', '-q', 'follow-cancel', '--json']);
+    return parseJson<{ jobs: { id: string }[] }>(r.stdout).jobs[0]?.id;
+  });
+  assert.equal((await spool(['cancel', id])).code, 0);
+  const r = await cli.exited;
+  assert.equal(r.code, 1);
+  assert.equal(parseJson<JobWithRuns>(r.stdout).job.state, 'cancelled');
+});
+
+test('logs -f shows the lines of a running job as they come, then ends with the job', async (t) => {
+  const g = gate();
+  const enq = await spool(['enqueue', 'follow', '--shell', `echo one; echo two >&2; ${g.wait}; echo three`, '--json']);
+  const id = parseJson<EnqueueResult>(enq.stdout).job.id;
+  const cli = startCli(['logs', '-f', id], { socketPath: daemon.socketPath });
+  t.after(() => stopCli(cli));
+  await waitFor('the lines written so far', () => cli.stdout().includes('one\n') && cli.stderr().includes('two\n'));
+  assert.equal(cli.stdout(), 'one\n');
+  assert.equal(cli.process.exitCode, null, 'still following');
+  g.open();
+  const r = await cli.exited;
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout, 'one\nthree\n');
+  assert.equal(r.stderr, 'two\n');
+});
+
+test('logs -f --json prints every line once, in order, when many lines arrive quickly', async () => {
+  const enq = await spool(['enqueue', 'follow', '--shell', 'i=1; while [ $i -le 900 ]; do echo "line $i"; i=$((i+1)); done', '--json']);
+  const id = parseJson<EnqueueResult>(enq.stdout).job.id;
+  const r = await spool(['logs', '-f', id, '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  const lines = r.stdout.trimEnd().split('\n').map((l) => parseJson<OutputLine>(l));
+  assert.equal(lines.length, 900);
+  lines.forEach((l, i) => {
+    assert.equal(l.seq, i + 1);
+    assert.equal(l.text, `line ${i + 1}`);
+  });
+});
+
+test('logs -f on a finished job prints its output and returns at once', async () => {
+  const enq = await spool(['enqueue', 'follow', '--shell', 'echo done-already', '--wait', '--json']);
+  const id = parseJson<JobWithRuns>(enq.stdout.slice(enq.stdout.indexOf('{\n'))).job.id;
+  assert.match(id, UUID);
+  const r = await spool(['logs', '-f', id]);
+  assert.equal(r.code, 0);
+  assert.equal(r.stdout, 'done-already\n');
+});
+
+test('stats --watch prints a new summary when the counts change, and stops on SIGINT', async (t) => {
+  const cli = startCli(['stats', '--watch', '--json'], { socketPath: daemon.socketPath });
+  t.after(() => stopCli(cli));
+  const summaries = (): Stats[] => cli.stdout().split('\n').filter((l) => l.startsWith('{')).map((l) => parseJson<Stats>(l));
+  await waitFor('the first summary', () => summaries().length >= 1);
+  assert.equal(summaries()[0]?.queues.find((q) => q.name === 'watched'), undefined);
+  await spool(['enqueue', 'watched', '--kind', 'later', '--delay', '1h']);
+  await waitFor('a summary with the new queue', () => summaries().some((s) => s.queues.find((q) => q.name === 'watched')?.counts.queued === 1));
+  cli.process.kill('SIGINT');
+  const r = await cli.exited;
+  assert.equal(r.code, 0, r.stderr);
+});
