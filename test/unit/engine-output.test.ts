@@ -1,0 +1,67 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { LIMITS } from '../../shared/protocol';
+import type { OutputLine } from '../../shared/types';
+import { makeEngine } from './helpers/engine';
+
+test('output is kept per job in order across attempts, paged by seq, and done once the job finished', (t) => {
+  const { engine } = makeEngine(t);
+  const { job } = engine.enqueue({ queue: 'q', kind: 'k', backoff: { strategy: 'fixed', baseMs: 0, jitter: 0 } });
+  const streamed: OutputLine[] = [];
+  engine.subscribe({ output: (id, lines) => id === job.id && streamed.push(...lines) });
+  engine.claim({ workerId: 'w' });
+  engine.log({ id: job.id, workerId: 'w', lines: ['one', 'two'] });
+  engine.fail({ id: job.id, workerId: 'w', error: 'x' });
+  engine.claim({ workerId: 'w' });
+  engine.appendOutput(job.id, 'w', 'stderr', ['three']);
+  const first = engine.output({ id: job.id, limit: 2 });
+  assert.deepEqual(first.lines.map((l) => [l.seq, l.attempt, l.stream, l.text]), [[1, 1, 'log', 'one'], [2, 1, 'log', 'two']]);
+  assert.equal(first.done, false);
+  const rest = engine.output({ id: job.id, after: first.nextAfter });
+  assert.deepEqual(rest.lines.map((l) => [l.seq, l.attempt, l.stream, l.text]), [[3, 2, 'stderr', 'three']]);
+  assert.equal(rest.done, false, 'the job still runs');
+  engine.complete({ id: job.id, workerId: 'w' });
+  assert.equal(engine.output({ id: job.id, after: rest.nextAfter }).done, true);
+  assert.deepEqual(streamed.map((l) => l.text), ['one', 'two', 'three']);
+});
+
+test('output over the per-job cap drops the oldest lines and one marker says how many', (t) => {
+  const { engine } = makeEngine(t);
+  const { job } = engine.enqueue({ queue: 'q', kind: 'k' });
+  engine.claim({ workerId: 'w' });
+  const cap = LIMITS.maxOutputLinesPerJob;
+  for (let start = 0; start < cap + 1500; start += 1000) {
+    const n = Math.min(1000, cap + 1500 - start);
+    engine.log({ id: job.id, workerId: 'w', lines: Array.from({ length: n }, (_, i) => `line ${start + i + 1}`) });
+  }
+  const all: OutputLine[] = [];
+  let after = 0;
+  for (;;) {
+    const page = engine.output({ id: job.id, after, limit: LIMITS.maxPageSize });
+    all.push(...page.lines);
+    if (page.lines.length < LIMITS.maxPageSize) break;
+    after = page.nextAfter;
+  }
+  const markers = all.filter((l) => l.stream === 'marker');
+  assert.equal(markers.length, 1);
+  assert.equal(markers[0]?.text, '[1500 older lines dropped]');
+  assert.equal(all[0]?.stream, 'marker', 'the marker comes first, where the dropped lines were');
+  const kept = all.filter((l) => l.stream !== 'marker');
+  assert.equal(kept.length, cap);
+  assert.equal(kept[0]?.text, 'line 1501');
+  assert.equal(kept[kept.length - 1]?.text, `line ${cap + 1500}`);
+  assert.ok(all.every((l, i) => i === 0 || l.seq > (all[i - 1]?.seq ?? 0)), 'seq increases');
+});
+
+test('a line longer than the limit is cut at a character boundary and says so', (t) => {
+  const { engine } = makeEngine(t);
+  const { job } = engine.enqueue({ queue: 'q', kind: 'k' });
+  engine.claim({ workerId: 'w' });
+  const long = 'é'.repeat(LIMITS.maxOutputLineBytes);
+  engine.log({ id: job.id, workerId: 'w', lines: [long, 'short'] });
+  const [cut, short] = engine.output({ id: job.id }).lines;
+  assert.ok(cut);
+  assert.ok(Buffer.byteLength(cut.text, 'utf8') <= LIMITS.maxOutputLineBytes);
+  assert.match(cut.text, /^é+ … \[16384 bytes, cut to 8192\]$/);
+  assert.equal(short?.text, 'short');
+});
