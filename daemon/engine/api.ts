@@ -171,6 +171,14 @@ export interface QueueEngine {
   /** Recompute the per-queue counters from the jobs table and say whether they matched (tests and `doctor`). */
   verifyCounters(): { ok: boolean; mismatches: { queue: string; state: JobState; counted: number; actual: number }[] };
 
+  /**
+   * Group commit: runs `fn` — any number of this engine's own calls — in one write transaction,
+   * with one commit (and one fsync) for all of them. Each call inside still succeeds or fails on
+   * its own (a savepoint each): a call that throws undoes only itself, and `fn` may catch it and
+   * go on. Events are delivered after the one commit. `fn` must be synchronous.
+   */
+  batch<T>(fn: () => T): T;
+
   subscribe(listener: EngineListener): () => void;
   readonly dbPath: string;
   close(): void;

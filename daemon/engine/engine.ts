@@ -70,17 +70,36 @@ export class Engine implements QueueEngine {
     this.ctx = { store: this.store, now, random: options.random ?? Math.random, ids: new UuidV7(now), events: this.events };
   }
 
-  /** A write transaction, then the events it produced. */
+  /** How many write() calls are open; above 1, the inner ones are savepoints of a batch(). */
+  private depth = 0;
+
+  /**
+   * A write transaction, then the events it produced. Inside batch() it is a savepoint (that is
+   * how better-sqlite3 nests transactions): a failing call undoes only itself, and events wait
+   * for the outer commit.
+   */
   private write<T>(fn: (ctx: EngineContext) => T): T {
+    const mark = this.events.mark();
     let result: T;
+    this.depth += 1;
     try {
       result = this.store.write(() => fn(this.ctx));
     } catch (error) {
-      this.events.discard();
+      this.events.discard(mark);
       throw error;
+    } finally {
+      this.depth -= 1;
     }
-    this.events.flush();
+    if (this.depth === 0) this.events.flush();
     return result;
+  }
+
+  batch<T>(fn: () => T): T {
+    return this.write(() => {
+      const result = fn();
+      if (result instanceof Promise) throw new Error('Engine.batch() takes a synchronous function: a transaction must never span an await');
+      return result;
+    });
   }
 
   private read<T>(fn: (ctx: EngineContext) => T): T {

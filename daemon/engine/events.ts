@@ -50,9 +50,14 @@ export class EventHub {
     this.pending.push({ type: 'output', jobId, lines });
   }
 
-  /** Drops what a rolled-back transaction queued. */
-  discard(): void {
-    this.pending = [];
+  /** How many events are pending: a mark to roll back to. */
+  mark(): number {
+    return this.pending.length;
+  }
+
+  /** Drops what a rolled-back transaction (or savepoint, from its mark on) queued. */
+  discard(mark = 0): void {
+    this.pending.length = Math.min(this.pending.length, mark);
   }
 
   /**
