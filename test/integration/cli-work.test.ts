@@ -1,0 +1,108 @@
+/**
+ * `spool work <queue> --exec "<command>"` as a real process: the payload on stdin and in the
+ * environment, output captured, exit status to outcome, permanent exit codes, a cancel that
+ * stops the command, and a graceful drain on SIGTERM.
+ */
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { after, before, test } from 'node:test';
+import type { SpoolClient } from '../../shared/client';
+import type { Job } from '../../shared/types';
+import { startDaemon, waitFor, type TestDaemon } from '../helpers/daemon';
+import { startCli, stopCli, type RunningCli } from './cli-run';
+
+let daemon: TestDaemon;
+let client: SpoolClient;
+
+before(async () => {
+  daemon = await startDaemon();
+  client = await daemon.client();
+});
+after(async () => {
+  await daemon.dispose();
+});
+
+function work(t: { after: (fn: () => Promise<void>) => void }, args: string[]): RunningCli {
+  const cli = startCli(['work', ...args], { socketPath: daemon.socketPath });
+  t.after(() => stopCli(cli));
+  return cli;
+}
+
+async function finished(id: string): Promise<Job> {
+  return waitFor(`job ${id} to finish`, async () => {
+    const j = (await client.call('jobs.get', { id })).job;
+    return ['completed', 'dead', 'cancelled'].includes(j.state) ? j : undefined;
+  });
+}
+
+async function outputOf(id: string): Promise<string[]> {
+  return (await client.call('jobs.output', { id })).lines.map((l) => `${l.stream}:${l.text}`);
+}
+
+test('the command gets the payload on stdin and the job in its environment; exit 0 completes', async (t) => {
+  const cli = work(t, ['work-env', '--exec', 'read -r body; echo "stdin=$body"; echo "id=$SPOOL_JOB_ID kind=$SPOOL_JOB_KIND attempt=$SPOOL_JOB_ATTEMPT/$SPOOL_JOB_MAX_ATTEMPTS"; echo "payload=$SPOOL_JOB_PAYLOAD"; echo warn >&2']);
+  await waitFor('the worker to start', () => cli.stderr().includes('is taking jobs from work-env'));
+  const { job } = await client.call('jobs.enqueue', { queue: 'work-env', kind: 'greet', payload: { name: 'ada' }, maxAttempts: 2 });
+  const done = await finished(job.id);
+  assert.equal(done.state, 'completed');
+  assert.deepEqual(done.result, { exitCode: 0 });
+  const out = await outputOf(job.id);
+  assert.ok(out.includes('stdout:stdin={"name":"ada"}'), out.join('\n'));
+  assert.ok(out.includes(`stdout:id=${job.id} kind=greet attempt=1/2`), out.join('\n'));
+  assert.ok(out.includes('stdout:payload={"name":"ada"}'));
+  assert.ok(out.includes('stderr:warn'));
+});
+
+test('a non-zero exit fails the attempt with the status; a --permanent-exit status goes to dead at once', async (t) => {
+  const cli = work(t, ['work-fail', '--exec', 'echo "bad input" >&2; exit "$(cat)"', '--permanent-exit', '2,64']);
+  await waitFor('the worker to start', () => cli.stderr().includes('is taking jobs'));
+  const retried = await client.call('jobs.enqueue', { queue: 'work-fail', kind: 'x', payload: 3, maxAttempts: 2, backoff: { strategy: 'fixed', baseMs: 100 } });
+  const permanent = await client.call('jobs.enqueue', { queue: 'work-fail', kind: 'x', payload: 64, maxAttempts: 5 });
+  const dead = await finished(retried.job.id);
+  assert.equal(dead.state, 'dead');
+  assert.equal(dead.attempts, 2, 'retried once, then dead');
+  assert.equal(dead.lastError, 'The command exited with status 3: bad input');
+  const runs = (await client.call('jobs.get', { id: retried.job.id })).runs;
+  assert.deepEqual(runs.map((r) => r.exitCode), [3, 3]);
+  const perm = await finished(permanent.job.id);
+  assert.equal(perm.state, 'dead');
+  assert.equal(perm.attempts, 1, 'a permanent exit status is not retried');
+});
+
+test('a cancel stops the running command and its children; the job ends cancelled', async (t) => {
+  const pidFile = path.join(daemon.dir, 'child.pid');
+  const cli = work(t, ['work-cancel', '--exec', `sleep 300 & echo $! > '${pidFile}'; wait`, '--kill-after', '2s']);
+  await waitFor('the worker to start', () => cli.stderr().includes('is taking jobs'));
+  const { job } = await client.call('jobs.enqueue', { queue: 'work-cancel', kind: 'x' });
+  const childPid = await waitFor('the command to start its child', () => fs.existsSync(pidFile) && Number(fs.readFileSync(pidFile, 'utf8').trim()));
+  await client.call('jobs.cancel', { id: job.id });
+  const done = await finished(job.id);
+  assert.equal(done.state, 'cancelled');
+  await waitFor('the child to be gone', () => !processAlive(childPid));
+});
+
+test('SIGTERM lets the running job finish, then the worker exits 0', async (t) => {
+  const gateFile = path.join(daemon.dir, 'work-gate');
+  const cli = work(t, ['work-drain', '--exec', `echo started; while [ ! -e '${gateFile}' ]; do sleep 0.02; done; echo finished`]);
+  await waitFor('the worker to start', () => cli.stderr().includes('is taking jobs'));
+  const { job } = await client.call('jobs.enqueue', { queue: 'work-drain', kind: 'x' });
+  await waitFor('the job to start', async () => (await outputOf(job.id)).includes('stdout:started'));
+  cli.process.kill('SIGTERM');
+  await waitFor('the worker to say it is draining', () => cli.stderr().includes('SIGTERM received, finishing 1 running job(s)'));
+  const next = await client.call('jobs.enqueue', { queue: 'work-drain', kind: 'x' });
+  fs.writeFileSync(gateFile, '');
+  const r = await cli.exited;
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal((await finished(job.id)).state, 'completed');
+  assert.equal((await client.call('jobs.get', { id: next.job.id })).job.state, 'queued', 'nothing new was claimed while draining');
+});
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return error instanceof Error && 'code' in error && error.code === 'EPERM';
+  }
+}
