@@ -49,6 +49,8 @@ function toDaemonOptions(cli: CliOptions): DaemonOptions {
 const program = new Command('spoold')
   .description('The Spool daemon: a local job queue over a Unix socket.')
   .version(VERSION)
+  // `spoold stop --socket P`: options after a subcommand belong to the subcommand.
+  .enablePositionalOptions()
   .option('--socket <path>', 'Unix socket to listen on (default: $SPOOL_SOCKET, $XDG_RUNTIME_DIR/spool/spool.sock, ~/.spool/spool.sock)')
   .option('--db <path>', 'SQLite database file (default: $SPOOL_DB, $XDG_DATA_HOME/spool/spool.db)')
   .option('--durable', 'synchronous=FULL: every commit survives power loss, at a cost in throughput')

@@ -21,18 +21,24 @@ import { createLogger } from './logger';
 /** Runs a daemon in this process; resolves once it has shut down. Rejects if it cannot start. */
 export async function runDaemon(options: DaemonOptions): Promise<void> {
   const logger = createLogger(options.logFormat);
-  const daemon = await Daemon.start(options, logger);
+  // Signal handlers go in first: a client can connect (and a supervisor can signal) as soon as
+  // the socket listens, before start-up has finished.
+  let daemon: Daemon | null = null;
+  let pendingSignal: NodeJS.Signals | null = null;
   const onSignal = (signal: NodeJS.Signals): void => {
     logger.info('Received a signal', { signal });
-    void daemon.shutdown(signal);
+    if (daemon) void daemon.shutdown(signal);
+    else pendingSignal = signal;
   };
-  process.on('SIGTERM', onSignal);
-  process.on('SIGINT', onSignal);
   // The daemon must outlive a bug in one request or one job: log it and keep serving.
   const onUncaught = (error: unknown): void => logger.error('Uncaught error; the daemon keeps running', { error });
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
   process.on('uncaughtException', onUncaught);
   process.on('unhandledRejection', onUncaught);
   try {
+    daemon = await Daemon.start(options, logger);
+    if (pendingSignal !== null) void daemon.shutdown(pendingSignal);
     await daemon.stopped;
   } finally {
     process.off('SIGTERM', onSignal);
@@ -151,10 +157,18 @@ export async function stopDaemon(socketPath: string, timeoutMs = 30_000): Promis
 function processExists(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     // EPERM: it exists but belongs to someone else.
     return error instanceof Error && 'code' in error && error.code === 'EPERM';
+  }
+  // A detached daemon's parent is gone; until something reaps it, its exit leaves a zombie,
+  // which has stopped all the same.
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch (error) {
+    if (error instanceof Error && 'code' in error && error.code === 'ENOENT') return process.platform !== 'linux';
+    throw error;
   }
 }
 

@@ -1,0 +1,183 @@
+/**
+ * The daemon's life: one daemon per socket (a second one names the first one's pid), a stale
+ * socket replaced, graceful shutdown with a grace period, detached start and stop, JSON logs,
+ * and an idle daemon using (almost) no CPU.
+ */
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { test } from 'node:test';
+import { SpoolClient } from '../../shared/client';
+import { DAEMON_SCRIPT, startDaemon, waitFor } from '../helpers/daemon';
+
+function alive(pid: number): boolean {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    // No /proc entry: gone.
+    return false;
+  }
+}
+
+/** utime + stime of a process, in clock ticks. */
+function cpuTicks(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return Number(fields[11]) + Number(fields[12]);
+}
+
+test('a second daemon on the same socket refuses to start and names the pid holding it', async (t) => {
+  const daemon = await startDaemon();
+  t.after(() => daemon.dispose());
+  const result = spawnSync(process.execPath, [DAEMON_SCRIPT, '--socket', daemon.socketPath, '--db', path.join(daemon.dir, 'other.db')], {
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+  assert.equal(result.status, 1);
+  assert.match(result.stderr, new RegExp(`pid ${daemon.pid}`));
+  assert.match(result.stderr, /already listening/);
+  const client = await daemon.client();
+  assert.equal((await client.call('daemon.status')).pid, daemon.pid, 'the first daemon is untouched');
+});
+
+test('a stale socket file left by a killed daemon is replaced', async (t) => {
+  const daemon = await startDaemon();
+  t.after(() => daemon.dispose());
+  const firstPid = daemon.pid;
+  await daemon.kill();
+  assert.ok(fs.existsSync(daemon.socketPath), 'SIGKILL leaves the socket file behind');
+  await daemon.restart();
+  assert.notEqual(daemon.pid, firstPid);
+  const client = await daemon.client();
+  assert.equal((await client.call('daemon.status')).pid, daemon.pid);
+  assert.equal(fs.statSync(daemon.socketPath).mode & 0o777, 0o600);
+});
+
+test('SIGTERM lets a short job finish within the grace period', async (t) => {
+  const daemon = await startDaemon({ args: ['--grace-ms', '20000'] });
+  t.after(() => daemon.dispose());
+  const client = await daemon.client();
+  const marker = path.join(daemon.dir, 'started');
+  const { job } = await client.call('jobs.enqueue', { queue: 'grace', kind: 'shell', payload: { command: `touch ${marker}; sleep 1; echo finished` } });
+  await waitFor('the job to start', () => fs.existsSync(marker));
+  await daemon.stop();
+  assert.equal(fs.existsSync(daemon.socketPath), false, 'the socket file is removed');
+  await daemon.restart();
+  const after = await daemon.client();
+  const { job: done } = await after.call('jobs.get', { id: job.id });
+  assert.equal(done.state, 'completed');
+});
+
+test('SIGTERM stops a job that outlasts the grace period; it is recovered and runs again', async (t) => {
+  const daemon = await startDaemon({ args: ['--grace-ms', '300'] });
+  const pids = path.join(daemon.dir, 'pids');
+  t.after(async () => {
+    for (const pid of fs.existsSync(pids) ? fs.readFileSync(pids, 'utf8').split('\n').filter(Boolean).map(Number) : []) {
+      try {
+        process.kill(-pid, 'SIGKILL');
+      } catch {
+        // Already gone, as it should be.
+      }
+    }
+    await daemon.dispose();
+  });
+  const client = await daemon.client();
+  const { job } = await client.call('jobs.enqueue', { queue: 'grace', kind: 'shell', timeoutMs: 600_000, payload: { command: `echo $$ >> ${pids}; sleep 300` } });
+  await waitFor('the job to start', () => fs.existsSync(pids));
+  const firstPid = Number(fs.readFileSync(pids, 'utf8').trim());
+  const started = Date.now();
+  await daemon.stop();
+  assert.ok(Date.now() - started < 15_000, 'shutdown did not wait for the 300 s job');
+  await waitFor('the stopped job process to be gone', () => !alive(firstPid));
+  await daemon.restart();
+  await waitFor('the job to run again', () => fs.readFileSync(pids, 'utf8').trim().split('\n').length >= 2);
+  const after = await daemon.client();
+  const { runs } = await after.call('jobs.get', { id: job.id });
+  assert.equal(runs.length, 2);
+  assert.equal(runs[0].outcome, 'interrupted');
+  await after.call('jobs.cancel', { id: job.id });
+});
+
+test('--detach starts a background daemon that `stop` shuts down; logs go to the file beside the database', async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'spool-detach-'));
+  const socketPath = path.join(dir, 'd.sock');
+  const dbPath = path.join(dir, 'data', 'spool.db');
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const start = spawnSync(process.execPath, [DAEMON_SCRIPT, '--socket', socketPath, '--db', dbPath, '--detach', '--log-format', 'json'], {
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+  assert.equal(start.status, 0, start.stderr);
+  const pid = Number(/pid (\d+)/.exec(start.stdout)?.[1]);
+  assert.ok(pid > 0, start.stdout);
+  t.after(() => {
+    if (alive(pid)) process.kill(pid, 'SIGKILL');
+  });
+  const client = await SpoolClient.connect({ socketPath });
+  assert.equal((await client.call('daemon.status')).pid, pid);
+  client.close();
+  const again = spawnSync(process.execPath, [DAEMON_SCRIPT, '--socket', socketPath, '--db', dbPath, '--detach'], { encoding: 'utf8', timeout: 30_000 });
+  assert.match(again.stdout, new RegExp(`already running \\(pid ${pid}\\)`));
+
+  const status = spawnSync(process.execPath, [DAEMON_SCRIPT, 'status', '--socket', socketPath], { encoding: 'utf8', timeout: 30_000 });
+  assert.equal(JSON.parse(status.stdout).pid, pid);
+  const stop = spawnSync(process.execPath, [DAEMON_SCRIPT, 'stop', '--socket', socketPath], { encoding: 'utf8', timeout: 60_000 });
+  assert.equal(stop.status, 0, stop.stderr);
+  assert.match(stop.stdout, new RegExp(`Stopped the Spool daemon \\(pid ${pid}\\)`));
+  assert.equal(alive(pid), false);
+  const log = fs.readFileSync(path.join(dir, 'data', 'daemon.log'), 'utf8').trim().split('\n');
+  const entries = log.map((line) => JSON.parse(line) as { level: string; message: string });
+  assert.ok(entries.some((e) => e.message === 'Spool daemon ready'));
+  assert.ok(entries.some((e) => e.message === 'Spool daemon stopped'));
+  const none = spawnSync(process.execPath, [DAEMON_SCRIPT, 'status', '--socket', socketPath], { encoding: 'utf8', timeout: 30_000 });
+  assert.equal(none.status, 1);
+  assert.match(none.stderr, /No Spool daemon is running/);
+});
+
+test('an idle daemon uses almost no CPU', async (t) => {
+  const daemon = await startDaemon();
+  t.after(() => daemon.dispose());
+  const client = await daemon.client();
+  // Some state to be idle with: a delayed job far in the future, a schedule, a subscriber.
+  await client.call('jobs.enqueue', { queue: 'idle', kind: 'x', delayMs: 3_600_000 });
+  await client.call('schedules.create', { name: 'hourly', cron: '0 * * * *', queue: 'idle', job: { kind: 'x' } });
+  await client.call('events.subscribe', {});
+  const worker = await daemon.client();
+  const waiting = worker.call('jobs.claim', { workerId: 'idler', queues: ['nothing-here'], waitMs: 4_000 });
+  const hz = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
+  const before = cpuTicks(daemon.pid);
+  const started = Date.now();
+  await waitFor('three seconds to pass', () => Date.now() - started >= 3000, 10_000);
+  const used = (cpuTicks(daemon.pid) - before) / hz;
+  const share = used / ((Date.now() - started) / 1000);
+  // The target is < 1%; the bound is generous because the machine is shared.
+  assert.ok(share < 0.05, `idle CPU ${(share * 100).toFixed(2)}%`);
+  assert.deepEqual((await waiting).jobs, []);
+});
+
+test('SIGINT shuts down like SIGTERM', async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'spool-sigint-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const socketPath = path.join(dir, 's.sock');
+  const child = spawn(process.execPath, [DAEMON_SCRIPT, '--socket', socketPath, '--db', path.join(dir, 'db')], { stdio: 'ignore' });
+  t.after(() => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  });
+  await waitFor('the daemon to answer', async () => {
+    try {
+      const c = await SpoolClient.connect({ socketPath, connectTimeoutMs: 1000 });
+      c.close();
+      return true;
+    } catch {
+      // Not listening yet.
+      return false;
+    }
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  child.kill('SIGINT');
+  assert.equal(await exited, 0);
+  assert.equal(fs.existsSync(socketPath), false);
+});
