@@ -1,0 +1,101 @@
+/**
+ * Driving the VS Code workbench as a user does: the activity bar, the tree rows, the command
+ * palette, context menus and the status bar. Selectors follow VS Code 1.100's DOM.
+ */
+import type { Locator, Page } from 'playwright-core';
+import type { VsCode } from '../harness';
+import { artifactPath } from './paths';
+import { waitFor } from './wait';
+
+export async function openWorkbench(vscode: VsCode): Promise<Page> {
+  const page = vscode.browser.page;
+  await page.goto(`${vscode.server.url}/?folder=${encodeURIComponent(vscode.server.workspace)}`);
+  await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
+  return page;
+}
+
+export async function openSpoolView(page: Page): Promise<void> {
+  const item = page.locator('.activitybar [aria-label="Spool"]').first();
+  await item.waitFor({ timeout: 60_000 });
+  await item.click();
+  await page.locator('.pane-header', { hasText: 'Queues' }).first().waitFor({ timeout: 30_000 });
+}
+
+/** The Queues view's tree rows. */
+export function queuesPane(page: Page): Locator {
+  return page.locator('.pane', { has: page.locator('.pane-header', { hasText: 'Queues' }) }).first();
+}
+
+/** A row of the Queues view whose accessible label (label + description) matches. */
+export function row(page: Page, label: RegExp): Locator {
+  return queuesPane(page).locator('.monaco-list-row').filter({ has: page.locator('.label-name'), hasText: label }).first();
+}
+
+/** A row whose aria-label starts with `prefix` (queues and groups: "label description"), at a tree depth. */
+export function rowAt(page: Page, level: number, prefix: string): Locator {
+  return queuesPane(page).locator(`.monaco-list-row[aria-level="${level}"][aria-label^="${prefix}"]`).first();
+}
+
+export async function ariaLabel(locator: Locator): Promise<string> {
+  return (await locator.getAttribute('aria-label')) ?? '';
+}
+
+export async function expand(rowLocator: Locator): Promise<void> {
+  if ((await rowLocator.getAttribute('aria-expanded')) !== 'true') await rowLocator.click();
+  await waitFor('the row to expand', async () => (await rowLocator.getAttribute('aria-expanded')) === 'true', { timeoutMs: 15_000 });
+}
+
+export async function collapse(rowLocator: Locator): Promise<void> {
+  if ((await rowLocator.getAttribute('aria-expanded')) === 'true') await rowLocator.click();
+  await waitFor('the row to collapse', async () => (await rowLocator.getAttribute('aria-expanded')) === 'false', { timeoutMs: 15_000 });
+}
+
+/** Right-click a row and choose a context-menu entry. */
+export async function contextMenu(page: Page, rowLocator: Locator, entry: string): Promise<void> {
+  await rowLocator.click({ button: 'right' });
+  const item = page.locator('.context-view .monaco-menu .action-item', { hasText: entry }).first();
+  await item.waitFor({ timeout: 15_000 });
+  // A menu ignores a click that comes right after it opened (so the right-click's release does
+  // not pick an entry); hover to focus the entry, then accept it with Enter once it is focused.
+  await item.hover();
+  await waitFor(`the "${entry}" menu entry to take focus`, async () => ((await item.getAttribute('class')) ?? '').includes('focused'), { timeoutMs: 10_000 });
+  await page.keyboard.press('Enter');
+  await item.waitFor({ state: 'detached', timeout: 15_000 });
+}
+
+/** F1, type a command's title, Enter. */
+export async function runCommand(page: Page, title: string): Promise<void> {
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget .quick-input-box input');
+  await input.waitFor({ timeout: 15_000 });
+  // The palette's matcher does not take the "…" of titles that open more input; type the words.
+  await input.fill(`>${title.replace(/…$/, '')}`);
+  const entry = page.locator(`.quick-input-widget .monaco-list-row[aria-label="${title}"]`).first();
+  await entry.waitFor({ timeout: 15_000 });
+  await waitFor(`"${title}" to be the first entry`, async () => (await page.locator('.quick-input-widget .monaco-list-row').first().getAttribute('aria-label')) === title, { timeoutMs: 10_000 });
+  await page.keyboard.press('Enter');
+}
+
+/** Type into the open quick input (pick or input box) and press Enter. */
+export async function answer(page: Page, text: string, expectTitle?: string): Promise<void> {
+  const input = page.locator('.quick-input-widget .quick-input-box input');
+  await input.waitFor({ state: 'visible', timeout: 15_000 });
+  if (expectTitle) await page.locator('.quick-input-widget', { hasText: expectTitle }).first().waitFor({ timeout: 15_000 });
+  await input.fill(text);
+  // Give the quick pick the typed value before accepting: wait until a row shows it (input boxes have none).
+  if (text !== '') {
+    await waitFor(`the quick input to take "${text}"`, async () => (await input.inputValue()) === text, { timeoutMs: 10_000 });
+  }
+  await page.keyboard.press('Enter');
+}
+
+export async function statusBarText(page: Page): Promise<string> {
+  const item = page.locator('[id="spool.spool.spool.status"]');
+  return ((await item.textContent()) ?? '').replace(/\s+/g, ' ').trim();
+}
+
+export async function screenshot(page: Page, name: string): Promise<string> {
+  const file = artifactPath(name);
+  await page.screenshot({ path: file });
+  return file;
+}

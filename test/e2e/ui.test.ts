@@ -1,0 +1,96 @@
+/**
+ * The extension driven as a user drives it, with playwright-core in code-server: open the Spool
+ * view, read the seeded queue, enqueue a shell job through the command palette, retry a dead
+ * job and cancel a running one from their context menus, and watch the status bar follow.
+ * Screenshots go to .test-artifacts/.
+ */
+import * as assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type { Page } from 'playwright-core';
+import { startDaemon, type TestDaemon } from '../helpers/daemon';
+import { openVsCode, waitFor, type VsCode } from './harness';
+import { seedReports } from './support/seed';
+import { answer, ariaLabel, collapse, contextMenu, expand, openSpoolView, openWorkbench, row, rowAt, runCommand, screenshot, statusBarText } from './support/workbench';
+
+/** Wraps a UI test so a failure leaves a screenshot of what the page showed. */
+function uiTest(name: string, fn: () => Promise<void>): void {
+  test(name, async () => {
+    try {
+      await fn();
+    } catch (error) {
+      await screenshot(page, `failed-${name.replace(/[^a-z0-9]+/gi, '-').slice(0, 60)}.png`);
+      throw error;
+    }
+  });
+}
+
+let daemon: TestDaemon;
+let vscode: VsCode;
+let page: Page;
+
+before(async () => {
+  daemon = await startDaemon();
+  await seedReports(await daemon.client());
+  vscode = await openVsCode({ settings: { 'spool.socketPath': daemon.socketPath, 'spool.autoStartDaemon': false } });
+  page = await openWorkbench(vscode);
+});
+after(async () => {
+  await vscode?.close();
+  await daemon?.dispose();
+});
+
+uiTest('the Spool view shows the seeded queue with its counts, and the status bar the totals', async () => {
+  await openSpoolView(page);
+  const reports = rowAt(page, 1, 'reports ');
+  await reports.waitFor({ timeout: 30_000 });
+  assert.equal(await ariaLabel(reports), 'reports 1 running · 4 queued · 2 dead');
+  await expand(reports);
+  await rowAt(page, 2, 'Dead ').waitFor({ timeout: 15_000 });
+  assert.equal(await ariaLabel(rowAt(page, 2, 'Running ')), 'Running 1');
+  assert.equal(await ariaLabel(rowAt(page, 2, 'Queued ')), 'Queued 3');
+  assert.equal(await ariaLabel(rowAt(page, 2, 'Dead ')), 'Dead 2');
+  await waitFor('the status bar counts', async () => (await statusBarText(page)) === '1 running · 4 queued · 2 dead');
+  await expand(rowAt(page, 2, 'Dead '));
+  await row(page, /report: \{"month"/).waitFor({ timeout: 15_000 });
+  await screenshot(page, 'ui-queues.png');
+});
+
+uiTest('a dead job retried from its context menu leaves the Dead group', async () => {
+  const deadJob = row(page, /report: \{"month":"2026-0\d","doomed":true\}/);
+  await contextMenu(page, deadJob, 'Retry Job');
+  await waitFor('the Dead group to count one job', async () => (await ariaLabel(rowAt(page, 2, 'Dead '))) === 'Dead 1', { timeoutMs: 15_000 });
+  assert.equal(await ariaLabel(rowAt(page, 2, 'Queued ')), 'Queued 4');
+  await waitFor('the status bar to follow', async () => (await statusBarText(page)) === '1 running · 5 queued · 1 dead', { timeoutMs: 10_000 });
+  await screenshot(page, 'ui-retry.png');
+});
+
+uiTest('a running job cancelled from its context menu ends cancelled', async () => {
+  await expand(rowAt(page, 2, 'Running '));
+  const running = row(page, /shell: sleep 600/);
+  await running.waitFor({ timeout: 15_000 });
+  await contextMenu(page, running, 'Cancel Job');
+  await waitFor('the Cancelled group to count the job', async () => (await ariaLabel(rowAt(page, 2, 'Cancelled '))) === 'Cancelled 1', { timeoutMs: 30_000 });
+  assert.equal(await ariaLabel(rowAt(page, 2, 'Running ')), 'Running 0');
+  await waitFor('the status bar to show nothing running', async () => (await statusBarText(page)) === '0 running · 5 queued · 1 dead', { timeoutMs: 10_000 });
+});
+
+uiTest('a shell job enqueued through the palette quick pick appears, runs and completes', async () => {
+  await runCommand(page, 'Spool: Enqueue Job…');
+  await answer(page, 'ui-demo', 'Enqueue Job');
+  await answer(page, 'shell');
+  await answer(page, 'echo hello from the palette; sleep 1');
+  await screenshot(page, 'ui-enqueue-options.png');
+  await answer(page, '');
+  const queue = rowAt(page, 1, 'ui-demo ');
+  await queue.waitFor({ timeout: 30_000 });
+  await waitFor('the job to complete', async () => (await ariaLabel(queue)) === 'ui-demo 1 completed', { timeoutMs: 60_000 });
+  await collapse(rowAt(page, 1, 'reports '));
+  await expand(queue);
+  await expand(rowAt(page, 2, 'Completed '));
+  await row(page, /shell: echo hello from the palette; sleep 1/).waitFor({ timeout: 15_000 });
+  const { jobs } = await (await daemon.client()).call('jobs.list', { queue: 'ui-demo' });
+  assert.equal(jobs.length, 1);
+  assert.equal(jobs[0]?.state, 'completed');
+  assert.deepEqual(jobs[0]?.payload, { command: 'echo hello from the palette; sleep 1', cwd: vscode.server.workspace });
+  await screenshot(page, 'ui-enqueued.png');
+});
