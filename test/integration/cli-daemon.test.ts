@@ -1,0 +1,69 @@
+/**
+ * `spool daemon` as a user runs it: in the foreground (the daemon runs inside the `spool`
+ * process) until SIGTERM, and in the background with --detach, then stopped with `daemon stop`.
+ */
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { test } from 'node:test';
+import type { DaemonStatus } from '../../shared/protocol';
+import { waitFor } from '../helpers/daemon';
+import { parseJson, runCli, startCli, stopCli } from './cli-run';
+
+function tempDir(t: { after: (fn: () => void) => void }): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'spool-cli-daemon-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+test('spool daemon runs the daemon in the foreground until SIGTERM, then exits 0', async (t) => {
+  const dir = tempDir(t);
+  const socketPath = path.join(dir, 's.sock');
+  const daemon = startCli(['daemon', '--db', path.join(dir, 'db.sqlite')], { socketPath });
+  t.after(() => stopCli(daemon));
+  const status = await waitFor('the daemon to answer', async () => {
+    const r = await runCli(['daemon', 'status', '--json'], { socketPath });
+    return r.code === 0 ? parseJson<DaemonStatus>(r.stdout) : undefined;
+  }, 30_000);
+  assert.equal(status.pid, daemon.process.pid, 'the daemon runs inside the spool process');
+  assert.equal(status.dbPath, path.join(dir, 'db.sqlite'));
+  const job = await runCli(['enqueue', 'fg', '--shell', 'echo in the foreground', '--wait'], { socketPath });
+  assert.equal(job.code, 0, job.stderr);
+  assert.equal(job.stdout, 'in the foreground\n');
+  daemon.process.kill('SIGTERM');
+  const r = await daemon.exited;
+  assert.equal(r.code, 0, r.stderr);
+  const after = await runCli(['daemon', 'status'], { socketPath });
+  assert.equal(after.code, 1);
+});
+
+test('spool daemon --detach starts it in the background and prints where things are; daemon stop stops it', async (t) => {
+  const dir = tempDir(t);
+  const socketPath = path.join(dir, 's.sock');
+  const db = path.join(dir, 'data', 'db.sqlite');
+  t.after(async () => {
+    await runCli(['daemon', 'stop'], { socketPath });
+  });
+  const started = await runCli(['daemon', '--detach', '--db', db], { socketPath });
+  assert.equal(started.code, 0, started.stderr);
+  assert.match(started.stdout, /^Started the Spool daemon \(pid (\d+)\)\.\n {2}socket: {3}(.+)\n {2}database: (.+)\n {2}log: {6}(.+)\n$/);
+  assert.ok(started.stdout.includes(socketPath));
+  assert.ok(started.stdout.includes(path.join(dir, 'data', 'daemon.log')));
+  const again = await runCli(['daemon', '--detach', '--db', db], { socketPath });
+  assert.match(again.stdout, /^A Spool daemon is already running \(pid \d+\)\./);
+
+  const status = await runCli(['daemon', 'status'], { socketPath });
+  assert.equal(status.code, 0);
+  assert.match(status.stdout, /^daemon: +running, pid \d+, up /m);
+
+  const stopped = await runCli(['daemon', 'stop'], { socketPath });
+  assert.equal(stopped.code, 0, stopped.stderr);
+  assert.match(stopped.stdout, /^Stopped the Spool daemon \(pid \d+\)\.\n$/);
+  const none = await runCli(['daemon', 'stop'], { socketPath });
+  assert.equal(none.code, 0);
+  assert.equal(none.stdout, `No Spool daemon is running at ${socketPath}.\n`);
+  const bad = await runCli(['daemon', 'restartish'], { socketPath });
+  assert.equal(bad.code, 1);
+  assert.equal(bad.stderr, 'spool: Unknown daemon action "restartish": use start, stop or status.\n');
+});
