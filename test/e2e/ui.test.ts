@@ -76,11 +76,10 @@ uiTest('a running job cancelled from its context menu ends cancelled', async () 
 
 uiTest('a shell job enqueued through the palette quick pick appears, runs and completes', async () => {
   await runCommand(page, 'Spool: Enqueue Job…');
-  await answer(page, 'ui-demo', 'Enqueue Job');
-  await answer(page, 'shell');
-  await answer(page, 'echo hello from the palette; sleep 1');
-  await screenshot(page, 'ui-enqueue-options.png');
-  await answer(page, '');
+  await answer(page, 'ui-demo', { expect: 'Queue: pick one or type a new name' });
+  await answer(page, 'shell', { expect: 'Kind of job' });
+  await answer(page, 'echo hello from the palette; sleep 1', { expect: 'Shell command to run', screenshot: 'ui-enqueue-command.png' });
+  await answer(page, '', { expect: 'Options (optional)' });
   const queue = rowAt(page, 1, 'ui-demo ');
   await queue.waitFor({ timeout: 30_000 });
   await waitFor('the job to complete', async () => (await ariaLabel(queue)) === 'ui-demo 1 completed', { timeoutMs: 60_000 });

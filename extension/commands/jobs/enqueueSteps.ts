@@ -80,14 +80,14 @@ async function pickKind(): Promise<string | undefined> {
     { label: '$(globe) http', description: 'call a URL', jobKind: 'http' },
     { label: '$(symbol-namespace) custom…', description: 'a kind your own workers claim, with a JSON payload', jobKind: '' },
   ];
-  const pick = await vscode.window.showQuickPick(items, { title: TITLE, placeHolder: 'Kind of job', ignoreFocusOut: true });
+  const pick = await vscode.window.showQuickPick(items, { title: `${TITLE} (2/4)`, placeHolder: 'Kind of job', ignoreFocusOut: true });
   if (!pick) return undefined;
   if (pick.jobKind !== '') {
     if (pick.jobKind === 'shell' && !vscode.workspace.isTrusted) throw new Error(UNTRUSTED_SHELL);
     return pick.jobKind;
   }
   return vscode.window.showInputBox({
-    title: TITLE,
+    title: `${TITLE} (2/4)`,
     prompt: 'The job kind your workers claim',
     placeHolder: 'e.g. resize-image',
     ignoreFocusOut: true,
@@ -116,7 +116,7 @@ async function askPayload(ctx: SpoolContext, kind: string): Promise<unknown | un
     }
   }
   const text = await vscode.window.showInputBox({
-    title: TITLE,
+    title: `${TITLE} (3/4)`,
     prompt: `JSON payload for a "${kind}" job`,
     value: recent(ctx, `payload.${kind}`)[0] ?? '{}',
     ignoreFocusOut: true,
@@ -170,7 +170,7 @@ export function parseOptions(text: string): EnqueueOptions {
 
 async function askOptions(): Promise<EnqueueOptions | undefined> {
   const text = await vscode.window.showInputBox({
-    title: TITLE,
+    title: `${TITLE} (4/4)`,
     prompt: 'Options (optional): press Enter to enqueue with the queue defaults',
     placeHolder: 'priority=5 delay=30s attempts=3',
     ignoreFocusOut: true,

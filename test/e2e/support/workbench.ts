@@ -76,16 +76,21 @@ export async function runCommand(page: Page, title: string): Promise<void> {
   await page.keyboard.press('Enter');
 }
 
-/** Type into the open quick input (pick or input box) and press Enter. */
-export async function answer(page: Page, text: string, expectTitle?: string): Promise<void> {
-  const input = page.locator('.quick-input-widget .quick-input-box input');
+/**
+ * Type into the open quick input (a pick or an input box) and press Enter. `expect` waits for a
+ * text of the step (its placeholder or prompt) first; `screenshot` is taken just before Enter.
+ */
+export async function answer(page: Page, text: string, options: { expect?: string; screenshot?: string } = {}): Promise<void> {
+  const widget = page.locator('.quick-input-widget');
+  const input = widget.locator('.quick-input-box input');
   await input.waitFor({ state: 'visible', timeout: 15_000 });
-  if (expectTitle) await page.locator('.quick-input-widget', { hasText: expectTitle }).first().waitFor({ timeout: 15_000 });
-  await input.fill(text);
-  // Give the quick pick the typed value before accepting: wait until a row shows it (input boxes have none).
-  if (text !== '') {
-    await waitFor(`the quick input to take "${text}"`, async () => (await input.inputValue()) === text, { timeoutMs: 10_000 });
+  if (options.expect !== undefined) {
+    const expected = options.expect;
+    await waitFor(`the quick input to ask "${expected}"`, async () => ((await input.getAttribute('placeholder')) ?? '').includes(expected) || ((await widget.textContent()) ?? '').includes(expected), { timeoutMs: 15_000 });
   }
+  await input.fill(text);
+  await waitFor(`the quick input to take "${text}"`, async () => (await input.inputValue()) === text, { timeoutMs: 10_000 });
+  if (options.screenshot !== undefined) await screenshot(page, options.screenshot);
   await page.keyboard.press('Enter');
 }
 
