@@ -1,0 +1,71 @@
+/**
+ * Extension-host memory while 10,000 jobs complete: the Queues view is open (so refreshes run),
+ * a worker in this process claims and completes the jobs, and the extension receives every
+ * `jobs.changed` and `stats.changed` notification. After a forced garbage collection the heap
+ * must be about where it started: notifications are coalesced, nothing accumulates.
+ */
+import * as assert from 'node:assert/strict';
+import * as v8 from 'node:v8';
+import * as vm from 'node:vm';
+import * as vscode from 'vscode';
+import { SpoolClient } from '../../../shared/client';
+import { connected, spool, waitFor } from './api';
+import { configString, hostSuite } from './framework';
+
+function collect(): () => void {
+  // The extension host runs without --expose-gc; this turns it on for this test's measurement.
+  v8.setFlagsFromString('--expose-gc');
+  const gc: unknown = vm.runInNewContext('gc');
+  if (typeof gc !== 'function') throw new Error('could not reach the garbage collector');
+  return () => {
+    gc();
+    gc();
+  };
+}
+
+async function settledHeap(gc: () => void): Promise<number> {
+  // Let pending timers (debounced refreshes) run before measuring.
+  await new Promise((resolve) => setTimeout(resolve, 600));
+  gc();
+  return process.memoryUsage().heapUsed;
+}
+
+const JOBS = 10_000;
+const WORKER = 'memory-test-worker';
+
+export const run = hostSuite({
+  'extension-host memory stays flat while 10,000 jobs complete': async (config) => {
+    const api = await spool();
+    await connected(api);
+    await vscode.commands.executeCommand('spool.queues.focus');
+    await waitFor('the Queues view to be visible', () => api.context.queuesView.visible);
+    const client = await SpoolClient.connect({ socketPath: configString(config, 'socketPath'), requestTimeoutMs: 120_000 });
+    try {
+      await client.call('workers.register', { workerId: WORKER, queues: ['flood'], kinds: ['noop'] });
+      const gc = collect();
+      const before = await settledHeap(gc);
+      let refreshes = 0;
+      const counting = api.context.queues.onDidChangeTreeData(() => refreshes++);
+      let done = 0;
+      let events = 0;
+      const counter = api.context.connection.onJobChanged(() => events++);
+      while (done < JOBS) {
+        const { jobs } = await client.call('jobs.claim', { workerId: WORKER, queues: ['flood'], kinds: ['noop'], max: 1000 });
+        assert.ok(jobs.length > 0, `jobs left to claim after ${done}`);
+        await Promise.all(jobs.map((job) => client.call('jobs.complete', { id: job.id, workerId: WORKER })));
+        done += jobs.length;
+      }
+      await waitFor('the status bar to show the flood queue drained', () => api.context.connection.stats?.queues.find((q) => q.name === 'flood')?.counts.completed === JOBS, 60_000);
+      const after = await settledHeap(gc);
+      counting.dispose();
+      counter.dispose();
+      const grownMb = (after - before) / 1024 / 1024;
+      console.log(`heap before ${(before / 1048576).toFixed(1)} MB, after ${(after / 1048576).toFixed(1)} MB; ${events} job events, ${refreshes} tree refreshes`);
+      assert.ok(events >= JOBS, `the extension saw the job events (${events})`);
+      assert.ok(refreshes < events / 20, `tree refreshes are coalesced (${refreshes} for ${events} events)`);
+      assert.ok(grownMb < 15, `the heap grew by ${grownMb.toFixed(1)} MB`);
+    } finally {
+      client.close();
+    }
+  },
+});
