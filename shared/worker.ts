@@ -110,14 +110,15 @@ export async function runWorker(options: RunWorkerOptions): Promise<WorkerHandle
     kinds: options.kinds ?? [],
     concurrency,
   };
-  let registered;
+  let workerId: string;
   try {
-    registered = await client.call('workers.register', { ...registration, ...(options.workerId ? { workerId: options.workerId } : {}) });
+    const registered = await client.call('workers.register', { ...registration, ...(options.workerId ? { workerId: options.workerId } : {}) });
+    workerId = registered.worker.id;
   } catch (error) {
     if (ownClient) client.close();
     throw error;
   }
-  const worker = new Worker(client, ownClient, registered.worker.id, concurrency, options);
+  const worker = new Worker(client, ownClient, workerId, concurrency, options);
   client.onReconnect(async (call) => {
     await call('workers.register', { ...registration, workerId: worker.workerId });
   });

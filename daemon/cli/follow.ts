@@ -24,8 +24,11 @@ export async function readOutput(client: SpoolClient, jobId: string, queue: stri
   let finished = false;
   let pulling: Promise<void> | null = null;
   let again = false;
-  let settle: { resolve: () => void; reject: (e: Error) => void } | null = null;
-  const done = new Promise<void>((resolve, reject) => (settle = { resolve, reject }));
+  const settle: { resolve: () => void; reject: (e: Error) => void } = { resolve: () => {}, reject: () => {} };
+  const done = new Promise<void>((resolve, reject) => {
+    settle.resolve = resolve;
+    settle.reject = reject;
+  });
 
   const emit = (lines: OutputLine[]): void => {
     const fresh = lines.filter((l) => l.seq > last);
@@ -63,9 +66,9 @@ export async function readOutput(client: SpoolClient, jobId: string, queue: stri
   const kick = (): void => {
     pull().then(
       () => {
-        if (finished) settle?.resolve();
+        if (finished) settle.resolve();
       },
-      (error: unknown) => settle?.reject(error instanceof Error ? error : new Error(String(error))),
+      (error: unknown) => settle.reject(error instanceof Error ? error : new Error(String(error))),
     );
   };
 
@@ -86,14 +89,14 @@ export async function readOutput(client: SpoolClient, jobId: string, queue: stri
       'jobs.changed': (event) => {
         if (event.id !== jobId) return;
         if (event.deleted) {
-          settle?.reject(new Error(`Job ${jobId} was deleted while its output was followed.`));
+          settle.reject(new Error(`Job ${jobId} was deleted while its output was followed.`));
           return;
         }
         if (TERMINAL_STATES.includes(event.state)) kick();
       },
     },
   );
-  const stopOnClose = client.onClose((error) => settle?.reject(error ?? new Error('The connection to the daemon closed.')));
+  const stopOnClose = client.onClose((error) => settle.reject(error ?? new Error('The connection to the daemon closed.')));
   try {
     kick();
     await done;
