@@ -28,6 +28,7 @@ export class Connection {
   private readonly closeListeners: (() => void)[] = [];
   private closed = false;
   private readingPaused = false;
+  private corked = false;
 
   constructor(
     readonly id: number,
@@ -57,9 +58,21 @@ export class Connection {
     return this.closed;
   }
 
-  /** Sends one message (a response, a batch or a notification) as a line. */
+  /**
+   * Sends one message (a response, a batch or a notification) as a line. Lines written in one
+   * event-loop turn leave in one write: the socket is corked on the first and uncorked when the
+   * turn's other work (often a whole pipelined burst of requests) is done.
+   */
   send(message: unknown): void {
     if (this.closed) return;
+    if (!this.corked) {
+      this.corked = true;
+      this.socket.cork();
+      setImmediate(() => {
+        this.corked = false;
+        this.socket.uncork();
+      });
+    }
     this.socket.write(JSON.stringify(message) + '\n');
     const unsent = this.socket.writableLength;
     if (unsent > MAX_UNSENT_BYTES) {
