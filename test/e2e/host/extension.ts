@@ -296,6 +296,56 @@ export const run = hostSuite({
     await waitFor('the running job to be cancelled', async () => (await jobState(configString(config, 'socketPath'), running.node.type === 'job' ? running.node.job.id : '')) === 'cancelled');
   },
 
+  'Enqueue Current File as Shell Job runs the saved script': async (config) => {
+    const fs = await import('node:fs');
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    assert.ok(folder, 'a workspace folder is open');
+    const script = `${folder}/build.sh`;
+    fs.writeFileSync(script, '#!/bin/sh\necho built in "$(pwd)"\n');
+    const doc = await vscode.workspace.openTextDocument(script);
+    await vscode.window.showTextDocument(doc);
+    const job = await vscode.commands.executeCommand<Job>('spool.jobs.enqueueFile');
+    assert.ok(job);
+    assert.deepEqual(job.payload, { command: `/bin/sh '${script}'`, cwd: folder });
+    await waitFor('the script job to complete', async () => (await jobState(configString(config, 'socketPath'), job.id)) === 'completed');
+    const output = await (await direct(configString(config, 'socketPath'))).call('jobs.output', { id: job.id });
+    assert.deepEqual(output.lines.map((l) => l.text), [`built in ${folder}`]);
+  },
+
+  'Go to Job by Id opens the details of that job': async () => {
+    const api = await spool();
+    const [done] = await children(api, (await groupNode(api, 'reports', 'Completed')).node);
+    assert.ok(done && done.node.type === 'job');
+    const uri = await vscode.commands.executeCommand<string>('spool.jobs.goTo', done.node.job.id);
+    assert.equal(uri, `spool-job:/${done.node.job.id}.json`);
+    const missing = await vscode.commands.executeCommand('spool.jobs.goTo', '00000000-0000-7000-8000-000000000000');
+    assert.equal(missing, undefined, 'an unknown id is reported, not opened');
+  },
+
+  'Copy Job Id and Copy Job Payload put them on the clipboard': async () => {
+    const api = await spool();
+    const [done] = await children(api, (await groupNode(api, 'reports', 'Completed')).node);
+    assert.ok(done && done.node.type === 'job');
+    await vscode.commands.executeCommand('spool.jobs.copyId', done.node);
+    assert.equal(await vscode.env.clipboard.readText(), done.node.job.id);
+    await vscode.commands.executeCommand('spool.jobs.copyPayload', done.node);
+    assert.deepEqual(JSON.parse(await vscode.env.clipboard.readText()), done.node.job.payload);
+  },
+
+  'the Schedules and Workers filters narrow their views and show in the description': async () => {
+    const api = await spool();
+    await vscode.commands.executeCommand('spool.schedules.filter', 'no-such-schedule');
+    assert.deepEqual(await api.context.schedules.getChildren(), []);
+    assert.equal(api.context.schedulesView.description, 'filter: "no-such-schedule"');
+    await vscode.commands.executeCommand('spool.schedules.filter', '');
+    assert.equal((await api.context.schedules.getChildren()).length, 1);
+    await vscode.commands.executeCommand('spool.workers.filter', 'seed');
+    const workers = await api.context.workers.getChildren();
+    assert.deepEqual(workers.map((w) => (w.type === 'worker' ? w.worker.id : '')), ['e2e-seed-worker']);
+    await vscode.commands.executeCommand('spool.workers.filter', '');
+    assert.equal(api.context.workersView.description, undefined);
+  },
+
   'Stop Daemon disconnects and the status bar says so': async () => {
     const api = await spool();
     await vscode.commands.executeCommand('spool.daemon.stop');
