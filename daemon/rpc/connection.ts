@@ -29,6 +29,7 @@ export class Connection {
   private closed = false;
   private readingPaused = false;
   private corked = false;
+  private ending = false;
 
   constructor(
     readonly id: number,
@@ -42,7 +43,10 @@ export class Connection {
       onOverflow: (bytes) => handlers.onOverflow(this, bytes),
       onInvalidUtf8: (bytes) => handlers.onInvalidUtf8(this, bytes),
     });
-    socket.on('data', (data: Buffer) => splitter.push(data));
+    // After `end`, whatever the peer still sends is read (so its hang-up is seen) and dropped.
+    socket.on('data', (data: Buffer) => {
+      if (!this.ending) splitter.push(data);
+    });
     socket.on('drain', () => {
       if (this.readingPaused && !this.closed) {
         this.readingPaused = false;
@@ -64,7 +68,7 @@ export class Connection {
    * turn's other work (often a whole pipelined burst of requests) is done.
    */
   send(message: unknown): void {
-    if (this.closed) return;
+    if (this.closed || this.ending) return;
     if (!this.corked) {
       this.corked = true;
       this.socket.cork();
@@ -86,12 +90,13 @@ export class Connection {
 
   /** Sends what is queued, then closes. */
   end(lastMessage?: unknown): void {
-    if (this.closed) return;
+    if (this.closed || this.ending) return;
+    this.ending = true;
     if (lastMessage !== undefined) this.socket.write(JSON.stringify(lastMessage) + '\n');
     this.socket.end();
-    this.socket.pause();
-    // A peer that never reads would keep a half-closed socket forever.
-    setTimeout(() => this.socket.destroy(), 2000).unref();
+    if (this.readingPaused) this.socket.resume();
+    // A peer that never reads (or never hangs up) would keep the socket forever.
+    setTimeout(() => this.close(), 2000).unref();
   }
 
   close(): void {

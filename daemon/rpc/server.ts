@@ -56,10 +56,13 @@ export class RpcServer {
     });
   }
 
-  /** Stops accepting, closes every connection, and removes the socket file. */
+  /**
+   * Stops accepting and ends every connection once what was written to it has been sent (the
+   * answer to `daemon.shutdown` among it); a peer that does not hang up is cut off shortly after.
+   */
   async close(): Promise<void> {
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
-    for (const connection of this.connections) connection.close();
+    for (const connection of this.connections) connection.end();
     await closed;
   }
 
