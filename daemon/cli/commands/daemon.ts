@@ -4,6 +4,7 @@
  * code is loaded only here, so the other commands start without it.
  */
 import type { Command } from 'commander';
+import { ConnectionLostError } from '../../../shared/client';
 import { defaultLogPath } from '../../../shared/paths';
 import type { DaemonOptions } from '../../config';
 import { action, arg } from '../action';
@@ -78,7 +79,7 @@ async function daemon(ctx: CliContext, what: string, o: DaemonCliOptions): Promi
   }
   if (what === 'stop') {
     const timeoutMs = o.timeout !== undefined ? parseDuration(o.timeout, '--timeout') : 30_000;
-    const stopped = await control.stopDaemon(ctx.socketPath, timeoutMs);
+    const stopped = await stop(control, ctx.socketPath, timeoutMs);
     ctx.print(stopped ? `Stopped the Spool daemon (pid ${stopped.pid}).` : `No Spool daemon is running at ${ctx.socketPath}.`);
     return 0;
   }
@@ -93,6 +94,38 @@ async function daemon(ctx: CliContext, what: string, o: DaemonCliOptions): Promi
   }
   await control.runDaemon(options);
   return 0;
+}
+
+type Control = typeof import('../../lifecycle/control.js');
+
+/**
+ * `stopDaemon`, tolerating a daemon that closes the connection before its answer to
+ * `daemon.shutdown` arrives: it is shutting down, so wait until it no longer answers.
+ */
+async function stop(control: Control, socketPath: string, timeoutMs: number): Promise<{ pid: number } | null> {
+  const status = await control.daemonStatus(socketPath);
+  if (!status) return null;
+  try {
+    return await control.stopDaemon(socketPath, timeoutMs);
+  } catch (error) {
+    if (!(error instanceof ConnectionLostError)) throw error;
+  }
+  const deadline = Date.now() + timeoutMs;
+  while ((await control.daemonStatus(socketPath, 1000)) !== null || processExists(status.pid)) {
+    if (Date.now() > deadline) throw new CliError(`The daemon (pid ${status.pid}) is still running ${formatDuration(timeoutMs)} after it was asked to stop. Wait, or end it with \`kill ${status.pid}\`.`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return { pid: status.pid };
+}
+
+function processExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists but belongs to someone else.
+    return error instanceof Error && 'code' in error && error.code === 'EPERM';
+  }
 }
 
 async function daemonOptions(ctx: CliContext, o: DaemonCliOptions): Promise<DaemonOptions> {
