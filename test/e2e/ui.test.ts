@@ -93,3 +93,21 @@ uiTest('a shell job enqueued through the palette quick pick appears, runs and co
   assert.deepEqual(jobs[0]?.payload, { command: 'echo hello from the palette; sleep 1', cwd: vscode.server.workspace });
   await screenshot(page, 'ui-enqueued.png');
 });
+
+uiTest('a job enqueued here that ends dead raises a warning with Retry and Show Output', async () => {
+  await waitFor('the extension to be connected', async () => (await statusBarText(page)).includes('running'), { timeoutMs: 60_000 });
+  await runCommand(page, 'Spool: Enqueue Job…');
+  await answer(page, 'ui-demo', { expect: 'Queue: pick one or type a new name' });
+  await answer(page, 'shell', { expect: 'Kind of job' });
+  await answer(page, 'echo about to fail; exit 3', { expect: 'Shell command to run' });
+  await answer(page, 'attempts=1', { expect: 'Options (optional)' });
+  const toast = page.locator('.notification-toast', { hasText: 'is dead' }).first();
+  await toast.waitFor({ timeout: 60_000 });
+  assert.match((await toast.textContent()) ?? '', /Spool: shell job \S+ in ui-demo failed after 1 attempt\(s\) and is dead\./);
+  await screenshot(page, 'ui-dead-notification.png');
+  await toast.locator('.monaco-button', { hasText: 'Show Output' }).click();
+  const editor = page.locator('.editor-instance .view-lines', { hasText: 'about to fail' }).first();
+  await editor.waitFor({ timeout: 30_000 });
+  // The editor renders spaces as non-breaking spaces.
+  assert.match(((await editor.textContent()) ?? '').replace(/\s+/g, ' '), /about to fail.*--- the job has finished ---/);
+});

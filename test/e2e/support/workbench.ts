@@ -70,9 +70,10 @@ export async function runCommand(page: Page, title: string): Promise<void> {
   await input.waitFor({ timeout: 15_000 });
   // The palette's matcher does not take the "…" of titles that open more input; type the words.
   await input.fill(`>${title.replace(/…$/, '')}`);
-  const entry = page.locator(`.quick-input-widget .monaco-list-row[aria-label="${title}"]`).first();
+  // An entry's aria-label is its title, followed by ", recently used" once it has been run.
+  const entry = page.locator(`.quick-input-widget .monaco-list-row[aria-label^="${title}"]`).first();
   await entry.waitFor({ timeout: 15_000 });
-  await waitFor(`"${title}" to be the first entry`, async () => (await page.locator('.quick-input-widget .monaco-list-row').first().getAttribute('aria-label')) === title, { timeoutMs: 10_000 });
+  await waitFor(`"${title}" to be the first entry`, async () => ((await page.locator('.quick-input-widget .monaco-list-row').first().getAttribute('aria-label')) ?? '').startsWith(title), { timeoutMs: 10_000 });
   await page.keyboard.press('Enter');
 }
 
