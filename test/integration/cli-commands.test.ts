@@ -380,6 +380,10 @@ describe('rpc', () => {
     assert.equal(unknownMethod.code, 1);
     assert.equal(parseJson<{ error: { code: number } }>(unknownMethod.stdout).error.code, -32601);
 
+    const slow = await spool(['rpc', 'jobs.claim', '{"workerId":"cli-rpc","queues":["cli-never"],"waitMs":20000}', '--timeout', '300ms']);
+    assert.equal(slow.code, 1);
+    assert.match(slow.stderr, /^spool: The daemon did not answer jobs\.claim within 300 ms\.\n$/);
+
     const badJson = await spool(['rpc', 'jobs.get', '{id:']);
     assert.equal(badJson.code, 1);
     assert.match(badJson.stderr, /^spool: Invalid JSON in params/);

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { SpoolError } from '../../../shared/errors';
 import { METHOD_NAMES } from '../../../shared/protocol';
 import { action, arg } from '../action';
+import { parseDuration } from '../parse/duration';
 import { parseJsonArgument } from '../parse/values';
 
 export function registerRpc(program: Command): void {
@@ -11,7 +12,7 @@ export function registerRpc(program: Command): void {
     .description('Call any daemon method with JSON params; prints the result, or the error object with exit status 1')
     .argument('<method>', 'the method, e.g. queues.list (see the list below)')
     .argument('[params]', 'params as JSON, @file to read a file, or - for stdin (default {})')
-    .option('--timeout <ms>', 'fail if no answer within this many milliseconds (default 30000; 0 waits forever)')
+    .option('--timeout <duration>', 'fail if no answer within this long, e.g. 90s (default 30s; 0 waits forever)')
     .addHelpText(
       'after',
       `
@@ -30,9 +31,9 @@ ${METHOD_NAMES.map((m) => `  ${m}`).join('\n')}`,
         const raw = args[1];
         const params = typeof raw === 'string' ? await parseJsonArgument(raw, 'params') : undefined;
         const client = await ctx.client();
-        const timeoutMs = o.timeout !== undefined ? Number(o.timeout) : undefined;
+        const options = o.timeout !== undefined ? { timeoutMs: parseDuration(o.timeout, '--timeout') } : {};
         try {
-          const result = await client.callUnchecked(method, params, timeoutMs !== undefined && Number.isFinite(timeoutMs) ? { timeoutMs } : {});
+          const result = await client.callUnchecked(method, params, options);
           ctx.printJson(result);
           return 0;
         } catch (error) {
