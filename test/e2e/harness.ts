@@ -22,6 +22,8 @@ export interface VsCode {
 export interface VsCodeOptions {
   settings?: Record<string, unknown>;
   env?: Record<string, string>;
+  /** Open the workspace with workspace trust on, so it is untrusted (restricted mode). */
+  workspaceTrust?: boolean;
 }
 
 export async function openVsCode(options: VsCodeOptions = {}): Promise<VsCode> {

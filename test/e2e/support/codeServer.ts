@@ -20,6 +20,11 @@ export interface CodeServerOptions {
   settings?: Record<string, unknown>;
   /** Extra environment for the server and so for the extension host. */
   env?: Record<string, string>;
+  /**
+   * Turn workspace trust on (default off). The workspace folder is then untrusted: VS Code opens
+   * it in restricted mode without asking.
+   */
+  workspaceTrust?: boolean;
 }
 
 export interface CodeServer {
@@ -59,7 +64,17 @@ export async function startCodeServer(options: CodeServerOptions): Promise<CodeS
   for (const d of [home, userData, extensions, workspace, scratch, path.join(userData, 'User')]) fs.mkdirSync(d, { recursive: true });
   fs.writeFileSync(
     path.join(userData, 'User', 'settings.json'),
-    JSON.stringify({ 'workbench.startupEditor': 'none', 'security.workspace.trust.enabled': false, ...options.settings }, null, 2),
+    JSON.stringify(
+      {
+        'workbench.startupEditor': 'none',
+        'security.workspace.trust.enabled': options.workspaceTrust === true,
+        'security.workspace.trust.startupPrompt': 'never',
+        'security.workspace.trust.emptyWindow': false,
+        ...options.settings,
+      },
+      null,
+      2,
+    ),
   );
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -96,7 +111,7 @@ export async function startCodeServer(options: CodeServerOptions): Promise<CodeS
       '--bind-addr', `127.0.0.1:${port}`,
       '--disable-telemetry',
       '--disable-update-check',
-      '--disable-workspace-trust',
+      ...(options.workspaceTrust === true ? [] : ['--disable-workspace-trust']),
       '--disable-getting-started-override',
       ...common,
     ],

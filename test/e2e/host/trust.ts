@@ -1,0 +1,52 @@
+/**
+ * In an untrusted workspace Spool shows the queues but starts no shell command: enqueueing,
+ * retrying or scheduling a shell job is refused with an explanation; other kinds still work.
+ */
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import { SpoolClient } from '../../../shared/client';
+import type { Job } from '../../../shared/types';
+import { connected, spool } from './api';
+import { configString, hostSuite } from './framework';
+
+export const run = hostSuite({
+  'the workspace is untrusted and Spool still connects and shows queues': async () => {
+    assert.equal(vscode.workspace.isTrusted, false);
+    const api = await spool();
+    await connected(api);
+    const queues = await api.context.queues.getChildren();
+    assert.ok(queues.some((q) => q.type === 'queue' && q.queue.name === 'reports'));
+  },
+
+  'a shell job is refused and nothing is enqueued; a custom job is enqueued': async (config) => {
+    const client = await SpoolClient.connect({ socketPath: configString(config, 'socketPath') });
+    try {
+      const refused = await vscode.commands.executeCommand('spool.jobs.enqueue', { queue: 'untrusted', kind: 'shell', payload: { command: 'touch /tmp/should-not-exist' } });
+      assert.equal(refused, undefined);
+      assert.deepEqual((await client.call('jobs.list', { queue: 'untrusted' })).jobs, []);
+      const schedule = await vscode.commands.executeCommand('spool.schedules.create', { name: 'untrusted', cron: '* * * * *', queue: 'untrusted', job: { kind: 'shell', payload: { command: 'true' } } });
+      assert.equal(schedule, undefined);
+      assert.deepEqual((await client.call('schedules.list')).schedules.map((s) => s.name), ['nightly']);
+      const job = await vscode.commands.executeCommand<Job>('spool.jobs.enqueue', { queue: 'untrusted', kind: 'report', payload: { safe: true } });
+      assert.equal(job?.kind, 'report');
+    } finally {
+      client.close();
+    }
+  },
+
+  'retrying a dead shell job is refused too': async (config) => {
+    const client = await SpoolClient.connect({ socketPath: configString(config, 'socketPath') });
+    try {
+      const { job } = await client.call('jobs.enqueue', { queue: 'untrusted', kind: 'shell', payload: { command: 'exit 3' }, maxAttempts: 1 });
+      const deadline = Date.now() + 30_000;
+      while ((await client.call('jobs.get', { id: job.id })).job.state !== 'dead') {
+        if (Date.now() > deadline) throw new Error('the shell job did not end dead');
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      await vscode.commands.executeCommand('spool.jobs.retry', job.id);
+      assert.equal((await client.call('jobs.get', { id: job.id })).job.state, 'dead');
+    } finally {
+      client.close();
+    }
+  },
+});
