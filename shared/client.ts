@@ -180,14 +180,19 @@ export class SpoolClient {
    */
   async subscribe(params: SubscribeParams, handlers: NotificationHandlers): Promise<Subscription> {
     const entry: SubscriptionEntry = { params, handlers, id: null, active: true };
-    this.subscriptions.add(entry);
-    try {
+    for (let attempt = 1; ; attempt++) {
       const conn = await this.readyConnection('events.subscribe', this.requestTimeoutMs);
-      await this.subscribeOn(conn, entry);
-    } catch (error) {
-      this.subscriptions.delete(entry);
-      throw error;
+      try {
+        await this.subscribeOn(conn, entry);
+        break;
+      } catch (error) {
+        // The socket dropped mid-request: a reconnecting client subscribes on the next one.
+        if (!(error instanceof ConnectionLostError) || this.reconnect === null || this.closed || attempt >= 3) throw error;
+      }
     }
+    // Only now does a reconnect re-make it; added earlier, a reconnect during the wait above
+    // would subscribe it twice.
+    this.subscriptions.add(entry);
     return {
       get id(): string {
         return entry.id ?? '';
