@@ -19,6 +19,8 @@ export function buildProgram(): Command {
     .option('--socket <path>', 'the daemon socket (default $SPOOL_SOCKET, $XDG_RUNTIME_DIR/spool/spool.sock, ~/.spool/spool.sock)')
     .option('--no-color', 'no colours (also: NO_COLOR=1; colours are only used on a terminal)')
     .showHelpAfterError('(add --help for usage)')
+    // Usage errors read like every other error: `spool: <reason>`.
+    .configureOutput({ outputError: (text, write) => write(text.replace(/^error: /, 'spool: ')) })
     .configureHelp({ showGlobalOptions: true })
     .addHelpText(
       'after',

@@ -419,6 +419,18 @@ describe('completion and help', () => {
     }
   });
 
+  test('usage errors exit 1 with a spool: line and a pointer to --help', async () => {
+    const unknownOption = await spool(['jobs', '--bogus']);
+    assert.equal(unknownOption.code, 1);
+    assert.equal(unknownOption.stderr, "spool: unknown option '--bogus'\n(add --help for usage)\n");
+    const unknownCommand = await spool(['jobz']);
+    assert.equal(unknownCommand.code, 1);
+    assert.match(unknownCommand.stderr, /^spool: unknown command 'jobz'\n\(Did you mean one of job, jobs\?\)/);
+    const missingArg = await spool(['job']);
+    assert.equal(missingArg.code, 1);
+    assert.match(missingArg.stderr, /^spool: missing required argument 'id'/);
+  });
+
   test('colours only on request when not a terminal, never with NO_COLOR', async () => {
     await finishedShellJob('cli-color', 'exit 1', ['--attempts', '1']);
     const plain = await spool(['jobs', '-q', 'cli-color']);
