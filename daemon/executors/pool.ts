@@ -14,7 +14,7 @@ import * as os from 'node:os';
 import { SpoolError } from '../../shared/errors';
 import { ErrorCode } from '../../shared/protocol';
 import type { Job } from '../../shared/types';
-import type { JobChange, QueueEngine } from '../engine/api';
+import type { EngineClaimParams, JobChange, QueueEngine } from '../engine/api';
 import type { Logger } from '../lifecycle/logger';
 import { runHttp } from './http';
 import { OutputSink } from './output';
@@ -56,6 +56,8 @@ export class ExecutorPool {
     private readonly logger: Logger,
     /** A job's lease may be due to expire: the upkeep timer should know. */
     private readonly noteLease: (at: number) => void,
+    /** The engine's claim, through the daemon's bookkeeping. */
+    private readonly claimJobs: (params: EngineClaimParams) => Job[],
   ) {
     this.workerId = builtinWorkerId(socketPath);
   }
@@ -121,7 +123,7 @@ export class ExecutorPool {
     if (free <= 0) return;
     let jobs: Job[];
     try {
-      jobs = this.engine.claim({ workerId: this.workerId, builtinKinds: [...BUILTIN_KINDS], max: free });
+      jobs = this.claimJobs({ workerId: this.workerId, builtinKinds: [...BUILTIN_KINDS], max: free });
     } catch (error) {
       this.logger.error('Built-in executors could not claim jobs', { error });
       return;

@@ -10,7 +10,7 @@ import { PROTOCOL_VERSION, type DaemonStatus } from '../../shared/protocol';
 import type { Job } from '../../shared/types';
 import { VERSION } from '../../shared/version';
 import type { DaemonOptions } from '../config';
-import type { JobChange, QueueEngine } from '../engine/api';
+import type { EngineClaimParams, JobChange, QueueEngine } from '../engine/api';
 import { openEngine } from '../engine/index';
 import { ExecutorPool, builtinWorkerId } from '../executors/pool';
 import { ClaimWaiters } from '../rpc/claims';
@@ -50,9 +50,16 @@ export class Daemon {
     private readonly logger: Logger,
   ) {
     this.events = new EventHub(() => engine.stats(), logger);
-    this.claims = new ClaimWaiters((params) => engine.claim(params), logger);
+    this.claims = new ClaimWaiters((params) => this.claim(params), logger);
     this.enqueueGroup = new EnqueueGroup(engine, options.groupCommit);
-    this.pool = new ExecutorPool(engine, options.socketPath, options.maxExecutors, logger, (at) => this.upkeep.noteDue(at));
+    this.pool = new ExecutorPool(
+      engine,
+      options.socketPath,
+      options.maxExecutors,
+      logger,
+      (at) => this.upkeep.noteDue(at),
+      (params) => this.claim(params),
+    );
     const scheduler = new Scheduler(engine, options.scheduleGraceMs, logger);
     this.upkeep = new Upkeep(engine, scheduler, () => this.wakeAll(), logger);
     const dispatcher = new Dispatcher(methodTable(this.services()), logger, (method) => {
@@ -166,6 +173,7 @@ export class Daemon {
       },
       workerSeen: (workerId, connection) => this.workerSeen(workerId, connection),
       claimed: (jobs) => this.claimed(jobs),
+      claim: (params) => this.claim(params),
     };
   }
 
@@ -187,11 +195,23 @@ export class Daemon {
     // Resumed or reconfigured (a higher concurrency, a new rate): waiting work may now run.
     this.claims.wake(name);
     this.pool.wake();
+    // A resumed queue's delayed jobs count again for the next due time.
+    this.upkeep.refreshSoon();
   }
 
   private wakeAll(): void {
     this.claims.wakeAll();
     this.pool.wake();
+  }
+
+  /**
+   * Every claim the daemon makes for anyone goes through here. A claim that comes back short may
+   * have been held back by a rate limit: the timer then learns when the next token comes.
+   */
+  private claim(params: EngineClaimParams): Job[] {
+    const jobs = this.engine.claim(params);
+    if (jobs.length < (params.max ?? 1)) this.upkeep.refreshSoon();
+    return jobs;
   }
 
   private claimed(jobs: Job[]): void {

@@ -28,6 +28,7 @@ export class Upkeep {
   private timerAt = Infinity;
   private cleanupTimer: NodeJS.Timeout | null = null;
   private stopped = false;
+  private refreshScheduled = false;
 
   constructor(
     private readonly engine: QueueEngine,
@@ -59,8 +60,26 @@ export class Upkeep {
 
   /** Re-reads the earliest due time (after a schedule or queue changed). */
   refresh(): void {
+    this.refreshScheduled = false;
     if (this.stopped) return;
     this.arm(this.engine.nextWakeAt());
+  }
+
+  /**
+   * `refresh`, once, at the end of this event-loop turn. Called when a claim came back with
+   * fewer jobs than asked for: due work may be held back by a rate limit, whose next token only
+   * the engine can tell, and without a timer for it the work would wait for an unrelated event.
+   */
+  refreshSoon(): void {
+    if (this.refreshScheduled || this.stopped) return;
+    this.refreshScheduled = true;
+    setImmediate(() => {
+      try {
+        this.refresh();
+      } catch (error) {
+        this.logger.error('Could not read the next due time', { error });
+      }
+    });
   }
 
   private tick(): void {

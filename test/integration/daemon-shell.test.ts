@@ -140,6 +140,17 @@ describe('shell executor', () => {
     assert.match(done.lastError ?? '', /unknown field "cmd"/);
   });
 
+  test('jobs held back by a queue rate limit run when tokens come, with no other event to wake them', async () => {
+    await client.call('queues.configure', { name: 'limited', rateLimit: { perSecond: 4, burst: 1 } });
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++) ids.push((await client.call('jobs.enqueue', { queue: 'limited', kind: 'shell', payload: { command: 'true' } })).job.id);
+    const jobs = await Promise.all(ids.map((id) => finished(client, id)));
+    assert.ok(jobs.every((j) => j.state === 'completed'));
+    const starts = jobs.map((j) => j.startedAt ?? 0).sort((a, b) => a - b);
+    // One token every 250 ms: the four starts span at least ~0.75 s.
+    assert.ok(starts[3] - starts[0] >= 600, `starts spread over ${starts[3] - starts[0]} ms`);
+  });
+
   test('the global executor cap and per-queue concurrency bound the jobs running at once', async () => {
     const capped = await startDaemon({ args: ['--max-executors', '3'] });
     try {

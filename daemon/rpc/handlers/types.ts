@@ -5,7 +5,7 @@
  */
 import type { DaemonStatus, MethodName, ResultOf } from '../../../shared/protocol';
 import type { Job } from '../../../shared/types';
-import type { QueueEngine } from '../../engine/api';
+import type { EngineClaimParams, QueueEngine } from '../../engine/api';
 import type { ExecutorPool } from '../../executors/pool';
 import type { Upkeep } from '../../scheduler/upkeep';
 import type { ClaimWaiters } from '../claims';
@@ -29,6 +29,8 @@ export interface Services {
   workerSeen(workerId: string, connection: Connection): void;
   /** Jobs were handed to a worker: their leases are due to expire. */
   claimed(jobs: Job[]): void;
+  /** The engine's claim, plus the daemon's bookkeeping (see Daemon.claim). */
+  claim(params: EngineClaimParams): Job[];
 }
 
 export type Handler<M extends MethodName> = (params: unknown, context: CallContext) => ResultOf<M> | Promise<ResultOf<M>>;

@@ -54,7 +54,7 @@ export function workerHandlers(s: Services): HandlerGroup<WorkerMethods> {
       const claimParams: Record<string, unknown> = { ...p };
       delete claimParams.waitMs;
       const engineParams = unvalidated<EngineClaimParams>(claimParams);
-      const jobs = asWorker(params, context, () => engine.claim(engineParams));
+      const jobs = asWorker(params, context, () => s.claim(engineParams));
       s.claimed(jobs);
       if (jobs.length > 0 || waitMs === 0) return { jobs };
       const later = await s.claims.wait(engineParams, waitMs, context.connection);
