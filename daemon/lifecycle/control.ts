@@ -10,7 +10,7 @@
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { DaemonNotRunningError, SpoolClient } from '../../shared/client';
+import { ConnectionLostError, DaemonNotRunningError, SpoolClient } from '../../shared/client';
 import { SpoolError } from '../../shared/errors';
 import { defaultLogPath } from '../../shared/paths';
 import { ErrorCode, type DaemonStatus } from '../../shared/protocol';
@@ -50,7 +50,9 @@ export async function runDaemon(options: DaemonOptions): Promise<void> {
 
 /** The daemon bundle: dist/daemon.js, next to whichever bundle (cli.js, daemon.js, extension.js) runs this. */
 export function daemonScriptPath(): string {
-  return path.join(__dirname, 'daemon.js');
+  const beside = path.join(__dirname, 'daemon.js');
+  // Run from source (tests through tsx), this module sits in daemon/lifecycle/: use the build.
+  return fs.existsSync(beside) ? beside : path.resolve(__dirname, '..', '..', 'dist', 'daemon.js');
 }
 
 export interface DetachedDaemon {
@@ -136,7 +138,13 @@ export async function stopDaemon(socketPath: string, timeoutMs = 30_000): Promis
   let pid: number;
   try {
     pid = (await client.call('daemon.status')).pid;
-    await client.call('daemon.shutdown');
+    try {
+      await client.call('daemon.shutdown');
+    } catch (error) {
+      // A daemon already shutting down (for a signal, say) may close the connection before it
+      // answers; it is stopping all the same, so wait for it below.
+      if (!(error instanceof ConnectionLostError)) throw error;
+    }
   } finally {
     client.close();
   }
