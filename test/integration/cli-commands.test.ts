@@ -96,6 +96,19 @@ describe('enqueue', () => {
     assert.match(second.stderr, /exists already/);
   });
 
+  test('the job records where it was enqueued from: the folder, and the git branch and commit', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'spool-git-'));
+    after(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const sha = 'a'.repeat(40);
+    fs.mkdirSync(path.join(dir, '.git'));
+    fs.mkdirSync(path.join(dir, 'sub'));
+    fs.writeFileSync(path.join(dir, '.git', 'HEAD'), 'ref: refs/heads/feature/x\n');
+    fs.writeFileSync(path.join(dir, '.git', 'packed-refs'), `# pack-refs with: peeled\n${sha} refs/heads/feature/x\n`);
+    const r = await runCli(['enqueue', 'cli-enq', '--kind', 'ctx', '--json'], { socketPath: daemon.socketPath, cwd: path.join(dir, 'sub') });
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(parseJson<EnqueueResult>(r.stdout).job.context, { origin: 'cli', workspace: path.join(dir, 'sub'), branch: 'feature/x', commit: sha });
+  });
+
   test('the payload can come from a file or stdin', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'spool-payload-'));
     after(() => fs.rmSync(dir, { recursive: true, force: true }));

@@ -7,6 +7,7 @@ import type { CliContext } from '../context';
 import { CliError } from '../errors';
 import { readOutput } from '../follow';
 import { formatDuration } from '../format/time';
+import { enqueueContext } from '../gitcontext';
 import { addJobOptions, addJobSourceOptions, resolveJobOptions, resolveJobSource, type JobOptionValues, type JobSourceOptions } from '../jobsource';
 import { outputPrinter } from '../output';
 import { parseDuration } from '../parse/duration';
@@ -51,7 +52,7 @@ Examples:
 async function enqueue(ctx: CliContext, args: (string | string[] | undefined)[], o: EnqueueOptions): Promise<number> {
   const queue = arg(args, 0);
   const source = await resolveJobSource(o);
-  const params: EnqueueParams = { queue, ...source, ...resolveJobOptions(o), context: { origin: 'cli', workspace: process.cwd() } };
+  const params: EnqueueParams = { queue, ...source, ...resolveJobOptions(o), context: enqueueContext() };
   if (o.delay !== undefined && o.at !== undefined) throw new CliError('Use --delay or --at, not both.');
   if (o.delay !== undefined) params.delayMs = parseDuration(o.delay, '--delay');
   if (o.at !== undefined) params.runAt = parseTime(o.at, '--at');
