@@ -79,6 +79,25 @@ describe('the daemon over its socket', () => {
     await rejectsWith(client.call('jobs.get', { id: job.id }), ErrorCode.JobNotFound);
   });
 
+  test('enqueues committed together (group commit) keep their own answers: errors, and idempotency keys', async () => {
+    // Sent in one write, these arrive in one event-loop turn and share a transaction.
+    const [a, bad, b, c] = await Promise.allSettled([
+      client.call('jobs.enqueue', { queue: 'group', kind: 'k', idempotencyKey: 'same' }),
+      client.call('jobs.enqueue', { queue: 'group', kind: 'k', priority: 5000 }),
+      client.call('jobs.enqueue', { queue: 'group', kind: 'k', idempotencyKey: 'same' }),
+      client.call('jobs.enqueue', { queue: 'group', kind: 'k' }),
+    ]);
+    assert.equal(a.status, 'fulfilled');
+    assert.equal(b.status, 'fulfilled');
+    assert.equal(c.status, 'fulfilled');
+    assert.equal(bad.status, 'rejected');
+    if (a.status !== 'fulfilled' || b.status !== 'fulfilled' || bad.status !== 'rejected') return;
+    assert.equal((bad.reason as SpoolError).data.field, 'priority');
+    assert.equal(a.value.job.id, b.value.job.id);
+    assert.deepEqual([a.value.created, b.value.created], [true, false]);
+    assert.equal((await client.call('queues.get', { name: 'group' })).queue.counts.queued, 2);
+  });
+
   test('invalid params are refused with the field named, and nothing is stored', async () => {
     const before = (await client.call('stats.get')).totals;
     await rejectsWith(client.call('jobs.enqueue', { queue: '', kind: 'noop' }), ErrorCode.InvalidParams, 'queue');
