@@ -1,3 +1,24 @@
-// Placeholder entry for `npm run bench`; the engine issue replaces it.
-console.error('bench: not built yet');
-process.exit(1);
+/**
+ * `npm run bench`: prints the versions measured, then the engine benchmark (in-process) and the
+ * daemon benchmark (over the socket). SPOOL_BENCH_QUICK=1 makes a fast, smaller run.
+ */
+import Database from 'better-sqlite3';
+import * as os from 'node:os';
+import { runEngineBench } from './engine';
+
+async function main(): Promise<void> {
+  const db = new Database(':memory:');
+  const sqlite = db.prepare('SELECT sqlite_version()').pluck().get();
+  db.close();
+  const cpus = os.cpus();
+  console.log(`Node ${process.version}, SQLite ${String(sqlite)}, ${cpus.length} × ${cpus[0]?.model ?? 'unknown CPU'}, ${os.platform()} ${os.release()}`);
+  console.log('Other processes on this machine compete for the same cores; compare figures within one run.\n');
+  const figures = await runEngineBench();
+  const missed = figures.filter((f) => f.met === false);
+  console.log(missed.length === 0 ? '\nEngine: every target met.' : `\nEngine: ${missed.length} target(s) missed: ${missed.map((f) => f.name.trim()).join('; ')}`);
+}
+
+main().catch((error: unknown) => {
+  console.error(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  process.exit(1);
+});

@@ -3,6 +3,7 @@
  */
 import type { Backoff, BackoffStrategy, Job, JobContext, JobRun, JobState, MissedRunPolicy, OutputLine, OutputStream, RunOutcome, Schedule, Worker, WorkerType } from '../../shared/types';
 import { JOB_STATES } from '../../shared/types';
+import type { JobInsert } from './jobs';
 import { bool, int, intOrNull, json, real, stringArray, text, textOrNull, type Row } from './row';
 
 const STRATEGIES: readonly BackoffStrategy[] = ['exponential', 'linear', 'fixed'];
@@ -10,7 +11,10 @@ const OUTCOMES: readonly RunOutcome[] = ['running', 'completed', 'failed', 'leas
 const STREAMS: readonly OutputStream[] = ['stdout', 'stderr', 'log', 'marker'];
 
 function oneOf<T extends string>(row: Row, column: string, allowed: readonly T[]): T {
-  const v = text(row, column);
+  return oneOfValue(text(row, column), column, allowed);
+}
+
+function oneOfValue<T extends string>(v: string, column: string, allowed: readonly T[]): T {
   const found = allowed.find((a) => a === v);
   if (found === undefined) throw new Error(`Column ${column} holds ${JSON.stringify(v)}, not one of ${allowed.join(', ')}`);
   return found;
@@ -30,7 +34,10 @@ export function backoffOf(row: Row): Backoff {
 }
 
 function contextOf(row: Row): JobContext | null {
-  const v = json(row, 'context');
+  return contextFrom(json(row, 'context'));
+}
+
+function contextFrom(v: unknown): JobContext | null {
   if (typeof v !== 'object' || v === null) return null;
   const context: JobContext = {};
   for (const key of ['workspace', 'branch', 'commit', 'origin'] as const) {
@@ -68,6 +75,39 @@ export function mapJob(row: Row): Job {
     updatedAt: int(row, 'updated_at'),
     startedAt: intOrNull(row, 'started_at'),
     finishedAt: intOrNull(row, 'finished_at'),
+  };
+}
+
+/** A job exactly as the insert in jobs.ts stores it (the column defaults included). */
+export function newJob(values: JobInsert): Job {
+  const tags: unknown = JSON.parse(values.tags);
+  return {
+    id: values.id,
+    queue: values.queue,
+    kind: values.kind,
+    payload: JSON.parse(values.payload),
+    priority: values.priority,
+    state: 'queued',
+    runAt: values.runAt,
+    attempts: 0,
+    maxAttempts: values.maxAttempts,
+    backoff: { strategy: oneOfValue(values.backoffStrategy, 'backoff_strategy', STRATEGIES), baseMs: values.backoffBaseMs, capMs: values.backoffCapMs, jitter: values.backoffJitter },
+    timeoutMs: values.timeoutMs,
+    leaseExpiresAt: null,
+    workerId: null,
+    idempotencyKey: values.idempotencyKey,
+    progress: null,
+    progressMessage: null,
+    checkpoint: null,
+    result: null,
+    lastError: null,
+    cancelRequested: false,
+    tags: Array.isArray(tags) ? tags.filter((t): t is string => typeof t === 'string') : [],
+    context: values.context === null ? null : contextFrom(JSON.parse(values.context)),
+    createdAt: values.now,
+    updatedAt: values.now,
+    startedAt: null,
+    finishedAt: null,
   };
 }
 

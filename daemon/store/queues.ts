@@ -102,7 +102,9 @@ export class QueueStatements {
     this.allCountsStmt = db.prepare('SELECT queue, state, count FROM queue_counts');
     this.countOneStmt = db.prepare('SELECT count FROM queue_counts WHERE queue = ? AND state = ?').pluck();
     // A range count over jobs_due: cheap unless millions of jobs are delayed at once.
-    this.delayedStmt = db.prepare(`SELECT count(*) FROM jobs WHERE queue = ? AND state = 'queued' AND run_at > ?`).pluck();
+    this.delayedStmt = db
+      .prepare(`SELECT count(*) FROM jobs INDEXED BY jobs_due WHERE queue = ? AND state IN ('queued', 'retrying') AND run_at > created_at AND state = 'queued' AND run_at > ?`)
+      .pluck();
     this.deleteStmt = db.prepare('DELETE FROM queues WHERE name = ?');
     this.recountStmt = db.prepare('SELECT queue, state, count(*) AS count FROM jobs GROUP BY queue, state');
   }

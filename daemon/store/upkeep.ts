@@ -18,13 +18,19 @@ export class UpkeepStatements {
       DELETE FROM jobs WHERE id IN (
         SELECT id FROM jobs WHERE queue = @queue AND state IN (SELECT value FROM json_each(@states)) AND state <> 'running'
         LIMIT @limit)`);
+    // Finished jobs in id (creation) order: the old ones come first, so a batch stops early.
     this.retentionStmt = db.prepare(`
       DELETE FROM jobs WHERE id IN (
-        SELECT id FROM jobs WHERE queue = @queue AND state IN ('completed', 'dead', 'cancelled') AND finished_at < @cutoff
-        ORDER BY finished_at LIMIT @limit)`);
-    // Both read the first entry of a partial index (jobs_due, jobs_lease): O(log n).
-    this.nextDueStmt = db.prepare(`SELECT min(run_at) FROM jobs WHERE queue = @queue AND state = @state AND run_at > @now`).pluck();
-    this.nextLeaseStmt = db.prepare(`SELECT min(lease_expires_at) FROM jobs WHERE state = 'running'`).pluck();
+        SELECT id FROM jobs INDEXED BY jobs_list
+        WHERE queue = @queue AND state IN ('completed', 'dead', 'cancelled') AND finished_at < @cutoff
+        LIMIT @limit)`);
+    // Both read the first entry of a partial index (jobs_due, jobs_lease): O(log n). The terms
+    // repeating the index's own WHERE let SQLite prove the partial index applies; a future run
+    // time is always after the job's creation, which is what puts a job in jobs_due.
+    this.nextDueStmt = db
+      .prepare(`SELECT min(run_at) FROM jobs INDEXED BY jobs_due WHERE queue = @queue AND state IN ('queued', 'retrying') AND run_at > created_at AND state = @state AND run_at > @now`)
+      .pluck();
+    this.nextLeaseStmt = db.prepare(`SELECT min(lease_expires_at) FROM jobs INDEXED BY jobs_lease WHERE state = 'running'`).pluck();
   }
 
   /** Deletes up to `limit` jobs of the queue in the given states (never running ones). */

@@ -38,7 +38,7 @@ export class WorkerStatements {
     this.allStmt = db.prepare('SELECT * FROM workers ORDER BY alive DESC, started_at DESC, id');
     this.touchStmt = db.prepare('UPDATE workers SET last_heartbeat_at = @now, alive = 1 WHERE id = @id');
     this.goneStmt = db.prepare('UPDATE workers SET alive = 0 WHERE id = @id');
-    this.runningStmt = db.prepare(`SELECT id FROM jobs WHERE state = 'running' AND worker_id = ? ORDER BY id`);
+    this.runningStmt = db.prepare(`SELECT id FROM jobs INDEXED BY jobs_lease WHERE state = 'running' AND worker_id = ? ORDER BY id`);
   }
 
   upsert(values: WorkerWrite): void {

@@ -33,14 +33,14 @@ test('the claim query walks the claim index in order, with no temp B-tree sort, 
   assert.doesNotMatch(plan(db, include, { queue: 'a', now: Date.now(), limit: 10, kinds: '["k"]' }), /TEMP B-TREE/);
 });
 
-test('the reaper, retention and newest-first listings use their partial indexes', (t) => {
+test('the reaper, delayed counts and newest-first listings use their indexes', (t) => {
   const { dbPath } = makeEngine(t);
   const db = new Database(dbPath);
   t.after(() => db.close());
   assert.match(plan(db, `SELECT * FROM jobs WHERE state = 'running' AND lease_expires_at <= @now ORDER BY lease_expires_at LIMIT 10`, { now: 1 }), /INDEX jobs_lease/);
   assert.match(
-    plan(db, `SELECT id FROM jobs WHERE queue = @q AND state IN ('completed', 'dead', 'cancelled') AND finished_at < @c ORDER BY finished_at LIMIT 10`, { q: 'q', c: 1 }),
-    /INDEX jobs_finished/,
+    plan(db, `SELECT min(run_at) FROM jobs INDEXED BY jobs_due WHERE queue = @q AND state IN ('queued', 'retrying') AND run_at > created_at AND state = 'queued' AND run_at > @now`, { q: 'q', now: 1 }),
+    /INDEX jobs_due \(queue=\? AND state=\? AND run_at>\?\)/,
   );
   const list = plan(db, `SELECT * FROM jobs WHERE queue = @q AND state = @s ORDER BY id DESC LIMIT 10`, { q: 'q', s: 'dead' });
   assert.match(list, /INDEX jobs_list/);

@@ -77,7 +77,7 @@ interface Ending {
 function endAttempt(ctx: EngineContext, job: Job, workerId: string, ending: Ending): Job {
   const now = ctx.now();
   const terminal = ending.state === 'completed' || ending.state === 'dead' || ending.state === 'cancelled';
-  const updated = ctx.store.jobs.endAttempt({
+  const updated = ctx.store.jobs.endAttempt(job, {
     id: job.id,
     workerId,
     state: ending.state,

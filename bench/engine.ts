@@ -1,0 +1,208 @@
+/**
+ * The engine benchmark: the queue engine in-process on a file database (WAL, synchronous=NORMAL),
+ * measured the way the engine issue states its targets. Each scenario uses a fresh database in
+ * a temporary folder, deleted afterwards.
+ *
+ * SPOOL_BENCH_QUICK=1 shrinks the large-backlog scenario from 1,000,000 to 100,000 jobs (and the
+ * others proportionally) for a fast run; the published figures come from a full run.
+ */
+import Database from 'better-sqlite3';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Engine } from '../daemon/engine';
+import type { EnqueueParams } from '../shared/protocol';
+
+export interface BenchFigure {
+  name: string;
+  value: number;
+  unit: string;
+  /** The issue's target, e.g. ">= 30000". */
+  target?: string;
+  met?: boolean;
+}
+
+export interface EngineBenchOptions {
+  quick?: boolean;
+  log?: (line: string) => void;
+}
+
+const WORKER = 'bench-worker';
+
+function seconds(start: bigint): number {
+  return Number(process.hrtime.bigint() - start) / 1e9;
+}
+
+function smallJob(n: number): EnqueueParams {
+  return { queue: 'bench', kind: 'work', payload: { n } };
+}
+
+class Scratch {
+  readonly dir = fs.mkdtempSync(path.join(os.tmpdir(), 'spool-bench-'));
+  private count = 0;
+  private readonly open: Engine[] = [];
+
+  engine(): { engine: Engine; dbPath: string } {
+    const dbPath = path.join(this.dir, `bench-${this.count++}.db`);
+    const engine = new Engine({ dbPath });
+    this.open.push(engine);
+    return { engine, dbPath };
+  }
+
+  dispose(): void {
+    for (const e of this.open) e.close();
+    fs.rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+function enqueueBatches(engine: Engine, total: number, from = 0): void {
+  for (let i = 0; i < total; i += 1000) {
+    const n = Math.min(1000, total - i);
+    engine.enqueueBatch({ jobs: Array.from({ length: n }, (_, j) => smallJob(from + i + j)) });
+  }
+}
+
+/** Claims and completes `total` jobs one at a time (two transactions per job); returns jobs/s. */
+function claimCompleteSingly(engine: Engine, total: number): number {
+  const start = process.hrtime.bigint();
+  for (let i = 0; i < total; i++) {
+    const [job] = engine.claim({ workerId: WORKER });
+    if (!job) throw new Error(`the backlog ran dry after ${i} jobs`);
+    engine.complete({ id: job.id, workerId: WORKER });
+  }
+  return total / seconds(start);
+}
+
+/** Claims 50 at a time and completes them in one batch (two transactions per 50 jobs); returns jobs/s. */
+function claimCompleteBatched(engine: Engine, total: number): number {
+  const start = process.hrtime.bigint();
+  let done = 0;
+  while (done < total) {
+    const jobs = engine.claim({ workerId: WORKER, max: Math.min(50, total - done) });
+    if (jobs.length === 0) throw new Error(`the backlog ran dry after ${done} jobs`);
+    engine.batch(() => {
+      for (const job of jobs) engine.complete({ id: job.id, workerId: WORKER });
+    });
+    done += jobs.length;
+  }
+  return total / seconds(start);
+}
+
+/**
+ * Claim throughput with a backlog held near `backlog` jobs: process `chunk` jobs (timed), top
+ * the backlog up again (untimed), repeat. Returns the overall jobs/s of the timed parts.
+ */
+function steadyBacklog(engine: Engine, backlog: number, total: number, chunk: number, run: (engine: Engine, n: number) => number): number {
+  enqueueBatches(engine, backlog);
+  let timedSeconds = 0;
+  let processed = 0;
+  while (processed < total) {
+    const n = Math.min(chunk, total - processed);
+    const rate = run(engine, n);
+    timedSeconds += n / rate;
+    processed += n;
+    enqueueBatches(engine, n, backlog + processed);
+  }
+  return processed / timedSeconds;
+}
+
+function fileBytes(dbPath: string): number {
+  // Fold the WAL into the main file so the size is the database's, not the log's.
+  const db = new Database(dbPath);
+  try {
+    db.pragma('wal_checkpoint(TRUNCATE)');
+  } finally {
+    db.close();
+  }
+  let bytes = fs.statSync(dbPath).size;
+  for (const suffix of ['-wal', '-shm']) if (fs.existsSync(dbPath + suffix)) bytes += fs.statSync(dbPath + suffix).size;
+  return bytes;
+}
+
+/** Raw better-sqlite3 on this machine, now: the reference the engine figures are read against. */
+function rawInsertBaseline(dir: string, total: number): number {
+  const db = new Database(path.join(dir, 'raw.db'));
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, payload TEXT NOT NULL)');
+    const insert = db.prepare('INSERT INTO t (payload) VALUES (?)');
+    const start = process.hrtime.bigint();
+    for (let i = 0; i < total; i++) insert.run(`{"n":${i}}`);
+    return total / seconds(start);
+  } finally {
+    db.close();
+  }
+}
+
+export async function runEngineBench(options: EngineBenchOptions = {}): Promise<BenchFigure[]> {
+  const quick = options.quick ?? process.env['SPOOL_BENCH_QUICK'] === '1';
+  const log = options.log ?? ((line: string) => console.log(line));
+  const big = quick ? 100_000 : 1_000_000;
+  const scale = quick ? 0.4 : 1;
+  const n = (count: number): number => Math.max(1000, Math.round(count * scale));
+  const figures: BenchFigure[] = [];
+  const report = (f: BenchFigure): void => {
+    figures.push(f);
+    const value = f.unit === 'jobs/s' ? Math.round(f.value).toLocaleString('en-US') : f.value.toFixed(f.value < 10 ? 3 : 1);
+    const target = f.target ? `  (target ${f.target}: ${f.met ? 'met' : 'MISSED'})` : '';
+    log(`  ${f.name.padEnd(58)} ${value.padStart(12)} ${f.unit}${target}`);
+  };
+  const atLeast = (name: string, value: number, target: number): void => report({ name, value, unit: 'jobs/s', target: `>= ${target.toLocaleString('en-US')}`, met: value >= target });
+
+  const scratch = new Scratch();
+  try {
+    log(`Engine (in-process, file database, WAL, synchronous=NORMAL${quick ? ', QUICK: large backlog ' + big.toLocaleString('en-US') : ''})`);
+    report({ name: 'reference: raw better-sqlite3 autocommit INSERT', value: rawInsertBaseline(scratch.dir, n(30_000)), unit: 'jobs/s' });
+
+    {
+      const { engine } = scratch.engine();
+      const total = n(50_000);
+      const start = process.hrtime.bigint();
+      for (let i = 0; i < total; i++) engine.enqueue(smallJob(i));
+      atLeast('enqueue, one job per call', total / seconds(start), 30_000);
+    }
+    {
+      const { engine } = scratch.engine();
+      const total = n(200_000);
+      const start = process.hrtime.bigint();
+      enqueueBatches(engine, total);
+      atLeast('enqueue, batches of 1,000', total / seconds(start), 150_000);
+    }
+
+    const smallSingle = steadyBacklog(scratch.engine().engine, 1000, n(30_000), 1000, claimCompleteSingly);
+    atLeast('claim + complete one at a time, 1,000 queued', smallSingle, 10_000);
+    const smallBatched = steadyBacklog(scratch.engine().engine, 1000, n(100_000), 1000, claimCompleteBatched);
+    atLeast('claim 50 + complete 50 per batch, 1,000 queued', smallBatched, 40_000);
+
+    const { engine, dbPath } = scratch.engine();
+    const fillStart = process.hrtime.bigint();
+    enqueueBatches(engine, big);
+    const fillRate = big / seconds(fillStart);
+    report({ name: `enqueue ${big.toLocaleString('en-US')} in batches of 1,000 (filling the backlog)`, value: fillRate, unit: 'jobs/s' });
+    const bytes = fileBytes(dbPath);
+    report({ name: `database size per 1,000,000 small jobs (from ${big.toLocaleString('en-US')})`, value: (bytes / big) * 1e6 / 1024 / 1024, unit: 'MiB' });
+    report({ name: 'bytes per queued job', value: bytes / big, unit: 'bytes' });
+
+    const statsCalls = 2000;
+    engine.stats();
+    const statsStart = process.hrtime.bigint();
+    for (let i = 0; i < statsCalls; i++) engine.stats();
+    const statsMs = (seconds(statsStart) * 1000) / statsCalls;
+    report({ name: `stats() with ${big.toLocaleString('en-US')} jobs`, value: statsMs, unit: 'ms', target: '< 2', met: statsMs < 2 });
+
+    const bigSingle = claimCompleteSingly(engine, n(30_000));
+    const singleRatio = bigSingle / smallSingle;
+    report({ name: `claim + complete one at a time, ${big.toLocaleString('en-US')} queued`, value: bigSingle, unit: 'jobs/s' });
+    report({ name: '  ratio to the 1,000-queued figure', value: singleRatio, unit: '×', target: '>= 0.75', met: singleRatio >= 0.75 });
+    const bigBatched = claimCompleteBatched(engine, n(100_000));
+    const batchedRatio = bigBatched / smallBatched;
+    report({ name: `claim 50 + complete 50 per batch, ${big.toLocaleString('en-US')} queued`, value: bigBatched, unit: 'jobs/s' });
+    report({ name: '  ratio to the 1,000-queued figure', value: batchedRatio, unit: '×', target: '>= 0.75', met: batchedRatio >= 0.75 });
+    const check = engine.verifyCounters();
+    if (!check.ok) throw new Error(`counters disagree with the jobs table after the benchmark: ${JSON.stringify(check.mismatches)}`);
+  } finally {
+    scratch.dispose();
+  }
+  return figures;
+}
