@@ -116,7 +116,7 @@ test('heartbeats keep the lease of a job that runs longer than its timeout', asy
   const queue = freshQueue();
   const release = gate();
   await worker(t, { queues: [queue], handler: () => release.promise.then(() => 'finished') });
-  const timeoutMs = 1500;
+  const timeoutMs = 2000;
   const id = await enqueue(queue, null, { timeoutMs, maxAttempts: 1 });
   // Running well past three lease lengths proves the lease was extended again and again.
   const running = await waitFor('the job to run past three lease lengths', async () => {
