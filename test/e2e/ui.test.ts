@@ -10,7 +10,7 @@ import type { Page } from 'playwright-core';
 import { startDaemon, type TestDaemon } from '../helpers/daemon';
 import { openVsCode, waitFor, type VsCode } from './harness';
 import { seedReports } from './support/seed';
-import { answer, ariaLabel, collapse, contextMenu, expand, openSpoolView, openWorkbench, row, rowAt, runCommand, screenshot, statusBarText } from './support/workbench';
+import { answer, ariaLabel, collapse, contextMenu, expand, openSpoolView, openWorkbench, row, rowAt, runCommand, screenshot, statusBarText, widenSideBar } from './support/workbench';
 
 /** Wraps a UI test so a failure leaves a screenshot of what the page showed. */
 function uiTest(name: string, fn: () => Promise<void>): void {
@@ -51,7 +51,12 @@ uiTest('the Spool view shows the seeded queue with its counts, and the status ba
   assert.equal(await ariaLabel(rowAt(page, 2, 'Dead ')), 'Dead 2');
   await waitFor('the status bar counts', async () => (await statusBarText(page)) === '1 running · 4 queued · 2 dead');
   await expand(rowAt(page, 2, 'Dead '));
-  await row(page, /report: \{"month"/).waitFor({ timeout: 15_000 });
+  const deadJob = row(page, /report: \{"month"/);
+  await deadJob.waitFor({ timeout: 15_000 });
+  await widenSideBar(page, 220);
+  // A click opens the job's details: its record and run history as JSON.
+  await deadJob.click();
+  await page.locator('.editor-instance .view-lines', { hasText: 'the report template is missing' }).first().waitFor({ timeout: 15_000 });
   await screenshot(page, 'ui-queues.png');
 });
 

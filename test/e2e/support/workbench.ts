@@ -21,6 +21,19 @@ export async function openSpoolView(page: Page): Promise<void> {
   await page.locator('.pane-header', { hasText: 'Queues' }).first().waitFor({ timeout: 30_000 });
 }
 
+/** Drag the side bar's edge so tree labels are not cut (screenshots are read by people). */
+export async function widenSideBar(page: Page, by: number): Promise<void> {
+  const box = await page.locator('.part.sidebar').boundingBox();
+  if (!box) throw new Error('the side bar is not visible');
+  const x = box.x + box.width;
+  const y = box.y + box.height / 2;
+  await page.mouse.move(x + 1, y);
+  await page.mouse.down();
+  await page.mouse.move(x + by, y, { steps: 5 });
+  await page.mouse.up();
+  await waitFor('the side bar to widen', async () => ((await page.locator('.part.sidebar').boundingBox())?.width ?? 0) > box.width + by / 2, { timeoutMs: 5000 });
+}
+
 /** The Queues view's tree rows. */
 export function queuesPane(page: Page): Locator {
   return page.locator('.pane', { has: page.locator('.pane-header', { hasText: 'Queues' }) }).first();
@@ -73,8 +86,7 @@ export async function runCommand(page: Page, title: string): Promise<void> {
   // An entry's aria-label is its title, followed by ", recently used" once it has been run.
   const entry = page.locator(`.quick-input-widget .monaco-list-row[aria-label^="${title}"]`).first();
   await entry.waitFor({ timeout: 15_000 });
-  await waitFor(`"${title}" to be the first entry`, async () => ((await page.locator('.quick-input-widget .monaco-list-row').first().getAttribute('aria-label')) ?? '').startsWith(title), { timeoutMs: 10_000 });
-  await page.keyboard.press('Enter');
+  await entry.click();
 }
 
 /**
