@@ -26,6 +26,8 @@ export const run = hostSuite({
     const api = await spool();
     await connected(api);
     assert.equal(api.context.connection.status?.socketPath, configString(config, 'socketPath'));
+    // The extension only speaks to the daemon over the socket: SQLite is never loaded in the editor.
+    assert.deepEqual(Object.keys(require.cache).filter((m) => m.includes('better-sqlite3') || m.includes('better_sqlite3')), []);
   },
 
   'every contributed command is registered': async () => {

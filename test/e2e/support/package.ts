@@ -20,7 +20,7 @@ export async function packageExtension(outDir: string): Promise<string> {
   const out = path.join(outDir, 'spool.vsix');
   const vsce = path.join(ROOT, 'node_modules', '@vscode', 'vsce', 'vsce');
   try {
-    await run(process.execPath, [vsce, 'package', '--allow-missing-repository', '--skip-license', '--out', out], {
+    await run(process.execPath, [vsce, 'package', '--allow-missing-repository', '--skip-license', '--no-rewrite-relative-links', '--out', out], {
       cwd: ROOT,
       maxBuffer: 16 * 1024 * 1024,
     });
