@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { BulkResult, DaemonStatus, EnqueueResult, JobWithRuns, ListJobsResult, QueueResult, QueuesListResult, ScheduleResult, SchedulesListResult, Stats, WorkersListResult } from '../../shared/protocol';
 import { startDaemon, waitFor, type TestDaemon } from '../helpers/daemon';
-import { parseJson, runCli, UUID } from './cli-run';
+import { cliEnv, parseJson, runCli, SPOOL_BIN, UUID } from './cli-run';
 
 let daemon: TestDaemon;
 const spool = (args: string[], input?: string) => runCli(args, { socketPath: daemon.socketPath, ...(input !== undefined ? { input } : {}) });
@@ -454,6 +454,27 @@ describe('completion and help', () => {
     assert.ok(!noColor.stdout.includes('\x1b['));
     const flag = await runCli(['--no-color', 'jobs', '-q', 'cli-color'], { socketPath: daemon.socketPath, env: { FORCE_COLOR: '1' } });
     assert.ok(!flag.stdout.includes('\x1b['));
+  });
+
+  test('on a terminal, colours are on unless NO_COLOR is set', async (t) => {
+    const { spawnSync } = await import('node:child_process');
+    if (spawnSync('sh', ['-c', 'command -v script']).status !== 0) {
+      t.skip('util-linux `script` is not installed, so no terminal can be given to the command');
+      return;
+    }
+    await finishedShellJob('cli-tty', 'exit 1', ['--attempts', '1']);
+    // `script` runs the command on a pseudo-terminal, as a person's shell would.
+    const onTty = (env: NodeJS.ProcessEnv) =>
+      spawnSync('script', ['-qec', `${process.execPath} ${SPOOL_BIN} jobs -q cli-tty`, '/dev/null'], {
+        env: cliEnv(daemon.socketPath, env),
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+    const colored = onTty({});
+    assert.equal(colored.status, 0, colored.stderr);
+    assert.ok(colored.stdout.includes('\x1b[31mdead\x1b[39m'), colored.stdout);
+    const plain = onTty({ NO_COLOR: '1' });
+    assert.ok(!plain.stdout.includes('\x1b['), plain.stdout);
   });
 
   test('--socket overrides SPOOL_SOCKET', async () => {
