@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import type { Stats } from '../../../shared/protocol';
 import { action } from '../action';
+import { CliError } from '../errors';
 import { statsView, workersTable } from '../format/records';
 
 export function registerStatus(program: Command): void {
@@ -41,8 +42,8 @@ export function registerStatus(program: Command): void {
         };
         if (!o.watch) return render(await client.call('stats.get'));
         // Subscribe first, then read: a change between the two is not missed.
-        const ended = new Promise<void>((resolve) => {
-          client.onClose(() => resolve());
+        const ended = new Promise<void>((resolve, reject) => {
+          client.onClose(() => reject(new CliError(`Lost the Spool daemon at ${client.socketPath}; stats are no longer live.`)));
           process.once('SIGINT', () => resolve());
           process.once('SIGTERM', () => resolve());
         });
