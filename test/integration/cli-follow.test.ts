@@ -124,3 +124,15 @@ test('stats --watch prints a new summary when the counts change, and stops on SI
   const r = await cli.exited;
   assert.equal(r.code, 0, r.stderr);
 });
+
+test('stats --watch exits 1 with a reason when the daemon goes away', async (t) => {
+  const own = await startDaemon();
+  t.after(() => own.dispose());
+  const cli = startCli(['stats', '--watch', '--json'], { socketPath: own.socketPath });
+  t.after(() => stopCli(cli));
+  await waitFor('the first summary', () => cli.stdout().includes('{'));
+  await own.stop();
+  const r = await cli.exited;
+  assert.equal(r.code, 1);
+  assert.equal(r.stderr, `spool: Lost the Spool daemon at ${own.socketPath}; stats are no longer live.\n`);
+});
