@@ -4,7 +4,13 @@
  */
 import Database from 'better-sqlite3';
 import * as os from 'node:os';
-import { runEngineBench } from './engine';
+import { runDaemonBench } from './daemon';
+import { runEngineBench, type BenchFigure } from './engine';
+
+function summary(part: string, figures: BenchFigure[]): string {
+  const missed = figures.filter((f) => f.met === false);
+  return missed.length === 0 ? `${part}: every target met.` : `${part}: ${missed.length} target(s) missed: ${missed.map((f) => f.name.trim()).join('; ')}`;
+}
 
 async function main(): Promise<void> {
   const db = new Database(':memory:');
@@ -13,9 +19,10 @@ async function main(): Promise<void> {
   const cpus = os.cpus();
   console.log(`Node ${process.version}, SQLite ${String(sqlite)}, ${cpus.length} × ${cpus[0]?.model ?? 'unknown CPU'}, ${os.platform()} ${os.release()}`);
   console.log('Other processes on this machine compete for the same cores; compare figures within one run.\n');
-  const figures = await runEngineBench();
-  const missed = figures.filter((f) => f.met === false);
-  console.log(missed.length === 0 ? '\nEngine: every target met.' : `\nEngine: ${missed.length} target(s) missed: ${missed.map((f) => f.name.trim()).join('; ')}`);
+  const engine = await runEngineBench();
+  console.log('');
+  const daemon = await runDaemonBench();
+  console.log(`\n${summary('Engine', engine)}\n${summary('Daemon', daemon)}`);
 }
 
 main().catch((error: unknown) => {

@@ -35,7 +35,7 @@ import type {
 } from '../../shared/protocol';
 import { jobNotFound } from '../../shared/errors';
 import { TERMINAL_STATES, type Job, type JobState, type JobTemplate, type OutputStream, type Queue, type Schedule, type Worker, type WorkerType } from '../../shared/types';
-import { Store } from '../store';
+import { Store, type QueueSettings } from '../store';
 import type { EngineClaimParams, EngineListener, EngineOptions, FireScheduleParams, QueueEngine } from './api';
 import type { EngineContext } from './context';
 import { UPKEEP_BATCH } from './defaults';
@@ -116,7 +116,10 @@ export class Engine implements QueueEngine {
 
   enqueueBatch(params: { jobs: EnqueueParams[] }): { results: EnqueueResult[] } {
     const inputs = v.enqueueBatchParams(params);
-    return this.write((ctx) => ({ results: inputs.map((input) => enqueueOne(ctx, input)) }));
+    return this.write((ctx) => {
+      const queues = new Map<string, QueueSettings>();
+      return { results: inputs.map((input) => enqueueOne(ctx, input, queues)) };
+    });
   }
 
   getJob(id: string): JobWithRuns {

@@ -2,18 +2,26 @@
  * Enqueueing: defaults from the queue, idempotency, the insert.
  */
 import type { EnqueueResult } from '../../../shared/protocol';
+import type { QueueSettings } from '../../store';
 import type { EngineContext } from '../context';
 import type { EnqueueInput } from '../validate/jobs';
 import { ensureQueue } from './queues';
 
-/** One job, inside the caller's write transaction. */
-export function enqueueOne(ctx: EngineContext, input: EnqueueInput): EnqueueResult {
+/**
+ * One job, inside the caller's write transaction. A batch passes `queues`, the settings it has
+ * read already in this transaction, so a thousand jobs to one queue read its row once.
+ */
+export function enqueueOne(ctx: EngineContext, input: EnqueueInput, queues?: Map<string, QueueSettings>): EnqueueResult {
   // Same key, same job: the first one wins and is returned as it is now, never overwritten.
   if (input.idempotencyKey !== null) {
     const existing = ctx.store.jobs.byIdempotencyKey(input.idempotencyKey);
     if (existing) return { job: existing, created: false };
   }
-  const queue = ensureQueue(ctx, input.queue);
+  let queue = queues?.get(input.queue);
+  if (queue === undefined) {
+    queue = ensureQueue(ctx, input.queue);
+    queues?.set(input.queue, queue);
+  }
   const now = ctx.now();
   const backoff = { ...queue.defaultBackoff, ...input.backoff };
   const job = ctx.store.jobs.insert({
