@@ -3,11 +3,11 @@
  * its native SQLite module from the .vsix), reconnect after the daemon dies, restart, stop and
  * start. No daemon is running when VS Code opens. host/lifecycle.ts holds the steps.
  */
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import { openVsCode, runHostSuite, tempDir, type VsCode } from './harness';
 import { reportHostRun } from './support/hostRun';
+import { killNotedDaemons } from './support/pids';
 
 const folder = tempDir('spool-life-');
 const socketPath = path.join(folder.dir, 's.sock');
@@ -19,17 +19,9 @@ before(async () => {
 });
 
 after(async () => {
-  // Every daemon the extension started was noted; end any that is still alive (they are detached).
-  const pidsFile = vscode ? path.join(vscode.server.scratch, 'pids.txt') : '';
-  const pids = pidsFile && fs.existsSync(pidsFile) ? fs.readFileSync(pidsFile, 'utf8').split('\n').map(Number).filter((p) => p > 0) : [];
+  // Before close(), which removes the scratch folder holding the noted pids.
+  if (vscode) killNotedDaemons(vscode.server.scratch);
   await vscode?.close();
-  for (const pid of pids) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
-    }
-  }
   folder.remove();
 });
 
@@ -47,3 +39,4 @@ test('daemon life through the extension', async (t) => {
     'Stop Daemon stops it; Start Daemon starts a new one',
   ]);
 });
+

@@ -3,11 +3,11 @@
  * (support/otherVersionDaemon.ts); the extension reports the mismatch and Restart Daemon
  * replaces it with the bundled daemon (host/mismatch.ts).
  */
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import { openVsCode, runHostSuite, tempDir, waitFor, type VsCode } from './harness';
 import { reportHostRun } from './support/hostRun';
+import { killNotedDaemons } from './support/pids';
 import { startOtherVersionDaemon, type OtherVersionDaemon } from './support/otherVersionDaemon';
 
 const folder = tempDir('spool-mm-');
@@ -21,17 +21,10 @@ before(async () => {
   vscode = await openVsCode({ settings: { 'spool.socketPath': socketPath, 'spool.databasePath': dbPath, 'spool.autoStartDaemon': true } });
 });
 after(async () => {
-  const pidsFile = vscode ? path.join(vscode.server.scratch, 'pids.txt') : '';
-  const pids = pidsFile && fs.existsSync(pidsFile) ? fs.readFileSync(pidsFile, 'utf8').split('\n').map(Number).filter((p) => p > 0) : [];
+  // Before close(), which removes the scratch folder holding the noted pids.
+  if (vscode) killNotedDaemons(vscode.server.scratch);
   await vscode?.close();
   await other?.close();
-  for (const pid of pids) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
-    }
-  }
   folder.remove();
 });
 
@@ -40,3 +33,4 @@ test('a daemon of another protocol version', async (t) => {
   await reportHostRun(t, run, ['a daemon of another protocol version is reported as a mismatch', 'Restart Daemon replaces it with the bundled daemon']);
   await waitFor('the other daemon to have been asked to shut down', () => other.stopped, { timeoutMs: 10_000 });
 });
+

@@ -136,7 +136,7 @@ export const run = hostSuite({
     await waitFor('the second line and the end marker', () => doc.getText().includes('second') && doc.getText().includes('the job has finished'));
   },
 
-  'Open Job Details shows the job and its runs as JSON': async (config) => {
+  'Open Job Details shows the job and its runs as JSON': async () => {
     const api = await spool();
     const [dead] = await children(api, (await groupNode(api, 'reports', 'Dead')).node);
     assert.ok(dead);
@@ -149,7 +149,6 @@ export const run = hostSuite({
     const runs: unknown = Reflect.get(parsed ?? {}, 'runs');
     assert.equal(Reflect.get(job ?? {}, 'state'), 'dead');
     assert.ok(Array.isArray(runs) && runs.length === 1 && Reflect.get(runs[0] ?? {}, 'error') === 'the report template is missing');
-    void config;
   },
 
   'Retry on a dead job moves it out of Dead': async (config) => {
