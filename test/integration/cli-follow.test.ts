@@ -101,6 +101,11 @@ test('logs -f --json prints every line once, in order, when many lines arrive qu
     assert.equal(l.seq, i + 1);
     assert.equal(l.text, `line ${i + 1}`);
   });
+  // Output larger than a pipe's buffer arrives whole: the CLI waits for it to drain before exiting.
+  const again = await spool(['logs', id, '--json']);
+  assert.equal(again.stdout.trimEnd().split('\n').length, 900);
+  const raw = await spool(['rpc', 'jobs.output', JSON.stringify({ id, limit: 1000 })]);
+  assert.equal(parseJson<{ lines: OutputLine[]; done: boolean }>(raw.stdout).lines.length, 900);
 });
 
 test('logs -f on a finished job prints its output and returns at once', async () => {
