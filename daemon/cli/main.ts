@@ -14,6 +14,16 @@ function exit(code: number): void {
   process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
 }
 
+// The reader went away (`spool logs -f <id> | head`): stop quietly, as other commands do.
+// Any other write error is a real one and is reported.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(0);
+    process.stderr.write(`spool: cannot write the output: ${error.message}\n`);
+    process.exit(1);
+  });
+}
+
 buildProgram()
   .parseAsync(process.argv)
   .then(

@@ -4,13 +4,14 @@
  * output arrive while the job is still running, without sleeping.
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { EnqueueResult, JobWithRuns, Stats } from '../../shared/protocol';
 import type { OutputLine } from '../../shared/types';
 import { startDaemon, waitFor, type TestDaemon } from '../helpers/daemon';
-import { parseJson, runCli, startCli, stopCli, UUID } from './cli-run';
+import { cliEnv, parseJson, runCli, SPOOL_BIN, startCli, stopCli, UUID } from './cli-run';
 
 let daemon: TestDaemon;
 let gates = 0;
@@ -106,6 +107,11 @@ test('logs -f --json prints every line once, in order, when many lines arrive qu
   assert.equal(again.stdout.trimEnd().split('\n').length, 900);
   const raw = await spool(['rpc', 'jobs.output', JSON.stringify({ id, limit: 1000 })]);
   assert.equal(parseJson<{ lines: OutputLine[]; done: boolean }>(raw.stdout).lines.length, 900);
+  // A reader that stops early (`| head -1`) ends the command quietly, not with a stack trace.
+  const head = spawnSync('bash', ['-c', `"${process.execPath}" "${SPOOL_BIN}" logs ${id} | head -1; exit \${PIPESTATUS[0]}`], { env: cliEnv(daemon.socketPath), encoding: 'utf8' });
+  assert.equal(head.stdout, 'line 1\n');
+  assert.equal(head.stderr, '');
+  assert.equal(head.status, 0);
 });
 
 test('logs -f on a finished job prints its output and returns at once', async () => {
