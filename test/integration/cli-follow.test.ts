@@ -4,7 +4,7 @@
  * output arrive while the job is still running, without sleeping.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
@@ -107,11 +107,6 @@ test('logs -f --json prints every line once, in order, when many lines arrive qu
   assert.equal(again.stdout.trimEnd().split('\n').length, 900);
   const raw = await spool(['rpc', 'jobs.output', JSON.stringify({ id, limit: 1000 })]);
   assert.equal(parseJson<{ lines: OutputLine[]; done: boolean }>(raw.stdout).lines.length, 900);
-  // A reader that stops early (`| head -1`) ends the command quietly, not with a stack trace.
-  const head = spawnSync('bash', ['-c', `"${process.execPath}" "${SPOOL_BIN}" logs ${id} | head -1; exit \${PIPESTATUS[0]}`], { env: cliEnv(daemon.socketPath), encoding: 'utf8' });
-  assert.equal(head.stdout, 'line 1\n');
-  assert.equal(head.stderr, '');
-  assert.equal(head.status, 0);
 });
 
 test('logs -f on a finished job prints its output and returns at once', async () => {
@@ -146,4 +141,28 @@ test('stats --watch exits 1 with a reason when the daemon goes away', async (t) 
   const r = await cli.exited;
   assert.equal(r.code, 1);
   assert.equal(r.stderr, `spool: Lost the Spool daemon at ${own.socketPath}; stats are no longer live.\n`);
+});
+
+test('a reader that goes away (logs -f | head -1) ends the command quietly with status 0', async (t) => {
+  const g = gate();
+  const enq = await spool(['enqueue', 'follow', '--shell', `echo first; ${g.wait}; seq 1 500`, '--json']);
+  const id = parseJson<EnqueueResult>(enq.stdout).job.id;
+  const pipeline = spawn('bash', ['-c', `"${process.execPath}" "${SPOOL_BIN}" logs -f ${id} | head -1; echo "spool exited with \${PIPESTATUS[0]}" >&2`], {
+    env: cliEnv(daemon.socketPath),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  pipeline.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  pipeline.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const closed = new Promise<number | null>((resolve) => pipeline.once('close', resolve));
+  t.after(() => {
+    if (pipeline.exitCode === null) pipeline.kill('SIGKILL');
+  });
+  await waitFor('head to print the first line', () => stdout === 'first\n');
+  // Only once head has exited does the rest of the output meet a closed pipe.
+  await waitFor('head to exit', () => !spawnSync('ps', ['--ppid', String(pipeline.pid), '-o', 'comm=']).stdout.toString().includes('head'));
+  g.open();
+  assert.equal(await closed, 0);
+  assert.equal(stderr, 'spool exited with 0\n');
 });
