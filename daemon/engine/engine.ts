@@ -318,13 +318,22 @@ export class Engine implements QueueEngine {
   deleteQueue(params: DeleteQueueParams): number {
     const input = vq.deleteQueueParams(params);
     this.read((ctx) => queues.checkQueueDeletable(ctx, input.name, input.force));
-    const purged = input.force ? this.purgeAll(input.name, [...TERMINAL_STATES, 'queued', 'retrying']) : 0;
-    // Checked again with the write lock held: a job may have been enqueued or claimed meanwhile.
-    this.write((ctx) => {
+    const waitingAndFinished: JobState[] = [...TERMINAL_STATES, 'queued', 'retrying'];
+    let purged = input.force ? this.purgeAll(input.name, waitingAndFinished) : 0;
+    // Checked again with the write lock held: a job may have been enqueued or claimed since the
+    // purge; with force, the few that arrived meanwhile go in this same transaction.
+    return this.write((ctx) => {
+      if (input.force) {
+        let n: number;
+        do {
+          n = queues.purgeBatch(ctx, input.name, waitingAndFinished);
+          purged += n;
+        } while (n === UPKEEP_BATCH);
+      }
       queues.checkQueueDeletable(ctx, input.name, false);
       queues.deleteQueueRow(ctx, input.name);
+      return purged;
     });
-    return purged;
   }
 
   // ------------------------------------------------------------------------------------------
