@@ -38,6 +38,7 @@ test('the extension in VS Code, against a seeded daemon', async (t) => {
     'Enqueue Job runs a shell job to completion',
     'Show Job Output opens a document that follows the job live',
     'Open Job Details shows the job and its runs as JSON',
+    'an open job details document follows the job as it changes',
     'Retry on a dead job moves it out of Dead',
     'Cancel on a multi-selection cancels every selected job',
     'Delete with confirmation given removes the jobs',

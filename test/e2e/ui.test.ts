@@ -116,3 +116,15 @@ uiTest('a job enqueued here that ends dead raises a warning with Retry and Show 
   // The editor renders spaces as non-breaking spaces.
   assert.match(((await editor.textContent()) ?? '').replace(/\s+/g, ' '), /about to fail.*--- the job has finished ---/);
 });
+
+uiTest('Purge Queue asks first, saying how many jobs it would delete', async () => {
+  await contextMenu(page, rowAt(page, 1, 'ui-demo '), 'Purge Queue…');
+  const dialog = page.locator('.monaco-dialog-box');
+  await dialog.waitFor({ timeout: 15_000 });
+  assert.match(((await dialog.textContent()) ?? '').replace(/\s+/g, ' '), /Purge queue ui-demo\? This deletes 2 job\(s\) and their history\./);
+  await screenshot(page, 'ui-purge-confirmation.png');
+  await dialog.locator('.monaco-button', { hasText: 'Cancel' }).click();
+  await dialog.waitFor({ state: 'detached', timeout: 15_000 });
+  const { jobs } = await (await daemon.client()).call('jobs.list', { queue: 'ui-demo' });
+  assert.equal(jobs.length, 2, 'nothing was purged');
+});

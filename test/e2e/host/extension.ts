@@ -151,6 +151,17 @@ export const run = hostSuite({
     assert.ok(Array.isArray(runs) && runs.length === 1 && Reflect.get(runs[0] ?? {}, 'error') === 'the report template is missing');
   },
 
+  'an open job details document follows the job as it changes': async (config) => {
+    const client = await direct(configString(config, 'socketPath'));
+    const { job } = await client.call('jobs.enqueue', { queue: 'details', kind: 'report', payload: { watch: true } });
+    const uri = await vscode.commands.executeCommand<string>('spool.jobs.openDetails', job.id);
+    const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri);
+    assert.ok(doc);
+    assert.match(doc.getText(), /"state": "queued"/);
+    await client.call('jobs.cancel', { id: job.id });
+    await waitFor('the document to show the job cancelled', () => doc.getText().includes('"state": "cancelled"'), 10_000);
+  },
+
   'Retry on a dead job moves it out of Dead': async (config) => {
     const api = await spool();
     const [dead] = await children(api, (await groupNode(api, 'reports', 'Dead')).node);
