@@ -135,10 +135,15 @@ export class DaemonConnection implements vscode.Disposable {
     }
     if (old !== null) {
       const client = old;
-      await client.call('daemon.shutdown');
-      await waitUntil(() => client.isClosed, 30_000, `the daemon at ${socketPath} to shut down`);
-      client.close();
-      await waitUntil(async () => !(await answers(socketPath)), 30_000, `the socket ${socketPath} to be released`);
+      try {
+        await client.call('daemon.shutdown');
+        await waitUntil(() => client.isClosed, 30_000, `the daemon at ${socketPath} to shut down`);
+        await waitUntil(async () => !(await answers(socketPath)), 30_000, `the socket ${socketPath} to be released`);
+      } catch (error) {
+        throw this.fail(new Error(`Could not stop the running daemon: ${errorMessage(error)}. Stop it with \`spool daemon stop\` and start again.`));
+      } finally {
+        client.close();
+      }
     }
     await this.connect(true);
   }
@@ -166,14 +171,7 @@ export class DaemonConnection implements vscode.Disposable {
       status = await client.handshake();
     } catch (error) {
       client.close();
-      if (error instanceof ProtocolMismatchError) {
-        this.log.error(error.message);
-        this.setState('mismatch');
-        void vscode.window.showErrorMessage(error.message, 'Restart Daemon').then((choice) => {
-          if (choice) void vscode.commands.executeCommand('spool.daemon.restart');
-        });
-        return;
-      }
+      if (error instanceof ProtocolMismatchError) return this.mismatch(error);
       throw this.fail(error);
     }
     this.current = client;
@@ -192,28 +190,51 @@ export class DaemonConnection implements vscode.Disposable {
         this.setState('disconnected');
       }
     });
-    // The client re-subscribes by itself after a reconnect.
-    await client.subscribe(
-      { topics: ['jobs', 'queues', 'stats'] },
-      {
-        'jobs.changed': (event) => this.jobEmitter.fire(event),
-        'queues.changed': (event) => this.queueEmitter.fire(event),
-        'stats.changed': (event) => this.updateStats(event.stats),
-      },
-    );
+    try {
+      // The client re-subscribes by itself after a reconnect.
+      await client.subscribe(
+        { topics: ['jobs', 'queues', 'stats'] },
+        {
+          'jobs.changed': (event) => this.jobEmitter.fire(event),
+          'queues.changed': (event) => this.queueEmitter.fire(event),
+          'stats.changed': (event) => this.updateStats(event.stats),
+        },
+      );
+    } catch (error) {
+      this.current = null;
+      client.close();
+      throw this.fail(error);
+    }
     await this.afterConnect(client);
   }
 
+  /** After a connect or a reconnect: check the version (a restarted daemon may be another release), read the counts. */
   private async afterConnect(client: SpoolClient): Promise<void> {
     try {
       this.lastStatus = await client.handshake();
       this.updateStats(await client.call('stats.get'));
     } catch (error) {
-      this.log.error(`Reading the daemon's status after connecting failed: ${errorMessage(error)}`);
+      if (error instanceof ProtocolMismatchError) {
+        this.current = null;
+        client.close();
+        this.mismatch(error);
+        return;
+      }
+      // The daemon went away again between the reconnect and these calls; the client keeps
+      // dialling and this runs again on its next 'connected'.
+      this.log.warn(`Reading the daemon's status after connecting failed: ${errorMessage(error)}`);
       return;
     }
     this.setState('connected');
     this.connectedEmitter.fire(client);
+  }
+
+  private mismatch(error: ProtocolMismatchError): void {
+    this.log.error(error.message);
+    this.setState('mismatch');
+    void vscode.window.showErrorMessage(error.message, 'Restart Daemon').then((choice) => {
+      if (choice) void vscode.commands.executeCommand('spool.daemon.restart');
+    });
   }
 
   private updateStats(stats: Stats): void {

@@ -97,10 +97,17 @@ export class QueuesProvider implements vscode.TreeDataProvider<QueueTreeNode>, v
 
   async getChildren(node?: QueueTreeNode): Promise<QueueTreeNode[]> {
     if (this.connection.state !== 'connected') return [];
-    if (!node) return this.rootChildren();
-    if (node.type === 'queue') return this.groupsOf(node);
-    if (node.type === 'group') return this.jobsOf(node);
-    return [];
+    try {
+      if (!node) return await this.rootChildren();
+      if (node.type === 'queue') return this.groupsOf(node);
+      if (node.type === 'group') return await this.jobsOf(node);
+      return [];
+    } catch (error) {
+      // The daemon went away while the view was reading: the view empties and is refilled on
+      // reconnect. Any other failure is a real error and is reported.
+      if (this.connection.state !== 'connected') return [];
+      throw error;
+    }
   }
 
   getParent(node: QueueTreeNode): QueueTreeNode | undefined {
