@@ -8,7 +8,7 @@
  * so ordering by id is ordering by creation time and the `jobs_list (queue, state, id)` index
  * serves "newest first in a queue and state" directly.
  */
-import type { Job, JobState } from '../../shared/types';
+import { JOB_STATES, type Job, type JobState } from '../../shared/types';
 import type { Db } from './db';
 import { mapJob } from './mappers';
 import { toRow } from './row';
@@ -43,8 +43,23 @@ export class ListStatements {
 
   constructor(private readonly db: Db) {}
 
-  /** Up to `limit` jobs in order. */
+  /**
+   * Up to `limit` jobs in order. Within one queue, newest/oldest first over several states (or
+   * all of them) is answered as one `jobs_list (queue, state, id)` range per state, merged here:
+   * each range is already in id order and stops after `limit` rows, where a single query over the
+   * queue would sort every job of the queue before returning the first page.
+   */
   list(query: ListQuery): Job[] {
+    if (query.queue !== undefined && query.order !== 'runAt' && (query.states === undefined || query.states.length > 1)) {
+      const states = query.states ?? JOB_STATES;
+      const merged = states.flatMap((state) => this.listOne({ ...query, states: [state] }));
+      merged.sort(query.order === 'newest' ? (a, b) => (a.id < b.id ? 1 : -1) : (a, b) => (a.id < b.id ? -1 : 1));
+      return merged.slice(0, query.limit);
+    }
+    return this.listOne(query);
+  }
+
+  private listOne(query: ListQuery): Job[] {
     const where: string[] = [];
     const params: Record<string, string | number> = { limit: query.limit };
     if (query.queue !== undefined) {

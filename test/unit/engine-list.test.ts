@@ -25,13 +25,20 @@ test('listing filters by queue, states, kind, tag, text and delay', (t) => {
   assert.deepEqual(ids({ order: 'runAt' }), [a.id, c.id, b.id]);
 });
 
-test('cursor pagination walks every job exactly once in each order', (t) => {
+test('cursor pagination walks every job exactly once in each order, across states', (t) => {
   const { engine, clock } = makeEngine(t);
   const created: string[] = [];
   for (let i = 0; i < 23; i++) {
-    created.push(engine.enqueue({ queue: 'q', kind: 'k', runAt: clock.ms + ((i * 7) % 5) * 1000 }).job.id);
+    created.push(engine.enqueue({ queue: 'q', kind: 'k', maxAttempts: 1, runAt: clock.ms + ((i * 7) % 5) * 1000 }).job.id);
+    engine.enqueue({ queue: 'elsewhere', kind: 'k' });
     if (i % 4 === 0) clock.advance(1);
   }
+  // Spread the queue's jobs over several states, so a page merges ranges of different states.
+  clock.advance(5000);
+  const claimed = engine.claim({ workerId: 'w', queues: ['q'], max: 9 });
+  claimed.slice(0, 3).forEach((j) => engine.complete({ id: j.id, workerId: 'w' }));
+  claimed.slice(3, 6).forEach((j) => engine.fail({ id: j.id, workerId: 'w', error: 'x' }));
+  engine.cancel(created[22] ?? '');
   for (const order of ['newest', 'oldest', 'runAt'] as const) {
     const seen: string[] = [];
     let cursor: string | undefined;
@@ -46,7 +53,10 @@ test('cursor pagination walks every job exactly once in each order', (t) => {
     assert.equal(new Set(seen).size, 23, order);
     const all = engine.listJobs({ queue: 'q', order, limit: 100 }).jobs.map((j) => j.id);
     assert.deepEqual(seen, all, order);
+    if (order !== 'runAt') assert.deepEqual(seen, order === 'newest' ? [...created].reverse() : created, order);
   }
+  const someStates = engine.listJobs({ queue: 'q', states: ['completed', 'dead'], order: 'oldest', limit: 2 });
+  assert.deepEqual(someStates.jobs.map((j) => j.id), created.filter((id) => claimed.slice(0, 6).some((c) => c.id === id)).slice(0, 2));
   assert.deepEqual(engine.listJobs({ queue: 'q', order: 'oldest', limit: 100 }).jobs.map((j) => j.id), created);
 });
 
