@@ -53,8 +53,8 @@ test('with 100,000 jobs in a queue, the queue and a state group each open in und
   assert.ok(groupMs < 1000, `expanding the Queued group took ${groupMs} ms`);
 });
 
-test('extension-host memory while 10,000 jobs complete', async (t) => {
+test('refreshes only while visible, and extension-host memory while 10,000 jobs complete', async (t) => {
   const run = await runHostSuite(vscode.server, vscode.browser, path.join(__dirname, 'host', 'memory.ts'), { socketPath: daemon.socketPath });
   console.log(run.log.split('\n').filter((l) => l.includes('heap before')).join('\n'));
-  await reportHostRun(t, run, ['extension-host memory stays flat while 10,000 jobs complete']);
+  await reportHostRun(t, run, ['a hidden Queues view is not refreshed; it refreshes once when shown again', 'extension-host memory stays flat while 10,000 jobs complete']);
 });

@@ -34,6 +34,32 @@ const JOBS = 10_000;
 const WORKER = 'memory-test-worker';
 
 export const run = hostSuite({
+  'a hidden Queues view is not refreshed; it refreshes once when shown again': async (config) => {
+    const api = await spool();
+    await connected(api);
+    await vscode.commands.executeCommand('workbench.view.explorer');
+    await waitFor('the Queues view to be hidden', () => !api.context.queuesView.visible);
+    const client = await SpoolClient.connect({ socketPath: configString(config, 'socketPath') });
+    try {
+      let refreshes = 0;
+      const counting = api.context.queues.onDidChangeTreeData(() => refreshes++);
+      let events = 0;
+      const counter = api.context.connection.onJobChanged(() => events++);
+      await client.call('jobs.enqueueBatch', { jobs: Array.from({ length: 100 }, (_, n) => ({ queue: 'hidden', kind: 'noop', payload: { n } })) });
+      await waitFor('the 100 job events', () => events >= 100, 10_000);
+      // Past the 250 ms debounce: a refresh would have happened by now if the view were visible.
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      assert.equal(refreshes, 0, 'no refresh while hidden');
+      await vscode.commands.executeCommand('spool.queues.focus');
+      await waitFor('one refresh once visible', () => refreshes >= 1, 10_000);
+      counting.dispose();
+      counter.dispose();
+      assert.equal(refreshes, 1);
+    } finally {
+      client.close();
+    }
+  },
+
   'extension-host memory stays flat while 10,000 jobs complete': async (config) => {
     const api = await spool();
     await connected(api);
