@@ -59,6 +59,7 @@ export function activate(extension: vscode.ExtensionContext): SpoolApi {
     ...registerCommands(ctx),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('spool.socketPath')) void connection.connect(readSettings().autoStartDaemon).catch((error: unknown) => log.error(String(error)));
+      if (e.affectsConfiguration('spool.pageSize')) queues.refresher.now();
     }),
   );
   void vscode.commands.executeCommand('setContext', 'spool.connectionState', connection.state);
