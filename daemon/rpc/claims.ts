@@ -20,6 +20,8 @@ interface Waiter {
 
 export class ClaimWaiters {
   private readonly waiters = new Set<Waiter>();
+  /** The waits of each connection, to end them when it closes (one close listener per connection). */
+  private readonly byConnection = new Map<Connection, Set<Waiter>>();
   private wokenQueues = new Set<string>();
   private wokenAll = false;
   private drainScheduled = false;
@@ -44,8 +46,17 @@ export class ClaimWaiters {
         timer: setTimeout(() => this.finish(waiter, []), waitMs),
       };
       this.waiters.add(waiter);
-      // A worker that hangs up stops waiting: nothing must be claimed on its behalf afterwards.
-      connection.onClose(() => this.finish(waiter, []));
+      let own = this.byConnection.get(connection);
+      if (!own) {
+        const set = (own = new Set());
+        this.byConnection.set(connection, set);
+        // A worker that hangs up stops waiting: nothing must be claimed on its behalf afterwards.
+        connection.onClose(() => {
+          this.byConnection.delete(connection);
+          for (const w of [...set]) this.finish(w, []);
+        });
+      }
+      own.add(waiter);
     });
   }
 
@@ -87,6 +98,7 @@ export class ClaimWaiters {
       } catch (error) {
         this.logger.error('A waiting claim failed', { workerId: waiter.params.workerId, error });
         this.waiters.delete(waiter);
+        this.byConnection.get(waiter.connection)?.delete(waiter);
         clearTimeout(waiter.timer);
         waiter.reject(error);
         continue;
@@ -97,6 +109,7 @@ export class ClaimWaiters {
 
   private finish(waiter: Waiter, jobs: Job[]): void {
     if (!this.waiters.delete(waiter)) return;
+    this.byConnection.get(waiter.connection)?.delete(waiter);
     clearTimeout(waiter.timer);
     waiter.resolve(jobs);
   }

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { invalidParams } from '../../shared/errors';
-import { LIMITS, type EventTopic, type Notifications, type NotificationName, type Stats, type SubscribeParams } from '../../shared/protocol';
+import { type EventTopic, type Notifications, type NotificationName, type Stats, type SubscribeParams } from '../../shared/protocol';
 import type { OutputLine } from '../../shared/types';
 import type { JobChange } from '../engine/api';
 import type { Logger } from '../lifecycle/logger';
@@ -29,6 +29,8 @@ interface Subscription {
 
 export class EventHub {
   private readonly subscriptions = new Map<string, Subscription>();
+  /** Subscription ids of each connection; dropped with it (one close listener per connection). */
+  private readonly byConnection = new Map<Connection, Set<string>>();
   private statsTimer: NodeJS.Timeout | null = null;
   private lastStatsAt = 0;
   private statsDirty = false;
@@ -39,8 +41,16 @@ export class EventHub {
   ) {}
 
   subscribe(connection: Connection, params: SubscribeParams): string {
-    const owned = [...this.subscriptions.values()].filter((s) => s.connection === connection).length;
-    if (owned >= MAX_SUBSCRIPTIONS_PER_CONNECTION) {
+    let owned = this.byConnection.get(connection);
+    if (!owned) {
+      const ids = (owned = new Set());
+      this.byConnection.set(connection, ids);
+      connection.onClose(() => {
+        this.byConnection.delete(connection);
+        for (const id of ids) this.subscriptions.delete(id);
+      });
+    }
+    if (owned.size >= MAX_SUBSCRIPTIONS_PER_CONNECTION) {
       throw invalidParams('subscriptionId', `A connection may hold at most ${MAX_SUBSCRIPTIONS_PER_CONNECTION} subscriptions; unsubscribe some first.`);
     }
     const id = randomUUID();
@@ -52,7 +62,7 @@ export class EventHub {
       jobIds: params.jobIds && params.jobIds.length > 0 ? new Set(params.jobIds) : null,
     };
     this.subscriptions.set(id, subscription);
-    connection.onClose(() => this.subscriptions.delete(id));
+    owned.add(id);
     return id;
   }
 
@@ -61,6 +71,7 @@ export class EventHub {
     const subscription = this.subscriptions.get(subscriptionId);
     if (!subscription || subscription.connection !== connection) return false;
     this.subscriptions.delete(subscriptionId);
+    this.byConnection.get(connection)?.delete(subscriptionId);
     return true;
   }
 
@@ -121,6 +132,7 @@ export class EventHub {
     if (this.statsTimer) clearTimeout(this.statsTimer);
     this.statsTimer = null;
     this.subscriptions.clear();
+    this.byConnection.clear();
   }
 
   private flushStats(): void {
@@ -144,6 +156,3 @@ export class EventHub {
     subscription.connection.send({ jsonrpc: '2.0', method, params });
   }
 }
-
-/** Validated `events.subscribe` params, with list sizes bounded. */
-export const SUBSCRIBE_LIMITS = { maxQueues: 1000, maxJobIds: LIMITS.maxBatch } as const;
