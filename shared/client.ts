@@ -135,7 +135,7 @@ export class SpoolClient {
     const started = Date.now();
     const conn = await this.readyConnection(method, timeoutMs);
     const left = timeoutMs > 0 ? Math.max(1, timeoutMs - (Date.now() - started)) : 0;
-    return conn.request(method, params, left);
+    return conn.request(method, params, left, timeoutMs);
   }
 
   /**
@@ -147,7 +147,7 @@ export class SpoolClient {
     const started = Date.now();
     const conn = await this.readyConnection(method, timeoutMs);
     const left = timeoutMs > 0 ? Math.max(1, timeoutMs - (Date.now() - started)) : 0;
-    return conn.requestUnchecked(method, params, left);
+    return conn.requestUnchecked(method, params, left, timeoutMs);
   }
 
   /**

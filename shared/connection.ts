@@ -98,14 +98,17 @@ export class Connection {
   }
 
   /** One request; `timeoutMs` 0 waits forever. Daemon errors become SpoolError with their code and data. */
-  async request<M extends MethodName>(method: M, params: ParamsOf<M> | undefined, timeoutMs: number): Promise<ResultOf<M>> {
+  async request<M extends MethodName>(method: M, params: ParamsOf<M> | undefined, timeoutMs: number, statedTimeoutMs = timeoutMs): Promise<ResultOf<M>> {
     // The protocol types guarantee the shape; the daemon validates what it receives.
-    return (await this.requestUnchecked(method, params, timeoutMs)) as ResultOf<M>;
+    return (await this.requestUnchecked(method, params, timeoutMs, statedTimeoutMs)) as ResultOf<M>;
   }
 
-  /** A request by any name with any params, for raw access (`spool rpc`). */
-  async requestUnchecked(method: string, params: unknown, timeoutMs: number): Promise<unknown> {
-    const requester = timeoutMs > 0 ? this.rpc.timeout(timeoutMs, (id) => timeoutResponse(id, method, timeoutMs)) : this.rpc;
+  /**
+   * A request by any name with any params, for raw access (`spool rpc`). `statedTimeoutMs` is the
+   * caller's whole timeout, named in the error when part of it was spent waiting for a socket.
+   */
+  async requestUnchecked(method: string, params: unknown, timeoutMs: number, statedTimeoutMs = timeoutMs): Promise<unknown> {
+    const requester = timeoutMs > 0 ? this.rpc.timeout(timeoutMs, (id) => timeoutResponse(id, method, statedTimeoutMs)) : this.rpc;
     try {
       return await requester.request(method, params === undefined ? {} : params, undefined);
     } catch (error) {
