@@ -11,7 +11,7 @@
 import { JOB_STATES, type Job, type JobState } from '../../shared/types';
 import type { Db } from './db';
 import { mapJob } from './mappers';
-import { toRow } from './row';
+import { scalarText, toRow } from './row';
 
 export type ListOrder = 'newest' | 'oldest' | 'runAt';
 
@@ -40,23 +40,31 @@ function likePattern(search: string): string {
 
 export class ListStatements {
   private readonly cache = new Map<string, Statement>();
+  private readonly queueNames;
 
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: Db) {
+    this.queueNames = db.prepare<[]>('SELECT name FROM queues').pluck();
+  }
 
   /**
    * Up to `limit` jobs in order. Within one queue, newest/oldest first over several states (or
-   * all of them) is answered as one `jobs_list (queue, state, id)` range per state, merged here:
+   * all of them) is answered as one `jobs_list (queue, state, id)` range per state, merged here
+   * (O(states · limit) rows read, each range already in id order):
    * each range is already in id order and stops after `limit` rows, where a single query over the
    * queue would sort every job of the queue before returning the first page.
    */
   list(query: ListQuery): Job[] {
-    if (query.queue !== undefined && query.order !== 'runAt' && (query.states === undefined || query.states.length > 1)) {
-      const states = query.states ?? JOB_STATES;
-      const merged = states.flatMap((state) => this.listOne({ ...query, states: [state] }));
-      merged.sort(query.order === 'newest' ? (a, b) => (a.id < b.id ? 1 : -1) : (a, b) => (a.id < b.id ? -1 : 1));
-      return merged.slice(0, query.limit);
-    }
-    return this.listOne(query);
+    if (query.order === 'runAt') return this.listOne(query);
+    const byQueue = query.queue !== undefined && (query.states === undefined || query.states.length > 1);
+    // Without a queue but with states (all dead jobs, say), the same per queue and state: the
+    // alternative walks every job newest first to find the few in those states.
+    const byQueueAndState = query.queue === undefined && query.states !== undefined;
+    if (!byQueue && !byQueueAndState) return this.listOne(query);
+    const queues = query.queue !== undefined ? [query.queue] : this.queueNames.all().map((name) => scalarText(name, 'queue name'));
+    const states = query.states ?? JOB_STATES;
+    const merged = queues.flatMap((queue) => states.flatMap((state) => this.listOne({ ...query, queue, states: [state] })));
+    merged.sort(query.order === 'newest' ? (a, b) => (a.id < b.id ? 1 : -1) : (a, b) => (a.id < b.id ? -1 : 1));
+    return merged.slice(0, query.limit);
   }
 
   private listOne(query: ListQuery): Job[] {

@@ -76,3 +76,8 @@ export function scalarIntOrNull(value: unknown, what: string): number | null {
 export function real(row: Row, column: string): number {
   return int(row, column);
 }
+
+export function scalarText(value: unknown, what: string): string {
+  if (typeof value !== 'string') throw new Error(`Expected text for ${what} from SQLite, got ${JSON.stringify(value)}`);
+  return value;
+}
