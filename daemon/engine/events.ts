@@ -36,6 +36,7 @@ export class EventHub {
         progress: job.progress,
         runAt: job.runAt,
         deleted,
+        cancelRequested: job.cancelRequested,
       },
     });
   }

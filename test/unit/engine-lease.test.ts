@@ -94,7 +94,10 @@ test('a cancel of a running job is cooperative: requested first, cancelled when 
   const { engine } = makeEngine(t);
   const { job } = engine.enqueue({ queue: 'q', kind: 'k' });
   engine.claim({ workerId: 'w' });
+  const changes: [string, boolean | undefined][] = [];
+  engine.subscribe({ jobChanged: (c) => changes.push([c.state, c.cancelRequested]) });
   const requested = engine.cancel(job.id);
+  assert.deepEqual(changes, [['running', true]], 'the event says a cancel was requested, so an executor can stop at once');
   assert.equal(requested.state, 'running');
   assert.equal(requested.cancelRequested, true);
   const done = engine.markCancelled(job.id, 'w');
