@@ -17,8 +17,8 @@ import { ClaimWaiters } from '../rpc/claims';
 import type { Connection } from '../rpc/connection';
 import { Dispatcher } from '../rpc/dispatch';
 import { EventHub } from '../rpc/events';
-import { EnqueueGroup } from '../rpc/groupCommit';
-import { methodTable, type Services } from '../rpc/handlers/index';
+import { WriteGroup } from '../rpc/groupCommit';
+import { GROUPED_METHODS, methodTable, type Services } from '../rpc/handlers/index';
 import { RpcServer } from '../rpc/server';
 import { Scheduler } from '../scheduler/scheduler';
 import { Upkeep } from '../scheduler/upkeep';
@@ -35,7 +35,7 @@ export class Daemon {
   private readonly lastTouch = new Map<string, number>();
   private readonly events: EventHub;
   private readonly claims: ClaimWaiters;
-  private readonly enqueueGroup: EnqueueGroup;
+  private readonly writes: WriteGroup;
   private readonly pool: ExecutorPool;
   private readonly upkeep: Upkeep;
   private readonly server: RpcServer;
@@ -51,7 +51,7 @@ export class Daemon {
   ) {
     this.events = new EventHub(() => engine.stats(), logger);
     this.claims = new ClaimWaiters((params) => this.claim(params), logger);
-    this.enqueueGroup = new EnqueueGroup(engine, options.groupCommit);
+    this.writes = new WriteGroup(engine, options.groupCommit);
     this.pool = new ExecutorPool(
       engine,
       options.socketPath,
@@ -63,9 +63,9 @@ export class Daemon {
     const scheduler = new Scheduler(engine, options.scheduleGraceMs, logger);
     this.upkeep = new Upkeep(engine, scheduler, () => this.wakeAll(), logger);
     const dispatcher = new Dispatcher(methodTable(this.services()), logger, (method) => {
-      // Keep a connection's requests in order: an enqueue waiting for its group commit is
-      // committed before any other method runs.
-      if (method !== 'jobs.enqueue') this.enqueueGroup.flush();
+      // Keep requests in order: writes waiting for their group commit are committed before any
+      // method that is not itself grouped runs.
+      if (!GROUPED_METHODS.has(method)) this.writes.flush();
     });
     this.server = new RpcServer(options.socketPath, dispatcher, logger);
     this.server.onConnection((connection) => connection.onClose(() => this.connectionClosed(connection)));
@@ -131,7 +131,7 @@ export class Daemon {
     this.upkeep.stop();
     try {
       await this.pool.shutdown(this.options.graceMs);
-      this.enqueueGroup.flush();
+      this.writes.flush();
       await this.server.close();
       this.events.close();
       this.unsubscribe();
@@ -158,7 +158,7 @@ export class Daemon {
     const daemon = this;
     return {
       engine: this.engine,
-      enqueueGroup: this.enqueueGroup,
+      writes: this.writes,
       claims: this.claims,
       events: this.events,
       pool: this.pool,

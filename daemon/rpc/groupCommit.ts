@@ -1,39 +1,41 @@
 /**
- * Group commit for `jobs.enqueue`. Single enqueues that arrive in the same event-loop turn (one
- * pipelined burst, or several clients at once) are committed in one transaction instead of one
- * each: a commit costs far more than an insert, so this is what lets single enqueues over the
- * socket keep up with SQLite's batch speed (bench/daemon.ts measures both ways).
+ * Group commit. Writes that arrive in the same event-loop turn — a pipelined burst of enqueues,
+ * a worker's batch of completes, several clients at once — run in one engine transaction
+ * (`engine.batch`) instead of one each: a commit costs far more than the writes it holds, so
+ * this is what lets single requests over the socket approach SQLite's batch speed (bench/daemon.ts
+ * measures it with and without).
  *
- * Each enqueue still answers on its own: if the shared transaction fails (one job's params are
- * invalid, say), nothing of it was committed and every enqueue of the group is retried alone,
- * so each caller gets exactly its own result or its own error.
+ * Each write still answers on its own: inside the batch every engine call is a savepoint, so one
+ * that fails (invalid params, a lost lease) undoes only itself and its caller gets its own error;
+ * the others commit together. Events are delivered after the one commit.
  *
- * Ordering: the dispatcher flushes the group before it runs any other method, so an enqueue is
- * committed before any request that arrived after it is handled.
+ * Ordering: the dispatcher flushes the group before it runs any method that is not grouped, so
+ * a write is committed before any later request is handled.
  */
-import { LIMITS, type EnqueueParams, type EnqueueResult } from '../../shared/protocol';
+import { LIMITS } from '../../shared/protocol';
 import type { QueueEngine } from '../engine/api';
-import { unvalidated } from './unvalidated';
 
 interface Pending {
-  params: unknown;
-  resolve: (result: EnqueueResult) => void;
+  run: () => unknown;
+  resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
 
-export class EnqueueGroup {
+export class WriteGroup {
   private pending: Pending[] = [];
   private scheduled = false;
 
   constructor(
     private readonly engine: QueueEngine,
+    /** False (`--no-group-commit`): each write commits alone, at once. */
     private readonly enabled: boolean,
   ) {}
 
-  enqueue(params: unknown): Promise<EnqueueResult> | EnqueueResult {
-    if (!this.enabled) return this.engine.enqueue(unvalidated<EnqueueParams>(params));
-    return new Promise((resolve, reject) => {
-      this.pending.push({ params, resolve, reject });
+  /** Runs `write` (engine calls only, synchronous) in the current group; settles after the commit. */
+  run<T>(write: () => T): Promise<T> | T {
+    if (!this.enabled) return write();
+    return new Promise<T>((resolve, reject) => {
+      this.pending.push({ run: write, resolve: (value) => resolve(value as T), reject });
       if (this.pending.length >= LIMITS.maxBatch) this.flush();
       else if (!this.scheduled) {
         this.scheduled = true;
@@ -48,26 +50,27 @@ export class EnqueueGroup {
     if (this.pending.length === 0) return;
     const group = this.pending;
     this.pending = [];
-    if (group.length > 1) {
-      let results: EnqueueResult[] | null = null;
-      try {
-        results = this.engine.enqueueBatch({ jobs: group.map((p) => unvalidated<EnqueueParams>(p.params)) }).results;
-      } catch {
-        // Deliberately not reported: the batch was rolled back as a whole, and each enqueue is
-        // retried alone just below, where its own error (if any) goes back to its own caller.
-        results = null;
-      }
-      if (results && results.length === group.length) {
-        group.forEach((p, i) => p.resolve(results[i]));
-        return;
-      }
+    const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
+    try {
+      this.engine.batch(() => {
+        for (const p of group) {
+          try {
+            outcomes.push({ ok: true, value: p.run() });
+          } catch (error) {
+            // This write's savepoint was rolled back; the error goes to its own caller below.
+            outcomes.push({ ok: false, error });
+          }
+        }
+      });
+    } catch (error) {
+      // The shared commit itself failed (disk full, say): nothing of the group was stored.
+      for (const p of group) p.reject(error);
+      return;
     }
-    for (const p of group) {
-      try {
-        p.resolve(this.engine.enqueue(unvalidated<EnqueueParams>(p.params)));
-      } catch (error) {
-        p.reject(error);
-      }
-    }
+    group.forEach((p, i) => {
+      const outcome = outcomes[i];
+      if (outcome.ok) p.resolve(outcome.value);
+      else p.reject(outcome.error);
+    });
   }
 }

@@ -8,6 +8,20 @@ import { workerHandlers } from './workers';
 
 export type { Services } from './types';
 
+/**
+ * Methods whose engine writes go through the group commit (Services.writes). Any other method
+ * first commits the group, so requests keep their order.
+ */
+export const GROUPED_METHODS: ReadonlySet<string> = new Set([
+  'jobs.enqueue',
+  'jobs.heartbeat',
+  'jobs.progress',
+  'jobs.checkpoint',
+  'jobs.log',
+  'jobs.complete',
+  'jobs.fail',
+]);
+
 export function methodTable(services: Services): MethodTable {
   return {
     ...daemonHandlers(services),

@@ -12,11 +12,12 @@ import type { ClaimWaiters } from '../claims';
 import type { Connection } from '../connection';
 import type { CallContext } from '../dispatch';
 import type { EventHub } from '../events';
-import type { EnqueueGroup } from '../groupCommit';
+import type { WriteGroup } from '../groupCommit';
 
 export interface Services {
   engine: QueueEngine;
-  enqueueGroup: EnqueueGroup;
+  /** Group commit: writes that arrive together share a transaction. */
+  writes: WriteGroup;
   claims: ClaimWaiters;
   events: EventHub;
   pool: ExecutorPool;

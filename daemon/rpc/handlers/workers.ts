@@ -61,25 +61,29 @@ export function workerHandlers(s: Services): HandlerGroup<WorkerMethods> {
       s.claimed(later);
       return { jobs: later };
     },
-    'jobs.heartbeat': (params, context) => {
-      const result = asWorker(params, context, () => engine.heartbeat(unvalidated<HeartbeatParams>(params)));
+    'jobs.heartbeat': async (params, context) => {
+      const result = await s.writes.run(() => asWorker(params, context, () => engine.heartbeat(unvalidated<HeartbeatParams>(params))));
       s.upkeep.noteDue(result.leaseExpiresAt);
       return result;
     },
-    'jobs.progress': (params, context) => {
-      asWorker(params, context, () => engine.progress(unvalidated<ProgressParams>(params)));
+    'jobs.progress': async (params, context) => {
+      await s.writes.run(() => asWorker(params, context, () => engine.progress(unvalidated<ProgressParams>(params))));
       return { ok: true };
     },
-    'jobs.checkpoint': (params, context) => {
-      asWorker(params, context, () => engine.checkpoint(unvalidated<CheckpointParams>(params)));
+    'jobs.checkpoint': async (params, context) => {
+      await s.writes.run(() => asWorker(params, context, () => engine.checkpoint(unvalidated<CheckpointParams>(params))));
       return { ok: true };
     },
-    'jobs.log': (params, context) => {
-      asWorker(params, context, () => engine.log(unvalidated<LogParams>(params)));
+    'jobs.log': async (params, context) => {
+      await s.writes.run(() => asWorker(params, context, () => engine.log(unvalidated<LogParams>(params))));
       return { ok: true };
     },
-    'jobs.complete': (params, context) => ({ job: asWorker(params, context, () => engine.complete(unvalidated<CompleteParams>(params))) }),
-    'jobs.fail': (params, context) => ({ job: asWorker(params, context, () => engine.fail(unvalidated<FailParams>(params))) }),
+    'jobs.complete': async (params, context) => ({
+      job: await s.writes.run(() => asWorker(params, context, () => engine.complete(unvalidated<CompleteParams>(params)))),
+    }),
+    'jobs.fail': async (params, context) => ({
+      job: await s.writes.run(() => asWorker(params, context, () => engine.fail(unvalidated<FailParams>(params)))),
+    }),
     'workers.register': (params, context) => {
       const worker = engine.registerWorker(unvalidated<RegisterWorkerParams>(params), 'remote');
       s.workerSeen(worker.id, context.connection);
