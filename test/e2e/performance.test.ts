@@ -8,12 +8,12 @@
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { startDaemon, type TestDaemon } from '../helpers/daemon';
 import { openVsCode, runHostSuite, type VsCode } from './harness';
 import { reportHostRun } from './support/hostRun';
 import { enqueueMany } from './support/seed';
-import { ariaLabel, expand, openSpoolView, openWorkbench, row, rowAt, screenshot } from './support/workbench';
+import { ariaLabel, collapse, openSpoolView, openWorkbench, queuesPane, row, rowAt, screenshot } from './support/workbench';
 
 let daemon: TestDaemon;
 let vscode: VsCode;
@@ -32,23 +32,38 @@ after(async () => {
   await daemon?.dispose();
 });
 
+/**
+ * Time from a click on a collapsed row to its first child being shown, after Refresh dropped
+ * every loaded page (so the group's page is fetched from the daemon each time). The median of
+ * three runs is compared, so one stall of the shared machine does not decide the result.
+ */
+async function timeExpand(parent: Locator, firstChild: Locator): Promise<number> {
+  const runs: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    await collapse(parent);
+    // The view's title actions show while the pointer is over its header.
+    await queuesPane(page).locator('.pane-header').hover();
+    await queuesPane(page).locator('.pane-header .action-label[aria-label="Refresh Queues"]').click();
+    await rowAt(page, 1, 'big ').waitFor({ timeout: 10_000 });
+    const started = Date.now();
+    await parent.click();
+    await firstChild.waitFor({ timeout: 10_000 });
+    runs.push(Date.now() - started);
+  }
+  return runs.sort((a, b) => a - b)[1] ?? Infinity;
+}
+
 test('with 100,000 jobs in a queue, the queue and a state group each open in under 1 s', async () => {
   page = await openWorkbench(vscode);
   await openSpoolView(page);
   const big = rowAt(page, 1, 'big ');
   await big.waitFor({ timeout: 60_000 });
   assert.equal(await ariaLabel(big), 'big 100000 queued');
-  let started = Date.now();
-  await expand(big);
-  await rowAt(page, 2, 'Queued ').waitFor({ timeout: 10_000 });
-  const queueMs = Date.now() - started;
+  const queueMs = await timeExpand(big, rowAt(page, 2, 'Queued '));
   assert.equal(await ariaLabel(rowAt(page, 2, 'Queued ')), 'Queued 100000');
-  started = Date.now();
-  await rowAt(page, 2, 'Queued ').click();
-  await row(page, /^bulk: \{"n":0\}/).waitFor({ timeout: 10_000 });
-  const groupMs = Date.now() - started;
+  const groupMs = await timeExpand(rowAt(page, 2, 'Queued '), row(page, /^bulk: \{"n":0\}/));
   await screenshot(page, 'perf-100k.png');
-  console.log(`expand queue: ${queueMs} ms, expand group: ${groupMs} ms`);
+  console.log(`expand queue: ${queueMs} ms, expand group: ${groupMs} ms (medians of 3)`);
   assert.ok(queueMs < 1000, `expanding the queue took ${queueMs} ms`);
   assert.ok(groupMs < 1000, `expanding the Queued group took ${groupMs} ms`);
 });

@@ -36,9 +36,14 @@ interface Page {
   nextCursor: string | null;
 }
 
+/**
+ * How each group is sorted: due queued jobs first-in first-out (the listing index serves it
+ * without sorting the queue); delayed and retrying jobs by when they will run; finished ones
+ * newest first.
+ */
 const ORDER: Record<GroupName, JobOrder> = {
   running: 'oldest',
-  queued: 'runAt',
+  queued: 'oldest',
   delayed: 'runAt',
   retrying: 'runAt',
   dead: 'newest',
