@@ -88,6 +88,14 @@ test('a retry gets the checkpoint its previous attempt saved', (t) => {
   const [second] = engine.claim({ workerId: 'w2' });
   assert.deepEqual(second?.checkpoint, { page: 7 });
   assert.equal(second?.progress, null);
+  // A user's retry of a dead job resumes from its checkpoint too; a completed job starts over.
+  engine.fail({ id: job.id, workerId: 'w2', error: 'bad data', permanent: true });
+  engine.retry(job.id);
+  const [third] = engine.claim({ workerId: 'w3' });
+  assert.deepEqual(third?.checkpoint, { page: 7 });
+  engine.complete({ id: job.id, workerId: 'w3' });
+  engine.retry(job.id);
+  assert.equal(engine.claim({ workerId: 'w4' })[0]?.checkpoint, null);
 });
 
 test('a cancel of a running job is cooperative: requested first, cancelled when the worker stops', (t) => {
