@@ -16,7 +16,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { daemonStatus } from '../daemon/lifecycle/control';
+import { DAEMON_NODE_FLAGS, daemonStatus } from '../daemon/lifecycle/control';
 import type { BenchFigure } from './engine';
 
 export interface DaemonBenchOptions {
@@ -85,15 +85,20 @@ socket.on('connect', async () => {
   } else if (cfg.role === 'worker') {
     const started = now();
     let completed = 0;
-    let inFlight = Promise.resolve();
-    while (completed < cfg.n) {
-      const { jobs } = await call('jobs.claim', { workerId: cfg.workerId, queues: [cfg.queue], max: cfg.max, waitMs: 1000 });
-      if (jobs.length === 0) continue;
-      // Completing and claiming again go out together; one connection's requests run in order.
-      inFlight = batch(jobs.map((j) => ['jobs.complete', { id: j.id, workerId: cfg.workerId }]));
-      completed += jobs.length;
-    }
-    await inFlight;
+    const inFlight = [];
+    // Two claim loops share the connection, so one claim is always on its way while the other's
+    // jobs are being completed.
+    const lane = async () => {
+      while (completed < cfg.n) {
+        const { jobs } = await call('jobs.claim', { workerId: cfg.workerId, queues: [cfg.queue], max: cfg.max, waitMs: 200 });
+        if (jobs.length === 0) continue;
+        // Completing and claiming again go out together; one connection's requests run in order.
+        inFlight.push(batch(jobs.map((j) => ['jobs.complete', { id: j.id, workerId: cfg.workerId }])));
+        completed += jobs.length;
+      }
+    };
+    await Promise.all([lane(), lane()]);
+    await Promise.all(inFlight);
     done({ ms: now() - started });
   } else if (cfg.role === 'latency-worker') {
     const samples = [];
@@ -132,12 +137,17 @@ export async function runDaemonBench(options: DaemonBenchOptions = {}): Promise<
   const figures: BenchFigure[] = [];
   const report = (f: BenchFigure): void => {
     figures.push(f);
-    const value = f.unit === 'jobs/s' ? Math.round(f.value).toLocaleString('en-US') : f.value.toFixed(f.value < 10 ? 2 : 1);
+    const fmt = (v: number): string => (f.unit === 'jobs/s' ? Math.round(v).toLocaleString('en-US') : v.toFixed(v < 10 ? 2 : 1));
+    const cpu = f.cpuValue === undefined ? '' : `  [${fmt(f.cpuValue)} per daemon CPU-second]`;
     const target = f.target ? `  (target ${f.target}: ${f.met ? 'met' : 'MISSED'})` : '';
-    log(`  ${f.name.padEnd(58)} ${value.padStart(12)} ${f.unit}${target}`);
+    log(`  ${f.name.padEnd(58)} ${fmt(f.value).padStart(12)} ${f.unit}${cpu}${target}`);
   };
-  const atLeast = (name: string, value: number, target: number): void =>
-    report({ name, value, unit: 'jobs/s', target: `>= ${target.toLocaleString('en-US')}`, met: value >= target });
+  /**
+   * A rate by the wall clock (what the target is about) and per second of the daemon's own CPU
+   * time, which other processes on a shared machine do not distort.
+   */
+  const atLeast = (name: string, jobs: number, span: Span, target: number): void =>
+    report({ name, value: jobs / span.wall, cpuValue: jobs / span.daemonCpu, unit: 'jobs/s', target: `>= ${target.toLocaleString('en-US')}`, met: jobs / span.wall >= target });
 
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'spool-daemon-bench-'));
   const clientScript = path.join(dir, 'client.js');
@@ -155,10 +165,11 @@ export async function runDaemonBench(options: DaemonBenchOptions = {}): Promise<
       const daemon = await startDaemon(groupCommit ? [] : ['--no-group-commit']);
       try {
         await client({ role: 'enqueue', socket: daemon.socketPath, n: 2000, window: 64, queue: 'warmup' });
-        const { ms } = await client({ role: 'enqueue', socket: daemon.socketPath, n: single, window: 256, queue: 'single' });
-        const rate = single / (Number(ms) / 1000);
-        if (groupCommit) atLeast('jobs.enqueue pipelined, 1 connection (group commit)', rate, 30_000);
-        else report({ name: '  the same without group commit (--no-group-commit)', value: rate, unit: 'jobs/s' });
+        const span = measure(daemon.pid);
+        await client({ role: 'enqueue', socket: daemon.socketPath, n: single, window: 256, queue: 'single' });
+        const result = span.end();
+        if (groupCommit) atLeast('jobs.enqueue pipelined, 1 connection (group commit)', single, result, 30_000);
+        else report({ name: '  the same without group commit (--no-group-commit)', value: single / result.wall, cpuValue: single / result.daemonCpu, unit: 'jobs/s' });
       } finally {
         await daemon.stop();
       }
@@ -169,9 +180,9 @@ export async function runDaemonBench(options: DaemonBenchOptions = {}): Promise<
       const daemon = await startDaemon();
       try {
         const each = Math.round(single / 4);
-        const started = performance.now();
+        const span = measure(daemon.pid);
         await Promise.all(Array.from({ length: 4 }, (_, i) => client({ role: 'enqueue', socket: daemon.socketPath, n: each, window: 128, queue: `multi-${i}` })));
-        atLeast('jobs.enqueue pipelined, 4 client processes', (each * 4) / ((performance.now() - started) / 1000), 30_000);
+        atLeast('jobs.enqueue pipelined, 4 client processes', each * 4, span.end(), 30_000);
       } finally {
         await daemon.stop();
       }
@@ -182,12 +193,12 @@ export async function runDaemonBench(options: DaemonBenchOptions = {}): Promise<
       const daemon = await startDaemon();
       try {
         const total = n(100_000);
-        const started = performance.now();
+        const span = measure(daemon.pid);
         await Promise.all([
           client({ role: 'enqueue', socket: daemon.socketPath, n: total, window: 4, batch: 500, queue: 'e2e' }),
           client({ role: 'worker', socket: daemon.socketPath, n: total, max: 200, queue: 'e2e', workerId: 'bench-worker' }),
         ]);
-        atLeast('end to end: enqueue + remote worker claim/complete (batches)', total / ((performance.now() - started) / 1000), 20_000);
+        atLeast('end to end: enqueue + remote worker claim/complete (batches)', total, span.end(), 20_000);
       } finally {
         await daemon.stop();
       }
@@ -216,16 +227,16 @@ export async function runDaemonBench(options: DaemonBenchOptions = {}): Promise<
       const daemon = await startDaemon();
       try {
         const seconds = quick ? 3 : 10;
-        const hz = 100;
         const before = cpuTicks(daemon.pid);
         await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
-        const share = ((cpuTicks(daemon.pid) - before) / hz / seconds) * 100;
+        const share = ((cpuTicks(daemon.pid) - before) / CLOCK_TICKS / seconds) * 100;
         report({ name: `idle CPU over ${seconds} s`, value: share, unit: '%', target: '< 1', met: share < 1 });
 
         const big = quick ? 200_000 : 1_000_000;
-        const started = performance.now();
+        const span = measure(daemon.pid);
         await client({ role: 'enqueue', socket: daemon.socketPath, n: big, window: 4, batch: 1000, queue: 'big' });
-        report({ name: `  (loaded ${big.toLocaleString('en-US')} jobs with enqueueBatch of 1,000)`, value: big / ((performance.now() - started) / 1000), unit: 'jobs/s' });
+        const loaded = span.end();
+        report({ name: `  (loaded ${big.toLocaleString('en-US')} jobs with enqueueBatch of 1,000)`, value: big / loaded.wall, cpuValue: big / loaded.daemonCpu, unit: 'jobs/s' });
         const rss = rssMegabytes(daemon.pid);
         report({ name: `daemon RSS with ${big.toLocaleString('en-US')} jobs`, value: rss, unit: 'MB', target: '< 150', met: rss < 150 });
       } finally {
@@ -240,7 +251,8 @@ export async function runDaemonBench(options: DaemonBenchOptions = {}): Promise<
 
 async function launchDaemon(dir: string, name: string, extraArgs: string[]): Promise<RunningDaemon> {
   const socketPath = path.join(dir, `${name}.sock`);
-  const child = spawn(process.execPath, [path.join(__dirname, 'daemon.js'), '--socket', socketPath, '--db', path.join(dir, `${name}.db`), ...extraArgs], {
+  // Started the way `spool daemon --detach` starts it (startDetached), node flags included.
+  const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, path.join(__dirname, 'daemon.js'), '--socket', socketPath, '--db', path.join(dir, `${name}.db`), ...extraArgs], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
@@ -285,6 +297,25 @@ function runClient(script: string, config: Record<string, unknown>): Promise<Rec
     });
   });
 }
+
+interface Span {
+  /** Seconds by the wall clock. */
+  wall: number;
+  /** Seconds of CPU time (user + system) the daemon process used. */
+  daemonCpu: number;
+}
+
+/** Starts measuring; `end()` returns the wall-clock and daemon CPU seconds since. */
+function measure(pid: number): { end(): Span } {
+  const wall = performance.now();
+  const ticks = cpuTicks(pid);
+  return {
+    end: () => ({ wall: (performance.now() - wall) / 1000, daemonCpu: Math.max(0.01, (cpuTicks(pid) - ticks) / CLOCK_TICKS) }),
+  };
+}
+
+/** USER_HZ: the unit of /proc/<pid>/stat's times; 100 on every Linux build Node supports. */
+const CLOCK_TICKS = 100;
 
 function cpuTicks(pid: number): number {
   const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');

@@ -55,6 +55,13 @@ export function daemonScriptPath(): string {
   return fs.existsSync(beside) ? beside : path.resolve(__dirname, '..', '..', 'dist', 'daemon.js');
 }
 
+/**
+ * Node flags for a daemon process. A smaller young generation (V8's default is 16 MiB per
+ * semi-space) keeps the resident size of a busy daemon well under 150 MB; bench/daemon.ts saw
+ * no change in throughput from it.
+ */
+export const DAEMON_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=2'];
+
 export interface DetachedDaemon {
   pid: number;
   socketPath: string;
@@ -76,7 +83,7 @@ export async function startDetached(options: DaemonOptions, timeoutMs = 15_000):
   fs.mkdirSync(path.dirname(logPath), { recursive: true, mode: 0o700 });
   const log = fs.openSync(logPath, 'a', 0o600);
   const state: { exited: { code: number | null; signal: NodeJS.Signals | null } | null } = { exited: null };
-  const child = spawn(process.execPath, [daemonScriptPath(), ...optionsToArgs(options)], {
+  const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, daemonScriptPath(), ...optionsToArgs(options)], {
     detached: true,
     stdio: ['ignore', log, log],
     env: process.env,
