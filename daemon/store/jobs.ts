@@ -72,8 +72,8 @@ export class JobStatements {
       VALUES (@id, @queue, @kind, @payload, @priority, 'queued', @runAt, @maxAttempts,
         @backoffStrategy, @backoffBaseMs, @backoffCapMs, @backoffJitter, @timeoutMs,
         @idempotencyKey, @tags, @context, @now, @now)`);
-    this.byIdStmt = db.prepare('SELECT * FROM jobs WHERE id = ?');
-    this.byKeyStmt = db.prepare('SELECT * FROM jobs WHERE idempotency_key = ?');
+    this.byIdStmt = db.prepare('SELECT * FROM jobs WHERE id = @id');
+    this.byKeyStmt = db.prepare('SELECT * FROM jobs WHERE idempotency_key = @key');
     this.heartbeatStmt = db.prepare(`
       UPDATE jobs SET lease_expires_at = max(lease_expires_at, @lease), updated_at = @now
       WHERE id = @id AND state = 'running' AND worker_id = @workerId
@@ -103,7 +103,7 @@ export class JobStatements {
         last_error = NULL, result = NULL, progress = NULL, progress_message = NULL, cancel_requested = 0,
         checkpoint = CASE WHEN state = 'completed' THEN NULL ELSE checkpoint END, updated_at = @now
       WHERE id = @id AND state IN ('dead', 'cancelled', 'completed') RETURNING *`);
-    this.deleteStmt = db.prepare(`DELETE FROM jobs WHERE id = ? AND state <> 'running'`);
+    this.deleteStmt = db.prepare(`DELETE FROM jobs WHERE id = @id AND state <> 'running'`);
     this.updateStmt = db.prepare(`
       UPDATE jobs SET priority = coalesce(@priority, priority), run_at = coalesce(@runAt, run_at),
         payload = coalesce(@payload, payload), max_attempts = coalesce(@maxAttempts, max_attempts),
@@ -131,11 +131,11 @@ export class JobStatements {
   }
 
   byId(id: string): Job | undefined {
-    return mapOptional(this.byIdStmt.get(id));
+    return mapOptional(this.byIdStmt.get({ id }));
   }
 
   byIdempotencyKey(key: string): Job | undefined {
-    return mapOptional(this.byKeyStmt.get(key));
+    return mapOptional(this.byKeyStmt.get({ key }));
   }
 
   /** Undefined when the worker does not hold the lease. */
@@ -188,7 +188,7 @@ export class JobStatements {
 
   /** Refuses (returns false) for a running job. */
   delete(id: string): boolean {
-    return this.deleteStmt.run(id).changes > 0;
+    return this.deleteStmt.run({ id }).changes > 0;
   }
 
   update(params: {

@@ -21,8 +21,8 @@ export function migrate(db: Db, now: number): number[] {
     applied_at INTEGER NOT NULL
   ) STRICT`);
   const applied: number[] = [];
-  const has = db.prepare<[number], { version: number }>('SELECT version FROM schema_migrations WHERE version = ?').pluck();
-  const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
+  const has = db.prepare<[{ version: number }], { version: number }>('SELECT version FROM schema_migrations WHERE version = @version').pluck();
+  const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (@version, @name, @now)');
   const newest = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;
   const latestOnFile = db.prepare('SELECT max(version) FROM schema_migrations').pluck().get();
   if (typeof latestOnFile === 'number' && latestOnFile > newest) {
@@ -34,9 +34,9 @@ export function migrate(db: Db, now: number): number[] {
     // Checked again inside the write transaction: two processes opening a new file at once
     // must not both apply the same migration.
     const apply = db.transaction(() => {
-      if (has.get(migration.version) !== undefined) return false;
+      if (has.get({ version: migration.version }) !== undefined) return false;
       db.exec(migration.sql);
-      record.run(migration.version, migration.name, now);
+      record.run({ version: migration.version, name: migration.name, now });
       return true;
     });
     try {

@@ -24,12 +24,12 @@ export class OutputStatements {
   private readonly pageStmt;
 
   constructor(db: Db) {
-    this.stateStmt = db.prepare('SELECT output_seq, output_lines, output_dropped FROM jobs WHERE id = ?');
+    this.stateStmt = db.prepare('SELECT output_seq, output_lines, output_dropped FROM jobs WHERE id = @jobId');
     this.insertStmt = db.prepare(`
       INSERT INTO job_output (job_id, seq, attempt, stream, text, at) VALUES (@jobId, @seq, @attempt, @stream, @text, @at)`);
     this.setStateStmt = db.prepare(`
       UPDATE jobs SET output_seq = @seq, output_lines = @lines, output_dropped = @dropped WHERE id = @jobId`);
-    this.deleteMarkerStmt = db.prepare(`DELETE FROM job_output WHERE job_id = ? AND stream = 'marker'`);
+    this.deleteMarkerStmt = db.prepare(`DELETE FROM job_output WHERE job_id = @jobId AND stream = 'marker'`);
     this.oldestStmt = db.prepare(`
       SELECT seq FROM job_output WHERE job_id = @jobId AND stream <> 'marker' ORDER BY seq LIMIT 1 OFFSET @skip`).pluck();
     this.deleteUpToStmt = db.prepare(`DELETE FROM job_output WHERE job_id = @jobId AND seq <= @seq`);
@@ -37,7 +37,7 @@ export class OutputStatements {
   }
 
   state(jobId: string): OutputState | undefined {
-    const raw = this.stateStmt.get(jobId);
+    const raw = this.stateStmt.get({ jobId });
     if (raw === undefined) return undefined;
     const row = toRow(raw, 'output state');
     return { seq: int(row, 'output_seq'), lines: int(row, 'output_lines'), dropped: int(row, 'output_dropped') };
@@ -64,7 +64,7 @@ export class OutputStatements {
       if (typeof newestDropped === 'number') {
         // Everything up to and including it goes, the old marker with it; the new marker
         // reuses its seq so that seq order still reads oldest to newest.
-        this.deleteMarkerStmt.run(jobId);
+        this.deleteMarkerStmt.run({ jobId });
         this.deleteUpToStmt.run({ jobId, seq: newestDropped });
         dropped += excess;
         lines = cap;

@@ -77,7 +77,7 @@ export class QueueStatements {
   private readonly recountStmt;
 
   constructor(db: Db) {
-    this.byNameStmt = db.prepare('SELECT * FROM queues WHERE name = ?');
+    this.byNameStmt = db.prepare('SELECT * FROM queues WHERE name = @name');
     this.allStmt = db.prepare('SELECT * FROM queues ORDER BY name');
     this.insertStmt = db.prepare(`
       INSERT INTO queues (name, concurrency, rate_per_second, rate_burst, paused, default_max_attempts,
@@ -96,21 +96,21 @@ export class QueueStatements {
         retention_ms = @retentionMs, updated_at = @now
       WHERE name = @name`);
     this.setPausedStmt = db.prepare('UPDATE queues SET paused = @paused, updated_at = @now WHERE name = @name');
-    this.rateStmt = db.prepare('SELECT rate_tokens, rate_refilled_at FROM queues WHERE name = ?');
+    this.rateStmt = db.prepare('SELECT rate_tokens, rate_refilled_at FROM queues WHERE name = @name');
     this.setRateStmt = db.prepare('UPDATE queues SET rate_tokens = @tokens, rate_refilled_at = @refilledAt WHERE name = @name');
-    this.countsStmt = db.prepare('SELECT state, count FROM queue_counts WHERE queue = ?');
+    this.countsStmt = db.prepare('SELECT state, count FROM queue_counts WHERE queue = @name');
     this.allCountsStmt = db.prepare('SELECT queue, state, count FROM queue_counts');
-    this.countOneStmt = db.prepare('SELECT count FROM queue_counts WHERE queue = ? AND state = ?').pluck();
+    this.countOneStmt = db.prepare('SELECT count FROM queue_counts WHERE queue = @name AND state = @state').pluck();
     // A range count over jobs_due: cheap unless millions of jobs are delayed at once.
     this.delayedStmt = db
-      .prepare(`SELECT count(*) FROM jobs INDEXED BY jobs_due WHERE queue = ? AND state IN ('queued', 'retrying') AND run_at > created_at AND state = 'queued' AND run_at > ?`)
+      .prepare(`SELECT count(*) FROM jobs INDEXED BY jobs_due WHERE queue = @name AND state IN ('queued', 'retrying') AND run_at > created_at AND state = 'queued' AND run_at > @now`)
       .pluck();
-    this.deleteStmt = db.prepare('DELETE FROM queues WHERE name = ?');
+    this.deleteStmt = db.prepare('DELETE FROM queues WHERE name = @name');
     this.recountStmt = db.prepare('SELECT queue, state, count(*) AS count FROM jobs GROUP BY queue, state');
   }
 
   get(name: string): QueueSettings | undefined {
-    const raw = this.byNameStmt.get(name);
+    const raw = this.byNameStmt.get({ name });
     return raw === undefined ? undefined : mapSettings(toRow(raw, 'queue'));
   }
 
@@ -132,7 +132,7 @@ export class QueueStatements {
   }
 
   rateState(name: string): RateState {
-    const row = toRow(this.rateStmt.get(name), 'queue rate');
+    const row = toRow(this.rateStmt.get({ name }), 'queue rate');
     return { tokens: row['rate_tokens'] === null ? null : real(row, 'rate_tokens'), refilledAt: intOrNull(row, 'rate_refilled_at') };
   }
 
@@ -142,7 +142,7 @@ export class QueueStatements {
 
   counts(name: string): JobCounts {
     const counts = emptyCounts();
-    for (const raw of this.countsStmt.all(name)) {
+    for (const raw of this.countsStmt.all({ name })) {
       const row = toRow(raw, 'queue count');
       counts[jobState(row)] = int(row, 'count');
     }
@@ -163,16 +163,16 @@ export class QueueStatements {
   }
 
   count(name: string, state: JobState): number {
-    const v = this.countOneStmt.get(name, state);
+    const v = this.countOneStmt.get({ name, state });
     return v === undefined ? 0 : scalarInt(v, 'queue count');
   }
 
   delayed(name: string, now: number): number {
-    return scalarInt(this.delayedStmt.get(name, now), 'delayed count');
+    return scalarInt(this.delayedStmt.get({ name, now }), 'delayed count');
   }
 
   delete(name: string): boolean {
-    return this.deleteStmt.run(name).changes > 0;
+    return this.deleteStmt.run({ name }).changes > 0;
   }
 
   /** Counts by a full scan of jobs: only for verifying the maintained counters. */

@@ -31,14 +31,14 @@ export class RunStatements {
       UPDATE job_runs SET finished_at = @now, outcome = @outcome, error = @error, stack = @stack,
         exit_code = @exitCode, http_status = @httpStatus
       WHERE job_id = @jobId AND run = (SELECT runs FROM jobs WHERE id = @jobId) AND outcome = 'running'`);
-    this.ofJobStmt = db.prepare('SELECT * FROM job_runs WHERE job_id = ? ORDER BY run');
+    this.ofJobStmt = db.prepare('SELECT * FROM job_runs WHERE job_id = @jobId ORDER BY run');
     this.bumpStmt = db.prepare(`
       INSERT INTO stat_buckets (bucket, completed, failed) VALUES (@bucket, @completed, @failed)
       ON CONFLICT (bucket) DO UPDATE SET completed = completed + excluded.completed, failed = failed + excluded.failed`);
     this.windowStmt = db.prepare(`
       SELECT coalesce(sum(completed), 0) AS completed, coalesce(sum(failed), 0) AS failed
-      FROM stat_buckets WHERE bucket >= ?`);
-    this.pruneStmt = db.prepare('DELETE FROM stat_buckets WHERE bucket < ?');
+      FROM stat_buckets WHERE bucket >= @from`);
+    this.pruneStmt = db.prepare('DELETE FROM stat_buckets WHERE bucket < @before');
   }
 
   /** Closes the job's current (latest) run. */
@@ -47,7 +47,7 @@ export class RunStatements {
   }
 
   ofJob(jobId: string): JobRun[] {
-    return this.ofJobStmt.all(jobId).map((raw) => mapRun(toRow(raw, 'job run')));
+    return this.ofJobStmt.all({ jobId }).map((raw) => mapRun(toRow(raw, 'job run')));
   }
 
   /** Counts a finished attempt in its 10-second bucket. */
@@ -57,11 +57,11 @@ export class RunStatements {
 
   /** Completed and failed attempts in the buckets overlapping the last `windowMs`. */
   finishedSince(now: number, windowMs: number): { completed: number; failed: number } {
-    const row = toRow(this.windowStmt.get(Math.floor((now - windowMs) / BUCKET_MS) + 1), 'stat window');
+    const row = toRow(this.windowStmt.get({ from: Math.floor((now - windowMs) / BUCKET_MS) + 1 }), 'stat window');
     return { completed: scalarInt(row['completed'], 'completed'), failed: scalarInt(row['failed'], 'failed') };
   }
 
   pruneBuckets(olderThan: number): void {
-    this.pruneStmt.run(Math.floor(olderThan / BUCKET_MS));
+    this.pruneStmt.run({ before: Math.floor(olderThan / BUCKET_MS) });
   }
 }

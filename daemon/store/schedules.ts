@@ -34,7 +34,7 @@ export class ScheduleStatements {
     db: Db,
     private readonly parseTemplate: (json: string, name: string) => JobTemplate,
   ) {
-    this.byNameStmt = db.prepare('SELECT * FROM schedules WHERE name = ?');
+    this.byNameStmt = db.prepare('SELECT * FROM schedules WHERE name = @name');
     this.allStmt = db.prepare('SELECT * FROM schedules ORDER BY name');
     this.insertStmt = db.prepare(`
       INSERT INTO schedules (name, cron, timezone, queue, job, enabled, missed_policy, next_run_at, created_at, updated_at)
@@ -44,7 +44,7 @@ export class ScheduleStatements {
       UPDATE schedules SET cron = @cron, timezone = @timezone, queue = @queue, job = @job, enabled = @enabled,
         missed_policy = @missedPolicy, next_run_at = @nextRunAt, updated_at = @now
       WHERE name = @name`);
-    this.deleteStmt = db.prepare('DELETE FROM schedules WHERE name = ?');
+    this.deleteStmt = db.prepare('DELETE FROM schedules WHERE name = @name');
     this.casStmt = db.prepare(`
       UPDATE schedules SET next_run_at = @newNextRunAt, last_run_at = @now, updated_at = @now
       WHERE name = @name AND next_run_at IS @expectedNextRunAt`);
@@ -58,7 +58,7 @@ export class ScheduleStatements {
   }
 
   get(name: string): Schedule | undefined {
-    const raw = this.byNameStmt.get(name);
+    const raw = this.byNameStmt.get({ name });
     return raw === undefined ? undefined : this.map(toRow(raw, 'schedule'));
   }
 
@@ -76,7 +76,7 @@ export class ScheduleStatements {
   }
 
   delete(name: string): boolean {
-    return this.deleteStmt.run(name).changes > 0;
+    return this.deleteStmt.run({ name }).changes > 0;
   }
 
   /** True when next_run_at still was `expectedNextRunAt` and now is `newNextRunAt`. */

@@ -34,11 +34,11 @@ export class WorkerStatements {
       ON CONFLICT (id) DO UPDATE SET type = excluded.type, name = excluded.name, host = excluded.host, pid = excluded.pid,
         queues = excluded.queues, kinds = excluded.kinds, concurrency = excluded.concurrency,
         last_heartbeat_at = excluded.last_heartbeat_at, alive = 1`);
-    this.byIdStmt = db.prepare('SELECT * FROM workers WHERE id = ?');
+    this.byIdStmt = db.prepare('SELECT * FROM workers WHERE id = @id');
     this.allStmt = db.prepare('SELECT * FROM workers ORDER BY alive DESC, started_at DESC, id');
     this.touchStmt = db.prepare('UPDATE workers SET last_heartbeat_at = @now, alive = 1 WHERE id = @id');
     this.goneStmt = db.prepare('UPDATE workers SET alive = 0 WHERE id = @id');
-    this.runningStmt = db.prepare(`SELECT id FROM jobs INDEXED BY jobs_lease WHERE state = 'running' AND worker_id = ? ORDER BY id`);
+    this.runningStmt = db.prepare(`SELECT id FROM jobs INDEXED BY jobs_lease WHERE state = 'running' AND worker_id = @id ORDER BY id`);
   }
 
   upsert(values: WorkerWrite): void {
@@ -46,7 +46,7 @@ export class WorkerStatements {
   }
 
   get(id: string): Worker | undefined {
-    const raw = this.byIdStmt.get(id);
+    const raw = this.byIdStmt.get({ id });
     return raw === undefined ? undefined : mapWorker(toRow(raw, 'worker'), this.runningJobIds(id));
   }
 
@@ -66,6 +66,6 @@ export class WorkerStatements {
   }
 
   private runningJobIds(id: string): string[] {
-    return this.runningStmt.all(id).map((raw) => text(toRow(raw, 'running job'), 'id'));
+    return this.runningStmt.all({ id }).map((raw) => text(toRow(raw, 'running job'), 'id'));
   }
 }
