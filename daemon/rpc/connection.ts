@@ -28,7 +28,9 @@ export class Connection {
   private readonly closeListeners: (() => void)[] = [];
   private closed = false;
   private readingPaused = false;
-  private corked = false;
+  private outgoing: string[] = [];
+  private outgoingChars = 0;
+  private flushScheduled = false;
   private ending = false;
 
   constructor(
@@ -63,26 +65,33 @@ export class Connection {
   }
 
   /**
-   * Sends one message (a response, a batch or a notification) as a line. Lines written in one
-   * event-loop turn leave in one write: the socket is corked on the first and uncorked when the
-   * turn's other work (often a whole pipelined burst of requests) is done.
+   * Sends one message (a response, a batch or a notification) as a line. Lines sent in one
+   * event-loop turn (often the answers to a whole pipelined burst) leave in one write.
    */
   send(message: unknown): void {
     if (this.closed || this.ending) return;
-    if (!this.corked) {
-      this.corked = true;
-      this.socket.cork();
-      setImmediate(() => {
-        this.corked = false;
-        this.socket.uncork();
-      });
+    const line = JSON.stringify(message) + '\n';
+    this.outgoing.push(line);
+    this.outgoingChars += line.length;
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(() => this.flushOutgoing());
     }
-    this.socket.write(JSON.stringify(message) + '\n');
-    const unsent = this.socket.writableLength;
+    const unsent = this.socket.writableLength + this.outgoingChars;
     if (unsent > MAX_UNSENT_BYTES) {
       this.onTooSlow(this, unsent);
       this.close();
-    } else if (unsent > PAUSE_READING_BYTES && !this.readingPaused) {
+    }
+  }
+
+  private flushOutgoing(): void {
+    this.flushScheduled = false;
+    if (this.closed || this.outgoing.length === 0) return;
+    const data = this.outgoing.length === 1 ? this.outgoing[0] : this.outgoing.join('');
+    this.outgoing = [];
+    this.outgoingChars = 0;
+    this.socket.write(data);
+    if (this.socket.writableLength > PAUSE_READING_BYTES && !this.readingPaused && !this.ending) {
       this.readingPaused = true;
       this.socket.pause();
     }
@@ -92,6 +101,7 @@ export class Connection {
   end(lastMessage?: unknown): void {
     if (this.closed || this.ending) return;
     this.ending = true;
+    this.flushOutgoing();
     if (lastMessage !== undefined) this.socket.write(JSON.stringify(lastMessage) + '\n');
     this.socket.end();
     if (this.readingPaused) this.socket.resume();
