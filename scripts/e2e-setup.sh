@@ -29,7 +29,8 @@ echo "== installing code-server $VERSION into $DEST"
 # Build in a scratch folder and move it into place at the end, so an interrupted install never
 # leaves a half-built folder that a later run would take for a finished one.
 WORK="$CACHE/.building-$VERSION-$$"
-rm -rf "$WORK"
+# Leftovers of an install that was interrupted earlier are of no use.
+rm -rf "$CACHE"/.building-"$VERSION"-*
 mkdir -p "$WORK"
 trap 'rm -rf "$WORK"' EXIT
 cd "$WORK"
