@@ -26,7 +26,7 @@ function jobId(params: unknown, method: string): string {
 export function jobHandlers(s: Services): HandlerGroup<JobMethods> {
   const { engine } = s;
   return {
-    'jobs.enqueue': (params) => s.writes.run(() => engine.enqueue(unvalidated<EnqueueParams>(params))),
+    'jobs.enqueue': (params) => s.writes.enqueue(unvalidated<EnqueueParams>(params)),
     'jobs.enqueueBatch': (params) => engine.enqueueBatch(unvalidated<{ jobs: EnqueueParams[] }>(params)),
     'jobs.get': (params) => engine.getJob(jobId(params, 'jobs.get')),
     'jobs.list': (params) => engine.listJobs(unvalidated<ListJobsParams>(params)),
