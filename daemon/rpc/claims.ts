@@ -2,8 +2,8 @@
  * Long-poll claims. A `jobs.claim` with `waitMs` that finds nothing parks here until a job it
  * could take appears or its wait runs out. Nothing polls: the daemon calls `wake(queue)` when the
  * engine reports a job became claimable (enqueued, retried, a running job ended and freed a
- * concurrency slot) and `wakeAll()` when a timer finds delayed jobs due. Wake-ups in one tick are
- * coalesced into one pass over the waiting claims, oldest first.
+ * concurrency slot) and `wakeAll()` when a timer finds delayed jobs due. Wake-ups of one commit
+ * are coalesced into one pass over the waiting claims, oldest first.
  */
 import type { Job } from '../../shared/types';
 import type { EngineClaimParams } from '../engine/api';
@@ -81,7 +81,9 @@ export class ClaimWaiters {
   private scheduleDrain(): void {
     if (this.drainScheduled) return;
     this.drainScheduled = true;
-    setImmediate(() => this.drain());
+    // A microtask, not the next event-loop turn: the wake-ups of one commit (which arrive
+    // together) are still coalesced, and the waiting worker gets its job one turn sooner.
+    queueMicrotask(() => this.drain());
   }
 
   private drain(): void {
