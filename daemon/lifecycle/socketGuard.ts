@@ -23,8 +23,19 @@ export class SocketInUseError extends SpoolError {
   }
 }
 
-/** Creates the socket's folder (0700 when this creates it). */
+/** sun_path is 108 bytes on Linux, including the terminating NUL. */
+const MAX_SOCKET_PATH_BYTES = 107;
+
+/** Checks the path fits a Unix socket address and creates its folder (0700 when this creates it). */
 export function prepareSocketFolder(socketPath: string): void {
+  const bytes = Buffer.byteLength(socketPath);
+  if (bytes > MAX_SOCKET_PATH_BYTES) {
+    throw new SpoolError(
+      ErrorCode.InvalidParams,
+      `The socket path ${socketPath} is ${bytes} bytes long; Unix sockets allow ${MAX_SOCKET_PATH_BYTES}. Pick a shorter --socket (or SPOOL_SOCKET).`,
+      { field: 'socket', limit: MAX_SOCKET_PATH_BYTES },
+    );
+  }
   const dir = path.dirname(socketPath);
   if (!fs.existsSync(dir)) fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
 }

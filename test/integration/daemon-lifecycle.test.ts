@@ -43,6 +43,16 @@ test('a second daemon on the same socket refuses to start and names the pid hold
   assert.equal((await client.call('daemon.status')).pid, daemon.pid, 'the first daemon is untouched');
 });
 
+test('a socket path too long for a Unix socket is refused with the limit, before anything is created', (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'spool-long-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const socketPath = path.join(dir, 'deep'.repeat(30), 'spool.sock');
+  const result = spawnSync(process.execPath, [DAEMON_SCRIPT, '--socket', socketPath, '--db', path.join(dir, 'db')], { encoding: 'utf8', timeout: 30_000 });
+  assert.equal(result.status, 1);
+  assert.match(result.stderr, /Unix sockets allow 107/);
+  assert.equal(fs.existsSync(path.join(dir, 'db')), false);
+});
+
 test('a stale socket file left by a killed daemon is replaced', async (t) => {
   const daemon = await startDaemon();
   t.after(() => daemon.dispose());
