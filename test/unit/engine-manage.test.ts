@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import Database from 'better-sqlite3';
 import { ErrorCode } from '../../shared/protocol';
 import { makeEngine, thrown } from './helpers/engine';
 
@@ -51,7 +52,7 @@ test('update changes a queued job and refuses running or finished ones', (t) => 
 });
 
 test('delete removes a job with its runs and output, but not while it runs', (t) => {
-  const { engine } = makeEngine(t);
+  const { engine, dbPath } = makeEngine(t);
   const { job } = engine.enqueue({ queue: 'q', kind: 'k' });
   engine.claim({ workerId: 'w' });
   engine.log({ id: job.id, workerId: 'w', lines: ['a'] });
@@ -61,6 +62,12 @@ test('delete removes a job with its runs and output, but not while it runs', (t)
   engine.complete({ id: job.id, workerId: 'w' });
   engine.deleteJob(job.id);
   assert.equal(thrown(() => engine.getJob(job.id)).code, ErrorCode.JobNotFound);
+  const db = new Database(dbPath, { readonly: true });
+  t.after(() => db.close());
+  assert.deepEqual(
+    db.prepare('SELECT (SELECT count(*) FROM job_runs WHERE job_id = @id) AS runs, (SELECT count(*) FROM job_output WHERE job_id = @id) AS lines').get({ id: job.id }),
+    { runs: 0, lines: 0 },
+  );
   assert.equal(engine.getQueue('q').counts.completed, 0);
   assert.deepEqual(engine.verifyCounters().ok, true);
 });
