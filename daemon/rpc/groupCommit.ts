@@ -12,19 +12,22 @@
  * Ordering: the dispatcher flushes the group before it runs any method that is not grouped, so
  * a write is committed before any later request is handled.
  */
-import { LIMITS } from '../../shared/protocol';
+import { LIMITS, type EnqueueParams, type EnqueueResult } from '../../shared/protocol';
 import type { QueueEngine } from '../engine/api';
-import type { EnqueueParams, EnqueueResult } from '../../shared/protocol';
 
+type Outcome<T> = { ok: true; value: T } | { ok: false; error: unknown };
+
+/**
+ * One write waiting for the group's transaction. It keeps its own typed outcome: `execute` runs
+ * it inside the transaction, `settle` answers its caller once the transaction has committed (or
+ * failed as a whole).
+ */
 interface Pending {
-  run: () => unknown;
+  execute(): void;
+  settle(commitError: { error: unknown } | null): void;
   /** Set for a plain enqueue: consecutive ones are inserted with one enqueueBatch call. */
-  enqueue?: EnqueueParams;
-  resolve: (value: unknown) => void;
-  reject: (error: unknown) => void;
+  enqueue?: { params: EnqueueParams; provide(result: EnqueueResult): void };
 }
-
-type Outcome<T = unknown> = { ok: true; value: T } | { ok: false; error: unknown };
 
 export class WriteGroup {
   private pending: Pending[] = [];
@@ -39,7 +42,7 @@ export class WriteGroup {
   /** Runs `write` (engine calls only, synchronous) in the current group; settles after the commit. */
   run<T>(write: () => T): Promise<T> | T {
     if (!this.enabled) return write();
-    return new Promise<T>((resolve, reject) => this.add({ run: write, resolve: (value) => resolve(value as T), reject }));
+    return new Promise<T>((resolve, reject) => this.add(pendingWrite(write, resolve, reject)));
   }
 
   /**
@@ -50,9 +53,7 @@ export class WriteGroup {
   enqueue(params: EnqueueParams): Promise<EnqueueResult> | EnqueueResult {
     const write = (): EnqueueResult => this.engine.enqueue(params);
     if (!this.enabled) return write();
-    return new Promise<EnqueueResult>((resolve, reject) =>
-      this.add({ run: write, enqueue: params, resolve: (value) => resolve(value as EnqueueResult), reject }),
-    );
+    return new Promise<EnqueueResult>((resolve, reject) => this.add(pendingEnqueue(params, write, resolve, reject)));
   }
 
   private add(pending: Pending): void {
@@ -70,7 +71,6 @@ export class WriteGroup {
     if (this.pending.length === 0) return;
     const group = this.pending;
     this.pending = [];
-    const outcomes: Outcome[] = [];
     try {
       this.engine.batch(() => {
         let i = 0;
@@ -78,34 +78,69 @@ export class WriteGroup {
           let end = i;
           while (end < group.length && group[end].enqueue !== undefined) end++;
           if (end - i > 1) {
-            outcomes.push(...this.enqueueRun(group.slice(i, end)));
+            this.enqueueRun(group.slice(i, end));
             i = end;
           } else {
-            outcomes.push(attempt(group[i].run));
-            i++;
+            group[i++].execute();
           }
         }
       });
     } catch (error) {
       // The shared commit itself failed (disk full, say): nothing of the group was stored.
-      for (const p of group) p.reject(error);
+      for (const p of group) p.settle({ error });
       return;
     }
-    group.forEach((p, i) => {
-      const outcome = outcomes[i];
-      if (outcome.ok) p.resolve(outcome.value);
-      else p.reject(outcome.error);
-    });
+    for (const p of group) p.settle(null);
   }
 
   /** Enqueues as one enqueueBatch; one by one if it fails (it undid only itself). */
-  private enqueueRun(run: Pending[]): Outcome[] {
-    const jobs: EnqueueParams[] = [];
-    for (const p of run) if (p.enqueue !== undefined) jobs.push(p.enqueue);
-    const batched = attempt(() => this.engine.enqueueBatch({ jobs }).results);
-    if (batched.ok && batched.value.length === run.length) return batched.value.map((value) => ({ ok: true, value }));
-    return run.map((p) => attempt(p.run));
+  private enqueueRun(run: Pending[]): void {
+    const entries = run.flatMap((p) => (p.enqueue ? [p.enqueue] : []));
+    const batched = attempt(() => this.engine.enqueueBatch({ jobs: entries.map((e) => e.params) }).results);
+    if (entries.length === run.length && batched.ok && batched.value.length === run.length) {
+      batched.value.forEach((result, i) => entries[i].provide(result));
+      return;
+    }
+    for (const p of run) p.execute();
   }
+}
+
+function pendingWrite<T>(write: () => T, resolve: (value: T) => void, reject: (error: unknown) => void): Pending {
+  let outcome: Outcome<T> | null = null;
+  return {
+    execute: () => {
+      outcome = attempt(write);
+    },
+    settle: (commitError) => settleWith(outcome, commitError, resolve, reject),
+  };
+}
+
+function pendingEnqueue(
+  params: EnqueueParams,
+  write: () => EnqueueResult,
+  resolve: (value: EnqueueResult) => void,
+  reject: (error: unknown) => void,
+): Pending {
+  let outcome: Outcome<EnqueueResult> | null = null;
+  return {
+    execute: () => {
+      outcome = attempt(write);
+    },
+    settle: (commitError) => settleWith(outcome, commitError, resolve, reject),
+    enqueue: {
+      params,
+      provide: (result) => {
+        outcome = { ok: true, value: result };
+      },
+    },
+  };
+}
+
+function settleWith<T>(outcome: Outcome<T> | null, commitError: { error: unknown } | null, resolve: (value: T) => void, reject: (error: unknown) => void): void {
+  if (commitError) reject(commitError.error);
+  else if (outcome === null) reject(new Error('A grouped write was never run; this is a bug in the daemon.'));
+  else if (outcome.ok) resolve(outcome.value);
+  else reject(outcome.error);
 }
 
 /** Runs one write; a failure (its savepoint rolled back) becomes its caller's error. */
