@@ -152,7 +152,7 @@ export async function runDaemonBench(options: DaemonBenchOptions = {}): Promise<
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'spool-daemon-bench-'));
   const clientScript = path.join(dir, 'client.js');
   fs.writeFileSync(clientScript, CLIENT_SOURCE);
-  const client = (config: Record<string, unknown>): Promise<Record<string, unknown>> => runClient(clientScript, config);
+  const client = (config: Record<string, unknown>): Promise<unknown> => runClient(clientScript, config);
   let daemonIndex = 0;
   const startDaemon = (extraArgs: string[] = []): Promise<RunningDaemon> => launchDaemon(dir, `d${daemonIndex++}`, extraArgs);
 
@@ -213,7 +213,7 @@ export async function runDaemonBench(options: DaemonBenchOptions = {}): Promise<
           client({ role: 'latency-worker', socket: daemon.socketPath, n: samples, queue: 'latency' }),
           client({ role: 'latency-producer', socket: daemon.socketPath, n: samples, queue: 'latency', gapMs: 5 }),
         ]);
-        const sorted = (worker.samples as number[]).slice().sort((a, b) => a - b);
+        const sorted = latencySamples(worker).sort((a, b) => a - b);
         const p = (q: number): number => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
         report({ name: 'enqueue → waiting claim latency p50', value: p(0.5), unit: 'ms', target: '< 2', met: p(0.5) < 2 });
         report({ name: 'enqueue → waiting claim latency p99', value: p(0.99), unit: 'ms', target: '< 10', met: p(0.99) < 10 });
@@ -280,7 +280,7 @@ async function launchDaemon(dir: string, name: string, extraArgs: string[]): Pro
   };
 }
 
-function runClient(script: string, config: Record<string, unknown>): Promise<Record<string, unknown>> {
+function runClient(script: string, config: Record<string, unknown>): Promise<unknown> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [script, JSON.stringify(config)], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
@@ -290,7 +290,7 @@ function runClient(script: string, config: Record<string, unknown>): Promise<Rec
     child.once('exit', (code) => {
       if (code !== 0) return reject(new Error(`bench client (${String(config.role)}) exited with ${code}: ${err}`));
       try {
-        resolve(JSON.parse(out) as Record<string, unknown>);
+        resolve(JSON.parse(out));
       } catch (error) {
         reject(new Error(`bench client (${String(config.role)}) printed no result: ${out}${err} (${String(error)})`));
       }
@@ -316,6 +316,13 @@ function measure(pid: number): { end(): Span } {
 
 /** USER_HZ: the unit of /proc/<pid>/stat's times; 100 on every Linux build Node supports. */
 const CLOCK_TICKS = 100;
+
+/** The latencies a latency-worker client printed, in ms. */
+function latencySamples(result: unknown): number[] {
+  const samples: unknown = typeof result === 'object' && result !== null && 'samples' in result ? result.samples : null;
+  if (!Array.isArray(samples)) throw new Error(`the latency worker printed no samples: ${JSON.stringify(result)}`);
+  return samples.filter((n): n is number => typeof n === 'number');
+}
 
 function cpuTicks(pid: number): number {
   const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
