@@ -22,7 +22,7 @@
 import type { Job } from '../../shared/types';
 import type { Db } from './db';
 import { mapJob } from './mappers';
-import { int, text, toRow } from './row';
+import { ArrayRows, int, text, toRow } from './row';
 
 export type KindFilter = { include: string[] } | { exclude: string[] };
 
@@ -71,10 +71,10 @@ export class ClaimStatements {
   private readonly insertRunStmt;
 
   constructor(db: Db) {
-    this.claimInclude = db.prepare(claimSql(INCLUDE, false));
-    this.claimExclude = db.prepare(claimSql(EXCLUDE, false));
-    this.claimOneInclude = db.prepare(claimSql(INCLUDE, true));
-    this.claimOneExclude = db.prepare(claimSql(EXCLUDE, true));
+    this.claimInclude = new ArrayRows(db.prepare(claimSql(INCLUDE, false)), 'job');
+    this.claimExclude = new ArrayRows(db.prepare(claimSql(EXCLUDE, false)), 'job');
+    this.claimOneInclude = new ArrayRows(db.prepare(claimSql(INCLUDE, true)), 'job');
+    this.claimOneExclude = new ArrayRows(db.prepare(claimSql(EXCLUDE, true)), 'job');
     this.peekInclude = db.prepare(peekSql(INCLUDE));
     this.peekExclude = db.prepare(peekSql(EXCLUDE));
     this.insertRunStmt = db.prepare(`
@@ -91,8 +91,7 @@ export class ClaimStatements {
     const list = 'include' in kinds ? kinds.include : kinds.exclude;
     const rows = stmt.all({ queue, now, limit, workerId, kinds: JSON.stringify(list) });
     const jobs: Job[] = [];
-    for (const raw of rows) {
-      const row = toRow(raw, 'job');
+    for (const row of rows) {
       this.insertRunStmt.run({ jobId: text(row, 'id'), run: int(row, 'runs'), attempt: int(row, 'attempts'), workerId, now });
       jobs.push(mapJob(row));
     }

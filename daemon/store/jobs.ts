@@ -9,7 +9,7 @@
 import type { Job, JobState } from '../../shared/types';
 import type { Db } from './db';
 import { mapJob, newJob } from './mappers';
-import { int, toRow } from './row';
+import { ArrayRows, int, toRow, type Row } from './row';
 
 /** The stored form of a new job: JSON already serialized, defaults already resolved. */
 export interface JobInsert {
@@ -43,8 +43,8 @@ export interface AttemptEnd {
   now: number;
 }
 
-function mapOptional(raw: unknown): Job | undefined {
-  return raw === undefined ? undefined : mapJob(toRow(raw, 'job'));
+function mapOptional(row: Row | undefined): Job | undefined {
+  return row === undefined ? undefined : mapJob(row);
 }
 
 export class JobStatements {
@@ -72,16 +72,16 @@ export class JobStatements {
       VALUES (@id, @queue, @kind, @payload, @priority, 'queued', @runAt, @maxAttempts,
         @backoffStrategy, @backoffBaseMs, @backoffCapMs, @backoffJitter, @timeoutMs,
         @idempotencyKey, @tags, @context, @now, @now)`);
-    this.byIdStmt = db.prepare('SELECT * FROM jobs WHERE id = @id');
-    this.byKeyStmt = db.prepare('SELECT * FROM jobs WHERE idempotency_key = @key');
+    this.byIdStmt = new ArrayRows(db.prepare('SELECT * FROM jobs WHERE id = @id'), 'job');
+    this.byKeyStmt = new ArrayRows(db.prepare('SELECT * FROM jobs WHERE idempotency_key = @key'), 'job');
     this.heartbeatStmt = db.prepare(`
       UPDATE jobs SET lease_expires_at = max(lease_expires_at, @lease), updated_at = @now
       WHERE id = @id AND state = 'running' AND worker_id = @workerId
       RETURNING lease_expires_at, cancel_requested`);
-    this.progressStmt = db.prepare(`
+    this.progressStmt = new ArrayRows(db.prepare(`
       UPDATE jobs SET progress = @percent, progress_message = @message, updated_at = @now
       WHERE id = @id AND state = 'running' AND worker_id = @workerId
-      RETURNING *`);
+      RETURNING *`), 'job');
     this.checkpointStmt = db.prepare(`
       UPDATE jobs SET checkpoint = @checkpoint, updated_at = @now
       WHERE id = @id AND state = 'running' AND worker_id = @workerId`);
@@ -91,33 +91,33 @@ export class JobStatements {
         result = coalesce(@result, result), lease_expires_at = NULL, finished_at = @finishedAt,
         cancel_requested = 0, updated_at = @now
       WHERE id = @id AND state = 'running' AND worker_id = @workerId`);
-    this.requestCancelStmt = db.prepare(`
-      UPDATE jobs SET cancel_requested = 1, updated_at = @now WHERE id = @id AND state = 'running' RETURNING *`);
-    this.cancelWaitingStmt = db.prepare(`
+    this.requestCancelStmt = new ArrayRows(db.prepare(`
+      UPDATE jobs SET cancel_requested = 1, updated_at = @now WHERE id = @id AND state = 'running' RETURNING *`), 'job');
+    this.cancelWaitingStmt = new ArrayRows(db.prepare(`
       UPDATE jobs SET state = 'cancelled', finished_at = @now, updated_at = @now
-      WHERE id = @id AND state IN ('queued', 'retrying') RETURNING *`);
+      WHERE id = @id AND state IN ('queued', 'retrying') RETURNING *`), 'job');
     // A user's retry: a fresh attempt budget; runs (the history) and the checkpoint stay,
     // except that a completed job starts over from nothing.
-    this.retryStmt = db.prepare(`
+    this.retryStmt = new ArrayRows(db.prepare(`
       UPDATE jobs SET state = 'queued', attempts = 0, run_at = @now, finished_at = NULL,
         last_error = NULL, result = NULL, progress = NULL, progress_message = NULL, cancel_requested = 0,
         checkpoint = CASE WHEN state = 'completed' THEN NULL ELSE checkpoint END, updated_at = @now
-      WHERE id = @id AND state IN ('dead', 'cancelled', 'completed') RETURNING *`);
+      WHERE id = @id AND state IN ('dead', 'cancelled', 'completed') RETURNING *`), 'job');
     this.deleteStmt = db.prepare(`DELETE FROM jobs WHERE id = @id AND state <> 'running'`);
-    this.updateStmt = db.prepare(`
+    this.updateStmt = new ArrayRows(db.prepare(`
       UPDATE jobs SET priority = coalesce(@priority, priority), run_at = coalesce(@runAt, run_at),
         payload = coalesce(@payload, payload), max_attempts = coalesce(@maxAttempts, max_attempts),
         tags = coalesce(@tags, tags), updated_at = @now
-      WHERE id = @id AND state IN ('queued', 'retrying') RETURNING *`);
+      WHERE id = @id AND state IN ('queued', 'retrying') RETURNING *`), 'job');
     // Start-up recovery gives the attempt back: the daemon stopping is not the job failing.
-    this.recoverStmt = db.prepare(`
+    this.recoverStmt = new ArrayRows(db.prepare(`
       UPDATE jobs SET state = 'retrying', attempts = attempts - 1, run_at = @now, lease_expires_at = NULL,
         cancel_requested = 0, updated_at = @now
-      WHERE id = @id AND state = 'running' RETURNING *`);
-    this.expiredStmt = db.prepare(`
-      SELECT * FROM jobs INDEXED BY jobs_lease WHERE state = 'running' AND lease_expires_at <= @now ORDER BY lease_expires_at LIMIT @limit`);
-    this.runningOfWorkersStmt = db.prepare(`
-      SELECT * FROM jobs INDEXED BY jobs_lease WHERE state = 'running' AND worker_id IN (SELECT value FROM json_each(@workerIds))`);
+      WHERE id = @id AND state = 'running' RETURNING *`), 'job');
+    this.expiredStmt = new ArrayRows(db.prepare(`
+      SELECT * FROM jobs INDEXED BY jobs_lease WHERE state = 'running' AND lease_expires_at <= @now ORDER BY lease_expires_at LIMIT @limit`), 'job');
+    this.runningOfWorkersStmt = new ArrayRows(db.prepare(`
+      SELECT * FROM jobs INDEXED BY jobs_lease WHERE state = 'running' AND worker_id IN (SELECT value FROM json_each(@workerIds))`), 'job');
   }
 
   /**
@@ -208,10 +208,10 @@ export class JobStatements {
   }
 
   expiredLeases(now: number, limit: number): Job[] {
-    return this.expiredStmt.all({ now, limit }).map((raw) => mapJob(toRow(raw, 'job')));
+    return this.expiredStmt.all({ now, limit }).map(mapJob);
   }
 
   runningOf(workerIds: string[]): Job[] {
-    return this.runningOfWorkersStmt.all({ workerIds: JSON.stringify(workerIds) }).map((raw) => mapJob(toRow(raw, 'job')));
+    return this.runningOfWorkersStmt.all({ workerIds: JSON.stringify(workerIds) }).map(mapJob);
   }
 }

@@ -11,7 +11,7 @@
 import { JOB_STATES, type Job, type JobState } from '../../shared/types';
 import type { Db } from './db';
 import { mapJob } from './mappers';
-import { scalarText, toRow } from './row';
+import { ArrayRows, scalarText } from './row';
 
 export type ListOrder = 'newest' | 'oldest' | 'runAt';
 
@@ -31,7 +31,6 @@ export interface ListQuery {
   now: number;
 }
 
-type Statement = ReturnType<Db['prepare']>;
 
 /** Escapes LIKE wildcards so a search for "50%" finds "50%". */
 function likePattern(search: string): string {
@@ -39,7 +38,7 @@ function likePattern(search: string): string {
 }
 
 export class ListStatements {
-  private readonly cache = new Map<string, Statement>();
+  private readonly cache = new Map<string, ArrayRows>();
   private readonly queueNames;
 
   constructor(private readonly db: Db) {
@@ -110,9 +109,9 @@ export class ListStatements {
     const sql = `SELECT * FROM jobs ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ${orderBy} LIMIT @limit`;
     let stmt = this.cache.get(sql);
     if (stmt === undefined) {
-      stmt = this.db.prepare(sql);
+      stmt = new ArrayRows(this.db.prepare(sql), 'job');
       this.cache.set(sql, stmt);
     }
-    return stmt.all(params).map((raw) => mapJob(toRow(raw, 'job')));
+    return stmt.all(params).map(mapJob);
   }
 }

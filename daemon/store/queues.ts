@@ -46,7 +46,7 @@ export function emptyCounts(): JobCounts {
 }
 
 function mapSettings(row: Row): QueueSettings {
-  const perSecond = row['rate_per_second'] === null ? null : real(row, 'rate_per_second');
+  const perSecond = row.get('rate_per_second') === null ? null : real(row, 'rate_per_second');
   const burst = intOrNull(row, 'rate_burst');
   return {
     name: text(row, 'name'),
@@ -133,7 +133,7 @@ export class QueueStatements {
 
   rateState(name: string): RateState {
     const row = toRow(this.rateStmt.get({ name }), 'queue rate');
-    return { tokens: row['rate_tokens'] === null ? null : real(row, 'rate_tokens'), refilledAt: intOrNull(row, 'rate_refilled_at') };
+    return { tokens: row.get('rate_tokens') === null ? null : real(row, 'rate_tokens'), refilledAt: intOrNull(row, 'rate_refilled_at') };
   }
 
   setRateState(name: string, tokens: number, refilledAt: number): void {

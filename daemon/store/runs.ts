@@ -58,7 +58,7 @@ export class RunStatements {
   /** Completed and failed attempts in the buckets overlapping the last `windowMs`. */
   finishedSince(now: number, windowMs: number): { completed: number; failed: number } {
     const row = toRow(this.windowStmt.get({ from: Math.floor((now - windowMs) / BUCKET_MS) + 1 }), 'stat window');
-    return { completed: scalarInt(row['completed'], 'completed'), failed: scalarInt(row['failed'], 'failed') };
+    return { completed: scalarInt(row.get('completed'), 'completed'), failed: scalarInt(row.get('failed'), 'failed') };
   }
 
   pruneBuckets(olderThan: number): void {

@@ -6,7 +6,7 @@
 import type { JobTemplate, Schedule } from '../../shared/types';
 import type { Db } from './db';
 import { mapSchedule } from './mappers';
-import { scalarIntOrNull, toRow, type Row } from './row';
+import { scalarIntOrNull, text, toRow, type Row } from './row';
 
 export interface ScheduleWrite {
   name: string;
@@ -53,8 +53,7 @@ export class ScheduleStatements {
   }
 
   private map(row: Row): Schedule {
-    const name = row['name'];
-    return mapSchedule(row, this.parseTemplate(typeof row['job'] === 'string' ? row['job'] : 'null', typeof name === 'string' ? name : '?'));
+    return mapSchedule(row, this.parseTemplate(text(row, 'job'), text(row, 'name')));
   }
 
   get(name: string): Schedule | undefined {
