@@ -5,6 +5,8 @@
  *
  *   UPDATE jobs SET state = 'running', … WHERE id IN (SELECT id … ORDER BY priority DESC, run_at, id LIMIT n) RETURNING *
  *
+ * (`id = (SELECT …)` when n is 1, see claimSql).
+ *
  * The inner SELECT walks the partial index `jobs_claim (queue, priority DESC, run_at, id)` in
  * its own order and stops after n due rows, so its cost does not grow with the backlog. The
  * index only holds queued and retrying rows, and its column directions match the ORDER BY:
@@ -12,8 +14,9 @@
  * (a unit test asserts the plan). The index is named with INDEXED BY: once ANALYZE has run,
  * SQLite's planner may otherwise prefer the `jobs_due (queue, state, run_at)` range and sort
  * its result, which is exactly the backlog-sized sort to avoid (and if the index could not be
- * used, preparing the statement fails loudly instead). `run_at <= now` and the kind filter are checked on index
- * entries as the walk goes; delayed jobs with a higher priority than the due ones are stepped over.
+ * used, preparing the statement fails loudly instead). `run_at <= now` and the kind filter are
+ * checked on index entries as the walk goes; delayed jobs with a higher priority than the due
+ * ones are stepped over.
  *
  * The kind filter is either an include list (`kind IN json_each(@kinds)`) or an exclude list
  * (the built-in kinds a remote worker must never get); both are JSON arrays so one prepared
