@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import { Engine } from '../../daemon/engine';
+import { MIGRATIONS } from '../../daemon/store/migrations';
 import { tempDir } from './helpers/engine';
 import { waitFor } from './helpers/wait';
 
@@ -84,3 +85,40 @@ function parseReport(text: string): Report {
   }
   return { workerId, completed };
 }
+
+test('four processes opening a new database file at once create and migrate it once, and all can write', { timeout: 120_000 }, async (t) => {
+  const dir = tempDir(t);
+  const dbPath = path.join(dir, 'fresh', 'spool.db');
+  const goFile = path.join(dir, 'go');
+  const children = Array.from({ length: PROCESSES }, (_, i) => {
+    const readyFile = path.join(dir, `ready-${i}`);
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'test/fixtures/engine-opener.ts'), dbPath, `opener-${i}`, readyFile, goFile], {
+      cwd: root,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<void>((resolve, reject) => {
+      child.on('error', reject);
+      child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`opener-${i} exited with ${code}: ${stderr}`))));
+    });
+    t.after(() => {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    });
+    return { readyFile, exited };
+  });
+  await waitFor(() => children.every((c) => fs.existsSync(c.readyFile)), { timeoutMs: 60_000, what: 'all opener processes to start' });
+  fs.writeFileSync(goFile, 'go');
+  await Promise.all(children.map((c) => c.exited));
+
+  const engine = new Engine({ dbPath });
+  t.after(() => engine.close());
+  assert.equal(engine.getQueue('opened').counts.queued, PROCESSES);
+  assert.deepEqual(engine.verifyCounters().ok, true);
+  const db = new Database(dbPath, { readonly: true });
+  t.after(() => db.close());
+  assert.deepEqual(
+    db.prepare('SELECT version, count(*) AS n FROM schema_migrations GROUP BY version ORDER BY version').all(),
+    MIGRATIONS.map((m) => ({ version: m.version, n: 1 })),
+  );
+});
