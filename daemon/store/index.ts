@@ -66,9 +66,15 @@ export class Store {
    */
   write<T>(fn: () => T): T {
     let result: T | undefined;
-    this.transaction.immediate(() => {
-      result = fn();
-    });
+    try {
+      this.transaction.immediate(() => {
+        result = fn();
+      });
+    } catch (error) {
+      // Settings read inside the rolled-back transaction (a queue it created) must not outlive it.
+      this.queues.invalidate();
+      throw error;
+    }
     // fn returned normally (or the transaction threw), so result holds its value.
     return result as T;
   }

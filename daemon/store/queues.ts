@@ -62,8 +62,17 @@ function mapSettings(row: Row): QueueSettings {
 }
 
 export class QueueStatements {
-  private readonly byNameStmt;
   private readonly allStmt;
+  private readonly dataVersionStmt;
+  /**
+   * Every queue's settings, read once and kept while the file has not changed under us. Queue
+   * settings are read on every enqueue and claim (≈ 12 µs a row read) and change rarely.
+   * `PRAGMA data_version` changes when another connection commits, so a second process's
+   * configure or pause is seen at the next read; this connection's own queue writes, and any
+   * rollback (Store.write), drop the cache explicitly.
+   */
+  private cache: Map<string, QueueSettings> | null = null;
+  private cacheVersion = -1;
   private readonly insertStmt;
   private readonly updateStmt;
   private readonly setPausedStmt;
@@ -77,8 +86,8 @@ export class QueueStatements {
   private readonly recountStmt;
 
   constructor(db: Db) {
-    this.byNameStmt = db.prepare('SELECT * FROM queues WHERE name = @name');
     this.allStmt = db.prepare('SELECT * FROM queues ORDER BY name');
+    this.dataVersionStmt = db.prepare('PRAGMA data_version').pluck();
     this.insertStmt = db.prepare(`
       INSERT INTO queues (name, concurrency, rate_per_second, rate_burst, paused, default_max_attempts,
         backoff_strategy, backoff_base_ms, backoff_cap_ms, backoff_jitter, default_timeout_ms, retention_ms,
@@ -109,25 +118,48 @@ export class QueueStatements {
     this.recountStmt = db.prepare('SELECT queue, state, count(*) AS count FROM jobs GROUP BY queue, state');
   }
 
-  get(name: string): QueueSettings | undefined {
-    const raw = this.byNameStmt.get({ name });
-    return raw === undefined ? undefined : mapSettings(toRow(raw, 'queue'));
+  private settings(): Map<string, QueueSettings> {
+    const version = scalarInt(this.dataVersionStmt.get(), 'data_version');
+    if (this.cache === null || version !== this.cacheVersion) {
+      this.cache = new Map(
+        this.allStmt.all().map((raw) => {
+          const settings = mapSettings(toRow(raw, 'queue'));
+          return [settings.name, settings];
+        }),
+      );
+      this.cacheVersion = version;
+    }
+    return this.cache;
   }
 
+  /** Drops the cached settings: after this connection's own queue writes, and after a rollback. */
+  invalidate(): void {
+    this.cache = null;
+  }
+
+  /** The queue's settings (shared: do not modify). */
+  get(name: string): QueueSettings | undefined {
+    return this.settings().get(name);
+  }
+
+  /** Every queue's settings, by name (shared: do not modify). */
   all(): QueueSettings[] {
-    return this.allStmt.all().map((raw) => mapSettings(toRow(raw, 'queue')));
+    return [...this.settings().values()];
   }
 
   /** Inserts the queue unless it exists; returns whether it was created. */
   insert(values: QueueWrite): boolean {
+    this.invalidate();
     return this.insertStmt.run(values).changes > 0;
   }
 
   update(values: Omit<QueueWrite, 'paused'>): void {
+    this.invalidate();
     this.updateStmt.run(values);
   }
 
   setPaused(name: string, paused: boolean, now: number): boolean {
+    this.invalidate();
     return this.setPausedStmt.run({ name, paused: paused ? 1 : 0, now }).changes > 0;
   }
 
@@ -172,6 +204,7 @@ export class QueueStatements {
   }
 
   delete(name: string): boolean {
+    this.invalidate();
     return this.deleteStmt.run({ name }).changes > 0;
   }
 

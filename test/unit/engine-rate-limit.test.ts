@@ -40,3 +40,17 @@ test('two engines on one file share one token bucket', (t) => {
   assert.equal(second.claim({ workerId: 'b', max: 5 }).length, 1);
   assert.equal(engine.claim({ workerId: 'a', max: 5 }).length, 0);
 });
+
+test('queue settings changed by another engine on the same file apply to this engine at once', (t) => {
+  const { engine, clock, dir } = makeEngine(t);
+  const other = new Engine({ dbPath: path.join(dir, 'spool.db'), now: clock.now });
+  t.after(() => other.close());
+  engine.enqueueBatch({ jobs: Array.from({ length: 5 }, () => ({ queue: 'q', kind: 'k' })) });
+  assert.equal(other.claim({ workerId: 'b' }).length, 1, 'the other engine has read (and cached) the queue');
+  engine.pauseQueue('q');
+  assert.deepEqual(other.claim({ workerId: 'b' }), [], 'a pause by one engine stops the other\'s claims');
+  engine.resumeQueue('q');
+  engine.configureQueue({ name: 'q', concurrency: 2, defaultMaxAttempts: 9 });
+  assert.equal(other.claim({ workerId: 'b', max: 5 }).length, 1, 'the new concurrency cap holds across engines');
+  assert.equal(other.enqueue({ queue: 'q', kind: 'k' }).job.maxAttempts, 9, 'and so do new defaults');
+});
