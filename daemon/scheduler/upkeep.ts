@@ -17,8 +17,10 @@ import type { Scheduler } from './scheduler';
 
 /** setTimeout's limit is ~24.8 days; longer waits are re-armed when reached. */
 const MAX_TIMER_MS = 6 * 3600 * 1000;
-/** Guard against a due time that stays in the past: never re-arm sooner than this. */
+/** Never re-arm sooner than this. */
 const MIN_REARM_MS = 5;
+/** How soon to look again at something that stayed due after a tick handled it. */
+const RETRY_MS = 1000;
 export const CLEANUP_INTERVAL_MS = 60_000;
 const CLEANUP_BATCH = 500;
 const CLEANUP_BATCHES_PER_TURN = 20;
@@ -99,8 +101,11 @@ export class Upkeep {
       next = this.engine.nextWakeAt();
     } catch (error) {
       this.logger.error('Could not read the next due time; checking again in a second', { error });
-      next = Date.now() + 1000;
+      next = Date.now() + RETRY_MS;
     }
+    // Still due right after everything due was handled: something failed (and was logged) or
+    // another daemon holds it. Try again a little later rather than spin.
+    if (next !== null && next <= Date.now()) next = Date.now() + RETRY_MS;
     this.arm(next);
   }
 
