@@ -32,6 +32,9 @@ export class Connection {
   private outgoingChars = 0;
   private flushScheduled = false;
   private ending = false;
+  /** Requests read but not yet answered, and whether the peer has half-closed its side. */
+  private inFlight = 0;
+  private peerEnded = false;
 
   constructor(
     readonly id: number,
@@ -54,6 +57,12 @@ export class Connection {
         this.readingPaused = false;
         socket.resume();
       }
+    });
+    // `echo '{…}' | socat - UNIX-CONNECT:…` sends its request and half-closes at once. The server
+    // keeps its own side open (allowHalfOpen) until every request read so far is answered.
+    socket.on('end', () => {
+      this.peerEnded = true;
+      this.endIfAnswered();
     });
     // 'close' always follows 'error'; the server logs unexpected errors there.
     socket.on('error', () => this.finish());
@@ -95,6 +104,23 @@ export class Connection {
       this.readingPaused = true;
       this.socket.pause();
     }
+  }
+
+  /**
+   * Counts a request as in flight until `answered` settles. Pass the promise that sends the
+   * answer, so a peer that has half-closed is ended only after its last answer is queued.
+   */
+  track(answered: PromiseLike<unknown>): void {
+    this.inFlight++;
+    const settle = (): void => {
+      this.inFlight--;
+      this.endIfAnswered();
+    };
+    answered.then(settle, settle);
+  }
+
+  private endIfAnswered(): void {
+    if (this.peerEnded && this.inFlight === 0) this.end();
   }
 
   /** Sends what is queued, then closes. */

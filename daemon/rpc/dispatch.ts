@@ -54,11 +54,13 @@ export class Dispatcher {
     }
     const context: CallContext = { connection };
     if (!Array.isArray(message)) {
-      this.handleOne(message, context).then(
-        (response) => {
-          if (response) connection.send(response);
-        },
-        (error: unknown) => this.logger.error('Could not answer a request', { connection: connection.id, error }),
+      connection.track(
+        this.handleOne(message, context).then(
+          (response) => {
+            if (response) connection.send(response);
+          },
+          (error: unknown) => this.logger.error('Could not answer a request', { connection: connection.id, error }),
+        ),
       );
       return;
     }
@@ -67,13 +69,15 @@ export class Dispatcher {
       connection.send(createJSONRPCErrorResponse(null, ErrorCode.InvalidRequest, `Invalid request: ${why}.`, { limit: LIMITS.maxBatch }));
       return;
     }
-    Promise.all(message.map((item) => this.handleOne(item, context))).then(
-      (responses) => {
-        // A batch is answered with an array, even of one; a batch of notifications gets no answer.
-        const answered = responses.filter((r): r is JSONRPCResponse => r !== null);
-        if (answered.length > 0) connection.send(answered);
-      },
-      (error: unknown) => this.logger.error('Could not answer a batch', { connection: connection.id, error }),
+    connection.track(
+      Promise.all(message.map((item) => this.handleOne(item, context))).then(
+        (responses) => {
+          // A batch is answered with an array, even of one; a batch of notifications gets no answer.
+          const answered = responses.filter((r): r is JSONRPCResponse => r !== null);
+          if (answered.length > 0) connection.send(answered);
+        },
+        (error: unknown) => this.logger.error('Could not answer a batch', { connection: connection.id, error }),
+      ),
     );
   }
 

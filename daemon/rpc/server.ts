@@ -22,7 +22,8 @@ export class RpcServer {
     private readonly dispatcher: Dispatcher,
     private readonly logger: Logger,
   ) {
-    this.server = net.createServer((socket) => this.accept(socket));
+    // allowHalfOpen: a peer that half-closes after its requests still gets the answers (see Connection).
+    this.server = net.createServer({ allowHalfOpen: true }, (socket) => this.accept(socket));
     this.server.on('error', (error) => this.logger.error('Socket server error', { socket: socketPath, error }));
   }
 

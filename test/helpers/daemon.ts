@@ -246,6 +246,11 @@ export class RawConnection {
     return this.next();
   }
 
+  /** Half-closes: no more bytes from this side, as `echo … | socat` does after its request. */
+  endWriting(): void {
+    this.socket.end();
+  }
+
   close(): void {
     this.socket.destroy();
   }

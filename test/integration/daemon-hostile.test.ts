@@ -93,6 +93,20 @@ describe('hostile input', () => {
     hostile.close();
   });
 
+  test('a client that half-closes right after its requests still gets every answer, then is closed', async () => {
+    const raw = await RawConnection.open(daemon.socketPath);
+    const enqueue = (id: number): string =>
+      JSON.stringify({ jsonrpc: '2.0', id, method: 'jobs.enqueue', params: { queue: 'halfclosed', kind: 'k', payload: { id } } });
+    const batch = JSON.stringify([{ jsonrpc: '2.0', id: 3, method: 'daemon.status' }]);
+    await raw.write(`${enqueue(1)}\n${enqueue(2)}\n${batch}\n`);
+    raw.endWriting();
+    const answers = [await raw.next(), await raw.next(), await raw.next()];
+    const ids = answers.map((a) => (Array.isArray(a) ? (a[0] as { id: number }).id : (a as { id: number }).id));
+    assert.deepEqual(ids.sort(), [1, 2, 3]);
+    for (const a of answers) assert.equal((Array.isArray(a) ? a[0] : a).error, undefined, JSON.stringify(a));
+    assert.equal(await raw.next(), null, 'the daemon ends the connection once everything is answered');
+  });
+
   test('a 20 MiB line gets one error and its connection is closed; the daemon stays up', async () => {
     const hostile = await RawConnection.open(daemon.socketPath);
     const big = Buffer.alloc(20 * 1024 * 1024, 0x61);
