@@ -226,8 +226,16 @@ export class Engine implements QueueEngine {
   }
 
   appendOutput(jobId: string, workerId: string, stream: Exclude<OutputStream, 'marker'>, lines: string[]): void {
-    const input = vw.logParams({ id: jobId, workerId, stream, lines });
-    this.write((ctx) => attempts.appendOutput(ctx, input.id, input.workerId, input.stream, input.lines));
+    // The wire's per-call limit (LIMITS.maxBatch lines) does not bind the daemon's own executors:
+    // a shell command can print thousands of lines between two reads. They are stored in chunks
+    // of the wire's size, all in one transaction.
+    const chunks: ReturnType<typeof vw.logParams>[] = [];
+    for (let i = 0; i === 0 || i < lines.length; i += LIMITS.maxBatch) {
+      chunks.push(vw.logParams({ id: jobId, workerId, stream, lines: lines.slice(i, i + LIMITS.maxBatch) }));
+    }
+    this.write((ctx) => {
+      for (const input of chunks) attempts.appendOutput(ctx, input.id, input.workerId, input.stream, input.lines);
+    });
   }
 
   complete(params: CompleteParams): Job {

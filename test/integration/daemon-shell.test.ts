@@ -98,6 +98,22 @@ describe('shell executor', () => {
     );
   });
 
+  test('a burst of output larger than one wire call (3,000 lines at once) is stored whole and in order', async () => {
+    const { job } = await client.call('jobs.enqueue', { queue: 'sh', kind: 'shell', payload: { command: 'seq 1 3000' } });
+    assert.equal((await finished(client, job.id)).state, 'completed');
+    const texts: string[] = [];
+    let after = 0;
+    for (;;) {
+      const page = await client.call('jobs.output', { id: job.id, after, limit: 1000 });
+      texts.push(...page.lines.map((l) => l.text));
+      after = page.nextAfter;
+      if (page.lines.length === 0 || page.done) break;
+    }
+    assert.equal(texts.length, 3000);
+    assert.deepEqual(texts.slice(0, 2), ['1', '2']);
+    assert.equal(texts[2999], '3000');
+  });
+
   test('a timeout stops the whole process tree and fails the attempt', async () => {
     const { command, pidFile } = treeCommand('timeout');
     const { job } = await client.call('jobs.enqueue', { queue: 'sh', kind: 'shell', timeoutMs: 1500, maxAttempts: 1, payload: { command } });
