@@ -246,9 +246,12 @@ export class RawConnection {
     return this.next();
   }
 
-  /** Half-closes: no more bytes from this side, as `echo … | socat` does after its request. */
-  endWriting(): void {
-    this.socket.end();
+  /**
+   * Writes `data` and half-closes at once, as `echo … | socat` does: the request and the end of
+   * the stream reach the daemon together.
+   */
+  endWriting(data?: string): void {
+    this.socket.end(data);
   }
 
   close(): void {

@@ -98,8 +98,7 @@ describe('hostile input', () => {
     const enqueue = (id: number): string =>
       JSON.stringify({ jsonrpc: '2.0', id, method: 'jobs.enqueue', params: { queue: 'halfclosed', kind: 'k', payload: { id } } });
     const batch = JSON.stringify([{ jsonrpc: '2.0', id: 3, method: 'daemon.status' }]);
-    await raw.write(`${enqueue(1)}\n${enqueue(2)}\n${batch}\n`);
-    raw.endWriting();
+    raw.endWriting(`${enqueue(1)}\n${enqueue(2)}\n${batch}\n`);
     const answers = [await raw.next(), await raw.next(), await raw.next()];
     const ids = answers.map((a) => (Array.isArray(a) ? (a[0] as { id: number }).id : (a as { id: number }).id));
     assert.deepEqual(ids.sort(), [1, 2, 3]);
