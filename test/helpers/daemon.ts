@@ -251,7 +251,8 @@ export class RawConnection {
    * the stream reach the daemon together.
    */
   endWriting(data?: string): void {
-    this.socket.end(data);
+    if (data === undefined) this.socket.end();
+    else this.socket.end(data);
   }
 
   close(): void {
