@@ -252,6 +252,15 @@ describe('retry, cancel, delete', () => {
     assert.equal(gone.code, 1);
   });
 
+  test('cancelling a running job says the cancel was requested, then the job ends cancelled', async () => {
+    const id = (await spool(['enqueue', 'cli-cancel-running', '--shell', 'sleep 60'])).stdout.trim();
+    await waitFor('the shell job to run', async () => parseJson<JobWithRuns>((await spool(['job', id, '--json'])).stdout).job.state === 'running');
+    const cancel = await spool(['cancel', id]);
+    assert.equal(cancel.code, 0, cancel.stderr);
+    assert.equal(cancel.stdout, `Cancel requested for job ${id}: it is running and ends as cancelled once its worker stops it.\n`);
+    await waitFor('the job to end cancelled', async () => parseJson<JobWithRuns>((await spool(['job', id, '--json'])).stdout).job.state === 'cancelled');
+  });
+
   test('errors: no ids, ids and --queue together, and a job in the wrong state', async () => {
     const none = await spool(['retry']);
     assert.equal(none.code, 1);

@@ -71,7 +71,12 @@ async function runVerb(ctx: CliContext, verb: Verb, ids: string[], o: BulkOption
   let result: BulkResult;
   if (ids.length === 1 && ids[0] !== undefined) {
     // One id: the single-job method, whose error says exactly why (not found, wrong state).
-    await verb.one(client, ids[0]);
+    const answer = await verb.one(client, ids[0]);
+    if (verb.name === 'cancel' && isRunningJob(answer) && !o.json) {
+      // A running job is not cancelled yet: its worker or executor is told and stops it.
+      ctx.print(`Cancel requested for job ${ids[0]}: it is running and ends as cancelled once its worker stops it.`);
+      return 0;
+    }
     result = { count: 1, errors: [] };
   } else if (ids.length > 0) {
     result = await verb.many(client, { ids });
@@ -81,8 +86,15 @@ async function runVerb(ctx: CliContext, verb: Verb, ids: string[], o: BulkOption
   }
   if (o.json) ctx.printJson(result);
   else {
-    ctx.print(`${verb.past} ${result.count} job${result.count === 1 ? '' : 's'}.`);
+    const note = verb.name === 'cancel' && ids.length > 1 ? ' (running ones end as cancelled once their worker stops them)' : '';
+    ctx.print(`${verb.past} ${result.count} job${result.count === 1 ? '' : 's'}${note}.`);
     for (const e of result.errors) ctx.note(`${e.id}: ${e.message}`);
   }
   return result.errors.length > 0 ? 1 : 0;
+}
+
+function isRunningJob(answer: unknown): boolean {
+  if (typeof answer !== 'object' || answer === null || !('job' in answer)) return false;
+  const job: unknown = answer.job;
+  return typeof job === 'object' && job !== null && 'state' in job && job.state === 'running';
 }

@@ -41,7 +41,7 @@ export function registerQueues(program: Command): void {
 
   program
     .command('queue')
-    .description('Show a queue, or pause, resume, purge, configure or delete it')
+    .description('Show a queue, or pause, resume, purge, set (configure) or delete it')
     .argument('<name>', 'the queue')
     .argument('[action]', `${ACTIONS.join(' | ')} (default show)`)
     .option('--concurrency <n|none>', 'set: most jobs running at once')
