@@ -5,24 +5,17 @@
  * timeouts and connection errors fail it so that it is retried with backoff. The job's timeoutMs
  * bounds the whole exchange, body included.
  */
-import { isRecord } from '../rpc/envelope';
-import { invalidPayload, type Executor, type ExecutorContext, type Outcome, type RunningJob, type StopReason } from './types';
+import { httpPayload, type HttpPayload } from '../engine/validate/payloads';
+import { withPayload, type Executor, type ExecutorContext, type Outcome, type RunningJob, type StopReason } from './types';
 
 export const RESPONSE_BODY_LIMIT = 64 * 1024;
-const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
-interface HttpPayload {
-  url: URL;
-  method: string;
-  headers: Record<string, string>;
-  body: string | undefined;
-}
-
-export const runHttp: Executor = (context) => {
-  const parsed = parsePayload(context.job.payload);
-  if (typeof parsed === 'string') return invalidPayload('http', parsed);
-  return new HttpRun(context, parsed);
-};
+export const runHttp: Executor = (context) =>
+  withPayload(
+    'http',
+    () => httpPayload(context.job.payload, 'payload'),
+    (payload) => new HttpRun(context, payload),
+  );
 
 class HttpRun implements RunningJob {
   readonly done: Promise<Outcome>;
@@ -102,38 +95,4 @@ function describeFetchError(error: unknown): string {
   const cause: unknown = error.cause;
   if (cause instanceof Error) return `${error.message} (${cause.message})`;
   return error.message;
-}
-
-function parsePayload(payload: unknown): HttpPayload | string {
-  if (typeof payload === 'string') payload = { url: payload };
-  if (!isRecord(payload)) return 'expected {url, method?, headers?, body?}.';
-  for (const key of Object.keys(payload)) {
-    if (!['url', 'method', 'headers', 'body'].includes(key)) return `unknown field "${key}"; allowed: url, method, headers, body.`;
-  }
-  let url: URL;
-  try {
-    url = new URL(typeof payload.url === 'string' ? payload.url : '');
-  } catch {
-    return '"url" must be an absolute http:// or https:// URL.';
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return '"url" must use http or https.';
-  const method = payload.method === undefined ? 'GET' : payload.method;
-  if (typeof method !== 'string' || !METHODS.includes(method.toUpperCase())) return `"method" must be one of ${METHODS.join(', ')}.`;
-  const headers: Record<string, string> = {};
-  if (payload.headers !== undefined) {
-    if (!isRecord(payload.headers)) return '"headers" must be an object of strings.';
-    for (const [key, value] of Object.entries(payload.headers)) {
-      if (typeof value !== 'string') return `"headers.${key}" must be a string.`;
-      headers[key] = value;
-    }
-  }
-  let body: string | undefined;
-  if (payload.body !== undefined && payload.body !== null) {
-    if (typeof payload.body === 'string') body = payload.body;
-    else {
-      body = JSON.stringify(payload.body);
-      if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
-    }
-  }
-  return { url, method: method.toUpperCase(), headers, body };
 }

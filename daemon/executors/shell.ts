@@ -11,24 +11,18 @@
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import type { Readable } from 'node:stream';
-import { isRecord } from '../rpc/envelope';
-import { invalidPayload, type Executor, type ExecutorContext, type Outcome, type RunningJob, type StopReason } from './types';
+import { shellPayload, type ShellPayload } from '../engine/validate/payloads';
+import { withPayload, type Executor, type ExecutorContext, type Outcome, type RunningJob, type StopReason } from './types';
 
 /** After the shell exits, how long its pipes may stay open (held by a process that left the group). */
 const PIPE_CLOSE_WAIT_MS = 2000;
 
-interface ShellPayload {
-  command: string;
-  cwd: string | undefined;
-  env: Record<string, string>;
-  permanentExitCodes: number[];
-}
-
-export const runShell: Executor = (context) => {
-  const parsed = parsePayload(context.job.payload);
-  if (typeof parsed === 'string') return invalidPayload('shell', parsed);
-  return new ShellRun(context, parsed);
-};
+export const runShell: Executor = (context) =>
+  withPayload(
+    'shell',
+    () => shellPayload(context.job.payload, 'payload'),
+    (payload) => new ShellRun(context, payload),
+  );
 
 class ShellRun implements RunningJob {
   readonly done: Promise<Outcome>;
@@ -133,33 +127,4 @@ function isDirectory(path: string): boolean {
     if (error instanceof Error && 'code' in error && (error.code === 'ENOENT' || error.code === 'ENOTDIR')) return false;
     throw error;
   }
-}
-
-/** The payload, or a message saying what is wrong with it. */
-function parsePayload(payload: unknown): ShellPayload | string {
-  if (typeof payload === 'string' && payload.trim().length > 0) return { command: payload, cwd: undefined, env: {}, permanentExitCodes: [] };
-  if (!isRecord(payload)) return 'expected {command, cwd?, env?, permanentExitCodes?}.';
-  for (const key of Object.keys(payload)) {
-    if (!['command', 'cwd', 'env', 'permanentExitCodes'].includes(key)) return `unknown field "${key}"; allowed: command, cwd, env, permanentExitCodes.`;
-  }
-  const { command, cwd, env, permanentExitCodes } = payload;
-  if (typeof command !== 'string' || command.trim().length === 0) return '"command" must be a non-empty string.';
-  if (cwd !== undefined && (typeof cwd !== 'string' || !cwd.startsWith('/'))) return '"cwd" must be an absolute path.';
-  const envOut: Record<string, string> = {};
-  if (env !== undefined) {
-    if (!isRecord(env)) return '"env" must be an object of strings.';
-    for (const [key, value] of Object.entries(env)) {
-      if (typeof value !== 'string') return `"env.${key}" must be a string.`;
-      envOut[key] = value;
-    }
-  }
-  const codes: number[] = [];
-  if (permanentExitCodes !== undefined) {
-    if (!Array.isArray(permanentExitCodes)) return '"permanentExitCodes" must be a list of integers.';
-    for (const code of permanentExitCodes) {
-      if (typeof code !== 'number' || !Number.isInteger(code)) return '"permanentExitCodes" must be a list of integers.';
-      codes.push(code);
-    }
-  }
-  return { command, cwd: typeof cwd === 'string' ? cwd : undefined, env: envOut, permanentExitCodes: codes };
 }

@@ -2,6 +2,7 @@
  * What every built-in executor (shell, http) provides: start a job, report how it ended, and
  * stop it on request. The pool (pool.ts) turns outcomes into engine calls.
  */
+import { isSpoolError } from '../../shared/errors';
 import type { Job } from '../../shared/types';
 import type { OutputSink } from './output';
 
@@ -37,4 +38,20 @@ export function invalidPayload(kind: string, message: string): RunningJob {
     done: Promise.resolve({ kind: 'failed', error: `Invalid ${kind} payload: ${message}`, permanent: true }),
     stop: () => undefined,
   };
+}
+
+/**
+ * Checks the job's payload with its kind's checker (daemon/engine/validate/payloads.ts) and
+ * runs it; a payload the checker refuses fails the job permanently with the checker's message.
+ * Enqueue refuses such payloads already, so this is for jobs stored before it did.
+ */
+export function withPayload<P>(kind: string, check: () => P, run: (payload: P) => RunningJob): RunningJob {
+  let payload: P;
+  try {
+    payload = check();
+  } catch (error) {
+    if (!isSpoolError(error)) throw error;
+    return invalidPayload(kind, error.message);
+  }
+  return run(payload);
 }

@@ -81,3 +81,41 @@ test('the other methods check their params too', (t) => {
     assert.equal(error.data['field'], field, error.message);
   }
 });
+
+test('jobs.checkpoint needs the checkpoint field; only an explicit null clears the saved one', (t) => {
+  const { engine } = makeEngine(t);
+  const { job } = engine.enqueue(JOB);
+  engine.claim({ workerId: 'w' });
+  engine.checkpoint({ id: job.id, workerId: 'w', checkpoint: { row: 3 } });
+  const missing = thrown(() => engine.checkpoint({ id: job.id, workerId: 'w' } as never));
+  assert.equal(missing.code, ErrorCode.InvalidParams);
+  assert.equal(missing.data['field'], 'checkpoint');
+  assert.match(missing.message, /checkpoint is required/);
+  assert.deepEqual(engine.getJob(job.id).job.checkpoint, { row: 3 }, 'the saved checkpoint is kept');
+  engine.checkpoint({ id: job.id, workerId: 'w', checkpoint: null });
+  assert.equal(engine.getJob(job.id).job.checkpoint, null);
+});
+
+test('a backoff whose cap is below its base, once completed from the defaults, is refused', (t) => {
+  const { engine } = makeEngine(t);
+  const cases: [() => unknown, string][] = [
+    [() => engine.enqueue({ ...JOB, backoff: { baseMs: 5000, capMs: 1000 } }), 'backoff.capMs'],
+    // The queue's default base is 1000 ms.
+    [() => engine.enqueue({ ...JOB, backoff: { capMs: 500 } }), 'backoff.capMs'],
+    [() => engine.enqueueBatch({ jobs: [JOB, { ...JOB, backoff: { baseMs: 2000, capMs: 1 } }] }), 'jobs[1].backoff.capMs'],
+    [() => engine.configureQueue({ name: 'q', defaultBackoff: { baseMs: 10, capMs: 5 } }), 'defaultBackoff.capMs'],
+    [() => engine.configureQueue({ name: 'q', defaultBackoff: { capMs: 999 } }), 'defaultBackoff.capMs'],
+    [() => engine.createSchedule({ name: 's', cron: '* * * * *', queue: 'q', job: { kind: 'k', backoff: { capMs: 10 } } }, null), 'job.backoff.capMs'],
+  ];
+  for (const [call, field] of cases) {
+    const error = thrown(call);
+    assert.equal(error.code, ErrorCode.InvalidParams, `code for ${field}: ${error.message}`);
+    assert.equal(error.data['field'], field, error.message);
+    assert.equal(error.data['allowed'], '>= baseMs');
+  }
+  assert.deepEqual(engine.listQueues(), [], 'nothing reached the database');
+  engine.configureQueue({ name: 'q', defaultBackoff: { baseMs: 100, capMs: 200 } });
+  // With the queue's base now 100 ms, the same job backoff is fine; equal base and cap are too.
+  assert.equal(engine.enqueue({ ...JOB, backoff: { capMs: 500 } }).job.backoff.capMs, 500);
+  assert.equal(engine.enqueue({ ...JOB, backoff: { baseMs: 700, capMs: 700 } }).created, true);
+});

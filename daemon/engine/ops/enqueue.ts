@@ -4,7 +4,7 @@
 import type { EnqueueResult } from '../../../shared/protocol';
 import type { QueueSettings } from '../../store';
 import type { EngineContext } from '../context';
-import type { EnqueueInput } from '../validate/jobs';
+import { mergedBackoff, type EnqueueInput } from '../validate/jobs';
 import { ensureQueue } from './queues';
 
 /**
@@ -23,7 +23,7 @@ export function enqueueOne(ctx: EngineContext, input: EnqueueInput, queues?: Map
     queues?.set(input.queue, queue);
   }
   const now = ctx.now();
-  const backoff = { ...queue.defaultBackoff, ...input.backoff };
+  const backoff = input.backoffField === null ? { ...queue.defaultBackoff, ...input.backoff } : mergedBackoff(queue.defaultBackoff, input.backoff, input.backoffField);
   const job = ctx.store.jobs.insert({
     id: ctx.ids.next(),
     queue: input.queue,

@@ -7,6 +7,7 @@ import type { Job } from '../../../shared/types';
 import type { EngineContext } from '../context';
 import { UPKEEP_BATCH } from '../defaults';
 import type { BulkInput, UpdateInput } from '../validate/jobs';
+import { builtinPayload } from '../validate/payloads';
 
 function invalidState(job: Job, message: string): SpoolError {
   return new SpoolError(ErrorCode.InvalidState, message, { id: job.id, state: job.state });
@@ -57,6 +58,8 @@ export function update(ctx: EngineContext, input: UpdateInput): Job {
       { field: 'maxAttempts', allowed: `${job.attempts + 1}..`, id: input.id },
     );
   }
+  // The payload must suit the job's kind, which only the stored job knows.
+  if (input.payload !== null) builtinPayload(job.kind, JSON.parse(input.payload), 'payload');
   const now = ctx.now();
   const runAt = input.runAt ?? (input.delayMs !== undefined ? now + input.delayMs : null);
   const updated = ctx.store.jobs.update({ id: input.id, priority: input.priority, runAt, payload: input.payload, maxAttempts: input.maxAttempts, tags: input.tags, now });

@@ -7,6 +7,7 @@ import type { JobState, Queue } from '../../../shared/types';
 import { withCounts, type QueueSettings } from '../../store';
 import type { EngineContext } from '../context';
 import { QUEUE_DEFAULTS, UPKEEP_BATCH } from '../defaults';
+import { mergedBackoff } from '../validate/jobs';
 import type { ConfigureInput } from '../validate/queues';
 
 export function queueNotFound(name: string): SpoolError {
@@ -62,7 +63,7 @@ export function listQueues(ctx: EngineContext): Queue[] {
 
 export function configureQueue(ctx: EngineContext, input: ConfigureInput): Queue {
   const current = ensureQueue(ctx, input.name);
-  const backoff = { ...current.defaultBackoff, ...input.defaultBackoff };
+  const backoff = mergedBackoff(current.defaultBackoff, input.defaultBackoff ?? {}, 'defaultBackoff');
   const rate = input.rateLimit === undefined ? current.rateLimit : input.rateLimit;
   ctx.store.queues.update({
     name: input.name,

@@ -4,9 +4,11 @@
  */
 import { SpoolError } from '../../../shared/errors';
 import { ErrorCode, type EnqueueResult } from '../../../shared/protocol';
-import type { Job, Schedule } from '../../../shared/types';
+import type { Job, JobTemplate, Schedule } from '../../../shared/types';
 import type { FireScheduleParams } from '../api';
 import type { EngineContext } from '../context';
+import { QUEUE_DEFAULTS } from '../defaults';
+import { mergedBackoff } from '../validate/jobs';
 import { jsonText } from '../validate/primitives';
 import type { ScheduleChanges, ScheduleInput } from '../validate/schedules';
 import { enqueueOne } from './enqueue';
@@ -21,7 +23,18 @@ export function getSchedule(ctx: EngineContext, name: string): Schedule {
   return schedule;
 }
 
+/**
+ * Refuses a template whose backoff, completed from its queue's defaults as it is now (or the
+ * defaults of a queue yet to be created), has its cap below its base.
+ */
+function checkTemplateBackoff(ctx: EngineContext, queue: string, template: JobTemplate): void {
+  if (template.backoff === undefined) return;
+  const defaults = ctx.store.queues.get(queue)?.defaultBackoff ?? QUEUE_DEFAULTS.backoff;
+  mergedBackoff(defaults, template.backoff, 'job.backoff');
+}
+
 export function createSchedule(ctx: EngineContext, input: ScheduleInput, nextRunAt: number | null): Schedule {
+  checkTemplateBackoff(ctx, input.queue, input.job);
   const inserted = ctx.store.schedules.insert({
     name: input.name,
     cron: input.cron,
@@ -42,6 +55,7 @@ export function createSchedule(ctx: EngineContext, input: ScheduleInput, nextRun
 /** `nextRunAt` undefined keeps the stored one (the caller recomputes it when cron, zone or enabled change). */
 export function updateSchedule(ctx: EngineContext, changes: ScheduleChanges, nextRunAt: number | null | undefined): Schedule {
   const current = getSchedule(ctx, changes.name);
+  if (changes.job !== undefined) checkTemplateBackoff(ctx, changes.queue ?? current.queue, changes.job);
   const enabled = changes.enabled ?? current.enabled;
   ctx.store.schedules.update({
     name: current.name,
@@ -72,6 +86,7 @@ function enqueueFrom(ctx: EngineContext, schedule: Schedule): EnqueueResult {
     runAt: undefined,
     maxAttempts: t.maxAttempts,
     backoff: t.backoff ?? {},
+    backoffField: null,
     timeoutMs: t.timeoutMs,
     tags: JSON.stringify(t.tags ?? []),
     idempotencyKey: null,

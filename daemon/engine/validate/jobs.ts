@@ -24,6 +24,7 @@ import {
   join,
   type Fields,
 } from './primitives';
+import { builtinPayload } from './payloads';
 
 const STRATEGIES: readonly BackoffStrategy[] = ['exponential', 'linear', 'fixed'];
 /** Latest accepted absolute time: year 275760 is where JS dates end; anything near it is a mistake anyway. */
@@ -40,6 +41,13 @@ export interface EnqueueInput {
   runAt: number | undefined;
   maxAttempts: number | undefined;
   backoff: Partial<Backoff>;
+  /**
+   * How errors name the job's backoff ("backoff", "jobs[2].backoff"), for the check that needs
+   * the queue's defaults and so runs at insert. Null for a schedule's job: its template was
+   * checked when the schedule was stored, and a schedule that stopped firing over a queue
+   * setting changed since would be worse than a backoff held at its cap.
+   */
+  backoffField: string | null;
   timeoutMs: number | undefined;
   /** Serialized JSON array. */
   tags: string;
@@ -57,6 +65,21 @@ export function partialBackoff(value: unknown, field: string): Partial<Backoff> 
   if (o['baseMs'] !== undefined) backoff.baseMs = integer(o['baseMs'], join(field, 'baseMs'), 0, LIMITS.maxDurationMs);
   if (o['capMs'] !== undefined) backoff.capMs = integer(o['capMs'], join(field, 'capMs'), 0, LIMITS.maxDurationMs);
   if (o['jitter'] !== undefined) backoff.jitter = number(o['jitter'], join(field, 'jitter'), 0, 1);
+  return backoff;
+}
+
+/**
+ * A backoff completed from its defaults (the queue's, for a job), refused if its cap is below
+ * its base: such a backoff would wait the cap every time, which is never what was meant.
+ * `field` names the partial backoff the caller gave ("backoff", "defaultBackoff").
+ */
+export function mergedBackoff(defaults: Backoff, given: Partial<Backoff>, field: string): Backoff {
+  const backoff = { ...defaults, ...given };
+  if (backoff.capMs < backoff.baseMs) {
+    const capField = join(field, 'capMs');
+    const baseSource = given.baseMs === undefined ? 'the default baseMs' : join(field, 'baseMs');
+    throw invalidParams(capField, `${capField} (${backoff.capMs}) must be at least ${baseSource} (${backoff.baseMs}); raise the cap or lower the base`, '>= baseMs');
+  }
   return backoff;
 }
 
@@ -102,7 +125,9 @@ export function enqueueParams(value: unknown, prefix = ''): EnqueueInput {
   const f = (key: string): string => join(prefix, key);
   const queue = name(o['queue'], f('queue'));
   const kind = name(o['kind'], f('kind'));
-  const payload = jsonText(o['payload'] === undefined ? null : o['payload'], f('payload'));
+  const payloadValue = o['payload'] === undefined ? null : o['payload'];
+  const payload = jsonText(payloadValue, f('payload'));
+  builtinPayload(kind, payloadValue, f('payload'));
   const { delayMs, runAt } = runTime(o, prefix);
   return {
     queue,
@@ -113,6 +138,7 @@ export function enqueueParams(value: unknown, prefix = ''): EnqueueInput {
     runAt,
     maxAttempts: o['maxAttempts'] === undefined ? undefined : maxAttempts(o['maxAttempts'], f('maxAttempts')),
     backoff: partialBackoff(o['backoff'], f('backoff')),
+    backoffField: f('backoff'),
     timeoutMs: o['timeoutMs'] === undefined ? undefined : timeoutMs(o['timeoutMs'], f('timeoutMs')),
     tags: JSON.stringify(o['tags'] === undefined ? [] : tags(o['tags'], f('tags'))),
     idempotencyKey: o['idempotencyKey'] === undefined || o['idempotencyKey'] === null ? null : string(o['idempotencyKey'], f('idempotencyKey'), LIMITS.maxIdempotencyKeyLength, 1),

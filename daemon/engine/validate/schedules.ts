@@ -5,6 +5,7 @@
 import { invalidParams } from '../../../shared/errors';
 import type { JobTemplate, MissedRunPolicy } from '../../../shared/types';
 import { maxAttempts, partialBackoff, priority, tags, timeoutMs } from './jobs';
+import { builtinPayload } from './payloads';
 import { boolean, join, jsonText, name, object, oneOf, requiredObject, string } from './primitives';
 
 const POLICIES: readonly MissedRunPolicy[] = ['skip', 'runOnce'];
@@ -17,6 +18,9 @@ export function jobTemplate(value: unknown, field: string): JobTemplate {
     jsonText(o['payload'], join(field, 'payload'));
     template.payload = o['payload'];
   }
+  // Each tick enqueues this payload (null when absent); a shell or http one that cannot run
+  // would make a dead job every tick, so it is refused now.
+  builtinPayload(template.kind, o['payload'] === undefined ? null : o['payload'], join(field, 'payload'));
   if (o['priority'] !== undefined) template.priority = priority(o['priority'], join(field, 'priority'));
   if (o['maxAttempts'] !== undefined) template.maxAttempts = maxAttempts(o['maxAttempts'], join(field, 'maxAttempts'));
   if (o['backoff'] !== undefined) template.backoff = partialBackoff(o['backoff'], join(field, 'backoff'));

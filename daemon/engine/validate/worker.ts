@@ -2,6 +2,7 @@
  * Validation of the worker-side params: claim, heartbeat, progress, checkpoint, log, complete,
  * fail, and worker registration.
  */
+import { invalidParams } from '../../../shared/errors';
 import { LIMITS } from '../../../shared/protocol';
 import type { OutputStream } from '../../../shared/types';
 import { array, boolean, integer, jobId, jsonText, name, nameList, object, oneOf, optionalInteger, optionalName, optionalString, string, type Fields } from './primitives';
@@ -46,9 +47,18 @@ export function progressParams(value: unknown): { id: string; workerId: string; 
   };
 }
 
+/**
+ * `checkpoint` is required: a missing field is far more likely a mistake (a worker passing
+ * undefined, which JSON drops) than a wish to clear the saved checkpoint, so only an explicit
+ * null clears it.
+ */
 export function checkpointParams(value: unknown): { id: string; workerId: string; checkpoint: string } {
   const o = object(value, 'params', ['id', 'workerId', 'checkpoint']);
-  return { ...workerJob(o), checkpoint: jsonText(o['checkpoint'] === undefined ? null : o['checkpoint'], 'checkpoint') };
+  const job = workerJob(o);
+  if (o['checkpoint'] === undefined) {
+    throw invalidParams('checkpoint', 'checkpoint is required: the JSON a retry of this job resumes from, or null to clear the saved checkpoint', 'any JSON value, or null');
+  }
+  return { ...job, checkpoint: jsonText(o['checkpoint'], 'checkpoint') };
 }
 
 const LOG_STREAMS: readonly Exclude<OutputStream, 'marker'>[] = ['stdout', 'stderr', 'log'];

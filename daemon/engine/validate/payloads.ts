@@ -1,0 +1,128 @@
+/**
+ * The payloads of the kinds the daemon runs itself: `shell` and `http`. There is one checker per
+ * kind, and it is used twice: when a job enters the queue (jobs.enqueue, jobs.update, a
+ * schedule's job template), so that a payload that can never run is refused to the caller
+ * instead of becoming a dead job later; and by the executor when the job runs, which turns the
+ * checked payload into what it needs (a job stored before these checks existed still fails
+ * with the same message).
+ *
+ * Errors are InvalidParams naming the field under the caller's prefix ("payload.command",
+ * "jobs[2].payload.url", "job.payload.env.HOME") and what is allowed there.
+ */
+import { invalidParams } from '../../../shared/errors';
+import { join, shown, type Fields } from './primitives';
+
+export interface ShellPayload {
+  command: string;
+  cwd: string | undefined;
+  env: Record<string, string>;
+  permanentExitCodes: number[];
+}
+
+export interface HttpPayload {
+  url: URL;
+  method: string;
+  headers: Record<string, string>;
+  body: string | undefined;
+}
+
+const SHELL_FIELDS = ['command', 'cwd', 'env', 'permanentExitCodes'] as const;
+const HTTP_FIELDS = ['url', 'method', 'headers', 'body'] as const;
+const HTTP_METHODS: readonly string[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+
+function isFields(value: unknown): value is Fields {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The payload as an object of only `allowed` keys; `shape` describes the whole form for messages. */
+function payloadObject(value: unknown, field: string, allowed: readonly string[], shape: string): Fields {
+  if (!isFields(value)) throw invalidParams(field, `${field} must be ${shape} (got ${shown(value)})`, shape);
+  for (const key of Object.keys(value)) {
+    if (!allowed.includes(key)) {
+      throw invalidParams(join(field, key), `Unknown field "${join(field, key)}". Allowed: ${allowed.join(', ')}.`, allowed.join(', '));
+    }
+  }
+  return value;
+}
+
+/** An object whose every value is a string (env, headers). */
+function stringMap(value: unknown, field: string): Record<string, string> {
+  if (!isFields(value)) throw invalidParams(field, `${field} must be an object of strings (got ${shown(value)})`, 'object of strings');
+  const out: Record<string, string> = {};
+  for (const [key, item] of Object.entries(value)) {
+    if (typeof item !== 'string') throw invalidParams(join(field, key), `${join(field, key)} must be a string (got ${shown(item)})`, 'string');
+    out[key] = item;
+  }
+  return out;
+}
+
+const SHELL_SHAPE = 'a command string, or {command, cwd?, env?, permanentExitCodes?}';
+
+/**
+ * A shell job's payload: `{command, cwd?, env?, permanentExitCodes?}`, or the command alone as
+ * a string. A missing payload is a missing command.
+ */
+export function shellPayload(value: unknown, field: string): ShellPayload {
+  if (typeof value === 'string' && value.trim().length > 0) return { command: value, cwd: undefined, env: {}, permanentExitCodes: [] };
+  if (value === undefined || value === null) value = {};
+  const o = payloadObject(value, field, SHELL_FIELDS, SHELL_SHAPE);
+  const command = o['command'];
+  if (typeof command !== 'string' || command.trim().length === 0) {
+    throw invalidParams(join(field, 'command'), `${join(field, 'command')} must be a non-empty string: the command /bin/sh runs (got ${shown(command)})`, 'a non-empty string');
+  }
+  const cwd = o['cwd'];
+  if (cwd !== undefined && (typeof cwd !== 'string' || !cwd.startsWith('/'))) {
+    throw invalidParams(join(field, 'cwd'), `${join(field, 'cwd')} must be an absolute path (got ${shown(cwd)})`, 'an absolute path');
+  }
+  const env = o['env'] === undefined ? {} : stringMap(o['env'], join(field, 'env'));
+  const codes: number[] = [];
+  if (o['permanentExitCodes'] !== undefined) {
+    const list = o['permanentExitCodes'];
+    const listField = join(field, 'permanentExitCodes');
+    if (!Array.isArray(list)) throw invalidParams(listField, `${listField} must be a list of integers (got ${shown(list)})`, 'a list of integers');
+    list.forEach((code: unknown, i) => {
+      if (typeof code !== 'number' || !Number.isInteger(code)) throw invalidParams(`${listField}[${i}]`, `${listField}[${i}] must be an integer (got ${shown(code)})`, 'an integer');
+      codes.push(code);
+    });
+  }
+  return { command, cwd: typeof cwd === 'string' ? cwd : undefined, env, permanentExitCodes: codes };
+}
+
+const HTTP_SHAPE = 'a URL string, or {url, method?, headers?, body?}';
+
+/**
+ * An http job's payload: `{url, method?, headers?, body?}`, or the URL alone as a string. A body
+ * that is not a string is sent as JSON, with a JSON content-type unless one is given.
+ */
+export function httpPayload(value: unknown, field: string): HttpPayload {
+  if (typeof value === 'string') value = { url: value };
+  if (value === undefined || value === null) value = {};
+  const o = payloadObject(value, field, HTTP_FIELDS, HTTP_SHAPE);
+  const urlField = join(field, 'url');
+  const urlText = o['url'];
+  const allowedUrl = 'an absolute http:// or https:// URL';
+  if (typeof urlText !== 'string' || !URL.canParse(urlText)) throw invalidParams(urlField, `${urlField} must be ${allowedUrl} (got ${shown(urlText)})`, allowedUrl);
+  const url = new URL(urlText);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalidParams(urlField, `${urlField} must use http or https (got ${url.protocol})`, allowedUrl);
+  const method = o['method'] === undefined ? 'GET' : o['method'];
+  if (typeof method !== 'string' || !HTTP_METHODS.includes(method.toUpperCase())) {
+    throw invalidParams(join(field, 'method'), `${join(field, 'method')} must be one of ${HTTP_METHODS.join(', ')} (got ${shown(method)})`, HTTP_METHODS.join(', '));
+  }
+  const headers = o['headers'] === undefined ? {} : stringMap(o['headers'], join(field, 'headers'));
+  let body: string | undefined;
+  const rawBody = o['body'];
+  if (rawBody !== undefined && rawBody !== null) {
+    if (typeof rawBody === 'string') body = rawBody;
+    else {
+      body = JSON.stringify(rawBody);
+      if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
+    }
+  }
+  return { url, method: method.toUpperCase(), headers, body };
+}
+
+/** Checks `payload` with its kind's checker when the kind is built in; other kinds take any JSON. */
+export function builtinPayload(kind: string, payload: unknown, field: string): void {
+  if (kind === 'shell') shellPayload(payload, field);
+  else if (kind === 'http') httpPayload(payload, field);
+}
