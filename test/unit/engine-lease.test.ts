@@ -28,6 +28,22 @@ test('only the lease holder may heartbeat, report progress, checkpoint, log, com
   assert.equal(thrown(() => engine.complete({ id: '01890000-0000-7000-8000-000000000000', workerId: 'holder' })).code, ErrorCode.JobNotFound);
 });
 
+test('a worker that never claimed the job is told so, not that its lease expired', (t) => {
+  const { engine } = makeEngine(t);
+  const { job } = engine.enqueue({ queue: 'q', kind: 'k' });
+  const waiting = thrown(() => engine.complete({ id: job.id, workerId: 'intruder' }));
+  assert.equal(waiting.code, ErrorCode.LeaseLost);
+  assert.match(waiting.message, /it is queued; this worker never claimed it/);
+  engine.claim({ workerId: 'w1' });
+  const error = thrown(() => engine.heartbeat({ id: job.id, workerId: 'intruder' }));
+  assert.equal(error.code, ErrorCode.LeaseLost);
+  assert.deepEqual(error.data, { id: job.id, workerId: 'intruder', state: 'running' });
+  assert.match(error.message, /it is running under worker w1; this worker never claimed it/);
+  assert.doesNotMatch(error.message, /claimed again|lease expired/);
+  engine.complete({ id: job.id, workerId: 'w1' });
+  assert.match(thrown(() => engine.complete({ id: job.id, workerId: 'w1' })).message, /it is completed now\. Stop working on it/);
+});
+
 test('a stale worker whose lease was reaped and re-claimed cannot complete the job, and nothing changes', (t) => {
   const { engine, clock } = makeEngine(t);
   const { job } = engine.enqueue({ queue: 'q', kind: 'k', timeoutMs: 10_000, backoff: { strategy: 'fixed', baseMs: 0, jitter: 0 } });

@@ -14,15 +14,27 @@ import type { EngineContext } from '../context';
 import { truncateLine } from '../output-lines';
 import type { FailInput } from '../validate/worker';
 
-/** Why `workerId` cannot act on job `id`: it does not exist, or someone else holds it, or it finished. */
+/**
+ * Why `workerId` cannot act on job `id`: it does not exist, or someone else holds it, or it
+ * finished. Whether the caller ever held the job (a run of it in the history) decides between
+ * "your lease expired and it was claimed again" and "you never claimed it": the first tells a
+ * slow worker what happened, the second tells a confused one it has the wrong id.
+ */
 export function leaseLost(ctx: EngineContext, id: string, workerId: string): SpoolError {
   const job = ctx.store.jobs.byId(id);
   if (!job) return jobNotFound(id);
-  const why =
-    job.state === 'running'
-      ? `it was claimed again by worker ${job.workerId ?? '?'} (attempt ${job.attempts}) after this worker's lease expired`
-      : `it is ${job.state} now`;
-  return new SpoolError(ErrorCode.LeaseLost, `Worker ${workerId} no longer holds the lease on job ${id}: ${why}. Stop working on it; nothing was recorded.`, {
+  const heldBefore = ctx.store.runs.ofJob(id).some((run) => run.workerId === workerId);
+  let why: string;
+  if (!heldBefore) {
+    why = job.state === 'running' ? `it is running under worker ${job.workerId ?? '?'}; this worker never claimed it` : `it is ${job.state}; this worker never claimed it`;
+  } else {
+    why =
+      job.state === 'running'
+        ? `it was claimed again by worker ${job.workerId ?? '?'} (attempt ${job.attempts}) after this worker's lease expired`
+        : `it is ${job.state} now`;
+  }
+  const advice = heldBefore ? 'Stop working on it; nothing was recorded.' : 'Nothing was recorded; a worker acts only on jobs it claimed with jobs.claim.';
+  return new SpoolError(ErrorCode.LeaseLost, `Worker ${workerId} does not hold the lease on job ${id}: ${why}. ${advice}`, {
     id,
     workerId,
     state: job.state,
