@@ -109,6 +109,25 @@ describe('the daemon over its socket', () => {
     assert.deepEqual((await client.call('stats.get')).totals, before);
   });
 
+  test('a shell or http payload that cannot run is refused at enqueue, update and schedule, not left to die', async () => {
+    const before = (await client.call('stats.get')).totals;
+    const refused = await rejectsWith(client.call('jobs.enqueue', { queue: 'payloads', kind: 'shell', payload: {} }), ErrorCode.InvalidParams, 'payload.command');
+    assert.equal(refused.data.allowed, 'a non-empty string');
+    const unknown = await rejectsWith(client.call('jobs.enqueue', { queue: 'payloads', kind: 'shell', payload: { cmd: 'ls' } }), ErrorCode.InvalidParams, 'payload.cmd');
+    assert.equal(unknown.data.allowed, 'command, cwd, env, permanentExitCodes');
+    await rejectsWith(client.call('jobs.enqueue', { queue: 'payloads', kind: 'http', payload: { url: 'nowhere' } }), ErrorCode.InvalidParams, 'payload.url');
+    await rejectsWith(
+      client.call('schedules.create', { name: 'bad-payload', cron: '* * * * *', queue: 'payloads', job: { kind: 'shell', payload: {} } }),
+      ErrorCode.InvalidParams,
+      'job.payload.command',
+    );
+    assert.deepEqual((await client.call('stats.get')).totals, before);
+    const { job } = await client.call('jobs.enqueue', { queue: 'payloads', kind: 'shell', delayMs: 600_000, payload: { command: 'true' } });
+    await rejectsWith(client.call('jobs.update', { id: job.id, payload: { command: '' } }), ErrorCode.InvalidParams, 'payload.command');
+    assert.deepEqual((await client.call('jobs.get', { id: job.id })).job.payload, { command: 'true' });
+    await client.call('jobs.delete', { id: job.id });
+  });
+
   test('enqueueBatch is all or nothing; bulk retry of every dead job in a queue', async () => {
     const { results } = await client.call('jobs.enqueueBatch', {
       jobs: [
@@ -214,6 +233,9 @@ describe('the daemon over its socket', () => {
     listener.on('stats.changed', (e) => stats.push(e));
     const { subscriptionId } = await listener.call('events.subscribe', { queues: ['events'] });
     await rejectsWith(listener.callUnchecked('events.subscribe', { topics: ['weather'] }), ErrorCode.InvalidParams, 'topics');
+    await rejectsWith(listener.call('events.subscribe', { queues: ['has space'] }), ErrorCode.InvalidParams, 'queues[0]');
+    await rejectsWith(listener.call('events.subscribe', { queues: ['events', ''] }), ErrorCode.InvalidParams, 'queues[1]');
+    await rejectsWith(listener.call('events.subscribe', { jobIds: ['42'] }), ErrorCode.InvalidParams, 'jobIds[0]');
 
     await client.call('jobs.enqueue', { queue: 'other', kind: 'x' });
     for (let i = 0; i < 50; i++) await client.call('jobs.enqueue', { queue: 'events', kind: 'x' });

@@ -1,8 +1,9 @@
 /** Handlers of daemon.* and events.*: the handshake, shutdown, and subscriptions. */
 import { SpoolError } from '../../../shared/errors';
 import { ErrorCode, LIMITS } from '../../../shared/protocol';
+import { array, jobId, nameList } from '../../engine/validate/primitives';
 import { EVENT_TOPICS } from '../events';
-import { optionalChoiceList, optionalStringList, paramsObject, requiredString } from '../validate';
+import { optionalChoiceList, paramsObject, requiredString } from '../validate';
 import type { HandlerGroup, Services } from './types';
 
 type DaemonMethods = 'daemon.status' | 'daemon.shutdown' | 'events.subscribe' | 'events.unsubscribe';
@@ -21,8 +22,10 @@ export function daemonHandlers(s: Services): HandlerGroup<DaemonMethods> {
     'events.subscribe': (params, context) => {
       const p = paramsObject(params, 'events.subscribe', ['topics', 'queues', 'jobIds']);
       const topics = optionalChoiceList(p, 'topics', EVENT_TOPICS);
-      const queues = optionalStringList(p, 'queues', 1000);
-      const jobIds = optionalStringList(p, 'jobIds', LIMITS.maxBatch);
+      // The same checks as everywhere else, so that a typo is refused, naming the entry
+      // ("queues[1]"), rather than accepted as a filter that matches nothing, ever.
+      const queues = p['queues'] === undefined ? undefined : nameList(p['queues'], 'queues', LIMITS.maxBatch);
+      const jobIds = p['jobIds'] === undefined ? undefined : array(p['jobIds'], 'jobIds', LIMITS.maxBatch).map((id, i) => jobId(id, `jobIds[${i}]`));
       const subscriptionId = s.events.subscribe(context.connection, {
         ...(topics ? { topics } : {}),
         ...(queues ? { queues } : {}),
