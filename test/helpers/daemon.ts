@@ -96,7 +96,13 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Tes
     clearTimeout(timer);
   };
 
-  await spawnOne();
+  try {
+    await spawnOne();
+  } catch (error) {
+    // Nobody gets a TestDaemon to dispose of, so the folder made for it goes here.
+    if (ownDir) fs.rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
   const daemon: TestDaemon = {
     dir,
     socketPath,
