@@ -46,17 +46,19 @@ export class ClaimWaiters {
         timer: setTimeout(() => this.finish(waiter, []), waitMs),
       };
       this.waiters.add(waiter);
-      let own = this.byConnection.get(connection);
-      if (!own) {
-        const set = (own = new Set());
+      const own = this.byConnection.get(connection);
+      if (own) own.add(waiter);
+      else {
+        const set = new Set<Waiter>([waiter]);
         this.byConnection.set(connection, set);
         // A worker that hangs up stops waiting: nothing must be claimed on its behalf afterwards.
-        connection.onClose(() => {
+        // That includes a half-close, which is indistinguishable from a worker that died. (On a
+        // connection that has hung up already, this runs at once and ends the new wait too.)
+        connection.onHangUp(() => {
           this.byConnection.delete(connection);
           for (const w of [...set]) this.finish(w, []);
         });
       }
-      own.add(waiter);
     });
   }
 

@@ -26,6 +26,7 @@ export class Connection {
   /** Worker ids that called worker methods over this connection; marked gone when it closes. */
   readonly workerIds = new Set<string>();
   private readonly closeListeners: (() => void)[] = [];
+  private readonly hangUpListeners: (() => void)[] = [];
   private closed = false;
   private readingPaused = false;
   private outgoing: string[] = [];
@@ -62,6 +63,7 @@ export class Connection {
     // keeps its own side open (allowHalfOpen) until every request read so far is answered.
     socket.on('end', () => {
       this.peerEnded = true;
+      this.hungUp();
       this.endIfAnswered();
     });
     // 'close' always follows 'error'; the server logs unexpected errors there.
@@ -140,6 +142,20 @@ export class Connection {
     this.finish();
   }
 
+  /**
+   * Called once when the peer stops sending (half-close or full close) or the connection closes.
+   * A half-closed peer and a worker process that died look the same from here, so what must not
+   * outlive the worker (its waiting claims) is released at this point, not at 'close'.
+   */
+  onHangUp(listener: () => void): void {
+    if (this.peerEnded || this.closed) listener();
+    else this.hangUpListeners.push(listener);
+  }
+
+  private hungUp(): void {
+    for (const listener of this.hangUpListeners.splice(0)) listener();
+  }
+
   onClose(listener: () => void): void {
     if (this.closed) listener();
     else this.closeListeners.push(listener);
@@ -148,6 +164,7 @@ export class Connection {
   private finish(): void {
     if (this.closed) return;
     this.closed = true;
+    this.hungUp();
     for (const listener of this.closeListeners.splice(0)) listener();
   }
 }

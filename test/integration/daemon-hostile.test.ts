@@ -106,6 +106,22 @@ describe('hostile input', () => {
     assert.equal(await raw.next(), null, 'the daemon ends the connection once everything is answered');
   });
 
+  test('a waiting claim on a half-closed connection ends at once with no jobs, and claims nothing later', async () => {
+    const raw = await RawConnection.open(daemon.socketPath);
+    const started = Date.now();
+    raw.endWriting(
+      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'jobs.claim', params: { workerId: 'halfclosed-worker', queues: ['halfclosed-claims'], waitMs: 30_000 } }) + '\n',
+    );
+    const answer = (await raw.next()) as { id: number; result?: { jobs: unknown[] } };
+    assert.deepEqual(answer.result, { jobs: [] });
+    assert.ok(Date.now() - started < 20_000, 'answered long before its 30 s wait');
+    assert.equal(await raw.next(), null);
+    const client = await daemon.client();
+    const { job } = await client.call('jobs.enqueue', { queue: 'halfclosed-claims', kind: 'k' });
+    assert.equal((await client.call('jobs.get', { id: job.id })).job.state, 'queued');
+    client.close();
+  });
+
   test('a 20 MiB line gets one error and its connection is closed; the daemon stays up', async () => {
     const hostile = await RawConnection.open(daemon.socketPath);
     const big = Buffer.alloc(20 * 1024 * 1024, 0x61);
