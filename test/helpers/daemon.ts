@@ -166,6 +166,17 @@ async function tryStatus(socketPath: string): Promise<boolean> {
   }
 }
 
+/** True while the process exists and is not a zombie (a zombie has already been stopped). */
+export function processAlive(pid: number): boolean {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    // No /proc entry: the process is gone.
+    return false;
+  }
+}
+
 /** Polls `check` until it returns a value other than undefined/false, or fails after `timeoutMs`. */
 export async function waitFor<T>(what: string, check: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;

@@ -10,17 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { SpoolClient } from '../../shared/client';
-import { DAEMON_SCRIPT, startDaemon, waitFor } from '../helpers/daemon';
-
-function alive(pid: number): boolean {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    // No /proc entry: gone.
-    return false;
-  }
-}
+import { DAEMON_SCRIPT, processAlive, startDaemon, waitFor } from '../helpers/daemon';
 
 /** utime + stime of a process, in clock ticks. */
 function cpuTicks(pid: number): number {
@@ -101,7 +91,7 @@ test('SIGTERM stops a job that outlasts the grace period; it is recovered and ru
   const started = Date.now();
   await daemon.stop();
   assert.ok(Date.now() - started < 15_000, 'shutdown did not wait for the 300 s job');
-  await waitFor('the stopped job process to be gone', () => !alive(firstPid));
+  await waitFor('the stopped job process to be gone', () => !processAlive(firstPid));
   await daemon.restart();
   await waitFor('the job to run again', () => fs.readFileSync(pids, 'utf8').trim().split('\n').length >= 2);
   const after = await daemon.client();
@@ -124,7 +114,7 @@ test('--detach starts a background daemon that `stop` shuts down; logs go to the
   const pid = Number(/pid (\d+)/.exec(start.stdout)?.[1]);
   assert.ok(pid > 0, start.stdout);
   t.after(() => {
-    if (alive(pid)) process.kill(pid, 'SIGKILL');
+    if (processAlive(pid)) process.kill(pid, 'SIGKILL');
   });
   const client = await SpoolClient.connect({ socketPath });
   assert.equal((await client.call('daemon.status')).pid, pid);
@@ -137,7 +127,7 @@ test('--detach starts a background daemon that `stop` shuts down; logs go to the
   const stop = spawnSync(process.execPath, [DAEMON_SCRIPT, 'stop', '--socket', socketPath], { encoding: 'utf8', timeout: 60_000 });
   assert.equal(stop.status, 0, stop.stderr);
   assert.match(stop.stdout, new RegExp(`Stopped the Spool daemon \\(pid ${pid}\\)`));
-  assert.equal(alive(pid), false);
+  assert.equal(processAlive(pid), false);
   const log = fs.readFileSync(path.join(dir, 'data', 'daemon.log'), 'utf8').trim().split('\n');
   const entries = log.map((line) => JSON.parse(line) as { level: string; message: string });
   assert.ok(entries.some((e) => e.message === 'Spool daemon ready'));

@@ -11,18 +11,7 @@ import type { SpoolClient } from '../../shared/client';
 import { SpoolError } from '../../shared/errors';
 import { ErrorCode, type JobOutputEvent } from '../../shared/protocol';
 import type { Job } from '../../shared/types';
-import { startDaemon, waitFor, type TestDaemon } from '../helpers/daemon';
-
-/** True while the process exists and is not a zombie (a zombie has already been stopped). */
-function alive(pid: number): boolean {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    // No /proc entry: the process is gone.
-    return false;
-  }
-}
+import { processAlive, startDaemon, waitFor, type TestDaemon } from '../helpers/daemon';
 
 async function finished(client: SpoolClient, id: string): Promise<Job> {
   return waitFor(`job ${id} to finish`, async () => {
@@ -119,11 +108,11 @@ describe('shell executor', () => {
     const { command, pidFile } = treeCommand('timeout');
     const { job } = await client.call('jobs.enqueue', { queue: 'sh', kind: 'shell', timeoutMs: 1500, maxAttempts: 1, payload: { command } });
     const grandchild = await waitFor('the grandchild to start', () => (fs.existsSync(pidFile) ? Number(fs.readFileSync(pidFile, 'utf8')) || undefined : undefined));
-    assert.ok(alive(grandchild));
+    assert.ok(processAlive(grandchild));
     const done = await finished(client, job.id);
     assert.equal(done.state, 'dead');
     assert.match(done.lastError ?? '', /Timed out after 1500 ms/);
-    await waitFor('the grandchild to be gone', () => !alive(grandchild));
+    await waitFor('the grandchild to be gone', () => !processAlive(grandchild));
   });
 
   test('cancel stops the whole process tree and the job ends cancelled', async () => {
@@ -134,7 +123,7 @@ describe('shell executor', () => {
     assert.equal(requested.job.cancelRequested, true);
     const done = await finished(client, job.id);
     assert.equal(done.state, 'cancelled');
-    await waitFor('the grandchild to be gone', () => !alive(grandchild));
+    await waitFor('the grandchild to be gone', () => !processAlive(grandchild));
   });
 
   test('a background process left behind by a successful command does not survive it', async () => {
@@ -147,7 +136,7 @@ describe('shell executor', () => {
     const done = await finished(client, job.id);
     assert.equal(done.state, 'completed');
     const orphan = Number(fs.readFileSync(pidFile, 'utf8'));
-    await waitFor('the orphan to be gone', () => !alive(orphan));
+    await waitFor('the orphan to be gone', () => !processAlive(orphan));
   });
 
   test('an invalid payload is refused at enqueue with a message saying what is wrong', async () => {
