@@ -3,6 +3,8 @@
 //   daemon.js     spoold, the queue daemon (better-sqlite3 stays a native module beside it)
 //   cli.js        the `spool` command
 //   bench.js      `npm run bench`
+//   checkpointer.js  the daemon's WAL checkpointer thread, loaded by path from beside daemon.js
+//                    (and bench.js, cli.js) — a worker thread needs a file of its own
 // Flags: --watch rebuilds on change; --production minifies and drops source maps.
 import * as esbuild from 'esbuild';
 import { readFileSync } from 'node:fs';
@@ -25,7 +27,7 @@ const common = {
 
 const builds = [
   { ...common, entryPoints: { extension: 'extension/extension.ts' }, external: ['vscode'] },
-  { ...common, entryPoints: { daemon: 'daemon/main.ts', cli: 'daemon/cli/main.ts', bench: 'bench/main.ts' } },
+  { ...common, entryPoints: { daemon: 'daemon/main.ts', cli: 'daemon/cli/main.ts', bench: 'bench/main.ts', checkpointer: 'daemon/store/checkpointer.ts' } },
 ];
 
 if (watch) {

@@ -1,6 +1,7 @@
 /**
  * `npm run bench`: prints the versions measured, then the engine benchmark (in-process) and the
- * daemon benchmark (over the socket). SPOOL_BENCH_QUICK=1 makes a fast, smaller run.
+ * daemon benchmark (over the socket). SPOOL_BENCH_QUICK=1 makes a fast, smaller run;
+ * SPOOL_BENCH_PART=engine or =daemon runs only that part.
  */
 import Database from 'better-sqlite3';
 import * as os from 'node:os';
@@ -19,10 +20,12 @@ async function main(): Promise<void> {
   const cpus = os.cpus();
   console.log(`Node ${process.version}, SQLite ${String(sqlite)}, ${cpus.length} × ${cpus[0]?.model ?? 'unknown CPU'}, ${os.platform()} ${os.release()}`);
   console.log('Other processes on this machine compete for the same cores; compare figures within one run.\n');
-  const engine = await runEngineBench();
-  console.log('');
-  const daemon = await runDaemonBench();
-  console.log(`\n${summary('Engine', engine)}\n${summary('Daemon', daemon)}`);
+  const part = process.env['SPOOL_BENCH_PART'];
+  const lines: string[] = [];
+  if (part !== 'daemon') lines.push(summary('Engine', await runEngineBench()));
+  if (part === undefined) console.log('');
+  if (part !== 'engine') lines.push(summary('Daemon', await runDaemonBench()));
+  console.log(`\n${lines.join('\n')}`);
 }
 
 main().catch((error: unknown) => {

@@ -48,6 +48,19 @@ export interface EngineOptions {
   now?: () => number;
   /** Injected randomness (0..1) for jitter in tests; default Math.random. */
   random?: () => number;
+  /**
+   * Who copies the WAL back into the database file (named so as not to be confused with a job's
+   * checkpoint). 'auto' (the default): SQLite does, inside the commit that takes the WAL past
+   * 1,000 pages, on the calling thread — milliseconds that one call pays. 'background': a worker
+   * thread with its own connection does, and no commit waits for it (the daemon's choice). The
+   * thread stops with close().
+   */
+  walCheckpoints?: 'auto' | 'background';
+  /**
+   * Told when the background checkpointer fails; the engine has then gone back to automatic
+   * checkpoints and keeps working. Default: a line on stderr.
+   */
+  walCheckpointFailed?: (error: Error) => void;
 }
 
 /** What changed about a job, as the daemon forwards it in `jobs.changed`. */

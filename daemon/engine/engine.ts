@@ -35,7 +35,7 @@ import type {
 } from '../../shared/protocol';
 import { jobNotFound } from '../../shared/errors';
 import { TERMINAL_STATES, type Job, type JobState, type JobTemplate, type OutputStream, type Queue, type Schedule, type Worker, type WorkerType } from '../../shared/types';
-import { Store, type QueueSettings } from '../store';
+import { Store, type QueueSettings, type WalCheckpointStatus } from '../store';
 import type { EngineClaimParams, EngineListener, EngineOptions, FireScheduleParams, QueueEngine } from './api';
 import type { EngineContext } from './context';
 import { UPKEEP_BATCH } from './defaults';
@@ -65,7 +65,13 @@ export class Engine implements QueueEngine {
     const now = options.now ?? Date.now;
     this.dbPath = options.dbPath;
     this.events = new EventHub((error) => console.error(`spool engine: an event listener failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`));
-    const storeOptions = { now: now(), parseTemplate: parseStoredTemplate, ...(options.durable === undefined ? {} : { durable: options.durable }) };
+    const storeOptions = {
+      now: now(),
+      parseTemplate: parseStoredTemplate,
+      walCheckpoints: options.walCheckpoints ?? 'auto',
+      ...(options.durable === undefined ? {} : { durable: options.durable }),
+      ...(options.walCheckpointFailed === undefined ? {} : { walCheckpointFailed: options.walCheckpointFailed }),
+    };
     this.store = new Store(options.dbPath, storeOptions);
     this.ctx = { store: this.store, now, random: options.random ?? Math.random, ids: new UuidV7(now), events: this.events };
   }
@@ -428,6 +434,11 @@ export class Engine implements QueueEngine {
 
   subscribe(listener: EngineListener): () => void {
     return this.events.subscribe(listener);
+  }
+
+  /** Who checkpoints the WAL now ('background' only while the checkpointer thread works) and its counters. */
+  walCheckpointStatus(): { mode: 'auto' | 'background'; checkpointer: WalCheckpointStatus | null } {
+    return this.store.walCheckpointStatus();
   }
 
   close(): void {

@@ -13,13 +13,28 @@ import { QueueStatements } from './queues';
 import { RunStatements } from './runs';
 import { ScheduleStatements } from './schedules';
 import { UpkeepStatements } from './upkeep';
+import { WalCheckpointer, type WalCheckpointStatus } from './walCheckpoints';
 import { WorkerStatements } from './workers';
+
+/**
+ * Who copies the WAL back into the database file. 'auto': SQLite, inside the commit that takes
+ * the WAL past 1,000 pages, on the caller's thread. 'background': a worker thread with its own
+ * connection (see checkpointer.ts), so no commit pays for it.
+ */
+export type WalCheckpointMode = 'auto' | 'background';
+
+/** SQLite's default: an automatic checkpoint once the WAL holds this many pages. */
+const AUTO_CHECKPOINT_PAGES = 1000;
 
 export interface StoreOptions extends OpenOptions {
   /** Used for migration timestamps. */
   now: number;
   /** Turns a schedule's stored job template back into its type (validation lives in the engine). */
   parseTemplate: (json: string, scheduleName: string) => JobTemplate;
+  /** Default 'auto'. */
+  walCheckpoints?: WalCheckpointMode;
+  /** Told when the background checkpointer fails; the store has then gone back to 'auto'. */
+  walCheckpointFailed?: (error: Error) => void;
 }
 
 export class Store {
@@ -35,6 +50,8 @@ export class Store {
   readonly upkeep: UpkeepStatements;
   /** One transaction wrapper made once: building one per call would cost on every claim. */
   private readonly transaction: ReturnType<Db['transaction']>;
+  private checkpointer: WalCheckpointer | null = null;
+  private walCheckpoints: WalCheckpointMode = 'auto';
 
   constructor(
     readonly path: string,
@@ -53,10 +70,35 @@ export class Store {
       this.workers = new WorkerStatements(this.db);
       this.upkeep = new UpkeepStatements(this.db);
       this.transaction = this.db.transaction((fn: () => unknown) => fn());
+      // After the migrations, so the checkpointer's connection finds the file in WAL mode.
+      if (options.walCheckpoints === 'background') this.startCheckpointer(options.walCheckpointFailed);
     } catch (error) {
+      this.checkpointer?.close();
       this.db.close();
       throw error;
     }
+  }
+
+  private startCheckpointer(failed: ((error: Error) => void) | undefined): void {
+    this.db.pragma('wal_autocheckpoint = 0');
+    this.walCheckpoints = 'background';
+    this.checkpointer = new WalCheckpointer({
+      dbPath: this.path,
+      onFailure: (error) => {
+        // Arrives as an event between transactions. Without a checkpointer nothing would ever
+        // copy the WAL back, so the writer checkpoints on commit again, as in 'auto'.
+        this.walCheckpoints = 'auto';
+        if (this.db.open) this.db.pragma(`wal_autocheckpoint = ${AUTO_CHECKPOINT_PAGES}`);
+        (failed ?? ((e: Error) => console.error(`spool store: the background WAL checkpointer failed; checkpoints run on commit again: ${e.stack ?? e.message}`)))(error);
+      },
+    });
+  }
+
+  /** Who checkpoints the WAL now, and what the background checkpointer has done if there is one. */
+  walCheckpointStatus(): { mode: WalCheckpointMode; checkpointer: WalCheckpointStatus | null } {
+    // While open, read from the connection itself: 'background' means its own checkpoints are off.
+    const mode = this.db.open ? (this.db.pragma('wal_autocheckpoint', { simple: true }) === 0 ? 'background' : 'auto') : this.walCheckpoints;
+    return { mode, checkpointer: this.checkpointer?.status() ?? null };
   }
 
   /**
@@ -75,6 +117,8 @@ export class Store {
       this.queues.invalidate();
       throw error;
     }
+    // Tells the background checkpointer, if any, that the WAL has grown (a shared-memory add).
+    this.checkpointer?.committed();
     // fn returned normally (or the transaction threw), so result holds its value.
     return result as T;
   }
@@ -88,12 +132,15 @@ export class Store {
     return result as T;
   }
 
+  /** Stops the checkpointer first: the writer, closing last, checkpoints what is left and removes the WAL. */
   close(): void {
+    this.checkpointer?.close();
     if (this.db.open) this.db.close();
   }
 }
 
 export type { Db } from './db';
+export type { WalCheckpointStatus } from './walCheckpoints';
 export { CLAIM_SELECT_FOR_PLAN, compareClaimOrder, type KindFilter } from './claim';
 export { BUCKET_MS } from './runs';
 export { emptyCounts, withCounts, type QueueSettings } from './queues';
