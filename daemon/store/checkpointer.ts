@@ -8,9 +8,10 @@
  * which was most of the daemon's p99 latency. The writer turns its automatic checkpoints off
  * (`wal_autocheckpoint = 0`) and this thread does them on the machine's other core.
  *
- * - It wakes every few milliseconds while commits keep coming and backs off to a slow beat while
- *   none do. The store counts its commits in shared memory, so a look costs no SQLite call at
- *   all. (Other processes writing to the file keep their own automatic checkpoints.)
+ * - It makes a pass every few milliseconds while commits keep coming, and sleeps without a
+ *   timer while none do: the store counts its commits in shared memory and wakes the thread with
+ *   `Atomics.notify`, so an idle daemon stays idle and a look costs no SQLite call at all.
+ *   (Other processes writing to the file keep their own automatic checkpoints.)
  * - Each pass is a PASSIVE checkpoint: it never takes the write lock and never waits for
  *   readers, so it cannot delay a commit. It copies what it can.
  * - A WAL is only rewritten from its beginning when no reader is using it; under a steady load
@@ -38,12 +39,10 @@ function run(data: CheckpointerData): void {
     let seen = -1;
     // The checkpointed count SQLite reports is for the whole WAL; what a pass copied is the growth.
     let lastBackfilled = 0;
-    let interval = data.minIntervalMs;
     while (Atomics.load(control, SLOT.state) === STATE.running) {
       const commits = Atomics.load(control, SLOT.commits);
       if (commits !== seen) {
         seen = commits;
-        interval = data.minIntervalMs;
         let [, walFrames, backfilled] = checkpointRow(passive.get());
         // SQLite counts for the whole WAL; a smaller count than last time means it restarted since.
         Atomics.add(control, SLOT.frames, backfilled >= lastBackfilled ? backfilled - lastBackfilled : backfilled);
@@ -58,11 +57,12 @@ function run(data: CheckpointerData): void {
         Atomics.store(control, SLOT.walFrames, walFrames);
         Atomics.store(control, SLOT.backfilled, backfilled);
         Atomics.store(control, SLOT.seenCommits, commits);
+        // Sleeps until the interval ends, or at once when the engine asks this thread to stop.
+        Atomics.wait(control, SLOT.state, STATE.running, data.minIntervalMs);
       } else {
-        interval = Math.min(data.maxIntervalMs, interval * 2);
+        // Nothing committed since the last pass: sleep until a commit (or close) moves the count.
+        Atomics.wait(control, SLOT.commits, commits);
       }
-      // Sleeps until the interval ends, or at once when the engine asks this thread to stop.
-      Atomics.wait(control, SLOT.state, STATE.running, interval);
     }
   } finally {
     try {
@@ -85,11 +85,11 @@ function checkpointRow(row: unknown): [number, number, number] {
 function checkpointerData(value: unknown): CheckpointerData {
   if (typeof value !== 'object' || value === null) throw new Error('The WAL checkpointer was started without its data');
   const v = value as Record<string, unknown>;
-  const { dbPath, control, minIntervalMs, maxIntervalMs, restartFrames } = v;
-  if (typeof dbPath !== 'string' || !(control instanceof SharedArrayBuffer) || typeof minIntervalMs !== 'number' || typeof maxIntervalMs !== 'number' || typeof restartFrames !== 'number') {
+  const { dbPath, control, minIntervalMs, restartFrames } = v;
+  if (typeof dbPath !== 'string' || !(control instanceof SharedArrayBuffer) || typeof minIntervalMs !== 'number' || typeof restartFrames !== 'number') {
     throw new Error('The WAL checkpointer was started with incomplete data');
   }
-  return { dbPath, control, minIntervalMs, maxIntervalMs, restartFrames };
+  return { dbPath, control, minIntervalMs, restartFrames };
 }
 
 run(checkpointerData(workerData));

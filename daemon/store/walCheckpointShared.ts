@@ -42,10 +42,8 @@ export const STATE = { starting: 0, running: 1, stopping: 2, stopped: 3 } as con
 export interface CheckpointerData {
   dbPath: string;
   control: SharedArrayBuffer;
-  /** Shortest wait between two looks at the database, while commits keep coming. */
+  /** Wait between two passes while commits keep coming. With none, the thread sleeps until one. */
   minIntervalMs: number;
-  /** Longest wait, reached by doubling while nothing is committed: an idle daemon stays idle. */
-  maxIntervalMs: number;
   /** A WAL this many frames long is restarted from its beginning (see checkpointer.ts). */
   restartFrames: number;
 }
