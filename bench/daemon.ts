@@ -227,6 +227,9 @@ export async function runDaemonBench(options: DaemonBenchOptions = {}): Promise<
       const daemon = await startDaemon();
       try {
         const seconds = quick ? 3 : 10;
+        // Let start-up finish first (the checkpointer thread loads its own bundle and SQLite
+        // after the daemon answers): idle means the steady state, not the tail of start-up.
+        await new Promise((resolve) => setTimeout(resolve, 2000));
         const before = cpuTicks(daemon.pid);
         await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
         const share = ((cpuTicks(daemon.pid) - before) / CLOCK_TICKS / seconds) * 100;
