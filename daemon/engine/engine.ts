@@ -313,7 +313,11 @@ export class Engine implements QueueEngine {
     return this.write((ctx) => queues.setPaused(ctx, valid, false));
   }
 
-  /** In batches of UPKEEP_BATCH, one transaction each, so a huge purge never blocks claims for long. */
+  /**
+   * In batches of UPKEEP_BATCH, one transaction each, so a huge purge never holds the write lock
+   * for long against other processes on the file and never builds one enormous WAL transaction.
+   * The calls are synchronous: within this process the purge runs to its end before anything else.
+   */
   purgeQueue(params: PurgeQueueParams): number {
     const input = vq.purgeParams(params);
     this.read((ctx) => queues.getQueue(ctx, input.name));
