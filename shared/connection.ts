@@ -88,7 +88,7 @@ export class Connection {
       socket.once('error', (error: NodeJS.ErrnoException) => {
         clearTimeout(timer);
         if (error.code === 'ENOENT' || error.code === 'ECONNREFUSED') reject(new DaemonNotRunningError(socketPath, error.code));
-        else reject(new SpoolError(ErrorCode.InternalError, `Cannot connect to ${socketPath}: ${error.message}`));
+        else reject(new SpoolError(ErrorCode.InternalError, `Cannot connect to ${socketPath}: ${error.message}. Check that the socket belongs to your user, or point --socket (SPOOL_SOCKET) at another daemon.`));
       });
     });
   }

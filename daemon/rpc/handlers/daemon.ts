@@ -37,7 +37,7 @@ export function daemonHandlers(s: Services): HandlerGroup<DaemonMethods> {
       const p = paramsObject(params, 'events.unsubscribe', ['subscriptionId']);
       const id = requiredString(p, 'subscriptionId', 'events.unsubscribe');
       if (!s.events.unsubscribe(context.connection, id)) {
-        throw new SpoolError(ErrorCode.InvalidParams, `This connection has no subscription ${id.slice(0, 64)}.`, { field: 'subscriptionId' });
+        throw new SpoolError(ErrorCode.InvalidParams, `This connection has no subscription ${id.slice(0, 64)}. Use the subscriptionId that events.subscribe returned on this same connection.`, { field: 'subscriptionId' });
       }
       return { ok: true };
     },
