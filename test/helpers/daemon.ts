@@ -16,6 +16,9 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { SpoolClient } from '../../shared/client';
+import { waitFor } from './wait';
+
+export { waitFor };
 
 export const DAEMON_SCRIPT = path.resolve(__dirname, '..', '..', 'dist', 'daemon.js');
 
@@ -174,17 +177,6 @@ export function processAlive(pid: number): boolean {
   } catch {
     // No /proc entry: the process is gone.
     return false;
-  }
-}
-
-/** Polls `check` until it returns a value other than undefined/false, or fails after `timeoutMs`. */
-export async function waitFor<T>(what: string, check: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}.`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
 

@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import { Engine } from '../../daemon/engine';
 import { MIGRATIONS } from '../../daemon/store/migrations';
 import { tempDir } from './helpers/engine';
-import { waitFor } from './helpers/wait';
+import { waitFor } from '../helpers/wait';
 
 const PROCESSES = 4;
 const JOBS = 10_000;
@@ -52,7 +52,7 @@ test('four processes claiming from one file complete every job exactly once, eac
     return { readyFile, exited };
   });
 
-  await waitFor(() => children.every((c) => fs.existsSync(c.readyFile)), { timeoutMs: 60_000, what: 'all claimer processes to open the database' });
+  await waitFor('all claimer processes to open the database', () => children.every((c) => fs.existsSync(c.readyFile)), 60_000);
   fs.writeFileSync(goFile, 'go');
   const reports = await Promise.all(children.map((c) => c.exited));
 
@@ -107,7 +107,7 @@ test('four processes opening a new database file at once create and migrate it o
     });
     return { readyFile, exited };
   });
-  await waitFor(() => children.every((c) => fs.existsSync(c.readyFile)), { timeoutMs: 60_000, what: 'all opener processes to start' });
+  await waitFor('all opener processes to start', () => children.every((c) => fs.existsSync(c.readyFile)), 60_000);
   fs.writeFileSync(goFile, 'go');
   await Promise.all(children.map((c) => c.exited));
 

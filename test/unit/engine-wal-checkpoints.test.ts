@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import { Engine } from '../../daemon/engine';
 import { tempDir } from './helpers/engine';
-import { waitFor } from './helpers/wait';
+import { waitFor } from '../helpers/wait';
 
 const JOBS = 5_000;
 
@@ -36,12 +36,13 @@ test('in background mode a worker thread checkpoints the WAL while the writer ne
     engine.enqueueBatch({ jobs: Array.from({ length: 100 }, (_, j) => ({ queue: 'wal', kind: 'work', payload: { n: i + j, pad: 'x'.repeat(200) } })) });
   }
   await waitFor(
+    'the checkpointer to copy the whole WAL into the database file',
     () => {
       const s = engine.walCheckpointStatus().checkpointer;
       // A pass that began after the last commit, and found every frame in the database file.
       return s !== null && s.framesCopied > 0 && s.seenCommits === s.commits && s.backfilled === s.walFrames;
     },
-    { timeoutMs: 20_000, what: 'the checkpointer to copy the whole WAL into the database file' },
+    20_000,
   );
   const status = engine.walCheckpointStatus();
   assert.equal(status.mode, 'background', 'the writer still leaves checkpoints to the thread');
@@ -52,7 +53,7 @@ test('in background mode a worker thread checkpoints the WAL while the writer ne
   engine.close();
   const closed = engine.walCheckpointStatus().checkpointer;
   assert.ok(closed !== null && !closed.running, 'close() returns once the thread has closed its connection');
-  await waitFor(() => engine.walCheckpointStatus().checkpointer?.exited === true, { timeoutMs: 10_000, what: 'the checkpointer thread to exit' });
+  await waitFor('the checkpointer thread to exit', () => engine.walCheckpointStatus().checkpointer?.exited === true, 10_000);
   // The writer closed last, so it checkpointed what was left and removed the WAL file.
   assert.equal(fs.existsSync(`${dbPath}-wal`), false);
 });
@@ -68,7 +69,7 @@ test('an engine closed right after it opened, before its checkpointer thread is 
   const dir = tempDir(t);
   const engine = new Engine({ dbPath: path.join(dir, 'spool.db'), walCheckpoints: 'background' });
   engine.close();
-  await waitFor(() => engine.walCheckpointStatus().checkpointer?.exited === true, { timeoutMs: 10_000, what: 'the checkpointer thread to exit' });
+  await waitFor('the checkpointer thread to exit', () => engine.walCheckpointStatus().checkpointer?.exited === true, 10_000);
   const status = engine.walCheckpointStatus().checkpointer;
   assert.ok(status !== null && !status.running);
 });
