@@ -71,7 +71,6 @@ export class ClaimStatements {
   private readonly claimOneExclude;
   private readonly peekInclude;
   private readonly peekExclude;
-  private readonly insertRunStmt;
 
   constructor(db: Db) {
     this.claimInclude = new ArrayRows(db.prepare(claimSql(INCLUDE, false)), 'job');
@@ -80,24 +79,18 @@ export class ClaimStatements {
     this.claimOneExclude = new ArrayRows(db.prepare(claimSql(EXCLUDE, true)), 'job');
     this.peekInclude = db.prepare(peekSql(INCLUDE));
     this.peekExclude = db.prepare(peekSql(EXCLUDE));
-    this.insertRunStmt = db.prepare(`
-      INSERT INTO job_runs (job_id, run, attempt, worker_id, started_at, outcome)
-      VALUES (@jobId, @run, @attempt, @workerId, @now, 'running')`);
   }
 
   /**
-   * Claims up to `limit` due jobs of one queue for `workerId`, records a run for each, and
-   * returns them in claim order. Must run inside a write transaction.
+   * Claims up to `limit` due jobs of one queue for `workerId` and returns them in claim order.
+   * The run history gets its row when the attempt ends (RunStatements.record); until then the
+   * job row is the record of the running attempt. Must run inside a write transaction.
    */
   claim(queue: string, kinds: KindFilter, limit: number, workerId: string, now: number): Job[] {
     const stmt = 'include' in kinds ? (limit === 1 ? this.claimOneInclude : this.claimInclude) : limit === 1 ? this.claimOneExclude : this.claimExclude;
     const list = 'include' in kinds ? kinds.include : kinds.exclude;
     const rows = stmt.all({ queue, now, limit, workerId, kinds: JSON.stringify(list) });
-    const jobs: Job[] = [];
-    for (const row of rows) {
-      this.insertRunStmt.run({ jobId: text(row, 'id'), run: int(row, 'runs'), attempt: int(row, 'attempts'), workerId, now });
-      jobs.push(mapJob(row));
-    }
+    const jobs = rows.map(mapJob);
     // RETURNING gives rows in the order they were updated, which SQLite does not promise to be
     // the subquery's order.
     return jobs.sort(compareClaimOrder);

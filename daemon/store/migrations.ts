@@ -4,6 +4,7 @@
  */
 import type { Db } from './db';
 import { initialSchema } from './migrations/001_initial';
+import { runsWhenFinished } from './migrations/002_runs_when_finished';
 
 export interface Migration {
   version: number;
@@ -11,7 +12,10 @@ export interface Migration {
   sql: string;
 }
 
-export const MIGRATIONS: readonly Migration[] = [{ version: 1, name: 'initial schema', sql: initialSchema }];
+export const MIGRATIONS: readonly Migration[] = [
+  { version: 1, name: 'initial schema', sql: initialSchema },
+  { version: 2, name: 'run rows written when an attempt ends', sql: runsWhenFinished },
+];
 
 /** Applies every migration the file lacks; returns the versions applied. */
 export function migrate(db: Db, now: number): number[] {

@@ -1,6 +1,9 @@
 /**
- * SQL over job_runs (one row per attempt, kept as history) and stat_buckets (finished attempts
- * per 10 s, for the last-minute and last-hour figures of stats).
+ * SQL over job_runs (one row per finished attempt, kept as history) and stat_buckets (finished
+ * attempts per 10 s, for the last-minute and last-hour figures of stats).
+ *
+ * An attempt's row is written once, when it ends, from the job row it ran under: while it runs,
+ * the job row (worker_id, attempts, runs, started_at) already says everything the row would.
  */
 import type { JobRun, RunOutcome } from '../../shared/types';
 import type { Db } from './db';
@@ -20,18 +23,25 @@ export interface RunEnd {
 }
 
 export class RunStatements {
-  private readonly endStmt;
+  private readonly recordStmt;
   private readonly ofJobStmt;
   private readonly bumpStmt;
   private readonly windowStmt;
   private readonly pruneStmt;
 
   constructor(db: Db) {
-    this.endStmt = db.prepare(`
-      UPDATE job_runs SET finished_at = @now, outcome = @outcome, error = @error, stack = @stack,
-        exit_code = @exitCode, http_status = @httpStatus
-      WHERE job_id = @jobId AND run = (SELECT runs FROM jobs WHERE id = @jobId) AND outcome = 'running'`);
-    this.ofJobStmt = db.prepare('SELECT * FROM job_runs WHERE job_id = @jobId ORDER BY run');
+    this.recordStmt = db.prepare(`
+      INSERT INTO job_runs (job_id, run, attempt, worker_id, started_at, finished_at, outcome, error, stack, exit_code, http_status)
+      SELECT id, runs, attempts, worker_id, started_at, @now, @outcome, @error, @stack, @exitCode, @httpStatus
+      FROM jobs WHERE id = @jobId AND state = 'running'`);
+    // The finished runs, then the running one as its job row describes it.
+    this.ofJobStmt = db.prepare(`
+      SELECT job_id, run, attempt, worker_id, started_at, finished_at, outcome, error, stack, exit_code, http_status
+      FROM job_runs WHERE job_id = @jobId
+      UNION ALL
+      SELECT id, runs, attempts, worker_id, started_at, NULL, 'running', NULL, NULL, NULL, NULL
+      FROM jobs WHERE id = @jobId AND state = 'running'
+      ORDER BY run`);
     this.bumpStmt = db.prepare(`
       INSERT INTO stat_buckets (bucket, completed, failed) VALUES (@bucket, @completed, @failed)
       ON CONFLICT (bucket) DO UPDATE SET completed = completed + excluded.completed, failed = failed + excluded.failed`);
@@ -41,9 +51,12 @@ export class RunStatements {
     this.pruneStmt = db.prepare('DELETE FROM stat_buckets WHERE bucket < @before');
   }
 
-  /** Closes the job's current (latest) run. */
-  end(values: RunEnd): void {
-    this.endStmt.run(values);
+  /**
+   * Writes the history row of the job's running attempt, ending now. Call it before the job
+   * row leaves 'running' (the row is read from it); does nothing for a job not running.
+   */
+  record(values: RunEnd): void {
+    this.recordStmt.run(values);
   }
 
   ofJob(jobId: string): JobRun[] {

@@ -111,7 +111,7 @@ test('remote workers never get built-in kinds; the executors get only the built-
   assert.deepEqual(engine.claim({ workerId: 'exec', builtinKinds: ['shell', 'http'], max: 10 }).map((j) => j.id), [http.id]);
 });
 
-test('a claim sets the lease, worker and attempt, and records a run', (t) => {
+test('a claim sets the lease, worker and attempt, and its run shows as running', (t) => {
   const { engine, clock } = makeEngine(t);
   const { job } = engine.enqueue({ queue: 'q', kind: 'k', timeoutMs: 30_000 });
   const [claimed] = engine.claim({ workerId: 'w1' });
@@ -124,6 +124,40 @@ test('a claim sets the lease, worker and attempt, and records a run', (t) => {
   const { runs } = engine.getJob(job.id);
   assert.equal(runs.length, 1);
   assert.deepEqual({ attempt: runs[0]?.attempt, workerId: runs[0]?.workerId, outcome: runs[0]?.outcome }, { attempt: 1, workerId: 'w1', outcome: 'running' });
+});
+
+test('a run is written to the history once, when its attempt ends; until then the job row shows it', (t) => {
+  const { engine, clock, dbPath } = makeEngine(t);
+  const { job } = engine.enqueue({ queue: 'q', kind: 'k', backoff: { strategy: 'fixed', baseMs: 1000, jitter: 0 } });
+  const db = new Database(dbPath, { readonly: true });
+  t.after(() => db.close());
+  const stored = (): unknown[] => db.prepare('SELECT run, attempt, worker_id, started_at, finished_at, outcome FROM job_runs WHERE job_id = ? ORDER BY run').raw().all(job.id);
+
+  const firstStart = clock.ms;
+  engine.claim({ workerId: 'w1' });
+  assert.deepEqual(stored(), []);
+  clock.advance(250);
+  engine.fail({ id: job.id, workerId: 'w1', error: 'boom' });
+  assert.deepEqual(stored(), [[1, 1, 'w1', firstStart, firstStart + 250, 'failed']]);
+
+  clock.advance(1000);
+  const secondStart = clock.ms;
+  engine.claim({ workerId: 'w2' });
+  const running = engine.getJob(job.id).runs;
+  assert.deepEqual(
+    running.map((r) => [r.attempt, r.workerId, r.startedAt, r.finishedAt, r.outcome, r.durationMs]),
+    [
+      [1, 'w1', firstStart, firstStart + 250, 'failed', 250],
+      [2, 'w2', secondStart, null, 'running', null],
+    ],
+  );
+  clock.advance(40);
+  engine.complete({ id: job.id, workerId: 'w2' });
+  assert.deepEqual(stored(), [
+    [1, 1, 'w1', firstStart, firstStart + 250, 'failed'],
+    [2, 2, 'w2', secondStart, secondStart + 40, 'completed'],
+  ]);
+  assert.deepEqual(engine.getJob(job.id).runs.map((r) => r.outcome), ['failed', 'completed']);
 });
 
 test('heartbeat extends the lease to max(current, now + extension) and reports a requested cancel', (t) => {

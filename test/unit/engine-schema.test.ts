@@ -90,3 +90,23 @@ test('a database from a newer Spool is refused with advice', (t) => {
   db.close();
   assert.throws(() => new Engine({ dbPath }), /schema version 999.*Upgrade Spool/);
 });
+
+test('migration 2 drops the running rows a version-1 database kept, and the running attempt still shows once', (t) => {
+  const { dbPath, engine } = makeEngine(t);
+  const { job } = engine.enqueue({ queue: 'q', kind: 'k' });
+  const [claimed] = engine.claim({ workerId: 'w' });
+  assert.ok(claimed);
+  engine.close();
+  // Turn the file back into what version 1 left: a 'running' history row beside the running job.
+  const db = new Database(dbPath);
+  db.prepare(`INSERT INTO job_runs (job_id, run, attempt, worker_id, started_at, outcome) VALUES (?, 1, 1, 'w', ?, 'running')`).run(job.id, claimed.startedAt);
+  db.prepare('DELETE FROM schema_migrations WHERE version = 2').run();
+  db.close();
+
+  const reopened = new Engine({ dbPath });
+  t.after(() => reopened.close());
+  assert.deepEqual(reopened.getJob(job.id).runs.map((r) => [r.attempt, r.workerId, r.outcome]), [[1, 'w', 'running']]);
+  // Ending the attempt writes its row without colliding with a leftover one.
+  assert.equal(reopened.complete({ id: job.id, workerId: 'w' }).state, 'completed');
+  assert.deepEqual(reopened.getJob(job.id).runs.map((r) => r.outcome), ['completed']);
+});

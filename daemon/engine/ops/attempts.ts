@@ -89,6 +89,17 @@ interface Ending {
 function endAttempt(ctx: EngineContext, job: Job, workerId: string, ending: Ending): Job {
   const now = ctx.now();
   const terminal = ending.state === 'completed' || ending.state === 'dead' || ending.state === 'cancelled';
+  // The run's history row first: it is read from the job row while that still says 'running'.
+  // If the update below finds the lease gone, the throw rolls the row back with it.
+  ctx.store.runs.record({
+    jobId: job.id,
+    outcome: ending.outcome,
+    error: ending.error,
+    stack: ending.stack,
+    exitCode: ending.exitCode,
+    httpStatus: ending.httpStatus,
+    now,
+  });
   const updated = ctx.store.jobs.endAttempt(job, {
     id: job.id,
     workerId,
@@ -100,15 +111,6 @@ function endAttempt(ctx: EngineContext, job: Job, workerId: string, ending: Endi
     now,
   });
   if (!updated) throw leaseLost(ctx, job.id, workerId);
-  ctx.store.runs.end({
-    jobId: job.id,
-    outcome: ending.outcome,
-    error: ending.error,
-    stack: ending.stack,
-    exitCode: ending.exitCode,
-    httpStatus: ending.httpStatus,
-    now,
-  });
   if (ending.outcome === 'completed') ctx.store.runs.countFinished('completed', now);
   else if (ending.outcome === 'failed' || ending.outcome === 'lease_expired') ctx.store.runs.countFinished('failed', now);
   ctx.events.job(updated);
@@ -186,9 +188,9 @@ export function markCancelled(ctx: EngineContext, id: string, workerId: string):
 /** Start-up recovery of one job this daemon's executors left running: retried at once, the attempt given back. */
 export function recoverJob(ctx: EngineContext, job: Job): Job | undefined {
   const now = ctx.now();
+  ctx.store.runs.record({ jobId: job.id, outcome: 'interrupted', error: 'the daemon stopped while the job ran', stack: null, exitCode: null, httpStatus: null, now });
   const recovered = ctx.store.jobs.recover(job.id, now);
   if (!recovered) return undefined;
-  ctx.store.runs.end({ jobId: job.id, outcome: 'interrupted', error: 'the daemon stopped while the job ran', stack: null, exitCode: null, httpStatus: null, now });
   ctx.events.job(recovered);
   return recovered;
 }
