@@ -23,6 +23,7 @@
  * statement serves every list.
  */
 import type { Job } from '../../shared/types';
+import type { PendingCounts } from './counts';
 import type { Db } from './db';
 import { mapJob } from './mappers';
 import { ArrayRows, int, text, toRow } from './row';
@@ -50,7 +51,7 @@ const EXCLUDE = `AND kind NOT IN (SELECT value FROM json_each(@kinds))`;
  */
 function claimSql(kindClause: string, single: boolean): string {
   return `
-    UPDATE jobs SET state = 'running', attempts = attempts + 1, runs = runs + 1, worker_id = @workerId,
+    UPDATE jobs SET claimed_from = state, state = 'running', attempts = attempts + 1, runs = runs + 1, worker_id = @workerId,
       lease_expires_at = @now + timeout_ms, started_at = @now, finished_at = NULL,
       progress = NULL, progress_message = NULL, cancel_requested = 0, updated_at = @now
     WHERE id ${single ? '=' : 'IN'} (SELECT id FROM jobs INDEXED BY jobs_claim WHERE ${DUE} ${kindClause} ${ORDER})
@@ -72,7 +73,10 @@ export class ClaimStatements {
   private readonly peekInclude;
   private readonly peekExclude;
 
-  constructor(db: Db) {
+  constructor(
+    db: Db,
+    private readonly counts: PendingCounts,
+  ) {
     this.claimInclude = new ArrayRows(db.prepare(claimSql(INCLUDE, false)), 'job');
     this.claimExclude = new ArrayRows(db.prepare(claimSql(EXCLUDE, false)), 'job');
     this.claimOneInclude = new ArrayRows(db.prepare(claimSql(INCLUDE, true)), 'job');
@@ -90,6 +94,12 @@ export class ClaimStatements {
     const stmt = 'include' in kinds ? (limit === 1 ? this.claimOneInclude : this.claimInclude) : limit === 1 ? this.claimOneExclude : this.claimExclude;
     const list = 'include' in kinds ? kinds.include : kinds.exclude;
     const rows = stmt.all({ queue, now, limit, workerId, kinds: JSON.stringify(list) });
+    // SET expressions read the row as it was, so claimed_from holds the state each job left.
+    let fromRetrying = 0;
+    for (const row of rows) if (text(row, 'claimed_from') === 'retrying') fromRetrying += 1;
+    this.counts.add(queue, 'queued', -(rows.length - fromRetrying));
+    this.counts.add(queue, 'retrying', -fromRetrying);
+    this.counts.add(queue, 'running', rows.length);
     const jobs = rows.map(mapJob);
     // RETURNING gives rows in the order they were updated, which SQLite does not promise to be
     // the subquery's order.

@@ -4,6 +4,7 @@
  */
 import type { JobTemplate } from '../../shared/types';
 import { ClaimStatements } from './claim';
+import { PendingCounts } from './counts';
 import { openDatabase, type Db, type OpenOptions } from './db';
 import { JobStatements } from './jobs';
 import { ListStatements } from './list';
@@ -48,6 +49,8 @@ export class Store {
   readonly schedules: ScheduleStatements;
   readonly workers: WorkerStatements;
   readonly upkeep: UpkeepStatements;
+  /** Counter changes of the open write transaction, written when it commits. */
+  readonly counts: PendingCounts;
   /** One transaction wrapper made once: building one per call would cost on every claim. */
   private readonly transaction: ReturnType<Db['transaction']>;
   private checkpointer: WalCheckpointer | null = null;
@@ -60,15 +63,16 @@ export class Store {
     this.db = openDatabase(path, options);
     try {
       migrate(this.db, options.now);
-      this.jobs = new JobStatements(this.db);
-      this.claims = new ClaimStatements(this.db);
+      this.counts = new PendingCounts(this.db);
+      this.jobs = new JobStatements(this.db, this.counts);
+      this.claims = new ClaimStatements(this.db, this.counts);
       this.runs = new RunStatements(this.db);
       this.output = new OutputStatements(this.db);
-      this.queues = new QueueStatements(this.db);
+      this.queues = new QueueStatements(this.db, this.counts);
       this.list = new ListStatements(this.db);
       this.schedules = new ScheduleStatements(this.db, options.parseTemplate);
       this.workers = new WorkerStatements(this.db);
-      this.upkeep = new UpkeepStatements(this.db);
+      this.upkeep = new UpkeepStatements(this.db, this.counts);
       this.transaction = this.db.transaction((fn: () => unknown) => fn());
       // After the migrations, so the checkpointer's connection finds the file in WAL mode.
       if (options.walCheckpoints === 'background') this.startCheckpointer(options.walCheckpointFailed);
@@ -108,17 +112,24 @@ export class Store {
    */
   write<T>(fn: () => T): T {
     let result: T | undefined;
+    // Inside an open transaction better-sqlite3 makes this a savepoint (Engine.batch).
+    const outermost = !this.db.inTransaction;
+    const mark = this.counts.mark();
     try {
       this.transaction.immediate(() => {
         result = fn();
+        // The transaction's counter changes, in the same commit as the jobs they count.
+        if (outermost) this.counts.flush();
       });
     } catch (error) {
+      if (outermost) this.counts.clear();
+      else this.counts.rollbackTo(mark);
       // Settings read inside the rolled-back transaction (a queue it created) must not outlive it.
       this.queues.invalidate();
       throw error;
     }
     // Tells the background checkpointer, if any, that the WAL has grown (a shared-memory add).
-    this.checkpointer?.committed();
+    if (outermost) this.checkpointer?.committed();
     // fn returned normally (or the transaction threw), so result holds its value.
     return result as T;
   }

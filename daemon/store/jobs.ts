@@ -2,14 +2,17 @@
  * SQL over the jobs table for single-job reads and transitions. Claiming has its own module
  * (claim.ts) and listing too (list.ts). Every statement is prepared once, when the store opens.
  *
+ * Every statement that adds, removes or moves a job reports it to the counters (counts.ts).
+ *
  * Transitions that belong to a worker carry `state = 'running' AND worker_id = @workerId` in
  * their WHERE clause, so a worker that lost its lease changes nothing even if the engine's own
  * check were ever skipped.
  */
 import type { Job, JobState } from '../../shared/types';
+import type { PendingCounts } from './counts';
 import type { Db } from './db';
-import { mapJob, newJob } from './mappers';
-import { ArrayRows, int, toRow, type Row } from './row';
+import { jobState, mapJob, newJob } from './mappers';
+import { ArrayRows, int, text, toRow, type Row } from './row';
 
 /** The stored form of a new job: JSON already serialized, defaults already resolved. */
 export interface JobInsert {
@@ -64,7 +67,10 @@ export class JobStatements {
   private readonly expiredStmt;
   private readonly runningOfWorkersStmt;
 
-  constructor(db: Db) {
+  constructor(
+    db: Db,
+    private readonly counts: PendingCounts,
+  ) {
     this.insertStmt = db.prepare(`
       INSERT INTO jobs (id, queue, kind, payload, priority, state, run_at, max_attempts,
         backoff_strategy, backoff_base_ms, backoff_cap_ms, backoff_jitter, timeout_ms,
@@ -103,7 +109,7 @@ export class JobStatements {
         last_error = NULL, result = NULL, progress = NULL, progress_message = NULL, cancel_requested = 0,
         checkpoint = CASE WHEN state = 'completed' THEN NULL ELSE checkpoint END, updated_at = @now
       WHERE id = @id AND state IN ('dead', 'cancelled', 'completed') RETURNING *`), 'job');
-    this.deleteStmt = db.prepare(`DELETE FROM jobs WHERE id = @id AND state <> 'running'`);
+    this.deleteStmt = db.prepare(`DELETE FROM jobs WHERE id = @id AND state <> 'running' RETURNING queue, state`);
     this.updateStmt = new ArrayRows(db.prepare(`
       UPDATE jobs SET priority = coalesce(@priority, priority), run_at = coalesce(@runAt, run_at),
         payload = coalesce(@payload, payload), max_attempts = coalesce(@maxAttempts, max_attempts),
@@ -127,6 +133,7 @@ export class JobStatements {
    */
   insert(values: JobInsert): Job {
     this.insertStmt.run(values);
+    this.counts.add(values.queue, 'queued', 1);
     return newJob(values);
   }
 
@@ -161,6 +168,7 @@ export class JobStatements {
    */
   endAttempt(job: Job, params: AttemptEnd): Job | undefined {
     if (this.endAttemptStmt.run(params).changes === 0) return undefined;
+    this.counts.move(job.queue, 'running', params.state);
     return {
       ...job,
       state: params.state,
@@ -178,17 +186,28 @@ export class JobStatements {
     return mapOptional(this.requestCancelStmt.get({ id, now }));
   }
 
-  cancelWaiting(id: string, now: number): Job | undefined {
-    return mapOptional(this.cancelWaitingStmt.get({ id, now }));
+  /** `job` as read in this transaction: its state is the one the job leaves. */
+  cancelWaiting(job: Job, now: number): Job | undefined {
+    return this.moved(job, mapOptional(this.cancelWaitingStmt.get({ id: job.id, now })));
   }
 
-  retry(id: string, now: number): Job | undefined {
-    return mapOptional(this.retryStmt.get({ id, now }));
+  /** `job` as read in this transaction: its state is the one the job leaves. */
+  retry(job: Job, now: number): Job | undefined {
+    return this.moved(job, mapOptional(this.retryStmt.get({ id: job.id, now })));
+  }
+
+  private moved(before: Job, after: Job | undefined): Job | undefined {
+    if (after) this.counts.move(after.queue, before.state, after.state);
+    return after;
   }
 
   /** Refuses (returns false) for a running job. */
   delete(id: string): boolean {
-    return this.deleteStmt.run({ id }).changes > 0;
+    const raw = this.deleteStmt.get({ id });
+    if (raw === undefined) return false;
+    const row = toRow(raw, 'deleted job');
+    this.counts.add(text(row, 'queue'), jobState(row), -1);
+    return true;
   }
 
   update(params: {
@@ -204,7 +223,9 @@ export class JobStatements {
   }
 
   recover(id: string, now: number): Job | undefined {
-    return mapOptional(this.recoverStmt.get({ id, now }));
+    const job = mapOptional(this.recoverStmt.get({ id, now }));
+    if (job) this.counts.move(job.queue, 'running', 'retrying');
+    return job;
   }
 
   expiredLeases(now: number, limit: number): Job[] {

@@ -5,6 +5,7 @@
 import type { Db } from './db';
 import { initialSchema } from './migrations/001_initial';
 import { runsWhenFinished } from './migrations/002_runs_when_finished';
+import { countersByStore } from './migrations/003_counters_by_store';
 
 export interface Migration {
   version: number;
@@ -15,6 +16,7 @@ export interface Migration {
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'initial schema', sql: initialSchema },
   { version: 2, name: 'run rows written when an attempt ends', sql: runsWhenFinished },
+  { version: 3, name: 'job counters kept by the store', sql: countersByStore },
 ];
 
 /** Applies every migration the file lacks; returns the versions applied. */

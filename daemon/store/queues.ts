@@ -1,7 +1,9 @@
 /**
- * SQL over queues, their counters (queue_counts, kept by triggers) and their token buckets.
+ * SQL over queues, their counters (queue_counts, kept by the store: counts.ts) and their token
+ * buckets. Counter reads add the changes the open write transaction has not written yet.
  */
 import type { Backoff, JobCounts, JobState, Queue, RateLimit } from '../../shared/types';
+import type { PendingCounts } from './counts';
 import type { Db } from './db';
 import { backoffOf, jobState } from './mappers';
 import { bool, int, intOrNull, real, scalarInt, text, toRow, type Row } from './row';
@@ -85,7 +87,10 @@ export class QueueStatements {
   private readonly deleteStmt;
   private readonly recountStmt;
 
-  constructor(db: Db) {
+  constructor(
+    db: Db,
+    private readonly pending: PendingCounts,
+  ) {
     this.allStmt = db.prepare('SELECT * FROM queues ORDER BY name');
     this.dataVersionStmt = db.prepare('PRAGMA data_version').pluck();
     this.insertStmt = db.prepare(`
@@ -176,7 +181,8 @@ export class QueueStatements {
     const counts = emptyCounts();
     for (const raw of this.countsStmt.all({ name })) {
       const row = toRow(raw, 'queue count');
-      counts[jobState(row)] = int(row, 'count');
+      const state = jobState(row);
+      counts[state] = int(row, 'count') + this.pending.pending(name, state);
     }
     return counts;
   }
@@ -189,14 +195,15 @@ export class QueueStatements {
       const queue = text(row, 'queue');
       let counts = byQueue.get(queue);
       if (!counts) byQueue.set(queue, (counts = emptyCounts()));
-      counts[jobState(row)] = int(row, 'count');
+      const state = jobState(row);
+      counts[state] = int(row, 'count') + this.pending.pending(queue, state);
     }
     return byQueue;
   }
 
   count(name: string, state: JobState): number {
     const v = this.countOneStmt.get({ name, state });
-    return v === undefined ? 0 : scalarInt(v, 'queue count');
+    return (v === undefined ? 0 : scalarInt(v, 'queue count')) + this.pending.pending(name, state);
   }
 
   delayed(name: string, now: number): number {

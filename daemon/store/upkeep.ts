@@ -4,8 +4,10 @@
  * for long, whatever the queue's size.
  */
 import type { JobState } from '../../shared/types';
+import type { PendingCounts } from './counts';
 import type { Db } from './db';
-import { scalarIntOrNull } from './row';
+import { jobState } from './mappers';
+import { scalarIntOrNull, toRow } from './row';
 
 export class UpkeepStatements {
   private readonly purgeStmt;
@@ -13,17 +15,22 @@ export class UpkeepStatements {
   private readonly nextDueStmt;
   private readonly nextLeaseStmt;
 
-  constructor(db: Db) {
+  constructor(
+    db: Db,
+    private readonly counts: PendingCounts,
+  ) {
     this.purgeStmt = db.prepare(`
       DELETE FROM jobs WHERE id IN (
         SELECT id FROM jobs WHERE queue = @queue AND state IN (SELECT value FROM json_each(@states)) AND state <> 'running'
-        LIMIT @limit)`);
+        LIMIT @limit)
+      RETURNING state`);
     // Finished jobs in id (creation) order: the old ones come first, so a batch stops early.
     this.retentionStmt = db.prepare(`
       DELETE FROM jobs WHERE id IN (
         SELECT id FROM jobs INDEXED BY jobs_list
         WHERE queue = @queue AND state IN ('completed', 'dead', 'cancelled') AND finished_at < @cutoff
-        LIMIT @limit)`);
+        LIMIT @limit)
+      RETURNING state`);
     // Both read the first entry of a partial index (jobs_due, jobs_lease): O(log n). The terms
     // repeating the index's own WHERE let SQLite prove the partial index applies; a future run
     // time is always after the job's creation, which is what puts a job in jobs_due.
@@ -35,12 +42,18 @@ export class UpkeepStatements {
 
   /** Deletes up to `limit` jobs of the queue in the given states (never running ones). */
   purge(queue: string, states: JobState[], limit: number): number {
-    return this.purgeStmt.run({ queue, states: JSON.stringify(states), limit }).changes;
+    return this.counted(queue, this.purgeStmt.all({ queue, states: JSON.stringify(states), limit }));
   }
 
   /** Deletes up to `limit` finished jobs of the queue that finished before `cutoff`, oldest first. */
   retention(queue: string, cutoff: number, limit: number): number {
-    return this.retentionStmt.run({ queue, cutoff, limit }).changes;
+    return this.counted(queue, this.retentionStmt.all({ queue, cutoff, limit }));
+  }
+
+  /** Takes the deleted rows (their states, from RETURNING) off the queue's counters. */
+  private counted(queue: string, deleted: unknown[]): number {
+    for (const raw of deleted) this.counts.add(queue, jobState(toRow(raw, 'deleted job')), -1);
+    return deleted.length;
   }
 
   nextDue(queue: string, state: 'queued' | 'retrying', now: number): number | null {

@@ -115,3 +115,37 @@ test('verifyCounters reports a counter that disagrees with the jobs table', (t) 
   other.close();
   assert.deepEqual(engine.verifyCounters(), { ok: false, mismatches: [{ queue: 'q', state: 'queued', counted: 5, actual: 1 }] });
 });
+
+test('a claim takes each job off the counter of the state it left, queued or retrying', (t) => {
+  const { engine, clock } = makeEngine(t);
+  const first = engine.enqueue({ queue: 'q', kind: 'k', backoff: { strategy: 'fixed', baseMs: 1000, jitter: 0 } }).job;
+  engine.claim({ workerId: 'w' });
+  engine.fail({ id: first.id, workerId: 'w', error: 'again' });
+  engine.enqueue({ queue: 'q', kind: 'k' });
+  clock.advance(1000);
+  assert.deepEqual(engine.getQueue('q').counts, { queued: 1, running: 0, retrying: 1, completed: 0, dead: 0, cancelled: 0 });
+  assert.equal(engine.claim({ workerId: 'w', max: 5 }).length, 2);
+  assert.deepEqual(engine.getQueue('q').counts, { queued: 0, running: 2, retrying: 0, completed: 0, dead: 0, cancelled: 0 });
+  assert.deepEqual(engine.verifyCounters(), { ok: true, mismatches: [] });
+});
+
+test('inside one batch, later calls see the counts earlier ones changed, and a rolled-back call changes none', (t) => {
+  const { engine } = makeEngine(t);
+  engine.configureQueue({ name: 'q', concurrency: 2 });
+  engine.enqueueBatch({ jobs: Array.from({ length: 5 }, () => ({ queue: 'q', kind: 'k' })) });
+  const claimed = engine.batch(() => [1, 2, 3].flatMap(() => engine.claim({ workerId: 'w', max: 1 })));
+  // The concurrency check of the third claim counted the two running jobs not yet committed.
+  assert.equal(claimed.length, 2);
+  engine.batch(() => {
+    engine.enqueue({ queue: 'q', kind: 'k' });
+    assert.throws(() =>
+      engine.batch(() => {
+        engine.enqueue({ queue: 'q', kind: 'k' });
+        engine.complete({ id: claimed[0]?.id ?? '', workerId: 'w' });
+        throw new Error('undo this part');
+      }),
+    );
+  });
+  assert.deepEqual(engine.getQueue('q').counts, { queued: 4, running: 2, retrying: 0, completed: 0, dead: 0, cancelled: 0 });
+  assert.deepEqual(engine.verifyCounters(), { ok: true, mismatches: [] });
+});

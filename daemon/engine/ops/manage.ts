@@ -24,7 +24,7 @@ export function cancel(ctx: EngineContext, id: string): Job {
   const job = existing(ctx, id);
   const now = ctx.now();
   let updated: Job | undefined;
-  if (job.state === 'queued' || job.state === 'retrying') updated = ctx.store.jobs.cancelWaiting(id, now);
+  if (job.state === 'queued' || job.state === 'retrying') updated = ctx.store.jobs.cancelWaiting(job, now);
   else if (job.state === 'running') updated = ctx.store.jobs.requestCancel(id, now);
   else throw invalidState(job, `Cannot cancel job ${id}: it is already finished (${job.state}). Retry it to run it again, or delete it.`);
   if (!updated) throw new Error(`Job ${id} changed while being cancelled`);
@@ -39,7 +39,7 @@ export function retry(ctx: EngineContext, id: string): Job {
     const advice = job.state === 'running' ? 'Cancel it first, or wait for it to finish.' : 'It will run when its turn comes; update its run time to run it sooner.';
     throw invalidState(job, `Cannot retry job ${id}: it is ${job.state}. ${advice}`);
   }
-  const updated = ctx.store.jobs.retry(id, ctx.now());
+  const updated = ctx.store.jobs.retry(job, ctx.now());
   if (!updated) throw new Error(`Job ${id} changed while being retried`);
   ctx.events.job(updated);
   return updated;
