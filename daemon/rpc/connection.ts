@@ -10,6 +10,15 @@ import { LIMITS } from '../../shared/protocol';
 /** Above this many unsent bytes the connection stops reading requests until the peer catches up. */
 const PAUSE_READING_BYTES = 4 * 1024 * 1024;
 /**
+ * Lines handled per event-loop turn. A pipelined burst is taken in slices: the writes of one
+ * slice commit together (group commit) and their answers leave while the next slice is being
+ * handled, so a client reads answers and sends new requests while the daemon works instead of
+ * both taking turns; other connections get their turn between slices too.
+ */
+const LINES_PER_TURN = 64;
+/** Above this many lines read but not yet handled, the connection stops reading. */
+const PAUSE_READING_LINES = 8192;
+/**
  * A peer that lets this much pile up (it subscribed but does not read) is disconnected rather
  * than allowed to grow the daemon's memory without bound; clients reconnect and resubscribe.
  */
@@ -29,6 +38,10 @@ export class Connection {
   private readonly hangUpListeners: (() => void)[] = [];
   private closed = false;
   private readingPaused = false;
+  /** Lines (and framing errors, in their place) read but not handled yet; `nextInput` is the first. */
+  private input: (() => void)[] = [];
+  private nextInput = 0;
+  private inputScheduled = false;
   private outgoing: string[] = [];
   private outgoingChars = 0;
   private flushScheduled = false;
@@ -45,20 +58,17 @@ export class Connection {
   ) {
     const splitter = new LineSplitter({
       maxLineBytes: LIMITS.maxLineBytes,
-      onLine: (line) => handlers.onLine(this, line),
-      onOverflow: (bytes) => handlers.onOverflow(this, bytes),
-      onInvalidUtf8: (bytes) => handlers.onInvalidUtf8(this, bytes),
+      onLine: (line) => this.input.push(() => handlers.onLine(this, line)),
+      onOverflow: (bytes) => this.input.push(() => handlers.onOverflow(this, bytes)),
+      onInvalidUtf8: (bytes) => this.input.push(() => handlers.onInvalidUtf8(this, bytes)),
     });
     // After `end`, whatever the peer still sends is read (so its hang-up is seen) and dropped.
     socket.on('data', (data: Buffer) => {
-      if (!this.ending) splitter.push(data);
+      if (this.ending) return;
+      splitter.push(data);
+      this.handleInput();
     });
-    socket.on('drain', () => {
-      if (this.readingPaused && !this.closed) {
-        this.readingPaused = false;
-        socket.resume();
-      }
-    });
+    socket.on('drain', () => this.updateReading());
     // `echo '{…}' | socat - UNIX-CONNECT:…` sends its request and half-closes at once. The server
     // keeps its own side open (allowHalfOpen) until every request read so far is answered.
     socket.on('end', () => {
@@ -102,9 +112,46 @@ export class Connection {
     this.outgoing = [];
     this.outgoingChars = 0;
     this.socket.write(data);
-    if (this.socket.writableLength > PAUSE_READING_BYTES && !this.readingPaused && !this.ending) {
+    this.updateReading();
+  }
+
+  /** Handles up to LINES_PER_TURN of what was read, and the rest in later turns. */
+  private handleInput(): void {
+    const last = Math.min(this.input.length, this.nextInput + LINES_PER_TURN);
+    while (this.nextInput < last && !this.ending && !this.closed) {
+      const handle = this.input[this.nextInput];
+      this.input[this.nextInput++] = noop;
+      handle?.();
+    }
+    if (this.nextInput >= this.input.length || this.ending || this.closed) {
+      this.input = [];
+      this.nextInput = 0;
+    } else if (this.nextInput >= PAUSE_READING_LINES) {
+      // A peer that never lets the backlog empty must not grow the array by what was handled.
+      this.input = this.input.slice(this.nextInput);
+      this.nextInput = 0;
+    }
+    if (this.nextInput < this.input.length && !this.inputScheduled) {
+      this.inputScheduled = true;
+      setImmediate(() => {
+        this.inputScheduled = false;
+        this.handleInput();
+      });
+    }
+    this.updateReading();
+    this.endIfAnswered();
+  }
+
+  /** Reads while the peer is keeping up with the answers and the unhandled lines are few. */
+  private updateReading(): void {
+    if (this.closed) return;
+    const backlog = !this.ending && (this.socket.writableLength > PAUSE_READING_BYTES || this.input.length - this.nextInput > PAUSE_READING_LINES);
+    if (backlog && !this.readingPaused) {
       this.readingPaused = true;
       this.socket.pause();
+    } else if (!backlog && this.readingPaused) {
+      this.readingPaused = false;
+      this.socket.resume();
     }
   }
 
@@ -122,7 +169,7 @@ export class Connection {
   }
 
   private endIfAnswered(): void {
-    if (this.peerEnded && this.inFlight === 0) this.end();
+    if (this.peerEnded && this.inFlight === 0 && this.nextInput >= this.input.length) this.end();
   }
 
   /** Sends what is queued, then closes. */
@@ -132,7 +179,7 @@ export class Connection {
     this.flushOutgoing();
     if (lastMessage !== undefined) this.socket.write(JSON.stringify(lastMessage) + '\n');
     this.socket.end();
-    if (this.readingPaused) this.socket.resume();
+    this.updateReading();
     // A peer that never reads (or never hangs up) would keep the socket forever.
     setTimeout(() => this.close(), 2000).unref();
   }
@@ -168,3 +215,5 @@ export class Connection {
     for (const listener of this.closeListeners.splice(0)) listener();
   }
 }
+
+function noop(): void {}

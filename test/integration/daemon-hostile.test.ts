@@ -106,6 +106,27 @@ describe('hostile input', () => {
     assert.equal(await raw.next(), null, 'the daemon ends the connection once everything is answered');
   });
 
+  test('a burst of 20,000 requests written at once and half-closed is answered in full, then the connection ends', async () => {
+    // More lines than a connection keeps unhandled before it stops reading (8,192), handled a
+    // slice per event-loop turn: none may be dropped at the half-close or while reading is paused.
+    const raw = await RawConnection.open(daemon.socketPath);
+    const count = 20_000;
+    const lines = Array.from({ length: count }, (_, i) => JSON.stringify({ jsonrpc: '2.0', id: i, method: 'jobs.enqueue', params: { queue: 'burst', kind: 'k', payload: { i } } }));
+    raw.endWriting(lines.join('\n') + '\n');
+    const seen = new Set<number>();
+    for (let k = 0; k < count; k++) {
+      const answer = (await raw.next()) as { id: number; result?: { job: { payload: { i: number } } } } | null;
+      assert.ok(answer, `the connection ended after ${k} answers`);
+      assert.equal(answer.result?.job.payload.i, answer.id, JSON.stringify(answer).slice(0, 200));
+      seen.add(answer.id);
+    }
+    assert.equal(seen.size, count);
+    assert.equal(await raw.next(), null, 'the daemon ends the connection once everything is answered');
+    const client = await daemon.client();
+    assert.equal((await client.call('queues.get', { name: 'burst' })).queue.counts.queued, count);
+    client.close();
+  });
+
   test('a waiting claim on a half-closed connection ends at once with no jobs, and claims nothing later', async () => {
     const raw = await RawConnection.open(daemon.socketPath);
     const started = Date.now();
