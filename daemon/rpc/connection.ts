@@ -13,9 +13,11 @@ const PAUSE_READING_BYTES = 4 * 1024 * 1024;
  * Lines handled per event-loop turn. A pipelined burst is taken in slices: the writes of one
  * slice commit together (group commit) and their answers leave while the next slice is being
  * handled, so a client reads answers and sends new requests while the daemon works instead of
- * both taking turns; other connections get their turn between slices too.
+ * both taking turns; other connections get their turn between slices too. Smaller slices mean
+ * more commits: 100,000 pipelined enqueues (window 256) took 2.9-3.2 s handled whole, 2.7-2.9 s
+ * in slices of 32 or 64, 2.6-2.7 s in slices of 128, 2.8-3.5 s in slices of 256.
  */
-const LINES_PER_TURN = 64;
+const LINES_PER_TURN = 128;
 /** Above this many lines read but not yet handled, the connection stops reading. */
 const PAUSE_READING_LINES = 8192;
 /**
