@@ -1,12 +1,13 @@
 /**
- * The per-queue, per-state job counters (queue_counts), kept by the store itself.
+ * The per-queue, per-state job counters (queue_counts) and the finished-attempt buckets of stats
+ * (stat_buckets), kept by the store itself.
  *
  * Every statement in the store that inserts, deletes or moves jobs between states reports the
  * change here, and the changes of a whole write transaction are written to queue_counts in one
  * UPDATE per queue and state just before it commits (Store.write). A claim of 50 jobs or a group
  * commit of 1,000 enqueues thus costs the counters two or one row updates instead of one or two
  * per job, which is what row triggers cost (they were the counters' first form; migration 3
- * dropped them).
+ * dropped them). Finished attempts are summed per 10-second bucket the same way.
  *
  * Within the transaction, reads of a counter add what is pending (a claim's concurrency check
  * must see the jobs an earlier claim of the same batch started). A savepoint that rolls back
@@ -16,32 +17,53 @@
 import type { JobState } from '../../shared/types';
 import type { Db } from './db';
 
+type Counter = { kind: 'queue'; queue: string; state: JobState } | { kind: 'finished'; bucket: number; outcome: 'completed' | 'failed' };
+
+function queueKey(queue: string, state: JobState): string {
+  return `q\u0000${queue}\u0000${state}`;
+}
+
 interface Change {
   key: string;
-  queue: string;
-  state: JobState;
+  delta: number;
+}
+
+interface Total {
+  counter: Counter;
   delta: number;
 }
 
 export class PendingCounts {
   /** Every change in order, for rolling back to a savepoint. */
   private readonly changes: Change[] = [];
-  /** The same, summed per queue and state. */
-  private readonly totals = new Map<string, Change>();
+  /** The same, summed per counter. */
+  private readonly totals = new Map<string, Total>();
   private readonly bumpStmt;
+  private readonly bucketStmt;
 
   constructor(db: Db) {
     this.bumpStmt = db.prepare('UPDATE queue_counts SET count = count + @delta WHERE queue = @queue AND state = @state');
+    this.bucketStmt = db.prepare(`
+      INSERT INTO stat_buckets (bucket, completed, failed) VALUES (@bucket, @completed, @failed)
+      ON CONFLICT (bucket) DO UPDATE SET completed = completed + excluded.completed, failed = failed + excluded.failed`);
   }
 
   /** `delta` more jobs of `queue` are in `state`. */
   add(queue: string, state: JobState, delta: number): void {
+    this.change(queueKey(queue, state), delta, () => ({ kind: 'queue', queue, state }));
+  }
+
+  /** One more attempt finished with `outcome` in the stats bucket `bucket`. */
+  finished(bucket: number, outcome: 'completed' | 'failed'): void {
+    this.change(`f\u0000${bucket}\u0000${outcome}`, 1, () => ({ kind: 'finished', bucket, outcome }));
+  }
+
+  private change(key: string, delta: number, counter: () => Counter): void {
     if (delta === 0) return;
-    const key = `${queue}\u0000${state}`;
-    this.changes.push({ key, queue, state, delta });
+    this.changes.push({ key, delta });
     const total = this.totals.get(key);
     if (total) total.delta += delta;
-    else this.totals.set(key, { key, queue, state, delta });
+    else this.totals.set(key, { counter: counter(), delta });
   }
 
   /** `n` jobs of `queue` went from `from` to `to`. */
@@ -53,11 +75,7 @@ export class PendingCounts {
 
   /** What the open transaction has changed for one counter so far. */
   pending(queue: string, state: JobState): number {
-    return this.totals.get(`${queue}\u0000${state}`)?.delta ?? 0;
-  }
-
-  get empty(): boolean {
-    return this.changes.length === 0;
+    return this.totals.get(queueKey(queue, state))?.delta ?? 0;
   }
 
   mark(): number {
@@ -76,8 +94,10 @@ export class PendingCounts {
 
   /** Writes the pending changes. Inside the write transaction, right before it commits. */
   flush(): void {
-    for (const total of this.totals.values()) {
-      if (total.delta !== 0) this.bumpStmt.run({ queue: total.queue, state: total.state, delta: total.delta });
+    for (const { counter, delta } of this.totals.values()) {
+      if (delta === 0) continue;
+      if (counter.kind === 'queue') this.bumpStmt.run({ queue: counter.queue, state: counter.state, delta });
+      else this.bucketStmt.run({ bucket: counter.bucket, completed: counter.outcome === 'completed' ? delta : 0, failed: counter.outcome === 'failed' ? delta : 0 });
     }
     this.clear();
   }

@@ -66,7 +66,7 @@ export class Store {
       this.counts = new PendingCounts(this.db);
       this.jobs = new JobStatements(this.db, this.counts);
       this.claims = new ClaimStatements(this.db, this.counts);
-      this.runs = new RunStatements(this.db);
+      this.runs = new RunStatements(this.db, this.counts);
       this.output = new OutputStatements(this.db);
       this.queues = new QueueStatements(this.db, this.counts);
       this.list = new ListStatements(this.db);

@@ -6,6 +6,7 @@
  * the job row (worker_id, attempts, runs, started_at) already says everything the row would.
  */
 import type { JobRun, RunOutcome } from '../../shared/types';
+import type { PendingCounts } from './counts';
 import type { Db } from './db';
 import { mapRun } from './mappers';
 import { scalarInt, toRow } from './row';
@@ -25,11 +26,13 @@ export interface RunEnd {
 export class RunStatements {
   private readonly recordStmt;
   private readonly ofJobStmt;
-  private readonly bumpStmt;
   private readonly windowStmt;
   private readonly pruneStmt;
 
-  constructor(db: Db) {
+  constructor(
+    db: Db,
+    private readonly counts: PendingCounts,
+  ) {
     this.recordStmt = db.prepare(`
       INSERT INTO job_runs (job_id, run, attempt, worker_id, started_at, finished_at, outcome, error, stack, exit_code, http_status)
       SELECT id, runs, attempts, worker_id, started_at, @now, @outcome, @error, @stack, @exitCode, @httpStatus
@@ -42,9 +45,6 @@ export class RunStatements {
       SELECT id, runs, attempts, worker_id, started_at, NULL, 'running', NULL, NULL, NULL, NULL
       FROM jobs WHERE id = @jobId AND state = 'running'
       ORDER BY run`);
-    this.bumpStmt = db.prepare(`
-      INSERT INTO stat_buckets (bucket, completed, failed) VALUES (@bucket, @completed, @failed)
-      ON CONFLICT (bucket) DO UPDATE SET completed = completed + excluded.completed, failed = failed + excluded.failed`);
     this.windowStmt = db.prepare(`
       SELECT coalesce(sum(completed), 0) AS completed, coalesce(sum(failed), 0) AS failed
       FROM stat_buckets WHERE bucket >= @from`);
@@ -63,9 +63,9 @@ export class RunStatements {
     return this.ofJobStmt.all({ jobId }).map((raw) => mapRun(toRow(raw, 'job run')));
   }
 
-  /** Counts a finished attempt in its 10-second bucket. */
+  /** Counts a finished attempt in its 10-second bucket (written when the transaction commits). */
   countFinished(outcome: 'completed' | 'failed', now: number): void {
-    this.bumpStmt.run({ bucket: Math.floor(now / BUCKET_MS), completed: outcome === 'completed' ? 1 : 0, failed: outcome === 'failed' ? 1 : 0 });
+    this.counts.finished(Math.floor(now / BUCKET_MS), outcome);
   }
 
   /** Completed and failed attempts in the buckets overlapping the last `windowMs`. */

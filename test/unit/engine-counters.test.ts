@@ -148,4 +148,8 @@ test('inside one batch, later calls see the counts earlier ones changed, and a r
   });
   assert.deepEqual(engine.getQueue('q').counts, { queued: 4, running: 2, retrying: 0, completed: 0, dead: 0, cancelled: 0 });
   assert.deepEqual(engine.verifyCounters(), { ok: true, mismatches: [] });
+  assert.equal(engine.stats().completedLastMinute, 0, 'the rolled-back complete is not counted as finished');
+  engine.batch(() => claimed.forEach((job) => engine.complete({ id: job.id, workerId: 'w' })));
+  assert.equal(engine.stats().completedLastMinute, 2);
+  assert.equal(engine.getQueue('q').counts.completed, 2);
 });
