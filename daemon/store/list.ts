@@ -7,6 +7,11 @@
  * never from user text, and each shape's statement is prepared once and cached. Ids are UUIDv7,
  * so ordering by id is ordering by creation time and the `jobs_list (queue, state, id)` index
  * serves "newest first in a queue and state" directly.
+ *
+ * jobs_list leaves running jobs out (migration 4), so a query can use it only when it says so:
+ * `state <> 'running'` is added whenever running is not asked for. Running jobs alone are read
+ * through `jobs_lease`, which holds exactly them, and sorted: they are as few as the work in
+ * progress.
  */
 import { JOB_STATES, type Job, type JobState } from '../../shared/types';
 import type { Db } from './db';
@@ -67,46 +72,7 @@ export class ListStatements {
   }
 
   private listOne(query: ListQuery): Job[] {
-    const where: string[] = [];
-    const params: Record<string, string | number> = { limit: query.limit };
-    if (query.queue !== undefined) {
-      where.push('queue = @queue');
-      params['queue'] = query.queue;
-    }
-    if (query.states !== undefined && query.states.length > 0) {
-      const names = query.states.map((state, i) => {
-        params[`state${i}`] = state;
-        return `@state${i}`;
-      });
-      where.push(names.length === 1 ? `state = ${names[0]}` : `state IN (${names.join(', ')})`);
-    }
-    if (query.kind !== undefined) {
-      where.push('kind = @kind');
-      params['kind'] = query.kind;
-    }
-    if (query.tag !== undefined) {
-      where.push('EXISTS (SELECT 1 FROM json_each(jobs.tags) WHERE value = @tag)');
-      params['tag'] = query.tag;
-    }
-    if (query.search !== undefined) {
-      where.push(`(payload LIKE @pattern ESCAPE '\\' OR last_error LIKE @pattern ESCAPE '\\')`);
-      params['pattern'] = likePattern(query.search);
-    }
-    if (query.delayed !== undefined) {
-      where.push(query.delayed ? `(state = 'queued' AND run_at > @now)` : `NOT (state = 'queued' AND run_at > @now)`);
-      params['now'] = query.now;
-    }
-    if (query.after !== undefined) {
-      params['afterId'] = query.after.id;
-      if (query.order === 'newest') where.push('id < @afterId');
-      else if (query.order === 'oldest') where.push('id > @afterId');
-      else {
-        where.push('(run_at > @afterRunAt OR (run_at = @afterRunAt AND id > @afterId))');
-        params['afterRunAt'] = query.after.runAt;
-      }
-    }
-    const orderBy = query.order === 'newest' ? 'id DESC' : query.order === 'oldest' ? 'id' : 'run_at, id';
-    const sql = `SELECT * FROM jobs ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ${orderBy} LIMIT @limit`;
+    const { sql, params } = listSql(query);
     let stmt = this.cache.get(sql);
     if (stmt === undefined) {
       stmt = new ArrayRows(this.db.prepare(sql), 'job');
@@ -114,4 +80,57 @@ export class ListStatements {
     }
     return stmt.all(params).map(mapJob);
   }
+}
+
+/** The SELECT and its parameters for one listing (one queue and state at most, or any filter). */
+export function listSql(query: ListQuery): { sql: string; params: Record<string, string | number> } {
+  const where: string[] = [];
+  const params: Record<string, string | number> = { limit: query.limit };
+  if (query.queue !== undefined) {
+    where.push('queue = @queue');
+    params['queue'] = query.queue;
+  }
+  let index = '';
+  if (query.states !== undefined && query.states.length > 0) {
+    const onlyRunning = query.states.every((state) => state === 'running');
+    if (onlyRunning) {
+      index = 'INDEXED BY jobs_lease';
+      where.push(`state = 'running'`);
+    } else {
+      const names = query.states.map((state, i) => {
+        params[`state${i}`] = state;
+        return `@state${i}`;
+      });
+      where.push(names.length === 1 ? `state = ${names[0]}` : `state IN (${names.join(', ')})`);
+      if (!query.states.includes('running')) where.push(`state <> 'running'`);
+    }
+  }
+  if (query.kind !== undefined) {
+    where.push('kind = @kind');
+    params['kind'] = query.kind;
+  }
+  if (query.tag !== undefined) {
+    where.push('EXISTS (SELECT 1 FROM json_each(jobs.tags) WHERE value = @tag)');
+    params['tag'] = query.tag;
+  }
+  if (query.search !== undefined) {
+    where.push(`(payload LIKE @pattern ESCAPE '\\' OR last_error LIKE @pattern ESCAPE '\\')`);
+    params['pattern'] = likePattern(query.search);
+  }
+  if (query.delayed !== undefined) {
+    where.push(query.delayed ? `(state = 'queued' AND run_at > @now)` : `NOT (state = 'queued' AND run_at > @now)`);
+    params['now'] = query.now;
+  }
+  if (query.after !== undefined) {
+    params['afterId'] = query.after.id;
+    if (query.order === 'newest') where.push('id < @afterId');
+    else if (query.order === 'oldest') where.push('id > @afterId');
+    else {
+      where.push('(run_at > @afterRunAt OR (run_at = @afterRunAt AND id > @afterId))');
+      params['afterRunAt'] = query.after.runAt;
+    }
+  }
+  const orderBy = query.order === 'newest' ? 'id DESC' : query.order === 'oldest' ? 'id' : 'run_at, id';
+  const sql = `SELECT * FROM jobs ${index} ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ${orderBy} LIMIT @limit`;
+  return { sql, params };
 }

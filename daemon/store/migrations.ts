@@ -6,6 +6,7 @@ import type { Db } from './db';
 import { initialSchema } from './migrations/001_initial';
 import { runsWhenFinished } from './migrations/002_runs_when_finished';
 import { countersByStore } from './migrations/003_counters_by_store';
+import { listIndexWithoutRunning } from './migrations/004_list_index_without_running';
 
 export interface Migration {
   version: number;
@@ -17,6 +18,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'initial schema', sql: initialSchema },
   { version: 2, name: 'run rows written when an attempt ends', sql: runsWhenFinished },
   { version: 3, name: 'job counters kept by the store', sql: countersByStore },
+  { version: 4, name: 'listing index without running jobs', sql: listIndexWithoutRunning },
 ];
 
 /** Applies every migration the file lacks; returns the versions applied. */

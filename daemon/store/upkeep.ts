@@ -28,7 +28,7 @@ export class UpkeepStatements {
     this.retentionStmt = db.prepare(`
       DELETE FROM jobs WHERE id IN (
         SELECT id FROM jobs INDEXED BY jobs_list
-        WHERE queue = @queue AND state IN ('completed', 'dead', 'cancelled') AND finished_at < @cutoff
+        WHERE queue = @queue AND state IN ('completed', 'dead', 'cancelled') AND state <> 'running' AND finished_at < @cutoff
         LIMIT @limit)
       RETURNING state`);
     // Both read the first entry of a partial index (jobs_due, jobs_lease): O(log n). The terms

@@ -72,3 +72,22 @@ test('UUIDv7 ids are valid, unique and strictly increasing even when the clock s
   assert.ok(made.every((id, i) => i === 0 || id > (made[i - 1] ?? '')));
   assert.equal(parseInt((made[0] ?? '').replace(/-/g, '').slice(0, 12), 16), 1_700_000_000_000);
 });
+
+test('running jobs, which the listing index leaves out, are listed newest first and paged like the others', (t) => {
+  const { engine } = makeEngine(t);
+  const jobs = engine.enqueueBatch({ jobs: Array.from({ length: 12 }, (_, i) => ({ queue: i % 3 === 0 ? 'other' : 'q', kind: 'k' })) }).results.map((r) => r.job);
+  assert.equal(engine.claim({ workerId: 'w', max: 12 }).length, 12);
+  const inQ = jobs.filter((j) => j.queue === 'q').map((j) => j.id);
+  const done = inQ[2] ?? '';
+  engine.complete({ id: done, workerId: 'w' });
+  const seen: string[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = engine.listJobs({ queue: 'q', states: ['running'], limit: 3, ...(cursor ? { cursor } : {}) });
+    seen.push(...page.jobs.map((j) => j.id));
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor);
+  assert.deepEqual(seen, inQ.filter((id) => id !== done).reverse());
+  assert.equal(engine.listJobs({ states: ['running'], limit: 100 }).jobs.length, 11);
+  assert.deepEqual(engine.listJobs({ queue: 'q', states: ['completed'] }).jobs.map((j) => j.id), [done]);
+});

@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import { Engine } from '../../daemon/engine';
 import { CLAIM_SELECT_FOR_PLAN } from '../../daemon/store';
+import { listSql } from '../../daemon/store/list';
 import { MIGRATIONS } from '../../daemon/store/migrations';
 import { makeEngine, tempDir } from './helpers/engine';
 
@@ -33,7 +34,7 @@ test('the claim query walks the claim index in order, with no temp B-tree sort, 
   assert.doesNotMatch(plan(db, include, { queue: 'a', now: Date.now(), limit: 10, kinds: '["k"]' }), /TEMP B-TREE/);
 });
 
-test('the reaper, delayed counts and newest-first listings use their indexes', (t) => {
+test('the reaper, delayed counts and newest-first listings (running jobs too) use their indexes', (t) => {
   const { dbPath } = makeEngine(t);
   const db = new Database(dbPath);
   t.after(() => db.close());
@@ -42,9 +43,16 @@ test('the reaper, delayed counts and newest-first listings use their indexes', (
     plan(db, `SELECT min(run_at) FROM jobs INDEXED BY jobs_due WHERE queue = @q AND state IN ('queued', 'retrying') AND run_at > created_at AND state = 'queued' AND run_at > @now`, { q: 'q', now: 1 }),
     /INDEX jobs_due \(queue=\? AND state=\? AND run_at>\?\)/,
   );
-  const list = plan(db, `SELECT * FROM jobs WHERE queue = @q AND state = @s ORDER BY id DESC LIMIT 10`, { q: 'q', s: 'dead' });
-  assert.match(list, /INDEX jobs_list/);
-  assert.doesNotMatch(list, /TEMP B-TREE/);
+  // The listing SQL as the store builds it: one queue and state, newest first, and the next page.
+  for (const after of [undefined, { id: '0190', runAt: 0 }]) {
+    const dead = listSql({ queue: 'q', states: ['dead'], order: 'newest', limit: 10, after, now: 1 });
+    const deadPlan = plan(db, dead.sql, dead.params);
+    assert.match(deadPlan, /INDEX jobs_list \(queue=\? AND state=\?/, deadPlan);
+    assert.doesNotMatch(deadPlan, /TEMP B-TREE/, deadPlan);
+  }
+  // Running jobs are not in jobs_list: they are read through jobs_lease, never by a table scan.
+  const running = listSql({ queue: 'q', states: ['running'], order: 'newest', limit: 10, now: 1 });
+  assert.match(plan(db, running.sql, running.params), /INDEX jobs_lease/);
 });
 
 test('migrations are numbered and recorded, the schema enforces states and attempts, and pragmas are set', (t) => {
