@@ -10,7 +10,8 @@ import { LIMITS } from '../../shared/protocol';
 /** Above this many unsent bytes the connection stops reading requests until the peer catches up. */
 const PAUSE_READING_BYTES = 4 * 1024 * 1024;
 /**
- * Lines handled per event-loop turn. A pipelined burst is taken in slices: the writes of one
+ * Lines handled at a time: each read, and each later turn of the event loop while lines are
+ * waiting, handles at most this many. A pipelined burst is taken in slices: the writes of one
  * slice commit together (group commit) and their answers leave while the next slice is being
  * handled, so a client reads answers and sends new requests while the daemon works instead of
  * both taking turns; other connections get their turn between slices too. Smaller slices mean

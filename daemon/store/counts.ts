@@ -5,8 +5,8 @@
  * Every statement in the store that inserts, deletes or moves jobs between states reports the
  * change here, and the changes of a whole write transaction are written to queue_counts in one
  * UPDATE per queue and state just before it commits (Store.write). A claim of 50 jobs or a group
- * commit of 1,000 enqueues thus costs the counters two or one row updates instead of one or two
- * per job, which is what row triggers cost (they were the counters' first form; migration 3
+ * commit of 1,000 enqueues thus costs the counters at most three row updates (queued, retrying,
+ * running) or one, instead of one or two per job, which is what row triggers cost (they were the counters' first form; migration 3
  * dropped them). Finished attempts are summed per 10-second bucket the same way.
  *
  * Within the transaction, reads of a counter add what is pending (a claim's concurrency check
@@ -71,6 +71,15 @@ export class PendingCounts {
     if (from === to) return;
     this.add(queue, from, -n);
     this.add(queue, to, n);
+  }
+
+  /** Attempts the open transaction has finished so far, in buckets from `fromBucket` on. */
+  finishedSince(fromBucket: number): { completed: number; failed: number } {
+    const sum = { completed: 0, failed: 0 };
+    for (const { counter, delta } of this.totals.values()) {
+      if (counter.kind === 'finished' && counter.bucket >= fromBucket) sum[counter.outcome] += delta;
+    }
+    return sum;
   }
 
   /** What the open transaction has changed for one counter so far. */

@@ -54,6 +54,10 @@ export class Store {
   /** One transaction wrapper made once: building one per call would cost on every claim. */
   private readonly transaction: ReturnType<Db['transaction']>;
   private checkpointer: WalCheckpointer | null = null;
+  /** Open write() calls: above 1, the inner ones are savepoints. */
+  private depth = 0;
+  /** SQLite rolled back the open transaction under a savepoint; the outer write must fail. */
+  private transactionLost = false;
   private walCheckpoints: WalCheckpointMode = 'auto';
 
   constructor(
@@ -111,22 +115,36 @@ export class Store {
    * the first write, where SQLite could only fail with SQLITE_BUSY. `fn` must be synchronous.
    */
   write<T>(fn: () => T): T {
+    // Inside an open write, better-sqlite3 makes this a savepoint (Engine.batch, group commit).
+    const outermost = this.depth === 0;
+    if (!outermost && this.transactionLost) throw transactionLostError();
     let result: T | undefined;
-    // Inside an open transaction better-sqlite3 makes this a savepoint (Engine.batch).
-    const outermost = !this.db.inTransaction;
     const mark = this.counts.mark();
+    this.depth += 1;
     try {
       this.transaction.immediate(() => {
         result = fn();
-        // The transaction's counter changes, in the same commit as the jobs they count.
-        if (outermost) this.counts.flush();
+        if (outermost) {
+          if (this.transactionLost) throw transactionLostError();
+          // The transaction's counter changes, in the same commit as the jobs they count.
+          this.counts.flush();
+        }
       });
     } catch (error) {
       if (outermost) this.counts.clear();
-      else this.counts.rollbackTo(mark);
+      else if (!this.db.inTransaction) {
+        // Some errors (a full disk, an I/O error) make SQLite roll back the whole transaction,
+        // not just this savepoint: everything pending goes, and the rest of the batch must not
+        // go on writing outside any transaction.
+        this.counts.clear();
+        this.transactionLost = true;
+      } else this.counts.rollbackTo(mark);
       // Settings read inside the rolled-back transaction (a queue it created) must not outlive it.
       this.queues.invalidate();
       throw error;
+    } finally {
+      this.depth -= 1;
+      if (outermost) this.transactionLost = false;
     }
     // Tells the background checkpointer, if any, that the WAL has grown (a shared-memory add).
     if (outermost) this.checkpointer?.committed();
@@ -155,3 +173,7 @@ export type { WalCheckpointStatus } from './walCheckpoints';
 export { CLAIM_SELECT_FOR_PLAN, compareClaimOrder, type KindFilter } from './claim';
 export { BUCKET_MS } from './runs';
 export { emptyCounts, withCounts, type QueueSettings } from './queues';
+
+function transactionLostError(): Error {
+  return new Error('The write transaction was rolled back by an earlier error in the same batch (a full disk or an I/O error); nothing of the batch was stored.');
+}

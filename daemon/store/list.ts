@@ -42,6 +42,13 @@ function likePattern(search: string): string {
   return `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
+function compareIn(order: ListOrder): (a: Job, b: Job) => number {
+  const byId = (a: Job, b: Job): number => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+  if (order === 'newest') return (a, b) => byId(b, a);
+  if (order === 'oldest') return byId;
+  return (a, b) => a.runAt - b.runAt || byId(a, b);
+}
+
 export class ListStatements {
   private readonly cache = new Map<string, ArrayRows>();
   private readonly queueNames;
@@ -51,23 +58,28 @@ export class ListStatements {
   }
 
   /**
-   * Up to `limit` jobs in order. Within one queue, newest/oldest first over several states (or
-   * all of them) is answered as one `jobs_list (queue, state, id)` range per state, merged here
-   * (O(states · limit) rows read, each range already in id order):
-   * each range is already in id order and stops after `limit` rows, where a single query over the
-   * queue would sort every job of the queue before returning the first page.
+   * Up to `limit` jobs in order. Within one queue, several states (or all of them) are answered
+   * as one `jobs_list (queue, state, id)` range per state, merged here: in id order each range is
+   * already sorted and stops after `limit` rows, where a single query over the queue would sort
+   * every job of the queue before returning the first page; in run-time order each state's
+   * range is sorted on its own. Without a queue but with states (all dead jobs, say), the same
+   * per queue and state: the alternative walks every job to find the few in those states.
+   * Running jobs are read once for all queues through `jobs_lease`, which holds only them.
    */
   list(query: ListQuery): Job[] {
-    if (query.order === 'runAt') return this.listOne(query);
-    const byQueue = query.queue !== undefined && (query.states === undefined || query.states.length > 1);
-    // Without a queue but with states (all dead jobs, say), the same per queue and state: the
-    // alternative walks every job newest first to find the few in those states.
-    const byQueueAndState = query.queue === undefined && query.states !== undefined;
-    if (!byQueue && !byQueueAndState) return this.listOne(query);
-    const queues = query.queue !== undefined ? [query.queue] : this.queueNames.all().map((name) => scalarText(name, 'queue name'));
-    const states = query.states ?? JOB_STATES;
-    const merged = queues.flatMap((queue) => states.flatMap((state) => this.listOne({ ...query, queue, states: [state] })));
-    merged.sort(query.order === 'newest' ? (a, b) => (a.id < b.id ? 1 : -1) : (a, b) => (a.id < b.id ? -1 : 1));
+    const perState = query.queue !== undefined ? query.states === undefined || query.states.length > 1 : query.states !== undefined;
+    if (!perState) return this.listOne(query);
+    const parts: ListQuery[] = [];
+    let queues: string[] | undefined;
+    for (const state of query.states ?? JOB_STATES) {
+      if (query.queue !== undefined || state === 'running') parts.push({ ...query, states: [state] });
+      else {
+        queues ??= this.queueNames.all().map((name) => scalarText(name, 'queue name'));
+        for (const queue of queues) parts.push({ ...query, queue, states: [state] });
+      }
+    }
+    const merged = parts.flatMap((part) => this.listOne(part));
+    merged.sort(compareIn(query.order));
     return merged.slice(0, query.limit);
   }
 

@@ -33,8 +33,10 @@ export class RunStatements {
     db: Db,
     private readonly counts: PendingCounts,
   ) {
+    // OR REPLACE: a Spool from before migration 2, still running on the same file while a newer
+    // one migrated it, may have written a 'running' row for this attempt; the final row wins.
     this.recordStmt = db.prepare(`
-      INSERT INTO job_runs (job_id, run, attempt, worker_id, started_at, finished_at, outcome, error, stack, exit_code, http_status)
+      INSERT OR REPLACE INTO job_runs (job_id, run, attempt, worker_id, started_at, finished_at, outcome, error, stack, exit_code, http_status)
       SELECT id, runs, attempts, worker_id, started_at, @now, @outcome, @error, @stack, @exitCode, @httpStatus
       FROM jobs WHERE id = @jobId AND state = 'running'`);
     // The finished runs, then the running one as its job row describes it.
@@ -70,8 +72,10 @@ export class RunStatements {
 
   /** Completed and failed attempts in the buckets overlapping the last `windowMs`. */
   finishedSince(now: number, windowMs: number): { completed: number; failed: number } {
-    const row = toRow(this.windowStmt.get({ from: Math.floor((now - windowMs) / BUCKET_MS) + 1 }), 'stat window');
-    return { completed: scalarInt(row.get('completed'), 'completed'), failed: scalarInt(row.get('failed'), 'failed') };
+    const from = Math.floor((now - windowMs) / BUCKET_MS) + 1;
+    const row = toRow(this.windowStmt.get({ from }), 'stat window');
+    const pending = this.counts.finishedSince(from);
+    return { completed: scalarInt(row.get('completed'), 'completed') + pending.completed, failed: scalarInt(row.get('failed'), 'failed') + pending.failed };
   }
 
   pruneBuckets(olderThan: number): void {

@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import { isSpoolError } from '../../shared/errors';
 import { JOB_STATES } from '../../shared/types';
+import type { Store } from '../../daemon/store';
 import { makeEngine } from './helpers/engine';
 
 /** A small seeded generator (mulberry32), so a failure can be replayed with the same seed. */
@@ -149,7 +150,48 @@ test('inside one batch, later calls see the counts earlier ones changed, and a r
   assert.deepEqual(engine.getQueue('q').counts, { queued: 4, running: 2, retrying: 0, completed: 0, dead: 0, cancelled: 0 });
   assert.deepEqual(engine.verifyCounters(), { ok: true, mismatches: [] });
   assert.equal(engine.stats().completedLastMinute, 0, 'the rolled-back complete is not counted as finished');
-  engine.batch(() => claimed.forEach((job) => engine.complete({ id: job.id, workerId: 'w' })));
+  engine.batch(() => {
+    claimed.forEach((job) => engine.complete({ id: job.id, workerId: 'w' }));
+    // Read inside the transaction, before the buckets are written: the pending ones count.
+    assert.equal(engine.stats().completedLastMinute, 2);
+    assert.equal(engine.stats().totals.completed, 2);
+  });
   assert.equal(engine.stats().completedLastMinute, 2);
   assert.equal(engine.getQueue('q').counts.completed, 2);
+});
+
+test('when SQLite rolls back the whole transaction under a savepoint, the batch fails and no counter moves', (t) => {
+  const { engine } = makeEngine(t);
+  engine.enqueue({ queue: 'q', kind: 'k' });
+  // A full disk or an I/O error can make SQLite end the transaction itself; ROLLBACK does the same.
+  const db = (engine as unknown as { store: Store }).store.db;
+  const errors: Error[] = [];
+  const member = (write: () => unknown): void => {
+    try {
+      write();
+    } catch (error) {
+      errors.push(error instanceof Error ? error : new Error(String(error)));
+    }
+  };
+  // Like the daemon's group commit: each member's failure is caught and the group goes on.
+  assert.throws(
+    () =>
+      engine.batch(() => {
+        member(() => engine.enqueue({ queue: 'q', kind: 'k' }));
+        member(() =>
+          engine.batch(() => {
+            db.exec('ROLLBACK');
+            throw new Error('simulated disk error');
+          }),
+        );
+        member(() => engine.enqueue({ queue: 'q', kind: 'k' }));
+      }),
+    /rolled back by an earlier error/,
+  );
+  assert.deepEqual(errors.map((e) => e.message.slice(0, 30)), ['simulated disk error', 'The write transaction was roll']);
+  assert.equal(engine.listJobs({ queue: 'q' }).jobs.length, 1);
+  assert.equal(engine.getQueue('q').counts.queued, 1);
+  engine.enqueue({ queue: 'q', kind: 'k' });
+  assert.equal(engine.getQueue('q').counts.queued, 2);
+  assert.deepEqual(engine.verifyCounters(), { ok: true, mismatches: [] });
 });

@@ -50,6 +50,9 @@ test('the reaper, delayed counts and newest-first listings (running jobs too) us
     assert.match(deadPlan, /INDEX jobs_list \(queue=\? AND state=\?/, deadPlan);
     assert.doesNotMatch(deadPlan, /TEMP B-TREE/, deadPlan);
   }
+  // In run-time order each state is its own jobs_list range, sorted (list() merges the states).
+  const byRunTime = listSql({ queue: 'q', states: ['queued'], order: 'runAt', limit: 10, now: 1 });
+  assert.match(plan(db, byRunTime.sql, byRunTime.params), /INDEX jobs_list \(queue=\? AND state=\?\)/);
   // Running jobs are not in jobs_list: they are read through jobs_lease, never by a table scan.
   const running = listSql({ queue: 'q', states: ['running'], order: 'newest', limit: 10, now: 1 });
   assert.match(plan(db, running.sql, running.params), /INDEX jobs_lease/);

@@ -1,5 +1,7 @@
 /**
- * Migration 1: the whole first schema.
+ * Migration 1: the whole first schema. Later migrations change parts of it: run rows are written
+ * when an attempt ends (002), the counter triggers below are replaced by the store (003), and
+ * the listing index leaves running jobs out (004).
  *
  * The state machine is enforced by the schema as well as by the engine: `CHECK` constraints
  * hold the state set and the attempt invariants, and a running job always has a worker and a
