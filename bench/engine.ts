@@ -167,6 +167,30 @@ function rawInsertBaseline(dir: string, total: number): Rate {
   }
 }
 
+/**
+ * Raw better-sqlite3 claims: one autocommit UPDATE … WHERE id = (SELECT … LIMIT 1) per job on a
+ * plain table with one partial index, the other reference the claim figures are read against.
+ */
+function rawClaimBaseline(dir: string, total: number): Rate {
+  const db = new Database(path.join(dir, 'raw-claim.db'));
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, state INTEGER NOT NULL, run_at INTEGER NOT NULL, payload TEXT NOT NULL)');
+    db.exec('CREATE INDEX t_claim ON t (run_at, id) WHERE state = 0');
+    const insert = db.prepare('INSERT INTO t (state, run_at, payload) VALUES (0, ?, ?)');
+    db.transaction(() => {
+      for (let i = 0; i < total; i++) insert.run(i, `{"n":${i}}`);
+    })();
+    const claim = db.prepare('UPDATE t SET state = 1 WHERE id = (SELECT id FROM t WHERE state = 0 ORDER BY run_at, id LIMIT 1) RETURNING id').pluck();
+    const timer = new Timer();
+    for (let i = 0; i < total; i++) if (claim.get() === undefined) throw new Error('the raw claim ran dry');
+    return rate(total, timer);
+  } finally {
+    db.close();
+  }
+}
+
 export async function runEngineBench(options: EngineBenchOptions = {}): Promise<BenchFigure[]> {
   const quick = options.quick ?? process.env['SPOOL_BENCH_QUICK'] === '1';
   const log = options.log ?? ((line: string) => console.log(line));
@@ -189,6 +213,8 @@ export async function runEngineBench(options: EngineBenchOptions = {}): Promise<
     log(`Engine (in-process, file database, WAL, synchronous=NORMAL${quick ? ', QUICK: large backlog ' + big.toLocaleString('en-US') : ''})`);
     const raw = rawInsertBaseline(scratch.dir, n(30_000));
     report({ name: 'reference: raw better-sqlite3 autocommit INSERT', value: raw.wall, cpuValue: raw.cpu, unit: 'jobs/s' });
+    const rawClaim = rawClaimBaseline(scratch.dir, n(30_000));
+    report({ name: 'reference: raw better-sqlite3 autocommit single claim', value: rawClaim.wall, cpuValue: rawClaim.cpu, unit: 'jobs/s' });
 
     {
       const { engine } = scratch.engine();
