@@ -12,6 +12,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Engine } from '../daemon/engine';
 import type { EnqueueParams } from '../shared/protocol';
+import { runFloorBench } from './floor';
 
 export interface BenchFigure {
   name: string;
@@ -235,6 +236,7 @@ export async function runEngineBench(options: EngineBenchOptions = {}): Promise<
     atLeast('claim + complete one at a time, 1,000 queued', smallSingle, 10_000);
     const smallBatched = steadyBacklog(scratch.engine().engine, 1000, n(100_000), 1000, claimCompleteBatched);
     atLeast('claim 50 + complete 50 per batch, 1,000 queued', smallBatched, 40_000);
+    runFloorBench(scratch.dir, n, report);
 
     const { engine, dbPath } = scratch.engine();
     const fillTimer = new Timer();
