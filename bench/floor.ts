@@ -99,10 +99,9 @@ class Floor {
     const jobs = this.store.write(() => this.store.claims.claim('bench', KINDS, max, WORKER, now));
     this.store.write(() => {
       for (const claimed of jobs) {
-        const job = this.store.jobs.byId(claimed.id);
-        if (!job) throw new Error(`job ${claimed.id} vanished`);
-        this.store.runs.record({ jobId: job.id, outcome: 'completed', error: null, stack: null, exitCode: null, httpStatus: null, now });
-        this.store.jobs.endAttempt(job, { id: job.id, workerId: WORKER, state: 'completed', runAt: job.runAt, lastError: null, result: null, finishedAt: now, now });
+        const done = this.store.jobs.complete({ id: claimed.id, workerId: WORKER, result: null, now });
+        if (!done) throw new Error(`job ${claimed.id} lost its lease`);
+        this.store.runs.insert({ jobId: claimed.id, run: done.run, attempt: done.job.attempts, workerId: WORKER, startedAt: now, finishedAt: now, outcome: 'completed' });
         this.store.runs.countFinished('completed', now);
       }
     });

@@ -58,6 +58,7 @@ export class JobStatements {
   private readonly progressStmt;
   private readonly checkpointStmt;
   private readonly endAttemptStmt;
+  private readonly completeStmt;
   private readonly requestCancelStmt;
   private readonly cancelWaitingStmt;
   private readonly retryStmt;
@@ -95,6 +96,13 @@ export class JobStatements {
         result = coalesce(@result, result), lease_expires_at = NULL, finished_at = @finishedAt,
         cancel_requested = 0, updated_at = @now
       WHERE id = @id AND state = 'running' AND worker_id = @workerId`);
+    // A complete needs nothing from the job before it: one UPDATE … RETURNING checks the lease,
+    // ends the attempt and gives back the job and its run number for the history row.
+    this.completeStmt = new ArrayRows(db.prepare(`
+      UPDATE jobs SET state = 'completed', last_error = NULL, result = coalesce(@result, result),
+        lease_expires_at = NULL, finished_at = @now, cancel_requested = 0, updated_at = @now
+      WHERE id = @id AND state = 'running' AND worker_id = @workerId
+      RETURNING *`), 'job');
     this.requestCancelStmt = new ArrayRows(db.prepare(`
       UPDATE jobs SET cancel_requested = 1, updated_at = @now WHERE id = @id AND state = 'running' RETURNING *`), 'job');
     this.cancelWaitingStmt = new ArrayRows(db.prepare(`
@@ -180,6 +188,18 @@ export class JobStatements {
       cancelRequested: false,
       updatedAt: params.now,
     };
+  }
+
+  /**
+   * Ends the attempt `workerId` runs as completed; undefined if it does not hold the lease. With
+   * the job, the number of the run that ended (its job_runs key).
+   */
+  complete(params: { id: string; workerId: string; result: string | null; now: number }): { job: Job; run: number } | undefined {
+    const row = this.completeStmt.get(params);
+    if (row === undefined) return undefined;
+    const job = mapJob(row);
+    this.counts.move(job.queue, 'running', 'completed');
+    return { job, run: int(row, 'runs') };
   }
 
   requestCancel(id: string, now: number): Job | undefined {

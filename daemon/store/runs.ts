@@ -25,6 +25,7 @@ export interface RunEnd {
 
 export class RunStatements {
   private readonly recordStmt;
+  private readonly insertStmt;
   private readonly ofJobStmt;
   private readonly windowStmt;
   private readonly pruneStmt;
@@ -39,6 +40,9 @@ export class RunStatements {
       INSERT OR REPLACE INTO job_runs (job_id, run, attempt, worker_id, started_at, finished_at, outcome, error, stack, exit_code, http_status)
       SELECT id, runs, attempts, worker_id, started_at, @now, @outcome, @error, @stack, @exitCode, @httpStatus
       FROM jobs WHERE id = @jobId AND state = 'running'`);
+    this.insertStmt = db.prepare(`
+      INSERT OR REPLACE INTO job_runs (job_id, run, attempt, worker_id, started_at, finished_at, outcome, error, stack, exit_code, http_status)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
     // The finished runs, then the running one as its job row describes it.
     this.ofJobStmt = db.prepare(`
       SELECT job_id, run, attempt, worker_id, started_at, finished_at, outcome, error, stack, exit_code, http_status
@@ -59,6 +63,11 @@ export class RunStatements {
    */
   record(values: RunEnd): void {
     this.recordStmt.run(values);
+  }
+
+  /** Writes a finished run whose facts the caller has already (a complete's RETURNING). */
+  insert(run: { jobId: string; run: number; attempt: number; workerId: string; startedAt: number; finishedAt: number; outcome: Exclude<RunOutcome, 'running'> }): void {
+    this.insertStmt.run(run.jobId, run.run, run.attempt, run.workerId, run.startedAt, run.finishedAt, run.outcome, null, null, null, null);
   }
 
   ofJob(jobId: string): JobRun[] {
