@@ -15,6 +15,16 @@ export class Refresher implements vscode.Disposable {
     private readonly delayMs = 250,
   ) {}
 
+  /** A change has not been shown yet: a refresh is scheduled, or waits for the view to be shown. */
+  get pending(): boolean {
+    return this.stale;
+  }
+
+  /** A refresh will run when its debounce timer fires. */
+  get scheduled(): boolean {
+    return this.timer !== null;
+  }
+
   /** Attach to the tree view whose visibility decides whether refreshes run. */
   watch(view: vscode.TreeView<unknown>): vscode.Disposable {
     this.visible = view.visible;

@@ -8,6 +8,7 @@ import * as assert from 'node:assert/strict';
 import * as v8 from 'node:v8';
 import * as vm from 'node:vm';
 import * as vscode from 'vscode';
+import type { SpoolApi } from '../../../extension/context';
 import { SpoolClient } from '../../../shared/client';
 import { connected, spool, waitFor } from './api';
 import { configString, hostSuite } from './framework';
@@ -23,9 +24,10 @@ function collect(): () => void {
   };
 }
 
-async function settledHeap(gc: () => void): Promise<number> {
-  // Let pending timers (debounced refreshes) run before measuring.
-  await new Promise((resolve) => setTimeout(resolve, 600));
+/** The heap after the views' debounced refreshes have run and a full collection. */
+async function settledHeap(api: SpoolApi, gc: () => void): Promise<number> {
+  const { queues, schedules, workers } = api.context;
+  await waitFor('the views to finish their pending refreshes', () => ![queues, schedules, workers].some((view) => view.refresher.scheduled), 10_000);
   gc();
   return process.memoryUsage().heapUsed;
 }
@@ -47,8 +49,10 @@ export const run = hostSuite({
       const counter = api.context.connection.onJobChanged(() => events++);
       await client.call('jobs.enqueueBatch', { jobs: Array.from({ length: 100 }, (_, n) => ({ queue: 'hidden', kind: 'noop', payload: { n } })) });
       await waitFor('the 100 job events', () => events >= 100, 10_000);
-      // Past the 250 ms debounce: a refresh would have happened by now if the view were visible.
-      await new Promise((resolve) => setTimeout(resolve, 600));
+      // The view heard of the changes (it is marked stale) but, hidden, scheduled no refresh.
+      const { refresher } = api.context.queues;
+      await waitFor('the hidden Queues view to be marked stale', () => refresher.pending, 10_000);
+      assert.equal(refresher.scheduled, false, 'no refresh scheduled while hidden');
       assert.equal(refreshes, 0, 'no refresh while hidden');
       await vscode.commands.executeCommand('spool.queues.focus');
       await waitFor('one refresh once visible', () => refreshes >= 1, 10_000);
@@ -69,7 +73,7 @@ export const run = hostSuite({
     try {
       await client.call('workers.register', { workerId: WORKER, queues: ['flood'], kinds: ['noop'] });
       const gc = collect();
-      const before = await settledHeap(gc);
+      const before = await settledHeap(api, gc);
       let refreshes = 0;
       const counting = api.context.queues.onDidChangeTreeData(() => refreshes++);
       let done = 0;
@@ -82,7 +86,7 @@ export const run = hostSuite({
         done += jobs.length;
       }
       await waitFor('the status bar to show the flood queue drained', () => api.context.connection.stats?.queues.find((q) => q.name === 'flood')?.counts.completed === JOBS, 60_000);
-      const after = await settledHeap(gc);
+      const after = await settledHeap(api, gc);
       counting.dispose();
       counter.dispose();
       const grownMb = (after - before) / 1024 / 1024;
