@@ -152,20 +152,27 @@ function databaseBytes(dbPath: string): number {
   }
 }
 
-/** Raw better-sqlite3 on this machine, now: the reference the engine figures are read against. */
-function rawInsertBaseline(dir: string, total: number): Rate {
-  const db = new Database(path.join(dir, 'raw.db'));
+/** A plain better-sqlite3 file with the engine's journal settings, for the raw references. */
+function withRawDatabase(dir: string, name: string, measure: (db: Database.Database) => Rate): Rate {
+  const db = new Database(path.join(dir, name));
   try {
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
+    return measure(db);
+  } finally {
+    db.close();
+  }
+}
+
+/** Raw better-sqlite3 on this machine, now: the reference the engine figures are read against. */
+function rawInsertBaseline(dir: string, total: number): Rate {
+  return withRawDatabase(dir, 'raw.db', (db) => {
     db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, payload TEXT NOT NULL)');
     const insert = db.prepare('INSERT INTO t (payload) VALUES (?)');
     const timer = new Timer();
     for (let i = 0; i < total; i++) insert.run(`{"n":${i}}`);
     return rate(total, timer);
-  } finally {
-    db.close();
-  }
+  });
 }
 
 /**
@@ -173,10 +180,7 @@ function rawInsertBaseline(dir: string, total: number): Rate {
  * plain table with one partial index, the other reference the claim figures are read against.
  */
 function rawClaimBaseline(dir: string, total: number): Rate {
-  const db = new Database(path.join(dir, 'raw-claim.db'));
-  try {
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = NORMAL');
+  return withRawDatabase(dir, 'raw-claim.db', (db) => {
     db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, state INTEGER NOT NULL, run_at INTEGER NOT NULL, payload TEXT NOT NULL)');
     db.exec('CREATE INDEX t_claim ON t (run_at, id) WHERE state = 0');
     const insert = db.prepare('INSERT INTO t (state, run_at, payload) VALUES (0, ?, ?)');
@@ -187,9 +191,7 @@ function rawClaimBaseline(dir: string, total: number): Rate {
     const timer = new Timer();
     for (let i = 0; i < total; i++) if (claim.get() === undefined) throw new Error('the raw claim ran dry');
     return rate(total, timer);
-  } finally {
-    db.close();
-  }
+  });
 }
 
 export async function runEngineBench(options: EngineBenchOptions = {}): Promise<BenchFigure[]> {
