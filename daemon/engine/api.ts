@@ -177,6 +177,8 @@ export interface QueueEngine {
    * a job is never failed because the daemon stopped.
    */
   recoverInterrupted(workerIds: string[]): number;
+  /** Ids of the jobs running under these workers: what recoverInterrupted would recover. */
+  runningJobIds(workerIds: string[]): string[];
   /** Retention: delete up to `batchSize` finished jobs older than their queue's retention. Returns how many. */
   cleanup(batchSize?: number): number;
   /** The earliest future time something becomes due: a delayed/retrying job, a lease expiry, a schedule. Null if none. */

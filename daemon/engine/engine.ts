@@ -413,6 +413,12 @@ export class Engine implements QueueEngine {
     return this.write((ctx) => upkeep.recoverBatch(ctx, ids));
   }
 
+  runningJobIds(workerIds: string[]): string[] {
+    const ids = nameList(workerIds, 'workerIds', LIMITS.maxBatch);
+    if (ids.length === 0) return [];
+    return this.read((ctx) => ctx.store.jobs.runningOf(ids).map((job) => job.id));
+  }
+
   cleanup(batchSize: number = UPKEEP_BATCH): number {
     return this.write((ctx) => {
       let left = Math.max(1, Math.floor(batchSize));

@@ -12,7 +12,8 @@ import { VERSION } from '../../shared/version';
 import type { DaemonOptions } from '../config';
 import type { EngineClaimParams, JobChange, QueueEngine } from '../engine/api';
 import { openEngine } from '../engine/index';
-import { ExecutorPool, builtinWorkerId } from '../executors/pool';
+import { findLeftovers, stopLeftovers } from '../executors/leftovers';
+import { ExecutorPool, KILL_GRACE_MS, builtinWorkerId } from '../executors/pool';
 import { ClaimWaiters } from '../rpc/claims';
 import type { Connection } from '../rpc/connection';
 import { Dispatcher } from '../rpc/dispatch';
@@ -84,7 +85,19 @@ export class Daemon {
     });
     let daemon: Daemon;
     try {
-      const recovered = engine.recoverInterrupted([builtinWorkerId(options.socketPath)]);
+      const executorId = builtinWorkerId(options.socketPath);
+      // Processes a killed predecessor's shell jobs left running are stopped before those jobs
+      // are put back to run again, so a job never runs twice at once.
+      const leftovers = findLeftovers(new Set(engine.runningJobIds([executorId])));
+      if (leftovers.length > 0) {
+        const killed = await stopLeftovers(leftovers, KILL_GRACE_MS);
+        logger.info('Stopped processes that shell jobs of a daemon killed earlier had left running', {
+          jobs: new Set(leftovers.map((l) => l.jobId)).size,
+          pids: leftovers.map((l) => l.pid),
+          ...(killed.length > 0 ? { killedAfterGrace: killed } : {}),
+        });
+      }
+      const recovered = engine.recoverInterrupted([executorId]);
       if (recovered > 0) logger.info('Recovered jobs a previous daemon left running; they run again', { count: recovered });
       daemon = new Daemon(options, engine, logger);
       await daemon.listen();

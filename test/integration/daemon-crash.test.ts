@@ -1,14 +1,14 @@
 /**
  * kill -9 in the middle of work: 5,000 enqueues in flight and a running shell job. After a
  * restart every acknowledged enqueue is there, nothing is duplicated, and the interrupted shell
- * job runs again.
+ * job runs again — after the processes its first run left behind have been stopped.
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import type { SpoolClient } from '../../shared/client';
-import { startDaemon, waitFor } from '../helpers/daemon';
+import { processAlive, startDaemon, waitFor } from '../helpers/daemon';
 
 async function allJobs(client: SpoolClient, queue: string): Promise<{ id: string; payload: unknown }[]> {
   const out: { id: string; payload: unknown }[] = [];
@@ -24,16 +24,16 @@ async function allJobs(client: SpoolClient, queue: string): Promise<{ id: string
 test('kill -9 during 5,000 enqueues and a running shell job loses nothing acknowledged and reruns the job', async (t) => {
   const daemon = await startDaemon();
   const runsFile = path.join(daemon.dir, 'runs.txt');
+  const childrenFile = path.join(daemon.dir, 'children.txt');
+  const lines = (file: string): number[] => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map(Number) : []);
   t.after(async () => {
-    // The daemon was killed with SIGKILL while the shell job ran, so that job's process group
-    // outlived it; end every group the job started.
-    if (fs.existsSync(runsFile)) {
-      for (const pid of fs.readFileSync(runsFile, 'utf8').split('\n').filter(Boolean).map(Number)) {
-        try {
-          process.kill(-pid, 'SIGKILL');
-        } catch {
-          // Already gone (the restarted daemon stopped it when the job was cancelled).
-        }
+    // Should the test fail before the restarted daemon stopped them, the processes of the run
+    // the SIGKILLed daemon left behind would live on: end every group the job started.
+    for (const pid of lines(runsFile)) {
+      try {
+        process.kill(-pid, 'SIGKILL');
+      } catch {
+        // Already gone (stopped by the restarted daemon, or by the cancel at the end).
       }
     }
     await daemon.dispose();
@@ -44,9 +44,12 @@ test('kill -9 during 5,000 enqueues and a running shell job loses nothing acknow
     queue: 'crash-shell',
     kind: 'shell',
     timeoutMs: 600_000,
-    payload: { command: `echo $$ >> ${runsFile}; sleep 300` },
+    // The shell records itself and a child it starts in the background, then waits.
+    payload: { command: `echo $$ >> ${runsFile}; sleep 300 & echo $! >> ${childrenFile}; wait` },
   });
-  await waitFor('the shell job to start', () => fs.existsSync(runsFile) && fs.readFileSync(runsFile, 'utf8').trim().split('\n').length === 1);
+  await waitFor('the shell job to start its child', () => lines(runsFile).length === 1 && lines(childrenFile).length === 1);
+  const [firstShell] = lines(runsFile);
+  const [firstChild] = lines(childrenFile);
 
   // 5,000 enqueues, 64 in flight at a time; the daemon is killed halfway through.
   const total = 5000;
@@ -72,6 +75,9 @@ test('kill -9 during 5,000 enqueues and a running shell job loses nothing acknow
   };
   await Promise.all(Array.from({ length: 64 }, producer));
   assert.ok(killed, 'the daemon was killed mid-load');
+  // SIGKILL gave the daemon no chance to stop its job: the first run's processes live on.
+  assert.ok(firstShell !== undefined && processAlive(firstShell), 'the first run\'s shell outlived the daemon');
+  assert.ok(firstChild !== undefined && processAlive(firstChild), 'the first run\'s child outlived the daemon');
   assert.ok(acknowledged.size >= total / 2 && acknowledged.size < total);
 
   await daemon.restart();
@@ -89,7 +95,10 @@ test('kill -9 during 5,000 enqueues and a running shell job loses nothing acknow
   assert.ok(stored.length <= total);
 
   // The shell job was running when the daemon died: it is recovered and runs again.
-  await waitFor('the shell job to run a second time', () => fs.readFileSync(runsFile, 'utf8').trim().split('\n').length >= 2);
+  await waitFor('the shell job to run a second time', () => lines(runsFile).length >= 2);
+  // The restarted daemon stopped the first run's processes before running the job again.
+  assert.equal(processAlive(firstShell), false, 'the first run\'s shell is gone');
+  assert.equal(processAlive(firstChild), false, 'the first run\'s child is gone');
   const { job, runs } = await after.call('jobs.get', { id: shellJob.id });
   assert.equal(job.state, 'running');
   assert.ok(runs.length >= 2);
