@@ -84,7 +84,7 @@ export interface JobChange {
 export interface EngineListener {
   jobChanged?(change: JobChange): void;
   queueChanged?(name: string, deleted: boolean): void;
-  output?(jobId: string, lines: OutputLine[]): void;
+  output?(jobId: string, queue: string, lines: OutputLine[]): void;
 }
 
 /** The claim as the daemon asks for it: waiting (long-poll) is the daemon's business, not the engine's. */

@@ -8,7 +8,7 @@ import type { EngineListener, JobChange } from './api';
 type Pending =
   | { type: 'job'; change: JobChange }
   | { type: 'queue'; name: string; deleted: boolean }
-  | { type: 'output'; jobId: string; lines: OutputLine[] };
+  | { type: 'output'; jobId: string; queue: string; lines: OutputLine[] };
 
 export class EventHub {
   private readonly listeners = new Set<EngineListener>();
@@ -46,9 +46,9 @@ export class EventHub {
     this.pending.push({ type: 'queue', name, deleted });
   }
 
-  output(jobId: string, lines: OutputLine[]): void {
+  output(jobId: string, queue: string, lines: OutputLine[]): void {
     if (this.listeners.size === 0 || lines.length === 0) return;
-    this.pending.push({ type: 'output', jobId, lines });
+    this.pending.push({ type: 'output', jobId, queue, lines });
   }
 
   /** How many events are pending: a mark to roll back to. */
@@ -74,7 +74,7 @@ export class EventHub {
         try {
           if (event.type === 'job') listener.jobChanged?.(event.change);
           else if (event.type === 'queue') listener.queueChanged?.(event.name, event.deleted);
-          else listener.output?.(event.jobId, event.lines);
+          else listener.output?.(event.jobId, event.queue, event.lines);
         } catch (error) {
           this.report(error);
         }

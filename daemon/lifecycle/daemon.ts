@@ -108,7 +108,7 @@ export class Daemon {
     daemon.unsubscribe = engine.subscribe({
       jobChanged: (change) => daemon.jobChanged(change),
       queueChanged: (name, deleted) => daemon.queueChanged(name, deleted),
-      output: (jobId, lines) => daemon.events.output(jobId, null, lines),
+      output: (jobId, queue, lines) => daemon.events.output(jobId, queue, lines),
     });
     daemon.pool.start();
     daemon.upkeep.start();

@@ -108,13 +108,13 @@ export class EventHub {
     }
   }
 
-  /** Output of a job; `queue` filters as for jobs.changed when known. */
-  output(jobId: string, queue: string | null, lines: OutputLine[]): void {
+  /** Output of a job of `queue`, filtered by queue and job id as jobs.changed is. */
+  output(jobId: string, queue: string, lines: OutputLine[]): void {
     if (this.subscriptions.size === 0 || lines.length === 0) return;
     for (const s of this.subscriptions.values()) {
       if (!s.topics.has('output')) continue;
       if (s.jobIds && !s.jobIds.has(jobId)) continue;
-      if (s.queues && queue !== null && !s.queues.has(queue)) continue;
+      if (s.queues && !s.queues.has(queue)) continue;
       this.notify(s, 'jobs.output', { subscriptionId: s.id, id: jobId, lines });
     }
   }

@@ -260,6 +260,32 @@ describe('the daemon over its socket', () => {
     assert.equal(jobs.length, seen);
   });
 
+  test('jobs.output notifications follow the queue filter of each subscription', async () => {
+    const mine = await daemon.client();
+    const others = await daemon.client();
+    const toMine: string[] = [];
+    const toOthers: string[] = [];
+    mine.on('jobs.output', (e) => toMine.push(...e.lines.map((l) => l.text)));
+    others.on('jobs.output', (e) => toOthers.push(...e.lines.map((l) => l.text)));
+    await mine.call('events.subscribe', { topics: ['output'], queues: ['output-mine'] });
+    await others.call('events.subscribe', { topics: ['output'], queues: ['output-others'] });
+    for (const queue of ['output-mine', 'output-others']) {
+      await client.call('jobs.enqueue', { queue, kind: 'logged' });
+      const { jobs } = await client.call('jobs.claim', { workerId: 'output-worker', queues: [queue], kinds: ['logged'] });
+      assert.equal(jobs.length, 1);
+      await client.call('jobs.log', { id: jobs[0].id, workerId: 'output-worker', lines: [`line of ${queue}`] });
+      await client.call('jobs.complete', { id: jobs[0].id, workerId: 'output-worker' });
+    }
+    await waitFor('each subscriber to get the line of its own queue', () => toMine.length >= 1 && toOthers.length >= 1);
+    // Answered after any notification already written to these connections: silence is real.
+    await mine.call('daemon.status');
+    await others.call('daemon.status');
+    assert.deepEqual(toMine, ['line of output-mine']);
+    assert.deepEqual(toOthers, ['line of output-others']);
+    mine.close();
+    others.close();
+  });
+
   test('unknown methods, bad envelopes and positional params get the standard codes', async () => {
     const raw = await RawConnection.open(daemon.socketPath);
     try {

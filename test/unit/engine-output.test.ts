@@ -8,7 +8,7 @@ test('output is kept per job in order across attempts, paged by seq, and done on
   const { engine } = makeEngine(t);
   const { job } = engine.enqueue({ queue: 'q', kind: 'k', backoff: { strategy: 'fixed', baseMs: 0, jitter: 0 } });
   const streamed: OutputLine[] = [];
-  engine.subscribe({ output: (id, lines) => id === job.id && streamed.push(...lines) });
+  engine.subscribe({ output: (id, queue, lines) => id === job.id && queue === job.queue && streamed.push(...lines) });
   engine.claim({ workerId: 'w' });
   engine.log({ id: job.id, workerId: 'w', lines: ['one', 'two'] });
   engine.fail({ id: job.id, workerId: 'w', error: 'x' });

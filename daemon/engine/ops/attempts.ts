@@ -70,7 +70,7 @@ export function appendOutput(ctx: EngineContext, id: string, workerId: string, s
   const job = requireLease(ctx, id, workerId);
   if (lines.length === 0) return;
   const written = ctx.store.output.append(id, job.attempts, stream, lines.map((l) => truncateLine(l)), ctx.now(), LIMITS.maxOutputLinesPerJob);
-  ctx.events.output(id, written);
+  ctx.events.output(id, job.queue, written);
 }
 
 interface Ending {
