@@ -6,8 +6,9 @@
  * change here, and the changes of a whole write transaction are written to queue_counts in one
  * UPDATE per queue and state just before it commits (Store.write). A claim of 50 jobs or a group
  * commit of 1,000 enqueues thus costs the counters at most three row updates (queued, retrying,
- * running) or one, instead of one or two per job, which is what row triggers cost (they were the counters' first form; migration 3
- * dropped them). Finished attempts are summed per 10-second bucket the same way.
+ * running) or one, instead of the one or two per job that row triggers cost (the counters'
+ * first form, dropped by migration 3). Finished attempts are summed per 10-second bucket the
+ * same way.
  *
  * Within the transaction, reads of a counter add what is pending (a claim's concurrency check
  * must see the jobs an earlier claim of the same batch started). A savepoint that rolls back
