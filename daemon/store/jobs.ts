@@ -109,9 +109,10 @@ export class JobStatements {
       UPDATE jobs SET state = 'cancelled', finished_at = @now, updated_at = @now
       WHERE id = @id AND state IN ('queued', 'retrying') RETURNING *`), 'job');
     // A user's retry: a fresh attempt budget; runs (the history) and the checkpoint stay,
-    // except that a completed job starts over from nothing.
+    // except that a completed job starts over from nothing. The last attempt's worker and start
+    // time go: a queued job has neither (the history keeps them).
     this.retryStmt = new ArrayRows(db.prepare(`
-      UPDATE jobs SET state = 'queued', attempts = 0, run_at = @now, finished_at = NULL,
+      UPDATE jobs SET state = 'queued', attempts = 0, run_at = @now, worker_id = NULL, started_at = NULL, finished_at = NULL,
         last_error = NULL, result = NULL, progress = NULL, progress_message = NULL, cancel_requested = 0,
         checkpoint = CASE WHEN state = 'completed' THEN NULL ELSE checkpoint END, updated_at = @now
       WHERE id = @id AND state IN ('dead', 'cancelled', 'completed') RETURNING *`), 'job');

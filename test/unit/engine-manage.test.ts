@@ -25,6 +25,7 @@ test('retry gives a dead job a fresh attempt budget and keeps its history', (t) 
   clock.advance(1000);
   const retried = engine.retry(job.id);
   assert.deepEqual([retried.state, retried.attempts, retried.lastError, retried.finishedAt, retried.runAt], ['queued', 0, null, null, clock.ms]);
+  assert.deepEqual([retried.workerId, retried.startedAt], [null, null], 'a queued job shows no worker or start time; its history keeps them');
   const [again] = engine.claim({ workerId: 'w' });
   assert.equal(again?.attempts, 1);
   engine.complete({ id: job.id, workerId: 'w' });
