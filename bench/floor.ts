@@ -10,7 +10,7 @@
  */
 import * as path from 'node:path';
 import { UuidV7 } from '../daemon/engine/uuid';
-import { Store } from '../daemon/store';
+import { Store, type JobInsert } from '../daemon/store';
 import type { BenchFigure } from './engine';
 
 const WORKER = 'floor-worker';
@@ -63,9 +63,9 @@ class Floor {
     );
   }
 
-  private insert(): void {
+  private job(): JobInsert {
     const now = Date.now();
-    this.store.jobs.insert({
+    return {
       id: this.ids.next(),
       queue: 'bench',
       kind: 'work',
@@ -82,13 +82,15 @@ class Floor {
       tags: '[]',
       context: null,
       now,
-    });
+    };
   }
 
+  /** One insert per job, or one insertMany per commit, as the engine's enqueue and enqueueBatch do. */
   enqueue(count: number, perCommit: number): void {
     for (let i = 0; i < count; i += perCommit) {
       this.store.write(() => {
-        for (let k = 0; k < perCommit; k++) this.insert();
+        if (perCommit === 1) this.store.jobs.insert(this.job());
+        else this.store.jobs.insertMany(Array.from({ length: perCommit }, () => this.job()));
       });
     }
   }

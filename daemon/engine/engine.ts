@@ -35,14 +35,14 @@ import type {
 } from '../../shared/protocol';
 import { jobNotFound } from '../../shared/errors';
 import { TERMINAL_STATES, type Job, type JobState, type JobTemplate, type OutputStream, type Queue, type Schedule, type Worker, type WorkerType } from '../../shared/types';
-import { Store, type QueueSettings, type WalCheckpointStatus } from '../store';
+import { Store, type WalCheckpointStatus } from '../store';
 import type { EngineClaimParams, EngineListener, EngineOptions, FireScheduleParams, QueueEngine } from './api';
 import type { EngineContext } from './context';
 import { UPKEEP_BATCH } from './defaults';
 import { EventHub } from './events';
 import * as attempts from './ops/attempts';
 import { claimJobs } from './ops/claim';
-import { enqueueOne } from './ops/enqueue';
+import { enqueueMany, enqueueOne } from './ops/enqueue';
 import * as manage from './ops/manage';
 import * as queues from './ops/queues';
 import * as schedules from './ops/schedules';
@@ -122,10 +122,7 @@ export class Engine implements QueueEngine {
 
   enqueueBatch(params: { jobs: EnqueueParams[] }): { results: EnqueueResult[] } {
     const inputs = v.enqueueBatchParams(params);
-    return this.write((ctx) => {
-      const queues = new Map<string, QueueSettings>();
-      return { results: inputs.map((input) => enqueueOne(ctx, input, queues)) };
-    });
+    return this.write((ctx) => ({ results: enqueueMany(ctx, inputs) }));
   }
 
   getJob(id: string): JobWithRuns {

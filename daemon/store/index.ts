@@ -173,6 +173,7 @@ export type { WalCheckpointStatus } from './walCheckpoints';
 export { CLAIM_SELECT_FOR_PLAN, compareClaimOrder, type KindFilter } from './claim';
 export { BUCKET_MS } from './runs';
 export { emptyCounts, withCounts, type QueueSettings } from './queues';
+export type { JobInsert } from './jobs';
 
 function transactionLostError(): Error {
   return new Error('The write transaction was rolled back by an earlier error in the same batch (a full disk or an I/O error); nothing of the batch was stored.');

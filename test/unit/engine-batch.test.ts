@@ -41,3 +41,28 @@ test('a batch whose function throws commits nothing and delivers no events', (t)
   assert.deepEqual(engine.listQueues(), []);
   assert.equal(engine.verifyCounters().ok, true);
 });
+
+test('enqueueBatch stores every job in order across its multi-row inserts, keys deduplicated in and out of the batch', (t) => {
+  const { engine } = makeEngine(t);
+  const before = engine.enqueue({ queue: 'a', kind: 'k', idempotencyKey: 'known' }).job;
+  // 37 jobs: two full inserts of 16 rows and one of 5, over two queues.
+  const jobs = Array.from({ length: 37 }, (_, i) => ({
+    queue: i % 2 ? 'a' : 'b',
+    kind: 'k',
+    payload: { i },
+    ...(i === 3 || i === 30 ? { idempotencyKey: 'twice' } : {}),
+    ...(i === 20 ? { idempotencyKey: 'known' } : {}),
+  }));
+  const { results } = engine.enqueueBatch({ jobs });
+  assert.equal(results.length, 37);
+  assert.deepEqual(results.map((r, i) => r.created || i), results.map((_, i) => (i === 20 || i === 30 ? i : true)));
+  assert.equal(results[20]?.job.id, before.id, 'a key already stored returns that job');
+  assert.equal(results[30]?.job.id, results[3]?.job.id, 'a key repeated in the batch returns the job its first use created');
+  const created = results.filter((r) => r.created).map((r) => r.job);
+  for (const job of created) assert.deepEqual(engine.getJob(job.id).job, job, 'each result is the job as stored');
+  assert.deepEqual(created.map((j) => (j.payload as { i: number }).i), jobs.map((_, i) => i).filter((i) => i !== 20 && i !== 30));
+  assert.deepEqual([...created.map((j) => j.id)].sort(), created.map((j) => j.id), 'ids increase in batch order');
+  // Odd i go to a (18, plus the job enqueued first), even i to b (19, less the two not created).
+  assert.deepEqual([engine.getQueue('a').counts.queued, engine.getQueue('b').counts.queued], [1 + 18, 19 - 2]);
+  assert.deepEqual(engine.verifyCounters(), { ok: true, mismatches: [] });
+});
