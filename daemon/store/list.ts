@@ -13,24 +13,17 @@
  * through `jobs_lease`, which holds exactly them, and sorted: they are as few as the work in
  * progress.
  */
-import { JOB_STATES, type Job, type JobState } from '../../shared/types';
+import type { JobFilter, JobOrder } from '../../shared/protocol';
+import { JOB_STATES, type Job } from '../../shared/types';
 import type { Db } from './db';
 import { mapJob } from './mappers';
 import { ArrayRows, scalarText } from './row';
 
-export type ListOrder = 'newest' | 'oldest' | 'runAt';
-
 /** Where the previous page ended. */
 export type ListCursor = { id: string; runAt: number };
 
-export interface ListQuery {
-  queue?: string;
-  states?: JobState[];
-  kind?: string;
-  tag?: string;
-  search?: string;
-  delayed?: boolean;
-  order: ListOrder;
+export interface ListQuery extends JobFilter {
+  order: JobOrder;
   limit: number;
   after?: ListCursor;
   now: number;
@@ -42,7 +35,7 @@ function likePattern(search: string): string {
   return `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
-function compareIn(order: ListOrder): (a: Job, b: Job) => number {
+function compareIn(order: JobOrder): (a: Job, b: Job) => number {
   const byId = (a: Job, b: Job): number => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
   if (order === 'newest') return (a, b) => byId(b, a);
   if (order === 'oldest') return byId;

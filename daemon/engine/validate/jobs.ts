@@ -2,8 +2,8 @@
  * Validation of the job methods' params: enqueue, update, list, output and the bulk forms.
  */
 import { invalidParams } from '../../../shared/errors';
-import { LIMITS, type JobOrder } from '../../../shared/protocol';
-import { JOB_STATES, type Backoff, type BackoffStrategy, type JobState } from '../../../shared/types';
+import { LIMITS, type JobFilter, type JobOrder } from '../../../shared/protocol';
+import { JOB_STATES, type Backoff, type BackoffStrategy } from '../../../shared/types';
 import type { ListCursor } from '../../store/list';
 import {
   array,
@@ -175,14 +175,8 @@ export function updateParams(value: unknown): UpdateInput {
   };
 }
 
-export interface FilterInput {
-  queue?: string;
-  states?: JobState[];
-  kind?: string;
-  tag?: string;
-  search?: string;
-  delayed?: boolean;
-}
+/** The filter fields of jobs.list and the bulk forms, validated. */
+export type FilterInput = JobFilter;
 
 const FILTER_FIELDS = ['queue', 'states', 'kind', 'tag', 'search', 'delayed'] as const;
 
