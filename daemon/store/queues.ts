@@ -2,24 +2,14 @@
  * SQL over queues, their counters (queue_counts, kept by the store: counts.ts) and their token
  * buckets. Counter reads add the changes the open write transaction has not written yet.
  */
-import type { Backoff, JobCounts, JobState, Queue, RateLimit } from '../../shared/types';
+import type { JobCounts, JobState, Queue } from '../../shared/types';
 import type { PendingCounts } from './counts';
 import type { Db } from './db';
 import { backoffOf, jobState } from './mappers';
 import { bool, int, intOrNull, real, scalarInt, text, toRow, type Row } from './row';
 
 /** A queue's settings as stored, before counts are attached. */
-export interface QueueSettings {
-  name: string;
-  concurrency: number | null;
-  rateLimit: RateLimit | null;
-  paused: boolean;
-  defaultMaxAttempts: number;
-  defaultBackoff: Backoff;
-  defaultTimeoutMs: number;
-  retentionMs: number | null;
-  createdAt: number;
-}
+export type QueueSettings = Omit<Queue, 'counts' | 'delayed'>;
 
 /** Token-bucket state stored with the queue. */
 export interface RateState {

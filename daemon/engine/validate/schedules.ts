@@ -3,7 +3,7 @@
  * checked for shape here; the daemon's scheduler parses them (cron-parser) and computes fire times.
  */
 import { invalidParams } from '../../../shared/errors';
-import type { JobTemplate, MissedRunPolicy } from '../../../shared/types';
+import type { JobTemplate, MissedRunPolicy, Schedule } from '../../../shared/types';
 import { maxAttempts, partialBackoff, priority, tags, timeoutMs } from './jobs';
 import { builtinPayload } from './payloads';
 import { boolean, join, jsonText, name, object, oneOf, requiredObject, string } from './primitives';
@@ -48,15 +48,8 @@ export function timezone(value: unknown, field = 'timezone'): string {
   return zone;
 }
 
-export interface ScheduleInput {
-  name: string;
-  cron: string;
-  timezone: string;
-  queue: string;
-  job: JobTemplate;
-  enabled: boolean;
-  missedPolicy: MissedRunPolicy;
-}
+/** A schedule's own fields, validated (the rest of Schedule is the daemon's bookkeeping). */
+export type ScheduleInput = Pick<Schedule, 'name' | 'cron' | 'timezone' | 'queue' | 'job' | 'enabled' | 'missedPolicy'>;
 
 export function createScheduleParams(value: unknown): ScheduleInput {
   const o = object(value, 'params', ['name', 'cron', 'timezone', 'queue', 'job', 'enabled', 'missedPolicy']);
