@@ -4,6 +4,7 @@
  * only marked stale and refreshed when it becomes visible again.
  */
 import type * as vscode from 'vscode';
+import type { DaemonConnection } from '../daemon/connection';
 
 export class Refresher implements vscode.Disposable {
   private timer: NodeJS.Timeout | null = null;
@@ -32,6 +33,14 @@ export class Refresher implements vscode.Disposable {
       this.visible = e.visible;
       if (e.visible && this.stale) this.schedule();
     });
+  }
+
+  /**
+   * Refreshes soon on each of `changes` (daemon notifications), and at once when the connection
+   * connects or changes state. Returns the listeners, for the view to dispose.
+   */
+  follow(connection: DaemonConnection, changes: readonly vscode.Event<unknown>[]): vscode.Disposable[] {
+    return [...changes.map((event) => event(() => this.changed())), connection.onDidConnect(() => this.now()), connection.onDidChangeState(() => this.now())];
   }
 
   /** Something changed: refresh soon if visible, else when next shown. */

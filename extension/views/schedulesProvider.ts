@@ -5,9 +5,8 @@
  */
 import * as vscode from 'vscode';
 import type { Schedule } from '../../shared/types';
-import type { DaemonConnection } from '../daemon/connection';
 import { cronInWords, payloadSummary, relativeTime } from './format';
-import { Refresher } from './refresher';
+import { StatsListProvider } from './statsListProvider';
 
 export interface ScheduleNode {
   type: 'schedule';
@@ -34,22 +33,7 @@ export function scheduleItem(node: ScheduleNode, now = Date.now()): vscode.TreeI
   return item;
 }
 
-export class SchedulesProvider implements vscode.TreeDataProvider<ScheduleNode>, vscode.Disposable {
-  private readonly changeEmitter = new vscode.EventEmitter<ScheduleNode | undefined>();
-  readonly onDidChangeTreeData = this.changeEmitter.event;
-  readonly refresher = new Refresher(() => this.changeEmitter.fire(undefined));
-  /** Text the names must contain; empty shows all. */
-  filterText = '';
-  private readonly disposables: vscode.Disposable[] = [this.changeEmitter, this.refresher];
-
-  constructor(private readonly connection: DaemonConnection) {
-    this.disposables.push(
-      connection.onStats(() => this.refresher.changed()),
-      connection.onDidConnect(() => this.refresher.now()),
-      connection.onDidChangeState(() => this.refresher.now()),
-    );
-  }
-
+export class SchedulesProvider extends StatsListProvider<ScheduleNode> {
   getTreeItem(node: ScheduleNode): vscode.TreeItem {
     return scheduleItem(node);
   }
@@ -58,13 +42,8 @@ export class SchedulesProvider implements vscode.TreeDataProvider<ScheduleNode>,
     if (node || this.connection.state !== 'connected') return [];
     const { schedules } = await this.connection.client().call('schedules.list');
     void vscode.commands.executeCommand('setContext', 'spool.noSchedules', schedules.length === 0);
-    const text = this.filterText.toLowerCase();
     return schedules
-      .filter((s) => text === '' || s.name.toLowerCase().includes(text) || s.queue.toLowerCase().includes(text))
+      .filter((s) => this.matches(`${s.name} ${s.queue}`))
       .map((schedule) => ({ type: 'schedule', schedule }));
-  }
-
-  dispose(): void {
-    for (const d of this.disposables) d.dispose();
   }
 }

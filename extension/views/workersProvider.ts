@@ -4,9 +4,8 @@
  */
 import * as vscode from 'vscode';
 import type { Worker } from '../../shared/types';
-import type { DaemonConnection } from '../daemon/connection';
 import { relativeTime, shortId } from './format';
-import { Refresher } from './refresher';
+import { StatsListProvider } from './statsListProvider';
 
 export interface WorkerNode {
   type: 'worker';
@@ -33,21 +32,7 @@ export function workerItem(node: WorkerNode, now = Date.now()): vscode.TreeItem 
   return item;
 }
 
-export class WorkersProvider implements vscode.TreeDataProvider<WorkerTreeNode>, vscode.Disposable {
-  private readonly changeEmitter = new vscode.EventEmitter<WorkerTreeNode | undefined>();
-  readonly onDidChangeTreeData = this.changeEmitter.event;
-  readonly refresher = new Refresher(() => this.changeEmitter.fire(undefined));
-  filterText = '';
-  private readonly disposables: vscode.Disposable[] = [this.changeEmitter, this.refresher];
-
-  constructor(private readonly connection: DaemonConnection) {
-    this.disposables.push(
-      connection.onStats(() => this.refresher.changed()),
-      connection.onDidConnect(() => this.refresher.now()),
-      connection.onDidChangeState(() => this.refresher.now()),
-    );
-  }
-
+export class WorkersProvider extends StatsListProvider<WorkerTreeNode> {
   getTreeItem(node: WorkerTreeNode): vscode.TreeItem {
     if (node.type === 'worker') return workerItem(node);
     const item = new vscode.TreeItem(`job ${shortId(node.jobId)}`, vscode.TreeItemCollapsibleState.None);
@@ -62,13 +47,8 @@ export class WorkersProvider implements vscode.TreeDataProvider<WorkerTreeNode>,
     if (node?.type === 'worker') return node.worker.runningJobIds.map((jobId) => ({ type: 'workerJob', jobId }));
     if (node) return [];
     const { workers } = await this.connection.client().call('workers.list');
-    const text = this.filterText.toLowerCase();
     return workers
-      .filter((w) => text === '' || `${w.id} ${w.name ?? ''} ${w.queues.join(' ')} ${w.kinds.join(' ')}`.toLowerCase().includes(text))
+      .filter((w) => this.matches(`${w.id} ${w.name ?? ''} ${w.queues.join(' ')} ${w.kinds.join(' ')}`))
       .map((worker) => ({ type: 'worker', worker }));
-  }
-
-  dispose(): void {
-    for (const d of this.disposables) d.dispose();
   }
 }

@@ -5,8 +5,5 @@ import { command } from '../command';
 export const filterSchedules = command('spool.schedules.filter', async (ctx, arg) => {
   const text = typeof arg === 'string' ? arg : await vscode.window.showInputBox({ title: 'Spool: Filter Schedules', prompt: 'Text in the schedule name or queue (empty shows all)', value: ctx.schedules.filterText });
   if (text === undefined) return undefined;
-  ctx.schedules.filterText = text.trim();
-  ctx.schedulesView.description = ctx.schedules.filterText === '' ? undefined : `filter: "${ctx.schedules.filterText}"`;
-  ctx.schedules.refresher.now();
-  return ctx.schedules.filterText;
+  return ctx.schedules.setFilter(text, ctx.schedulesView);
 });

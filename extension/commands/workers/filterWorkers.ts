@@ -5,8 +5,5 @@ import { command } from '../command';
 export const filterWorkers = command('spool.workers.filter', async (ctx, arg) => {
   const text = typeof arg === 'string' ? arg : await vscode.window.showInputBox({ title: 'Spool: Filter Workers', prompt: 'Text in the worker id, name, queues or kinds (empty shows all)', value: ctx.workers.filterText });
   if (text === undefined) return undefined;
-  ctx.workers.filterText = text.trim();
-  ctx.workersView.description = ctx.workers.filterText === '' ? undefined : `filter: "${ctx.workers.filterText}"`;
-  ctx.workers.refresher.now();
-  return ctx.workers.filterText;
+  return ctx.workers.setFilter(text, ctx.workersView);
 });

@@ -63,12 +63,7 @@ export class QueuesProvider implements vscode.TreeDataProvider<QueueTreeNode>, v
   private readonly disposables: vscode.Disposable[] = [this.changeEmitter, this.refresher];
 
   constructor(private readonly connection: DaemonConnection) {
-    this.disposables.push(
-      connection.onJobChanged(() => this.refresher.changed()),
-      connection.onQueueChanged(() => this.refresher.changed()),
-      connection.onDidConnect(() => this.refresher.now()),
-      connection.onDidChangeState(() => this.refresher.now()),
-    );
+    this.disposables.push(...this.refresher.follow(connection, [connection.onJobChanged, connection.onQueueChanged]));
   }
 
   get filter(): JobViewFilter {
