@@ -3,6 +3,7 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { SpoolApi } from '../../../extension/context';
 import type { QueueTreeNode } from '../../../extension/views/queues/nodes';
+import { waitFor as poll } from '../support/wait';
 
 export async function spool(): Promise<SpoolApi> {
   const ext = vscode.extensions.getExtension<SpoolApi>('spool.spool');
@@ -10,19 +11,9 @@ export async function spool(): Promise<SpoolApi> {
   return ext.isActive ? ext.exports : ext.activate();
 }
 
-export async function waitFor<T>(what: string, probe: () => Promise<T | undefined | null | false> | T | undefined | null | false, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined && value !== null && value !== false) return value;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}${last instanceof Error ? ` (last error: ${last.message})` : ''}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+/** support/wait.ts's waitFor (the suite is bundled with it), taking the deadline as a third argument. */
+export function waitFor<T>(what: string, probe: () => Promise<T | undefined | null | false> | T | undefined | null | false, timeoutMs = 30_000): Promise<T> {
+  return poll(what, probe, { timeoutMs });
 }
 
 export async function connected(api: SpoolApi): Promise<void> {
