@@ -41,8 +41,10 @@ export function findLeftovers(jobIds: ReadonlySet<string>): Leftover[] {
     if (pid === process.pid) continue;
     const jobId = jobOf(pid);
     if (jobId === undefined || !jobIds.has(jobId)) continue;
-    const pgid = processGroup(pid);
-    if (pgid !== undefined && alive(pid)) found.push({ pid, pgid, jobId });
+    // state, ppid, pgrp, …
+    const fields = statFields(pid);
+    const pgid = Number(fields?.[2]);
+    if (fields !== undefined && fields[0] !== 'Z' && Number.isInteger(pgid) && pgid > 0) found.push({ pid, pgid, jobId });
   }
   return found;
 }
@@ -106,12 +108,6 @@ function statFields(pid: number): string[] | undefined {
   } catch {
     return undefined;
   }
-}
-
-function processGroup(pid: number): number | undefined {
-  // state, ppid, pgrp, …
-  const pgrp = Number(statFields(pid)?.[2]);
-  return Number.isInteger(pgrp) && pgrp > 0 ? pgrp : undefined;
 }
 
 /** Exists and is not a zombie (a zombie has exited; its parent just has not reaped it yet). */

@@ -176,5 +176,5 @@ export { emptyCounts, withCounts, type QueueSettings } from './queues';
 export type { JobInsert } from './jobs';
 
 function transactionLostError(): Error {
-  return new Error('The write transaction was rolled back by an earlier error in the same batch (a full disk or an I/O error); nothing of the batch was stored.');
+  return new Error('The write transaction was rolled back by an earlier error in the same batch (a full disk or an I/O error); nothing of the batch was stored. Check the disk (space, errors in the daemon log), then send the requests again.');
 }
