@@ -6,7 +6,7 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { SpoolClient } from '../../../shared/client';
 import type { Job } from '../../../shared/types';
-import { connected, spool } from './api';
+import { connected, spool, waitFor } from './api';
 import { configString, hostSuite } from './framework';
 
 export const run = hostSuite({
@@ -38,11 +38,7 @@ export const run = hostSuite({
     const client = await SpoolClient.connect({ socketPath: configString(config, 'socketPath') });
     try {
       const { job } = await client.call('jobs.enqueue', { queue: 'untrusted', kind: 'shell', payload: { command: 'exit 3' }, maxAttempts: 1 });
-      const deadline = Date.now() + 30_000;
-      while ((await client.call('jobs.get', { id: job.id })).job.state !== 'dead') {
-        if (Date.now() > deadline) throw new Error('the shell job did not end dead');
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+      await waitFor('the shell job to end dead', async () => (await client.call('jobs.get', { id: job.id })).job.state === 'dead');
       await vscode.commands.executeCommand('spool.jobs.retry', job.id);
       assert.equal((await client.call('jobs.get', { id: job.id })).job.state, 'dead');
     } finally {
