@@ -36,13 +36,33 @@ export function openDatabase(dbPath: string, options: OpenOptions = {}): Db {
   } catch (error) {
     throw new Error(`Cannot open the Spool database at ${dbPath}: ${errorMessage(error)}. Check that the folder is writable.`);
   }
-  db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
-  db.pragma('journal_mode = WAL');
+  const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+  db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+  enableWal(db, busyTimeoutMs);
   db.pragma(`synchronous = ${options.durable ? 'FULL' : 'NORMAL'}`);
   db.pragma('foreign_keys = ON');
   db.pragma('cache_size = -16000');
   db.pragma('temp_store = MEMORY');
   return db;
+}
+
+/**
+ * Switches the file to WAL. On a new file that several processes open at once, SQLite can answer
+ * SQLITE_BUSY here without calling the busy handler (it would deadlock otherwise), so the switch
+ * is retried, with a short synchronous pause, until the busy timeout has passed.
+ */
+function enableWal(db: Db, timeoutMs: number): void {
+  const deadline = Date.now() + timeoutMs;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (;;) {
+    try {
+      db.pragma('journal_mode = WAL');
+      return;
+    } catch (error) {
+      if (!(error instanceof Database.SqliteError) || error.code !== 'SQLITE_BUSY' || Date.now() > deadline) throw error;
+      Atomics.wait(pause, 0, 0, 5 + Math.floor(Math.random() * 10));
+    }
+  }
 }
 
 export function errorMessage(error: unknown): string {
