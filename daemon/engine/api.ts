@@ -107,6 +107,9 @@ export interface FireScheduleParams {
   enqueue: boolean;
 }
 
+/** One complete of a completeMany: the completed job, or the error its own call would have thrown. */
+export type CompleteOutcome = { ok: true; job: Job } | { ok: false; error: unknown };
+
 export interface QueueEngine {
   // Jobs
   enqueue(params: EnqueueParams): EnqueueResult;
@@ -133,6 +136,11 @@ export interface QueueEngine {
   /** Output of the daemon's own executors: same as log but with any stream and no lease check beyond the worker id. */
   appendOutput(jobId: string, workerId: string, stream: Exclude<OutputStream, 'marker'>, lines: string[]): void;
   complete(params: CompleteParams): Job;
+  /**
+   * Many completes in one transaction and far fewer statements; each gets the outcome its own
+   * `complete` call would have had (invalid params and lost leases fail alone, in their slot).
+   */
+  completeMany(params: CompleteParams[]): CompleteOutcome[];
   fail(params: FailParams): Job;
   /** Cancelled running jobs end here once the executor or worker has stopped them. */
   markCancelled(id: string, workerId: string): Job;

@@ -36,7 +36,7 @@ import type {
 import { jobNotFound } from '../../shared/errors';
 import { TERMINAL_STATES, type Job, type JobState, type JobTemplate, type OutputStream, type Queue, type Schedule, type Worker, type WorkerType } from '../../shared/types';
 import { Store, type WalCheckpointStatus } from '../store';
-import type { EngineClaimParams, EngineListener, EngineOptions, FireScheduleParams, QueueEngine } from './api';
+import type { CompleteOutcome, EngineClaimParams, EngineListener, EngineOptions, FireScheduleParams, QueueEngine } from './api';
 import type { EngineContext } from './context';
 import { UPKEEP_BATCH } from './defaults';
 import { EventHub } from './events';
@@ -244,6 +244,21 @@ export class Engine implements QueueEngine {
   complete(params: CompleteParams): Job {
     const input = vw.completeParams(params);
     return this.write((ctx) => attempts.complete(ctx, input.id, input.workerId, input.result));
+  }
+
+  completeMany(params: CompleteParams[]): CompleteOutcome[] {
+    const checked = params.map((item): CompleteOutcome | ReturnType<typeof vw.completeParams> => {
+      try {
+        return vw.completeParams(item);
+      } catch (error) {
+        return { ok: false, error };
+      }
+    });
+    const inputs = checked.filter((c) => !('ok' in c)) as ReturnType<typeof vw.completeParams>[];
+    if (inputs.length === 0) return checked as CompleteOutcome[];
+    const done = this.write((ctx) => attempts.completeMany(ctx, inputs));
+    let next = 0;
+    return checked.map((c) => ('ok' in c ? c : done[next++]));
   }
 
   fail(params: FailParams): Job {

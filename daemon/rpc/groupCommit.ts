@@ -12,7 +12,8 @@
  * Ordering: the dispatcher flushes the group before it runs any method that is not grouped, so
  * a write is committed before any later request is handled.
  */
-import { LIMITS, type EnqueueParams, type EnqueueResult } from '../../shared/protocol';
+import { LIMITS, type CompleteParams, type EnqueueParams, type EnqueueResult } from '../../shared/protocol';
+import type { Job } from '../../shared/types';
 import type { QueueEngine } from '../engine/api';
 
 type Outcome<T> = { ok: true; value: T } | { ok: false; error: unknown };
@@ -27,6 +28,8 @@ interface Pending {
   settle(commitError: { error: unknown } | null): void;
   /** Set for a plain enqueue: consecutive ones are inserted with one enqueueBatch call. */
   enqueue?: { params: EnqueueParams; provide(result: EnqueueResult): void };
+  /** Set for a complete: consecutive ones end with one completeMany call. */
+  complete?: { params: CompleteParams; provide(outcome: Outcome<Job>): void };
 }
 
 export class WriteGroup {
@@ -56,6 +59,31 @@ export class WriteGroup {
     return new Promise<EnqueueResult>((resolve, reject) => this.add(pendingEnqueue(params, write, resolve, reject)));
   }
 
+  /**
+   * A complete. Consecutive completes of a group (a worker's batch of them) go to the engine as
+   * one `completeMany`: one UPDATE and one history insert for all of them, each still with its
+   * own outcome.
+   */
+  complete(params: CompleteParams): Promise<Job> | Job {
+    const write = (): Job => this.engine.complete(params);
+    if (!this.enabled) return write();
+    return new Promise<Job>((resolve, reject) => {
+      let outcome: Outcome<Job> | null = null;
+      this.add({
+        execute: () => {
+          outcome = attempt(write);
+        },
+        settle: (commitError) => settleWith(outcome, commitError, resolve, reject),
+        complete: {
+          params,
+          provide: (result) => {
+            outcome = result;
+          },
+        },
+      });
+    });
+  }
+
   private add(pending: Pending): void {
     this.pending.push(pending);
     if (this.pending.length >= LIMITS.maxBatch) this.flush();
@@ -75,14 +103,13 @@ export class WriteGroup {
       this.engine.batch(() => {
         let i = 0;
         while (i < group.length) {
-          let end = i;
-          while (end < group.length && group[end].enqueue !== undefined) end++;
-          if (end - i > 1) {
-            this.enqueueRun(group.slice(i, end));
-            i = end;
-          } else {
-            group[i++].execute();
-          }
+          const kind = runKind(group[i]);
+          let end = i + 1;
+          while (kind !== null && end < group.length && runKind(group[end]) === kind) end++;
+          if (end - i === 1) group[i].execute();
+          else if (kind === 'enqueue') this.enqueueRun(group.slice(i, end));
+          else this.completeRun(group.slice(i, end));
+          i = end;
         }
       });
     } catch (error) {
@@ -103,6 +130,22 @@ export class WriteGroup {
     }
     for (const p of run) p.execute();
   }
+
+  /** Completes as one completeMany; one by one if it failed as a whole (it undid only itself). */
+  private completeRun(run: Pending[]): void {
+    const entries = run.flatMap((p) => (p.complete ? [p.complete] : []));
+    const outcomes = attempt(() => this.engine.completeMany(entries.map((e) => e.params)));
+    if (entries.length === run.length && outcomes.ok && outcomes.value.length === run.length) {
+      outcomes.value.forEach((outcome, i) => entries[i].provide(outcome.ok ? { ok: true, value: outcome.job } : outcome));
+      return;
+    }
+    for (const p of run) p.execute();
+  }
+}
+
+/** Which engine call a run of consecutive pending writes of the same kind can share, if any. */
+function runKind(pending: Pending): 'enqueue' | 'complete' | null {
+  return pending.enqueue ? 'enqueue' : pending.complete ? 'complete' : null;
 }
 
 function pendingWrite<T>(write: () => T, resolve: (value: T) => void, reject: (error: unknown) => void): Pending {

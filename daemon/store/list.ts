@@ -136,6 +136,6 @@ export function listSql(query: ListQuery): { sql: string; params: Record<string,
     }
   }
   const orderBy = query.order === 'newest' ? 'id DESC' : query.order === 'oldest' ? 'id' : 'run_at, id';
-  const sql = `SELECT * FROM jobs ${index} ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ${orderBy} LIMIT @limit`;
+  const sql = `SELECT * FROM jobs ${index} ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ${orderBy} LIMIT +@limit`;
   return { sql, params };
 }

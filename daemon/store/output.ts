@@ -33,7 +33,7 @@ export class OutputStatements {
     this.oldestStmt = db.prepare(`
       SELECT seq FROM job_output WHERE job_id = @jobId AND stream <> 'marker' ORDER BY seq LIMIT 1 OFFSET @skip`).pluck();
     this.deleteUpToStmt = db.prepare(`DELETE FROM job_output WHERE job_id = @jobId AND seq <= @seq`);
-    this.pageStmt = db.prepare('SELECT * FROM job_output WHERE job_id = @jobId AND seq > @after ORDER BY seq LIMIT @limit');
+    this.pageStmt = db.prepare('SELECT * FROM job_output WHERE job_id = @jobId AND seq > @after ORDER BY seq LIMIT +@limit');
   }
 
   state(jobId: string): OutputState | undefined {

@@ -23,9 +23,21 @@ export interface RunEnd {
   now: number;
 }
 
+/** A finished attempt whose facts the caller has already, without error details. */
+export interface FinishedRun {
+  jobId: string;
+  run: number;
+  attempt: number;
+  workerId: string;
+  startedAt: number;
+  finishedAt: number;
+  outcome: Exclude<RunOutcome, 'running'>;
+}
+
 export class RunStatements {
   private readonly recordStmt;
   private readonly insertStmt;
+  private readonly insertManyStmt;
   private readonly ofJobStmt;
   private readonly windowStmt;
   private readonly pruneStmt;
@@ -43,6 +55,11 @@ export class RunStatements {
     this.insertStmt = db.prepare(`
       INSERT OR REPLACE INTO job_runs (job_id, run, attempt, worker_id, started_at, finished_at, outcome, error, stack, exit_code, http_status)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+    // Many finished runs in one statement, each [jobId, run, attempt, workerId, startedAt, finishedAt, outcome].
+    this.insertManyStmt = db.prepare(`
+      INSERT OR REPLACE INTO job_runs (job_id, run, attempt, worker_id, started_at, finished_at, outcome, error, stack, exit_code, http_status)
+      SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6, NULL, NULL, NULL, NULL
+      FROM json_each(@runs)`);
     // The finished runs, then the running one as its job row describes it.
     this.ofJobStmt = db.prepare(`
       SELECT job_id, run, attempt, worker_id, started_at, finished_at, outcome, error, stack, exit_code, http_status
@@ -66,8 +83,14 @@ export class RunStatements {
   }
 
   /** Writes a finished run whose facts the caller has already (a complete's RETURNING). */
-  insert(run: { jobId: string; run: number; attempt: number; workerId: string; startedAt: number; finishedAt: number; outcome: Exclude<RunOutcome, 'running'> }): void {
+  insert(run: FinishedRun): void {
     this.insertStmt.run(run.jobId, run.run, run.attempt, run.workerId, run.startedAt, run.finishedAt, run.outcome, null, null, null, null);
+  }
+
+  /** `insert` for many runs, in one statement. */
+  insertMany(runs: readonly FinishedRun[]): void {
+    if (runs.length === 0) return;
+    this.insertManyStmt.run({ runs: JSON.stringify(runs.map((r) => [r.jobId, r.run, r.attempt, r.workerId, r.startedAt, r.finishedAt, r.outcome])) });
   }
 
   ofJob(jobId: string): JobRun[] {

@@ -22,14 +22,14 @@ export class UpkeepStatements {
     this.purgeStmt = db.prepare(`
       DELETE FROM jobs WHERE id IN (
         SELECT id FROM jobs WHERE queue = @queue AND state IN (SELECT value FROM json_each(@states)) AND state <> 'running'
-        LIMIT @limit)
+        LIMIT +@limit)
       RETURNING state`);
     // Finished jobs in id (creation) order: the old ones come first, so a batch stops early.
     this.retentionStmt = db.prepare(`
       DELETE FROM jobs WHERE id IN (
         SELECT id FROM jobs INDEXED BY jobs_list
         WHERE queue = @queue AND state IN ('completed', 'dead', 'cancelled') AND state <> 'running' AND finished_at < @cutoff
-        LIMIT @limit)
+        LIMIT +@limit)
       RETURNING state`);
     // Both read the first entry of a partial index (jobs_due, jobs_lease): O(log n). The terms
     // repeating the index's own WHERE let SQLite prove the partial index applies; a future run

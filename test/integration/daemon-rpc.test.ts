@@ -98,6 +98,39 @@ describe('the daemon over its socket', () => {
     assert.equal((await client.call('queues.get', { name: 'group' })).queue.counts.queued, 2);
   });
 
+  test('completes sent together (a JSON-RPC batch) share a commit and keep their own answers', async () => {
+    const ids = (await client.call('jobs.enqueueBatch', { jobs: [1, 2, 3].map((n) => ({ queue: 'grouped', kind: 'k', payload: { n } })) })).results.map((r) => r.job.id);
+    assert.equal((await client.call('jobs.claim', { workerId: 'gw', queues: ['grouped'], max: 3 })).jobs.length, 3);
+    const [a, b, c] = ids as [string, string, string];
+    const raw = await RawConnection.open(daemon.socketPath);
+    try {
+      const complete = (id: number, params: object): object => ({ jsonrpc: '2.0', id, method: 'jobs.complete', params });
+      const answers = (await raw.call([
+        complete(1, { id: a, workerId: 'gw', result: { sum: 6 } }),
+        complete(2, { id: b, workerId: 'intruder' }),
+        complete(3, { id: c, workerId: 'gw' }),
+        complete(4, { id: a, workerId: 'gw' }),
+        complete(5, { id: b }),
+      ])) as { id: number; result?: { job: { id: string; state: string } }; error?: { code: number; message: string; data?: { field?: string } } }[];
+      const byId = new Map(answers.map((r) => [r.id, r]));
+      assert.equal(byId.get(1)?.result?.job.state, 'completed');
+      assert.equal(byId.get(1)?.result?.job.id, a);
+      assert.equal(byId.get(2)?.error?.code, ErrorCode.LeaseLost);
+      assert.equal(byId.get(3)?.result?.job.state, 'completed');
+      assert.equal(byId.get(4)?.error?.code, ErrorCode.LeaseLost);
+      assert.match(byId.get(4)?.error?.message ?? '', /completed now/);
+      assert.equal(byId.get(5)?.error?.code, ErrorCode.InvalidParams);
+      assert.equal(byId.get(5)?.error?.data?.field, 'workerId');
+    } finally {
+      raw.close();
+    }
+    assert.deepEqual((await client.call('jobs.get', { id: a })).job.result, { sum: 6 });
+    assert.deepEqual((await client.call('jobs.get', { id: a })).runs.map((r) => [r.outcome, r.workerId]), [['completed', 'gw']]);
+    assert.equal((await client.call('jobs.get', { id: b })).job.state, 'running');
+    const counts = (await client.call('queues.get', { name: 'grouped' })).queue.counts;
+    assert.deepEqual([counts.running, counts.completed], [1, 2]);
+  });
+
   test('invalid params are refused with the field named, and nothing is stored', async () => {
     const before = (await client.call('stats.get')).totals;
     await rejectsWith(client.call('jobs.enqueue', { queue: '', kind: 'noop' }), ErrorCode.InvalidParams, 'queue');

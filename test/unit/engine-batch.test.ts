@@ -66,3 +66,43 @@ test('enqueueBatch stores every job in order across its multi-row inserts, keys 
   assert.deepEqual([engine.getQueue('a').counts.queued, engine.getQueue('b').counts.queued], [1 + 18, 19 - 2]);
   assert.deepEqual(engine.verifyCounters(), { ok: true, mismatches: [] });
 });
+
+test('completeMany gives each complete the outcome its own call would have had', (t) => {
+  const { engine } = makeEngine(t);
+  const ids = engine.enqueueBatch({ jobs: Array.from({ length: 4 }, (_, i) => ({ queue: i === 3 ? 'other' : 'q', kind: 'k' })) }).results.map((r) => r.job.id);
+  const claimed = [...engine.claim({ workerId: 'w', max: 3, queues: ['q'] }), ...engine.claim({ workerId: 'v', queues: ['other'] })];
+  assert.equal(claimed.length, 4);
+  const events: string[] = [];
+  engine.subscribe({ jobChanged: (c) => events.push(`${c.id}:${c.state}`) });
+  const [a, b, c, d] = ids as [string, string, string, string];
+  const outcomes = engine.completeMany([
+    { id: a, workerId: 'w', result: { n: 1 } },
+    { id: b, workerId: 'someone-else' },
+    { id: c, workerId: 'w' },
+    { id: a, workerId: 'w' },
+    { id: '', workerId: 'w' },
+    { id: d, workerId: 'v', result: 'text' },
+    { id: '01890000-0000-7000-8000-000000000000', workerId: 'w' },
+  ]);
+  const codes = outcomes.map((o) => (o.ok ? o.job.state : isSpoolError(o.error) ? o.error.code : String(o.error)));
+  assert.deepEqual(codes, ['completed', ErrorCode.LeaseLost, 'completed', ErrorCode.LeaseLost, ErrorCode.InvalidParams, 'completed', ErrorCode.JobNotFound]);
+  const second = outcomes[3];
+  assert.ok(second && !second.ok && isSpoolError(second.error));
+  assert.match(second.error.message, /it is completed now/, 'a job named twice: the second complete is told the first one finished it');
+  // As stored, and as each complete returned it.
+  for (const [i, id] of [[0, a], [2, c], [5, d]] as const) {
+    const outcome = outcomes[i];
+    assert.ok(outcome?.ok);
+    const stored = engine.getJob(id);
+    assert.deepEqual(stored.job, outcome.job);
+    assert.equal(stored.runs.length, 1);
+    assert.deepEqual([stored.runs[0]?.outcome, stored.runs[0]?.workerId, stored.runs[0]?.attempt], ['completed', i === 5 ? 'v' : 'w', 1]);
+  }
+  assert.deepEqual(engine.getJob(a).job.result, { n: 1 });
+  assert.equal(engine.getJob(d).job.result, 'text');
+  assert.deepEqual([engine.getJob(b).job.state, engine.getJob(b).job.workerId], ['running', 'w'], 'a refused complete changes nothing');
+  assert.deepEqual(events, [`${a}:completed`, `${c}:completed`, `${d}:completed`]);
+  assert.equal(engine.stats().totals.completed, 3);
+  assert.deepEqual(engine.verifyCounters(), { ok: true, mismatches: [] });
+  assert.deepEqual(engine.completeMany([]), []);
+});

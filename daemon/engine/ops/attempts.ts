@@ -10,8 +10,10 @@ import { SpoolError, jobNotFound } from '../../../shared/errors';
 import { ErrorCode, LIMITS, type HeartbeatResult } from '../../../shared/protocol';
 import type { Job, JobState, OutputStream, RunOutcome } from '../../../shared/types';
 import { backoffDelay } from '../backoff';
+import type { CompleteOutcome } from '../api';
 import type { EngineContext } from '../context';
 import { truncateLine } from '../output-lines';
+import type { FinishedRun } from '../../store/runs';
 import type { FailInput } from '../validate/worker';
 
 /**
@@ -128,6 +130,36 @@ export function complete(ctx: EngineContext, id: string, workerId: string, resul
   ctx.store.runs.countFinished('completed', now);
   ctx.events.job(job);
   return job;
+}
+
+/**
+ * Completes many jobs in one UPDATE and one history insert (JobStatements.completeMany), with the
+ * outcome each `complete` call would have had: a job whose lease the worker does not hold gets
+ * its LeaseLost error, the others are completed. A job named twice is completed by the first
+ * and refused to the second, as two calls one after the other would be.
+ */
+export function completeMany(ctx: EngineContext, items: readonly { id: string; workerId: string; result: string | null }[]): CompleteOutcome[] {
+  const now = ctx.now();
+  const seen = new Set<string>();
+  const distinct = items.filter((item) => !seen.has(item.id) && seen.add(item.id));
+  const done = ctx.store.jobs.completeMany(distinct, now);
+  const runs: FinishedRun[] = [];
+  for (const { id, workerId } of distinct) {
+    const completed = done.get(id);
+    if (completed === undefined) continue;
+    const { job, run } = completed;
+    runs.push({ jobId: id, run, attempt: job.attempts, workerId, startedAt: job.startedAt ?? now, finishedAt: now, outcome: 'completed' });
+    ctx.store.runs.countFinished('completed', now);
+  }
+  ctx.store.runs.insertMany(runs);
+  const reported = new Set<string>();
+  return items.map((item): CompleteOutcome => {
+    const completed = done.get(item.id);
+    if (completed === undefined || reported.has(item.id)) return { ok: false, error: leaseLost(ctx, item.id, item.workerId) };
+    reported.add(item.id);
+    ctx.events.job(completed.job);
+    return { ok: true, job: completed.job };
+  });
 }
 
 /**

@@ -78,9 +78,12 @@ export function workerHandlers(s: Services): HandlerGroup<WorkerMethods> {
       await s.writes.run(() => asWorker(params, context, () => engine.log(unvalidated<LogParams>(params))));
       return { ok: true };
     },
-    'jobs.complete': async (params, context) => ({
-      job: await s.writes.run(() => asWorker(params, context, () => engine.complete(unvalidated<CompleteParams>(params)))),
-    }),
+    'jobs.complete': async (params, context) => {
+      // Not through asWorker: the complete may run in a completeMany with others (group commit).
+      const job = await s.writes.complete(unvalidated<CompleteParams>(params));
+      if (isRecord(params) && typeof params.workerId === 'string') s.workerSeen(params.workerId, context.connection);
+      return { job };
+    },
     'jobs.fail': async (params, context) => ({
       job: await s.writes.run(() => asWorker(params, context, () => engine.fail(unvalidated<FailParams>(params)))),
     }),
