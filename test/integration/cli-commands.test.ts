@@ -4,6 +4,7 @@
  * cron, invalid JSON).
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -413,12 +414,11 @@ describe('rpc', () => {
 });
 
 describe('completion and help', () => {
-  test('the bash and zsh scripts name every command, and bash accepts the script', async () => {
+  test('the bash and zsh scripts name every command, and bash and zsh complete with them', async (t) => {
     const bash = await spool(['completion', 'bash']);
     assert.equal(bash.code, 0);
     assert.match(bash.stdout, /complete -F _spool spool/);
     for (const c of ['enqueue', 'jobs', 'logs', 'schedule add', 'rpc', 'jobs.enqueue', '--state']) assert.ok(bash.stdout.includes(c), c);
-    const { spawnSync } = await import('node:child_process');
     const check = spawnSync('bash', ['-n'], { input: bash.stdout });
     assert.equal(check.status, 0, check.stderr.toString());
     // Ask the completion function itself, as bash would on <Tab>.
@@ -426,6 +426,29 @@ describe('completion and help', () => {
     assert.equal(complete.stdout.toString().trim(), 'add');
     const zsh = await spool(['completion', 'zsh']);
     assert.match(zsh.stdout, /bashcompinit/);
+    // In zsh itself, when installed (CI installs it): the script loads, registers spool with the
+    // completion system, and the function finds the right words under zsh's bash emulation
+    // (which calls it the way _bash_complete does; zsh then matches them against the prefix).
+    if (spawnSync('sh', ['-c', 'command -v zsh']).status === 0) {
+      const home = fs.mkdtempSync(path.join(os.tmpdir(), 'spool-zsh-'));
+      try {
+        const ask = (words: string[]): string =>
+          `words=(${words.join(' ')}); CURRENT=${words.length}; COMP_WORDS=("\${words[@]}"); COMP_CWORD=$((CURRENT - 1)); print -r -- "\${(j: :)\${(f)$(compgen -F _spool -- ${words[words.length - 1]})}}"`;
+        const script = [zsh.stdout, 'print -r -- "$_comps[spool]"', ask(['spool', 'schedule', 'a']), ask(['spool', 'jobs', '--state', 'r']), ask(['spool', 'rpc', 'jobs.en'])].join('\n');
+        const run = spawnSync('zsh', ['-f'], { input: script, env: { PATH: process.env['PATH'], HOME: home, ZDOTDIR: home }, timeout: 20_000 });
+        assert.equal(run.status, 0, run.stderr.toString());
+        assert.equal(run.stderr.toString(), '');
+        const [registered, schedule, states, methods] = run.stdout.toString().trim().split('\n');
+        assert.equal(registered, '_bash_complete -F _spool');
+        assert.ok(schedule?.split(' ').includes('add') && !schedule.split(' ').includes('enqueue'), `the words after "spool schedule": ${schedule}`);
+        assert.equal(states, 'queued running retrying completed dead cancelled');
+        assert.ok(methods?.split(' ').includes('jobs.enqueue'), `the words after "spool rpc": ${methods}`);
+      } finally {
+        fs.rmSync(home, { recursive: true, force: true });
+      }
+    } else {
+      t.diagnostic('zsh is not installed: the zsh script was checked for bashcompinit only');
+    }
     const bad = await spool(['completion', 'fish']);
     assert.equal(bad.code, 1);
     assert.equal(bad.stderr, 'spool: Unknown shell "fish": use bash or zsh.\n');
@@ -466,7 +489,6 @@ describe('completion and help', () => {
   });
 
   test('on a terminal, colours are on unless NO_COLOR is set', async (t) => {
-    const { spawnSync } = await import('node:child_process');
     if (spawnSync('sh', ['-c', 'command -v script']).status !== 0) {
       t.skip('util-linux `script` is not installed, so no terminal can be given to the command');
       return;
