@@ -52,6 +52,8 @@ export class Connection {
   /** Requests read but not yet answered, and whether the peer has half-closed its side. */
   private inFlight = 0;
   private peerEnded = false;
+  /** endWhenAnswered was called: no new requests are handled, and the connection ends when the last answer is queued. */
+  private draining = false;
 
   constructor(
     readonly id: number,
@@ -94,17 +96,20 @@ export class Connection {
    */
   send(message: unknown): void {
     if (this.closed || this.ending) return;
+    // What the peer has not read yet, before this message: one large answer (a claim of many
+    // big payloads) is always sent; a peer that leaves earlier answers unread is cut off.
+    const unsent = this.socket.writableLength + this.outgoingChars;
+    if (unsent > MAX_UNSENT_BYTES) {
+      this.onTooSlow(this, unsent);
+      this.close();
+      return;
+    }
     const line = JSON.stringify(message) + '\n';
     this.outgoing.push(line);
     this.outgoingChars += line.length;
     if (!this.flushScheduled) {
       this.flushScheduled = true;
       setImmediate(() => this.flushOutgoing());
-    }
-    const unsent = this.socket.writableLength + this.outgoingChars;
-    if (unsent > MAX_UNSENT_BYTES) {
-      this.onTooSlow(this, unsent);
-      this.close();
     }
   }
 
@@ -121,12 +126,12 @@ export class Connection {
   /** Handles up to LINES_PER_TURN of what was read, and the rest in later turns. */
   private handleInput(): void {
     const last = Math.min(this.input.length, this.nextInput + LINES_PER_TURN);
-    while (this.nextInput < last && !this.ending && !this.closed) {
+    while (this.nextInput < last && !this.ending && !this.closed && !this.draining) {
       const handle = this.input[this.nextInput];
       this.input[this.nextInput++] = noop;
       handle?.();
     }
-    if (this.nextInput >= this.input.length || this.ending || this.closed) {
+    if (this.nextInput >= this.input.length || this.ending || this.closed || this.draining) {
       this.input = [];
       this.nextInput = 0;
     } else if (this.nextInput >= PAUSE_READING_LINES) {
@@ -172,7 +177,20 @@ export class Connection {
   }
 
   private endIfAnswered(): void {
-    if (this.peerEnded && this.inFlight === 0 && this.nextInput >= this.input.length) this.end();
+    if (this.draining && this.inFlight === 0) this.end();
+    else if (this.peerEnded && this.inFlight === 0 && this.nextInput >= this.input.length) this.end();
+  }
+
+  /**
+   * Ends the connection once the requests already being handled have been answered (at most
+   * `maxWaitMs` later), handling no further ones: at shutdown, a write the daemon committed
+   * still gets its answer, so the client does not send it again.
+   */
+  endWhenAnswered(maxWaitMs: number): void {
+    if (this.closed || this.ending || this.draining) return;
+    this.draining = true;
+    this.endIfAnswered();
+    if (!this.ending) setTimeout(() => this.end(), maxWaitMs).unref();
   }
 
   /** Sends what is queued, then closes. */

@@ -11,6 +11,9 @@ import type { Logger } from '../lifecycle/logger';
 import { Connection } from './connection';
 import type { Dispatcher } from './dispatch';
 
+/** At shutdown, how long a connection may take to answer the requests it is handling. */
+const ANSWER_WAIT_MS = 1000;
+
 export class RpcServer {
   readonly connections = new Set<Connection>();
   private readonly server: net.Server;
@@ -61,9 +64,10 @@ export class RpcServer {
    * Stops accepting and ends every connection once what was written to it has been sent (the
    * answer to `daemon.shutdown` among it); a peer that does not hang up is cut off shortly after.
    */
+  /** Stops accepting; each connection ends once its requests in progress have been answered. */
   async close(): Promise<void> {
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
-    for (const connection of this.connections) connection.end();
+    for (const connection of this.connections) connection.endWhenAnswered(ANSWER_WAIT_MS);
     await closed;
   }
 

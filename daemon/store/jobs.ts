@@ -123,7 +123,7 @@ export class JobStatements {
       WHERE id = @id AND state = 'running' AND worker_id = @workerId
       RETURNING *`), 'job');
     // The same for many jobs in one statement: each item is [id, workerId, result]; the jobs are
-    // found by primary key, one per item (a job named twice is completed once, see completeMany).
+    // found by primary key, one per item (the ids must be distinct, see completeMany).
     this.completeManyStmt = new ArrayRows(db.prepare(`
       UPDATE jobs SET state = 'completed', last_error = NULL, result = coalesce(item.value ->> 2, jobs.result),
         lease_expires_at = NULL, finished_at = @now, cancel_requested = 0, updated_at = @now

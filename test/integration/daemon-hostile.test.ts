@@ -4,6 +4,7 @@
  * closed after one); the daemon stays up and other clients are not affected.
  */
 import assert from 'node:assert/strict';
+import * as net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { ErrorCode, LIMITS } from '../../shared/protocol';
 import { RawConnection, startDaemon, type TestDaemon } from '../helpers/daemon';
@@ -162,6 +163,33 @@ describe('hostile input', () => {
     assert.equal(reply.id, 9);
     assert.equal(reply.error.code, ErrorCode.PayloadTooLarge);
     raw.close();
+  });
+
+  test('one answer larger than the unread-output cap (a claim of 70 jobs of 1 MB) is sent whole', async () => {
+    const client = await daemon.client();
+    const payload = 'x'.repeat(1_000_000);
+    await Promise.all(Array.from({ length: 70 }, () => client.call('jobs.enqueue', { queue: 'big-answer', kind: 'remote', payload })));
+    // A plain socket that keeps the chunks and looks for the end of the line in each new one:
+    // the answer is a single line of about 70 MB.
+    const socket = net.createConnection(daemon.socketPath);
+    try {
+      const line = await new Promise<string>((resolve, reject) => {
+        const chunks: Buffer[] = [];
+        socket.on('data', (chunk: Buffer) => {
+          chunks.push(chunk);
+          if (chunk.includes(0x0a)) resolve(Buffer.concat(chunks).toString('utf8'));
+        });
+        socket.once('close', () => reject(new Error('the daemon closed the connection before answering')));
+        socket.once('error', reject);
+        socket.write(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'jobs.claim', params: { workerId: 'big', queues: ['big-answer'], max: 70 } }) + '\n');
+      });
+      const reply = JSON.parse(line) as { result?: { jobs: { payload: string }[] } };
+      assert.ok(reply.result, 'the claim is answered');
+      assert.equal(reply.result.jobs.length, 70);
+      assert.ok(reply.result.jobs.every((j) => j.payload === payload));
+    } finally {
+      socket.destroy();
+    }
   });
 
   test('a client that writes without reading is paused, not buffered without bound', async () => {

@@ -10,7 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { SpoolClient } from '../../shared/client';
-import { DAEMON_SCRIPT, processAlive, startDaemon, waitFor } from '../helpers/daemon';
+import { DAEMON_SCRIPT, processAlive, RawConnection, startDaemon, waitFor } from '../helpers/daemon';
 
 /** utime + stime of a process, in clock ticks. */
 function cpuTicks(pid: number): number {
@@ -180,4 +180,27 @@ test('SIGINT shuts down like SIGTERM', async (t) => {
   child.kill('SIGINT');
   assert.equal(await exited, 0);
   assert.equal(fs.existsSync(socketPath), false);
+});
+
+test('a write sent with daemon.shutdown is answered before the connection ends', async (t) => {
+  const daemon = await startDaemon();
+  t.after(() => daemon.dispose());
+  const raw = await RawConnection.open(daemon.socketPath);
+  t.after(() => raw.close());
+  // One write: the shutdown, then an enqueue the daemon handles (and commits) in the same turn.
+  await raw.write(
+    [
+      { jsonrpc: '2.0', id: 1, method: 'daemon.shutdown' },
+      { jsonrpc: '2.0', id: 2, method: 'jobs.enqueue', params: { queue: 'at-shutdown', kind: 'remote' } },
+    ]
+      .map((m) => JSON.stringify(m) + '\n')
+      .join(''),
+  );
+  const answers = [await raw.next(), await raw.next()] as ({ id: number; result?: { job?: { id: string } } } | null)[];
+  const enqueued = answers.find((a) => a?.id === 2);
+  assert.ok(enqueued?.result?.job, `the enqueue is answered: ${JSON.stringify(answers)}`);
+  await waitFor('the daemon to exit', () => !processAlive(daemon.pid));
+  await daemon.restart();
+  const client = await daemon.client();
+  assert.equal((await client.call('jobs.get', { id: enqueued.result.job.id })).job.queue, 'at-shutdown', 'and it was stored');
 });

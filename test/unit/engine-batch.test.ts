@@ -69,12 +69,12 @@ test('enqueueBatch stores every job in order across its multi-row inserts, keys 
 
 test('completeMany gives each complete the outcome its own call would have had', (t) => {
   const { engine } = makeEngine(t);
-  const ids = engine.enqueueBatch({ jobs: Array.from({ length: 4 }, (_, i) => ({ queue: i === 3 ? 'other' : 'q', kind: 'k' })) }).results.map((r) => r.job.id);
-  const claimed = [...engine.claim({ workerId: 'w', max: 3, queues: ['q'] }), ...engine.claim({ workerId: 'v', queues: ['other'] })];
-  assert.equal(claimed.length, 4);
+  const ids = engine.enqueueBatch({ jobs: Array.from({ length: 5 }, (_, i) => ({ queue: i === 3 ? 'other' : 'q', kind: 'k' })) }).results.map((r) => r.job.id);
+  const claimed = [...engine.claim({ workerId: 'w', max: 4, queues: ['q'] }), ...engine.claim({ workerId: 'v', queues: ['other'] })];
+  assert.equal(claimed.length, 5);
   const events: string[] = [];
   engine.subscribe({ jobChanged: (c) => events.push(`${c.id}:${c.state}`) });
-  const [a, b, c, d] = ids as [string, string, string, string];
+  const [a, b, c, d, e] = ids as [string, string, string, string, string];
   const outcomes = engine.completeMany([
     { id: a, workerId: 'w', result: { n: 1 } },
     { id: b, workerId: 'someone-else' },
@@ -83,9 +83,13 @@ test('completeMany gives each complete the outcome its own call would have had',
     { id: '', workerId: 'w' },
     { id: d, workerId: 'v', result: 'text' },
     { id: '01890000-0000-7000-8000-000000000000', workerId: 'w' },
+    // A stale worker's complete before the lease holder's: the holder's still counts.
+    { id: e, workerId: 'stale' },
+    { id: e, workerId: 'w', result: 'mine' },
   ]);
   const codes = outcomes.map((o) => (o.ok ? o.job.state : isSpoolError(o.error) ? o.error.code : String(o.error)));
-  assert.deepEqual(codes, ['completed', ErrorCode.LeaseLost, 'completed', ErrorCode.LeaseLost, ErrorCode.InvalidParams, 'completed', ErrorCode.JobNotFound]);
+  assert.deepEqual(codes, ['completed', ErrorCode.LeaseLost, 'completed', ErrorCode.LeaseLost, ErrorCode.InvalidParams, 'completed', ErrorCode.JobNotFound, ErrorCode.LeaseLost, 'completed']);
+  assert.equal(engine.getJob(e).job.result, 'mine');
   const second = outcomes[3];
   assert.ok(second && !second.ok && isSpoolError(second.error));
   assert.match(second.error.message, /it is completed now/, 'a job named twice: the second complete is told the first one finished it');
@@ -101,8 +105,8 @@ test('completeMany gives each complete the outcome its own call would have had',
   assert.deepEqual(engine.getJob(a).job.result, { n: 1 });
   assert.equal(engine.getJob(d).job.result, 'text');
   assert.deepEqual([engine.getJob(b).job.state, engine.getJob(b).job.workerId], ['running', 'w'], 'a refused complete changes nothing');
-  assert.deepEqual(events, [`${a}:completed`, `${c}:completed`, `${d}:completed`]);
-  assert.equal(engine.stats().totals.completed, 3);
+  assert.deepEqual(events, [`${a}:completed`, `${c}:completed`, `${d}:completed`, `${e}:completed`]);
+  assert.equal(engine.stats().totals.completed, 4);
   assert.deepEqual(engine.verifyCounters(), { ok: true, mismatches: [] });
   assert.deepEqual(engine.completeMany([]), []);
 });

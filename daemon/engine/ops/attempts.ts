@@ -135,16 +135,18 @@ export function complete(ctx: EngineContext, id: string, workerId: string, resul
 /**
  * Completes many jobs in one UPDATE and one history insert (JobStatements.completeMany), with the
  * outcome each `complete` call would have had: a job whose lease the worker does not hold gets
- * its LeaseLost error, the others are completed. A job named twice is completed by the first
- * and refused to the second, as two calls one after the other would be.
+ * its LeaseLost error, the others are completed. A job named more than once (by its worker and
+ * a stale one, say) is left out of the shared statement and completed call by call, in order, so
+ * that whichever of its completes holds the lease is the one that wins.
  */
 export function completeMany(ctx: EngineContext, items: readonly { id: string; workerId: string; result: string | null }[]): CompleteOutcome[] {
   const now = ctx.now();
-  const seen = new Set<string>();
-  const distinct = items.filter((item) => !seen.has(item.id) && seen.add(item.id));
-  const done = ctx.store.jobs.completeMany(distinct, now);
+  const mentions = new Map<string, number>();
+  for (const { id } of items) mentions.set(id, (mentions.get(id) ?? 0) + 1);
+  const once = items.filter((item) => mentions.get(item.id) === 1);
+  const done = ctx.store.jobs.completeMany(once, now);
   const runs: FinishedRun[] = [];
-  for (const { id, workerId } of distinct) {
+  for (const { id, workerId } of once) {
     const completed = done.get(id);
     if (completed === undefined) continue;
     const { job, run } = completed;
@@ -152,11 +154,16 @@ export function completeMany(ctx: EngineContext, items: readonly { id: string; w
     ctx.store.runs.countFinished('completed', now);
   }
   ctx.store.runs.insertMany(runs);
-  const reported = new Set<string>();
   return items.map((item): CompleteOutcome => {
+    if (mentions.get(item.id) !== 1) {
+      try {
+        return { ok: true, job: complete(ctx, item.id, item.workerId, item.result) };
+      } catch (error) {
+        return { ok: false, error };
+      }
+    }
     const completed = done.get(item.id);
-    if (completed === undefined || reported.has(item.id)) return { ok: false, error: leaseLost(ctx, item.id, item.workerId) };
-    reported.add(item.id);
+    if (completed === undefined) return { ok: false, error: leaseLost(ctx, item.id, item.workerId) };
     ctx.events.job(completed.job);
     return { ok: true, job: completed.job };
   });
