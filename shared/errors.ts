@@ -21,8 +21,16 @@ export class SpoolError extends Error {
 }
 
 /** An input was of the wrong type, out of range, unknown, or missing. */
+/**
+ * A name from the caller (a field, a variable, a header) as error messages and `data.field` show
+ * it: cut after 128 characters, so that a hostile 5 MB key does not come back as a 10 MB error.
+ */
+export function clipName(name: string): string {
+  return name.length > 128 ? `${name.slice(0, 128)}…` : name;
+}
+
 export function invalidParams(field: string, message: string, allowed?: string): SpoolError {
-  const data: ErrorData = { field };
+  const data: ErrorData = { field: clipName(field) };
   if (allowed !== undefined) data.allowed = allowed;
   return new SpoolError(ErrorCode.InvalidParams, message, data);
 }

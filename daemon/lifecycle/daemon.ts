@@ -6,7 +6,8 @@
  * the database.
  */
 import * as fs from 'node:fs';
-import { PROTOCOL_VERSION, type DaemonStatus } from '../../shared/protocol';
+import { isSpoolError } from '../../shared/errors';
+import { ErrorCode, PROTOCOL_VERSION, type DaemonStatus } from '../../shared/protocol';
 import type { Job } from '../../shared/types';
 import { VERSION } from '../../shared/version';
 import type { DaemonOptions } from '../config';
@@ -260,6 +261,8 @@ export class Daemon {
       try {
         this.engine.markWorkerGone(workerId);
       } catch (error) {
+        // A worker that claimed and completed without ever registering has no row to mark.
+        if (isSpoolError(error) && error.code === ErrorCode.WorkerNotFound) continue;
         this.logger.warn('Could not mark a disconnected worker as gone', { workerId, error });
       }
     }

@@ -3,7 +3,7 @@
  * jobs.claim, the id of single-job methods). Everything else is validated by the engine. Each
  * failure is an InvalidParams error naming the field and what is allowed.
  */
-import { invalidParams } from '../../shared/errors';
+import { clipName, invalidParams } from '../../shared/errors';
 import { isRecord } from './envelope';
 
 export type Params = Record<string, unknown>;
@@ -15,7 +15,7 @@ export function paramsObject(params: unknown, method: string, allowed: readonly 
   for (const key of Object.keys(params)) {
     if (!allowed.includes(key)) {
       const allowedText = allowed.length > 0 ? allowed.join(', ') : 'none';
-      throw invalidParams(key, `Unknown field "${clip(key)}" in ${method} params. Allowed: ${allowedText}.`, allowedText);
+      throw invalidParams(key, `Unknown field "${clipName(key)}" in ${method} params. Allowed: ${allowedText}.`, allowedText);
     }
   }
   return params;

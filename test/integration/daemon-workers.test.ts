@@ -95,6 +95,8 @@ describe('remote workers', () => {
   test('a worker whose connection closes is shown as gone and its waiting claim takes nothing', async () => {
     const worker = await daemon.client();
     const observer = await daemon.client();
+    // A worker id that claims without ever registering, on the same connection (closed first).
+    await worker.call('jobs.claim', { workerId: 'unregistered', queues: ['gone'] });
     await worker.call('workers.register', { workerId: 'leaver', queues: ['gone'] });
     const pending = worker.call('jobs.claim', { workerId: 'leaver', queues: ['gone'], waitMs: 30_000 }).catch((e: unknown) => e);
     await waitFor('the worker to be listed alive', async () => (await observer.call('workers.list')).workers.find((w) => w.id === 'leaver')?.alive);
@@ -105,6 +107,7 @@ describe('remote workers', () => {
     // A later request is handled after any wake-up the enqueue caused.
     await observer.call('daemon.status');
     assert.equal((await observer.call('jobs.get', { id: job.id })).job.state, 'queued');
+    assert.doesNotMatch(daemon.log(), /Could not mark a disconnected worker as gone/, 'an unregistered worker id has nothing to mark, and that is no warning');
   });
 
   test('cancel of a running remote job is reported by the next heartbeat', async () => {

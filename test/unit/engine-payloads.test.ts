@@ -20,6 +20,16 @@ test('a shell or http job whose payload cannot run is refused at enqueue, naming
     [{ queue: 'q', kind: 'http', payload: { url: 'ftp://example.com/' } }, 'payload.url', /must use http or https/, /http/],
     [{ queue: 'q', kind: 'http', payload: { url: 'http://x/', method: 'FETCH' } }, 'payload.method', /one of GET, HEAD/, /^GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS$/],
     [{ queue: 'q', kind: 'http', payload: { url: 'http://x/', headers: { accept: 1 } } }, 'payload.headers.accept', /must be a string/, /string/],
+    // What the operating system or fetch would refuse when the job runs.
+    [{ queue: 'q', kind: 'shell', payload: 'echo a\u0000b' }, 'payload', /NUL/, /without NUL/],
+    [{ queue: 'q', kind: 'shell', payload: { command: 'echo a\u0000b' } }, 'payload.command', /NUL/, /without NUL/],
+    [{ queue: 'q', kind: 'shell', payload: { command: 'ls', cwd: '/tmp\u0000x' } }, 'payload.cwd', /NUL/, /absolute path without NUL/],
+    [{ queue: 'q', kind: 'shell', payload: { command: 'ls', env: { A: 'x\u0000y' } } }, 'payload.env.A', /NUL/, /without NUL/],
+    [{ queue: 'q', kind: 'shell', payload: { command: 'ls', env: { 'A=B': 'x' } } }, 'payload.env.A=B', /invalid variable name "A=B"/, /without "="/],
+    [{ queue: 'q', kind: 'shell', payload: { command: 'ls', env: { '': 'x' } } }, 'payload.env.', /invalid variable name ""/, /without "="/],
+    [{ queue: 'q', kind: 'http', payload: { url: 'http://x/', headers: { 'X-A': 'a\r\nb' } } }, 'payload.headers.X-A', /line break/, /one line/],
+    [{ queue: 'q', kind: 'http', payload: { url: 'http://x/', headers: { 'X-A': 'price in €' } } }, 'payload.headers.X-A', /above U\+00FF/, /Latin-1/],
+    [{ queue: 'q', kind: 'http', payload: { url: 'http://x/', headers: { 'bad name': 'x' } } }, 'payload.headers.bad name', /invalid header name "bad name"/, /header names/],
   ];
   for (const [params, field, message, allowed] of cases) {
     const error = thrown(() => engine.enqueue(params as never));
@@ -74,4 +84,16 @@ test('a schedule whose job template has a payload its kind cannot run is refused
   const update = thrown(() => engine.updateSchedule({ name: 'nightly', job: { kind: 'http', payload: { url: '/relative' } } }, undefined));
   assert.equal(update.data['field'], 'job.payload.url');
   assert.deepEqual(engine.getSchedule('nightly').job, { kind: 'shell', payload: { command: 'make clean' } });
+});
+
+test('a huge unknown field name comes back clipped, in the message and in data.field', (t) => {
+  const { engine } = makeEngine(t);
+  const key = 'k'.repeat(1_000_000);
+  const error = thrown(() => engine.enqueue({ queue: 'q', kind: 'k', [key]: 1 } as never));
+  assert.equal(error.code, ErrorCode.InvalidParams);
+  assert.equal(error.data['field'], `${'k'.repeat(128)}…`);
+  assert.ok(error.message.length < 400, `the message is ${error.message.length} characters`);
+  const env = thrown(() => engine.enqueue({ queue: 'q', kind: 'shell', payload: { command: 'ls', env: { [key]: 1 } } }));
+  assert.equal(String(error.data['field']).length, 129);
+  assert.ok(env.message.length < 400 && String(env.data['field']).length === 129, env.message.slice(0, 200));
 });

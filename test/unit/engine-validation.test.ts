@@ -80,6 +80,9 @@ test('the other methods check their params too', (t) => {
     assert.equal(error.code, ErrorCode.InvalidParams, `code for ${field}: ${error.message}`);
     assert.equal(error.data['field'], field, error.message);
   }
+  // A fraction is checked before it is rounded: the message shows what was sent.
+  const fraction = thrown(() => engine.progress({ id: '01890000-0000-7000-8000-000000000000', workerId: 'w', percent: 100.6 }));
+  assert.equal(fraction.message, 'percent must be a number from 0 to 100 (got 100.6)');
 });
 
 test('jobs.checkpoint needs the checkpoint field; only an explicit null clears the saved one', (t) => {

@@ -9,7 +9,7 @@
  * Errors are InvalidParams naming the field under the caller's prefix ("payload.command",
  * "jobs[2].payload.url", "job.payload.env.HOME") and what is allowed there.
  */
-import { invalidParams } from '../../../shared/errors';
+import { clipName, invalidParams } from '../../../shared/errors';
 import { join, shown, type Fields } from './primitives';
 
 export interface ShellPayload {
@@ -39,7 +39,7 @@ function payloadObject(value: unknown, field: string, allowed: readonly string[]
   if (!isFields(value)) throw invalidParams(field, `${field} must be ${shape} (got ${shown(value)})`, shape);
   for (const key of Object.keys(value)) {
     if (!allowed.includes(key)) {
-      throw invalidParams(join(field, key), `Unknown field "${join(field, key)}". Allowed: ${allowed.join(', ')}.`, allowed.join(', '));
+      throw invalidParams(join(field, key), `Unknown field "${clipName(join(field, key))}". Allowed: ${allowed.join(', ')}.`, allowed.join(', '));
     }
   }
   return value;
@@ -50,7 +50,7 @@ function stringMap(value: unknown, field: string): Record<string, string> {
   if (!isFields(value)) throw invalidParams(field, `${field} must be an object of strings (got ${shown(value)})`, 'object of strings');
   const out: Record<string, string> = {};
   for (const [key, item] of Object.entries(value)) {
-    if (typeof item !== 'string') throw invalidParams(join(field, key), `${join(field, key)} must be a string (got ${shown(item)})`, 'string');
+    if (typeof item !== 'string') throw invalidParams(join(field, key), `${clipName(join(field, key))} must be a string (got ${shown(item)})`, 'string');
     out[key] = item;
   }
   return out;
@@ -58,23 +58,61 @@ function stringMap(value: unknown, field: string): Record<string, string> {
 
 const SHELL_SHAPE = 'a command string, or {command, cwd?, env?, permanentExitCodes?}';
 
+/** A string handed to the operating system (a command, a path, an environment entry) cannot hold a NUL byte. */
+function withoutNul(text: string, field: string, allowed: string): string {
+  if (text.includes('\u0000')) throw invalidParams(field, `${field} must not contain a NUL character (\\u0000)`, allowed);
+  return text;
+}
+
+/** Environment variables: names without "=" or NUL, values without NUL. */
+function environment(value: unknown, field: string): Record<string, string> {
+  const env = stringMap(value, field);
+  for (const [name, text] of Object.entries(env)) {
+    if (name.length === 0 || name.includes('=') || name.includes('\u0000')) {
+      throw invalidParams(join(field, name), `${field} has an invalid variable name ${shown(name)}: a name is non-empty and holds no "=" or NUL`, 'names without "=" or NUL');
+    }
+    withoutNul(text, clipName(join(field, name)), 'a string without NUL');
+  }
+  return env;
+}
+
+/** An HTTP header name: one or more token characters (RFC 9110). */
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** A header value fetch can send: no CR, LF or NUL, and only characters up to U+00FF. */
+const HEADER_VALUE = /^[^\r\n\u0000\u0100-\uffff]*$/;
+
+function httpHeaders(value: unknown, field: string): Record<string, string> {
+  const headers = stringMap(value, field);
+  for (const [name, text] of Object.entries(headers)) {
+    if (!HEADER_NAME.test(name)) {
+      throw invalidParams(join(field, name), `${field} has an invalid header name ${shown(name)}: letters, digits and !#$%&'*+-.^_\`|~ only`, 'header names of letters, digits and !#$%&\'*+-.^_`|~');
+    }
+    if (!HEADER_VALUE.test(text)) {
+      throw invalidParams(join(field, name), `${clipName(join(field, name))} must not contain a line break, a NUL or characters above U+00FF (got ${shown(text)})`, 'a header value on one line, Latin-1 characters');
+    }
+  }
+  return headers;
+}
+
 /**
  * A shell job's payload: `{command, cwd?, env?, permanentExitCodes?}`, or the command alone as
  * a string. A missing payload is a missing command.
  */
 export function shellPayload(value: unknown, field: string): ShellPayload {
-  if (typeof value === 'string' && value.trim().length > 0) return { command: value, cwd: undefined, env: {}, permanentExitCodes: [] };
+  if (typeof value === 'string' && value.trim().length > 0) return { command: withoutNul(value, field, 'a command without NUL'), cwd: undefined, env: {}, permanentExitCodes: [] };
   if (value === undefined || value === null) value = {};
   const o = payloadObject(value, field, SHELL_FIELDS, SHELL_SHAPE);
   const command = o['command'];
   if (typeof command !== 'string' || command.trim().length === 0) {
     throw invalidParams(join(field, 'command'), `${join(field, 'command')} must be a non-empty string: the command /bin/sh runs (got ${shown(command)})`, 'a non-empty string');
   }
+  withoutNul(command, join(field, 'command'), 'a non-empty string without NUL');
   const cwd = o['cwd'];
   if (cwd !== undefined && (typeof cwd !== 'string' || !cwd.startsWith('/'))) {
     throw invalidParams(join(field, 'cwd'), `${join(field, 'cwd')} must be an absolute path (got ${shown(cwd)})`, 'an absolute path');
   }
-  const env = o['env'] === undefined ? {} : stringMap(o['env'], join(field, 'env'));
+  if (typeof cwd === 'string') withoutNul(cwd, join(field, 'cwd'), 'an absolute path without NUL');
+  const env = o['env'] === undefined ? {} : environment(o['env'], join(field, 'env'));
   const codes: number[] = [];
   if (o['permanentExitCodes'] !== undefined) {
     const list = o['permanentExitCodes'];
@@ -108,7 +146,7 @@ export function httpPayload(value: unknown, field: string): HttpPayload {
   if (typeof method !== 'string' || !HTTP_METHODS.includes(method.toUpperCase())) {
     throw invalidParams(join(field, 'method'), `${join(field, 'method')} must be one of ${HTTP_METHODS.join(', ')} (got ${shown(method)})`, HTTP_METHODS.join(', '));
   }
-  const headers = o['headers'] === undefined ? {} : stringMap(o['headers'], join(field, 'headers'));
+  const headers = o['headers'] === undefined ? {} : httpHeaders(o['headers'], join(field, 'headers'));
   let body: string | undefined;
   const rawBody = o['body'];
   if (rawBody !== undefined && rawBody !== null) {

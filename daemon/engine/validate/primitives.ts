@@ -3,7 +3,7 @@
  * the user wrote it ("jobs[2].backoff.strategy"), returns the value typed, or throws a
  * SpoolError naming the field, what is allowed, and what was given.
  */
-import { SpoolError, invalidParams } from '../../../shared/errors';
+import { SpoolError, clipName, invalidParams } from '../../../shared/errors';
 import { ErrorCode, NAME_PATTERN, LIMITS } from '../../../shared/protocol';
 
 export type Fields = Readonly<Record<string, unknown>>;
@@ -38,7 +38,7 @@ export function object(value: unknown, where: string, allowed: readonly string[]
   for (const key of Object.keys(value)) {
     if (!allowed.includes(key)) {
       const field = where === 'params' ? key : join(where, key);
-      throw invalidParams(field, `Unknown field "${field}". Allowed: ${allowed.join(', ')}.`, allowed.join(', '));
+      throw invalidParams(field, `Unknown field "${clipName(field)}". Allowed: ${allowed.join(', ')}.`, allowed.join(', '));
     }
   }
   return value;

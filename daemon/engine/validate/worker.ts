@@ -5,7 +5,7 @@
 import { invalidParams } from '../../../shared/errors';
 import { LIMITS } from '../../../shared/protocol';
 import type { OutputStream } from '../../../shared/types';
-import { array, boolean, integer, jobId, jsonText, name, nameList, object, oneOf, optionalInteger, optionalName, optionalString, string, type Fields } from './primitives';
+import { array, boolean, integer, jobId, jsonText, name, nameList, object, oneOf, optionalInteger, optionalName, optionalString, shown, string, type Fields } from './primitives';
 
 export interface ClaimInput {
   workerId: string;
@@ -38,11 +38,19 @@ export function heartbeatParams(value: unknown): { id: string; workerId: string;
 /** A progress message is shown in a tree item's tooltip: a line, not a document. */
 const MAX_PROGRESS_MESSAGE = 1024;
 
+/** A percentage from 0 to 100; a fraction is rounded once it is known to be in range. */
+function percentage(value: unknown): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > 100) {
+    throw invalidParams('percent', `percent must be a number from 0 to 100 (got ${shown(value)})`, '0..100');
+  }
+  return value;
+}
+
 export function progressParams(value: unknown): { id: string; workerId: string; percent: number; message: string | null } {
   const o = object(value, 'params', ['id', 'workerId', 'percent', 'message']);
   return {
     ...workerJob(o),
-    percent: integer(typeof o['percent'] === 'number' ? Math.round(o['percent']) : o['percent'], 'percent', 0, 100),
+    percent: Math.round(percentage(o['percent'])),
     message: optionalString(o['message'], 'message', MAX_PROGRESS_MESSAGE) ?? null,
   };
 }
