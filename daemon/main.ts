@@ -65,7 +65,7 @@ const program = new Command('spoold')
     if (cli.detach) {
       const started = await startDetached(options);
       const what = started.started ? 'Started the Spool daemon' : 'A Spool daemon is already running';
-      process.stdout.write(`${what} (pid ${started.pid}) on ${started.socketPath}; log: ${started.logPath}\n`);
+      process.stdout.write(`${what} (pid ${started.pid}) on ${started.socketPath}; database: ${started.dbPath}; log: ${started.logPath ?? 'its standard error'}\n`);
       return;
     }
     await runDaemon(options);

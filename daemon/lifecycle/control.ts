@@ -65,7 +65,10 @@ export const DAEMON_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=8'];
 export interface DetachedDaemon {
   pid: number;
   socketPath: string;
-  logPath: string;
+  /** The database of the daemon that answers (an already running one may use another). */
+  dbPath: string;
+  /** Where it logs; null for a running daemon that does not log to its database's log file (started in the foreground). */
+  logPath: string | null;
   /** False when a daemon was already running at the socket (its pid is returned). */
   started: boolean;
 }
@@ -76,9 +79,14 @@ export interface DetachedDaemon {
  * `timeoutMs`, fails with the end of its log.
  */
 export async function startDetached(options: DaemonOptions, timeoutMs = 15_000): Promise<DetachedDaemon> {
-  const logPath = defaultLogPath(options.dbPath);
+  /** A daemon that was already there (or won a start-up race): its own database and log. */
+  const running = (status: DaemonStatus): DetachedDaemon => {
+    const log = defaultLogPath(status.dbPath);
+    return { pid: status.pid, socketPath: options.socketPath, dbPath: status.dbPath, logPath: fs.existsSync(log) ? log : null, started: false };
+  };
   const existing = await daemonStatus(options.socketPath);
-  if (existing) return { pid: existing.pid, socketPath: options.socketPath, logPath, started: false };
+  if (existing) return running(existing);
+  const logPath = defaultLogPath(options.dbPath);
 
   fs.mkdirSync(path.dirname(logPath), { recursive: true, mode: 0o700 });
   const log = fs.openSync(logPath, 'a', 0o600);
@@ -98,7 +106,7 @@ export async function startDetached(options: DaemonOptions, timeoutMs = 15_000):
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const status = await daemonStatus(options.socketPath);
-    if (status) return { pid: status.pid, socketPath: options.socketPath, logPath, started: status.pid === pid };
+    if (status) return status.pid === pid ? { pid, socketPath: options.socketPath, dbPath: status.dbPath, logPath, started: true } : running(status);
     if (state.exited !== null) {
       const { code, signal } = state.exited;
       throw new SpoolError(

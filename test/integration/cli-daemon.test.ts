@@ -52,6 +52,11 @@ test('spool daemon --detach starts it in the background and prints where things 
   assert.ok(started.stdout.includes(path.join(dir, 'data', 'daemon.log')));
   const again = await runCli(['daemon', '--detach', '--db', db], { socketPath });
   assert.match(again.stdout, /^A Spool daemon is already running \(pid \d+\)\./);
+  // Asked with another database, it says which one the running daemon uses, and its log.
+  const other = await runCli(['daemon', '--detach', '--db', path.join(dir, 'other.sqlite')], { socketPath });
+  assert.equal(other.code, 0, other.stderr);
+  assert.ok(other.stdout.endsWith(`\n  database: ${db}\n  log:      ${path.join(dir, 'data', 'daemon.log')}\n`), other.stdout);
+  assert.equal(fs.existsSync(path.join(dir, 'other.sqlite')), false);
 
   const status = await runCli(['daemon', 'status'], { socketPath });
   assert.equal(status.code, 0);

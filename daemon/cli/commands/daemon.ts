@@ -89,7 +89,7 @@ async function daemon(ctx: CliContext, what: string, o: DaemonCliOptions): Promi
     const started = await control.startDetached(options);
     if (started.started) ctx.print(`Started the Spool daemon (pid ${started.pid}).`);
     else ctx.print(`A Spool daemon is already running (pid ${started.pid}).`);
-    ctx.print(`  socket:   ${started.socketPath}\n  database: ${options.dbPath}\n  log:      ${started.logPath}`);
+    ctx.print(`  socket:   ${started.socketPath}\n  database: ${started.dbPath}\n  log:      ${started.logPath ?? 'its standard error (it was not started with --detach)'}`);
     return 0;
   }
   await control.runDaemon(options);
