@@ -27,7 +27,8 @@ export function validateCron(spec: CronSpec): void {
   try {
     next = nextFireTimes(spec, Date.now(), 1)[0] ?? null;
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    // The parser's own sentences end with a full stop, or not.
+    const reason = (error instanceof Error ? error.message : String(error)).replace(/\.+$/, '');
     throw invalidParams('cron', `Invalid cron expression "${clip(spec.cron)}": ${reason}.`, 'a 5- or 6-field cron expression');
   }
   if (next === null) throw invalidParams('cron', `The cron expression "${clip(spec.cron)}" never fires.`);

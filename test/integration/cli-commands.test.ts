@@ -251,6 +251,11 @@ describe('retry, cancel, delete', () => {
     assert.equal(deleted.stdout, 'Deleted 4 jobs.\n');
     const gone = await spool(['job', dead]);
     assert.equal(gone.code, 1);
+    const none = await spool(['delete', '--queue', 'cli-bulk', '--state', 'dead']);
+    assert.deepEqual([none.code, none.stdout], [0, 'Deleted 0 jobs.\n'], 'a queue with nothing to delete');
+    const unknown = await spool(['retry', '--queue', 'cli-no-such-queue']);
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /^spool: No queue named "cli-no-such-queue"\./);
   });
 
   test('cancelling a running job says the cancel was requested, then the job ends cancelled', async () => {

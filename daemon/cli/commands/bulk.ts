@@ -83,6 +83,8 @@ async function runVerb(ctx: CliContext, verb: Verb, ids: string[], o: BulkOption
   } else {
     const states = parseStates(o.state ?? [verb.defaultStates]);
     result = await verb.many(client, { filter: { queue: o.queue ?? '', states, ...(o.kind ? { kind: o.kind } : {}) } });
+    // Nothing matched: a queue that does not exist is a mistake to report, not "0 jobs".
+    if (result.count === 0 && result.errors.length === 0) await client.call('queues.get', { name: o.queue ?? '' });
   }
   if (o.json) ctx.printJson(result);
   else {
