@@ -102,6 +102,11 @@ export class SpoolClient {
   private readonly reconnectHooks = new Set<(call: CallFunction) => Promise<void>>();
   private closed = false;
   private reconnectTimer: NodeJS.Timeout | null = null;
+  /**
+   * Set while `tryReconnect` dials and prepares a socket. Only one attempt runs at a time: that
+   * attempt owns its socket until it reports `connected`, and it alone decides on the next one.
+   */
+  private reconnecting = false;
   /** Why the latest reconnect attempt failed, while `disconnected`; for a status line. */
   lastReconnectError: Error | null = null;
 
@@ -327,12 +332,18 @@ export class SpoolClient {
       this.finish(error);
       return;
     }
+    // A socket that drops while a reconnect is still preparing it fails that attempt's pending
+    // request, and the attempt schedules the next one. Scheduling here too would run two
+    // attempts at once, and the socket of one would be overwritten by the other's and leak.
+    if (this.reconnecting) return;
     this.ready = false;
     this.emitState('disconnected', error);
     this.scheduleReconnect(this.reconnect.initialDelayMs);
   }
 
   private scheduleReconnect(delayMs: number): void {
+    // Never two timers: a second one would start a second attempt, and close() clears only one.
+    if (this.closed || this.reconnectTimer !== null) return;
     const jittered = delayMs * (0.8 + Math.random() * 0.4);
     this.reconnectTimer = setTimeout(() => {
       this.reconnectTimer = null;
@@ -340,22 +351,48 @@ export class SpoolClient {
     }, jittered);
   }
 
+  /** One reconnect attempt; on failure it schedules the next, with a longer pause. */
   private async tryReconnect(lastDelayMs: number): Promise<void> {
-    if (this.closed || this.reconnect === null) return;
+    if (this.closed || this.reconnect === null || this.reconnecting) return;
     const next = Math.min(lastDelayMs * 2, this.reconnect.maxDelayMs);
+    this.reconnecting = true;
+    let failure: Error | null;
+    try {
+      failure = await this.prepareConnection();
+    } finally {
+      this.reconnecting = false;
+    }
+    if (this.closed) return;
+    if (failure !== null) {
+      // The state is already `disconnected`; keep the reason for `lastReconnectError` and keep
+      // dialling until close().
+      this.lastReconnectError = failure;
+      this.scheduleReconnect(next);
+      return;
+    }
+    this.ready = true;
+    this.lastReconnectError = null;
+    for (const w of [...this.readyWaiters]) w.resolve();
+    this.emitState('connected');
+  }
+
+  /**
+   * Dial a new socket, make every live subscription again on it and run the reconnect hooks.
+   * Returns why the socket is not usable, or null: then it is ready and installed as `this.conn`,
+   * unless the client was closed meanwhile (the caller checks). A socket that is not kept is
+   * closed here, never left open.
+   */
+  private async prepareConnection(): Promise<Error | null> {
     let conn: Connection;
     try {
       conn = await Connection.open(this.socketPath, this.connectTimeoutMs);
     } catch (error) {
-      // Nothing answers yet: the daemon is restarting or gone. The state is already
-      // `disconnected`; keep the reason for `lastReconnectError` and keep dialling until close().
-      this.lastReconnectError = error instanceof Error ? error : new Error(String(error));
-      this.scheduleReconnect(next);
-      return;
+      // Nothing answers yet: the daemon is restarting or gone.
+      return error instanceof Error ? error : new Error(String(error));
     }
     if (this.closed) {
       conn.close();
-      return;
+      return null;
     }
     this.conn = conn;
     this.attach(conn);
@@ -368,23 +405,32 @@ export class SpoolClient {
       for (const hook of this.reconnectHooks) await hook(call);
     } catch (error) {
       // The new socket is unusable (the daemon is still starting or stopped again): start over.
-      this.lastReconnectError = error instanceof Error ? error : new Error(String(error));
-      if (this.conn === conn) this.conn = null;
-      conn.close();
-      if (!this.closed) this.scheduleReconnect(next);
-      return;
+      this.abandon(conn);
+      return error instanceof Error ? error : new Error(String(error));
     }
-    if (this.conn !== conn) return;
-    this.ready = true;
-    this.lastReconnectError = null;
-    for (const w of [...this.readyWaiters]) w.resolve();
-    this.emitState('connected');
+    if (this.closed) {
+      this.abandon(conn);
+      return null;
+    }
+    if (this.conn !== conn || conn.isClosed) {
+      // It dropped while a hook that caught the error itself was running.
+      this.abandon(conn);
+      return new ConnectionLostError(this.socketPath, 'the new socket closed while subscriptions and reconnect hooks were restored');
+    }
+    return null;
+  }
+
+  /** Close a socket the client will not use, and forget it if it was the current one. */
+  private abandon(conn: Connection): void {
+    if (this.conn === conn) this.conn = null;
+    conn.close();
   }
 
   private finish(error?: Error): void {
     if (this.closed) return;
     this.closed = true;
     if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = null;
     const conn = this.conn;
     this.conn = null;
     if (conn) conn.close();

@@ -1,9 +1,15 @@
 /**
  * The typed client beneath the CLI, the extension and the worker helper, against a real
  * daemon: request timeouts, subscriptions, what happens when the daemon goes away, and
- * reconnection (with re-subscription and worker re-registration) when it comes back.
+ * reconnection (with re-subscription and worker re-registration) when it comes back. Drops at
+ * moments a real daemon cannot be made to hit on cue come from a small mock server instead.
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import { ConnectionLostError, SpoolClient, type ConnectionState } from '../../shared/client';
 import type { JobChangedEvent } from '../../shared/protocol';
@@ -120,4 +126,89 @@ test('a worker keeps taking jobs after the daemon restarts', async (t) => {
   await waitFor('it to be completed', async () => (await client.call('jobs.get', { id: second.job.id })).job.state === 'completed');
   const workers = await client.call('workers.list');
   assert.ok(workers.workers.some((x) => x.id === w.workerId && x.alive), 'registered again on the new daemon');
+});
+
+/**
+ * A stand-in daemon on a real Unix socket that drops connections on cue: the first right after
+ * answering `daemon.status`, the second when it receives `workers.register` (so mid-reconnect),
+ * and from the third on it answers `workers.register` only after `registerDelayMs`, which leaves
+ * a second, concurrent reconnect attempt ample time to dial in if the client makes one.
+ */
+async function startDroppingServer(socketPath: string, registerDelayMs: number): Promise<{ connections: () => number; close: () => void }> {
+  let connections = 0;
+  const sockets = new Set<net.Socket>();
+  const timers = new Set<NodeJS.Timeout>();
+  const server = net.createServer((socket) => {
+    const n = ++connections;
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    // A client that goes away mid-write resets the socket; 'close' follows and is all that matters here.
+    socket.on('error', () => sockets.delete(socket));
+    const answer = (id: unknown, result: unknown, then?: 'end'): void => {
+      const line = JSON.stringify({ jsonrpc: '2.0', id, result }) + '\n';
+      if (then === 'end') socket.end(line);
+      else socket.write(line);
+    };
+    let buffered = '';
+    socket.on('data', (data: Buffer) => {
+      buffered += data.toString('utf8');
+      for (let i = buffered.indexOf('\n'); i >= 0; i = buffered.indexOf('\n')) {
+        const request: unknown = JSON.parse(buffered.slice(0, i));
+        buffered = buffered.slice(i + 1);
+        if (typeof request !== 'object' || request === null || !('method' in request) || !('id' in request)) continue;
+        if (n === 1 && request.method === 'daemon.status') {
+          answer(request.id, {}, 'end');
+        } else if (n === 2 && request.method === 'workers.register') {
+          socket.destroy();
+        } else if (request.method === 'workers.register') {
+          const timer = setTimeout(() => {
+            timers.delete(timer);
+            if (!socket.destroyed) answer(request.id, { worker: { id: 'reconnecting-client' } });
+          }, registerDelayMs);
+          timers.add(timer);
+        } else {
+          answer(request.id, {});
+        }
+      }
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(socketPath, () => resolve());
+  });
+  return {
+    connections: () => connections,
+    close: () => {
+      for (const timer of timers) clearTimeout(timer);
+      for (const socket of sockets) socket.destroy();
+      server.close();
+    },
+  };
+}
+
+test('a reconnect whose new socket drops during re-registration makes one attempt at a time, and close() lets the process exit', async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'spool-client-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const socketPath = path.join(dir, 'mock.sock');
+  const server = await startDroppingServer(socketPath, 500);
+  t.after(() => server.close());
+
+  // The client runs in its own process: whether that process exits is the one reliable sign
+  // that no socket or timer of the closed client is left holding the event loop.
+  const fixture = path.resolve(__dirname, '..', 'fixtures', 'reconnecting-client.ts');
+  const child = spawn(process.execPath, ['--import', 'tsx', fixture, socketPath], { stdio: ['ignore', 'pipe', 'pipe'] });
+  t.after(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const states = (): string[] => stdout.split('\n').filter((line) => line !== '');
+
+  await waitFor('the client to reconnect and close itself', () => states().includes('closed') || child.exitCode !== null, 30_000);
+  await waitFor('the client process to exit after close() (a socket or timer of the client is keeping it alive)', () => child.exitCode !== null, 5000);
+  assert.equal(child.exitCode, 0, `the client process failed: ${stderr}`);
+  assert.deepEqual(states(), ['disconnected', 'connected', 'closed']);
+  assert.equal(server.connections(), 3, 'after the second drop the client dialled once, not once per scheduled retry');
 });
