@@ -5,6 +5,7 @@
 import type { Command } from 'commander';
 import type { Backoff } from '../../shared/types';
 import { CliError } from './errors';
+import { formatDuration } from './format/time';
 import { parseBackoff, parseDuration } from './parse/duration';
 import { collect, parseInteger, parseJsonArgument } from './parse/values';
 import { LIMITS } from '../../shared/protocol';
@@ -95,12 +96,24 @@ export interface JobOptions {
   tags?: string[];
 }
 
+/**
+ * A job's timeout (its lease) from `--timeout`. The range is checked here so that the message
+ * names the option and speaks in durations, not in the protocol's timeoutMs.
+ */
+export function parseTimeout(text: string): number {
+  const ms = parseDuration(text, '--timeout');
+  if (ms < LIMITS.minTimeoutMs || ms > LIMITS.maxTimeoutMs) {
+    throw new CliError(`--timeout must be from ${formatDuration(LIMITS.minTimeoutMs)} to ${formatDuration(LIMITS.maxTimeoutMs)} (got ${text}).`);
+  }
+  return ms;
+}
+
 export function resolveJobOptions(o: JobOptionValues): JobOptions {
   const out: JobOptions = {};
   if (o.priority !== undefined) out.priority = parseInteger(o.priority, '--priority', LIMITS.minPriority, LIMITS.maxPriority);
   if (o.attempts !== undefined) out.maxAttempts = parseInteger(o.attempts, '--attempts', 1, LIMITS.maxAttempts);
   if (o.backoff !== undefined) out.backoff = parseBackoff(o.backoff);
-  if (o.timeout !== undefined) out.timeoutMs = parseDuration(o.timeout, '--timeout');
+  if (o.timeout !== undefined) out.timeoutMs = parseTimeout(o.timeout);
   if (o.tag !== undefined) out.tags = o.tag;
   return out;
 }

@@ -251,6 +251,9 @@ describe('retry, cancel, delete', () => {
     assert.equal(deleted.stdout, 'Deleted 4 jobs.\n');
     const gone = await spool(['job', dead]);
     assert.equal(gone.code, 1);
+    const short = await spool(['enqueue', 'cli-bulk', '--kind', 'k', '--timeout', '50ms']);
+    assert.equal(short.code, 1);
+    assert.equal(short.stderr, 'spool: --timeout must be from 100ms to 7d (got 50ms).\n');
     const none = await spool(['delete', '--queue', 'cli-bulk', '--state', 'dead']);
     assert.deepEqual([none.code, none.stdout], [0, 'Deleted 0 jobs.\n'], 'a queue with nothing to delete');
     const unknown = await spool(['retry', '--queue', 'cli-no-such-queue']);

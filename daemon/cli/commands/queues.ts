@@ -5,6 +5,7 @@ import { action, arg } from '../action';
 import type { CliContext } from '../context';
 import { CliError } from '../errors';
 import { queueDetails, queuesTable } from '../format/records';
+import { parseTimeout } from '../jobsource';
 import { parseBackoff, parseDuration } from '../parse/duration';
 import { collect, parseInteger, parseRate, parseStates } from '../parse/values';
 import { LIMITS } from '../../../shared/protocol';
@@ -105,7 +106,7 @@ function configureParams(name: string, o: QueueOptions): ConfigureQueueParams {
   if (o.rate !== undefined) p.rateLimit = parseRate(o.rate);
   if (o.attempts !== undefined) p.defaultMaxAttempts = parseInteger(o.attempts, '--attempts', 1, LIMITS.maxAttempts);
   if (o.backoff !== undefined) p.defaultBackoff = parseBackoff(o.backoff);
-  if (o.timeout !== undefined) p.defaultTimeoutMs = parseDuration(o.timeout, '--timeout');
+  if (o.timeout !== undefined) p.defaultTimeoutMs = parseTimeout(o.timeout);
   if (o.retention !== undefined) p.retentionMs = o.retention === 'forever' ? null : parseDuration(o.retention, '--retention');
   if (Object.keys(p).length === 1) {
     throw new CliError('Nothing to set: give --concurrency, --rate, --attempts, --backoff, --timeout or --retention.');
