@@ -98,7 +98,7 @@ class Floor {
   /** Claims up to `max`, then completes them in a second transaction, as the engine bench does. */
   claimComplete(max: number): number {
     const now = Date.now();
-    const jobs = this.store.write(() => this.store.claims.claim('bench', KINDS, max, WORKER, now));
+    const jobs = this.store.write(() => this.store.claims.claim('bench', KINDS, max, WORKER, now).jobs);
     this.store.write(() => {
       if (jobs.length > 1) {
         // As the engine's completeMany does: one UPDATE and one history insert for the batch.

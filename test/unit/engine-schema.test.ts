@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import { Engine } from '../../daemon/engine';
-import { CLAIM_SELECT_FOR_PLAN } from '../../daemon/store';
+import { BUDGETED_CLAIM_SELECT_FOR_PLAN, CLAIM_SELECT_FOR_PLAN } from '../../daemon/store';
 import { listSql } from '../../daemon/store/list';
 import { MIGRATIONS } from '../../daemon/store/migrations';
 import { makeEngine, tempDir } from './helpers/engine';
@@ -32,6 +32,10 @@ test('the claim query walks the claim index in order, with no temp B-tree sort, 
   }
   const include = CLAIM_SELECT_FOR_PLAN.replace('kind NOT IN', 'kind IN');
   assert.doesNotMatch(plan(db, include, { queue: 'a', now: Date.now(), limit: 10, kinds: '["k"]' }), /TEMP B-TREE/);
+  // The running sum of a large claim walks the same index in the same order: no sort either.
+  const budgeted = plan(db, BUDGETED_CLAIM_SELECT_FOR_PLAN, { queue: 'a', now: Date.now(), limit: 100, kinds: '[]', budget: 1000 });
+  assert.match(budgeted, /USING (COVERING )?INDEX jobs_claim \(queue=\?\)/, budgeted);
+  assert.doesNotMatch(budgeted, /TEMP B-TREE/, budgeted);
 });
 
 test('the reaper, delayed counts and newest-first listings (running jobs too) use their indexes', (t) => {

@@ -8,7 +8,7 @@
  * bounded UPDATE; inside the transaction nothing can change between peek and claim.
  */
 import type { Job } from '../../../shared/types';
-import { compareClaimOrder, type KindFilter, type QueueSettings } from '../../store';
+import { CLAIM_ANSWER_BUDGET, compareClaimOrder, type KindFilter, type QueueSettings } from '../../store';
 import type { EngineContext } from '../context';
 import { BUILTIN_KINDS } from '../defaults';
 import { available, refill, type Bucket } from '../rate-limit';
@@ -70,10 +70,13 @@ export function claimJobs(ctx: EngineContext, input: ClaimInput): Job[] {
   }
 
   const claimed: Job[] = [];
+  // One answer carries the jobs of every queue: they share the budget.
+  let budget = CLAIM_ANSWER_BUDGET;
   for (const e of eligible) {
     const share = shares.get(e.queue.name) ?? 0;
-    if (share === 0) continue;
-    const jobs = ctx.store.claims.claim(e.queue.name, kinds, share, input.workerId, now);
+    if (share === 0 || budget <= 0) continue;
+    const { jobs, chars } = ctx.store.claims.claim(e.queue.name, kinds, share, input.workerId, now, budget);
+    budget -= chars;
     if (e.bucket !== null && jobs.length > 0) ctx.store.queues.setRateState(e.queue.name, e.bucket.tokens - jobs.length, now);
     claimed.push(...jobs);
   }
