@@ -15,10 +15,16 @@
  * - heartbeats each running job at a fraction of its lease (a third, at most every 5 s), which
  *   keeps the lease alive and is how it learns of a cancel: `ctx.signal` is then aborted;
  * - completes with the handler's return value, or fails with its error; an error carrying
- *   `permanent: true` (see `PermanentError`) sends the job to dead at once;
+ *   `permanent: true` (see `PermanentError`) sends the job to dead at once, and so does a result
+ *   the daemon refuses (over the size limit) or JSON cannot carry (a BigInt), since the same
+ *   handler would return the same result again;
+ * - claims only while connected: while the daemon is away it waits for the reconnect, and
+ *   `stop()` ends that wait at once;
  * - drains on `stop()`, on `signal` abort or on SIGTERM/SIGINT (`handleSignals`): claims no
  *   more, lets running handlers finish (a claim already in flight is waited for and its jobs are
- *   run, since they are leased to this worker), then closes. A second signal exits at once.
+ *   run, since they are leased to this worker and the protocol has no way to hand them back),
+ *   then closes. A second signal stops hard: it aborts every handler's `ctx.signal` with a
+ *   `WorkerStoppedError`, gives the jobs a moment to be reported failed, then exits with 130.
  *
  * Delivery is at-least-once: a job whose worker died runs again after its lease, so handlers
  * should be idempotent or resume from `job.checkpoint`.
@@ -27,7 +33,7 @@ import * as os from 'node:os';
 import { SpoolClient } from './client';
 import { ConnectionLostError } from './connection';
 import { SpoolError } from './errors';
-import { ErrorCode, type FailParams } from './protocol';
+import { ErrorCode, LIMITS, type FailParams } from './protocol';
 import type { Job } from './types';
 
 /**
@@ -39,11 +45,26 @@ export class PermanentError extends Error {
   readonly permanent = true;
 }
 
+/**
+ * The reason `ctx.signal` is aborted with when the worker stops hard (a second SIGTERM/SIGINT):
+ * the process exits within moments, so a handler should stop at once rather than clean up
+ * slowly. `spool work` kills the command's process group on it.
+ */
+export class WorkerStoppedError extends Error {
+  override readonly name = 'WorkerStoppedError';
+}
+
 /** What a handler gets besides the job: reporting, and the signal that says stop. */
 export interface WorkContext {
   workerId: string;
   /** Aborted when a cancel was requested, the lease was lost, or the worker stops hard. */
   signal: AbortSignal;
+  /**
+   * Aborted, with a `WorkerStoppedError`, only when the worker stops hard (a second signal) and
+   * the process is about to exit; also after `signal` was aborted for a cancel, so a handler
+   * still stopping gently can stop at once.
+   */
+  hardStop: AbortSignal;
   /** 0..100, with an optional message; shown in `spool jobs` and the editor. */
   progress(percent: number, message?: string): Promise<void>;
   /** Lines for the job's output (`spool logs <id>`). */
@@ -73,9 +94,16 @@ export interface RunWorkerOptions {
   name?: string;
   /** Aborting it drains the worker, like `stop()`. */
   signal?: AbortSignal;
-  /** Drain on SIGTERM and SIGINT; a second signal exits with status 130. Default false. */
+  /**
+   * Drain on SIGTERM and SIGINT. A second signal aborts every handler's `ctx.signal` with a
+   * `WorkerStoppedError`, reports the running jobs failed (waiting at most about 2 s), then exits
+   * with status 130. Default false.
+   */
   handleSignals?: boolean;
-  /** Long-poll wait of each claim. Default 5 s; it bounds how long a drain waits for a claim in flight. */
+  /**
+   * Long-poll wait of each claim. Default 5 s; it bounds how long a drain waits for a claim in
+   * flight (no claim is sent while the daemon is away, so none waits for a reconnect).
+   */
   pollWaitMs?: number;
   /** Heartbeat period; default a third of the job's lease, at most 5 s. */
   heartbeatIntervalMs?: number;
@@ -95,6 +123,13 @@ export interface WorkerHandle {
 
 const MAX_HEARTBEAT_MS = 5000;
 const RETRY_PAUSE_MS = 500;
+/**
+ * After a second signal: how long handlers get to stop on their aborted signal and report their
+ * own failure (with the output they flushed), then how long the worker's own `jobs.fail` for the
+ * jobs still running may take. Short, because the user asked to exit now.
+ */
+const HARD_STOP_SETTLE_MS = 1000;
+const HARD_STOP_REPORT_MS = 1000;
 
 /** Register, then claim and run jobs until stopped. Rejects when no daemon answers. */
 export async function runWorker(options: RunWorkerOptions): Promise<WorkerHandle> {
@@ -135,6 +170,8 @@ class Worker implements WorkerHandle {
   private rejectDone!: (error: Error) => void;
   private readonly removeSignalHandlers: (() => void)[] = [];
   private readonly hardStop = new AbortController();
+  /** Set by a second signal: the process exits on its own, so the worker must not finish first. */
+  private exiting = false;
 
   constructor(
     private readonly client: SpoolClient,
@@ -167,9 +204,11 @@ class Worker implements WorkerHandle {
       let received = 0;
       const onSignal = (name: NodeJS.Signals): void => {
         received++;
-        if (received > 1) {
-          process.stderr.write(`spool worker: second ${name}, exiting without waiting for ${this.active.size} running job(s)\n`);
-          process.exit(130);
+        if (received > 2) process.exit(130);
+        if (received === 2) {
+          process.stderr.write(`spool worker: second ${name}, stopping ${this.active.size} running job(s) now\n`);
+          void this.stopHard(name).finally(() => process.exit(130));
+          return;
         }
         process.stderr.write(`spool worker: ${name} received, finishing ${this.active.size} running job(s); send it again to exit now\n`);
         void this.stop();
@@ -191,12 +230,39 @@ class Worker implements WorkerHandle {
     return this.done;
   }
 
+  /**
+   * The second signal: abort every handler (their jobs, and any a claim in flight still brings,
+   * fail with the reason), wait a moment for the handlers to report that themselves, then fail
+   * the jobs still running directly. Resolves when done or out of time; the caller exits.
+   */
+  private async stopHard(signalName: NodeJS.Signals): Promise<void> {
+    this.exiting = true;
+    this.stopping = true;
+    this.hardStop.abort(new WorkerStoppedError(`Worker ${this.workerId} was stopped by a second ${signalName} before the job finished.`));
+    this.wake?.();
+    await withDeadline(Promise.allSettled(this.active.values()), HARD_STOP_SETTLE_MS);
+    const error = asError(this.hardStop.signal.reason).message;
+    const left = [...this.active.keys()].map((id) =>
+      this.client.call('jobs.fail', { id, workerId: this.workerId, error }).catch((e: unknown) => {
+        // The handler's own report may have got there first; anything else is worth a line.
+        if (!isLeaseLost(e)) this.report(new Error(`Job ${id}: could not report it failed before exiting: ${asError(e).message}`));
+      }),
+    );
+    await withDeadline(Promise.allSettled(left), HARD_STOP_REPORT_MS);
+  }
+
   private async loop(): Promise<void> {
     let pause = RETRY_PAUSE_MS;
     while (!this.stopping) {
       const free = this.concurrency - this.active.size;
       if (free === 0) {
         await this.sleepUntilWoken(0);
+        continue;
+      }
+      if (this.client.state === 'disconnected') {
+        // A claim made now would wait for the reconnect for up to waitMs + 30 s, and stop()
+        // could not take it back. Wait here instead, where stop() wakes the loop at once.
+        await this.waitForDaemon();
         continue;
       }
       const waitMs = this.options.pollWaitMs ?? 5000;
@@ -220,6 +286,15 @@ class Worker implements WorkerHandle {
       for (const job of jobs) this.launch(job);
     }
     await Promise.all(this.active.values());
+  }
+
+  /** Wait until the client is connected again (or closed), a job finishes, or stop() is called. */
+  private async waitForDaemon(): Promise<void> {
+    const woken = this.sleepUntilWoken(0);
+    const wake = this.wake;
+    const off = this.client.onStateChange(() => wake?.());
+    await woken;
+    off();
   }
 
   /** Wait until a job finishes, stop() is called, or `ms` passes (0 = no time limit). */
@@ -273,6 +348,7 @@ class Worker implements WorkerHandle {
     const ctx: WorkContext = {
       workerId: this.workerId,
       signal: controller.signal,
+      hardStop: this.hardStop.signal,
       progress: async (percent, message) => {
         await this.client.call('jobs.progress', { ...ids, percent, ...(message !== undefined ? { message } : {}) });
       },
@@ -286,6 +362,9 @@ class Worker implements WorkerHandle {
 
     let outcome: { ok: true; result: unknown } | { ok: false; error: unknown };
     try {
+      // A job a claim in flight brought after a second signal is not started: the process is
+      // about to exit. It fails with the stop's reason and runs again on its next attempt.
+      if (this.hardStop.signal.aborted) throw this.hardStop.signal.reason;
       outcome = { ok: true, result: await this.options.handler(job, ctx) };
     } catch (error) {
       outcome = { ok: false, error };
@@ -299,7 +378,7 @@ class Worker implements WorkerHandle {
       return;
     }
     if (outcome.ok) {
-      await this.finishCall(job, () => this.client.call('jobs.complete', { ...ids, ...(outcome.result !== undefined ? { result: outcome.result } : {}) }));
+      await this.complete(job, ids, outcome.result);
     } else {
       const params = failParams(ids, outcome.error);
       await this.finishCall(job, () => this.client.call('jobs.fail', params));
@@ -307,23 +386,43 @@ class Worker implements WorkerHandle {
   }
 
   /**
-   * Report a job's outcome. A connection lost before the answer is retried on the next socket
-   * (the reconnecting client waits for it); a refusal (lease lost, already finished) is final.
+   * Complete the job with the handler's result. A result that cannot be sent, or that the daemon
+   * refuses, fails the job for good instead, saying why: left alone, the job would stay running
+   * until its lease expired and then run again, only to return the same result.
    */
-  private async finishCall(job: Job, send: () => Promise<unknown>): Promise<void> {
+  private async complete(job: Job, ids: { id: string; workerId: string }, result: unknown): Promise<void> {
+    let refusal = unsendable(result);
+    if (refusal === null) {
+      const error = await this.finishCall(job, () => this.client.call('jobs.complete', { ...ids, ...(result !== undefined ? { result } : {}) }));
+      if (error === null || !isRefusal(error)) return;
+      refusal = `The daemon refused the result: ${error.message}`;
+    }
+    const message = refusal;
+    await this.finishCall(job, () => this.client.call('jobs.fail', { ...ids, error: message, permanent: true }));
+  }
+
+  /**
+   * Report a job's outcome; resolves with the error it ended with, or null once it was recorded.
+   * A connection lost before the answer is retried on the next socket (the reconnecting client
+   * waits for it); a refusal (lease lost, already finished, invalid) is final.
+   */
+  private async finishCall(job: Job, send: () => Promise<unknown>): Promise<Error | null> {
     for (let attempt = 1; ; attempt++) {
       try {
         await send();
-        return;
+        return null;
       } catch (error) {
         const retriable = error instanceof ConnectionLostError && !this.client.isClosed && attempt < 5;
         this.report(asError(error), job);
-        if (!retriable) return;
+        if (!retriable) return asError(error);
       }
     }
   }
 
   private finish(error?: Error): void {
+    // After a second signal the process exits by itself once the jobs are reported; resolving
+    // `done` first would let a caller exit with its own (successful) status.
+    if (this.exiting) return;
     for (const remove of this.removeSignalHandlers) remove();
     if (this.ownClient) this.client.close();
     if (error) {
@@ -355,6 +454,48 @@ function failParams(ids: { id: string; workerId: string }, error: unknown): Fail
 
 function isLeaseLost(error: unknown): boolean {
   return error instanceof SpoolError && error.code === ErrorCode.LeaseLost;
+}
+
+/**
+ * Whether the daemon refused a `jobs.complete` because of what was sent (the result is too
+ * large or not valid). Not a refusal: a lost lease or a deleted job (there is nothing left to
+ * fail), and an internal error, which is also how a lost connection or a timeout arrives and
+ * says nothing about the result; the daemon may even have recorded the completion.
+ */
+function isRefusal(error: Error): boolean {
+  if (!(error instanceof SpoolError)) return false;
+  return error.code !== ErrorCode.LeaseLost && error.code !== ErrorCode.JobNotFound && error.code !== ErrorCode.InternalError;
+}
+
+/**
+ * Why a handler's result cannot go in a request at all, or null if it can. JSON.stringify
+ * throws on a BigInt or a cycle, and a result longer than a request line would make the daemon
+ * close the connection rather than answer, so both are caught here. A result over the payload
+ * limit but within a line is sent, and the daemon's refusal says what the limit is.
+ */
+function unsendable(result: unknown): string | null {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(result);
+  } catch (error) {
+    return `The result cannot be sent as JSON: ${asError(error).message}. Return only JSON values (strings, numbers, booleans, null, arrays and plain objects).`;
+  }
+  const bytes = text === undefined ? 0 : Buffer.byteLength(text, 'utf8');
+  if (bytes > LIMITS.maxLineBytes) {
+    return `The result is ${bytes} bytes as JSON, more than a request may carry (${LIMITS.maxLineBytes} bytes; a result may have ${LIMITS.maxPayloadBytes}). Store large data elsewhere and return a reference.`;
+  }
+  return null;
+}
+
+/** Resolves when `promise` settles or `ms` passes, whichever is first. */
+async function withDeadline(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+  try {
+    await Promise.race([promise, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 function asError(error: unknown): Error {

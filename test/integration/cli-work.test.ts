@@ -1,13 +1,15 @@
 /**
  * `spool work <queue> --exec "<command>"` as a real process: the payload on stdin and in the
- * environment, output captured, exit status to outcome, permanent exit codes, a cancel that
- * stops the command, and a graceful drain on SIGTERM.
+ * environment, output captured (long lines split, not cut), exit status to outcome, permanent
+ * exit codes, a cancel that stops the command, a graceful drain on SIGTERM, and a second signal
+ * that kills the commands and fails their jobs before exiting.
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { SpoolClient } from '../../shared/client';
+import { LIMITS } from '../../shared/protocol';
 import type { Job } from '../../shared/types';
 import { startDaemon, waitFor, type TestDaemon } from '../helpers/daemon';
 import { startCli, stopCli, type RunningCli } from './cli-run';
@@ -97,6 +99,54 @@ test('SIGTERM lets the running job finish, then the worker exits 0', async (t) =
   assert.equal((await finished(job.id)).state, 'completed');
   assert.equal((await client.call('jobs.get', { id: next.job.id })).job.state, 'queued', 'nothing new was claimed while draining');
 });
+
+test('output lines are kept whole up to the per-line limit and split into pieces beyond it, never inside a character', async (t) => {
+  // 5000 ASCII characters, then 10000 two-byte characters (20000 bytes, over the 8 KiB limit).
+  const cli = work(t, ['work-long-lines', '--exec', `head -c 5000 /dev/zero | tr '\\0' a; echo; awk 'BEGIN { s = ""; for (i = 0; i < 10000; i++) s = s "é"; print s }'`]);
+  await waitFor('the worker to start', () => cli.stderr().includes('is taking jobs'));
+  const { job } = await client.call('jobs.enqueue', { queue: 'work-long-lines', kind: 'x' });
+  assert.equal((await finished(job.id)).state, 'completed');
+  const lines = (await client.call('jobs.output', { id: job.id })).lines.filter((l) => l.stream === 'stdout').map((l) => l.text);
+  // Compared with assert.ok: a failing assert.equal would print both 5000-character strings.
+  assert.ok(lines[0] === 'a'.repeat(5000), `a line within the limit is kept whole; got ${lines[0]?.length ?? 0} characters`);
+  const pieces = lines.slice(1);
+  assert.ok(pieces.length > 1, `the long line is split; got ${pieces.length} line(s)`);
+  assert.ok(pieces.join('') === 'é'.repeat(10000), `nothing of the long line is lost; got ${pieces.join('').length} of 10000 characters`);
+  for (const piece of pieces) assert.ok(Buffer.byteLength(piece) <= LIMITS.maxOutputLineBytes, `a piece of ${Buffer.byteLength(piece)} bytes is over the limit`);
+});
+
+test('a second SIGINT kills the running command and its children, fails the job, and exits 130', async (t) => {
+  const pidFile = path.join(daemon.dir, 'hard-stop.pids');
+  const cli = work(t, ['work-hard-stop', '--exec', `echo started; sleep 300 & echo "$$ $!" > '${pidFile}'; wait`]);
+  await waitFor('the worker to start', () => cli.stderr().includes('is taking jobs'));
+  const { job } = await client.call('jobs.enqueue', { queue: 'work-hard-stop', kind: 'x', maxAttempts: 1 });
+  const [groupPid, childPid] = await waitFor('the command to start its child', () => {
+    const text = fs.existsSync(pidFile) ? fs.readFileSync(pidFile, 'utf8').trim() : '';
+    return /^\d+ \d+$/.test(text) ? text.split(' ').map(Number) : undefined;
+  });
+  // The command runs in its own process group (led by the shell), so it survives the worker unless killed.
+  t.after(() => killGroup(groupPid));
+  cli.process.kill('SIGINT');
+  await waitFor('the worker to say it is draining', () => cli.stderr().includes('SIGINT received, finishing 1 running job(s)'));
+  cli.process.kill('SIGINT');
+  const r = await cli.exited;
+  assert.equal(r.code, 130, r.stderr);
+  await waitFor('the command and its child to be gone', () => !processAlive(groupPid) && !processAlive(childPid), 5000);
+  const after = await client.call('jobs.get', { id: job.id });
+  assert.equal(after.job.state, 'dead', 'the job is not left running for its lease');
+  assert.equal(after.runs[0]?.outcome, 'failed');
+  assert.match(after.runs[0]?.error ?? '', /was stopped by a second SIGINT/);
+  assert.ok((await outputOf(job.id)).includes('stdout:started'), 'the output written before the stop is kept');
+});
+
+function killGroup(pid: number): void {
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch (error) {
+    // ESRCH: the group is gone already, which is what the test expects.
+    if (!(error instanceof Error && 'code' in error && error.code === 'ESRCH')) throw error;
+  }
+}
 
 function processAlive(pid: number): boolean {
   try {

@@ -1,13 +1,17 @@
 /**
  * The worker helper (`runWorker`) against a real daemon: results, progress, logs and
- * checkpoints reach the job; failures retry or go straight to dead; heartbeats keep a long job's
- * lease; a cancel aborts the handler's signal; stop() drains; concurrency is respected.
+ * checkpoints reach the job; failures retry or go straight to dead; a result the daemon refuses
+ * fails the job; heartbeats keep a long job's lease; a cancel aborts the handler's signal; stop()
+ * drains, and does not wait for a daemon that is down; a second signal fails the running jobs and
+ * exits; concurrency is respected.
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
-import { DaemonNotRunningError, type SpoolClient } from '../../shared/client';
+import { ConnectionLostError, DaemonNotRunningError, SpoolClient } from '../../shared/client';
+import { LIMITS } from '../../shared/protocol';
 import type { Job } from '../../shared/types';
 import { PermanentError, runWorker, type RunWorkerOptions, type WorkerHandle } from '../../shared/worker';
 import { startDaemon, waitFor, type TestDaemon } from '../helpers/daemon';
@@ -110,6 +114,78 @@ test('an error retries the job; a PermanentError sends it to dead at once', asyn
   assert.equal(retrying.runs[0]?.error, 'flaky');
   assert.equal(retrying.runs[0]?.exitCode, 7);
   assert.ok(retrying.runs[0]?.stack?.includes('worker-helper.test.ts'), 'the stack is kept with the run');
+});
+
+test('a result the daemon refuses, or one JSON cannot carry, fails the job for good and says why', async (t) => {
+  const queue = freshQueue();
+  await worker(t, {
+    queues: [queue],
+    handler: (j) => (j.payload === 'too big' ? 'x'.repeat(LIMITS.maxPayloadBytes) : { count: BigInt(1) }),
+  });
+  const tooBig = await enqueue(queue, 'too big', { maxAttempts: 5 });
+  const notJson = await enqueue(queue, 'bigint', { maxAttempts: 5 });
+  const dead = async (id: string): Promise<Job> =>
+    waitFor(`job ${id} to be dead`, async () => {
+      const j = await job(id);
+      return j.state === 'dead' ? j : undefined;
+    }, 10_000);
+  const big = await dead(tooBig);
+  assert.equal(big.attempts, 1, 'not retried: the same result would be refused again');
+  assert.match(big.lastError ?? '', /^The daemon refused the result: result is \d+ bytes as JSON; the limit is 1048576 bytes/);
+  const bigint = await dead(notJson);
+  assert.equal(bigint.attempts, 1);
+  assert.match(bigint.lastError ?? '', /^The result cannot be sent as JSON: .*BigInt/);
+});
+
+test('stop() does not wait for a daemon that is down', async (t) => {
+  const own = await startDaemon();
+  t.after(() => own.dispose());
+  const ownClient = await SpoolClient.connect({ socketPath: own.socketPath, reconnect: true });
+  t.after(() => ownClient.close());
+  const errors: Error[] = [];
+  const w = await runWorker({ client: ownClient, queues: [freshQueue()], pollWaitMs: 1000, onError: (e) => errors.push(e), handler: () => undefined });
+  await own.kill();
+  await waitFor('the worker to lose its claim in flight', () => errors.some((e) => e instanceof ConnectionLostError));
+  // The worker pauses 500 ms after a failed claim before it claims again. Four failed reconnects
+  // (100, 200, 400 and 800 ms apart, give or take a fifth) take well over that, so by then the
+  // worker is back in its loop, waiting for the daemon.
+  const reconnectErrors = new Set<Error>();
+  await waitFor('four failed reconnects', () => {
+    if (ownClient.lastReconnectError) reconnectErrors.add(ownClient.lastReconnectError);
+    return reconnectErrors.size >= 4;
+  });
+  const started = Date.now();
+  let timer: NodeJS.Timeout | undefined;
+  const stopped = await Promise.race([
+    w.stop().then(() => true),
+    new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), 5000))),
+  ]);
+  clearTimeout(timer);
+  assert.ok(stopped, `stop() was still waiting after ${Date.now() - started} ms`);
+});
+
+test('a second signal fails the job of a handler that ignores its signal, then exits with 130', async (t) => {
+  const queue = freshQueue();
+  const fixture = path.resolve(__dirname, '..', 'fixtures', 'stubborn-worker.ts');
+  const proc = spawn(process.execPath, ['--import', 'tsx', fixture, daemon.socketPath, queue], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  proc.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
+  proc.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
+  const exited = new Promise<number | null>((resolve) => proc.once('close', (code) => resolve(code)));
+  t.after(async () => {
+    if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
+    await exited;
+  });
+  const id = await enqueue(queue, null, { maxAttempts: 1 });
+  await waitFor('the handler to start', () => stdout.includes(`started ${id}`));
+  proc.kill('SIGTERM');
+  await waitFor('the worker to say it is draining', () => stderr.includes('SIGTERM received, finishing 1 running job(s)'));
+  proc.kill('SIGTERM');
+  assert.equal(await exited, 130, stderr);
+  const r = await client.call('jobs.get', { id });
+  assert.equal(r.job.state, 'dead', 'the job is not left running for its lease');
+  assert.match(r.runs[0]?.error ?? '', /was stopped by a second SIGTERM before the job finished/);
 });
 
 test('heartbeats keep the lease of a job that runs longer than its timeout', async (t) => {

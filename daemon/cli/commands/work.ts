@@ -3,9 +3,11 @@
  * the command with `/bin/sh -c` in its own process group; the payload arrives on stdin (JSON)
  * and in SPOOL_JOB_PAYLOAD; stdout and stderr become the job's output; exit 0 completes the job,
  * any other status fails it (permanently for the codes given to --permanent-exit). A cancel
- * stops the command: SIGTERM to its group, SIGKILL after a grace period.
+ * stops the command: SIGTERM to its group, SIGKILL after a grace period. A second SIGTERM or
+ * Ctrl-C SIGKILLs every command's group at once, then the worker fails their jobs and exits.
  */
 import { spawn } from 'node:child_process';
+import { StringDecoder } from 'node:string_decoder';
 import type { Command } from 'commander';
 import { SpoolClient } from '../../../shared/client';
 import { LIMITS } from '../../../shared/protocol';
@@ -44,7 +46,8 @@ The command gets, besides the payload on stdin:
   SPOOL_JOB_ID, SPOOL_JOB_QUEUE, SPOOL_JOB_KIND, SPOOL_JOB_ATTEMPT, SPOOL_JOB_MAX_ATTEMPTS,
   SPOOL_JOB_PAYLOAD (JSON), SPOOL_JOB_CHECKPOINT (JSON, when a previous attempt saved one),
   SPOOL_WORKER_ID and SPOOL_SOCKET.
-SIGTERM or Ctrl-C lets running jobs finish; a second one exits at once.
+SIGTERM or Ctrl-C lets running jobs finish and claims no more; a second one kills the running
+commands (SIGKILL to their process groups), reports their jobs failed and exits with status 130.
 
 Examples:
   spool work images --kind resize --exec 'jq -r .path | xargs ./resize.sh'
@@ -150,10 +153,16 @@ function runCommand(
   child.stdin.end(payload);
 
   let killTimer: NodeJS.Timeout | null = null;
+  // A second signal: the worker exits within moments, and a command in its own process group
+  // would outlive it, so it is killed at once, even if a cancel's SIGTERM is still being given time.
+  const kill = (): void => signalGroup(child.pid, 'SIGKILL');
   const stop = (): void => {
+    if (wctx.hardStop.aborted) return;
     signalGroup(child.pid, 'SIGTERM');
-    killTimer = setTimeout(() => signalGroup(child.pid, 'SIGKILL'), killAfterMs);
+    killTimer = setTimeout(kill, killAfterMs);
   };
+  if (wctx.hardStop.aborted) kill();
+  else wctx.hardStop.addEventListener('abort', kill, { once: true });
   if (wctx.signal.aborted) stop();
   else wctx.signal.addEventListener('abort', stop, { once: true });
 
@@ -161,6 +170,7 @@ function runCommand(
     child.on('error', (error) => reject(new CommandFailed(`Cannot start /bin/sh: ${error.message}`, undefined, false)));
     child.on('close', (code, signal) => {
       wctx.signal.removeEventListener('abort', stop);
+      wctx.hardStop.removeEventListener('abort', kill);
       if (killTimer) clearTimeout(killTimer);
       void output.flush().then(() => {
         if (code === 0) return resolve({ exitCode: 0 });
@@ -190,10 +200,14 @@ function signalGroup(pid: number | undefined, signal: NodeJS.Signals): void {
 
 /**
  * Sends a command's output to the daemon in batches (one `jobs.log` per stream per flush),
- * splitting it into lines and cutting lines at the daemon's per-line limit.
+ * splitting it into lines. A line over the daemon's per-line limit is sent as several lines of
+ * at most that many bytes, as the daemon's own shell executor does, so none of it is lost.
  */
 class OutputForwarder {
   private readonly partial = { stdout: '', stderr: '' };
+  // A chunk from the pipe may end inside a multi-byte character; the decoder keeps those bytes
+  // for the next chunk instead of turning them into replacement characters.
+  private readonly decoders = { stdout: new StringDecoder('utf8'), stderr: new StringDecoder('utf8') };
   private readonly pending = { stdout: [] as string[], stderr: [] as string[] };
   private timer: NodeJS.Timeout | null = null;
   private sending: Promise<void> = Promise.resolve();
@@ -205,17 +219,23 @@ class OutputForwarder {
   ) {}
 
   push(stream: 'stdout' | 'stderr', data: Buffer): void {
-    const text = this.partial[stream] + data.toString('utf8');
+    const text = this.partial[stream] + this.decoders[stream].write(data);
     const lines = text.split('\n');
-    this.partial[stream] = lines.pop() ?? '';
-    for (const line of lines) this.pending[stream].push(line.slice(0, LIMITS.maxOutputLineBytes / 4));
+    const rest = lines.pop() ?? '';
+    for (const line of lines) this.pending[stream].push(...splitLine(line));
+    // A line with no newline yet that is already over the limit: its full pieces go now rather
+    // than being held in memory; the last piece waits for the rest of the line.
+    const pieces = splitLine(rest);
+    this.partial[stream] = pieces.pop() ?? '';
+    this.pending[stream].push(...pieces);
     if (!this.timer) this.timer = setTimeout(() => void this.send(), 50);
   }
 
   /** Send everything, including an unfinished last line. */
   flush(): Promise<void> {
     for (const stream of ['stdout', 'stderr'] as const) {
-      if (this.partial[stream] !== '') this.pending[stream].push(this.partial[stream]);
+      const rest = this.partial[stream] + this.decoders[stream].end();
+      if (rest !== '') this.pending[stream].push(...splitLine(rest));
       this.partial[stream] = '';
     }
     return this.send();
@@ -242,4 +262,29 @@ class OutputForwarder {
     });
     return this.sending;
   }
+}
+
+/**
+ * Splits a line into pieces of at most LIMITS.maxOutputLineBytes bytes of UTF-8, between
+ * characters; a line within the limit comes back whole. The daemon cuts a longer line (and drops
+ * the rest), so this keeps all of it.
+ */
+function splitLine(line: string): string[] {
+  // A string of n UTF-16 units is at most 3n bytes.
+  if (line.length * 3 <= LIMITS.maxOutputLineBytes || Buffer.byteLength(line) <= LIMITS.maxOutputLineBytes) return [line];
+  const pieces: string[] = [];
+  let current = '';
+  let bytes = 0;
+  for (const ch of line) {
+    const size = Buffer.byteLength(ch);
+    if (bytes + size > LIMITS.maxOutputLineBytes) {
+      pieces.push(current);
+      current = '';
+      bytes = 0;
+    }
+    current += ch;
+    bytes += size;
+  }
+  pieces.push(current);
+  return pieces;
 }
