@@ -33,7 +33,8 @@ import * as os from 'node:os';
 import { SpoolClient } from './client';
 import { ConnectionLostError } from './connection';
 import { SpoolError } from './errors';
-import { ErrorCode, LIMITS, type FailParams } from './protocol';
+import { asError, failParams, isLeaseLost, isRefusal, unsendable } from './outcome';
+import { ErrorCode } from './protocol';
 import type { Job } from './types';
 
 /**
@@ -437,56 +438,6 @@ class Worker implements WorkerHandle {
   }
 }
 
-function failParams(ids: { id: string; workerId: string }, error: unknown): FailParams {
-  if (error instanceof Error) {
-    const permanent = 'permanent' in error && error.permanent === true;
-    const exitCode = 'exitCode' in error && typeof error.exitCode === 'number' ? error.exitCode : undefined;
-    return {
-      ...ids,
-      error: error.message || error.name,
-      ...(error.stack ? { stack: error.stack } : {}),
-      ...(permanent ? { permanent } : {}),
-      ...(exitCode !== undefined ? { exitCode } : {}),
-    };
-  }
-  return { ...ids, error: typeof error === 'string' ? error : (JSON.stringify(error) ?? String(error)) };
-}
-
-function isLeaseLost(error: unknown): boolean {
-  return error instanceof SpoolError && error.code === ErrorCode.LeaseLost;
-}
-
-/**
- * Whether the daemon refused a `jobs.complete` because of what was sent (the result is too
- * large or not valid). Not a refusal: a lost lease or a deleted job (there is nothing left to
- * fail), and an internal error, which is also how a lost connection or a timeout arrives and
- * says nothing about the result; the daemon may even have recorded the completion.
- */
-function isRefusal(error: Error): boolean {
-  if (!(error instanceof SpoolError)) return false;
-  return error.code !== ErrorCode.LeaseLost && error.code !== ErrorCode.JobNotFound && error.code !== ErrorCode.InternalError;
-}
-
-/**
- * Why a handler's result cannot go in a request at all, or null if it can. JSON.stringify
- * throws on a BigInt or a cycle, and a result longer than a request line would make the daemon
- * close the connection rather than answer, so both are caught here. A result over the payload
- * limit but within a line is sent, and the daemon's refusal says what the limit is.
- */
-function unsendable(result: unknown): string | null {
-  let text: string | undefined;
-  try {
-    text = JSON.stringify(result);
-  } catch (error) {
-    return `The result cannot be sent as JSON: ${asError(error).message}. Return only JSON values (strings, numbers, booleans, null, arrays and plain objects).`;
-  }
-  const bytes = text === undefined ? 0 : Buffer.byteLength(text, 'utf8');
-  if (bytes > LIMITS.maxLineBytes) {
-    return `The result is ${bytes} bytes as JSON, more than a request may carry (${LIMITS.maxLineBytes} bytes; a result may have ${LIMITS.maxPayloadBytes}). Store large data elsewhere and return a reference.`;
-  }
-  return null;
-}
-
 /** Resolves when `promise` settles or `ms` passes, whichever is first. */
 async function withDeadline(promise: Promise<unknown>, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
@@ -496,8 +447,4 @@ async function withDeadline(promise: Promise<unknown>, ms: number): Promise<void
   } finally {
     clearTimeout(timer);
   }
-}
-
-function asError(error: unknown): Error {
-  return error instanceof Error ? error : new Error(String(error));
 }
