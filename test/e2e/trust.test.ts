@@ -25,5 +25,7 @@ test('the extension in an untrusted workspace', async (t) => {
     'the workspace is untrusted and Spool still connects and shows queues',
     'a shell job is refused and nothing is enqueued; a custom job is enqueued',
     'retrying a dead shell job is refused too',
+    'Retry All Dead Jobs retries the other dead jobs and leaves the shell ones dead',
+    'enabling a disabled shell schedule is refused',
   ]);
 });

@@ -1,14 +1,50 @@
-/** Retry All Dead Jobs of a queue (the clicked queue or Dead group, a name, or a pick). */
+/**
+ * Retry All Dead Jobs of a queue (the clicked queue or Dead group, a name, or a pick). In an
+ * untrusted workspace the dead shell jobs stay dead: only the others are retried, by id.
+ */
 import * as vscode from 'vscode';
+import type { SpoolClient } from '../../../shared/client';
+import { LIMITS, type BulkResult, type ListJobsResult } from '../../../shared/protocol';
+import { mayEnqueue } from '../../trust';
 import { command } from '../command';
 import { queueTarget, reportBulk } from '../targets';
 
 export const retryAllDead = command('spool.jobs.retryAllDead', async (ctx, arg) => {
   const queue = await queueTarget(ctx, arg, 'Retry the dead jobs of which queue?');
   if (!queue) return undefined;
-  const result = await ctx.connection.client().call('jobs.retryMany', { filter: { queue, states: ['dead'] } });
-  if (result.count === 0 && result.errors.length === 0) void vscode.window.showInformationMessage(`Queue ${queue} has no dead jobs.`);
+  const client = ctx.connection.client();
+  const trusted = vscode.workspace.isTrusted;
+  const { result, shellLeft } = trusted
+    ? { result: await client.call('jobs.retryMany', { filter: { queue, states: ['dead'] } }), shellLeft: 0 }
+    : await retryDeadExceptShell(client, queue);
+  if (shellLeft > 0) {
+    void vscode.window.showWarningMessage(
+      `Spool: retried ${result.count} dead job(s) of ${queue}; ${shellLeft} dead shell job(s) stay dead because this workspace is not trusted, so Spool does not run shell commands from it.`,
+    );
+  } else if (result.count === 0 && result.errors.length === 0) void vscode.window.showInformationMessage(`Queue ${queue} has no dead jobs.`);
   else reportBulk('retried', result.count, result.errors);
   ctx.queues.refresher.now();
   return result;
 });
+
+/** The dead jobs of `queue` that are not shell jobs, retried by id; and how many shell jobs were left. */
+async function retryDeadExceptShell(client: SpoolClient, queue: string): Promise<{ result: BulkResult; shellLeft: number }> {
+  const ids: string[] = [];
+  let shellLeft = 0;
+  let cursor: string | null = null;
+  do {
+    const page: ListJobsResult = await client.call('jobs.list', { queue, states: ['dead'], limit: LIMITS.maxPageSize, ...(cursor ? { cursor } : {}) });
+    for (const job of page.jobs) {
+      if (mayEnqueue(job.kind)) ids.push(job.id);
+      else shellLeft++;
+    }
+    cursor = page.nextCursor;
+  } while (cursor !== null);
+  const result: BulkResult = { count: 0, errors: [] };
+  for (let i = 0; i < ids.length; i += LIMITS.maxBatch) {
+    const part = await client.call('jobs.retryMany', { ids: ids.slice(i, i + LIMITS.maxBatch) });
+    result.count += part.count;
+    result.errors.push(...part.errors);
+  }
+  return { result, shellLeft };
+}

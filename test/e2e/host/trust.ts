@@ -45,4 +45,34 @@ export const run = hostSuite({
       client.close();
     }
   },
+
+  'Retry All Dead Jobs retries the other dead jobs and leaves the shell ones dead': async (config) => {
+    const client = await SpoolClient.connect({ socketPath: configString(config, 'socketPath') });
+    try {
+      const shell = (await client.call('jobs.enqueue', { queue: 'untrusted-all', kind: 'shell', payload: { command: 'exit 3' }, maxAttempts: 1 })).job;
+      const report = (await client.call('jobs.enqueue', { queue: 'untrusted-all', kind: 'report', maxAttempts: 1 })).job;
+      await client.call('jobs.claim', { workerId: 'trust-worker', queues: ['untrusted-all'], kinds: ['report'] });
+      await client.call('jobs.fail', { id: report.id, workerId: 'trust-worker', error: 'failed on purpose' });
+      await waitFor('both jobs to end dead', async () => (await client.call('jobs.list', { queue: 'untrusted-all', states: ['dead'] })).jobs.length === 2);
+      const result = await vscode.commands.executeCommand<{ count: number }>('spool.jobs.retryAllDead', 'untrusted-all');
+      assert.equal(result?.count, 1);
+      assert.equal((await client.call('jobs.get', { id: shell.id })).job.state, 'dead', 'the shell job is not run again');
+      assert.equal((await client.call('jobs.get', { id: report.id })).job.state, 'queued');
+    } finally {
+      client.close();
+    }
+  },
+
+  'enabling a disabled shell schedule is refused': async (config) => {
+    const client = await SpoolClient.connect({ socketPath: configString(config, 'socketPath') });
+    try {
+      await client.call('schedules.create', { name: 'untrusted-shell', cron: '0 3 * * *', queue: 'untrusted', job: { kind: 'shell', payload: { command: 'true' } } });
+      await client.call('schedules.disable', { name: 'untrusted-shell' });
+      const enabled = await vscode.commands.executeCommand('spool.schedules.enable', 'untrusted-shell');
+      assert.equal(enabled, undefined);
+      assert.equal((await client.call('schedules.get', { name: 'untrusted-shell' })).schedule.enabled, false);
+    } finally {
+      client.close();
+    }
+  },
 });
