@@ -1,16 +1,16 @@
 /**
  * The extension driven as a user drives it, with playwright-core in code-server: open the Spool
  * view, read the seeded queue, enqueue a shell job through the command palette, retry a dead
- * job and cancel a running one from their context menus, and watch the status bar follow.
- * Screenshots go to .test-artifacts/.
+ * job and cancel a running one from their context menus, watch the status bar follow, page a
+ * large group with "Load more…" and filter it. Screenshots go to .test-artifacts/.
  */
 import * as assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { startDaemon, type TestDaemon } from '../helpers/daemon';
 import { openVsCode, waitFor, type VsCode } from './harness';
-import { seedReports } from './support/seed';
-import { answer, ariaLabel, collapse, contextMenu, expand, openSpoolView, openWorkbench, row, rowAt, runCommand, screenshot, statusBarText, widenSideBar } from './support/workbench';
+import { enqueueMany, seedReports } from './support/seed';
+import { answer, ariaLabel, collapse, collapseView, contextMenu, expand, openSpoolView, openWorkbench, queuesPane, row, rowAt, runCommand, screenshot, statusBarText, widenSideBar } from './support/workbench';
 
 /** Wraps a UI test so a failure leaves a screenshot of what the page showed. */
 function uiTest(name: string, fn: () => Promise<void>): void {
@@ -31,7 +31,8 @@ let page: Page;
 before(async () => {
   daemon = await startDaemon();
   await seedReports(await daemon.client());
-  vscode = await openVsCode({ settings: { 'spool.socketPath': daemon.socketPath, 'spool.autoStartDaemon': false } });
+  // A page of 10 jobs keeps the paging test short; the seeded groups hold fewer than that.
+  vscode = await openVsCode({ settings: { 'spool.socketPath': daemon.socketPath, 'spool.autoStartDaemon': false, 'spool.pageSize': 10 } });
   page = await openWorkbench(vscode);
 });
 after(async () => {
@@ -127,4 +128,67 @@ uiTest('Purge Queue asks first, saying how many jobs it would delete', async () 
   await dialog.waitFor({ state: 'detached', timeout: 15_000 });
   const { jobs } = await (await daemon.client()).call('jobs.list', { queue: 'ui-demo' });
   assert.equal(jobs.length, 2, 'nothing was purged');
+});
+
+/**
+ * How many rows the tree holds under the parent of the rendered rows at `level` (their
+ * aria-setsize). The list only renders the rows in sight, so counting row elements would not do.
+ */
+async function rowsAtLevel(page: Page, level: number): Promise<number> {
+  const first = queuesPane(page).locator(`.monaco-list-row[aria-level="${level}"]`).first();
+  if ((await first.count()) === 0) return 0;
+  return Number(await first.getAttribute('aria-setsize'));
+}
+
+uiTest('"Load more…" shows the next page of a large group in the tree', async () => {
+  // Queue `paged`: 25 queued `report` jobs, then 3 of kind `other`; neither kind is ever run.
+  await enqueueMany(await daemon.client(), 28, (n) => ({ queue: 'paged', kind: n < 25 ? 'report' : 'other', payload: { n } }));
+  // The tree only renders the rows in sight: make room for the group's 21 rows.
+  await collapseView(page, 'Schedules');
+  await collapseView(page, 'Workers');
+  for (const name of ['reports ', 'ui-demo ']) {
+    const queue = rowAt(page, 1, name);
+    if ((await queue.count()) > 0) await collapse(queue);
+  }
+  const paged = rowAt(page, 1, 'paged ');
+  await paged.waitFor({ timeout: 30_000 });
+  await expand(paged);
+  const queued = rowAt(page, 2, 'Queued ');
+  await waitFor('the Queued group to count 28 jobs', async () => (await ariaLabel(queued)) === 'Queued 28', { timeoutMs: 15_000 });
+  await expand(queued);
+  const more = rowAt(page, 3, 'Load more… ');
+  await more.waitFor({ timeout: 15_000 });
+  assert.equal(await ariaLabel(more), 'Load more… 10 of 28');
+  assert.equal(await rowsAtLevel(page, 3), 11, 'one page of jobs and "Load more…"');
+  await more.click();
+  await waitFor(
+    'the tree to show the second page',
+    async () => (await ariaLabel(more)) === 'Load more… 20 of 28' && (await rowsAtLevel(page, 3)) === 21,
+    { timeoutMs: 15_000 },
+  );
+  await screenshot(page, 'ui-load-more.png');
+});
+
+uiTest('under a kind filter, groups do not show unfiltered counts and "Load more…" claims no total', async () => {
+  // Builds on the previous test: queue `paged` is expanded, its Queued group open on 20 jobs.
+  const queued = rowAt(page, 2, 'Queued ');
+  const more = rowAt(page, 3, 'Load more… ');
+  await runCommand(page, 'Spool: Filter Jobs…');
+  await answer(page, 'kind:report', { expect: 'state:dead kind:shell' });
+  await waitFor('the Queued group to say it is filtered', async () => (await ariaLabel(queued)) === 'Queued filtered', { timeoutMs: 15_000 });
+  // The group keeps the number of jobs it showed: 20 of the 25 that match, and more to load.
+  await waitFor('"Load more…" to count the jobs shown', async () => (await ariaLabel(more)) === 'Load more… 20 shown' && (await rowsAtLevel(page, 3)) === 21, { timeoutMs: 15_000 });
+  await screenshot(page, 'ui-filtered.png');
+  await more.click();
+  await waitFor('the 25 matching jobs, with no "Load more…"', async () => (await rowsAtLevel(page, 3)) === 25 && (await more.count()) === 0, { timeoutMs: 15_000 });
+
+  await runCommand(page, 'Spool: Filter Jobs…');
+  await answer(page, 'kind:other', { expect: 'state:dead kind:shell' });
+  await waitFor('the 3 jobs of kind other', async () => (await rowsAtLevel(page, 3)) === 3, { timeoutMs: 15_000 });
+  assert.equal(await ariaLabel(queued), 'Queued filtered');
+
+  // An empty filter clears it, and the count is back.
+  await runCommand(page, 'Spool: Filter Jobs…');
+  await answer(page, '', { expect: 'state:dead kind:shell' });
+  await waitFor('the Queued group to count 28 jobs again', async () => (await ariaLabel(queued)) === 'Queued 28', { timeoutMs: 15_000 });
 });

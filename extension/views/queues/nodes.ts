@@ -19,7 +19,13 @@ export interface GroupNode {
   type: 'group';
   queue: string;
   group: GroupName;
+  /** The queue's count for the group, from `queues.list`: it ignores any kind or text filter. */
   count: number;
+  /**
+   * A kind or text filter narrows the jobs listed under the group, so `count` is not the number
+   * of jobs the group lists and is not shown.
+   */
+  filtered: boolean;
 }
 export interface JobNode {
   type: 'job';
@@ -31,7 +37,8 @@ export interface LoadMoreNode {
   queue: string;
   group: GroupName;
   loaded: number;
-  total: number;
+  /** The group's count; null under a kind or text filter, whose total `jobs.list` does not return. */
+  total: number | null;
 }
 export type QueueTreeNode = QueueNode | GroupNode | JobNode | LoadMoreNode;
 
@@ -118,7 +125,14 @@ export function queueItem(node: QueueNode): vscode.TreeItem {
 export function groupItem(node: GroupNode): vscode.TreeItem {
   const item = new vscode.TreeItem(GROUP_TITLES[node.group], node.count > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
   item.id = `group:${node.queue}:${node.group}`;
-  item.description = String(node.count);
+  if (node.filtered) {
+    item.description = 'filtered';
+    // A Markdown tooltip, not a string: VS Code reads a string tooltip out as the row's
+    // accessible name in place of "Queued filtered".
+    item.tooltip = new vscode.MarkdownString().appendText(`${node.count} ${node.group} job(s) in ${node.queue}; only those that match the filter are listed.`);
+  } else {
+    item.description = String(node.count);
+  }
   item.iconPath = stateIcon(node.group);
   item.contextValue = `group.${node.group}`;
   return item;
@@ -161,7 +175,7 @@ export function jobItem(node: JobNode): vscode.TreeItem {
 export function loadMoreItem(node: LoadMoreNode): vscode.TreeItem {
   const item = new vscode.TreeItem('Load more…', vscode.TreeItemCollapsibleState.None);
   item.id = `more:${node.queue}:${node.group}:${node.loaded}`;
-  item.description = `${node.loaded} of ${node.total}`;
+  item.description = node.total === null ? `${node.loaded} shown` : `${node.loaded} of ${node.total}`;
   item.iconPath = new vscode.ThemeIcon('more');
   item.contextValue = 'loadMore';
   item.command = { command: 'spool.jobs.loadMore', title: 'Load More Jobs', arguments: [node] };

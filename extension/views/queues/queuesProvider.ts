@@ -59,6 +59,12 @@ export class QueuesProvider implements vscode.TreeDataProvider<QueueTreeNode>, v
   /** Loaded pages per `queue\0group`; cleared on refresh, then reloaded to the same length. */
   private readonly pages = new Map<string, Page>();
   private readonly wanted = new Map<string, number>();
+  /**
+   * The group elements last returned by getChildren, per queue and group. VS Code's tree finds
+   * the element to refresh by identity and silently skips an object it has not seen, so
+   * refreshing one group must fire the very object the tree holds.
+   */
+  private readonly groupNodes = new Map<string, Map<GroupName, GroupNode>>();
   private filterValue: JobViewFilter = {};
   private readonly disposables: vscode.Disposable[] = [this.changeEmitter, this.refresher];
 
@@ -116,8 +122,7 @@ export class QueuesProvider implements vscode.TreeDataProvider<QueueTreeNode>, v
     const queue = this.queues.find((q) => q.name === name);
     if (!queue) return undefined;
     if (node.type === 'group') return { type: 'queue', queue };
-    const group = node.group;
-    return { type: 'group', queue: queue.name, group, count: groupCount(queue, group) };
+    return this.groupNodes.get(queue.name)?.get(node.group) ?? this.groupNode(queue, node.group);
   }
 
   /** Fetch the next page of a group and show it. */
@@ -129,25 +134,29 @@ export class QueuesProvider implements vscode.TreeDataProvider<QueueTreeNode>, v
     page.jobs.push(...next.jobs);
     page.nextCursor = next.nextCursor;
     this.wanted.set(key, page.jobs.length);
-    const queue = this.queues.find((q) => q.name === node.queue);
-    this.changeEmitter.fire(queue ? { type: 'group', queue: node.queue, group: node.group, count: groupCount(queue, node.group) } : undefined);
+    // Redraw only the group; if the tree no longer shows it, redraw the whole view.
+    this.changeEmitter.fire(this.groupNodes.get(node.queue)?.get(node.group));
   }
 
   private async rootChildren(): Promise<QueueTreeNode[]> {
     const { queues } = await this.connection.client().call('queues.list');
     this.queues = queues;
+    for (const name of this.groupNodes.keys()) if (!queues.some((q) => q.name === name)) this.groupNodes.delete(name);
     void vscode.commands.executeCommand('setContext', 'spool.noQueues', queues.length === 0);
     return queues.map((queue): QueueNode => ({ type: 'queue', queue }));
   }
 
   private groupsOf(node: QueueNode): GroupNode[] {
     const states = this.filterValue.states;
-    return GROUPS.filter((g) => !states || states.length === 0 || states.includes(g)).map((group) => ({
-      type: 'group',
-      queue: node.queue.name,
-      group,
-      count: groupCount(node.queue, group),
-    }));
+    const groups = GROUPS.filter((g) => !states || states.length === 0 || states.includes(g)).map((group) => this.groupNode(node.queue, group));
+    this.groupNodes.set(node.queue.name, new Map(groups.map((g) => [g.group, g])));
+    return groups;
+  }
+
+  private groupNode(queue: Queue, group: GroupName): GroupNode {
+    // A state filter only picks groups; a kind or text filter changes what each group lists.
+    const filtered = Boolean(this.filterValue.kind || this.filterValue.search);
+    return { type: 'group', queue: queue.name, group, count: groupCount(queue, group), filtered };
   }
 
   private async jobsOf(node: GroupNode): Promise<QueueTreeNode[]> {
@@ -161,7 +170,7 @@ export class QueuesProvider implements vscode.TreeDataProvider<QueueTreeNode>, v
       this.pages.set(key, page);
     }
     const children: QueueTreeNode[] = page.jobs.map((job) => ({ type: 'job', job, group: node.group }));
-    if (page.nextCursor !== null) children.push({ type: 'loadMore', queue: node.queue, group: node.group, loaded: page.jobs.length, total: node.count });
+    if (page.nextCursor !== null) children.push({ type: 'loadMore', queue: node.queue, group: node.group, loaded: page.jobs.length, total: node.filtered ? null : node.count });
     return children;
   }
 

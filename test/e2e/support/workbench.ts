@@ -34,6 +34,14 @@ export async function widenSideBar(page: Page, by: number): Promise<void> {
   await waitFor('the side bar to widen', async () => ((await page.locator('.part.sidebar').boundingBox())?.width ?? 0) > box.width + by / 2, { timeoutMs: 5000 });
 }
 
+/** Collapse a view of the side bar (Schedules, Workers) so the views left open get its height. */
+export async function collapseView(page: Page, title: string): Promise<void> {
+  const header = page.locator('.pane-header', { hasText: title }).first();
+  // Click the title end of the header: its other end holds the view's actions.
+  if ((await header.getAttribute('aria-expanded')) === 'true') await header.click({ position: { x: 20, y: 10 } });
+  await waitFor(`the ${title} view to collapse`, async () => (await header.getAttribute('aria-expanded')) === 'false', { timeoutMs: 10_000 });
+}
+
 /** The Queues view's tree rows. */
 export function queuesPane(page: Page): Locator {
   return page.locator('.pane', { has: page.locator('.pane-header', { hasText: 'Queues' }) }).first();
