@@ -183,6 +183,9 @@ uiTest('under a kind filter, groups do not show unfiltered counts and "Load more
   await waitFor('the 25 matching jobs, with no "Load more…"', async () => (await rowsAtLevel(page, 3)) === 25 && (await more.count()) === 0, { timeoutMs: 15_000 });
 
   await runCommand(page, 'Spool: Filter Jobs…');
+  // The input starts from the filter in force, so it can be adjusted rather than typed again.
+  const filterInput = page.locator('.quick-input-widget .quick-input-box input');
+  await waitFor('the filter input to hold the filter in force', async () => (await filterInput.inputValue()) === 'kind:report', { timeoutMs: 15_000 });
   await answer(page, 'kind:other', { expect: 'state:dead kind:shell' });
   await waitFor('the 3 jobs of kind other', async () => (await rowsAtLevel(page, 3)) === 3, { timeoutMs: 15_000 });
   assert.equal(await ariaLabel(queued), 'Queued filtered');

@@ -13,8 +13,8 @@ function confirmedIn(args: unknown[]): boolean {
 export const deleteJob = command('spool.jobs.delete', async (ctx, ...args) => {
   const jobs = await jobTargets(ctx, args);
   if (!confirmedIn(args)) {
-    const what = jobs.length === 1 && jobs[0] ? `job ${jobs[0].id}` : `${jobs.length} jobs`;
-    const answer = await vscode.window.showWarningMessage(`Delete ${what} and its run history? This cannot be undone.`, { modal: true }, 'Delete');
+    const what = jobs.length === 1 && jobs[0] ? `job ${jobs[0].id} and its run history` : `${jobs.length} jobs and their run history`;
+    const answer = await vscode.window.showWarningMessage(`Delete ${what}? This cannot be undone.`, { modal: true }, 'Delete');
     if (answer !== 'Delete') return undefined;
   }
   const result = await ctx.connection.client().call('jobs.deleteMany', { ids: jobs.map((j) => j.id) });

@@ -31,6 +31,15 @@ export function parseFilter(text: string): JobViewFilter {
   return filter;
 }
 
+/** A filter written back in the syntax parseFilter reads, to start the input box from. */
+export function filterText(filter: JobViewFilter): string {
+  const parts: string[] = [];
+  if (filter.states && filter.states.length > 0) parts.push(`state:${filter.states.join(',')}`);
+  if (filter.kind) parts.push(`kind:${filter.kind}`);
+  if (filter.search) parts.push(filter.search);
+  return parts.join(' ');
+}
+
 export const filterJobs = command('spool.queues.filter', async (ctx, arg) => {
   const text =
     typeof arg === 'string'
@@ -39,7 +48,8 @@ export const filterJobs = command('spool.queues.filter', async (ctx, arg) => {
           title: 'Spool: Filter Jobs',
           prompt: 'state:<state>[,<state>] kind:<kind> and/or text to find in payloads and errors. Empty clears the filter.',
           placeHolder: 'state:dead kind:shell timeout',
-          value: '',
+          // The filter in force, so that it can be adjusted rather than typed again.
+          value: filterText(ctx.queues.filter),
           validateInput: (v) => {
             try {
               parseFilter(v);
