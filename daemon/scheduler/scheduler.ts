@@ -31,15 +31,34 @@ export class Scheduler {
     const now = this.now();
     const outcome: FireOutcome = { fired: 0, skipped: 0 };
     for (const schedule of this.engine.listSchedules()) {
-      if (!schedule.enabled || schedule.nextRunAt === null || schedule.nextRunAt > now) continue;
+      if (!schedule.enabled || schedule.nextRunAt === null) continue;
       try {
-        this.fireOne(schedule, schedule.nextRunAt, now, outcome);
+        if (schedule.nextRunAt > now) this.followClockBack(schedule, schedule.nextRunAt, now);
+        else this.fireOne(schedule, schedule.nextRunAt, now, outcome);
       } catch (error) {
         // One broken schedule must not stop the others; it is retried at the next wake-up.
         this.logger.error('Could not fire a schedule', { schedule: schedule.name, error });
       }
     }
     return outcome;
+  }
+
+  /**
+   * A stored next tick later than the first tick after now means the clock went back (an NTP
+   * step, a resumed snapshot) after that tick was computed: left alone, the schedule would stay
+   * silent until the clock caught up again. The tick is moved down to the first one after now,
+   * with the same compare-and-swap as a fire and no job.
+   */
+  private followClockBack(schedule: Schedule, stored: number, now: number): void {
+    const next = nextFireTime(schedule, now);
+    if (next === null || next >= stored) return;
+    const moved = this.engine.fireSchedule({ name: schedule.name, expectedNextRunAt: stored, newNextRunAt: next, enqueue: false });
+    if (moved === null) return; // Another daemon on the same database moved or fired it.
+    this.logger.info('The clock went back; the schedule\'s next tick moved earlier', {
+      schedule: schedule.name,
+      from: new Date(stored).toISOString(),
+      to: new Date(next).toISOString(),
+    });
   }
 
   private fireOne(schedule: Schedule, due: number, now: number, outcome: FireOutcome): void {

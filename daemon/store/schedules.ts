@@ -46,7 +46,8 @@ export class ScheduleStatements {
       WHERE name = @name`);
     this.deleteStmt = db.prepare('DELETE FROM schedules WHERE name = @name');
     this.casStmt = db.prepare(`
-      UPDATE schedules SET next_run_at = @newNextRunAt, last_run_at = @now, updated_at = @now
+      UPDATE schedules SET next_run_at = @newNextRunAt, updated_at = @now,
+        last_run_at = CASE WHEN @enqueue = 1 THEN @now ELSE last_run_at END
       WHERE name = @name AND next_run_at IS @expectedNextRunAt`);
     this.setLastJobStmt = db.prepare('UPDATE schedules SET last_job_id = @jobId WHERE name = @name');
     this.nextDueStmt = db.prepare('SELECT min(next_run_at) FROM schedules WHERE enabled = 1').pluck();
@@ -78,9 +79,13 @@ export class ScheduleStatements {
     return this.deleteStmt.run({ name }).changes > 0;
   }
 
-  /** True when next_run_at still was `expectedNextRunAt` and now is `newNextRunAt`. */
-  compareAndSwap(params: { name: string; expectedNextRunAt: number; newNextRunAt: number | null; now: number }): boolean {
-    return this.casStmt.run(params).changes > 0;
+  /**
+   * True when next_run_at still was `expectedNextRunAt` and now is `newNextRunAt`. last_run_at
+   * is the last time a tick enqueued a job, so it moves only when `enqueue` is true: a skipped
+   * tick or a move of next_run_at alone leaves it.
+   */
+  compareAndSwap(params: { name: string; expectedNextRunAt: number; newNextRunAt: number | null; enqueue: boolean; now: number }): boolean {
+    return this.casStmt.run({ ...params, enqueue: params.enqueue ? 1 : 0 }).changes > 0;
   }
 
   setLastJob(name: string, jobId: string): void {

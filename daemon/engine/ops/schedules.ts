@@ -102,6 +102,7 @@ export function fireSchedule(ctx: EngineContext, params: FireScheduleParams): { 
     name: params.name,
     expectedNextRunAt: params.expectedNextRunAt,
     newNextRunAt: params.newNextRunAt,
+    enqueue: params.enqueue,
     now: ctx.now(),
   });
   if (!swapped) return null;

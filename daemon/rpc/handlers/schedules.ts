@@ -74,12 +74,19 @@ export function scheduleHandlers(s: Services): HandlerGroup<ScheduleMethods> {
       const fields = cronFields(params);
       const p = unvalidated<UpdateScheduleParams>(params);
       let nextRunAt: number | null | undefined;
-      if (fields.cron !== undefined || fields.timezone !== undefined || (isRecord(params) && params.enabled === true)) {
+      const cronChanged = fields.cron !== undefined || fields.timezone !== undefined;
+      const enabling = isRecord(params) && params.enabled === true;
+      const keepsEnabled = isRecord(params) && params.enabled === undefined;
+      if (cronChanged || enabling || keepsEnabled) {
         const current = engine.getSchedule(scheduleName({ name: isRecord(params) ? params.name : undefined }, 'schedules.update'));
-        const spec = { cron: fields.cron ?? current.cron, timezone: fields.timezone ?? current.timezone };
-        validateCron(spec);
-        // Re-enabling starts from now: ticks that passed while disabled are not "missed".
-        nextRunAt = fields.cron !== undefined || fields.timezone !== undefined || !current.enabled ? next(spec) : undefined;
+        // An enabled schedule without a next tick would never fire again; any update revives it.
+        const stalled = current.enabled && current.nextRunAt === null;
+        if (cronChanged || enabling || stalled) {
+          const spec = { cron: fields.cron ?? current.cron, timezone: fields.timezone ?? current.timezone };
+          validateCron(spec);
+          // Re-enabling starts from now: ticks that passed while disabled are not "missed".
+          nextRunAt = cronChanged || !current.enabled || stalled ? next(spec) : undefined;
+        }
       }
       return changed(withNextRuns(engine.updateSchedule(p, nextRunAt)));
     },
@@ -91,7 +98,9 @@ export function scheduleHandlers(s: Services): HandlerGroup<ScheduleMethods> {
     'schedules.enable': (params) => {
       const name = scheduleName(params, 'schedules.enable');
       const current = engine.getSchedule(name);
-      const nextRunAt = current.enabled ? undefined : next(current);
+      // An enabled schedule keeps its next tick, unless it has none: then it is recomputed, or it
+      // would never fire again.
+      const nextRunAt = current.enabled && current.nextRunAt !== null ? undefined : next(current);
       return changed(withNextRuns(engine.updateSchedule({ name, enabled: true }, nextRunAt)));
     },
     'schedules.disable': (params) => {
