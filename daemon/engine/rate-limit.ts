@@ -13,7 +13,8 @@ export interface Bucket {
 /** The bucket as of `now`. A bucket never used (tokens null) starts full. */
 export function refill(limit: RateLimit, stored: { tokens: number | null; refilledAt: number | null }, now: number): Bucket {
   if (stored.tokens === null || stored.refilledAt === null) return { tokens: limit.burst, refilledAt: now };
-  // A clock that stepped back must not drain the bucket.
+  // A clock that stepped back (refilled at in the future) must neither drain the bucket nor add
+  // to it: the bucket counts from now, and the claim stores it so (see claim.ts).
   const elapsed = Math.max(0, now - stored.refilledAt);
   return { tokens: Math.min(limit.burst, stored.tokens + (elapsed / 1000) * limit.perSecond), refilledAt: now };
 }

@@ -10,6 +10,15 @@ import { randomFillSync } from 'node:crypto';
 
 const POOL_SIZE = 4096;
 
+/**
+ * The smallest id a generator can make at millisecond `ms`: every id made at `ms` or later sorts
+ * at or after it, so `id < firstIdAt(t)` selects only jobs created before `t`.
+ */
+export function firstIdAt(ms: number): string {
+  const hex = Math.max(0, Math.floor(ms)).toString(16).padStart(12, '0').slice(-12);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-7000-8000-000000000000`;
+}
+
 export class UuidV7 {
   private lastMs = -1;
   private counter = 0;

@@ -8,41 +8,57 @@
  * Events that bring a due time closer (a job enqueued with a delay, a fresh lease) call `noteDue`,
  * which only ever moves the timer earlier; when it fires, the engine's answer is authoritative.
  *
- * Retention cleanup runs on its own slow timer, in bounded batches so that a large backlog of
- * old jobs never blocks the event loop for long.
+ * Due times are wall-clock times, but a timer counts monotonic time: after a forward jump of the
+ * wall clock (a laptop waking from suspend) the timer would fire only after its remaining delay.
+ * So no timer waits longer than MAX_TIMER_MS, and `noteDue` re-arms a timer whose wall-clock
+ * moment has passed while its monotonic delay has not.
+ *
+ * Retention cleanup runs on its own slow timer, in bounded batches with a turn of the event loop
+ * between them, so that a large backlog of old jobs never blocks the event loop for long; it goes
+ * on while batches come back full, so that it keeps up with however fast jobs finish.
  */
 import type { QueueEngine } from '../engine/api';
 import type { Logger } from '../lifecycle/logger';
 import type { Scheduler } from './scheduler';
 
-/** setTimeout's limit is ~24.8 days; longer waits are re-armed when reached. */
-const MAX_TIMER_MS = 6 * 3600 * 1000;
+/**
+ * The longest single wait. Longer ones are re-armed when reached; short enough that a jump of
+ * the wall clock is noticed within a minute even when nothing calls `noteDue`.
+ */
+const MAX_TIMER_MS = 60_000;
 /** Never re-arm sooner than this. */
 const MIN_REARM_MS = 5;
 /** How soon to look again at something that stayed due after a tick handled it. */
 const RETRY_MS = 1000;
 export const CLEANUP_INTERVAL_MS = 60_000;
 const CLEANUP_BATCH = 500;
-const CLEANUP_BATCHES_PER_TURN = 20;
 
 export class Upkeep {
   private timer: NodeJS.Timeout | null = null;
+  /** When the timer fires, in wall-clock time (epoch ms), as due times are. */
   private timerAt = Infinity;
+  /** When the timer fires, in monotonic time (performance.now), as setTimeout counts. */
+  private timerDeadline = Infinity;
+  /** When the last tick started (epoch ms). */
+  private lastTickAt = -Infinity;
+  private cleaning = false;
   private cleanupTimer: NodeJS.Timeout | null = null;
   private stopped = false;
   private refreshScheduled = false;
 
   constructor(
-    private readonly engine: QueueEngine,
-    private readonly scheduler: Scheduler,
+    private readonly engine: Pick<QueueEngine, 'reapExpiredLeases' | 'nextWakeAt' | 'cleanup'>,
+    private readonly scheduler: Pick<Scheduler, 'fireDue'>,
     /** Delayed work may be due: wake waiting claims and the executors. */
     private readonly onDue: () => void,
     private readonly logger: Logger,
+    /** The wall clock due times are read against. */
+    private readonly now: () => number = Date.now,
   ) {}
 
   start(): void {
     this.tick();
-    this.cleanupTimer = setInterval(() => this.cleanup(), CLEANUP_INTERVAL_MS);
+    this.cleanupTimer = setInterval(() => void this.cleanup(), CLEANUP_INTERVAL_MS);
     this.cleanupTimer.unref();
   }
 
@@ -52,19 +68,44 @@ export class Upkeep {
     if (this.cleanupTimer) clearInterval(this.cleanupTimer);
     this.timer = null;
     this.cleanupTimer = null;
+    this.timerAt = Infinity;
+    this.timerDeadline = Infinity;
   }
 
   /** Something becomes due at `at` (epoch ms): make sure the timer fires no later than that. */
   noteDue(at: number): void {
-    if (this.stopped || at >= this.timerAt) return;
+    if (this.stopped) return;
+    if (this.clockJumped()) {
+      // What the timer waits for is due already by the wall clock: look at once.
+      this.arm(Math.min(at, this.timerAt));
+      return;
+    }
+    if (at >= this.timerAt) return;
     this.arm(at);
+  }
+
+  /**
+   * The wall clock passed the timer's moment while its monotonic delay still has a while to run:
+   * the wall clock jumped forward. (A timer merely late because the event loop was busy has
+   * passed both, and is left alone: re-arming it would only push it further back.)
+   */
+  private clockJumped(): boolean {
+    return this.timerAt < this.now() && this.timerDeadline - performance.now() > MIN_REARM_MS;
   }
 
   /** Re-reads the earliest due time (after a schedule or queue changed). */
   refresh(): void {
     this.refreshScheduled = false;
     if (this.stopped) return;
-    this.arm(this.engine.nextWakeAt());
+    let next = this.engine.nextWakeAt();
+    // Something that was due when the last tick ran and is due still: the tick failed to handle
+    // it (and logged why), or another daemon holds it. The tick waits RETRY_MS before trying
+    // again; so does this, or every short claim after a tick would make the timer fire again at
+    // once, and the daemon would spin. A last tick in the future means the clock stepped back:
+    // it says nothing about how recent the tick was.
+    const sinceTick = this.now() - this.lastTickAt;
+    if (next !== null && next <= this.lastTickAt && sinceTick >= 0 && sinceTick < RETRY_MS) next = this.lastTickAt + RETRY_MS;
+    this.arm(next);
   }
 
   /**
@@ -87,7 +128,9 @@ export class Upkeep {
   private tick(): void {
     this.timer = null;
     this.timerAt = Infinity;
+    this.timerDeadline = Infinity;
     if (this.stopped) return;
+    this.lastTickAt = this.now();
     try {
       const reaped = this.engine.reapExpiredLeases();
       if (reaped > 0) this.logger.info('Reaped jobs whose lease expired', { count: reaped });
@@ -101,11 +144,11 @@ export class Upkeep {
       next = this.engine.nextWakeAt();
     } catch (error) {
       this.logger.error('Could not read the next due time; checking again in a second', { error });
-      next = Date.now() + RETRY_MS;
+      next = this.now() + RETRY_MS;
     }
     // Still due right after everything due was handled: something failed (and was logged) or
     // another daemon holds it. Try again a little later rather than spin.
-    if (next !== null && next <= Date.now()) next = Date.now() + RETRY_MS;
+    if (next !== null && next <= this.now()) next = this.now() + RETRY_MS;
     this.arm(next);
   }
 
@@ -113,24 +156,38 @@ export class Upkeep {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     this.timerAt = Infinity;
+    this.timerDeadline = Infinity;
     if (at === null) return;
-    const delay = Math.min(Math.max(at - Date.now(), MIN_REARM_MS), MAX_TIMER_MS);
-    this.timerAt = Date.now() + delay;
+    const now = this.now();
+    const delay = Math.min(Math.max(at - now, MIN_REARM_MS), MAX_TIMER_MS);
+    this.timerAt = now + delay;
+    this.timerDeadline = performance.now() + delay;
     this.timer = setTimeout(() => this.tick(), delay);
     this.timer.unref();
   }
 
-  private cleanup(): void {
+  /**
+   * Retention, now: batches of CLEANUP_BATCH jobs, each its own short transaction, with a turn of
+   * the event loop between them so that claims and RPCs go on meanwhile, until a batch comes back
+   * short. Resolves with how many jobs were deleted (0 when a cleanup was already running).
+   */
+  async cleanup(): Promise<number> {
+    if (this.cleaning) return 0;
+    this.cleaning = true;
     let total = 0;
     try {
-      for (let i = 0; i < CLEANUP_BATCHES_PER_TURN; i++) {
+      while (!this.stopped) {
         const deleted = this.engine.cleanup(CLEANUP_BATCH);
         total += deleted;
         if (deleted < CLEANUP_BATCH) break;
+        await new Promise<void>((resolve) => setImmediate(resolve));
       }
     } catch (error) {
       this.logger.error('Retention cleanup failed; it runs again in a minute', { error });
+    } finally {
+      this.cleaning = false;
     }
     if (total > 0) this.logger.info('Retention cleanup deleted finished jobs', { count: total });
+    return total;
   }
 }

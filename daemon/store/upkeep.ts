@@ -25,10 +25,15 @@ export class UpkeepStatements {
         LIMIT +@limit)
       RETURNING state`);
     // Finished jobs in id (creation) order: the old ones come first, so a batch stops early.
+    // `id < @beforeId` bounds each state's index range: a job finishes after it was created, so
+    // one that finished before the cutoff was created before it too. Without the bound, a batch
+    // that finds fewer than `limit` expired jobs would walk every job still inside its retention
+    // window (hundreds of thousands on a busy queue) while holding the write lock.
     this.retentionStmt = db.prepare(`
       DELETE FROM jobs WHERE id IN (
         SELECT id FROM jobs INDEXED BY jobs_list
-        WHERE queue = @queue AND state IN ('completed', 'dead', 'cancelled') AND state <> 'running' AND finished_at < @cutoff
+        WHERE queue = @queue AND state IN ('completed', 'dead', 'cancelled') AND state <> 'running'
+          AND id < @beforeId AND finished_at < @cutoff
         LIMIT +@limit)
       RETURNING state`);
     // Both read the first entry of a partial index (jobs_due, jobs_lease): O(log n). The terms
@@ -45,9 +50,12 @@ export class UpkeepStatements {
     return this.counted(queue, this.purgeStmt.all({ queue, states: JSON.stringify(states), limit }));
   }
 
-  /** Deletes up to `limit` finished jobs of the queue that finished before `cutoff`, oldest first. */
-  retention(queue: string, cutoff: number, limit: number): number {
-    return this.counted(queue, this.retentionStmt.all({ queue, cutoff, limit }));
+  /**
+   * Deletes up to `limit` finished jobs of the queue that finished before `cutoff`, oldest first.
+   * `beforeId` is the smallest id made at `cutoff`: only jobs with smaller ids are looked at.
+   */
+  retention(queue: string, cutoff: number, beforeId: string, limit: number): number {
+    return this.counted(queue, this.retentionStmt.all({ queue, cutoff, beforeId, limit }));
   }
 
   /** Takes the deleted rows (their states, from RETURNING) off the queue's counters. */

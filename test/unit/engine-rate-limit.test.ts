@@ -54,3 +54,22 @@ test('queue settings changed by another engine on the same file apply to this en
   assert.equal(other.claim({ workerId: 'b', max: 5 }).length, 1, 'the new concurrency cap holds across engines');
   assert.equal(other.enqueue({ queue: 'q', kind: 'k' }).job.maxAttempts, 9, 'and so do new defaults');
 });
+
+test('after the clock steps back, a rate-limited queue refills from the new time instead of waiting for the old one', (t) => {
+  const { engine, clock } = makeEngine(t);
+  engine.configureQueue({ name: 'api', rateLimit: { perSecond: 2, burst: 1 } });
+  engine.enqueueBatch({ jobs: [{ queue: 'api', kind: 'call' }] });
+  assert.equal(engine.claim({ workerId: 'w', max: 10 }).length, 1, 'the burst empties the bucket');
+  // NTP steps the clock back an hour; jobs enqueued from then on are due at the new time.
+  clock.advance(-3_600_000);
+  engine.enqueueBatch({ jobs: Array.from({ length: 50 }, () => ({ queue: 'api', kind: 'call' })) });
+  assert.equal(engine.claim({ workerId: 'w', max: 10 }).length, 0, 'no token has refilled yet');
+  let started = 0;
+  for (let elapsed = 0; elapsed < 10_000; elapsed += 500) {
+    clock.advance(500);
+    started += engine.claim({ workerId: 'w', max: 10 }).length;
+  }
+  assert.equal(started, 20, 'two jobs a second, as configured');
+  // The daemon is woken for the next token, not every few milliseconds for an hour.
+  assert.equal(engine.nextWakeAt(), clock.ms + 500);
+});

@@ -89,3 +89,25 @@ test('stats count completed and failed attempts in the last minute and hour', (t
   assert.deepEqual([s.completedLastMinute, s.failedLastMinute, s.completedLastHour, s.failedLastHour], [0, 0, 0, 0]);
   assert.deepEqual(s.totals, { queued: 0, running: 0, retrying: 0, completed: 2, dead: 1, cancelled: 0 });
 });
+
+test('retention looks only at jobs created before the cutoff, so its cost does not grow with the jobs it keeps', (t) => {
+  const { engine, clock } = makeEngine(t);
+  engine.configureQueue({ name: 'q', retentionMs: HOUR });
+  const start = clock.ms;
+  // A job created two hours ahead that then finishes after the clock stepped back: it finished
+  // before the cutoff below, but its id (its creation time) is after it. Retention walks ids
+  // below the cutoff's, which is what bounds its scan; such a job waits until its id is reached.
+  clock.advance(2 * HOUR);
+  const job = engine.enqueue({ queue: 'q', kind: 'k' }).job;
+  assert.equal(engine.claim({ workerId: 'w', max: 1 }).length, 1);
+  clock.ms = start;
+  engine.complete({ id: job.id, workerId: 'w' });
+  assert.equal(engine.getJob(job.id).job.finishedAt, start);
+
+  clock.ms = start + HOUR + 1;
+  assert.equal(engine.cleanup(100), 0, 'a job created after the cutoff is not looked at');
+  assert.equal(engine.getJob(job.id).job.state, 'completed');
+  clock.ms = start + 3 * HOUR + 1;
+  assert.equal(engine.cleanup(100), 1, 'once its creation time is before the cutoff, it goes');
+  assert.equal(engine.verifyCounters().ok, true);
+});

@@ -42,7 +42,13 @@ function eligibleQueues(ctx: EngineContext, names: string[], max: number, now: n
     if (queue.concurrency !== null) room = Math.min(room, queue.concurrency - ctx.store.queues.count(queue.name, 'running'));
     let bucket: Bucket | null = null;
     if (queue.rateLimit !== null) {
-      bucket = refill(queue.rateLimit, ctx.store.queues.rateState(queue.name), now);
+      const stored = ctx.store.queues.rateState(queue.name);
+      bucket = refill(queue.rateLimit, stored, now);
+      // The clock stepped back past the last refill. Refill counts from now, but the stored
+      // time would stay in the future, and every later claim would find the bucket as empty as
+      // it was, until the clock caught up again (an hour, for an hour's step). Store the bucket
+      // as of now even if this claim takes nothing.
+      if (stored.refilledAt !== null && stored.refilledAt > now) ctx.store.queues.setRateState(queue.name, bucket.tokens, now);
       room = Math.min(room, available(bucket));
     }
     if (room > 0) eligible.push({ queue, room, bucket });

@@ -8,6 +8,7 @@ import { emptyCounts } from '../../store';
 import type { EngineContext } from '../context';
 import { UPKEEP_BATCH } from '../defaults';
 import { nextTokenAt, refill } from '../rate-limit';
+import { firstIdAt } from '../uuid';
 import { expireLease, recoverJob } from './attempts';
 
 const MINUTE = 60_000;
@@ -51,7 +52,9 @@ export function recoverBatch(ctx: EngineContext, workerIds: string[]): number {
 
 /** One batch of retention for one queue. */
 export function retentionBatch(ctx: EngineContext, queue: string, retentionMs: number, limit: number): number {
-  const deleted = ctx.store.upkeep.retention(queue, ctx.now() - retentionMs, limit);
+  const cutoff = ctx.now() - retentionMs;
+  // Ids are UUIDv7 of the creation time, and a job is created before it finishes.
+  const deleted = ctx.store.upkeep.retention(queue, cutoff, firstIdAt(cutoff), limit);
   if (deleted > 0) ctx.events.queue(queue);
   return deleted;
 }

@@ -1,0 +1,102 @@
+/**
+ * The daemon's upkeep timer and retention loop (daemon/scheduler/upkeep.ts), driven by a fake
+ * engine where only the due time matters, and by a real engine for retention.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { Logger } from '../../daemon/lifecycle/logger';
+import { Upkeep } from '../../daemon/scheduler/upkeep';
+import { waitFor } from '../helpers/wait';
+import { makeEngine } from './helpers/engine';
+
+const HOUR = 3_600_000;
+
+function recordingLogger(): Logger & { errors: string[] } {
+  const errors: string[] = [];
+  return { errors, debug() {}, info() {}, warn() {}, error: (message) => void errors.push(message) };
+}
+
+/** An engine whose earliest due time is whatever `dueAt` says. */
+function fakeEngine(dueAt: () => number | null) {
+  return { reapExpiredLeases: () => 0, nextWakeAt: dueAt, cleanup: () => 0 };
+}
+
+test('something that stays due is looked at again a second later, even when every tick ends in a short claim', async (t) => {
+  const logger = recordingLogger();
+  const ticks: number[] = [];
+  // A schedule that is due and fails to fire every time (a full disk, a lock held elsewhere):
+  // the scheduler logs the failure and the schedule stays due.
+  const engine = fakeEngine(() => Date.now() - 10);
+  const scheduler = {
+    fireDue: () => {
+      logger.error('Could not fire schedule nightly');
+      return { fired: 0, skipped: 1 };
+    },
+  };
+  // As in the daemon: each tick wakes the executors, whose claim comes back short and asks the
+  // timer to look again at the end of the turn.
+  const upkeep: Upkeep = new Upkeep(
+    engine,
+    scheduler,
+    () => {
+      ticks.push(performance.now());
+      setImmediate(() => upkeep.refreshSoon());
+    },
+    logger,
+  );
+  t.after(() => upkeep.stop());
+  upkeep.start();
+  await waitFor('a second tick', () => ticks.length >= 2, 10_000);
+  const [first = 0, second = 0] = ticks;
+  assert.ok(second - first >= 900, `the second tick came ${Math.round(second - first)} ms after the first`);
+  assert.ok(logger.errors.length <= ticks.length, 'one error line per tick, at most');
+});
+
+test('a due time noted after the wall clock jumped forward (a suspended laptop waking) fires on time', async (t) => {
+  let skew = 0;
+  const now = (): number => Date.now() + skew;
+  let dueAt = now() + 30_000;
+  let ticks = 0;
+  const scheduler = {
+    fireDue: () => {
+      ticks += 1;
+      return { fired: 0, skipped: 0 };
+    },
+  };
+  const upkeep = new Upkeep(fakeEngine(() => dueAt), scheduler, () => {}, recordingLogger(), now);
+  t.after(() => upkeep.stop());
+  upkeep.start();
+  assert.equal(ticks, 1, 'start ticks once, then waits 30 s');
+  // An hour passes on the wall clock while the timer's monotonic delay does not move.
+  skew = HOUR;
+  dueAt = now() + 100;
+  upkeep.noteDue(dueAt);
+  await waitFor('a tick for the job due 100 ms after waking', () => ticks >= 2 && now() >= dueAt - 5, 5_000);
+});
+
+test('retention keeps deleting in batches, yielding between them, until no expired job is left', async (t) => {
+  const { engine, clock } = makeEngine(t);
+  engine.configureQueue({ name: 'q', retentionMs: HOUR });
+  // More than one cleanup turn used to delete (20 batches of 500).
+  const total = 12_000;
+  for (let i = 0; i < total; i += 1000) engine.enqueueBatch({ jobs: Array.from({ length: 1000 }, () => ({ queue: 'q', kind: 'k' })) });
+  for (;;) {
+    const jobs = engine.claim({ workerId: 'w', max: 1000 });
+    if (jobs.length === 0) break;
+    engine.completeMany(jobs.map((j) => ({ id: j.id, workerId: 'w' })));
+  }
+  assert.equal(engine.getQueue('q').counts.completed, total);
+  // A few ms past the hour: the frozen test clock made 12 000 ids in one millisecond, and the
+  // id generator borrows the next milliseconds for ids past the 4096th.
+  clock.advance(HOUR + 10);
+  const upkeep = new Upkeep(engine, { fireDue: () => ({ fired: 0, skipped: 0 }) }, () => {}, recordingLogger());
+  t.after(() => upkeep.stop());
+  let yielded = false;
+  const running = upkeep.cleanup();
+  setImmediate(() => {
+    yielded = true;
+  });
+  assert.equal(await running, total);
+  assert.ok(yielded, 'other work ran between batches');
+  assert.equal(engine.getQueue('q').counts.completed, 0);
+});
