@@ -17,7 +17,10 @@ import { QueuesProvider } from './views/queues/queuesProvider';
 import { SchedulesProvider } from './views/schedulesProvider';
 import { WorkersProvider } from './views/workersProvider';
 
-export function activate(extension: vscode.ExtensionContext): SpoolApi {
+/** What `activate` returns: the API of context.ts, and the output documents' provider, which the extension-host tests look into. */
+export type SpoolExports = SpoolApi & { readonly jobOutput: JobOutputProvider };
+
+export function activate(extension: vscode.ExtensionContext): SpoolExports {
   const log = vscode.window.createOutputChannel('Spool', { log: true });
   const connection = new DaemonConnection(extension.extensionPath, log);
   const enqueued = new EnqueuedJobs(connection);
@@ -38,6 +41,7 @@ export function activate(extension: vscode.ExtensionContext): SpoolApi {
     workersView: vscode.window.createTreeView('spool.workers', { treeDataProvider: workers }),
     editor: new EditPayloadProvider(connection, enqueued),
   };
+  const jobOutput = new JobOutputProvider(connection, log);
   extension.subscriptions.push(
     log,
     connection,
@@ -55,7 +59,7 @@ export function activate(extension: vscode.ExtensionContext): SpoolApi {
     ctx.editor,
     vscode.workspace.registerFileSystemProvider(EDIT_SCHEME, ctx.editor),
     registerProvider(JOB_SCHEME, new JobDetailsProvider(connection)),
-    registerProvider(OUTPUT_SCHEME, new JobOutputProvider(connection, log)),
+    registerProvider(OUTPUT_SCHEME, jobOutput),
     ...registerCommands(ctx),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('spool.socketPath')) void connection.connect(readSettings().autoStartDaemon).catch((error: unknown) => log.error(String(error)));
@@ -66,7 +70,7 @@ export function activate(extension: vscode.ExtensionContext): SpoolApi {
   // Connecting must not hold up activation: the views show "connecting" meanwhile. Failures are
   // reported to the user by the connection itself.
   connection.connect(readSettings().autoStartDaemon).catch((error: unknown) => log.error(`Connecting failed: ${error instanceof Error ? error.message : String(error)}`));
-  return { context: ctx, statusBarText: () => ctx.statusBar.text };
+  return { context: ctx, statusBarText: () => ctx.statusBar.text, jobOutput };
 }
 
 function registerProvider(scheme: string, provider: vscode.TextDocumentContentProvider & vscode.Disposable): vscode.Disposable {

@@ -5,7 +5,7 @@
  */
 import * as vscode from 'vscode';
 import type { SpoolContext } from '../context';
-import { NotConnectedError, errorMessage } from '../daemon/connection';
+import { ConnectFailedError, NotConnectedError, errorMessage } from '../daemon/connection';
 import type { SpoolCommand } from './command';
 import { restartDaemon } from './daemon/restartDaemon';
 import { showDaemonLog } from './daemon/showDaemonLog';
@@ -88,6 +88,8 @@ export function registerCommands(ctx: SpoolContext): vscode.Disposable[] {
       } catch (error) {
         const message = errorMessage(error);
         ctx.log.error(`${c.id} failed: ${message}`);
+        // The connection has shown this one already, with Show Log and Open Settings.
+        if (error instanceof ConnectFailedError) return undefined;
         if (error instanceof NotConnectedError && ctx.connection.state === 'disconnected') {
           void vscode.window.showErrorMessage(message, 'Start Daemon').then((choice) => {
             if (choice) void vscode.commands.executeCommand('spool.daemon.start');

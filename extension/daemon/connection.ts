@@ -13,9 +13,25 @@ import { launchDaemon } from './launcher';
 /**
  * `connecting`: dialling. `starting`: launching a daemon. `connected`: requests flow.
  * `reconnecting`: the daemon went away and the client keeps dialling. `disconnected`: no daemon
- * and none is being started. `mismatch`: a daemon of another protocol version answers.
+ * and none is being started (also when a daemon went away and nothing has listened at its
+ * socket for `GONE_AFTER_MS`). `mismatch`: a daemon of another protocol version answers.
  */
 export type ConnectionStateName = 'connecting' | 'starting' | 'connected' | 'reconnecting' | 'disconnected' | 'mismatch';
+
+/**
+ * How long the extension waits for a daemon that went away, while nothing listens at its socket,
+ * before it takes the daemon for stopped: a restarting daemon is back well within this; one
+ * stopped by another window or by `spool daemon stop` is not coming back.
+ */
+export const GONE_AFTER_MS = 5000;
+
+/**
+ * Connecting or starting the daemon failed, and the user has been told already (with Show Log
+ * and Open Settings); a command that runs into it must not show it a second time.
+ */
+export class ConnectFailedError extends Error {
+  override readonly name = 'ConnectFailedError';
+}
 
 export class NotConnectedError extends Error {
   constructor(state: ConnectionStateName) {
@@ -33,6 +49,8 @@ export class DaemonConnection implements vscode.Disposable {
   private lastStatus: DaemonStatus | null = null;
   private lastStats: Stats | null = null;
   private connectToken = 0;
+  /** Set while the client is reconnecting: checks whether the daemon was stopped for good. */
+  private goneTimer: NodeJS.Timeout | null = null;
   private readonly disposables: vscode.Disposable[] = [];
   private readonly stateEmitter = new vscode.EventEmitter<ConnectionStateName>();
   private readonly jobEmitter = new vscode.EventEmitter<JobChangedEvent>();
@@ -182,7 +200,9 @@ export class DaemonConnection implements vscode.Disposable {
       if (state === 'disconnected') {
         if (this.stateName !== 'reconnecting') this.log.warn(`Lost the daemon${error ? `: ${error.message}` : ''}; reconnecting.`);
         this.setState('reconnecting');
+        this.watchForGone(client);
       } else if (state === 'connected') {
+        this.clearGoneTimer();
         this.log.info('Reconnected to the daemon.');
         void this.afterConnect(client);
       } else {
@@ -229,6 +249,57 @@ export class DaemonConnection implements vscode.Disposable {
     this.connectedEmitter.fire(client);
   }
 
+  /** In `GONE_AFTER_MS`, check whether the daemon the client is redialling was stopped for good. */
+  private watchForGone(client: SpoolClient): void {
+    this.clearGoneTimer();
+    this.goneTimer = setTimeout(() => {
+      this.goneTimer = null;
+      this.checkGone(client).catch((error: unknown) => this.log.error(`Checking for the daemon failed: ${errorMessage(error)}`));
+    }, GONE_AFTER_MS);
+  }
+
+  /**
+   * The daemon is taken for stopped when the client's latest dial found nothing listening at the
+   * socket and a fresh probe finds nothing either. Then the client stops redialling and the
+   * state is `disconnected` (click to start), or, with `spool.autoStartDaemon`, the bundled
+   * daemon is started as on activation. Anything else (a daemon still starting, that accepts
+   * but does not answer yet) is waited for as before, and checked again later.
+   */
+  private async checkGone(client: SpoolClient): Promise<void> {
+    const stillAway = (): boolean => client === this.current && client.state === 'disconnected';
+    if (!stillAway()) return;
+    let gone = client.lastReconnectError instanceof DaemonNotRunningError;
+    if (gone) {
+      try {
+        gone = !(await answers(client.socketPath));
+      } catch (error) {
+        // Something is at the socket, but dialling it fails another way: keep waiting for it.
+        this.log.warn(`Probing ${client.socketPath} failed: ${errorMessage(error)}`);
+        gone = false;
+      }
+    }
+    if (!stillAway()) return;
+    if (!gone) {
+      this.watchForGone(client);
+      return;
+    }
+    this.log.warn(`Nothing has listened at ${client.socketPath} for ${GONE_AFTER_MS / 1000} s: the daemon was stopped.`);
+    this.dropClient();
+    this.setState('disconnected');
+    if (!readSettings().autoStartDaemon) return;
+    try {
+      await this.connect(true);
+    } catch (error) {
+      // connect() has told the user why, as on activation.
+      this.log.error(`Starting the daemon again failed: ${errorMessage(error)}`);
+    }
+  }
+
+  private clearGoneTimer(): void {
+    if (this.goneTimer) clearTimeout(this.goneTimer);
+    this.goneTimer = null;
+  }
+
   private mismatch(error: ProtocolMismatchError): void {
     this.log.error(error.message);
     this.setState('mismatch');
@@ -242,8 +313,10 @@ export class DaemonConnection implements vscode.Disposable {
     this.statsEmitter.fire(stats);
   }
 
-  private fail(error: unknown): Error {
-    const wrapped = error instanceof Error ? error : new Error(String(error));
+  /** Tell the user why connecting failed, once; the error returned says it has been shown. */
+  private fail(error: unknown): ConnectFailedError {
+    if (error instanceof ConnectFailedError) return error;
+    const wrapped = new ConnectFailedError(errorMessage(error), { cause: error });
     this.log.error(`Cannot connect to the Spool daemon: ${wrapped.message}`);
     this.setState('disconnected');
     void vscode.window
@@ -263,6 +336,7 @@ export class DaemonConnection implements vscode.Disposable {
   }
 
   private dropClient(): void {
+    this.clearGoneTimer();
     const client = this.current;
     this.current = null;
     client?.close();

@@ -1,7 +1,8 @@
 /**
  * Edit & Re-enqueue: a job's queue, kind, payload and options open as a JSON document
  * (`spool-edit:/<id>.json`); saving it enqueues a new job with the edited values. The original
- * job is left as it is. A small file system provider makes "save" mean "enqueue".
+ * job is left as it is. A small file system provider makes "save" mean "enqueue"; it forgets a
+ * document's contents when the document closes.
  */
 import * as vscode from 'vscode';
 import { NAME_PATTERN, type EnqueueParams } from '../../shared/protocol';
@@ -47,12 +48,24 @@ export function parseEdited(text: string): EnqueueParams {
 export class EditPayloadProvider implements vscode.FileSystemProvider, vscode.Disposable {
   private readonly changeEmitter = new vscode.EventEmitter<vscode.FileChangeEvent[]>();
   readonly onDidChangeFile = this.changeEmitter.event;
+  /** The open documents' contents, by path; each holds a job's payload, up to 1 MB. */
   private readonly files = new Map<string, { data: Uint8Array; mtime: number }>();
+  private readonly disposables: vscode.Disposable[] = [this.changeEmitter];
 
   constructor(
     private readonly connection: DaemonConnection,
     private readonly enqueued: EnqueuedJobs,
-  ) {}
+  ) {
+    this.disposables.push(
+      vscode.workspace.onDidCloseTextDocument((doc) => {
+        if (doc.uri.scheme !== EDIT_SCHEME) return;
+        // A document whose language changes is reported closed and opened again, and stays in
+        // textDocuments; only a document that is really gone lets its file go.
+        if (vscode.workspace.textDocuments.some((d) => d.uri.toString() === doc.uri.toString())) return;
+        this.files.delete(doc.uri.path);
+      }),
+    );
+  }
 
   /** Put a job's editable fields in a document and return its URI. */
   prepare(job: Job): vscode.Uri {
@@ -105,6 +118,7 @@ export class EditPayloadProvider implements vscode.FileSystemProvider, vscode.Di
   }
 
   dispose(): void {
-    this.changeEmitter.dispose();
+    this.files.clear();
+    for (const d of this.disposables) d.dispose();
   }
 }

@@ -1,6 +1,6 @@
 /**
  * Job details as a read-only JSON document (`spool-job:/<id>.json`): the full job record and
- * its run history, re-read when the daemon reports the job changed.
+ * its run history, re-read when the daemon reports the job changed and after every (re)connect.
  */
 import * as vscode from 'vscode';
 import type { DaemonConnection } from '../daemon/connection';
@@ -22,7 +22,13 @@ export class JobDetailsProvider implements vscode.TextDocumentContentProvider, v
   private readonly disposables: vscode.Disposable[] = [this.changeEmitter];
 
   constructor(private readonly connection: DaemonConnection) {
-    this.disposables.push(connection.onJobChanged((event) => this.changed(event.id)));
+    this.disposables.push(
+      connection.onJobChanged((event) => this.changed(event.id)),
+      // Changes made while the daemon was away, or by the daemon that replaced it, sent no event.
+      connection.onDidConnect(() => {
+        for (const doc of vscode.workspace.textDocuments) if (doc.uri.scheme === JOB_SCHEME) this.changed(idOf(doc.uri));
+      }),
+    );
   }
 
   async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {

@@ -2,9 +2,13 @@
  * A job's output as a live document (`spool-output:/<id>.log`). While the document is open it
  * follows the job through an `output` subscription for that job alone, and stays readable after
  * the job ends. Closing the document ends the subscription.
+ *
+ * The document holds what the daemon keeps of the output: at most `LIMITS.maxOutputLinesPerJob`
+ * lines, below a marker line that says how many older lines were dropped.
  */
 import * as vscode from 'vscode';
-import type { Subscription } from '../../shared/client';
+import type { SpoolClient, Subscription } from '../../shared/client';
+import { LIMITS } from '../../shared/protocol';
 import type { OutputLine } from '../../shared/types';
 import type { DaemonConnection } from '../daemon/connection';
 import { errorMessage } from '../daemon/connection';
@@ -20,16 +24,31 @@ function idOf(uri: vscode.Uri): string {
 }
 
 interface Followed {
-  lines: string[];
+  /** The newest lines read, oldest first, formatted; never more than the daemon keeps. */
+  lines: { seq: number; text: string }[];
+  /**
+   * Lines 1..droppedThrough are gone, dropped by the daemon (its marker line takes the seq of
+   * the newest line it dropped) or here. Line seqs count every line ever written, so this is
+   * also how many were dropped.
+   */
+  droppedThrough: number;
   after: number;
   done: boolean;
   subscription: Subscription | null;
+  /** The client the subscription was made on; a new client (after Restart) needs a new one. */
+  client: SpoolClient | null;
   timer: NodeJS.Timeout | null;
 }
 
+/** Lines asked for per `jobs.output` call. */
+const PAGE = 1000;
+
 function formatLine(line: OutputLine): string {
-  if (line.stream === 'marker') return `--- ${line.text} ---`;
   return line.stream === 'stderr' ? `[stderr] ${line.text}` : line.text;
+}
+
+function droppedMarker(count: number): string {
+  return `--- [${count} older lines dropped] ---`;
 }
 
 export class JobOutputProvider implements vscode.TextDocumentContentProvider, vscode.Disposable {
@@ -49,39 +68,97 @@ export class JobOutputProvider implements vscode.TextDocumentContentProvider, vs
       connection.onJobChanged((event) => {
         if (this.followed.has(event.id)) this.schedule(event.id);
       }),
+      // Restart Daemon, Start Daemon and a changed socket replace the client, and the
+      // subscriptions on the old one are gone; a client that reconnected by itself made them
+      // again. Either way, output written meanwhile is read again.
+      connection.onDidConnect((client) => this.reconnected(client)),
     );
+  }
+
+  /** The jobs whose output is followed now, one per open document (the extension-host tests read it). */
+  get followedJobs(): string[] {
+    return [...this.followed.keys()];
   }
 
   async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
     const id = idOf(uri);
     let entry = this.followed.get(id);
-    if (!entry) {
-      entry = { lines: [], after: 0, done: false, subscription: null, timer: null };
-      this.followed.set(id, entry);
-      await this.follow(id, entry);
+    if (entry) {
+      await this.readMore(id, entry);
+    } else {
+      const created: Followed = { lines: [], droppedThrough: 0, after: 0, done: false, subscription: null, client: null, timer: null };
+      entry = created;
+      this.followed.set(id, created);
+      try {
+        // Subscribe before the first read, so that no line falls between the two.
+        await this.subscribe(id, created, this.connection.client());
+        await this.readMore(id, created);
+      } catch (error) {
+        // No document opens (the job was deleted, the daemon went away): follow nothing.
+        this.unfollow(id);
+        throw error;
+      }
     }
-    await this.readMore(id, entry);
-    const footer = entry.done ? '\n--- the job has finished ---\n' : '';
-    return entry.lines.join('\n') + (entry.lines.length > 0 ? '\n' : '') + footer;
+    return this.render(entry);
   }
 
-  private async follow(id: string, entry: Followed): Promise<void> {
-    entry.subscription = await this.connection.client().subscribe({ topics: ['output'], jobIds: [id] }, { 'jobs.output': () => this.schedule(id) });
+  private render(entry: Followed): string {
+    const head = entry.droppedThrough > 0 ? [droppedMarker(entry.droppedThrough)] : [];
+    const text = [...head, ...entry.lines.map((l) => l.text)];
+    const footer = entry.done ? '\n--- the job has finished ---\n' : '';
+    return text.join('\n') + (text.length > 0 ? '\n' : '') + footer;
+  }
+
+  private async subscribe(id: string, entry: Followed, client: SpoolClient): Promise<void> {
+    this.dropSubscription(id, entry);
+    entry.client = client;
+    const subscription = await client.subscribe({ topics: ['output'], jobIds: [id] }, { 'jobs.output': () => this.schedule(id) });
+    // The document may have closed, the job ended or the client changed while subscribing.
+    if (this.followed.get(id) !== entry || entry.done || entry.client !== client) {
+      await subscription.unsubscribe();
+      return;
+    }
+    entry.subscription = subscription;
+  }
+
+  private reconnected(client: SpoolClient): void {
+    for (const [id, entry] of this.followed) {
+      if (!entry.done && entry.client !== client) {
+        this.subscribe(id, entry, client).catch((error: unknown) => this.log.warn(`Following the output of ${id} again failed: ${errorMessage(error)}`));
+      }
+      this.schedule(id);
+    }
   }
 
   /** Everything after the last line read, a page at a time. */
   private async readMore(id: string, entry: Followed): Promise<void> {
     for (;;) {
-      const page = await this.connection.client().call('jobs.output', { id, after: entry.after, limit: 1000 });
-      entry.lines.push(...page.lines.map(formatLine));
-      entry.after = page.nextAfter;
+      const page = await this.connection.client().call('jobs.output', { id, after: entry.after, limit: PAGE });
+      this.append(entry, page.lines);
+      entry.after = Math.max(entry.after, page.nextAfter);
       entry.done = page.done;
-      if (page.lines.length < 1000) break;
+      if (page.lines.length < PAGE) break;
     }
-    if (entry.done && entry.subscription) {
-      const subscription = entry.subscription;
-      entry.subscription = null;
-      await subscription.unsubscribe();
+    if (entry.done) this.dropSubscription(id, entry);
+  }
+
+  private append(entry: Followed, lines: OutputLine[]): void {
+    for (const line of lines) {
+      // Two reads can overlap (a change arrives while the document is read); the second skips
+      // what the first has taken.
+      if (line.seq <= entry.after) continue;
+      if (line.stream === 'marker') {
+        // Everything up to the marker's seq is gone from the daemon, so every line read earlier is.
+        entry.droppedThrough = Math.max(entry.droppedThrough, line.seq);
+        entry.lines = entry.lines.filter((l) => l.seq > line.seq);
+      } else {
+        entry.lines.push({ seq: line.seq, text: formatLine(line) });
+      }
+    }
+    const excess = entry.lines.length - LIMITS.maxOutputLinesPerJob;
+    if (excess > 0) {
+      const removed = entry.lines.splice(0, excess);
+      entry.droppedThrough = removed[removed.length - 1]?.seq ?? entry.droppedThrough;
     }
   }
 
@@ -95,12 +172,19 @@ export class JobOutputProvider implements vscode.TextDocumentContentProvider, vs
     }, 200);
   }
 
+  private dropSubscription(id: string, entry: Followed): void {
+    const subscription = entry.subscription;
+    entry.subscription = null;
+    entry.client = null;
+    subscription?.unsubscribe().catch((error: unknown) => this.log.warn(`Unsubscribing from the output of ${id} failed: ${errorMessage(error)}`));
+  }
+
   private unfollow(id: string): void {
     const entry = this.followed.get(id);
     if (!entry) return;
     this.followed.delete(id);
     if (entry.timer) clearTimeout(entry.timer);
-    entry.subscription?.unsubscribe().catch((error: unknown) => this.log.warn(`Unsubscribing from the output of ${id} failed: ${errorMessage(error)}`));
+    this.dropSubscription(id, entry);
   }
 
   dispose(): void {

@@ -1,7 +1,8 @@
 /**
  * Daemon life through the packaged extension in VS Code: auto-start of the bundled daemon (with
  * its native SQLite module from the .vsix), reconnect after the daemon dies, restart, stop and
- * start. No daemon is running when VS Code opens. host/lifecycle.ts holds the steps.
+ * start, a daemon stopped from elsewhere, and an output document that follows its job across a
+ * restart. No daemon is running when VS Code opens. host/lifecycle.ts holds the steps.
  */
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
@@ -30,12 +31,15 @@ test('daemon life through the extension', async (t) => {
     socketPath,
     dbPath,
     scratch: vscode.server.scratch,
-  });
+  }, { timeoutMs: 300_000 });
   await reportHostRun(t, run, [
     'with no daemon running, activation starts the bundled daemon and connects',
     'Show Daemon Log opens the log file beside the database',
     'when the daemon dies the status bar says reconnecting, and it reconnects when a daemon is back',
     'Restart Daemon replaces the daemon process',
+    'an open output document keeps following its job after Restart Daemon',
+    'a daemon stopped elsewhere is started again when autoStartDaemon is on',
+    'with autoStartDaemon off, a daemon stopped elsewhere leaves the status bar disconnected, and Start Daemon starts one',
     'Stop Daemon stops it; Start Daemon starts a new one',
   ]);
 });

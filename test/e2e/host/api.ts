@@ -2,11 +2,12 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { SpoolApi } from '../../../extension/context';
+import type { SpoolExports } from '../../../extension/extension';
 import type { QueueTreeNode } from '../../../extension/views/queues/nodes';
 import { waitFor as poll } from '../support/wait';
 
-export async function spool(): Promise<SpoolApi> {
-  const ext = vscode.extensions.getExtension<SpoolApi>('spool.spool');
+export async function spool(): Promise<SpoolExports> {
+  const ext = vscode.extensions.getExtension<SpoolExports>('spool.spool');
   assert.ok(ext, 'the Spool extension is not installed');
   return ext.isActive ? ext.exports : ext.activate();
 }
