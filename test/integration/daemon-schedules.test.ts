@@ -4,6 +4,7 @@
  * schedule's policy.
  */
 import assert from 'node:assert/strict';
+import Database from 'better-sqlite3';
 import * as path from 'node:path';
 import { describe, test } from 'node:test';
 import type { SpoolClient } from '../../shared/client';
@@ -78,4 +79,31 @@ describe('scheduler', () => {
       assert.ok((schedule.nextRunAt ?? 0) > Date.now(), `${name} moved on to its next tick`);
     }
   });
+
+  test('an enabled schedule left without a next run gets one back from enable or update', async (t) => {
+    const daemon = await startDaemon();
+    t.after(() => daemon.dispose());
+    const client = await daemon.client();
+    await client.call('schedules.create', { name: 'stuck', cron: '0 3 * * *', queue: 'stuck', job: { kind: 'x' } });
+    // What a wrong answer of the cron parser once left behind: enabled, with nothing to fire.
+    clearNextRun(daemon.dbPath, 'stuck');
+    assert.equal((await client.call('schedules.get', { name: 'stuck' })).schedule.nextRunAt, null);
+    const enabled = await client.call('schedules.enable', { name: 'stuck' });
+    assert.ok((enabled.schedule.nextRunAt ?? 0) > Date.now(), 'enable gives it its next tick');
+
+    clearNextRun(daemon.dbPath, 'stuck');
+    const updated = await client.call('schedules.update', { name: 'stuck', queue: 'stuck-too' });
+    assert.ok((updated.schedule.nextRunAt ?? 0) > Date.now(), 'so does an update that changes something else');
+  });
 });
+
+/** Writes straight into the daemon's database file (a second connection, as another process would). */
+function clearNextRun(dbPath: string, name: string): void {
+  const db = new Database(dbPath);
+  try {
+    db.pragma('busy_timeout = 5000');
+    db.prepare('UPDATE schedules SET next_run_at = NULL WHERE name = ?').run(name);
+  } finally {
+    db.close();
+  }
+}
