@@ -19,7 +19,14 @@ export interface FireOutcome {
   skipped: number;
 }
 
+/** A wall clock that gained this much less than the monotonic clock since the last look went back. */
+const CLOCK_STEP_MS = 1000;
+
 export class Scheduler {
+  /** The wall and monotonic clocks at the last fireDue, to notice a step back of the wall clock. */
+  private lastWall: number | null = null;
+  private lastMonotonic = 0;
+
   constructor(
     private readonly engine: QueueEngine,
     private readonly graceMs: number,
@@ -29,18 +36,31 @@ export class Scheduler {
 
   fireDue(): FireOutcome {
     const now = this.now();
+    // Ticks stored before a step back of the clock are looked at on the first call (the step may
+    // have happened while the daemon was down) and after a step; not on every wake-up, since
+    // computing a tick for each schedule that is not due costs more than the rest of the call.
+    const wentBack = this.clockWentBack(now);
     const outcome: FireOutcome = { fired: 0, skipped: 0 };
     for (const schedule of this.engine.listSchedules()) {
       if (!schedule.enabled || schedule.nextRunAt === null) continue;
       try {
-        if (schedule.nextRunAt > now) this.followClockBack(schedule, schedule.nextRunAt, now);
-        else this.fireOne(schedule, schedule.nextRunAt, now, outcome);
+        if (schedule.nextRunAt > now) {
+          if (wentBack) this.followClockBack(schedule, schedule.nextRunAt, now);
+        } else this.fireOne(schedule, schedule.nextRunAt, now, outcome);
       } catch (error) {
         // One broken schedule must not stop the others; it is retried at the next wake-up.
         this.logger.error('Could not fire a schedule', { schedule: schedule.name, error });
       }
     }
     return outcome;
+  }
+
+  private clockWentBack(now: number): boolean {
+    const monotonic = performance.now();
+    const wentBack = this.lastWall === null || now - this.lastWall < monotonic - this.lastMonotonic - CLOCK_STEP_MS;
+    this.lastWall = now;
+    this.lastMonotonic = monotonic;
+    return wentBack;
   }
 
   /**
