@@ -26,11 +26,17 @@ type Outcome<T> = { ok: true; value: T } | { ok: false; error: unknown };
 interface Pending {
   execute(): void;
   settle(commitError: { error: unknown } | null): void;
-  /** Set for a plain enqueue: consecutive ones are inserted with one enqueueBatch call. */
-  enqueue?: { params: EnqueueParams; provide(result: EnqueueResult): void };
-  /** Set for a complete: consecutive ones end with one completeMany call. */
-  complete?: { params: CompleteParams; provide(outcome: Outcome<Job>): void };
+  /** Set when consecutive writes of the same kind can share one engine call. */
+  shared?: SharedCall;
 }
+
+/**
+ * A write that can run in one engine call with its neighbours of the same kind: enqueues in one
+ * enqueueBatch, completes in one completeMany. `provide` hands it the outcome of its part.
+ */
+type SharedCall =
+  | { kind: 'enqueue'; params: EnqueueParams; provide(outcome: Outcome<EnqueueResult>): void }
+  | { kind: 'complete'; params: CompleteParams; provide(outcome: Outcome<Job>): void };
 
 export class WriteGroup {
   private pending: Pending[] = [];
@@ -56,7 +62,7 @@ export class WriteGroup {
   enqueue(params: EnqueueParams): Promise<EnqueueResult> | EnqueueResult {
     const write = (): EnqueueResult => this.engine.enqueue(params);
     if (!this.enabled) return write();
-    return new Promise<EnqueueResult>((resolve, reject) => this.add(pendingEnqueue(params, write, resolve, reject)));
+    return new Promise<EnqueueResult>((resolve, reject) => this.add(pendingWrite(write, resolve, reject, (provide) => ({ kind: 'enqueue', params, provide }))));
   }
 
   /**
@@ -67,21 +73,7 @@ export class WriteGroup {
   complete(params: CompleteParams): Promise<Job> | Job {
     const write = (): Job => this.engine.complete(params);
     if (!this.enabled) return write();
-    return new Promise<Job>((resolve, reject) => {
-      let outcome: Outcome<Job> | null = null;
-      this.add({
-        execute: () => {
-          outcome = attempt(write);
-        },
-        settle: (commitError) => settleWith(outcome, commitError, resolve, reject),
-        complete: {
-          params,
-          provide: (result) => {
-            outcome = result;
-          },
-        },
-      });
-    });
+    return new Promise<Job>((resolve, reject) => this.add(pendingWrite(write, resolve, reject, (provide) => ({ kind: 'complete', params, provide }))));
   }
 
   private add(pending: Pending): void {
@@ -122,10 +114,10 @@ export class WriteGroup {
 
   /** Enqueues as one enqueueBatch; one by one if it fails (it undid only itself). */
   private enqueueRun(run: Pending[]): void {
-    const entries = run.flatMap((p) => (p.enqueue ? [p.enqueue] : []));
+    const entries = run.flatMap((p) => (p.shared?.kind === 'enqueue' ? [p.shared] : []));
     const batched = attempt(() => this.engine.enqueueBatch({ jobs: entries.map((e) => e.params) }).results);
     if (entries.length === run.length && batched.ok && batched.value.length === run.length) {
-      batched.value.forEach((result, i) => entries[i].provide(result));
+      batched.value.forEach((result, i) => entries[i].provide({ ok: true, value: result }));
       return;
     }
     for (const p of run) p.execute();
@@ -133,7 +125,7 @@ export class WriteGroup {
 
   /** Completes as one completeMany; one by one if it failed as a whole (it undid only itself). */
   private completeRun(run: Pending[]): void {
-    const entries = run.flatMap((p) => (p.complete ? [p.complete] : []));
+    const entries = run.flatMap((p) => (p.shared?.kind === 'complete' ? [p.shared] : []));
     const outcomes = attempt(() => this.engine.completeMany(entries.map((e) => e.params)));
     if (entries.length === run.length && outcomes.ok && outcomes.value.length === run.length) {
       outcomes.value.forEach((outcome, i) => entries[i].provide(outcome.ok ? { ok: true, value: outcome.job } : outcome));
@@ -144,38 +136,25 @@ export class WriteGroup {
 }
 
 /** Which engine call a run of consecutive pending writes of the same kind can share, if any. */
-function runKind(pending: Pending): 'enqueue' | 'complete' | null {
-  return pending.enqueue ? 'enqueue' : pending.complete ? 'complete' : null;
+function runKind(pending: Pending): SharedCall['kind'] | null {
+  return pending.shared?.kind ?? null;
 }
 
-function pendingWrite<T>(write: () => T, resolve: (value: T) => void, reject: (error: unknown) => void): Pending {
-  let outcome: Outcome<T> | null = null;
-  return {
-    execute: () => {
-      outcome = attempt(write);
-    },
-    settle: (commitError) => settleWith(outcome, commitError, resolve, reject),
-  };
-}
-
-function pendingEnqueue(
-  params: EnqueueParams,
-  write: () => EnqueueResult,
-  resolve: (value: EnqueueResult) => void,
+/** A write of the group; `shared` describes it when it can share an engine call with its neighbours. */
+function pendingWrite<T>(
+  write: () => T,
+  resolve: (value: T) => void,
   reject: (error: unknown) => void,
+  shared?: (provide: (outcome: Outcome<T>) => void) => SharedCall,
 ): Pending {
-  let outcome: Outcome<EnqueueResult> | null = null;
+  let outcome: Outcome<T> | null = null;
+  const provide = (result: Outcome<T>): void => {
+    outcome = result;
+  };
   return {
-    execute: () => {
-      outcome = attempt(write);
-    },
+    execute: () => provide(attempt(write)),
     settle: (commitError) => settleWith(outcome, commitError, resolve, reject),
-    enqueue: {
-      params,
-      provide: (result) => {
-        outcome = { ok: true, value: result };
-      },
-    },
+    ...(shared ? { shared: shared(provide) } : {}),
   };
 }
 
