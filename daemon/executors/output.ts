@@ -7,6 +7,7 @@
  */
 import { StringDecoder } from 'node:string_decoder';
 import { LIMITS } from '../../shared/protocol';
+import { splitLine } from '../engine/output-lines';
 
 export type ExecutorStream = 'stdout' | 'stderr' | 'log';
 
@@ -69,7 +70,7 @@ export class OutputSink {
 
   private line(stream: ExecutorStream, raw: string): void {
     const text = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
-    for (const piece of cut(text)) {
+    for (const piece of splitLine(text)) {
       this.queued.push({ stream, text: piece });
       if (stream === 'stderr') {
         this.stderrTail.push(piece);
@@ -102,24 +103,4 @@ export class OutputSink {
       }
     }
   }
-}
-
-/** Splits a line into pieces of at most LIMITS.maxOutputLineBytes bytes (on character boundaries). */
-function cut(text: string): string[] {
-  if (Buffer.byteLength(text) <= LIMITS.maxOutputLineBytes) return [text];
-  const pieces: string[] = [];
-  let current = '';
-  let bytes = 0;
-  for (const ch of text) {
-    const size = Buffer.byteLength(ch);
-    if (bytes + size > LIMITS.maxOutputLineBytes) {
-      pieces.push(current);
-      current = '';
-      bytes = 0;
-    }
-    current += ch;
-    bytes += size;
-  }
-  if (current.length > 0) pieces.push(current);
-  return pieces;
 }

@@ -18,6 +18,7 @@ import type { CliContext } from '../context';
 import { CliError } from '../errors';
 import { parseDuration } from '../parse/duration';
 import { collect, parseInteger } from '../parse/values';
+import { splitLine } from '../../engine/output-lines';
 
 type WorkOptions = {
   exec?: string;
@@ -262,29 +263,4 @@ class OutputForwarder {
     });
     return this.sending;
   }
-}
-
-/**
- * Splits a line into pieces of at most LIMITS.maxOutputLineBytes bytes of UTF-8, between
- * characters; a line within the limit comes back whole. The daemon cuts a longer line (and drops
- * the rest), so this keeps all of it.
- */
-function splitLine(line: string): string[] {
-  // A string of n UTF-16 units is at most 3n bytes.
-  if (line.length * 3 <= LIMITS.maxOutputLineBytes || Buffer.byteLength(line) <= LIMITS.maxOutputLineBytes) return [line];
-  const pieces: string[] = [];
-  let current = '';
-  let bytes = 0;
-  for (const ch of line) {
-    const size = Buffer.byteLength(ch);
-    if (bytes + size > LIMITS.maxOutputLineBytes) {
-      pieces.push(current);
-      current = '';
-      bytes = 0;
-    }
-    current += ch;
-    bytes += size;
-  }
-  pieces.push(current);
-  return pieces;
 }
