@@ -102,3 +102,28 @@ test('retention keeps deleting in batches, yielding between them, until no expir
   assert.ok(yielded, 'other work ran between batches');
   assert.equal(engine.getQueue('q').counts.completed, 0);
 });
+
+test('a due time hours away is looked at within a minute once the wall clock has jumped past it, with nobody calling noteDue', (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout', 'setInterval'] });
+  let skew = 0;
+  const now = (): number => Date.now() + skew;
+  const dueAt = now() + 6 * HOUR;
+  const looks: number[] = [];
+  const scheduler = {
+    fireDue: () => {
+      looks.push(now());
+      return { fired: 0, skipped: 0 };
+    },
+  };
+  const upkeep = new Upkeep(fakeEngine(() => dueAt), scheduler, () => {}, recordingLogger(), now);
+  t.after(() => upkeep.stop());
+  upkeep.start();
+  assert.equal(looks.length, 1, 'start looks once');
+  // The machine sleeps for seven hours: the wall clock moves, the timer's delay does not.
+  skew = 7 * HOUR;
+  t.mock.timers.tick(59_000);
+  assert.equal(looks.length, 1, 'no look before the minute is up');
+  t.mock.timers.tick(1_000);
+  assert.equal(looks.length, 2, 'the capped timer fired after a minute and found the job due');
+  assert.ok(looks[1]! >= dueAt);
+});
