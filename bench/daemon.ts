@@ -204,6 +204,25 @@ export async function runDaemonBench(options: DaemonBenchOptions = {}): Promise<
       }
     }
 
+    // The other reading of "enqueue then process": fill the queue first, then time a remote
+    // worker working through the backlog alone (claims of 200, completes sent as one batch).
+    {
+      const daemon = await startDaemon();
+      try {
+        const total = n(100_000);
+        let span = measure(daemon.pid);
+        await client({ role: 'enqueue', socket: daemon.socketPath, n: total, window: 4, batch: 500, queue: 'backlog' });
+        const filled = span.end();
+        report({ name: '  (filled with enqueueBatch of 500 first)', value: total / filled.wall, cpuValue: total / filled.daemonCpu, unit: 'jobs/s' });
+        span = measure(daemon.pid);
+        await client({ role: 'worker', socket: daemon.socketPath, n: total, max: 200, queue: 'backlog', workerId: 'bench-worker' });
+        const worked = span.end();
+        report({ name: '  then a remote worker works through the backlog', value: total / worked.wall, cpuValue: total / worked.daemonCpu, unit: 'jobs/s' });
+      } finally {
+        await daemon.stop();
+      }
+    }
+
     // Latency from an enqueue to a waiting worker's claim.
     {
       const daemon = await startDaemon();
@@ -255,7 +274,10 @@ export async function runDaemonBench(options: DaemonBenchOptions = {}): Promise<
 async function launchDaemon(dir: string, name: string, extraArgs: string[]): Promise<RunningDaemon> {
   const socketPath = path.join(dir, `${name}.sock`);
   // Started the way `spool daemon --detach` starts it (startDetached), node flags included.
-  const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, path.join(__dirname, 'daemon.js'), '--socket', socketPath, '--db', path.join(dir, `${name}.db`), ...extraArgs], {
+  // SPOOL_BENCH_CPU_PROFILE=<dir> writes a V8 CPU profile of each daemon there when it stops.
+  const profile = process.env['SPOOL_BENCH_CPU_PROFILE'];
+  const profileFlags = profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`, `--cpu-prof-name=${name}.cpuprofile`] : [];
+  const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, ...profileFlags, path.join(__dirname, 'daemon.js'), '--socket', socketPath, '--db', path.join(dir, `${name}.db`), ...extraArgs], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
