@@ -75,7 +75,8 @@ export class Daemon {
 
   /** Brings a daemon up; fails (having cleaned up) if the socket is taken or the database cannot open. */
   static async start(options: DaemonOptions, logger: Logger): Promise<Daemon> {
-    prepareSocketFolder(options.socketPath);
+    const tightened = prepareSocketFolder(options.socketPath);
+    if (tightened !== null) logger.warn(tightened);
     await claimSocketPath(options.socketPath);
     const engine = openEngine({
       dbPath: options.dbPath,

@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DaemonNotRunningError, SpoolClient } from '../../shared/client';
 import { SpoolError } from '../../shared/errors';
+import { defaultSocketPath, type Env } from '../../shared/paths';
 import { ErrorCode } from '../../shared/protocol';
 
 export class SocketInUseError extends SpoolError {
@@ -26,8 +27,23 @@ export class SocketInUseError extends SpoolError {
 /** sun_path is 108 bytes on Linux, including the terminating NUL. */
 const MAX_SOCKET_PATH_BYTES = 107;
 
-/** Checks the path fits a Unix socket address and creates its folder (0700 when this creates it). */
-export function prepareSocketFolder(socketPath: string): void {
+/**
+ * The folders Spool puts its socket in when no --socket or SPOOL_SOCKET names one:
+ * `$XDG_RUNTIME_DIR/spool` and `~/.spool`. They hold nothing but Spool's socket.
+ */
+function defaultSocketFolders(env: Env): string[] {
+  const { SPOOL_SOCKET: _ignored, ...rest } = env;
+  return [path.dirname(defaultSocketPath(rest)), path.dirname(defaultSocketPath({ ...rest, XDG_RUNTIME_DIR: undefined }))];
+}
+
+/**
+ * Checks the path fits a Unix socket address and creates its folder owner-only (0700). One of
+ * Spool's own default folders that exists with wider permissions (made by an older version, or
+ * by hand) is made owner-only again; returns a note saying so, for the log. A folder the user
+ * named is left as it is: it may be shared (/tmp, a project folder), and the socket's own mode
+ * (0600) already keeps other users from connecting.
+ */
+export function prepareSocketFolder(socketPath: string, env: Env = process.env): string | null {
   const bytes = Buffer.byteLength(socketPath);
   if (bytes > MAX_SOCKET_PATH_BYTES) {
     throw new SpoolError(
@@ -37,7 +53,16 @@ export function prepareSocketFolder(socketPath: string): void {
     );
   }
   const dir = path.dirname(socketPath);
-  if (!fs.existsSync(dir)) fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  if (!fs.existsSync(dir)) {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    return null;
+  }
+  if (!defaultSocketFolders(env).includes(dir)) return null;
+  const stat = fs.statSync(dir);
+  const mode = stat.mode & 0o777;
+  if ((mode & 0o077) === 0 || stat.uid !== process.getuid?.()) return null;
+  fs.chmodSync(dir, 0o700);
+  return `Made the socket folder ${dir} owner-only (0700); it was ${mode.toString(8).padStart(4, '0')}.`;
 }
 
 /** Throws SocketInUseError if a live daemon answers at the path; removes a stale socket file. */
