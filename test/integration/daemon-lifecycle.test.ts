@@ -5,11 +5,14 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { SpoolClient } from '../../shared/client';
+import { SpoolError } from '../../shared/errors';
+import { ErrorCode } from '../../shared/protocol';
 import { DAEMON_SCRIPT, processAlive, RawConnection, startDaemon, waitFor } from '../helpers/daemon';
 
 /** utime + stime of a process, in clock ticks. */
@@ -69,6 +72,37 @@ test('SIGTERM lets a short job finish within the grace period', async (t) => {
   const after = await daemon.client();
   const { job: done } = await after.call('jobs.get', { id: job.id });
   assert.equal(done.state, 'completed');
+});
+
+test('while shutdown waits for a running job, claims are refused and a job enqueued meanwhile does not start', async (t) => {
+  const daemon = await startDaemon({ args: ['--grace-ms', '20000'] });
+  t.after(() => daemon.dispose());
+  const client = await daemon.client();
+  const started = path.join(daemon.dir, 'started');
+  const release = path.join(daemon.dir, 'release');
+  const lateRan = path.join(daemon.dir, 'late-ran');
+  await client.call('jobs.enqueue', { queue: 'grace', kind: 'shell', payload: { command: `touch ${started}; while [ ! -e ${release} ]; do sleep 0.05; done` } });
+  await waitFor('the job to start', () => fs.existsSync(started));
+  const exited = once(daemon.process, 'exit');
+  process.kill(daemon.pid, 'SIGTERM');
+  await waitFor('the daemon to begin shutting down', () => daemon.log().includes('Shutting down'));
+
+  await client.call('workers.register', { workerId: 'late-worker', queues: ['grace'] });
+  await assert.rejects(client.call('jobs.claim', { workerId: 'late-worker', queues: ['grace'] }), (error: unknown) => {
+    assert.ok(error instanceof SpoolError);
+    assert.equal(error.code, ErrorCode.ShuttingDown);
+    assert.match(error.message, /shutting down/);
+    return true;
+  });
+  const { job: late } = await client.call('jobs.enqueue', { queue: 'grace', kind: 'shell', payload: { command: `touch ${lateRan}` } });
+  assert.equal(late.state, 'queued');
+
+  fs.writeFileSync(release, '');
+  await exited;
+  assert.equal(fs.existsSync(lateRan), false, 'the job enqueued during shutdown did not run');
+  // It is kept, and runs at the next start.
+  await daemon.restart();
+  await waitFor('the late job to run after the restart', () => fs.existsSync(lateRan));
 });
 
 test('SIGTERM stops a job that outlasts the grace period; it is recovered and runs again', async (t) => {
