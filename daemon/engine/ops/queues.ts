@@ -96,7 +96,7 @@ export function purgeBatch(ctx: EngineContext, name: string, states: JobState[])
   return deleted;
 }
 
-/** Refuses while jobs run, and without `force` while any job is left. Returns jobs deleted (first batch). */
+/** Refuses while jobs run, and without `force` while any job is left. */
 export function checkQueueDeletable(ctx: EngineContext, name: string, force: boolean): void {
   if (!ctx.store.queues.get(name)) throw queueNotFound(name);
   const counts = ctx.store.queues.counts(name);
