@@ -180,15 +180,24 @@ test('an idle daemon uses almost no CPU', async (t) => {
   await client.call('schedules.create', { name: 'hourly', cron: '0 * * * *', queue: 'idle', job: { kind: 'x' } });
   await client.call('events.subscribe', {});
   const worker = await daemon.client();
-  const waiting = worker.call('jobs.claim', { workerId: 'idler', queues: ['nothing-here'], waitMs: 4_000 });
+  const waiting = worker.call('jobs.claim', { workerId: 'idler', queues: ['nothing-here'], waitMs: 6_000 });
   const hz = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
+  // Start-up ends a little after the daemon answers (the checkpointer thread loads its own
+  // bundle): idle is the state after that, once a whole second passed without CPU time.
+  let quietSince = Date.now();
+  let last = cpuTicks(daemon.pid);
+  await waitFor('start-up to finish (a second without CPU time)', () => {
+    const now = cpuTicks(daemon.pid);
+    if (now !== last) [last, quietSince] = [now, Date.now()];
+    return Date.now() - quietSince >= 1000;
+  }, 15_000);
   const before = cpuTicks(daemon.pid);
   const started = Date.now();
   await waitFor('three seconds to pass', () => Date.now() - started >= 3000, 10_000);
   const used = (cpuTicks(daemon.pid) - before) / hz;
   const share = used / ((Date.now() - started) / 1000);
-  // The target is < 1%; the bound is generous because the machine is shared.
-  assert.ok(share < 0.05, `idle CPU ${(share * 100).toFixed(2)}%`);
+  // CPU time is the daemon's own, whatever else the machine runs: the issue's < 1% holds here.
+  assert.ok(share < 0.01, `idle CPU ${(share * 100).toFixed(2)}%`);
   assert.deepEqual((await waiting).jobs, []);
 });
 

@@ -18,6 +18,7 @@ describe('remote workers', () => {
   test('a waiting claim returns as soon as a job is enqueued, long before its waitMs', async () => {
     const worker = await daemon.client();
     const producer = await daemon.client();
+    const latencies: number[] = [];
     for (let round = 0; round < 5; round++) {
       const claim = worker.call('jobs.claim', { workerId: 'poller', queues: ['lp'], waitMs: 30_000 });
       // The claim must be parked before the enqueue, or this would test an ordinary claim. The
@@ -32,8 +33,13 @@ describe('remote workers', () => {
       assert.equal(jobs[0].id, job.id);
       // Generous: the point is "woken by the enqueue", not "timed out at 30 s".
       assert.ok(latency < 5_000, `claim returned ${latency} ms after the enqueue`);
+      latencies.push(latency);
       await worker.call('jobs.complete', { id: job.id, workerId: 'poller' });
     }
+    // Woken by the enqueue itself: a daemon that looked for work on a timer, even every 500 ms,
+    // would answer most claims hundreds of milliseconds late. The median forgives a slow round.
+    const median = [...latencies].sort((a, b) => a - b)[2] ?? Infinity;
+    assert.ok(median < 150, `median ${median} ms from enqueue to the waiting claim's answer (${latencies.join(', ')})`);
   });
 
   test('a waiting claim returns empty when its wait runs out', async () => {
