@@ -34,8 +34,32 @@ test('spool daemon runs the daemon in the foreground until SIGTERM, then exits 0
   daemon.process.kill('SIGTERM');
   const r = await daemon.exited;
   assert.equal(r.code, 0, r.stderr);
+  // The log goes to stderr, as plain lines.
+  assert.match(r.stderr, /Shutting down/);
+  assert.match(r.stderr, /Spool daemon stopped/);
+  assert.doesNotMatch(r.stderr, /^\{/m);
   const after = await runCli(['daemon', 'status'], { socketPath });
   assert.equal(after.code, 1);
+});
+
+test('spool daemon --log-format json logs one JSON object per line to stderr', async (t) => {
+  const dir = tempDir(t);
+  const socketPath = path.join(dir, 's.sock');
+  const daemon = startCli(['daemon', '--db', path.join(dir, 'db.sqlite'), '--log-format', 'json'], { socketPath });
+  t.after(() => stopCli(daemon));
+  await waitFor('the daemon to answer', async () => (await runCli(['daemon', 'status'], { socketPath })).code === 0, 30_000);
+  daemon.process.kill('SIGTERM');
+  const r = await daemon.exited;
+  assert.equal(r.code, 0, r.stderr);
+  const lines = r.stderr.split('\n').filter(Boolean);
+  assert.ok(lines.length >= 2, r.stderr);
+  const entries = lines.map((line) => parseJson<{ at: unknown; level: unknown; message: unknown }>(line));
+  for (const entry of entries) {
+    assert.equal(typeof entry.at, 'string');
+    assert.equal(typeof entry.level, 'string');
+    assert.equal(typeof entry.message, 'string');
+  }
+  assert.ok(entries.some((e) => e.message === 'Spool daemon stopped'), r.stderr);
 });
 
 test('spool daemon --detach starts it in the background and prints where things are; daemon stop stops it', async (t) => {
