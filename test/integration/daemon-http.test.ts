@@ -1,6 +1,8 @@
 /**
- * The http executor in a real daemon against a local node:http server: success, a 500 then
- * success after backoff, a 404 that is dead at once, a timeout, a truncated large body.
+ * The http executor in a real daemon against a local node:http server: success, the payload's
+ * method, headers and body as the server received them, a 500 or a 408 then success after
+ * backoff, a 404 that is dead at once, a timeout (retried like any other failure), a truncated
+ * large body.
  */
 import assert from 'node:assert/strict';
 import * as http from 'node:http';
@@ -16,7 +18,8 @@ describe('http executor', () => {
   let server: http.Server;
   let base: string;
   const hits = new Map<string, number>();
-  const bodies: string[] = [];
+  /** Every request the server received, in order, as it received it. */
+  const requests: { url: string; method: string; headers: http.IncomingHttpHeaders; body: string }[] = [];
 
   before(async () => {
     server = http.createServer((req, res) => {
@@ -26,13 +29,25 @@ describe('http executor', () => {
       let body = '';
       req.on('data', (d: Buffer) => (body += d.toString()));
       req.on('end', () => {
-        bodies.push(body);
+        requests.push({ url, method: req.method ?? '', headers: req.headers, body });
         if (url === '/ok') {
           res.writeHead(200, { 'content-type': 'application/json' });
           res.end(JSON.stringify({ hello: 'world', method: req.method }));
         } else if (url === '/flaky') {
           res.writeHead(n === 1 ? 500 : 200);
           res.end(n === 1 ? 'try later' : 'fine now');
+        } else if (url === '/timeout-once') {
+          res.writeHead(n === 1 ? 408 : 200);
+          res.end(n === 1 ? 'too slow to send' : 'fine now');
+        } else if (url === '/slow-once') {
+          // The first request never gets an answer (the job's timeout ends it); the next one does.
+          if (n > 1) {
+            res.writeHead(200);
+            res.end('fine now');
+          }
+        } else if (url === '/echo') {
+          res.writeHead(204);
+          res.end();
         } else if (url === '/missing') {
           res.writeHead(404);
           res.end('no such thing');
@@ -73,7 +88,28 @@ describe('http executor', () => {
     assert.equal(result.status, 200);
     assert.equal(result.headers['content-type'], 'application/json');
     assert.deepEqual(JSON.parse(result.body), { hello: 'world', method: 'POST' });
-    assert.ok(bodies.includes('{"a":1}'));
+    const received = requests.filter((r) => r.url === '/ok');
+    assert.equal(received.length, 1);
+    assert.equal(received[0].method, 'POST');
+    assert.equal(received[0].body, '{"a":1}');
+    // A JSON body without a content-type of the payload's own is sent as JSON.
+    assert.equal(received[0].headers['content-type'], 'application/json');
+  });
+
+  test('the payload method, headers and a text body reach the server as given', async () => {
+    const { job } = await client.call('jobs.enqueue', {
+      queue: 'web',
+      kind: 'http',
+      payload: { url: `${base}/echo`, method: 'put', headers: { 'X-Spool-Test': 'it reached you', 'content-type': 'text/plain' }, body: 'plain text body' },
+    });
+    const done = await settled(job.id, ['completed', 'dead']);
+    assert.equal(done.state, 'completed');
+    const received = requests.filter((r) => r.url === '/echo');
+    assert.equal(received.length, 1);
+    assert.equal(received[0].method, 'PUT');
+    assert.equal(received[0].headers['x-spool-test'], 'it reached you');
+    assert.equal(received[0].headers['content-type'], 'text/plain');
+    assert.equal(received[0].body, 'plain text body');
   });
 
   test('a 500 is retried with backoff, then succeeds', async () => {
@@ -91,6 +127,21 @@ describe('http executor', () => {
     assert.equal(runs[0].outcome, 'failed');
     assert.equal(runs[0].httpStatus, 500);
     assert.ok(runs[1].startedAt - (runs[0].finishedAt ?? 0) >= 250, 'the retry waited for its backoff');
+  });
+
+  test('a 408 is retried, not permanent, then succeeds', async () => {
+    const { job } = await client.call('jobs.enqueue', {
+      queue: 'web',
+      kind: 'http',
+      maxAttempts: 2,
+      backoff: { strategy: 'fixed', baseMs: 100, capMs: 100, jitter: 0 },
+      payload: { url: `${base}/timeout-once` },
+    });
+    const done = await settled(job.id, ['completed', 'dead']);
+    assert.equal(done.state, 'completed');
+    assert.equal(done.attempts, 2);
+    const { runs } = await client.call('jobs.get', { id: job.id });
+    assert.deepEqual(runs.map((r) => [r.outcome, r.httpStatus]), [['failed', 408], ['completed', null]]);
   });
 
   test('a 404 is dead at once, whatever attempts are left', async () => {
@@ -116,6 +167,26 @@ describe('http executor', () => {
     const { job } = await client.call('jobs.enqueue', { queue: 'web', kind: 'http', timeoutMs: 700, maxAttempts: 1, payload: { url: `${base}/slow` } });
     const done = await settled(job.id, ['dead']);
     assert.match(done.lastError ?? '', /timed out after 700 ms/);
+  });
+
+  test('a timed-out attempt is retried, not dead at once', async () => {
+    const { job } = await client.call('jobs.enqueue', {
+      queue: 'web',
+      kind: 'http',
+      timeoutMs: 700,
+      maxAttempts: 2,
+      backoff: { strategy: 'fixed', baseMs: 100, capMs: 100, jitter: 0 },
+      payload: { url: `${base}/slow-once` },
+    });
+    const done = await settled(job.id, ['completed', 'dead']);
+    assert.equal(done.state, 'completed');
+    assert.equal(done.attempts, 2);
+    assert.equal(hits.get('/slow-once'), 2);
+    const { runs } = await client.call('jobs.get', { id: job.id });
+    assert.equal(runs.length, 2);
+    assert.equal(runs[0].outcome, 'failed');
+    assert.match(runs[0].error ?? '', /timed out after 700 ms/);
+    assert.equal(runs[1].outcome, 'completed');
   });
 
   test('a connection error is retried', async () => {

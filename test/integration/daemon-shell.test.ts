@@ -1,12 +1,16 @@
 /**
- * The shell executor in a real daemon: success and failure, output captured and streamed in
- * order, and timeout and cancel stopping the whole process tree (a child that starts a sleeping
- * grandchild: the grandchild must be gone too).
+ * The shell executor in a real daemon: success and failure, the payload's cwd and env, output
+ * captured and streamed in order, timeout and cancel stopping the whole process tree (a child
+ * that starts a sleeping grandchild: the grandchild must be gone too) with SIGKILL after the
+ * grace period when the tree ignores SIGTERM, and the limits on jobs running at once (the global
+ * executor cap, its default, and a queue's concurrency).
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { KILL_GRACE_MS } from '../../daemon/executors/pool';
 import type { SpoolClient } from '../../shared/client';
 import { SpoolError } from '../../shared/errors';
 import { ErrorCode, type JobOutputEvent } from '../../shared/protocol';
@@ -18,6 +22,35 @@ async function finished(client: SpoolClient, id: string): Promise<Job> {
     const { job } = await client.call('jobs.get', { id });
     return ['completed', 'dead', 'cancelled', 'retrying'].includes(job.state) ? job : undefined;
   });
+}
+
+/** The pid a command wrote to `file`, once it has written it. */
+function pidIn(file: string): number | undefined {
+  return fs.existsSync(file) ? Number(fs.readFileSync(file, 'utf8')) || undefined : undefined;
+}
+
+/** Whether the process ignores SIGTERM, from the SigIgn mask in /proc (bit 14 is signal 15). */
+function ignoresSigterm(pid: number): boolean {
+  const mask = /^SigIgn:\s*([0-9a-f]+)$/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  return mask !== undefined && (parseInt(mask.slice(-8), 16) & 0x4000) !== 0;
+}
+
+/**
+ * The most jobs running at once according to a log of "start <queue> <id>" and "end <queue> <id>"
+ * lines, appended by the jobs themselves (of `queue` only, when given). A job writes its start
+ * after its process began and its end before the process exits, so two jobs overlapping in the
+ * log really did run at the same time.
+ */
+function mostAtOnce(log: string[], queue?: string): number {
+  let running = 0;
+  let most = 0;
+  for (const line of log) {
+    const [event, q] = line.split(' ');
+    if (queue !== undefined && q !== queue) continue;
+    running += event === 'start' ? 1 : -1;
+    most = Math.max(most, running);
+  }
+  return most;
 }
 
 describe('shell executor', () => {
@@ -42,6 +75,31 @@ describe('shell executor', () => {
     assert.deepEqual(done.result, { exitCode: 0 });
     const out = await client.call('jobs.output', { id: job.id });
     assert.deepEqual(out.lines.map((l) => [l.stream, l.text]), [['stdout', 'hello']]);
+  });
+
+  test('the command runs in the payload cwd and sees the payload env', async () => {
+    // realpath: the temporary folder may sit behind a symlink, and `pwd -P` prints the real path.
+    const cwd = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'spool-cwd-')));
+    try {
+      const value = 'two words & a $dollar';
+      const { job } = await client.call('jobs.enqueue', {
+        queue: 'sh',
+        kind: 'shell',
+        payload: { command: 'pwd -P; echo "$SPOOL_TEST_VAR"; echo "$SPOOL_JOB_ID $SPOOL_QUEUE"; echo made > made-here.txt', cwd, env: { SPOOL_TEST_VAR: value } },
+      });
+      const done = await finished(client, job.id);
+      assert.equal(done.state, 'completed');
+      const out = await client.call('jobs.output', { id: job.id });
+      assert.deepEqual(out.lines.map((l) => [l.stream, l.text]), [
+        ['stdout', cwd],
+        ['stdout', value],
+        ['stdout', `${job.id} sh`],
+      ]);
+      // A relative path written by the command lands in the cwd too.
+      assert.equal(fs.readFileSync(path.join(cwd, 'made-here.txt'), 'utf8'), 'made\n');
+    } finally {
+      fs.rmSync(cwd, { recursive: true, force: true });
+    }
   });
 
   test('a non-zero exit fails with the exit code and the tail of stderr', async () => {
@@ -107,7 +165,7 @@ describe('shell executor', () => {
   test('a timeout stops the whole process tree and fails the attempt', async () => {
     const { command, pidFile } = treeCommand('timeout');
     const { job } = await client.call('jobs.enqueue', { queue: 'sh', kind: 'shell', timeoutMs: 1500, maxAttempts: 1, payload: { command } });
-    const grandchild = await waitFor('the grandchild to start', () => (fs.existsSync(pidFile) ? Number(fs.readFileSync(pidFile, 'utf8')) || undefined : undefined));
+    const grandchild = await waitFor('the grandchild to start', () => pidIn(pidFile));
     assert.ok(processAlive(grandchild));
     const done = await finished(client, job.id);
     assert.equal(done.state, 'dead');
@@ -118,12 +176,83 @@ describe('shell executor', () => {
   test('cancel stops the whole process tree and the job ends cancelled', async () => {
     const { command, pidFile } = treeCommand('cancel');
     const { job } = await client.call('jobs.enqueue', { queue: 'sh', kind: 'shell', timeoutMs: 120_000, payload: { command } });
-    const grandchild = await waitFor('the grandchild to start', () => (fs.existsSync(pidFile) ? Number(fs.readFileSync(pidFile, 'utf8')) || undefined : undefined));
+    const grandchild = await waitFor('the grandchild to start', () => pidIn(pidFile));
     const requested = await client.call('jobs.cancel', { id: job.id });
     assert.equal(requested.job.cancelRequested, true);
     const done = await finished(client, job.id);
     assert.equal(done.state, 'cancelled');
     await waitFor('the grandchild to be gone', () => !processAlive(grandchild));
+  });
+
+  // Each of these waits out the grace period (KILL_GRACE_MS, fixed: the daemon has no option to
+  // shorten it), so the two run side by side; the daemon runs as many jobs as there are CPUs.
+  describe('a command tree that ignores SIGTERM', { concurrency: true }, () => {
+    /**
+     * A shell that ignores SIGTERM, whose child shell ignores it too and starts a sleeping
+     * grandchild (which inherits the ignored signal); each writes its pid to a file.
+     */
+    function stubbornTree(name: string): { command: string; started(): Promise<number[]>; killLeftovers(): void } {
+      const files = ['shell', 'child', 'grandchild'].map((p) => path.join(daemon.dir, `${name}-${p}.pid`));
+      const [shellFile, childFile, grandchildFile] = files;
+      return {
+        command: `trap '' TERM; echo $$ > ${shellFile}; sh -c 'trap "" TERM; echo $$ > ${childFile}; sleep 30 & echo $! > ${grandchildFile}; wait'`,
+        async started() {
+          const pids = await waitFor('the three processes to start', () => {
+            const found = files.map(pidIn);
+            return found.every((pid): pid is number => pid !== undefined) ? found : undefined;
+          });
+          // Otherwise SIGTERM alone would end the tree and SIGKILL would never be needed.
+          for (const pid of pids) assert.ok(ignoresSigterm(pid), `process ${pid} ignores SIGTERM`);
+          return pids;
+        },
+        // Whatever a failed test left behind goes with SIGKILL (these processes ignore SIGTERM).
+        // The shell leads the process group the daemon made for the job, which holds the tree.
+        killLeftovers() {
+          const shell = pidIn(shellFile);
+          if (shell === undefined) return;
+          try {
+            process.kill(-shell, 'SIGKILL');
+          } catch (error) {
+            // ESRCH: the group is empty, as it should be once the job has ended.
+            if (!(error instanceof Error && 'code' in error && error.code === 'ESRCH')) throw error;
+          }
+        },
+      };
+    }
+
+    test('cancel kills it with SIGKILL after the grace period and the job ends cancelled', async () => {
+      const tree = stubbornTree('stubborn-cancel');
+      try {
+        const { job } = await client.call('jobs.enqueue', { queue: 'sh', kind: 'shell', timeoutMs: 120_000, payload: { command: tree.command } });
+        const pids = await tree.started();
+        const cancelledAt = Date.now();
+        await client.call('jobs.cancel', { id: job.id });
+        const done = await finished(client, job.id);
+        assert.equal(done.state, 'cancelled');
+        const took = (done.finishedAt ?? 0) - cancelledAt;
+        // Not before the grace period (SIGTERM did nothing), and long before `sleep 30` would end.
+        assert.ok(took >= KILL_GRACE_MS - 50 && took < KILL_GRACE_MS + 5000, `ended ${took} ms after the cancel`);
+        await waitFor('every process of the tree to be gone', () => pids.every((pid) => !processAlive(pid)), 3000);
+      } finally {
+        tree.killLeftovers();
+      }
+    });
+
+    test('a timeout kills it with SIGKILL after the grace period and fails the attempt', async () => {
+      const tree = stubbornTree('stubborn-timeout');
+      try {
+        const { job } = await client.call('jobs.enqueue', { queue: 'sh', kind: 'shell', timeoutMs: 1000, maxAttempts: 1, payload: { command: tree.command } });
+        const pids = await tree.started();
+        const done = await finished(client, job.id);
+        assert.equal(done.state, 'dead');
+        assert.match(done.lastError ?? '', /Timed out after 1000 ms/);
+        const took = (done.finishedAt ?? 0) - (done.startedAt ?? 0);
+        assert.ok(took >= 1000 + KILL_GRACE_MS - 50 && took < 1000 + KILL_GRACE_MS + 5000, `ended ${took} ms after it started`);
+        await waitFor('every process of the tree to be gone', () => pids.every((pid) => !processAlive(pid)), 3000);
+      } finally {
+        tree.killLeftovers();
+      }
+    });
   });
 
   test('a background process left behind by a successful command does not survive it', async () => {
@@ -157,26 +286,32 @@ describe('shell executor', () => {
     assert.ok(starts[3] - starts[0] >= 600, `starts spread over ${starts[3] - starts[0]} ms`);
   });
 
+  test('without --max-executors, the global executor cap is the number of CPUs available', async () => {
+    const status = await client.call('daemon.status');
+    assert.equal(status.executors.cap, os.availableParallelism());
+  });
+
   test('the global executor cap and per-queue concurrency bound the jobs running at once', async () => {
     const capped = await startDaemon({ args: ['--max-executors', '3'] });
     try {
       const c = await capped.client();
       await c.call('queues.configure', { name: 'one-at-a-time', concurrency: 1 });
-      const marker = path.join(capped.dir, 'running');
-      fs.mkdirSync(marker);
-      // Each job registers itself in a folder while it runs; we sample the folder.
-      const command = `touch ${marker}/$SPOOL_JOB_ID; sleep 0.3; rm ${marker}/$SPOOL_JOB_ID`;
+      // Each job appends its start and end to one log (O_APPEND: lines never interleave).
+      const log = path.join(capped.dir, 'log');
+      const command = `echo "start $SPOOL_QUEUE $SPOOL_JOB_ID" >> ${log}; sleep 0.3; echo "end $SPOOL_QUEUE $SPOOL_JOB_ID" >> ${log}`;
       const ids: string[] = [];
+      // The one-at-a-time jobs come first and rank first, so that without the queue's limit the
+      // daemon would start all three at once: the cap has room for them.
+      for (let i = 0; i < 3; i++) ids.push((await c.call('jobs.enqueue', { queue: 'one-at-a-time', kind: 'shell', priority: 10, payload: { command } })).job.id);
       for (let i = 0; i < 8; i++) ids.push((await c.call('jobs.enqueue', { queue: 'wide', kind: 'shell', payload: { command } })).job.id);
-      for (let i = 0; i < 3; i++) ids.push((await c.call('jobs.enqueue', { queue: 'one-at-a-time', kind: 'shell', payload: { command } })).job.id);
-      let most = 0;
-      await waitFor('all jobs to complete', async () => {
-        most = Math.max(most, fs.readdirSync(marker).length);
-        const stats = await c.call('stats.get');
-        return stats.totals.completed === ids.length;
-      }, 60_000);
+      await waitFor('all jobs to complete', async () => (await c.call('stats.get')).totals.completed === ids.length, 60_000);
+      const lines = fs.readFileSync(log, 'utf8').trim().split('\n');
+      assert.equal(lines.length, 2 * ids.length);
+      const most = mostAtOnce(lines);
       assert.ok(most <= 3, `at most 3 at once, saw ${most}`);
       assert.ok(most >= 2, `jobs ran side by side (saw ${most})`);
+      assert.equal(mostAtOnce(lines, 'one-at-a-time'), 1, `one-at-a-time ran one job at a time:\n${lines.join('\n')}`);
+      assert.ok(mostAtOnce(lines, 'wide') >= 2, 'the queue without a limit ran jobs side by side');
     } finally {
       await capped.dispose();
     }
