@@ -192,7 +192,43 @@ describe('hostile input', () => {
     }
   });
 
-  test('a client that writes without reading is paused, not buffered without bound', async () => {
+  test('a client that never reads its answers is stopped from sending more than a bounded amount', async () => {
+    const socket = net.createConnection(daemon.socketPath);
+    try {
+      await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+      const line = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'stats.get' }) + '\n';
+      const chunk = Buffer.from(line.repeat(Math.floor((1024 * 1024) / line.length)));
+      // A daemon that kept reading would take all of this (it is only bytes to buffer); one that
+      // pauses reading stops taking it after a few MiB: the kernel's buffers and its own.
+      const offered = 128 * 1024 * 1024;
+      let flushed = 0;
+      let stalled = false;
+      while (flushed < offered) {
+        const accepted = socket.write(chunk, () => (flushed += chunk.length));
+        if (accepted) continue;
+        const drained = await new Promise<boolean>((resolve) => {
+          const timer = setTimeout(() => resolve(false), 3000);
+          socket.once('drain', () => {
+            clearTimeout(timer);
+            resolve(true);
+          });
+        });
+        if (!drained) {
+          stalled = true;
+          break;
+        }
+      }
+      assert.ok(stalled, `the daemon read all ${offered / 1024 / 1024} MiB offered without its answers being read`);
+      assert.ok(flushed < 32 * 1024 * 1024, `the daemon took ${(flushed / 1024 / 1024).toFixed(1)} MiB before it stopped reading`);
+      // The daemon is fine, and serves others meanwhile.
+      const client = await daemon.client();
+      assert.equal((await client.call('daemon.status')).pid, daemon.pid);
+    } finally {
+      socket.destroy();
+    }
+  });
+
+  test('a client that writes a burst before reading gets every answer once it reads', async () => {
     const raw = await RawConnection.open(daemon.socketPath);
     const line = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'stats.get' }) + '\n');
     // Write a few MiB of requests in one go; the daemon answers them all once we read.
