@@ -53,8 +53,12 @@ test('claims take the highest priority first, then the earliest run time, then t
   const mid2 = engine.enqueue({ queue: 'q', kind: 'k', priority: 3 }).job;
   const midEarly = engine.enqueue({ queue: 'q', kind: 'k', priority: 3, runAt: clock.ms - 100 }).job;
   clock.advance(1);
-  const order = engine.claim({ workerId: 'w', max: 10 }).map((j) => j.id);
-  assert.deepEqual(order, [highLate.id, midEarly.id, mid1.id, mid2.id, low.id]);
+  // Fewer than are waiting, so the database's choice is what is checked, not a re-sort of all
+  // five: first two of five (the multi-job statement), then one at a time (the single-job one).
+  assert.deepEqual(engine.claim({ workerId: 'w', max: 2 }).map((j) => j.id), [highLate.id, midEarly.id]);
+  const rest = [1, 2, 3].map(() => engine.claim({ workerId: 'w', max: 1 }).map((j) => j.id));
+  assert.deepEqual(rest, [[mid1.id], [mid2.id], [low.id]]);
+  assert.deepEqual(engine.claim({ workerId: 'w', max: 1 }), []);
 });
 
 test('a claim across queues follows the same order over all of them', (t) => {
@@ -109,6 +113,18 @@ test('remote workers never get built-in kinds; the executors get only the built-
   assert.deepEqual(engine.claim({ workerId: 'w', max: 10 }).map((j) => j.id), [custom.id]);
   assert.deepEqual(engine.claim({ workerId: 'exec', builtinKinds: ['shell'], max: 10 }).map((j) => j.id), [shell.id]);
   assert.deepEqual(engine.claim({ workerId: 'exec', builtinKinds: ['shell', 'http'], max: 10 }).map((j) => j.id), [http.id]);
+});
+
+test('a claim for some custom kinds takes only those, even when another kind is first in claim order', (t) => {
+  const { engine } = makeEngine(t);
+  const a = engine.enqueue({ queue: 'q', kind: 'a', priority: 5 }).job;
+  const b1 = engine.enqueue({ queue: 'q', kind: 'b' }).job;
+  const b2 = engine.enqueue({ queue: 'q', kind: 'b' }).job;
+  assert.deepEqual(engine.claim({ workerId: 'w', kinds: ['b'], max: 1 }).map((j) => j.id), [b1.id]);
+  assert.deepEqual(engine.claim({ workerId: 'w', kinds: ['b'], max: 10 }).map((j) => j.id), [b2.id]);
+  assert.deepEqual(engine.claim({ workerId: 'w', kinds: ['b'], max: 10 }), [], 'the waiting "a" job is not given instead');
+  assert.equal(engine.getJob(a.id).job.state, 'queued');
+  assert.deepEqual(engine.claim({ workerId: 'w', kinds: ['a', 'b'] }).map((j) => j.id), [a.id]);
 });
 
 test('a claim sets the lease, worker and attempt, and its run shows as running', (t) => {
@@ -256,6 +272,24 @@ test('queues are listed with counts, configured, and report settings', (t) => {
   assert.deepEqual(engine.listQueues().map((q) => [q.name, q.counts.queued]), [['a', 2], ['b', 1]]);
   assert.equal(engine.configureQueue({ name: 'a', concurrency: null }).concurrency, null);
   assert.equal(thrown(() => engine.getQueue('nope')).code, ErrorCode.QueueNotFound);
+});
+
+test('a new job takes the queue\'s default timeout and backoff, and its own values win over them', (t) => {
+  const { engine, clock } = makeEngine(t);
+  engine.configureQueue({ name: 'q', defaultTimeoutMs: 45_000, defaultBackoff: { strategy: 'linear', baseMs: 500, capMs: 20_000, jitter: 0.1 } });
+  const plain = engine.enqueue({ queue: 'q', kind: 'k' }).job;
+  assert.equal(plain.timeoutMs, 45_000);
+  assert.deepEqual(plain.backoff, { strategy: 'linear', baseMs: 500, capMs: 20_000, jitter: 0.1 });
+  const [batched] = engine.enqueueBatch({ jobs: [{ queue: 'q', kind: 'k' }] }).results;
+  assert.deepEqual([batched?.job.timeoutMs, batched?.job.backoff], [45_000, plain.backoff]);
+  // A job's own values win; what it leaves out of its backoff still comes from the queue.
+  const own = engine.enqueue({ queue: 'q', kind: 'k', priority: 1, timeoutMs: 2000, backoff: { strategy: 'fixed', baseMs: 700 } }).job;
+  assert.equal(own.timeoutMs, 2000);
+  assert.deepEqual(own.backoff, { strategy: 'fixed', baseMs: 700, capMs: 20_000, jitter: 0.1 });
+  // The stored values are the ones used: the lease of a claim and the wait after a failure.
+  const [claimed] = engine.claim({ workerId: 'w', max: 1 });
+  assert.deepEqual([claimed?.id, claimed?.leaseExpiresAt], [own.id, clock.ms + 2000]);
+  assert.equal(engine.fail({ id: own.id, workerId: 'w', error: 'x' }).runAt, clock.ms + 700);
 });
 
 test('stats read the counters and totals over every queue', (t) => {

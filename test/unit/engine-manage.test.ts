@@ -17,6 +17,22 @@ test('cancel: waiting jobs are cancelled at once, finished ones refuse with a cl
   assert.equal(thrown(() => engine.cancel('01890000-0000-7000-8000-000000000000')).code, ErrorCode.JobNotFound);
 });
 
+test('cancel: a retrying job, waiting for its next attempt, is cancelled at once', (t) => {
+  const { engine, clock } = makeEngine(t);
+  const { job } = engine.enqueue({ queue: 'q', kind: 'k', backoff: { strategy: 'fixed', baseMs: 5000, jitter: 0 } });
+  engine.claim({ workerId: 'w' });
+  assert.equal(engine.fail({ id: job.id, workerId: 'w', error: 'boom' }).state, 'retrying');
+  clock.advance(1000);
+  const cancelled = engine.cancel(job.id);
+  assert.deepEqual([cancelled.state, cancelled.finishedAt, cancelled.attempts], ['cancelled', clock.ms, 1]);
+  assert.equal(engine.getJob(job.id).job.state, 'cancelled');
+  const q = engine.getQueue('q');
+  assert.deepEqual([q.counts.retrying, q.counts.cancelled], [0, 1]);
+  clock.advance(5000);
+  assert.deepEqual(engine.claim({ workerId: 'w' }), [], 'its retry never comes');
+  assert.equal(engine.verifyCounters().ok, true);
+});
+
 test('retry gives a dead job a fresh attempt budget and keeps its history', (t) => {
   const { engine, clock } = makeEngine(t);
   const { job } = engine.enqueue({ queue: 'q', kind: 'k', maxAttempts: 1 });
@@ -50,6 +66,26 @@ test('update changes a queued job and refuses running or finished ones', (t) => 
   engine.fail({ id: job.id, workerId: 'w', error: 'x' });
   const tooFew = thrown(() => engine.update({ id: job.id, maxAttempts: 1 }));
   assert.equal(tooFew.data['field'], 'maxAttempts');
+});
+
+test('update refuses completed, dead and cancelled jobs, naming their state, and leaves them unchanged', (t) => {
+  const { engine, clock } = makeEngine(t);
+  const [completed, dead, cancelled] = engine.enqueueBatch({ jobs: Array.from({ length: 3 }, () => ({ queue: 'q', kind: 'k', maxAttempts: 1 })) }).results.map((r) => r.job);
+  assert.ok(completed && dead && cancelled);
+  engine.claim({ workerId: 'w', max: 2 });
+  engine.complete({ id: completed.id, workerId: 'w' });
+  engine.fail({ id: dead.id, workerId: 'w', error: 'boom' });
+  engine.cancel(cancelled.id);
+  clock.advance(1000);
+  for (const [job, state] of [[completed, 'completed'], [dead, 'dead'], [cancelled, 'cancelled']] as const) {
+    const before = engine.getJob(job.id).job;
+    assert.equal(before.state, state);
+    const error = thrown(() => engine.update({ id: job.id, priority: 7, delayMs: 0, payload: { changed: true }, maxAttempts: 9, tags: ['new'] }));
+    assert.equal(error.code, ErrorCode.InvalidState, `code for ${state}`);
+    assert.match(error.message, new RegExp(`only queued or retrying jobs can change, and it is ${state}\\. Retry it to run it again`));
+    assert.deepEqual([error.data['id'], error.data['state']], [job.id, state]);
+    assert.deepEqual(engine.getJob(job.id).job, before, `the ${state} job is unchanged`);
+  }
 });
 
 test('delete removes a job with its runs and output, but not while it runs', (t) => {

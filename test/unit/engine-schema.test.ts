@@ -4,8 +4,9 @@ import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import { Engine } from '../../daemon/engine';
 import { BUDGETED_CLAIM_SELECT_FOR_PLAN, CLAIM_SELECT_FOR_PLAN } from '../../daemon/store';
+import { openDatabase } from '../../daemon/store/db';
 import { listSql } from '../../daemon/store/list';
-import { MIGRATIONS } from '../../daemon/store/migrations';
+import { MIGRATIONS, migrate } from '../../daemon/store/migrations';
 import { makeEngine, tempDir } from './helpers/engine';
 
 function plan(db: Database.Database, sql: string, params: Record<string, unknown>): string {
@@ -95,6 +96,14 @@ test('migrations are numbered and recorded, the schema enforces states and attem
   t.after(() => normal.close());
   assert.equal(sync(normal), 1);
   assert.equal(Reflect.get(normal, 'store').db.pragma('foreign_keys', { simple: true }), 1);
+  // A second process waits up to 5 s for the write lock; 16 MB of page cache (negative = KiB).
+  assert.equal(Reflect.get(normal, 'store').db.pragma('busy_timeout', { simple: true }), 5000);
+  assert.equal(Reflect.get(normal, 'store').db.pragma('cache_size', { simple: true }), -16000);
+  assert.equal(Reflect.get(normal, 'store').db.pragma('temp_store', { simple: true }), 2, 'temp_store = MEMORY');
+  // better-sqlite3's own default is also 5 s: a different value shows the pragma is what sets it.
+  const custom = openDatabase(path.join(dir, 'custom.db'), { busyTimeoutMs: 1234 });
+  t.after(() => custom.close());
+  assert.equal(custom.pragma('busy_timeout', { simple: true }), 1234);
 });
 
 test('a database from a newer Spool is refused with advice', (t) => {
@@ -124,4 +133,30 @@ test('migration 2 drops the running rows a version-1 database kept, and the runn
   // Ending the attempt writes its row without colliding with a leftover one.
   assert.equal(reopened.complete({ id: job.id, workerId: 'w' }).state, 'completed');
   assert.deepEqual(reopened.getJob(job.id).runs.map((r) => r.outcome), ['completed']);
+});
+
+test('a migration that fails halfway leaves nothing behind and records no version, and applies whole once its cause is gone', (t) => {
+  const { dbPath, engine } = makeEngine(t);
+  engine.close();
+  // Make the file look as if migration 3 had not run, except that its last statement (adding
+  // the claimed_from column) now fails: the column is already there. Its first statements, which
+  // drop the version-2 counter triggers, succeed before that.
+  const db = new Database(dbPath);
+  t.after(() => db.close());
+  const triggers = ['jobs_count_insert', 'jobs_count_delete', 'jobs_count_update'];
+  const events = ['INSERT', 'DELETE', 'UPDATE'];
+  triggers.forEach((name, i) => db.exec(`CREATE TRIGGER ${name} AFTER ${events[i]} ON jobs BEGIN SELECT 1; END`));
+  db.prepare('DELETE FROM schema_migrations WHERE version = 3').run();
+  const triggersLeft = (): unknown[] => db.prepare(`SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'jobs_count_%' ORDER BY name`).pluck().all();
+  const versions = (): unknown[] => db.prepare('SELECT version FROM schema_migrations ORDER BY version').pluck().all();
+
+  assert.throws(() => migrate(db, 0), /^Error: Migration 3 \(job counters kept by the store\) failed: duplicate column name: claimed_from/);
+  assert.deepEqual(triggersLeft(), [...triggers].sort(), 'the triggers its first statements dropped are back');
+  assert.deepEqual(versions(), [1, 2, 4]);
+  assert.equal(db.inTransaction, false);
+
+  db.exec('ALTER TABLE jobs DROP COLUMN claimed_from');
+  assert.deepEqual(migrate(db, 0), [3]);
+  assert.deepEqual(triggersLeft(), []);
+  assert.deepEqual(versions(), [1, 2, 3, 4]);
 });

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { makeEngine } from './helpers/engine';
+import Database from 'better-sqlite3';
+import { ErrorCode } from '../../shared/protocol';
+import { makeEngine, thrown } from './helpers/engine';
 
 const HOUR = 3_600_000;
 
@@ -31,6 +33,46 @@ test('retention deletes only finished jobs older than the queue retention, in bo
   assert.deepEqual([q.counts.completed, q.counts.dead, q.counts.cancelled, q.counts.running], [1, 0, 0, 1]);
   assert.equal(engine.getJob(oldQueued.id).job.state, 'running', 'an old job that is not finished is never deleted');
   assert.equal(engine.getJob(keptForever.id).job.state, 'completed', 'a queue without retention keeps its jobs');
+  assert.equal(engine.verifyCounters().ok, true);
+});
+
+test('retention never deletes a queued or retrying job, however old, while old finished ones go', (t) => {
+  const { engine, clock, dbPath } = makeEngine(t);
+  engine.configureQueue({ name: 'q', retentionMs: HOUR });
+  const backoff = { strategy: 'fixed' as const, baseMs: 60_000, jitter: 0 };
+  // All created and ended at the start; only 'completed' and 'cancelled' end, the rest wait.
+  const [completed, retryingDue, retryingLater] = engine.enqueueBatch({
+    jobs: [{ queue: 'q', kind: 'k', priority: 3 }, { queue: 'q', kind: 'k', priority: 2, backoff }, { queue: 'q', kind: 'k', priority: 1, backoff: { ...backoff, baseMs: 10 * HOUR, capMs: 10 * HOUR } }],
+  }).results.map((r) => r.job);
+  assert.ok(completed && retryingDue && retryingLater);
+  engine.claim({ workerId: 'w', max: 3 });
+  engine.complete({ id: completed.id, workerId: 'w' });
+  engine.fail({ id: retryingDue.id, workerId: 'w', error: 'x' });
+  engine.fail({ id: retryingLater.id, workerId: 'w', error: 'x' });
+  const cancelled = engine.enqueue({ queue: 'q', kind: 'k' }).job;
+  engine.cancel(cancelled.id);
+  const queued = engine.enqueue({ queue: 'q', kind: 'k' }).job;
+  const delayed = engine.enqueue({ queue: 'q', kind: 'k', delayMs: 20 * HOUR }).job;
+  clock.advance(3 * HOUR);
+  const before = engine.getJob(retryingDue.id).job;
+  assert.equal(before.state, 'retrying');
+  assert.ok(before.runAt < clock.ms - HOUR, 'one retry is long overdue');
+  assert.ok(engine.getJob(retryingLater.id).job.runAt > clock.ms, 'the other is still in the future');
+
+  assert.equal(engine.cleanup(100), 2);
+  assert.equal(engine.cleanup(100), 0);
+  for (const gone of [completed, cancelled]) assert.equal(thrown(() => engine.getJob(gone.id)).code, ErrorCode.JobNotFound);
+  const states = [queued, delayed, retryingDue, retryingLater].map((j) => engine.getJob(j.id).job.state);
+  assert.deepEqual(states, ['queued', 'queued', 'retrying', 'retrying']);
+  const q = engine.getQueue('q');
+  assert.deepEqual([q.counts.queued, q.counts.retrying, q.counts.completed, q.counts.cancelled], [2, 2, 0, 0]);
+  // No engine path leaves a finish time on a waiting job today; the state, not only the finish
+  // time, is what keeps it. Give two of them an old one through a second connection.
+  const other = new Database(dbPath);
+  other.prepare(`UPDATE jobs SET finished_at = 0 WHERE id IN (?, ?)`).run(queued.id, retryingDue.id);
+  other.close();
+  assert.equal(engine.cleanup(100), 0);
+  assert.deepEqual([queued, retryingDue].map((j) => engine.getJob(j.id).job.state), ['queued', 'retrying']);
   assert.equal(engine.verifyCounters().ok, true);
 });
 

@@ -122,3 +122,18 @@ test('a backoff whose cap is below its base, once completed from the defaults, i
   assert.equal(engine.enqueue({ ...JOB, backoff: { capMs: 500 } }).job.backoff.capMs, 500);
   assert.equal(engine.enqueue({ ...JOB, backoff: { baseMs: 700, capMs: 700 } }).created, true);
 });
+
+test('an update with an out-of-range priority or an oversized payload is refused naming the field, and the job is unchanged', (t) => {
+  const { engine } = makeEngine(t);
+  const { job } = engine.enqueue({ ...JOB, priority: 2, payload: { a: 1 } });
+  for (const priority of [LIMITS.maxPriority + 1, LIMITS.minPriority - 1]) {
+    const error = thrown(() => engine.update({ id: job.id, priority }));
+    assert.equal(error.code, ErrorCode.InvalidParams);
+    assert.equal(error.data['field'], 'priority');
+    assert.match(error.message, new RegExp(`priority must be an integer from ${LIMITS.minPriority} to ${LIMITS.maxPriority} \\(got ${priority}\\)`));
+  }
+  const big = thrown(() => engine.update({ id: job.id, priority: 5, payload: 'x'.repeat(LIMITS.maxPayloadBytes) }));
+  assert.equal(big.code, ErrorCode.PayloadTooLarge);
+  assert.deepEqual(big.data, { field: 'payload', limit: LIMITS.maxPayloadBytes });
+  assert.deepEqual(engine.getJob(job.id).job, job, 'nothing was written');
+});
