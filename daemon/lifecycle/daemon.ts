@@ -253,6 +253,11 @@ export class Daemon {
     }
   }
 
+  /**
+   * The worker is shown as gone; its leases are left to run out (then the reaper hands its jobs
+   * to others), not cut short: a worker may speak over short-lived connections, one per request
+   * (the socat example does), so a closed connection does not mean the worker stopped working.
+   */
   private connectionClosed(connection: Connection): void {
     for (const workerId of connection.workerIds) {
       // The same worker may speak over several connections; it is gone when the last one closes.
