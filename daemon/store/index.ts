@@ -6,6 +6,7 @@ import type { JobTemplate } from '../../shared/types';
 import { ClaimStatements } from './claim';
 import { PendingCounts } from './counts';
 import { openDatabase, type Db, type OpenOptions } from './db';
+import { DelayedCounts } from './delayed';
 import { JobStatements } from './jobs';
 import { ListStatements } from './list';
 import { migrate } from './migrations';
@@ -51,6 +52,8 @@ export class Store {
   readonly upkeep: UpkeepStatements;
   /** Counter changes of the open write transaction, written when it commits. */
   readonly counts: PendingCounts;
+  /** Delayed jobs per queue, counted when asked and kept while nothing changed them. */
+  readonly delayed: DelayedCounts;
   /** One transaction wrapper made once: building one per call would cost on every claim. */
   private readonly transaction: ReturnType<Db['transaction']>;
   private checkpointer: WalCheckpointer | null = null;
@@ -68,15 +71,16 @@ export class Store {
     try {
       migrate(this.db, options.now);
       this.counts = new PendingCounts(this.db);
-      this.jobs = new JobStatements(this.db, this.counts);
+      this.delayed = new DelayedCounts(this.db);
+      this.jobs = new JobStatements(this.db, this.counts, this.delayed);
       this.claims = new ClaimStatements(this.db, this.counts);
       this.runs = new RunStatements(this.db, this.counts);
       this.output = new OutputStatements(this.db);
-      this.queues = new QueueStatements(this.db, this.counts);
+      this.queues = new QueueStatements(this.db, this.counts, this.delayed);
       this.list = new ListStatements(this.db);
       this.schedules = new ScheduleStatements(this.db, options.parseTemplate);
       this.workers = new WorkerStatements(this.db);
-      this.upkeep = new UpkeepStatements(this.db, this.counts);
+      this.upkeep = new UpkeepStatements(this.db, this.counts, this.delayed);
       this.transaction = this.db.transaction((fn: () => unknown) => fn());
       // After the migrations, so the checkpointer's connection finds the file in WAL mode.
       if (options.walCheckpoints === 'background') this.startCheckpointer(options.walCheckpointFailed);
@@ -139,8 +143,10 @@ export class Store {
         this.counts.clear();
         this.transactionLost = true;
       } else this.counts.rollbackTo(mark);
-      // Settings read inside the rolled-back transaction (a queue it created) must not outlive it.
+      // Settings read inside the rolled-back transaction (a queue it created) must not outlive it,
+      // nor delayed counts kept while it was open.
       this.queues.invalidate();
+      this.delayed.clear();
       throw error;
     } finally {
       this.depth -= 1;

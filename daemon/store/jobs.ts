@@ -12,6 +12,7 @@ import type { Statement } from 'better-sqlite3';
 import type { Job, JobState } from '../../shared/types';
 import type { PendingCounts } from './counts';
 import type { Db } from './db';
+import type { DelayedCounts } from './delayed';
 import { jobState, mapJob, newJob } from './mappers';
 import { ArrayRows, int, text, toRow, type Row } from './row';
 
@@ -89,6 +90,7 @@ export class JobStatements {
   constructor(
     db: Db,
     private readonly counts: PendingCounts,
+    private readonly delayed: DelayedCounts,
   ) {
     this.insertStmt = db.prepare(insertSql(1));
     this.insertRows = (rows) => {
@@ -175,6 +177,7 @@ export class JobStatements {
       v.idempotencyKey, v.tags, v.context, v.now, v.now,
     );
     this.counts.add(values.queue, 'queued', 1);
+    if (v.runAt > v.now) this.delayed.forget(v.queue);
     return newJob(values);
   }
 
@@ -196,7 +199,10 @@ export class JobStatements {
       }
       this.insertRows(chunk.length).run(params);
     }
-    for (const v of values) this.counts.add(v.queue, 'queued', 1);
+    for (const v of values) {
+      this.counts.add(v.queue, 'queued', 1);
+      if (v.runAt > v.now) this.delayed.forget(v.queue);
+    }
     return values.map(newJob);
   }
 
@@ -280,6 +286,7 @@ export class JobStatements {
 
   /** `job` as read in this transaction: its state is the one the job leaves. */
   cancelWaiting(job: Job, now: number): Job | undefined {
+    this.delayed.forget(job.queue);
     return this.moved(job, mapOptional(this.cancelWaitingStmt.get({ id: job.id, now })));
   }
 
@@ -299,6 +306,7 @@ export class JobStatements {
     if (raw === undefined) return false;
     const row = toRow(raw, 'deleted job');
     this.counts.add(text(row, 'queue'), jobState(row), -1);
+    this.delayed.forget(text(row, 'queue'));
     return true;
   }
 
@@ -311,7 +319,9 @@ export class JobStatements {
     tags: string | null;
     now: number;
   }): Job | undefined {
-    return mapOptional(this.updateStmt.get(params));
+    const job = mapOptional(this.updateStmt.get(params));
+    if (job) this.delayed.forget(job.queue);
+    return job;
   }
 
   recover(id: string, now: number): Job | undefined {

@@ -7,6 +7,7 @@ import { initialSchema } from './migrations/001_initial';
 import { runsWhenFinished } from './migrations/002_runs_when_finished';
 import { countersByStore } from './migrations/003_counters_by_store';
 import { listIndexWithoutRunning } from './migrations/004_list_index_without_running';
+import { dueIndexCoversDelayedCount } from './migrations/005_due_index_covers_delayed_count';
 
 export interface Migration {
   version: number;
@@ -19,6 +20,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 2, name: 'run rows written when an attempt ends', sql: runsWhenFinished },
   { version: 3, name: 'job counters kept by the store', sql: countersByStore },
   { version: 4, name: 'listing index without running jobs', sql: listIndexWithoutRunning },
+  { version: 5, name: 'due index covers the delayed count', sql: dueIndexCoversDelayedCount },
 ];
 
 /** Applies every migration the file lacks; returns the versions applied. */

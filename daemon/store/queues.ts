@@ -5,6 +5,7 @@
 import type { JobCounts, JobState, Queue } from '../../shared/types';
 import type { PendingCounts } from './counts';
 import type { Db } from './db';
+import type { DelayedCounts } from './delayed';
 import { backoffOf, jobState } from './mappers';
 import { bool, int, intOrNull, real, scalarInt, text, toRow, type Row } from './row';
 
@@ -73,13 +74,13 @@ export class QueueStatements {
   private readonly countsStmt;
   private readonly allCountsStmt;
   private readonly countOneStmt;
-  private readonly delayedStmt;
   private readonly deleteStmt;
   private readonly recountStmt;
 
   constructor(
     db: Db,
     private readonly pending: PendingCounts,
+    private readonly delayedCounts: DelayedCounts,
   ) {
     this.allStmt = db.prepare('SELECT * FROM queues ORDER BY name');
     this.dataVersionStmt = db.prepare('PRAGMA data_version').pluck();
@@ -105,10 +106,6 @@ export class QueueStatements {
     this.countsStmt = db.prepare('SELECT state, count FROM queue_counts WHERE queue = @name');
     this.allCountsStmt = db.prepare('SELECT queue, state, count FROM queue_counts');
     this.countOneStmt = db.prepare('SELECT count FROM queue_counts WHERE queue = @name AND state = @state').pluck();
-    // A range count over jobs_due: cheap unless millions of jobs are delayed at once.
-    this.delayedStmt = db
-      .prepare(`SELECT count(*) FROM jobs INDEXED BY jobs_due WHERE queue = @name AND state IN ('queued', 'retrying') AND run_at > created_at AND state = 'queued' AND run_at > @now`)
-      .pluck();
     this.deleteStmt = db.prepare('DELETE FROM queues WHERE name = @name');
     this.recountStmt = db.prepare('SELECT queue, state, count(*) AS count FROM jobs GROUP BY queue, state');
   }
@@ -196,12 +193,14 @@ export class QueueStatements {
     return (v === undefined ? 0 : scalarInt(v, 'queue count')) + this.pending.pending(name, state);
   }
 
+  /** Queued jobs whose run time is still to come (see DelayedCounts). */
   delayed(name: string, now: number): number {
-    return scalarInt(this.delayedStmt.get({ name, now }), 'delayed count');
+    return this.delayedCounts.get(name, now);
   }
 
   delete(name: string): boolean {
     this.invalidate();
+    this.delayedCounts.forget(name);
     return this.deleteStmt.run({ name }).changes > 0;
   }
 

@@ -6,6 +6,7 @@
 import type { JobState } from '../../shared/types';
 import type { PendingCounts } from './counts';
 import type { Db } from './db';
+import type { DelayedCounts } from './delayed';
 import { jobState } from './mappers';
 import { scalarIntOrNull, toRow } from './row';
 
@@ -18,6 +19,7 @@ export class UpkeepStatements {
   constructor(
     db: Db,
     private readonly counts: PendingCounts,
+    private readonly delayed: DelayedCounts,
   ) {
     this.purgeStmt = db.prepare(`
       DELETE FROM jobs WHERE id IN (
@@ -47,6 +49,7 @@ export class UpkeepStatements {
 
   /** Deletes up to `limit` jobs of the queue in the given states (never running ones). */
   purge(queue: string, states: JobState[], limit: number): number {
+    this.delayed.forget(queue);
     return this.counted(queue, this.purgeStmt.all({ queue, states: JSON.stringify(states), limit }));
   }
 
