@@ -27,7 +27,8 @@ after(async () => {
 /** A shell fragment that waits until the test opens the gate, and the function that opens it. */
 function gate(): { wait: string; open: () => void } {
   const file = path.join(daemon.dir, `gate-${++gates}`);
-  return { wait: `while [ ! -e '${file}' ]; do sleep 0.02; done`, open: () => fs.writeFileSync(file, '') };
+  // Bounded (60 s): a test that fails before opening it must not leave the loop running forever.
+  return { wait: `i=0; while [ ! -e '${file}' ] && [ $i -lt 3000 ]; do sleep 0.02; i=$((i+1)); done`, open: () => fs.writeFileSync(file, '') };
 }
 
 test('enqueue --wait streams the output while the job runs and exits 0 when it completes', async (t) => {

@@ -86,7 +86,7 @@ test('a cancel stops the running command and its children; the job ends cancelle
 
 test('SIGTERM lets the running job finish, then the worker exits 0', async (t) => {
   const gateFile = path.join(daemon.dir, 'work-gate');
-  const cli = work(t, ['work-drain', '--exec', `echo started; while [ ! -e '${gateFile}' ]; do sleep 0.02; done; echo finished`]);
+  const cli = work(t, ['work-drain', '--exec', `echo started; i=0; while [ ! -e '${gateFile}' ] && [ $i -lt 3000 ]; do sleep 0.02; i=$((i+1)); done; echo finished`]);
   await waitFor('the worker to start', () => cli.stderr().includes('is taking jobs'));
   const { job } = await client.call('jobs.enqueue', { queue: 'work-drain', kind: 'x' });
   await waitFor('the job to start', async () => (await outputOf(job.id)).includes('stdout:started'));

@@ -81,7 +81,7 @@ test('while shutdown waits for a running job, claims are refused and a job enque
   const started = path.join(daemon.dir, 'started');
   const release = path.join(daemon.dir, 'release');
   const lateRan = path.join(daemon.dir, 'late-ran');
-  await client.call('jobs.enqueue', { queue: 'grace', kind: 'shell', payload: { command: `touch ${started}; while [ ! -e ${release} ]; do sleep 0.05; done` } });
+  await client.call('jobs.enqueue', { queue: 'grace', kind: 'shell', payload: { command: `touch ${started}; i=0; while [ ! -e ${release} ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i+1)); done` } });
   await waitFor('the job to start', () => fs.existsSync(started));
   const exited = once(daemon.process, 'exit');
   process.kill(daemon.pid, 'SIGTERM');
