@@ -2,7 +2,7 @@
  * How many of a queue's queued jobs wait for a run time still to come ("delayed" in stats and
  * queue listings). Unlike the per-state counters it depends on the clock, so it cannot be kept
  * up to date by the writes alone; it is counted over the `jobs_due` index. That count grows
- * with the number of delayed jobs (a million took ~0.5 s before the index covered it, ~80 ms
+ * with the number of delayed jobs (a million took ~0.5 s before the index covered it, 80-150 ms
  * after), and stats are read several times a second while a subscriber watches.
  *
  * So each queue's count is kept with the earliest run time among the jobs it counted, and

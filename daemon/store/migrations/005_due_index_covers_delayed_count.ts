@@ -4,7 +4,7 @@
  * The delayed count (stats, queue listings) filters on `run_at > created_at`, the index's own
  * WHERE, so SQLite can use `jobs_due`; but with created_at missing from the index it looked up
  * every counted job's row as well. With a million delayed jobs a count took ~0.5 s; with the
- * column in the index it never reads the table and takes ~80 ms (and DelayedCounts reuses it).
+ * column in the index it never reads the table and takes 80-150 ms (and DelayedCounts reuses it).
  */
 export const dueIndexCoversDelayedCount = `
 DROP INDEX jobs_due;
