@@ -14,7 +14,7 @@ import { expireLease, recoverJob } from './attempts';
 const MINUTE = 60_000;
 const HOUR = 3_600_000;
 
-/** O(queues): counters, one index range count per queue for delayed jobs, and the stat buckets. */
+/** O(queues): counters, each queue's delayed count (kept between reads, see DelayedCounts), and the stat buckets. */
 export function stats(ctx: EngineContext): Stats {
   const now = ctx.now();
   const counts = ctx.store.queues.allCounts();
