@@ -5,18 +5,7 @@ import { isSpoolError } from '../../shared/errors';
 import { JOB_STATES } from '../../shared/types';
 import type { Store } from '../../daemon/store';
 import { makeEngine } from './helpers/engine';
-
-/** A small seeded generator (mulberry32), so a failure can be replayed with the same seed. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seeded } from './helpers/random';
 
 test('counters agree with a recount after a randomized sequence of 5,000 operations', (t) => {
   const seed = Number(process.env['SPOOL_TEST_SEED'] ?? 20300101);

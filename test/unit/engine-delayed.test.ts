@@ -10,18 +10,7 @@ import { Engine } from '../../daemon/engine';
 import type { Store } from '../../daemon/store';
 import { isSpoolError } from '../../shared/errors';
 import { makeEngine } from './helpers/engine';
-
-/** A small seeded generator (mulberry32), so a failure can be replayed with the same seed. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seeded } from './helpers/random';
 
 test('a kept delayed count is reused until time, a write of this engine or another connection could change it', (t) => {
   const { engine, clock } = makeEngine(t);
