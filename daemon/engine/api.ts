@@ -204,5 +204,7 @@ export interface QueueEngine {
 
   subscribe(listener: EngineListener): () => void;
   readonly dbPath: string;
+  /** The schema migrations opening the file applied (all of them for a new file), and how long they took. */
+  readonly migrated: { versions: number[]; ms: number };
   close(): void;
 }

@@ -57,6 +57,7 @@ import * as vw from './validate/worker';
 
 export class Engine implements QueueEngine {
   readonly dbPath: string;
+  readonly migrated: { versions: number[]; ms: number };
   private readonly store: Store;
   private readonly events: EventHub;
   private readonly ctx: EngineContext;
@@ -73,6 +74,7 @@ export class Engine implements QueueEngine {
       ...(options.walCheckpointFailed === undefined ? {} : { walCheckpointFailed: options.walCheckpointFailed }),
     };
     this.store = new Store(options.dbPath, storeOptions);
+    this.migrated = this.store.migrated;
     this.ctx = { store: this.store, now, random: options.random ?? Math.random, ids: new UuidV7(now), events: this.events };
   }
 

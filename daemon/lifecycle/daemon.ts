@@ -85,6 +85,10 @@ export class Daemon {
       walCheckpoints: 'background',
       walCheckpointFailed: (error) => logger.error('The background WAL checkpointer failed; commits checkpoint the WAL themselves again', { error }),
     });
+    // A new file gets every migration; an existing one only those a newer Spool added, which on
+    // a large database can take a while (an index rebuilt): say so.
+    const { versions, ms } = engine.migrated;
+    if (versions.length > 0 && !versions.includes(1)) logger.info('Upgraded the database schema', { versions, ms });
     let daemon: Daemon;
     try {
       const executorId = builtinWorkerId(options.socketPath);

@@ -54,6 +54,8 @@ export class Store {
   readonly counts: PendingCounts;
   /** Delayed jobs per queue, counted when asked and kept while nothing changed them. */
   readonly delayed: DelayedCounts;
+  /** The schema migrations this open applied (none for a file already up to date), and how long they took. */
+  readonly migrated: { versions: number[]; ms: number };
   /** One transaction wrapper made once: building one per call would cost on every claim. */
   private readonly transaction: ReturnType<Db['transaction']>;
   private checkpointer: WalCheckpointer | null = null;
@@ -69,7 +71,9 @@ export class Store {
   ) {
     this.db = openDatabase(path, options);
     try {
-      migrate(this.db, options.now);
+      const started = performance.now();
+      const versions = migrate(this.db, options.now);
+      this.migrated = { versions, ms: Math.round(performance.now() - started) };
       this.counts = new PendingCounts(this.db);
       this.delayed = new DelayedCounts(this.db);
       this.jobs = new JobStatements(this.db, this.counts, this.delayed);

@@ -10,6 +10,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
+import Database from 'better-sqlite3';
 import { SpoolClient } from '../../shared/client';
 import { SpoolError } from '../../shared/errors';
 import { ErrorCode } from '../../shared/protocol';
@@ -103,6 +104,28 @@ test('while shutdown waits for a running job, claims are refused and a job enque
   // It is kept, and runs at the next start.
   await daemon.restart();
   await waitFor('the late job to run after the restart', () => fs.existsSync(lateRan));
+});
+
+test('a daemon that upgrades an older database says so in its log; a new or current one does not', async (t) => {
+  const daemon = await startDaemon();
+  t.after(() => daemon.dispose());
+  await (await daemon.client()).call('jobs.enqueue', { queue: 'kept', kind: 'x', delayMs: 600_000 });
+  await daemon.stop();
+  assert.doesNotMatch(daemon.log(), /Upgraded the database schema/, 'a new file is created, not upgraded');
+  // Make the file what a Spool from before migration 5 left: the old due index, no version 5.
+  const db = new Database(daemon.dbPath);
+  db.exec(`DROP INDEX jobs_due; CREATE INDEX jobs_due ON jobs (queue, state, run_at) WHERE state IN ('queued', 'retrying') AND run_at > created_at;
+    DELETE FROM schema_migrations WHERE version = 5;`);
+  db.close();
+  await daemon.restart();
+  assert.match(daemon.log(), /Upgraded the database schema.*versions=\[5\]/);
+  const client = await daemon.client();
+  assert.equal((await client.call('queues.get', { name: 'kept' })).queue.delayed, 1, 'the job is still there, and counted');
+  await daemon.stop();
+  const upgrades = daemon.log().match(/Upgraded the database schema/g) ?? [];
+  await daemon.restart();
+  await daemon.client();
+  assert.equal((daemon.log().match(/Upgraded the database schema/g) ?? []).length, upgrades.length, 'a current file is not upgraded again');
 });
 
 test('SIGTERM stops a job that outlasts the grace period; it is recovered and runs again', async (t) => {
