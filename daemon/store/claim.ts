@@ -26,6 +26,7 @@ import { LIMITS } from '../../shared/protocol';
 import type { Job } from '../../shared/types';
 import type { PendingCounts } from './counts';
 import type { Db } from './db';
+import type { DelayedCounts } from './delayed';
 import { mapJob } from './mappers';
 import { ArrayRows, int, text, textOrNull, toRow } from './row';
 
@@ -119,6 +120,7 @@ export class ClaimStatements {
   constructor(
     db: Db,
     private readonly counts: PendingCounts,
+    private readonly delayed: DelayedCounts,
   ) {
     this.claimInclude = new ArrayRows(db.prepare(claimSql(INCLUDE, false)), 'job');
     this.claimExclude = new ArrayRows(db.prepare(claimSql(EXCLUDE, false)), 'job');
@@ -150,6 +152,7 @@ export class ClaimStatements {
           ? this.claimOneExclude
           : this.claimExclude;
     const list = include ? kinds.include : kinds.exclude;
+    this.delayed.noteWrite(now);
     const rows = stmt.all({ queue, now, limit, workerId, kinds: JSON.stringify(list), ...(budgeted ? { budget } : {}) });
     let chars = 0;
     for (const row of rows) chars += text(row, 'payload').length + (textOrNull(row, 'checkpoint')?.length ?? 0);

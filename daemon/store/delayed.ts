@@ -12,9 +12,12 @@
  *   (an insert with a run time to come, update, cancel, delete, purge, a queue's deletion) calls
  *   `forget`, and a rolled-back transaction `clear`s everything;
  * - other processes: `PRAGMA data_version` moves when another connection commits.
- * A claim needs no forgetting: it only takes due jobs, which the count never held. A count made
- * inside a write transaction may include its uncommitted writes; if it rolls back, Store.write
- * clears every kept count.
+ * A claim needs no forgetting: it only takes due jobs, which the count never held, and a retry
+ * puts a job back with its run time now, not to come. Both hold only while the clock does not
+ * step back below the time they were made at: so they `noteWrite` their time, and no kept count
+ * is reused before the clock is past every time written with. A count made inside a write
+ * transaction may include its uncommitted writes; if it rolls back, Store.write clears every
+ * kept count.
  */
 import type { Db } from './db';
 import { scalarInt, scalarIntOrNull, toRow } from './row';
@@ -32,6 +35,8 @@ export class DelayedCounts {
   private readonly countStmt;
   private readonly dataVersionStmt;
   private readonly kept = new Map<string, Kept>();
+  /** The latest clock time a claim or retry was made at. */
+  private latestWrite = -Infinity;
 
   constructor(db: Db) {
     // `run_at > created_at` and the state list are the index's own WHERE, which lets SQLite use
@@ -45,11 +50,16 @@ export class DelayedCounts {
   get(queue: string, now: number): number {
     const dataVersion = scalarInt(this.dataVersionStmt.get(), 'data_version');
     const kept = this.kept.get(queue);
-    if (kept && kept.dataVersion === dataVersion && now >= kept.at && now < kept.until) return kept.count;
+    if (kept && kept.dataVersion === dataVersion && now >= kept.at && now >= this.latestWrite && now < kept.until) return kept.count;
     const row = toRow(this.countStmt.get({ queue, now }), 'delayed count');
     const count = scalarInt(row.get('count'), 'delayed count');
     this.kept.set(queue, { count, at: now, until: scalarIntOrNull(row.get('next'), 'next run time') ?? Infinity, dataVersion });
     return count;
+  }
+
+  /** A claim or a retry was made at `now` (a Math.max: cheap enough for every claim). */
+  noteWrite(now: number): void {
+    if (now > this.latestWrite) this.latestWrite = now;
   }
 
   /** A write may have added or removed a delayed job of the queue. */

@@ -77,7 +77,7 @@ export class Store {
       this.counts = new PendingCounts(this.db);
       this.delayed = new DelayedCounts(this.db);
       this.jobs = new JobStatements(this.db, this.counts, this.delayed);
-      this.claims = new ClaimStatements(this.db, this.counts);
+      this.claims = new ClaimStatements(this.db, this.counts, this.delayed);
       this.runs = new RunStatements(this.db, this.counts);
       this.output = new OutputStatements(this.db);
       this.queues = new QueueStatements(this.db, this.counts, this.delayed);

@@ -292,6 +292,7 @@ export class JobStatements {
 
   /** `job` as read in this transaction: its state is the one the job leaves. */
   retry(job: Job, now: number): Job | undefined {
+    this.delayed.noteWrite(now);
     return this.moved(job, mapOptional(this.retryStmt.get({ id: job.id, now })));
   }
 
