@@ -58,9 +58,10 @@ export function prepareSocketFolder(socketPath: string, env: Env = process.env):
     return null;
   }
   if (!defaultSocketFolders(env).includes(dir)) return null;
-  const stat = fs.statSync(dir);
+  // A link (~/.spool pointing elsewhere) is the user's arrangement: its target is left alone.
+  const stat = fs.lstatSync(dir);
   const mode = stat.mode & 0o777;
-  if ((mode & 0o077) === 0 || stat.uid !== process.getuid?.()) return null;
+  if (!stat.isDirectory() || (mode & 0o077) === 0 || stat.uid !== process.getuid?.()) return null;
   fs.chmodSync(dir, 0o700);
   return `Made the socket folder ${dir} owner-only (0700); it was ${mode.toString(8).padStart(4, '0')}.`;
 }

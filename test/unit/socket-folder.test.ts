@@ -52,3 +52,13 @@ test('a folder the user named for the socket keeps its permissions', (t) => {
   assert.equal(prepareSocketFolder(path.join(shared, 'spool.sock'), { XDG_RUNTIME_DIR: path.join(root, 'runtime') }), null);
   assert.equal(modeOf(shared), 0o777);
 });
+
+test('a default folder that is a link to somewhere else is left alone, and so is what it points at', (t) => {
+  const home = tempDir(t);
+  const elsewhere = path.join(home, 'shared');
+  fs.mkdirSync(elsewhere);
+  fs.chmodSync(elsewhere, 0o775);
+  fs.symlinkSync(elsewhere, path.join(home, '.spool'));
+  assert.equal(prepareSocketFolder(path.join(home, '.spool', 'spool.sock'), { HOME: home }), null);
+  assert.equal(modeOf(elsewhere), 0o775);
+});
