@@ -11,22 +11,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { SpoolClient } from '../../shared/client';
-import { SpoolError } from '../../shared/errors';
 import { ErrorCode, type JobChangedEvent } from '../../shared/protocol';
 import type { Job } from '../../shared/types';
 import { startDaemon, waitFor, type TestDaemon } from '../helpers/daemon';
-
-async function rejectsWith(promise: Promise<unknown>, code: number, field?: string): Promise<SpoolError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof SpoolError, `expected a SpoolError, got ${String(error)}`);
-    assert.equal(error.code, code, `expected code ${code}, got ${error.code}: ${error.message}`);
-    if (field !== undefined) assert.equal(error.data.field, field, `expected data.field ${field}: ${error.message}`);
-    return error;
-  }
-  assert.fail(`expected an error with code ${code}`);
-}
+import { rejectsWith } from '../helpers/errors';
 
 /** A well-formed job id that no job has. */
 const UNKNOWN_JOB_ID = '0193a5b2-7c1e-7d4f-8a9b-1c2d3e4f5a6b';

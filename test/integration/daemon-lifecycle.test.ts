@@ -12,9 +12,9 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import { SpoolClient } from '../../shared/client';
-import { SpoolError } from '../../shared/errors';
 import { ErrorCode } from '../../shared/protocol';
 import { DAEMON_SCRIPT, processAlive, RawConnection, startDaemon, waitFor } from '../helpers/daemon';
+import { rejectsWith } from '../helpers/errors';
 
 /** utime + stime of a process, in clock ticks. */
 function cpuTicks(pid: number): number {
@@ -89,12 +89,8 @@ test('while shutdown waits for a running job, claims are refused and a job enque
   await waitFor('the daemon to begin shutting down', () => daemon.log().includes('Shutting down'));
 
   await client.call('workers.register', { workerId: 'late-worker', queues: ['grace'] });
-  await assert.rejects(client.call('jobs.claim', { workerId: 'late-worker', queues: ['grace'] }), (error: unknown) => {
-    assert.ok(error instanceof SpoolError);
-    assert.equal(error.code, ErrorCode.ShuttingDown);
-    assert.match(error.message, /shutting down/);
-    return true;
-  });
+  const refused = await rejectsWith(client.call('jobs.claim', { workerId: 'late-worker', queues: ['grace'] }), ErrorCode.ShuttingDown);
+  assert.match(refused.message, /shutting down/);
   const { job: late } = await client.call('jobs.enqueue', { queue: 'grace', kind: 'shell', payload: { command: `touch ${lateRan}` } });
   assert.equal(late.state, 'queued');
 

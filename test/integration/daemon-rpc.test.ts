@@ -6,22 +6,11 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { SpoolClient } from '../../shared/client';
-import { SpoolError } from '../../shared/errors';
+import type { SpoolError } from '../../shared/errors';
 import { ErrorCode, METHOD_NAMES, PROTOCOL_VERSION, type JobChangedEvent, type QueueChangedEvent, type StatsChangedEvent } from '../../shared/protocol';
 import { STATS_INTERVAL_MS } from '../../daemon/rpc/events';
 import { RawConnection, startDaemon, waitFor, type TestDaemon } from '../helpers/daemon';
-
-async function rejectsWith(promise: Promise<unknown>, code: number, field?: string): Promise<SpoolError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof SpoolError, `expected a SpoolError, got ${String(error)}`);
-    assert.equal(error.code, code, `expected code ${code}, got ${error.code}: ${error.message}`);
-    if (field !== undefined) assert.equal(error.data.field, field, `expected data.field ${field}: ${error.message}`);
-    return error;
-  }
-  assert.fail(`expected an error with code ${code}`);
-}
+import { rejectsWith } from '../helpers/errors';
 
 describe('the daemon over its socket', () => {
   let daemon: TestDaemon;

@@ -4,9 +4,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { SpoolError } from '../../shared/errors';
 import { ErrorCode } from '../../shared/protocol';
 import { startDaemon, waitFor, type TestDaemon } from '../helpers/daemon';
+import { rejectsWith } from '../helpers/errors';
 
 describe('remote workers', () => {
   let daemon: TestDaemon;
@@ -86,13 +86,7 @@ describe('remote workers', () => {
     assert.equal(again.jobs[0]?.attempts, 2);
     const done = await second.call('jobs.complete', { id: job.id, workerId: 'second', result: 'second' });
     assert.equal(done.job.state, 'completed');
-    try {
-      await first.call('jobs.complete', { id: job.id, workerId: 'first', result: 'first' });
-      assert.fail('the late complete was accepted');
-    } catch (error) {
-      assert.ok(error instanceof SpoolError);
-      assert.equal(error.code, ErrorCode.LeaseLost, error.message);
-    }
+    await rejectsWith(first.call('jobs.complete', { id: job.id, workerId: 'first', result: 'first' }), ErrorCode.LeaseLost);
     const final = await second.call('jobs.get', { id: job.id });
     assert.equal(final.job.result, 'second');
     assert.equal(final.runs.length, 2);
