@@ -54,9 +54,9 @@ export class PendingCounts {
     this.change(queueKey(queue, state), delta, () => ({ kind: 'queue', queue, state }));
   }
 
-  /** One more attempt finished with `outcome` in the stats bucket `bucket`. */
-  finished(bucket: number, outcome: 'completed' | 'failed'): void {
-    this.change(`f\u0000${bucket}\u0000${outcome}`, 1, () => ({ kind: 'finished', bucket, outcome }));
+  /** `n` more attempts finished with `outcome` in the stats bucket `bucket`. */
+  finished(bucket: number, outcome: 'completed' | 'failed', n = 1): void {
+    this.change(`f\u0000${bucket}\u0000${outcome}`, n, () => ({ kind: 'finished', bucket, outcome }));
   }
 
   private change(key: string, delta: number, counter: () => Counter): void {

@@ -118,7 +118,8 @@ export class JobStatements {
         cancel_requested = 0, updated_at = @now
       WHERE id = @id AND state = 'running' AND worker_id = @workerId`);
     // A complete needs nothing from the job before it: one UPDATE … RETURNING checks the lease,
-    // ends the attempt and gives back the job and its run number for the history row.
+    // ends the attempt and gives back the job. worker_id and started_at stay: the job row is
+    // the record of its completed attempt (RunStatements).
     this.completeStmt = new ArrayRows(db.prepare(`
       UPDATE jobs SET state = 'completed', last_error = NULL, result = coalesce(@result, result),
         lease_expires_at = NULL, finished_at = @now, cancel_requested = 0, updated_at = @now
@@ -252,15 +253,15 @@ export class JobStatements {
   }
 
   /**
-   * Ends the attempt `workerId` runs as completed; undefined if it does not hold the lease. With
-   * the job, the number of the run that ended (its job_runs key).
+   * Ends the attempt `workerId` runs as completed; undefined if it does not hold the lease. The
+   * job row stays the record of that attempt (see RunStatements).
    */
-  complete(params: { id: string; workerId: string; result: string | null; now: number }): { job: Job; run: number } | undefined {
+  complete(params: { id: string; workerId: string; result: string | null; now: number }): Job | undefined {
     const row = this.completeStmt.get(params);
     if (row === undefined) return undefined;
     const job = mapJob(row);
     this.counts.move(job.queue, 'running', 'completed');
-    return { job, run: int(row, 'runs') };
+    return job;
   }
 
   /**
@@ -269,13 +270,13 @@ export class JobStatements {
    * id; a job missing from the map was not completed (its worker does not hold the lease).
    * The ids must be distinct: a job named twice would be completed once and reported once.
    */
-  completeMany(items: readonly { id: string; workerId: string; result: string | null }[], now: number): Map<string, { job: Job; run: number }> {
+  completeMany(items: readonly { id: string; workerId: string; result: string | null }[], now: number): Map<string, Job> {
     const rows = this.completeManyStmt.all({ items: JSON.stringify(items.map((i) => [i.id, i.workerId, i.result])), now });
-    const done = new Map<string, { job: Job; run: number }>();
+    const done = new Map<string, Job>();
     for (const row of rows) {
       const job = mapJob(row);
       this.counts.move(job.queue, 'running', 'completed');
-      done.set(job.id, { job, run: int(row, 'runs') });
+      done.set(job.id, job);
     }
     return done;
   }

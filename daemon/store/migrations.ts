@@ -8,6 +8,7 @@ import { runsWhenFinished } from './migrations/002_runs_when_finished';
 import { countersByStore } from './migrations/003_counters_by_store';
 import { listIndexWithoutRunning } from './migrations/004_list_index_without_running';
 import { dueIndexCoversDelayedCount } from './migrations/005_due_index_covers_delayed_count';
+import { completedRunsInJobRow } from './migrations/006_completed_runs_in_job_row';
 
 export interface Migration {
   version: number;
@@ -21,6 +22,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 3, name: 'job counters kept by the store', sql: countersByStore },
   { version: 4, name: 'listing index without running jobs', sql: listIndexWithoutRunning },
   { version: 5, name: 'due index covers the delayed count', sql: dueIndexCoversDelayedCount },
+  { version: 6, name: 'completed attempts recorded by their job row', sql: completedRunsInJobRow },
 ];
 
 /** Applies every migration the file lacks; returns the versions applied. */

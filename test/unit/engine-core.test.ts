@@ -142,12 +142,13 @@ test('a claim sets the lease, worker and attempt, and its run shows as running',
   assert.deepEqual({ attempt: runs[0]?.attempt, workerId: runs[0]?.workerId, outcome: runs[0]?.outcome }, { attempt: 1, workerId: 'w1', outcome: 'running' });
 });
 
-test('a run is written to the history once, when its attempt ends; until then the job row shows it', (t) => {
+test('a run is written to the history when its attempt ends; the job row shows the running attempt, and a completed one until a retry', (t) => {
   const { engine, clock, dbPath } = makeEngine(t);
   const { job } = engine.enqueue({ queue: 'q', kind: 'k', backoff: { strategy: 'fixed', baseMs: 1000, jitter: 0 } });
   const db = new Database(dbPath, { readonly: true });
   t.after(() => db.close());
   const stored = (): unknown[] => db.prepare('SELECT run, attempt, worker_id, started_at, finished_at, outcome FROM job_runs WHERE job_id = ? ORDER BY run').raw().all(job.id);
+  const history = (): unknown[] => engine.getJob(job.id).runs.map((r) => [r.attempt, r.workerId, r.startedAt, r.finishedAt, r.outcome, r.durationMs]);
 
   const firstStart = clock.ms;
   engine.claim({ workerId: 'w1' });
@@ -159,21 +160,52 @@ test('a run is written to the history once, when its attempt ends; until then th
   clock.advance(1000);
   const secondStart = clock.ms;
   engine.claim({ workerId: 'w2' });
-  const running = engine.getJob(job.id).runs;
-  assert.deepEqual(
-    running.map((r) => [r.attempt, r.workerId, r.startedAt, r.finishedAt, r.outcome, r.durationMs]),
-    [
-      [1, 'w1', firstStart, firstStart + 250, 'failed', 250],
-      [2, 'w2', secondStart, null, 'running', null],
-    ],
-  );
+  assert.deepEqual(history(), [
+    [1, 'w1', firstStart, firstStart + 250, 'failed', 250],
+    [2, 'w2', secondStart, null, 'running', null],
+  ]);
   clock.advance(40);
   engine.complete({ id: job.id, workerId: 'w2' });
+  assert.deepEqual(stored(), [[1, 1, 'w1', firstStart, firstStart + 250, 'failed']], 'the completed attempt has no row of its own');
+  const afterSecond = [
+    [1, 'w1', firstStart, firstStart + 250, 'failed', 250],
+    [2, 'w2', secondStart, secondStart + 40, 'completed', 40],
+  ];
+  assert.deepEqual(history(), afterSecond, 'the job row shows it');
+
+  // A retry clears the job row's worker and times: the completed attempt gets its row first.
+  clock.advance(5);
+  engine.retry(job.id);
   assert.deepEqual(stored(), [
     [1, 1, 'w1', firstStart, firstStart + 250, 'failed'],
     [2, 2, 'w2', secondStart, secondStart + 40, 'completed'],
   ]);
-  assert.deepEqual(engine.getJob(job.id).runs.map((r) => r.outcome), ['failed', 'completed']);
+  assert.deepEqual(history(), afterSecond);
+  const thirdStart = clock.ms;
+  engine.claim({ workerId: 'w3' });
+  clock.advance(7);
+  engine.complete({ id: job.id, workerId: 'w3' });
+  assert.deepEqual(history(), [...afterSecond, [1, 'w3', thirdStart, thirdStart + 7, 'completed', 7]], 'the new attempt counts from 1 again');
+  assert.equal(stored().length, 2);
+});
+
+test('a completed attempt whose row an older Spool wrote shows once, and a retry keeps that row', (t) => {
+  const { engine, clock, dbPath } = makeEngine(t);
+  const { job } = engine.enqueue({ queue: 'q', kind: 'k' });
+  const start = clock.ms;
+  engine.claim({ workerId: 'w' });
+  clock.advance(30);
+  engine.complete({ id: job.id, workerId: 'w' });
+  // What a Spool before migration 6 wrote on completing: the attempt's own row.
+  const db = new Database(dbPath);
+  t.after(() => db.close());
+  db.prepare(`INSERT INTO job_runs (job_id, run, attempt, worker_id, started_at, finished_at, outcome) VALUES (?, 1, 1, 'w', ?, ?, 'completed')`).run(job.id, start, start + 30);
+  const expected = [[1, 'w', start, start + 30, 'completed']];
+  const history = (): unknown[] => engine.getJob(job.id).runs.map((r) => [r.attempt, r.workerId, r.startedAt, r.finishedAt, r.outcome]);
+  assert.deepEqual(history(), expected);
+  engine.retry(job.id);
+  assert.deepEqual(history(), expected);
+  assert.equal(db.prepare('SELECT count(*) FROM job_runs WHERE job_id = ?').pluck().get(job.id), 1);
 });
 
 test('heartbeat extends the lease to max(current, now + extension) and reports a requested cancel', (t) => {

@@ -90,21 +90,23 @@ test('update refuses completed, dead and cancelled jobs, naming their state, and
 
 test('delete removes a job with its runs and output, but not while it runs', (t) => {
   const { engine, dbPath } = makeEngine(t);
-  const { job } = engine.enqueue({ queue: 'q', kind: 'k' });
+  const db = new Database(dbPath, { readonly: true });
+  t.after(() => db.close());
+  const { job } = engine.enqueue({ queue: 'q', kind: 'k', backoff: { strategy: 'fixed', baseMs: 0, jitter: 0 } });
+  const kept = (): unknown => db.prepare('SELECT (SELECT count(*) FROM job_runs WHERE job_id = @id) AS runs, (SELECT count(*) FROM job_output WHERE job_id = @id) AS lines').get({ id: job.id });
+  // A failed attempt first, so that the history has a row to delete.
+  engine.claim({ workerId: 'w' });
+  engine.fail({ id: job.id, workerId: 'w', error: 'once' });
   engine.claim({ workerId: 'w' });
   engine.log({ id: job.id, workerId: 'w', lines: ['a'] });
   const error = thrown(() => engine.deleteJob(job.id));
   assert.equal(error.code, ErrorCode.InvalidState);
   assert.match(error.message, /Cancel it first/);
   engine.complete({ id: job.id, workerId: 'w' });
+  assert.deepEqual(kept(), { runs: 1, lines: 1 });
   engine.deleteJob(job.id);
   assert.equal(thrown(() => engine.getJob(job.id)).code, ErrorCode.JobNotFound);
-  const db = new Database(dbPath, { readonly: true });
-  t.after(() => db.close());
-  assert.deepEqual(
-    db.prepare('SELECT (SELECT count(*) FROM job_runs WHERE job_id = @id) AS runs, (SELECT count(*) FROM job_output WHERE job_id = @id) AS lines').get({ id: job.id }),
-    { runs: 0, lines: 0 },
-  );
+  assert.deepEqual(kept(), { runs: 0, lines: 0 });
   assert.equal(engine.getQueue('q').counts.completed, 0);
   assert.deepEqual(engine.verifyCounters().ok, true);
 });

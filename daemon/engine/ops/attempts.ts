@@ -13,7 +13,6 @@ import { backoffDelay } from '../backoff';
 import type { CompleteOutcome } from '../api';
 import type { EngineContext } from '../context';
 import { truncateLine } from '../output-lines';
-import type { FinishedRun } from '../../store/runs';
 import type { FailInput } from '../validate/worker';
 
 /**
@@ -121,19 +120,18 @@ function endAttempt(ctx: EngineContext, job: Job, workerId: string, ending: Endi
 
 export function complete(ctx: EngineContext, id: string, workerId: string, result: string | null): Job {
   // The most common ending gets its own path: one UPDATE that checks the lease and returns the
-  // job, then the history row from what it returned (no read of the job first).
+  // job (no read of the job first), and no history row: the job row is the record of its
+  // completed attempt (RunStatements).
   const now = ctx.now();
-  const done = ctx.store.jobs.complete({ id, workerId, result, now });
-  if (!done) throw leaseLost(ctx, id, workerId);
-  const { job, run } = done;
-  ctx.store.runs.insert({ jobId: id, run, attempt: job.attempts, workerId, startedAt: job.startedAt ?? now, finishedAt: now, outcome: 'completed' });
+  const job = ctx.store.jobs.complete({ id, workerId, result, now });
+  if (!job) throw leaseLost(ctx, id, workerId);
   ctx.store.runs.countFinished('completed', now);
   ctx.events.job(job);
   return job;
 }
 
 /**
- * Completes many jobs in one UPDATE and one history insert (JobStatements.completeMany), with the
+ * Completes many jobs in one UPDATE (JobStatements.completeMany), with the
  * outcome each `complete` call would have had: a job whose lease the worker does not hold gets
  * its LeaseLost error, the others are completed. A job named more than once (by its worker and
  * a stale one, say) is left out of the shared statement and completed call by call, in order, so
@@ -145,15 +143,7 @@ export function completeMany(ctx: EngineContext, items: readonly { id: string; w
   for (const { id } of items) mentions.set(id, (mentions.get(id) ?? 0) + 1);
   const once = items.filter((item) => mentions.get(item.id) === 1);
   const done = ctx.store.jobs.completeMany(once, now);
-  const runs: FinishedRun[] = [];
-  for (const { id, workerId } of once) {
-    const completed = done.get(id);
-    if (completed === undefined) continue;
-    const { job, run } = completed;
-    runs.push({ jobId: id, run, attempt: job.attempts, workerId, startedAt: job.startedAt ?? now, finishedAt: now, outcome: 'completed' });
-    ctx.store.runs.countFinished('completed', now);
-  }
-  ctx.store.runs.insertMany(runs);
+  ctx.store.runs.countFinished('completed', now, done.size);
   return items.map((item): CompleteOutcome => {
     if (mentions.get(item.id) !== 1) {
       try {
@@ -164,8 +154,8 @@ export function completeMany(ctx: EngineContext, items: readonly { id: string; w
     }
     const completed = done.get(item.id);
     if (completed === undefined) return { ok: false, error: leaseLost(ctx, item.id, item.workerId) };
-    ctx.events.job(completed.job);
-    return { ok: true, job: completed.job };
+    ctx.events.job(completed);
+    return { ok: true, job: completed };
   });
 }
 

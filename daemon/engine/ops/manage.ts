@@ -39,6 +39,8 @@ export function retry(ctx: EngineContext, id: string): Job {
     const advice = job.state === 'running' ? 'Cancel it first, or wait for it to finish.' : 'It will run when its turn comes; update its run time to run it sooner.';
     throw invalidState(job, `Cannot retry job ${id}: it is ${job.state}. ${advice}`);
   }
+  // The job row is about to stop describing its completed attempt: the history gets its row.
+  if (job.state === 'completed') ctx.store.runs.keepCompleted(id);
   const updated = ctx.store.jobs.retry(job, ctx.now());
   if (!updated) throw new Error(`Job ${id} changed while being retried`);
   ctx.events.job(updated);
