@@ -18,6 +18,11 @@ export interface DaemonOptions {
   /** Global cap on built-in (shell, http) jobs running at once. */
   maxExecutors: number;
   /**
+   * How long a shell job's process group gets between SIGTERM and SIGKILL when it is cancelled,
+   * times out or is stopped at shutdown (and a killed daemon's leftovers, at the next start).
+   */
+  killGraceMs: number;
+  /**
    * A schedule tick overdue by more than this when the scheduler sees it counts as missed (the
    * daemon was down or asleep) and follows the schedule's missed-run policy.
    */
@@ -28,6 +33,7 @@ export interface DaemonOptions {
 
 export const DEFAULT_GRACE_MS = 10_000;
 export const DEFAULT_SCHEDULE_GRACE_MS = 5_000;
+export const DEFAULT_KILL_GRACE_MS = 5_000;
 
 export function defaultDaemonOptions(env: NodeJS.ProcessEnv = process.env): DaemonOptions {
   return {
@@ -37,6 +43,7 @@ export function defaultDaemonOptions(env: NodeJS.ProcessEnv = process.env): Daem
     logFormat: 'text',
     graceMs: DEFAULT_GRACE_MS,
     maxExecutors: os.availableParallelism(),
+    killGraceMs: DEFAULT_KILL_GRACE_MS,
     scheduleGraceMs: DEFAULT_SCHEDULE_GRACE_MS,
     groupCommit: true,
   };
@@ -45,7 +52,7 @@ export function defaultDaemonOptions(env: NodeJS.ProcessEnv = process.env): Daem
 /** The command-line arguments that reproduce these options (for a detached start). */
 export function optionsToArgs(options: DaemonOptions): string[] {
   const args = ['--socket', options.socketPath, '--db', options.dbPath, '--log-format', options.logFormat];
-  args.push('--grace-ms', String(options.graceMs), '--max-executors', String(options.maxExecutors));
+  args.push('--grace-ms', String(options.graceMs), '--max-executors', String(options.maxExecutors), '--kill-grace-ms', String(options.killGraceMs));
   args.push('--schedule-grace-ms', String(options.scheduleGraceMs));
   if (options.durable) args.push('--durable');
   if (!options.groupCommit) args.push('--no-group-commit');

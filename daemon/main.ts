@@ -2,7 +2,7 @@
  * spoold, the Spool daemon (dist/daemon.js):
  *
  *   node dist/daemon.js [--socket P] [--db P] [--durable] [--log-format text|json]
- *                       [--grace-ms N] [--max-executors N] [--detach]
+ *                       [--grace-ms N] [--max-executors N] [--kill-grace-ms N] [--detach]
  *   node dist/daemon.js stop | status
  *
  * Only argument parsing and wiring live here; see lifecycle/control.ts for the work.
@@ -27,6 +27,7 @@ interface CliOptions {
   logFormat?: 'text' | 'json';
   graceMs?: number;
   maxExecutors?: number;
+  killGraceMs?: number;
   scheduleGraceMs?: number;
   groupCommit?: boolean;
   detach?: boolean;
@@ -41,6 +42,7 @@ function toDaemonOptions(cli: CliOptions): DaemonOptions {
     logFormat: cli.logFormat ?? defaults.logFormat,
     graceMs: cli.graceMs ?? defaults.graceMs,
     maxExecutors: cli.maxExecutors ?? defaults.maxExecutors,
+    killGraceMs: cli.killGraceMs ?? defaults.killGraceMs,
     scheduleGraceMs: cli.scheduleGraceMs ?? defaults.scheduleGraceMs,
     groupCommit: cli.groupCommit ?? defaults.groupCommit,
   };
@@ -57,6 +59,7 @@ const program = new Command('spoold')
   .addOption(new Option('--log-format <format>', 'log lines on stderr').choices(['text', 'json']))
   .option('--grace-ms <ms>', 'on shutdown, how long running built-in jobs may take to finish', integer(0))
   .option('--max-executors <n>', 'built-in (shell, http) jobs running at once (default: CPU count)', integer(1))
+  .option('--kill-grace-ms <ms>', 'a stopped shell job gets this long after SIGTERM before SIGKILL (default: 5000)', integer(0))
   .option('--schedule-grace-ms <ms>', 'a schedule tick later than this counts as missed', integer(0))
   .option('--no-group-commit', 'commit each enqueue in its own transaction')
   .option('--detach', 'start in the background and return once the daemon answers')

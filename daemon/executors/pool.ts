@@ -23,9 +23,6 @@ import type { Executor, Outcome, RunningJob } from './types';
 
 export const BUILTIN_KINDS = ['shell', 'http'] as const;
 const EXECUTORS: Record<(typeof BUILTIN_KINDS)[number], Executor> = { shell: runShell, http: runHttp };
-/** After SIGTERM, a process group gets this long before SIGKILL. */
-export const KILL_GRACE_MS = 5000;
-
 /**
  * `builtin:<host>:<12 hex digits of the socket path's SHA-256>`. The hash stands for the path
  * because worker ids are names (NAME_PATTERN: no slashes, at most 128 characters); it is stable
@@ -53,6 +50,8 @@ export class ExecutorPool {
     private readonly engine: QueueEngine,
     socketPath: string,
     readonly cap: number,
+    /** After SIGTERM, a job's process group gets this long before SIGKILL. */
+    private readonly killGraceMs: number,
     private readonly logger: Logger,
     /** A job's lease may be due to expire: the upkeep timer should know. */
     private readonly noteLease: (at: number) => void,
@@ -142,7 +141,7 @@ export class ExecutorPool {
       run = { done: Promise.resolve({ kind: 'failed', error: `No built-in executor for kind "${job.kind}".`, permanent: true }), stop: () => undefined };
     } else {
       try {
-        run = executor({ job, output, killGraceMs: KILL_GRACE_MS });
+        run = executor({ job, output, killGraceMs: this.killGraceMs });
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
         run = { done: Promise.resolve({ kind: 'failed', error: `Could not start the job: ${reason}` }), stop: () => undefined };
@@ -163,7 +162,7 @@ export class ExecutorPool {
     try {
       // The lease covers the job's own timeout plus the kill grace, so the reaper never takes a
       // job whose process is still being stopped.
-      const result = this.engine.heartbeat({ id: job.id, workerId: this.workerId, extendMs: job.timeoutMs + KILL_GRACE_MS });
+      const result = this.engine.heartbeat({ id: job.id, workerId: this.workerId, extendMs: job.timeoutMs + this.killGraceMs });
       this.noteLease(result.leaseExpiresAt);
       if (result.cancelRequested) run.stop('cancel');
     } catch (error) {

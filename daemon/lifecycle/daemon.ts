@@ -14,7 +14,7 @@ import type { DaemonOptions } from '../config';
 import type { EngineClaimParams, JobChange, QueueEngine } from '../engine/api';
 import { openEngine } from '../engine/index';
 import { findLeftovers, stopLeftovers } from '../executors/leftovers';
-import { ExecutorPool, KILL_GRACE_MS, builtinWorkerId } from '../executors/pool';
+import { ExecutorPool, builtinWorkerId } from '../executors/pool';
 import { ClaimWaiters } from '../rpc/claims';
 import type { Connection } from '../rpc/connection';
 import { Dispatcher } from '../rpc/dispatch';
@@ -58,6 +58,7 @@ export class Daemon {
       engine,
       options.socketPath,
       options.maxExecutors,
+      options.killGraceMs,
       logger,
       (at) => this.upkeep.noteDue(at),
       (params) => this.claim(params),
@@ -96,7 +97,7 @@ export class Daemon {
       // are put back to run again, so a job never runs twice at once.
       const leftovers = findLeftovers(new Set(engine.runningJobIds([executorId])));
       if (leftovers.length > 0) {
-        const killed = await stopLeftovers(leftovers, KILL_GRACE_MS);
+        const killed = await stopLeftovers(leftovers, options.killGraceMs);
         logger.info('Stopped processes that shell jobs of a daemon killed earlier had left running', {
           jobs: new Set(leftovers.map((l) => l.jobId)).size,
           pids: leftovers.map((l) => l.pid),

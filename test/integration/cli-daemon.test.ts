@@ -96,3 +96,40 @@ test('spool daemon --detach starts it in the background and prints where things 
   assert.equal(bad.code, 1);
   assert.equal(bad.stderr, 'spool: Unknown daemon action "restartish": use start, stop or status.\n');
 });
+
+test('spool daemon --kill-grace sets how long a stopped shell job gets between SIGTERM and SIGKILL', async (t) => {
+  const dir = tempDir(t);
+  const socketPath = path.join(dir, 's.sock');
+  t.after(async () => {
+    await runCli(['daemon', 'stop'], { socketPath });
+  });
+  const bad = await runCli(['daemon', '--detach', '--kill-grace', 'soon'], { socketPath });
+  assert.equal(bad.code, 1);
+  assert.match(bad.stderr, /--kill-grace/);
+  const started = await runCli(['daemon', '--detach', '--db', path.join(dir, 'db.sqlite'), '--kill-grace', '1s'], { socketPath });
+  assert.equal(started.code, 0, started.stderr);
+
+  const rpc = async <T>(method: string, params: unknown): Promise<T> => {
+    const r = await runCli(['rpc', method, JSON.stringify(params)], { socketPath });
+    assert.equal(r.code, 0, r.stderr);
+    return parseJson<T>(r.stdout);
+  };
+  const pidFile = path.join(dir, 'shell.pid');
+  // A shell that ignores SIGTERM: only SIGKILL, after the grace period, ends it.
+  const { job } = await rpc<{ job: { id: string } }>('jobs.enqueue', {
+    queue: 'kg',
+    kind: 'shell',
+    timeoutMs: 120_000,
+    payload: { command: `trap '' TERM; echo $$ > ${pidFile}; while :; do sleep 0.1; done` },
+  });
+  await waitFor('the shell to start', () => fs.existsSync(pidFile) && fs.readFileSync(pidFile, 'utf8').trim() !== '', 30_000);
+  const cancelledAt = Date.now();
+  await rpc('jobs.cancel', { id: job.id });
+  const done = await waitFor('the job to end', async () => {
+    const { job: now } = await rpc<{ job: { state: string; finishedAt: number | null } }>('jobs.get', { id: job.id });
+    return now.state === 'cancelled' ? now : undefined;
+  }, 30_000);
+  const took = (done.finishedAt ?? 0) - cancelledAt;
+  // Not before the 1 s asked for, and well before the 5 s default.
+  assert.ok(took >= 950 && took < 3500, `ended ${took} ms after the cancel`);
+});
