@@ -34,6 +34,8 @@ export interface DaemonOptions {
 export const DEFAULT_GRACE_MS = 10_000;
 export const DEFAULT_SCHEDULE_GRACE_MS = 5_000;
 export const DEFAULT_KILL_GRACE_MS = 5_000;
+/** The longest kill grace period a command line may ask for (a timer cannot wait more than ~24.8 days anyway). */
+export const MAX_KILL_GRACE_MS = 3_600_000;
 
 export function defaultDaemonOptions(env: NodeJS.ProcessEnv = process.env): DaemonOptions {
   return {
@@ -52,7 +54,7 @@ export function defaultDaemonOptions(env: NodeJS.ProcessEnv = process.env): Daem
 /** The command-line arguments that reproduce these options (for a detached start). */
 export function optionsToArgs(options: DaemonOptions): string[] {
   const args = ['--socket', options.socketPath, '--db', options.dbPath, '--log-format', options.logFormat];
-  args.push('--grace-ms', String(options.graceMs), '--max-executors', String(options.maxExecutors), '--kill-grace-ms', String(options.killGraceMs));
+  args.push('--grace-ms', String(options.graceMs), '--max-executors', String(options.maxExecutors), '--kill-after-ms', String(options.killGraceMs));
   args.push('--schedule-grace-ms', String(options.scheduleGraceMs));
   if (options.durable) args.push('--durable');
   if (!options.groupCommit) args.push('--no-group-commit');

@@ -2,20 +2,22 @@
  * spoold, the Spool daemon (dist/daemon.js):
  *
  *   node dist/daemon.js [--socket P] [--db P] [--durable] [--log-format text|json]
- *                       [--grace-ms N] [--max-executors N] [--kill-grace-ms N] [--detach]
+ *                       [--grace-ms N] [--max-executors N] [--kill-after-ms N] [--detach]
  *   node dist/daemon.js stop | status
  *
  * Only argument parsing and wiring live here; see lifecycle/control.ts for the work.
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { VERSION } from '../shared/version';
-import { defaultDaemonOptions, type DaemonOptions } from './config';
+import { MAX_KILL_GRACE_MS, defaultDaemonOptions, type DaemonOptions } from './config';
 import { daemonStatus, runDaemon, startDetached, stopDaemon } from './lifecycle/control';
 
-function integer(min: number) {
+function integer(min: number, max = Number.MAX_SAFE_INTEGER) {
   return (value: string): number => {
     const n = Number(value);
-    if (!Number.isInteger(n) || n < min) throw new InvalidArgumentError(`expected an integer ≥ ${min}.`);
+    if (!Number.isInteger(n) || n < min || n > max) {
+      throw new InvalidArgumentError(max === Number.MAX_SAFE_INTEGER ? `expected an integer ≥ ${min}.` : `expected an integer from ${min} to ${max}.`);
+    }
     return n;
   };
 }
@@ -27,7 +29,7 @@ interface CliOptions {
   logFormat?: 'text' | 'json';
   graceMs?: number;
   maxExecutors?: number;
-  killGraceMs?: number;
+  killAfterMs?: number;
   scheduleGraceMs?: number;
   groupCommit?: boolean;
   detach?: boolean;
@@ -42,7 +44,7 @@ function toDaemonOptions(cli: CliOptions): DaemonOptions {
     logFormat: cli.logFormat ?? defaults.logFormat,
     graceMs: cli.graceMs ?? defaults.graceMs,
     maxExecutors: cli.maxExecutors ?? defaults.maxExecutors,
-    killGraceMs: cli.killGraceMs ?? defaults.killGraceMs,
+    killGraceMs: cli.killAfterMs ?? defaults.killGraceMs,
     scheduleGraceMs: cli.scheduleGraceMs ?? defaults.scheduleGraceMs,
     groupCommit: cli.groupCommit ?? defaults.groupCommit,
   };
@@ -59,7 +61,7 @@ const program = new Command('spoold')
   .addOption(new Option('--log-format <format>', 'log lines on stderr').choices(['text', 'json']))
   .option('--grace-ms <ms>', 'on shutdown, how long running built-in jobs may take to finish', integer(0))
   .option('--max-executors <n>', 'built-in (shell, http) jobs running at once (default: CPU count)', integer(1))
-  .option('--kill-grace-ms <ms>', 'a stopped shell job gets this long after SIGTERM before SIGKILL (default: 5000)', integer(0))
+  .option('--kill-after-ms <ms>', 'a cancelled, timed-out or stopped shell job gets SIGKILL this long after SIGTERM (default: 5000)', integer(0, MAX_KILL_GRACE_MS))
   .option('--schedule-grace-ms <ms>', 'a schedule tick later than this counts as missed', integer(0))
   .option('--no-group-commit', 'commit each enqueue in its own transaction')
   .option('--detach', 'start in the background and return once the daemon answers')

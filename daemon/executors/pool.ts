@@ -12,7 +12,7 @@
 import { createHash } from 'node:crypto';
 import * as os from 'node:os';
 import { SpoolError } from '../../shared/errors';
-import { ErrorCode } from '../../shared/protocol';
+import { ErrorCode, LIMITS } from '../../shared/protocol';
 import type { Job } from '../../shared/types';
 import type { EngineClaimParams, JobChange, QueueEngine } from '../engine/api';
 import type { Logger } from '../lifecycle/logger';
@@ -161,8 +161,9 @@ export class ExecutorPool {
   private heartbeat(job: Job, run: RunningJob): void {
     try {
       // The lease covers the job's own timeout plus the kill grace, so the reaper never takes a
-      // job whose process is still being stopped.
-      const result = this.engine.heartbeat({ id: job.id, workerId: this.workerId, extendMs: job.timeoutMs + this.killGraceMs });
+      // job whose process is still being stopped (within the longest extension a heartbeat may ask).
+      const extendMs = Math.min(job.timeoutMs + this.killGraceMs, LIMITS.maxTimeoutMs);
+      const result = this.engine.heartbeat({ id: job.id, workerId: this.workerId, extendMs });
       this.noteLease(result.leaseExpiresAt);
       if (result.cancelRequested) run.stop('cancel');
     } catch (error) {

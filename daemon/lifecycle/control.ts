@@ -76,9 +76,10 @@ export interface DetachedDaemon {
 /**
  * Starts a daemon in the background and waits until it answers. If one already answers at the
  * socket, returns it with `started: false`. If the new one exits or does not answer within
- * `timeoutMs`, fails with the end of its log.
+ * `timeoutMs`, fails with the end of its log. The default allows for the kill grace period, which
+ * a start may spend stopping the processes a killed daemon's shell jobs left behind.
  */
-export async function startDetached(options: DaemonOptions, timeoutMs = 15_000): Promise<DetachedDaemon> {
+export async function startDetached(options: DaemonOptions, timeoutMs = 15_000 + options.killGraceMs): Promise<DetachedDaemon> {
   /** A daemon that was already there (or won a start-up race): its own database and log. */
   const running = (status: DaemonStatus): DetachedDaemon => {
     const log = defaultLogPath(status.dbPath);

@@ -97,16 +97,20 @@ test('spool daemon --detach starts it in the background and prints where things 
   assert.equal(bad.stderr, 'spool: Unknown daemon action "restartish": use start, stop or status.\n');
 });
 
-test('spool daemon --kill-grace sets how long a stopped shell job gets between SIGTERM and SIGKILL', async (t) => {
+test('spool daemon --kill-after sets how long a stopped shell job gets between SIGTERM and SIGKILL', async (t) => {
   const dir = tempDir(t);
   const socketPath = path.join(dir, 's.sock');
   t.after(async () => {
     await runCli(['daemon', 'stop'], { socketPath });
   });
-  const bad = await runCli(['daemon', '--detach', '--kill-grace', 'soon'], { socketPath });
+  const bad = await runCli(['daemon', '--detach', '--kill-after', 'soon'], { socketPath });
   assert.equal(bad.code, 1);
-  assert.match(bad.stderr, /--kill-grace/);
-  const started = await runCli(['daemon', '--detach', '--db', path.join(dir, 'db.sqlite'), '--kill-grace', '1s'], { socketPath });
+  assert.match(bad.stderr, /Invalid duration "soon" for --kill-after/);
+  // A timer cannot wait longer than ~24.8 days: a value past the hour allowed is refused, not cut short.
+  const tooLong = await runCli(['daemon', '--detach', '--kill-after', '30d'], { socketPath });
+  assert.equal(tooLong.code, 1);
+  assert.equal(tooLong.stderr, 'spool: --kill-after 30d is too long: at most 1h.\n');
+  const started = await runCli(['daemon', '--detach', '--db', path.join(dir, 'db.sqlite'), '--kill-after', '1s'], { socketPath });
   assert.equal(started.code, 0, started.stderr);
 
   const rpc = async <T>(method: string, params: unknown): Promise<T> => {

@@ -12,7 +12,7 @@ import type { SpoolClient } from '../../shared/client';
 import { LIMITS } from '../../shared/protocol';
 import type { Job } from '../../shared/types';
 import { startDaemon, waitFor, type TestDaemon } from '../helpers/daemon';
-import { startCli, stopCli, type RunningCli } from './cli-run';
+import { runCli, startCli, stopCli, type RunningCli } from './cli-run';
 
 let daemon: TestDaemon;
 let client: SpoolClient;
@@ -156,3 +156,9 @@ function processAlive(pid: number): boolean {
     return error instanceof Error && 'code' in error && error.code === 'EPERM';
   }
 }
+
+test('--kill-after past an hour is refused before the worker starts', async () => {
+  const r = await runCli(['work', 'work-kill', '--exec', 'true', '--kill-after', '25d'], { socketPath: daemon.socketPath });
+  assert.equal(r.code, 1);
+  assert.equal(r.stderr, 'spool: --kill-after 25d is too long: at most 1h.\n');
+});

@@ -12,7 +12,7 @@ import type { CliContext } from '../context';
 import { CliError } from '../errors';
 import { renderFields } from '../format/table';
 import { formatDuration } from '../format/time';
-import { parseDuration } from '../parse/duration';
+import { parseDuration, parseKillAfter } from '../parse/duration';
 import { parseInteger } from '../parse/values';
 
 type DaemonCliOptions = {
@@ -22,7 +22,7 @@ type DaemonCliOptions = {
   logFormat?: string;
   grace?: string;
   maxExecutors?: string;
-  killGrace?: string;
+  killAfter?: string;
   timeout?: string;
   json?: boolean;
 };
@@ -38,7 +38,7 @@ export function registerDaemon(program: Command): void {
     .option('--log-format <format>', 'start: text (default) or json log lines on stderr')
     .option('--grace <duration>', 'start: on shutdown, how long running jobs may take to finish (default 10s)')
     .option('--max-executors <n>', 'start: shell/http jobs running at once (default: the number of CPUs)')
-    .option('--kill-grace <duration>', 'start: a cancelled, timed-out or stopped shell job gets this long after SIGTERM before SIGKILL (default 5s)')
+    .option('--kill-after <duration>', 'start: SIGKILL a cancelled, timed-out or stopped shell job this long after SIGTERM (default 5s)')
     .option('--timeout <duration>', 'stop: how long to wait for it to finish (default 30s)')
     .option('--json', 'status: print the status as JSON')
     .addHelpText(
@@ -142,6 +142,6 @@ async function daemonOptions(ctx: CliContext, o: DaemonCliOptions): Promise<Daem
   }
   if (o.grace !== undefined) options.graceMs = parseDuration(o.grace, '--grace');
   if (o.maxExecutors !== undefined) options.maxExecutors = parseInteger(o.maxExecutors, '--max-executors', 1, 1024);
-  if (o.killGrace !== undefined) options.killGraceMs = parseDuration(o.killGrace, '--kill-grace');
+  if (o.killAfter !== undefined) options.killGraceMs = parseKillAfter(o.killAfter);
   return options;
 }

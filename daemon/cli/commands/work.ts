@@ -16,7 +16,7 @@ import { runWorker, type WorkContext } from '../../../shared/worker';
 import { action, arg } from '../action';
 import type { CliContext } from '../context';
 import { CliError } from '../errors';
-import { parseDuration } from '../parse/duration';
+import { parseKillAfter } from '../parse/duration';
 import { collect, parseInteger } from '../parse/values';
 import { splitLine } from '../../engine/output-lines';
 
@@ -60,7 +60,7 @@ Examples:
 async function work(ctx: CliContext, queueArg: string, o: WorkOptions): Promise<number> {
   const command = o.exec ?? '';
   const permanentCodes = new Set((o.permanentExit ?? '').split(',').filter((s) => s.trim() !== '').map((s) => parseInteger(s.trim(), '--permanent-exit', 1, 255)));
-  const killAfterMs = o.killAfter !== undefined ? parseDuration(o.killAfter, '--kill-after') : 5000;
+  const killAfterMs = o.killAfter !== undefined ? parseKillAfter(o.killAfter) : 5000;
   const concurrency = o.concurrency !== undefined ? parseInteger(o.concurrency, '--concurrency', 1, 1000) : 1;
   const queues = queueArg.split(',').filter((q) => q !== '');
   if (queues.length === 0) throw new CliError('Name the queue to work on: spool work <queue> --exec "<command>".');

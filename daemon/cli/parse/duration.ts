@@ -4,6 +4,7 @@
  * except `0`.
  */
 import type { Backoff, BackoffStrategy } from '../../../shared/types';
+import { MAX_KILL_GRACE_MS } from '../../config';
 import { CliError } from '../errors';
 
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
@@ -26,6 +27,13 @@ export function parseDuration(text: string, what: string): number {
     throw new CliError(`Invalid duration "${text}" for ${what}: use a number with a unit, like 500ms, 30s, 5m, 1h or 2d.`);
   }
   return Math.round(total);
+}
+
+/** `--kill-after` (of `spool daemon` and `spool work`): how long SIGTERM gets before SIGKILL, at most an hour. */
+export function parseKillAfter(text: string): number {
+  const ms = parseDuration(text, '--kill-after');
+  if (ms > MAX_KILL_GRACE_MS) throw new CliError(`--kill-after ${text} is too long: at most ${MAX_KILL_GRACE_MS / 3_600_000}h.`);
+  return ms;
 }
 
 const STRATEGIES: readonly BackoffStrategy[] = ['exponential', 'linear', 'fixed'];
