@@ -107,6 +107,9 @@ test('completeMany gives each complete the outcome its own call would have had',
   assert.deepEqual([engine.getJob(b).job.state, engine.getJob(b).job.workerId], ['running', 'w'], 'a refused complete changes nothing');
   assert.deepEqual(events, [`${a}:completed`, `${c}:completed`, `${d}:completed`, `${e}:completed`]);
   assert.equal(engine.stats().totals.completed, 4);
+  // Three completed in the shared statement and one (e, named twice) on its own; refusals count nothing.
+  assert.equal(engine.stats().completedLastMinute, 4);
   assert.deepEqual(engine.verifyCounters(), { ok: true, mismatches: [] });
   assert.deepEqual(engine.completeMany([]), []);
+  assert.equal(engine.stats().completedLastMinute, 4);
 });

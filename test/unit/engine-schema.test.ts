@@ -131,9 +131,10 @@ test('migration 2 drops the running rows a version-1 database kept, and the runn
   const reopened = new Engine({ dbPath });
   t.after(() => reopened.close());
   assert.deepEqual(reopened.getJob(job.id).runs.map((r) => [r.attempt, r.workerId, r.outcome]), [[1, 'w', 'running']]);
-  // Ending the attempt writes its row without colliding with a leftover one.
-  assert.equal(reopened.complete({ id: job.id, workerId: 'w' }).state, 'completed');
-  assert.deepEqual(reopened.getJob(job.id).runs.map((r) => r.outcome), ['completed']);
+  // Ending the attempt writes its row (a failure does; a completion leaves it to the job row)
+  // without colliding with a leftover one.
+  assert.equal(reopened.fail({ id: job.id, workerId: 'w', error: 'boom' }).state, 'retrying');
+  assert.deepEqual(reopened.getJob(job.id).runs.map((r) => r.outcome), ['failed']);
 });
 
 test('a migration that fails halfway leaves nothing behind and records no version, and applies whole once its cause is gone', (t) => {

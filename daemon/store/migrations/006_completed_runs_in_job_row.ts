@@ -9,7 +9,9 @@
  *
  * Nothing in the schema changes, and rows written for completed attempts before this version
  * stay valid. The version is recorded all the same, so that an older Spool refuses the file
- * instead of reading histories that lack their completed attempt.
+ * instead of reading histories that lack their completed attempt (a Spool checks the version
+ * when it opens the file: stop older daemons on a file before upgrading it, as for every
+ * migration).
  */
 export const completedRunsInJobRow = `
 -- No schema change: the meaning of job_runs changes (see above).
