@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import { ErrorCode } from '../../shared/protocol';
 import type { JobChange } from '../../daemon/engine/api';
+import { UNBUDGETED_CLAIM_MAX } from '../../daemon/store/claim';
 import { makeEngine, thrown } from './helpers/engine';
 
 test('an enqueued job is stored queued with the queue defaults, and its queue is created on first use', (t) => {
@@ -140,6 +141,43 @@ test('a claim sets the lease, worker and attempt, and its run shows as running',
   const { runs } = engine.getJob(job.id);
   assert.equal(runs.length, 1);
   assert.deepEqual({ attempt: runs[0]?.attempt, workerId: runs[0]?.workerId, outcome: runs[0]?.outcome }, { attempt: 1, workerId: 'w1', outcome: 'running' });
+});
+
+test('claims and completes answer with each job exactly as stored, whichever statement ran', (t) => {
+  // Each claim statement (single, batch, batch with the answer budget; kinds included or
+  // excluded) and both completes build their answer from RETURNING: it must be the stored job,
+  // field for field.
+  const { engine, clock } = makeEngine(t);
+  assert.ok(UNBUDGETED_CLAIM_MAX < 100, 'the claim of 100 below uses the budgeted statement');
+  const enqueue = (n: number, kind: string): string[] =>
+    engine.enqueueBatch({ jobs: Array.from({ length: n }, (_, i) => ({ queue: 'q', kind, payload: { i }, tags: ['t'], priority: i % 3, timeoutMs: 1000 + i })) }).results.map((r) => r.job.id);
+  // A job with a past attempt that left progress, a checkpoint and an error behind.
+  const [used] = enqueue(1, 'used');
+  engine.claim({ workerId: 'w0', kinds: ['used'] });
+  engine.progress({ id: used ?? '', workerId: 'w0', percent: 40, message: 'half' });
+  engine.checkpoint({ id: used ?? '', workerId: 'w0', checkpoint: { step: 2 } });
+  engine.fail({ id: used ?? '', workerId: 'w0', error: 'boom' });
+  clock.advance(60_000);
+  enqueue(120, 'bulk');
+  const claims = [
+    engine.claim({ workerId: 'w1', kinds: ['used'] }),
+    engine.claim({ workerId: 'w2', max: 1 }),
+    engine.claim({ workerId: 'w3', max: 10, kinds: ['bulk'] }),
+    engine.claim({ workerId: 'w4', max: 100 }),
+  ];
+  assert.deepEqual(claims.map((c) => c.length), [1, 1, 10, 100]);
+  const retried = claims[0]?.[0];
+  assert.deepEqual([retried?.checkpoint, retried?.lastError, retried?.attempts, retried?.progress], [{ step: 2 }, 'boom', 2, null], 'a retried job keeps its checkpoint and last error');
+  for (const job of claims.flat()) assert.deepEqual(job, engine.getJob(job.id).job);
+  clock.advance(5);
+  const [first, ...rest] = claims.flat();
+  assert.ok(first);
+  const single = engine.complete({ id: first.id, workerId: first.workerId ?? '', result: { ok: true } });
+  assert.deepEqual(single, engine.getJob(first.id).job);
+  for (const outcome of engine.completeMany(rest.map((j) => ({ id: j.id, workerId: j.workerId ?? '' })))) {
+    assert.ok(outcome.ok);
+    assert.deepEqual(outcome.job, engine.getJob(outcome.job.id).job);
+  }
 });
 
 test('a run is written to the history when its attempt ends; the job row shows the running attempt, and a completed one until a retry', (t) => {
