@@ -289,6 +289,11 @@ export interface FailParams extends WorkerJobParams {
   permanent?: boolean;
 }
 
+export interface ReleaseParams extends WorkerJobParams {
+  /** Why the worker hands the job back, for the run history (default: "released by its worker"). */
+  reason?: string;
+}
+
 /** complete/fail/cancel/retry/update return the job as it is afterwards. */
 export interface JobResult {
   job: Job;
@@ -468,6 +473,8 @@ export interface Methods {
   'jobs.complete': { params: CompleteParams; result: JobResult };
   /** Worker. */
   'jobs.fail': { params: FailParams; result: JobResult };
+  /** Worker: hand a held job back unfinished; it runs again without using up an attempt. */
+  'jobs.release': { params: ReleaseParams; result: JobResult };
 
   /** A remote worker announces itself; its leases go to the reaper when its connection closes. */
   'workers.register': { params: RegisterWorkerParams; result: WorkerResult };
@@ -526,6 +533,7 @@ export const METHOD_NAMES: readonly MethodName[] = [
   'jobs.log',
   'jobs.complete',
   'jobs.fail',
+  'jobs.release',
   'workers.register',
   'workers.list',
   'queues.list',

@@ -22,6 +22,7 @@ import type {
   EnqueueParams,
   EnqueueResult,
   FailParams,
+  ReleaseParams,
   HeartbeatParams,
   HeartbeatResult,
   JobOutputParams,
@@ -142,6 +143,8 @@ export interface QueueEngine {
    */
   completeMany(params: CompleteParams[]): CompleteOutcome[];
   fail(params: FailParams): Job;
+  /** A worker hands a held job back unfinished: it runs again at once, the attempt given back. */
+  release(params: ReleaseParams): Job;
   /** Cancelled running jobs end here once the executor or worker has stopped them. */
   markCancelled(id: string, workerId: string): Job;
 

@@ -18,6 +18,7 @@ import type {
   EnqueueParams,
   EnqueueResult,
   FailParams,
+  ReleaseParams,
   HeartbeatParams,
   HeartbeatResult,
   JobOutputParams,
@@ -266,6 +267,11 @@ export class Engine implements QueueEngine {
   fail(params: FailParams): Job {
     const input = vw.failParams(params);
     return this.write((ctx) => attempts.fail(ctx, input));
+  }
+
+  release(params: ReleaseParams): Job {
+    const input = vw.releaseParams(params);
+    return this.write((ctx) => attempts.release(ctx, input));
   }
 
   markCancelled(id: string, workerId: string): Job {

@@ -67,8 +67,7 @@ export class WriteGroup {
 
   /**
    * A complete. Consecutive completes of a group (a worker's batch of them) go to the engine as
-   * one `completeMany`: one UPDATE and one history insert for all of them, each still with its
-   * own outcome.
+   * one `completeMany`: one UPDATE for all of them, each still with its own outcome.
    */
   complete(params: CompleteParams): Promise<Job> | Job {
     const write = (): Job => this.engine.complete(params);

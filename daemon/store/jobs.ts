@@ -327,6 +327,8 @@ export class JobStatements {
   }
 
   recover(id: string, now: number): Job | undefined {
+    // Its run time is now: delayed if the clock were to step back (see DelayedCounts.noteWrite).
+    this.delayed.noteWrite(now);
     const job = mapOptional(this.recoverStmt.get({ id, now }));
     if (job) this.counts.move(job.queue, 'running', 'retrying');
     return job;

@@ -93,6 +93,7 @@ describe('the daemon over its socket: error cases', () => {
       ['jobs.checkpoint', () => client.call('jobs.checkpoint', { ...intruder, checkpoint: { at: 3 } })],
       ['jobs.log', () => client.call('jobs.log', { ...intruder, lines: ['not mine'] })],
       ['jobs.fail', () => client.call('jobs.fail', { ...intruder, error: 'not mine', permanent: true })],
+      ['jobs.release', () => client.call('jobs.release', { ...intruder, reason: 'not mine' })],
     ];
     for (const [method, call] of calls) {
       const lost = await rejectsWith(call(), ErrorCode.LeaseLost);

@@ -204,6 +204,30 @@ describe('the daemon over its socket', () => {
     await rejectsWith(client.callUnchecked('jobs.claim', { workerId: 'w', builtinKinds: ['shell'] }), ErrorCode.InvalidParams, 'builtinKinds');
   });
 
+  test('a released job goes at once to a worker waiting in a long-poll claim, with its attempt given back', async () => {
+    const { job } = await client.call('jobs.enqueue', { queue: 'release', kind: 'render', maxAttempts: 1 });
+    const [claimed] = (await client.call('jobs.claim', { workerId: 'stopping', queues: ['release'] })).jobs;
+    assert.equal(claimed?.id, job.id);
+    const other = await daemon.client();
+    try {
+      const waiting = other.call('jobs.claim', { workerId: 'taker', queues: ['release'], waitMs: 30_000 });
+      // One connection's lines are handled in order: once a later request on it is answered, the
+      // claim has looked for a job, found none, and waits. Only the release can end it early.
+      await other.call('daemon.status');
+      const startedWaiting = Date.now();
+      const released = await client.call('jobs.release', { id: job.id, workerId: 'stopping', reason: 'shutting down' });
+      assert.deepEqual([released.job.state, released.job.attempts], ['retrying', 0]);
+      const { jobs } = await waiting;
+      assert.ok(Date.now() - startedWaiting < 10_000, 'woken by the release, not by the end of its wait');
+      assert.deepEqual(jobs.map((j) => [j.id, j.workerId, j.attempts]), [[job.id, 'taker', 1]]);
+      const { runs } = await client.call('jobs.get', { id: job.id });
+      assert.deepEqual(runs.map((r) => [r.workerId, r.outcome, r.error]), [['stopping', 'interrupted', 'shutting down'], ['taker', 'running', null]]);
+      await rejectsWith(client.callUnchecked('jobs.release', { id: job.id, workerId: 'taker', reason: 42 }), ErrorCode.InvalidParams, 'reason');
+    } finally {
+      other.close();
+    }
+  });
+
   test('queues: configure, pause, resume, purge, delete; stats', async () => {
     const configured = await client.call('queues.configure', { name: 'q2', concurrency: 3, defaultMaxAttempts: 4 });
     assert.equal(configured.queue.concurrency, 3);

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { ErrorCode } from '../../shared/protocol';
 import { makeEngine, thrown } from './helpers/engine';
 
-test('only the lease holder may heartbeat, report progress, checkpoint, log, complete or fail', (t) => {
+test('only the lease holder may heartbeat, report progress, checkpoint, log, complete, fail or release', (t) => {
   const { engine } = makeEngine(t);
   const { job } = engine.enqueue({ queue: 'q', kind: 'k' });
   engine.claim({ workerId: 'holder' });
@@ -16,6 +16,7 @@ test('only the lease holder may heartbeat, report progress, checkpoint, log, com
     () => engine.log({ ...other, lines: ['x'] }),
     () => engine.complete(other),
     () => engine.fail({ ...other, error: 'x' }),
+    () => engine.release(other),
     () => engine.markCancelled(job.id, 'intruder'),
   ]) {
     const error = thrown(attempt);
@@ -132,4 +133,61 @@ test('a cancel of a running job is cooperative: requested first, cancelled when 
   engine.claim({ workerId: 'w' });
   engine.cancel(second.id);
   assert.equal(engine.fail({ id: second.id, workerId: 'w', error: 'stopped' }).state, 'cancelled');
+});
+
+test('a released job runs again at once without using up an attempt, even its last one; its run shows as interrupted', (t) => {
+  const { engine, clock } = makeEngine(t);
+  const { job } = engine.enqueue({ queue: 'q', kind: 'k', maxAttempts: 1, timeoutMs: 60_000 });
+  const [claimed] = engine.claim({ workerId: 'w1' });
+  assert.ok(claimed);
+  engine.checkpoint({ id: job.id, workerId: 'w1', checkpoint: { page: 3 } });
+  const events: string[] = [];
+  engine.subscribe({ jobChanged: (c) => events.push(`${c.id}:${c.state}`) });
+  clock.advance(200);
+  const released = engine.release({ id: job.id, workerId: 'w1', reason: 'worker stopping' });
+  assert.deepEqual([released.state, released.attempts, released.runAt, released.leaseExpiresAt], ['retrying', 0, clock.ms, null]);
+  assert.deepEqual(released, engine.getJob(job.id).job);
+  assert.deepEqual(events, [`${job.id}:retrying`]);
+  assert.deepEqual(engine.getJob(job.id).runs.map((r) => [r.attempt, r.workerId, r.outcome, r.error, r.durationMs]), [[1, 'w1', 'interrupted', 'worker stopping', 200]]);
+  assert.equal(engine.stats().failedLastMinute, 0, 'a release is not a failure');
+  assert.equal(engine.getQueue('q').counts.running, 0);
+
+  // Claimed again at once: the same attempt number, the checkpoint kept, and it can still complete.
+  const [again] = engine.claim({ workerId: 'w2' });
+  assert.deepEqual([again?.id, again?.attempts, again?.checkpoint], [job.id, 1, { page: 3 }]);
+  engine.release({ id: job.id, workerId: 'w2' });
+  assert.equal(engine.getJob(job.id).runs[1]?.error, 'released by its worker');
+  engine.claim({ workerId: 'w3' });
+  assert.equal(engine.complete({ id: job.id, workerId: 'w3' }).state, 'completed');
+  assert.deepEqual(engine.verifyCounters(), { ok: true, mismatches: [] });
+  // A finished job cannot be released.
+  assert.equal(thrown(() => engine.release({ id: job.id, workerId: 'w3' })).code, ErrorCode.LeaseLost);
+});
+
+test('a released job whose cancel was requested ends cancelled', (t) => {
+  const { engine } = makeEngine(t);
+  const { job } = engine.enqueue({ queue: 'q', kind: 'k' });
+  engine.claim({ workerId: 'w' });
+  engine.cancel(job.id);
+  const released = engine.release({ id: job.id, workerId: 'w', reason: 'stopping' });
+  assert.equal(released.state, 'cancelled');
+  assert.deepEqual(engine.getJob(job.id).runs.map((r) => r.outcome), ['cancelled']);
+});
+
+test('release refuses wrong params with InvalidParams naming the field', (t) => {
+  const { engine } = makeEngine(t);
+  const { job } = engine.enqueue({ queue: 'q', kind: 'k' });
+  engine.claim({ workerId: 'w' });
+  for (const [params, field] of [
+    [{ id: job.id, workerId: 'w', reason: '' }, 'reason'],
+    [{ id: job.id, workerId: 'w', reason: 7 }, 'reason'],
+    [{ id: job.id, workerId: 'w', later: true }, 'later'],
+    [{ id: 'nope', workerId: 'w' }, 'id'],
+    [{ id: job.id }, 'workerId'],
+  ] as const) {
+    const error = thrown(() => engine.release(params as never));
+    assert.equal(error.code, ErrorCode.InvalidParams, JSON.stringify(params));
+    assert.equal(error.data['field'], field);
+  }
+  assert.equal(engine.getJob(job.id).job.state, 'running');
 });

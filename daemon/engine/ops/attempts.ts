@@ -13,7 +13,7 @@ import { backoffDelay } from '../backoff';
 import type { CompleteOutcome } from '../api';
 import type { EngineContext } from '../context';
 import { truncateLine } from '../output-lines';
-import type { FailInput } from '../validate/worker';
+import type { FailInput, ReleaseInput } from '../validate/worker';
 
 /**
  * Why `workerId` cannot act on job `id`: it does not exist, or someone else holds it, or it
@@ -210,6 +210,23 @@ export function markCancelled(ctx: EngineContext, id: string, workerId: string):
     exitCode: null,
     httpStatus: null,
   });
+}
+
+/**
+ * A worker hands back a job it holds without finishing it, because it is stopping: the attempt
+ * is recorded as interrupted and given back, and the job runs again at once, as start-up
+ * recovery does for the daemon's own jobs. Stopping a worker is not the job failing, so it costs
+ * no attempt and can never make the job dead. A job whose cancel was requested ends cancelled.
+ */
+export function release(ctx: EngineContext, input: ReleaseInput): Job {
+  const job = requireLease(ctx, input.id, input.workerId);
+  if (job.cancelRequested) return markCancelled(ctx, input.id, input.workerId);
+  const now = ctx.now();
+  ctx.store.runs.record({ jobId: job.id, outcome: 'interrupted', error: input.reason, stack: null, exitCode: null, httpStatus: null, now });
+  const released = ctx.store.jobs.recover(job.id, now);
+  if (!released) throw leaseLost(ctx, input.id, input.workerId);
+  ctx.events.job(released);
+  return released;
 }
 
 /** Start-up recovery of one job this daemon's executors left running: retried at once, the attempt given back. */

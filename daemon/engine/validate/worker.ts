@@ -119,6 +119,18 @@ export function failParams(value: unknown): FailInput {
   };
 }
 
+export interface ReleaseInput {
+  id: string;
+  workerId: string;
+  reason: string;
+}
+
+export function releaseParams(value: unknown): ReleaseInput {
+  const o = object(value, 'params', ['id', 'workerId', 'reason']);
+  const reason = o['reason'] === undefined ? 'released by its worker' : truncate(string(o['reason'], 'reason', Number.MAX_SAFE_INTEGER, 1), MAX_ERROR);
+  return { ...workerJob(o), reason };
+}
+
 function truncate(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max)}… [${text.length - max} more characters]`;
 }

@@ -20,6 +20,7 @@ export const GROUPED_METHODS: ReadonlySet<string> = new Set([
   'jobs.log',
   'jobs.complete',
   'jobs.fail',
+  'jobs.release',
 ]);
 
 export function methodTable(services: Services): MethodTable {

@@ -1,6 +1,6 @@
 /**
  * Handlers of the worker side: claim (with long-poll), heartbeat, progress, checkpoint, log,
- * complete, fail, and workers.register/list. Every call from a worker id records that the worker
+ * complete, fail, release, and workers.register/list. Every call from a worker id records that the worker
  * is alive and ties it to the connection, so that a worker whose connection closes is shown as
  * gone and its waiting claims end.
  */
@@ -11,6 +11,7 @@ import {
   type CheckpointParams,
   type CompleteParams,
   type FailParams,
+  type ReleaseParams,
   type HeartbeatParams,
   type LogParams,
   type ProgressParams,
@@ -31,6 +32,7 @@ type WorkerMethods =
   | 'jobs.log'
   | 'jobs.complete'
   | 'jobs.fail'
+  | 'jobs.release'
   | 'workers.register'
   | 'workers.list';
 
@@ -86,6 +88,9 @@ export function workerHandlers(s: Services): HandlerGroup<WorkerMethods> {
     },
     'jobs.fail': async (params, context) => ({
       job: await s.writes.run(() => asWorker(params, context, () => engine.fail(unvalidated<FailParams>(params)))),
+    }),
+    'jobs.release': async (params, context) => ({
+      job: await s.writes.run(() => asWorker(params, context, () => engine.release(unvalidated<ReleaseParams>(params)))),
     }),
     'workers.register': (params, context) => {
       const worker = engine.registerWorker(unvalidated<RegisterWorkerParams>(params), 'remote');
