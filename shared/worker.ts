@@ -21,10 +21,11 @@
  * - claims only while connected: while the daemon is away it waits for the reconnect, and
  *   `stop()` ends that wait at once;
  * - drains on `stop()`, on `signal` abort or on SIGTERM/SIGINT (`handleSignals`): claims no
- *   more, lets running handlers finish (a claim already in flight is waited for and its jobs are
- *   run, since they are leased to this worker and the protocol has no way to hand them back),
- *   then closes. A second signal stops hard: it aborts every handler's `ctx.signal` with a
- *   `WorkerStoppedError`, gives the jobs a moment to be reported failed, then exits with 130.
+ *   more, lets running handlers finish (jobs a claim still in flight brings are handed back
+ *   with `jobs.release` instead of started), then closes. A second signal stops hard: it aborts
+ *   every handler's `ctx.signal` with a `WorkerStoppedError`, gives the handlers a moment, hands
+ *   their jobs back (`jobs.release`: they run again without using up an attempt), then exits
+ *   with 130.
  *
  * Delivery is at-least-once: a job whose worker died runs again after its lease, so handlers
  * should be idempotent or resume from `job.checkpoint`.
@@ -242,11 +243,11 @@ class Worker implements WorkerHandle {
     this.hardStop.abort(new WorkerStoppedError(`Worker ${this.workerId} was stopped by a second ${signalName} before the job finished.`));
     this.wake?.();
     await withDeadline(Promise.allSettled(this.active.values()), HARD_STOP_SETTLE_MS);
-    const error = asError(this.hardStop.signal.reason).message;
+    const reason = asError(this.hardStop.signal.reason).message;
     const left = [...this.active.keys()].map((id) =>
-      this.client.call('jobs.fail', { id, workerId: this.workerId, error }).catch((e: unknown) => {
+      this.releaseCall(id, reason).catch((e: unknown) => {
         // The handler's own report may have got there first; anything else is worth a line.
-        if (!isLeaseLost(e)) this.report(new Error(`Job ${id}: could not report it failed before exiting: ${asError(e).message}`));
+        if (!isLeaseLost(e)) this.report(new Error(`Job ${id}: could not hand it back before exiting: ${asError(e).message}`));
       }),
     );
     await withDeadline(Promise.allSettled(left), HARD_STOP_REPORT_MS);
@@ -313,7 +314,9 @@ class Worker implements WorkerHandle {
   }
 
   private launch(job: Job): void {
-    const run = this.runJob(job).finally(() => {
+    // A claim that was in flight when stop() came: its jobs go back rather than start.
+    const work = this.stopping ? this.release(job, `Worker ${this.workerId} was stopping when the claim returned.`) : this.runJob(job);
+    const run = work.finally(() => {
       this.active.delete(job.id);
       this.wake?.();
     });
@@ -380,6 +383,9 @@ class Worker implements WorkerHandle {
     }
     if (outcome.ok) {
       await this.complete(job, ids, outcome.result);
+    } else if (this.hardStop.signal.aborted) {
+      // Most likely the handler stopping because the worker does: not the job's failure.
+      await this.release(job, asError(this.hardStop.signal.reason).message);
     } else {
       const params = failParams(ids, outcome.error);
       await this.finishCall(job, () => this.client.call('jobs.fail', params));
@@ -400,6 +406,21 @@ class Worker implements WorkerHandle {
     }
     const message = refusal;
     await this.finishCall(job, () => this.client.call('jobs.fail', { ...ids, error: message, permanent: true }));
+  }
+
+  /** Hand a held job back unstarted or unfinished: it runs again without using up an attempt. */
+  private async release(job: Job, reason: string): Promise<void> {
+    await this.finishCall(job, () => this.releaseCall(job.id, reason));
+  }
+
+  /** `jobs.release`; to a daemon older than it, `jobs.fail`, which is what workers did before. */
+  private async releaseCall(id: string, reason: string): Promise<unknown> {
+    try {
+      return await this.client.call('jobs.release', { id, workerId: this.workerId, reason });
+    } catch (error) {
+      if (!(error instanceof SpoolError && error.code === ErrorCode.MethodNotFound)) throw error;
+      return this.client.call('jobs.fail', { id, workerId: this.workerId, error: reason });
+    }
   }
 
   /**

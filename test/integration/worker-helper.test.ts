@@ -2,8 +2,8 @@
  * The worker helper (`runWorker`) against a real daemon: results, progress, logs and
  * checkpoints reach the job; failures retry or go straight to dead; a result the daemon refuses
  * fails the job; heartbeats keep a long job's lease; a cancel aborts the handler's signal; stop()
- * drains, and does not wait for a daemon that is down; a second signal fails the running jobs and
- * exits; concurrency is respected.
+ * drains, and does not wait for a daemon that is down; a second signal hands the running jobs
+ * back and exits; concurrency is respected.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -164,7 +164,32 @@ test('stop() does not wait for a daemon that is down', async (t) => {
   assert.ok(stopped, `stop() was still waiting after ${Date.now() - started} ms`);
 });
 
-test('a second signal fails the job of a handler that ignores its signal, then exits with 130', async (t) => {
+test('a job that a claim in flight brings after stop() is handed back, not started', async (t) => {
+  const queue = freshQueue();
+  // The worker's own connection, watched (not replaced): the test learns when the claim is sent.
+  const own = await daemon.client();
+  t.after(() => own.close());
+  const claimSent = gate();
+  const call = own.call.bind(own);
+  Reflect.set(own, 'call', (...args: Parameters<typeof own.call>) => {
+    if (args[0] === 'jobs.claim') claimSent.open();
+    return call(...args);
+  });
+  let started = 0;
+  const w = await runWorker({ socketPath: daemon.socketPath, client: own, queues: [queue], pollWaitMs: 20_000, onError: () => undefined, handler: () => void started++ });
+  await claimSent.promise;
+  // stop() comes while the claim waits in the daemon; the job the claim then gets is leased to
+  // this worker, which must not start it.
+  const stopped = w.stop();
+  const id = await enqueue(queue, null, { maxAttempts: 1 });
+  await stopped;
+  assert.equal(started, 0);
+  const r = await client.call('jobs.get', { id });
+  assert.deepEqual([r.job.state, r.job.attempts], ['retrying', 0]);
+  assert.deepEqual(r.runs.map((run) => [run.outcome, run.error]), [['interrupted', `Worker ${w.workerId} was stopping when the claim returned.`]]);
+});
+
+test('a second signal hands back the job of a handler that ignores its signal, then exits with 130', async (t) => {
   const queue = freshQueue();
   const fixture = path.resolve(__dirname, '..', 'fixtures', 'stubborn-worker.ts');
   const proc = spawn(process.execPath, ['--import', 'tsx', fixture, daemon.socketPath, queue], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -184,7 +209,9 @@ test('a second signal fails the job of a handler that ignores its signal, then e
   proc.kill('SIGTERM');
   assert.equal(await exited, 130, stderr);
   const r = await client.call('jobs.get', { id });
-  assert.equal(r.job.state, 'dead', 'the job is not left running for its lease');
+  // Not left running for its lease, and not dead though it had one attempt: it runs again.
+  assert.deepEqual([r.job.state, r.job.attempts], ['retrying', 0]);
+  assert.equal(r.runs[0]?.outcome, 'interrupted');
   assert.match(r.runs[0]?.error ?? '', /was stopped by a second SIGTERM before the job finished/);
 });
 

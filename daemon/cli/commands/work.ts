@@ -48,7 +48,8 @@ The command gets, besides the payload on stdin:
   SPOOL_JOB_PAYLOAD (JSON), SPOOL_JOB_CHECKPOINT (JSON, when a previous attempt saved one),
   SPOOL_WORKER_ID and SPOOL_SOCKET.
 SIGTERM or Ctrl-C lets running jobs finish and claims no more; a second one kills the running
-commands (SIGKILL to their process groups), reports their jobs failed and exits with status 130.
+commands (SIGKILL to their process groups), hands their jobs back to run again (no attempt used
+up) and exits with status 130.
 
 Examples:
   spool work images --kind resize --exec 'jq -r .path | xargs ./resize.sh'
