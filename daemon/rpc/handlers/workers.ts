@@ -1,8 +1,8 @@
 /**
  * Handlers of the worker side: claim (with long-poll), heartbeat, progress, checkpoint, log,
- * complete, fail, release, and workers.register/list. Every call from a worker id records that the worker
- * is alive and ties it to the connection, so that a worker whose connection closes is shown as
- * gone and its waiting claims end.
+ * complete, fail, release, and workers.register/list. Every call from a worker id records that
+ * the worker is alive and ties it to the connection, so that a worker whose connection closes is
+ * shown as gone and its waiting claims end.
  */
 import { SpoolError } from '../../../shared/errors';
 import {
@@ -11,11 +11,11 @@ import {
   type CheckpointParams,
   type CompleteParams,
   type FailParams,
-  type ReleaseParams,
   type HeartbeatParams,
   type LogParams,
   type ProgressParams,
   type RegisterWorkerParams,
+  type ReleaseParams,
 } from '../../../shared/protocol';
 import type { EngineClaimParams } from '../../engine/api';
 import { isRecord } from '../envelope';
