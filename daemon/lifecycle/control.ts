@@ -169,7 +169,7 @@ export async function stopDaemon(socketPath: string, timeoutMs = 30_000): Promis
     if (Date.now() > deadline) {
       throw new SpoolError(
         ErrorCode.InternalError,
-        `The daemon (pid ${pid}) is still running ${timeoutMs} ms after it was asked to stop; its jobs may still be finishing. ` +
+        `The daemon (pid ${pid}) is still running ${timeoutMs / 1000} s after it was asked to stop; its jobs may still be finishing. ` +
           `Wait, or end it with \`kill ${pid}\`.`,
       );
     }

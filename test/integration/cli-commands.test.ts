@@ -182,10 +182,17 @@ describe('jobs, job and logs', () => {
     const bad = await spool(['jobs', '--state', 'finished']);
     assert.equal(bad.code, 1);
     assert.equal(bad.stderr, 'spool: Unknown job state "finished": use one of queued, running, retrying, completed, dead, cancelled.\n');
-    const none = await spool(['jobs', '--queue', 'cli-nothing-here']);
+    const none = await spool(['jobs', '--queue', 'cli-page', '--state', 'cancelled']);
     assert.equal(none.code, 0);
     assert.equal(none.stdout, '');
     assert.equal(none.stderr, 'No jobs match.\n');
+    // Queues come into being with their first job, so a mistyped name is not an error; it is
+    // pointed out, with the closest queue that exists.
+    const typo = await spool(['jobs', '--queue', 'cli-pgae']);
+    assert.equal(typo.code, 0);
+    assert.equal(typo.stderr, 'There is no queue named "cli-pgae" yet; did you mean "cli-page"?\n');
+    const unknown = await spool(['jobs', '--queue', 'cli-nothing-here']);
+    assert.match(unknown.stderr, /^There is no queue named "cli-nothing-here" yet \(queues: .*cli-page.*\)\.\n$/);
   });
 
   test('job shows the record and its runs; an unknown id exits 1 with the daemon\'s message', async () => {

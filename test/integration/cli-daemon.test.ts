@@ -80,6 +80,7 @@ test('spool daemon --detach starts it in the background and prints where things 
   const other = await runCli(['daemon', '--detach', '--db', path.join(dir, 'other.sqlite')], { socketPath });
   assert.equal(other.code, 0, other.stderr);
   assert.ok(other.stdout.endsWith(`\n  database: ${db}\n  log:      ${path.join(dir, 'data', 'daemon.log')}\n`), other.stdout);
+  assert.equal(other.stderr, 'It keeps its own settings: --db applies only to a daemon this command starts. Stop it first (spool daemon stop) to start one with it.\n');
   assert.equal(fs.existsSync(path.join(dir, 'other.sqlite')), false);
 
   const status = await runCli(['daemon', 'status'], { socketPath });
@@ -110,8 +111,13 @@ test('spool daemon --kill-after sets how long a stopped shell job gets between S
   const tooLong = await runCli(['daemon', '--detach', '--kill-after', '30d'], { socketPath });
   assert.equal(tooLong.code, 1);
   assert.equal(tooLong.stderr, 'spool: --kill-after 30d is too long: at most 1h.\n');
-  const started = await runCli(['daemon', '--detach', '--db', path.join(dir, 'db.sqlite'), '--kill-after', '1s'], { socketPath });
+  const started = await runCli(['daemon', '--detach', '--db', path.join(dir, 'db.sqlite'), '--kill-after', '1s', '--grace', '1500ms'], { socketPath });
   assert.equal(started.code, 0, started.stderr);
+  // A daemon already running keeps its settings, and says so rather than dropping them silently.
+  const again = await runCli(['daemon', '--detach', '--kill-after', '30s', '--grace', '1m'], { socketPath });
+  assert.equal(again.code, 0, again.stderr);
+  assert.match(again.stdout, /^A Spool daemon is already running/);
+  assert.equal(again.stderr, 'It keeps its own settings: --grace, --kill-after apply only to a daemon this command starts. Stop it first (spool daemon stop) to start one with them.\n');
 
   const rpc = async <T>(method: string, params: unknown): Promise<T> => {
     const r = await runCli(['rpc', method, JSON.stringify(params)], { socketPath });
@@ -136,4 +142,13 @@ test('spool daemon --kill-after sets how long a stopped shell job gets between S
   const took = (done.finishedAt ?? 0) - cancelledAt;
   // Not before the 1 s asked for, and well before the 5 s default.
   assert.ok(took >= 950 && took < 3500, `ended ${took} ms after the cancel`);
+
+  // A stop waits for running jobs (the grace period, then the kill grace): it says why it waits.
+  const stubborn = path.join(dir, 'stubborn.pid');
+  await rpc('jobs.enqueue', { queue: 'kg', kind: 'shell', payload: { command: `trap '' TERM; echo $$ > ${stubborn}; while :; do sleep 0.1; done` } });
+  await waitFor('the second shell to start', () => fs.existsSync(stubborn) && fs.readFileSync(stubborn, 'utf8').trim() !== '', 30_000);
+  const stopped = await runCli(['daemon', 'stop'], { socketPath });
+  assert.equal(stopped.code, 0, stopped.stderr);
+  assert.match(stopped.stdout, /^Stopped the Spool daemon/);
+  assert.match(stopped.stderr, /^Waiting for the daemon to stop; running jobs get its grace period/);
 });

@@ -164,3 +164,9 @@ test('--kill-after past an hour is refused before the worker starts', async () =
   assert.equal(r.code, 1);
   assert.equal(r.stderr, 'spool: --kill-after 25d is too long: at most 1h.\n');
 });
+
+test('a queue that does not exist yet is pointed out, with the closest one that does', async (t) => {
+  await client.call('jobs.enqueue', { queue: 'work-images', kind: 'x', delayMs: 600_000 });
+  const cli = work(t, ['work-imgaes', '--exec', 'true']);
+  await waitFor('the worker to point out the queue', () => cli.stderr().includes('There is no queue named "work-imgaes" yet; did you mean "work-images"? It waits for that queue\'s first job.'));
+});

@@ -157,7 +157,7 @@ describe('the daemon over its socket: error cases', () => {
     await client.call('jobs.enqueue', { queue: 'err-full', kind: 'task', delayMs: 60_000 });
     const refused = await rejectsWith(client.call('queues.delete', { name: 'err-full' }), ErrorCode.InvalidState);
     assert.equal(refused.data.queue, 'err-full');
-    assert.match(refused.message, /still has 2 job\(s\)\. Purge it first, or delete with force/);
+    assert.match(refused.message, /still has 2 job\(s\)\. Purge it first, or delete it with force/);
     assert.equal((await client.call('queues.get', { name: 'err-full' })).queue.counts.queued, 2);
     assert.deepEqual(await client.call('queues.delete', { name: 'err-full', force: true }), { deleted: 2 });
     await rejectsWith(client.call('queues.get', { name: 'err-full' }), ErrorCode.QueueNotFound);

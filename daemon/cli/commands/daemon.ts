@@ -81,7 +81,9 @@ async function daemon(ctx: CliContext, what: string, o: DaemonCliOptions): Promi
   }
   if (what === 'stop') {
     const timeoutMs = o.timeout !== undefined ? parseDuration(o.timeout, '--timeout') : 30_000;
-    const stopped = await stop(control, ctx.socketPath, timeoutMs);
+    // Running built-in jobs get the daemon's grace period: say why nothing happens for a while.
+    const waiting = setTimeout(() => ctx.note('Waiting for the daemon to stop; running jobs get its grace period (spool daemon --grace, 10s by default) to finish…'), 1000);
+    const stopped = await stop(control, ctx.socketPath, timeoutMs).finally(() => clearTimeout(waiting));
     ctx.print(stopped ? `Stopped the Spool daemon (pid ${stopped.pid}).` : `No Spool daemon is running at ${ctx.socketPath}.`);
     return 0;
   }
@@ -90,13 +92,29 @@ async function daemon(ctx: CliContext, what: string, o: DaemonCliOptions): Promi
   if (o.detach) {
     const started = await control.startDetached(options);
     if (started.started) ctx.print(`Started the Spool daemon (pid ${started.pid}).`);
-    else ctx.print(`A Spool daemon is already running (pid ${started.pid}).`);
+    else {
+      ctx.print(`A Spool daemon is already running (pid ${started.pid}).`);
+      const given = START_OPTIONS.filter(([key]) => o[key] !== undefined).map(([, flag]) => flag);
+      if (given.length > 0) {
+        ctx.note(`It keeps its own settings: ${given.join(', ')} ${given.length === 1 ? 'applies' : 'apply'} only to a daemon this command starts. Stop it first (spool daemon stop) to start one with ${given.length === 1 ? 'it' : 'them'}.`);
+      }
+    }
     ctx.print(`  socket:   ${started.socketPath}\n  database: ${started.dbPath}\n  log:      ${started.logPath ?? 'its standard error (it was not started with --detach)'}`);
     return 0;
   }
   await control.runDaemon(options);
   return 0;
 }
+
+/** The options that only a start of a new daemon uses, with their flags. */
+const START_OPTIONS: readonly (readonly [keyof DaemonCliOptions, string])[] = [
+  ['db', '--db'],
+  ['durable', '--durable'],
+  ['logFormat', '--log-format'],
+  ['grace', '--grace'],
+  ['maxExecutors', '--max-executors'],
+  ['killAfter', '--kill-after'],
+];
 
 type Control = typeof import('../../lifecycle/control.js');
 

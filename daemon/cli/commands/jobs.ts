@@ -8,6 +8,7 @@ import { readOutput } from '../follow';
 import { jobDetails, jobsTable } from '../format/records';
 import { outputPrinter } from '../output';
 import { collect, parseInteger, parseStates } from '../parse/values';
+import { unknownQueueNote } from '../queueHint';
 
 type ListOptions = {
   queue?: string;
@@ -63,10 +64,11 @@ Examples:
         }
         params.limit = o.limit !== undefined ? parseInteger(o.limit, '--limit', 1, LIMITS.maxPageSize) : 50;
         if (o.cursor) params.cursor = o.cursor;
-        const result = await (await ctx.client()).call('jobs.list', params);
+        const client = await ctx.client();
+        const result = await client.call('jobs.list', params);
         if (o.json) return ctx.printJson(result);
         if (result.jobs.length === 0) {
-          ctx.note('No jobs match.');
+          ctx.note((params.queue !== undefined ? await unknownQueueNote(client, [params.queue]) : null) ?? 'No jobs match.');
           return;
         }
         ctx.print(jobsTable(result.jobs, ctx.colors));

@@ -18,6 +18,7 @@ import type { CliContext } from '../context';
 import { CliError } from '../errors';
 import { parseKillAfter } from '../parse/duration';
 import { collect, parseInteger } from '../parse/values';
+import { unknownQueueNote } from '../queueHint';
 import { splitLine } from '../../engine/output-lines';
 
 type WorkOptions = {
@@ -102,6 +103,8 @@ async function serve(
     onError: (error, job) => ctx.note(`spool work: ${job ? `job ${job.id}: ` : ''}${error.message}`),
   });
   ctx.note(`Worker ${worker.workerId} is taking jobs from ${queues.join(', ')}; Ctrl-C to stop.`);
+  const unknown = await unknownQueueNote(client, queues).catch(() => null);
+  if (unknown !== null) ctx.note(`${unknown} It waits for that queue's first job.`);
   await worker.done;
   return 0;
 }

@@ -107,7 +107,7 @@ export function checkQueueDeletable(ctx: EngineContext, name: string, force: boo
   }
   const total = Object.values(counts).reduce((a, b) => a + b, 0);
   if (total > 0 && !force) {
-    throw new SpoolError(ErrorCode.InvalidState, `Queue "${name}" still has ${total} job(s). Purge it first, or delete with force to remove them too.`, { queue: name });
+    throw new SpoolError(ErrorCode.InvalidState, `Queue "${name}" still has ${total} job(s). Purge it first, or delete it with force (spool queue ${name} delete --force; queues.delete with force: true) to remove them too.`, { queue: name });
   }
 }
 
