@@ -212,7 +212,12 @@ class Worker implements WorkerHandle {
           void this.stopHard(name).finally(() => process.exit(130));
           return;
         }
-        process.stderr.write(`spool worker: ${name} received, finishing ${this.active.size} running job(s); send it again to exit now\n`);
+        const running = this.active.size;
+        process.stderr.write(
+          running === 0
+            ? `spool worker: ${name} received, stopping (no job is running)\n`
+            : `spool worker: ${name} received, finishing ${running} running job(s); send it again to exit now\n`,
+        );
         void this.stop();
       };
       for (const name of ['SIGTERM', 'SIGINT'] as const) {

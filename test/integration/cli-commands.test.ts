@@ -124,6 +124,7 @@ describe('enqueue', () => {
     const cases: [string[], RegExp][] = [
       [['--kind', 'x', '--payload', '{bad'], /^spool: Invalid JSON in --payload: .*\n$/],
       [['--kind', 'x', '--delay', '10 minutes'], /^spool: Invalid duration "10 minutes" for --delay: use a number with a unit/],
+      [['--kind', 'x', '--delay', '-5s'], /^spool: Invalid duration "-5s" for --delay: it cannot be negative\.\n$/],
       [['--kind', 'x', '--backoff', 'sometimes:1s'], /^spool: Invalid backoff "sometimes:1s"/],
       [['--kind', 'x', '--priority', 'high'], /^spool: Invalid --priority "high": a whole number from -1000 to 1000\.\n$/],
       [['--kind', 'x', '--at', 'tomorrowish'], /^spool: Invalid time "tomorrowish" for --at/],

@@ -169,4 +169,9 @@ test('a queue that does not exist yet is pointed out, with the closest one that 
   await client.call('jobs.enqueue', { queue: 'work-images', kind: 'x', delayMs: 600_000 });
   const cli = work(t, ['work-imgaes', '--exec', 'true']);
   await waitFor('the worker to point out the queue', () => cli.stderr().includes('There is no queue named "work-imgaes" yet; did you mean "work-images"? It waits for that queue\'s first job.'));
+  // Idle, a SIGTERM stops it at once, and it says it has nothing to finish.
+  cli.process.kill('SIGTERM');
+  const r = await cli.exited;
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stderr, /SIGTERM received, stopping \(no job is running\)\n/);
 });

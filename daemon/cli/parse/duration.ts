@@ -14,6 +14,7 @@ const PART = /(\d+(?:\.\d+)?)(ms|s|m|h|d|w)/y;
 export function parseDuration(text: string, what: string): number {
   const s = text.trim();
   if (s === '0') return 0;
+  if (/^-\d/.test(s)) throw new CliError(`Invalid duration "${text}" for ${what}: it cannot be negative.`);
   let total = 0;
   PART.lastIndex = 0;
   let matched = 0;
