@@ -368,6 +368,37 @@ describe('schedules and schedule', () => {
     assert.match(gone.stderr, /cli-every-hour/);
   });
 
+  test('schedule set changes only what it names, keeps the job unless a new one is given, and refuses nothing to change', async () => {
+    const add = await spool(['schedule', 'add', 'cli-set', '--cron', '0 3 * * *', '--queue', 'cli-sched', '--shell', 'echo one', '--attempts', '2']);
+    assert.equal(add.code, 0, add.stderr);
+    const current = async (): Promise<ScheduleResult> => parseJson<ScheduleResult>((await spool(['schedule', 'show', 'cli-set', '--json'])).stdout);
+    const set = await spool(['schedule', 'set', 'cli-set', '--cron', '*/15 * * * *', '--tz', 'Asia/Tokyo']);
+    assert.equal(set.code, 0, set.stderr);
+    assert.match(set.stdout, /\*\/15 \* \* \* \*/);
+    let s = (await current()).schedule;
+    assert.deepEqual([s.cron, s.timezone, s.queue, s.job.kind, s.job.payload, s.job.maxAttempts], ['*/15 * * * *', 'Asia/Tokyo', 'cli-sched', 'shell', { command: 'echo one', cwd: process.cwd() }, 2]);
+    // Job options alone change the job it has; a new source replaces the job.
+    assert.equal((await spool(['schedule', 'set', 'cli-set', '--attempts', '5', '--priority', '3'])).code, 0);
+    s = (await current()).schedule;
+    assert.deepEqual([s.job.kind, s.job.payload, s.job.maxAttempts, s.job.priority], ['shell', { command: 'echo one', cwd: process.cwd() }, 5, 3]);
+    assert.equal((await spool(['schedule', 'set', 'cli-set', '--kind', 'report', '--payload', '{"to":"team"}'])).code, 0);
+    s = (await current()).schedule;
+    assert.deepEqual([s.job.kind, s.job.payload, s.job.maxAttempts, s.cron], ['report', { to: 'team' }, undefined, '*/15 * * * *']);
+    const nothing = await spool(['schedule', 'set', 'cli-set']);
+    assert.equal(nothing.code, 1);
+    assert.match(nothing.stderr, /^spool: Say what to change: --cron/);
+    const bad = await spool(['schedule', 'set', 'cli-set', '--cron', '61 * * * *']);
+    assert.equal(bad.code, 1);
+    assert.equal((await current()).schedule.cron, '*/15 * * * *', 'a refused change changes nothing');
+    const unknown = await spool(['schedule', 'set', 'cli-no-such-schedule', '--cron', '* * * * *']);
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /cli-no-such-schedule/);
+    // The refusal to add a name that exists points at set.
+    const again = await spool(['schedule', 'add', 'cli-set', '--cron', '0 3 * * *', '--queue', 'cli-sched', '--shell', 'true']);
+    assert.match(again.stderr, /spool schedule set cli-set/);
+    await spool(['schedule', 'rm', 'cli-set']);
+  });
+
   test('an invalid cron expression is refused with the reason, and no schedule is made', async () => {
     const r = await spool(['schedule', 'add', 'cli-bad-cron', '--cron', '61 * * * *', '--queue', 'q', '--shell', 'true']);
     assert.equal(r.code, 1);

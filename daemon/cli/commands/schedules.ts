@@ -1,6 +1,6 @@
-/** `spool schedules` and `spool schedule add|rm|enable|disable|run|show <name>`. */
+/** `spool schedules` and `spool schedule add|set|rm|enable|disable|run|show <name>`. */
 import type { Command } from 'commander';
-import type { CreateScheduleParams } from '../../../shared/protocol';
+import type { CreateScheduleParams, UpdateScheduleParams } from '../../../shared/protocol';
 import type { MissedRunPolicy } from '../../../shared/types';
 import { action, arg } from '../action';
 import { CliError } from '../errors';
@@ -10,6 +10,7 @@ import { addJobOptions, addJobSourceOptions, resolveJobOptions, resolveJobSource
 
 type AddOptions = JobSourceOptions &
   JobOptionValues & { cron: string; tz?: string; queue: string; missed?: string; disabled?: boolean; json?: boolean };
+type SetOptions = JobSourceOptions & JobOptionValues & { cron?: string; tz?: string; queue?: string; missed?: string; json?: boolean };
 
 export function registerSchedules(program: Command): void {
   program
@@ -28,13 +29,14 @@ export function registerSchedules(program: Command): void {
 
   const schedule = program
     .command('schedule')
-    .description('Add, remove, enable, disable, run or show a schedule')
+    .description('Add, change, remove, enable, disable, run or show a schedule')
     .addHelpText(
       'after',
       `
 Examples:
   spool schedule add cleanup --cron "*/5 * * * *" --queue maintenance --shell "make clean"
   spool schedule add report --cron "0 9 * * 1-5" --tz Europe/Paris --queue mail --kind send-report --payload '{"to":"team"}'
+  spool schedule set cleanup --cron "*/15 * * * *"
   spool schedule run cleanup
   spool schedule disable cleanup
   spool schedule rm cleanup`,
@@ -74,6 +76,50 @@ Examples:
           ctx.print('Next runs:');
           for (const t of result.nextRuns) ctx.print(`  ${formatTimestamp(t)}  (${formatRelative(t)})`);
         }
+      }),
+    );
+
+  const set = schedule
+    .command('set')
+    .description("Change a schedule: only what you name changes; prints its next three fire times")
+    .argument('<name>', 'the schedule name')
+    .option('--cron <expression>', 'a new cron expression')
+    .option('--tz <zone>', 'a new IANA time zone')
+    .option('-q, --queue <queue>', 'a new queue for its jobs');
+  addJobSourceOptions(set);
+  addJobOptions(set);
+  set
+    .option('--missed <policy>', 'skip or run-once')
+    .option('--json', 'print {schedule, nextRuns} as JSON')
+    .addHelpText(
+      'after',
+      `
+--shell, --http or --kind replace the job; --priority, --attempts, --backoff, --timeout and --tag
+alone change those of the job it has.
+
+Examples:
+  spool schedule set cleanup --cron "*/15 * * * *"
+  spool schedule set report --tz America/New_York --attempts 5
+  spool schedule set cleanup --shell "make clean-all"`,
+    )
+    .action(
+      action<SetOptions>(async (ctx, args, o) => {
+        const name = arg(args, 0);
+        const client = await ctx.client();
+        const params: UpdateScheduleParams = { name };
+        if (o.cron !== undefined) params.cron = o.cron;
+        if (o.tz !== undefined) params.timezone = o.tz;
+        if (o.queue !== undefined) params.queue = o.queue;
+        if (o.missed !== undefined) params.missedPolicy = parseMissed(o.missed);
+        const options = resolveJobOptions(o);
+        if (o.shell !== undefined || o.http !== undefined || o.kind !== undefined) params.job = { ...(await resolveJobSource(o)), ...options };
+        else if (Object.keys(options).length > 0) params.job = { ...(await client.call('schedules.get', { name })).schedule.job, ...options };
+        if (Object.keys(params).length === 1) {
+          throw new CliError('Say what to change: --cron, --tz, --queue, --missed, the job (--shell, --http or --kind), or its --priority, --attempts, --backoff, --timeout or --tag.');
+        }
+        const result = await client.call('schedules.update', params);
+        if (o.json) return ctx.printJson(result);
+        ctx.print(scheduleDetails(result, ctx.colors));
       }),
     );
 

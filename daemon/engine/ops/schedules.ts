@@ -47,7 +47,7 @@ export function createSchedule(ctx: EngineContext, input: ScheduleInput, nextRun
     now: ctx.now(),
   });
   if (!inserted) {
-    throw new SpoolError(ErrorCode.AlreadyExists, `A schedule named "${input.name}" exists already. Change it with schedules.update (from the command line: spool rpc schedules.update '{"name":"${input.name}", ...}'), or remove it first (spool schedule rm ${input.name}).`, { schedule: input.name });
+    throw new SpoolError(ErrorCode.AlreadyExists, `A schedule named "${input.name}" exists already. Change it with schedules.update (from the command line: spool schedule set ${input.name} …), or remove it first (spool schedule rm ${input.name}).`, { schedule: input.name });
   }
   return getSchedule(ctx, input.name);
 }
