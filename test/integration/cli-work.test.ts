@@ -138,7 +138,9 @@ test('a second SIGINT kills the running command and its children, hands the job 
   assert.deepEqual([after.job.state, after.job.attempts], ['retrying', 0]);
   assert.equal(after.runs[0]?.outcome, 'interrupted');
   assert.match(after.runs[0]?.error ?? '', /was stopped by a second SIGINT/);
-  assert.ok((await outputOf(job.id)).includes('stdout:started'), 'the output written before the stop is kept');
+  const output = await outputOf(job.id);
+  assert.ok(output.includes('stdout:started'), 'the output written before the stop is kept');
+  assert.match(output.at(-1) ?? '', /^log:Attempt 1 was interrupted \(Worker .* was stopped by a second SIGINT before the job finished\.\); it runs again/);
 });
 
 function killGroup(pid: number): void {

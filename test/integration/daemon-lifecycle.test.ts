@@ -151,6 +151,11 @@ test('SIGTERM stops a job that outlasts the grace period; it is recovered and ru
   const { runs } = await after.call('jobs.get', { id: job.id });
   assert.equal(runs.length, 2);
   assert.equal(runs[0].outcome, 'interrupted');
+  const { lines } = await after.call('jobs.output', { id: job.id });
+  assert.deepEqual(
+    lines.filter((l) => l.stream === 'log').map((l) => [l.attempt, l.text]),
+    [[1, 'Attempt 1 was interrupted (the daemon stopped while the job ran); it runs again without using up an attempt.']],
+  );
   await after.call('jobs.cancel', { id: job.id });
 });
 

@@ -150,6 +150,11 @@ test('a released job runs again at once without using up an attempt, even its la
   assert.deepEqual(events, [`${job.id}:retrying`]);
   assert.deepEqual(engine.getJob(job.id).runs.map((r) => [r.attempt, r.workerId, r.outcome, r.error, r.durationMs]), [[1, 'w1', 'interrupted', 'worker stopping', 200]]);
   assert.equal(engine.stats().failedLastMinute, 0, 'a release is not a failure');
+  // The next run's output carries the same attempt number: a line marks where this one ended.
+  assert.deepEqual(
+    engine.output({ id: job.id }).lines.map((l) => [l.attempt, l.stream, l.text]),
+    [[1, 'log', 'Attempt 1 was interrupted (worker stopping); it runs again without using up an attempt.']],
+  );
   assert.equal(engine.getQueue('q').counts.running, 0);
 
   // Claimed again at once: the same attempt number, the checkpoint kept, and it can still complete.

@@ -225,16 +225,30 @@ export function release(ctx: EngineContext, input: ReleaseInput): Job {
   ctx.store.runs.record({ jobId: job.id, outcome: 'interrupted', error: input.reason, stack: null, exitCode: null, httpStatus: null, now });
   const released = ctx.store.jobs.recover(job.id, now);
   if (!released) throw leaseLost(ctx, input.id, input.workerId);
+  noteInterrupted(ctx, job, input.reason, now);
   ctx.events.job(released);
   return released;
+}
+
+/**
+ * A line in the job's output where an interrupted attempt's output ends. The attempt is given
+ * back, so the next run's lines carry the same attempt number and would otherwise follow on
+ * from the cut-off ones as if one run had written both.
+ */
+function noteInterrupted(ctx: EngineContext, job: Job, reason: string, now: number): void {
+  const text = `Attempt ${job.attempts} was interrupted (${reason}); it runs again without using up an attempt.`;
+  const written = ctx.store.output.append(job.id, job.attempts, 'log', [truncateLine(text)], now, LIMITS.maxOutputLinesPerJob);
+  ctx.events.output(job.id, job.queue, written);
 }
 
 /** Start-up recovery of one job this daemon's executors left running: retried at once, the attempt given back. */
 export function recoverJob(ctx: EngineContext, job: Job): Job | undefined {
   const now = ctx.now();
-  ctx.store.runs.record({ jobId: job.id, outcome: 'interrupted', error: 'the daemon stopped while the job ran', stack: null, exitCode: null, httpStatus: null, now });
+  const reason = 'the daemon stopped while the job ran';
+  ctx.store.runs.record({ jobId: job.id, outcome: 'interrupted', error: reason, stack: null, exitCode: null, httpStatus: null, now });
   const recovered = ctx.store.jobs.recover(job.id, now);
   if (!recovered) return undefined;
+  noteInterrupted(ctx, job, reason, now);
   ctx.events.job(recovered);
   return recovered;
 }
