@@ -276,6 +276,12 @@ describe('retry, cancel, delete', () => {
     assert.equal(cancel.code, 0, cancel.stderr);
     assert.equal(cancel.stdout, `Cancel requested for job ${id}: it is running and ends as cancelled once its worker stops it.\n`);
     await waitFor('the job to end cancelled', async () => parseJson<JobWithRuns>((await spool(['job', id, '--json'])).stdout).job.state === 'cancelled');
+    // By queue and state, the count includes running jobs that were only asked to stop: it says so.
+    const other = (await spool(['enqueue', 'cli-cancel-running', '--shell', 'sleep 60'])).stdout.trim();
+    await waitFor('the second shell job to run', async () => parseJson<JobWithRuns>((await spool(['job', other, '--json'])).stdout).job.state === 'running');
+    const bulk = await spool(['cancel', '--queue', 'cli-cancel-running', '--state', 'running']);
+    assert.equal(bulk.stdout, 'Cancelled 1 job (running ones end as cancelled once their worker stops them).\n');
+    await waitFor('that job to end cancelled', async () => parseJson<JobWithRuns>((await spool(['job', other, '--json'])).stdout).job.state === 'cancelled');
   });
 
   test('errors: no ids, ids and --queue together, and a job in the wrong state', async () => {

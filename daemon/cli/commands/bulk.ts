@@ -69,6 +69,7 @@ async function runVerb(ctx: CliContext, verb: Verb, ids: string[], o: BulkOption
   if (ids.length === 0 && !o.queue) throw new CliError(`Say which jobs: spool ${verb.name} <id...>, or spool ${verb.name} --queue <queue> [--state ...].`);
   const client = await ctx.client();
   let result: BulkResult;
+  let mayBeRunning = ids.length > 1;
   if (ids.length === 1 && ids[0] !== undefined) {
     // One id: the single-job method, whose error says exactly why (not found, wrong state).
     const answer = await verb.one(client, ids[0]);
@@ -82,13 +83,14 @@ async function runVerb(ctx: CliContext, verb: Verb, ids: string[], o: BulkOption
     result = await verb.many(client, { ids });
   } else {
     const states = parseStates(o.state ?? [verb.defaultStates]);
+    mayBeRunning = states.includes('running');
     result = await verb.many(client, { filter: { queue: o.queue ?? '', states, ...(o.kind ? { kind: o.kind } : {}) } });
     // Nothing matched: a queue that does not exist is a mistake to report, not "0 jobs".
     if (result.count === 0 && result.errors.length === 0) await client.call('queues.get', { name: o.queue ?? '' });
   }
   if (o.json) ctx.printJson(result);
   else {
-    const note = verb.name === 'cancel' && ids.length > 1 ? ' (running ones end as cancelled once their worker stops them)' : '';
+    const note = verb.name === 'cancel' && mayBeRunning ? ' (running ones end as cancelled once their worker stops them)' : '';
     ctx.print(`${verb.past} ${result.count} job${result.count === 1 ? '' : 's'}${note}.`);
     for (const e of result.errors) ctx.note(`${e.id}: ${e.message}`);
   }
