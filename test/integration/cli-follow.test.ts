@@ -112,7 +112,10 @@ test('logs -f --json prints every line once, in order, when many lines arrive qu
 
 test('logs -f on a finished job prints its output and returns at once', async () => {
   const enq = await spool(['enqueue', 'follow', '--shell', 'echo done-already', '--wait', '--json']);
-  const id = parseJson<JobWithRuns>(enq.stdout.slice(enq.stdout.indexOf('{\n'))).job.id;
+  // JSON lines: each output line, then the job.
+  const objects = enq.stdout.trimEnd().split('\n').map((line) => parseJson<Record<string, unknown>>(line));
+  assert.deepEqual(objects.slice(0, -1).map((o) => [o['stream'], o['text']]), [['stdout', 'done-already']]);
+  const id = parseJson<JobWithRuns>(enq.stdout.trimEnd().split('\n').at(-1) ?? '').job.id;
   assert.match(id, UUID);
   const r = await spool(['logs', '-f', id]);
   assert.equal(r.code, 0);

@@ -34,7 +34,7 @@ export function registerEnqueue(program: Command): void {
     .option('--at <time>', 'start no earlier than this time, e.g. 2026-05-01T09:00 or +30m')
     .option('--key <key>', 'idempotency key: enqueueing the same key again returns the existing job')
     .option('--wait', 'wait for the job to finish, showing its output; exit 0 if it completed, 1 if not')
-    .option('--json', 'print the result as JSON (with --wait: output lines as JSON lines, then the job)')
+    .option('--json', 'print the result as JSON (with --wait: one JSON object per line, the output lines, then {job})')
     .addHelpText(
       'after',
       `
@@ -71,7 +71,8 @@ async function enqueue(ctx: CliContext, args: (string | string[] | undefined)[],
   if (!o.json) ctx.note(ctx.colors.dim(`Enqueued ${job.id} on ${queue}; waiting for it to finish (Ctrl-C stops waiting, not the job).`));
   await readOutput(client, job.id, queue, { follow: true, onLines: outputPrinter(ctx, o.json === true) });
   const final = (await client.call('jobs.get', { id: job.id })).job;
-  if (o.json) ctx.printJson({ job: final });
+  // One JSON object per line throughout, so that a script can read the output lines and the job alike.
+  if (o.json) ctx.print(JSON.stringify({ job: final }));
   else {
     const took = final.startedAt !== null && final.finishedAt !== null ? ` in ${formatDuration(final.finishedAt - final.startedAt)}` : '';
     if (final.state === 'completed') ctx.note(ctx.colors.green(`Job ${final.id} completed${took}.`));
