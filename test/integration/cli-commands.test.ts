@@ -455,6 +455,10 @@ describe('rpc', () => {
     const unknownMethod = await spool(['rpc', 'jobs.explode']);
     assert.equal(unknownMethod.code, 1);
     assert.equal(parseJson<{ error: { code: number } }>(unknownMethod.stdout).error.code, -32601);
+    assert.match(unknownMethod.stderr, /\nspool rpc --help lists every method\.\n$/);
+    const typo = await spool(['rpc', 'jobs.lsit']);
+    assert.equal(typo.code, 1);
+    assert.match(typo.stderr, /\nDid you mean jobs\.list\? \(spool rpc --help lists every method\)\n$/);
 
     const slow = await spool(['rpc', 'jobs.claim', '{"workerId":"cli-rpc","queues":["cli-never"],"waitMs":20000}', '--timeout', '300ms']);
     assert.equal(slow.code, 1);

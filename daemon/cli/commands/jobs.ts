@@ -8,7 +8,7 @@ import { readOutput } from '../follow';
 import { jobDetails, jobsTable } from '../format/records';
 import { outputPrinter } from '../output';
 import { collect, parseInteger, parseStates } from '../parse/values';
-import { unknownQueueNote } from '../queueHint';
+import { unknownQueueNote } from '../hints';
 
 type ListOptions = {
   queue?: string;

@@ -1,10 +1,11 @@
 /** `spool rpc <method> [params]`: any daemon method, raw. */
 import type { Command } from 'commander';
 import { SpoolError } from '../../../shared/errors';
-import { METHOD_NAMES } from '../../../shared/protocol';
+import { ErrorCode, METHOD_NAMES } from '../../../shared/protocol';
 import { action, arg } from '../action';
 import { parseDuration } from '../parse/duration';
 import { parseJsonArgument } from '../parse/values';
+import { closest } from '../hints';
 
 export function registerRpc(program: Command): void {
   program
@@ -41,6 +42,10 @@ ${METHOD_NAMES.map((m) => `  ${m}`).join('\n')}`,
           // The daemon's error object as it came over the wire, for scripts to inspect.
           ctx.printJson({ error: error.toJSON() });
           ctx.note(`spool: ${error.message}`);
+          if (error.code === ErrorCode.MethodNotFound) {
+            const near = closest(method, METHOD_NAMES);
+            ctx.note(near !== null ? `Did you mean ${near}? (spool rpc --help lists every method)` : 'spool rpc --help lists every method.');
+          }
           return 1;
         }
       }),

@@ -18,7 +18,7 @@ import type { CliContext } from '../context';
 import { CliError } from '../errors';
 import { parseKillAfter } from '../parse/duration';
 import { collect, parseInteger } from '../parse/values';
-import { unknownQueueNote } from '../queueHint';
+import { unknownQueueNote } from '../hints';
 import { splitLine } from '../../engine/output-lines';
 
 type WorkOptions = {

@@ -1,7 +1,8 @@
 /**
- * A queue is created by its first enqueue, so a mistyped name is never an error: `spool jobs
- * --queue bulids` finds nothing and `spool work imgaes` waits for jobs that never come. Where a
- * command names a queue that does not exist, this says so, with the closest existing name.
+ * "Did you mean" hints. A queue is created by its first enqueue, so a mistyped name is never an
+ * error: `spool jobs --queue bulids` finds nothing and `spool work imgaes` waits for jobs that
+ * never come. Where a command names a queue that does not exist, this says so, with the closest
+ * existing name; `spool rpc` does the same for a mistyped method.
  */
 import type { SpoolClient } from '../../shared/client';
 
