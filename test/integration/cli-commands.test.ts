@@ -203,6 +203,8 @@ describe('jobs, job and logs', () => {
     assert.match(r.stdout, new RegExp(`^id: +${id}$`, 'm'));
     assert.match(r.stdout, /^state: +dead$/m);
     assert.match(r.stdout, /^attempts: +1\/1$/m);
+    // As --backoff takes it, and as `spool queue` shows a queue's.
+    assert.match(r.stdout, /^backoff: +exponential:\d+\w*:\d+\w*:0\.\d+$/m);
     assert.match(r.stdout, /^RUN +WORKER +STARTED +TOOK +OUTCOME +EXIT +ERROR$/m);
     assert.match(r.stdout, /^ +1 +builtin:\S+ +.* failed +5 /m);
     const json = parseJson<JobWithRuns>((await spool(['job', id, '--json'])).stdout);
@@ -366,6 +368,13 @@ describe('schedules and schedule', () => {
 
     const disabled = await spool(['schedule', 'disable', 'cli-every-hour']);
     assert.match(disabled.stdout, /^enabled: +no$/m);
+    assert.match(disabled.stdout, /^next runs: +none while disabled$/m);
+    // Enabled, the three fire times stand one under the other, in the value column.
+    const shownText = (await spool(['schedule', 'enable', 'cli-every-hour'])).stdout;
+    const column = (/^next runs: +/m.exec(shownText)?.[0] ?? '').length;
+    const continued = shownText.split('\n').filter((line) => /^ +\d{4}-/.test(line));
+    assert.equal(continued.length, 2, shownText);
+    for (const line of continued) assert.equal(line.length - line.trimStart().length, column, shownText);
     const enabled = await spool(['schedule', 'enable', 'cli-every-hour', '--json']);
     assert.equal(parseJson<ScheduleResult>(enabled.stdout).schedule.enabled, true);
     assert.equal((await spool(['schedule', 'rm', 'cli-every-hour'])).stdout, 'Deleted schedule cli-every-hour.\n');

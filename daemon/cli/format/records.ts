@@ -3,7 +3,7 @@
  * `--json` forms print the daemon's result unchanged instead.
  */
 import type { ScheduleResult, Stats } from '../../../shared/protocol';
-import type { Job, JobRun, JobState, Queue, Schedule, Worker } from '../../../shared/types';
+import type { Backoff, Job, JobRun, JobState, Queue, Schedule, Worker } from '../../../shared/types';
 import type { Colors } from './color';
 import { renderFields, renderTable } from './table';
 import { formatDuration, formatRelative, formatTimestamp } from './time';
@@ -58,6 +58,11 @@ export function jobsTable(jobs: readonly Job[], c: Colors, now = Date.now()): st
   );
 }
 
+/** A backoff as --backoff takes it (strategy:base:cap:jitter), so it can be copied into one. */
+function backoffText(b: Backoff): string {
+  return `${b.strategy}:${formatDuration(b.baseMs)}:${formatDuration(b.capMs)}:${b.jitter}`;
+}
+
 export function jobDetails(job: Job, runs: readonly JobRun[], c: Colors, now = Date.now()): string {
   const when = (t: number | null): string => (t === null ? '-' : `${formatTimestamp(t)} (${formatRelative(t, now)})`);
   const fields: [string, string][] = [
@@ -73,7 +78,7 @@ export function jobDetails(job: Job, runs: readonly JobRun[], c: Colors, now = D
     ['started', when(job.startedAt)],
     ['finished', when(job.finishedAt)],
     ['timeout', formatDuration(job.timeoutMs)],
-    ['backoff', `${job.backoff.strategy} ${formatDuration(job.backoff.baseMs)}..${formatDuration(job.backoff.capMs)} ±${Math.round(job.backoff.jitter * 100)}%`],
+    ['backoff', backoffText(job.backoff)],
   ];
   if (job.workerId) fields.push(['worker', job.workerId]);
   if (job.leaseExpiresAt !== null) fields.push(['lease until', when(job.leaseExpiresAt)]);
@@ -145,7 +150,7 @@ export function queueDetails(q: Queue, c: Colors): string {
       ['concurrency', q.concurrency === null ? 'no limit' : String(q.concurrency)],
       ['rate limit', q.rateLimit ? `${q.rateLimit.perSecond}/s, bursts of ${q.rateLimit.burst}` : 'none'],
       ['attempts', String(q.defaultMaxAttempts)],
-      ['backoff', `${b.strategy}:${formatDuration(b.baseMs)}:${formatDuration(b.capMs)}:${b.jitter}`],
+      ['backoff', backoffText(b)],
       ['timeout', formatDuration(q.defaultTimeoutMs)],
       ['retention', q.retentionMs === null ? 'forever' : formatDuration(q.retentionMs)],
       ['created', formatTimestamp(q.createdAt)],
@@ -189,7 +194,7 @@ export function scheduleDetails(result: ScheduleResult, c: Colors, now = Date.no
       ['enabled', s.enabled ? 'yes' : c.yellow('no')],
       ['missed runs', s.missedPolicy === 'runOnce' ? 'run once' : 'skip'],
       ['last run', s.lastRunAt === null ? 'never' : `${formatTimestamp(s.lastRunAt)} (${formatRelative(s.lastRunAt, now)})`],
-      ['next runs', result.nextRuns.map((t) => `${formatTimestamp(t)} (${formatRelative(t, now)})`).join('\n' + ' '.repeat(13)) || '-'],
+      ['next runs', s.enabled ? result.nextRuns.map((t) => `${formatTimestamp(t)} (${formatRelative(t, now)})`).join('\n') || '-' : 'none while disabled'],
     ],
     c.dim,
   );

@@ -27,5 +27,7 @@ export function renderTable<T>(rows: readonly T[], columns: readonly Column<T>[]
 /** `key:   value` lines, keys padded to one width. */
 export function renderFields(fields: readonly [string, string][], key: (s: string) => string = (s) => s): string {
   const width = Math.max(0, ...fields.map(([k]) => k.length));
-  return fields.map(([k, v]) => `${key((k + ':').padEnd(width + 1))}  ${v}`).join('\n') + '\n';
+  // A value of several lines keeps to its column.
+  const indent = '\n' + ' '.repeat(width + 3);
+  return fields.map(([k, v]) => `${key((k + ':').padEnd(width + 1))}  ${v.split('\n').join(indent)}`).join('\n') + '\n';
 }
