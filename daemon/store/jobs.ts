@@ -153,9 +153,10 @@ export class JobStatements {
         tags = coalesce(@tags, tags), updated_at = @now
       WHERE id = @id AND state IN ('queued', 'retrying') RETURNING *`), 'job');
     // Start-up recovery gives the attempt back: the daemon stopping is not the job failing.
+    // last_error says why it waits again (not an earlier attempt's failure).
     this.recoverStmt = new ArrayRows(db.prepare(`
       UPDATE jobs SET state = 'retrying', attempts = attempts - 1, run_at = @now, lease_expires_at = NULL,
-        cancel_requested = 0, updated_at = @now
+        last_error = @reason, cancel_requested = 0, updated_at = @now
       WHERE id = @id AND state = 'running' RETURNING *`), 'job');
     this.expiredStmt = new ArrayRows(db.prepare(`
       SELECT * FROM jobs INDEXED BY jobs_lease WHERE state = 'running' AND lease_expires_at <= @now ORDER BY lease_expires_at LIMIT +@limit`), 'job');
@@ -326,10 +327,11 @@ export class JobStatements {
     return job;
   }
 
-  recover(id: string, now: number): Job | undefined {
+  /** A running job back to retrying at once, its attempt given back; `reason` says why. */
+  recover(id: string, now: number, reason: string): Job | undefined {
     // Its run time is now: delayed if the clock were to step back (see DelayedCounts.noteWrite).
     this.delayed.noteWrite(now);
-    const job = mapOptional(this.recoverStmt.get({ id, now }));
+    const job = mapOptional(this.recoverStmt.get({ id, now, reason }));
     if (job) this.counts.move(job.queue, 'running', 'retrying');
     return job;
   }

@@ -148,9 +148,10 @@ test('SIGTERM stops a job that outlasts the grace period; it is recovered and ru
   await daemon.restart();
   await waitFor('the job to run again', () => fs.readFileSync(pids, 'utf8').trim().split('\n').length >= 2);
   const after = await daemon.client();
-  const { runs } = await after.call('jobs.get', { id: job.id });
+  const { job: again, runs } = await after.call('jobs.get', { id: job.id });
   assert.equal(runs.length, 2);
   assert.equal(runs[0].outcome, 'interrupted');
+  assert.equal(again.lastError, 'Interrupted: the daemon stopped while the job ran');
   const { lines } = await after.call('jobs.output', { id: job.id });
   assert.deepEqual(
     lines.filter((l) => l.stream === 'log').map((l) => [l.attempt, l.text]),

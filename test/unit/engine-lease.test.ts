@@ -146,6 +146,7 @@ test('a released job runs again at once without using up an attempt, even its la
   clock.advance(200);
   const released = engine.release({ id: job.id, workerId: 'w1', reason: 'worker stopping' });
   assert.deepEqual([released.state, released.attempts, released.runAt, released.leaseExpiresAt], ['retrying', 0, clock.ms, null]);
+  assert.equal(released.lastError, 'Interrupted: worker stopping', 'why it waits again');
   assert.deepEqual(released, engine.getJob(job.id).job);
   assert.deepEqual(events, [`${job.id}:retrying`]);
   assert.deepEqual(engine.getJob(job.id).runs.map((r) => [r.attempt, r.workerId, r.outcome, r.error, r.durationMs]), [[1, 'w1', 'interrupted', 'worker stopping', 200]]);

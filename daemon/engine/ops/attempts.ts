@@ -223,7 +223,7 @@ export function release(ctx: EngineContext, input: ReleaseInput): Job {
   if (job.cancelRequested) return markCancelled(ctx, input.id, input.workerId);
   const now = ctx.now();
   ctx.store.runs.record({ jobId: job.id, outcome: 'interrupted', error: input.reason, stack: null, exitCode: null, httpStatus: null, now });
-  const released = ctx.store.jobs.recover(job.id, now);
+  const released = ctx.store.jobs.recover(job.id, now, `Interrupted: ${input.reason}`);
   if (!released) throw leaseLost(ctx, input.id, input.workerId);
   noteInterrupted(ctx, job, input.reason, now);
   ctx.events.job(released);
@@ -246,7 +246,7 @@ export function recoverJob(ctx: EngineContext, job: Job): Job | undefined {
   const now = ctx.now();
   const reason = 'the daemon stopped while the job ran';
   ctx.store.runs.record({ jobId: job.id, outcome: 'interrupted', error: reason, stack: null, exitCode: null, httpStatus: null, now });
-  const recovered = ctx.store.jobs.recover(job.id, now);
+  const recovered = ctx.store.jobs.recover(job.id, now, `Interrupted: ${reason}`);
   if (!recovered) return undefined;
   noteInterrupted(ctx, job, reason, now);
   ctx.events.job(recovered);
