@@ -324,6 +324,9 @@ describe('queues and queue', () => {
     const show = await spool(['queue', 'cli-q']);
     assert.match(show.stdout, /^concurrency: +3$/m);
     assert.match(show.stdout, /^retention: +7d$/m);
+    // Retention 0 keeps no finished job: said in words, not as "0ms".
+    const none = await spool(['queue', 'cli-q-none', 'set', '--retention', '0']);
+    assert.match(none.stdout, /^retention: +none: finished jobs are deleted at the next cleanup$/m);
 
     const paused = await spool(['queue', 'cli-q', 'pause']);
     assert.match(paused.stdout, /^Paused cli-q/);

@@ -257,7 +257,7 @@ describe('the daemon over its socket', () => {
     const zeroStep = await rejectsWith(client.call('schedules.create', { name: 'bad', cron: '*/0 * * * *', queue: 'cron', job: { kind: 'r' } }), ErrorCode.InvalidParams, 'cron');
     assert.match(zeroStep.message, /[^.]\.$/, 'one full stop at the end of the parser\'s reason');
     const taken = await rejectsWith(client.call('schedules.create', { name: 'nightly', cron: '0 4 * * *', queue: 'cron', job: { kind: 'report' } }), ErrorCode.AlreadyExists);
-    assert.match(taken.message, /spool rpc schedules\.update .*spool schedule rm nightly/);
+    assert.match(taken.message, /spool schedule set nightly .*spool schedule rm nightly/);
 
     const updated = await client.call('schedules.update', { name: 'nightly', cron: '30 4 * * *' });
     assert.equal(updated.schedule.cron, '30 4 * * *');

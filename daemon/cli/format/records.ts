@@ -152,7 +152,7 @@ export function queueDetails(q: Queue, c: Colors): string {
       ['attempts', String(q.defaultMaxAttempts)],
       ['backoff', backoffText(b)],
       ['timeout', formatDuration(q.defaultTimeoutMs)],
-      ['retention', q.retentionMs === null ? 'forever' : formatDuration(q.retentionMs)],
+      ['retention', q.retentionMs === null ? 'forever' : q.retentionMs === 0 ? 'none: finished jobs are deleted at the next cleanup' : formatDuration(q.retentionMs)],
       ['created', formatTimestamp(q.createdAt)],
     ],
     c.dim,
