@@ -25,7 +25,7 @@
  *   with `jobs.release` instead of started), then closes. A second signal stops hard: it aborts
  *   every handler's `ctx.signal` with a `WorkerStoppedError`, gives the handlers a moment, hands
  *   their jobs back (`jobs.release`: they run again without using up an attempt), then exits
- *   with 130.
+ *   with 130 (SIGINT) or 143 (SIGTERM).
  *
  * Delivery is at-least-once: a job whose worker died runs again after its lease, so handlers
  * should be idempotent or resume from `job.checkpoint`.
@@ -98,8 +98,8 @@ export interface RunWorkerOptions {
   signal?: AbortSignal;
   /**
    * Drain on SIGTERM and SIGINT. A second signal aborts every handler's `ctx.signal` with a
-   * `WorkerStoppedError`, reports the running jobs failed (waiting at most about 2 s), then exits
-   * with status 130. Default false.
+   * `WorkerStoppedError`, hands the running jobs back (waiting at most about 2 s), then exits
+   * with status 130 after SIGINT, 143 after SIGTERM. Default false.
    */
   handleSignals?: boolean;
   /**
@@ -206,10 +206,12 @@ class Worker implements WorkerHandle {
       let received = 0;
       const onSignal = (name: NodeJS.Signals): void => {
         received++;
-        if (received > 2) process.exit(130);
+        // 128 + the signal's number, as a shell reports a process the signal ended: 130 for SIGINT, 143 for SIGTERM.
+        const status = 128 + (name === 'SIGINT' ? 2 : 15);
+        if (received > 2) process.exit(status);
         if (received === 2) {
           process.stderr.write(`spool worker: second ${name}, stopping ${this.active.size} running job(s) now\n`);
-          void this.stopHard(name).finally(() => process.exit(130));
+          void this.stopHard(name).finally(() => process.exit(status));
           return;
         }
         const running = this.active.size;

@@ -189,7 +189,7 @@ test('a job that a claim in flight brings after stop() is handed back, not start
   assert.deepEqual(r.runs.map((run) => [run.outcome, run.error]), [['interrupted', `Worker ${w.workerId} was stopping when the claim returned.`]]);
 });
 
-test('a second signal hands back the job of a handler that ignores its signal, then exits with 130', async (t) => {
+test('a second SIGTERM hands back the job of a handler that ignores its signal, then exits with 143', async (t) => {
   const queue = freshQueue();
   const fixture = path.resolve(__dirname, '..', 'fixtures', 'stubborn-worker.ts');
   const proc = spawn(process.execPath, ['--import', 'tsx', fixture, daemon.socketPath, queue], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -207,7 +207,7 @@ test('a second signal hands back the job of a handler that ignores its signal, t
   proc.kill('SIGTERM');
   await waitFor('the worker to say it is draining', () => stderr.includes('SIGTERM received, finishing 1 running job(s)'));
   proc.kill('SIGTERM');
-  assert.equal(await exited, 130, stderr);
+  assert.equal(await exited, 143, stderr);
   const r = await client.call('jobs.get', { id });
   // Not left running for its lease, and not dead though it had one attempt: it runs again.
   assert.deepEqual([r.job.state, r.job.attempts], ['retrying', 0]);

@@ -50,7 +50,7 @@ The command gets, besides the payload on stdin:
   SPOOL_WORKER_ID and SPOOL_SOCKET.
 SIGTERM or Ctrl-C lets running jobs finish and claims no more; a second one kills the running
 commands (SIGKILL to their process groups), hands their jobs back to run again (no attempt used
-up) and exits with status 130.
+up) and exits with status 130 (SIGINT) or 143 (SIGTERM).
 
 Examples:
   spool work images --kind resize --exec 'jq -r .path | xargs ./resize.sh'
