@@ -6,9 +6,24 @@
  */
 import type { SpoolClient } from '../../shared/client';
 
+/** The names of the queues that exist now. */
+export async function queueNames(client: SpoolClient): Promise<string[]> {
+  return (await client.call('queues.list')).queues.map((q) => q.name);
+}
+
+/**
+ * After an enqueue made a new queue: a note if its name is close to one that existed (a typo
+ * that would otherwise leave the job waiting in a queue no worker serves), else null.
+ */
+export function newQueueNote(name: string, before: readonly string[]): string | null {
+  if (before.includes(name)) return null;
+  const near = closest(name, before);
+  return near === null ? null : `This made a new queue, "${name}"; did you mean "${near}"?`;
+}
+
 /** A note for each named queue that does not exist, or null when they all do. */
 export async function unknownQueueNote(client: SpoolClient, names: readonly string[]): Promise<string | null> {
-  const existing = (await client.call('queues.list')).queues.map((q) => q.name);
+  const existing = await queueNames(client);
   const missing = names.filter((name) => !existing.includes(name));
   if (missing.length === 0) return null;
   return missing

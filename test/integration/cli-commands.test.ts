@@ -89,6 +89,17 @@ describe('enqueue', () => {
     assert.equal(at.job.runAt, Date.parse('2099-01-01T00:00:00Z'));
   });
 
+  test('an enqueue that makes a new queue whose name is close to an existing one says so', async () => {
+    assert.equal((await spool(['enqueue', 'cli-builds', '--kind', 'k', '--delay', '1h'])).code, 0);
+    const typo = await spool(['enqueue', 'cli-bulids', '--kind', 'k', '--delay', '1h']);
+    assert.equal(typo.code, 0, typo.stderr);
+    assert.equal(typo.stderr, 'This made a new queue, "cli-bulids"; did you mean "cli-builds"?\n');
+    // The job is enqueued all the same (queues come into being with their first job).
+    assert.match(typo.stdout, /^[0-9a-f-]{36}\n$/);
+    const again = await spool(['enqueue', 'cli-bulids', '--kind', 'k', '--delay', '1h']);
+    assert.equal(again.stderr, '', 'once the queue exists, nothing more is said');
+  });
+
   test('the same idempotency key returns the first job and says nothing new was enqueued', async () => {
     const first = await spool(['enqueue', 'cli-enq', '--kind', 'once', '--key', 'k-1']);
     const second = await spool(['enqueue', 'cli-enq', '--kind', 'once', '--key', 'k-1']);

@@ -8,6 +8,7 @@ import { CliError } from '../errors';
 import { readOutput } from '../follow';
 import { formatDuration } from '../format/time';
 import { enqueueContext } from '../gitcontext';
+import { newQueueNote, queueNames } from '../hints';
 import { addJobOptions, addJobSourceOptions, resolveJobOptions, resolveJobSource, type JobOptionValues, type JobSourceOptions } from '../jobsource';
 import { outputPrinter } from '../output';
 import { parseDuration } from '../parse/duration';
@@ -58,8 +59,11 @@ async function enqueue(ctx: CliContext, args: (string | string[] | undefined)[],
   if (o.at !== undefined) params.runAt = parseTime(o.at, '--at');
   if (o.key !== undefined) params.idempotencyKey = o.key;
   const client = await ctx.client();
+  const queuesBefore = await queueNames(client);
   const result = await client.call('jobs.enqueue', params);
   const job = result.job;
+  const typo = newQueueNote(queue, queuesBefore);
+  if (typo !== null) ctx.note(typo);
   if (!o.wait) {
     if (o.json) ctx.printJson(result);
     else {
