@@ -206,7 +206,8 @@ class Worker implements WorkerHandle {
       let received = 0;
       const onSignal = (name: NodeJS.Signals): void => {
         received++;
-        // 128 + the signal's number, as a shell reports a process the signal ended: 130 for SIGINT, 143 for SIGTERM.
+        // 128 + the signal's number, as a shell reports a process the signal ended: 130 for
+        // SIGINT, 143 for SIGTERM.
         const status = 128 + (name === 'SIGINT' ? 2 : 15);
         if (received > 2) process.exit(status);
         if (received === 2) {
