@@ -1,8 +1,8 @@
 /**
  * "Did you mean" hints. A queue is created by its first enqueue, so a mistyped name is never an
- * error: `spool jobs --queue bulids` finds nothing and `spool work imgaes` waits for jobs that
- * never come. Where a command names a queue that does not exist, this says so, with the closest
- * existing name; `spool rpc` does the same for a mistyped method.
+ * error: `spool enqueue bulids` makes a queue no worker serves, `spool jobs --queue bulids`
+ * finds nothing and `spool work imgaes` waits for jobs that never come. These commands point the
+ * mistake out with the closest existing name; `spool rpc` does the same for a mistyped method.
  */
 import type { SpoolClient } from '../../shared/client';
 
@@ -39,10 +39,13 @@ function listed(names: readonly string[]): string {
   return names.length <= 10 ? names.join(', ') : `${names.slice(0, 10).join(', ')} and ${names.length - 10} more`;
 }
 
-/** The existing name within two edits of `name` (the nearest, first on ties), if any. */
+/**
+ * The existing name within two edits of `name` (the nearest, first on ties), if any; one edit
+ * per three characters at most, so that short names ("q1", "q2") are not taken for typos.
+ */
 export function closest(name: string, candidates: readonly string[]): string | null {
   let best: string | null = null;
-  let bestDistance = 3;
+  let bestDistance = Math.min(2, Math.floor(name.length / 3)) + 1;
   for (const candidate of candidates) {
     const d = editDistance(name, candidate);
     if (d < bestDistance) {

@@ -1,0 +1,28 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { closest, newQueueNote } from '../../daemon/cli/hints';
+
+test('closest finds a name within two edits, a swap of neighbours counting as one', () => {
+  const queues = ['builds', 'images', 'mail'];
+  assert.equal(closest('bulids', queues), 'builds', 'a swap');
+  assert.equal(closest('imags', queues), 'images', 'a letter missing');
+  assert.equal(closest('imagesx', queues), 'images', 'a letter too many');
+  assert.equal(closest('buildz2', queues), 'builds', 'two edits');
+  assert.equal(closest('buildzzz', queues), null, 'three edits');
+  assert.equal(closest('reports', queues), null);
+  assert.equal(closest('anything', []), null);
+});
+
+test('closest prefers the nearest name, and leaves short names alone', () => {
+  assert.equal(closest('mails', ['nails', 'mail']), 'nails', 'first of equals');
+  assert.equal(closest('jobs.lsit', ['jobs.get', 'jobs.list']), 'jobs.list');
+  // One edit apart, but "q1" and "q2" are as likely two queues as a typo.
+  assert.equal(closest('q2', ['q1']), null);
+  assert.equal(closest('abc', ['abd']), 'abd');
+});
+
+test('newQueueNote speaks only of a new queue close to an existing one', () => {
+  assert.equal(newQueueNote('bulids', ['builds']), 'This made a new queue, "bulids"; did you mean "builds"?');
+  assert.equal(newQueueNote('builds', ['builds']), null, 'not new');
+  assert.equal(newQueueNote('reports', ['builds']), null, 'new, and not like any other');
+});
