@@ -11,9 +11,17 @@ import type { DaemonStatus } from '../../shared/protocol';
 import { waitFor } from '../helpers/daemon';
 import { parseJson, runCli, startCli, stopCli } from './cli-run';
 
-function tempDir(t: { after: (fn: () => void) => void }): string {
+/**
+ * A temporary folder for one test, removed after it. With `socket`, a detached daemon that the
+ * test left on that socket in the folder (it failed halfway) is stopped first: after-hooks run
+ * in the order they are added, and once the folder is gone its socket cannot be reached.
+ */
+function tempDir(t: { after: (fn: () => void | Promise<void>) => void }, socket?: string): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'spool-cli-daemon-'));
-  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  t.after(async () => {
+    if (socket !== undefined) await runCli(['daemon', 'stop'], { socketPath: path.join(dir, socket) });
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
   return dir;
 }
 
@@ -63,12 +71,9 @@ test('spool daemon --log-format json logs one JSON object per line to stderr', a
 });
 
 test('spool daemon --detach starts it in the background and prints where things are; daemon stop stops it', async (t) => {
-  const dir = tempDir(t);
+  const dir = tempDir(t, 's.sock');
   const socketPath = path.join(dir, 's.sock');
   const db = path.join(dir, 'data', 'db.sqlite');
-  t.after(async () => {
-    await runCli(['daemon', 'stop'], { socketPath });
-  });
   const started = await runCli(['daemon', '--detach', '--db', db], { socketPath });
   assert.equal(started.code, 0, started.stderr);
   assert.match(started.stdout, /^Started the Spool daemon \(pid (\d+)\)\.\n {2}socket: {3}(.+)\n {2}database: (.+)\n {2}log: {6}(.+)\n$/);
@@ -99,11 +104,8 @@ test('spool daemon --detach starts it in the background and prints where things 
 });
 
 test('spool daemon --kill-after sets how long a stopped shell job gets between SIGTERM and SIGKILL', async (t) => {
-  const dir = tempDir(t);
+  const dir = tempDir(t, 's.sock');
   const socketPath = path.join(dir, 's.sock');
-  t.after(async () => {
-    await runCli(['daemon', 'stop'], { socketPath });
-  });
   const bad = await runCli(['daemon', '--detach', '--kill-after', 'soon'], { socketPath });
   assert.equal(bad.code, 1);
   assert.match(bad.stderr, /Invalid duration "soon" for --kill-after/);
