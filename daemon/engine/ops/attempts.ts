@@ -198,7 +198,11 @@ export function expireLease(ctx: EngineContext, job: Job): Job {
 }
 
 export function markCancelled(ctx: EngineContext, id: string, workerId: string): Job {
-  const job = requireLease(ctx, id, workerId);
+  return endCancelled(ctx, requireLease(ctx, id, workerId), workerId);
+}
+
+/** Ends the running attempt of `job` (held by `workerId`) as cancelled. */
+function endCancelled(ctx: EngineContext, job: Job, workerId: string): Job {
   return endAttempt(ctx, job, workerId, {
     state: 'cancelled',
     runAt: job.runAt,
@@ -220,35 +224,31 @@ export function markCancelled(ctx: EngineContext, id: string, workerId: string):
  */
 export function release(ctx: EngineContext, input: ReleaseInput): Job {
   const job = requireLease(ctx, input.id, input.workerId);
-  if (job.cancelRequested) return markCancelled(ctx, input.id, input.workerId);
-  const now = ctx.now();
-  ctx.store.runs.record({ jobId: job.id, outcome: 'interrupted', error: input.reason, stack: null, exitCode: null, httpStatus: null, now });
-  const released = ctx.store.jobs.recover(job.id, now, `Interrupted: ${input.reason}`);
+  if (job.cancelRequested) return endCancelled(ctx, job, input.workerId);
+  const released = interrupt(ctx, job, input.reason);
   if (!released) throw leaseLost(ctx, input.id, input.workerId);
-  noteInterrupted(ctx, job, input.reason, now);
-  ctx.events.job(released);
   return released;
-}
-
-/**
- * A line in the job's output where an interrupted attempt's output ends. The attempt is given
- * back, so the next run's lines carry the same attempt number and would otherwise follow on
- * from the cut-off ones as if one run had written both.
- */
-function noteInterrupted(ctx: EngineContext, job: Job, reason: string, now: number): void {
-  const text = `Attempt ${job.attempts} was interrupted (${reason}); it runs again without using up an attempt.`;
-  const written = ctx.store.output.append(job.id, job.attempts, 'log', [truncateLine(text)], now, LIMITS.maxOutputLinesPerJob);
-  ctx.events.output(job.id, job.queue, written);
 }
 
 /** Start-up recovery of one job this daemon's executors left running: retried at once, the attempt given back. */
 export function recoverJob(ctx: EngineContext, job: Job): Job | undefined {
+  return interrupt(ctx, job, 'the daemon stopped while the job ran');
+}
+
+/**
+ * Ends the running attempt of `job` as interrupted, for `reason`, and gives the attempt back: the
+ * job is retrying at once. Undefined if the job is no longer running. The output gets a line
+ * where the attempt's output ends: the next run's lines carry the same attempt number and would
+ * otherwise follow on from the cut-off ones as if one run had written both.
+ */
+function interrupt(ctx: EngineContext, job: Job, reason: string): Job | undefined {
   const now = ctx.now();
-  const reason = 'the daemon stopped while the job ran';
   ctx.store.runs.record({ jobId: job.id, outcome: 'interrupted', error: reason, stack: null, exitCode: null, httpStatus: null, now });
-  const recovered = ctx.store.jobs.recover(job.id, now, `Interrupted: ${reason}`);
-  if (!recovered) return undefined;
-  noteInterrupted(ctx, job, reason, now);
-  ctx.events.job(recovered);
-  return recovered;
+  const back = ctx.store.jobs.recover(job.id, now, `Interrupted: ${reason}`);
+  if (!back) return undefined;
+  const note = `Attempt ${job.attempts} was interrupted (${reason}); it runs again without using up an attempt.`;
+  const written = ctx.store.output.append(job.id, job.attempts, 'log', [truncateLine(note)], now, LIMITS.maxOutputLinesPerJob);
+  ctx.events.output(job.id, job.queue, written);
+  ctx.events.job(back);
+  return back;
 }
