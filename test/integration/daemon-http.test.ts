@@ -80,9 +80,16 @@ describe('http executor', () => {
     });
   }
 
+  /** An http job on the queue "web"; `backoffMs` sets a fixed backoff without jitter between its attempts. */
+  async function enqueueHttp(payload: Record<string, unknown>, options: { maxAttempts?: number; backoffMs?: number; timeoutMs?: number } = {}): Promise<string> {
+    const { backoffMs, ...rest } = options;
+    const backoff = backoffMs === undefined ? {} : { backoff: { strategy: 'fixed' as const, baseMs: backoffMs, capMs: backoffMs, jitter: 0 } };
+    return (await client.call('jobs.enqueue', { queue: 'web', kind: 'http', payload, ...rest, ...backoff })).job.id;
+  }
+
   test('a 2xx completes the job with status, headers and body', async () => {
-    const { job } = await client.call('jobs.enqueue', { queue: 'web', kind: 'http', payload: { url: `${base}/ok`, method: 'POST', body: { a: 1 } } });
-    const done = await settled(job.id, ['completed', 'dead']);
+    const id = await enqueueHttp({ url: `${base}/ok`, method: 'POST', body: { a: 1 } });
+    const done = await settled(id, ['completed', 'dead']);
     assert.equal(done.state, 'completed');
     const result = done.result as { status: number; headers: Record<string, string>; body: string };
     assert.equal(result.status, 200);
@@ -97,12 +104,8 @@ describe('http executor', () => {
   });
 
   test('the payload method, headers and a text body reach the server as given', async () => {
-    const { job } = await client.call('jobs.enqueue', {
-      queue: 'web',
-      kind: 'http',
-      payload: { url: `${base}/echo`, method: 'put', headers: { 'X-Spool-Test': 'it reached you', 'content-type': 'text/plain' }, body: 'plain text body' },
-    });
-    const done = await settled(job.id, ['completed', 'dead']);
+    const id = await enqueueHttp({ url: `${base}/echo`, method: 'put', headers: { 'X-Spool-Test': 'it reached you', 'content-type': 'text/plain' }, body: 'plain text body' });
+    const done = await settled(id, ['completed', 'dead']);
     assert.equal(done.state, 'completed');
     const received = requests.filter((r) => r.url === '/echo');
     assert.equal(received.length, 1);
@@ -113,16 +116,10 @@ describe('http executor', () => {
   });
 
   test('a 500 is retried with backoff, then succeeds', async () => {
-    const { job } = await client.call('jobs.enqueue', {
-      queue: 'web',
-      kind: 'http',
-      maxAttempts: 3,
-      backoff: { strategy: 'fixed', baseMs: 300, capMs: 300, jitter: 0 },
-      payload: { url: `${base}/flaky` },
-    });
-    const done = await settled(job.id, ['completed', 'dead']);
+    const id = await enqueueHttp({ url: `${base}/flaky` }, { maxAttempts: 3, backoffMs: 300 });
+    const done = await settled(id, ['completed', 'dead']);
     assert.equal(done.state, 'completed');
-    const { runs } = await client.call('jobs.get', { id: job.id });
+    const { runs } = await client.call('jobs.get', { id });
     assert.equal(runs.length, 2);
     assert.equal(runs[0].outcome, 'failed');
     assert.equal(runs[0].httpStatus, 500);
@@ -130,59 +127,40 @@ describe('http executor', () => {
   });
 
   test('a 408 is retried, not permanent, then succeeds', async () => {
-    const { job } = await client.call('jobs.enqueue', {
-      queue: 'web',
-      kind: 'http',
-      maxAttempts: 2,
-      backoff: { strategy: 'fixed', baseMs: 100, capMs: 100, jitter: 0 },
-      payload: { url: `${base}/timeout-once` },
-    });
-    const done = await settled(job.id, ['completed', 'dead']);
+    const id = await enqueueHttp({ url: `${base}/timeout-once` }, { maxAttempts: 2, backoffMs: 100 });
+    const done = await settled(id, ['completed', 'dead']);
     assert.equal(done.state, 'completed');
     assert.equal(done.attempts, 2);
-    const { runs } = await client.call('jobs.get', { id: job.id });
+    const { runs } = await client.call('jobs.get', { id });
     assert.deepEqual(runs.map((r) => [r.outcome, r.httpStatus]), [['failed', 408], ['completed', null]]);
   });
 
   test('a 404 is dead at once, whatever attempts are left', async () => {
-    const { job } = await client.call('jobs.enqueue', { queue: 'web', kind: 'http', maxAttempts: 5, payload: { url: `${base}/missing` } });
-    const done = await settled(job.id, ['dead']);
+    const id = await enqueueHttp({ url: `${base}/missing` }, { maxAttempts: 5 });
+    const done = await settled(id, ['dead']);
     assert.equal(done.attempts, 1);
     assert.match(done.lastError ?? '', /404/);
   });
 
   test('a 429 is retried, not dead', async () => {
-    const { job } = await client.call('jobs.enqueue', {
-      queue: 'web',
-      kind: 'http',
-      maxAttempts: 2,
-      backoff: { strategy: 'fixed', baseMs: 100, capMs: 100, jitter: 0 },
-      payload: { url: `${base}/busy` },
-    });
-    const done = await settled(job.id, ['dead']);
+    const id = await enqueueHttp({ url: `${base}/busy` }, { maxAttempts: 2, backoffMs: 100 });
+    const done = await settled(id, ['dead']);
     assert.equal(done.attempts, 2);
   });
 
   test('a request that takes longer than the job timeout fails the attempt', async () => {
-    const { job } = await client.call('jobs.enqueue', { queue: 'web', kind: 'http', timeoutMs: 700, maxAttempts: 1, payload: { url: `${base}/slow` } });
-    const done = await settled(job.id, ['dead']);
+    const id = await enqueueHttp({ url: `${base}/slow` }, { timeoutMs: 700, maxAttempts: 1 });
+    const done = await settled(id, ['dead']);
     assert.match(done.lastError ?? '', /timed out after 700 ms/);
   });
 
   test('a timed-out attempt is retried, not dead at once', async () => {
-    const { job } = await client.call('jobs.enqueue', {
-      queue: 'web',
-      kind: 'http',
-      timeoutMs: 700,
-      maxAttempts: 2,
-      backoff: { strategy: 'fixed', baseMs: 100, capMs: 100, jitter: 0 },
-      payload: { url: `${base}/slow-once` },
-    });
-    const done = await settled(job.id, ['completed', 'dead']);
+    const id = await enqueueHttp({ url: `${base}/slow-once` }, { timeoutMs: 700, maxAttempts: 2, backoffMs: 100 });
+    const done = await settled(id, ['completed', 'dead']);
     assert.equal(done.state, 'completed');
     assert.equal(done.attempts, 2);
     assert.equal(hits.get('/slow-once'), 2);
-    const { runs } = await client.call('jobs.get', { id: job.id });
+    const { runs } = await client.call('jobs.get', { id });
     assert.equal(runs.length, 2);
     assert.equal(runs[0].outcome, 'failed');
     assert.match(runs[0].error ?? '', /timed out after 700 ms/);
@@ -190,21 +168,15 @@ describe('http executor', () => {
   });
 
   test('a connection error is retried', async () => {
-    const { job } = await client.call('jobs.enqueue', {
-      queue: 'web',
-      kind: 'http',
-      maxAttempts: 2,
-      backoff: { strategy: 'fixed', baseMs: 100, capMs: 100, jitter: 0 },
-      payload: { url: 'http://127.0.0.1:1/' },
-    });
-    const done = await settled(job.id, ['dead']);
+    const id = await enqueueHttp({ url: 'http://127.0.0.1:1/' }, { maxAttempts: 2, backoffMs: 100 });
+    const done = await settled(id, ['dead']);
     assert.equal(done.attempts, 2);
     assert.match(done.lastError ?? '', /ECONNREFUSED|fetch failed/);
   });
 
   test('a large body is truncated in the result', async () => {
-    const { job } = await client.call('jobs.enqueue', { queue: 'web', kind: 'http', payload: { url: `${base}/big` } });
-    const done = await settled(job.id, ['completed', 'dead']);
+    const id = await enqueueHttp({ url: `${base}/big` });
+    const done = await settled(id, ['completed', 'dead']);
     const result = done.result as { body: string; truncated?: boolean };
     assert.equal(result.truncated, true);
     assert.equal(result.body.length, 64 * 1024);

@@ -17,6 +17,13 @@ function tempDir(t: { after(fn: () => void): void }): string {
 
 const modeOf = (dir: string): number => fs.statSync(dir).mode & 0o777;
 
+/** A folder made with `mode` exactly (chmod, since mkdir's mode passes through the umask). */
+function folderWithMode(dir: string, mode: number): string {
+  fs.mkdirSync(dir);
+  fs.chmodSync(dir, mode);
+  return dir;
+}
+
 test('a socket folder Spool creates is owner-only, however deep', (t) => {
   const root = tempDir(t);
   const socket = path.join(root, 'a', 'b', 'spool.sock');
@@ -26,9 +33,7 @@ test('a socket folder Spool creates is owner-only, however deep', (t) => {
 
 test('the default folder under XDG_RUNTIME_DIR, found open to others, is made owner-only again', (t) => {
   const runtime = tempDir(t);
-  const folder = path.join(runtime, 'spool');
-  fs.mkdirSync(folder);
-  fs.chmodSync(folder, 0o755);
+  const folder = folderWithMode(path.join(runtime, 'spool'), 0o755);
   const note = prepareSocketFolder(path.join(folder, 'spool.sock'), { XDG_RUNTIME_DIR: runtime });
   assert.equal(modeOf(folder), 0o700);
   assert.match(note ?? '', /owner-only \(0700\); it was 0755/);
@@ -36,9 +41,7 @@ test('the default folder under XDG_RUNTIME_DIR, found open to others, is made ow
 
 test('the ~/.spool fallback is made owner-only too, even while SPOOL_SOCKET points there', (t) => {
   const home = tempDir(t);
-  const folder = path.join(home, '.spool');
-  fs.mkdirSync(folder);
-  fs.chmodSync(folder, 0o775);
+  const folder = folderWithMode(path.join(home, '.spool'), 0o775);
   const socket = path.join(folder, 'spool.sock');
   assert.notEqual(prepareSocketFolder(socket, { HOME: home, SPOOL_SOCKET: socket }), null);
   assert.equal(modeOf(folder), 0o700);
@@ -46,18 +49,14 @@ test('the ~/.spool fallback is made owner-only too, even while SPOOL_SOCKET poin
 
 test('a folder the user named for the socket keeps its permissions', (t) => {
   const root = tempDir(t);
-  const shared = path.join(root, 'shared');
-  fs.mkdirSync(shared);
-  fs.chmodSync(shared, 0o777);
+  const shared = folderWithMode(path.join(root, 'shared'), 0o777);
   assert.equal(prepareSocketFolder(path.join(shared, 'spool.sock'), { XDG_RUNTIME_DIR: path.join(root, 'runtime') }), null);
   assert.equal(modeOf(shared), 0o777);
 });
 
 test('a default folder that is a link to somewhere else is left alone, and so is what it points at', (t) => {
   const home = tempDir(t);
-  const elsewhere = path.join(home, 'shared');
-  fs.mkdirSync(elsewhere);
-  fs.chmodSync(elsewhere, 0o775);
+  const elsewhere = folderWithMode(path.join(home, 'shared'), 0o775);
   fs.symlinkSync(elsewhere, path.join(home, '.spool'));
   assert.equal(prepareSocketFolder(path.join(home, '.spool', 'spool.sock'), { HOME: home }), null);
   assert.equal(modeOf(elsewhere), 0o775);
