@@ -227,6 +227,11 @@ export interface BulkResult {
   count: number;
   /** Jobs it could not apply to, with the reason (e.g. a running job on delete). */
   errors: { id: string; code: number; message: string }[];
+  /**
+   * jobs.cancelMany only: how many of `count` were running, so were asked to stop rather than
+   * cancelled at once. They end as cancelled when their worker or executor stops them.
+   */
+  stopRequested?: number;
 }
 
 export interface ClaimParams {

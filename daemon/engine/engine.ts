@@ -180,7 +180,11 @@ export class Engine implements QueueEngine {
   }
 
   cancelMany(params: BulkParams): BulkResult {
-    return this.bulk(params, (ctx, id) => manage.cancel(ctx, id));
+    let stopRequested = 0;
+    const result = this.bulk(params, (ctx, id) => {
+      if (manage.cancel(ctx, id).state === 'running') stopRequested += 1;
+    });
+    return { ...result, stopRequested };
   }
 
   retryMany(params: BulkParams): BulkResult {

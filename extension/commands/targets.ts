@@ -47,11 +47,11 @@ export async function scheduleTarget(ctx: SpoolContext, arg: unknown): Promise<s
 }
 
 /** Reports a bulk result: how many it applied to, and why the others were refused. */
-export function reportBulk(verb: string, count: number, errors: { id: string; message: string }[]): void {
+export function reportBulk(verb: string, count: number, errors: { id: string; message: string }[], note = ''): void {
   if (errors.length === 0) {
-    void vscode.window.setStatusBarMessage(`Spool: ${verb} ${count} job${count === 1 ? '' : 's'}.`, 4000);
+    void vscode.window.setStatusBarMessage(`Spool: ${verb} ${count} job${count === 1 ? '' : 's'}${note}.`, 4000);
     return;
   }
   const first = errors[0]?.message ?? '';
-  void vscode.window.showWarningMessage(`Spool: ${verb} ${count} job(s); ${errors.length} could not be: ${first}${errors.length > 1 ? ' (and others)' : ''}`);
+  void vscode.window.showWarningMessage(`Spool: ${verb} ${count} job(s)${note}; ${errors.length} could not be: ${first}${errors.length > 1 ? ' (and others)' : ''}`);
 }

@@ -260,7 +260,7 @@ describe('retry, cancel, delete', () => {
     const delayed = [1, 2, 3].map(() => spool(['enqueue', 'cli-bulk', '--kind', 'later', '--delay', '1h']));
     const ids = (await Promise.all(delayed)).map((r) => r.stdout.trim());
     const cancelled = await spool(['cancel', ids[0] ?? '', ids[1] ?? '', '--json']);
-    assert.deepEqual(parseJson<BulkResult>(cancelled.stdout), { count: 2, errors: [] });
+    assert.deepEqual(parseJson<BulkResult>(cancelled.stdout), { count: 2, errors: [], stopRequested: 0 });
     const rest = await spool(['cancel', '--queue', 'cli-bulk']);
     assert.equal(rest.stdout, 'Cancelled 1 job.\n');
 
@@ -289,12 +289,19 @@ describe('retry, cancel, delete', () => {
     assert.equal(cancel.code, 0, cancel.stderr);
     assert.equal(cancel.stdout, `Cancel requested for job ${id}: it is running and ends as cancelled once its worker stops it.\n`);
     await waitFor('the job to end cancelled', async () => parseJson<JobWithRuns>((await spool(['job', id, '--json'])).stdout).job.state === 'cancelled');
-    // By queue and state, the count includes running jobs that were only asked to stop: it says so.
+    // By queue and state, running jobs are only asked to stop, and waiting ones are cancelled: it
+    // says how many of each.
     const other = (await spool(['enqueue', 'cli-cancel-running', '--shell', 'sleep 60'])).stdout.trim();
     await waitFor('the second shell job to run', async () => parseJson<JobWithRuns>((await spool(['job', other, '--json'])).stdout).job.state === 'running');
-    const bulk = await spool(['cancel', '--queue', 'cli-cancel-running', '--state', 'running']);
-    assert.equal(bulk.stdout, 'Cancelled 1 job (running ones end as cancelled once their worker stops them).\n');
+    const running = await spool(['cancel', '--queue', 'cli-cancel-running', '--state', 'running']);
+    assert.equal(running.stdout, 'Asked 1 running job to stop: it ends as cancelled once stopped.\n');
     await waitFor('that job to end cancelled', async () => parseJson<JobWithRuns>((await spool(['job', other, '--json'])).stdout).job.state === 'cancelled');
+    const third = (await spool(['enqueue', 'cli-cancel-running', '--shell', 'sleep 60'])).stdout.trim();
+    await waitFor('the third shell job to run', async () => parseJson<JobWithRuns>((await spool(['job', third, '--json'])).stdout).job.state === 'running');
+    await spool(['enqueue', 'cli-cancel-running', '--shell', 'true', '--delay', '1h']);
+    const both = await spool(['cancel', '--queue', 'cli-cancel-running', '--state', 'running,queued']);
+    assert.equal(both.stdout, 'Cancelled 1 job; asked 1 running job to stop: it ends as cancelled once stopped.\n');
+    await waitFor('the third job to end cancelled', async () => parseJson<JobWithRuns>((await spool(['job', third, '--json'])).stdout).job.state === 'cancelled');
   });
 
   test('errors: no ids, ids and --queue together, and a job in the wrong state', async () => {

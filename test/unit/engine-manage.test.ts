@@ -121,6 +121,9 @@ test('bulk actions apply to ids or to a filter over one queue, and report the jo
   assert.deepEqual(retried, { count: 2, errors: [] });
   const cancelled = engine.cancelMany({ ids });
   assert.equal(cancelled.count, 5, 'queued ones are cancelled, the running one is asked to stop');
+  assert.equal(cancelled.stopRequested, 1);
+  const waiting = engine.enqueue({ queue: 'q', kind: 'k' }).job.id;
+  assert.deepEqual(engine.cancelMany({ ids: [waiting] }), { count: 1, errors: [], stopRequested: 0 });
   const deleted = engine.deleteMany({ ids });
   assert.equal(deleted.count, 4);
   assert.deepEqual(deleted.errors.map((e) => [e.id, e.code]), [[claimed[2]?.id, ErrorCode.InvalidState]]);

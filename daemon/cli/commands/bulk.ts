@@ -90,11 +90,25 @@ async function runVerb(ctx: CliContext, verb: Verb, ids: string[], o: BulkOption
   }
   if (o.json) ctx.printJson(result);
   else {
-    const note = verb.name === 'cancel' && mayBeRunning ? ' (running ones end as cancelled once their worker stops them)' : '';
-    ctx.print(`${verb.past} ${result.count} job${result.count === 1 ? '' : 's'}${note}.`);
+    ctx.print(summary(verb, result, mayBeRunning));
     for (const e of result.errors) ctx.note(`${e.id}: ${e.message}`);
   }
   return result.errors.length > 0 ? 1 : 0;
+}
+
+function jobs(n: number): string {
+  return `${n} job${n === 1 ? '' : 's'}`;
+}
+
+function summary(verb: Verb, result: BulkResult, mayBeRunning: boolean): string {
+  if (verb.name !== 'cancel') return `${verb.past} ${jobs(result.count)}.`;
+  const asked = result.stopRequested;
+  // A daemon from before stopRequested: the count may include running jobs only asked to stop.
+  if (asked === undefined) return `Cancelled ${jobs(result.count)}${mayBeRunning ? ' (running ones end as cancelled once their worker stops them)' : ''}.`;
+  if (asked === 0) return `Cancelled ${jobs(result.count)}.`;
+  const waiting = result.count - asked;
+  const running = `asked ${asked} running job${asked === 1 ? '' : 's'} to stop: ${asked === 1 ? 'it ends' : 'they end'} as cancelled once stopped`;
+  return waiting === 0 ? `${running[0]?.toUpperCase()}${running.slice(1)}.` : `Cancelled ${jobs(waiting)}; ${running}.`;
 }
 
 function isRunningJob(answer: unknown): boolean {

@@ -11,7 +11,9 @@ export const cancelJob = command('spool.jobs.cancel', async (ctx, ...args) => {
     return { count: 1, errors: [] };
   }
   const result = await client.call('jobs.cancelMany', { ids: jobs.map((j) => j.id) });
-  reportBulk('cancelled', result.count, result.errors);
+  // Running ones are only asked to stop; they end as cancelled when their worker stops them.
+  const asked = result.stopRequested ?? 0;
+  reportBulk('cancelled', result.count - asked, result.errors, asked > 0 ? ` and asked ${asked} running job${asked === 1 ? '' : 's'} to stop` : '');
   ctx.queues.refresher.now();
   return result;
 });
