@@ -122,6 +122,11 @@ export interface DaemonStatus {
   startedAt: number;
   socketPath: string;
   dbPath: string;
+  /**
+   * The file the daemon logs to: the log beside its database when its standard error is that file
+   * (as `spool daemon --detach` starts it); null when it logs to whatever started it.
+   */
+  logPath: string | null;
   /** Totals over all queues. */
   counts: JobCounts;
   /** Built-in executors running jobs now, and their global cap. */

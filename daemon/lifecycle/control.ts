@@ -81,10 +81,13 @@ export interface DetachedDaemon {
  */
 export async function startDetached(options: DaemonOptions, timeoutMs = 15_000 + options.killGraceMs): Promise<DetachedDaemon> {
   /** A daemon that was already there (or won a start-up race): its own database and log. */
-  const running = (status: DaemonStatus): DetachedDaemon => {
-    const log = defaultLogPath(status.dbPath);
-    return { pid: status.pid, socketPath: options.socketPath, dbPath: status.dbPath, logPath: fs.existsSync(log) ? log : null, started: false };
-  };
+  const running = (status: DaemonStatus): DetachedDaemon => ({
+    pid: status.pid,
+    socketPath: options.socketPath,
+    dbPath: status.dbPath,
+    logPath: status.logPath,
+    started: false,
+  });
   const existing = await daemonStatus(options.socketPath);
   if (existing) return running(existing);
   const logPath = defaultLogPath(options.dbPath);

@@ -9,6 +9,7 @@ import * as fs from 'node:fs';
 import { isSpoolError } from '../../shared/errors';
 import { ErrorCode, PROTOCOL_VERSION, type DaemonStatus } from '../../shared/protocol';
 import type { Job } from '../../shared/types';
+import { defaultLogPath } from '../../shared/paths';
 import { VERSION } from '../../shared/version';
 import type { DaemonOptions } from '../config';
 import type { EngineClaimParams, JobChange, QueueEngine } from '../engine/api';
@@ -27,11 +28,29 @@ import { Upkeep } from '../scheduler/upkeep';
 import type { Logger } from './logger';
 import { claimSocketPath, prepareSocketFolder } from './socketGuard';
 
+/**
+ * The log file beside the database if the process's standard error is that very file (same
+ * device and inode), else null: a daemon in the foreground logs to its terminal or to wherever
+ * its caller sent it, and a log file an earlier detached daemon left there is not its own.
+ */
+function stderrLogFile(dbPath: string): string | null {
+  const log = defaultLogPath(dbPath);
+  try {
+    const stderr = fs.fstatSync(2);
+    const file = fs.statSync(log);
+    return stderr.dev === file.dev && stderr.ino === file.ino ? log : null;
+  } catch {
+    return null;
+  }
+}
+
 /** Any RPC from a worker marks it alive, but at most this often per worker (it is a write). */
 const TOUCH_INTERVAL_MS = 1000;
 
 export class Daemon {
   readonly startedAt = Date.now();
+  /** Where its standard error goes, if that is its log file (checked once: it never changes). */
+  private readonly logPath: string | null;
   private shuttingDown = false;
   private shutdownPromise: Promise<void> | null = null;
   private readonly lastTouch = new Map<string, number>();
@@ -51,6 +70,7 @@ export class Daemon {
     private readonly engine: QueueEngine,
     private readonly logger: Logger,
   ) {
+    this.logPath = stderrLogFile(engine.dbPath);
     this.events = new EventHub(() => engine.stats(), logger);
     this.claims = new ClaimWaiters((params) => this.claim(params), logger);
     this.writes = new WriteGroup(engine, options.groupCommit);
@@ -139,6 +159,7 @@ export class Daemon {
       startedAt: this.startedAt,
       socketPath: this.options.socketPath,
       dbPath: this.engine.dbPath,
+      logPath: this.logPath,
       counts: this.engine.stats().totals,
       executors: { running: this.pool.running, cap: this.pool.cap },
     };

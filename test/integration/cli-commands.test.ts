@@ -53,9 +53,12 @@ describe('daemon status', () => {
     assert.match(human.stdout, new RegExp(`daemon: +running, pid ${daemon.pid}`));
     assert.ok(human.stdout.includes(daemon.socketPath));
     assert.ok(human.stdout.includes(daemon.dbPath));
+    // This daemon's standard error is a pipe to the test, not its log file.
+    assert.match(human.stdout, /^log: +its standard error \(it was not started with --detach\)$/m);
     const json = parseJson<DaemonStatus>((await spool(['daemon', 'status', '--json'])).stdout);
     assert.equal(json.pid, daemon.pid);
     assert.equal(json.protocolVersion, 1);
+    assert.equal(json.logPath, null);
   });
 });
 

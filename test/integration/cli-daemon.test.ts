@@ -91,6 +91,7 @@ test('spool daemon --detach starts it in the background and prints where things 
   const status = await runCli(['daemon', 'status'], { socketPath });
   assert.equal(status.code, 0);
   assert.match(status.stdout, /^daemon: +running, pid \d+, up /m);
+  assert.ok(status.stdout.includes(`\nlog:        ${path.join(dir, 'data', 'daemon.log')}\n`), status.stdout);
 
   const stopped = await runCli(['daemon', 'stop'], { socketPath });
   assert.equal(stopped.code, 0, stopped.stderr);

@@ -5,7 +5,6 @@
  */
 import type { Command } from 'commander';
 import { ConnectionLostError } from '../../../shared/client';
-import { defaultLogPath } from '../../../shared/paths';
 import type { DaemonOptions } from '../../config';
 import { action, arg } from '../action';
 import type { CliContext } from '../context';
@@ -69,7 +68,7 @@ async function daemon(ctx: CliContext, what: string, o: DaemonCliOptions): Promi
             ['version', `${status.version} (protocol ${status.protocolVersion})`],
             ['socket', status.socketPath],
             ['database', status.dbPath],
-            ['log', `${defaultLogPath(status.dbPath)} (when started with --detach)`],
+            ['log', status.logPath ?? 'its standard error (it was not started with --detach)'],
             ['jobs', `${c.running} running, ${c.queued} queued, ${c.retrying} retrying, ${c.dead} dead, ${c.completed} completed`],
             ['executors', `${status.executors.running} of ${status.executors.cap} busy`],
           ],

@@ -8,9 +8,13 @@ import { command } from '../command';
 export const showDaemonLog = command(
   'spool.daemon.showLog',
   async (ctx) => {
+    const status = ctx.connection.status;
+    // A running daemon says where it logs (null: to the terminal or process that started it).
+    if (status && status.logPath === null) {
+      throw new Error(`The daemon (pid ${status.pid}) was started in the foreground: it logs to its terminal, not to a file.`);
+    }
     const settings = readSettings();
-    const dbPath = ctx.connection.status?.dbPath ?? (settings.databasePath !== '' ? settings.databasePath : defaultDbPath());
-    const logPath = defaultLogPath(dbPath);
+    const logPath = status?.logPath ?? defaultLogPath(settings.databasePath !== '' ? settings.databasePath : defaultDbPath());
     if (!fs.existsSync(logPath)) {
       throw new Error(`There is no daemon log at ${logPath}. A daemon started in the foreground logs to its terminal instead.`);
     }
