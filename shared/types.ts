@@ -96,6 +96,11 @@ export type RunOutcome = 'running' | 'completed' | 'failed' | 'lease_expired' | 
 /** One attempt of a job: the UI shows these as its history. */
 export interface JobRun {
   jobId: string;
+  /**
+   * Which run of the job this was: 1 for its first claim, counting on across user retries and
+   * interrupted attempts (which both repeat an attempt number). Output lines carry it too.
+   */
+  run: number;
   attempt: number;
   workerId: string;
   startedAt: number;
@@ -114,6 +119,8 @@ export type OutputStream = 'stdout' | 'stderr' | 'log' | 'marker';
 export interface OutputLine {
   /** Increases by one per line of a job, across attempts; the `after` cursor of `jobs.output`. */
   seq: number;
+  /** The run that wrote the line (JobRun.run), and that run's attempt number. */
+  run: number;
   attempt: number;
   stream: OutputStream;
   text: string;

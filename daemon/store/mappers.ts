@@ -116,6 +116,7 @@ export function mapRun(row: Row): JobRun {
   const finishedAt = intOrNull(row, 'finished_at');
   return {
     jobId: text(row, 'job_id'),
+    run: int(row, 'run'),
     attempt: int(row, 'attempt'),
     workerId: text(row, 'worker_id'),
     startedAt,
@@ -133,6 +134,8 @@ export function mapOutputLine(row: Row): OutputLine {
   return {
     seq: int(row, 'seq'),
     attempt: int(row, 'attempt'),
+    // Lines from before migration 7 have no run; their attempt stands in, as they were shown.
+    run: intOrNull(row, 'run') ?? int(row, 'attempt'),
     stream: oneOf(row, 'stream', STREAMS),
     text: text(row, 'text'),
     at: int(row, 'at'),

@@ -9,6 +9,7 @@ import { countersByStore } from './migrations/003_counters_by_store';
 import { listIndexWithoutRunning } from './migrations/004_list_index_without_running';
 import { dueIndexCoversDelayedCount } from './migrations/005_due_index_covers_delayed_count';
 import { completedRunsInJobRow } from './migrations/006_completed_runs_in_job_row';
+import { outputLinesCarryTheirRun } from './migrations/007_output_lines_carry_their_run';
 
 export interface Migration {
   version: number;
@@ -23,6 +24,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 4, name: 'listing index without running jobs', sql: listIndexWithoutRunning },
   { version: 5, name: 'due index covers the delayed count', sql: dueIndexCoversDelayedCount },
   { version: 6, name: 'completed attempts recorded by their job row', sql: completedRunsInJobRow },
+  { version: 7, name: 'output lines carry their run', sql: outputLinesCarryTheirRun },
 ];
 
 /** Applies every migration the file lacks; returns the versions applied. */

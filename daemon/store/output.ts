@@ -12,6 +12,8 @@ export interface OutputState {
   seq: number;
   lines: number;
   dropped: number;
+  /** The job's run count: the run its lines belong to now. */
+  run: number;
 }
 
 export class OutputStatements {
@@ -24,9 +26,9 @@ export class OutputStatements {
   private readonly pageStmt;
 
   constructor(db: Db) {
-    this.stateStmt = db.prepare('SELECT output_seq, output_lines, output_dropped FROM jobs WHERE id = @jobId');
+    this.stateStmt = db.prepare('SELECT output_seq, output_lines, output_dropped, runs FROM jobs WHERE id = @jobId');
     this.insertStmt = db.prepare(`
-      INSERT INTO job_output (job_id, seq, attempt, stream, text, at) VALUES (@jobId, @seq, @attempt, @stream, @text, @at)`);
+      INSERT INTO job_output (job_id, seq, attempt, run, stream, text, at) VALUES (@jobId, @seq, @attempt, @run, @stream, @text, @at)`);
     this.setStateStmt = db.prepare(`
       UPDATE jobs SET output_seq = @seq, output_lines = @lines, output_dropped = @dropped WHERE id = @jobId`);
     this.deleteMarkerStmt = db.prepare(`DELETE FROM job_output WHERE job_id = @jobId AND stream = 'marker'`);
@@ -40,22 +42,24 @@ export class OutputStatements {
     const raw = this.stateStmt.get({ jobId });
     if (raw === undefined) return undefined;
     const row = toRow(raw, 'output state');
-    return { seq: int(row, 'output_seq'), lines: int(row, 'output_lines'), dropped: int(row, 'output_dropped') };
+    return { seq: int(row, 'output_seq'), lines: int(row, 'output_lines'), dropped: int(row, 'output_dropped'), run: int(row, 'runs') };
   }
 
   /**
    * Appends lines (already truncated to the line limit) and enforces the per-job cap. Returns
-   * the lines as stored, plus the marker line when one was (re)written.
+   * the lines as stored, plus the marker line when one was (re)written. The lines belong to the
+   * job's current run (its last claim); `attempt` is that run's attempt number.
    */
   append(jobId: string, attempt: number, stream: Exclude<OutputStream, 'marker'>, texts: string[], at: number, cap: number): OutputLine[] {
     const state = this.state(jobId);
     if (state === undefined) return [];
     const written: OutputLine[] = [];
+    const run = Math.max(state.run, 1);
     let { seq, lines, dropped } = state;
     for (const text of texts) {
       seq += 1;
-      this.insertStmt.run({ jobId, seq, attempt, stream, text, at });
-      written.push({ seq, attempt, stream, text, at });
+      this.insertStmt.run({ jobId, seq, attempt, run, stream, text, at });
+      written.push({ seq, attempt, run, stream, text, at });
     }
     lines += texts.length;
     if (lines > cap) {
@@ -68,7 +72,7 @@ export class OutputStatements {
         this.deleteUpToStmt.run({ jobId, seq: newestDropped });
         dropped += excess;
         lines = cap;
-        const marker: OutputLine = { seq: newestDropped, attempt, stream: 'marker', text: `[${dropped} older lines dropped]`, at };
+        const marker: OutputLine = { seq: newestDropped, attempt, run, stream: 'marker', text: `[${dropped} older lines dropped]`, at };
         this.insertStmt.run({ jobId, ...marker });
         // Lines written now and already dropped are not reported.
         const kept = written.filter((line) => line.seq > newestDropped);

@@ -219,8 +219,8 @@ describe('jobs, job and logs', () => {
     assert.match(r.stdout, /^attempts: +1\/1$/m);
     // As --backoff takes it, and as `spool queue` shows a queue's.
     assert.match(r.stdout, /^backoff: +exponential:\d+\w*:\d+\w*:0\.\d+$/m);
-    assert.match(r.stdout, /^RUN +WORKER +STARTED +TOOK +OUTCOME +EXIT +ERROR$/m);
-    assert.match(r.stdout, /^ +1 +builtin:\S+ +.* failed +5 /m);
+    assert.match(r.stdout, /^RUN +ATTEMPT +WORKER +STARTED +TOOK +OUTCOME +EXIT +ERROR$/m);
+    assert.match(r.stdout, /^ +1 +1 +builtin:\S+ +.* failed +5 /m);
     const json = parseJson<JobWithRuns>((await spool(['job', id, '--json'])).stdout);
     assert.equal(json.job.state, 'dead');
     assert.equal(json.runs.length, 1);

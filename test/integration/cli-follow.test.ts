@@ -60,7 +60,7 @@ test('enqueue --wait follows retries to the end, marking each new attempt', asyn
   const r = await spool(['enqueue', 'follow', '--shell', command, '--attempts', '2', '--backoff', 'fixed:100ms', '--wait']);
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.stdout, 'fail\nok\n');
-  assert.match(r.stderr, /--- attempt 2 ---/);
+  assert.match(r.stderr, /^--- run 2 \(attempt 2\) ---$/m);
 });
 
 test('enqueue --wait exits 1 when the job is cancelled', async (t) => {
@@ -120,6 +120,13 @@ test('logs -f on a finished job prints its output and returns at once', async ()
   const r = await spool(['logs', '-f', id]);
   assert.equal(r.code, 0);
   assert.equal(r.stdout, 'done-already\n');
+
+  // Retried, it runs again as attempt 1: the line between the two runs' output says which run.
+  assert.equal((await spool(['retry', id])).code, 0);
+  const again = await spool(['logs', '-f', id]);
+  assert.equal(again.code, 0, again.stderr);
+  assert.equal(again.stdout, 'done-already\ndone-already\n');
+  assert.equal(again.stderr, '--- run 2 (attempt 1) ---\n');
 });
 
 test('stats --watch prints a new summary when the counts change, and stops on SIGINT', async (t) => {

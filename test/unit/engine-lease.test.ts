@@ -153,8 +153,8 @@ test('a released job runs again at once without using up an attempt, even its la
   assert.equal(engine.stats().failedLastMinute, 0, 'a release is not a failure');
   // The next run's output carries the same attempt number: a line marks where this one ended.
   assert.deepEqual(
-    engine.output({ id: job.id }).lines.map((l) => [l.attempt, l.stream, l.text]),
-    [[1, 'log', 'Attempt 1 was interrupted (worker stopping); it runs again without using up an attempt.']],
+    engine.output({ id: job.id }).lines.map((l) => [l.run, l.attempt, l.stream, l.text]),
+    [[1, 1, 'log', 'Attempt 1 was interrupted (worker stopping); it runs again without using up an attempt.']],
   );
   assert.equal(engine.getQueue('q').counts.running, 0);
 
@@ -164,8 +164,15 @@ test('a released job runs again at once without using up an attempt, even its la
   engine.release({ id: job.id, workerId: 'w2' });
   assert.equal(engine.getJob(job.id).runs[1]?.error, 'released by its worker');
   engine.claim({ workerId: 'w3' });
+  engine.log({ id: job.id, workerId: 'w3', lines: ['third run'] });
   assert.equal(engine.complete({ id: job.id, workerId: 'w3' }).state, 'completed');
   assert.deepEqual(engine.verifyCounters(), { ok: true, mismatches: [] });
+  // Three runs of attempt 1, told apart by their run numbers in the history and in the output.
+  assert.deepEqual(engine.getJob(job.id).runs.map((r) => [r.run, r.attempt, r.outcome]), [[1, 1, 'interrupted'], [2, 1, 'interrupted'], [3, 1, 'completed']]);
+  assert.deepEqual(
+    engine.output({ id: job.id }).lines.map((l) => [l.run, l.attempt, l.stream]),
+    [[1, 1, 'log'], [2, 1, 'log'], [3, 1, 'log']],
+  );
   // A finished job cannot be released.
   assert.equal(thrown(() => engine.release({ id: job.id, workerId: 'w3' })).code, ErrorCode.LeaseLost);
 });

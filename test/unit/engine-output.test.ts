@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import Database from 'better-sqlite3';
+import { Engine } from '../../daemon/engine';
 import { LIMITS } from '../../shared/protocol';
 import type { OutputLine } from '../../shared/types';
 import { makeEngine } from './helpers/engine';
@@ -15,14 +17,37 @@ test('output is kept per job in order across attempts, paged by seq, and done on
   engine.claim({ workerId: 'w' });
   engine.appendOutput(job.id, 'w', 'stderr', ['three']);
   const first = engine.output({ id: job.id, limit: 2 });
-  assert.deepEqual(first.lines.map((l) => [l.seq, l.attempt, l.stream, l.text]), [[1, 1, 'log', 'one'], [2, 1, 'log', 'two']]);
+  assert.deepEqual(first.lines.map((l) => [l.seq, l.run, l.attempt, l.stream, l.text]), [[1, 1, 1, 'log', 'one'], [2, 1, 1, 'log', 'two']]);
   assert.equal(first.done, false);
   const rest = engine.output({ id: job.id, after: first.nextAfter });
-  assert.deepEqual(rest.lines.map((l) => [l.seq, l.attempt, l.stream, l.text]), [[3, 2, 'stderr', 'three']]);
+  assert.deepEqual(rest.lines.map((l) => [l.seq, l.run, l.attempt, l.stream, l.text]), [[3, 2, 2, 'stderr', 'three']]);
   assert.equal(rest.done, false, 'the job still runs');
   engine.complete({ id: job.id, workerId: 'w' });
   assert.equal(engine.output({ id: job.id, after: rest.nextAfter }).done, true);
-  assert.deepEqual(streamed.map((l) => l.text), ['one', 'two', 'three']);
+  assert.deepEqual(streamed, [...first.lines, ...rest.lines], 'streamed as stored');
+
+  // A user's retry starts again at attempt 1; its lines carry the next run number.
+  engine.retry(job.id);
+  engine.claim({ workerId: 'w' });
+  engine.log({ id: job.id, workerId: 'w', lines: ['four'] });
+  const retried = engine.output({ id: job.id, after: rest.nextAfter });
+  assert.deepEqual(retried.lines.map((l) => [l.seq, l.run, l.attempt, l.text]), [[4, 3, 1, 'four']]);
+  assert.deepEqual(engine.getJob(job.id).runs.map((r) => [r.run, r.attempt, r.outcome]), [[1, 1, 'failed'], [2, 2, 'completed'], [3, 1, 'running']]);
+});
+
+test('lines written before output lines carried their run are read with their attempt as the run', (t) => {
+  const { dbPath, engine } = makeEngine(t);
+  const { job } = engine.enqueue({ queue: 'q', kind: 'k' });
+  engine.claim({ workerId: 'w' });
+  engine.log({ id: job.id, workerId: 'w', lines: ['old'] });
+  engine.close();
+  // What a Spool before migration 7 left: no run on the line.
+  const db = new Database(dbPath);
+  db.prepare('UPDATE job_output SET run = NULL, attempt = 2').run();
+  db.close();
+  const reopened = new Engine({ dbPath });
+  t.after(() => reopened.close());
+  assert.deepEqual(reopened.output({ id: job.id }).lines.map((l) => [l.run, l.attempt, l.text]), [[2, 2, 'old']]);
 });
 
 test('output over the per-job cap drops the oldest lines and one marker says how many', (t) => {

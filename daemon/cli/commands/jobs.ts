@@ -95,7 +95,7 @@ Examples:
     .description("Print a job's output (stdout to stdout, stderr to stderr); -f follows a running job live")
     .argument('<id>', 'the job id')
     .option('-f, --follow', 'keep printing new lines until the job finishes')
-    .option('--json', 'print each line as a JSON object per line ({seq, attempt, stream, text, at})')
+    .option('--json', 'print each line as a JSON object per line ({seq, run, attempt, stream, text, at})')
     .addHelpText('after', '\nExamples:\n  spool logs 0193f0c2-7a4e-7b1c-9d2e-3f4a5b6c7d8e\n  spool logs -f 0193f0c2-7a4e-7b1c-9d2e-3f4a5b6c7d8e')
     .action(
       action<{ follow?: boolean; json?: boolean }>(async (ctx, args, o) => {

@@ -100,7 +100,8 @@ export function jobDetails(job: Job, runs: readonly JobRun[], c: Colors, now = D
       renderTable(
         runs,
         [
-          { header: 'RUN', value: (r) => String(r.attempt), right: true },
+          { header: 'RUN', value: (r) => String(r.run), right: true },
+          { header: 'ATTEMPT', value: (r) => String(r.attempt), right: true },
           { header: 'WORKER', value: (r) => r.workerId },
           { header: 'STARTED', value: (r) => formatRelative(r.startedAt, now) },
           { header: 'TOOK', value: (r) => (r.durationMs === null ? '-' : formatDuration(r.durationMs)) },
