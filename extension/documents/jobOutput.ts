@@ -4,7 +4,8 @@
  * the job ends. Closing the document ends the subscription.
  *
  * The document holds what the daemon keeps of the output: at most `LIMITS.maxOutputLinesPerJob`
- * lines, below a marker line that says how many older lines were dropped.
+ * lines, below a marker line that says how many older lines were dropped, with a line where
+ * each new run of the job begins.
  */
 import * as vscode from 'vscode';
 import type { SpoolClient, Subscription } from '../../shared/client';
@@ -25,7 +26,7 @@ function idOf(uri: vscode.Uri): string {
 
 interface Followed {
   /** The newest lines read, oldest first, formatted; never more than the daemon keeps. */
-  lines: { seq: number; text: string }[];
+  lines: { seq: number; run: number; attempt: number; text: string }[];
   /**
    * Lines 1..droppedThrough are gone, dropped by the daemon (its marker line takes the seq of
    * the newest line it dropped) or here. Line seqs count every line ever written, so this is
@@ -49,6 +50,11 @@ function formatLine(line: OutputLine): string {
 
 function droppedMarker(count: number): string {
   return `--- [${count} older lines dropped] ---`;
+}
+
+/** Between two runs' lines (a retry, or an attempt run again after it was interrupted), as `spool logs` marks them. */
+function runMarker(run: number, attempt: number): string {
+  return `--- run ${run} (attempt ${attempt}) ---`;
 }
 
 export class JobOutputProvider implements vscode.TextDocumentContentProvider, vscode.Disposable {
@@ -103,8 +109,13 @@ export class JobOutputProvider implements vscode.TextDocumentContentProvider, vs
   }
 
   private render(entry: Followed): string {
-    const head = entry.droppedThrough > 0 ? [droppedMarker(entry.droppedThrough)] : [];
-    const text = [...head, ...entry.lines.map((l) => l.text)];
+    const text = entry.droppedThrough > 0 ? [droppedMarker(entry.droppedThrough)] : [];
+    let run: number | null = null;
+    for (const line of entry.lines) {
+      if (run !== null && line.run !== run) text.push(runMarker(line.run, line.attempt));
+      run = line.run;
+      text.push(line.text);
+    }
     const footer = entry.done ? '\n--- the job has finished ---\n' : '';
     return text.join('\n') + (text.length > 0 ? '\n' : '') + footer;
   }
@@ -152,7 +163,7 @@ export class JobOutputProvider implements vscode.TextDocumentContentProvider, vs
         entry.droppedThrough = Math.max(entry.droppedThrough, line.seq);
         entry.lines = entry.lines.filter((l) => l.seq > line.seq);
       } else {
-        entry.lines.push({ seq: line.seq, text: formatLine(line) });
+        entry.lines.push({ seq: line.seq, run: line.run, attempt: line.attempt, text: formatLine(line) });
       }
     }
     const excess = entry.lines.length - LIMITS.maxOutputLinesPerJob;

@@ -59,6 +59,23 @@ export const run = hostSuite({
     assert.deepEqual(shown.slice(kept.length), ['', '--- the job has finished ---', '']);
   },
 
+  'a job that runs again shows where each run begins in its output document': async (config) => {
+    await connected(await spool());
+    const client = await direct(config);
+    // Fails on its first attempt, succeeds on its second.
+    const tried = path.join(configString(config, 'scratch'), 'tried-once');
+    const { job } = await client.call('jobs.enqueue', {
+      queue: 'docs-runs',
+      kind: 'shell',
+      payload: { command: 'if [ -e "$TRIED" ]; then echo ok; else touch "$TRIED"; echo fail; exit 1; fi', env: { TRIED: tried } },
+      maxAttempts: 2,
+      backoff: { strategy: 'fixed', baseMs: 100, jitter: 0 },
+    });
+    const doc = await vscode.workspace.openTextDocument(jobOutputUri(job.id));
+    await waitFor('the end of the job in the document', () => doc.getText().includes('--- the job has finished ---'), 60_000);
+    assert.equal(doc.getText(), 'fail\n--- run 2 (attempt 2) ---\nok\n\n--- the job has finished ---\n');
+  },
+
   'opening the output of a job that was deleted fails and leaves nothing followed': async (config) => {
     const api = await spool();
     const client = await direct(config);
