@@ -51,7 +51,9 @@ export class EventHub {
       });
     }
     if (owned.size >= MAX_SUBSCRIPTIONS_PER_CONNECTION) {
-      throw invalidParams('subscriptionId', `A connection may hold at most ${MAX_SUBSCRIPTIONS_PER_CONNECTION} subscriptions; unsubscribe some first.`);
+      const error = invalidParams('subscriptionId', `A connection may hold at most ${MAX_SUBSCRIPTIONS_PER_CONNECTION} subscriptions; unsubscribe some first.`);
+      error.data.limit = MAX_SUBSCRIPTIONS_PER_CONNECTION;
+      throw error;
     }
     const id = randomUUID();
     const subscription: Subscription = {

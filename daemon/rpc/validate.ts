@@ -23,7 +23,7 @@ export function paramsObject(params: unknown, method: string, allowed: readonly 
 
 export function requiredString(params: Params, field: string, method: string): string {
   const value = params[field];
-  if (typeof value !== 'string' || value.length === 0) throw invalidParams(field, `${method} needs "${field}" as a non-empty string.`);
+  if (typeof value !== 'string' || value.length === 0) throw invalidParams(field, `${method} needs "${field}" as a non-empty string.`, 'a non-empty string');
   return value;
 }
 

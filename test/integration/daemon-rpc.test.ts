@@ -318,6 +318,20 @@ describe('the daemon over its socket', () => {
     assert.equal(jobs.length, seen);
   });
 
+  test('a connection holds at most 64 subscriptions; unsubscribing makes room again', async () => {
+    const many = await daemon.client();
+    const ids: string[] = [];
+    for (let i = 0; i < 64; i++) ids.push((await many.call('events.subscribe', { topics: ['queues'] })).subscriptionId);
+    const refused = await rejectsWith(many.call('events.subscribe', { topics: ['queues'] }), ErrorCode.InvalidParams, 'subscriptionId');
+    assert.equal(refused.data.limit, 64);
+    assert.match(refused.message, /at most 64 subscriptions; unsubscribe some first/);
+    // Another connection has its own allowance.
+    const other = await daemon.client();
+    assert.ok((await other.call('events.subscribe', { topics: ['queues'] })).subscriptionId);
+    await many.call('events.unsubscribe', { subscriptionId: ids[0] ?? '' });
+    assert.ok((await many.call('events.subscribe', { topics: ['queues'] })).subscriptionId);
+  });
+
   test('jobs.output notifications follow the queue filter of each subscription', async () => {
     const mine = await daemon.client();
     const others = await daemon.client();

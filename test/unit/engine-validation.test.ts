@@ -66,6 +66,7 @@ test('the other methods check their params too', (t) => {
     [() => engine.configureQueue({ name: 'q', concurrency: 0 }), 'concurrency'],
     [() => engine.configureQueue({ name: 'q', rateLimit: { perSecond: 0, burst: 1 } }), 'rateLimit.perSecond'],
     [() => engine.configureQueue({ name: 'q', defaultBackoff: { strategy: 'never' as never } }), 'defaultBackoff.strategy'],
+    [() => engine.configureQueue({ name: 'q', defaultBackoff: null as never }), 'defaultBackoff'],
     [() => engine.purgeQueue({ name: 'q', states: ['running'] }), 'states[0]'],
     [() => engine.progress({ id: '01890000-0000-7000-8000-000000000000', workerId: 'w', percent: 101 }), 'percent'],
     [() => engine.fail({ id: '01890000-0000-7000-8000-000000000000', workerId: 'w', error: '' }), 'error'],

@@ -44,10 +44,18 @@ export function configureParams(value: unknown): ConfigureInput {
     concurrency: nullable(o['concurrency'], (v) => integer(v, 'concurrency', 1, MAX_CONCURRENCY)),
     rateLimit: o['rateLimit'] === undefined ? undefined : rateLimit(o['rateLimit']),
     defaultMaxAttempts: o['defaultMaxAttempts'] === undefined ? undefined : maxAttempts(o['defaultMaxAttempts'], 'defaultMaxAttempts'),
-    defaultBackoff: o['defaultBackoff'] === undefined ? undefined : partialBackoff(o['defaultBackoff'], 'defaultBackoff'),
+    defaultBackoff: o['defaultBackoff'] === undefined ? undefined : defaultBackoff(o['defaultBackoff']),
     defaultTimeoutMs: o['defaultTimeoutMs'] === undefined ? undefined : timeoutMs(o['defaultTimeoutMs'], 'defaultTimeoutMs'),
     retentionMs: nullable(o['retentionMs'], (v) => integer(v, 'retentionMs', 0, LIMITS.maxDurationMs)),
   };
+}
+
+/** Unlike a limit, a queue's backoff cannot be removed: null is refused, not read as "no change". */
+function defaultBackoff(value: unknown): Partial<Backoff> {
+  if (value === null) {
+    throw invalidParams('defaultBackoff', 'defaultBackoff cannot be null: a queue always has a backoff. Give the fields to change (strategy, baseMs, capMs, jitter).', 'an object');
+  }
+  return partialBackoff(value, 'defaultBackoff');
 }
 
 export function queueName(value: unknown, field = 'name'): string {
