@@ -88,13 +88,13 @@ export const ErrorCode = {
   InvalidState: 1010,
   /** The caller does not hold the job's lease (it expired, or another worker claimed it). data.id, data.workerId */
   LeaseLost: 1011,
-  /** A payload, result, checkpoint or line is over its size limit. data.field, data.limit */
+  /** A payload, result or checkpoint is over its size limit. data.field, data.limit */
   PayloadTooLarge: 1012,
   /** A schedule with that name exists already. data.schedule */
   AlreadyExists: 1013,
   /** The daemon is shutting down and takes no new work. */
   ShuttingDown: 1020,
-  /** The workspace is not trusted or the method is disabled by configuration. */
+  /** No method returns it; the daemon refuses to start with it when its socket path is taken. */
   Forbidden: 1030,
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
