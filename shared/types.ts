@@ -119,7 +119,10 @@ export type OutputStream = 'stdout' | 'stderr' | 'log' | 'marker';
 export interface OutputLine {
   /** Increases by one per line of a job, across attempts; the `after` cursor of `jobs.output`. */
   seq: number;
-  /** The run that wrote the line (JobRun.run), and that run's attempt number. */
+  /**
+   * The job's run when the line was written (JobRun.run), and that run's attempt number. 0 for
+   * lines a Spool from before run numbers wrote: only their attempt is known.
+   */
   run: number;
   attempt: number;
   stream: OutputStream;

@@ -1,21 +1,23 @@
 /** Printing a job's output lines: to stdout/stderr as the job wrote them, or as JSON lines. */
+import { runHeading, runKey } from '../../shared/runs';
 import type { OutputLine } from '../../shared/types';
 import type { CliContext } from './context';
 
 export function outputPrinter(ctx: CliContext, json: boolean): (lines: OutputLine[]) => void {
-  let run = 0;
+  let current: string | null = null;
   return (lines) => {
     for (const line of lines) {
       if (json) {
         ctx.stdout.write(JSON.stringify(line) + '\n');
         continue;
       }
-      if (line.run !== run) {
-        // A new run's lines follow the previous run's; say where one ends. Runs, not attempts:
-        // a retried job starts again at attempt 1, and an interrupted attempt runs again under
-        // its number.
-        if (run !== 0) ctx.stderr.write(ctx.colors.dim(`--- run ${line.run} (attempt ${line.attempt}) ---`) + '\n');
-        run = line.run;
+      // A new run's lines follow the previous run's; say where one begins. Runs, not attempts:
+      // a retried job starts again at attempt 1, and an interrupted attempt runs again under
+      // its number.
+      const key = runKey(line);
+      if (key !== null && key !== current) {
+        if (current !== null) ctx.stderr.write(ctx.colors.dim(runHeading(line)) + '\n');
+        current = key;
       }
       if (line.stream === 'stderr') ctx.stderr.write(line.text + '\n');
       else if (line.stream === 'marker') ctx.stderr.write(ctx.colors.dim(line.text) + '\n');

@@ -134,8 +134,8 @@ export function mapOutputLine(row: Row): OutputLine {
   return {
     seq: int(row, 'seq'),
     attempt: int(row, 'attempt'),
-    // Lines from before migration 7 have no run; their attempt stands in, as they were shown.
-    run: intOrNull(row, 'run') ?? int(row, 'attempt'),
+    // Lines from before migration 7 have no run: 0 says so (real runs count from 1).
+    run: intOrNull(row, 'run') ?? 0,
     stream: oneOf(row, 'stream', STREAMS),
     text: text(row, 'text'),
     at: int(row, 'at'),

@@ -10,6 +10,7 @@
 import * as vscode from 'vscode';
 import type { SpoolClient, Subscription } from '../../shared/client';
 import { LIMITS } from '../../shared/protocol';
+import { runHeading, runKey } from '../../shared/runs';
 import type { OutputLine } from '../../shared/types';
 import type { DaemonConnection } from '../daemon/connection';
 import { errorMessage } from '../daemon/connection';
@@ -26,7 +27,7 @@ function idOf(uri: vscode.Uri): string {
 
 interface Followed {
   /** The newest lines read, oldest first, formatted; never more than the daemon keeps. */
-  lines: { seq: number; run: number; attempt: number; text: string }[];
+  lines: { seq: number; key: string | null; heading: string; text: string }[];
   /**
    * Lines 1..droppedThrough are gone, dropped by the daemon (its marker line takes the seq of
    * the newest line it dropped) or here. Line seqs count every line ever written, so this is
@@ -52,10 +53,6 @@ function droppedMarker(count: number): string {
   return `--- [${count} older lines dropped] ---`;
 }
 
-/** Between two runs' lines (a retry, or an attempt run again after it was interrupted), as `spool logs` marks them. */
-function runMarker(run: number, attempt: number): string {
-  return `--- run ${run} (attempt ${attempt}) ---`;
-}
 
 export class JobOutputProvider implements vscode.TextDocumentContentProvider, vscode.Disposable {
   private readonly changeEmitter = new vscode.EventEmitter<vscode.Uri>();
@@ -110,10 +107,14 @@ export class JobOutputProvider implements vscode.TextDocumentContentProvider, vs
 
   private render(entry: Followed): string {
     const text = entry.droppedThrough > 0 ? [droppedMarker(entry.droppedThrough)] : [];
-    let run: number | null = null;
+    // Between two runs' lines (a retry, or an attempt run again after it was interrupted), the
+    // heading `spool logs` prints.
+    let current: string | null = null;
     for (const line of entry.lines) {
-      if (run !== null && line.run !== run) text.push(runMarker(line.run, line.attempt));
-      run = line.run;
+      if (line.key !== current) {
+        if (current !== null) text.push(line.heading);
+        current = line.key;
+      }
       text.push(line.text);
     }
     const footer = entry.done ? '\n--- the job has finished ---\n' : '';
@@ -163,7 +164,7 @@ export class JobOutputProvider implements vscode.TextDocumentContentProvider, vs
         entry.droppedThrough = Math.max(entry.droppedThrough, line.seq);
         entry.lines = entry.lines.filter((l) => l.seq > line.seq);
       } else {
-        entry.lines.push({ seq: line.seq, run: line.run, attempt: line.attempt, text: formatLine(line) });
+        entry.lines.push({ seq: line.seq, key: runKey(line), heading: runHeading(line), text: formatLine(line) });
       }
     }
     const excess = entry.lines.length - LIMITS.maxOutputLinesPerJob;

@@ -29,7 +29,7 @@ test('documents', async (t) => {
   });
   await reportHostRun(t, run, [
     'a job printing more lines than the daemon keeps leaves only the kept lines in its output document, below a marker',
-    'a job that runs again shows where each run begins in its output document',
+    'a job that runs again, retried or not, shows where each run begins in its output document',
     'opening the output of a job that was deleted fails and leaves nothing followed',
     'closing an Edit & Re-enqueue document drops its copy of the job',
   ]);

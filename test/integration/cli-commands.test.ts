@@ -225,6 +225,10 @@ describe('jobs, job and logs', () => {
     assert.equal(json.job.state, 'dead');
     assert.equal(json.runs.length, 1);
     assert.equal(json.runs[0]?.exitCode, 5);
+    // Retried, it runs again as attempt 1: its second run says so.
+    assert.equal((await spool(['retry', id])).code, 0);
+    await waitFor('the retried job to die again', async () => parseJson<JobWithRuns>((await spool(['job', id, '--json'])).stdout).runs.length === 2);
+    assert.match((await spool(['job', id])).stdout, /^ +2 +1 +builtin:\S+ +.* failed +5 /m);
 
     const unknown = await spool(['job', '01a00000-0000-7000-8000-000000000000']);
     assert.equal(unknown.code, 1);
@@ -297,13 +301,13 @@ describe('retry, cancel, delete', () => {
     const other = (await spool(['enqueue', 'cli-cancel-running', '--shell', 'sleep 60'])).stdout.trim();
     await waitFor('the second shell job to run', async () => parseJson<JobWithRuns>((await spool(['job', other, '--json'])).stdout).job.state === 'running');
     const running = await spool(['cancel', '--queue', 'cli-cancel-running', '--state', 'running']);
-    assert.equal(running.stdout, 'Asked 1 running job to stop: it ends as cancelled once stopped.\n');
+    assert.equal(running.stdout, 'Asked 1 running job to stop: it ends as cancelled once its worker stops it.\n');
     await waitFor('that job to end cancelled', async () => parseJson<JobWithRuns>((await spool(['job', other, '--json'])).stdout).job.state === 'cancelled');
     const third = (await spool(['enqueue', 'cli-cancel-running', '--shell', 'sleep 60'])).stdout.trim();
     await waitFor('the third shell job to run', async () => parseJson<JobWithRuns>((await spool(['job', third, '--json'])).stdout).job.state === 'running');
     await spool(['enqueue', 'cli-cancel-running', '--shell', 'true', '--delay', '1h']);
     const both = await spool(['cancel', '--queue', 'cli-cancel-running', '--state', 'running,queued']);
-    assert.equal(both.stdout, 'Cancelled 1 job; asked 1 running job to stop: it ends as cancelled once stopped.\n');
+    assert.equal(both.stdout, 'Cancelled 1 job; asked 1 running job to stop: it ends as cancelled once its worker stops it.\n');
     await waitFor('the third job to end cancelled', async () => parseJson<JobWithRuns>((await spool(['job', third, '--json'])).stdout).job.state === 'cancelled');
   });
 

@@ -35,19 +35,23 @@ test('output is kept per job in order across attempts, paged by seq, and done on
   assert.deepEqual(engine.getJob(job.id).runs.map((r) => [r.run, r.attempt, r.outcome]), [[1, 1, 'failed'], [2, 2, 'completed'], [3, 1, 'running']]);
 });
 
-test('lines written before output lines carried their run are read with their attempt as the run', (t) => {
+test('migration 7 keeps the lines an older Spool wrote; their run reads as 0 (not known), and new lines get theirs', (t) => {
   const { dbPath, engine } = makeEngine(t);
-  const { job } = engine.enqueue({ queue: 'q', kind: 'k' });
+  const { job } = engine.enqueue({ queue: 'q', kind: 'k', backoff: { strategy: 'fixed', baseMs: 0, jitter: 0 } });
   engine.claim({ workerId: 'w' });
   engine.log({ id: job.id, workerId: 'w', lines: ['old'] });
   engine.close();
-  // What a Spool before migration 7 left: no run on the line.
+  // Turn the file back into what version 6 left: job_output without its run column.
   const db = new Database(dbPath);
-  db.prepare('UPDATE job_output SET run = NULL, attempt = 2').run();
+  db.exec('ALTER TABLE job_output DROP COLUMN run');
+  db.prepare('DELETE FROM schema_migrations WHERE version = 7').run();
   db.close();
   const reopened = new Engine({ dbPath });
   t.after(() => reopened.close());
-  assert.deepEqual(reopened.output({ id: job.id }).lines.map((l) => [l.run, l.attempt, l.text]), [[2, 2, 'old']]);
+  reopened.fail({ id: job.id, workerId: 'w', error: 'x' });
+  reopened.claim({ workerId: 'w' });
+  reopened.log({ id: job.id, workerId: 'w', lines: ['new'] });
+  assert.deepEqual(reopened.output({ id: job.id }).lines.map((l) => [l.run, l.attempt, l.text]), [[0, 1, 'old'], [2, 2, 'new']]);
 });
 
 test('output over the per-job cap drops the oldest lines and one marker says how many', (t) => {

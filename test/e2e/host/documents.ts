@@ -59,7 +59,7 @@ export const run = hostSuite({
     assert.deepEqual(shown.slice(kept.length), ['', '--- the job has finished ---', '']);
   },
 
-  'a job that runs again shows where each run begins in its output document': async (config) => {
+  'a job that runs again, retried or not, shows where each run begins in its output document': async (config) => {
     await connected(await spool());
     const client = await direct(config);
     // Fails on its first attempt, succeeds on its second.
@@ -74,6 +74,11 @@ export const run = hostSuite({
     const doc = await vscode.workspace.openTextDocument(jobOutputUri(job.id));
     await waitFor('the end of the job in the document', () => doc.getText().includes('--- the job has finished ---'), 60_000);
     assert.equal(doc.getText(), 'fail\n--- run 2 (attempt 2) ---\nok\n\n--- the job has finished ---\n');
+    // Retried, it runs again as attempt 1: the open document follows it, and its heading names
+    // the run, not only the attempt.
+    await client.call('jobs.retry', { id: job.id });
+    const retried = 'fail\n--- run 2 (attempt 2) ---\nok\n--- run 3 (attempt 1) ---\nok\n\n--- the job has finished ---\n';
+    await waitFor('the third run in the document', () => doc.getText() === retried, 60_000);
   },
 
   'opening the output of a job that was deleted fails and leaves nothing followed': async (config) => {
