@@ -46,12 +46,16 @@ export async function scheduleTarget(ctx: SpoolContext, arg: unknown): Promise<s
   return pick?.label;
 }
 
-/** Reports a bulk result: how many it applied to, and why the others were refused. */
-export function reportBulk(verb: string, count: number, errors: { id: string; message: string }[], note = ''): void {
+/**
+ * Reports a bulk result: what was done to how many jobs (`count` null: `done` says it all), and
+ * why the others were refused.
+ */
+export function reportBulk(done: string, count: number | null, errors: { id: string; message: string }[], note = ''): void {
+  const what = count === null ? done : `${done} ${count} job${count === 1 ? '' : 's'}`;
   if (errors.length === 0) {
-    void vscode.window.setStatusBarMessage(`Spool: ${verb} ${count} job${count === 1 ? '' : 's'}${note}.`, 4000);
+    void vscode.window.setStatusBarMessage(`Spool: ${what}${note}.`, 4000);
     return;
   }
   const first = errors[0]?.message ?? '';
-  void vscode.window.showWarningMessage(`Spool: ${verb} ${count} job(s)${note}; ${errors.length} could not be: ${first}${errors.length > 1 ? ' (and others)' : ''}`);
+  void vscode.window.showWarningMessage(`Spool: ${what}${note}; ${errors.length} could not be: ${first}${errors.length > 1 ? ' (and others)' : ''}`);
 }

@@ -28,6 +28,8 @@ function tempDir(t: { after: (fn: () => void | Promise<void>) => void }, socket?
 test('spool daemon runs the daemon in the foreground until SIGTERM, then exits 0', async (t) => {
   const dir = tempDir(t);
   const socketPath = path.join(dir, 's.sock');
+  // A log an earlier detached daemon left beside the database is not this one's log.
+  fs.writeFileSync(path.join(dir, 'daemon.log'), 'an earlier daemon\n');
   const daemon = startCli(['daemon', '--db', path.join(dir, 'db.sqlite')], { socketPath });
   t.after(() => stopCli(daemon));
   const status = await waitFor('the daemon to answer', async () => {
@@ -36,6 +38,7 @@ test('spool daemon runs the daemon in the foreground until SIGTERM, then exits 0
   }, 30_000);
   assert.equal(status.pid, daemon.process.pid, 'the daemon runs inside the spool process');
   assert.equal(status.dbPath, path.join(dir, 'db.sqlite'));
+  assert.equal(status.logPath, null, 'it logs to its standard error');
   const job = await runCli(['enqueue', 'fg', '--shell', 'echo in the foreground', '--wait'], { socketPath });
   assert.equal(job.code, 0, job.stderr);
   assert.equal(job.stdout, 'in the foreground\n');

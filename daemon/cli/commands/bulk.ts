@@ -58,7 +58,7 @@ export function registerBulk(program: Command): void {
       .option('-q, --queue <queue>', 'instead of ids: every matching job of this queue')
       .option('-s, --state <state>', `with --queue: these states (default ${verb.defaultStates})`, collect)
       .option('-k, --kind <kind>', 'with --queue: only this kind')
-      .option('--json', 'print {count, errors} as JSON')
+      .option('--json', `print {count, errors${verb.name === 'cancel' ? ', stopRequested' : ''}} as JSON`)
       .addHelpText('after', `\nExamples:\n  spool ${verb.name} 0193f0c2-7a4e-7b1c-9d2e-3f4a5b6c7d8e\n  ${verb.example}`)
       .action(action<BulkOptions>((ctx, args, o) => runVerb(ctx, verb, list(args, 0), o)));
   }
@@ -73,12 +73,14 @@ async function runVerb(ctx: CliContext, verb: Verb, ids: string[], o: BulkOption
   if (ids.length === 1 && ids[0] !== undefined) {
     // One id: the single-job method, whose error says exactly why (not found, wrong state).
     const answer = await verb.one(client, ids[0]);
-    if (verb.name === 'cancel' && isRunningJob(answer) && !o.json) {
+    const running = verb.name === 'cancel' && isRunningJob(answer);
+    if (running && !o.json) {
       // A running job is not cancelled yet: its worker or executor is told and stops it.
       ctx.print(`Cancel requested for job ${ids[0]}: it is running and ends as cancelled once its worker stops it.`);
       return 0;
     }
-    result = { count: 1, errors: [] };
+    // As jobs.cancelMany answers, so that --json reads the same for one id or many.
+    result = verb.name === 'cancel' ? { count: 1, errors: [], stopRequested: running ? 1 : 0 } : { count: 1, errors: [] };
   } else if (ids.length > 0) {
     result = await verb.many(client, { ids });
   } else {
@@ -107,7 +109,10 @@ function summary(verb: Verb, result: BulkResult, mayBeRunning: boolean): string 
   if (asked === undefined) return `Cancelled ${jobs(result.count)}${mayBeRunning ? ' (running ones end as cancelled once their worker stops them)' : ''}.`;
   if (asked === 0) return `Cancelled ${jobs(result.count)}.`;
   const waiting = result.count - asked;
-  const running = `asked ${asked} running job${asked === 1 ? '' : 's'} to stop: ${asked === 1 ? 'it ends' : 'they end'} as cancelled once stopped`;
+  const running =
+    asked === 1
+      ? 'asked 1 running job to stop: it ends as cancelled once its worker stops it'
+      : `asked ${asked} running jobs to stop: they end as cancelled once their workers stop them`;
   return waiting === 0 ? `${running[0]?.toUpperCase()}${running.slice(1)}.` : `Cancelled ${jobs(waiting)}; ${running}.`;
 }
 

@@ -8,15 +8,16 @@ import { command } from '../command';
 export const showDaemonLog = command(
   'spool.daemon.showLog',
   async (ctx) => {
-    const status = ctx.connection.status;
-    // A running daemon says where it logs (null: to the terminal or process that started it).
+    // A daemon it is connected to says where it logs (null: to its standard error, wherever
+    // whatever started it sent that).
+    const status = ctx.connection.state === 'connected' ? ctx.connection.status : null;
     if (status && status.logPath === null) {
-      throw new Error(`The daemon (pid ${status.pid}) was started in the foreground: it logs to its terminal, not to a file.`);
+      throw new Error(`The daemon (pid ${status.pid}) was not started with --detach: it logs to its standard error, not to a file.`);
     }
     const settings = readSettings();
     const logPath = status?.logPath ?? defaultLogPath(settings.databasePath !== '' ? settings.databasePath : defaultDbPath());
     if (!fs.existsSync(logPath)) {
-      throw new Error(`There is no daemon log at ${logPath}. A daemon started in the foreground logs to its terminal instead.`);
+      throw new Error(`There is no daemon log at ${logPath}: no daemon has been started there with --detach.`);
     }
     const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(logPath));
     await vscode.window.showTextDocument(doc, { preview: false });

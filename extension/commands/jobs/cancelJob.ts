@@ -13,7 +13,9 @@ export const cancelJob = command('spool.jobs.cancel', async (ctx, ...args) => {
   const result = await client.call('jobs.cancelMany', { ids: jobs.map((j) => j.id) });
   // Running ones are only asked to stop; they end as cancelled when their worker stops them.
   const asked = result.stopRequested ?? 0;
-  reportBulk('cancelled', result.count - asked, result.errors, asked > 0 ? ` and asked ${asked} running job${asked === 1 ? '' : 's'} to stop` : '');
+  const stopping = `asked ${asked} running job${asked === 1 ? '' : 's'} to stop`;
+  if (asked > 0 && asked === result.count) reportBulk(stopping, null, result.errors);
+  else reportBulk('cancelled', result.count - asked, result.errors, asked > 0 ? ` and ${stopping}` : '');
   ctx.queues.refresher.now();
   return result;
 });
