@@ -7,9 +7,9 @@
  */
 import * as fs from 'node:fs';
 import { isSpoolError } from '../../shared/errors';
+import { defaultLogPath } from '../../shared/paths';
 import { ErrorCode, PROTOCOL_VERSION, type DaemonStatus } from '../../shared/protocol';
 import type { Job } from '../../shared/types';
-import { defaultLogPath } from '../../shared/paths';
 import { VERSION } from '../../shared/version';
 import type { DaemonOptions } from '../config';
 import type { EngineClaimParams, JobChange, QueueEngine } from '../engine/api';

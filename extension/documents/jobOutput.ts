@@ -53,7 +53,6 @@ function droppedMarker(count: number): string {
   return `--- [${count} older lines dropped] ---`;
 }
 
-
 export class JobOutputProvider implements vscode.TextDocumentContentProvider, vscode.Disposable {
   private readonly changeEmitter = new vscode.EventEmitter<vscode.Uri>();
   readonly onDidChange = this.changeEmitter.event;
