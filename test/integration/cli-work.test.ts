@@ -54,6 +54,8 @@ test('the command gets the payload on stdin and the job in its environment; exit
   assert.ok(out.includes(`stdout:id=${job.id} kind=greet attempt=1/2`), out.join('\n'));
   assert.ok(out.includes('stdout:payload={"name":"ada"}'));
   assert.ok(out.includes('stderr:warn'));
+  // One line per finished job on the worker's stderr.
+  await waitFor('the worker to report the job', () => cli.stderr().includes(`spool work: job ${job.id} (greet, attempt 1 of 2) completed in `));
 });
 
 test('a non-zero exit fails the attempt with the status; a --permanent-exit status goes to dead at once', async (t) => {
@@ -64,7 +66,7 @@ test('a non-zero exit fails the attempt with the status; a --permanent-exit stat
   const dead = await finished(retried.job.id);
   assert.equal(dead.state, 'dead');
   assert.equal(dead.attempts, 2, 'retried once, then dead');
-  assert.equal(dead.lastError, 'The command exited with status 3: bad input');
+  assert.equal(dead.lastError, 'The command exited with code 3: bad input');
   const runs = (await client.call('jobs.get', { id: retried.job.id })).runs;
   assert.deepEqual(runs.map((r) => r.exitCode), [3, 3]);
   const perm = await finished(permanent.job.id);
@@ -82,6 +84,21 @@ test('a cancel stops the running command and its children; the job ends cancelle
   const done = await finished(job.id);
   assert.equal(done.state, 'cancelled');
   await waitFor('the child to be gone', () => !processAlive(childPid));
+});
+
+test('a command running past the job\'s timeout is stopped with its children, and the attempt fails saying so', async (t) => {
+  const pidFile = path.join(daemon.dir, 'timeout-child.pid');
+  const cli = work(t, ['work-timeout', '--exec', `sleep 300 & echo $! > '${pidFile}'; wait`, '--kill-after', '2s']);
+  await waitFor('the worker to start', () => cli.stderr().includes('is taking jobs'));
+  // The worker's heartbeats keep the lease alive; the timeout must stop the command all the same.
+  const { job } = await client.call('jobs.enqueue', { queue: 'work-timeout', kind: 'x', timeoutMs: 1500, maxAttempts: 1 });
+  const childPid = await waitFor('the command to start its child', () => fs.existsSync(pidFile) && Number(fs.readFileSync(pidFile, 'utf8').trim()));
+  const done = await finished(job.id);
+  assert.equal(done.state, 'dead');
+  assert.equal(done.lastError, "Timed out after 1500 ms; the command's processes were stopped.");
+  await waitFor('the child to be gone', () => !processAlive(childPid));
+  await waitFor('the worker to report the failure', () => cli.stderr().includes(`spool work: job ${job.id} (x, attempt 1 of 1) failed after `));
+  assert.match(cli.stderr(), /failed after \S+: Timed out after 1500 ms/);
 });
 
 test('SIGTERM lets the running job finish, then the worker exits 0', async (t) => {
@@ -160,6 +177,12 @@ function processAlive(pid: number): boolean {
     return error instanceof Error && 'code' in error && error.code === 'EPERM';
   }
 }
+
+test('a queue name the daemon would refuse is refused before the worker starts, in the CLI\'s words', async () => {
+  const r = await runCli(['work', 'ok,bad name!', '--exec', 'true'], { socketPath: daemon.socketPath });
+  assert.equal(r.code, 1);
+  assert.equal(r.stderr, `spool: "bad name!" is not a queue name: use 1 to 128 letters, digits, '.', '_', ':' or '-', starting with a letter or digit.\n`);
+});
 
 test('--kill-after past an hour is refused before the worker starts', async () => {
   const r = await runCli(['work', 'work-kill', '--exec', 'true', '--kill-after', '25d'], { socketPath: daemon.socketPath });

@@ -2,21 +2,24 @@
  * `spool work <queue> --exec "<command>"`: a worker process for quick scripting. Each job runs
  * the command with `/bin/sh -c` in its own process group; the payload arrives on stdin (JSON)
  * and in SPOOL_JOB_PAYLOAD; stdout and stderr become the job's output; exit 0 completes the job,
- * any other status fails it (permanently for the codes given to --permanent-exit). A cancel
- * stops the command: SIGTERM to its group, SIGKILL after a grace period. A second SIGTERM or
- * Ctrl-C SIGKILLs every command's group at once, then the worker fails their jobs and exits.
+ * any other status fails it (permanently for the codes given to --permanent-exit). A cancel, or
+ * a command running past the job's `timeoutMs` (as the daemon's shell executor bounds its
+ * jobs), stops the command: SIGTERM to its group, SIGKILL after a grace period. A second SIGTERM
+ * or Ctrl-C SIGKILLs every command's group at once, hands their jobs back and exits. One line
+ * per finished job goes to stderr unless --quiet.
  */
 import { spawn } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
 import type { Command } from 'commander';
 import { SpoolClient } from '../../../shared/client';
-import { LIMITS } from '../../../shared/protocol';
+import { LIMITS, NAME_PATTERN } from '../../../shared/protocol';
 import type { Job } from '../../../shared/types';
 import { runWorker, type WorkContext } from '../../../shared/worker';
 import { action, arg } from '../action';
 import type { CliContext } from '../context';
 import { CliError } from '../errors';
 import { parseKillAfter } from '../parse/duration';
+import { formatDuration } from '../format/time';
 import { collect, parseInteger } from '../parse/values';
 import { unknownQueueNote } from '../hints';
 import { splitLine } from '../../engine/output-lines';
@@ -28,6 +31,7 @@ type WorkOptions = {
   permanentExit?: string;
   killAfter?: string;
   workerId?: string;
+  quiet?: boolean;
 };
 
 export function registerWork(program: Command): void {
@@ -39,8 +43,9 @@ export function registerWork(program: Command): void {
     .option('-k, --kind <kind>', 'only jobs of this kind (repeatable; default every kind but shell and http)', collect)
     .option('-c, --concurrency <n>', 'jobs at once (default 1)')
     .option('--permanent-exit <codes>', 'exit codes that fail the job for good, no retries, e.g. 2,64')
-    .option('--kill-after <duration>', 'after a cancel, SIGKILL the command if SIGTERM has not stopped it within this (default 5s)')
+    .option('--kill-after <duration>', 'after a cancel or a timeout, SIGKILL the command if SIGTERM has not stopped it within this (default 5s)')
     .option('--worker-id <id>', 'the id shown in `spool workers` (default chosen by the daemon)')
+    .option('-q, --quiet', 'print no line per finished job')
     .addHelpText(
       'after',
       `
@@ -48,6 +53,8 @@ The command gets, besides the payload on stdin:
   SPOOL_JOB_ID, SPOOL_JOB_QUEUE, SPOOL_JOB_KIND, SPOOL_JOB_ATTEMPT, SPOOL_JOB_MAX_ATTEMPTS,
   SPOOL_JOB_PAYLOAD (JSON), SPOOL_JOB_CHECKPOINT (JSON, when a previous attempt saved one),
   SPOOL_WORKER_ID and SPOOL_SOCKET.
+A command still running after the job's timeout (enqueue --timeout; the queue's default, 5m
+unless set) is stopped like a cancelled one and the attempt fails.
 SIGTERM or Ctrl-C lets running jobs finish and claims no more; a second one kills the running
 commands (SIGKILL to their process groups), hands their jobs back to run again (no attempt used
 up) and exits with status 130 (SIGINT) or 143 (SIGTERM).
@@ -66,6 +73,11 @@ async function work(ctx: CliContext, queueArg: string, o: WorkOptions): Promise<
   const concurrency = o.concurrency !== undefined ? parseInteger(o.concurrency, '--concurrency', 1, 1000) : 1;
   const queues = queueArg.split(',').filter((q) => q !== '');
   if (queues.length === 0) throw new CliError('Name the queue to work on: spool work <queue> --exec "<command>".');
+  for (const queue of queues) {
+    if (!NAME_PATTERN.test(queue)) {
+      throw new CliError(`"${queue}" is not a queue name: use 1 to 128 letters, digits, '.', '_', ':' or '-', starting with a letter or digit.`);
+    }
+  }
   // Its own reconnecting client: a worker outlives a daemon restart and registers again.
   const client = await SpoolClient.connect({ socketPath: ctx.socketPath, reconnect: true });
   try {
@@ -99,7 +111,18 @@ async function serve(
     handleSignals: true,
     name: `spool work ${queueArg}`,
     ...(o.workerId ? { workerId: o.workerId } : {}),
-    handler: (job, wctx) => runCommand(client, ctx.socketPath, command, job, wctx, permanentCodes, killAfterMs),
+    handler: async (job, wctx) => {
+      const started = Date.now();
+      const what = `job ${job.id} (${job.kind}, attempt ${job.attempts} of ${job.maxAttempts})`;
+      try {
+        const result = await runCommand(client, ctx.socketPath, command, job, wctx, permanentCodes, killAfterMs);
+        if (!o.quiet) ctx.note(`spool work: ${what} completed in ${formatDuration(Date.now() - started)}`);
+        return result;
+      } catch (error) {
+        if (!o.quiet) ctx.note(`spool work: ${what} failed after ${formatDuration(Date.now() - started)}: ${error instanceof Error ? error.message : String(error)}`);
+        throw error;
+      }
+    },
     onError: (error, job) => ctx.note(`spool work: ${job ? `job ${job.id}: ` : ''}${error.message}`),
   });
   ctx.note(`Worker ${worker.workerId} is taking jobs from ${queues.join(', ')}; Ctrl-C to stop.`);
@@ -162,10 +185,17 @@ function runCommand(
   // would outlive it, so it is killed at once, even if a cancel's SIGTERM is still being given time.
   const kill = (): void => signalGroup(child.pid, 'SIGKILL');
   const stop = (): void => {
-    if (wctx.hardStop.aborted) return;
+    if (wctx.hardStop.aborted || killTimer !== null) return;
     signalGroup(child.pid, 'SIGTERM');
     killTimer = setTimeout(kill, killAfterMs);
   };
+  // The job's lease length bounds the command, as it bounds the daemon's own shell jobs: the
+  // worker's heartbeats would otherwise keep a hung command's lease alive forever.
+  let timedOut = false;
+  const timeout = setTimeout(() => {
+    timedOut = true;
+    stop();
+  }, job.timeoutMs);
   if (wctx.hardStop.aborted) kill();
   else wctx.hardStop.addEventListener('abort', kill, { once: true });
   if (wctx.signal.aborted) stop();
@@ -176,13 +206,15 @@ function runCommand(
     child.on('close', (code, signal) => {
       wctx.signal.removeEventListener('abort', stop);
       wctx.hardStop.removeEventListener('abort', kill);
+      clearTimeout(timeout);
       if (killTimer) clearTimeout(killTimer);
       void output.flush().then(() => {
+        if (wctx.signal.aborted) return reject(new CommandFailed(`Stopped: ${describeAbort(wctx.signal)}`, code ?? undefined, false));
+        if (timedOut) return reject(new CommandFailed(`Timed out after ${job.timeoutMs} ms; the command's processes were stopped.`, code ?? undefined, false));
         if (code === 0) return resolve({ exitCode: 0 });
         const tail = stderrTail.length > 0 ? `: ${stderrTail[stderrTail.length - 1]}` : '';
-        if (wctx.signal.aborted) return reject(new CommandFailed(`Stopped: ${describeAbort(wctx.signal)}`, code ?? undefined, false));
         if (code === null) return reject(new CommandFailed(`The command was killed by ${signal ?? 'a signal'}${tail}`, undefined, false));
-        reject(new CommandFailed(`The command exited with status ${code}${tail}`, code, permanentCodes.has(code)));
+        reject(new CommandFailed(`The command exited with code ${code}${tail}`, code, permanentCodes.has(code)));
       }, reject);
     });
   });
