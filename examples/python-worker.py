@@ -3,13 +3,20 @@
 
 It speaks the daemon's protocol directly: newline-delimited JSON-RPC 2.0 over the Unix socket.
 
-    python3 examples/python-worker.py --queue text --kind upper [--max-jobs N]
+    python3 examples/python-worker.py --queue text [--kind upper] [--max-jobs N]
     spool enqueue text --kind upper --payload '{"text": "hello"}'
+    spool enqueue text --kind sleep --payload '{"seconds": 30}'
 
 For each job it: claims it (`jobs.claim`, long-polling so an idle worker sends one request
 every few seconds), heartbeats to keep its lease (`jobs.heartbeat`, which also says whether a
-cancel was requested), logs a line (`jobs.log`) and completes it with a result
-(`jobs.complete`), or fails it (`jobs.fail`; `permanent` for a payload that can never work).
+cancel was requested; a `sleep` job heartbeats every second while it waits, and stops if it
+was cancelled), logs a line (`jobs.log`) and completes it with a result (`jobs.complete`), or
+fails it (`jobs.fail`; `permanent` for a payload that can never work).
+
+Stopping: Ctrl-C or SIGTERM lets the running job finish and claims no more (a job that a claim
+already waiting brings is handed back with `jobs.release`); a second one stops at once and hands
+the running job back with `jobs.release`, so it runs again without waiting for its lease to run
+out and without using up an attempt.
 
 The socket is found like every Spool client finds it: $SPOOL_SOCKET, else
 $XDG_RUNTIME_DIR/spool/spool.sock, else ~/.spool/spool.sock.
@@ -17,8 +24,10 @@ $XDG_RUNTIME_DIR/spool/spool.sock, else ~/.spool/spool.sock.
 import argparse
 import json
 import os
+import signal
 import socket
 import sys
+import time
 
 
 def default_socket_path():
@@ -27,6 +36,9 @@ def default_socket_path():
     if os.environ.get("XDG_RUNTIME_DIR"):
         return os.path.join(os.environ["XDG_RUNTIME_DIR"], "spool", "spool.sock")
     return os.path.join(os.path.expanduser("~"), ".spool", "spool.sock")
+
+
+LEASE_LOST = 1011  # the error code when this worker no longer holds the job
 
 
 class RpcError(Exception):
@@ -70,8 +82,26 @@ class Spool:
         self.sock.close()
 
 
-def handle(kind, payload):
+class Cancelled(Exception):
+    pass
+
+
+KINDS = ["upper", "reverse", "sleep"]
+
+
+def handle(spool, ids, kind, payload):
     """The work itself. Raise ValueError for a payload that can never succeed."""
+    if kind == "sleep":
+        seconds = payload.get("seconds") if isinstance(payload, dict) else None
+        if not isinstance(seconds, (int, float)) or seconds < 0:
+            raise ValueError('the payload must be {"seconds": N}')
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            time.sleep(min(1.0, end - time.monotonic()))
+            # A long job heartbeats so its lease does not run out, and learns of a cancel.
+            if spool.call("jobs.heartbeat", ids)["cancelRequested"]:
+                raise Cancelled()
+        return {"slept": seconds}
     if not isinstance(payload, dict) or not isinstance(payload.get("text"), str):
         raise ValueError('the payload must be {"text": "..."}')
     if kind == "upper":
@@ -81,11 +111,48 @@ def handle(kind, payload):
     raise ValueError(f"this worker does not know the kind {kind!r}")
 
 
+class Stop:
+    """The first SIGINT/SIGTERM asks for a graceful stop; the second stops at once."""
+
+    def __init__(self):
+        self.requested = None
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(signum, self.on_signal)
+
+    def on_signal(self, signum, frame):
+        name = signal.Signals(signum).name
+        if self.requested is not None:
+            print(f"second {name}: stopping now", file=sys.stderr)
+            raise KeyboardInterrupt()
+        self.requested = signum
+        print(f"{name} received: finishing the running job, if any, then exiting (send it again to stop now)", file=sys.stderr)
+
+    def exit_status(self):
+        # As a shell reports a process a signal ended: 128 + its number.
+        return 128 + self.requested if self.requested is not None else 0
+
+
+def release(socket_path, ids, reason):
+    """Hands a held job back. On a new connection: the old one may be cut off mid-request."""
+    try:
+        spool = Spool(socket_path)
+        spool.call("jobs.release", dict(ids, reason=reason))
+        spool.close()
+        print(f"job {ids['id']} handed back: it runs again without using up an attempt", file=sys.stderr)
+    except RpcError as error:
+        if error.code == LEASE_LOST:
+            print(f"job {ids['id']} had already ended", file=sys.stderr)
+        else:
+            print(f"could not hand job {ids['id']} back ({error}); it runs again once its lease runs out", file=sys.stderr)
+    except OSError as error:
+        print(f"could not hand job {ids['id']} back ({error}); it runs again once its lease runs out", file=sys.stderr)
+
+
 def main():
     parser = argparse.ArgumentParser(description="A Spool worker using only the Python standard library.")
     parser.add_argument("--socket", default=default_socket_path())
     parser.add_argument("--queue", action="append", help="queue to take jobs from (repeatable; default all)")
-    parser.add_argument("--kind", action="append", help="kind to take (repeatable; default upper and reverse)")
+    parser.add_argument("--kind", action="append", help=f"kind to take (repeatable; default {', '.join(KINDS)})")
     parser.add_argument("--max-jobs", type=int, default=0, help="exit after this many jobs (0 = run until Ctrl-C)")
     args = parser.parse_args()
 
@@ -96,30 +163,39 @@ def main():
         "host": socket.gethostname(),
         "pid": os.getpid(),
         "queues": args.queue or [],
-        "kinds": args.kind or ["upper", "reverse"],
+        "kinds": args.kind or KINDS,
         "concurrency": 1,
     })["worker"]
     worker_id = worker["id"]
     print(f"python worker {worker_id} connected to Spool {status['version']} at {args.socket}", file=sys.stderr)
 
+    stop = Stop()
     done = 0
+    held = None  # the ids of the job this worker holds the lease of, while it runs one
     try:
-        while args.max_jobs == 0 or done < args.max_jobs:
+        while stop.requested is None and (args.max_jobs == 0 or done < args.max_jobs):
             claimed = spool.call("jobs.claim", {
                 "workerId": worker_id,
                 "queues": args.queue or [],
-                "kinds": args.kind or ["upper", "reverse"],
+                "kinds": args.kind or KINDS,
                 "max": 1,
                 "waitMs": 5000,
             })["jobs"]
             for job in claimed:
-                ids = {"id": job["id"], "workerId": worker_id}
-                beat = spool.call("jobs.heartbeat", ids)
-                if beat["cancelRequested"]:
-                    spool.call("jobs.fail", dict(ids, error="cancelled before it started"))
+                held = ids = {"id": job["id"], "workerId": worker_id}
+                if stop.requested is not None:
+                    # The claim was already waiting when the stop came: hand the job straight back.
+                    spool.call("jobs.release", dict(ids, reason="the worker was stopping when the claim returned"))
+                    held = None
                     continue
                 try:
-                    result = handle(job["kind"], job["payload"])
+                    if spool.call("jobs.heartbeat", ids)["cancelRequested"]:
+                        raise Cancelled()
+                    result = handle(spool, ids, job["kind"], job["payload"])
+                except Cancelled:
+                    # A job whose cancel was requested ends cancelled when its worker fails it.
+                    spool.call("jobs.fail", dict(ids, error="cancelled"))
+                    print(f"job {job['id']} cancelled", file=sys.stderr)
                 except ValueError as error:
                     spool.call("jobs.fail", dict(ids, error=str(error), permanent=True))
                     print(f"job {job['id']} failed for good: {error}", file=sys.stderr)
@@ -127,11 +203,15 @@ def main():
                     spool.call("jobs.log", dict(ids, lines=[f"{job['kind']}: {json.dumps(result)}"]))
                     spool.call("jobs.complete", dict(ids, result=result))
                     print(f"job {job['id']} completed: {json.dumps(result)}", file=sys.stderr)
+                held = None
                 done += 1
     except KeyboardInterrupt:
-        pass
-    finally:
+        if held is not None:
+            release(args.socket, held, "the python worker was stopped")
         spool.close()
+        sys.exit(stop.exit_status() or 130)
+    spool.close()
+    sys.exit(0)
 
 
 if __name__ == "__main__":

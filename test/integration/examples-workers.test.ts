@@ -97,6 +97,47 @@ test('the Python worker (standard library only) claims, heartbeats and completes
   assert.ok(workers.workers.some((w) => w.name === 'python-worker example'));
 });
 
+test('the Python worker finishes its job on the first SIGTERM, and hands it back on a second; a cancel stops a long job', async (t) => {
+  const python = spawnSync('python3', ['--version']);
+  if (python.error || python.status !== 0) {
+    t.skip('python3 is not installed on this machine, so the Python example cannot run');
+    return;
+  }
+  const start = async (): Promise<Proc> => {
+    const worker = run(t, 'python3', [path.join('examples', 'python-worker.py'), '--queue', 'py-stop']);
+    await waitFor('the worker to connect', () => worker.stderr().includes('connected to Spool'));
+    return worker;
+  };
+  const running = (id: string) => waitFor(`job ${id} to run`, async () => (await client.call('jobs.get', { id })).job.state === 'running');
+
+  // One SIGTERM: the running job finishes, then the worker exits 0.
+  let worker = await start();
+  const short = await client.call('jobs.enqueue', { queue: 'py-stop', kind: 'sleep', payload: { seconds: 1 } });
+  await running(short.job.id);
+  worker.kill('SIGTERM');
+  assert.equal(await worker.exited, 0, worker.stderr());
+  assert.equal((await client.call('jobs.get', { id: short.job.id })).job.state, 'completed');
+
+  // Two: the running job is handed back at once, its attempt given back.
+  worker = await start();
+  const long = await client.call('jobs.enqueue', { queue: 'py-stop', kind: 'sleep', payload: { seconds: 300 } });
+  await running(long.job.id);
+  worker.kill('SIGINT');
+  await waitFor('the worker to say it is finishing', () => worker.stderr().includes('SIGINT received'));
+  worker.kill('SIGINT');
+  assert.equal(await worker.exited, 130, worker.stderr());
+  const back = (await client.call('jobs.get', { id: long.job.id })).job;
+  assert.deepEqual([back.state, back.attempts, back.lastError], ['retrying', 0, 'Interrupted: the python worker was stopped']);
+
+  // Claimed again, it heartbeats while it sleeps and stops when cancelled.
+  worker = await start();
+  await running(long.job.id);
+  await client.call('jobs.cancel', { id: long.job.id });
+  assert.equal((await finished(long.job.id)).state, 'cancelled');
+  worker.kill('SIGTERM');
+  assert.equal(await worker.exited, 0, worker.stderr());
+});
+
 test('the shell script enqueues with spool rpc and socat and waits for both jobs', async (t) => {
   const hasSocat = spawnSync('sh', ['-c', 'command -v socat']).status === 0;
   const script = run(t, 'bash', [path.join('examples', 'enqueue-and-wait.sh'), 'scripted'], { SPOOL: `${process.execPath} ${SPOOL_BIN}` });
