@@ -68,6 +68,15 @@ test('the Node resize worker completes resize jobs with progress, and sends impo
   assert.equal(dead.attempts, 1);
   assert.match(dead.lastError ?? '', /width and height must be positive/);
 
+  // Slowed down with stepDelayMs, a job can be watched and cancelled between steps. (Its short
+  // lease makes the worker heartbeat every second, so it learns of the cancel soon.)
+  const slow = await client.call('jobs.enqueue', { queue: 'images', kind: 'resize', payload: { width: 64, height: 64, stepDelayMs: 1000 }, timeoutMs: 3000 });
+  await waitFor('the slow job to make progress', async () => ((await client.call('jobs.get', { id: slow.job.id })).job.progress ?? 0) >= 10);
+  await client.call('jobs.cancel', { id: slow.job.id });
+  const cancelled = await finished(slow.job.id);
+  assert.equal(cancelled.state, 'cancelled');
+  assert.ok((cancelled.progress ?? 0) < 100, `stopped part way, at ${cancelled.progress ?? 0}%`);
+
   worker.kill('SIGTERM');
   assert.equal(await worker.exited, 0, worker.stderr());
 });
