@@ -225,6 +225,9 @@ describe('jobs, job and logs', () => {
     assert.equal(json.job.state, 'dead');
     assert.equal(json.runs.length, 1);
     assert.equal(json.runs[0]?.exitCode, 5);
+    // A completed shell run shows the exit code its result holds.
+    const ok = await finishedShellJob('cli-job', 'true');
+    assert.match((await spool(['job', ok])).stdout, /^ +1 +1 +builtin:\S+ +.* completed +0\b/m);
     // Retried, it runs again as attempt 1: its second run says so.
     assert.equal((await spool(['retry', id])).code, 0);
     await waitFor('the retried job to die again', async () => parseJson<JobWithRuns>((await spool(['job', id, '--json'])).stdout).runs.length === 2);
@@ -377,9 +380,15 @@ describe('queues and queue', () => {
 
 describe('schedules and schedule', () => {
   test('add prints the next three fire times; list, show, run, disable, enable and rm work', async () => {
-    const add = await spool(['schedule', 'add', 'cli-every-hour', '--cron', '0 * * * *', '--tz', 'Europe/Paris', '--queue', 'cli-sched', '--shell', 'echo tick']);
+    // Times are written in the local zone; where the schedule's zone shows another time, that too.
+    const add = await runCli(['schedule', 'add', 'cli-every-hour', '--cron', '0 * * * *', '--tz', 'Europe/Paris', '--queue', 'cli-sched', '--shell', 'echo tick'], {
+      socketPath: daemon.socketPath,
+      env: { TZ: 'UTC' },
+    });
     assert.equal(add.code, 0, add.stderr);
-    assert.match(add.stdout, /^Created schedule cli-every-hour \(0 \* \* \* \*, Europe\/Paris\) on queue cli-sched\.\nNext runs:\n( {2}\d{4}-\d\d-\d\d \d\d:00:00 [+-]\d\d:\d\d {2}\(in .+\)\n){3}$/);
+    assert.match(add.stdout, /^Created schedule cli-every-hour \(0 \* \* \* \*, Europe\/Paris\) on queue cli-sched\.\nNext runs:\n( {2}\d{4}-\d\d-\d\d \d\d:00:00 \+00:00 {2}\(\d\d:00 Europe\/Paris, in .+\)\n){3}$/);
+    const inParis = await runCli(['schedule', 'show', 'cli-every-hour'], { socketPath: daemon.socketPath, env: { TZ: 'Europe/Paris' } });
+    assert.match(inParis.stdout, /^next runs: +\d{4}-\d\d-\d\d \d\d:00:00 \+0[12]:00 \(in [^,]+\)$/m);
 
     const list = await spool(['schedules']);
     assert.match(list.stdout, /^SCHEDULE +CRON +TZ +QUEUE +ENABLED +NEXT +LAST +JOB$/m);

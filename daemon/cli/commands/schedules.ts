@@ -4,7 +4,7 @@ import type { CreateScheduleParams, UpdateScheduleParams } from '../../../shared
 import type { MissedRunPolicy } from '../../../shared/types';
 import { action, arg } from '../action';
 import { CliError } from '../errors';
-import { scheduleDetails, schedulesTable } from '../format/records';
+import { inZone, scheduleDetails, schedulesTable } from '../format/records';
 import { formatRelative, formatTimestamp } from '../format/time';
 import { addJobOptions, addJobSourceOptions, resolveJobOptions, resolveJobSource, type JobOptionValues, type JobSourceOptions } from '../jobsource';
 
@@ -74,7 +74,7 @@ Examples:
         ctx.print(`Created schedule ${name} (${result.schedule.cron}, ${result.schedule.timezone}) on queue ${result.schedule.queue}.`);
         if (result.nextRuns.length > 0) {
           ctx.print('Next runs:');
-          for (const t of result.nextRuns) ctx.print(`  ${formatTimestamp(t)}  (${formatRelative(t)})`);
+          for (const t of result.nextRuns) ctx.print(`  ${formatTimestamp(t)}  (${inZone(t, result.schedule.timezone)}${formatRelative(t)})`);
         }
       }),
     );

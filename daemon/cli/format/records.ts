@@ -106,13 +106,26 @@ export function jobDetails(job: Job, runs: readonly JobRun[], c: Colors, now = D
           { header: 'STARTED', value: (r) => formatRelative(r.startedAt, now) },
           { header: 'TOOK', value: (r) => (r.durationMs === null ? '-' : formatDuration(r.durationMs)) },
           { header: 'OUTCOME', value: (r) => colorOutcome(r.outcome, c) },
-          { header: 'EXIT', value: (r) => (r.exitCode ?? r.httpStatus ?? '-').toString() },
+          { header: 'EXIT', value: (r) => (r.exitCode ?? r.httpStatus ?? completedCode(job, r, runs) ?? '-').toString() },
           { header: 'ERROR', value: (r) => oneLine(r.error ?? '', 80) },
         ],
         c.bold,
       );
   }
   return text;
+}
+
+/**
+ * A completed run records no exit code or status of its own (it failed nothing): for the run that
+ * completed the job, the result the built-in executors leave says it (`{exitCode: 0}` from a
+ * shell job, `{status: 200, …}` from an http one).
+ */
+function completedCode(job: Job, run: JobRun, runs: readonly JobRun[]): number | null {
+  if (run.outcome !== 'completed' || job.state !== 'completed' || run !== runs[runs.length - 1]) return null;
+  const result: unknown = job.result;
+  if (typeof result !== 'object' || result === null) return null;
+  const code = 'exitCode' in result ? result.exitCode : 'status' in result ? result.status : null;
+  return typeof code === 'number' ? code : null;
 }
 
 function colorOutcome(outcome: JobRun['outcome'], c: Colors): string {
@@ -184,6 +197,22 @@ export function schedulesTable(schedules: readonly Schedule[], c: Colors, now = 
   );
 }
 
+/**
+ * `03:00 Europe/Paris, ` when the schedule's time zone shows another wall-clock time than the
+ * local one the timestamp is written in, so a cron of "0 3 * * *" reads as 03:00 where it
+ * counts; empty when both agree.
+ */
+export function inZone(at: number, timezone: string): string {
+  const clock = (zone?: string): string =>
+    new Intl.DateTimeFormat('en-GB', { hour: '2-digit', minute: '2-digit', hourCycle: 'h23', ...(zone ? { timeZone: zone } : {}) }).format(at);
+  try {
+    const there = clock(timezone);
+    return there === clock() ? '' : `${there} ${timezone}, `;
+  } catch {
+    return '';
+  }
+}
+
 export function scheduleDetails(result: ScheduleResult, c: Colors, now = Date.now()): string {
   const s = result.schedule;
   return renderFields(
@@ -195,7 +224,7 @@ export function scheduleDetails(result: ScheduleResult, c: Colors, now = Date.no
       ['enabled', s.enabled ? 'yes' : c.yellow('no')],
       ['missed runs', s.missedPolicy === 'runOnce' ? 'run once' : 'skip'],
       ['last run', s.lastRunAt === null ? 'never' : `${formatTimestamp(s.lastRunAt)} (${formatRelative(s.lastRunAt, now)})`],
-      ['next runs', s.enabled ? result.nextRuns.map((t) => `${formatTimestamp(t)} (${formatRelative(t, now)})`).join('\n') || '-' : 'none while disabled'],
+      ['next runs', s.enabled ? result.nextRuns.map((t) => `${formatTimestamp(t)} (${inZone(t, s.timezone)}${formatRelative(t, now)})`).join('\n') || '-' : 'none while disabled'],
     ],
     c.dim,
   );
