@@ -55,11 +55,22 @@ test('the command gets the payload on stdin and the job in its environment; exit
   assert.ok(out.includes('stdout:payload={"name":"ada"}'));
   assert.ok(out.includes('stderr:warn'));
   // One line per finished job on the worker's stderr.
-  await waitFor('the worker to report the job', () => cli.stderr().includes(`spool work: job ${job.id} (greet, attempt 1 of 2) completed in `));
+  await waitFor('the worker to report the job', () => cli.stderr().includes(`spool work: job ${job.id} (greet, attempt 1 of 2): the command succeeded in `));
+});
+
+test('what the command leaves running is killed when it exits, and the job completes then', async (t) => {
+  const pidFile = path.join(daemon.dir, 'leftover.pid');
+  const cli = work(t, ['work-leftover', '--exec', `sleep 300 & echo $! > '${pidFile}'; echo started`]);
+  await waitFor('the worker to start', () => cli.stderr().includes('is taking jobs'));
+  const { job } = await client.call('jobs.enqueue', { queue: 'work-leftover', kind: 'x', timeoutMs: 60_000 });
+  const done = await finished(job.id);
+  assert.equal(done.state, 'completed', 'not held until the background process ends, nor timed out');
+  const leftover = Number(fs.readFileSync(pidFile, 'utf8').trim());
+  await waitFor('the background process to be gone', () => !processAlive(leftover));
 });
 
 test('a non-zero exit fails the attempt with the status; a --permanent-exit status goes to dead at once', async (t) => {
-  const cli = work(t, ['work-fail', '--exec', 'echo "bad input" >&2; exit "$(cat)"', '--permanent-exit', '2,64']);
+  const cli = work(t, ['work-fail', '--exec', 'echo "bad input" >&2; exit "$(cat)"', '--permanent-exit', '2,64', '--quiet']);
   await waitFor('the worker to start', () => cli.stderr().includes('is taking jobs'));
   const retried = await client.call('jobs.enqueue', { queue: 'work-fail', kind: 'x', payload: 3, maxAttempts: 2, backoff: { strategy: 'fixed', baseMs: 100 } });
   const permanent = await client.call('jobs.enqueue', { queue: 'work-fail', kind: 'x', payload: 64, maxAttempts: 5 });
@@ -72,6 +83,7 @@ test('a non-zero exit fails the attempt with the status; a --permanent-exit stat
   const perm = await finished(permanent.job.id);
   assert.equal(perm.state, 'dead');
   assert.equal(perm.attempts, 1, 'a permanent exit status is not retried');
+  assert.doesNotMatch(cli.stderr(), /spool work: job /, '--quiet prints no line per job');
 });
 
 test('a cancel stops the running command and its children; the job ends cancelled', async (t) => {
@@ -97,8 +109,8 @@ test('a command running past the job\'s timeout is stopped with its children, an
   assert.equal(done.state, 'dead');
   assert.equal(done.lastError, "Timed out after 1500 ms; the command's processes were stopped.");
   await waitFor('the child to be gone', () => !processAlive(childPid));
-  await waitFor('the worker to report the failure', () => cli.stderr().includes(`spool work: job ${job.id} (x, attempt 1 of 1) failed after `));
-  assert.match(cli.stderr(), /failed after \S+: Timed out after 1500 ms/);
+  await waitFor('the worker to report the failure', () => cli.stderr().includes(`spool work: job ${job.id} (x, attempt 1 of 1): the command failed after `));
+  assert.match(cli.stderr(), /the command failed after \S+: Timed out after 1500 ms/);
 });
 
 test('SIGTERM lets the running job finish, then the worker exits 0', async (t) => {

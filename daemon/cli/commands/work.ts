@@ -4,9 +4,10 @@
  * and in SPOOL_JOB_PAYLOAD; stdout and stderr become the job's output; exit 0 completes the job,
  * any other status fails it (permanently for the codes given to --permanent-exit). A cancel, or
  * a command running past the job's `timeoutMs` (as the daemon's shell executor bounds its
- * jobs), stops the command: SIGTERM to its group, SIGKILL after a grace period. A second SIGTERM
- * or Ctrl-C SIGKILLs every command's group at once, hands their jobs back and exits. One line
- * per finished job goes to stderr unless --quiet.
+ * jobs), stops the command: SIGTERM to its group, SIGKILL after a grace period. When the shell
+ * exits, what it left running in its group is killed. A second SIGTERM or Ctrl-C SIGKILLs every
+ * command's group at once, hands their jobs back and exits. One line per finished job goes to
+ * stderr unless --quiet.
  */
 import { spawn } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
@@ -45,7 +46,7 @@ export function registerWork(program: Command): void {
     .option('--permanent-exit <codes>', 'exit codes that fail the job for good, no retries, e.g. 2,64')
     .option('--kill-after <duration>', 'after a cancel or a timeout, SIGKILL the command if SIGTERM has not stopped it within this (default 5s)')
     .option('--worker-id <id>', 'the id shown in `spool workers` (default chosen by the daemon)')
-    .option('-q, --quiet', 'print no line per finished job')
+    .option('--quiet', 'print no line per finished job')
     .addHelpText(
       'after',
       `
@@ -113,13 +114,18 @@ async function serve(
     ...(o.workerId ? { workerId: o.workerId } : {}),
     handler: async (job, wctx) => {
       const started = Date.now();
-      const what = `job ${job.id} (${job.kind}, attempt ${job.attempts} of ${job.maxAttempts})`;
+      const report = (how: string): void => {
+        if (!o.quiet) ctx.note(`spool work: job ${job.id} (${job.kind}, attempt ${job.attempts} of ${job.maxAttempts}): ${how}`);
+      };
       try {
         const result = await runCommand(client, ctx.socketPath, command, job, wctx, permanentCodes, killAfterMs);
-        if (!o.quiet) ctx.note(`spool work: ${what} completed in ${formatDuration(Date.now() - started)}`);
+        report(`the command succeeded in ${formatDuration(Date.now() - started)}`);
         return result;
       } catch (error) {
-        if (!o.quiet) ctx.note(`spool work: ${what} failed after ${formatDuration(Date.now() - started)}: ${error instanceof Error ? error.message : String(error)}`);
+        const took = formatDuration(Date.now() - started);
+        // Stopped hard, the job is handed back to run again; the worker says so itself.
+        if (wctx.hardStop.aborted) report(`the command was killed after ${took}; the job is handed back`);
+        else report(`the command failed after ${took}: ${error instanceof Error ? error.message : String(error)}`);
         throw error;
       }
     },
@@ -180,37 +186,47 @@ function runCommand(
   });
   child.stdin.end(payload);
 
+  // Why the command was stopped, if it was stopped before it exited: a stop that comes after the
+  // shell exited (while its output is still being sent) changes nothing about how it ended.
+  let stoppedFor: 'abort' | 'timeout' | null = null;
+  let exited = false;
   let killTimer: NodeJS.Timeout | null = null;
   // A second signal: the worker exits within moments, and a command in its own process group
   // would outlive it, so it is killed at once, even if a cancel's SIGTERM is still being given time.
   const kill = (): void => signalGroup(child.pid, 'SIGKILL');
-  const stop = (): void => {
+  const stop = (why: 'abort' | 'timeout'): void => {
+    if (exited) return;
+    stoppedFor ??= why;
     if (wctx.hardStop.aborted || killTimer !== null) return;
     signalGroup(child.pid, 'SIGTERM');
     killTimer = setTimeout(kill, killAfterMs);
   };
+  const onAbort = (): void => stop('abort');
   // The job's lease length bounds the command, as it bounds the daemon's own shell jobs: the
   // worker's heartbeats would otherwise keep a hung command's lease alive forever.
-  let timedOut = false;
-  const timeout = setTimeout(() => {
-    timedOut = true;
-    stop();
-  }, job.timeoutMs);
+  const timeout = setTimeout(() => stop('timeout'), job.timeoutMs);
   if (wctx.hardStop.aborted) kill();
   else wctx.hardStop.addEventListener('abort', kill, { once: true });
-  if (wctx.signal.aborted) stop();
-  else wctx.signal.addEventListener('abort', stop, { once: true });
+  if (wctx.signal.aborted) onAbort();
+  else wctx.signal.addEventListener('abort', onAbort, { once: true });
 
   return new Promise((resolve, reject) => {
     child.on('error', (error) => reject(new CommandFailed(`Cannot start /bin/sh: ${error.message}`, undefined, false)));
+    child.on('exit', () => {
+      exited = true;
+      clearTimeout(timeout);
+      // As the daemon's shell jobs: what the shell started and left running goes with it, so
+      // no process outlives its job (and none holds the output pipes open).
+      kill();
+    });
     child.on('close', (code, signal) => {
-      wctx.signal.removeEventListener('abort', stop);
+      wctx.signal.removeEventListener('abort', onAbort);
       wctx.hardStop.removeEventListener('abort', kill);
       clearTimeout(timeout);
       if (killTimer) clearTimeout(killTimer);
       void output.flush().then(() => {
-        if (wctx.signal.aborted) return reject(new CommandFailed(`Stopped: ${describeAbort(wctx.signal)}`, code ?? undefined, false));
-        if (timedOut) return reject(new CommandFailed(`Timed out after ${job.timeoutMs} ms; the command's processes were stopped.`, code ?? undefined, false));
+        if (stoppedFor === 'abort') return reject(new CommandFailed(`Stopped: ${describeAbort(wctx.signal)}`, code ?? undefined, false));
+        if (stoppedFor === 'timeout') return reject(new CommandFailed(`Timed out after ${job.timeoutMs} ms; the command's processes were stopped.`, code ?? undefined, false));
         if (code === 0) return resolve({ exitCode: 0 });
         const tail = stderrTail.length > 0 ? `: ${stderrTail[stderrTail.length - 1]}` : '';
         if (code === null) return reject(new CommandFailed(`The command was killed by ${signal ?? 'a signal'}${tail}`, undefined, false));
