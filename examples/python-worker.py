@@ -48,15 +48,21 @@ class RpcError(Exception):
         self.data = error.get("data") or {}
 
 
+class NoDaemon(Exception):
+    pass
+
+
 class Spool:
     """One connection; one request at a time, so each answer is the next line with our id."""
 
-    def __init__(self, path):
+    def __init__(self, path, timeout=None):
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.settimeout(timeout)
         try:
             self.sock.connect(path)
         except (FileNotFoundError, ConnectionRefusedError):
-            sys.exit(f"No Spool daemon at {path}. Start one with `spool daemon --detach`.")
+            self.sock.close()
+            raise NoDaemon(f"No Spool daemon at {path}. Start one with `spool daemon --detach`.")
         self.reader = self.sock.makefile("r", encoding="utf-8", newline="\n")
         self.next_id = 0
 
@@ -86,65 +92,80 @@ class Cancelled(Exception):
     pass
 
 
+class BadPayload(Exception):
+    """A payload this worker can never handle: the job fails for good, without retries."""
+
+
 KINDS = ["upper", "reverse", "sleep"]
 
 
-def handle(spool, ids, kind, payload):
-    """The work itself. Raise ValueError for a payload that can never succeed."""
+def handle(spool, job, ids):
+    """The work itself. Raise BadPayload for a payload that can never succeed."""
+    kind, payload = job["kind"], job["payload"]
     if kind == "sleep":
         seconds = payload.get("seconds") if isinstance(payload, dict) else None
-        if not isinstance(seconds, (int, float)) or seconds < 0:
-            raise ValueError('the payload must be {"seconds": N}')
+        if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) or seconds < 0:
+            raise BadPayload('the payload must be {"seconds": N}')
+        # A long job heartbeats so its lease does not run out (three times per lease), and
+        # learns of a cancel from the answer.
+        every = min(1.0, job["timeoutMs"] / 3000)
         end = time.monotonic() + seconds
-        while time.monotonic() < end:
-            time.sleep(min(1.0, end - time.monotonic()))
-            # A long job heartbeats so its lease does not run out, and learns of a cancel.
+        while True:
+            left = end - time.monotonic()
+            if left <= 0:
+                return {"slept": seconds}
+            time.sleep(min(every, left))
             if spool.call("jobs.heartbeat", ids)["cancelRequested"]:
                 raise Cancelled()
-        return {"slept": seconds}
     if not isinstance(payload, dict) or not isinstance(payload.get("text"), str):
-        raise ValueError('the payload must be {"text": "..."}')
+        raise BadPayload('the payload must be {"text": "..."}')
     if kind == "upper":
         return {"text": payload["text"].upper()}
     if kind == "reverse":
         return {"text": payload["text"][::-1]}
-    raise ValueError(f"this worker does not know the kind {kind!r}")
+    raise BadPayload(f"this worker does not know the kind {kind!r}")
 
 
 class Stop:
     """The first SIGINT/SIGTERM asks for a graceful stop; the second stops at once."""
 
     def __init__(self):
-        self.requested = None
+        self.requested = False
+        self.last = None
         for signum in (signal.SIGINT, signal.SIGTERM):
             signal.signal(signum, self.on_signal)
 
     def on_signal(self, signum, frame):
         name = signal.Signals(signum).name
-        if self.requested is not None:
-            print(f"second {name}: stopping now", file=sys.stderr)
+        self.last = signum
+        # os.write, not print: a signal may land while the main code is inside a print.
+        if self.requested:
+            os.write(2, f"second {name}: stopping now\n".encode())
             raise KeyboardInterrupt()
-        self.requested = signum
-        print(f"{name} received: finishing the running job, if any, then exiting (send it again to stop now)", file=sys.stderr)
+        self.requested = True
+        os.write(2, f"{name} received: finishing the running job, if any, then exiting (send it again to stop now)\n".encode())
 
     def exit_status(self):
-        # As a shell reports a process a signal ended: 128 + its number.
-        return 128 + self.requested if self.requested is not None else 0
+        # As a shell reports a process the (last) signal ended: 128 + its number.
+        return 128 + (self.last or signal.SIGINT)
 
 
 def release(socket_path, ids, reason):
-    """Hands a held job back. On a new connection: the old one may be cut off mid-request."""
+    """Hands a held job back, on a new connection (the old one may be cut off mid-request),
+    waiting at most a few seconds: the worker is exiting."""
     try:
-        spool = Spool(socket_path)
-        spool.call("jobs.release", dict(ids, reason=reason))
-        spool.close()
+        spool = Spool(socket_path, timeout=5)
+        try:
+            spool.call("jobs.release", dict(ids, reason=reason))
+        finally:
+            spool.close()
         print(f"job {ids['id']} handed back: it runs again without using up an attempt", file=sys.stderr)
     except RpcError as error:
         if error.code == LEASE_LOST:
             print(f"job {ids['id']} had already ended", file=sys.stderr)
         else:
             print(f"could not hand job {ids['id']} back ({error}); it runs again once its lease runs out", file=sys.stderr)
-    except OSError as error:
+    except (NoDaemon, OSError) as error:
         print(f"could not hand job {ids['id']} back ({error}); it runs again once its lease runs out", file=sys.stderr)
 
 
@@ -156,7 +177,12 @@ def main():
     parser.add_argument("--max-jobs", type=int, default=0, help="exit after this many jobs (0 = run until Ctrl-C)")
     args = parser.parse_args()
 
-    spool = Spool(args.socket)
+    # Signals are handled from the start, so a Ctrl-C while connecting stops quietly too.
+    stop = Stop()
+    try:
+        spool = Spool(args.socket)
+    except NoDaemon as error:
+        sys.exit(str(error))
     status = spool.call("daemon.status")
     worker = spool.call("workers.register", {
         "name": "python-worker example",
@@ -169,11 +195,10 @@ def main():
     worker_id = worker["id"]
     print(f"python worker {worker_id} connected to Spool {status['version']} at {args.socket}", file=sys.stderr)
 
-    stop = Stop()
     done = 0
     held = None  # the ids of the job this worker holds the lease of, while it runs one
     try:
-        while stop.requested is None and (args.max_jobs == 0 or done < args.max_jobs):
+        while not stop.requested and (args.max_jobs == 0 or done < args.max_jobs):
             claimed = spool.call("jobs.claim", {
                 "workerId": worker_id,
                 "queues": args.queue or [],
@@ -183,7 +208,7 @@ def main():
             })["jobs"]
             for job in claimed:
                 held = ids = {"id": job["id"], "workerId": worker_id}
-                if stop.requested is not None:
+                if stop.requested:
                     # The claim was already waiting when the stop came: hand the job straight back.
                     spool.call("jobs.release", dict(ids, reason="the worker was stopping when the claim returned"))
                     held = None
@@ -191,25 +216,29 @@ def main():
                 try:
                     if spool.call("jobs.heartbeat", ids)["cancelRequested"]:
                         raise Cancelled()
-                    result = handle(spool, ids, job["kind"], job["payload"])
+                    result = handle(spool, job, ids)
+                    spool.call("jobs.log", dict(ids, lines=[f"{job['kind']}: {json.dumps(result)}"]))
+                    spool.call("jobs.complete", dict(ids, result=result))
+                    print(f"job {job['id']} completed: {json.dumps(result)}", file=sys.stderr)
                 except Cancelled:
                     # A job whose cancel was requested ends cancelled when its worker fails it.
                     spool.call("jobs.fail", dict(ids, error="cancelled"))
                     print(f"job {job['id']} cancelled", file=sys.stderr)
-                except ValueError as error:
+                except BadPayload as error:
                     spool.call("jobs.fail", dict(ids, error=str(error), permanent=True))
                     print(f"job {job['id']} failed for good: {error}", file=sys.stderr)
-                else:
-                    spool.call("jobs.log", dict(ids, lines=[f"{job['kind']}: {json.dumps(result)}"]))
-                    spool.call("jobs.complete", dict(ids, result=result))
-                    print(f"job {job['id']} completed: {json.dumps(result)}", file=sys.stderr)
+                except RpcError as error:
+                    if error.code != LEASE_LOST:
+                        raise
+                    # Its lease ran out (or the job was deleted): another worker may have it now.
+                    print(f"job {job['id']}: lost its lease ({error}); leaving it", file=sys.stderr)
                 held = None
                 done += 1
     except KeyboardInterrupt:
         if held is not None:
             release(args.socket, held, "the python worker was stopped")
         spool.close()
-        sys.exit(stop.exit_status() or 130)
+        sys.exit(stop.exit_status())
     spool.close()
     sys.exit(0)
 

@@ -85,6 +85,7 @@ async function resize(job: Job, ctx: WorkContext): Promise<ResizeResult> {
 }
 
 function pause(ms: number, signal: AbortSignal): Promise<void> {
+  if (ms === 0 || signal.aborted) return Promise.resolve();
   return new Promise((resolve) => {
     const done = (): void => {
       clearTimeout(timer);

@@ -117,14 +117,14 @@ export function jobDetails(job: Job, runs: readonly JobRun[], c: Colors, now = D
 
 /**
  * A completed run records no exit code or status of its own (it failed nothing): for the run that
- * completed the job, the result the built-in executors leave says it (`{exitCode: 0}` from a
- * shell job, `{status: 200, …}` from an http one).
+ * completed the job, the result says it where a command or a request produced it: `{exitCode: 0}`
+ * from a shell job or `spool work`, `{status: 200, …}` from an http job.
  */
 function completedCode(job: Job, run: JobRun, runs: readonly JobRun[]): number | null {
   if (run.outcome !== 'completed' || job.state !== 'completed' || run !== runs[runs.length - 1]) return null;
   const result: unknown = job.result;
   if (typeof result !== 'object' || result === null) return null;
-  const code = 'exitCode' in result ? result.exitCode : 'status' in result ? result.status : null;
+  const code = 'exitCode' in result ? result.exitCode : job.kind === 'http' && 'status' in result ? result.status : null;
   return typeof code === 'number' ? code : null;
 }
 
@@ -200,14 +200,20 @@ export function schedulesTable(schedules: readonly Schedule[], c: Colors, now = 
 /**
  * `03:00 Europe/Paris, ` when the schedule's time zone shows another wall-clock time than the
  * local one the timestamp is written in, so a cron of "0 3 * * *" reads as 03:00 where it
- * counts; empty when both agree.
+ * counts (with the date, `2026-11-24 09:00 Asia/Tokyo, `, when that differs too); empty when
+ * both show the same date and time.
  */
 export function inZone(at: number, timezone: string): string {
-  const clock = (zone?: string): string =>
-    new Intl.DateTimeFormat('en-GB', { hour: '2-digit', minute: '2-digit', hourCycle: 'h23', ...(zone ? { timeZone: zone } : {}) }).format(at);
+  const parts = (zone?: string): { date: string; time: string } => {
+    const f = new Intl.DateTimeFormat('en-CA', { year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23', ...(zone ? { timeZone: zone } : {}) });
+    const p = Object.fromEntries(f.formatToParts(at).map((x) => [x.type, x.value]));
+    return { date: `${p['year']}-${p['month']}-${p['day']}`, time: `${p['hour']}:${p['minute']}` };
+  };
   try {
-    const there = clock(timezone);
-    return there === clock() ? '' : `${there} ${timezone}, `;
+    const there = parts(timezone);
+    const here = parts();
+    if (there.date === here.date && there.time === here.time) return '';
+    return there.date === here.date ? `${there.time} ${timezone}, ` : `${there.date} ${there.time} ${timezone}, `;
   } catch {
     return '';
   }
