@@ -402,6 +402,10 @@ describe('schedules and schedule', () => {
     const run = await spool(['schedule', 'run', 'cli-every-hour']);
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stdout.trim(), UUID);
+    // A run by hand is no tick: the last run stays "never", and the job it made is shown.
+    const afterRun = (await spool(['schedule', 'show', 'cli-every-hour'])).stdout;
+    assert.match(afterRun, /^last run: +never$/m);
+    assert.match(afterRun, new RegExp(`^last job: +${run.stdout.trim()}$`, 'm'));
 
     const disabled = await spool(['schedule', 'disable', 'cli-every-hour']);
     assert.match(disabled.stdout, /^enabled: +no$/m);

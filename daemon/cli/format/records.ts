@@ -229,7 +229,9 @@ export function scheduleDetails(result: ScheduleResult, c: Colors, now = Date.no
       ['job', `${s.job.kind} ${JSON.stringify(s.job.payload ?? null)}`],
       ['enabled', s.enabled ? 'yes' : c.yellow('no')],
       ['missed runs', s.missedPolicy === 'runOnce' ? 'run once' : 'skip'],
+      // A tick that enqueued a job; `schedule run` enqueues one too but is no tick.
       ['last run', s.lastRunAt === null ? 'never' : `${formatTimestamp(s.lastRunAt)} (${formatRelative(s.lastRunAt, now)})`],
+      ['last job', s.lastJobId ?? 'none yet (by a tick or spool schedule run)'],
       ['next runs', s.enabled ? result.nextRuns.map((t) => `${formatTimestamp(t)} (${inZone(t, s.timezone)}${formatRelative(t, now)})`).join('\n') || '-' : 'none while disabled'],
     ],
     c.dim,
