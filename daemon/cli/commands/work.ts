@@ -16,6 +16,7 @@ import { SpoolClient } from '../../../shared/client';
 import { LIMITS, NAME_PATTERN } from '../../../shared/protocol';
 import type { Job } from '../../../shared/types';
 import { runWorker, type WorkContext } from '../../../shared/worker';
+import { DEFAULT_KILL_GRACE_MS } from '../../config';
 import { action, arg } from '../action';
 import type { CliContext } from '../context';
 import { CliError } from '../errors';
@@ -70,7 +71,7 @@ Examples:
 async function work(ctx: CliContext, queueArg: string, o: WorkOptions): Promise<number> {
   const command = o.exec ?? '';
   const permanentCodes = new Set((o.permanentExit ?? '').split(',').filter((s) => s.trim() !== '').map((s) => parseInteger(s.trim(), '--permanent-exit', 1, 255)));
-  const killAfterMs = o.killAfter !== undefined ? parseKillAfter(o.killAfter) : 5000;
+  const killAfterMs = o.killAfter !== undefined ? parseKillAfter(o.killAfter) : DEFAULT_KILL_GRACE_MS;
   const concurrency = o.concurrency !== undefined ? parseInteger(o.concurrency, '--concurrency', 1, 1000) : 1;
   const queues = queueArg.split(',').filter((q) => q !== '');
   if (queues.length === 0) throw new CliError('Name the queue to work on: spool work <queue> --exec "<command>".');

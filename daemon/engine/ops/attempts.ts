@@ -238,8 +238,8 @@ export function recoverJob(ctx: EngineContext, job: Job): Job | undefined {
 /**
  * Ends the running attempt of `job` as interrupted, for `reason`, and gives the attempt back: the
  * job is retrying at once. Undefined if the job is no longer running. The output gets a line
- * where the attempt's output ends: the next run's lines carry the same attempt number and would
- * otherwise follow on from the cut-off ones as if one run had written both.
+ * saying why the run's output stops there (the next run repeats the attempt number; readers
+ * tell the runs apart by the run number each line carries).
  */
 function interrupt(ctx: EngineContext, job: Job, reason: string): Job | undefined {
   const now = ctx.now();
