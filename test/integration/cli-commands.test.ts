@@ -386,7 +386,23 @@ describe('schedules and schedule', () => {
       env: { TZ: 'UTC' },
     });
     assert.equal(add.code, 0, add.stderr);
-    assert.match(add.stdout, /^Created schedule cli-every-hour \(0 \* \* \* \*, Europe\/Paris\) on queue cli-sched\.\nNext runs:\n( {2}\d{4}-\d\d-\d\d \d\d:00:00 \+00:00 {2}\(\d\d:00 Europe\/Paris, in .+\)\n){3}$/);
+    assert.match(add.stdout, /^Created schedule cli-every-hour \(0 \* \* \* \*, Europe\/Paris\) on queue cli-sched\.\nNext runs:\n( {2}\d{4}-\d\d-\d\d \d\d:00:00 \+00:00 {2}\(.+ Europe\/Paris, in .+\)\n){3}$/);
+    // The Paris time is computed from the instant each line gives in UTC, not from today's clock:
+    // after 22:00 UTC a fire time falls on the next day in Paris, and the line then carries its date.
+    const addedLines = add.stdout.split('\n').filter((line) => line.startsWith('  '));
+    assert.equal(addedLines.length, 3, add.stdout);
+    for (const line of addedLines) {
+      const utc = line.slice(2, 21);
+      const at = Date.parse(`${utc.replace(' ', 'T')}Z`);
+      const paris = Object.fromEntries(
+        new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Paris', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' })
+          .formatToParts(at)
+          .map((p) => [p.type, p.value]),
+      );
+      const parisDate = `${paris['year']}-${paris['month']}-${paris['day']}`;
+      const there = parisDate === utc.slice(0, 10) ? `${paris['hour']}:${paris['minute']}` : `${parisDate} ${paris['hour']}:${paris['minute']}`;
+      assert.ok(line.startsWith(`  ${utc} +00:00  (${there} Europe/Paris, in `), `${line} should show ${utc} UTC as ${there} in Paris`);
+    }
     const inParis = await runCli(['schedule', 'show', 'cli-every-hour'], { socketPath: daemon.socketPath, env: { TZ: 'Europe/Paris' } });
     assert.match(inParis.stdout, /^next runs: +\d{4}-\d\d-\d\d \d\d:00:00 \+0[12]:00 \(in [^,]+\)$/m);
 
