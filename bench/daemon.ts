@@ -320,12 +320,13 @@ export function writeClientScript(dir: string): string {
  */
 const liveProcesses = new Set<ChildProcess>();
 
-function track(child: ChildProcess): void {
+/** Adds a process to those `killBenchProcesses` ends (until it exits). */
+export function trackBenchProcess(child: ChildProcess): void {
   liveProcesses.add(child);
   child.once('exit', () => liveProcesses.delete(child));
 }
 
-/** Kills (SIGKILL) every daemon and client process still running; for an interrupted run. */
+/** Kills (SIGKILL) every daemon, client or build process still running; for an interrupted run. */
 export function killBenchProcesses(): void {
   for (const child of liveProcesses) child.kill('SIGKILL');
   liveProcesses.clear();
@@ -352,7 +353,7 @@ export async function launchDaemon({ daemonScript, dir, name, extraArgs = [] }: 
   const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, ...profileFlags, daemonScript, '--socket', socketPath, '--db', path.join(dir, `${name}.db`), ...extraArgs], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
-  track(child);
+  trackBenchProcess(child);
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
   const deadline = Date.now() + 30_000;
@@ -381,7 +382,7 @@ export async function launchDaemon({ daemonScript, dir, name, extraArgs = [] }: 
 export function runClient(script: string, config: Record<string, unknown>): Promise<unknown> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [script, JSON.stringify(config)], { stdio: ['ignore', 'pipe', 'pipe'] });
-    track(child);
+    trackBenchProcess(child);
     let out = '';
     let err = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -403,6 +404,22 @@ export interface Span {
   wall: number;
   /** Seconds of CPU time (user + system) the daemon process used. */
   daemonCpu: number;
+}
+
+/**
+ * Waits until the daemon has used no more than one clock tick (10 ms) of CPU over 100 ms, or 5 s
+ * have passed: its start-up continues after it first answers (the checkpointer thread loads its
+ * own bundle and SQLite), and a measurement started at once would count that too.
+ */
+export async function settled(pid: number): Promise<void> {
+  const deadline = Date.now() + 5000;
+  let before = cpuTicks(pid);
+  while (Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const now = cpuTicks(pid);
+    if (now - before <= 1) return;
+    before = now;
+  }
 }
 
 /** Starts measuring; `end()` returns the wall-clock and daemon CPU seconds since. */
