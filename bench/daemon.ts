@@ -370,10 +370,14 @@ export async function launchDaemon({ daemonScript, dir, name, extraArgs = [] }: 
     socketPath,
     pid: child.pid ?? -1,
     stop: async () => {
-      if (child.exitCode !== null) return;
+      // A daemon ended by a signal has a signalCode and no exitCode; either way it will send no 'exit' again.
+      if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
       child.kill('SIGTERM');
+      // A daemon that does not finish its graceful shutdown would otherwise hold the benchmark forever.
+      const killer = setTimeout(() => child.kill('SIGKILL'), 15_000);
       await exited;
+      clearTimeout(killer);
     },
   };
 }
