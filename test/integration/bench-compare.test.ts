@@ -103,3 +103,20 @@ test('interrupted (SIGINT to the bench process alone), it ends its daemons and c
   assert.deepEqual(fs.readdirSync(run.tmp), []);
   await waitFor('the run\'s daemons and clients to be gone', () => processesUnder(run.tmp).length === 0, 10_000);
 });
+
+test('a folder without a build, or whose daemon lacks a flag the comparison passes, fails naming the option', { timeout: 60_000 }, async () => {
+  const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'spool-test-compare-build-'));
+  folders.push(folder);
+  const unbuilt = compare(['--old', folder, '--blocks', '2']);
+  assert.equal(await unbuilt.exited, 1);
+  assert.match(unbuilt.output(), new RegExp(`^bench failed: --old: ${folder} has no dist/daemon\\.js\\. Build that checkout first`, 'm'));
+  assert.deepEqual(fs.readdirSync(unbuilt.tmp), []);
+
+  // A build from before --socket existed: its help lists only --db.
+  fs.mkdirSync(path.join(folder, 'dist'));
+  fs.writeFileSync(path.join(folder, 'dist', 'daemon.js'), "console.log('Usage: spoold [options]\\n  --db <path>  SQLite database file');\n");
+  const older = compare(['--old', ROOT, '--new', folder, '--blocks', '2']);
+  assert.equal(await older.exited, 1);
+  assert.match(older.output(), /^bench failed: --new: .*dist\/daemon\.js does not know --socket, which the comparison needs\.$/m);
+  assert.deepEqual(fs.readdirSync(older.tmp), []);
+});
