@@ -41,7 +41,7 @@ const FIGURES = {
   drainCpu: { name: '— daemon CPU per job', unit: 'µs/job', higherIsBetter: false },
   latencyP50: { name: 'enqueue → waiting claim latency p50', unit: 'ms', higherIsBetter: false },
   latencyP99: { name: 'enqueue → waiting claim latency p99', unit: 'ms', higherIsBetter: false },
-  latencyCpu: { name: '— daemon CPU per job of the latency run', unit: 'µs/job', higherIsBetter: false },
+  latencyCpu: { name: 'latency run: daemon CPU per job', unit: 'µs/job', higherIsBetter: false },
 } satisfies Record<string, FigureSpec>;
 
 type FigureKey = keyof typeof FIGURES;

@@ -66,7 +66,7 @@ test('compares a build with itself: every figure for both builds, then no proces
   const rows = out.split('\n').filter((line) => /^\| (?!figure)[^-]/.test(line) || /^\| — /.test(line));
   const figures = ['jobs.enqueue pipelined, 1 connection', 'end to end: producer and worker at once', 'fill a queue', 'then drain it', 'latency p50', 'latency p99'];
   for (const figure of figures) assert.ok(rows.some((row) => row.includes(figure)), `a row for ${figure} in:\n${out}`);
-  assert.equal(rows.filter((row) => row.includes('daemon CPU per job')).length, 5);
+  assert.equal(rows.filter((row) => row.includes('daemon CPU per job')).length, 5, 'one CPU row under each rate, one for the latency run');
   for (const row of rows) assert.match(row, /\| +\d[\d,.]* \(\d[\d,.]*–\d[\d,.]*\) \| +\d[\d,.]* \(\d[\d,.]*–\d[\d,.]*\) \| +\d+\.\d{3} \|/, `numbers for both builds in: ${row}`);
   assert.match(out, /^Figures where new is more than 5 % worse than old \(medians\): /m);
   assert.deepEqual(fs.readdirSync(run.tmp), [], 'the temporary folder is removed');
