@@ -10,7 +10,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { CompareOptions } from './compareArgs';
+import { UsageError, type CompareOptions } from './compareArgs';
 import { prepareBuild, type Build } from './compareBuilds';
 import { blockOrder, compareFigure, comparisonTable, type FigureSamples, type FigureSpec, type Side } from './compareStats';
 import {
@@ -94,7 +94,7 @@ const SCENARIOS: readonly Scenario[] = [
 
 /** Runs the comparison and prints its setup, its progress and the table. */
 export async function runCompare(options: CompareOptions, log: (line: string) => void = (line) => console.log(line)): Promise<void> {
-  if (process.platform !== 'linux') throw new Error('bench compare reads the daemon\'s CPU time from /proc/<pid>/stat: Linux only.');
+  if (process.platform !== 'linux') throw new UsageError('bench compare reads the daemon\'s CPU time from /proc/<pid>/stat: Linux only.');
   // dist/bench.js (or bench/compare.ts under tsx): the checkout is one folder up.
   const repoRoot = path.resolve(__dirname, '..');
   const workRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'spool-bench-compare-'));
