@@ -16,7 +16,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { DAEMON_NODE_FLAGS, daemonStatus } from '../daemon/lifecycle/control';
+import * as net from 'node:net';
+import { DAEMON_NODE_FLAGS } from '../daemon/lifecycle/control';
 import type { BenchFigure } from './engine';
 
 export interface DaemonBenchOptions {
@@ -122,12 +123,16 @@ socket.on('connect', async () => {
 socket.on('error', (e) => { console.error(e.message); process.exit(3); });
 `;
 
-interface RunningDaemon {
-  process: ChildProcess;
+/** A daemon process started for a benchmark, on its own socket and database. */
+export interface BenchDaemon {
   socketPath: string;
   pid: number;
+  /** Asks it to shut down (SIGTERM) and waits until it has exited. */
   stop(): Promise<void>;
 }
+
+/** Runs one client process with this configuration and resolves with the JSON line it printed. */
+export type BenchClient = (config: Record<string, unknown>) => Promise<unknown>;
 
 export async function runDaemonBench(options: DaemonBenchOptions = {}): Promise<BenchFigure[]> {
   const quick = options.quick ?? process.env['SPOOL_BENCH_QUICK'] === '1';
@@ -150,11 +155,11 @@ export async function runDaemonBench(options: DaemonBenchOptions = {}): Promise<
     report({ name, value: jobs / span.wall, cpuValue: jobs / span.daemonCpu, unit: 'jobs/s', target: `>= ${target.toLocaleString('en-US')}`, met: jobs / span.wall >= target });
 
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'spool-daemon-bench-'));
-  const clientScript = path.join(dir, 'client.js');
-  fs.writeFileSync(clientScript, CLIENT_SOURCE);
-  const client = (config: Record<string, unknown>): Promise<unknown> => runClient(clientScript, config);
+  const clientScript = writeClientScript(dir);
+  const client: BenchClient = (config) => runClient(clientScript, config);
   let daemonIndex = 0;
-  const startDaemon = (extraArgs: string[] = []): Promise<RunningDaemon> => launchDaemon(dir, `d${daemonIndex++}`, extraArgs);
+  const daemonScript = path.join(__dirname, 'daemon.js');
+  const startDaemon = (extraArgs: string[] = []): Promise<BenchDaemon> => launchDaemon({ daemonScript, dir, name: `d${daemonIndex++}`, extraArgs });
 
   try {
     log(`Daemon (over the Unix socket, separate client processes${quick ? ', QUICK' : ''})`);
@@ -164,10 +169,7 @@ export async function runDaemonBench(options: DaemonBenchOptions = {}): Promise<
     for (const groupCommit of [true, false]) {
       const daemon = await startDaemon(groupCommit ? [] : ['--no-group-commit']);
       try {
-        await client({ role: 'enqueue', socket: daemon.socketPath, n: 2000, window: 64, queue: 'warmup' });
-        const span = measure(daemon.pid);
-        await client({ role: 'enqueue', socket: daemon.socketPath, n: single, window: 256, queue: 'single' });
-        const result = span.end();
+        const result = await pipelinedEnqueue(client, daemon, single);
         if (groupCommit) atLeast('jobs.enqueue pipelined, 1 connection (group commit)', single, result, 30_000);
         else report({ name: '  the same without group commit (--no-group-commit)', value: single / result.wall, cpuValue: single / result.daemonCpu, unit: 'jobs/s' });
       } finally {
@@ -193,12 +195,7 @@ export async function runDaemonBench(options: DaemonBenchOptions = {}): Promise<
       const daemon = await startDaemon();
       try {
         const total = n(100_000);
-        const span = measure(daemon.pid);
-        await Promise.all([
-          client({ role: 'enqueue', socket: daemon.socketPath, n: total, window: 4, batch: 500, queue: 'e2e' }),
-          client({ role: 'worker', socket: daemon.socketPath, n: total, max: 200, queue: 'e2e', workerId: 'bench-worker' }),
-        ]);
-        atLeast('end to end: enqueue + remote worker claim/complete (batches)', total, span.end(), 20_000);
+        atLeast('end to end: enqueue + remote worker claim/complete (batches)', total, await endToEnd(client, daemon, total), 20_000);
       } finally {
         await daemon.stop();
       }
@@ -210,14 +207,9 @@ export async function runDaemonBench(options: DaemonBenchOptions = {}): Promise<
       const daemon = await startDaemon();
       try {
         const total = n(100_000);
-        let span = measure(daemon.pid);
-        await client({ role: 'enqueue', socket: daemon.socketPath, n: total, window: 4, batch: 500, queue: 'backlog' });
-        const filled = span.end();
+        const { filled, drained } = await fillThenDrain(client, daemon, total);
         report({ name: '  (filled with enqueueBatch of 500 first)', value: total / filled.wall, cpuValue: total / filled.daemonCpu, unit: 'jobs/s' });
-        span = measure(daemon.pid);
-        await client({ role: 'worker', socket: daemon.socketPath, n: total, max: 200, queue: 'backlog', workerId: 'bench-worker' });
-        const worked = span.end();
-        report({ name: '  then a remote worker works through the backlog', value: total / worked.wall, cpuValue: total / worked.daemonCpu, unit: 'jobs/s' });
+        report({ name: '  then a remote worker works through the backlog', value: total / drained.wall, cpuValue: total / drained.daemonCpu, unit: 'jobs/s' });
       } finally {
         await daemon.stop();
       }
@@ -227,15 +219,9 @@ export async function runDaemonBench(options: DaemonBenchOptions = {}): Promise<
     {
       const daemon = await startDaemon();
       try {
-        const samples = quick ? 300 : 1000;
-        const [worker] = await Promise.all([
-          client({ role: 'latency-worker', socket: daemon.socketPath, n: samples, queue: 'latency' }),
-          client({ role: 'latency-producer', socket: daemon.socketPath, n: samples, queue: 'latency', gapMs: 5 }),
-        ]);
-        const sorted = latencySamples(worker).sort((a, b) => a - b);
-        const p = (q: number): number => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
-        report({ name: 'enqueue → waiting claim latency p50', value: p(0.5), unit: 'ms', target: '< 2', met: p(0.5) < 2 });
-        report({ name: 'enqueue → waiting claim latency p99', value: p(0.99), unit: 'ms', target: '< 10', met: p(0.99) < 10 });
+        const { p50, p99 } = await claimLatency(client, daemon, quick ? 300 : 1000);
+        report({ name: 'enqueue → waiting claim latency p50', value: p50, unit: 'ms', target: '< 2', met: p50 < 2 });
+        report({ name: 'enqueue → waiting claim latency p99', value: p99, unit: 'ms', target: '< 10', met: p99 < 10 });
       } finally {
         await daemon.stop();
       }
@@ -271,21 +257,109 @@ export async function runDaemonBench(options: DaemonBenchOptions = {}): Promise<
   return figures;
 }
 
-async function launchDaemon(dir: string, name: string, extraArgs: string[]): Promise<RunningDaemon> {
+// The scenarios, shared by this benchmark and `bench compare` (compare.ts), so that both measure
+// the same thing the same way. Each takes a freshly started daemon.
+
+/** Pipelined single `jobs.enqueue` on one connection (256 in flight), after 2,000 to warm up. */
+export async function pipelinedEnqueue(client: BenchClient, daemon: BenchDaemon, jobs: number): Promise<Span> {
+  await client({ role: 'enqueue', socket: daemon.socketPath, n: 2000, window: 64, queue: 'warmup' });
+  const span = measure(daemon.pid);
+  await client({ role: 'enqueue', socket: daemon.socketPath, n: jobs, window: 256, queue: 'single' });
+  return span.end();
+}
+
+/**
+ * End to end: a producer (`jobs.enqueueBatch` of 500, 4 in flight) and a remote worker (claims
+ * of 200, completes sent as one batch) at the same time, until the worker has completed them all.
+ */
+export async function endToEnd(client: BenchClient, daemon: BenchDaemon, jobs: number): Promise<Span> {
+  const span = measure(daemon.pid);
+  await Promise.all([
+    client({ role: 'enqueue', socket: daemon.socketPath, n: jobs, window: 4, batch: 500, queue: 'e2e' }),
+    client({ role: 'worker', socket: daemon.socketPath, n: jobs, max: 200, queue: 'e2e', workerId: 'bench-worker' }),
+  ]);
+  return span.end();
+}
+
+/** The queue filled first (as in `endToEnd`), then the same remote worker works through the backlog alone. */
+export async function fillThenDrain(client: BenchClient, daemon: BenchDaemon, jobs: number): Promise<{ filled: Span; drained: Span }> {
+  let span = measure(daemon.pid);
+  await client({ role: 'enqueue', socket: daemon.socketPath, n: jobs, window: 4, batch: 500, queue: 'backlog' });
+  const filled = span.end();
+  span = measure(daemon.pid);
+  await client({ role: 'worker', socket: daemon.socketPath, n: jobs, max: 200, queue: 'backlog', workerId: 'bench-worker' });
+  return { filled, drained: span.end() };
+}
+
+/**
+ * Latency from an enqueue to a waiting worker's claim: a producer enqueues one job every 5 ms,
+ * a worker waits in `jobs.claim` for each. Milliseconds; `span` covers the whole run.
+ */
+export async function claimLatency(client: BenchClient, daemon: BenchDaemon, samples: number): Promise<{ p50: number; p99: number; span: Span }> {
+  const span = measure(daemon.pid);
+  const [worker] = await Promise.all([
+    client({ role: 'latency-worker', socket: daemon.socketPath, n: samples, queue: 'latency' }),
+    client({ role: 'latency-producer', socket: daemon.socketPath, n: samples, queue: 'latency', gapMs: 5 }),
+  ]);
+  const measured = span.end();
+  const sorted = latencySamples(worker).sort((a, b) => a - b);
+  const p = (q: number): number => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+  return { p50: p(0.5), p99: p(0.99), span: measured };
+}
+
+/** Writes the client program into `dir`; returns its path. */
+export function writeClientScript(dir: string): string {
+  const script = path.join(dir, 'client.js');
+  fs.writeFileSync(script, CLIENT_SOURCE);
+  return script;
+}
+
+/**
+ * Every daemon and client process a benchmark has started and not yet seen exit, so that an
+ * interrupted run (Ctrl-C) can end them: see `killBenchProcesses`.
+ */
+const liveProcesses = new Set<ChildProcess>();
+
+/** Adds a process to those `killBenchProcesses` ends (until it exits). */
+export function trackBenchProcess(child: ChildProcess): void {
+  liveProcesses.add(child);
+  child.once('exit', () => liveProcesses.delete(child));
+}
+
+/** Kills (SIGKILL) every daemon, client or build process still running; for an interrupted run. */
+export function killBenchProcesses(): void {
+  for (const child of liveProcesses) child.kill('SIGKILL');
+  liveProcesses.clear();
+}
+
+/** What `launchDaemon` starts: which build's daemon, in which folder, under which name. */
+export interface LaunchOptions {
+  /** A build's `dist/daemon.js`. */
+  daemonScript: string;
+  /** The socket and database go here, named after `name`. */
+  dir: string;
+  name: string;
+  /** Daemon flags beyond `--socket` and `--db`. */
+  extraArgs?: string[];
+}
+
+/** Starts a daemon on a socket and database of its own and waits until it answers `daemon.status`. */
+export async function launchDaemon({ daemonScript, dir, name, extraArgs = [] }: LaunchOptions): Promise<BenchDaemon> {
   const socketPath = path.join(dir, `${name}.sock`);
   // Started the way `spool daemon --detach` starts it (startDetached), node flags included.
   // SPOOL_BENCH_CPU_PROFILE=<dir> writes a V8 CPU profile of each daemon there when it stops.
   const profile = process.env['SPOOL_BENCH_CPU_PROFILE'];
   const profileFlags = profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`, `--cpu-prof-name=${name}.cpuprofile`] : [];
-  const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, ...profileFlags, path.join(__dirname, 'daemon.js'), '--socket', socketPath, '--db', path.join(dir, `${name}.db`), ...extraArgs], {
+  const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, ...profileFlags, daemonScript, '--socket', socketPath, '--db', path.join(dir, `${name}.db`), ...extraArgs], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
+  trackBenchProcess(child);
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
   const deadline = Date.now() + 30_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`The daemon exited during start-up:\n${stderr}`);
-    if (fs.existsSync(socketPath) && (await daemonStatus(socketPath, 2000)) !== null) break;
+    if (fs.existsSync(socketPath) && (await statusOverSocket(socketPath)) !== null) break;
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
       throw new Error(`The daemon did not answer within 30 s:\n${stderr}`);
@@ -293,21 +367,26 @@ async function launchDaemon(dir: string, name: string, extraArgs: string[]): Pro
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return {
-    process: child,
     socketPath,
     pid: child.pid ?? -1,
     stop: async () => {
-      if (child.exitCode !== null) return;
+      // A daemon ended by a signal has a signalCode and no exitCode; either way it will send no 'exit' again.
+      if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
       child.kill('SIGTERM');
+      // A daemon that does not finish its graceful shutdown would otherwise hold the benchmark forever.
+      const killer = setTimeout(() => child.kill('SIGKILL'), 15_000);
       await exited;
+      clearTimeout(killer);
     },
   };
 }
 
-function runClient(script: string, config: Record<string, unknown>): Promise<unknown> {
+/** Runs the client program written by `writeClientScript`; see `BenchClient`. */
+export function runClient(script: string, config: Record<string, unknown>): Promise<unknown> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [script, JSON.stringify(config)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    trackBenchProcess(child);
     let out = '';
     let err = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -323,15 +402,32 @@ function runClient(script: string, config: Record<string, unknown>): Promise<unk
   });
 }
 
-interface Span {
+/** What one measured stretch of a benchmark took. */
+export interface Span {
   /** Seconds by the wall clock. */
   wall: number;
   /** Seconds of CPU time (user + system) the daemon process used. */
   daemonCpu: number;
 }
 
+/**
+ * Waits until the daemon has used no more than one clock tick (10 ms) of CPU over 100 ms, or 5 s
+ * have passed: its start-up continues after it first answers (the checkpointer thread loads its
+ * own bundle and SQLite), and a measurement started at once would count that too.
+ */
+export async function settled(pid: number): Promise<void> {
+  const deadline = Date.now() + 5000;
+  let before = cpuTicks(pid);
+  while (Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const now = cpuTicks(pid);
+    if (now - before <= 1) return;
+    before = now;
+  }
+}
+
 /** Starts measuring; `end()` returns the wall-clock and daemon CPU seconds since. */
-function measure(pid: number): { end(): Span } {
+export function measure(pid: number): { end(): Span } {
   const wall = performance.now();
   const ticks = cpuTicks(pid);
   return {
@@ -359,4 +455,37 @@ function rssMegabytes(pid: number): number {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
   return kb / 1024;
+}
+
+/**
+ * The daemon's answer to `daemon.status` at the socket, or null when none comes within
+ * `timeoutMs`. Raw JSON-RPC rather than the client library, so that any build's daemon that speaks
+ * the protocol can be benchmarked (`bench compare` starts older builds too).
+ */
+export function statusOverSocket(socketPath: string, timeoutMs = 2000): Promise<Record<string, unknown> | null> {
+  return new Promise((resolve) => {
+    const socket = net.createConnection(socketPath);
+    let buffer = '';
+    const finish = (status: Record<string, unknown> | null): void => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(status);
+    };
+    const timer = setTimeout(() => finish(null), timeoutMs);
+    socket.on('connect', () => socket.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'daemon.status' })}\n`));
+    socket.on('data', (data) => {
+      buffer += data.toString('utf8');
+      const end = buffer.indexOf('\n');
+      if (end < 0) return;
+      let answer: unknown;
+      try {
+        answer = JSON.parse(buffer.slice(0, end));
+      } catch {
+        return finish(null);
+      }
+      const result: unknown = typeof answer === 'object' && answer !== null && 'result' in answer ? answer.result : null;
+      finish(typeof result === 'object' && result !== null ? { ...result } : null);
+    });
+    socket.on('error', () => finish(null));
+  });
 }

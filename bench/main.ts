@@ -2,18 +2,36 @@
  * `npm run bench`: prints the versions measured, then the engine benchmark (in-process) and the
  * daemon benchmark (over the socket). SPOOL_BENCH_QUICK=1 makes a fast, smaller run;
  * SPOOL_BENCH_PART=engine or =daemon runs only that part.
+ *
+ * `npm run bench -- compare --old <dir-or-ref> …` compares two builds' daemons instead, in one
+ * interleaved run (compare.ts); `npm run bench -- --help` says how.
  */
 import Database from 'better-sqlite3';
 import * as os from 'node:os';
+import { runCompare } from './compare';
+import { COMPARE_USAGE, parseCompareArgs, UsageError } from './compareArgs';
 import { runDaemonBench } from './daemon';
 import { runEngineBench, type BenchFigure } from './engine';
+
+const USAGE = `Spool's benchmarks.
+
+npm run bench                 (or node dist/bench.js, once built)
+  The engine in-process, then the daemon over its socket; every figure against its target.
+  SPOOL_BENCH_QUICK=1         a smaller, faster run
+  SPOOL_BENCH_PART=engine     only the engine (=daemon: only the daemon)
+  SPOOL_BENCH_CHECKPOINTS=auto  the engine with SQLite's automatic checkpoints
+  SPOOL_BENCH_CPU_PROFILE=<dir> a V8 CPU profile of each benchmark daemon, written there
+
+${COMPARE_USAGE}
+
+See BENCHMARKS.md for the figures and how to read them.`;
 
 function summary(part: string, figures: BenchFigure[]): string {
   const missed = figures.filter((f) => f.met === false);
   return missed.length === 0 ? `${part}: every target met.` : `${part}: ${missed.length} target(s) missed: ${missed.map((f) => f.name.trim()).join('; ')}`;
 }
 
-async function main(): Promise<void> {
+async function runAll(): Promise<void> {
   const db = new Database(':memory:');
   const sqlite = db.prepare('SELECT sqlite_version()').pluck().get();
   db.close();
@@ -28,7 +46,19 @@ async function main(): Promise<void> {
   console.log(`\n${lines.join('\n')}`);
 }
 
-main().catch((error: unknown) => {
-  console.error(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+async function main(argv: string[]): Promise<void> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    console.log(USAGE);
+    return;
+  }
+  const [command, ...rest] = argv;
+  if (command === undefined) return runAll();
+  if (command === 'compare') return runCompare(parseCompareArgs(rest));
+  throw new UsageError(`unknown command '${command}': run it without arguments, or with compare (see --help).`);
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  const text = error instanceof UsageError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
+  console.error(`bench failed: ${text}`);
   process.exit(1);
 });
