@@ -17,6 +17,7 @@ import * as path from 'node:path';
 import * as ts from 'typescript';
 import {
   ErrorCode,
+  LIMITS,
   METHOD_NAMES,
   METHODS,
   NOTIFICATION_NAMES,
@@ -96,6 +97,8 @@ export interface OpenRpcDocument {
    * wait for an answer that never comes.
    */
   'x-notifications': OpenRpcMethod[];
+  /** The limits the daemon enforces (`LIMITS` in shared/protocol/limits.ts), which errors name. */
+  'x-limits': typeof LIMITS;
 }
 
 /** Builds the document in memory. */
@@ -169,6 +172,7 @@ export function buildOpenRpcDocument(): OpenRpcDocument {
     methods,
     components: { schemas: schemas.definitions(), errors: errorComponents(checker, exports('ErrorCode')) },
     'x-notifications': notifications,
+    'x-limits': LIMITS,
   };
 }
 
