@@ -3,11 +3,16 @@
  * protocol version, subscribes to events, follows the client's reconnects, and tells the rest
  * of the extension what happened through events. Everything else asks `client()` for the
  * connected client and never dials the socket itself.
+ *
+ * Two lifetimes, as in rust-analyzer's extension: the connection's emitters live as long as the
+ * extension; each adopted client lives in a `ClientScope` with the listeners registered on it,
+ * and everything in the scope is disposed when the client is dropped.
  */
 import * as vscode from 'vscode';
 import { DaemonNotRunningError, ProtocolMismatchError, SpoolClient } from '../../shared/client';
 import type { DaemonStatus, JobChangedEvent, QueueChangedEvent, Stats } from '../../shared/protocol';
 import { readSettings } from '../settings';
+import { ClientScope } from './clientScope';
 import { launchDaemon } from './launcher';
 
 /**
@@ -44,13 +49,15 @@ export class NotConnectedError extends Error {
 }
 
 export class DaemonConnection implements vscode.Disposable {
-  private current: SpoolClient | null = null;
+  /** The adopted client and what is registered on it; null while there is none. */
+  private current: ClientScope | null = null;
   private stateName: ConnectionStateName = 'connecting';
   private lastStatus: DaemonStatus | null = null;
   private lastStats: Stats | null = null;
   private connectToken = 0;
   /** Set while the client is reconnecting: checks whether the daemon was stopped for good. */
   private goneTimer: NodeJS.Timeout | null = null;
+  /** What lives as long as the extension (the emitters). */
   private readonly disposables: vscode.Disposable[] = [];
   private readonly stateEmitter = new vscode.EventEmitter<ConnectionStateName>();
   private readonly jobEmitter = new vscode.EventEmitter<JobChangedEvent>();
@@ -86,6 +93,10 @@ export class DaemonConnection implements vscode.Disposable {
 
   /** The connected client; throws an error that says what to do when there is none. */
   client(): SpoolClient {
+    return this.connectedScope().client;
+  }
+
+  private connectedScope(): ClientScope {
     if (this.current === null || this.stateName !== 'connected') throw new NotConnectedError(this.stateName);
     return this.current;
   }
@@ -127,15 +138,15 @@ export class DaemonConnection implements vscode.Disposable {
 
   /** Ask the daemon to shut down gracefully and stay disconnected. */
   async stop(): Promise<void> {
-    const client = this.client();
+    const scope = this.connectedScope();
     this.connectToken++;
     this.current = null;
     this.setState('disconnected');
     try {
-      await client.call('daemon.shutdown');
+      await scope.client.call('daemon.shutdown');
       this.log.info('Asked the daemon to shut down.');
     } finally {
-      client.close();
+      scope.dispose();
     }
   }
 
@@ -192,27 +203,30 @@ export class DaemonConnection implements vscode.Disposable {
       if (error instanceof ProtocolMismatchError) return this.mismatch(error);
       throw this.fail(error);
     }
-    this.current = client;
+    const scope = new ClientScope(client, this.log);
+    this.current = scope;
     this.lastStatus = status;
     this.log.info(`Connected to Spool ${status.version} (pid ${status.pid}, database ${status.dbPath}).`);
-    client.onStateChange((state, error) => {
-      if (client !== this.current) return;
-      if (state === 'disconnected') {
-        if (this.stateName !== 'reconnecting') this.log.warn(`Lost the daemon${error ? `: ${error.message}` : ''}; reconnecting.`);
-        this.setState('reconnecting');
-        this.watchForGone(client);
-      } else if (state === 'connected') {
-        this.clearGoneTimer();
-        this.log.info('Reconnected to the daemon.');
-        void this.afterConnect(client);
-      } else {
-        this.current = null;
-        this.setState('disconnected');
-      }
-    });
+    scope.addCleanup(
+      client.onStateChange((state, error) => {
+        if (scope !== this.current) return;
+        if (state === 'disconnected') {
+          if (this.stateName !== 'reconnecting') this.log.warn(`Lost the daemon${error ? `: ${error.message}` : ''}; reconnecting.`);
+          this.setState('reconnecting');
+          this.watchForGone(scope);
+        } else if (state === 'connected') {
+          this.clearGoneTimer();
+          this.log.info('Reconnected to the daemon.');
+          void this.afterConnect(scope);
+        } else {
+          this.release(scope);
+          this.setState('disconnected');
+        }
+      }),
+    );
     try {
       // The client re-subscribes by itself after a reconnect.
-      await client.subscribe(
+      const subscription = await client.subscribe(
         { topics: ['jobs', 'queues', 'stats'] },
         {
           'jobs.changed': (event) => this.jobEmitter.fire(event),
@@ -220,23 +234,33 @@ export class DaemonConnection implements vscode.Disposable {
           'stats.changed': (event) => this.updateStats(event.stats),
         },
       );
+      // The scope closes the client before this runs, so no request goes out: the handlers are
+      // let go of.
+      scope.addCleanup(() =>
+        subscription.unsubscribe().catch((error: unknown) => this.log.warn(`Ending the event subscription failed: ${errorMessage(error)}`)),
+      );
     } catch (error) {
-      this.current = null;
-      client.close();
+      this.release(scope);
       throw this.fail(error);
     }
-    await this.afterConnect(client);
+    await this.afterConnect(scope);
+  }
+
+  /** Drops `scope`'s client (if it is still the current one) and everything registered on it. */
+  private release(scope: ClientScope): void {
+    if (this.current === scope) this.current = null;
+    scope.dispose();
   }
 
   /** After a connect or a reconnect: check the version (a restarted daemon may be another release), read the counts. */
-  private async afterConnect(client: SpoolClient): Promise<void> {
+  private async afterConnect(scope: ClientScope): Promise<void> {
+    const { client } = scope;
     try {
       this.lastStatus = await client.handshake();
       this.updateStats(await client.call('stats.get'));
     } catch (error) {
       if (error instanceof ProtocolMismatchError) {
-        this.current = null;
-        client.close();
+        this.release(scope);
         this.mismatch(error);
         return;
       }
@@ -245,16 +269,18 @@ export class DaemonConnection implements vscode.Disposable {
       this.log.warn(`Reading the daemon's status after connecting failed: ${errorMessage(error)}`);
       return;
     }
+    // Dropped meanwhile (a stop, a restart): the client it was replaced by reports for itself.
+    if (scope !== this.current) return;
     this.setState('connected');
     this.connectedEmitter.fire(client);
   }
 
   /** In `GONE_AFTER_MS`, check whether the daemon the client is redialling was stopped for good. */
-  private watchForGone(client: SpoolClient): void {
+  private watchForGone(scope: ClientScope): void {
     this.clearGoneTimer();
     this.goneTimer = setTimeout(() => {
       this.goneTimer = null;
-      this.checkGone(client).catch((error: unknown) => this.log.error(`Checking for the daemon failed: ${errorMessage(error)}`));
+      this.checkGone(scope).catch((error: unknown) => this.log.error(`Checking for the daemon failed: ${errorMessage(error)}`));
     }, GONE_AFTER_MS);
   }
 
@@ -265,8 +291,9 @@ export class DaemonConnection implements vscode.Disposable {
    * daemon is started as on activation. Anything else (a daemon still starting, that accepts
    * but does not answer yet) is waited for as before, and checked again later.
    */
-  private async checkGone(client: SpoolClient): Promise<void> {
-    const stillAway = (): boolean => client === this.current && client.state === 'disconnected';
+  private async checkGone(scope: ClientScope): Promise<void> {
+    const { client } = scope;
+    const stillAway = (): boolean => scope === this.current && client.state === 'disconnected';
     if (!stillAway()) return;
     let gone = client.lastReconnectError instanceof DaemonNotRunningError;
     if (gone) {
@@ -280,7 +307,7 @@ export class DaemonConnection implements vscode.Disposable {
     }
     if (!stillAway()) return;
     if (!gone) {
-      this.watchForGone(client);
+      this.watchForGone(scope);
       return;
     }
     this.log.warn(`Nothing has listened at ${client.socketPath} for ${GONE_AFTER_MS / 1000} s: the daemon was stopped.`);
@@ -335,11 +362,12 @@ export class DaemonConnection implements vscode.Disposable {
     this.stateEmitter.fire(state);
   }
 
+  /** Drops the current client: closes it and disposes what was registered on it. */
   private dropClient(): void {
     this.clearGoneTimer();
-    const client = this.current;
+    const scope = this.current;
     this.current = null;
-    client?.close();
+    scope?.dispose();
   }
 
   dispose(): void {

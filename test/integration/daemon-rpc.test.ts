@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { SpoolClient } from '../../shared/client';
 import type { SpoolError } from '../../shared/errors';
@@ -388,14 +389,31 @@ describe('the daemon over its socket', () => {
     }
   });
 
-  test('every protocol method has a handler', async () => {
+  test('every protocol method has a handler, and it accepts exactly the params the table declares', async () => {
+    // The params of each method as the table's types declare them, from the OpenRPC document
+    // generated from the table (test/unit/openrpc.test.ts keeps it current).
+    const openrpc = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'docs', 'openrpc.json'), 'utf8')) as {
+      methods: { name: string; params: { name: string; required: boolean }[] }[];
+    };
     const raw = await RawConnection.open(daemon.socketPath);
     try {
       for (const method of METHOD_NAMES) {
         if (method === 'daemon.shutdown') continue;
-        const response = (await raw.call({ jsonrpc: '2.0', id: method, method, params: { definitelyNotAField: 1 } })) as { error?: { code: number } };
-        assert.notEqual(response.error?.code, ErrorCode.MethodNotFound, method);
-        assert.notEqual(response.error?.code, ErrorCode.InternalError, `${method}: ${JSON.stringify(response)}`);
+        const declared = openrpc.methods.find((m) => m.name === method)?.params;
+        assert.ok(declared, `docs/openrpc.json has no ${method}`);
+        const response = (await raw.call({ jsonrpc: '2.0', id: method, method, params: { definitelyNotAField: 1 } })) as {
+          error?: { code: number; data?: { field?: string; allowed?: string } };
+        };
+        // The handler ran (no MethodNotFound, no InternalError) and checked its params.
+        assert.equal(response.error?.code, ErrorCode.InvalidParams, `${method}: ${JSON.stringify(response)}`);
+        const { field, allowed } = response.error.data ?? {};
+        if (field === 'definitelyNotAField') {
+          const names = allowed === 'none' ? [] : (allowed ?? '').split(', ');
+          assert.deepEqual(names.sort(), declared.map((p) => p.name).sort(), `${method}: the fields the daemon accepts are the table's params`);
+        } else {
+          // A method that first asks for a missing required param names one the table requires.
+          assert.ok(declared.some((p) => p.name === field && p.required), `${method} asked for ${field}, which the table does not require`);
+        }
       }
     } finally {
       raw.close();

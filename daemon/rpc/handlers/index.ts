@@ -1,4 +1,5 @@
-/** Every method's handler, in one table the compiler checks against `Methods`. */
+/** Every method's handler, in one table the compiler checks against the protocol's method table. */
+import { GROUPED_METHOD_NAMES } from '../../../shared/protocol';
 import { daemonHandlers } from './daemon';
 import { jobHandlers } from './jobs';
 import { queueHandlers } from './queues';
@@ -9,20 +10,13 @@ import { workerHandlers } from './workers';
 export type { Services } from './types';
 
 /**
- * Methods whose engine writes go through the group commit (Services.writes). Any other method
- * first commits the group, so requests keep their order.
+ * Methods whose engine writes go through the group commit (Services.writes): those marked
+ * `grouped: true` in the protocol's method table. Any other method first commits the group, so
+ * requests keep their order.
  */
-export const GROUPED_METHODS: ReadonlySet<string> = new Set([
-  'jobs.enqueue',
-  'jobs.heartbeat',
-  'jobs.progress',
-  'jobs.checkpoint',
-  'jobs.log',
-  'jobs.complete',
-  'jobs.fail',
-  'jobs.release',
-]);
+export const GROUPED_METHODS: ReadonlySet<string> = new Set(GROUPED_METHOD_NAMES);
 
+/** The handlers of every method of the protocol's table: a method without one does not compile. */
 export function methodTable(services: Services): MethodTable {
   return {
     ...daemonHandlers(services),

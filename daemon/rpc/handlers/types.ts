@@ -1,7 +1,9 @@
 /**
  * What method handlers are given: the engine, and the daemon's parts that live beyond one call.
- * Each handler takes the raw params (`unknown`) and returns the result type `Methods` declares
- * for its method; the table type makes the compiler check that every method has a handler.
+ * Each handler takes the raw params (`unknown`) and returns the result type the protocol's method
+ * table declares for its method. `MethodTable` is derived from that table: a method without a
+ * handler, or a handler for a method the table does not declare, does not compile
+ * (test/unit/protocol-table.types.ts shows both).
  */
 import type { DaemonStatus, MethodName, ResultOf } from '../../../shared/protocol';
 import type { Job } from '../../../shared/types';
@@ -14,6 +16,7 @@ import type { CallContext } from '../dispatch';
 import type { EventHub } from '../events';
 import type { WriteGroup } from '../groupCommit';
 
+/** The daemon's parts a handler may use. */
 export interface Services {
   engine: QueueEngine;
   /** Group commit: writes that arrive together share a transaction. */
@@ -34,8 +37,11 @@ export interface Services {
   claim(params: EngineClaimParams): Job[];
 }
 
+/** The handler of one method: raw params in, the method's result out. */
 export type Handler<M extends MethodName> = (params: unknown, context: CallContext) => ResultOf<M> | Promise<ResultOf<M>>;
 
+/** One handler per method of the protocol's table, no more, no less. */
 export type MethodTable = { [M in MethodName]: Handler<M> };
 
+/** The handlers of some of the table's methods (one file's worth); names outside the table do not compile. */
 export type HandlerGroup<M extends MethodName> = { [K in M]: Handler<K> };

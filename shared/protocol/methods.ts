@@ -1,0 +1,360 @@
+/**
+ * THE table of Spool's methods: each method once, with its params and result types, who calls
+ * it, whether its writes are group-committed, the errors it answers with, and its documentation.
+ * `METHOD_NAMES`, `Methods`, the daemon's handler table and grouped set, the docs check and
+ * docs/openrpc.json all derive from it, so that removing a method here, or adding one without a
+ * handler, fails the build instead of a user.
+ *
+ * Methods marked `worker` take the `workerId` that claimed the job and are refused with
+ * `LeaseLost` for anyone else.
+ */
+import { method, namesOf, type TypesOfMethod, type MethodInfo } from './define';
+import type {
+  BulkParams,
+  BulkResult,
+  CheckpointParams,
+  ClaimParams,
+  ClaimResult,
+  CompleteParams,
+  ConfigureQueueParams,
+  CreateScheduleParams,
+  DaemonStatus,
+  DeleteQueueParams,
+  DeletedResult,
+  EnqueueBatchParams,
+  EnqueueBatchResult,
+  EnqueueParams,
+  EnqueueResult,
+  FailParams,
+  HeartbeatParams,
+  HeartbeatResult,
+  JobIdParams,
+  JobOutputParams,
+  JobOutputResult,
+  JobResult,
+  JobWithRuns,
+  ListJobsParams,
+  ListJobsResult,
+  LogParams,
+  NoParams,
+  Ok,
+  ProgressParams,
+  PurgeQueueParams,
+  QueueNameParams,
+  QueueResult,
+  QueuesListResult,
+  RegisterWorkerParams,
+  ReleaseParams,
+  ScheduleNameParams,
+  ScheduleResult,
+  SchedulesListResult,
+  Stats,
+  SubscribeParams,
+  SubscribeResult,
+  UnsubscribeParams,
+  UpdateJobParams,
+  UpdateScheduleParams,
+  WorkerResult,
+  WorkersListResult,
+} from './messages';
+
+/** Every method, in the order the docs and `spool rpc --help` list them. */
+export const METHODS = {
+  'daemon.status': method<NoParams, DaemonStatus>()({
+    caller: 'both',
+    grouped: false,
+    summary: 'The handshake: version, protocol version, uptime, paths and counters.',
+    description: 'A client compares `protocolVersion` with its own and says clearly when they differ.',
+    errors: ['InvalidParams'],
+  }),
+  'daemon.shutdown': method<NoParams, Ok>()({
+    caller: 'client',
+    grouped: false,
+    summary: 'Graceful shutdown: stop claiming, let running jobs finish within the grace period.',
+    description:
+      'Answered before the shutdown starts. Until running built-in jobs have had their grace period, every connection is still answered; then each is closed after its last answer and the socket file is removed.',
+    errors: ['InvalidParams'],
+  }),
+
+  'jobs.enqueue': method<EnqueueParams, EnqueueResult>()({
+    caller: 'both',
+    grouped: true,
+    summary: 'Enqueue one job; defaults come from its queue.',
+    description:
+      'Enqueues that arrive together are committed in one transaction (group commit); each still gets its own answer or error. A repeated idempotency key returns the existing job with `created: false`.',
+    errors: ['InvalidParams', 'PayloadTooLarge'],
+  }),
+  'jobs.enqueueBatch': method<EnqueueBatchParams, EnqueueBatchResult>()({
+    caller: 'both',
+    grouped: false,
+    summary: 'Enqueue several jobs in one transaction: all or none.',
+    errors: ['InvalidParams', 'PayloadTooLarge'],
+  }),
+  'jobs.get': method<JobIdParams, JobWithRuns>()({
+    caller: 'both',
+    grouped: false,
+    summary: 'A job and its runs, one per claim, oldest first.',
+    errors: ['JobNotFound', 'InvalidParams'],
+  }),
+  'jobs.list': method<ListJobsParams, ListJobsResult>()({
+    caller: 'client',
+    grouped: false,
+    summary: 'A page of jobs matching a filter.',
+    description: 'Pass `nextCursor` back as `cursor` with the same `order`; it is null on the last page.',
+    errors: ['InvalidParams'],
+  }),
+  'jobs.output': method<JobOutputParams, JobOutputResult>()({
+    caller: 'client',
+    grouped: false,
+    summary: "A job's output lines after a sequence number.",
+    errors: ['JobNotFound', 'InvalidParams'],
+  }),
+  'jobs.cancel': method<JobIdParams, JobResult>()({
+    caller: 'client',
+    grouped: false,
+    summary: 'Cancel a job: queued or retrying at once, running cooperatively.',
+    description:
+      'A running built-in job is stopped at once; a remote worker learns of it from its next heartbeat (`cancelRequested: true`). A finished job answers InvalidState.',
+    errors: ['JobNotFound', 'InvalidState', 'InvalidParams'],
+  }),
+  'jobs.retry': method<JobIdParams, JobResult>()({
+    caller: 'client',
+    grouped: false,
+    summary: 'Move a dead, cancelled or completed job back to queued with a fresh attempt budget.',
+    description: 'The run history is kept.',
+    errors: ['JobNotFound', 'InvalidState', 'InvalidParams'],
+  }),
+  'jobs.update': method<UpdateJobParams, JobResult>()({
+    caller: 'client',
+    grouped: false,
+    summary: 'Change a queued or retrying job.',
+    errors: ['JobNotFound', 'InvalidState', 'InvalidParams', 'PayloadTooLarge'],
+  }),
+  'jobs.delete': method<JobIdParams, DeletedResult>()({
+    caller: 'client',
+    grouped: false,
+    summary: 'Delete a job that is not running.',
+    errors: ['JobNotFound', 'InvalidState', 'InvalidParams'],
+  }),
+  'jobs.cancelMany': method<BulkParams, BulkResult>()({
+    caller: 'client',
+    grouped: false,
+    summary: 'Cancel jobs by ids, or by a filter over one queue.',
+    errors: ['InvalidParams'],
+  }),
+  'jobs.retryMany': method<BulkParams, BulkResult>()({
+    caller: 'client',
+    grouped: false,
+    summary: 'Retry jobs by ids, or by a filter over one queue.',
+    errors: ['InvalidParams'],
+  }),
+  'jobs.deleteMany': method<BulkParams, BulkResult>()({
+    caller: 'client',
+    grouped: false,
+    summary: 'Delete jobs by ids, or by a filter over one queue.',
+    errors: ['InvalidParams'],
+  }),
+
+  'jobs.claim': method<ClaimParams, ClaimResult>()({
+    caller: 'worker',
+    grouped: false,
+    summary: 'Claim up to `max` jobs, long-polling up to `waitMs`.',
+    description:
+      'The jobs come back running and leased to `workerId`. A claim that finds nothing waits, and returns as soon as a job it may take is ready, or with no jobs when the wait ends.',
+    errors: ['InvalidParams', 'ShuttingDown'],
+  }),
+  'jobs.heartbeat': method<HeartbeatParams, HeartbeatResult>()({
+    caller: 'worker',
+    grouped: true,
+    summary: 'Extend the lease on a running job; says whether a cancel was requested.',
+    errors: ['LeaseLost', 'JobNotFound', 'InvalidParams'],
+  }),
+  'jobs.progress': method<ProgressParams, Ok>()({
+    caller: 'worker',
+    grouped: true,
+    summary: "Set a running job's progress (0..100) and message.",
+    errors: ['LeaseLost', 'JobNotFound', 'InvalidParams'],
+  }),
+  'jobs.checkpoint': method<CheckpointParams, Ok>()({
+    caller: 'worker',
+    grouped: true,
+    summary: 'Save JSON that a retry of this job resumes from.',
+    errors: ['LeaseLost', 'JobNotFound', 'InvalidParams', 'PayloadTooLarge'],
+  }),
+  'jobs.log': method<LogParams, Ok>()({
+    caller: 'worker',
+    grouped: true,
+    summary: "Append lines to a running job's output.",
+    errors: ['LeaseLost', 'JobNotFound', 'InvalidParams'],
+  }),
+  'jobs.complete': method<CompleteParams, JobResult>()({
+    caller: 'worker',
+    grouped: true,
+    summary: 'Finish a running job successfully, with an optional result.',
+    errors: ['LeaseLost', 'JobNotFound', 'InvalidParams', 'PayloadTooLarge'],
+  }),
+  'jobs.fail': method<FailParams, JobResult>()({
+    caller: 'worker',
+    grouped: true,
+    summary: "Fail a running job's attempt: it retries after its backoff, or ends dead.",
+    errors: ['LeaseLost', 'JobNotFound', 'InvalidParams'],
+  }),
+  'jobs.release': method<ReleaseParams, JobResult>()({
+    caller: 'worker',
+    grouped: true,
+    summary: 'Hand a held job back unfinished; it runs again without using up an attempt.',
+    errors: ['LeaseLost', 'JobNotFound', 'InvalidParams'],
+  }),
+
+  'workers.register': method<RegisterWorkerParams, WorkerResult>()({
+    caller: 'worker',
+    grouped: false,
+    summary: 'A remote worker announces itself; its leases go to the reaper when its connection closes.',
+    errors: ['InvalidParams'],
+  }),
+  'workers.list': method<NoParams, WorkersListResult>()({
+    caller: 'client',
+    grouped: false,
+    summary: 'The built-in executors and the registered remote workers.',
+    errors: ['InvalidParams'],
+  }),
+
+  'queues.list': method<NoParams, QueuesListResult>()({
+    caller: 'client',
+    grouped: false,
+    summary: 'Every queue, with its counts per state.',
+    errors: ['InvalidParams'],
+  }),
+  'queues.get': method<QueueNameParams, QueueResult>()({
+    caller: 'client',
+    grouped: false,
+    summary: 'One queue.',
+    errors: ['QueueNotFound', 'InvalidParams'],
+  }),
+  'queues.configure': method<ConfigureQueueParams, QueueResult>()({
+    caller: 'client',
+    grouped: false,
+    summary: "Change a queue's limits and defaults; creates the queue if it does not exist.",
+    errors: ['InvalidParams'],
+  }),
+  'queues.pause': method<QueueNameParams, QueueResult>()({
+    caller: 'client',
+    grouped: false,
+    summary: 'Stop handing out jobs of a queue; running ones finish.',
+    errors: ['QueueNotFound', 'InvalidParams'],
+  }),
+  'queues.resume': method<QueueNameParams, QueueResult>()({
+    caller: 'client',
+    grouped: false,
+    summary: 'Hand out jobs of a paused queue again.',
+    errors: ['QueueNotFound', 'InvalidParams'],
+  }),
+  'queues.purge': method<PurgeQueueParams, DeletedResult>()({
+    caller: 'client',
+    grouped: false,
+    summary: "Delete a queue's jobs in the given states; running jobs are never purged.",
+    errors: ['QueueNotFound', 'InvalidParams'],
+  }),
+  'queues.delete': method<DeleteQueueParams, DeletedResult>()({
+    caller: 'client',
+    grouped: false,
+    summary: 'Delete a queue, and with `force` its jobs.',
+    errors: ['QueueNotFound', 'InvalidState', 'InvalidParams'],
+  }),
+
+  'schedules.list': method<NoParams, SchedulesListResult>()({
+    caller: 'client',
+    grouped: false,
+    summary: 'Every schedule.',
+    errors: ['InvalidParams'],
+  }),
+  'schedules.get': method<ScheduleNameParams, ScheduleResult>()({
+    caller: 'client',
+    grouped: false,
+    summary: 'One schedule and its next fire times.',
+    errors: ['ScheduleNotFound', 'InvalidParams'],
+  }),
+  'schedules.create': method<CreateScheduleParams, ScheduleResult>()({
+    caller: 'client',
+    grouped: false,
+    summary: 'Create a schedule: a cron expression in a timezone, and the job it enqueues.',
+    errors: ['InvalidParams', 'AlreadyExists', 'PayloadTooLarge'],
+  }),
+  'schedules.update': method<UpdateScheduleParams, ScheduleResult>()({
+    caller: 'client',
+    grouped: false,
+    summary: 'Change a schedule; a new cron expression or timezone recomputes the next tick.',
+    errors: ['ScheduleNotFound', 'InvalidParams', 'PayloadTooLarge'],
+  }),
+  'schedules.delete': method<ScheduleNameParams, DeletedResult>()({
+    caller: 'client',
+    grouped: false,
+    summary: 'Delete a schedule.',
+    errors: ['ScheduleNotFound', 'InvalidParams'],
+  }),
+  'schedules.trigger': method<ScheduleNameParams, EnqueueResult>()({
+    caller: 'client',
+    grouped: false,
+    summary: "Enqueue the schedule's job now; the next tick is unchanged.",
+    errors: ['ScheduleNotFound', 'InvalidParams'],
+  }),
+  'schedules.enable': method<ScheduleNameParams, ScheduleResult>()({
+    caller: 'client',
+    grouped: false,
+    summary: 'Enable a schedule from now on: ticks that passed while disabled are not missed runs.',
+    errors: ['ScheduleNotFound', 'InvalidParams'],
+  }),
+  'schedules.disable': method<ScheduleNameParams, ScheduleResult>()({
+    caller: 'client',
+    grouped: false,
+    summary: 'Disable a schedule: it enqueues nothing until enabled.',
+    errors: ['ScheduleNotFound', 'InvalidParams'],
+  }),
+
+  'stats.get': method<NoParams, Stats>()({
+    caller: 'client',
+    grouped: false,
+    summary: 'Counts per queue and in total, and throughput over the last minute and hour.',
+    errors: ['InvalidParams'],
+  }),
+
+  'events.subscribe': method<SubscribeParams, SubscribeResult>()({
+    caller: 'client',
+    grouped: false,
+    summary: 'Start receiving notifications on this connection.',
+    description: 'Each notification carries the `subscriptionId` returned here.',
+    errors: ['InvalidParams'],
+  }),
+  'events.unsubscribe': method<UnsubscribeParams, Ok>()({
+    caller: 'client',
+    grouped: false,
+    summary: 'Stop a subscription made on this connection.',
+    errors: ['InvalidParams'],
+  }),
+} as const satisfies Readonly<Record<string, MethodInfo>>;
+
+/** The method table's type. */
+export type MethodsTable = typeof METHODS;
+
+/** A method's name. */
+export type MethodName = keyof MethodsTable;
+
+/** Every method: name → params and result. */
+export type Methods = { [M in MethodName]: TypesOfMethod<MethodsTable[M]> };
+
+/** What a method takes. */
+export type ParamsOf<M extends MethodName> = Methods[M]['params'];
+
+/** What a method answers. */
+export type ResultOf<M extends MethodName> = Methods[M]['result'];
+
+/** The methods whose writes are group-committed (`grouped: true` in the table). */
+export type GroupedMethodName = { [M in MethodName]: MethodsTable[M]['grouped'] extends true ? M : never }[MethodName];
+
+/** Every method name, in the table's order: for validation, completion scripts and tests. */
+export const METHOD_NAMES: readonly MethodName[] = namesOf(METHODS);
+
+/** The group-committed methods, from the table. */
+export const GROUPED_METHOD_NAMES: readonly GroupedMethodName[] = METHOD_NAMES.filter(
+  (name): name is GroupedMethodName => METHODS[name].grouped,
+);

@@ -1,0 +1,83 @@
+/**
+ * What the daemon pushes to a connection that called `events.subscribe`: JSON-RPC
+ * notifications (no `id`), each carrying the subscription's id. Declared once in
+ * `NOTIFICATIONS`, like the methods; `Notifications` and `NOTIFICATION_NAMES` derive from it.
+ */
+import type { JobState, OutputLine } from '../types';
+import { namesOf, notification, type NotificationInfo, type ParamsOfNotification } from './define';
+import type { Stats } from './messages';
+
+/**
+ * A job changed state, attempt or progress: the record the engine's change becomes on the wire.
+ * `jobs.changed` carries it with the subscription's id.
+ */
+export interface JobChange {
+  id: string;
+  queue: string;
+  kind: string;
+  state: JobState;
+  attempt: number;
+  maxAttempts: number;
+  /** 0..100, or null when the worker reported none. */
+  progress: number | null;
+  /** True when the job was deleted; state is its last state. */
+  deleted?: boolean;
+  /** When the change happened, epoch ms. */
+  at: number;
+}
+
+/** The params of every notification: which subscription brought it. */
+export interface SubscriptionScoped {
+  subscriptionId: string;
+}
+
+/** `jobs.changed`: a job changed state, attempt or progress. */
+export interface JobChangedEvent extends JobChange, SubscriptionScoped {}
+
+/** `queues.changed`: a queue was created, configured, paused, resumed, purged or deleted. */
+export interface QueueChangedEvent extends SubscriptionScoped {
+  name: string;
+  /** True when the queue was deleted. */
+  deleted?: boolean;
+  at: number;
+}
+
+/** `stats.changed`: coalesced, at most a few per second, carrying the new counts. */
+export interface StatsChangedEvent extends SubscriptionScoped {
+  stats: Stats;
+}
+
+/** `jobs.output`: lines a running job wrote. */
+export interface JobOutputEvent extends SubscriptionScoped {
+  id: string;
+  lines: OutputLine[];
+}
+
+/** Every notification the daemon sends, in the order the docs list them. */
+export const NOTIFICATIONS = {
+  'jobs.changed': notification<JobChangedEvent>()({
+    topic: 'jobs',
+    summary: 'A job changed state, attempt or progress.',
+  }),
+  'queues.changed': notification<QueueChangedEvent>()({
+    topic: 'queues',
+    summary: 'A queue was created, configured, paused, resumed, purged or deleted.',
+  }),
+  'stats.changed': notification<StatsChangedEvent>()({
+    topic: 'stats',
+    summary: 'The `stats.get` result, at most one every 250 ms.',
+  }),
+  'jobs.output': notification<JobOutputEvent>()({
+    topic: 'output',
+    summary: 'Lines a job wrote.',
+  }),
+} as const satisfies Readonly<Record<string, NotificationInfo>>;
+
+/** A notification's name. */
+export type NotificationName = keyof typeof NOTIFICATIONS;
+
+/** Every notification: name → params. */
+export type Notifications = { [N in NotificationName]: ParamsOfNotification<(typeof NOTIFICATIONS)[N]> };
+
+/** Every notification name, in the table's order. */
+export const NOTIFICATION_NAMES: readonly NotificationName[] = namesOf(NOTIFICATIONS);
