@@ -4,6 +4,7 @@
  * `group.dead`, `job.running`), and the menus in package.json match on it.
  */
 import * as vscode from 'vscode';
+import { formatDuration } from '../../../shared/domain/durations';
 import { formatRate } from '../../../shared/domain/rates';
 import type { Job, JobState, Queue } from '../../../shared/types';
 import { jobLabel, relativeTime, shortId } from '../format';
@@ -118,7 +119,7 @@ export function queueItem(node: QueueNode): vscode.TreeItem {
   item.contextValue = q.paused ? 'queue.paused' : 'queue.active';
   const tip = new vscode.MarkdownString(`**${q.name}**${q.paused ? ' (paused)' : ''}\n\n`);
   tip.appendMarkdown(`Concurrency: ${q.concurrency ?? 'no limit'} · Rate limit: ${q.rateLimit ? formatRate(q.rateLimit) : 'none'}\n\n`);
-  tip.appendMarkdown(`Default attempts: ${q.defaultMaxAttempts} · Timeout: ${Math.round(q.defaultTimeoutMs / 1000)} s`);
+  tip.appendMarkdown(`Default attempts: ${q.defaultMaxAttempts} · Timeout: ${formatDuration(q.defaultTimeoutMs)}`);
   item.tooltip = tip;
   return item;
 }
