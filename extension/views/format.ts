@@ -1,12 +1,11 @@
 /** Small text helpers the views share: relative times, payload summaries, cron in words. */
+import { formatDuration } from '../../shared/domain/durations';
 import type { Job } from '../../shared/types';
 
 /** "3s ago", "in 4m", "2h ago", "5d ago". */
 export function relativeTime(at: number, now = Date.now()): string {
   const diff = at - now;
-  const abs = Math.abs(diff);
-  const unit =
-    abs < 60_000 ? `${Math.max(0, Math.round(abs / 1000))}s` : abs < 3_600_000 ? `${Math.round(abs / 60_000)}m` : abs < 86_400_000 ? `${Math.round(abs / 3_600_000)}h` : `${Math.round(abs / 86_400_000)}d`;
+  const unit = formatDuration(diff, 1);
   return diff > 0 ? `in ${unit}` : `${unit} ago`;
 }
 

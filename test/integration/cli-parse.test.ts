@@ -22,6 +22,7 @@ test('durations take units and combinations, and refuse bare numbers', () => {
   for (const bad of ['30', '', '5 m', 'm5', '5x', '1h 30m', '-5s']) {
     assert.throws(() => parseDuration(bad, '--delay'), (e: unknown) => e instanceof CliError && e.message.includes('--delay'), bad);
   }
+  assert.throws(() => parseDuration('30', '--delay'), /Invalid duration "30" for --delay: a number needs a unit \(ms, s, m, h, d or w\), e\.g\. 30s or 30m\./);
 });
 
 test('backoff reads strategy:base:cap:jitter, leaving out what is not given', () => {
@@ -34,13 +35,18 @@ test('backoff reads strategy:base:cap:jitter, leaving out what is not given', ()
 });
 
 test('rates read per second, per minute, with a burst, or off', () => {
-  assert.deepEqual(parseRate('10'), { perSecond: 10, burst: 10 });
+  assert.deepEqual(parseRate('10/s'), { perSecond: 10, burst: 10 });
   assert.deepEqual(parseRate('600/m'), { perSecond: 10, burst: 10 });
-  assert.deepEqual(parseRate('5:20'), { perSecond: 5, burst: 20 });
+  assert.deepEqual(parseRate('5/s:20'), { perSecond: 5, burst: 20 });
+  assert.deepEqual(parseRate('5/s burst 20'), { perSecond: 5, burst: 20 });
   assert.deepEqual(parseRate('0.5/s'), { perSecond: 0.5, burst: 1 });
   assert.equal(parseRate('off'), null);
   assert.throws(() => parseRate('fast'), /Invalid rate "fast"/);
-  assert.throws(() => parseRate('0'), /above zero/);
+  assert.throws(() => parseRate('0/s'), /above zero/);
+  // A rate without a unit of time (10, 5:20) was read per second; it is refused now, as a
+  // bare duration always was, with the same rate per second as the suggestion.
+  assert.throws(() => parseRate('10'), /Invalid rate "10": a rate needs a unit of time \(s, m or h\), e\.g\. 10\/s/);
+  assert.throws(() => parseRate('5:20'), /e\.g\. 5\/s:20/);
 });
 
 test('times are ISO dates or +duration from now; states are checked', () => {

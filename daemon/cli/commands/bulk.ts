@@ -1,6 +1,7 @@
 /** `spool retry|cancel|delete <id...>` and their bulk forms over a queue and states. */
 import type { Command } from 'commander';
 import type { SpoolClient } from '../../../shared/client';
+import { bulkDefaultStates } from '../../../shared/domain/states';
 import type { BulkParams, BulkResult } from '../../../shared/protocol';
 import { action, list } from '../action';
 import type { CliContext } from '../context';
@@ -13,7 +14,6 @@ interface Verb {
   name: 'retry' | 'cancel' | 'delete';
   past: string;
   description: string;
-  defaultStates: string;
   example: string;
   one(client: SpoolClient, id: string): Promise<unknown>;
   many(client: SpoolClient, params: BulkParams): Promise<BulkResult>;
@@ -24,7 +24,6 @@ const VERBS: Verb[] = [
     name: 'retry',
     past: 'Retried',
     description: 'Run dead, cancelled or completed jobs again with a fresh attempt budget',
-    defaultStates: 'dead',
     example: 'spool retry --queue images --state dead',
     one: (c, id) => c.call('jobs.retry', { id }),
     many: (c, p) => c.call('jobs.retryMany', p),
@@ -33,7 +32,6 @@ const VERBS: Verb[] = [
     name: 'cancel',
     past: 'Cancelled',
     description: 'Cancel jobs: waiting ones at once, running ones as soon as their worker stops them',
-    defaultStates: 'queued,retrying',
     example: 'spool cancel --queue images --state queued',
     one: (c, id) => c.call('jobs.cancel', { id }),
     many: (c, p) => c.call('jobs.cancelMany', p),
@@ -42,7 +40,6 @@ const VERBS: Verb[] = [
     name: 'delete',
     past: 'Deleted',
     description: 'Delete jobs and their output (not running ones: cancel them first)',
-    defaultStates: 'completed,cancelled,dead',
     example: 'spool delete --queue images --state completed',
     one: (c, id) => c.call('jobs.delete', { id }),
     many: (c, p) => c.call('jobs.deleteMany', p),
@@ -56,7 +53,7 @@ export function registerBulk(program: Command): void {
       .description(verb.description)
       .argument('[ids...]', 'job ids')
       .option('-q, --queue <queue>', 'instead of ids: every matching job of this queue')
-      .option('-s, --state <state>', `with --queue: these states (default ${verb.defaultStates})`, collect)
+      .option('-s, --state <state>', `with --queue: these states (default ${bulkDefaultStates(verb.name).join(',')})`, collect)
       .option('-k, --kind <kind>', 'with --queue: only this kind')
       .option('--json', `print {count, errors${verb.name === 'cancel' ? ', stopRequested' : ''}} as JSON`)
       .addHelpText('after', `\nExamples:\n  spool ${verb.name} 0193f0c2-7a4e-7b1c-9d2e-3f4a5b6c7d8e\n  ${verb.example}`)
@@ -84,7 +81,8 @@ async function runVerb(ctx: CliContext, verb: Verb, ids: string[], o: BulkOption
   } else if (ids.length > 0) {
     result = await verb.many(client, { ids });
   } else {
-    const states = parseStates(o.state ?? [verb.defaultStates]);
+    // The defaults are the transitions table's (shared/domain/states.ts), where each is explained.
+    const states = o.state !== undefined ? parseStates(o.state) : [...bulkDefaultStates(verb.name)];
     mayBeRunning = states.includes('running');
     result = await verb.many(client, { filter: { queue: o.queue ?? '', states, ...(o.kind ? { kind: o.kind } : {}) } });
     // Nothing matched: a queue that does not exist is a mistake to report, not "0 jobs".

@@ -46,7 +46,7 @@ export function registerQueues(program: Command): void {
     .argument('<name>', 'the queue')
     .argument('[action]', `${ACTIONS.join(' | ')} (default show)`)
     .option('--concurrency <n|none>', 'set: most jobs running at once')
-    .option('--rate <rate|off>', 'set: most jobs started per second, e.g. 10, 600/m, 5:20 (bursts of 20)')
+    .option('--rate <rate|off>', 'set: most jobs started per second, e.g. 10/s, 600/m, 5/s:20 (bursts of 20) or off')
     .option('--attempts <n>', 'set: default attempts per job')
     .option('--backoff <strategy:base:cap>', 'set: default wait between attempts, e.g. exponential:1s:5m')
     .option('--timeout <duration>', 'set: default lease per attempt, e.g. 10m')

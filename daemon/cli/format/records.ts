@@ -3,7 +3,9 @@
  * `--json` forms print the daemon's result unchanged instead.
  */
 import type { ScheduleResult, Stats } from '../../../shared/protocol';
-import type { Backoff, Job, JobRun, JobState, Queue, Schedule, Worker } from '../../../shared/types';
+import { formatBackoff } from '../../../shared/domain/backoff';
+import { formatRate } from '../../../shared/domain/rates';
+import type { Job, JobRun, JobState, Queue, Schedule, Worker } from '../../../shared/types';
 import type { Colors } from './color';
 import { renderFields, renderTable } from './table';
 import { formatDuration, formatRelative, formatTimestamp } from './time';
@@ -58,11 +60,6 @@ export function jobsTable(jobs: readonly Job[], c: Colors, now = Date.now()): st
   );
 }
 
-/** A backoff as --backoff takes it (strategy:base:cap:jitter), so it can be copied into one. */
-function backoffText(b: Backoff): string {
-  return `${b.strategy}:${formatDuration(b.baseMs)}:${formatDuration(b.capMs)}:${b.jitter}`;
-}
-
 export function jobDetails(job: Job, runs: readonly JobRun[], c: Colors, now = Date.now()): string {
   const when = (t: number | null): string => (t === null ? '-' : `${formatTimestamp(t)} (${formatRelative(t, now)})`);
   const fields: [string, string][] = [
@@ -78,7 +75,7 @@ export function jobDetails(job: Job, runs: readonly JobRun[], c: Colors, now = D
     ['started', when(job.startedAt)],
     ['finished', when(job.finishedAt)],
     ['timeout', formatDuration(job.timeoutMs)],
-    ['backoff', backoffText(job.backoff)],
+    ['backoff', formatBackoff(job.backoff)],
   ];
   if (job.workerId) fields.push(['worker', job.workerId]);
   if (job.leaseExpiresAt !== null) fields.push(['lease until', when(job.leaseExpiresAt)]);
@@ -148,7 +145,7 @@ export function queuesTable(queues: readonly Queue[], c: Colors): string {
       { header: 'DEAD', value: (q) => (q.counts.dead > 0 ? c.red(String(q.counts.dead)) : '0'), right: true },
       { header: 'COMPLETED', value: (q) => String(q.counts.completed), right: true },
       { header: 'CONCURRENCY', value: (q) => (q.concurrency === null ? '-' : String(q.concurrency)), right: true },
-      { header: 'RATE', value: (q) => (q.rateLimit ? `${q.rateLimit.perSecond}/s` : '-') },
+      { header: 'RATE', value: (q) => (q.rateLimit ? formatRate(q.rateLimit, false) : '-') },
     ],
     c.bold,
   );
@@ -162,9 +159,9 @@ export function queueDetails(q: Queue, c: Colors): string {
       ['status', q.paused ? c.yellow('paused') : 'active'],
       ['jobs', Object.entries(q.counts).map(([state, n]) => `${state} ${n}`).join(', ') + `; delayed ${q.delayed}`],
       ['concurrency', q.concurrency === null ? 'no limit' : String(q.concurrency)],
-      ['rate limit', q.rateLimit ? `${q.rateLimit.perSecond}/s, bursts of ${q.rateLimit.burst}` : 'none'],
+      ['rate limit', q.rateLimit ? formatRate(q.rateLimit) : 'none'],
       ['attempts', String(q.defaultMaxAttempts)],
-      ['backoff', backoffText(b)],
+      ['backoff', formatBackoff(b)],
       ['timeout', formatDuration(q.defaultTimeoutMs)],
       ['retention', q.retentionMs === null ? 'forever' : q.retentionMs === 0 ? 'none: finished jobs are deleted at the next cleanup' : formatDuration(q.retentionMs)],
       ['created', formatTimestamp(q.createdAt)],

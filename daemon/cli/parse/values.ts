@@ -3,6 +3,7 @@
  * points in time, integers, job states, rate limits.
  */
 import { readFileSync } from 'node:fs';
+import * as rates from '../../../shared/domain/rates';
 import { JOB_STATES, type JobState, type RateLimit } from '../../../shared/types';
 import { CliError } from '../errors';
 import { parseDuration } from './duration';
@@ -66,16 +67,11 @@ export function parseStates(values: string[]): JobState[] {
   return states;
 }
 
-/** `10` (10/s, burst 10), `10/s`, `600/m`, `5:20` (5/s, burst 20), `off`. Null removes the limit. */
+/** A rate limit in shared/domain's syntax (`10/s`, `600/m`, `10/s burst 20`, `off`); null removes the limit. */
 export function parseRate(text: string): RateLimit | null {
-  if (text === 'off' || text === 'none') return null;
-  const m = /^(\d+(?:\.\d+)?)(?:\/(s|m|h))?(?::(\d+))?$/.exec(text.trim());
-  if (!m) throw new CliError(`Invalid rate "${text}": use jobs per second like 10, 10/s, 600/m, 5:20 (5/s with bursts of 20) or off.`);
-  const per = m[2] === 'm' ? 60 : m[2] === 'h' ? 3600 : 1;
-  const perSecond = Number(m[1]) / per;
-  if (perSecond <= 0) throw new CliError(`Invalid rate "${text}": it must be above zero; use off to remove the limit.`);
-  const burst = m[3] !== undefined ? Number(m[3]) : Math.max(1, Math.ceil(perSecond));
-  return { perSecond, burst };
+  const rate = rates.parseRate(text);
+  if (!rate.ok) throw new CliError(`Invalid rate "${text}": ${rate.message}.`);
+  return rate.value;
 }
 
 /** Collects a repeatable option into an array (commander's reducer). */

@@ -23,7 +23,7 @@ import {
   string,
   join,
   type Fields,
-} from './primitives';
+} from '../../../shared/domain/validate';
 import { builtinPayload } from './payloads';
 
 const STRATEGIES: readonly BackoffStrategy[] = ['exponential', 'linear', 'fixed'];

@@ -10,7 +10,7 @@
  * "jobs[2].payload.url", "job.payload.env.HOME") and what is allowed there.
  */
 import { clipName, invalidParams } from '../../../shared/errors';
-import { join, shown, type Fields } from './primitives';
+import { isFields, join, onlyKeys, shown, type Fields } from '../../../shared/domain/validate';
 
 export interface ShellPayload {
   command: string;
@@ -30,19 +30,10 @@ const SHELL_FIELDS = ['command', 'cwd', 'env', 'permanentExitCodes'] as const;
 const HTTP_FIELDS = ['url', 'method', 'headers', 'body'] as const;
 const HTTP_METHODS: readonly string[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
-function isFields(value: unknown): value is Fields {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** The payload as an object of only `allowed` keys; `shape` describes the whole form for messages. */
 function payloadObject(value: unknown, field: string, allowed: readonly string[], shape: string): Fields {
   if (!isFields(value)) throw invalidParams(field, `${field} must be ${shape} (got ${shown(value)})`, shape);
-  for (const key of Object.keys(value)) {
-    if (!allowed.includes(key)) {
-      throw invalidParams(join(field, key), `Unknown field "${clipName(join(field, key))}". Allowed: ${allowed.join(', ')}.`, allowed.join(', '));
-    }
-  }
-  return value;
+  return onlyKeys(value, field, allowed);
 }
 
 /** An object whose every value is a string (env, headers). */

@@ -5,7 +5,7 @@ import { invalidParams } from '../../../shared/errors';
 import { LIMITS } from '../../../shared/protocol';
 import { JOB_STATES, type Backoff, type JobState, type RateLimit } from '../../../shared/types';
 import { maxAttempts, partialBackoff, timeoutMs } from './jobs';
-import { array, boolean, integer, name, number, object, oneOf } from './primitives';
+import { array, boolean, integer, name, number, object, oneOf } from '../../../shared/domain/validate';
 
 export interface ConfigureInput {
   name: string;

@@ -6,7 +6,7 @@ import { invalidParams } from '../../../shared/errors';
 import type { JobTemplate, MissedRunPolicy, Schedule } from '../../../shared/types';
 import { maxAttempts, partialBackoff, priority, tags, timeoutMs } from './jobs';
 import { builtinPayload } from './payloads';
-import { boolean, join, jsonText, name, object, oneOf, requiredObject, string } from './primitives';
+import { boolean, join, jsonText, name, object, oneOf, requiredObject, string } from '../../../shared/domain/validate';
 
 const POLICIES: readonly MissedRunPolicy[] = ['skip', 'runOnce'];
 const TEMPLATE_FIELDS = ['kind', 'payload', 'priority', 'maxAttempts', 'backoff', 'timeoutMs', 'tags'] as const;

@@ -5,7 +5,7 @@
 import { invalidParams } from '../../../shared/errors';
 import { LIMITS } from '../../../shared/protocol';
 import type { OutputStream } from '../../../shared/types';
-import { array, boolean, integer, jobId, jsonText, name, nameList, object, oneOf, optionalInteger, optionalName, optionalString, shown, string, type Fields } from './primitives';
+import { array, boolean, integer, jobId, jsonText, name, nameList, object, oneOf, optionalInteger, optionalName, optionalString, shown, string, type Fields } from '../../../shared/domain/validate';
 
 export interface ClaimInput {
   workerId: string;

@@ -1,9 +1,8 @@
 /** Handlers of daemon.* and events.*: the handshake, shutdown, and subscriptions. */
 import { SpoolError } from '../../../shared/errors';
 import { ErrorCode, LIMITS } from '../../../shared/protocol';
-import { array, jobId, nameList } from '../../engine/validate/primitives';
 import { EVENT_TOPICS } from '../events';
-import { optionalChoiceList, paramsObject, requiredString } from '../validate';
+import { array, jobId, nameList, nonEmptyString, object, optionalChoiceList } from '../../../shared/domain/validate';
 import type { HandlerGroup, Services } from './types';
 
 type DaemonMethods = 'daemon.status' | 'daemon.shutdown' | 'events.subscribe' | 'events.unsubscribe';
@@ -11,17 +10,17 @@ type DaemonMethods = 'daemon.status' | 'daemon.shutdown' | 'events.subscribe' | 
 export function daemonHandlers(s: Services): HandlerGroup<DaemonMethods> {
   return {
     'daemon.status': (params) => {
-      paramsObject(params, 'daemon.status', []);
+      object(params, 'params', []);
       return s.status();
     },
     'daemon.shutdown': (params) => {
-      paramsObject(params, 'daemon.shutdown', []);
+      object(params, 'params', []);
       s.requestShutdown('daemon.shutdown was called');
       return { ok: true };
     },
     'events.subscribe': (params, context) => {
-      const p = paramsObject(params, 'events.subscribe', ['topics', 'queues', 'jobIds']);
-      const topics = optionalChoiceList(p, 'topics', EVENT_TOPICS);
+      const p = object(params, 'params', ['topics', 'queues', 'jobIds']);
+      const topics = optionalChoiceList(p['topics'], 'topics', EVENT_TOPICS);
       // The same checks as everywhere else, so that a typo is refused, naming the entry
       // ("queues[1]"), rather than accepted as a filter that matches nothing, ever.
       const queues = p['queues'] === undefined ? undefined : nameList(p['queues'], 'queues', LIMITS.maxBatch);
@@ -34,8 +33,8 @@ export function daemonHandlers(s: Services): HandlerGroup<DaemonMethods> {
       return { subscriptionId };
     },
     'events.unsubscribe': (params, context) => {
-      const p = paramsObject(params, 'events.unsubscribe', ['subscriptionId']);
-      const id = requiredString(p, 'subscriptionId', 'events.unsubscribe');
+      const p = object(params, 'params', ['subscriptionId']);
+      const id = nonEmptyString(p['subscriptionId'], 'subscriptionId');
       if (!s.events.unsubscribe(context.connection, id)) {
         throw new SpoolError(ErrorCode.InvalidParams, `This connection has no subscription ${id.slice(0, 64)}. Use the subscriptionId that events.subscribe returned on this same connection.`, { field: 'subscriptionId' });
       }

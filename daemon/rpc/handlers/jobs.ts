@@ -1,6 +1,6 @@
 /** Handlers of the jobs.* methods a client (not a worker) calls. */
 import type { BulkParams, EnqueueParams, JobOutputParams, ListJobsParams, UpdateJobParams } from '../../../shared/protocol';
-import { paramsObject, requiredString } from '../validate';
+import { nonEmptyString, object } from '../../../shared/domain/validate';
 import { unvalidated } from '../unvalidated';
 import type { HandlerGroup, Services } from './types';
 
@@ -19,8 +19,8 @@ type JobMethods =
   | 'jobs.deleteMany';
 
 /** The id of a method that takes only `{id}`. */
-function jobId(params: unknown, method: string): string {
-  return requiredString(paramsObject(params, method, ['id']), 'id', method);
+function jobId(params: unknown): string {
+  return nonEmptyString(object(params, 'params', ['id'])['id'], 'id');
 }
 
 export function jobHandlers(s: Services): HandlerGroup<JobMethods> {
@@ -28,14 +28,14 @@ export function jobHandlers(s: Services): HandlerGroup<JobMethods> {
   return {
     'jobs.enqueue': (params) => s.writes.enqueue(unvalidated<EnqueueParams>(params)),
     'jobs.enqueueBatch': (params) => engine.enqueueBatch(unvalidated<{ jobs: EnqueueParams[] }>(params)),
-    'jobs.get': (params) => engine.getJob(jobId(params, 'jobs.get')),
+    'jobs.get': (params) => engine.getJob(jobId(params)),
     'jobs.list': (params) => engine.listJobs(unvalidated<ListJobsParams>(params)),
     'jobs.output': (params) => engine.output(unvalidated<JobOutputParams>(params)),
-    'jobs.cancel': (params) => ({ job: engine.cancel(jobId(params, 'jobs.cancel')) }),
-    'jobs.retry': (params) => ({ job: engine.retry(jobId(params, 'jobs.retry')) }),
+    'jobs.cancel': (params) => ({ job: engine.cancel(jobId(params)) }),
+    'jobs.retry': (params) => ({ job: engine.retry(jobId(params)) }),
     'jobs.update': (params) => ({ job: engine.update(unvalidated<UpdateJobParams>(params)) }),
     'jobs.delete': (params) => {
-      engine.deleteJob(jobId(params, 'jobs.delete'));
+      engine.deleteJob(jobId(params));
       return { deleted: 1 };
     },
     'jobs.cancelMany': (params) => engine.cancelMany(unvalidated<BulkParams>(params)),

@@ -10,7 +10,7 @@ import type { Schedule } from '../../../shared/types';
 import { nextFireTime, nextFireTimes, validateCron, type CronSpec } from '../../scheduler/cron';
 import { isRecord } from '../envelope';
 import { unvalidated } from '../unvalidated';
-import { paramsObject, requiredString } from '../validate';
+import { nonEmptyString, object } from '../../../shared/domain/validate';
 import type { HandlerGroup, Services } from './types';
 
 type ScheduleMethods =
@@ -25,8 +25,8 @@ type ScheduleMethods =
 
 const DEFAULT_TIMEZONE = 'UTC';
 
-function scheduleName(params: unknown, method: string): string {
-  return requiredString(paramsObject(params, method, ['name']), 'name', method);
+function scheduleName(params: unknown): string {
+  return nonEmptyString(object(params, 'params', ['name'])['name'], 'name');
 }
 
 /** The cron fields of the params, type-checked; absent ones are undefined. */
@@ -59,10 +59,10 @@ export function scheduleHandlers(s: Services): HandlerGroup<ScheduleMethods> {
   };
   return {
     'schedules.list': (params) => {
-      paramsObject(params, 'schedules.list', []);
+      object(params, 'params', []);
       return { schedules: engine.listSchedules() };
     },
-    'schedules.get': (params) => withNextRuns(engine.getSchedule(scheduleName(params, 'schedules.get'))),
+    'schedules.get': (params) => withNextRuns(engine.getSchedule(scheduleName(params))),
     'schedules.create': (params) => {
       const fields = cronFields(params);
       if (fields.cron === undefined) throw invalidParams('cron', 'schedules.create needs "cron", e.g. "*/5 * * * *" (5 fields) or "*/10 * * * * *" (6, seconds first).');
@@ -78,7 +78,7 @@ export function scheduleHandlers(s: Services): HandlerGroup<ScheduleMethods> {
       const enabling = isRecord(params) && params.enabled === true;
       const keepsEnabled = isRecord(params) && params.enabled === undefined;
       if (cronChanged || enabling || keepsEnabled) {
-        const current = engine.getSchedule(scheduleName({ name: isRecord(params) ? params.name : undefined }, 'schedules.update'));
+        const current = engine.getSchedule(scheduleName({ name: isRecord(params) ? params.name : undefined }));
         // An enabled schedule without a next tick would never fire again; any update revives it.
         const stalled = current.enabled && current.nextRunAt === null;
         if (cronChanged || enabling || stalled) {
@@ -91,12 +91,12 @@ export function scheduleHandlers(s: Services): HandlerGroup<ScheduleMethods> {
       return changed(withNextRuns(engine.updateSchedule(p, nextRunAt)));
     },
     'schedules.delete': (params) => {
-      engine.deleteSchedule(scheduleName(params, 'schedules.delete'));
+      engine.deleteSchedule(scheduleName(params));
       return changed({ deleted: 1 });
     },
-    'schedules.trigger': (params) => engine.triggerSchedule(scheduleName(params, 'schedules.trigger')),
+    'schedules.trigger': (params) => engine.triggerSchedule(scheduleName(params)),
     'schedules.enable': (params) => {
-      const name = scheduleName(params, 'schedules.enable');
+      const name = scheduleName(params);
       const current = engine.getSchedule(name);
       // An enabled schedule keeps its next tick, unless it has none: then it is recomputed, or it
       // would never fire again.
@@ -104,7 +104,7 @@ export function scheduleHandlers(s: Services): HandlerGroup<ScheduleMethods> {
       return changed(withNextRuns(engine.updateSchedule({ name, enabled: true }, nextRunAt)));
     },
     'schedules.disable': (params) => {
-      const name = scheduleName(params, 'schedules.disable');
+      const name = scheduleName(params);
       return changed(withNextRuns(engine.updateSchedule({ name, enabled: false }, undefined)));
     },
   };

@@ -21,7 +21,7 @@ import type { EngineClaimParams } from '../../engine/api';
 import { isRecord } from '../envelope';
 import type { CallContext } from '../dispatch';
 import { unvalidated } from '../unvalidated';
-import { optionalInteger, paramsObject } from '../validate';
+import { object, optionalInteger } from '../../../shared/domain/validate';
 import type { HandlerGroup, Services } from './types';
 
 type WorkerMethods =
@@ -50,8 +50,8 @@ export function workerHandlers(s: Services): HandlerGroup<WorkerMethods> {
 
   return {
     'jobs.claim': async (params, context) => {
-      const p = paramsObject(params, 'jobs.claim', CLAIM_FIELDS);
-      const waitMs = optionalInteger(p, 'waitMs', 0, LIMITS.maxWaitMs) ?? 0;
+      const p = object(params, 'params', CLAIM_FIELDS);
+      const waitMs = optionalInteger(p['waitMs'], 'waitMs', 0, LIMITS.maxWaitMs) ?? 0;
       if (s.shuttingDown) throw new SpoolError(ErrorCode.ShuttingDown, 'The daemon is shutting down and hands out no more jobs. Claim again once it is back.');
       const claimParams: Record<string, unknown> = { ...p };
       delete claimParams.waitMs;
@@ -98,7 +98,7 @@ export function workerHandlers(s: Services): HandlerGroup<WorkerMethods> {
       return { worker };
     },
     'workers.list': (params) => {
-      paramsObject(params, 'workers.list', []);
+      object(params, 'params', []);
       return { workers: engine.listWorkers() };
     },
   };

@@ -4,6 +4,7 @@
  * entries in the extension's global state. Escape at any step cancels the whole enqueue.
  */
 import * as vscode from 'vscode';
+import { parseDuration } from '../../../shared/domain/durations';
 import { LIMITS, NAME_PATTERN, type EnqueueParams } from '../../../shared/protocol';
 import type { SpoolContext } from '../../context';
 import { UNTRUSTED_SHELL } from '../../trust';
@@ -141,9 +142,6 @@ export interface EnqueueOptions {
   maxAttempts?: number;
 }
 
-const DURATION = /^(\d+)(ms|s|m|h|d)?$/;
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-
 /** Parses "priority=5 delay=30s attempts=3" (any subset, any order); throws what is wrong. */
 export function parseOptions(text: string): EnqueueOptions {
   const options: EnqueueOptions = {};
@@ -158,9 +156,10 @@ export function parseOptions(text: string): EnqueueOptions {
       if (!Number.isInteger(n) || n < 1 || n > LIMITS.maxAttempts) throw new Error(`attempts must be a whole number from 1 to ${LIMITS.maxAttempts}`);
       options.maxAttempts = n;
     } else if (key === 'delay') {
-      const m = DURATION.exec(value);
-      if (!m) throw new Error('delay must look like 500ms, 30s, 5m, 2h or 1d');
-      options.delayMs = Number(m[1]) * (UNIT_MS[m[2] ?? 's'] ?? 1000);
+      // The CLI's and the jobs file's syntax: a bare number is refused rather than read as seconds.
+      const delay = parseDuration(value);
+      if (!delay.ok) throw new Error(`delay: ${delay.message}`);
+      options.delayMs = delay.value;
     } else {
       throw new Error(`unknown option "${key}": use priority=, delay= or attempts=`);
     }

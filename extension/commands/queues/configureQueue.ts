@@ -4,19 +4,25 @@
  * object it applies it directly.
  */
 import * as vscode from 'vscode';
+import type { Parsed } from '../../../shared/domain/parsed';
+import { formatRate, parseRate } from '../../../shared/domain/rates';
 import type { ConfigureQueueParams } from '../../../shared/protocol';
 import type { RateLimit } from '../../../shared/types';
 import { command } from '../command';
 import { queueTarget } from '../targets';
 
-/** "10/s" or "10/s burst 20" → rate limit; "" → none. */
-export function parseRate(text: string): RateLimit | null {
-  const t = text.trim();
-  if (t === '') return null;
-  const m = /^(\d+(?:\.\d+)?)\s*\/\s*s(?:\s+burst\s+(\d+))?$/.exec(t);
-  if (!m) throw new Error('Write a rate as "10/s" or "10/s burst 20", or leave it empty for no limit.');
-  const perSecond = Number(m[1]);
-  return { perSecond, burst: m[2] !== undefined ? Number(m[2]) : Math.max(1, Math.ceil(perSecond)) };
+/**
+ * The rate limit typed in the input box, in the syntax the CLI and the jobs file share
+ * (`10/s`, `600/m`, `10/s burst 20`, `off`); empty also means no limit, as the prompt says.
+ */
+export function parseRateInput(text: string): Parsed<RateLimit | null> {
+  if (text.trim() === '') return { ok: true, value: null };
+  const rate = parseRate(text);
+  return rate.ok ? rate : { ok: false, message: `${capitalized(rate.message)}, or leave it empty for no limit.` };
+}
+
+function capitalized(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 function isConfigureParams(value: unknown): value is ConfigureQueueParams {
@@ -42,23 +48,22 @@ export const configureQueue = command('spool.queues.configure', async (ctx, arg)
   if (concurrency === undefined) return undefined;
   const rate = await vscode.window.showInputBox({
     title: `Configure ${name} (2/2)`,
-    prompt: 'Rate limit: jobs started per second (empty = no limit)',
+    prompt: 'Rate limit: jobs started per second, minute or hour, like 10/s, 600/m or 10/s burst 20 (empty = no limit)',
     placeHolder: '10/s burst 20',
-    value: current.rateLimit ? `${current.rateLimit.perSecond}/s burst ${current.rateLimit.burst}` : '',
+    value: current.rateLimit ? formatRate(current.rateLimit) : '',
     validateInput: (v) => {
-      try {
-        parseRate(v);
-        return null;
-      } catch (error) {
-        return error instanceof Error ? error.message : String(error);
-      }
+      const rate = parseRateInput(v);
+      return rate.ok ? null : rate.message;
     },
   });
   if (rate === undefined) return undefined;
+  const rateLimit = parseRateInput(rate);
+  // The input box refuses to close on a message, so this only fails if VS Code skips validation.
+  if (!rateLimit.ok) throw new Error(rateLimit.message);
   const { queue } = await client.call('queues.configure', {
     name,
     concurrency: concurrency.trim() === '' ? null : Number(concurrency),
-    rateLimit: parseRate(rate),
+    rateLimit: rateLimit.value,
   });
   ctx.queues.refresher.now();
   return queue;

@@ -4,6 +4,8 @@
  * `group.dead`, `job.running`), and the menus in package.json match on it.
  */
 import * as vscode from 'vscode';
+import { formatDuration } from '../../../shared/domain/durations';
+import { formatRate } from '../../../shared/domain/rates';
 import type { Job, JobState, Queue } from '../../../shared/types';
 import { jobLabel, relativeTime, shortId } from '../format';
 
@@ -116,8 +118,8 @@ export function queueItem(node: QueueNode): vscode.TreeItem {
   item.iconPath = new vscode.ThemeIcon(q.paused ? 'debug-pause' : 'layers');
   item.contextValue = q.paused ? 'queue.paused' : 'queue.active';
   const tip = new vscode.MarkdownString(`**${q.name}**${q.paused ? ' (paused)' : ''}\n\n`);
-  tip.appendMarkdown(`Concurrency: ${q.concurrency ?? 'no limit'} · Rate limit: ${q.rateLimit ? `${q.rateLimit.perSecond}/s (burst ${q.rateLimit.burst})` : 'none'}\n\n`);
-  tip.appendMarkdown(`Default attempts: ${q.defaultMaxAttempts} · Timeout: ${Math.round(q.defaultTimeoutMs / 1000)} s`);
+  tip.appendMarkdown(`Concurrency: ${q.concurrency ?? 'no limit'} · Rate limit: ${q.rateLimit ? formatRate(q.rateLimit) : 'none'}\n\n`);
+  tip.appendMarkdown(`Default attempts: ${q.defaultMaxAttempts} · Timeout: ${formatDuration(q.defaultTimeoutMs)}`);
   item.tooltip = tip;
   return item;
 }

@@ -1,0 +1,43 @@
+/**
+ * Backoff as people type and read it, one syntax for the CLI and the jobs file:
+ * `strategy[:base[:cap[:jitter]]]`, e.g. `exponential:1s:5m`, `linear:10s:2m:0.2`, `fixed:30s`.
+ * Base and cap are durations (`parseDuration`'s syntax, so a bare number is refused there too);
+ * jitter is a fraction from 0 to 1. Fields left out come from the queue's default backoff.
+ */
+import type { Backoff, BackoffStrategy } from '../types';
+import { formatDuration, parseDuration } from './durations';
+import { parsed, refused, type Parsed } from './parsed';
+
+/** The strategies, in the order messages list them. */
+export const BACKOFF_STRATEGIES: readonly BackoffStrategy[] = ['exponential', 'linear', 'fixed'];
+
+const USAGE = 'use strategy[:base[:cap[:jitter]]], e.g. exponential:1s:5m, linear:10s:2m:0.2 or fixed:30s';
+
+/** The fields `text` gives, or what is wrong with it (naming the part at fault). */
+export function parseBackoff(text: string): Parsed<Partial<Backoff>> {
+  const [strategy, base, cap, jitter, ...rest] = text.trim().split(':');
+  const known = BACKOFF_STRATEGIES.find((s) => s === strategy);
+  if (known === undefined || rest.length > 0) return refused(`${USAGE} (strategies: ${BACKOFF_STRATEGIES.join(', ')})`);
+  const backoff: Partial<Backoff> = { strategy: known };
+  if (base) {
+    const ms = parseDuration(base);
+    if (!ms.ok) return refused(`base "${base}": ${ms.message}`);
+    backoff.baseMs = ms.value;
+  }
+  if (cap) {
+    const ms = parseDuration(cap);
+    if (!ms.ok) return refused(`cap "${cap}": ${ms.message}`);
+    backoff.capMs = ms.value;
+  }
+  if (jitter) {
+    const j = Number(jitter);
+    if (!Number.isFinite(j) || j < 0 || j > 1) return refused(`jitter "${jitter}": a fraction from 0 to 1, e.g. 0.2 for ±20%`);
+    backoff.jitter = j;
+  }
+  return parsed(backoff);
+}
+
+/** A whole backoff in the syntax `parseBackoff` reads, so it can be copied into `--backoff`. */
+export function formatBackoff(b: Backoff): string {
+  return `${b.strategy}:${formatDuration(b.baseMs)}:${formatDuration(b.capMs)}:${b.jitter}`;
+}

@@ -1,0 +1,139 @@
+/**
+ * The job state machine, declared once: for each action on a job, who takes it, from which
+ * states, and to which. The engine enforces it (its checks are proven to agree by
+ * test/unit/domain-states.test.ts, which drives a real engine through every state and action),
+ * the CLI takes its bulk defaults from it, and the extension's context menus
+ * (`viewItem =~ /^job\.(dead|cancelled|completed)$/` in package.json) are checked against it by
+ * the same test.
+ *
+ * States (shared/types.ts has the long form): `queued` waits for its turn (or its `runAt`);
+ * `running` is held by one worker under a lease; `retrying` waits out its backoff and is then
+ * claimed like a due queued job; `completed`, `dead` and `cancelled` are terminal until a user
+ * retries the job.
+ */
+import { ErrorCode } from '../protocol';
+import { JOB_STATES, type JobState } from '../types';
+
+/**
+ * Who takes an action: a person or script through the client methods (`user`), the worker that
+ * holds the job's lease (`worker`), or the daemon on its own (`daemon`: the reaper, start-up
+ * recovery).
+ */
+export type JobActor = 'user' | 'worker' | 'daemon';
+
+/** Where an action leaves a job: a state, or gone. */
+export type JobOutcome = JobState | 'deleted';
+
+/** One row of the table. */
+export interface JobTransition {
+  readonly by: JobActor;
+  /** The protocol methods that take this action. */
+  readonly methods: readonly string[];
+  /**
+   * The states in which the action applies, each with the states it may lead to (which one
+   * depends on the job: attempts left, a cancel requested, the failure being permanent). In any
+   * other state the action is refused with `refusal`.
+   */
+  readonly from: Readonly<Partial<Record<JobState, readonly JobOutcome[]>>>;
+  /**
+   * What a job in any other state gets: InvalidState for a user's action; LeaseLost for a
+   * worker's, since for a worker the job not running means it no longer holds it; null for
+   * the daemon's and for a claim, which pass over jobs they do not apply to.
+   */
+  readonly refusal: typeof ErrorCode.InvalidState | typeof ErrorCode.LeaseLost | null;
+  /** For the CLI's bulk form (`spool retry --queue q`): the states it applies to unless `--state` says. */
+  readonly bulkDefault?: readonly JobState[];
+}
+
+/** Every action that moves a job (or, for the lease holder's bookkeeping, requires its state). */
+export const JOB_TRANSITIONS = {
+  /** Take due jobs for a worker; a retrying job is due once its backoff has passed. */
+  claim: { by: 'worker', methods: ['jobs.claim'], from: { queued: ['running'], retrying: ['running'] }, refusal: null },
+  /** Extend the lease, report progress, save a checkpoint or output: the job stays running. */
+  heartbeat: { by: 'worker', methods: ['jobs.heartbeat', 'jobs.progress', 'jobs.checkpoint', 'jobs.log'], from: { running: ['running'] }, refusal: ErrorCode.LeaseLost },
+  /** The attempt succeeded (even if a cancel was requested meanwhile: the work is done). */
+  complete: { by: 'worker', methods: ['jobs.complete'], from: { running: ['completed'] }, refusal: ErrorCode.LeaseLost },
+  /** The attempt failed: retrying while attempts are left, dead when none are or it is permanent, cancelled if a cancel was requested. */
+  fail: { by: 'worker', methods: ['jobs.fail'], from: { running: ['retrying', 'dead', 'cancelled'] }, refusal: ErrorCode.LeaseLost },
+  /** The worker stops before the job ends: it runs again at once without using up an attempt, or ends cancelled if that was requested. */
+  release: { by: 'worker', methods: ['jobs.release'], from: { running: ['retrying', 'cancelled'] }, refusal: ErrorCode.LeaseLost },
+  /**
+   * The daemon's own executors (shell, http) stopped the job because a cancel was requested. No
+   * protocol method: a remote worker ends a cancelled job with jobs.fail or jobs.release.
+   */
+  markCancelled: { by: 'worker', methods: [], from: { running: ['cancelled'] }, refusal: ErrorCode.LeaseLost },
+  /** The lease ran out: handled as a failed attempt. */
+  reap: { by: 'daemon', methods: [], from: { running: ['retrying', 'dead', 'cancelled'] }, refusal: null },
+  /** Start-up recovery of jobs the daemon's own executors left running: given back like a release. */
+  recover: { by: 'daemon', methods: [], from: { running: ['retrying'] }, refusal: null },
+  /**
+   * Waiting jobs are cancelled at once; a running one stays running with the cancel requested,
+   * and its worker ends it. Bulk default: the waiting ones only, since stopping running work
+   * across a whole queue is something to ask for by name (`--state running`).
+   */
+  cancel: {
+    by: 'user',
+    methods: ['jobs.cancel', 'jobs.cancelMany'],
+    from: { queued: ['cancelled'], retrying: ['cancelled'], running: ['running'] },
+    refusal: ErrorCode.InvalidState,
+    bulkDefault: ['queued', 'retrying'],
+  },
+  /** A finished job runs again with a fresh attempt budget; its history stays. Bulk default: the dead ones, what a retry is mostly for. */
+  retry: {
+    by: 'user',
+    methods: ['jobs.retry', 'jobs.retryMany'],
+    from: { completed: ['queued'], dead: ['queued'], cancelled: ['queued'] },
+    refusal: ErrorCode.InvalidState,
+    bulkDefault: ['dead'],
+  },
+  /** Priority, run time, payload, attempts, tags of a job that has not started (or waits to retry). */
+  update: { by: 'user', methods: ['jobs.update'], from: { queued: ['queued'], retrying: ['retrying'] }, refusal: ErrorCode.InvalidState },
+  /**
+   * Anything not running (cancel that first). Bulk default: finished jobs only, since deleting
+   * waiting work across a whole queue is something to ask for by name.
+   */
+  delete: {
+    by: 'user',
+    methods: ['jobs.delete', 'jobs.deleteMany'],
+    from: { queued: ['deleted'], retrying: ['deleted'], completed: ['deleted'], dead: ['deleted'], cancelled: ['deleted'] },
+    refusal: ErrorCode.InvalidState,
+    bulkDefault: ['completed', 'cancelled', 'dead'],
+  },
+} as const satisfies Record<string, JobTransition>;
+
+/** The name of an action in the table. */
+export type JobAction = keyof typeof JOB_TRANSITIONS;
+
+/** The actions in the table's order. */
+export const JOB_ACTIONS: readonly JobAction[] = Object.keys(JOB_TRANSITIONS).filter(isJobAction);
+
+/** Whether `name` is an action of the table (a command-line or menu word, say). */
+export function isJobAction(name: string): name is JobAction {
+  return Object.hasOwn(JOB_TRANSITIONS, name);
+}
+
+/** The row of `action`, typed as the general shape. */
+export function transition(action: JobAction): JobTransition {
+  return JOB_TRANSITIONS[action];
+}
+
+/** The states `action` applies in, in JOB_STATES order. */
+export function statesFor(action: JobAction): JobState[] {
+  const from = transition(action).from;
+  return JOB_STATES.filter((state) => from[state] !== undefined);
+}
+
+/** Whether `action` applies to a job in `state`. */
+export function allows(action: JobAction, state: JobState): boolean {
+  return transition(action).from[state] !== undefined;
+}
+
+/** Where `action` may take a job in `state`; empty when it does not apply there. */
+export function outcomes(action: JobAction, state: JobState): readonly JobOutcome[] {
+  return transition(action).from[state] ?? [];
+}
+
+/** The states a user's bulk action applies to when none are named. */
+export function bulkDefaultStates(action: 'cancel' | 'retry' | 'delete'): readonly JobState[] {
+  return JOB_TRANSITIONS[action].bulkDefault;
+}
