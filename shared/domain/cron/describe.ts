@@ -1,0 +1,125 @@
+/**
+ * A cron expression in words, for the extension's Schedules view, the CLI and hover in the
+ * language server: "at 03:00 every day", "every 15 minutes, Monday to Friday". Built from the
+ * parsed values, so "0 3 * * *", "0 3 * * 0-7" and "00 03 * * *" read the same.
+ */
+import type { CronExpression } from './parse';
+
+const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+const MONTHS = ['', 'January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+
+/** The allowed values of a field as a list of numbers. */
+function values(set: readonly boolean[], low: number): number[] {
+  const out: number[] = [];
+  for (let i = low; i < set.length; i++) if (set[i]) out.push(i);
+  return out;
+}
+
+/** Whether every value of the field is allowed. */
+function all(set: readonly boolean[], low: number): boolean {
+  return values(set, low).length === set.length - low;
+}
+
+/** The step n when the values are exactly low, low+n, low+2n… to the end (n > 1), else null. */
+function everyNth(set: readonly boolean[], low: number): number | null {
+  const v = values(set, low);
+  if (v.length < 2 || v[0] !== low) return null;
+  const n = v[1] - v[0];
+  for (let i = 1; i < v.length; i++) if (v[i] - v[i - 1] !== n) return null;
+  return v[v.length - 1] + n >= set.length ? n : null;
+}
+
+/** "1, 2 and 5", "Monday to Friday" for consecutive runs of three or more. */
+function list(v: readonly number[], name: (n: number) => string): string {
+  const parts: string[] = [];
+  for (let i = 0; i < v.length; ) {
+    let j = i;
+    while (j + 1 < v.length && v[j + 1] === v[j] + 1) j++;
+    if (j - i >= 2) parts.push(`${name(v[i])} to ${name(v[j])}`);
+    else for (let k = i; k <= j; k++) parts.push(name(v[k]));
+    i = j + 1;
+  }
+  return joinAnd(parts);
+}
+
+/** "a", "a and b", "a, b and c". */
+function joinAnd(parts: readonly string[]): string {
+  return parts.length <= 1 ? (parts[0] ?? '') : `${parts.slice(0, -1).join(', ')} and ${parts[parts.length - 1]}`;
+}
+
+const two = (n: number): string => String(n).padStart(2, '0');
+
+/** The cron expression in words. */
+export function describeCron(cron: CronExpression): string {
+  const time = timePhrase(cron);
+  const days = dayPhrase(cron);
+  if (days === '') return time.fixed ? `${time.text} every day` : time.text;
+  // "at 09:00 on Monday", but "every 15 minutes, Monday to Friday".
+  return /^(on|in) /.test(days) ? `${time.text} ${days}` : `${time.text}, ${days}`;
+}
+
+function timePhrase(cron: CronExpression): { text: string; fixed: boolean } {
+  const seconds = values(cron.second, 0);
+  const minutes = values(cron.minute, 0);
+  const hours = values(cron.hour, 0);
+  const allMinutes = all(cron.minute, 0);
+  const allHours = all(cron.hour, 0);
+  if (cron.hasSeconds && !(seconds.length === 1 && seconds[0] === 0)) {
+    const sn = everyNth(cron.second, 0);
+    const perSecond = all(cron.second, 0) ? 'every second' : sn !== null ? `every ${sn} seconds` : `at second ${list(seconds, String)}`;
+    if (allMinutes && allHours) return { text: perSecond, fixed: false };
+    return { text: `${perSecond}, ${timePhrase({ ...cron, hasSeconds: false }).text}`, fixed: false };
+  }
+  const mn = everyNth(cron.minute, 0);
+  const hn = everyNth(cron.hour, 0);
+  const during = allHours ? '' : hn !== null ? ` of every ${hn} hours` : ` from ${hourSpan(hours)}`;
+  if (allMinutes) return { text: `every minute${during}`, fixed: false };
+  if (mn !== null) return { text: `every ${mn} minutes${during}`, fixed: false };
+  if (minutes.length === 1 && allHours) return { text: minutes[0] === 0 ? 'every hour' : `every hour at :${two(minutes[0])}`, fixed: false };
+  if (minutes.length === 1 && hn !== null) return { text: `every ${hn} hours${minutes[0] === 0 ? '' : ` at :${two(minutes[0])}`}`, fixed: false };
+  if (minutes.length * hours.length <= 4) {
+    const times = hours.flatMap((h) => minutes.map((m) => `${two(h)}:${two(m)}`));
+    return { text: `at ${joinAnd(times)}`, fixed: true };
+  }
+  const at = `at minute${minutes.length === 1 ? '' : 's'} ${list(minutes, String)}`;
+  return { text: allHours ? `${at} of every hour` : `${at} past hour${hours.length === 1 ? '' : 's'} ${list(hours, String)}`, fixed: true };
+}
+
+/** "09:00 to 17:59" for a run of hours; "03:00 to 03:59 and 15:00 to 15:59" for several. */
+function hourSpan(hours: readonly number[]): string {
+  const spans: string[] = [];
+  for (let i = 0; i < hours.length; ) {
+    let j = i;
+    while (j + 1 < hours.length && hours[j + 1] === hours[j] + 1) j++;
+    spans.push(`${two(hours[i])}:00 to ${two(hours[j])}:59`);
+    i = j + 1;
+  }
+  return joinAnd(spans);
+}
+
+function dayPhrase(cron: CronExpression): string {
+  const doms = values(cron.dayOfMonth, 1);
+  const dows = values(cron.dayOfWeek, 0);
+  const months = values(cron.month, 1);
+  const everyDom = all(cron.dayOfMonth, 1);
+  const everyDow = dows.length === 7;
+  const everyMonth = months.length === 12;
+  const monthText = list(months, (m) => MONTHS[m]);
+  // "on 1 January" reads better than "on day 1 of the month, in January".
+  if (!everyDom && everyDow && cron.daysMatchBoth && doms.length === 1 && months.length === 1) return `on ${doms[0]} ${MONTHS[months[0]]}`;
+  const domText = `on day${doms.length === 1 ? '' : 's'} ${list(doms, String)} of the month`;
+  const dowText = dows.length >= 3 && dows[dows.length - 1] - dows[0] === dows.length - 1 ? list(dows, (d) => DAYS[d]) : `on ${list(dows, (d) => DAYS[d])}`;
+  let days: string;
+  if (cron.daysMatchBoth) {
+    if (everyDom && everyDow) days = '';
+    else if (everyDom) days = dowText;
+    else if (everyDow) days = domText;
+    else days = `${domText} if it is a ${list(dows, (d) => DAYS[d]).replace(' and ', ' or ')}`;
+  } else {
+    days = `${domText} or ${dowText.startsWith('on ') ? dowText : `on ${dowText}`}`;
+  }
+  if (everyMonth) return days;
+  const run = months.length >= 3 && months[months.length - 1] - months[0] === months.length - 1;
+  const inMonths = run ? `from ${MONTHS[months[0]]} to ${MONTHS[months[months.length - 1]]}` : `in ${monthText}`;
+  return days === '' ? inMonths : `${days}, ${inMonths}`;
+}
