@@ -49,13 +49,18 @@ function joinAnd(parts: readonly string[]): string {
 
 const two = (n: number): string => String(n).padStart(2, '0');
 
-/** The cron expression in words. */
+/**
+ * The cron expression in words. Fixed times keep the wording the extension's Schedules view has
+ * shown from the start ("every day at 03:00", "weekdays at 09:00", "every Monday at 09:00");
+ * frequent ones name the days after ("every 15 minutes, Monday to Friday").
+ */
 export function describeCron(cron: CronExpression): string {
   const time = timePhrase(cron);
-  const days = dayPhrase(cron);
-  if (days === '') return time.fixed ? `${time.text} every day` : time.text;
-  // "at 09:00 on Monday", but "every 15 minutes, Monday to Friday".
-  return /^(on|in) /.test(days) ? `${time.text} ${days}` : `${time.text}, ${days}`;
+  const { days, months } = dayParts(cron, time.fixed);
+  const inMonths = months === '' ? '' : `, ${months}`;
+  if (time.fixed) return /^(every|weekdays)/.test(days) ? `${days} ${time.text}${inMonths}` : `${time.text} ${days}${inMonths}`;
+  if (days === '') return `${time.text}${inMonths}`;
+  return `${time.text}${days.startsWith('on ') ? ' ' : ', '}${days}${inMonths}`;
 }
 
 function timePhrase(cron: CronExpression): { text: string; fixed: boolean } {
@@ -97,29 +102,27 @@ function hourSpan(hours: readonly number[]): string {
   return joinAnd(spans);
 }
 
-function dayPhrase(cron: CronExpression): string {
+/** The days ("every day", "weekdays", "on day 1 of the month") and months ("from June to August"). */
+function dayParts(cron: CronExpression, fixed: boolean): { days: string; months: string } {
   const doms = values(cron.dayOfMonth, 1);
   const dows = values(cron.dayOfWeek, 0);
   const months = values(cron.month, 1);
   const everyDom = all(cron.dayOfMonth, 1);
   const everyDow = dows.length === 7;
-  const everyMonth = months.length === 12;
-  const monthText = list(months, (m) => MONTHS[m]);
+  const dayNames = (joiner: string): string => list(dows, (d) => DAYS[d]).replace(/ and ([^,]*)$/, ` ${joiner} $1`);
   // "on 1 January" reads better than "on day 1 of the month, in January".
-  if (!everyDom && everyDow && cron.daysMatchBoth && doms.length === 1 && months.length === 1) return `on ${doms[0]} ${MONTHS[months[0]]}`;
-  const domText = `on day${doms.length === 1 ? '' : 's'} ${list(doms, String)} of the month`;
-  const dowText = dows.length >= 3 && dows[dows.length - 1] - dows[0] === dows.length - 1 ? list(dows, (d) => DAYS[d]) : `on ${list(dows, (d) => DAYS[d])}`;
+  if (!everyDom && everyDow && cron.daysMatchBoth && doms.length === 1 && months.length === 1) return { days: `on ${doms[0]} ${MONTHS[months[0]]}`, months: '' };
+  const domText = `day${doms.length === 1 ? '' : 's'} ${list(doms, String)} of the month`;
+  const run = dows.length >= 3 && dows[dows.length - 1] - dows[0] === dows.length - 1;
   let days: string;
-  if (cron.daysMatchBoth) {
-    if (everyDom && everyDow) days = '';
-    else if (everyDom) days = dowText;
-    else if (everyDow) days = domText;
-    else days = `${domText} if it is a ${list(dows, (d) => DAYS[d]).replace(' and ', ' or ')}`;
-  } else {
-    days = `${domText} or ${dowText.startsWith('on ') ? dowText : `on ${dowText}`}`;
-  }
-  if (everyMonth) return days;
-  const run = months.length >= 3 && months[months.length - 1] - months[0] === months.length - 1;
-  const inMonths = run ? `from ${MONTHS[months[0]]} to ${MONTHS[months[months.length - 1]]}` : `in ${monthText}`;
-  return days === '' ? inMonths : `${days}, ${inMonths}`;
+  if (cron.daysMatchBoth && everyDom && everyDow) days = fixed ? 'every day' : '';
+  else if (cron.daysMatchBoth && everyDom) {
+    if (fixed) days = dows.join(',') === '1,2,3,4,5' ? 'weekdays' : `every ${dayNames('and')}`;
+    else days = run ? dayNames('and') : `on ${dayNames('and')}`;
+  } else if (cron.daysMatchBoth && everyDow) days = `on ${domText}`;
+  else if (cron.daysMatchBoth) days = `on a ${dayNames('or')} that is day ${list(doms, String).replace(/ and ([^,]*)$/, ' or $1')} of the month`;
+  else days = `on ${domText} or on ${dayNames('or')}`;
+  if (months.length === 12) return { days, months: '' };
+  const monthRun = months.length >= 3 && months[months.length - 1] - months[0] === months.length - 1;
+  return { days, months: monthRun ? `from ${MONTHS[months[0]]} to ${MONTHS[months[months.length - 1]]}` : `in ${list(months, (m) => MONTHS[m])}` };
 }
