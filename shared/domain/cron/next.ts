@@ -10,9 +10,10 @@
  * - a change of 3 hours or more is a correction of the clock: the new time is used as it is.
  *
  * Written here rather than on cron-parser's iterator: cron-parser 5 steps through wall-clock time
- * and gets the changes wrong in ways that need a search to repair (an answer at or before its
- * start in Lord Howe, an endless loop over the repeated hour: its issues #378 and #404), and it has
- * no notion of fixed-time jobs at all. Here time is cut into spans of one UTC offset; within a
+ * and gets the changes wrong in ways that need a search to repair (after crossing a spring-forward
+ * gap it can report that nothing follows, its issue #404; prev() skips a day at the same change,
+ * #378; around the end of DST in Lord Howe it answered a time at or before its start, which
+ * Spool's earlier wrapper had to search around), and it has no notion of fixed-time jobs at all. Here time is cut into spans of one UTC offset; within a
  * span, wall clock and instant differ by a constant, so the next matching wall-clock time is
  * found by calendar arithmetic, and only the changes between spans need the rules above.
  */
