@@ -1031,3 +1031,67 @@ test('no input loops: expressions that fire rarely or never answer at once', () 
   assert.deepEqual(nextFireTimes({ cron: '0 0 29 2 *', timezone: 'Europe/Riga' }, from, 2).map(iso), ['2032-02-28T22:00:00.000Z', '2036-02-28T22:00:00.000Z']);
   assert.ok(performance.now() - started < 2000, `took ${performance.now() - started} ms`);
 });
+
+/**
+ * The main loop of Debian's cron (cron.c, `main`: the cases for a small, medium, negative and
+ * large difference between the wall clock and cron's "virtual time"), for one job, one step per
+ * real minute: the instants at which it would run the job. An oracle written apart from the
+ * module, to check zones and changes the transcribed vectors do not reach.
+ */
+function debianCron(cron: string, timezone: string, start: number, end: number): number[] {
+  const parsed = parseCron(cron);
+  assert.ok(parsed.ok);
+  const c = parsed.cron;
+  const matches = (wallMinute: number): boolean => {
+    const d = new Date(wallMinute * 60_000);
+    const dom = c.dayOfMonth[d.getUTCDate()] === true;
+    const dow = c.dayOfWeek[d.getUTCDay()] === true;
+    return c.minute[d.getUTCMinutes()] && c.hour[d.getUTCHours()] && c.month[d.getUTCMonth() + 1] && (c.daysMatchBoth ? dom && dow : dom || dow);
+  };
+  const format = new Intl.DateTimeFormat('en-US', { timeZone: timezone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric' });
+  const wallMinute = (t: number): number => {
+    const p = Object.fromEntries(format.formatToParts(t).map((x) => [x.type, Number(x.value)]));
+    return Date.UTC(p['year'] ?? 0, (p['month'] ?? 1) - 1, p['day'], p['hour'], p['minute']) / 60_000;
+  };
+  const fires: number[] = [];
+  let virtual = wallMinute(start);
+  for (let t = start + 60_000; t <= end; t += 60_000) {
+    const running = wallMinute(t);
+    const diff = running - virtual;
+    let fire = false;
+    const find = (minute: number, wild: boolean, fixed: boolean): void => {
+      if ((c.followsWallClock ? wild : fixed) && matches(minute)) fire = true;
+    };
+    if (diff === 1) find((virtual = running), true, true);
+    else if (diff > 180 || diff < -180) find((virtual = running), true, true);
+    else if (diff > 5) {
+      find(running, true, false);
+      while (virtual < running) find(++virtual, false, true);
+    } else if (diff > 0) while (virtual < running) find(++virtual, true, true);
+    else find(running, true, false);
+    if (fire) fires.push(t);
+  }
+  return fires;
+}
+
+test('fire times agree with a simulation of Debian cron in zones with other kinds of change', () => {
+  const changes: Array<[string, string, string]> = [
+    ['America/Sao_Paulo', '2018-11-03T18:00:00-03:00', 'midnight skipped'],
+    ['America/Sao_Paulo', '2019-02-16T18:00:00-02:00', 'the hour before midnight repeated'],
+    ['Pacific/Apia', '2011-12-29T18:00:00-10:00', 'a whole day skipped: a correction, not DST'],
+    ['Antarctica/Troll', '2024-03-30T22:00:00Z', 'two hours skipped'],
+    ['Antarctica/Troll', '2024-10-26T22:00:00Z', 'two hours repeated'],
+    ['Pacific/Chatham', '2030-04-06T10:00:00Z', 'a 45-minute offset, an hour repeated'],
+  ];
+  const expressions = ['15 3 * * *', '0 * * * *', '30 2 * * *', '*/20 1-3 * * *', '0 0 * * *', '45 2,3 * * *', '0-59/30 0-5 * * *', '* 2 * * *', '50 23 * * *'];
+  for (const [timezone, around, what] of changes) {
+    const start = Date.parse(around) - 4 * 3_600_000;
+    const end = start + 36 * 3_600_000;
+    const from = start + 2 * 3_600_000;
+    for (const cron of expressions) {
+      const expected = debianCron(cron, timezone, start, end).filter((t) => t > from);
+      const got = nextFireTimes({ cron, timezone }, from, expected.length + 1).filter((t) => t <= end);
+      assert.deepEqual(got.map(iso), expected.map(iso), `${cron} in ${timezone} (${what})`);
+    }
+  }
+});
