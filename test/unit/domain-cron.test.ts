@@ -998,7 +998,12 @@ test('a cron expression in words', () => {
     ['0 9 * * 1,5', 'every Monday and Friday at 09:00'],
     ['0 9 * * mon-fri', 'weekdays at 09:00'],
     ['0 9 * * 1-4', 'every Monday to Thursday at 09:00'],
-    ['*/30 * * * 6,0', 'every 30 minutes on Sunday and Saturday'],
+    ['*/30 * * * 6,0', 'every 30 minutes on Saturday and Sunday'],
+    ['0 9 * * 6,0', 'every Saturday and Sunday at 09:00'],
+    ['0 9-17/2 * * *', 'every day at 09:00, 11:00, 13:00, 15:00 and 17:00'],
+    ['30 15 3 * * *', 'every day at 03:15:30'],
+    ['*/30 * 9-17 * * 1-5', 'every 30 seconds from 09:00 to 17:59, Monday to Friday'],
+    ['0 1 * jan-mar mon', 'every Monday at 01:00, from January to March'],
     ['0 9,17 * * *', 'every day at 09:00 and 17:00'],
     ['0 0 1 * *', 'at 00:00 on day 1 of the month'],
     ['0 0 1,15 * *', 'at 00:00 on days 1 and 15 of the month'],
@@ -1029,7 +1034,7 @@ test('no input loops: expressions that fire rarely or never answer at once', () 
   // 1 February that is a Monday (both day fields must match: "*/999" starts with "*"), and 29 February.
   assert.deepEqual(nextFireTimes({ cron: '0 0 */999 2 1', timezone: 'America/New_York' }, from, 2).map(iso), ['2038-02-01T05:00:00.000Z', '2044-02-01T05:00:00.000Z']);
   assert.deepEqual(nextFireTimes({ cron: '0 0 29 2 *', timezone: 'Europe/Riga' }, from, 2).map(iso), ['2032-02-28T22:00:00.000Z', '2036-02-28T22:00:00.000Z']);
-  assert.ok(performance.now() - started < 2000, `took ${performance.now() - started} ms`);
+  assert.ok(performance.now() - started < 10_000, `took ${performance.now() - started} ms`);
 });
 
 /**

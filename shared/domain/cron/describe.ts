@@ -69,24 +69,27 @@ function timePhrase(cron: CronExpression): { text: string; fixed: boolean } {
   const hours = values(cron.hour, 0);
   const allMinutes = all(cron.minute, 0);
   const allHours = all(cron.hour, 0);
-  if (cron.hasSeconds && !(seconds.length === 1 && seconds[0] === 0)) {
-    const sn = everyNth(cron.second, 0);
-    const perSecond = all(cron.second, 0) ? 'every second' : sn !== null ? `every ${sn} seconds` : `at second ${list(seconds, String)}`;
-    if (allMinutes && allHours) return { text: perSecond, fixed: false };
-    return { text: `${perSecond}, ${timePhrase({ ...cron, hasSeconds: false }).text}`, fixed: false };
-  }
   const mn = everyNth(cron.minute, 0);
   const hn = everyNth(cron.hour, 0);
   const during = allHours ? '' : hn !== null ? ` of every ${hn} hours` : ` from ${hourSpan(hours)}`;
-  if (allMinutes) return { text: `every minute${during}`, fixed: false };
-  if (mn !== null) return { text: `every ${mn} minutes${during}`, fixed: false };
-  if (minutes.length === 1 && allHours) return { text: minutes[0] === 0 ? 'every hour' : `every hour at :${two(minutes[0])}`, fixed: false };
-  if (minutes.length === 1 && hn !== null) return { text: `every ${hn} hours${minutes[0] === 0 ? '' : ` at :${two(minutes[0])}`}`, fixed: false };
-  if (minutes.length * hours.length <= 4) {
-    const times = hours.flatMap((h) => minutes.map((m) => `${two(h)}:${two(m)}`));
+  const oneSecond = seconds.length === 1;
+  if (!oneSecond) {
+    // Several times a minute: the seconds, then when in the day.
+    const sn = everyNth(cron.second, 0);
+    const perSecond = all(cron.second, 0) ? 'every second' : sn !== null ? `every ${sn} seconds` : `at seconds ${list(seconds, String)}`;
+    if (allMinutes) return { text: `${perSecond}${during}`, fixed: false };
+    return { text: `${perSecond}, ${timePhrase({ ...cron, second: cron.second.map((_, i) => i === 0) }).text}`, fixed: false };
+  }
+  const sec = seconds[0] === 0 ? '' : `:${two(seconds[0])}`;
+  if (allMinutes) return { text: sec === '' ? `every minute${during}` : `every minute at second ${seconds[0]}${during}`, fixed: false };
+  if (mn !== null && sec === '') return { text: `every ${mn} minutes${during}`, fixed: false };
+  if (minutes.length === 1 && allHours) return { text: minutes[0] === 0 && sec === '' ? 'every hour' : `every hour at :${two(minutes[0])}${sec}`, fixed: false };
+  if (minutes.length === 1 && hn !== null) return { text: `every ${hn} hours${minutes[0] === 0 && sec === '' ? '' : ` at :${two(minutes[0])}${sec}`}`, fixed: false };
+  if (minutes.length * hours.length <= 6) {
+    const times = hours.flatMap((h) => minutes.map((m) => `${two(h)}:${two(m)}${sec}`));
     return { text: `at ${joinAnd(times)}`, fixed: true };
   }
-  const at = `at minute${minutes.length === 1 ? '' : 's'} ${list(minutes, String)}`;
+  const at = `at minute${minutes.length === 1 ? '' : 's'} ${list(minutes, String)}${sec === '' ? '' : ` (second ${seconds[0]})`}`;
   return { text: allHours ? `${at} of every hour` : `${at} past hour${hours.length === 1 ? '' : 's'} ${list(hours, String)}`, fixed: true };
 }
 
@@ -109,11 +112,13 @@ function dayParts(cron: CronExpression, fixed: boolean): { days: string; months:
   const months = values(cron.month, 1);
   const everyDom = all(cron.dayOfMonth, 1);
   const everyDow = dows.length === 7;
-  const dayNames = (joiner: string): string => list(dows, (d) => DAYS[d]).replace(/ and ([^,]*)$/, ` ${joiner} $1`);
+  // Monday first, so Saturday and Sunday read as a run: days are numbered Monday 0 to Sunday 6 here.
+  const mondayFirst = dows.map((d) => (d + 6) % 7).sort((a, b) => a - b);
+  const dayNames = (joiner: string): string => list(mondayFirst, (k) => DAYS[(k + 1) % 7]).replace(/ and ([^,]*)$/, ` ${joiner} $1`);
   // "on 1 January" reads better than "on day 1 of the month, in January".
   if (!everyDom && everyDow && cron.daysMatchBoth && doms.length === 1 && months.length === 1) return { days: `on ${doms[0]} ${MONTHS[months[0]]}`, months: '' };
   const domText = `day${doms.length === 1 ? '' : 's'} ${list(doms, String)} of the month`;
-  const run = dows.length >= 3 && dows[dows.length - 1] - dows[0] === dows.length - 1;
+  const run = mondayFirst.length >= 3 && mondayFirst[mondayFirst.length - 1] - mondayFirst[0] === mondayFirst.length - 1;
   let days: string;
   if (cron.daysMatchBoth && everyDom && everyDow) days = fixed ? 'every day' : '';
   else if (cron.daysMatchBoth && everyDom) {
