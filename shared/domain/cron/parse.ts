@@ -124,7 +124,8 @@ export function parseCron(input: string): CronParse {
       const reboot = macro === '@reboot' ? ' (@reboot has no fire times; a schedule needs a time)' : '';
       return whole(`unknown macro ${text}${reboot}. Use ${Object.keys(CRON_MACROS).join(', ')}, or 5 fields.`);
     }
-    const parsed = parseFields(expansion, expansion.split(' ').map((f, i) => ({ text: f, start: i })), SIX, text);
+    // The expansions are valid, so no problem can point into them.
+    const parsed = parseFields(expansion, expansion.split(' ').map((f) => ({ text: f, start: lead })), SIX, text);
     if (!parsed.ok) return parsed;
     return { ok: true, cron: { ...parsed.cron, text, macro, hasSeconds: macro === '@secondly', followsWallClock: WALL_CLOCK_MACROS.has(macro) } };
   }
