@@ -12,7 +12,7 @@
 import type { Schedule } from '../../shared/types';
 import type { QueueEngine } from '../engine/api';
 import type { Logger } from '../lifecycle/logger';
-import { nextFireTime } from './cron';
+import { nextFireTime } from '../../shared/domain/cron';
 
 export interface FireOutcome {
   fired: number;

@@ -5,7 +5,8 @@
  */
 import * as vscode from 'vscode';
 import type { Schedule } from '../../shared/types';
-import { cronInWords, payloadSummary, relativeTime } from './format';
+import { describeCron } from '../../shared/domain/cron';
+import { payloadSummary, relativeTime } from './format';
 import { StatsListProvider } from './statsListProvider';
 
 export interface ScheduleNode {
@@ -22,11 +23,11 @@ export function scheduleItem(node: ScheduleNode, now = Date.now()): vscode.TreeI
   const item = new vscode.TreeItem(s.name, vscode.TreeItemCollapsibleState.None);
   item.id = `schedule:${s.name}`;
   const when = s.enabled ? (s.nextRunAt !== null ? `next ${relativeTime(s.nextRunAt, now)}` : 'no next run') : 'disabled';
-  item.description = `${cronInWords(s.cron)} · ${when}`;
+  item.description = `${describeCron(s.cron)} · ${when}`;
   item.iconPath = new vscode.ThemeIcon(s.enabled ? 'calendar' : 'circle-slash');
   item.contextValue = s.enabled ? 'schedule.enabled' : 'schedule.disabled';
   const tip = new vscode.MarkdownString(`**${s.name}** → queue **${s.queue}**\n\n`);
-  tip.appendMarkdown(`\`${s.cron}\` (${s.timezone}) — ${cronInWords(s.cron)}\n\n`);
+  tip.appendMarkdown(`\`${s.cron}\` (${s.timezone}) — ${describeCron(s.cron)}\n\n`);
   tip.appendMarkdown(`Job: ${s.job.kind} ${payloadSummary(s.job.kind, s.job.payload)}\n\n`);
   tip.appendMarkdown(`Last run: ${s.lastRunAt !== null ? relativeTime(s.lastRunAt, now) : 'never'} · missed runs: ${s.missedPolicy}`);
   item.tooltip = tip;

@@ -421,6 +421,7 @@ describe('schedules and schedule', () => {
     // A run by hand is no tick: the last run stays "never", and the job it made is shown.
     const afterRun = (await spool(['schedule', 'show', 'cli-every-hour'])).stdout;
     assert.match(afterRun, /^last run: +never$/m);
+    assert.match(afterRun, /^cron: +0 \* \* \* \* \(Europe\/Paris\): every hour$/m, 'the expression in words');
     assert.match(afterRun, new RegExp(`^last job: +${run.stdout.trim()}$`, 'm'));
 
     const disabled = await spool(['schedule', 'disable', 'cli-every-hour']);

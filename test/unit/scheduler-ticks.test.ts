@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { nextFireTime, nextFireTimes } from '../../daemon/scheduler/cron';
+import { nextFireTime, nextFireTimes } from '../../shared/domain/cron';
 import { Scheduler } from '../../daemon/scheduler/scheduler';
 import type { Logger } from '../../daemon/lifecycle/logger';
 import { makeEngine } from './helpers/engine';

@@ -2,6 +2,7 @@
  * Human views of the queue's records: tables for lists, field blocks for one record. The
  * `--json` forms print the daemon's result unchanged instead.
  */
+import { describeCron } from '../../../shared/domain/cron';
 import type { ScheduleResult, Stats } from '../../../shared/protocol';
 import { formatBackoff } from '../../../shared/domain/backoff';
 import { formatRate } from '../../../shared/domain/rates';
@@ -221,7 +222,8 @@ export function scheduleDetails(result: ScheduleResult, c: Colors, now = Date.no
   return renderFields(
     [
       ['schedule', s.name],
-      ['cron', `${s.cron} (${s.timezone})`],
+      // The expression in words, as the extension's Schedules view shows it.
+      ['cron', `${s.cron} (${s.timezone}): ${describeCron(s.cron)}`],
       ['queue', s.queue],
       ['job', `${s.job.kind} ${JSON.stringify(s.job.payload ?? null)}`],
       ['enabled', s.enabled ? 'yes' : c.yellow('no')],

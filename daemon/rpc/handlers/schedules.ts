@@ -7,7 +7,7 @@
 import { invalidParams } from '../../../shared/errors';
 import type { CreateScheduleParams, UpdateScheduleParams } from '../../../shared/protocol';
 import type { Schedule } from '../../../shared/types';
-import { nextFireTime, nextFireTimes, validateCron, type CronSpec } from '../../scheduler/cron';
+import { nextFireTime, nextFireTimes, validateCron, type CronSpec } from '../../../shared/domain/cron';
 import { isRecord } from '../envelope';
 import { unvalidated } from '../unvalidated';
 import { nonEmptyString, object } from '../../../shared/domain/validate';

@@ -4,9 +4,9 @@
  * `CreateScheduleParams` object it creates that directly.
  */
 import * as vscode from 'vscode';
+import { cronProblem, describeCron } from '../../../shared/domain/cron';
 import { NAME_PATTERN, type CreateScheduleParams } from '../../../shared/protocol';
 import { assertMayEnqueue } from '../../trust';
-import { cronInWords } from '../../views/format';
 import { command } from '../command';
 
 function isCreateParams(value: unknown): value is CreateScheduleParams {
@@ -23,9 +23,11 @@ async function ask(): Promise<CreateScheduleParams | undefined> {
     title: TITLE,
     prompt: 'Cron expression (5 fields, or 6 with seconds first), in UTC',
     placeHolder: '*/5 * * * *',
+    // The daemon's own check, as it is typed: the field at fault and what it takes, or the
+    // expression in words once it is valid.
     validateInput: (v) => {
-      const n = v.trim().split(/\s+/).length;
-      return n === 5 || n === 6 ? null : 'A cron expression has 5 fields (minute hour day month weekday), or 6 with seconds first.';
+      const problem = cronProblem({ cron: v });
+      return problem === null ? { message: describeCron(v), severity: vscode.InputBoxValidationSeverity.Info } : problem.message;
     },
   });
   if (!cron) return undefined;
@@ -50,7 +52,7 @@ export const createSchedule = command('spool.schedules.create', async (ctx, arg)
   assertMayEnqueue(params.job.kind);
   const result = await ctx.connection.client().call('schedules.create', params);
   const next = result.nextRuns.map((t) => new Date(t).toISOString().replace('T', ' ').slice(0, 19)).join(', ');
-  void vscode.window.showInformationMessage(`Schedule ${result.schedule.name} created (${cronInWords(result.schedule.cron)}). Next runs (UTC): ${next}.`);
+  void vscode.window.showInformationMessage(`Schedule ${result.schedule.name} created (${describeCron(result.schedule.cron)}). Next runs (UTC): ${next}.`);
   ctx.schedules.refresher.now();
   return result.schedule;
 });
