@@ -1,7 +1,7 @@
 /** `spool retry|cancel|delete <id...>` and their bulk forms over a queue and states. */
 import type { Command } from 'commander';
-import type { SpoolClient } from '../../../shared/client';
-import type { BulkParams, BulkResult } from '../../../shared/protocol';
+import type { SpoolClient } from '../../shared/client';
+import type { BulkParams, BulkResult } from '../../shared/protocol';
 import { action, list } from '../action';
 import type { CliContext } from '../context';
 import { CliError } from '../errors';

@@ -3,8 +3,8 @@
  * combinations such as `1h30m`. A bare number is refused (is `30` seconds or milliseconds?),
  * except `0`.
  */
-import type { Backoff, BackoffStrategy } from '../../../shared/types';
-import { MAX_KILL_GRACE_MS } from '../../config';
+import type { Backoff, BackoffStrategy } from '../../shared/types';
+import { MAX_KILL_GRACE_MS } from '../../shared/daemon-options';
 import { CliError } from '../errors';
 
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };

@@ -2,8 +2,8 @@
  * Human views of the queue's records: tables for lists, field blocks for one record. The
  * `--json` forms print the daemon's result unchanged instead.
  */
-import type { ScheduleResult, Stats } from '../../../shared/protocol';
-import type { Backoff, Job, JobRun, JobState, Queue, Schedule, Worker } from '../../../shared/types';
+import type { ScheduleResult, Stats } from '../../shared/protocol';
+import type { Backoff, Job, JobRun, JobState, Queue, Schedule, Worker } from '../../shared/types';
 import type { Colors } from './color';
 import { renderFields, renderTable } from './table';
 import { formatDuration, formatRelative, formatTimestamp } from './time';

@@ -3,7 +3,7 @@
  * points in time, integers, job states, rate limits.
  */
 import { readFileSync } from 'node:fs';
-import { JOB_STATES, type JobState, type RateLimit } from '../../../shared/types';
+import { JOB_STATES, type JobState, type RateLimit } from '../../shared/types';
 import { CliError } from '../errors';
 import { parseDuration } from './duration';
 

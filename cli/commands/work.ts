@@ -12,11 +12,11 @@
 import { spawn } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
 import type { Command } from 'commander';
-import { SpoolClient } from '../../../shared/client';
-import { LIMITS, NAME_PATTERN } from '../../../shared/protocol';
-import type { Job } from '../../../shared/types';
-import { runWorker, type WorkContext } from '../../../shared/worker';
-import { DEFAULT_KILL_GRACE_MS } from '../../config';
+import { SpoolClient } from '../../shared/client';
+import { LIMITS, NAME_PATTERN } from '../../shared/protocol';
+import type { Job } from '../../shared/types';
+import { runWorker, type WorkContext } from '../../shared/worker';
+import { DEFAULT_KILL_GRACE_MS } from '../../shared/daemon-options';
 import { action, arg } from '../action';
 import type { CliContext } from '../context';
 import { CliError } from '../errors';
@@ -24,7 +24,7 @@ import { parseKillAfter } from '../parse/duration';
 import { formatDuration } from '../format/time';
 import { collect, parseInteger } from '../parse/values';
 import { unknownQueueNote } from '../hints';
-import { splitLine } from '../../engine/output-lines';
+import { splitLine } from '../../shared/domain/output-lines';
 
 type WorkOptions = {
   exec?: string;

@@ -4,8 +4,8 @@
  * code is loaded only here, so the other commands start without it.
  */
 import type { Command } from 'commander';
-import { ConnectionLostError } from '../../../shared/client';
-import type { DaemonOptions } from '../../config';
+import { ConnectionLostError } from '../../shared/client';
+import type { DaemonOptions } from '../../shared/daemon-options';
 import { action, arg } from '../action';
 import type { CliContext } from '../context';
 import { CliError } from '../errors';
@@ -54,7 +54,7 @@ Examples:
 }
 
 async function daemon(ctx: CliContext, what: string, o: DaemonCliOptions): Promise<number> {
-  const control = await import('../../lifecycle/control.js');
+  const control = await import('../../daemon/lifecycle/control.js');
   if (what === 'status') {
     const status = await control.daemonStatus(ctx.socketPath);
     if (!status) throw new CliError(`No Spool daemon at ${ctx.socketPath}. Start one with \`spool daemon --detach\`.`);
@@ -115,7 +115,7 @@ const START_OPTIONS: readonly (readonly [keyof DaemonCliOptions, string])[] = [
   ['killAfter', '--kill-after'],
 ];
 
-type Control = typeof import('../../lifecycle/control.js');
+type Control = typeof import('../../daemon/lifecycle/control.js');
 
 /**
  * `stopDaemon`, tolerating a daemon that closes the connection before its answer to
@@ -148,7 +148,7 @@ function processExists(pid: number): boolean {
 }
 
 async function daemonOptions(ctx: CliContext, o: DaemonCliOptions): Promise<DaemonOptions> {
-  const { defaultDaemonOptions } = await import('../../config.js');
+  const { defaultDaemonOptions } = await import('../../shared/daemon-options.js');
   const options = defaultDaemonOptions();
   options.socketPath = ctx.socketPath;
   if (o.db) options.dbPath = o.db;
