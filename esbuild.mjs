@@ -1,10 +1,10 @@
 // Builds every bundle Spool ships into dist/:
 //   extension.js  the VS Code extension (vscode is provided by the editor)
 //   daemon.js     spoold, the queue daemon (better-sqlite3 stays a native module beside it)
-//   cli.js        the `spool` command
+//   cli.js        the `spool` command, a client: no driver, no daemon code (`spool daemon` starts daemon.js)
 //   bench.js      `npm run bench`
 //   checkpointer.js  the daemon's WAL checkpointer thread, loaded by path from beside daemon.js
-//                    (and bench.js, cli.js) — a worker thread needs a file of its own
+//                    (and bench.js) — a worker thread needs a file of its own
 // Flags: --watch rebuilds on change; --production minifies and drops source maps.
 import * as esbuild from 'esbuild';
 import { readFileSync } from 'node:fs';
