@@ -1,10 +1,10 @@
 // Builds every bundle Spool ships into dist/:
 //   extension.js  the VS Code extension (vscode is provided by the editor)
 //   daemon.js     spoold, the queue daemon (better-sqlite3 stays a native module beside it)
-//   cli.js        the `spool` command
+//   cli.js        the `spool` command, a client: no driver, no daemon code (`spool daemon` starts daemon.js)
 //   bench.js      `npm run bench`
 //   checkpointer.js  the daemon's WAL checkpointer thread, loaded by path from beside daemon.js
-//                    (and bench.js, cli.js) — a worker thread needs a file of its own
+//                    (and bench.js) — a worker thread needs a file of its own
 // Flags: --watch rebuilds on change; --production minifies and drops source maps.
 import * as esbuild from 'esbuild';
 import { readFileSync } from 'node:fs';
@@ -27,7 +27,7 @@ const common = {
 
 const builds = [
   { ...common, entryPoints: { extension: 'extension/extension.ts' }, external: ['vscode'] },
-  { ...common, entryPoints: { daemon: 'daemon/main.ts', cli: 'daemon/cli/main.ts', bench: 'bench/main.ts', checkpointer: 'daemon/store/checkpointer.ts' } },
+  { ...common, entryPoints: { daemon: 'daemon/main.ts', cli: 'cli/main.ts', bench: 'bench/main.ts', checkpointer: 'daemon/store/checkpointer.ts' } },
 ];
 
 if (watch) {

@@ -9,7 +9,7 @@
  * figures: a file database per scenario, WAL, synchronous=NORMAL, background checkpoints.
  */
 import * as path from 'node:path';
-import { UuidV7 } from '../daemon/engine/uuid';
+import { UuidV7 } from '../shared/domain/uuid';
 import { Store, type JobInsert } from '../daemon/store';
 import type { BenchFigure } from './engine';
 

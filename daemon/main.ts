@@ -10,6 +10,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { VERSION } from '../shared/version';
 import { MAX_KILL_GRACE_MS, defaultDaemonOptions, type DaemonOptions } from './config';
+import { CLI_FOREGROUND_FLAG, type DaemonProgramMessage } from '../shared/client/daemonProcess';
 import { daemonStatus, runDaemon, startDetached, stopDaemon } from './lifecycle/control';
 
 function integer(min: number, max = Number.MAX_SAFE_INTEGER) {
@@ -33,6 +34,7 @@ interface CliOptions {
   scheduleGraceMs?: number;
   groupCommit?: boolean;
   detach?: boolean;
+  cliForeground?: boolean;
 }
 
 function toDaemonOptions(cli: CliOptions): DaemonOptions {
@@ -65,7 +67,9 @@ const program = new Command('spoold')
   .option('--schedule-grace-ms <ms>', 'a schedule tick later than this counts as missed', integer(0))
   .option('--no-group-commit', 'commit each enqueue in its own transaction')
   .option('--detach', 'start in the background and return once the daemon answers')
+  .addOption(new Option(CLI_FOREGROUND_FLAG, 'started by `spool daemon` in the foreground, over an IPC channel').hideHelp())
   .action(async (cli: CliOptions) => {
+    if (cli.cliForeground) followParent();
     const options = toDaemonOptions(cli);
     if (cli.detach) {
       const started = await startDetached(options);
@@ -102,10 +106,28 @@ program
     process.stdout.write(JSON.stringify(status, null, 2) + '\n');
   });
 
+/**
+ * Run by `spool daemon` in the foreground, the daemon is that command's child: if the command is
+ * killed outright (SIGKILL cannot be passed on), its IPC channel closes, and the daemon stops
+ * gracefully rather than run on where nobody sees its log. The channel must not keep it alive.
+ */
+function followParent(): void {
+  if (!process.channel) return;
+  process.channel.unref();
+  process.once('disconnect', () => process.kill(process.pid, 'SIGTERM'));
+}
+
 program.parseAsync(process.argv).then(
   () => process.exit(process.exitCode ?? 0),
   (error: unknown) => {
-    process.stderr.write(`spoold: ${error instanceof Error ? error.message : String(error)}\n`);
+    const message = error instanceof Error ? error.message : String(error);
+    // Under `spool daemon`, the command reports the failure as its own (`spool: …`).
+    if (process.send && process.connected && process.argv.includes(CLI_FOREGROUND_FLAG)) {
+      const report: DaemonProgramMessage = { type: 'failed', message };
+      process.send(report, () => process.exit(1));
+      return;
+    }
+    process.stderr.write(`spoold: ${message}\n`);
     process.exit(1);
   },
 );

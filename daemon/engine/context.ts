@@ -5,7 +5,7 @@
  */
 import type { Store } from '../store';
 import type { EventHub } from './events';
-import type { UuidV7 } from './uuid';
+import type { UuidV7 } from '../../shared/domain/uuid';
 
 export interface EngineContext {
   readonly store: Store;

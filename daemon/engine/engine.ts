@@ -49,7 +49,7 @@ import * as queues from './ops/queues';
 import * as schedules from './ops/schedules';
 import * as upkeep from './ops/upkeep';
 import { registerWorker, workerNotFound } from './ops/workers';
-import { UuidV7 } from './uuid';
+import { UuidV7 } from '../../shared/domain/uuid';
 import * as v from './validate/jobs';
 import { jobId, nameList, name as validName } from './validate/primitives';
 import * as vq from './validate/queues';

@@ -12,6 +12,7 @@
  * Linux only: without /proc nothing is found and recovery goes on as before.
  */
 import * as fs from 'node:fs';
+import { sendToGroup } from '../../shared/client/processGroup';
 
 export interface Leftover {
   pid: number;
@@ -66,7 +67,8 @@ export async function stopLeftovers(leftovers: readonly Leftover[], graceMs: num
 }
 
 function signalAll(leftovers: readonly Leftover[], signal: NodeJS.Signals): void {
-  for (const pgid of new Set(leftovers.map((l) => l.pgid))) sendSignal(-pgid, signal);
+  // A group that is gone, or not ours to signal, is passed over: each process is signalled below too.
+  for (const pgid of new Set(leftovers.map((l) => l.pgid))) sendToGroup(pgid, signal);
   for (const l of leftovers) sendSignal(l.pid, signal);
 }
 

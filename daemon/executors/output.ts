@@ -7,7 +7,7 @@
  */
 import { StringDecoder } from 'node:string_decoder';
 import { LIMITS } from '../../shared/protocol';
-import { splitLine } from '../engine/output-lines';
+import { splitLine } from '../../shared/domain/output-lines';
 
 export type ExecutorStream = 'stdout' | 'stderr' | 'log';
 

@@ -1,6 +1,7 @@
 /**
- * `spool daemon` as a user runs it: in the foreground (the daemon runs inside the `spool`
- * process) until SIGTERM, and in the background with --detach, then stopped with `daemon stop`.
+ * `spool daemon` as a user runs it: in the foreground (the daemon program runs as a child of the
+ * `spool` process, which passes signals on) until SIGTERM, and in the background with --detach,
+ * then stopped with `daemon stop`.
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -8,7 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import type { DaemonStatus } from '../../shared/protocol';
-import { waitFor } from '../helpers/daemon';
+import { processAlive, waitFor } from '../helpers/daemon';
 import { parseJson, runCli, startCli, stopCli } from './cli-run';
 
 /**
@@ -25,6 +26,13 @@ function tempDir(t: { after: (fn: () => void | Promise<void>) => void }, socket?
   return dir;
 }
 
+/** The parent of a process, from /proc (Linux). */
+function parentPid(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // The fields after the command name, which is in parentheses and may contain spaces.
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+}
+
 test('spool daemon runs the daemon in the foreground until SIGTERM, then exits 0', async (t) => {
   const dir = tempDir(t);
   const socketPath = path.join(dir, 's.sock');
@@ -36,7 +44,7 @@ test('spool daemon runs the daemon in the foreground until SIGTERM, then exits 0
     const r = await runCli(['daemon', 'status', '--json'], { socketPath });
     return r.code === 0 ? parseJson<DaemonStatus>(r.stdout) : undefined;
   }, 30_000);
-  assert.equal(status.pid, daemon.process.pid, 'the daemon runs inside the spool process');
+  assert.equal(parentPid(status.pid), daemon.process.pid, 'the daemon program is a child of the spool process');
   assert.equal(status.dbPath, path.join(dir, 'db.sqlite'));
   assert.equal(status.logPath, null, 'it logs to its standard error');
   const job = await runCli(['enqueue', 'fg', '--shell', 'echo in the foreground', '--wait'], { socketPath });
@@ -51,6 +59,38 @@ test('spool daemon runs the daemon in the foreground until SIGTERM, then exits 0
   assert.doesNotMatch(r.stderr, /^\{/m);
   const after = await runCli(['daemon', 'status'], { socketPath });
   assert.equal(after.code, 1);
+});
+
+test('spool daemon in the foreground reports a daemon that cannot start as its own error', async (t) => {
+  const dir = tempDir(t, 's.sock');
+  const socketPath = path.join(dir, 's.sock');
+  const first = await runCli(['daemon', '--detach', '--db', path.join(dir, 'db.sqlite')], { socketPath });
+  assert.equal(first.code, 0, first.stderr);
+  const pid = Number(/pid (\d+)/.exec(first.stdout)?.[1]);
+  const second = await runCli(['daemon', '--db', path.join(dir, 'other.sqlite')], { socketPath });
+  assert.equal(second.code, 1, second.stderr);
+  assert.equal(second.stderr, `spool: Another Spool daemon (pid ${pid}) is already listening on ${socketPath}. Stop it with \`spool daemon stop\`, or start this one with another --socket.\n`);
+  assert.equal(second.stdout, '');
+});
+
+test('a foreground daemon whose spool process is killed outright stops gracefully instead of running on unseen', async (t) => {
+  const dir = tempDir(t);
+  const socketPath = path.join(dir, 's.sock');
+  const cli = startCli(['daemon', '--db', path.join(dir, 'db.sqlite')], { socketPath });
+  t.after(() => stopCli(cli));
+  const status = await waitFor('the daemon to answer', async () => {
+    const r = await runCli(['daemon', 'status', '--json'], { socketPath });
+    return r.code === 0 ? parseJson<DaemonStatus>(r.stdout) : undefined;
+  }, 30_000);
+  t.after(() => {
+    if (processAlive(status.pid)) process.kill(status.pid, 'SIGKILL');
+  });
+  // SIGKILL cannot be passed on: the daemon notices its parent is gone.
+  cli.process.kill('SIGKILL');
+  await waitFor('the daemon to exit', () => !processAlive(status.pid), 30_000);
+  // It shut down as for a stop: its socket file is removed.
+  assert.equal(fs.existsSync(socketPath), false, 'the daemon removed its socket');
+  assert.equal((await runCli(['daemon', 'status'], { socketPath })).code, 1);
 });
 
 test('spool daemon --log-format json logs one JSON object per line to stderr', async (t) => {

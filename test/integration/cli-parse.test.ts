@@ -5,11 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { CliError } from '../../daemon/cli/errors';
-import { formatDuration, formatRelative } from '../../daemon/cli/format/time';
-import { renderTable } from '../../daemon/cli/format/table';
-import { parseBackoff, parseDuration } from '../../daemon/cli/parse/duration';
-import { parseRate, parseStates, parseTime } from '../../daemon/cli/parse/values';
+import { CliError } from '../../cli/errors';
+import { formatDuration, formatRelative } from '../../cli/format/time';
+import { renderTable } from '../../cli/format/table';
+import { parseBackoff, parseDuration } from '../../cli/parse/duration';
+import { parseRate, parseStates, parseTime } from '../../cli/parse/values';
 
 test('durations take units and combinations, and refuse bare numbers', () => {
   assert.equal(parseDuration('500ms', 'x'), 500);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { closest, newQueueNote } from '../../daemon/cli/hints';
+import { closest, newQueueNote } from '../../cli/hints';
 
 test('closest finds a name within two edits, a swap of neighbours counting as one', () => {
   const queues = ['builds', 'images', 'mail'];

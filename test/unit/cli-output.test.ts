@@ -1,8 +1,8 @@
 /** How `spool logs` and `enqueue --wait` print a job's output: run headings, markers, streams. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { CliContext } from '../../daemon/cli/context';
-import { outputPrinter } from '../../daemon/cli/output';
+import { CliContext } from '../../cli/context';
+import { outputPrinter } from '../../cli/output';
 import type { OutputLine, OutputStream } from '../../shared/types';
 
 function capture(): { ctx: CliContext; stdout: string[]; stderr: string[] } {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { UuidV7 } from '../../daemon/engine/uuid';
+import { UuidV7 } from '../../shared/domain/uuid';
 import { makeEngine } from './helpers/engine';
 
 test('listing filters by queue, states, kind, tag, text and delay', (t) => {

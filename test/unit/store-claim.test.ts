@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { UuidV7 } from '../../daemon/engine/uuid';
+import { UuidV7 } from '../../shared/domain/uuid';
 import { Store, UNBUDGETED_CLAIM_MAX, type JobInsert } from '../../daemon/store';
 import { tempDir } from './helpers/engine';
 

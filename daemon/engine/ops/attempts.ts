@@ -12,7 +12,7 @@ import type { Job, JobState, OutputStream, RunOutcome } from '../../../shared/ty
 import { backoffDelay } from '../backoff';
 import type { CompleteOutcome } from '../api';
 import type { EngineContext } from '../context';
-import { truncateLine } from '../output-lines';
+import { truncateLine } from '../../../shared/domain/output-lines';
 import type { FailInput, ReleaseInput } from '../validate/worker';
 
 /**

@@ -8,7 +8,7 @@ import { emptyCounts } from '../../store';
 import type { EngineContext } from '../context';
 import { UPKEEP_BATCH } from '../defaults';
 import { nextTokenAt, refill } from '../rate-limit';
-import { firstIdAt } from '../uuid';
+import { firstIdAt } from '../../../shared/domain/uuid';
 import { expireLease, recoverJob } from './attempts';
 
 const MINUTE = 60_000;

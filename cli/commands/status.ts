@@ -1,6 +1,6 @@
 /** `spool workers` and `spool stats [--watch]`: who works, and how the queues stand. */
 import type { Command } from 'commander';
-import type { Stats } from '../../../shared/protocol';
+import type { Stats } from '../../shared/protocol';
 import { action } from '../action';
 import { CliError } from '../errors';
 import { statsView, workersTable } from '../format/records';

@@ -1,7 +1,7 @@
 /** `spool enqueue <queue> ...`: add a job; with --wait, follow it to its end. */
 import type { Command } from 'commander';
-import type { EnqueueParams } from '../../../shared/protocol';
-import { TERMINAL_STATES } from '../../../shared/types';
+import type { EnqueueParams } from '../../shared/protocol';
+import { TERMINAL_STATES } from '../../shared/types';
 import { action, arg } from '../action';
 import type { CliContext } from '../context';
 import { CliError } from '../errors';

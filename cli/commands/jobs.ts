@@ -1,7 +1,7 @@
 /** `spool jobs`, `spool job <id>`, `spool logs <id> [-f]`: reading jobs and their output. */
 import type { Command } from 'commander';
-import type { JobOrder, ListJobsParams } from '../../../shared/protocol';
-import { LIMITS } from '../../../shared/protocol';
+import type { JobOrder, ListJobsParams } from '../../shared/protocol';
+import { LIMITS } from '../../shared/protocol';
 import { action, arg } from '../action';
 import { CliError } from '../errors';
 import { readOutput } from '../follow';

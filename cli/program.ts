@@ -1,6 +1,6 @@
 /** The `spool` command tree: global options and every command, registered in one place. */
 import { Command } from 'commander';
-import { VERSION } from '../../shared/version';
+import { VERSION } from '../shared/version';
 import { registerBulk } from './commands/bulk';
 import { registerCompletion } from './commands/completion';
 import { registerDaemon } from './commands/daemon';

@@ -3,10 +3,10 @@
  * extension and the jobs file (docs/cli.md, "Durations, rates and backoff"); this file only
  * names the option at fault in the CLI's one-line error.
  */
-import * as backoff from '../../../shared/domain/backoff';
-import * as durations from '../../../shared/domain/durations';
-import type { Backoff } from '../../../shared/types';
-import { MAX_KILL_GRACE_MS } from '../../config';
+import * as backoff from '../../shared/domain/backoff';
+import * as durations from '../../shared/domain/durations';
+import type { Backoff } from '../../shared/types';
+import { MAX_KILL_GRACE_MS } from '../../shared/daemon-options';
 import { CliError } from '../errors';
 
 /** Milliseconds in `text`; `what` names the option in the error. */

@@ -3,8 +3,8 @@
  * points in time, integers, job states, rate limits.
  */
 import { readFileSync } from 'node:fs';
-import * as rates from '../../../shared/domain/rates';
-import { JOB_STATES, type JobState, type RateLimit } from '../../../shared/types';
+import * as rates from '../../shared/domain/rates';
+import { JOB_STATES, type JobState, type RateLimit } from '../../shared/types';
 import { CliError } from '../errors';
 import { parseDuration } from './duration';
 

@@ -3,7 +3,7 @@
  * how much), and as the daemon's shell executor and `spool work` send them (a longer line is split
  * into several, so none of it is lost).
  */
-import { LIMITS } from '../../shared/protocol';
+import { LIMITS } from '../protocol';
 
 export function truncateLine(text: string, maxBytes: number = LIMITS.maxOutputLineBytes): string {
   // Fast path: a string of n UTF-16 units is at most 3n bytes.

@@ -2,11 +2,11 @@
  * Human views of the queue's records: tables for lists, field blocks for one record. The
  * `--json` forms print the daemon's result unchanged instead.
  */
-import { describeCron } from '../../../shared/domain/cron';
-import type { ScheduleResult, Stats } from '../../../shared/protocol';
-import { formatBackoff } from '../../../shared/domain/backoff';
-import { formatRate } from '../../../shared/domain/rates';
-import type { Job, JobRun, JobState, Queue, Schedule, Worker } from '../../../shared/types';
+import { describeCron } from '../../shared/domain/cron';
+import type { ScheduleResult, Stats } from '../../shared/protocol';
+import { formatBackoff } from '../../shared/domain/backoff';
+import { formatRate } from '../../shared/domain/rates';
+import type { Job, JobRun, JobState, Queue, Schedule, Worker } from '../../shared/types';
 import type { Colors } from './color';
 import { renderFields, renderTable } from './table';
 import { formatDuration, formatRelative, formatTimestamp } from './time';

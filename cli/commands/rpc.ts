@@ -1,7 +1,7 @@
 /** `spool rpc <method> [params]`: any daemon method, raw. */
 import type { Command } from 'commander';
-import { SpoolError } from '../../../shared/errors';
-import { ErrorCode, METHOD_NAMES } from '../../../shared/protocol';
+import { SpoolError } from '../../shared/errors';
+import { ErrorCode, METHOD_NAMES } from '../../shared/protocol';
 import { action, arg } from '../action';
 import { parseDuration } from '../parse/duration';
 import { parseJsonArgument } from '../parse/values';

@@ -1,6 +1,6 @@
 /** `spool queues` and `spool queue <name> [pause|resume|purge|set|delete]`. */
 import type { Command } from 'commander';
-import type { ConfigureQueueParams } from '../../../shared/protocol';
+import type { ConfigureQueueParams } from '../../shared/protocol';
 import { action, arg } from '../action';
 import type { CliContext } from '../context';
 import { CliError } from '../errors';
@@ -8,7 +8,7 @@ import { queueDetails, queuesTable } from '../format/records';
 import { parseTimeout } from '../jobsource';
 import { parseBackoff, parseDuration } from '../parse/duration';
 import { collect, parseInteger, parseRate, parseStates } from '../parse/values';
-import { LIMITS } from '../../../shared/protocol';
+import { LIMITS } from '../../shared/protocol';
 
 type QueueOptions = {
   concurrency?: string;

@@ -5,8 +5,8 @@
  * ships.
  */
 import type { Command } from 'commander';
-import { METHOD_NAMES } from '../../../shared/protocol';
-import { JOB_STATES } from '../../../shared/types';
+import { METHOD_NAMES } from '../../shared/protocol';
+import { JOB_STATES } from '../../shared/types';
 import { action, arg } from '../action';
 import { CliError } from '../errors';
 

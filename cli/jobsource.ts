@@ -3,12 +3,12 @@
  * `--http <url>` or `--kind <kind> --payload <json>`; plus the job options both share.
  */
 import type { Command } from 'commander';
-import type { Backoff } from '../../shared/types';
+import type { Backoff } from '../shared/types';
 import { CliError } from './errors';
 import { formatDuration } from './format/time';
 import { parseBackoff, parseDuration } from './parse/duration';
 import { collect, parseInteger, parseJsonArgument } from './parse/values';
-import { LIMITS } from '../../shared/protocol';
+import { LIMITS } from '../shared/protocol';
 
 export type JobSourceOptions = {
   shell?: string;

@@ -3,8 +3,8 @@
  * client, and output helpers that keep data on stdout and messages on stderr.
  */
 import type { Command } from 'commander';
-import { SpoolClient } from '../../shared/client';
-import { defaultSocketPath } from '../../shared/paths';
+import { SpoolClient } from '../shared/client';
+import { defaultSocketPath } from '../shared/paths';
 import { colorsEnabled, makeColors, type Colors } from './format/color';
 
 export interface GlobalOptions {

@@ -4,7 +4,7 @@
  * finds nothing and `spool work imgaes` waits for jobs that never come. These commands point the
  * mistake out with the closest existing name; `spool rpc` does the same for a mistyped method.
  */
-import type { SpoolClient } from '../../shared/client';
+import type { SpoolClient } from '../shared/client';
 
 /** The names of the queues that exist now. */
 export async function queueNames(client: SpoolClient): Promise<string[]> {

@@ -1,8 +1,8 @@
 /** `spool retry|cancel|delete <id...>` and their bulk forms over a queue and states. */
 import type { Command } from 'commander';
-import type { SpoolClient } from '../../../shared/client';
-import { bulkDefaultStates } from '../../../shared/domain/states';
-import type { BulkParams, BulkResult } from '../../../shared/protocol';
+import type { SpoolClient } from '../../shared/client';
+import { bulkDefaultStates } from '../../shared/domain/states';
+import type { BulkParams, BulkResult } from '../../shared/protocol';
 import { action, list } from '../action';
 import type { CliContext } from '../context';
 import { CliError } from '../errors';

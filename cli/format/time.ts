@@ -1,5 +1,5 @@
 /** Times as a person reads them in a table: `3s ago`, `in 5m`, `1h20m`. */
-import { formatDuration } from '../../../shared/domain/durations';
+import { formatDuration } from '../../shared/domain/durations';
 
 /** Durations print in the syntax they are typed in, the same in the extension (shared/domain). */
 export { formatDuration };

@@ -1,6 +1,7 @@
 /**
  * `spool work <queue> --exec "<command>"`: a worker process for quick scripting. Each job runs
- * the command with `/bin/sh -c` in its own process group; the payload arrives on stdin (JSON)
+ * the command with `/bin/sh -c` in its own process group (shared/client/processGroup.ts, the
+ * runner the daemon's shell executor uses too); the payload arrives on stdin (JSON)
  * and in SPOOL_JOB_PAYLOAD; stdout and stderr become the job's output; exit 0 completes the job,
  * any other status fails it (permanently for the codes given to --permanent-exit). A cancel, or
  * a command running past the job's `timeoutMs` (as the daemon's shell executor bounds its
@@ -9,14 +10,14 @@
  * command's group at once, hands their jobs back and exits. One line per finished job goes to
  * stderr unless --quiet.
  */
-import { spawn } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
 import type { Command } from 'commander';
-import { SpoolClient } from '../../../shared/client';
-import { LIMITS, NAME_PATTERN } from '../../../shared/protocol';
-import type { Job } from '../../../shared/types';
-import { runWorker, type WorkContext } from '../../../shared/worker';
-import { DEFAULT_KILL_GRACE_MS } from '../../config';
+import { SpoolClient } from '../../shared/client';
+import { runProcessGroup } from '../../shared/client/processGroup';
+import { LIMITS, NAME_PATTERN } from '../../shared/protocol';
+import type { Job } from '../../shared/types';
+import { runWorker, type WorkContext } from '../../shared/worker';
+import { DEFAULT_KILL_GRACE_MS } from '../../shared/daemon-options';
 import { action, arg } from '../action';
 import type { CliContext } from '../context';
 import { CliError } from '../errors';
@@ -24,7 +25,7 @@ import { parseKillAfter } from '../parse/duration';
 import { formatDuration } from '../format/time';
 import { collect, parseInteger } from '../parse/values';
 import { unknownQueueNote } from '../hints';
-import { splitLine } from '../../engine/output-lines';
+import { splitLine } from '../../shared/domain/output-lines';
 
 type WorkOptions = {
   exec?: string;
@@ -171,85 +172,52 @@ function runCommand(
     SPOOL_SOCKET: socketPath,
   };
   if (job.checkpoint !== null && job.checkpoint !== undefined) env.SPOOL_JOB_CHECKPOINT = JSON.stringify(job.checkpoint);
-  // Its own process group (detached), so a cancel reaches the command's children too.
-  const child = spawn('/bin/sh', ['-c', command], { env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
   const output = new OutputForwarder(client, job.id, wctx.workerId);
   const stderrTail: string[] = [];
-  child.stdout.on('data', (d: Buffer) => output.push('stdout', d));
-  child.stderr.on('data', (d: Buffer) => {
-    output.push('stderr', d);
-    stderrTail.push(...d.toString('utf8').split('\n').filter((l) => l.trim() !== ''));
-    stderrTail.splice(0, Math.max(0, stderrTail.length - 5));
+  // The runner the daemon's shell executor uses: its own process group, so a cancel reaches the
+  // command's children too; the job's lease length bounds the command, as it bounds the daemon's
+  // own shell jobs (the worker's heartbeats would otherwise keep a hung command's lease alive
+  // forever); what the shell leaves running is killed when it exits.
+  const group = runProcessGroup<'abort'>({
+    command,
+    env,
+    stdin: payload,
+    timeoutMs: job.timeoutMs,
+    killGraceMs: killAfterMs,
+    onOutput: (stream, chunk) => {
+      output.push(stream, chunk);
+      if (stream !== 'stderr') return;
+      stderrTail.push(...chunk.toString('utf8').split('\n').filter((l) => l.trim() !== ''));
+      stderrTail.splice(0, Math.max(0, stderrTail.length - 5));
+    },
+    onProblem: (message) => output.push('stderr', Buffer.from(`spool work: ${message}\n`)),
   });
-  child.stdin.on('error', (error: NodeJS.ErrnoException) => {
-    // A command that does not read its stdin closes the pipe early; that is its right.
-    if (error.code !== 'EPIPE') output.push('stderr', Buffer.from(`spool work: cannot write the payload to stdin: ${error.message}\n`));
-  });
-  child.stdin.end(payload);
-
-  // Why the command was stopped, if it was stopped before it exited: a stop that comes after the
-  // shell exited (while its output is still being sent) changes nothing about how it ended.
-  let stoppedFor: 'abort' | 'timeout' | null = null;
-  let exited = false;
-  let killTimer: NodeJS.Timeout | null = null;
   // A second signal: the worker exits within moments, and a command in its own process group
   // would outlive it, so it is killed at once, even if a cancel's SIGTERM is still being given time.
-  const kill = (): void => signalGroup(child.pid, 'SIGKILL');
-  const stop = (why: 'abort' | 'timeout'): void => {
-    if (exited) return;
-    stoppedFor ??= why;
-    if (wctx.hardStop.aborted || killTimer !== null) return;
-    signalGroup(child.pid, 'SIGTERM');
-    killTimer = setTimeout(kill, killAfterMs);
-  };
-  const onAbort = (): void => stop('abort');
-  // The job's lease length bounds the command, as it bounds the daemon's own shell jobs: the
-  // worker's heartbeats would otherwise keep a hung command's lease alive forever.
-  const timeout = setTimeout(() => stop('timeout'), job.timeoutMs);
+  const kill = (): void => group.kill();
+  const onAbort = (): void => group.stop('abort');
   if (wctx.hardStop.aborted) kill();
   else wctx.hardStop.addEventListener('abort', kill, { once: true });
   if (wctx.signal.aborted) onAbort();
   else wctx.signal.addEventListener('abort', onAbort, { once: true });
 
-  return new Promise((resolve, reject) => {
-    child.on('error', (error) => reject(new CommandFailed(`Cannot start /bin/sh: ${error.message}`, undefined, false)));
-    child.on('exit', () => {
-      exited = true;
-      clearTimeout(timeout);
-      // As the daemon's shell jobs: what the shell started and left running goes with it, so
-      // no process outlives its job (and none holds the output pipes open).
-      kill();
-    });
-    child.on('close', (code, signal) => {
-      wctx.signal.removeEventListener('abort', onAbort);
-      wctx.hardStop.removeEventListener('abort', kill);
-      clearTimeout(timeout);
-      if (killTimer) clearTimeout(killTimer);
-      void output.flush().then(() => {
-        if (stoppedFor === 'abort') return reject(new CommandFailed(`Stopped: ${describeAbort(wctx.signal)}`, code ?? undefined, false));
-        if (stoppedFor === 'timeout') return reject(new CommandFailed(`Timed out after ${job.timeoutMs} ms; the command's processes were stopped.`, code ?? undefined, false));
-        if (code === 0) return resolve({ exitCode: 0 });
-        const tail = stderrTail.length > 0 ? `: ${stderrTail[stderrTail.length - 1]}` : '';
-        if (code === null) return reject(new CommandFailed(`The command was killed by ${signal ?? 'a signal'}${tail}`, undefined, false));
-        reject(new CommandFailed(`The command exited with code ${code}${tail}`, code, permanentCodes.has(code)));
-      }, reject);
-    });
+  return group.done.then(async ({ code, signal, stoppedFor, spawnError }) => {
+    wctx.signal.removeEventListener('abort', onAbort);
+    wctx.hardStop.removeEventListener('abort', kill);
+    await output.flush();
+    if (spawnError) throw new CommandFailed(`Cannot start /bin/sh: ${spawnError.message}`, undefined, false);
+    if (stoppedFor === 'abort') throw new CommandFailed(`Stopped: ${describeAbort(wctx.signal)}`, code ?? undefined, false);
+    if (stoppedFor === 'timeout') throw new CommandFailed(`Timed out after ${job.timeoutMs} ms; the command's processes were stopped.`, code ?? undefined, false);
+    if (code === 0) return { exitCode: 0 };
+    const tail = stderrTail.length > 0 ? `: ${stderrTail[stderrTail.length - 1]}` : '';
+    if (code === null) throw new CommandFailed(`The command was killed by ${signal ?? 'a signal'}${tail}`, undefined, false);
+    throw new CommandFailed(`The command exited with code ${code}${tail}`, code, permanentCodes.has(code));
   });
 }
 
 function describeAbort(signal: AbortSignal): string {
   const reason: unknown = signal.reason;
   return reason instanceof Error ? reason.message : 'the job was cancelled';
-}
-
-function signalGroup(pid: number | undefined, signal: NodeJS.Signals): void {
-  if (pid === undefined) return;
-  try {
-    process.kill(-pid, signal);
-  } catch (error) {
-    // ESRCH: the group has already exited, which is what we wanted.
-    if (!(error instanceof Error && 'code' in error && error.code === 'ESRCH')) throw error;
-  }
 }
 
 /**

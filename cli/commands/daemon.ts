@@ -1,11 +1,14 @@
 /**
- * `spool daemon [start|stop|status]`: run the daemon in this process (the default, logging to
- * stderr), start it in the background (`--detach`), stop it, or show its status. The daemon's
- * code is loaded only here, so the other commands start without it.
+ * `spool daemon [start|stop|status]`: run the daemon program (dist/daemon.js) in the foreground
+ * (the default: a child of this process, logging to its stderr), start it in the background
+ * (`--detach`), stop it, or show its status. The CLI never loads the daemon's code: it starts
+ * the daemon program and talks to it over its socket.
  */
 import type { Command } from 'commander';
-import { ConnectionLostError } from '../../../shared/client';
-import type { DaemonOptions } from '../../config';
+import * as os from 'node:os';
+import { ConnectionLostError } from '../../shared/client';
+import * as control from '../../shared/client/daemonProcess';
+import { defaultDaemonOptions, type DaemonOptions } from '../../shared/daemon-options';
 import { action, arg } from '../action';
 import type { CliContext } from '../context';
 import { CliError } from '../errors';
@@ -54,7 +57,6 @@ Examples:
 }
 
 async function daemon(ctx: CliContext, what: string, o: DaemonCliOptions): Promise<number> {
-  const control = await import('../../lifecycle/control.js');
   if (what === 'status') {
     const status = await control.daemonStatus(ctx.socketPath);
     if (!status) throw new CliError(`No Spool daemon at ${ctx.socketPath}. Start one with \`spool daemon --detach\`.`);
@@ -82,12 +84,12 @@ async function daemon(ctx: CliContext, what: string, o: DaemonCliOptions): Promi
     const timeoutMs = o.timeout !== undefined ? parseDuration(o.timeout, '--timeout') : 30_000;
     // Running built-in jobs get the daemon's grace period: say why nothing happens for a while.
     const waiting = setTimeout(() => ctx.note('Waiting for the daemon to stop; running jobs get its grace period (spool daemon --grace, 10s by default) to finish…'), 1000);
-    const stopped = await stop(control, ctx.socketPath, timeoutMs).finally(() => clearTimeout(waiting));
+    const stopped = await stop(ctx.socketPath, timeoutMs).finally(() => clearTimeout(waiting));
     ctx.print(stopped ? `Stopped the Spool daemon (pid ${stopped.pid}).` : `No Spool daemon is running at ${ctx.socketPath}.`);
     return 0;
   }
   if (what !== 'start') throw new CliError(`Unknown daemon action "${what}": use start, stop or status.`);
-  const options = await daemonOptions(ctx, o);
+  const options = daemonOptions(ctx, o);
   if (o.detach) {
     const started = await control.startDetached(options);
     if (started.started) ctx.print(`Started the Spool daemon (pid ${started.pid}).`);
@@ -101,8 +103,11 @@ async function daemon(ctx: CliContext, what: string, o: DaemonCliOptions): Promi
     ctx.print(`  socket:   ${started.socketPath}\n  database: ${started.dbPath}\n  log:      ${started.logPath ?? 'its standard error (it was not started with --detach)'}`);
     return 0;
   }
-  await control.runDaemon(options);
-  return 0;
+  const ended = await control.runDaemonProgram(options);
+  if (ended.failure !== null) throw new CliError(ended.failure);
+  // A daemon ended by a signal it did not handle: exit as a shell reports it (128 + the signal's number).
+  if (ended.signal !== null) return 128 + (os.constants.signals[ended.signal] ?? 0);
+  return ended.code ?? 1;
 }
 
 /** The options that only a start of a new daemon uses, with their flags. */
@@ -115,13 +120,11 @@ const START_OPTIONS: readonly (readonly [keyof DaemonCliOptions, string])[] = [
   ['killAfter', '--kill-after'],
 ];
 
-type Control = typeof import('../../lifecycle/control.js');
-
 /**
  * `stopDaemon`, tolerating a daemon that closes the connection before its answer to
  * `daemon.shutdown` arrives: it is shutting down, so wait until it no longer answers.
  */
-async function stop(control: Control, socketPath: string, timeoutMs: number): Promise<{ pid: number } | null> {
+async function stop(socketPath: string, timeoutMs: number): Promise<{ pid: number } | null> {
   const status = await control.daemonStatus(socketPath);
   if (!status) return null;
   try {
@@ -147,8 +150,7 @@ function processExists(pid: number): boolean {
   }
 }
 
-async function daemonOptions(ctx: CliContext, o: DaemonCliOptions): Promise<DaemonOptions> {
-  const { defaultDaemonOptions } = await import('../../config.js');
+function daemonOptions(ctx: CliContext, o: DaemonCliOptions): DaemonOptions {
   const options = defaultDaemonOptions();
   options.socketPath = ctx.socketPath;
   if (o.db) options.dbPath = o.db;

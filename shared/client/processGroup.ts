@@ -1,0 +1,159 @@
+/**
+ * Runs a command (`/bin/sh -c`) in a process group of its own, for the daemon's shell executor
+ * and `spool work` alike. The group is what makes stopping reliable: `process.kill(-pgid)`
+ * reaches every process the command started, not only the shell.
+ *
+ * - A stop (a cancel, a shutdown, the timeout) sends SIGTERM to the group, then SIGKILL after the
+ *   grace period if the group has not exited. The first reason given is the one reported; a stop
+ *   that comes after the shell exited changes nothing about how it ended.
+ * - `kill()` sends SIGKILL to the group at once (a worker stopping hard), even during a grace period.
+ * - When the shell exits, whatever it left running in its group is killed: no process outlives
+ *   its job, and none holds the output pipes open (a background process would otherwise keep the
+ *   job running until its timeout).
+ * - A process that left the group (setsid) may still hold the pipes: they get a short while to
+ *   close, then are closed from this side, so the run ends anyway.
+ */
+import { spawn } from 'node:child_process';
+import type { Readable } from 'node:stream';
+
+/** After the shell exits, how long its pipes may stay open (held by a process that left the group). */
+export const PIPE_CLOSE_WAIT_MS = 2000;
+
+/** The reason a run reports when its own timeout stopped it. */
+export type TimeoutReason = 'timeout';
+
+export interface ProcessGroupOptions {
+  /** Run with `/bin/sh -c`. */
+  command: string;
+  /** The environment, whole (the caller adds `process.env` if the command should have it). */
+  env: NodeJS.ProcessEnv;
+  cwd?: string;
+  /** Written to the command's stdin, which is then closed; without it, stdin is /dev/null. */
+  stdin?: string;
+  /** The command is stopped (reason `timeout`) if it is still running after this long. */
+  timeoutMs: number;
+  /** After SIGTERM, how long the group has before SIGKILL. */
+  killGraceMs: number;
+  /** A chunk of the command's stdout or stderr, as it arrives. */
+  onOutput: (stream: 'stdout' | 'stderr', chunk: Buffer) => void;
+  /**
+   * Something went wrong on the way that the caller should tell whoever looks at the job: a
+   * signal that could not be sent (other than to a group already gone), a payload that could not
+   * be written to stdin (other than to a command that closed it: that is its right).
+   */
+  onProblem?: (message: string) => void;
+  /** Override of PIPE_CLOSE_WAIT_MS (tests). */
+  pipeCloseWaitMs?: number;
+}
+
+/** How a run ended. */
+export interface ProcessGroupExit<R extends string> {
+  /** The shell's exit code; null when a signal ended it or it never started. */
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** Why it was stopped before it exited (the first reason given), or null if it ended by itself. */
+  stoppedFor: R | TimeoutReason | null;
+  /** Set when `/bin/sh` could not be started at all. */
+  spawnError: Error | null;
+}
+
+/** A command running in its own process group. */
+export interface ProcessGroupRun<R extends string> {
+  /** The shell's pid, which is also the group's id; undefined if it could not be started. */
+  readonly pid: number | undefined;
+  /** Settles once the shell has exited, its group was killed and its output pipes are closed. */
+  readonly done: Promise<ProcessGroupExit<R>>;
+  /** SIGTERM to the group, SIGKILL after the grace period. No effect once the shell has exited. */
+  stop(reason: R): void;
+  /** SIGKILL to the group now. */
+  kill(): void;
+}
+
+/** Starts `command` in a process group of its own. See the module comment for how it is stopped. */
+export function runProcessGroup<R extends string>(options: ProcessGroupOptions): ProcessGroupRun<R> {
+  const child = spawn('/bin/sh', ['-c', options.command], {
+    cwd: options.cwd,
+    env: options.env,
+    // Its own process group, so that a signal to -pid reaches everything the command started.
+    detached: true,
+    stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+  });
+  const pid = child.pid;
+  let stoppedFor: R | TimeoutReason | null = null;
+  let exited = false;
+  let killed = false;
+  let killTimer: NodeJS.Timeout | null = null;
+
+  const signalGroup = (signal: NodeJS.Signals): void => {
+    if (pid === undefined) return;
+    const error = sendToGroup(pid, signal);
+    if (error !== null) options.onProblem?.(`Could not send ${signal} to process group ${pid}: ${error.message}`);
+  };
+  const kill = (): void => {
+    killed = true;
+    signalGroup('SIGKILL');
+  };
+  const stop = (reason: R | TimeoutReason): void => {
+    if (exited) return;
+    stoppedFor ??= reason;
+    // Already on its way out: a second SIGTERM would not hasten it, and must not restart the grace.
+    if (killed || killTimer !== null) return;
+    signalGroup('SIGTERM');
+    killTimer = setTimeout(kill, options.killGraceMs);
+  };
+
+  const { stdout, stderr } = child;
+  // Both are pipes (stdio above); the types cannot tell, as stdin's kind is chosen at run time.
+  if (stdout === null || stderr === null) throw new Error('The command was started without its output pipes.');
+  stdout.on('data', (chunk: Buffer) => options.onOutput('stdout', chunk));
+  stderr.on('data', (chunk: Buffer) => options.onOutput('stderr', chunk));
+  if (child.stdin) {
+    child.stdin.on('error', (error: NodeJS.ErrnoException) => {
+      // A command that does not read its stdin closes the pipe early; that is its right.
+      if (error.code !== 'EPIPE') options.onProblem?.(`Cannot write the payload to the command's stdin: ${error.message}`);
+    });
+    child.stdin.end(options.stdin);
+  }
+  const timeout = setTimeout(() => stop('timeout'), options.timeoutMs);
+
+  // 'close' comes once the process has exited and its pipes are closed; listen from the start,
+  // since it can come right after 'exit'.
+  const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; spawnError: Error | null }>((resolve) => {
+    child.once('error', (error) => resolve({ code: null, signal: null, spawnError: error }));
+    child.once('exit', (code, signal) => resolve({ code, signal, spawnError: null }));
+  }).then(async (exit) => {
+    exited = true;
+    clearTimeout(timeout);
+    // Whatever the shell started and left behind in its group goes with it.
+    kill();
+    if (killTimer !== null) clearTimeout(killTimer);
+    if (exit.spawnError === null) await waitForPipes(closed, options.pipeCloseWaitMs ?? PIPE_CLOSE_WAIT_MS, stdout, stderr);
+    return { ...exit, stoppedFor };
+  });
+
+  return { pid, done, stop, kill };
+}
+
+/**
+ * Sends `signal` to process group `pgid`. Returns null when it was sent or the group is already
+ * gone (ESRCH: what a stop wanted anyway), else the error.
+ */
+export function sendToGroup(pgid: number, signal: NodeJS.Signals): Error | null {
+  try {
+    process.kill(-pgid, signal);
+    return null;
+  } catch (error) {
+    if (error instanceof Error && 'code' in error && error.code === 'ESRCH') return null;
+    return error instanceof Error ? error : new Error(String(error));
+  }
+}
+
+/** Waits for the pipes to close; a process that escaped the group (setsid) may hold them open. */
+async function waitForPipes(closed: Promise<void>, waitMs: number, ...streams: Readable[]): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), waitMs)));
+  const late = await Promise.race([closed.then(() => false), timedOut]);
+  clearTimeout(timer);
+  if (late) for (const stream of streams) stream.destroy();
+}

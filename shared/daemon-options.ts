@@ -1,0 +1,64 @@
+/**
+ * The daemon's settings: what `spoold` (dist/daemon.js) accepts on its command line, with the
+ * defaults every entry point (the daemon itself, `spool daemon`, the extension) shares. It lives
+ * in shared/ because the CLI starts the daemon program with these arguments and must not import
+ * the daemon to do so.
+ */
+import * as os from 'node:os';
+import { defaultDbPath, defaultSocketPath } from './paths';
+
+export type LogFormat = 'text' | 'json';
+
+export interface DaemonOptions {
+  socketPath: string;
+  dbPath: string;
+  /** synchronous=FULL: every commit survives power loss, at a cost in throughput. */
+  durable: boolean;
+  logFormat: LogFormat;
+  /** How long running built-in jobs may take to finish on shutdown before they are stopped. */
+  graceMs: number;
+  /** Global cap on built-in (shell, http) jobs running at once. */
+  maxExecutors: number;
+  /**
+   * How long a shell job's process group gets between SIGTERM and SIGKILL when it is cancelled,
+   * times out or is stopped at shutdown (and a killed daemon's leftovers, at the next start).
+   */
+  killGraceMs: number;
+  /**
+   * A schedule tick overdue by more than this when the scheduler sees it counts as missed (the
+   * daemon was down or asleep) and follows the schedule's missed-run policy.
+   */
+  scheduleGraceMs: number;
+  /** Commit enqueues that arrive in the same tick in one transaction. */
+  groupCommit: boolean;
+}
+
+export const DEFAULT_GRACE_MS = 10_000;
+export const DEFAULT_SCHEDULE_GRACE_MS = 5_000;
+export const DEFAULT_KILL_GRACE_MS = 5_000;
+/** The longest kill grace period a command line may ask for (a timer cannot wait more than ~24.8 days anyway). */
+export const MAX_KILL_GRACE_MS = 3_600_000;
+
+export function defaultDaemonOptions(env: NodeJS.ProcessEnv = process.env): DaemonOptions {
+  return {
+    socketPath: defaultSocketPath(env),
+    dbPath: defaultDbPath(env),
+    durable: false,
+    logFormat: 'text',
+    graceMs: DEFAULT_GRACE_MS,
+    maxExecutors: os.availableParallelism(),
+    killGraceMs: DEFAULT_KILL_GRACE_MS,
+    scheduleGraceMs: DEFAULT_SCHEDULE_GRACE_MS,
+    groupCommit: true,
+  };
+}
+
+/** The command-line arguments that reproduce these options (for a detached start). */
+export function optionsToArgs(options: DaemonOptions): string[] {
+  const args = ['--socket', options.socketPath, '--db', options.dbPath, '--log-format', options.logFormat];
+  args.push('--grace-ms', String(options.graceMs), '--max-executors', String(options.maxExecutors), '--kill-after-ms', String(options.killGraceMs));
+  args.push('--schedule-grace-ms', String(options.scheduleGraceMs));
+  if (options.durable) args.push('--durable');
+  if (!options.groupCommit) args.push('--no-group-commit');
+  return args;
+}
