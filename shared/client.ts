@@ -15,6 +15,7 @@ import { SpoolError } from './errors';
 import { defaultSocketPath } from './paths';
 import {
   ErrorCode,
+  NOTIFICATION_NAMES,
   PROTOCOL_VERSION,
   type DaemonStatus,
   type MethodName,
@@ -451,8 +452,6 @@ function subscriptionIdOf(params: unknown): string | undefined {
   return typeof id === 'string' ? id : undefined;
 }
 
-const NOTIFICATION_NAMES: readonly string[] = ['jobs.changed', 'queues.changed', 'stats.changed', 'jobs.output'] satisfies NotificationName[];
-
 function isNotificationName(name: string): name is NotificationName {
-  return NOTIFICATION_NAMES.includes(name);
+  return (NOTIFICATION_NAMES as readonly string[]).includes(name);
 }
