@@ -17,7 +17,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { DAEMON_NODE_FLAGS, daemonStatus } from '../daemon/lifecycle/control';
-import type { BenchFigure } from './engine';
+import type { BenchFigure } from './figure';
 
 export interface DaemonBenchOptions {
   quick?: boolean;

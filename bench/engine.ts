@@ -12,21 +12,10 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Engine } from '../daemon/engine';
 import type { EnqueueParams } from '../shared/protocol';
+import type { BenchFigure } from './figure';
 import { runFloorBench } from './floor';
 
-export interface BenchFigure {
-  name: string;
-  value: number;
-  unit: string;
-  /** The target, e.g. ">= 30000". */
-  target?: string;
-  met?: boolean;
-  /**
-   * The same rate per second of this process's own CPU time (user + system). Other processes
-   * on the machine slow the wall-clock figure down; this one shows what the code costs.
-   */
-  cpuValue?: number;
-}
+export type { BenchFigure } from './figure';
 
 export interface EngineBenchOptions {
   quick?: boolean;
@@ -271,7 +260,7 @@ export async function runEngineBench(options: EngineBenchOptions = {}): Promise<
     report({ name: '  ratio to the 1,000-queued figure (CPU time)', value: batchedRatio, unit: '×', target: '>= 0.75', met: batchedRatio >= 0.75 });
 
     // The delayed count (stats, queue listings) depends on the clock: it is counted over the due
-    // index, then kept until time or a write could change it (daemon/store/delayed.ts).
+    // index, then kept until time or a write could change it (daemon/storage/sqlite/delayed.ts).
     for (let i = 0; i < big; i += 1000) {
       engine.enqueueBatch({ jobs: Array.from({ length: Math.min(1000, big - i) }, (_, j) => ({ queue: 'later', kind: 'work', payload: { n: i + j }, delayMs: 3_600_000 })) });
     }

@@ -1,7 +1,7 @@
 /**
  * The queue engine as the daemon sees it: a synchronous library over one SQLite file. The RPC
  * layer, the executors, the scheduler and the reaper all go through this interface and never
- * touch SQL themselves (SQL lives in `daemon/store/`).
+ * touch SQL themselves (SQL lives in `daemon/storage/sqlite/`).
  *
  * Every method is synchronous — better-sqlite3 is, and a transaction must never span an
  * `await` — and every method that takes input validates it first (types, unknown fields,

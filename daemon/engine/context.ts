@@ -3,7 +3,7 @@
  * and the event hub. Operations are plain functions over this context so that the Engine class
  * stays a thin, validated front door.
  */
-import type { Store } from '../store';
+import type { Store } from '../storage/sqlite';
 import type { EventHub } from './events';
 import type { UuidV7 } from './uuid';
 

@@ -36,7 +36,7 @@ import type {
 } from '../../shared/protocol';
 import { jobNotFound } from '../../shared/errors';
 import { TERMINAL_STATES, type Job, type JobState, type JobTemplate, type OutputStream, type Queue, type Schedule, type Worker, type WorkerType } from '../../shared/types';
-import { Store, type WalCheckpointStatus } from '../store';
+import { Store, type WalCheckpointStatus } from '../storage/sqlite';
 import type { CompleteOutcome, EngineClaimParams, EngineListener, EngineOptions, FireScheduleParams, QueueEngine } from './api';
 import type { EngineContext } from './context';
 import { UPKEEP_BATCH } from './defaults';

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import { ErrorCode } from '../../shared/protocol';
 import type { JobChange } from '../../daemon/engine/api';
-import { UNBUDGETED_CLAIM_MAX } from '../../daemon/store/claim';
+import { UNBUDGETED_CLAIM_MAX } from '../../daemon/storage/sqlite/claim';
 import { makeEngine, thrown } from './helpers/engine';
 
 test('an enqueued job is stored queued with the queue defaults, and its queue is created on first use', (t) => {

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import { isSpoolError } from '../../shared/errors';
 import { JOB_STATES } from '../../shared/types';
-import type { Store } from '../../daemon/store';
+import type { Store } from '../../daemon/storage/sqlite';
 import { makeEngine } from './helpers/engine';
 import { seeded } from './helpers/random';
 

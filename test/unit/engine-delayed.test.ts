@@ -1,5 +1,5 @@
 /**
- * The delayed count of stats and queue listings (daemon/store/delayed.ts): counted over the due
+ * The delayed count of stats and queue listings (daemon/storage/sqlite/delayed.ts): counted over the due
  * index, kept between reads while nothing could have changed it. Kept counts must never differ
  * from a fresh count, whatever happens between two reads.
  */
@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import { Engine } from '../../daemon/engine';
-import type { Store } from '../../daemon/store';
+import type { Store } from '../../daemon/storage/sqlite';
 import { isSpoolError } from '../../shared/errors';
 import { makeEngine } from './helpers/engine';
 import { seeded } from './helpers/random';

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import { Engine } from '../../daemon/engine';
-import { MIGRATIONS } from '../../daemon/store/migrations';
+import { MIGRATIONS } from '../../daemon/storage/sqlite/migrations';
 import { tempDir } from './helpers/engine';
 import { waitFor } from '../helpers/wait';
 

@@ -3,10 +3,10 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import { Engine } from '../../daemon/engine';
-import { BUDGETED_CLAIM_SELECT_FOR_PLAN, CLAIM_SELECT_FOR_PLAN } from '../../daemon/store';
-import { openDatabase } from '../../daemon/store/db';
-import { listSql } from '../../daemon/store/list';
-import { MIGRATIONS, migrate } from '../../daemon/store/migrations';
+import { BUDGETED_CLAIM_SELECT_FOR_PLAN, CLAIM_SELECT_FOR_PLAN } from '../../daemon/storage/sqlite';
+import { openDatabase } from '../../daemon/storage/sqlite/db';
+import { listSql } from '../../daemon/storage/sqlite/list';
+import { MIGRATIONS, migrate } from '../../daemon/storage/sqlite/migrations';
 import { makeEngine, tempDir } from './helpers/engine';
 
 function plan(db: Database.Database, sql: string, params: Record<string, unknown>): string {

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { UuidV7 } from '../../daemon/engine/uuid';
-import { Store, UNBUDGETED_CLAIM_MAX, type JobInsert } from '../../daemon/store';
+import { Store, UNBUDGETED_CLAIM_MAX, type JobInsert } from '../../daemon/storage/sqlite';
 import { tempDir } from './helpers/engine';
 
 const KINDS = { exclude: ['shell', 'http'] };

@@ -8,7 +8,7 @@
  * bounded UPDATE; inside the transaction nothing can change between peek and claim.
  */
 import type { Job } from '../../../shared/types';
-import { CLAIM_ANSWER_BUDGET, compareClaimOrder, type KindFilter, type QueueSettings } from '../../store';
+import { CLAIM_ANSWER_BUDGET, compareClaimOrder, type KindFilter, type QueueSettings } from '../../storage/sqlite';
 import type { EngineContext } from '../context';
 import { BUILTIN_KINDS } from '../defaults';
 import { available, refill, type Bucket } from '../rate-limit';

@@ -3,7 +3,7 @@
  */
 import type { EnqueueResult } from '../../../shared/protocol';
 import type { Job } from '../../../shared/types';
-import type { JobInsert, QueueSettings } from '../../store';
+import type { JobInsert, QueueSettings } from '../../storage/sqlite';
 import type { EngineContext } from '../context';
 import { mergedBackoff, type EnqueueInput } from '../validate/jobs';
 import { ensureQueue } from './queues';

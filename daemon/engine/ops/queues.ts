@@ -4,7 +4,7 @@
 import { SpoolError } from '../../../shared/errors';
 import { ErrorCode } from '../../../shared/protocol';
 import type { JobState, Queue } from '../../../shared/types';
-import { withCounts, type QueueSettings } from '../../store';
+import { withCounts, type QueueSettings } from '../../storage/sqlite';
 import type { EngineContext } from '../context';
 import { QUEUE_DEFAULTS, UPKEEP_BATCH } from '../defaults';
 import { mergedBackoff } from '../validate/jobs';

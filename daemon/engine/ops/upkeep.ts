@@ -4,7 +4,7 @@
  */
 import type { QueueStats, Stats } from '../../../shared/protocol';
 import { JOB_STATES, type JobState } from '../../../shared/types';
-import { emptyCounts } from '../../store';
+import { emptyCounts } from '../../storage/sqlite';
 import type { EngineContext } from '../context';
 import { UPKEEP_BATCH } from '../defaults';
 import { nextTokenAt, refill } from '../rate-limit';

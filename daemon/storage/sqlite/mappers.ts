@@ -1,9 +1,9 @@
 /**
  * Rows → protocol types. The only place that knows both the column names and the wire shape.
  */
-import type { Backoff, BackoffStrategy, Job, JobContext, JobRun, JobState, MissedRunPolicy, OutputLine, OutputStream, RunOutcome, Schedule, Worker, WorkerType } from '../../shared/types';
-import { JOB_STATES } from '../../shared/types';
-import type { JobInsert } from './jobs';
+import type { Backoff, BackoffStrategy, Job, JobContext, JobRun, JobState, MissedRunPolicy, OutputLine, OutputStream, RunOutcome, Schedule, Worker, WorkerType } from '../../../shared/types';
+import { JOB_STATES } from '../../../shared/types';
+import type { JobInsert } from './jobInsert';
 import { bool, int, intOrNull, json, real, stringArray, text, textOrNull, type Row } from './row';
 
 const STRATEGIES: readonly BackoffStrategy[] = ['exponential', 'linear', 'fixed'];

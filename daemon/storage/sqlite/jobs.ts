@@ -9,32 +9,15 @@
  * check were ever skipped.
  */
 import type { Statement } from 'better-sqlite3';
-import type { Job, JobState } from '../../shared/types';
+import type { Job, JobState } from '../../../shared/types';
 import type { PendingCounts } from './counts';
 import type { Db } from './db';
 import type { DelayedCounts } from './delayed';
 import { jobState, mapJob, newJob } from './mappers';
 import { ArrayRows, int, text, toRow, type Row } from './row';
+import type { JobInsert } from './jobInsert';
 
-/** The stored form of a new job: JSON already serialized, defaults already resolved. */
-export interface JobInsert {
-  id: string;
-  queue: string;
-  kind: string;
-  payload: string;
-  priority: number;
-  runAt: number;
-  maxAttempts: number;
-  backoffStrategy: string;
-  backoffBaseMs: number;
-  backoffCapMs: number;
-  backoffJitter: number;
-  timeoutMs: number;
-  idempotencyKey: string | null;
-  tags: string;
-  context: string | null;
-  now: number;
-}
+export type { JobInsert } from './jobInsert';
 
 /** How a running attempt ends, from the job's side. */
 export interface AttemptEnd {

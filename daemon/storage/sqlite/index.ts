@@ -1,8 +1,8 @@
 /**
  * The store: one SQLite connection, its migrations, and every prepared statement, grouped by
- * table. Everything SQL in Spool lives under daemon/store/; the engine calls these methods.
+ * table. Everything SQL in Spool lives under daemon/storage/sqlite/; the engine calls these methods.
  */
-import type { JobTemplate } from '../../shared/types';
+import type { JobTemplate } from '../../../shared/types';
 import { ClaimStatements } from './claim';
 import { PendingCounts } from './counts';
 import { openDatabase, type Db, type OpenOptions } from './db';

@@ -22,8 +22,8 @@
  * (the built-in kinds a remote worker must never get); both are JSON arrays so one prepared
  * statement serves every list.
  */
-import { LIMITS } from '../../shared/protocol';
-import type { Job } from '../../shared/types';
+import { LIMITS } from '../../../shared/protocol';
+import type { Job } from '../../../shared/types';
 import type { PendingCounts } from './counts';
 import type { Db } from './db';
 import type { DelayedCounts } from './delayed';

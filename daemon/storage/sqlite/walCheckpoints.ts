@@ -40,7 +40,7 @@ const STOP_TIMEOUT_MS = 10_000;
 /**
  * Where the worker's code is. In the bundles (dist/daemon.js, and dist/checkpointer.js built
  * beside it by esbuild.mjs) `__dirname` is dist/. Run from source under tsx (the unit tests),
- * `__dirname` is daemon/store/ and only checkpointer.ts is there: the tests then exercise the code
+ * `__dirname` is daemon/storage/sqlite/ and only checkpointer.ts is there: the tests then exercise the code
  * as it is, not a build that may be stale.
  */
 export function checkpointerScriptPath(): string {

@@ -5,7 +5,7 @@
  * attempt and run numbers; a completion has no error, exit code or HTTP status), and leaving it
  * out spares the most common end of an attempt one B-tree write. The row is written if the job
  * leaves `completed` (a user's retry); the history read back puts the attempt in from the job
- * row until then (see daemon/store/runs.ts).
+ * row until then (see daemon/storage/sqlite/runs.ts).
  *
  * Nothing in the schema changes, and rows written for completed attempts before this version
  * stay valid. The version is recorded all the same, so that an older Spool refuses the file

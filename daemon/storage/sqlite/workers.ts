@@ -1,7 +1,7 @@
 /**
  * SQL over workers: the daemon's own executors and remote workers that registered.
  */
-import type { Worker } from '../../shared/types';
+import type { Worker } from '../../../shared/types';
 import type { Db } from './db';
 import { mapWorker } from './mappers';
 import { text, toRow } from './row';

@@ -3,7 +3,7 @@
  * per job. When the cap is passed, the oldest lines are deleted and one marker line takes the
  * seq of the newest deleted line, saying how many were dropped in all.
  */
-import type { OutputLine, OutputStream } from '../../shared/types';
+import type { OutputLine, OutputStream } from '../../../shared/types';
 import type { Db } from './db';
 import { mapOutputLine } from './mappers';
 import { int, toRow } from './row';

@@ -13,8 +13,8 @@
  * through `jobs_lease`, which holds exactly them, and sorted: they are as few as the work in
  * progress.
  */
-import type { JobFilter, JobOrder } from '../../shared/protocol';
-import { JOB_STATES, type Job } from '../../shared/types';
+import type { JobFilter, JobOrder } from '../../../shared/protocol';
+import { JOB_STATES, type Job } from '../../../shared/types';
 import type { Db } from './db';
 import { mapJob } from './mappers';
 import { ArrayRows, scalarText } from './row';
