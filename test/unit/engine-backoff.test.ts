@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { backoffDelay } from '../../daemon/engine';
 import { makeEngine } from './helpers/engine';
 
-test('exponential, linear and fixed backoff follow their formula and the cap, with no jitter at random 0.5', () => {
+test('exponential, linear and fixed backoff follow their formula and the cap, with no jitter at random 0.5', async () => {
   const mid = (): number => 0.5;
   const exp = { strategy: 'exponential', baseMs: 1000, capMs: 10_000, jitter: 0.3 } as const;
   assert.deepEqual([1, 2, 3, 4, 5, 6].map((n) => backoffDelay(exp, n, mid)), [1000, 2000, 4000, 8000, 10_000, 10_000]);
@@ -15,7 +15,7 @@ test('exponential, linear and fixed backoff follow their formula and the cap, wi
   assert.equal(backoffDelay(exp, 5000, mid), 10_000);
 });
 
-test('jitter moves the wait by at most ±jitter, reaching both bounds', () => {
+test('jitter moves the wait by at most ±jitter, reaching both bounds', async () => {
   const b = { strategy: 'exponential', baseMs: 1000, capMs: 1_000_000, jitter: 0.3 } as const;
   assert.equal(backoffDelay(b, 3, () => 0), 2800);
   assert.equal(backoffDelay(b, 3, () => 0.999999), 5200);
@@ -26,30 +26,30 @@ test('jitter moves the wait by at most ±jitter, reaching both bounds', () => {
   assert.equal(backoffDelay({ ...b, jitter: 0 }, 3, () => 0), 4000);
 });
 
-test('a job failing attempt after attempt is retried on the exact backoff schedule, then dies', (t) => {
+test('a job failing attempt after attempt is retried on the exact backoff schedule, then dies', async (t) => {
   const { engine, clock, setRandom } = makeEngine(t);
-  const { job } = engine.enqueue({ queue: 'q', kind: 'k', maxAttempts: 4, backoff: { strategy: 'exponential', baseMs: 1000, capMs: 60_000, jitter: 0.2 } });
+  const { job } = await engine.enqueue({ queue: 'q', kind: 'k', maxAttempts: 4, backoff: { strategy: 'exponential', baseMs: 1000, capMs: 60_000, jitter: 0.2 } });
   // random 0 → -20%, 1 → +20%; the schedule is base·2^(n-1) moved by exactly that much.
   const randoms = [0, 0.999999, 0.5];
   const expected = [800, 2400, 4000];
   for (let attempt = 1; attempt <= 3; attempt++) {
-    const [claimed] = engine.claim({ workerId: 'w' });
+    const [claimed] = await engine.claim({ workerId: 'w' });
     assert.equal(claimed?.id, job.id);
     assert.equal(claimed?.attempts, attempt);
     setRandom(randoms[attempt - 1] ?? 0.5);
-    const failed = engine.fail({ id: job.id, workerId: 'w', error: `failure ${attempt}` });
+    const failed = await engine.fail({ id: job.id, workerId: 'w', error: `failure ${attempt}` });
     assert.equal(failed.state, 'retrying');
     const wait = expected[attempt - 1] ?? 0;
     assert.equal(failed.runAt, clock.ms + wait, `attempt ${attempt} waits ${wait} ms`);
-    assert.equal(engine.nextWakeAt(), clock.ms + wait);
+    assert.equal(await engine.nextWakeAt(), clock.ms + wait);
     clock.advance(wait - 1);
-    assert.deepEqual(engine.claim({ workerId: 'w' }), [], `not claimable 1 ms before its backoff ends (attempt ${attempt})`);
+    assert.deepEqual(await engine.claim({ workerId: 'w' }), [], `not claimable 1 ms before its backoff ends (attempt ${attempt})`);
     clock.advance(1);
   }
-  engine.claim({ workerId: 'w' });
-  const dead = engine.fail({ id: job.id, workerId: 'w', error: 'failure 4' });
+  await engine.claim({ workerId: 'w' });
+  const dead = await engine.fail({ id: job.id, workerId: 'w', error: 'failure 4' });
   assert.equal(dead.state, 'dead');
-  assert.deepEqual(engine.getJob(job.id).runs.map((r) => [r.attempt, r.outcome, r.error]), [
+  assert.deepEqual((await engine.getJob(job.id)).runs.map((r) => [r.attempt, r.outcome, r.error]), [
     [1, 'failed', 'failure 1'],
     [2, 'failed', 'failure 2'],
     [3, 'failed', 'failure 3'],

@@ -3,11 +3,10 @@ import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import { isSpoolError } from '../../shared/errors';
 import { JOB_STATES } from '../../shared/types';
-import type { Store } from '../../daemon/storage/sqlite';
 import { makeEngine } from './helpers/engine';
 import { seeded } from './helpers/random';
 
-test('counters agree with a recount after a randomized sequence of 5,000 operations', (t) => {
+test('counters agree with a recount after a randomized sequence of 5,000 operations', async (t) => {
   const seed = Number(process.env['SPOOL_TEST_SEED'] ?? 20300101);
   const rand = seeded(seed);
   const { engine, clock } = makeEngine(t, { random: rand });
@@ -19,53 +18,55 @@ test('counters agree with a recount after a randomized sequence of 5,000 operati
   const queues = ['alpha', 'beta', 'gamma'];
   const workers = ['w1', 'w2', 'w3'];
   const ids: string[] = [];
-  const running = (): { id: string; workerId: string }[] =>
-    engine.listJobs({ states: ['running'], limit: 1000 }).jobs.map((j) => ({ id: j.id, workerId: j.workerId ?? '' }));
-  const ops: Record<string, () => void> = {
-    enqueue: () => ids.push(engine.enqueue({ queue: pick(queues), kind: 'k', priority: Math.floor(rand() * 10), delayMs: rand() < 0.2 ? 2000 : 0, maxAttempts: 1 + Math.floor(rand() * 3) }).job.id),
-    batch: () => {
+  const running = async (): Promise<{ id: string; workerId: string }[]> =>
+    (await engine.listJobs({ states: ['running'], limit: 1000 })).jobs.map((j) => ({ id: j.id, workerId: j.workerId ?? '' }));
+  const ops: Record<string, () => Promise<unknown>> = {
+    enqueue: async () => ids.push((await engine.enqueue({ queue: pick(queues), kind: 'k', priority: Math.floor(rand() * 10), delayMs: rand() < 0.2 ? 2000 : 0, maxAttempts: 1 + Math.floor(rand() * 3) })).job.id),
+    batch: async () => {
       const n = 1 + Math.floor(rand() * 20);
       const key = rand() < 0.3 ? `key-${Math.floor(rand() * 50)}` : undefined;
       const jobs = Array.from({ length: n }, (_, i) => ({ queue: pick(queues), kind: 'k', ...(key && i === 0 ? { idempotencyKey: key } : {}) }));
-      for (const r of engine.enqueueBatch({ jobs }).results) if (r.created) ids.push(r.job.id);
+      for (const r of (await engine.enqueueBatch({ jobs })).results) if (r.created) ids.push(r.job.id);
     },
-    claim: () => void engine.claim({ workerId: pick(workers), max: 1 + Math.floor(rand() * 8) }),
-    complete: () => {
-      const r = running();
-      if (r.length > 0) engine.complete(pick(r));
+    claim: async () => void await engine.claim({ workerId: pick(workers), max: 1 + Math.floor(rand() * 8) }),
+    complete: async () => {
+      const r = await running();
+      if (r.length > 0) await engine.complete(pick(r));
     },
-    fail: () => {
-      const r = running();
-      if (r.length > 0) engine.fail({ ...pick(r), error: 'x', permanent: rand() < 0.2 });
+    fail: async () => {
+      const r = await running();
+      if (r.length > 0) await engine.fail({ ...pick(r), error: 'x', permanent: rand() < 0.2 });
     },
-    staleComplete: () => {
-      const r = running();
-      if (r.length > 0) engine.complete({ id: pick(r).id, workerId: 'nobody' });
+    staleComplete: async () => {
+      const r = await running();
+      if (r.length > 0) await engine.complete({ id: pick(r).id, workerId: 'nobody' });
     },
-    cancel: () => void engine.cancel(pick(ids)),
-    markCancelled: () => {
-      const r = running().filter((j) => engine.getJob(j.id).job.cancelRequested);
+    cancel: async () => void await engine.cancel(pick(ids)),
+    markCancelled: async () => {
+      const all = await running();
+      const cancelRequested = await Promise.all(all.map(async (j) => (await engine.getJob(j.id)).job.cancelRequested));
+      const r = all.filter((_, i) => cancelRequested[i]);
       if (r.length > 0) {
         const j = pick(r);
-        engine.markCancelled(j.id, j.workerId);
+        await engine.markCancelled(j.id, j.workerId);
       }
     },
-    retry: () => void engine.retry(pick(ids)),
-    update: () => void engine.update({ id: pick(ids), priority: 5, delayMs: 10 }),
-    delete: () => engine.deleteJob(pick(ids)),
-    retryMany: () => void engine.retryMany({ filter: { queue: pick(queues), states: ['dead'] } }),
-    cancelMany: () => void engine.cancelMany({ ids: [pick(ids), pick(ids)] }),
-    purge: () => void engine.purgeQueue({ name: pick(queues), states: [pick(['completed', 'cancelled', 'dead', 'queued'] as const)] }),
-    tick: () => {
+    retry: async () => void await engine.retry(pick(ids)),
+    update: async () => void await engine.update({ id: pick(ids), priority: 5, delayMs: 10 }),
+    delete: async () => engine.deleteJob(pick(ids)),
+    retryMany: async () => void await engine.retryMany({ filter: { queue: pick(queues), states: ['dead'] } }),
+    cancelMany: async () => void await engine.cancelMany({ ids: [pick(ids), pick(ids)] }),
+    purge: async () => void await engine.purgeQueue({ name: pick(queues), states: [pick(['completed', 'cancelled', 'dead', 'queued'] as const)] }),
+    tick: async () => {
       clock.advance(Math.floor(rand() * 3000));
-      engine.reapExpiredLeases();
+      await engine.reapExpiredLeases();
     },
-    cleanup: () => {
-      engine.configureQueue({ name: pick(queues), retentionMs: Math.floor(rand() * 5000) });
-      engine.cleanup(50);
+    cleanup: async () => {
+      await engine.configureQueue({ name: pick(queues), retentionMs: Math.floor(rand() * 5000) });
+      await engine.cleanup(50);
     },
-    pause: () => void (rand() < 0.5 ? engine.pauseQueue(pick(queues)) : engine.resumeQueue(pick(queues))),
-    recover: () => void engine.recoverInterrupted([pick(workers)]),
+    pause: async () => void (rand() < 0.5 ? await engine.pauseQueue(pick(queues)) : await engine.resumeQueue(pick(queues))),
+    recover: async () => void await engine.recoverInterrupted([pick(workers)]),
   };
   const weights: [string, number][] = [
     ['enqueue', 20], ['batch', 5], ['claim', 20], ['complete', 12], ['fail', 8], ['staleComplete', 2], ['cancel', 4],
@@ -80,86 +81,93 @@ test('counters agree with a recount after a randomized sequence of 5,000 operati
     const op = ops[name];
     if (!op) throw new Error(`no operation ${name}`);
     try {
-      if (ids.length > 0 || name === 'enqueue' || name === 'batch') op();
+      if (ids.length > 0 || name === 'enqueue' || name === 'batch') await op();
     } catch (error) {
       // Refusals (cancel a finished job, delete a running one, a stale complete) are part of the
       // sequence; anything else is a bug.
       if (!isSpoolError(error)) throw error;
       refused.set(name, (refused.get(name) ?? 0) + 1);
     }
-    if (i % 1000 === 999) assert.deepEqual(engine.verifyCounters(), { ok: true, mismatches: [] }, `after ${i + 1} operations (seed ${seed})`);
+    if (i % 1000 === 999) assert.deepEqual(await engine.verifyCounters(), { ok: true, mismatches: [] }, `after ${i + 1} operations (seed ${seed})`);
   }
-  assert.deepEqual(engine.verifyCounters(), { ok: true, mismatches: [] });
+  assert.deepEqual(await engine.verifyCounters(), { ok: true, mismatches: [] });
   // The sequence really exercised the transitions: every state was reached at some point.
-  const totals = engine.stats().totals;
+  const totals = (await engine.stats()).totals;
   const reached = JOB_STATES.filter((s) => totals[s] > 0);
   assert.ok(reached.length >= 4, `states present at the end: ${reached.join(', ')}`);
   assert.ok((refused.get('staleComplete') ?? 0) > 0, 'stale completes were tried and refused');
 });
 
-test('verifyCounters reports a counter that disagrees with the jobs table', (t) => {
+test('verifyCounters reports a counter that disagrees with the jobs table', async (t) => {
   const { engine, dbPath } = makeEngine(t);
-  engine.enqueue({ queue: 'q', kind: 'k' });
+  await engine.enqueue({ queue: 'q', kind: 'k' });
   const other = new Database(dbPath);
   other.prepare(`UPDATE queue_counts SET count = 5 WHERE queue = 'q' AND state = 'queued'`).run();
   other.close();
-  assert.deepEqual(engine.verifyCounters(), { ok: false, mismatches: [{ queue: 'q', state: 'queued', counted: 5, actual: 1 }] });
+  assert.deepEqual(await engine.verifyCounters(), { ok: false, mismatches: [{ queue: 'q', state: 'queued', counted: 5, actual: 1 }] });
 });
 
-test('a claim takes each job off the counter of the state it left, queued or retrying', (t) => {
+test('a claim takes each job off the counter of the state it left, queued or retrying', async (t) => {
   const { engine, clock } = makeEngine(t);
-  const first = engine.enqueue({ queue: 'q', kind: 'k', backoff: { strategy: 'fixed', baseMs: 1000, jitter: 0 } }).job;
-  engine.claim({ workerId: 'w' });
-  engine.fail({ id: first.id, workerId: 'w', error: 'again' });
-  engine.enqueue({ queue: 'q', kind: 'k' });
+  const first = (await engine.enqueue({ queue: 'q', kind: 'k', backoff: { strategy: 'fixed', baseMs: 1000, jitter: 0 } })).job;
+  await engine.claim({ workerId: 'w' });
+  await engine.fail({ id: first.id, workerId: 'w', error: 'again' });
+  await engine.enqueue({ queue: 'q', kind: 'k' });
   clock.advance(1000);
-  assert.deepEqual(engine.getQueue('q').counts, { queued: 1, running: 0, retrying: 1, completed: 0, dead: 0, cancelled: 0 });
-  assert.equal(engine.claim({ workerId: 'w', max: 5 }).length, 2);
-  assert.deepEqual(engine.getQueue('q').counts, { queued: 0, running: 2, retrying: 0, completed: 0, dead: 0, cancelled: 0 });
-  assert.deepEqual(engine.verifyCounters(), { ok: true, mismatches: [] });
+  assert.deepEqual((await engine.getQueue('q')).counts, { queued: 1, running: 0, retrying: 1, completed: 0, dead: 0, cancelled: 0 });
+  assert.equal((await engine.claim({ workerId: 'w', max: 5 })).length, 2);
+  assert.deepEqual((await engine.getQueue('q')).counts, { queued: 0, running: 2, retrying: 0, completed: 0, dead: 0, cancelled: 0 });
+  assert.deepEqual(await engine.verifyCounters(), { ok: true, mismatches: [] });
 });
 
-test('inside one batch, later calls see the counts earlier ones changed, and a rolled-back call changes none', (t) => {
+test('inside one batch, later calls see the counts earlier ones changed, and a rolled-back call changes none', async (t) => {
   const { engine } = makeEngine(t);
-  engine.configureQueue({ name: 'q', concurrency: 2 });
-  engine.enqueueBatch({ jobs: Array.from({ length: 5 }, () => ({ queue: 'q', kind: 'k' })) });
-  const claimed = engine.batch(() => [1, 2, 3].flatMap(() => engine.claim({ workerId: 'w', max: 1 })));
+  await engine.configureQueue({ name: 'q', concurrency: 2 });
+  await engine.enqueueBatch({ jobs: Array.from({ length: 5 }, () => ({ queue: 'q', kind: 'k' })) });
+  const claimed = (await Promise.all(engine.batch(() => [1, 2, 3].map(() => engine.claim({ workerId: 'w', max: 1 }))))).flat();
   // The concurrency check of the third claim counted the two running jobs not yet committed.
   assert.equal(claimed.length, 2);
-  engine.batch(() => {
-    engine.enqueue({ queue: 'q', kind: 'k' });
+  await Promise.all(engine.batch(() => {
+    const kept = engine.enqueue({ queue: 'q', kind: 'k' });
     assert.throws(() =>
       engine.batch(() => {
-        engine.enqueue({ queue: 'q', kind: 'k' });
-        engine.complete({ id: claimed[0]?.id ?? '', workerId: 'w' });
+        void engine.enqueue({ queue: 'q', kind: 'k' });
+        void engine.complete({ id: claimed[0]?.id ?? '', workerId: 'w' });
         throw new Error('undo this part');
       }),
     );
-  });
-  assert.deepEqual(engine.getQueue('q').counts, { queued: 4, running: 2, retrying: 0, completed: 0, dead: 0, cancelled: 0 });
-  assert.deepEqual(engine.verifyCounters(), { ok: true, mismatches: [] });
-  assert.equal(engine.stats().completedLastMinute, 0, 'the rolled-back complete is not counted as finished');
-  engine.batch(() => {
-    claimed.forEach((job) => engine.complete({ id: job.id, workerId: 'w' }));
+    // In an array: batch refuses a function that returns a promise (an async function would
+    // make its calls after the commit).
+    return [kept];
+  }));
+  assert.deepEqual((await engine.getQueue('q')).counts, { queued: 4, running: 2, retrying: 0, completed: 0, dead: 0, cancelled: 0 });
+  assert.deepEqual(await engine.verifyCounters(), { ok: true, mismatches: [] });
+  assert.equal((await engine.stats()).completedLastMinute, 0, 'the rolled-back complete is not counted as finished');
+  const [completes, inside] = engine.batch(() => {
+    const started = claimed.map((job) => engine.complete({ id: job.id, workerId: 'w' }));
     // Read inside the transaction, before the buckets are written: the pending ones count.
-    assert.equal(engine.stats().completedLastMinute, 2);
-    assert.equal(engine.stats().totals.completed, 2);
+    return [Promise.all(started), engine.stats()] as const;
   });
-  assert.equal(engine.stats().completedLastMinute, 2);
-  assert.equal(engine.getQueue('q').counts.completed, 2);
+  await completes;
+  assert.equal((await inside).completedLastMinute, 2);
+  assert.equal((await inside).totals.completed, 2);
+  assert.equal((await engine.stats()).completedLastMinute, 2);
+  assert.equal((await engine.getQueue('q')).counts.completed, 2);
 });
 
-test('when SQLite rolls back the whole transaction under a savepoint, the batch fails and no counter moves', (t) => {
-  const { engine } = makeEngine(t);
-  engine.enqueue({ queue: 'q', kind: 'k' });
+test('when SQLite rolls back the whole transaction under a savepoint, the batch fails and no counter moves', async (t) => {
+  const { engine, backend } = makeEngine(t);
+  await engine.enqueue({ queue: 'q', kind: 'k' });
   // A full disk or an I/O error can make SQLite end the transaction itself; ROLLBACK does the same.
-  const db = (engine as unknown as { store: Store }).store.db;
+  const db = backend.sqlite.db;
   const errors: Error[] = [];
+  const failed = (error: unknown): void => void errors.push(error instanceof Error ? error : new Error(String(error)));
   const member = (write: () => unknown): void => {
     try {
-      write();
+      const started = write();
+      if (started instanceof Promise) started.catch(failed);
     } catch (error) {
-      errors.push(error instanceof Error ? error : new Error(String(error)));
+      failed(error);
     }
   };
   // Like the daemon's group commit: each member's failure is caught and the group goes on.
@@ -177,10 +185,11 @@ test('when SQLite rolls back the whole transaction under a savepoint, the batch 
       }),
     /rolled back by an earlier error/,
   );
+  await new Promise<void>((resolve) => setImmediate(resolve));
   assert.deepEqual(errors.map((e) => e.message.slice(0, 30)), ['simulated disk error', 'The write transaction was roll']);
-  assert.equal(engine.listJobs({ queue: 'q' }).jobs.length, 1);
-  assert.equal(engine.getQueue('q').counts.queued, 1);
-  engine.enqueue({ queue: 'q', kind: 'k' });
-  assert.equal(engine.getQueue('q').counts.queued, 2);
-  assert.deepEqual(engine.verifyCounters(), { ok: true, mismatches: [] });
+  assert.equal((await engine.listJobs({ queue: 'q' })).jobs.length, 1);
+  assert.equal((await engine.getQueue('q')).counts.queued, 1);
+  await engine.enqueue({ queue: 'q', kind: 'k' });
+  assert.equal((await engine.getQueue('q')).counts.queued, 2);
+  assert.deepEqual(await engine.verifyCounters(), { ok: true, mismatches: [] });
 });

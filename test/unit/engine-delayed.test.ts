@@ -6,79 +6,78 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
-import { Engine } from '../../daemon/engine';
-import type { Store } from '../../daemon/storage/sqlite';
+import { sqliteEngine } from '../helpers/sqliteEngine';
 import { isSpoolError } from '../../shared/errors';
 import { makeEngine } from './helpers/engine';
 import { seeded } from './helpers/random';
 
-test('a kept delayed count is reused until time, a write of this engine or another connection could change it', (t) => {
-  const { engine, clock } = makeEngine(t);
-  const store = Reflect.get(engine, 'store') as Store;
-  const later = engine.enqueue({ queue: 'q', kind: 'k', delayMs: 60_000 }).job;
-  engine.enqueue({ queue: 'q', kind: 'k', delayMs: 120_000 });
-  assert.equal(engine.getQueue('q').delayed, 2);
+test('a kept delayed count is reused until time, a write of this engine or another connection could change it', async (t) => {
+  const { engine, clock, backend } = makeEngine(t);
+  const store = backend.sqlite;
+  const later = (await engine.enqueue({ queue: 'q', kind: 'k', delayMs: 60_000 })).job;
+  await engine.enqueue({ queue: 'q', kind: 'k', delayMs: 120_000 });
+  assert.equal((await engine.getQueue('q')).delayed, 2);
   // A change the store is not told about (a raw statement on its own connection) shows the
   // count is kept: the next read still says 2.
   store.db.prepare(`UPDATE jobs SET run_at = run_at + 1000 WHERE id = ?`).run(later.id);
   store.db.prepare(`UPDATE jobs SET state = 'cancelled' WHERE id = ?`).run(later.id);
-  assert.equal(engine.getQueue('q').delayed, 2, 'kept');
+  assert.equal((await engine.getQueue('q')).delayed, 2, 'kept');
   store.db.prepare(`UPDATE jobs SET state = 'queued' WHERE id = ?`).run(later.id);
 
   // Time: once the earliest counted job is due, the count is made again.
   clock.advance(61_000 + 1000);
-  assert.equal(engine.stats().queues[0]?.delayed, 1);
+  assert.equal((await engine.stats()).queues[0]?.delayed, 1);
   // This engine's writes: a delayed enqueue, an update, a cancel.
-  const third = engine.enqueue({ queue: 'q', kind: 'k', delayMs: 30_000 }).job;
-  assert.equal(engine.getQueue('q').delayed, 2);
-  engine.update({ id: third.id, delayMs: 0 });
-  assert.equal(engine.getQueue('q').delayed, 1);
-  engine.update({ id: third.id, delayMs: 5000 });
-  assert.equal(engine.getQueue('q').delayed, 2);
-  engine.cancel(third.id);
-  assert.equal(engine.getQueue('q').delayed, 1);
+  const third = (await engine.enqueue({ queue: 'q', kind: 'k', delayMs: 30_000 })).job;
+  assert.equal((await engine.getQueue('q')).delayed, 2);
+  await engine.update({ id: third.id, delayMs: 0 });
+  assert.equal((await engine.getQueue('q')).delayed, 1);
+  await engine.update({ id: third.id, delayMs: 5000 });
+  assert.equal((await engine.getQueue('q')).delayed, 2);
+  await engine.cancel(third.id);
+  assert.equal((await engine.getQueue('q')).delayed, 1);
   // Another connection's commit.
-  const other = new Engine({ dbPath: store.path, now: clock.now });
+  const other = sqliteEngine({ dbPath: store.path, now: clock.now });
   try {
-    other.enqueue({ queue: 'q', kind: 'k', delayMs: 10_000 });
+    await other.enqueue({ queue: 'q', kind: 'k', delayMs: 10_000 });
   } finally {
-    other.close();
+    await other.close();
   }
-  assert.equal(engine.getQueue('q').delayed, 2);
+  assert.equal((await engine.getQueue('q')).delayed, 2);
   // A purge, and a queue deleted and made again under the same name.
-  engine.purgeQueue({ name: 'q', states: ['queued'] });
-  assert.equal(engine.getQueue('q').delayed, 0);
-  engine.enqueue({ queue: 'q', kind: 'k', delayMs: 10_000 });
-  assert.equal(engine.getQueue('q').delayed, 1);
-  engine.deleteQueue({ name: 'q', force: true });
-  engine.enqueue({ queue: 'q', kind: 'k' });
-  assert.equal(engine.getQueue('q').delayed, 0);
+  await engine.purgeQueue({ name: 'q', states: ['queued'] });
+  assert.equal((await engine.getQueue('q')).delayed, 0);
+  await engine.enqueue({ queue: 'q', kind: 'k', delayMs: 10_000 });
+  assert.equal((await engine.getQueue('q')).delayed, 1);
+  await engine.deleteQueue({ name: 'q', force: true });
+  await engine.enqueue({ queue: 'q', kind: 'k' });
+  assert.equal((await engine.getQueue('q')).delayed, 0);
 });
 
-test('a clock that steps back below a claim or a retry made since does not reuse the kept count', (t) => {
+test('a clock that steps back below a claim or a retry made since does not reuse the kept count', async (t) => {
   const { engine, clock } = makeEngine(t);
   // A claim at a later time took the counted job; then the clock went back before its run time.
-  engine.enqueue({ queue: 'claimed', kind: 'k', delayMs: 60_000 });
-  assert.equal(engine.getQueue('claimed').delayed, 1);
+  await engine.enqueue({ queue: 'claimed', kind: 'k', delayMs: 60_000 });
+  assert.equal((await engine.getQueue('claimed')).delayed, 1);
   clock.advance(120_000);
-  assert.equal(engine.claim({ workerId: 'w', queues: ['claimed'] }).length, 1);
+  assert.equal((await engine.claim({ workerId: 'w', queues: ['claimed'] })).length, 1);
   clock.advance(-100_000);
-  assert.equal(engine.getQueue('claimed').delayed, 0, 'the job runs: it is not delayed');
+  assert.equal((await engine.getQueue('claimed')).delayed, 0, 'the job runs: it is not delayed');
   // A retry put a job back with run time "now"; then the clock went back before that.
-  const cancelled = engine.enqueue({ queue: 'retried', kind: 'k' }).job;
-  engine.cancel(cancelled.id);
-  assert.equal(engine.getQueue('retried').delayed, 0);
+  const cancelled = (await engine.enqueue({ queue: 'retried', kind: 'k' })).job;
+  await engine.cancel(cancelled.id);
+  assert.equal((await engine.getQueue('retried')).delayed, 0);
   clock.advance(10_000);
-  engine.retry(cancelled.id);
+  await engine.retry(cancelled.id);
   clock.advance(-5000);
-  assert.equal(engine.getQueue('retried').delayed, 1, 'its run time is now 5 s ahead');
+  assert.equal((await engine.getQueue('retried')).delayed, 1, 'its run time is now 5 s ahead');
 });
 
-test('kept delayed counts agree with a fresh count after every step of a randomized sequence', (t) => {
+test('kept delayed counts agree with a fresh count after every step of a randomized sequence', async (t) => {
   const seed = Number(process.env['SPOOL_TEST_SEED'] ?? 20301122);
   const rand = seeded(seed);
   const { engine, clock, dbPath } = makeEngine(t, { random: rand });
-  const other = new Engine({ dbPath, now: clock.now, random: rand });
+  const other = sqliteEngine({ dbPath, now: clock.now, random: rand });
   t.after(() => other.close());
   const reader = new Database(dbPath, { readonly: true });
   t.after(() => reader.close());
@@ -93,27 +92,27 @@ test('kept delayed counts agree with a fresh count after every step of a randomi
     return item;
   };
   const delay = (): number => (rand() < 0.6 ? Math.floor(rand() * 10_000) : 0);
-  const ops: [string, number, () => void][] = [
-    ['enqueue', 25, () => ids.push(engine.enqueue({ queue: pick(queues), kind: 'k', delayMs: delay() }).job.id)],
-    ['batch', 5, () => ids.push(...engine.enqueueBatch({ jobs: Array.from({ length: 5 }, () => ({ queue: pick(queues), kind: 'k', delayMs: delay() })) }).results.map((r) => r.job.id))],
-    ['other enqueue', 5, () => ids.push(other.enqueue({ queue: pick(queues), kind: 'k', delayMs: delay() }).job.id)],
-    ['other cancel', 2, () => void other.cancel(pick(ids))],
-    ['claim', 15, () => void engine.claim({ workerId: 'w', max: 3 })],
-    ['complete', 8, () => {
-      const running = engine.listJobs({ states: ['running'], limit: 10 }).jobs;
-      if (running.length > 0) engine.complete({ id: pick(running).id, workerId: 'w' });
+  const ops: [string, number, () => Promise<unknown>][] = [
+    ['enqueue', 25, async () => ids.push((await engine.enqueue({ queue: pick(queues), kind: 'k', delayMs: delay() })).job.id)],
+    ['batch', 5, async () => ids.push(...(await engine.enqueueBatch({ jobs: Array.from({ length: 5 }, () => ({ queue: pick(queues), kind: 'k', delayMs: delay() })) })).results.map((r) => r.job.id))],
+    ['other enqueue', 5, async () => ids.push((await other.enqueue({ queue: pick(queues), kind: 'k', delayMs: delay() })).job.id)],
+    ['other cancel', 2, async () => void await other.cancel(pick(ids))],
+    ['claim', 15, async () => void await engine.claim({ workerId: 'w', max: 3 })],
+    ['complete', 8, async () => {
+      const running = (await engine.listJobs({ states: ['running'], limit: 10 })).jobs;
+      if (running.length > 0) await engine.complete({ id: pick(running).id, workerId: 'w' });
     }],
-    ['fail', 4, () => {
-      const running = engine.listJobs({ states: ['running'], limit: 10 }).jobs;
-      if (running.length > 0) engine.fail({ id: pick(running).id, workerId: 'w', error: 'x' });
+    ['fail', 4, async () => {
+      const running = (await engine.listJobs({ states: ['running'], limit: 10 })).jobs;
+      if (running.length > 0) await engine.fail({ id: pick(running).id, workerId: 'w', error: 'x' });
     }],
-    ['update', 6, () => void engine.update({ id: pick(ids), delayMs: delay() })],
-    ['cancel', 4, () => void engine.cancel(pick(ids))],
-    ['retry', 3, () => void engine.retry(pick(ids))],
-    ['delete', 3, () => engine.deleteJob(pick(ids))],
-    ['purge', 1, () => void engine.purgeQueue({ name: pick(queues), states: ['queued'] })],
-    ['tick', 15, () => clock.advance(Math.floor(rand() * 3000))],
-    ['clock back', 2, () => clock.advance(-Math.floor(rand() * 3000))],
+    ['update', 6, async () => void await engine.update({ id: pick(ids), delayMs: delay() })],
+    ['cancel', 4, async () => void await engine.cancel(pick(ids))],
+    ['retry', 3, async () => void await engine.retry(pick(ids))],
+    ['delete', 3, async () => engine.deleteJob(pick(ids))],
+    ['purge', 1, async () => void await engine.purgeQueue({ name: pick(queues), states: ['queued'] })],
+    ['tick', 15, async () => clock.advance(Math.floor(rand() * 3000))],
+    ['clock back', 2, async () => clock.advance(-Math.floor(rand() * 3000))],
   ];
   const total = ops.reduce((a, [, w]) => a + w, 0);
   let nonZero = 0;
@@ -121,14 +120,14 @@ test('kept delayed counts agree with a fresh count after every step of a randomi
     let r = rand() * total;
     const [name, , op] = ops.find(([, w]) => (r -= w) < 0) ?? ops[0]!;
     try {
-      if (ids.length > 0 || name.includes('enqueue') || name === 'batch' || name === 'tick') op();
+      if (ids.length > 0 || name.includes('enqueue') || name === 'batch' || name === 'tick') await op();
     } catch (error) {
       if (!isSpoolError(error)) throw error;
     }
     // Not after every step: a read recounts what changed, and some changes only show when
     // several steps (a claim, a retry, a clock step back) come between two reads.
     if (rand() < 0.6) continue;
-    const stats = engine.stats();
+    const stats = await engine.stats();
     for (const q of queues) {
       const kept = stats.queues.find((s) => s.name === q)?.delayed ?? 0;
       assert.equal(kept, fresh.get(q, clock.ms), `queue ${q} after step ${i + 1} (${name}), seed ${seed}`);

@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
-import { Engine } from '../../daemon/engine';
+import { sqliteEngine } from '../helpers/sqliteEngine';
 import { MIGRATIONS } from '../../daemon/storage/sqlite/migrations';
 import { tempDir } from './helpers/engine';
 import { waitFor } from '../helpers/wait';
@@ -21,11 +21,11 @@ interface Report {
 test('four processes claiming from one file complete every job exactly once, each claimed once', { timeout: 180_000 }, async (t) => {
   const dir = tempDir(t);
   const dbPath = path.join(dir, 'spool.db');
-  const seed = new Engine({ dbPath });
+  const seed = sqliteEngine({ dbPath });
   for (let i = 0; i < JOBS; i += 1000) {
-    seed.enqueueBatch({ jobs: Array.from({ length: 1000 }, (_, j) => ({ queue: 'shared', kind: 'work', payload: { n: i + j } })) });
+    await seed.enqueueBatch({ jobs: Array.from({ length: 1000 }, (_, j) => ({ queue: 'shared', kind: 'work', payload: { n: i + j } })) });
   }
-  seed.close();
+  await seed.close();
 
   const goFile = path.join(dir, 'go');
   const children = Array.from({ length: PROCESSES }, (_, i) => {
@@ -75,10 +75,10 @@ test('four processes claiming from one file complete every job exactly once, eac
     .sort((a, b) => a.workerId.localeCompare(b.workerId));
   assert.deepEqual(db.prepare(`SELECT worker_id AS workerId, count(*) AS n FROM jobs WHERE state = 'completed' GROUP BY worker_id ORDER BY worker_id`).all(), expected);
   const byWorker = new Map(reports.flatMap((r) => r.completed.map((id) => [id, r.workerId] as const)));
-  const reader = new Engine({ dbPath });
+  const reader = sqliteEngine({ dbPath });
   t.after(() => reader.close());
   for (const [id, workerId] of byWorker) {
-    assert.deepEqual(reader.getJob(id).runs.map((r) => [r.attempt, r.workerId, r.outcome]), [[1, workerId, 'completed']]);
+    assert.deepEqual((await reader.getJob(id)).runs.map((r) => [r.attempt, r.workerId, r.outcome]), [[1, workerId, 'completed']]);
   }
 });
 
@@ -118,10 +118,10 @@ test('four processes opening a new database file at once create and migrate it o
   fs.writeFileSync(goFile, 'go');
   await Promise.all(children.map((c) => c.exited));
 
-  const engine = new Engine({ dbPath });
+  const engine = sqliteEngine({ dbPath });
   t.after(() => engine.close());
-  assert.equal(engine.getQueue('opened').counts.queued, PROCESSES);
-  assert.deepEqual(engine.verifyCounters().ok, true);
+  assert.equal((await engine.getQueue('opened')).counts.queued, PROCESSES);
+  assert.deepEqual((await engine.verifyCounters()).ok, true);
   const db = new Database(dbPath, { readonly: true });
   t.after(() => db.close());
   assert.deepEqual(

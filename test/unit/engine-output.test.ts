@@ -1,72 +1,72 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
-import { Engine } from '../../daemon/engine';
+import { sqliteEngine } from '../helpers/sqliteEngine';
 import { LIMITS } from '../../shared/protocol';
 import type { OutputLine } from '../../shared/types';
 import { makeEngine } from './helpers/engine';
 
-test('output is kept per job in order across attempts, paged by seq, and done once the job finished', (t) => {
+test('output is kept per job in order across attempts, paged by seq, and done once the job finished', async (t) => {
   const { engine } = makeEngine(t);
-  const { job } = engine.enqueue({ queue: 'q', kind: 'k', backoff: { strategy: 'fixed', baseMs: 0, jitter: 0 } });
+  const { job } = await engine.enqueue({ queue: 'q', kind: 'k', backoff: { strategy: 'fixed', baseMs: 0, jitter: 0 } });
   const streamed: OutputLine[] = [];
   engine.subscribe({ output: (id, queue, lines) => id === job.id && queue === job.queue && streamed.push(...lines) });
-  engine.claim({ workerId: 'w' });
-  engine.log({ id: job.id, workerId: 'w', lines: ['one', 'two'] });
-  engine.fail({ id: job.id, workerId: 'w', error: 'x' });
-  engine.claim({ workerId: 'w' });
-  engine.appendOutput(job.id, 'w', 'stderr', ['three']);
-  const first = engine.output({ id: job.id, limit: 2 });
+  await engine.claim({ workerId: 'w' });
+  await engine.log({ id: job.id, workerId: 'w', lines: ['one', 'two'] });
+  await engine.fail({ id: job.id, workerId: 'w', error: 'x' });
+  await engine.claim({ workerId: 'w' });
+  await engine.appendOutput(job.id, 'w', 'stderr', ['three']);
+  const first = await engine.output({ id: job.id, limit: 2 });
   assert.deepEqual(first.lines.map((l) => [l.seq, l.run, l.attempt, l.stream, l.text]), [[1, 1, 1, 'log', 'one'], [2, 1, 1, 'log', 'two']]);
   assert.equal(first.done, false);
-  const rest = engine.output({ id: job.id, after: first.nextAfter });
+  const rest = await engine.output({ id: job.id, after: first.nextAfter });
   assert.deepEqual(rest.lines.map((l) => [l.seq, l.run, l.attempt, l.stream, l.text]), [[3, 2, 2, 'stderr', 'three']]);
   assert.equal(rest.done, false, 'the job still runs');
-  engine.complete({ id: job.id, workerId: 'w' });
-  assert.equal(engine.output({ id: job.id, after: rest.nextAfter }).done, true);
+  await engine.complete({ id: job.id, workerId: 'w' });
+  assert.equal((await engine.output({ id: job.id, after: rest.nextAfter })).done, true);
   assert.deepEqual(streamed, [...first.lines, ...rest.lines], 'streamed as stored');
 
   // A user's retry starts again at attempt 1; its lines carry the next run number.
-  engine.retry(job.id);
-  engine.claim({ workerId: 'w' });
-  engine.log({ id: job.id, workerId: 'w', lines: ['four'] });
-  const retried = engine.output({ id: job.id, after: rest.nextAfter });
+  await engine.retry(job.id);
+  await engine.claim({ workerId: 'w' });
+  await engine.log({ id: job.id, workerId: 'w', lines: ['four'] });
+  const retried = await engine.output({ id: job.id, after: rest.nextAfter });
   assert.deepEqual(retried.lines.map((l) => [l.seq, l.run, l.attempt, l.text]), [[4, 3, 1, 'four']]);
-  assert.deepEqual(engine.getJob(job.id).runs.map((r) => [r.run, r.attempt, r.outcome]), [[1, 1, 'failed'], [2, 2, 'completed'], [3, 1, 'running']]);
+  assert.deepEqual((await engine.getJob(job.id)).runs.map((r) => [r.run, r.attempt, r.outcome]), [[1, 1, 'failed'], [2, 2, 'completed'], [3, 1, 'running']]);
 });
 
-test('migration 7 keeps the lines an older Spool wrote; their run reads as 0 (not known), and new lines get theirs', (t) => {
+test('migration 7 keeps the lines an older Spool wrote; their run reads as 0 (not known), and new lines get theirs', async (t) => {
   const { dbPath, engine } = makeEngine(t);
-  const { job } = engine.enqueue({ queue: 'q', kind: 'k', backoff: { strategy: 'fixed', baseMs: 0, jitter: 0 } });
-  engine.claim({ workerId: 'w' });
-  engine.log({ id: job.id, workerId: 'w', lines: ['old'] });
-  engine.close();
+  const { job } = await engine.enqueue({ queue: 'q', kind: 'k', backoff: { strategy: 'fixed', baseMs: 0, jitter: 0 } });
+  await engine.claim({ workerId: 'w' });
+  await engine.log({ id: job.id, workerId: 'w', lines: ['old'] });
+  await engine.close();
   // Turn the file back into what version 6 left: job_output without its run column.
   const db = new Database(dbPath);
   db.exec('ALTER TABLE job_output DROP COLUMN run');
   db.prepare('DELETE FROM schema_migrations WHERE version = 7').run();
   db.close();
-  const reopened = new Engine({ dbPath });
+  const reopened = sqliteEngine({ dbPath });
   t.after(() => reopened.close());
-  reopened.fail({ id: job.id, workerId: 'w', error: 'x' });
-  reopened.claim({ workerId: 'w' });
-  reopened.log({ id: job.id, workerId: 'w', lines: ['new'] });
-  assert.deepEqual(reopened.output({ id: job.id }).lines.map((l) => [l.run, l.attempt, l.text]), [[0, 1, 'old'], [2, 2, 'new']]);
+  await reopened.fail({ id: job.id, workerId: 'w', error: 'x' });
+  await reopened.claim({ workerId: 'w' });
+  await reopened.log({ id: job.id, workerId: 'w', lines: ['new'] });
+  assert.deepEqual((await reopened.output({ id: job.id })).lines.map((l) => [l.run, l.attempt, l.text]), [[0, 1, 'old'], [2, 2, 'new']]);
 });
 
-test('output over the per-job cap drops the oldest lines and one marker says how many', (t) => {
+test('output over the per-job cap drops the oldest lines and one marker says how many', async (t) => {
   const { engine } = makeEngine(t);
-  const { job } = engine.enqueue({ queue: 'q', kind: 'k' });
-  engine.claim({ workerId: 'w' });
+  const { job } = await engine.enqueue({ queue: 'q', kind: 'k' });
+  await engine.claim({ workerId: 'w' });
   const cap = LIMITS.maxOutputLinesPerJob;
   for (let start = 0; start < cap + 1500; start += 1000) {
     const n = Math.min(1000, cap + 1500 - start);
-    engine.log({ id: job.id, workerId: 'w', lines: Array.from({ length: n }, (_, i) => `line ${start + i + 1}`) });
+    await engine.log({ id: job.id, workerId: 'w', lines: Array.from({ length: n }, (_, i) => `line ${start + i + 1}`) });
   }
   const all: OutputLine[] = [];
   let after = 0;
   for (;;) {
-    const page = engine.output({ id: job.id, after, limit: LIMITS.maxPageSize });
+    const page = await engine.output({ id: job.id, after, limit: LIMITS.maxPageSize });
     all.push(...page.lines);
     if (page.lines.length < LIMITS.maxPageSize) break;
     after = page.nextAfter;
@@ -82,13 +82,13 @@ test('output over the per-job cap drops the oldest lines and one marker says how
   assert.ok(all.every((l, i) => i === 0 || l.seq > (all[i - 1]?.seq ?? 0)), 'seq increases');
 });
 
-test('a line longer than the limit is cut at a character boundary and says so', (t) => {
+test('a line longer than the limit is cut at a character boundary and says so', async (t) => {
   const { engine } = makeEngine(t);
-  const { job } = engine.enqueue({ queue: 'q', kind: 'k' });
-  engine.claim({ workerId: 'w' });
+  const { job } = await engine.enqueue({ queue: 'q', kind: 'k' });
+  await engine.claim({ workerId: 'w' });
   const long = 'é'.repeat(LIMITS.maxOutputLineBytes);
-  engine.log({ id: job.id, workerId: 'w', lines: [long, 'short'] });
-  const [cut, short] = engine.output({ id: job.id }).lines;
+  await engine.log({ id: job.id, workerId: 'w', lines: [long, 'short'] });
+  const [cut, short] = (await engine.output({ id: job.id })).lines;
   assert.ok(cut);
   assert.ok(Buffer.byteLength(cut.text, 'utf8') <= LIMITS.maxOutputLineBytes);
   assert.match(cut.text, /^é+ … \[16384 bytes, cut to 8192\]$/);

@@ -5,7 +5,7 @@ import { makeEngine, thrown } from './helpers/engine';
 
 const SCHEDULE = { name: 'nightly', cron: '0 3 * * *', queue: 'q' };
 
-test('a shell or http job whose payload cannot run is refused at enqueue, naming the field and what is allowed', (t) => {
+test('a shell or http job whose payload cannot run is refused at enqueue, naming the field and what is allowed', async (t) => {
   const { engine } = makeEngine(t);
   const cases: [unknown, string, RegExp, RegExp][] = [
     [{ queue: 'q', kind: 'shell', payload: {} }, 'payload.command', /payload\.command must be a non-empty string/, /non-empty string/],
@@ -32,18 +32,18 @@ test('a shell or http job whose payload cannot run is refused at enqueue, naming
     [{ queue: 'q', kind: 'http', payload: { url: 'http://x/', headers: { 'bad name': 'x' } } }, 'payload.headers.bad name', /invalid header name "bad name"/, /header names/],
   ];
   for (const [params, field, message, allowed] of cases) {
-    const error = thrown(() => engine.enqueue(params as never));
+    const error = await thrown(() => engine.enqueue(params as never));
     assert.equal(error.code, ErrorCode.InvalidParams, `code for ${JSON.stringify(params)}: ${error.message}`);
     assert.equal(error.data['field'], field, `field for ${JSON.stringify(params)}: ${error.message}`);
     assert.match(error.message, message);
     assert.match(String(error.data['allowed']), allowed, `allowed for ${JSON.stringify(params)}`);
   }
-  const batch = thrown(() => engine.enqueueBatch({ jobs: [{ queue: 'q', kind: 'shell', payload: 'true' }, { queue: 'q', kind: 'shell', payload: { command: '' } }] }));
+  const batch = await thrown(() => engine.enqueueBatch({ jobs: [{ queue: 'q', kind: 'shell', payload: 'true' }, { queue: 'q', kind: 'shell', payload: { command: '' } }] }));
   assert.equal(batch.data['field'], 'jobs[1].payload.command');
-  assert.deepEqual(engine.listQueues(), [], 'nothing reached the database');
+  assert.deepEqual(await engine.listQueues(), [], 'nothing reached the database');
 });
 
-test('payloads a built-in executor can run are accepted, and other kinds take any JSON', (t) => {
+test('payloads a built-in executor can run are accepted, and other kinds take any JSON', async (t) => {
   const { engine } = makeEngine(t);
   for (const params of [
     { queue: 'q', kind: 'shell', payload: 'echo hi' },
@@ -53,47 +53,47 @@ test('payloads a built-in executor can run are accepted, and other kinds take an
     { queue: 'q', kind: 'render', payload: {} },
     { queue: 'q', kind: 'render' },
   ]) {
-    assert.equal(engine.enqueue(params).created, true, JSON.stringify(params));
+    assert.equal((await engine.enqueue(params)).created, true, JSON.stringify(params));
   }
 });
 
-test('jobs.update checks a new payload against the stored job kind before writing anything', (t) => {
+test('jobs.update checks a new payload against the stored job kind before writing anything', async (t) => {
   const { engine } = makeEngine(t);
-  const shell = engine.enqueue({ queue: 'q', kind: 'shell', payload: { command: 'true' } }).job;
-  const http = engine.enqueue({ queue: 'q', kind: 'http', payload: { url: 'http://x/' } }).job;
-  const other = engine.enqueue({ queue: 'q', kind: 'render', payload: { size: 1 } }).job;
-  const before = engine.getJob(shell.id);
-  const error = thrown(() => engine.update({ id: shell.id, payload: {}, priority: 5 }));
+  const shell = (await engine.enqueue({ queue: 'q', kind: 'shell', payload: { command: 'true' } })).job;
+  const http = (await engine.enqueue({ queue: 'q', kind: 'http', payload: { url: 'http://x/' } })).job;
+  const other = (await engine.enqueue({ queue: 'q', kind: 'render', payload: { size: 1 } })).job;
+  const before = await engine.getJob(shell.id);
+  const error = await thrown(() => engine.update({ id: shell.id, payload: {}, priority: 5 }));
   assert.equal(error.code, ErrorCode.InvalidParams);
   assert.equal(error.data['field'], 'payload.command');
-  assert.deepEqual(engine.getJob(shell.id), before, 'nothing changed');
-  assert.equal(thrown(() => engine.update({ id: http.id, payload: { url: 'mailto:a@b' } })).data['field'], 'payload.url');
-  assert.deepEqual(engine.update({ id: shell.id, payload: 'echo again' }).payload, 'echo again');
-  assert.deepEqual(engine.update({ id: other.id, payload: {} }).payload, {});
+  assert.deepEqual(await engine.getJob(shell.id), before, 'nothing changed');
+  assert.equal((await thrown(() => engine.update({ id: http.id, payload: { url: 'mailto:a@b' } }))).data['field'], 'payload.url');
+  assert.deepEqual((await engine.update({ id: shell.id, payload: 'echo again' })).payload, 'echo again');
+  assert.deepEqual((await engine.update({ id: other.id, payload: {} })).payload, {});
 });
 
-test('a schedule whose job template has a payload its kind cannot run is refused on create and update', (t) => {
+test('a schedule whose job template has a payload its kind cannot run is refused on create and update', async (t) => {
   const { engine } = makeEngine(t);
-  const create = thrown(() => engine.createSchedule({ ...SCHEDULE, job: { kind: 'shell', payload: { command: ' ' } } }, null));
+  const create = await thrown(() => engine.createSchedule({ ...SCHEDULE, job: { kind: 'shell', payload: { command: ' ' } } }, null));
   assert.equal(create.code, ErrorCode.InvalidParams);
   assert.equal(create.data['field'], 'job.payload.command');
-  assert.equal(thrown(() => engine.createSchedule({ ...SCHEDULE, job: { kind: 'http' } }, null)).data['field'], 'job.payload.url');
-  assert.deepEqual(engine.listSchedules(), []);
+  assert.equal((await thrown(() => engine.createSchedule({ ...SCHEDULE, job: { kind: 'http' } }, null))).data['field'], 'job.payload.url');
+  assert.deepEqual(await engine.listSchedules(), []);
 
-  engine.createSchedule({ ...SCHEDULE, job: { kind: 'shell', payload: { command: 'make clean' } } }, null);
-  const update = thrown(() => engine.updateSchedule({ name: 'nightly', job: { kind: 'http', payload: { url: '/relative' } } }, undefined));
+  await engine.createSchedule({ ...SCHEDULE, job: { kind: 'shell', payload: { command: 'make clean' } } }, null);
+  const update = await thrown(() => engine.updateSchedule({ name: 'nightly', job: { kind: 'http', payload: { url: '/relative' } } }, undefined));
   assert.equal(update.data['field'], 'job.payload.url');
-  assert.deepEqual(engine.getSchedule('nightly').job, { kind: 'shell', payload: { command: 'make clean' } });
+  assert.deepEqual((await engine.getSchedule('nightly')).job, { kind: 'shell', payload: { command: 'make clean' } });
 });
 
-test('a huge unknown field name comes back clipped, in the message and in data.field', (t) => {
+test('a huge unknown field name comes back clipped, in the message and in data.field', async (t) => {
   const { engine } = makeEngine(t);
   const key = 'k'.repeat(1_000_000);
-  const error = thrown(() => engine.enqueue({ queue: 'q', kind: 'k', [key]: 1 } as never));
+  const error = await thrown(() => engine.enqueue({ queue: 'q', kind: 'k', [key]: 1 } as never));
   assert.equal(error.code, ErrorCode.InvalidParams);
   assert.equal(error.data['field'], `${'k'.repeat(128)}…`);
   assert.ok(error.message.length < 400, `the message is ${error.message.length} characters`);
-  const env = thrown(() => engine.enqueue({ queue: 'q', kind: 'shell', payload: { command: 'ls', env: { [key]: 1 } } }));
+  const env = await thrown(() => engine.enqueue({ queue: 'q', kind: 'shell', payload: { command: 'ls', env: { [key]: 1 } } }));
   assert.equal(String(error.data['field']).length, 129);
   assert.ok(env.message.length < 400 && String(env.data['field']).length === 129, env.message.slice(0, 200));
 });

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
-import { Engine } from '../../daemon/engine';
+import type { SqliteBackend } from '../../daemon/storage/sqlite/backend';
+import { openSqliteEngine, sqliteEngine } from '../helpers/sqliteEngine';
 import { BUDGETED_CLAIM_SELECT_FOR_PLAN, CLAIM_SELECT_FOR_PLAN } from '../../daemon/storage/sqlite';
 import { openDatabase } from '../../daemon/storage/sqlite/db';
 import { listSql } from '../../daemon/storage/sqlite/list';
@@ -17,12 +18,12 @@ function plan(db: Database.Database, sql: string, params: Record<string, unknown
     .join('\n');
 }
 
-test('the claim query walks the claim index in order, with no temp B-tree sort, even with a large analysed backlog', (t) => {
+test('the claim query walks the claim index in order, with no temp B-tree sort, even with a large analysed backlog', async (t) => {
   const { engine, dbPath } = makeEngine(t);
   for (let b = 0; b < 20; b++) {
-    engine.enqueueBatch({ jobs: Array.from({ length: 1000 }, (_, i) => ({ queue: b % 2 ? 'a' : 'b', kind: 'k', priority: i % 7, delayMs: i % 3 ? 0 : 60_000 })) });
+    await engine.enqueueBatch({ jobs: Array.from({ length: 1000 }, (_, i) => ({ queue: b % 2 ? 'a' : 'b', kind: 'k', priority: i % 7, delayMs: i % 3 ? 0 : 60_000 })) });
   }
-  engine.claim({ workerId: 'w', max: 500 });
+  await engine.claim({ workerId: 'w', max: 500 });
   const db = new Database(dbPath);
   t.after(() => db.close());
   db.exec('ANALYZE');
@@ -39,7 +40,7 @@ test('the claim query walks the claim index in order, with no temp B-tree sort, 
   assert.doesNotMatch(budgeted, /TEMP B-TREE/, budgeted);
 });
 
-test('the reaper, delayed counts and newest-first listings (running jobs too) use their indexes', (t) => {
+test('the reaper, delayed counts and newest-first listings (running jobs too) use their indexes', async (t) => {
   const { dbPath } = makeEngine(t);
   const db = new Database(dbPath);
   t.after(() => db.close());
@@ -64,12 +65,12 @@ test('the reaper, delayed counts and newest-first listings (running jobs too) us
   assert.match(plan(db, running.sql, running.params), /INDEX jobs_lease/);
 });
 
-test('migrations are numbered and recorded, the schema enforces states and attempts, and pragmas are set', (t) => {
+test('migrations are numbered and recorded, the schema enforces states and attempts, and pragmas are set', async (t) => {
   const dir = tempDir(t);
   const dbPath = path.join(dir, 'nested', 'spool.db');
-  new Engine({ dbPath }).close();
+  await sqliteEngine({ dbPath }).close();
   // Opening again applies nothing new.
-  const engine = new Engine({ dbPath, durable: true });
+  const { engine, backend } = openSqliteEngine({ dbPath, durable: true });
   t.after(() => engine.close());
   const db = new Database(dbPath);
   t.after(() => db.close());
@@ -91,55 +92,55 @@ test('migrations are numbered and recorded, the schema enforces states and attem
   assert.throws(() => insert('running', 1, 1), /CHECK constraint failed/, 'a running job must have a worker and a lease');
   insert('queued', 0, 1);
   // The engine's own connection: durable means synchronous=FULL (2); the default is NORMAL (1).
-  const sync = (e: Engine): unknown => Reflect.get(e, 'store').db.pragma('synchronous', { simple: true });
-  assert.equal(sync(engine), 2);
-  const normal = new Engine({ dbPath });
+  const sync = (b: SqliteBackend): unknown => b.sqlite.db.pragma('synchronous', { simple: true });
+  assert.equal(sync(backend), 2);
+  const { engine: normal, backend: normalBackend } = openSqliteEngine({ dbPath });
   t.after(() => normal.close());
-  assert.equal(sync(normal), 1);
-  assert.equal(Reflect.get(normal, 'store').db.pragma('foreign_keys', { simple: true }), 1);
+  assert.equal(sync(normalBackend), 1);
+  assert.equal(normalBackend.sqlite.db.pragma('foreign_keys', { simple: true }), 1);
   // A second process waits up to 5 s for the write lock; 16 MB of page cache (negative = KiB).
-  assert.equal(Reflect.get(normal, 'store').db.pragma('busy_timeout', { simple: true }), 5000);
-  assert.equal(Reflect.get(normal, 'store').db.pragma('cache_size', { simple: true }), -16000);
-  assert.equal(Reflect.get(normal, 'store').db.pragma('temp_store', { simple: true }), 2, 'temp_store = MEMORY');
+  assert.equal(normalBackend.sqlite.db.pragma('busy_timeout', { simple: true }), 5000);
+  assert.equal(normalBackend.sqlite.db.pragma('cache_size', { simple: true }), -16000);
+  assert.equal(normalBackend.sqlite.db.pragma('temp_store', { simple: true }), 2, 'temp_store = MEMORY');
   // better-sqlite3's own default is also 5 s: a different value shows the pragma is what sets it.
   const custom = openDatabase(path.join(dir, 'custom.db'), { busyTimeoutMs: 1234 });
   t.after(() => custom.close());
   assert.equal(custom.pragma('busy_timeout', { simple: true }), 1234);
 });
 
-test('a database from a newer Spool is refused with advice', (t) => {
+test('a database from a newer Spool is refused with advice', async (t) => {
   const { dbPath, engine } = makeEngine(t);
-  engine.close();
+  await engine.close();
   const db = new Database(dbPath);
   db.prepare(`INSERT INTO schema_migrations (version, name, applied_at) VALUES (999, 'future', 0)`).run();
   db.close();
-  assert.throws(() => new Engine({ dbPath }), /schema version 999.*Upgrade Spool/);
+  assert.throws(() => sqliteEngine({ dbPath }), /schema version 999.*Upgrade Spool/);
 });
 
-test('migration 2 drops the running rows a version-1 database kept, and the running attempt still shows once', (t) => {
+test('migration 2 drops the running rows a version-1 database kept, and the running attempt still shows once', async (t) => {
   const { dbPath, engine } = makeEngine(t);
-  const { job } = engine.enqueue({ queue: 'q', kind: 'k' });
-  const [claimed] = engine.claim({ workerId: 'w' });
+  const { job } = await engine.enqueue({ queue: 'q', kind: 'k' });
+  const [claimed] = await engine.claim({ workerId: 'w' });
   assert.ok(claimed);
-  engine.close();
+  await engine.close();
   // Turn the file back into what version 1 left: a 'running' history row beside the running job.
   const db = new Database(dbPath);
   db.prepare(`INSERT INTO job_runs (job_id, run, attempt, worker_id, started_at, outcome) VALUES (?, 1, 1, 'w', ?, 'running')`).run(job.id, claimed.startedAt);
   db.prepare('DELETE FROM schema_migrations WHERE version = 2').run();
   db.close();
 
-  const reopened = new Engine({ dbPath });
+  const reopened = sqliteEngine({ dbPath });
   t.after(() => reopened.close());
-  assert.deepEqual(reopened.getJob(job.id).runs.map((r) => [r.attempt, r.workerId, r.outcome]), [[1, 'w', 'running']]);
+  assert.deepEqual((await reopened.getJob(job.id)).runs.map((r) => [r.attempt, r.workerId, r.outcome]), [[1, 'w', 'running']]);
   // Ending the attempt writes its row (a failure does; a completion leaves it to the job row)
   // without colliding with a leftover one.
-  assert.equal(reopened.fail({ id: job.id, workerId: 'w', error: 'boom' }).state, 'retrying');
-  assert.deepEqual(reopened.getJob(job.id).runs.map((r) => r.outcome), ['failed']);
+  assert.equal((await reopened.fail({ id: job.id, workerId: 'w', error: 'boom' })).state, 'retrying');
+  assert.deepEqual((await reopened.getJob(job.id)).runs.map((r) => r.outcome), ['failed']);
 });
 
-test('a migration that fails halfway leaves nothing behind and records no version, and applies whole once its cause is gone', (t) => {
+test('a migration that fails halfway leaves nothing behind and records no version, and applies whole once its cause is gone', async (t) => {
   const { dbPath, engine } = makeEngine(t);
-  engine.close();
+  await engine.close();
   // Make the file look as if migration 3 had not run, except that its last statement (adding
   // the claimed_from column) now fails: the column is already there. Its first statements, which
   // drop the version-2 counter triggers, succeed before that.

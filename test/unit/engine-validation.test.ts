@@ -5,7 +5,7 @@ import { makeEngine, thrown } from './helpers/engine';
 
 const JOB = { queue: 'q', kind: 'k' };
 
-test('invalid enqueue input is refused with an error naming the field and what is allowed', (t) => {
+test('invalid enqueue input is refused with an error naming the field and what is allowed', async (t) => {
   const { engine } = makeEngine(t);
   const cases: [unknown, string, RegExp][] = [
     [{ kind: 'k' }, 'queue', /queue must be 1 to 128 characters/],
@@ -31,25 +31,25 @@ test('invalid enqueue input is refused with an error naming the field and what i
     ['not an object', 'params', /params must be an object/],
   ];
   for (const [params, field, message] of cases) {
-    const error = thrown(() => engine.enqueue(params as never));
+    const error = await thrown(() => engine.enqueue(params as never));
     assert.equal(error.code, ErrorCode.InvalidParams, `code for ${JSON.stringify(params)}`);
     assert.equal(error.data['field'], field, `field for ${JSON.stringify(params)}`);
     assert.match(error.message, message);
   }
-  assert.deepEqual(engine.listQueues(), [], 'nothing reached the database');
+  assert.deepEqual(await engine.listQueues(), [], 'nothing reached the database');
 });
 
-test('a payload over the size limit is refused as PayloadTooLarge with the limit', (t) => {
+test('a payload over the size limit is refused as PayloadTooLarge with the limit', async (t) => {
   const { engine } = makeEngine(t);
-  const error = thrown(() => engine.enqueue({ ...JOB, payload: 'x'.repeat(LIMITS.maxPayloadBytes) }));
+  const error = await thrown(() => engine.enqueue({ ...JOB, payload: 'x'.repeat(LIMITS.maxPayloadBytes) }));
   assert.equal(error.code, ErrorCode.PayloadTooLarge);
   assert.deepEqual(error.data, { field: 'payload', limit: LIMITS.maxPayloadBytes });
-  assert.equal(thrown(() => engine.enqueue({ ...JOB, payload: { n: BigInt(1) } })).code, ErrorCode.InvalidParams);
-  const big = thrown(() => engine.enqueueBatch({ jobs: [JOB, { ...JOB, payload: 'y'.repeat(LIMITS.maxPayloadBytes + 1) }] }));
+  assert.equal((await thrown(() => engine.enqueue({ ...JOB, payload: { n: BigInt(1) } }))).code, ErrorCode.InvalidParams);
+  const big = await thrown(() => engine.enqueueBatch({ jobs: [JOB, { ...JOB, payload: 'y'.repeat(LIMITS.maxPayloadBytes + 1) }] }));
   assert.equal(big.data['field'], 'jobs[1].payload');
 });
 
-test('the other methods check their params too', (t) => {
+test('the other methods check their params too', async (t) => {
   const { engine } = makeEngine(t);
   const cases: [() => unknown, string][] = [
     [() => engine.getJob('42'), 'id'],
@@ -77,30 +77,30 @@ test('the other methods check their params too', (t) => {
     [() => engine.createSchedule({ name: 's', cron: '* * * * *', queue: 'q', job: { kind: 'k', priority: 2000 } }, null), 'job.priority'],
   ];
   for (const [call, field] of cases) {
-    const error = thrown(call);
+    const error = await thrown(call);
     assert.equal(error.code, ErrorCode.InvalidParams, `code for ${field}: ${error.message}`);
     assert.equal(error.data['field'], field, error.message);
   }
   // A fraction is checked before it is rounded: the message shows what was sent.
-  const fraction = thrown(() => engine.progress({ id: '01890000-0000-7000-8000-000000000000', workerId: 'w', percent: 100.6 }));
+  const fraction = await thrown(() => engine.progress({ id: '01890000-0000-7000-8000-000000000000', workerId: 'w', percent: 100.6 }));
   assert.equal(fraction.message, 'percent must be a number from 0 to 100 (got 100.6)');
 });
 
-test('jobs.checkpoint needs the checkpoint field; only an explicit null clears the saved one', (t) => {
+test('jobs.checkpoint needs the checkpoint field; only an explicit null clears the saved one', async (t) => {
   const { engine } = makeEngine(t);
-  const { job } = engine.enqueue(JOB);
-  engine.claim({ workerId: 'w' });
-  engine.checkpoint({ id: job.id, workerId: 'w', checkpoint: { row: 3 } });
-  const missing = thrown(() => engine.checkpoint({ id: job.id, workerId: 'w' } as never));
+  const { job } = await engine.enqueue(JOB);
+  await engine.claim({ workerId: 'w' });
+  await engine.checkpoint({ id: job.id, workerId: 'w', checkpoint: { row: 3 } });
+  const missing = await thrown(() => engine.checkpoint({ id: job.id, workerId: 'w' } as never));
   assert.equal(missing.code, ErrorCode.InvalidParams);
   assert.equal(missing.data['field'], 'checkpoint');
   assert.match(missing.message, /checkpoint is required/);
-  assert.deepEqual(engine.getJob(job.id).job.checkpoint, { row: 3 }, 'the saved checkpoint is kept');
-  engine.checkpoint({ id: job.id, workerId: 'w', checkpoint: null });
-  assert.equal(engine.getJob(job.id).job.checkpoint, null);
+  assert.deepEqual((await engine.getJob(job.id)).job.checkpoint, { row: 3 }, 'the saved checkpoint is kept');
+  await engine.checkpoint({ id: job.id, workerId: 'w', checkpoint: null });
+  assert.equal((await engine.getJob(job.id)).job.checkpoint, null);
 });
 
-test('a backoff whose cap is below its base, once completed from the defaults, is refused', (t) => {
+test('a backoff whose cap is below its base, once completed from the defaults, is refused', async (t) => {
   const { engine } = makeEngine(t);
   const cases: [() => unknown, string][] = [
     [() => engine.enqueue({ ...JOB, backoff: { baseMs: 5000, capMs: 1000 } }), 'backoff.capMs'],
@@ -112,29 +112,29 @@ test('a backoff whose cap is below its base, once completed from the defaults, i
     [() => engine.createSchedule({ name: 's', cron: '* * * * *', queue: 'q', job: { kind: 'k', backoff: { capMs: 10 } } }, null), 'job.backoff.capMs'],
   ];
   for (const [call, field] of cases) {
-    const error = thrown(call);
+    const error = await thrown(call);
     assert.equal(error.code, ErrorCode.InvalidParams, `code for ${field}: ${error.message}`);
     assert.equal(error.data['field'], field, error.message);
     assert.equal(error.data['allowed'], '>= baseMs');
   }
-  assert.deepEqual(engine.listQueues(), [], 'nothing reached the database');
-  engine.configureQueue({ name: 'q', defaultBackoff: { baseMs: 100, capMs: 200 } });
+  assert.deepEqual(await engine.listQueues(), [], 'nothing reached the database');
+  await engine.configureQueue({ name: 'q', defaultBackoff: { baseMs: 100, capMs: 200 } });
   // With the queue's base now 100 ms, the same job backoff is fine; equal base and cap are too.
-  assert.equal(engine.enqueue({ ...JOB, backoff: { capMs: 500 } }).job.backoff.capMs, 500);
-  assert.equal(engine.enqueue({ ...JOB, backoff: { baseMs: 700, capMs: 700 } }).created, true);
+  assert.equal((await engine.enqueue({ ...JOB, backoff: { capMs: 500 } })).job.backoff.capMs, 500);
+  assert.equal((await engine.enqueue({ ...JOB, backoff: { baseMs: 700, capMs: 700 } })).created, true);
 });
 
-test('an update with an out-of-range priority or an oversized payload is refused naming the field, and the job is unchanged', (t) => {
+test('an update with an out-of-range priority or an oversized payload is refused naming the field, and the job is unchanged', async (t) => {
   const { engine } = makeEngine(t);
-  const { job } = engine.enqueue({ ...JOB, priority: 2, payload: { a: 1 } });
+  const { job } = await engine.enqueue({ ...JOB, priority: 2, payload: { a: 1 } });
   for (const priority of [LIMITS.maxPriority + 1, LIMITS.minPriority - 1]) {
-    const error = thrown(() => engine.update({ id: job.id, priority }));
+    const error = await thrown(() => engine.update({ id: job.id, priority }));
     assert.equal(error.code, ErrorCode.InvalidParams);
     assert.equal(error.data['field'], 'priority');
     assert.match(error.message, new RegExp(`priority must be an integer from ${LIMITS.minPriority} to ${LIMITS.maxPriority} \\(got ${priority}\\)`));
   }
-  const big = thrown(() => engine.update({ id: job.id, priority: 5, payload: 'x'.repeat(LIMITS.maxPayloadBytes) }));
+  const big = await thrown(() => engine.update({ id: job.id, priority: 5, payload: 'x'.repeat(LIMITS.maxPayloadBytes) }));
   assert.equal(big.code, ErrorCode.PayloadTooLarge);
   assert.deepEqual(big.data, { field: 'payload', limit: LIMITS.maxPayloadBytes });
-  assert.deepEqual(engine.getJob(job.id).job, job, 'nothing was written');
+  assert.deepEqual((await engine.getJob(job.id)).job, job, 'nothing was written');
 });

@@ -64,7 +64,7 @@ function jobs(count: number, payloadChars: number): JobInsert[] {
   }));
 }
 
-test('a claim stops after the job that crosses the answer budget, and the rest stay queued in order', (t) => {
+test('a claim stops after the job that crosses the answer budget, and the rest stay queued in order', async (t) => {
   const store = openStore(t);
   const inserted = jobs(10, 1000);
   store.write(() => store.jobs.insertMany(inserted));

@@ -31,11 +31,11 @@ export function jobHandlers(s: Services): HandlerGroup<JobMethods> {
     'jobs.get': (params) => engine.getJob(jobId(params, 'jobs.get')),
     'jobs.list': (params) => engine.listJobs(unvalidated<ListJobsParams>(params)),
     'jobs.output': (params) => engine.output(unvalidated<JobOutputParams>(params)),
-    'jobs.cancel': (params) => ({ job: engine.cancel(jobId(params, 'jobs.cancel')) }),
-    'jobs.retry': (params) => ({ job: engine.retry(jobId(params, 'jobs.retry')) }),
-    'jobs.update': (params) => ({ job: engine.update(unvalidated<UpdateJobParams>(params)) }),
-    'jobs.delete': (params) => {
-      engine.deleteJob(jobId(params, 'jobs.delete'));
+    'jobs.cancel': async (params) => ({ job: await engine.cancel(jobId(params, 'jobs.cancel')) }),
+    'jobs.retry': async (params) => ({ job: await engine.retry(jobId(params, 'jobs.retry')) }),
+    'jobs.update': async (params) => ({ job: await engine.update(unvalidated<UpdateJobParams>(params)) }),
+    'jobs.delete': async (params) => {
+      await engine.deleteJob(jobId(params, 'jobs.delete'));
       return { deleted: 1 };
     },
     'jobs.cancelMany': (params) => engine.cancelMany(unvalidated<BulkParams>(params)),

@@ -22,7 +22,7 @@ export interface Services {
   events: EventHub;
   pool: ExecutorPool;
   upkeep: Upkeep;
-  status(): DaemonStatus;
+  status(): Promise<DaemonStatus>;
   /** Starts a graceful shutdown after the current response is sent. */
   requestShutdown(reason: string): void;
   readonly shuttingDown: boolean;
@@ -31,7 +31,7 @@ export interface Services {
   /** Jobs were handed to a worker: their leases are due to expire. */
   claimed(jobs: Job[]): void;
   /** The engine's claim, plus the daemon's bookkeeping (see Daemon.claim). */
-  claim(params: EngineClaimParams): Job[];
+  claim(params: EngineClaimParams): Promise<Job[]>;
 }
 
 export type Handler<M extends MethodName> = (params: unknown, context: CallContext) => ResultOf<M> | Promise<ResultOf<M>>;

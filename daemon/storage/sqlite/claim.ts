@@ -26,11 +26,12 @@ import { LIMITS } from '../../../shared/protocol';
 import type { Job } from '../../../shared/types';
 import type { PendingCounts } from './counts';
 import type { Db } from './db';
+import type { KindFilter } from '../backend';
 import type { DelayedCounts } from './delayed';
 import { mapJob } from './mappers';
 import { ArrayRows, int, text, textOrNull, toRow } from './row';
 
-export type KindFilter = { include: string[] } | { exclude: string[] };
+export type { KindFilter } from '../backend';
 
 /** The jobs a claim took, and the characters of payload and checkpoint they carry (see CLAIM_ANSWER_BUDGET). */
 export interface ClaimResult {

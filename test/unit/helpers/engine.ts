@@ -6,8 +6,9 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { TestContext } from 'node:test';
-import { Engine } from '../../../daemon/engine';
-import type { EngineOptions } from '../../../daemon/engine/api';
+import type { Engine } from '../../../daemon/engine';
+import type { SqliteBackend } from '../../../daemon/storage/sqlite/backend';
+import { openSqliteEngine, type SqliteEngineOptions } from '../../helpers/sqliteEngine';
 
 export class FakeClock {
   constructor(public ms = Date.UTC(2030, 0, 1)) {}
@@ -19,6 +20,8 @@ export class FakeClock {
 
 export interface TestEngine {
   engine: Engine;
+  /** The SQLite store under the engine, for tests that reach below the storage interface. */
+  backend: SqliteBackend;
   clock: FakeClock;
   dir: string;
   dbPath: string;
@@ -32,15 +35,16 @@ export function tempDir(t: TestContext, prefix = 'spool-unit-'): string {
   return dir;
 }
 
-export function makeEngine(t: TestContext, options: Partial<EngineOptions> = {}): TestEngine {
+export function makeEngine(t: TestContext, options: Partial<SqliteEngineOptions> = {}): TestEngine {
   const dir = tempDir(t);
   const dbPath = path.join(dir, 'spool.db');
   const clock = new FakeClock();
   let random = 0.5;
-  const engine = new Engine({ dbPath, now: clock.now, random: () => random, ...options });
+  const { engine, backend } = openSqliteEngine({ dbPath, now: clock.now, random: () => random, ...options });
   t.after(() => engine.close());
   return {
     engine,
+    backend,
     clock,
     dir,
     dbPath,
@@ -50,10 +54,10 @@ export function makeEngine(t: TestContext, options: Partial<EngineOptions> = {})
   };
 }
 
-/** Runs fn and returns the SpoolError it throws (fails the test if it does not throw). */
-export function thrown(fn: () => unknown): { code: number; message: string; data: Record<string, unknown> } {
+/** Runs fn and returns the SpoolError it throws or rejects with (fails the test if it succeeds). */
+export async function thrown(fn: () => unknown): Promise<{ code: number; message: string; data: Record<string, unknown> }> {
   try {
-    fn();
+    await fn();
   } catch (error) {
     if (error instanceof Error && 'code' in error && typeof error.code === 'number' && 'data' in error && typeof error.data === 'object' && error.data !== null) {
       return { code: error.code, message: error.message, data: { ...error.data } };

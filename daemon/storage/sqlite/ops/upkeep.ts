@@ -2,20 +2,17 @@
  * Upkeep: stats from the counters, the reaper, start-up recovery, retention, the next wake-up
  * time, and the counter check.
  */
-import type { QueueStats, Stats } from '../../../shared/protocol';
-import { JOB_STATES, type JobState } from '../../../shared/types';
-import { emptyCounts } from '../../storage/sqlite';
-import type { EngineContext } from '../context';
-import { UPKEEP_BATCH } from '../defaults';
-import { nextTokenAt, refill } from '../rate-limit';
-import { firstIdAt } from '../uuid';
+import type { QueueStats, Stats } from '../../../../shared/protocol';
+import { JOB_STATES, type JobState } from '../../../../shared/types';
+import { emptyCounts } from '..';
+import type { SqliteContext } from './context';
 import { expireLease, recoverJob } from './attempts';
 
 const MINUTE = 60_000;
 const HOUR = 3_600_000;
 
 /** O(queues): counters, each queue's delayed count (kept between reads, see DelayedCounts), and the stat buckets. */
-export function stats(ctx: EngineContext): Stats {
+export function stats(ctx: SqliteContext): Stats {
   const now = ctx.now();
   const counts = ctx.store.queues.allCounts();
   const totals = emptyCounts();
@@ -38,28 +35,28 @@ export function stats(ctx: EngineContext): Stats {
 }
 
 /** One batch of expired leases; the engine repeats it while batches come back full. */
-export function reapBatch(ctx: EngineContext): number {
-  const expired = ctx.store.jobs.expiredLeases(ctx.now(), UPKEEP_BATCH);
+export function reapBatch(ctx: SqliteContext): number {
+  const expired = ctx.store.jobs.expiredLeases(ctx.now(), ctx.policy.batchSize);
   for (const job of expired) expireLease(ctx, job);
   return expired.length;
 }
 
-export function recoverBatch(ctx: EngineContext, workerIds: string[]): number {
+export function recoverBatch(ctx: SqliteContext, workerIds: string[]): number {
   let recovered = 0;
   for (const job of ctx.store.jobs.runningOf(workerIds)) if (recoverJob(ctx, job)) recovered += 1;
   return recovered;
 }
 
 /** One batch of retention for one queue. */
-export function retentionBatch(ctx: EngineContext, queue: string, retentionMs: number, limit: number): number {
+export function retentionBatch(ctx: SqliteContext, queue: string, retentionMs: number, limit: number): number {
   const cutoff = ctx.now() - retentionMs;
   // Ids are UUIDv7 of the creation time, and a job is created before it finishes.
-  const deleted = ctx.store.upkeep.retention(queue, cutoff, firstIdAt(cutoff), limit);
+  const deleted = ctx.store.upkeep.retention(queue, cutoff, ctx.policy.firstIdAt(cutoff), limit);
   if (deleted > 0) ctx.events.queue(queue);
   return deleted;
 }
 
-export function pruneStatBuckets(ctx: EngineContext): void {
+export function pruneStatBuckets(ctx: SqliteContext): void {
   ctx.store.runs.pruneBuckets(ctx.now() - 2 * HOUR);
 }
 
@@ -68,7 +65,7 @@ export function pruneStatBuckets(ctx: EngineContext): void {
  * is not paused, a lease expiry, a schedule, or a rate-limited queue's next token while it has
  * due jobs waiting for one.
  */
-export function nextWakeAt(ctx: EngineContext): number | null {
+export function nextWakeAt(ctx: SqliteContext): number | null {
   const now = ctx.now();
   let next: number | null = null;
   const consider = (t: number | null): void => {
@@ -79,9 +76,9 @@ export function nextWakeAt(ctx: EngineContext): number | null {
     consider(ctx.store.upkeep.nextDue(q.name, 'queued', now));
     consider(ctx.store.upkeep.nextDue(q.name, 'retrying', now));
     if (q.rateLimit !== null) {
-      const bucket = refill(q.rateLimit, ctx.store.queues.rateState(q.name), now);
+      const bucket = ctx.policy.refill(q.rateLimit, ctx.store.queues.rateState(q.name), now);
       const counts = ctx.store.queues.counts(q.name);
-      if (bucket.tokens < 1 && counts.queued + counts.retrying > 0) consider(nextTokenAt(q.rateLimit, bucket));
+      if (bucket.tokens < 1 && counts.queued + counts.retrying > 0) consider(ctx.policy.nextTokenAt(q.rateLimit, bucket));
     }
   }
   consider(ctx.store.upkeep.nextLeaseExpiry());
@@ -89,7 +86,7 @@ export function nextWakeAt(ctx: EngineContext): number | null {
   return next;
 }
 
-export function verifyCounters(ctx: EngineContext): { ok: boolean; mismatches: { queue: string; state: JobState; counted: number; actual: number }[] } {
+export function verifyCounters(ctx: SqliteContext): { ok: boolean; mismatches: { queue: string; state: JobState; counted: number; actual: number }[] } {
   const actual = new Map<string, number>();
   for (const row of ctx.store.queues.recount()) actual.set(`${row.queue}\u0000${row.state}`, row.count);
   const mismatches: { queue: string; state: JobState; counted: number; actual: number }[] = [];

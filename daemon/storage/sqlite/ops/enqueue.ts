@@ -1,18 +1,18 @@
 /**
  * Enqueueing: defaults from the queue, idempotency, the insert.
  */
-import type { EnqueueResult } from '../../../shared/protocol';
-import type { Job } from '../../../shared/types';
-import type { JobInsert, QueueSettings } from '../../storage/sqlite';
-import type { EngineContext } from '../context';
-import { mergedBackoff, type EnqueueInput } from '../validate/jobs';
+import type { EnqueueResult } from '../../../../shared/protocol';
+import type { Job } from '../../../../shared/types';
+import type { JobInsert, QueueSettings } from '..';
+import type { SqliteContext } from './context';
+import type { EnqueueInput } from '../../../engine/validate/jobs';
 import { ensureQueue } from './queues';
 
 /** The stored form of a new job: the queue's defaults filled in. */
-function toInsert(ctx: EngineContext, input: EnqueueInput, queue: QueueSettings, now: number): JobInsert {
-  const backoff = input.backoffField === null ? { ...queue.defaultBackoff, ...input.backoff } : mergedBackoff(queue.defaultBackoff, input.backoff, input.backoffField);
+function toInsert(ctx: SqliteContext, input: EnqueueInput, queue: QueueSettings, now: number): JobInsert {
+  const backoff = input.backoffField === null ? { ...queue.defaultBackoff, ...input.backoff } : ctx.policy.mergeBackoff(queue.defaultBackoff, input.backoff, input.backoffField);
   return {
-    id: ctx.ids.next(),
+    id: ctx.policy.newId(),
     queue: input.queue,
     kind: input.kind,
     payload: input.payload,
@@ -32,7 +32,7 @@ function toInsert(ctx: EngineContext, input: EnqueueInput, queue: QueueSettings,
 }
 
 /** One job, inside the caller's write transaction. */
-export function enqueueOne(ctx: EngineContext, input: EnqueueInput): EnqueueResult {
+export function enqueueOne(ctx: SqliteContext, input: EnqueueInput): EnqueueResult {
   // Same key, same job: the first one wins and is returned as it is now, never overwritten.
   if (input.idempotencyKey !== null) {
     const existing = ctx.store.jobs.byIdempotencyKey(input.idempotencyKey);
@@ -48,7 +48,7 @@ export function enqueueOne(ctx: EngineContext, input: EnqueueInput): EnqueueResu
  * Each queue's settings are read once. A key repeated within the batch gets the job its first
  * use created, as it would one call at a time.
  */
-export function enqueueMany(ctx: EngineContext, inputs: readonly EnqueueInput[]): EnqueueResult[] {
+export function enqueueMany(ctx: SqliteContext, inputs: readonly EnqueueInput[]): EnqueueResult[] {
   const now = ctx.now();
   const queues = new Map<string, QueueSettings>();
   /** Per input: the job that already had its key, or the index of its row in `inserts`. */

@@ -1,15 +1,15 @@
 /**
  * Workers: the daemon's executors and registered remote workers, shown in the UI.
  */
-import { SpoolError } from '../../../shared/errors';
-import { ErrorCode } from '../../../shared/protocol';
-import type { Worker, WorkerType } from '../../../shared/types';
-import type { EngineContext } from '../context';
-import type { RegisterInput } from '../validate/worker';
+import { SpoolError } from '../../../../shared/errors';
+import { ErrorCode } from '../../../../shared/protocol';
+import type { Worker, WorkerType } from '../../../../shared/types';
+import type { SqliteContext } from './context';
+import type { RegisterInput } from '../../../engine/validate/worker';
 
-export function registerWorker(ctx: EngineContext, input: RegisterInput, type: WorkerType): Worker {
+export function registerWorker(ctx: SqliteContext, input: RegisterInput, type: WorkerType): Worker {
   // A generated id is a UUIDv7 prefixed by the type, which fits the name pattern.
-  const id = input.workerId ?? `${type}-${ctx.ids.next()}`;
+  const id = input.workerId ?? `${type}-${ctx.policy.newId()}`;
   ctx.store.workers.upsert({
     id,
     type,

@@ -2,22 +2,19 @@
  * Schedules: storage, and the fire — a compare-and-swap on next_run_at plus the enqueue, in one
  * transaction, so that of two daemons on one file exactly one fires each tick.
  */
-import { SpoolError } from '../../../shared/errors';
-import { ErrorCode, type EnqueueResult } from '../../../shared/protocol';
-import type { Job, JobTemplate, Schedule } from '../../../shared/types';
-import type { FireScheduleParams } from '../api';
-import type { EngineContext } from '../context';
-import { QUEUE_DEFAULTS } from '../defaults';
-import { mergedBackoff } from '../validate/jobs';
-import { jsonText } from '../validate/primitives';
-import type { ScheduleChanges, ScheduleInput } from '../validate/schedules';
+import { SpoolError } from '../../../../shared/errors';
+import { ErrorCode, type EnqueueResult } from '../../../../shared/protocol';
+import type { Job, JobTemplate, Schedule } from '../../../../shared/types';
+import type { FireScheduleParams } from '../../backend';
+import type { SqliteContext } from './context';
+import type { ScheduleChanges, ScheduleInput } from '../../../engine/validate/schedules';
 import { enqueueOne } from './enqueue';
 
 export function scheduleNotFound(name: string): SpoolError {
   return new SpoolError(ErrorCode.ScheduleNotFound, `No schedule named "${name}". List schedules with \`spool schedules\`.`, { schedule: name });
 }
 
-export function getSchedule(ctx: EngineContext, name: string): Schedule {
+export function getSchedule(ctx: SqliteContext, name: string): Schedule {
   const schedule = ctx.store.schedules.get(name);
   if (!schedule) throw scheduleNotFound(name);
   return schedule;
@@ -27,13 +24,13 @@ export function getSchedule(ctx: EngineContext, name: string): Schedule {
  * Refuses a template whose backoff, completed from its queue's defaults as it is now (or the
  * defaults of a queue yet to be created), has its cap below its base.
  */
-function checkTemplateBackoff(ctx: EngineContext, queue: string, template: JobTemplate): void {
+function checkTemplateBackoff(ctx: SqliteContext, queue: string, template: JobTemplate): void {
   if (template.backoff === undefined) return;
-  const defaults = ctx.store.queues.get(queue)?.defaultBackoff ?? QUEUE_DEFAULTS.backoff;
-  mergedBackoff(defaults, template.backoff, 'job.backoff');
+  const defaults = ctx.store.queues.get(queue)?.defaultBackoff ?? ctx.policy.queueDefaults.backoff;
+  ctx.policy.mergeBackoff(defaults, template.backoff, 'job.backoff');
 }
 
-export function createSchedule(ctx: EngineContext, input: ScheduleInput, nextRunAt: number | null): Schedule {
+export function createSchedule(ctx: SqliteContext, input: ScheduleInput, nextRunAt: number | null): Schedule {
   checkTemplateBackoff(ctx, input.queue, input.job);
   const inserted = ctx.store.schedules.insert({
     name: input.name,
@@ -53,7 +50,7 @@ export function createSchedule(ctx: EngineContext, input: ScheduleInput, nextRun
 }
 
 /** `nextRunAt` undefined keeps the stored one (the caller recomputes it when cron, zone or enabled change). */
-export function updateSchedule(ctx: EngineContext, changes: ScheduleChanges, nextRunAt: number | null | undefined): Schedule {
+export function updateSchedule(ctx: SqliteContext, changes: ScheduleChanges, nextRunAt: number | null | undefined): Schedule {
   const current = getSchedule(ctx, changes.name);
   if (changes.job !== undefined) checkTemplateBackoff(ctx, changes.queue ?? current.queue, changes.job);
   const enabled = changes.enabled ?? current.enabled;
@@ -71,16 +68,16 @@ export function updateSchedule(ctx: EngineContext, changes: ScheduleChanges, nex
   return getSchedule(ctx, current.name);
 }
 
-export function deleteSchedule(ctx: EngineContext, name: string): void {
+export function deleteSchedule(ctx: SqliteContext, name: string): void {
   if (!ctx.store.schedules.delete(name)) throw scheduleNotFound(name);
 }
 
-function enqueueFrom(ctx: EngineContext, schedule: Schedule): EnqueueResult {
+function enqueueFrom(ctx: SqliteContext, schedule: Schedule): EnqueueResult {
   const t = schedule.job;
   const result = enqueueOne(ctx, {
     queue: schedule.queue,
     kind: t.kind,
-    payload: jsonText(t.payload === undefined ? null : t.payload, `schedule ${schedule.name} job.payload`),
+    payload: ctx.policy.payloadText(t.payload === undefined ? null : t.payload, `schedule ${schedule.name} job.payload`),
     priority: t.priority ?? 0,
     delayMs: undefined,
     runAt: undefined,
@@ -96,7 +93,7 @@ function enqueueFrom(ctx: EngineContext, schedule: Schedule): EnqueueResult {
   return result;
 }
 
-export function fireSchedule(ctx: EngineContext, params: FireScheduleParams): { schedule: Schedule; job: Job | null } | null {
+export function fireSchedule(ctx: SqliteContext, params: FireScheduleParams): { schedule: Schedule; job: Job | null } | null {
   const schedule = getSchedule(ctx, params.name);
   const swapped = ctx.store.schedules.compareAndSwap({
     name: params.name,
@@ -110,6 +107,6 @@ export function fireSchedule(ctx: EngineContext, params: FireScheduleParams): { 
   return { schedule: getSchedule(ctx, params.name), job };
 }
 
-export function triggerSchedule(ctx: EngineContext, name: string): EnqueueResult {
+export function triggerSchedule(ctx: SqliteContext, name: string): EnqueueResult {
   return enqueueFrom(ctx, getSchedule(ctx, name));
 }

@@ -6,14 +6,12 @@
  * act. Everyone else gets LeaseLost and nothing changes; the SQL carries the same condition,
  * so the rule holds even between two processes on one file.
  */
-import { SpoolError, jobNotFound } from '../../../shared/errors';
-import { ErrorCode, LIMITS, type HeartbeatResult } from '../../../shared/protocol';
-import type { Job, JobState, OutputStream, RunOutcome } from '../../../shared/types';
-import { backoffDelay } from '../backoff';
-import type { CompleteOutcome } from '../api';
-import type { EngineContext } from '../context';
-import { truncateLine } from '../output-lines';
-import type { FailInput, ReleaseInput } from '../validate/worker';
+import { SpoolError, jobNotFound } from '../../../../shared/errors';
+import { ErrorCode, type HeartbeatResult } from '../../../../shared/protocol';
+import type { Job, JobState, OutputStream, RunOutcome } from '../../../../shared/types';
+import type { CompleteOutcome } from '../../backend';
+import type { SqliteContext } from './context';
+import type { FailInput, ReleaseInput } from '../../../engine/validate/worker';
 
 /**
  * Why `workerId` cannot act on job `id`: it does not exist, or someone else holds it, or it
@@ -21,7 +19,7 @@ import type { FailInput, ReleaseInput } from '../validate/worker';
  * "your lease expired and it was claimed again" and "you never claimed it": the first tells a
  * slow worker what happened, the second tells a confused one it has the wrong id.
  */
-export function leaseLost(ctx: EngineContext, id: string, workerId: string): SpoolError {
+export function leaseLost(ctx: SqliteContext, id: string, workerId: string): SpoolError {
   const job = ctx.store.jobs.byId(id);
   if (!job) return jobNotFound(id);
   const heldBefore = ctx.store.runs.ofJob(id).some((run) => run.workerId === workerId);
@@ -43,13 +41,13 @@ export function leaseLost(ctx: EngineContext, id: string, workerId: string): Spo
 }
 
 /** The job, if `workerId` holds its lease; LeaseLost or JobNotFound otherwise. */
-export function requireLease(ctx: EngineContext, id: string, workerId: string): Job {
+export function requireLease(ctx: SqliteContext, id: string, workerId: string): Job {
   const job = ctx.store.jobs.byId(id);
   if (!job || job.state !== 'running' || job.workerId !== workerId) throw leaseLost(ctx, id, workerId);
   return job;
 }
 
-export function heartbeat(ctx: EngineContext, id: string, workerId: string, extendMs: number | undefined): HeartbeatResult {
+export function heartbeat(ctx: SqliteContext, id: string, workerId: string, extendMs: number | undefined): HeartbeatResult {
   const now = ctx.now();
   const job = requireLease(ctx, id, workerId);
   const result = ctx.store.jobs.heartbeat({ id, workerId, lease: now + (extendMs ?? job.timeoutMs), now });
@@ -57,20 +55,20 @@ export function heartbeat(ctx: EngineContext, id: string, workerId: string, exte
   return result;
 }
 
-export function progress(ctx: EngineContext, id: string, workerId: string, percent: number, message: string | null): void {
+export function progress(ctx: SqliteContext, id: string, workerId: string, percent: number, message: string | null): void {
   const job = ctx.store.jobs.progress({ id, workerId, percent, message, now: ctx.now() });
   if (!job) throw leaseLost(ctx, id, workerId);
   ctx.events.job(job);
 }
 
-export function checkpoint(ctx: EngineContext, id: string, workerId: string, value: string): void {
+export function checkpoint(ctx: SqliteContext, id: string, workerId: string, value: string): void {
   if (!ctx.store.jobs.checkpoint({ id, workerId, checkpoint: value, now: ctx.now() })) throw leaseLost(ctx, id, workerId);
 }
 
-export function appendOutput(ctx: EngineContext, id: string, workerId: string, stream: Exclude<OutputStream, 'marker'>, lines: string[]): void {
+export function appendOutput(ctx: SqliteContext, id: string, workerId: string, stream: Exclude<OutputStream, 'marker'>, lines: string[]): void {
   const job = requireLease(ctx, id, workerId);
   if (lines.length === 0) return;
-  const written = ctx.store.output.append(id, job.attempts, stream, lines.map((l) => truncateLine(l)), ctx.now(), LIMITS.maxOutputLinesPerJob);
+  const written = ctx.store.output.append(id, job.attempts, stream, lines.map((l) => ctx.policy.truncateLine(l)), ctx.now(), ctx.policy.maxOutputLinesPerJob);
   ctx.events.output(id, job.queue, written);
 }
 
@@ -87,7 +85,7 @@ interface Ending {
 }
 
 /** Ends the running attempt of `job` (held by `workerId`): the job row, its run, the stat bucket. */
-function endAttempt(ctx: EngineContext, job: Job, workerId: string, ending: Ending): Job {
+function endAttempt(ctx: SqliteContext, job: Job, workerId: string, ending: Ending): Job {
   const now = ctx.now();
   const terminal = ending.state === 'completed' || ending.state === 'dead' || ending.state === 'cancelled';
   // The run's history row first: it is read from the job row while that still says 'running'.
@@ -118,7 +116,7 @@ function endAttempt(ctx: EngineContext, job: Job, workerId: string, ending: Endi
   return updated;
 }
 
-export function complete(ctx: EngineContext, id: string, workerId: string, result: string | null): Job {
+export function complete(ctx: SqliteContext, id: string, workerId: string, result: string | null): Job {
   // The most common ending gets its own path: one UPDATE that checks the lease and returns the
   // job (no read of the job first), and no history row: the job row is the record of its
   // completed attempt (RunStatements).
@@ -137,7 +135,7 @@ export function complete(ctx: EngineContext, id: string, workerId: string, resul
  * a stale one, say) is left out of the shared statement and completed call by call, in order, so
  * that whichever of its completes holds the lease is the one that wins.
  */
-export function completeMany(ctx: EngineContext, items: readonly { id: string; workerId: string; result: string | null }[]): CompleteOutcome[] {
+export function completeMany(ctx: SqliteContext, items: readonly { id: string; workerId: string; result: string | null }[]): CompleteOutcome[] {
   const now = ctx.now();
   const mentions = new Map<string, number>();
   for (const { id } of items) mentions.set(id, (mentions.get(id) ?? 0) + 1);
@@ -164,7 +162,7 @@ export function completeMany(ctx: EngineContext, items: readonly { id: string; w
  * the failure is permanent, cancelled when a cancel was requested (the failure is most likely
  * the worker stopping because of it).
  */
-function failed(ctx: EngineContext, job: Job, workerId: string, failure: Omit<FailInput, 'id' | 'workerId'>, outcome: 'failed' | 'lease_expired'): Job {
+function failed(ctx: SqliteContext, job: Job, workerId: string, failure: Omit<FailInput, 'id' | 'workerId'>, outcome: 'failed' | 'lease_expired'): Job {
   const now = ctx.now();
   let state: JobState;
   let runAt = job.runAt;
@@ -172,7 +170,7 @@ function failed(ctx: EngineContext, job: Job, workerId: string, failure: Omit<Fa
   else if (failure.permanent || job.attempts >= job.maxAttempts) state = 'dead';
   else {
     state = 'retrying';
-    runAt = now + backoffDelay(job.backoff, job.attempts, ctx.random);
+    runAt = now + ctx.policy.retryDelay(job.backoff, job.attempts);
   }
   return endAttempt(ctx, job, workerId, {
     state,
@@ -187,22 +185,22 @@ function failed(ctx: EngineContext, job: Job, workerId: string, failure: Omit<Fa
   });
 }
 
-export function fail(ctx: EngineContext, input: FailInput): Job {
+export function fail(ctx: SqliteContext, input: FailInput): Job {
   const job = requireLease(ctx, input.id, input.workerId);
   return failed(ctx, job, input.workerId, input, 'failed');
 }
 
 /** The reaper's verdict on one running job whose lease ran out. */
-export function expireLease(ctx: EngineContext, job: Job): Job {
+export function expireLease(ctx: SqliteContext, job: Job): Job {
   return failed(ctx, job, job.workerId ?? '', { error: 'lease expired', stack: null, exitCode: null, httpStatus: null, permanent: false }, 'lease_expired');
 }
 
-export function markCancelled(ctx: EngineContext, id: string, workerId: string): Job {
+export function markCancelled(ctx: SqliteContext, id: string, workerId: string): Job {
   return endCancelled(ctx, requireLease(ctx, id, workerId), workerId);
 }
 
 /** Ends the running attempt of `job` (held by `workerId`) as cancelled. */
-function endCancelled(ctx: EngineContext, job: Job, workerId: string): Job {
+function endCancelled(ctx: SqliteContext, job: Job, workerId: string): Job {
   return endAttempt(ctx, job, workerId, {
     state: 'cancelled',
     runAt: job.runAt,
@@ -222,7 +220,7 @@ function endCancelled(ctx: EngineContext, job: Job, workerId: string): Job {
  * recovery does for the daemon's own jobs. Stopping a worker is not the job failing, so it costs
  * no attempt and can never make the job dead. A job whose cancel was requested ends cancelled.
  */
-export function release(ctx: EngineContext, input: ReleaseInput): Job {
+export function release(ctx: SqliteContext, input: ReleaseInput): Job {
   const job = requireLease(ctx, input.id, input.workerId);
   if (job.cancelRequested) return endCancelled(ctx, job, input.workerId);
   const released = interrupt(ctx, job, input.reason);
@@ -231,7 +229,7 @@ export function release(ctx: EngineContext, input: ReleaseInput): Job {
 }
 
 /** Start-up recovery of one job this daemon's executors left running: retried at once, the attempt given back. */
-export function recoverJob(ctx: EngineContext, job: Job): Job | undefined {
+export function recoverJob(ctx: SqliteContext, job: Job): Job | undefined {
   return interrupt(ctx, job, 'the daemon stopped while the job ran');
 }
 
@@ -241,13 +239,13 @@ export function recoverJob(ctx: EngineContext, job: Job): Job | undefined {
  * saying why the run's output stops there (the next run repeats the attempt number; readers
  * tell the runs apart by the run number each line carries).
  */
-function interrupt(ctx: EngineContext, job: Job, reason: string): Job | undefined {
+function interrupt(ctx: SqliteContext, job: Job, reason: string): Job | undefined {
   const now = ctx.now();
   ctx.store.runs.record({ jobId: job.id, outcome: 'interrupted', error: reason, stack: null, exitCode: null, httpStatus: null, now });
   const back = ctx.store.jobs.recover(job.id, now, `Interrupted: ${reason}`);
   if (!back) return undefined;
   const note = `Attempt ${job.attempts} was interrupted (${reason}); it runs again without using up an attempt.`;
-  const written = ctx.store.output.append(job.id, job.attempts, 'log', [truncateLine(note)], now, LIMITS.maxOutputLinesPerJob);
+  const written = ctx.store.output.append(job.id, job.attempts, 'log', [ctx.policy.truncateLine(note)], now, ctx.policy.maxOutputLinesPerJob);
   ctx.events.output(job.id, job.queue, written);
   ctx.events.job(back);
   return back;

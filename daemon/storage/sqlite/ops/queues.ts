@@ -1,14 +1,12 @@
 /**
  * Queues: created on first use with defaults, configured, paused and resumed, purged, deleted.
  */
-import { SpoolError } from '../../../shared/errors';
-import { ErrorCode } from '../../../shared/protocol';
-import type { JobState, Queue } from '../../../shared/types';
-import { withCounts, type QueueSettings } from '../../storage/sqlite';
-import type { EngineContext } from '../context';
-import { QUEUE_DEFAULTS, UPKEEP_BATCH } from '../defaults';
-import { mergedBackoff } from '../validate/jobs';
-import type { ConfigureInput } from '../validate/queues';
+import { SpoolError } from '../../../../shared/errors';
+import { ErrorCode } from '../../../../shared/protocol';
+import type { JobState, Queue } from '../../../../shared/types';
+import { withCounts, type QueueSettings } from '..';
+import type { SqliteContext } from './context';
+import type { ConfigureInput } from '../../../engine/validate/queues';
 
 export function queueNotFound(name: string): SpoolError {
   return new SpoolError(ErrorCode.QueueNotFound, `No queue named "${name}". List queues with \`spool queues\`; a queue is created when a job is first enqueued to it.`, {
@@ -17,23 +15,23 @@ export function queueNotFound(name: string): SpoolError {
 }
 
 /** The queue's settings, creating it with the defaults if it does not exist. Inside a write transaction. */
-export function ensureQueue(ctx: EngineContext, name: string): QueueSettings {
+export function ensureQueue(ctx: SqliteContext, name: string): QueueSettings {
   const existing = ctx.store.queues.get(name);
   if (existing) return existing;
   const now = ctx.now();
   ctx.store.queues.insert({
     name,
-    concurrency: QUEUE_DEFAULTS.concurrency,
+    concurrency: ctx.policy.queueDefaults.concurrency,
     ratePerSecond: null,
     rateBurst: null,
     paused: 0,
-    defaultMaxAttempts: QUEUE_DEFAULTS.maxAttempts,
-    backoffStrategy: QUEUE_DEFAULTS.backoff.strategy,
-    backoffBaseMs: QUEUE_DEFAULTS.backoff.baseMs,
-    backoffCapMs: QUEUE_DEFAULTS.backoff.capMs,
-    backoffJitter: QUEUE_DEFAULTS.backoff.jitter,
-    defaultTimeoutMs: QUEUE_DEFAULTS.timeoutMs,
-    retentionMs: QUEUE_DEFAULTS.retentionMs,
+    defaultMaxAttempts: ctx.policy.queueDefaults.maxAttempts,
+    backoffStrategy: ctx.policy.queueDefaults.backoff.strategy,
+    backoffBaseMs: ctx.policy.queueDefaults.backoff.baseMs,
+    backoffCapMs: ctx.policy.queueDefaults.backoff.capMs,
+    backoffJitter: ctx.policy.queueDefaults.backoff.jitter,
+    defaultTimeoutMs: ctx.policy.queueDefaults.timeoutMs,
+    retentionMs: ctx.policy.queueDefaults.retentionMs,
     now,
   });
   ctx.events.queue(name);
@@ -42,17 +40,17 @@ export function ensureQueue(ctx: EngineContext, name: string): QueueSettings {
   return created;
 }
 
-export function describeQueue(ctx: EngineContext, settings: QueueSettings): Queue {
+export function describeQueue(ctx: SqliteContext, settings: QueueSettings): Queue {
   return withCounts(settings, ctx.store.queues.counts(settings.name), ctx.store.queues.delayed(settings.name, ctx.now()));
 }
 
-export function getQueue(ctx: EngineContext, name: string): Queue {
+export function getQueue(ctx: SqliteContext, name: string): Queue {
   const settings = ctx.store.queues.get(name);
   if (!settings) throw queueNotFound(name);
   return describeQueue(ctx, settings);
 }
 
-export function listQueues(ctx: EngineContext): Queue[] {
+export function listQueues(ctx: SqliteContext): Queue[] {
   const counts = ctx.store.queues.allCounts();
   const now = ctx.now();
   return ctx.store.queues.all().map((settings) => {
@@ -61,9 +59,9 @@ export function listQueues(ctx: EngineContext): Queue[] {
   });
 }
 
-export function configureQueue(ctx: EngineContext, input: ConfigureInput): Queue {
+export function configureQueue(ctx: SqliteContext, input: ConfigureInput): Queue {
   const current = ensureQueue(ctx, input.name);
-  const backoff = mergedBackoff(current.defaultBackoff, input.defaultBackoff ?? {}, 'defaultBackoff');
+  const backoff = ctx.policy.mergeBackoff(current.defaultBackoff, input.defaultBackoff ?? {}, 'defaultBackoff');
   const rate = input.rateLimit === undefined ? current.rateLimit : input.rateLimit;
   ctx.store.queues.update({
     name: input.name,
@@ -83,21 +81,21 @@ export function configureQueue(ctx: EngineContext, input: ConfigureInput): Queue
   return getQueue(ctx, input.name);
 }
 
-export function setPaused(ctx: EngineContext, name: string, paused: boolean): Queue {
+export function setPaused(ctx: SqliteContext, name: string, paused: boolean): Queue {
   if (!ctx.store.queues.setPaused(name, paused, ctx.now())) throw queueNotFound(name);
   ctx.events.queue(name);
   return getQueue(ctx, name);
 }
 
 /** One batch of a purge; the engine repeats it until nothing is left, one transaction per batch. */
-export function purgeBatch(ctx: EngineContext, name: string, states: JobState[]): number {
-  const deleted = ctx.store.upkeep.purge(name, states, UPKEEP_BATCH);
+export function purgeBatch(ctx: SqliteContext, name: string, states: JobState[]): number {
+  const deleted = ctx.store.upkeep.purge(name, states, ctx.policy.batchSize);
   if (deleted > 0) ctx.events.queue(name);
   return deleted;
 }
 
 /** Refuses while jobs run, and without `force` while any job is left. */
-export function checkQueueDeletable(ctx: EngineContext, name: string, force: boolean): void {
+export function checkQueueDeletable(ctx: SqliteContext, name: string, force: boolean): void {
   if (!ctx.store.queues.get(name)) throw queueNotFound(name);
   const counts = ctx.store.queues.counts(name);
   if (counts.running > 0) {
@@ -111,7 +109,7 @@ export function checkQueueDeletable(ctx: EngineContext, name: string, force: boo
   }
 }
 
-export function deleteQueueRow(ctx: EngineContext, name: string): void {
+export function deleteQueueRow(ctx: SqliteContext, name: string): void {
   ctx.store.queues.delete(name);
   ctx.events.queue(name, true);
 }

@@ -7,12 +7,13 @@
  * merged in claim order across queues, and each queue then gives exactly its share with one
  * bounded UPDATE; inside the transaction nothing can change between peek and claim.
  */
-import type { Job } from '../../../shared/types';
-import { CLAIM_ANSWER_BUDGET, compareClaimOrder, type KindFilter, type QueueSettings } from '../../storage/sqlite';
-import type { EngineContext } from '../context';
-import { BUILTIN_KINDS } from '../defaults';
-import { available, refill, type Bucket } from '../rate-limit';
-import type { ClaimInput } from '../validate/worker';
+import type { Job } from '../../../../shared/types';
+import { CLAIM_ANSWER_BUDGET, compareClaimOrder, type QueueSettings } from '..';
+import type { ClaimRequest } from '../../backend';
+import type { SqliteContext } from './context';
+
+/** A rate limit's token bucket as of now. */
+type Bucket = ReturnType<SqliteContext['policy']['refill']>;
 
 interface Eligible {
   queue: QueueSettings;
@@ -21,19 +22,7 @@ interface Eligible {
   bucket: Bucket | null;
 }
 
-/** Which kinds this claimer may get; null when none at all. */
-export function kindFilter(input: Pick<ClaimInput, 'kinds' | 'builtinKinds'>): KindFilter | null {
-  if (input.builtinKinds !== undefined) {
-    // The daemon's own executors: only the built-in kinds they asked for (narrowed by kinds, if given).
-    const wanted = input.builtinKinds.filter((k) => input.kinds.length === 0 || input.kinds.includes(k));
-    return wanted.length === 0 ? null : { include: wanted };
-  }
-  if (input.kinds.length === 0) return { exclude: [...BUILTIN_KINDS] };
-  const wanted = input.kinds.filter((k) => !BUILTIN_KINDS.includes(k));
-  return wanted.length === 0 ? null : { include: wanted };
-}
-
-function eligibleQueues(ctx: EngineContext, names: string[], max: number, now: number): Eligible[] {
+function eligibleQueues(ctx: SqliteContext, names: string[], max: number, now: number): Eligible[] {
   const settings = names.length === 0 ? ctx.store.queues.all() : names.map((n) => ctx.store.queues.get(n)).filter((q) => q !== undefined);
   const eligible: Eligible[] = [];
   for (const queue of settings) {
@@ -43,13 +32,13 @@ function eligibleQueues(ctx: EngineContext, names: string[], max: number, now: n
     let bucket: Bucket | null = null;
     if (queue.rateLimit !== null) {
       const stored = ctx.store.queues.rateState(queue.name);
-      bucket = refill(queue.rateLimit, stored, now);
+      bucket = ctx.policy.refill(queue.rateLimit, stored, now);
       // The clock stepped back past the last refill. Refill counts from now, but the stored
       // time would stay in the future, and every later claim would find the bucket as empty as
       // it was, until the clock caught up again (an hour, for an hour's step). Store the bucket
       // as of now even if this claim takes nothing.
       if (stored.refilledAt !== null && stored.refilledAt > now) ctx.store.queues.setRateState(queue.name, bucket.tokens, now);
-      room = Math.min(room, available(bucket));
+      room = Math.min(room, ctx.policy.available(bucket));
     }
     if (room > 0) eligible.push({ queue, room, bucket });
   }
@@ -57,9 +46,8 @@ function eligibleQueues(ctx: EngineContext, names: string[], max: number, now: n
 }
 
 /** Inside a write transaction. */
-export function claimJobs(ctx: EngineContext, input: ClaimInput): Job[] {
-  const kinds = kindFilter(input);
-  if (kinds === null) return [];
+export function claimJobs(ctx: SqliteContext, input: ClaimRequest): Job[] {
+  const kinds = input.kinds;
   const now = ctx.now();
   const eligible = eligibleQueues(ctx, input.queues, input.max, now);
   if (eligible.length === 0) return [];

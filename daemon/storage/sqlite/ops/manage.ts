@@ -1,26 +1,24 @@
 /**
  * A user's actions on jobs: cancel, retry, update, delete, and their bulk forms.
  */
-import { SpoolError, jobNotFound } from '../../../shared/errors';
-import { ErrorCode, type BulkResult } from '../../../shared/protocol';
-import type { Job } from '../../../shared/types';
-import type { EngineContext } from '../context';
-import { UPKEEP_BATCH } from '../defaults';
-import type { BulkInput, UpdateInput } from '../validate/jobs';
-import { builtinPayload } from '../validate/payloads';
+import { SpoolError, jobNotFound } from '../../../../shared/errors';
+import { ErrorCode, type BulkResult } from '../../../../shared/protocol';
+import type { Job } from '../../../../shared/types';
+import type { SqliteContext } from './context';
+import type { BulkInput, UpdateInput } from '../../../engine/validate/jobs';
 
 function invalidState(job: Job, message: string): SpoolError {
   return new SpoolError(ErrorCode.InvalidState, message, { id: job.id, state: job.state });
 }
 
-function existing(ctx: EngineContext, id: string): Job {
+function existing(ctx: SqliteContext, id: string): Job {
   const job = ctx.store.jobs.byId(id);
   if (!job) throw jobNotFound(id);
   return job;
 }
 
 /** queued/retrying → cancelled; running → cancel requested (the worker stops it); finished → error. */
-export function cancel(ctx: EngineContext, id: string): Job {
+export function cancel(ctx: SqliteContext, id: string): Job {
   const job = existing(ctx, id);
   const now = ctx.now();
   let updated: Job | undefined;
@@ -33,7 +31,7 @@ export function cancel(ctx: EngineContext, id: string): Job {
 }
 
 /** dead/cancelled/completed → queued with a fresh attempt budget; the run history stays. */
-export function retry(ctx: EngineContext, id: string): Job {
+export function retry(ctx: SqliteContext, id: string): Job {
   const job = existing(ctx, id);
   if (job.state === 'queued' || job.state === 'retrying' || job.state === 'running') {
     const advice = job.state === 'running' ? 'Cancel it first, or wait for it to finish.' : 'It will run when its turn comes; update its run time to run it sooner.';
@@ -47,7 +45,7 @@ export function retry(ctx: EngineContext, id: string): Job {
   return updated;
 }
 
-export function update(ctx: EngineContext, input: UpdateInput): Job {
+export function update(ctx: SqliteContext, input: UpdateInput): Job {
   const job = existing(ctx, input.id);
   if (job.state !== 'queued' && job.state !== 'retrying') {
     const advice = job.state === 'running' ? 'Cancel it first, or wait for it to finish.' : 'Retry it to run it again.';
@@ -61,7 +59,7 @@ export function update(ctx: EngineContext, input: UpdateInput): Job {
     );
   }
   // The payload must suit the job's kind, which only the stored job knows.
-  if (input.payload !== null) builtinPayload(job.kind, JSON.parse(input.payload), 'payload');
+  if (input.payload !== null) ctx.policy.checkPayload(job.kind, JSON.parse(input.payload), 'payload');
   const now = ctx.now();
   const runAt = input.runAt ?? (input.delayMs !== undefined ? now + input.delayMs : null);
   const updated = ctx.store.jobs.update({ id: input.id, priority: input.priority, runAt, payload: input.payload, maxAttempts: input.maxAttempts, tags: input.tags, now });
@@ -70,7 +68,7 @@ export function update(ctx: EngineContext, input: UpdateInput): Job {
   return updated;
 }
 
-export function deleteJob(ctx: EngineContext, id: string): void {
+export function deleteJob(ctx: SqliteContext, id: string): void {
   const job = existing(ctx, id);
   if (job.state === 'running') throw invalidState(job, `Cannot delete job ${id}: it is running. Cancel it first, then delete it.`);
   if (!ctx.store.jobs.delete(id)) throw new Error(`Job ${id} changed while being deleted`);
@@ -78,15 +76,15 @@ export function deleteJob(ctx: EngineContext, id: string): void {
 }
 
 /** The ids a bulk action applies to, resolved from ids or a filter (one queue, all matches). */
-export function bulkIds(ctx: EngineContext, input: BulkInput): string[] {
+export function bulkIds(ctx: SqliteContext, input: BulkInput): string[] {
   if ('ids' in input) return input.ids;
   const ids: string[] = [];
   let after: { id: string; runAt: number } | undefined;
   for (;;) {
-    const page = ctx.store.list.list({ ...input.filter, order: 'oldest', limit: UPKEEP_BATCH, after, now: ctx.now() });
+    const page = ctx.store.list.list({ ...input.filter, order: 'oldest', limit: ctx.policy.batchSize, after, now: ctx.now() });
     for (const job of page) ids.push(job.id);
     const last = page[page.length - 1];
-    if (page.length < UPKEEP_BATCH || !last) return ids;
+    if (page.length < ctx.policy.batchSize || !last) return ids;
     after = { id: last.id, runAt: last.runAt };
   }
 }
