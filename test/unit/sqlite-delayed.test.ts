@@ -9,7 +9,7 @@ import Database from 'better-sqlite3';
 import { sqliteEngine } from '../helpers/sqliteEngine';
 import { isSpoolError } from '../../shared/errors';
 import { makeEngine } from './helpers/engine';
-import { seeded } from './helpers/random';
+import { seeded } from '../helpers/random';
 
 test('a kept delayed count is reused until time, a write of this engine or another connection could change it', async (t) => {
   const { engine, clock, backend } = makeEngine(t);
@@ -52,25 +52,6 @@ test('a kept delayed count is reused until time, a write of this engine or anoth
   await engine.deleteQueue({ name: 'q', force: true });
   await engine.enqueue({ queue: 'q', kind: 'k' });
   assert.equal((await engine.getQueue('q')).delayed, 0);
-});
-
-test('a clock that steps back below a claim or a retry made since does not reuse the kept count', async (t) => {
-  const { engine, clock } = makeEngine(t);
-  // A claim at a later time took the counted job; then the clock went back before its run time.
-  await engine.enqueue({ queue: 'claimed', kind: 'k', delayMs: 60_000 });
-  assert.equal((await engine.getQueue('claimed')).delayed, 1);
-  clock.advance(120_000);
-  assert.equal((await engine.claim({ workerId: 'w', queues: ['claimed'] })).length, 1);
-  clock.advance(-100_000);
-  assert.equal((await engine.getQueue('claimed')).delayed, 0, 'the job runs: it is not delayed');
-  // A retry put a job back with run time "now"; then the clock went back before that.
-  const cancelled = (await engine.enqueue({ queue: 'retried', kind: 'k' })).job;
-  await engine.cancel(cancelled.id);
-  assert.equal((await engine.getQueue('retried')).delayed, 0);
-  clock.advance(10_000);
-  await engine.retry(cancelled.id);
-  clock.advance(-5000);
-  assert.equal((await engine.getQueue('retried')).delayed, 1, 'its run time is now 5 s ahead');
 });
 
 test('kept delayed counts agree with a fresh count after every step of a randomized sequence', async (t) => {
