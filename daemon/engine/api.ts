@@ -184,8 +184,11 @@ export interface QueueEngine {
    * with one commit (and one fsync) for all of them. Each call inside still succeeds or fails on
    * its own (a savepoint each): a call that throws undoes only itself, and `fn` may catch it and
    * go on. Events are delivered after the one commit. `fn` must be synchronous: the calls it
-   * makes are started, not awaited, and their promises settle once the batch is over. A store
-   * that cannot work synchronously runs the calls one by one, each in its own transaction.
+   * makes are started, not awaited (return their promises, in an array or object: a promise
+   * returned directly is refused, as the mark of an async `fn`). Each call's promise tells how its
+   * own savepoint went; whether the batch committed is told by `batch` itself, which throws when
+   * the commit fails. A store that cannot work synchronously runs the calls one by one, each in
+   * its own transaction.
    */
   batch<T>(fn: () => T): T;
 

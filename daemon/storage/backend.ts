@@ -25,6 +25,9 @@ import type { ConfigureInput } from '../engine/validate/queues';
 import type { ScheduleChanges, ScheduleInput } from '../engine/validate/schedules';
 import type { FailInput, ReleaseInput, RegisterInput } from '../engine/validate/worker';
 
+/** Where the previous page of a job listing ended: its last job's id and run time. */
+export type ListCursor = { id: string; runAt: number };
+
 /** Which kinds a claimer may get: only these, or all but these (the built-in kinds a remote worker never gets). */
 export type KindFilter = { include: string[] } | { exclude: string[] };
 

@@ -4,7 +4,7 @@
 import { invalidParams } from '../../../shared/errors';
 import { LIMITS, type JobFilter, type JobOrder } from '../../../shared/protocol';
 import { JOB_STATES, type Backoff, type BackoffStrategy } from '../../../shared/types';
-import type { ListCursor } from '../../storage/sqlite/list';
+import type { ListCursor } from '../../storage/backend';
 import {
   array,
   integer,

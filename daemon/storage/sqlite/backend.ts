@@ -27,6 +27,7 @@ import type {
   StoragePolicy,
   StoreDescription,
 } from '../backend';
+import { workerNotFound } from '../errors';
 import { Store, type WalCheckpointMode, type WalCheckpointStatus } from '.';
 import * as attempts from './ops/attempts';
 import { claimJobs } from './ops/claim';
@@ -36,7 +37,7 @@ import * as manage from './ops/manage';
 import * as queues from './ops/queues';
 import * as schedules from './ops/schedules';
 import * as upkeep from './ops/upkeep';
-import { registerWorker, workerNotFound } from './ops/workers';
+import { registerWorker } from './ops/workers';
 
 /** How to open the SQLite store: the notions only this store has. */
 export interface SqliteOptions {

@@ -15,12 +15,12 @@
  */
 import type { JobFilter, JobOrder } from '../../../shared/protocol';
 import { JOB_STATES, type Job } from '../../../shared/types';
+import type { ListCursor } from '../backend';
 import type { Db } from './db';
 import { mapJob } from './mappers';
 import { ArrayRows, scalarText } from './row';
 
-/** Where the previous page ended. */
-export type ListCursor = { id: string; runAt: number };
+export type { ListCursor } from '../backend';
 
 export interface ListQuery extends JobFilter {
   order: JobOrder;

@@ -6,38 +6,19 @@
  * act. Everyone else gets LeaseLost and nothing changes; the SQL carries the same condition,
  * so the rule holds even between two processes on one file.
  */
-import { SpoolError, jobNotFound } from '../../../../shared/errors';
-import { ErrorCode, type HeartbeatResult } from '../../../../shared/protocol';
+import { jobNotFound, type SpoolError } from '../../../../shared/errors';
+import type { HeartbeatResult } from '../../../../shared/protocol';
 import type { Job, JobState, OutputStream, RunOutcome } from '../../../../shared/types';
 import type { CompleteOutcome } from '../../backend';
+import { leaseLost as leaseLostError } from '../../errors';
 import type { SqliteContext } from './context';
 import type { FailInput, ReleaseInput } from '../../../engine/validate/worker';
 
-/**
- * Why `workerId` cannot act on job `id`: it does not exist, or someone else holds it, or it
- * finished. Whether the caller ever held the job (a run of it in the history) decides between
- * "your lease expired and it was claimed again" and "you never claimed it": the first tells a
- * slow worker what happened, the second tells a confused one it has the wrong id.
- */
+/** LeaseLost (or JobNotFound) for `workerId` on job `id`, worded from the job and its history as they are now. */
 export function leaseLost(ctx: SqliteContext, id: string, workerId: string): SpoolError {
   const job = ctx.store.jobs.byId(id);
   if (!job) return jobNotFound(id);
-  const heldBefore = ctx.store.runs.ofJob(id).some((run) => run.workerId === workerId);
-  let why: string;
-  if (!heldBefore) {
-    why = job.state === 'running' ? `it is running under worker ${job.workerId ?? '?'}; this worker never claimed it` : `it is ${job.state}; this worker never claimed it`;
-  } else {
-    why =
-      job.state === 'running'
-        ? `it was claimed again by worker ${job.workerId ?? '?'} (attempt ${job.attempts}) after this worker's lease expired`
-        : `it is ${job.state} now`;
-  }
-  const advice = heldBefore ? 'Stop working on it; nothing was recorded.' : 'Nothing was recorded; a worker acts only on jobs it claimed with jobs.claim.';
-  return new SpoolError(ErrorCode.LeaseLost, `Worker ${workerId} does not hold the lease on job ${id}: ${why}. ${advice}`, {
-    id,
-    workerId,
-    state: job.state,
-  });
+  return leaseLostError(job, workerId, ctx.store.runs.ofJob(id).some((run) => run.workerId === workerId));
 }
 
 /** The job, if `workerId` holds its lease; LeaseLost or JobNotFound otherwise. */

@@ -4,12 +4,9 @@
 import { SpoolError, jobNotFound } from '../../../../shared/errors';
 import { ErrorCode, type BulkResult } from '../../../../shared/protocol';
 import type { Job } from '../../../../shared/types';
+import { invalidState } from '../../errors';
 import type { SqliteContext } from './context';
 import type { BulkInput, UpdateInput } from '../../../engine/validate/jobs';
-
-function invalidState(job: Job, message: string): SpoolError {
-  return new SpoolError(ErrorCode.InvalidState, message, { id: job.id, state: job.state });
-}
 
 function existing(ctx: SqliteContext, id: string): Job {
   const job = ctx.store.jobs.byId(id);

@@ -5,14 +5,9 @@ import { SpoolError } from '../../../../shared/errors';
 import { ErrorCode } from '../../../../shared/protocol';
 import type { JobState, Queue } from '../../../../shared/types';
 import { withCounts, type QueueSettings } from '..';
+import { queueNotFound } from '../../errors';
 import type { SqliteContext } from './context';
 import type { ConfigureInput } from '../../../engine/validate/queues';
-
-export function queueNotFound(name: string): SpoolError {
-  return new SpoolError(ErrorCode.QueueNotFound, `No queue named "${name}". List queues with \`spool queues\`; a queue is created when a job is first enqueued to it.`, {
-    queue: name,
-  });
-}
 
 /** The queue's settings, creating it with the defaults if it does not exist. Inside a write transaction. */
 export function ensureQueue(ctx: SqliteContext, name: string): QueueSettings {

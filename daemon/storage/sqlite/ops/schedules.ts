@@ -6,13 +6,10 @@ import { SpoolError } from '../../../../shared/errors';
 import { ErrorCode, type EnqueueResult } from '../../../../shared/protocol';
 import type { Job, JobTemplate, Schedule } from '../../../../shared/types';
 import type { FireScheduleParams } from '../../backend';
+import { scheduleNotFound } from '../../errors';
 import type { SqliteContext } from './context';
 import type { ScheduleChanges, ScheduleInput } from '../../../engine/validate/schedules';
 import { enqueueOne } from './enqueue';
-
-export function scheduleNotFound(name: string): SpoolError {
-  return new SpoolError(ErrorCode.ScheduleNotFound, `No schedule named "${name}". List schedules with \`spool schedules\`.`, { schedule: name });
-}
 
 export function getSchedule(ctx: SqliteContext, name: string): Schedule {
   const schedule = ctx.store.schedules.get(name);

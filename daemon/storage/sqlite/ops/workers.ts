@@ -1,8 +1,6 @@
 /**
  * Workers: the daemon's executors and registered remote workers, shown in the UI.
  */
-import { SpoolError } from '../../../../shared/errors';
-import { ErrorCode } from '../../../../shared/protocol';
 import type { Worker, WorkerType } from '../../../../shared/types';
 import type { SqliteContext } from './context';
 import type { RegisterInput } from '../../../engine/validate/worker';
@@ -24,8 +22,4 @@ export function registerWorker(ctx: SqliteContext, input: RegisterInput, type: W
   const worker = ctx.store.workers.get(id);
   if (!worker) throw new Error(`Worker ${id} was registered but cannot be read back`);
   return worker;
-}
-
-export function workerNotFound(id: string): SpoolError {
-  return new SpoolError(ErrorCode.WorkerNotFound, `No worker with id ${id}. Register it with workers.register first.`, { workerId: id });
 }
