@@ -42,10 +42,10 @@ const CLAIM_FIELDS = ['workerId', 'queues', 'kinds', 'max', 'waitMs'];
 export function workerHandlers(s: Services): HandlerGroup<WorkerMethods> {
   const { engine } = s;
   /** Runs a worker method and, if the params name a worker, records that it is alive. */
-  const asWorker = <T>(params: unknown, context: CallContext, action: () => Promise<T>): Promise<T> => {
-    // The action's store work is done when it returns (inside the group's transaction, for a
-    // synchronous store); the worker is then recorded as alive in the same transaction.
-    const result = action();
+  const asWorker = async <T>(params: unknown, context: CallContext, action: () => Promise<T>): Promise<T> => {
+    // The action starts before the first await (inside the caller's group commit); a worker is
+    // recorded as alive only once its call has succeeded.
+    const result = await action();
     if (isRecord(params) && typeof params.workerId === 'string') s.workerSeen(params.workerId, context.connection);
     return result;
   };

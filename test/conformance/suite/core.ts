@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ErrorCode } from '../../../shared/protocol';
-import { UNBUDGETED_CLAIM_MAX } from '../../../daemon/storage/sqlite/claim';
 import { makeEngine, thrown, type StoreFactory } from '../harness';
 
 /** The core tests, run against the store `store` makes. */
@@ -149,7 +148,8 @@ export function defineCore(store: StoreFactory): void {
     // excluded) and both completes build their answer from RETURNING: it must be the stored job,
     // field for field.
     const { engine, clock } = makeEngine(t, store);
-    assert.ok(UNBUDGETED_CLAIM_MAX < 100, 'the claim of 100 below uses the budgeted statement');
+    // On SQLite the claim of 100 below takes the budgeted statement, the smaller ones the other
+    // (test/unit/sqlite-claim.test.ts holds the threshold below 100); every store must answer alike.
     const enqueue = async (n: number, kind: string): Promise<string[]> =>
       (await engine.enqueueBatch({ jobs: Array.from({ length: n }, (_, i) => ({ queue: 'q', kind, payload: { i }, tags: ['t'], priority: i % 3, timeoutMs: 1000 + i })) })).results.map((r) => r.job.id);
     // A job with a past attempt that left progress, a checkpoint and an error behind.
