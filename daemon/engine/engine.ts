@@ -44,16 +44,15 @@ import type {
 import type { Job, JobTemplate, OutputStream, Queue, Schedule, Worker, WorkerType } from '../../shared/types';
 import type { StorageBackend, StoragePolicy } from '../storage/backend';
 import type { CompleteOutcome, CounterMismatch, EngineClaimParams, EngineListener, EngineOptions, EnqueueOutcome, FireScheduleParams, QueueEngine, StoreDescription } from './api';
-import { backoffDelay } from './backoff';
 import { QUEUE_DEFAULTS, UPKEEP_BATCH } from './defaults';
 import { EventHub } from './events';
 import { kindFilter } from './kinds';
 import { truncateLine } from './output-lines';
 import { available, nextTokenAt, refill } from './rate-limit';
+import { jobRules } from './rules';
 import { UuidV7, firstIdAt } from './uuid';
 import * as v from './validate/jobs';
 import { mergedBackoff, type EnqueueInput } from './validate/jobs';
-import { builtinPayload } from './validate/payloads';
 import { jobId, jsonText, nameList, name as validName } from './validate/primitives';
 import * as vq from './validate/queues';
 import * as vs from './validate/schedules';
@@ -74,10 +73,9 @@ export class Engine implements QueueEngine {
       now,
       newId: () => ids.next(),
       firstIdAt,
-      retryDelay: (backoff, attempt) => backoffDelay(backoff, attempt, random),
+      rules: jobRules(random),
       queueDefaults: QUEUE_DEFAULTS,
       mergeBackoff: mergedBackoff,
-      checkPayload: builtinPayload,
       payloadText: (payload, field) => jsonText(payload, field),
       parseTemplate: parseStoredTemplate,
       refill,

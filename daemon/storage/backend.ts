@@ -105,8 +105,8 @@ export interface StoragePolicy {
   newId(): string;
   /** The smallest id a job created at `time` can have (retention finds old jobs by id). */
   firstIdAt(time: number): string;
-  /** How long a failed attempt waits before the next one: the job's backoff, applied to the attempt that failed. */
-  retryDelay(backoff: Backoff, attempt: number): number;
+  /** The job rules: what a job's state allows, how a failure ends, how long a lease runs. */
+  rules: JobRules;
   /** The settings a queue gets when its first job creates it. */
   queueDefaults: {
     concurrency: number | null;
@@ -117,8 +117,6 @@ export interface StoragePolicy {
   };
   /** A job's or template's partial backoff completed from a queue's default; refuses a cap below the base, naming `field`. */
   mergeBackoff(defaults: Backoff, given: Partial<Backoff>, field: string): Backoff;
-  /** Refuses a payload that does not suit a built-in kind; update checks it against the stored job's kind. */
-  checkPayload(kind: string, payload: unknown, field: string): void;
   /** A schedule's template payload as stored JSON text, refused (naming `field`) if too large. */
   payloadText(payload: unknown, field: string): string;
   /** Turns a schedule's stored template back into its type, checking it again rather than trusting the store. */
@@ -135,6 +133,31 @@ export interface StoragePolicy {
   maxOutputLinesPerJob: number;
   /** An output line cut to the stored maximum. */
   truncateLine(line: string): string;
+}
+
+/** How a failed attempt ends: the job's next state, and when it runs again (retrying). */
+export interface FailureOutcome {
+  state: 'retrying' | 'dead' | 'cancelled';
+  runAt: number;
+}
+
+/**
+ * The job rules, applied by the store to the job as it read it in its transaction. Each refusal
+ * is a SpoolError that says what to do instead.
+ */
+export interface JobRules {
+  /** What a cancel does: cancel a waiting job now, or request it of a running one; refuses a finished job (InvalidState). */
+  cancel(job: Job): 'cancel' | 'request';
+  /** Refuses (InvalidState) a retry of a job that has not finished. */
+  checkRetry(job: Job): void;
+  /** Refuses a change to a job that is not waiting (InvalidState), or one the stored job cannot take (InvalidParams: attempts, payload for its kind). */
+  checkUpdate(job: Job, input: UpdateInput): void;
+  /** Refuses (InvalidState) to delete a running job. */
+  checkDelete(job: Job): void;
+  /** How an attempt that failed (or whose lease expired) ends: cancelled if a cancel was requested, dead if permanent or out of attempts, else retrying after the job's backoff. */
+  afterFailure(job: Job, permanent: boolean, now: number): FailureOutcome;
+  /** When the lease a heartbeat extends runs out: `extendMs`, or the job's timeout, from now. */
+  leaseUntil(job: Job, extendMs: number | undefined, now: number): number;
 }
 
 /** Makes a store for an engine: the engine hands over its policy and its event hub. */

@@ -31,7 +31,7 @@ export function requireLease(ctx: SqliteContext, id: string, workerId: string): 
 export function heartbeat(ctx: SqliteContext, id: string, workerId: string, extendMs: number | undefined): HeartbeatResult {
   const now = ctx.now();
   const job = requireLease(ctx, id, workerId);
-  const result = ctx.store.jobs.heartbeat({ id, workerId, lease: now + (extendMs ?? job.timeoutMs), now });
+  const result = ctx.store.jobs.heartbeat({ id, workerId, lease: ctx.policy.rules.leaseUntil(job, extendMs, now), now });
   if (!result) throw leaseLost(ctx, id, workerId);
   return result;
 }
@@ -144,15 +144,7 @@ export function completeMany(ctx: SqliteContext, items: readonly { id: string; w
  * the worker stopping because of it).
  */
 function failed(ctx: SqliteContext, job: Job, workerId: string, failure: Omit<FailInput, 'id' | 'workerId'>, outcome: 'failed' | 'lease_expired'): Job {
-  const now = ctx.now();
-  let state: JobState;
-  let runAt = job.runAt;
-  if (job.cancelRequested) state = 'cancelled';
-  else if (failure.permanent || job.attempts >= job.maxAttempts) state = 'dead';
-  else {
-    state = 'retrying';
-    runAt = now + ctx.policy.retryDelay(job.backoff, job.attempts);
-  }
+  const { state, runAt } = ctx.policy.rules.afterFailure(job, failure.permanent, ctx.now());
   return endAttempt(ctx, job, workerId, {
     state,
     runAt,
