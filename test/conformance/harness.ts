@@ -7,6 +7,9 @@
 import type { TestContext } from 'node:test';
 import { Engine } from '../../daemon/engine';
 import type { StorageFactory } from '../../daemon/storage/backend';
+import { FakeClock } from '../helpers/engineTest';
+
+export { thrown } from '../helpers/engineTest';
 
 /** One store for one test: fresh and empty, removed when the test ends. */
 export interface TestStore {
@@ -18,14 +21,6 @@ export interface TestStore {
 
 /** Makes a fresh store for a test, and registers its removal with `t`. */
 export type StoreFactory = (t: TestContext) => TestStore;
-
-export class FakeClock {
-  constructor(public ms = Date.UTC(2030, 0, 1)) {}
-  readonly now = (): number => this.ms;
-  advance(ms: number): void {
-    this.ms += ms;
-  }
-}
 
 export interface TestEngine {
   engine: Engine;
@@ -57,15 +52,3 @@ export function makeEngine(t: TestContext, store: StoreFactory, options: { rando
   };
 }
 
-/** Runs fn and returns the SpoolError it throws or rejects with (fails the test if it succeeds). */
-export async function thrown(fn: () => unknown): Promise<{ code: number; message: string; data: Record<string, unknown> }> {
-  try {
-    await fn();
-  } catch (error) {
-    if (error instanceof Error && 'code' in error && typeof error.code === 'number' && 'data' in error && typeof error.data === 'object' && error.data !== null) {
-      return { code: error.code, message: error.message, data: { ...error.data } };
-    }
-    throw error;
-  }
-  throw new Error('expected the call to throw a SpoolError, and it returned normally');
-}

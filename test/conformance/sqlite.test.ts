@@ -5,7 +5,7 @@
  */
 import * as path from 'node:path';
 import { sqliteStorage } from '../../daemon/storage/sqlite/backend';
-import { tempDir } from '../unit/helpers/engine';
+import { tempDir } from '../helpers/engineTest';
 import type { StoreFactory } from './harness';
 import { defineBackoff } from './suite/backoff';
 import { defineBatch } from './suite/batch';
