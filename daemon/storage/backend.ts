@@ -73,7 +73,9 @@ export interface StoreDescription {
 
 /**
  * What a store records while its transaction runs, and when it may be told. The engine's event
- * hub implements it.
+ * hub implements it. Its marks assume one transaction at a time, as SQLite's synchronous calls
+ * give; a store whose transactions overlap (PostgreSQL, awaiting a server) keeps each one's
+ * changes apart and records them, then flushes, once that transaction has committed.
  */
 export interface ChangeRecorder {
   /** A job was created, changed or (deleted) removed. */
