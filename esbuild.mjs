@@ -27,7 +27,7 @@ const common = {
 
 const builds = [
   { ...common, entryPoints: { extension: 'extension/extension.ts' }, external: ['vscode'] },
-  { ...common, entryPoints: { daemon: 'daemon/main.ts', cli: 'cli/main.ts', bench: 'bench/main.ts', checkpointer: 'daemon/store/checkpointer.ts' } },
+  { ...common, entryPoints: { daemon: 'daemon/main.ts', cli: 'cli/main.ts', bench: 'bench/main.ts', checkpointer: 'daemon/storage/sqlite/checkpointer.ts' } },
 ];
 
 if (watch) {

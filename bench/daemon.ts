@@ -18,7 +18,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as net from 'node:net';
 import { DAEMON_NODE_FLAGS } from '../daemon/lifecycle/control';
-import type { BenchFigure } from './engine';
+import type { BenchFigure } from './figure';
 
 export interface DaemonBenchOptions {
   quick?: boolean;

@@ -11,22 +11,12 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Engine } from '../daemon/engine';
+import { sqliteStorage } from '../daemon/storage/sqlite/backend';
 import type { EnqueueParams } from '../shared/protocol';
+import type { BenchFigure } from './figure';
 import { runFloorBench } from './floor';
 
-export interface BenchFigure {
-  name: string;
-  value: number;
-  unit: string;
-  /** The issue's target, e.g. ">= 30000". */
-  target?: string;
-  met?: boolean;
-  /**
-   * The same rate per second of this process's own CPU time (user + system). Other processes
-   * on the machine slow the wall-clock figure down; this one shows what the code costs.
-   */
-  cpuValue?: number;
-}
+export type { BenchFigure } from './figure';
 
 export interface EngineBenchOptions {
   quick?: boolean;
@@ -73,31 +63,31 @@ class Scratch {
     const dbPath = path.join(this.dir, `bench-${this.count++}.db`);
     // WAL checkpoints on the engine's background thread, as the daemon runs it: with SQLite's
     // automatic checkpoints, every ~200th commit would also copy and fsync the WAL.
-    const engine = new Engine({ dbPath, walCheckpoints: CHECKPOINTS });
+    const engine = new Engine({ storage: sqliteStorage({ dbPath, walCheckpoints: CHECKPOINTS }) });
     this.open.push(engine);
     return { engine, dbPath };
   }
 
-  dispose(): void {
-    for (const e of this.open) e.close();
+  async dispose(): Promise<void> {
+    for (const e of this.open) await e.close();
     fs.rmSync(this.dir, { recursive: true, force: true });
   }
 }
 
-function enqueueBatches(engine: Engine, total: number, from = 0): void {
+async function enqueueBatches(engine: Engine, total: number, from = 0): Promise<void> {
   for (let i = 0; i < total; i += 1000) {
     const n = Math.min(1000, total - i);
-    engine.enqueueBatch({ jobs: Array.from({ length: n }, (_, j) => smallJob(from + i + j)) });
+    await engine.enqueueBatch({ jobs: Array.from({ length: n }, (_, j) => smallJob(from + i + j)) });
   }
 }
 
 /** Claims and completes `total` jobs one at a time (two transactions per job). */
-function claimCompleteSingly(engine: Engine, total: number): Rate {
+async function claimCompleteSingly(engine: Engine, total: number): Promise<Rate> {
   const timer = new Timer();
   for (let i = 0; i < total; i++) {
-    const [job] = engine.claim({ workerId: WORKER });
+    const [job] = await engine.claim({ workerId: WORKER });
     if (!job) throw new Error(`the backlog ran dry after ${i} jobs`);
-    engine.complete({ id: job.id, workerId: WORKER });
+    await engine.complete({ id: job.id, workerId: WORKER });
   }
   return rate(total, timer);
 }
@@ -106,13 +96,13 @@ function claimCompleteSingly(engine: Engine, total: number): Rate {
  * Claims 50 at a time and completes them with one completeMany (two transactions per 50 jobs),
  * the way the daemon completes a worker's batch of jobs.complete requests.
  */
-function claimCompleteBatched(engine: Engine, total: number): Rate {
+async function claimCompleteBatched(engine: Engine, total: number): Promise<Rate> {
   const timer = new Timer();
   let done = 0;
   while (done < total) {
-    const jobs = engine.claim({ workerId: WORKER, max: Math.min(50, total - done) });
+    const jobs = await engine.claim({ workerId: WORKER, max: Math.min(50, total - done) });
     if (jobs.length === 0) throw new Error(`the backlog ran dry after ${done} jobs`);
-    const outcomes = engine.completeMany(jobs.map((job) => ({ id: job.id, workerId: WORKER })));
+    const outcomes = await engine.completeMany(jobs.map((job) => ({ id: job.id, workerId: WORKER })));
     const failed = outcomes.find((o) => !o.ok);
     if (failed && !failed.ok) throw failed.error;
     done += jobs.length;
@@ -124,18 +114,18 @@ function claimCompleteBatched(engine: Engine, total: number): Rate {
  * Claim throughput with a backlog held near `backlog` jobs: process `chunk` jobs (timed), top
  * the backlog up again (untimed), repeat. Returns the overall jobs/s of the timed parts.
  */
-function steadyBacklog(engine: Engine, backlog: number, total: number, chunk: number, run: (engine: Engine, n: number) => Rate): Rate {
-  enqueueBatches(engine, backlog);
+async function steadyBacklog(engine: Engine, backlog: number, total: number, chunk: number, run: (engine: Engine, n: number) => Promise<Rate>): Promise<Rate> {
+  await enqueueBatches(engine, backlog);
   let wall = 0;
   let cpu = 0;
   let processed = 0;
   while (processed < total) {
     const n = Math.min(chunk, total - processed);
-    const r = run(engine, n);
+    const r = await run(engine, n);
     wall += n / r.wall;
     cpu += n / r.cpu;
     processed += n;
-    enqueueBatches(engine, n, backlog + processed);
+    await enqueueBatches(engine, n, backlog + processed);
   }
   return { wall: processed / wall, cpu: processed / cpu };
 }
@@ -226,26 +216,26 @@ export async function runEngineBench(options: EngineBenchOptions = {}): Promise<
       const { engine } = scratch.engine();
       const total = n(50_000);
       const timer = new Timer();
-      for (let i = 0; i < total; i++) engine.enqueue(smallJob(i));
+      for (let i = 0; i < total; i++) await engine.enqueue(smallJob(i));
       atLeast('enqueue, one job per call', rate(total, timer), 30_000);
     }
     {
       const { engine } = scratch.engine();
       const total = n(200_000);
       const timer = new Timer();
-      enqueueBatches(engine, total);
+      await enqueueBatches(engine, total);
       atLeast('enqueue, batches of 1,000', rate(total, timer), 150_000);
     }
 
-    const smallSingle = steadyBacklog(scratch.engine().engine, 1000, n(30_000), 1000, claimCompleteSingly);
+    const smallSingle = await steadyBacklog(scratch.engine().engine, 1000, n(30_000), 1000, claimCompleteSingly);
     atLeast('claim + complete one at a time, 1,000 queued', smallSingle, 10_000);
-    const smallBatched = steadyBacklog(scratch.engine().engine, 1000, n(100_000), 1000, claimCompleteBatched);
+    const smallBatched = await steadyBacklog(scratch.engine().engine, 1000, n(100_000), 1000, claimCompleteBatched);
     atLeast('claim 50 + complete 50 per batch, 1,000 queued', smallBatched, 40_000);
     runFloorBench(scratch.dir, n, report);
 
     const { engine, dbPath } = scratch.engine();
     const fillTimer = new Timer();
-    enqueueBatches(engine, big);
+    await enqueueBatches(engine, big);
     const fill = rate(big, fillTimer);
     report({ name: `enqueue ${big.toLocaleString('en-US')} in batches of 1,000 (filling the backlog)`, value: fill.wall, cpuValue: fill.cpu, unit: 'jobs/s' });
     const bytes = databaseBytes(dbPath);
@@ -253,41 +243,41 @@ export async function runEngineBench(options: EngineBenchOptions = {}): Promise<
     report({ name: 'bytes per queued job', value: bytes / big, unit: 'bytes' });
 
     const statsCalls = 2000;
-    engine.stats();
+    await engine.stats();
     const statsTimer = new Timer();
-    for (let i = 0; i < statsCalls; i++) engine.stats();
+    for (let i = 0; i < statsCalls; i++) await engine.stats();
     const statsMs = (statsTimer.seconds().wall * 1000) / statsCalls;
     report({ name: `stats() with ${big.toLocaleString('en-US')} jobs`, value: statsMs, unit: 'ms', target: '< 2', met: statsMs < 2 });
 
     // The ratio is taken on CPU time: both runs do the same work, and the wall clock of either
     // can be stretched by whatever else the machine runs meanwhile.
-    const bigSingle = claimCompleteSingly(engine, n(30_000));
+    const bigSingle = await claimCompleteSingly(engine, n(30_000));
     const singleRatio = bigSingle.cpu / smallSingle.cpu;
     report({ name: `claim + complete one at a time, ${big.toLocaleString('en-US')} queued`, value: bigSingle.wall, cpuValue: bigSingle.cpu, unit: 'jobs/s' });
     report({ name: '  ratio to the 1,000-queued figure (CPU time)', value: singleRatio, unit: '×', target: '>= 0.75', met: singleRatio >= 0.75 });
-    const bigBatched = claimCompleteBatched(engine, n(100_000));
+    const bigBatched = await claimCompleteBatched(engine, n(100_000));
     const batchedRatio = bigBatched.cpu / smallBatched.cpu;
     report({ name: `claim 50 + complete 50 per batch, ${big.toLocaleString('en-US')} queued`, value: bigBatched.wall, cpuValue: bigBatched.cpu, unit: 'jobs/s' });
     report({ name: '  ratio to the 1,000-queued figure (CPU time)', value: batchedRatio, unit: '×', target: '>= 0.75', met: batchedRatio >= 0.75 });
 
     // The delayed count (stats, queue listings) depends on the clock: it is counted over the due
-    // index, then kept until time or a write could change it (daemon/store/delayed.ts).
+    // index, then kept until time or a write could change it (daemon/storage/sqlite/delayed.ts).
     for (let i = 0; i < big; i += 1000) {
-      engine.enqueueBatch({ jobs: Array.from({ length: Math.min(1000, big - i) }, (_, j) => ({ queue: 'later', kind: 'work', payload: { n: i + j }, delayMs: 3_600_000 })) });
+      await engine.enqueueBatch({ jobs: Array.from({ length: Math.min(1000, big - i) }, (_, j) => ({ queue: 'later', kind: 'work', payload: { n: i + j }, delayMs: 3_600_000 })) });
     }
     const countTimer = new Timer();
-    engine.stats();
+    await engine.stats();
     const countMs = countTimer.seconds().wall * 1000;
     report({ name: `stats() with ${big.toLocaleString('en-US')} delayed jobs: the read that counts them`, value: countMs, unit: 'ms' });
     const keptTimer = new Timer();
-    for (let i = 0; i < statsCalls; i++) engine.stats();
+    for (let i = 0; i < statsCalls; i++) await engine.stats();
     const keptMs = (keptTimer.seconds().wall * 1000) / statsCalls;
     report({ name: '  each read after it, while nothing changed them', value: keptMs, unit: 'ms', target: '< 2', met: keptMs < 2 });
 
-    const check = engine.verifyCounters();
+    const check = await engine.verifyCounters();
     if (!check.ok) throw new Error(`counters disagree with the jobs table after the benchmark: ${JSON.stringify(check.mismatches)}`);
   } finally {
-    scratch.dispose();
+    await scratch.dispose();
   }
   return figures;
 }

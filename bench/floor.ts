@@ -1,6 +1,6 @@
 /**
  * The floor under the engine figures: the same four operations made with the store's prepared
- * statements alone (daemon/store), without the engine's validation, queue settings, rate limits,
+ * statements alone (daemon/storage/sqlite), without the engine's validation, queue settings, rate limits,
  * events and savepoints. The gap between these figures and the engine's is what the engine's own
  * code costs; the gap between them and the raw references is what the schema costs (its indexes,
  * counters and run history). A second run drops the listing index to show what that index costs.
@@ -10,8 +10,8 @@
  */
 import * as path from 'node:path';
 import { UuidV7 } from '../shared/domain/uuid';
-import { Store, type JobInsert } from '../daemon/store';
-import type { BenchFigure } from './engine';
+import { Store, type JobInsert } from '../daemon/storage/sqlite';
+import type { BenchFigure } from './figure';
 
 const WORKER = 'floor-worker';
 const KINDS = { exclude: ['shell', 'http'] };

@@ -1,5 +1,6 @@
 // Runs every test with node's built-in runner (TypeScript loaded through tsx):
-//   node test/run.mjs [unit|integration|e2e ...]   (default: all levels)
+//   node test/run.mjs [unit|conformance|integration|e2e ...]   (default: all levels)
+// conformance runs the one engine suite against every store (test/conformance/<store>.test.ts).
 // Integration tests start the built daemon (dist/), so `npm test` builds first.
 // The e2e level needs code-server and chromium (see .ci/run); it runs when
 // test/e2e exists and SPOOL_SKIP_E2E is not set.
@@ -9,7 +10,7 @@ import { join } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
 const levels = process.argv.slice(2).filter((a) => !a.startsWith('-'));
-const wanted = levels.length > 0 ? levels : ['unit', 'integration', 'e2e'];
+const wanted = levels.length > 0 ? levels : ['unit', 'conformance', 'integration', 'e2e'];
 
 function testFiles(dir) {
   if (!existsSync(dir)) return [];

@@ -1,10 +1,17 @@
 /**
- * The queue engine: a synchronous library over one SQLite file (see api.ts for the contract).
+ * The queue engine: an async library over a store (see api.ts for the contract, and
+ * daemon/storage/backend.ts for the store's side).
  *
- * Each public method validates its raw input first (nothing invalid reaches the database), then
- * runs the operation in one write transaction (BEGIN IMMEDIATE) or one read transaction, then
- * delivers the events the transaction produced — only after it committed. The operations
- * themselves live in ops/, one module per area.
+ * Each public method validates its raw input first (nothing invalid reaches the store), turns it
+ * into the store's operation (the claimer's kinds into a filter, output into chunks) and calls
+ * the store; the store runs the operation in one transaction and records what changed on the
+ * engine's event hub, which delivers it only after the commit.
+ *
+ * The rule that keeps group commit working: a method makes its store call before its first
+ * `await` (the methods here are not `async` at all: they return the store's promise, or a
+ * rejected one when validation fails). A store that works synchronously (SQLite) then does the
+ * call's work inside whatever transaction `batch` has open. A method that awaited first would
+ * run its store work after the batch had committed, in a transaction of its own.
  */
 import { LIMITS } from '../../shared/protocol';
 import type {
@@ -34,450 +41,392 @@ import type {
   UpdateJobParams,
   UpdateScheduleParams,
 } from '../../shared/protocol';
-import { jobNotFound } from '../../shared/errors';
-import { TERMINAL_STATES, type Job, type JobState, type JobTemplate, type OutputStream, type Queue, type Schedule, type Worker, type WorkerType } from '../../shared/types';
-import { Store, type WalCheckpointStatus } from '../store';
-import type { CompleteOutcome, EngineClaimParams, EngineListener, EngineOptions, FireScheduleParams, QueueEngine } from './api';
-import type { EngineContext } from './context';
-import { UPKEEP_BATCH } from './defaults';
+import type { Job, JobTemplate, OutputStream, Queue, Schedule, Worker, WorkerType } from '../../shared/types';
+import type { StorageBackend, StoragePolicy } from '../storage/backend';
+import type { CompleteOutcome, CounterMismatch, EngineClaimParams, EngineListener, EngineOptions, EnqueueOutcome, FireScheduleParams, QueueEngine, StoreDescription } from './api';
+import { QUEUE_DEFAULTS, UPKEEP_BATCH } from './defaults';
 import { EventHub } from './events';
-import * as attempts from './ops/attempts';
-import { claimJobs } from './ops/claim';
-import { enqueueMany, enqueueOne } from './ops/enqueue';
-import * as manage from './ops/manage';
-import * as queues from './ops/queues';
-import * as schedules from './ops/schedules';
-import * as upkeep from './ops/upkeep';
-import { registerWorker, workerNotFound } from './ops/workers';
-import { UuidV7 } from '../../shared/domain/uuid';
+import { kindFilter } from './kinds';
+import { truncateLine } from '../../shared/domain/output-lines';
+import { available, nextTokenAt, refill } from './rate-limit';
+import { jobRules } from './rules';
+import { UuidV7, firstIdAt } from '../../shared/domain/uuid';
 import * as v from './validate/jobs';
-import { jobId, nameList, name as validName } from './validate/primitives';
+import { mergedBackoff, type EnqueueInput } from './validate/jobs';
+import { jobId, jsonText, nameList, name as validName } from '../../shared/domain/validate';
 import * as vq from './validate/queues';
 import * as vs from './validate/schedules';
 import * as vw from './validate/worker';
 
 export class Engine implements QueueEngine {
-  readonly dbPath: string;
+  readonly store: StoreDescription;
   readonly migrated: { versions: number[]; ms: number };
-  private readonly store: Store;
+  private readonly backend: StorageBackend;
   private readonly events: EventHub;
-  private readonly ctx: EngineContext;
 
   constructor(options: EngineOptions) {
     const now = options.now ?? Date.now;
-    this.dbPath = options.dbPath;
+    const random = options.random ?? Math.random;
+    const ids = new UuidV7(now);
     this.events = new EventHub((error) => console.error(`spool engine: an event listener failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`));
-    const storeOptions = {
-      now: now(),
+    const policy: StoragePolicy = {
+      now,
+      newId: () => ids.next(),
+      firstIdAt,
+      rules: jobRules(random),
+      queueDefaults: QUEUE_DEFAULTS,
+      mergeBackoff: mergedBackoff,
+      payloadText: (payload, field) => jsonText(payload, field),
       parseTemplate: parseStoredTemplate,
-      walCheckpoints: options.walCheckpoints ?? 'auto',
-      ...(options.durable === undefined ? {} : { durable: options.durable }),
-      ...(options.walCheckpointFailed === undefined ? {} : { walCheckpointFailed: options.walCheckpointFailed }),
+      refill,
+      available,
+      nextTokenAt,
+      batchSize: UPKEEP_BATCH,
+      maxOutputLinesPerJob: LIMITS.maxOutputLinesPerJob,
+      truncateLine: (line) => truncateLine(line),
     };
-    this.store = new Store(options.dbPath, storeOptions);
-    this.migrated = this.store.migrated;
-    this.ctx = { store: this.store, now, random: options.random ?? Math.random, ids: new UuidV7(now), events: this.events };
-  }
-
-  /** How many write() calls are open; above 1, the inner ones are savepoints of a batch(). */
-  private depth = 0;
-
-  /**
-   * A write transaction, then the events it produced. Inside batch() it is a savepoint (that is
-   * how better-sqlite3 nests transactions): a failing call undoes only itself, and events wait
-   * for the outer commit.
-   */
-  private write<T>(fn: (ctx: EngineContext) => T): T {
-    const mark = this.events.mark();
-    let result: T;
-    this.depth += 1;
-    try {
-      result = this.store.write(() => fn(this.ctx));
-    } catch (error) {
-      this.events.discard(mark);
-      throw error;
-    } finally {
-      this.depth -= 1;
-    }
-    if (this.depth === 0) this.events.flush();
-    return result;
+    this.backend = options.storage(policy, this.events);
+    this.store = this.backend.description;
+    this.migrated = this.backend.migrated;
   }
 
   batch<T>(fn: () => T): T {
-    return this.write(() => {
-      const result = fn();
-      if (result instanceof Promise) throw new Error('Engine.batch() takes a synchronous function: a transaction must never span an await');
-      return result;
-    });
-  }
-
-  private read<T>(fn: (ctx: EngineContext) => T): T {
-    return this.store.read(() => fn(this.ctx));
+    // A store that cannot work synchronously has no batch: the calls fn starts run one by one,
+    // each in its own transaction, and answer the same.
+    return this.backend.batch ? this.backend.batch(fn) : fn();
   }
 
   // ------------------------------------------------------------------------------------------
   // Jobs
 
-  enqueue(params: EnqueueParams): EnqueueResult {
-    const input = v.enqueueParams(params);
-    return this.write((ctx) => enqueueOne(ctx, input));
+  enqueue(params: EnqueueParams): Promise<EnqueueResult> {
+    return checked(() => v.enqueueParams(params), (input) => this.backend.enqueue(input));
   }
 
-  enqueueBatch(params: { jobs: EnqueueParams[] }): { results: EnqueueResult[] } {
-    const inputs = v.enqueueBatchParams(params);
-    return this.write((ctx) => ({ results: enqueueMany(ctx, inputs) }));
+  enqueueBatch(params: { jobs: EnqueueParams[] }): Promise<{ results: EnqueueResult[] }> {
+    return checked(
+      () => v.enqueueBatchParams(params),
+      (inputs) => this.backend.enqueueMany(inputs).then((results) => ({ results })),
+    );
   }
 
-  getJob(id: string): JobWithRuns {
-    const valid = jobId(id);
-    return this.read((ctx) => {
-      const job = ctx.store.jobs.byId(valid);
-      if (!job) throw jobNotFound(valid);
-      return { job, runs: ctx.store.runs.ofJob(valid) };
+  enqueueEach(params: EnqueueParams[]): Promise<EnqueueOutcome[]> {
+    const inputs: EnqueueInput[] = [];
+    const slots = params.map((item): EnqueueOutcome | number => {
+      try {
+        inputs.push(v.enqueueParams(item));
+        return inputs.length - 1;
+      } catch (error) {
+        return { ok: false, error };
+      }
     });
+    if (inputs.length === 0) return Promise.resolve(slots.filter((s) => typeof s !== 'number'));
+    // One store call for every valid enqueue, started now (inside the caller's batch). If the
+    // store refuses them as a whole, each is tried alone so that only the culprit fails; those
+    // tries come after the batch, in transactions of their own (a store error is rare here:
+    // validation has already passed).
+    return this.backend.enqueueMany(inputs).then(
+      (results) => slots.map((s) => (typeof s === 'number' ? ok(results[s]) : s)),
+      () => Promise.all(slots.map((s) => (typeof s === 'number' ? outcome(this.backend.enqueue(inputs[s] as EnqueueInput)) : s))),
+    );
   }
 
-  listJobs(params: ListJobsParams): ListJobsResult {
-    const input = v.listParams(params);
-    const { order, limit, after, ...filter } = input;
-    const jobs = this.read((ctx) => ctx.store.list.list({ ...filter, order, limit: limit + 1, after, now: ctx.now() }));
-    const page = jobs.slice(0, limit);
-    const last = page[page.length - 1];
-    return { jobs: page, nextCursor: jobs.length > limit && last ? v.encodeCursor(order, { id: last.id, runAt: last.runAt }) : null };
+  getJob(id: string): Promise<JobWithRuns> {
+    return checked(() => jobId(id), (valid) => this.backend.getJob(valid));
   }
 
-  output(params: JobOutputParams): JobOutputResult {
-    const input = v.outputParams(params);
-    return this.read((ctx) => {
-      const job = ctx.store.jobs.byId(input.id);
-      if (!job) throw jobNotFound(input.id);
-      const lines = ctx.store.output.page(input.id, input.after, input.limit);
-      const last = lines[lines.length - 1];
-      const nextAfter = last ? last.seq : input.after;
-      const done = TERMINAL_STATES.includes(job.state) && lines.length < input.limit;
-      return { lines, nextAfter, done };
-    });
+  listJobs(params: ListJobsParams): Promise<ListJobsResult> {
+    return checked(
+      () => v.listParams(params),
+      (input) =>
+        this.backend.listJobs({ ...input, limit: input.limit + 1 }).then((jobs) => {
+          const page = jobs.slice(0, input.limit);
+          const last = page[page.length - 1];
+          return { jobs: page, nextCursor: jobs.length > input.limit && last ? v.encodeCursor(input.order, { id: last.id, runAt: last.runAt }) : null };
+        }),
+    );
   }
 
-  cancel(id: string): Job {
-    const valid = jobId(id);
-    return this.write((ctx) => manage.cancel(ctx, valid));
+  output(params: JobOutputParams): Promise<JobOutputResult> {
+    return checked(() => v.outputParams(params), (input) => this.backend.output(input.id, input.after, input.limit));
   }
 
-  retry(id: string): Job {
-    const valid = jobId(id);
-    return this.write((ctx) => manage.retry(ctx, valid));
+  cancel(id: string): Promise<Job> {
+    return checked(() => jobId(id), (valid) => this.backend.cancel(valid));
   }
 
-  update(params: UpdateJobParams): Job {
-    const input = v.updateParams(params);
-    return this.write((ctx) => manage.update(ctx, input));
+  retry(id: string): Promise<Job> {
+    return checked(() => jobId(id), (valid) => this.backend.retry(valid));
   }
 
-  deleteJob(id: string): void {
-    const valid = jobId(id);
-    this.write((ctx) => manage.deleteJob(ctx, valid));
+  update(params: UpdateJobParams): Promise<Job> {
+    return checked(() => v.updateParams(params), (input) => this.backend.update(input));
   }
 
-  cancelMany(params: BulkParams): BulkResult {
-    let stopRequested = 0;
-    const result = this.bulk(params, (ctx, id) => {
-      if (manage.cancel(ctx, id).state === 'running') stopRequested += 1;
-    });
-    return { ...result, stopRequested };
+  deleteJob(id: string): Promise<void> {
+    return checked(() => jobId(id), (valid) => this.backend.deleteJob(valid));
   }
 
-  retryMany(params: BulkParams): BulkResult {
-    return this.bulk(params, (ctx, id) => manage.retry(ctx, id));
+  cancelMany(params: BulkParams): Promise<BulkResult> {
+    return checked(() => v.bulkParams(params), (input) => this.backend.cancelMany(input));
   }
 
-  deleteMany(params: BulkParams): BulkResult {
-    return this.bulk(params, (ctx, id) => manage.deleteJob(ctx, id));
+  retryMany(params: BulkParams): Promise<BulkResult> {
+    return checked(() => v.bulkParams(params), (input) => this.backend.retryMany(input));
   }
 
-  /** Ids, or every match of a filter, in transactions of UPKEEP_BATCH jobs each. */
-  private bulk(params: BulkParams, action: (ctx: EngineContext, id: string) => unknown): BulkResult {
-    const input = v.bulkParams(params);
-    const ids = this.read((ctx) => manage.bulkIds(ctx, input));
-    const result: BulkResult = { count: 0, errors: [] };
-    for (let i = 0; i < ids.length; i += UPKEEP_BATCH) {
-      const chunk = ids.slice(i, i + UPKEEP_BATCH);
-      this.write((ctx) => manage.applyEach(chunk, (id) => action(ctx, id), result));
-    }
-    return result;
+  deleteMany(params: BulkParams): Promise<BulkResult> {
+    return checked(() => v.bulkParams(params), (input) => this.backend.deleteMany(input));
   }
 
   // ------------------------------------------------------------------------------------------
   // The worker side
 
-  claim(params: EngineClaimParams): Job[] {
-    const input = vw.claimParams(params);
-    return this.write((ctx) => claimJobs(ctx, input));
+  claim(params: EngineClaimParams): Promise<Job[]> {
+    return checked(
+      () => vw.claimParams(params),
+      (input) => {
+        const kinds = kindFilter(input);
+        if (kinds === null) return Promise.resolve([]);
+        return this.backend.claim({ workerId: input.workerId, queues: input.queues, max: input.max, kinds });
+      },
+    );
   }
 
-  heartbeat(params: HeartbeatParams): HeartbeatResult {
-    const input = vw.heartbeatParams(params);
-    return this.write((ctx) => attempts.heartbeat(ctx, input.id, input.workerId, input.extendMs));
+  heartbeat(params: HeartbeatParams): Promise<HeartbeatResult> {
+    return checked(() => vw.heartbeatParams(params), (input) => this.backend.heartbeat(input.id, input.workerId, input.extendMs));
   }
 
-  progress(params: ProgressParams): void {
-    const input = vw.progressParams(params);
-    this.write((ctx) => attempts.progress(ctx, input.id, input.workerId, input.percent, input.message));
+  progress(params: ProgressParams): Promise<void> {
+    return checked(() => vw.progressParams(params), (input) => this.backend.progress(input.id, input.workerId, input.percent, input.message));
   }
 
-  checkpoint(params: CheckpointParams): void {
-    const input = vw.checkpointParams(params);
-    this.write((ctx) => attempts.checkpoint(ctx, input.id, input.workerId, input.checkpoint));
+  checkpoint(params: CheckpointParams): Promise<void> {
+    return checked(() => vw.checkpointParams(params), (input) => this.backend.checkpoint(input.id, input.workerId, input.checkpoint));
   }
 
-  log(params: LogParams): void {
-    const input = vw.logParams(params);
-    this.write((ctx) => attempts.appendOutput(ctx, input.id, input.workerId, input.stream, input.lines));
+  log(params: LogParams): Promise<void> {
+    return checked(() => vw.logParams(params), (input) => this.backend.appendOutput(input.id, input.workerId, input.stream, [input.lines]));
   }
 
-  appendOutput(jobId: string, workerId: string, stream: Exclude<OutputStream, 'marker'>, lines: string[]): void {
+  appendOutput(jobId: string, workerId: string, stream: Exclude<OutputStream, 'marker'>, lines: string[]): Promise<void> {
     // The wire's per-call limit (LIMITS.maxBatch lines) does not bind the daemon's own executors:
     // a shell command can print thousands of lines between two reads. They are stored in chunks
     // of the wire's size, all in one transaction.
-    const chunks: ReturnType<typeof vw.logParams>[] = [];
-    for (let i = 0; i === 0 || i < lines.length; i += LIMITS.maxBatch) {
-      chunks.push(vw.logParams({ id: jobId, workerId, stream, lines: lines.slice(i, i + LIMITS.maxBatch) }));
-    }
-    this.write((ctx) => {
-      for (const input of chunks) attempts.appendOutput(ctx, input.id, input.workerId, input.stream, input.lines);
-    });
+    return checked(
+      () => {
+        const chunks: ReturnType<typeof vw.logParams>[] = [];
+        for (let i = 0; i === 0 || i < lines.length; i += LIMITS.maxBatch) {
+          chunks.push(vw.logParams({ id: jobId, workerId, stream, lines: lines.slice(i, i + LIMITS.maxBatch) }));
+        }
+        return chunks;
+      },
+      (chunks) => {
+        const first = chunks[0];
+        if (first === undefined) return Promise.resolve();
+        return this.backend.appendOutput(first.id, first.workerId, first.stream, chunks.map((c) => c.lines));
+      },
+    );
   }
 
-  complete(params: CompleteParams): Job {
-    const input = vw.completeParams(params);
-    return this.write((ctx) => attempts.complete(ctx, input.id, input.workerId, input.result));
+  complete(params: CompleteParams): Promise<Job> {
+    return checked(() => vw.completeParams(params), (input) => this.backend.complete(input.id, input.workerId, input.result));
   }
 
-  completeMany(params: CompleteParams[]): CompleteOutcome[] {
-    const checked = params.map((item): CompleteOutcome | ReturnType<typeof vw.completeParams> => {
+  completeMany(params: CompleteParams[]): Promise<CompleteOutcome[]> {
+    const inputs: ReturnType<typeof vw.completeParams>[] = [];
+    const slots = params.map((item): CompleteOutcome | number => {
       try {
-        return vw.completeParams(item);
+        inputs.push(vw.completeParams(item));
+        return inputs.length - 1;
       } catch (error) {
         return { ok: false, error };
       }
     });
-    const inputs = checked.filter((c) => !('ok' in c)) as ReturnType<typeof vw.completeParams>[];
-    if (inputs.length === 0) return checked as CompleteOutcome[];
-    const done = this.write((ctx) => attempts.completeMany(ctx, inputs));
-    let next = 0;
-    return checked.map((c) => ('ok' in c ? c : done[next++]));
+    if (inputs.length === 0) return Promise.resolve(slots.filter((s) => typeof s !== 'number'));
+    // As in enqueueEach: one store call now, each alone (after the batch) if it fails as a whole.
+    return this.backend.completeMany(inputs).then(
+      (done) => slots.map((s) => (typeof s === 'number' ? (done[s] ?? { ok: false, error: new Error(`completeMany lost the outcome of item ${s}`) }) : s)),
+      () =>
+        Promise.all(
+          slots.map((s) => {
+            if (typeof s !== 'number') return s;
+            const input = inputs[s] as ReturnType<typeof vw.completeParams>;
+            return this.backend.complete(input.id, input.workerId, input.result).then(
+              (job): CompleteOutcome => ({ ok: true, job }),
+              (error: unknown): CompleteOutcome => ({ ok: false, error }),
+            );
+          }),
+        ),
+    );
   }
 
-  fail(params: FailParams): Job {
-    const input = vw.failParams(params);
-    return this.write((ctx) => attempts.fail(ctx, input));
+  fail(params: FailParams): Promise<Job> {
+    return checked(() => vw.failParams(params), (input) => this.backend.fail(input));
   }
 
-  release(params: ReleaseParams): Job {
-    const input = vw.releaseParams(params);
-    return this.write((ctx) => attempts.release(ctx, input));
+  release(params: ReleaseParams): Promise<Job> {
+    return checked(() => vw.releaseParams(params), (input) => this.backend.release(input));
   }
 
-  markCancelled(id: string, workerId: string): Job {
-    const valid = jobId(id);
-    const worker = validName(workerId, 'workerId');
-    return this.write((ctx) => attempts.markCancelled(ctx, valid, worker));
+  markCancelled(id: string, workerId: string): Promise<Job> {
+    return checked(
+      () => ({ id: jobId(id), workerId: validName(workerId, 'workerId') }),
+      (input) => this.backend.markCancelled(input.id, input.workerId),
+    );
   }
 
   // ------------------------------------------------------------------------------------------
   // Workers
 
-  registerWorker(params: RegisterWorkerParams, type: WorkerType): Worker {
-    const input = vw.registerParams(params);
-    return this.write((ctx) => registerWorker(ctx, input, type));
+  registerWorker(params: RegisterWorkerParams, type: WorkerType): Promise<Worker> {
+    return checked(() => vw.registerParams(params), (input) => this.backend.registerWorker(input, type));
   }
 
-  listWorkers(): Worker[] {
-    return this.read((ctx) => ctx.store.workers.all());
+  listWorkers(): Promise<Worker[]> {
+    return this.backend.listWorkers();
   }
 
-  touchWorker(workerId: string): void {
-    const id = validName(workerId, 'workerId');
-    this.write((ctx) => {
-      if (!ctx.store.workers.touch(id, ctx.now())) throw workerNotFound(id);
-    });
+  touchWorker(workerId: string): Promise<void> {
+    return checked(() => validName(workerId, 'workerId'), (id) => this.backend.touchWorker(id));
   }
 
-  markWorkerGone(workerId: string): void {
-    const id = validName(workerId, 'workerId');
-    this.write((ctx) => {
-      if (!ctx.store.workers.markGone(id)) throw workerNotFound(id);
-    });
+  markWorkerGone(workerId: string): Promise<void> {
+    return checked(() => validName(workerId, 'workerId'), (id) => this.backend.markWorkerGone(id));
   }
 
   // ------------------------------------------------------------------------------------------
   // Queues
 
-  listQueues(): Queue[] {
-    return this.read((ctx) => queues.listQueues(ctx));
+  listQueues(): Promise<Queue[]> {
+    return this.backend.listQueues();
   }
 
-  getQueue(name: string): Queue {
-    const valid = vq.queueName(name);
-    return this.read((ctx) => queues.getQueue(ctx, valid));
+  getQueue(name: string): Promise<Queue> {
+    return checked(() => vq.queueName(name), (valid) => this.backend.getQueue(valid));
   }
 
-  configureQueue(params: ConfigureQueueParams): Queue {
-    const input = vq.configureParams(params);
-    return this.write((ctx) => queues.configureQueue(ctx, input));
+  configureQueue(params: ConfigureQueueParams): Promise<Queue> {
+    return checked(() => vq.configureParams(params), (input) => this.backend.configureQueue(input));
   }
 
-  pauseQueue(name: string): Queue {
-    const valid = vq.queueName(name);
-    return this.write((ctx) => queues.setPaused(ctx, valid, true));
+  pauseQueue(name: string): Promise<Queue> {
+    return checked(() => vq.queueName(name), (valid) => this.backend.setPaused(valid, true));
   }
 
-  resumeQueue(name: string): Queue {
-    const valid = vq.queueName(name);
-    return this.write((ctx) => queues.setPaused(ctx, valid, false));
+  resumeQueue(name: string): Promise<Queue> {
+    return checked(() => vq.queueName(name), (valid) => this.backend.setPaused(valid, false));
   }
 
-  /**
-   * In batches of UPKEEP_BATCH, one transaction each, so a huge purge never holds the write lock
-   * for long against other processes on the file and never builds one enormous WAL transaction.
-   * The calls are synchronous: within this process the purge runs to its end before anything else.
-   */
-  purgeQueue(params: PurgeQueueParams): number {
-    const input = vq.purgeParams(params);
-    this.read((ctx) => queues.getQueue(ctx, input.name));
-    return this.purgeAll(input.name, input.states);
+  purgeQueue(params: PurgeQueueParams): Promise<number> {
+    return checked(() => vq.purgeParams(params), (input) => this.backend.purgeQueue(input.name, input.states));
   }
 
-  private purgeAll(name: string, states: JobState[]): number {
-    let total = 0;
-    for (;;) {
-      const deleted = this.write((ctx) => queues.purgeBatch(ctx, name, states));
-      total += deleted;
-      if (deleted < UPKEEP_BATCH) return total;
-    }
-  }
-
-  deleteQueue(params: DeleteQueueParams): number {
-    const input = vq.deleteQueueParams(params);
-    this.read((ctx) => queues.checkQueueDeletable(ctx, input.name, input.force));
-    const waitingAndFinished: JobState[] = [...TERMINAL_STATES, 'queued', 'retrying'];
-    let purged = input.force ? this.purgeAll(input.name, waitingAndFinished) : 0;
-    // Checked again with the write lock held: a job may have been enqueued or claimed since the
-    // purge; with force, the few that arrived meanwhile go in this same transaction.
-    return this.write((ctx) => {
-      if (input.force) {
-        let n: number;
-        do {
-          n = queues.purgeBatch(ctx, input.name, waitingAndFinished);
-          purged += n;
-        } while (n === UPKEEP_BATCH);
-      }
-      queues.checkQueueDeletable(ctx, input.name, false);
-      queues.deleteQueueRow(ctx, input.name);
-      return purged;
-    });
+  deleteQueue(params: DeleteQueueParams): Promise<number> {
+    return checked(() => vq.deleteQueueParams(params), (input) => this.backend.deleteQueue(input.name, input.force));
   }
 
   // ------------------------------------------------------------------------------------------
   // Schedules
 
-  listSchedules(): Schedule[] {
-    return this.read((ctx) => ctx.store.schedules.all());
+  listSchedules(): Promise<Schedule[]> {
+    return this.backend.listSchedules();
   }
 
-  getSchedule(name: string): Schedule {
-    const valid = validName(name, 'name');
-    return this.read((ctx) => schedules.getSchedule(ctx, valid));
+  getSchedule(name: string): Promise<Schedule> {
+    return checked(() => validName(name, 'name'), (valid) => this.backend.getSchedule(valid));
   }
 
-  createSchedule(params: CreateScheduleParams, nextRunAt: number | null): Schedule {
-    const input = vs.createScheduleParams(params);
-    return this.write((ctx) => schedules.createSchedule(ctx, input, nextRunAt));
+  createSchedule(params: CreateScheduleParams, nextRunAt: number | null): Promise<Schedule> {
+    return checked(() => vs.createScheduleParams(params), (input) => this.backend.createSchedule(input, nextRunAt));
   }
 
-  updateSchedule(params: UpdateScheduleParams, nextRunAt: number | null | undefined): Schedule {
-    const changes = vs.updateScheduleParams(params);
-    return this.write((ctx) => schedules.updateSchedule(ctx, changes, nextRunAt));
+  updateSchedule(params: UpdateScheduleParams, nextRunAt: number | null | undefined): Promise<Schedule> {
+    return checked(() => vs.updateScheduleParams(params), (changes) => this.backend.updateSchedule(changes, nextRunAt));
   }
 
-  deleteSchedule(name: string): void {
-    const valid = validName(name, 'name');
-    this.write((ctx) => schedules.deleteSchedule(ctx, valid));
+  deleteSchedule(name: string): Promise<void> {
+    return checked(() => validName(name, 'name'), (valid) => this.backend.deleteSchedule(valid));
   }
 
-  fireSchedule(params: FireScheduleParams): { schedule: Schedule; job: Job | null } | null {
-    const valid = validName(params.name, 'name');
-    return this.write((ctx) => schedules.fireSchedule(ctx, { ...params, name: valid }));
+  fireSchedule(params: FireScheduleParams): Promise<{ schedule: Schedule; job: Job | null } | null> {
+    return checked(() => validName(params.name, 'name'), (valid) => this.backend.fireSchedule({ ...params, name: valid }));
   }
 
-  triggerSchedule(name: string): EnqueueResult {
-    const valid = validName(name, 'name');
-    return this.write((ctx) => schedules.triggerSchedule(ctx, valid));
+  triggerSchedule(name: string): Promise<EnqueueResult> {
+    return checked(() => validName(name, 'name'), (valid) => this.backend.triggerSchedule(valid));
   }
 
   // ------------------------------------------------------------------------------------------
   // Stats and upkeep
 
-  stats(): Stats {
-    return this.read((ctx) => upkeep.stats(ctx));
+  stats(): Promise<Stats> {
+    return this.backend.stats();
   }
 
-  reapExpiredLeases(): number {
-    let total = 0;
-    for (;;) {
-      const reaped = this.write((ctx) => upkeep.reapBatch(ctx));
-      total += reaped;
-      if (reaped < UPKEEP_BATCH) return total;
-    }
+  reapExpiredLeases(): Promise<number> {
+    return this.backend.reapExpiredLeases();
   }
 
-  recoverInterrupted(workerIds: string[]): number {
-    const ids = nameList(workerIds, 'workerIds', LIMITS.maxBatch);
-    if (ids.length === 0) return 0;
-    return this.write((ctx) => upkeep.recoverBatch(ctx, ids));
+  recoverInterrupted(workerIds: string[]): Promise<number> {
+    return checked(
+      () => nameList(workerIds, 'workerIds', LIMITS.maxBatch),
+      (ids) => (ids.length === 0 ? Promise.resolve(0) : this.backend.recoverInterrupted(ids)),
+    );
   }
 
-  runningJobIds(workerIds: string[]): string[] {
-    const ids = nameList(workerIds, 'workerIds', LIMITS.maxBatch);
-    if (ids.length === 0) return [];
-    return this.read((ctx) => ctx.store.jobs.runningOf(ids).map((job) => job.id));
+  runningJobIds(workerIds: string[]): Promise<string[]> {
+    return checked(
+      () => nameList(workerIds, 'workerIds', LIMITS.maxBatch),
+      (ids) => (ids.length === 0 ? Promise.resolve([]) : this.backend.runningJobIds(ids)),
+    );
   }
 
-  cleanup(batchSize: number = UPKEEP_BATCH): number {
-    return this.write((ctx) => {
-      let left = Math.max(1, Math.floor(batchSize));
-      let deleted = 0;
-      for (const q of ctx.store.queues.all()) {
-        if (q.retentionMs === null || left === 0) continue;
-        const n = upkeep.retentionBatch(ctx, q.name, q.retentionMs, left);
-        deleted += n;
-        left -= n;
-      }
-      upkeep.pruneStatBuckets(ctx);
-      return deleted;
-    });
+  cleanup(batchSize: number = UPKEEP_BATCH): Promise<number> {
+    return this.backend.cleanup(Math.max(1, Math.floor(batchSize)));
   }
 
-  nextWakeAt(): number | null {
-    return this.read((ctx) => upkeep.nextWakeAt(ctx));
+  nextWakeAt(): Promise<number | null> {
+    return this.backend.nextWakeAt();
   }
 
-  verifyCounters(): { ok: boolean; mismatches: { queue: string; state: JobState; counted: number; actual: number }[] } {
-    return this.read((ctx) => upkeep.verifyCounters(ctx));
+  verifyCounters(): Promise<{ ok: boolean; mismatches: CounterMismatch[] }> {
+    return this.backend.verifyCounters();
   }
 
   subscribe(listener: EngineListener): () => void {
     return this.events.subscribe(listener);
   }
 
-  /** Who checkpoints the WAL now ('background' only while the checkpointer thread works) and its counters. */
-  walCheckpointStatus(): { mode: 'auto' | 'background'; checkpointer: WalCheckpointStatus | null } {
-    return this.store.walCheckpointStatus();
+  close(): Promise<void> {
+    return this.backend.close();
   }
+}
 
-  close(): void {
-    this.store.close();
+/**
+ * Validates synchronously, then starts the store call at once: the call's store work happens
+ * before this returns (see the rule at the top of the file). A validation error becomes the
+ * rejected promise, as an `async` method's would.
+ */
+function checked<I, T>(validate: () => I, call: (input: I) => Promise<T>): Promise<T> {
+  let input: I;
+  try {
+    input = validate();
+  } catch (error) {
+    return Promise.reject(error);
   }
+  return call(input);
+}
+
+function ok(result: EnqueueResult | undefined): EnqueueOutcome {
+  return result === undefined ? { ok: false, error: new Error('enqueueMany returned fewer results than jobs') } : { ok: true, result };
+}
+
+function outcome(promise: Promise<EnqueueResult>): Promise<EnqueueOutcome> {
+  return promise.then(
+    (result): EnqueueOutcome => ({ ok: true, result }),
+    (error: unknown): EnqueueOutcome => ({ ok: false, error }),
+  );
 }
 
 /** A stored template was validated when written; parsing it checks it again rather than trusting the file. */

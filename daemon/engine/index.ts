@@ -9,7 +9,7 @@ export { BUILTIN_KINDS, QUEUE_DEFAULTS } from './defaults';
 export { backoffDelay } from './backoff';
 export type * from './api';
 
-/** Opens (creating and migrating if needed) the database and returns the engine over it. */
+/** Opens the store (creating and migrating it if needed) through the options' factory and returns the engine over it. */
 export function openEngine(options: EngineOptions): QueueEngine {
   return new Engine(options);
 }

@@ -11,8 +11,8 @@ import { splitLine } from '../../shared/domain/output-lines';
 
 export type ExecutorStream = 'stdout' | 'stderr' | 'log';
 
-/** Appends lines of one stream; throws if the engine refuses them. */
-export type AppendLines = (stream: ExecutorStream, lines: string[]) => void;
+/** Appends lines of one stream; rejects if the engine refuses them. */
+export type AppendLines = (stream: ExecutorStream, lines: string[]) => Promise<void>;
 
 /** How long lines wait to be grouped before they are written. */
 const FLUSH_DELAY_MS = 20;
@@ -25,6 +25,8 @@ export class OutputSink {
   private readonly partial = new Map<ExecutorStream, string>();
   private readonly decoders = new Map<ExecutorStream, StringDecoder>();
   private readonly stderrTail: string[] = [];
+  /** Every write so far, in order: each starts after the one before it has been stored. */
+  private written: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly append: AppendLines,
@@ -52,15 +54,15 @@ export class OutputSink {
     this.line('log', text);
   }
 
-  /** Writes everything still held, including unterminated last lines. */
-  flush(): void {
+  /** Writes everything still held, including unterminated last lines; settles once all is stored. */
+  flush(): Promise<void> {
     for (const [stream, rest] of this.partial) {
       const decoder = this.decoders.get(stream);
       const text = rest + (decoder ? decoder.end() : '');
       this.partial.set(stream, '');
       if (text.length > 0) this.line(stream, text);
     }
-    this.writeQueued();
+    return this.writeQueued();
   }
 
   /** The last lines of stderr, for a failure message. */
@@ -78,29 +80,37 @@ export class OutputSink {
       }
     }
     if (!this.timer) {
-      this.timer = setTimeout(() => this.writeQueued(), FLUSH_DELAY_MS);
+      this.timer = setTimeout(() => void this.writeQueued(), FLUSH_DELAY_MS);
       this.timer.unref();
     }
   }
 
-  private writeQueued(): void {
+  private writeQueued(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     const queued = this.queued;
     this.queued = [];
     // Consecutive lines of one stream go together; a change of stream starts a new call, so the
     // interleaving of stdout and stderr is kept.
+    const groups: { stream: ExecutorStream; lines: string[] }[] = [];
     let i = 0;
     while (i < queued.length) {
       const stream = queued[i].stream;
       const lines: string[] = [];
       while (i < queued.length && queued[i].stream === stream) lines.push(queued[i++].text);
-      try {
-        this.append(stream, lines);
-      } catch (error) {
-        this.onError(error);
-        return;
-      }
+      groups.push({ stream, lines });
     }
+    if (groups.length === 0) return this.written;
+    this.written = this.written.then(async () => {
+      for (const group of groups) {
+        try {
+          await this.append(group.stream, group.lines);
+        } catch (error) {
+          this.onError(error);
+          return;
+        }
+      }
+    });
+    return this.written;
   }
 }

@@ -56,7 +56,7 @@ export class ExecutorPool {
     /** A job's lease may be due to expire: the upkeep timer should know. */
     private readonly noteLease: (at: number) => void,
     /** The engine's claim, through the daemon's bookkeeping. */
-    private readonly claimJobs: (params: EngineClaimParams) => Job[],
+    private readonly claimJobs: (params: EngineClaimParams) => Promise<Job[]>,
   ) {
     this.workerId = builtinWorkerId(socketPath);
   }
@@ -66,10 +66,11 @@ export class ExecutorPool {
   }
 
   start(): void {
-    this.engine.registerWorker(
-      { workerId: this.workerId, name: 'built-in executors', host: os.hostname(), pid: process.pid, kinds: [...BUILTIN_KINDS], concurrency: this.cap },
-      'builtin',
-    );
+    // Started before the first claim (a synchronous store has registered it when this returns);
+    // the executors work without the row, which only shows them in the workers list.
+    this.engine
+      .registerWorker({ workerId: this.workerId, name: 'built-in executors', host: os.hostname(), pid: process.pid, kinds: [...BUILTIN_KINDS], concurrency: this.cap }, 'builtin')
+      .catch((error: unknown) => this.logger.warn('Could not register the built-in executors as a worker', { error }));
     this.wake();
   }
 
@@ -77,24 +78,25 @@ export class ExecutorPool {
   wake(): void {
     if (this.stopped || this.claimScheduled || this.active.size >= this.cap) return;
     this.claimScheduled = true;
-    setImmediate(() => this.claim());
+    setImmediate(() => void this.claim());
   }
 
   /** The engine reported a change; a cancel request for one of our jobs is acted on at once. */
   jobChanged(change: JobChange): void {
     const active = this.active.get(change.id);
-    if (active && change.state === 'running' && this.cancelRequested(change)) active.run.stop('cancel');
+    if (active && change.state === 'running') {
+      if (change.cancelRequested === undefined) void this.stopIfCancelRequested(change.id, active);
+      else if (change.cancelRequested) active.run.stop('cancel');
+    }
     if (change.state !== 'running' && (change.kind === 'shell' || change.kind === 'http')) this.wake();
   }
 
-  /** Whether a cancel was requested; read from the job when the engine's event does not say. */
-  private cancelRequested(change: JobChange): boolean {
-    if (change.cancelRequested !== undefined) return change.cancelRequested;
+  /** The engine's event did not say whether a cancel was requested: read it from the job. */
+  private async stopIfCancelRequested(id: string, active: Active): Promise<void> {
     try {
-      return this.engine.getJob(change.id).job.cancelRequested;
+      if ((await this.engine.getJob(id)).job.cancelRequested) active.run.stop('cancel');
     } catch (error) {
-      this.logger.warn('Could not read a running job to check for a cancel request', { job: change.id, error });
-      return false;
+      this.logger.warn('Could not read a running job to check for a cancel request', { job: id, error });
     }
   }
 
@@ -115,14 +117,14 @@ export class ExecutorPool {
     }
   }
 
-  private claim(): void {
+  private async claim(): Promise<void> {
     this.claimScheduled = false;
     if (this.stopped) return;
     const free = this.cap - this.active.size;
     if (free <= 0) return;
     let jobs: Job[];
     try {
-      jobs = this.claimJobs({ workerId: this.workerId, builtinKinds: [...BUILTIN_KINDS], max: free });
+      jobs = await this.claimJobs({ workerId: this.workerId, builtinKinds: [...BUILTIN_KINDS], max: free });
     } catch (error) {
       this.logger.error('Built-in executors could not claim jobs', { error });
       return;
@@ -148,22 +150,22 @@ export class ExecutorPool {
       }
     }
     if (job.leaseExpiresAt !== null) this.noteLease(job.leaseExpiresAt);
-    const heartbeat = setInterval(() => this.heartbeat(job, run), heartbeatInterval(job.timeoutMs));
+    const heartbeat = setInterval(() => void this.heartbeat(job, run), heartbeatInterval(job.timeoutMs));
     heartbeat.unref();
     this.active.set(job.id, { job, run, heartbeat });
     this.logger.debug('Started a built-in job', { job: job.id, kind: job.kind, queue: job.queue, attempt: job.attempts });
     run.done.then(
-      (outcome) => this.finish(job, outcome, output),
-      (error: unknown) => this.finish(job, { kind: 'failed', error: `The executor failed: ${error instanceof Error ? error.message : String(error)}` }, output),
+      (outcome) => void this.finish(job, outcome, output),
+      (error: unknown) => void this.finish(job, { kind: 'failed', error: `The executor failed: ${error instanceof Error ? error.message : String(error)}` }, output),
     );
   }
 
-  private heartbeat(job: Job, run: RunningJob): void {
+  private async heartbeat(job: Job, run: RunningJob): Promise<void> {
     try {
       // The lease covers the job's own timeout plus the kill grace, so the reaper never takes a
       // job whose process is still being stopped (within the longest extension a heartbeat may ask).
       const extendMs = Math.min(job.timeoutMs + this.killGraceMs, LIMITS.maxTimeoutMs);
-      const result = this.engine.heartbeat({ id: job.id, workerId: this.workerId, extendMs });
+      const result = await this.engine.heartbeat({ id: job.id, workerId: this.workerId, extendMs });
       this.noteLease(result.leaseExpiresAt);
       if (result.cancelRequested) run.stop('cancel');
     } catch (error) {
@@ -176,18 +178,19 @@ export class ExecutorPool {
     }
   }
 
-  private finish(job: Job, outcome: Outcome, output: OutputSink): void {
+  private async finish(job: Job, outcome: Outcome, output: OutputSink): Promise<void> {
     const active = this.active.get(job.id);
     if (active) clearInterval(active.heartbeat);
     this.active.delete(job.id);
-    output.flush();
+    // The output is stored before the outcome: a reader that sees the job finished has all of it.
+    await output.flush();
     try {
       switch (outcome.kind) {
         case 'completed':
-          this.engine.complete({ id: job.id, workerId: this.workerId, result: outcome.result });
+          await this.engine.complete({ id: job.id, workerId: this.workerId, result: outcome.result });
           break;
         case 'failed':
-          this.engine.fail({
+          await this.engine.fail({
             id: job.id,
             workerId: this.workerId,
             error: outcome.error,
@@ -197,7 +200,7 @@ export class ExecutorPool {
           });
           break;
         case 'cancelled':
-          this.engine.markCancelled(job.id, this.workerId);
+          await this.engine.markCancelled(job.id, this.workerId);
           break;
         case 'stopped':
           // Left running on purpose: the next daemon's start-up recovery retries it.

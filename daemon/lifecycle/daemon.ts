@@ -14,6 +14,7 @@ import { VERSION } from '../../shared/version';
 import type { DaemonOptions } from '../config';
 import type { EngineClaimParams, JobChange, QueueEngine } from '../engine/api';
 import { openEngine } from '../engine/index';
+import { sqliteStorage } from '../storage/sqlite/backend';
 import { findLeftovers, stopLeftovers } from '../executors/leftovers';
 import { ExecutorPool, builtinWorkerId } from '../executors/pool';
 import { ClaimWaiters } from '../rpc/claims';
@@ -70,7 +71,7 @@ export class Daemon {
     private readonly engine: QueueEngine,
     private readonly logger: Logger,
   ) {
-    this.logPath = stderrLogFile(engine.dbPath);
+    this.logPath = stderrLogFile(options.dbPath);
     this.events = new EventHub(() => engine.stats(), logger);
     this.claims = new ClaimWaiters((params) => this.claim(params), logger);
     this.writes = new WriteGroup(engine, options.groupCommit);
@@ -100,11 +101,13 @@ export class Daemon {
     if (tightened !== null) logger.warn(tightened);
     await claimSocketPath(options.socketPath);
     const engine = openEngine({
-      dbPath: options.dbPath,
-      durable: options.durable,
-      // Checkpoints on a worker thread: a commit that ran one took ~9 ms of the event loop.
-      walCheckpoints: 'background',
-      walCheckpointFailed: (error) => logger.error('The background WAL checkpointer failed; commits checkpoint the WAL themselves again', { error }),
+      storage: sqliteStorage({
+        dbPath: options.dbPath,
+        durable: options.durable,
+        // Checkpoints on a worker thread: a commit that ran one took ~9 ms of the event loop.
+        walCheckpoints: 'background',
+        walCheckpointFailed: (error) => logger.error('The background WAL checkpointer failed; commits checkpoint the WAL themselves again', { error }),
+      }),
     });
     // A new file gets every migration; an existing one only those a newer Spool added, which on
     // a large database can take a while (an index rebuilt): say so.
@@ -115,7 +118,7 @@ export class Daemon {
       const executorId = builtinWorkerId(options.socketPath);
       // Processes a killed predecessor's shell jobs left running are stopped before those jobs
       // are put back to run again, so a job never runs twice at once.
-      const leftovers = findLeftovers(new Set(engine.runningJobIds([executorId])));
+      const leftovers = findLeftovers(new Set(await engine.runningJobIds([executorId])));
       if (leftovers.length > 0) {
         const killed = await stopLeftovers(leftovers, options.killGraceMs);
         logger.info('Stopped processes that shell jobs of a daemon killed earlier had left running', {
@@ -124,12 +127,12 @@ export class Daemon {
           ...(killed.length > 0 ? { killedAfterGrace: killed } : {}),
         });
       }
-      const recovered = engine.recoverInterrupted([executorId]);
+      const recovered = await engine.recoverInterrupted([executorId]);
       if (recovered > 0) logger.info('Recovered jobs a previous daemon left running; they run again', { count: recovered });
       daemon = new Daemon(options, engine, logger);
       await daemon.listen();
     } catch (error) {
-      engine.close();
+      await engine.close();
       throw error;
     }
     daemon.unsubscribe = engine.subscribe({
@@ -150,7 +153,8 @@ export class Daemon {
     return daemon;
   }
 
-  status(): DaemonStatus {
+  async status(): Promise<DaemonStatus> {
+    const stats = await this.engine.stats();
     return {
       version: VERSION,
       protocolVersion: PROTOCOL_VERSION,
@@ -158,9 +162,10 @@ export class Daemon {
       uptimeMs: Date.now() - this.startedAt,
       startedAt: this.startedAt,
       socketPath: this.options.socketPath,
-      dbPath: this.engine.dbPath,
+      // The wire keeps its name for the store's location: clients show it as the database.
+      dbPath: this.engine.store.location,
       logPath: this.logPath,
-      counts: this.engine.stats().totals,
+      counts: stats.totals,
       executors: { running: this.pool.running, cap: this.pool.cap },
     };
   }
@@ -182,7 +187,7 @@ export class Daemon {
       await this.server.close();
       this.events.close();
       this.unsubscribe();
-      this.engine.close();
+      await this.engine.close();
       removeSocketFile(this.options.socketPath, this.logger);
       this.logger.info('Spool daemon stopped');
     } finally {
@@ -255,8 +260,8 @@ export class Daemon {
    * Every claim the daemon makes for anyone goes through here. A claim that comes back short may
    * have been held back by a rate limit: the timer then learns when the next token comes.
    */
-  private claim(params: EngineClaimParams): Job[] {
-    const jobs = this.engine.claim(params);
+  private async claim(params: EngineClaimParams): Promise<Job[]> {
+    const jobs = await this.engine.claim(params);
     if (jobs.length < (params.max ?? 1)) this.upkeep.refreshSoon();
     return jobs;
   }
@@ -272,11 +277,9 @@ export class Daemon {
     const now = Date.now();
     if (now - (this.lastTouch.get(workerId) ?? 0) < TOUCH_INTERVAL_MS) return;
     this.lastTouch.set(workerId, now);
-    try {
-      this.engine.touchWorker(workerId);
-    } catch (error) {
-      this.logger.debug('Could not record a worker as alive', { workerId, error });
-    }
+    // Not awaited: the touch is started now (inside the caller's group commit, if any) and only
+    // its failure matters, which is logged.
+    this.engine.touchWorker(workerId).catch((error: unknown) => this.logger.debug('Could not record a worker as alive', { workerId, error }));
   }
 
   /**
@@ -290,13 +293,11 @@ export class Daemon {
       const elsewhere = [...this.server.connections].some((c) => c !== connection && !c.isClosed && c.workerIds.has(workerId));
       if (elsewhere) continue;
       this.lastTouch.delete(workerId);
-      try {
-        this.engine.markWorkerGone(workerId);
-      } catch (error) {
+      this.engine.markWorkerGone(workerId).catch((error: unknown) => {
         // A worker that claimed and completed without ever registering has no row to mark.
-        if (isSpoolError(error) && error.code === ErrorCode.WorkerNotFound) continue;
+        if (isSpoolError(error) && error.code === ErrorCode.WorkerNotFound) return;
         this.logger.warn('Could not mark a disconnected worker as gone', { workerId, error });
-      }
+      });
     }
   }
 }

@@ -25,9 +25,11 @@ export class ClaimWaiters {
   private wokenQueues = new Set<string>();
   private wokenAll = false;
   private drainScheduled = false;
+  /** A drain is claiming: another must wait for it, or both could claim for one waiter and one answer would be lost. */
+  private draining = false;
 
   constructor(
-    private readonly claim: (params: EngineClaimParams) => Job[],
+    private readonly claim: (params: EngineClaimParams) => Promise<Job[]>,
     private readonly logger: Logger,
   ) {}
 
@@ -81,24 +83,37 @@ export class ClaimWaiters {
   }
 
   private scheduleDrain(): void {
-    if (this.drainScheduled) return;
+    if (this.drainScheduled || this.draining) return;
     this.drainScheduled = true;
     // A microtask, not the next event-loop turn: the wake-ups of one commit (which arrive
     // together) are still coalesced, and the waiting worker gets its job one turn sooner.
-    queueMicrotask(() => this.drain());
+    queueMicrotask(() => void this.drain());
   }
 
-  private drain(): void {
+  private async drain(): Promise<void> {
     this.drainScheduled = false;
+    this.draining = true;
+    try {
+      await this.drainOnce();
+    } finally {
+      this.draining = false;
+    }
+    // Wake-ups that came while this drain claimed get a pass of their own.
+    if (this.wokenAll || this.wokenQueues.size > 0) this.scheduleDrain();
+  }
+
+  private async drainOnce(): Promise<void> {
     const all = this.wokenAll;
     const queues = this.wokenQueues;
     this.wokenAll = false;
     this.wokenQueues = new Set();
     for (const waiter of [...this.waiters]) {
+      // It may have ended (timed out, hung up) while an earlier waiter's claim was awaited.
+      if (!this.waiters.has(waiter)) continue;
       if (!all && !wants(waiter.params, queues)) continue;
       let jobs: Job[];
       try {
-        jobs = this.claim(waiter.params);
+        jobs = await this.claim(waiter.params);
       } catch (error) {
         this.logger.error('A waiting claim failed', { workerId: waiter.params.workerId, error });
         this.waiters.delete(waiter);
@@ -107,6 +122,8 @@ export class ClaimWaiters {
         waiter.reject(error);
         continue;
       }
+      // A store that works synchronously (SQLite) answers before any timer or hang-up can end
+      // the wait in between; a waiter ended meanwhile would leave its jobs to the reaper.
       if (jobs.length > 0) this.finish(waiter, jobs);
     }
   }

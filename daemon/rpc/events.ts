@@ -36,7 +36,7 @@ export class EventHub {
   private statsDirty = false;
 
   constructor(
-    private readonly readStats: () => Stats,
+    private readonly readStats: () => Promise<Stats>,
     private readonly logger: Logger,
   ) {}
 
@@ -141,17 +141,15 @@ export class EventHub {
     this.statsTimer = null;
     if (!this.statsDirty) return;
     this.statsDirty = false;
-    const listeners = [...this.subscriptions.values()].filter((s) => s.topics.has('stats'));
-    if (listeners.length === 0) return;
+    if (![...this.subscriptions.values()].some((s) => s.topics.has('stats'))) return;
     this.lastStatsAt = Date.now();
-    let stats: Stats;
-    try {
-      stats = this.readStats();
-    } catch (error) {
-      this.logger.error('Could not read stats for stats.changed', { error });
-      return;
-    }
-    for (const s of listeners) this.notify(s, 'stats.changed', { subscriptionId: s.id, stats });
+    this.readStats().then(
+      (stats) => {
+        // Read again: a subscription may have ended while the stats were read.
+        for (const s of this.subscriptions.values()) if (s.topics.has('stats')) this.notify(s, 'stats.changed', { subscriptionId: s.id, stats });
+      },
+      (error: unknown) => this.logger.error('Could not read stats for stats.changed', { error }),
+    );
   }
 
   private notify<N extends NotificationName>(subscription: Subscription, method: N, params: Notifications[N]): void {

@@ -9,6 +9,9 @@
  * that fails (invalid params, a lost lease) undoes only itself and its caller gets its own error;
  * the others commit together. Events are delivered after the one commit.
  *
+ * This relies on the store doing each call's work synchronously, inside the call (SQLite does;
+ * `engine.batch` runs the calls one by one, each committing alone, on a store that cannot).
+ *
  * Ordering: the dispatcher flushes the group before it runs any method that is not grouped, so
  * a write is committed before any later request is handled.
  */
@@ -19,9 +22,9 @@ import type { QueueEngine } from '../engine/api';
 type Outcome<T> = { ok: true; value: T } | { ok: false; error: unknown };
 
 /**
- * One write waiting for the group's transaction. It keeps its own typed outcome: `execute` runs
- * it inside the transaction, `settle` answers its caller once the transaction has committed (or
- * failed as a whole).
+ * One write waiting for the group's transaction. `execute` starts it inside the transaction (the
+ * engine call does its store work before it returns, see daemon/engine/engine.ts), `settle`
+ * answers its caller once the transaction has committed (or failed as a whole).
  */
 interface Pending {
   execute(): void;
@@ -32,11 +35,11 @@ interface Pending {
 
 /**
  * A write that can run in one engine call with its neighbours of the same kind: enqueues in one
- * enqueueBatch, completes in one completeMany. `provide` hands it the outcome of its part.
+ * enqueueEach, completes in one completeMany. `provide` hands it the outcome of its part.
  */
 type SharedCall =
-  | { kind: 'enqueue'; params: EnqueueParams; provide(outcome: Outcome<EnqueueResult>): void }
-  | { kind: 'complete'; params: CompleteParams; provide(outcome: Outcome<Job>): void };
+  | { kind: 'enqueue'; params: EnqueueParams; provide(outcome: Promise<Outcome<EnqueueResult>>): void }
+  | { kind: 'complete'; params: CompleteParams; provide(outcome: Promise<Outcome<Job>>): void };
 
 export class WriteGroup {
   private pending: Pending[] = [];
@@ -48,19 +51,22 @@ export class WriteGroup {
     private readonly enabled: boolean,
   ) {}
 
-  /** Runs `write` (engine calls only, synchronous) in the current group; settles after the commit. */
-  run<T>(write: () => T): Promise<T> | T {
+  /**
+   * Runs `write` (engine calls only, started without awaiting anything first) in the current
+   * group; settles after the commit.
+   */
+  run<T>(write: () => Promise<T>): Promise<T> {
     if (!this.enabled) return write();
     return new Promise<T>((resolve, reject) => this.add(pendingWrite(write, resolve, reject)));
   }
 
   /**
-   * An enqueue. Consecutive enqueues of a group go to the engine as one `enqueueBatch` (one
-   * savepoint for all instead of one each, measured ~1.6× cheaper); if that fails, they are
-   * retried one by one so each caller gets its own result or error.
+   * An enqueue. Consecutive enqueues of a group go to the engine as one `enqueueEach` (one
+   * savepoint for all instead of one each, measured ~1.6× cheaper), each with its own result or
+   * error.
    */
-  enqueue(params: EnqueueParams): Promise<EnqueueResult> | EnqueueResult {
-    const write = (): EnqueueResult => this.engine.enqueue(params);
+  enqueue(params: EnqueueParams): Promise<EnqueueResult> {
+    const write = (): Promise<EnqueueResult> => this.engine.enqueue(params);
     if (!this.enabled) return write();
     return new Promise<EnqueueResult>((resolve, reject) => this.add(pendingWrite(write, resolve, reject, (provide) => ({ kind: 'enqueue', params, provide }))));
   }
@@ -69,8 +75,8 @@ export class WriteGroup {
    * A complete. Consecutive completes of a group (a worker's batch of them) go to the engine as
    * one `completeMany`: one UPDATE for all of them, each still with its own outcome.
    */
-  complete(params: CompleteParams): Promise<Job> | Job {
-    const write = (): Job => this.engine.complete(params);
+  complete(params: CompleteParams): Promise<Job> {
+    const write = (): Promise<Job> => this.engine.complete(params);
     if (!this.enabled) return write();
     return new Promise<Job>((resolve, reject) => this.add(pendingWrite(write, resolve, reject, (provide) => ({ kind: 'complete', params, provide }))));
   }
@@ -111,27 +117,24 @@ export class WriteGroup {
     for (const p of group) p.settle(null);
   }
 
-  /** Enqueues as one enqueueBatch; one by one if it fails (it undid only itself). */
+  /** Enqueues as one enqueueEach: one engine call, each enqueue with its own outcome. */
   private enqueueRun(run: Pending[]): void {
     const entries = run.flatMap((p) => (p.shared?.kind === 'enqueue' ? [p.shared] : []));
-    const batched = attempt(() => this.engine.enqueueBatch({ jobs: entries.map((e) => e.params) }).results);
-    if (entries.length === run.length && batched.ok && batched.value.length === run.length) {
-      batched.value.forEach((result, i) => entries[i].provide({ ok: true, value: result }));
-      return;
-    }
-    for (const p of run) p.execute();
+    const outcomes = this.engine.enqueueEach(entries.map((e) => e.params));
+    entries.forEach((entry, i) => entry.provide(outcomes.then((all) => nth(all, i)).then((o) => (o.ok ? { ok: true, value: o.result } : o))));
   }
 
-  /** Completes as one completeMany; one by one if it failed as a whole (it undid only itself). */
+  /** Completes as one completeMany: one engine call, each complete with its own outcome. */
   private completeRun(run: Pending[]): void {
     const entries = run.flatMap((p) => (p.shared?.kind === 'complete' ? [p.shared] : []));
-    const outcomes = attempt(() => this.engine.completeMany(entries.map((e) => e.params)));
-    if (entries.length === run.length && outcomes.ok && outcomes.value.length === run.length) {
-      outcomes.value.forEach((outcome, i) => entries[i].provide(outcome.ok ? { ok: true, value: outcome.job } : outcome));
-      return;
-    }
-    for (const p of run) p.execute();
+    const outcomes = this.engine.completeMany(entries.map((e) => e.params));
+    entries.forEach((entry, i) => entry.provide(outcomes.then((all) => nth(all, i)).then((o) => (o.ok ? { ok: true, value: o.job } : o))));
   }
+}
+
+/** The i-th outcome of a shared call (or a failure naming the bug, should the call return fewer). */
+function nth<T extends { ok: boolean }>(all: readonly T[], i: number): T | { ok: false; error: unknown } {
+  return all[i] ?? { ok: false, error: new Error(`A shared engine call returned no outcome for its write ${i}; this is a bug in the daemon.`) };
 }
 
 /** Which engine call a run of consecutive pending writes of the same kind can share, if any. */
@@ -141,13 +144,13 @@ function runKind(pending: Pending): SharedCall['kind'] | null {
 
 /** A write of the group; `shared` describes it when it can share an engine call with its neighbours. */
 function pendingWrite<T>(
-  write: () => T,
+  write: () => Promise<T>,
   resolve: (value: T) => void,
   reject: (error: unknown) => void,
-  shared?: (provide: (outcome: Outcome<T>) => void) => SharedCall,
+  shared?: (provide: (outcome: Promise<Outcome<T>>) => void) => SharedCall,
 ): Pending {
-  let outcome: Outcome<T> | null = null;
-  const provide = (result: Outcome<T>): void => {
+  let outcome: Promise<Outcome<T>> | null = null;
+  const provide = (result: Promise<Outcome<T>>): void => {
     outcome = result;
   };
   return {
@@ -157,18 +160,30 @@ function pendingWrite<T>(
   };
 }
 
-function settleWith<T>(outcome: Outcome<T> | null, commitError: { error: unknown } | null, resolve: (value: T) => void, reject: (error: unknown) => void): void {
+function settleWith<T>(outcome: Promise<Outcome<T>> | null, commitError: { error: unknown } | null, resolve: (value: T) => void, reject: (error: unknown) => void): void {
   if (commitError) reject(commitError.error);
   else if (outcome === null) reject(new Error('A grouped write was never run; this is a bug in the daemon.'));
-  else if (outcome.ok) resolve(outcome.value);
-  else reject(outcome.error);
+  else
+    void outcome.then((result) => {
+      if (result.ok) resolve(result.value);
+      else reject(result.error);
+    });
 }
 
-/** Runs one write; a failure (its savepoint rolled back) becomes its caller's error. */
-function attempt<T>(write: () => T): Outcome<T> {
+/**
+ * Starts one write; its failure (its savepoint rolled back) becomes its caller's error. The
+ * outcome is a promise that never rejects, so a write whose group then fails as a whole leaves
+ * no unhandled rejection behind.
+ */
+function attempt<T>(write: () => Promise<T>): Promise<Outcome<T>> {
+  let started: Promise<T>;
   try {
-    return { ok: true, value: write() };
+    started = write();
   } catch (error) {
-    return { ok: false, error };
+    return Promise.resolve({ ok: false, error });
   }
+  return started.then(
+    (value): Outcome<T> => ({ ok: true, value }),
+    (error: unknown): Outcome<T> => ({ ok: false, error }),
+  );
 }

@@ -34,19 +34,19 @@ export class Scheduler {
     private readonly now: () => number = Date.now,
   ) {}
 
-  fireDue(): FireOutcome {
+  async fireDue(): Promise<FireOutcome> {
     const now = this.now();
     // Ticks stored before a step back of the clock are looked at on the first call (the step may
     // have happened while the daemon was down) and after a step; not on every wake-up, since
     // computing a tick for each schedule that is not due costs more than the rest of the call.
     const wentBack = this.clockWentBack(now);
     const outcome: FireOutcome = { fired: 0, skipped: 0 };
-    for (const schedule of this.engine.listSchedules()) {
+    for (const schedule of await this.engine.listSchedules()) {
       if (!schedule.enabled || schedule.nextRunAt === null) continue;
       try {
         if (schedule.nextRunAt > now) {
-          if (wentBack) this.followClockBack(schedule, schedule.nextRunAt, now);
-        } else this.fireOne(schedule, schedule.nextRunAt, now, outcome);
+          if (wentBack) await this.followClockBack(schedule, schedule.nextRunAt, now);
+        } else await this.fireOne(schedule, schedule.nextRunAt, now, outcome);
       } catch (error) {
         // One broken schedule must not stop the others; it is retried at the next wake-up.
         this.logger.error('Could not fire a schedule', { schedule: schedule.name, error });
@@ -69,10 +69,10 @@ export class Scheduler {
    * silent until the clock caught up again. The tick is moved down to the first one after now,
    * with the same compare-and-swap as a fire and no job.
    */
-  private followClockBack(schedule: Schedule, stored: number, now: number): void {
+  private async followClockBack(schedule: Schedule, stored: number, now: number): Promise<void> {
     const next = nextFireTime(schedule, now);
     if (next === null || next >= stored) return;
-    const moved = this.engine.fireSchedule({ name: schedule.name, expectedNextRunAt: stored, newNextRunAt: next, enqueue: false });
+    const moved = await this.engine.fireSchedule({ name: schedule.name, expectedNextRunAt: stored, newNextRunAt: next, enqueue: false });
     if (moved === null) return; // Another daemon on the same database moved or fired it.
     this.logger.info('The clock went back; the schedule\'s next tick moved earlier', {
       schedule: schedule.name,
@@ -81,7 +81,7 @@ export class Scheduler {
     });
   }
 
-  private fireOne(schedule: Schedule, due: number, now: number, outcome: FireOutcome): void {
+  private async fireOne(schedule: Schedule, due: number, now: number, outcome: FireOutcome): Promise<void> {
     const missed = now - due > this.graceMs;
     const enqueue = !missed || schedule.missedPolicy === 'runOnce';
     let newNextRunAt: number | null;
@@ -97,7 +97,7 @@ export class Scheduler {
       });
       newNextRunAt = null;
     }
-    const fired = this.engine.fireSchedule({ name: schedule.name, expectedNextRunAt: due, newNextRunAt, enqueue });
+    const fired = await this.engine.fireSchedule({ name: schedule.name, expectedNextRunAt: due, newNextRunAt, enqueue });
     if (fired === null) return; // Another daemon on the same database fired this tick.
     if (enqueue) outcome.fired++;
     else outcome.skipped++;

@@ -45,6 +45,8 @@ export class Upkeep {
   private cleanupTimer: NodeJS.Timeout | null = null;
   private stopped = false;
   private refreshScheduled = false;
+  /** A tick is running (it awaits the engine): a timer that fires meanwhile waits for it. */
+  private ticking = false;
 
   constructor(
     private readonly engine: Pick<QueueEngine, 'reapExpiredLeases' | 'nextWakeAt' | 'cleanup'>,
@@ -57,7 +59,7 @@ export class Upkeep {
   ) {}
 
   start(): void {
-    this.tick();
+    void this.tick();
     this.cleanupTimer = setInterval(() => void this.cleanup(), CLEANUP_INTERVAL_MS);
     this.cleanupTimer.unref();
   }
@@ -97,7 +99,15 @@ export class Upkeep {
   refresh(): void {
     this.refreshScheduled = false;
     if (this.stopped) return;
-    let next = this.engine.nextWakeAt();
+    this.engine.nextWakeAt().then(
+      (next) => this.rearm(next),
+      (error: unknown) => this.logger.error('Could not read the next due time', { error }),
+    );
+  }
+
+  private rearm(due: number | null): void {
+    if (this.stopped) return;
+    let next = due;
     // Something that was due when the last tick ran and is due still: the tick failed to handle
     // it (and logged why), or another daemon holds it. The tick waits RETRY_MS before trying
     // again; so does this, or every short claim after a tick would make the timer fire again at
@@ -116,32 +126,40 @@ export class Upkeep {
   refreshSoon(): void {
     if (this.refreshScheduled || this.stopped) return;
     this.refreshScheduled = true;
-    setImmediate(() => {
-      try {
-        this.refresh();
-      } catch (error) {
-        this.logger.error('Could not read the next due time', { error });
-      }
-    });
+    setImmediate(() => this.refresh());
   }
 
-  private tick(): void {
+  private async tick(): Promise<void> {
     this.timer = null;
     this.timerAt = Infinity;
     this.timerDeadline = Infinity;
     if (this.stopped) return;
+    if (this.ticking) {
+      // The running tick reads the next due time when it ends and arms the timer for it.
+      return;
+    }
+    this.ticking = true;
+    try {
+      await this.tickOnce();
+    } finally {
+      this.ticking = false;
+    }
+  }
+
+  private async tickOnce(): Promise<void> {
     this.lastTickAt = this.now();
     try {
-      const reaped = this.engine.reapExpiredLeases();
+      const reaped = await this.engine.reapExpiredLeases();
       if (reaped > 0) this.logger.info('Reaped jobs whose lease expired', { count: reaped });
-      this.scheduler.fireDue();
+      await this.scheduler.fireDue();
       this.onDue();
     } catch (error) {
       this.logger.error('Upkeep failed; trying again at the next due time', { error });
     }
+    if (this.stopped) return;
     let next: number | null = null;
     try {
-      next = this.engine.nextWakeAt();
+      next = await this.engine.nextWakeAt();
     } catch (error) {
       this.logger.error('Could not read the next due time; checking again in a second', { error });
       next = this.now() + RETRY_MS;
@@ -162,7 +180,7 @@ export class Upkeep {
     const delay = Math.min(Math.max(at - now, MIN_REARM_MS), MAX_TIMER_MS);
     this.timerAt = now + delay;
     this.timerDeadline = performance.now() + delay;
-    this.timer = setTimeout(() => this.tick(), delay);
+    this.timer = setTimeout(() => void this.tick(), delay);
     this.timer.unref();
   }
 
@@ -177,7 +195,7 @@ export class Upkeep {
     let total = 0;
     try {
       while (!this.stopped) {
-        const deleted = this.engine.cleanup(CLEANUP_BATCH);
+        const deleted = await this.engine.cleanup(CLEANUP_BATCH);
         total += deleted;
         if (deleted < CLEANUP_BATCH) break;
         await new Promise<void>((resolve) => setImmediate(resolve));

@@ -16,9 +16,18 @@ function recordingLogger(): Logger & { errors: string[] } {
   return { errors, debug() {}, info() {}, warn() {}, error: (message) => void errors.push(message) };
 }
 
+/**
+ * Lets a tick the timer started run to its end. A tick awaits the engine (a store may answer
+ * asynchronously); the fake engine answers at once, so its awaits settle within a few microtasks,
+ * and nothing here waits for time to pass.
+ */
+async function tickSettled(): Promise<void> {
+  for (let i = 0; i < 20; i++) await Promise.resolve();
+}
+
 /** An engine whose earliest due time is whatever `dueAt` says. */
 function fakeEngine(dueAt: () => number | null) {
-  return { reapExpiredLeases: () => 0, nextWakeAt: dueAt, cleanup: () => 0 };
+  return { reapExpiredLeases: async () => 0, nextWakeAt: async () => dueAt(), cleanup: async () => 0 };
 }
 
 test('something that stays due is looked at again a second later, even when every tick ends in a short claim', async (t) => {
@@ -30,7 +39,7 @@ test('something that stays due is looked at again a second later, even when ever
   const dueAt = Date.now() - 10;
   const engine = fakeEngine(() => dueAt);
   const scheduler = {
-    fireDue: () => {
+    fireDue: async () => {
       logger.error('Could not fire schedule nightly');
       return { fired: 0, skipped: 1 };
     },
@@ -60,7 +69,7 @@ test('a due time noted after the wall clock jumped forward (a suspended laptop w
   let dueAt = now() + 30_000;
   let ticks = 0;
   const scheduler = {
-    fireDue: () => {
+    fireDue: async () => {
       ticks += 1;
       return { fired: 0, skipped: 0 };
     },
@@ -68,6 +77,7 @@ test('a due time noted after the wall clock jumped forward (a suspended laptop w
   const upkeep = new Upkeep(fakeEngine(() => dueAt), scheduler, () => {}, recordingLogger(), now);
   t.after(() => upkeep.stop());
   upkeep.start();
+  await tickSettled();
   assert.equal(ticks, 1, 'start ticks once, then waits 30 s');
   // An hour passes on the wall clock while the timer's monotonic delay does not move.
   skew = HOUR;
@@ -78,20 +88,20 @@ test('a due time noted after the wall clock jumped forward (a suspended laptop w
 
 test('retention keeps deleting in batches, yielding between them, until no expired job is left', async (t) => {
   const { engine, clock } = makeEngine(t);
-  engine.configureQueue({ name: 'q', retentionMs: HOUR });
+  await engine.configureQueue({ name: 'q', retentionMs: HOUR });
   // More than one cleanup turn used to delete (20 batches of 500).
   const total = 12_000;
-  for (let i = 0; i < total; i += 1000) engine.enqueueBatch({ jobs: Array.from({ length: 1000 }, () => ({ queue: 'q', kind: 'k' })) });
+  for (let i = 0; i < total; i += 1000) await engine.enqueueBatch({ jobs: Array.from({ length: 1000 }, () => ({ queue: 'q', kind: 'k' })) });
   for (;;) {
-    const jobs = engine.claim({ workerId: 'w', max: 1000 });
+    const jobs = await engine.claim({ workerId: 'w', max: 1000 });
     if (jobs.length === 0) break;
-    engine.completeMany(jobs.map((j) => ({ id: j.id, workerId: 'w' })));
+    await engine.completeMany(jobs.map((j) => ({ id: j.id, workerId: 'w' })));
   }
-  assert.equal(engine.getQueue('q').counts.completed, total);
+  assert.equal((await engine.getQueue('q')).counts.completed, total);
   // A few ms past the hour: the frozen test clock made 12 000 ids in one millisecond, and the
   // id generator borrows the next milliseconds for ids past the 4096th.
   clock.advance(HOUR + 10);
-  const upkeep = new Upkeep(engine, { fireDue: () => ({ fired: 0, skipped: 0 }) }, () => {}, recordingLogger());
+  const upkeep = new Upkeep(engine, { fireDue: async () => ({ fired: 0, skipped: 0 }) }, () => {}, recordingLogger());
   t.after(() => upkeep.stop());
   let yielded = false;
   const running = upkeep.cleanup();
@@ -100,17 +110,17 @@ test('retention keeps deleting in batches, yielding between them, until no expir
   });
   assert.equal(await running, total);
   assert.ok(yielded, 'other work ran between batches');
-  assert.equal(engine.getQueue('q').counts.completed, 0);
+  assert.equal((await engine.getQueue('q')).counts.completed, 0);
 });
 
-test('a due time hours away is looked at within a minute once the wall clock has jumped past it, with nobody calling noteDue', (t) => {
+test('a due time hours away is looked at within a minute once the wall clock has jumped past it, with nobody calling noteDue', async (t) => {
   t.mock.timers.enable({ apis: ['setTimeout', 'setInterval'] });
   let skew = 0;
   const now = (): number => Date.now() + skew;
   const dueAt = now() + 6 * HOUR;
   const looks: number[] = [];
   const scheduler = {
-    fireDue: () => {
+    fireDue: async () => {
       looks.push(now());
       return { fired: 0, skipped: 0 };
     },
@@ -118,12 +128,15 @@ test('a due time hours away is looked at within a minute once the wall clock has
   const upkeep = new Upkeep(fakeEngine(() => dueAt), scheduler, () => {}, recordingLogger(), now);
   t.after(() => upkeep.stop());
   upkeep.start();
+  await tickSettled();
   assert.equal(looks.length, 1, 'start looks once');
   // The machine sleeps for seven hours: the wall clock moves, the timer's delay does not.
   skew = 7 * HOUR;
   t.mock.timers.tick(59_000);
+  await tickSettled();
   assert.equal(looks.length, 1, 'no look before the minute is up');
   t.mock.timers.tick(1_000);
+  await tickSettled();
   assert.equal(looks.length, 2, 'the capped timer fired after a minute and found the job due');
   assert.ok(looks[1]! >= dueAt);
 });

@@ -4,7 +4,6 @@
 import { invalidParams } from '../../../shared/errors';
 import { LIMITS, type JobFilter, type JobOrder } from '../../../shared/protocol';
 import { JOB_STATES, type Backoff, type BackoffStrategy } from '../../../shared/types';
-import type { ListCursor } from '../../store/list';
 import {
   array,
   integer,
@@ -199,6 +198,9 @@ function filterFields(o: Fields, prefix: string): FilterInput {
   if (delayed !== undefined) filter.delayed = delayed;
   return filter;
 }
+
+/** Where the previous page of a job listing ended: its last job's id and run time. */
+export type ListCursor = { id: string; runAt: number };
 
 export interface ListInput extends FilterInput {
   order: JobOrder;

@@ -1,6 +1,6 @@
 /**
  * Validation of schedule params and job templates. The cron expression and time zone are only
- * checked for shape here; the daemon's scheduler parses them (cron-parser) and computes fire times.
+ * checked for shape here; the daemon's scheduler parses them (shared/domain/cron) and computes fire times.
  */
 import { invalidParams } from '../../../shared/errors';
 import type { JobTemplate, MissedRunPolicy, Schedule } from '../../../shared/types';

@@ -31,11 +31,11 @@ export function jobHandlers(s: Services): HandlerGroup<JobMethods> {
     'jobs.get': (params) => engine.getJob(jobId(params)),
     'jobs.list': (params) => engine.listJobs(unvalidated<ListJobsParams>(params)),
     'jobs.output': (params) => engine.output(unvalidated<JobOutputParams>(params)),
-    'jobs.cancel': (params) => ({ job: engine.cancel(jobId(params)) }),
-    'jobs.retry': (params) => ({ job: engine.retry(jobId(params)) }),
-    'jobs.update': (params) => ({ job: engine.update(unvalidated<UpdateJobParams>(params)) }),
-    'jobs.delete': (params) => {
-      engine.deleteJob(jobId(params));
+    'jobs.cancel': async (params) => ({ job: await engine.cancel(jobId(params)) }),
+    'jobs.retry': async (params) => ({ job: await engine.retry(jobId(params)) }),
+    'jobs.update': async (params) => ({ job: await engine.update(unvalidated<UpdateJobParams>(params)) }),
+    'jobs.delete': async (params) => {
+      await engine.deleteJob(jobId(params));
       return { deleted: 1 };
     },
     'jobs.cancelMany': (params) => engine.cancelMany(unvalidated<BulkParams>(params)),

@@ -21,16 +21,16 @@ function queueName(params: unknown): string {
 export function queueHandlers(s: Services): HandlerGroup<QueueMethods> {
   const { engine } = s;
   return {
-    'queues.list': (params) => {
+    'queues.list': async (params) => {
       object(params, 'params', []);
-      return { queues: engine.listQueues() };
+      return { queues: await engine.listQueues() };
     },
-    'queues.get': (params) => ({ queue: engine.getQueue(queueName(params)) }),
-    'queues.configure': (params) => ({ queue: engine.configureQueue(unvalidated<ConfigureQueueParams>(params)) }),
-    'queues.pause': (params) => ({ queue: engine.pauseQueue(queueName(params)) }),
-    'queues.resume': (params) => ({ queue: engine.resumeQueue(queueName(params)) }),
-    'queues.purge': (params) => ({ deleted: engine.purgeQueue(unvalidated<PurgeQueueParams>(params)) }),
-    'queues.delete': (params) => ({ deleted: engine.deleteQueue(unvalidated<DeleteQueueParams>(params)) }),
+    'queues.get': async (params) => ({ queue: await engine.getQueue(queueName(params)) }),
+    'queues.configure': async (params) => ({ queue: await engine.configureQueue(unvalidated<ConfigureQueueParams>(params)) }),
+    'queues.pause': async (params) => ({ queue: await engine.pauseQueue(queueName(params)) }),
+    'queues.resume': async (params) => ({ queue: await engine.resumeQueue(queueName(params)) }),
+    'queues.purge': async (params) => ({ deleted: await engine.purgeQueue(unvalidated<PurgeQueueParams>(params)) }),
+    'queues.delete': async (params) => ({ deleted: await engine.deleteQueue(unvalidated<DeleteQueueParams>(params)) }),
     'stats.get': (params) => {
       object(params, 'params', []);
       return engine.stats();

@@ -58,19 +58,19 @@ export function scheduleHandlers(s: Services): HandlerGroup<ScheduleMethods> {
     return result;
   };
   return {
-    'schedules.list': (params) => {
+    'schedules.list': async (params) => {
       object(params, 'params', []);
-      return { schedules: engine.listSchedules() };
+      return { schedules: await engine.listSchedules() };
     },
-    'schedules.get': (params) => withNextRuns(engine.getSchedule(scheduleName(params))),
-    'schedules.create': (params) => {
+    'schedules.get': async (params) => withNextRuns(await engine.getSchedule(scheduleName(params))),
+    'schedules.create': async (params) => {
       const fields = cronFields(params);
       if (fields.cron === undefined) throw invalidParams('cron', 'schedules.create needs "cron", e.g. "*/5 * * * *" (5 fields) or "*/10 * * * * *" (6, seconds first).');
       const spec = { cron: fields.cron, timezone: fields.timezone ?? DEFAULT_TIMEZONE };
       validateCron(spec);
-      return changed(withNextRuns(engine.createSchedule(unvalidated<CreateScheduleParams>(params), next(spec))));
+      return changed(withNextRuns(await engine.createSchedule(unvalidated<CreateScheduleParams>(params), next(spec))));
     },
-    'schedules.update': (params) => {
+    'schedules.update': async (params) => {
       const fields = cronFields(params);
       const p = unvalidated<UpdateScheduleParams>(params);
       let nextRunAt: number | null | undefined;
@@ -78,7 +78,7 @@ export function scheduleHandlers(s: Services): HandlerGroup<ScheduleMethods> {
       const enabling = isRecord(params) && params.enabled === true;
       const keepsEnabled = isRecord(params) && params.enabled === undefined;
       if (cronChanged || enabling || keepsEnabled) {
-        const current = engine.getSchedule(scheduleName({ name: isRecord(params) ? params.name : undefined }));
+        const current = await engine.getSchedule(scheduleName({ name: isRecord(params) ? params.name : undefined }));
         // An enabled schedule without a next tick would never fire again; any update revives it.
         const stalled = current.enabled && current.nextRunAt === null;
         if (cronChanged || enabling || stalled) {
@@ -88,24 +88,24 @@ export function scheduleHandlers(s: Services): HandlerGroup<ScheduleMethods> {
           nextRunAt = cronChanged || !current.enabled || stalled ? next(spec) : undefined;
         }
       }
-      return changed(withNextRuns(engine.updateSchedule(p, nextRunAt)));
+      return changed(withNextRuns(await engine.updateSchedule(p, nextRunAt)));
     },
-    'schedules.delete': (params) => {
-      engine.deleteSchedule(scheduleName(params));
+    'schedules.delete': async (params) => {
+      await engine.deleteSchedule(scheduleName(params));
       return changed({ deleted: 1 });
     },
     'schedules.trigger': (params) => engine.triggerSchedule(scheduleName(params)),
-    'schedules.enable': (params) => {
+    'schedules.enable': async (params) => {
       const name = scheduleName(params);
-      const current = engine.getSchedule(name);
+      const current = await engine.getSchedule(name);
       // An enabled schedule keeps its next tick, unless it has none: then it is recomputed, or it
       // would never fire again.
       const nextRunAt = current.enabled && current.nextRunAt !== null ? undefined : next(current);
-      return changed(withNextRuns(engine.updateSchedule({ name, enabled: true }, nextRunAt)));
+      return changed(withNextRuns(await engine.updateSchedule({ name, enabled: true }, nextRunAt)));
     },
-    'schedules.disable': (params) => {
+    'schedules.disable': async (params) => {
       const name = scheduleName(params);
-      return changed(withNextRuns(engine.updateSchedule({ name, enabled: false }, undefined)));
+      return changed(withNextRuns(await engine.updateSchedule({ name, enabled: false }, undefined)));
     },
   };
 }

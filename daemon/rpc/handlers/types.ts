@@ -25,7 +25,7 @@ export interface Services {
   events: EventHub;
   pool: ExecutorPool;
   upkeep: Upkeep;
-  status(): DaemonStatus;
+  status(): Promise<DaemonStatus>;
   /** Starts a graceful shutdown after the current response is sent. */
   requestShutdown(reason: string): void;
   readonly shuttingDown: boolean;
@@ -34,7 +34,7 @@ export interface Services {
   /** Jobs were handed to a worker: their leases are due to expire. */
   claimed(jobs: Job[]): void;
   /** The engine's claim, plus the daemon's bookkeeping (see Daemon.claim). */
-  claim(params: EngineClaimParams): Job[];
+  claim(params: EngineClaimParams): Promise<Job[]>;
 }
 
 /** The handler of one method: raw params in, the method's result out. */

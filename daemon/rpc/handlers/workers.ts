@@ -42,8 +42,10 @@ const CLAIM_FIELDS = ['workerId', 'queues', 'kinds', 'max', 'waitMs'];
 export function workerHandlers(s: Services): HandlerGroup<WorkerMethods> {
   const { engine } = s;
   /** Runs a worker method and, if the params name a worker, records that it is alive. */
-  const asWorker = <T>(params: unknown, context: CallContext, action: () => T): T => {
-    const result = action();
+  const asWorker = async <T>(params: unknown, context: CallContext, action: () => Promise<T>): Promise<T> => {
+    // The action starts before the first await (inside the caller's group commit); a worker is
+    // recorded as alive only once its call has succeeded.
+    const result = await action();
     if (isRecord(params) && typeof params.workerId === 'string') s.workerSeen(params.workerId, context.connection);
     return result;
   };
@@ -56,7 +58,7 @@ export function workerHandlers(s: Services): HandlerGroup<WorkerMethods> {
       const claimParams: Record<string, unknown> = { ...p };
       delete claimParams.waitMs;
       const engineParams = unvalidated<EngineClaimParams>(claimParams);
-      const jobs = asWorker(params, context, () => s.claim(engineParams));
+      const jobs = await asWorker(params, context, () => s.claim(engineParams));
       s.claimed(jobs);
       if (jobs.length > 0 || waitMs === 0) return { jobs };
       const later = await s.claims.wait(engineParams, waitMs, context.connection);
@@ -92,14 +94,14 @@ export function workerHandlers(s: Services): HandlerGroup<WorkerMethods> {
     'jobs.release': async (params, context) => ({
       job: await s.writes.run(() => asWorker(params, context, () => engine.release(unvalidated<ReleaseParams>(params)))),
     }),
-    'workers.register': (params, context) => {
-      const worker = engine.registerWorker(unvalidated<RegisterWorkerParams>(params), 'remote');
+    'workers.register': async (params, context) => {
+      const worker = await engine.registerWorker(unvalidated<RegisterWorkerParams>(params), 'remote');
       s.workerSeen(worker.id, context.connection);
       return { worker };
     },
-    'workers.list': (params) => {
+    'workers.list': async (params) => {
       object(params, 'params', []);
-      return { workers: engine.listWorkers() };
+      return { workers: await engine.listWorkers() };
     },
   };
 }

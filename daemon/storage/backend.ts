@@ -1,0 +1,293 @@
+/**
+ * The storage interface: every operation the queue engine needs from a store, one method each,
+ * as River's driver interface has one method per storage operation. A store (SQLite today,
+ * PostgreSQL next) implements it with its own SQL; the engine (daemon/engine/) validates the
+ * raw params, keeps the policy and delivers the events, and never names a store.
+ *
+ * Every method takes input the engine has already validated, does its work in one transaction
+ * (or, where it says so, in batches of `StoragePolicy.batchSize` rows, one transaction each) and
+ * returns a promise. A store that reports a refusal (no such job, a lost lease, a state that
+ * forbids the action) rejects with the SpoolError named at the method; anything else is a fault.
+ *
+ * Events: a store records what its transaction changed on the `ChangeRecorder` it was made with,
+ * marks where each transaction (or savepoint) began, discards what a rollback undid, and flushes
+ * only after the outermost commit: a listener never hears of a change that was undone.
+ *
+ * Group commit: a store whose calls do their work synchronously, inside the call (SQLite:
+ * better-sqlite3 is synchronous), offers `batch`, which runs a synchronous function in one
+ * transaction; every call that function makes runs inside it, as a savepoint. A store whose
+ * calls wait for a server (PostgreSQL) leaves `batch` out, and the engine runs them one by one.
+ */
+import type { BulkResult, EnqueueResult, HeartbeatResult, JobOutputResult, JobWithRuns, Stats } from '../../shared/protocol';
+import type { Backoff, Job, JobState, JobTemplate, OutputLine, OutputStream, Queue, RateLimit, Schedule, Worker, WorkerType } from '../../shared/types';
+import type { BulkInput, EnqueueInput, ListCursor, ListInput, UpdateInput } from '../engine/validate/jobs';
+import type { ConfigureInput } from '../engine/validate/queues';
+import type { ScheduleChanges, ScheduleInput } from '../engine/validate/schedules';
+import type { FailInput, ReleaseInput, RegisterInput } from '../engine/validate/worker';
+
+export type { ListCursor };
+
+/** Which kinds a claimer may get: only these, or all but these (the built-in kinds a remote worker never gets). */
+export type KindFilter = { include: string[] } | { exclude: string[] };
+
+/** A claim as the store runs it: the engine has already turned the claimer's kinds into a filter. */
+export interface ClaimRequest {
+  workerId: string;
+  /** Queues to claim from; empty for every queue. */
+  queues: string[];
+  /** Most jobs to claim, across all queues. */
+  max: number;
+  kinds: KindFilter;
+}
+
+/** A schedule's fire: the compare-and-swap the scheduler asks for. */
+export interface FireScheduleParams {
+  name: string;
+  /** The next_run_at the scheduler read; the fire happens only if it is still the stored one. */
+  expectedNextRunAt: number;
+  /** The value to store instead (computed by the scheduler from the cron expression). */
+  newNextRunAt: number | null;
+  /** Enqueue the schedule's job (false when the missed-run policy skips this tick). */
+  enqueue: boolean;
+}
+
+/** One complete of a completeMany: the completed job, or the error its own call would have had. */
+export type CompleteOutcome = { ok: true; job: Job } | { ok: false; error: unknown };
+
+/** A per-queue counter that disagrees with the jobs it counts. */
+export interface CounterMismatch {
+  queue: string;
+  state: JobState;
+  counted: number;
+  actual: number;
+}
+
+/** The store in neutral words, as `daemon.status` reports it. */
+export interface StoreDescription {
+  /** Which store: 'sqlite' (later 'postgres'). */
+  kind: string;
+  /** Where its data is: a file for SQLite, a server and database for PostgreSQL (never a password). */
+  location: string;
+}
+
+/**
+ * What a store records while its transaction runs, and when it may be told. The engine's event
+ * hub implements it. Its marks assume one transaction at a time, as SQLite's synchronous calls
+ * give; a store whose transactions overlap (PostgreSQL, awaiting a server) keeps each one's
+ * changes apart and records them, then flushes, once that transaction has committed.
+ */
+export interface ChangeRecorder {
+  /** A job was created, changed or (deleted) removed. */
+  job(job: Job, deleted?: boolean): void;
+  /** A queue was created, changed, had jobs removed, or (deleted) was removed. */
+  queue(name: string, deleted?: boolean): void;
+  /** Output lines were stored for a job. */
+  output(jobId: string, queue: string, lines: OutputLine[]): void;
+  /** Where the transaction (or savepoint) about to start begins, to discard back to. */
+  mark(): number;
+  /** Forgets what was recorded since `mark`: the transaction or savepoint rolled back. */
+  discard(mark: number): void;
+  /** The outermost transaction committed: what it recorded may be delivered now. */
+  flush(): void;
+}
+
+/**
+ * The policy a store applies inside its transaction, handed to it as plain synchronous functions
+ * and values. They are passed in rather than applied by the engine around the store call because
+ * each needs what the store reads in the same transaction (the attempt count a failure ends, the
+ * queue's current defaults, the tokens left in a rate limit): applying them afterwards would
+ * take a second transaction and let another daemon change the row in between. They must never
+ * do I/O: SQLite runs them inside a transaction that must not span an await.
+ */
+export interface StoragePolicy {
+  /** The clock, epoch ms (injected by tests). */
+  now(): number;
+  /** A new id for a job or worker: a UUIDv7 of now, so ids sort by creation time. */
+  newId(): string;
+  /** The smallest id a job created at `time` can have (retention finds old jobs by id). */
+  firstIdAt(time: number): string;
+  /** The job rules: what a job's state allows, how a failure ends, how long a lease runs. */
+  rules: JobRules;
+  /** The settings a queue gets when its first job creates it. */
+  queueDefaults: {
+    concurrency: number | null;
+    maxAttempts: number;
+    backoff: Backoff;
+    timeoutMs: number;
+    retentionMs: number | null;
+  };
+  /** A job's or template's partial backoff completed from a queue's default; refuses a cap below the base, naming `field`. */
+  mergeBackoff(defaults: Backoff, given: Partial<Backoff>, field: string): Backoff;
+  /** A schedule's template payload as stored JSON text, refused (naming `field`) if too large. */
+  payloadText(payload: unknown, field: string): string;
+  /** Turns a schedule's stored template back into its type, checking it again rather than trusting the store. */
+  parseTemplate(json: string, scheduleName: string): JobTemplate;
+  /** A rate limit's token bucket, refilled to `now` from what the store kept. */
+  refill(limit: RateLimit, stored: { tokens: number | null; refilledAt: number | null }, now: number): { tokens: number; refilledAt: number };
+  /** Whole tokens a bucket can give now. */
+  available(bucket: { tokens: number; refilledAt: number }): number;
+  /** When the bucket will next hold a whole token. */
+  nextTokenAt(limit: RateLimit, bucket: { tokens: number; refilledAt: number }): number;
+  /** Rows moved per transaction by bulk work (purge, retention, reaping, bulk actions): no write lock is held long. */
+  batchSize: number;
+  /** Most output lines kept per job; older ones go, with a marker line. */
+  maxOutputLinesPerJob: number;
+  /** An output line cut to the stored maximum. */
+  truncateLine(line: string): string;
+}
+
+/** How a failed attempt ends: the job's next state, and when it runs again (retrying). */
+export interface FailureOutcome {
+  state: 'retrying' | 'dead' | 'cancelled';
+  runAt: number;
+}
+
+/**
+ * The job rules, applied by the store to the job as it read it in its transaction. Each refusal
+ * is a SpoolError that says what to do instead.
+ */
+export interface JobRules {
+  /** What a cancel does: cancel a waiting job now, or request it of a running one; refuses a finished job (InvalidState). */
+  cancel(job: Job): 'cancel' | 'request';
+  /** Refuses (InvalidState) a retry of a job that has not finished. */
+  checkRetry(job: Job): void;
+  /** Refuses a change to a job that is not waiting (InvalidState), or one the stored job cannot take (InvalidParams: attempts, payload for its kind). */
+  checkUpdate(job: Job, input: UpdateInput): void;
+  /** Refuses (InvalidState) to delete a running job. */
+  checkDelete(job: Job): void;
+  /** How an attempt that failed (or whose lease expired) ends: cancelled if a cancel was requested, dead if permanent or out of attempts, else retrying after the job's backoff. */
+  afterFailure(job: Job, permanent: boolean, now: number): FailureOutcome;
+  /** When the lease a heartbeat extends runs out: `extendMs`, or the job's timeout, from now. */
+  leaseUntil(job: Job, extendMs: number | undefined, now: number): number;
+}
+
+/** Makes a store for an engine: the engine hands over its policy and its event hub. */
+export type StorageFactory = (policy: StoragePolicy, changes: ChangeRecorder) => StorageBackend;
+
+export interface StorageBackend {
+  /** The store in neutral words, for `daemon.status` and the daemon's log. */
+  readonly description: StoreDescription;
+  /** The schema migrations opening the store applied (all of them for a new store), and how long they took. */
+  readonly migrated: { versions: number[]; ms: number };
+
+  // Jobs
+
+  /** One job with its queue's defaults filled in (the queue is created if new). A job with a known idempotency key is returned as it is, `created: false`. */
+  enqueue(input: EnqueueInput): Promise<EnqueueResult>;
+  /** Many jobs in one transaction, inserted together; a key repeated within the batch gets the job its first use created. */
+  enqueueMany(inputs: readonly EnqueueInput[]): Promise<EnqueueResult[]>;
+  /** A job and its runs. Rejects with JobNotFound. */
+  getJob(id: string): Promise<JobWithRuns>;
+  /** Up to `limit` jobs matching the filter, in the order, after the cursor. */
+  listJobs(input: ListInput): Promise<Job[]>;
+  /** A page of a job's output lines after `after`, and whether the job has finished and the page is its last. Rejects with JobNotFound. */
+  output(id: string, after: number, limit: number): Promise<JobOutputResult>;
+  /** queued/retrying → cancelled; running → cancel requested. Rejects with JobNotFound or InvalidState (finished). */
+  cancel(id: string): Promise<Job>;
+  /** A finished job → queued with a fresh attempt budget. Rejects with JobNotFound or InvalidState (not finished). */
+  retry(id: string): Promise<Job>;
+  /** A waiting job's priority, run time, payload, attempts or tags. Rejects with JobNotFound, InvalidState or InvalidParams (against the stored job). */
+  update(input: UpdateInput): Promise<Job>;
+  /** Deletes a job that is not running. Rejects with JobNotFound or InvalidState (running). */
+  deleteJob(id: string): Promise<void>;
+  /** Cancel for every id or filter match, `batchSize` jobs per transaction; refusals are collected, not thrown. `stopRequested` counts running jobs asked to stop. */
+  cancelMany(input: BulkInput): Promise<BulkResult>;
+  /** Retry for every id or filter match, as cancelMany. */
+  retryMany(input: BulkInput): Promise<BulkResult>;
+  /** Delete for every id or filter match, as cancelMany. */
+  deleteMany(input: BulkInput): Promise<BulkResult>;
+
+  // The worker side: every method here but claim acts only for the worker holding the lease and
+  // rejects with LeaseLost (or JobNotFound) for anyone else, changing nothing.
+
+  /** Claims up to `max` due jobs of eligible queues (not paused, under their concurrency and rate limits) in claim order, leased to the worker. */
+  claim(request: ClaimRequest): Promise<Job[]>;
+  /** Extends the lease by `extendMs` (default: the job's timeout) from now. */
+  heartbeat(id: string, workerId: string, extendMs: number | undefined): Promise<HeartbeatResult>;
+  /** Records progress, percent and message. */
+  progress(id: string, workerId: string, percent: number, message: string | null): Promise<void>;
+  /** Stores the job's checkpoint, handed to its next attempt. */
+  checkpoint(id: string, workerId: string, value: string): Promise<void>;
+  /** Appends output lines (each chunk at most the wire's batch size), all in one transaction. */
+  appendOutput(id: string, workerId: string, stream: Exclude<OutputStream, 'marker'>, chunks: readonly string[][]): Promise<void>;
+  /** Completes the attempt with its result. */
+  complete(id: string, workerId: string, result: string | null): Promise<Job>;
+  /** Many completes in one transaction, each with the outcome its own complete would have had. */
+  completeMany(items: readonly { id: string; workerId: string; result: string | null }[]): Promise<CompleteOutcome[]>;
+  /** A failed attempt: retrying after the backoff, dead when no attempt is left or it is permanent, cancelled if a cancel was requested. */
+  fail(input: FailInput): Promise<Job>;
+  /** The worker hands the job back unfinished: the attempt is given back and it runs again at once (cancelled if a cancel was requested). */
+  release(input: ReleaseInput): Promise<Job>;
+  /** A running job whose cancel the worker carried out ends cancelled. */
+  markCancelled(id: string, workerId: string): Promise<Job>;
+
+  // Workers
+
+  /** Registers (or re-registers) a worker; an id is made when the input has none. */
+  registerWorker(input: RegisterInput, type: WorkerType): Promise<Worker>;
+  /** Every known worker. */
+  listWorkers(): Promise<Worker[]>;
+  /** The worker was heard from now. Rejects with WorkerNotFound. */
+  touchWorker(workerId: string): Promise<void>;
+  /** The worker's connection closed; its leases run out normally. Rejects with WorkerNotFound. */
+  markWorkerGone(workerId: string): Promise<void>;
+
+  // Queues
+
+  /** Every queue with its counts. */
+  listQueues(): Promise<Queue[]>;
+  /** One queue with its counts. Rejects with QueueNotFound. */
+  getQueue(name: string): Promise<Queue>;
+  /** Changes a queue's settings, creating it if new. */
+  configureQueue(input: ConfigureInput): Promise<Queue>;
+  /** Pauses or resumes a queue. Rejects with QueueNotFound. */
+  setPaused(name: string, paused: boolean): Promise<Queue>;
+  /** Deletes a queue's jobs in these states, `batchSize` per transaction; how many. Rejects with QueueNotFound. */
+  purgeQueue(name: string, states: JobState[]): Promise<number>;
+  /** Deletes a queue; with `force`, its waiting and finished jobs first (how many). Rejects with QueueNotFound, or InvalidState while jobs run (or any is left, without force). */
+  deleteQueue(name: string, force: boolean): Promise<number>;
+
+  // Schedules
+
+  /** Every schedule. */
+  listSchedules(): Promise<Schedule[]>;
+  /** One schedule. Rejects with ScheduleNotFound. */
+  getSchedule(name: string): Promise<Schedule>;
+  /** Creates a schedule with its first fire time. Rejects with AlreadyExists. */
+  createSchedule(input: ScheduleInput, nextRunAt: number | null): Promise<Schedule>;
+  /** Changes a schedule; `nextRunAt` undefined keeps the stored one. Rejects with ScheduleNotFound. */
+  updateSchedule(changes: ScheduleChanges, nextRunAt: number | null | undefined): Promise<Schedule>;
+  /** Deletes a schedule. Rejects with ScheduleNotFound. */
+  deleteSchedule(name: string): Promise<void>;
+  /** A tick: compare-and-swap on the schedule's next run time and the enqueue, in one transaction. Null if another daemon won. */
+  fireSchedule(params: FireScheduleParams): Promise<{ schedule: Schedule; job: Job | null } | null>;
+  /** Enqueues the schedule's job now without moving its next run time. Rejects with ScheduleNotFound. */
+  triggerSchedule(name: string): Promise<EnqueueResult>;
+
+  // Stats and upkeep
+
+  /** Counts per queue and state from the maintained counters, and the finished counts of the last minute and hour. */
+  stats(): Promise<Stats>;
+  /** Running jobs whose lease expired end as failed attempts ("lease expired"), `batchSize` per transaction; how many. */
+  reapExpiredLeases(): Promise<number>;
+  /** Jobs left running by these workers go back to retrying, due now, their attempt given back; how many. */
+  recoverInterrupted(workerIds: string[]): Promise<number>;
+  /** Ids of the jobs running under these workers. */
+  runningJobIds(workerIds: string[]): Promise<string[]>;
+  /** Retention: deletes up to `limit` finished jobs older than their queue's retention, and old stat buckets; how many jobs. */
+  cleanup(limit: number): Promise<number>;
+  /** The earliest future time something becomes due (a waiting job, a lease expiry, a schedule, a rate limit's token). */
+  nextWakeAt(): Promise<number | null>;
+  /** Recounts the jobs and compares with the maintained counters. */
+  verifyCounters(): Promise<{ ok: boolean; mismatches: CounterMismatch[] }>;
+
+  /**
+   * Group commit, for stores whose calls work synchronously: runs `fn` in one transaction, and
+   * every call of this store made while it runs inside it, each as a savepoint (a call that fails
+   * undoes only itself). Changes are flushed after the one commit. `fn` must be synchronous.
+   */
+  batch?<T>(fn: () => T): T;
+
+  /** Closes the store; nothing may be called after. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,181 @@
+/**
+ * Rows → protocol types. The only place that knows both the column names and the wire shape.
+ */
+import type { Backoff, BackoffStrategy, Job, JobContext, JobRun, JobState, MissedRunPolicy, OutputLine, OutputStream, RunOutcome, Schedule, Worker, WorkerType } from '../../../shared/types';
+import { JOB_STATES } from '../../../shared/types';
+import type { JobInsert } from './jobInsert';
+import { bool, int, intOrNull, json, real, stringArray, text, textOrNull, type Row } from './row';
+
+const STRATEGIES: readonly BackoffStrategy[] = ['exponential', 'linear', 'fixed'];
+const OUTCOMES: readonly RunOutcome[] = ['running', 'completed', 'failed', 'lease_expired', 'cancelled', 'interrupted'];
+const STREAMS: readonly OutputStream[] = ['stdout', 'stderr', 'log', 'marker'];
+
+function oneOf<T extends string>(row: Row, column: string, allowed: readonly T[]): T {
+  return oneOfValue(text(row, column), column, allowed);
+}
+
+function oneOfValue<T extends string>(v: string, column: string, allowed: readonly T[]): T {
+  const found = allowed.find((a) => a === v);
+  if (found === undefined) throw new Error(`Column ${column} holds ${JSON.stringify(v)}, not one of ${allowed.join(', ')}`);
+  return found;
+}
+
+export function jobState(row: Row, column = 'state'): JobState {
+  return oneOf(row, column, JOB_STATES);
+}
+
+export function backoffOf(row: Row): Backoff {
+  return {
+    strategy: oneOf(row, 'backoff_strategy', STRATEGIES),
+    baseMs: int(row, 'backoff_base_ms'),
+    capMs: int(row, 'backoff_cap_ms'),
+    jitter: real(row, 'backoff_jitter'),
+  };
+}
+
+function contextOf(row: Row): JobContext | null {
+  return contextFrom(json(row, 'context'));
+}
+
+function contextFrom(v: unknown): JobContext | null {
+  if (typeof v !== 'object' || v === null) return null;
+  const context: JobContext = {};
+  for (const key of ['workspace', 'branch', 'commit', 'origin'] as const) {
+    const field: unknown = Reflect.get(v, key);
+    if (typeof field === 'string') context[key] = field;
+  }
+  return context;
+}
+
+export function mapJob(row: Row): Job {
+  return {
+    id: text(row, 'id'),
+    queue: text(row, 'queue'),
+    kind: text(row, 'kind'),
+    payload: json(row, 'payload'),
+    priority: int(row, 'priority'),
+    state: jobState(row),
+    runAt: int(row, 'run_at'),
+    attempts: int(row, 'attempts'),
+    maxAttempts: int(row, 'max_attempts'),
+    backoff: backoffOf(row),
+    timeoutMs: int(row, 'timeout_ms'),
+    leaseExpiresAt: intOrNull(row, 'lease_expires_at'),
+    workerId: textOrNull(row, 'worker_id'),
+    idempotencyKey: textOrNull(row, 'idempotency_key'),
+    progress: intOrNull(row, 'progress'),
+    progressMessage: textOrNull(row, 'progress_message'),
+    checkpoint: json(row, 'checkpoint'),
+    result: json(row, 'result'),
+    lastError: textOrNull(row, 'last_error'),
+    cancelRequested: bool(row, 'cancel_requested'),
+    tags: stringArray(row, 'tags'),
+    context: contextOf(row),
+    createdAt: int(row, 'created_at'),
+    updatedAt: int(row, 'updated_at'),
+    startedAt: intOrNull(row, 'started_at'),
+    finishedAt: intOrNull(row, 'finished_at'),
+  };
+}
+
+/** A job exactly as the insert in jobs.ts stores it (the column defaults included). */
+export function newJob(values: JobInsert): Job {
+  const tags: unknown = JSON.parse(values.tags);
+  return {
+    id: values.id,
+    queue: values.queue,
+    kind: values.kind,
+    payload: JSON.parse(values.payload),
+    priority: values.priority,
+    state: 'queued',
+    runAt: values.runAt,
+    attempts: 0,
+    maxAttempts: values.maxAttempts,
+    backoff: { strategy: oneOfValue(values.backoffStrategy, 'backoff_strategy', STRATEGIES), baseMs: values.backoffBaseMs, capMs: values.backoffCapMs, jitter: values.backoffJitter },
+    timeoutMs: values.timeoutMs,
+    leaseExpiresAt: null,
+    workerId: null,
+    idempotencyKey: values.idempotencyKey,
+    progress: null,
+    progressMessage: null,
+    checkpoint: null,
+    result: null,
+    lastError: null,
+    cancelRequested: false,
+    tags: Array.isArray(tags) ? tags.filter((t): t is string => typeof t === 'string') : [],
+    context: values.context === null ? null : contextFrom(JSON.parse(values.context)),
+    createdAt: values.now,
+    updatedAt: values.now,
+    startedAt: null,
+    finishedAt: null,
+  };
+}
+
+export function mapRun(row: Row): JobRun {
+  const startedAt = int(row, 'started_at');
+  const finishedAt = intOrNull(row, 'finished_at');
+  return {
+    jobId: text(row, 'job_id'),
+    run: int(row, 'run'),
+    attempt: int(row, 'attempt'),
+    workerId: text(row, 'worker_id'),
+    startedAt,
+    finishedAt,
+    outcome: oneOf(row, 'outcome', OUTCOMES),
+    error: textOrNull(row, 'error'),
+    stack: textOrNull(row, 'stack'),
+    exitCode: intOrNull(row, 'exit_code'),
+    httpStatus: intOrNull(row, 'http_status'),
+    durationMs: finishedAt === null ? null : finishedAt - startedAt,
+  };
+}
+
+export function mapOutputLine(row: Row): OutputLine {
+  return {
+    seq: int(row, 'seq'),
+    attempt: int(row, 'attempt'),
+    // Lines from before migration 7 have no run: 0 says so (real runs count from 1).
+    run: intOrNull(row, 'run') ?? 0,
+    stream: oneOf(row, 'stream', STREAMS),
+    text: text(row, 'text'),
+    at: int(row, 'at'),
+  };
+}
+
+const POLICIES: readonly MissedRunPolicy[] = ['skip', 'runOnce'];
+
+export function mapSchedule(row: Row, job: Schedule['job']): Schedule {
+  return {
+    name: text(row, 'name'),
+    cron: text(row, 'cron'),
+    timezone: text(row, 'timezone'),
+    queue: text(row, 'queue'),
+    job,
+    enabled: bool(row, 'enabled'),
+    missedPolicy: oneOf(row, 'missed_policy', POLICIES),
+    nextRunAt: intOrNull(row, 'next_run_at'),
+    lastRunAt: intOrNull(row, 'last_run_at'),
+    lastJobId: textOrNull(row, 'last_job_id'),
+    createdAt: int(row, 'created_at'),
+    updatedAt: int(row, 'updated_at'),
+  };
+}
+
+const WORKER_TYPES: readonly WorkerType[] = ['builtin', 'remote'];
+
+export function mapWorker(row: Row, runningJobIds: string[]): Worker {
+  return {
+    id: text(row, 'id'),
+    type: oneOf(row, 'type', WORKER_TYPES),
+    name: textOrNull(row, 'name'),
+    host: textOrNull(row, 'host'),
+    pid: intOrNull(row, 'pid'),
+    queues: stringArray(row, 'queues'),
+    kinds: stringArray(row, 'kinds'),
+    concurrency: intOrNull(row, 'concurrency'),
+    runningJobIds,
+    startedAt: int(row, 'started_at'),
+    lastHeartbeatAt: int(row, 'last_heartbeat_at'),
+    alive: bool(row, 'alive'),
+  };
+}

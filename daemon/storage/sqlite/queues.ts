@@ -1,0 +1,218 @@
+/**
+ * SQL over queues, their counters (queue_counts, kept by the store: counts.ts) and their token
+ * buckets. Counter reads add the changes the open write transaction has not written yet.
+ */
+import type { JobCounts, JobState, Queue } from '../../../shared/types';
+import type { PendingCounts } from './counts';
+import type { Db } from './db';
+import type { DelayedCounts } from './delayed';
+import { backoffOf, jobState } from './mappers';
+import { bool, int, intOrNull, real, scalarInt, text, toRow, type Row } from './row';
+
+/** A queue's settings as stored, before counts are attached. */
+export type QueueSettings = Omit<Queue, 'counts' | 'delayed'>;
+
+/** Token-bucket state stored with the queue. */
+export interface RateState {
+  tokens: number | null;
+  refilledAt: number | null;
+}
+
+export interface QueueWrite {
+  name: string;
+  concurrency: number | null;
+  ratePerSecond: number | null;
+  rateBurst: number | null;
+  paused: number;
+  defaultMaxAttempts: number;
+  backoffStrategy: string;
+  backoffBaseMs: number;
+  backoffCapMs: number;
+  backoffJitter: number;
+  defaultTimeoutMs: number;
+  retentionMs: number | null;
+  now: number;
+}
+
+export function emptyCounts(): JobCounts {
+  return { queued: 0, running: 0, retrying: 0, completed: 0, dead: 0, cancelled: 0 };
+}
+
+function mapSettings(row: Row): QueueSettings {
+  const perSecond = row.get('rate_per_second') === null ? null : real(row, 'rate_per_second');
+  const burst = intOrNull(row, 'rate_burst');
+  return {
+    name: text(row, 'name'),
+    concurrency: intOrNull(row, 'concurrency'),
+    rateLimit: perSecond === null ? null : { perSecond, burst: burst ?? 1 },
+    paused: bool(row, 'paused'),
+    defaultMaxAttempts: int(row, 'default_max_attempts'),
+    defaultBackoff: backoffOf(row),
+    defaultTimeoutMs: int(row, 'default_timeout_ms'),
+    retentionMs: intOrNull(row, 'retention_ms'),
+    createdAt: int(row, 'created_at'),
+  };
+}
+
+export class QueueStatements {
+  private readonly allStmt;
+  private readonly dataVersionStmt;
+  /**
+   * Every queue's settings, read once and kept while the file has not changed under us. Queue
+   * settings are read on every enqueue and claim (≈ 12 µs a row read) and change rarely.
+   * `PRAGMA data_version` changes when another connection commits, so a second process's
+   * configure or pause is seen at the next read; this connection's own queue writes, and any
+   * rollback (Store.write), drop the cache explicitly.
+   */
+  private cache: Map<string, QueueSettings> | null = null;
+  private cacheVersion = -1;
+  private readonly insertStmt;
+  private readonly updateStmt;
+  private readonly setPausedStmt;
+  private readonly rateStmt;
+  private readonly setRateStmt;
+  private readonly countsStmt;
+  private readonly allCountsStmt;
+  private readonly countOneStmt;
+  private readonly deleteStmt;
+  private readonly recountStmt;
+
+  constructor(
+    db: Db,
+    private readonly pending: PendingCounts,
+    private readonly delayedCounts: DelayedCounts,
+  ) {
+    this.allStmt = db.prepare('SELECT * FROM queues ORDER BY name');
+    this.dataVersionStmt = db.prepare('PRAGMA data_version').pluck();
+    this.insertStmt = db.prepare(`
+      INSERT INTO queues (name, concurrency, rate_per_second, rate_burst, paused, default_max_attempts,
+        backoff_strategy, backoff_base_ms, backoff_cap_ms, backoff_jitter, default_timeout_ms, retention_ms,
+        created_at, updated_at)
+      VALUES (@name, @concurrency, @ratePerSecond, @rateBurst, @paused, @defaultMaxAttempts,
+        @backoffStrategy, @backoffBaseMs, @backoffCapMs, @backoffJitter, @defaultTimeoutMs, @retentionMs, @now, @now)
+      ON CONFLICT (name) DO NOTHING`);
+    // A changed rate limit starts a full bucket again (tokens NULL = full).
+    this.updateStmt = db.prepare(`
+      UPDATE queues SET concurrency = @concurrency,
+        rate_tokens = CASE WHEN rate_per_second IS @ratePerSecond AND rate_burst IS @rateBurst THEN rate_tokens ELSE NULL END,
+        rate_per_second = @ratePerSecond, rate_burst = @rateBurst,
+        default_max_attempts = @defaultMaxAttempts, backoff_strategy = @backoffStrategy, backoff_base_ms = @backoffBaseMs,
+        backoff_cap_ms = @backoffCapMs, backoff_jitter = @backoffJitter, default_timeout_ms = @defaultTimeoutMs,
+        retention_ms = @retentionMs, updated_at = @now
+      WHERE name = @name`);
+    this.setPausedStmt = db.prepare('UPDATE queues SET paused = @paused, updated_at = @now WHERE name = @name');
+    this.rateStmt = db.prepare('SELECT rate_tokens, rate_refilled_at FROM queues WHERE name = @name');
+    this.setRateStmt = db.prepare('UPDATE queues SET rate_tokens = @tokens, rate_refilled_at = @refilledAt WHERE name = @name');
+    this.countsStmt = db.prepare('SELECT state, count FROM queue_counts WHERE queue = @name');
+    this.allCountsStmt = db.prepare('SELECT queue, state, count FROM queue_counts');
+    this.countOneStmt = db.prepare('SELECT count FROM queue_counts WHERE queue = @name AND state = @state').pluck();
+    this.deleteStmt = db.prepare('DELETE FROM queues WHERE name = @name');
+    this.recountStmt = db.prepare('SELECT queue, state, count(*) AS count FROM jobs GROUP BY queue, state');
+  }
+
+  private settings(): Map<string, QueueSettings> {
+    const version = scalarInt(this.dataVersionStmt.get(), 'data_version');
+    if (this.cache === null || version !== this.cacheVersion) {
+      this.cache = new Map(
+        this.allStmt.all().map((raw) => {
+          const settings = mapSettings(toRow(raw, 'queue'));
+          return [settings.name, settings];
+        }),
+      );
+      this.cacheVersion = version;
+    }
+    return this.cache;
+  }
+
+  /** Drops the cached settings: after this connection's own queue writes, and after a rollback. */
+  invalidate(): void {
+    this.cache = null;
+  }
+
+  /** The queue's settings (shared: do not modify). */
+  get(name: string): QueueSettings | undefined {
+    return this.settings().get(name);
+  }
+
+  /** Every queue's settings, by name (shared: do not modify). */
+  all(): QueueSettings[] {
+    return [...this.settings().values()];
+  }
+
+  /** Inserts the queue unless it exists; returns whether it was created. */
+  insert(values: QueueWrite): boolean {
+    this.invalidate();
+    return this.insertStmt.run(values).changes > 0;
+  }
+
+  update(values: Omit<QueueWrite, 'paused'>): void {
+    this.invalidate();
+    this.updateStmt.run(values);
+  }
+
+  setPaused(name: string, paused: boolean, now: number): boolean {
+    this.invalidate();
+    return this.setPausedStmt.run({ name, paused: paused ? 1 : 0, now }).changes > 0;
+  }
+
+  rateState(name: string): RateState {
+    const row = toRow(this.rateStmt.get({ name }), 'queue rate');
+    return { tokens: row.get('rate_tokens') === null ? null : real(row, 'rate_tokens'), refilledAt: intOrNull(row, 'rate_refilled_at') };
+  }
+
+  setRateState(name: string, tokens: number, refilledAt: number): void {
+    this.setRateStmt.run({ name, tokens, refilledAt });
+  }
+
+  counts(name: string): JobCounts {
+    const counts = emptyCounts();
+    for (const raw of this.countsStmt.all({ name })) {
+      const row = toRow(raw, 'queue count');
+      const state = jobState(row);
+      counts[state] = int(row, 'count') + this.pending.pending(name, state);
+    }
+    return counts;
+  }
+
+  /** Every queue's counters, by queue name. */
+  allCounts(): Map<string, JobCounts> {
+    const byQueue = new Map<string, JobCounts>();
+    for (const raw of this.allCountsStmt.all()) {
+      const row = toRow(raw, 'queue count');
+      const queue = text(row, 'queue');
+      let counts = byQueue.get(queue);
+      if (!counts) byQueue.set(queue, (counts = emptyCounts()));
+      const state = jobState(row);
+      counts[state] = int(row, 'count') + this.pending.pending(queue, state);
+    }
+    return byQueue;
+  }
+
+  count(name: string, state: JobState): number {
+    const v = this.countOneStmt.get({ name, state });
+    return (v === undefined ? 0 : scalarInt(v, 'queue count')) + this.pending.pending(name, state);
+  }
+
+  /** Queued jobs whose run time is still to come (see DelayedCounts). */
+  delayed(name: string, now: number): number {
+    return this.delayedCounts.get(name, now);
+  }
+
+  delete(name: string): boolean {
+    this.invalidate();
+    this.delayedCounts.forget(name);
+    return this.deleteStmt.run({ name }).changes > 0;
+  }
+
+  /** Counts by a full scan of jobs: only for verifying the maintained counters. */
+  recount(): { queue: string; state: JobState; count: number }[] {
+    return this.recountStmt.all().map((raw) => {
+      const row = toRow(raw, 'recount');
+      return { queue: text(row, 'queue'), state: jobState(row), count: int(row, 'count') };
+    });
+  }
+}
+
+export function withCounts(settings: QueueSettings, counts: JobCounts, delayed: number): Queue {
+  return { ...settings, counts, delayed };
+}

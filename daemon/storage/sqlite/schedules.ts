@@ -1,0 +1,98 @@
+/**
+ * SQL over schedules. Fire times are computed by the daemon's scheduler (shared/domain/cron); the
+ * store keeps them and does the compare-and-swap on next_run_at that makes a fire happen once
+ * even with two daemons on one file.
+ */
+import type { JobTemplate, Schedule } from '../../../shared/types';
+import type { Db } from './db';
+import { mapSchedule } from './mappers';
+import { scalarIntOrNull, text, toRow, type Row } from './row';
+
+export interface ScheduleWrite {
+  name: string;
+  cron: string;
+  timezone: string;
+  queue: string;
+  job: string;
+  enabled: number;
+  missedPolicy: string;
+  nextRunAt: number | null;
+  now: number;
+}
+
+export class ScheduleStatements {
+  private readonly byNameStmt;
+  private readonly allStmt;
+  private readonly insertStmt;
+  private readonly updateStmt;
+  private readonly deleteStmt;
+  private readonly casStmt;
+  private readonly setLastJobStmt;
+  private readonly nextDueStmt;
+
+  constructor(
+    db: Db,
+    private readonly parseTemplate: (json: string, name: string) => JobTemplate,
+  ) {
+    this.byNameStmt = db.prepare('SELECT * FROM schedules WHERE name = @name');
+    this.allStmt = db.prepare('SELECT * FROM schedules ORDER BY name');
+    this.insertStmt = db.prepare(`
+      INSERT INTO schedules (name, cron, timezone, queue, job, enabled, missed_policy, next_run_at, created_at, updated_at)
+      VALUES (@name, @cron, @timezone, @queue, @job, @enabled, @missedPolicy, @nextRunAt, @now, @now)
+      ON CONFLICT (name) DO NOTHING`);
+    this.updateStmt = db.prepare(`
+      UPDATE schedules SET cron = @cron, timezone = @timezone, queue = @queue, job = @job, enabled = @enabled,
+        missed_policy = @missedPolicy, next_run_at = @nextRunAt, updated_at = @now
+      WHERE name = @name`);
+    this.deleteStmt = db.prepare('DELETE FROM schedules WHERE name = @name');
+    this.casStmt = db.prepare(`
+      UPDATE schedules SET next_run_at = @newNextRunAt, updated_at = @now,
+        last_run_at = CASE WHEN @enqueue = 1 THEN @now ELSE last_run_at END
+      WHERE name = @name AND next_run_at IS @expectedNextRunAt`);
+    this.setLastJobStmt = db.prepare('UPDATE schedules SET last_job_id = @jobId WHERE name = @name');
+    this.nextDueStmt = db.prepare('SELECT min(next_run_at) FROM schedules WHERE enabled = 1').pluck();
+  }
+
+  private map(row: Row): Schedule {
+    return mapSchedule(row, this.parseTemplate(text(row, 'job'), text(row, 'name')));
+  }
+
+  get(name: string): Schedule | undefined {
+    const raw = this.byNameStmt.get({ name });
+    return raw === undefined ? undefined : this.map(toRow(raw, 'schedule'));
+  }
+
+  all(): Schedule[] {
+    return this.allStmt.all().map((raw) => this.map(toRow(raw, 'schedule')));
+  }
+
+  /** False when a schedule with that name exists. */
+  insert(values: ScheduleWrite): boolean {
+    return this.insertStmt.run(values).changes > 0;
+  }
+
+  update(values: ScheduleWrite): void {
+    this.updateStmt.run(values);
+  }
+
+  delete(name: string): boolean {
+    return this.deleteStmt.run({ name }).changes > 0;
+  }
+
+  /**
+   * True when next_run_at still was `expectedNextRunAt` and now is `newNextRunAt`. last_run_at
+   * is the last time a tick enqueued a job, so it moves only when `enqueue` is true: a skipped
+   * tick or a move of next_run_at alone leaves it.
+   */
+  compareAndSwap(params: { name: string; expectedNextRunAt: number; newNextRunAt: number | null; enqueue: boolean; now: number }): boolean {
+    return this.casStmt.run({ ...params, enqueue: params.enqueue ? 1 : 0 }).changes > 0;
+  }
+
+  setLastJob(name: string, jobId: string): void {
+    this.setLastJobStmt.run({ name, jobId });
+  }
+
+  nextDue(): number | null {
+    return scalarIntOrNull(this.nextDueStmt.get(), 'next schedule');
+  }
+}

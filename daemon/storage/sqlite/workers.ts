@@ -1,0 +1,71 @@
+/**
+ * SQL over workers: the daemon's own executors and remote workers that registered.
+ */
+import type { Worker } from '../../../shared/types';
+import type { Db } from './db';
+import { mapWorker } from './mappers';
+import { text, toRow } from './row';
+
+export interface WorkerWrite {
+  id: string;
+  type: string;
+  name: string | null;
+  host: string | null;
+  pid: number | null;
+  queues: string;
+  kinds: string;
+  concurrency: number | null;
+  now: number;
+}
+
+export class WorkerStatements {
+  private readonly upsertStmt;
+  private readonly byIdStmt;
+  private readonly allStmt;
+  private readonly touchStmt;
+  private readonly goneStmt;
+  private readonly runningStmt;
+
+  constructor(db: Db) {
+    // Registering again (a reconnect) keeps started_at and marks the worker alive.
+    this.upsertStmt = db.prepare(`
+      INSERT INTO workers (id, type, name, host, pid, queues, kinds, concurrency, started_at, last_heartbeat_at, alive)
+      VALUES (@id, @type, @name, @host, @pid, @queues, @kinds, @concurrency, @now, @now, 1)
+      ON CONFLICT (id) DO UPDATE SET type = excluded.type, name = excluded.name, host = excluded.host, pid = excluded.pid,
+        queues = excluded.queues, kinds = excluded.kinds, concurrency = excluded.concurrency,
+        last_heartbeat_at = excluded.last_heartbeat_at, alive = 1`);
+    this.byIdStmt = db.prepare('SELECT * FROM workers WHERE id = @id');
+    this.allStmt = db.prepare('SELECT * FROM workers ORDER BY alive DESC, started_at DESC, id');
+    this.touchStmt = db.prepare('UPDATE workers SET last_heartbeat_at = @now, alive = 1 WHERE id = @id');
+    this.goneStmt = db.prepare('UPDATE workers SET alive = 0 WHERE id = @id');
+    this.runningStmt = db.prepare(`SELECT id FROM jobs INDEXED BY jobs_lease WHERE state = 'running' AND worker_id = @id ORDER BY id`);
+  }
+
+  upsert(values: WorkerWrite): void {
+    this.upsertStmt.run(values);
+  }
+
+  get(id: string): Worker | undefined {
+    const raw = this.byIdStmt.get({ id });
+    return raw === undefined ? undefined : mapWorker(toRow(raw, 'worker'), this.runningJobIds(id));
+  }
+
+  all(): Worker[] {
+    return this.allStmt.all().map((raw) => {
+      const row = toRow(raw, 'worker');
+      return mapWorker(row, this.runningJobIds(text(row, 'id')));
+    });
+  }
+
+  touch(id: string, now: number): boolean {
+    return this.touchStmt.run({ id, now }).changes > 0;
+  }
+
+  markGone(id: string): boolean {
+    return this.goneStmt.run({ id }).changes > 0;
+  }
+
+  private runningJobIds(id: string): string[] {
+    return this.runningStmt.all({ id }).map((raw) => text(toRow(raw, 'running job'), 'id'));
+  }
+}

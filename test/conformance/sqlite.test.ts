@@ -1,0 +1,43 @@
+/**
+ * The conformance suite on the SQLite store: every test gets a fresh database file in a fresh
+ * temporary folder, removed when the test ends. A second engine on the same store (a second
+ * daemon) opens the same file, as a second process would.
+ */
+import * as path from 'node:path';
+import { sqliteStorage } from '../../daemon/storage/sqlite/backend';
+import { tempDir } from '../helpers/engineTest';
+import type { StoreFactory } from './harness';
+import { defineBackoff } from './suite/backoff';
+import { defineBatch } from './suite/batch';
+import { defineCore } from './suite/core';
+import { defineCounters } from './suite/counters';
+import { defineDelayed } from './suite/delayed';
+import { defineLease } from './suite/lease';
+import { defineList } from './suite/list';
+import { defineManage } from './suite/manage';
+import { defineOutput } from './suite/output';
+import { definePayloads } from './suite/payloads';
+import { defineRateLimit } from './suite/rate-limit';
+import { defineSchedules } from './suite/schedules';
+import { defineUpkeep } from './suite/upkeep';
+import { defineValidation } from './suite/validation';
+
+const sqlite: StoreFactory = (t) => {
+  const dbPath = path.join(tempDir(t, 'spool-conformance-'), 'spool.db');
+  return { storage: sqliteStorage({ dbPath }), shared: () => sqliteStorage({ dbPath }) };
+};
+
+defineBackoff(sqlite);
+defineBatch(sqlite);
+defineCore(sqlite);
+defineCounters(sqlite);
+defineDelayed(sqlite);
+defineLease(sqlite);
+defineList(sqlite);
+defineManage(sqlite);
+defineOutput(sqlite);
+definePayloads(sqlite);
+defineRateLimit(sqlite);
+defineSchedules(sqlite);
+defineUpkeep(sqlite);
+defineValidation(sqlite);
