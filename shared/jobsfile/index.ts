@@ -16,3 +16,25 @@ export { pathText } from './check';
 export { jobTemplateOf, placeholderNames, placeholders, resolveParams, substitute, templateToJob, type Placeholder } from './params';
 export { FILE_SPEC, PARAM_NAME, QUEUE_SPEC, SCHEDULE_SPEC, TEMPLATE_SPEC, type FieldSpec, type KindGroup, type KeyRule, type ObjectSpec } from './spec';
 export { closest, knownTimezones } from './suggest';
+export {
+  canonicalJson,
+  countChanges,
+  formatFieldValue,
+  hasChanges,
+  planChanges,
+  queueState,
+  scheduleState,
+  templateState,
+  type Change,
+  type ChangeAction,
+  type Conflict,
+  type Drift,
+  type FieldChange,
+  type LiveObject,
+  type LiveState,
+  type Plan,
+  type QueueState,
+  type ScheduleState,
+  type TemplateState,
+} from './plan';
+export { jobsFileSchema, SCHEMA_ID, type JsonSchema } from './schema';
