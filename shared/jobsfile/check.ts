@@ -6,7 +6,7 @@
  * backoff, cron or time zone that the domain's one parser refuses. Reading goes on after a
  * problem, so one pass reports them all.
  */
-import { getNodeValue, type Node } from 'jsonc-parser';
+import type { Node } from 'jsonc-parser';
 import { parseBackoff } from '../domain/backoff';
 import { cronProblem, parseCron, timezoneProblem } from '../domain/cron';
 import { parseDuration, formatDuration } from '../domain/durations';
@@ -194,10 +194,8 @@ export class Checker {
       }
       case 'map':
         return this.map(node, spec, path);
-      case 'json': {
-        const json: unknown = getNodeValue(node);
-        return json;
-      }
+      case 'json':
+        return plainValue(node);
       case 'boolean':
         return node.type === 'boolean' ? node.value === true : wrongType('true or false');
       case 'integer': {
@@ -328,6 +326,31 @@ export class Checker {
       }
       default:
         return INVALID;
+    }
+  }
+}
+
+/** Adds `key` as an own entry, even "__proto__" (which plain assignment would take as the prototype). */
+export function setEntry(out: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/**
+ * A node's JSON value with plain objects (jsonc-parser's getNodeValue makes objects without a
+ * prototype, which compare unequal to plain ones and surprise whoever receives them).
+ */
+export function plainValue(node: Node): unknown {
+  switch (node.type) {
+    case 'object': {
+      const out: Record<string, unknown> = {};
+      for (const m of members(node)) if (m.value !== undefined) setEntry(out, m.key, plainValue(m.value));
+      return out;
+    }
+    case 'array':
+      return (node.children ?? []).map(plainValue);
+    default: {
+      const value: unknown = node.value;
+      return value ?? null;
     }
   }
 }

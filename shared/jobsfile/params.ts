@@ -47,7 +47,8 @@ export function substitute(value: unknown, values: Readonly<Record<string, strin
   if (Array.isArray(value)) return value.map((item) => substitute(item, values));
   if (typeof value === 'object' && value !== null) {
     const out: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) out[key] = substitute(item, values);
+    // defineProperty: a "__proto__" key of a payload stays an entry rather than a prototype.
+    for (const [key, item] of Object.entries(value)) Object.defineProperty(out, key, { value: substitute(item, values), enumerable: true, writable: true, configurable: true });
     return out;
   }
   return value;

@@ -8,7 +8,7 @@
 import { createScanner, parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser';
 import { DEFAULT_TIMEZONE } from '../domain/cron';
 import type { Backoff, MissedRunPolicy, RateLimit } from '../types';
-import { Checker, members, pathText, type JsonPath } from './check';
+import { Checker, members, pathText, setEntry, type JsonPath } from './check';
 import type {
   Declaration,
   DeclaredQueue,
@@ -248,7 +248,7 @@ class FileReader {
     } else if (read.nodes['params'] !== undefined) {
       // Unreadable params: take the names as written, so their uses are not reported as well.
       const paramsNode = read.nodes['params'];
-      if (paramsNode.type === 'object') for (const m of members(paramsNode)) params[m.key] = {};
+      if (paramsNode.type === 'object') for (const m of members(paramsNode)) setEntry(params, m.key, {});
     }
     const entry: TemplateRead = { template: null, params };
     const queueNode = read.nodes['queue'];

@@ -48,15 +48,17 @@ export interface KeyRule {
 }
 
 /** `{{name}}` in a template's strings: a letter or "_" first, then letters, digits or "_". */
-export const PARAM_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+export const PARAM_NAME = /^(?!__proto__$)[A-Za-z_][A-Za-z0-9_]*$/;
 
 const OBJECT_NAME: KeyRule = {
   pattern: NAME_PATTERN,
   allowed: `1 to ${LIMITS.maxNameLength} letters, digits, ".", "_", ":" or "-", starting with a letter or digit`,
 };
 const PARAM_KEY: KeyRule = { pattern: PARAM_NAME, allowed: 'a letter or "_", then letters, digits or "_"' };
-const ENV_KEY: KeyRule = { pattern: /^[^=\u0000]+$/, allowed: 'a variable name without "=" or NUL' };
-const HEADER_KEY: KeyRule = { pattern: /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/, allowed: "a header name: letters, digits and !#$%&'*+-.^_`|~" };
+// "__proto__" is refused as a key: as a property of the objects the parser builds it would
+// replace their prototype instead of adding an entry.
+const ENV_KEY: KeyRule = { pattern: /^(?!__proto__$)[^=\u0000]+$/, allowed: 'a variable name without "=" or NUL' };
+const HEADER_KEY: KeyRule = { pattern: /^(?!__proto__$)[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/, allowed: "a header name: letters, digits and !#$%&'*+-.^_`|~" };
 
 const MAX_DURATION = LIMITS.maxDurationMs;
 
