@@ -34,6 +34,12 @@ import { closest } from './suggest';
  */
 export const MAX_DEPTH = 256;
 
+/**
+ * Syntax errors reported one by one before the rest are summed up: junk gives one error every
+ * few characters, and a million diagnostics help nobody (and slow an editor to a crawl).
+ */
+const MAX_SYNTAX_PROBLEMS = 100;
+
 /** The jsonc-parser error names as sentences. */
 const SYNTAX_MESSAGES: Readonly<Record<string, string>> = {
   InvalidSymbol: 'Unexpected character: a value here must be an object, an array, a string, a number, true, false or null.',
@@ -164,9 +170,13 @@ class FileReader {
     }
     const errors: ParseError[] = [];
     const root = parseTree(text, errors, { allowTrailingComma: true, disallowComments: false, allowEmptyContent: true });
-    for (const e of errors) {
+    for (const e of errors.slice(0, MAX_SYNTAX_PROBLEMS)) {
       const name = printParseErrorCode(e.error);
       this.checker.report({ offset: e.offset, length: Math.max(e.length, 1) }, 'syntax', SYNTAX_MESSAGES[name] ?? `JSON syntax error (${name}).`, []);
+    }
+    const more = errors[MAX_SYNTAX_PROBLEMS];
+    if (more !== undefined) {
+      this.checker.report({ offset: more.offset, length: Math.max(more.length, 1) }, 'syntax', `${errors.length - MAX_SYNTAX_PROBLEMS} more JSON syntax errors from here on; fix the ones above first.`, []);
     }
     if (root === undefined) {
       if (errors.length === 0) this.checker.report({ offset: 0, length: 0 }, 'missing-required', 'The file is empty: it needs at least { "project": "<name>" }.', ['project']);
