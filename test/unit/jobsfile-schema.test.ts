@@ -81,3 +81,19 @@ test('the package registers the schema for spool.jsonc and spool.json, and ships
   const ignore = fs.readFileSync(path.join(ROOT, '.vscodeignore'), 'utf8');
   assert.match(ignore, /^!schema\/spool\.schema\.json$/m, '.vscodeignore keeps the schema in the package');
 });
+
+test('docs/jobs-as-code.md documents every field and carries the example file as it is', () => {
+  const docs = fs.readFileSync(path.join(ROOT, 'docs', 'jobs-as-code.md'), 'utf8');
+  const undocumented: string[] = [];
+  const walk = (spec: ObjectSpec, where: string): void => {
+    for (const [name, field] of Object.entries(spec.fields)) {
+      if (!docs.includes(`| \`${name}\` |`)) undocumented.push(`${where}.${name}`);
+      if (field.kind === 'map' && field.values.kind === 'object') walk(field.values, `${where}.${name}.*`);
+    }
+  };
+  for (const spec of [FILE_SPEC, QUEUE_SPEC, TEMPLATE_SPEC, SCHEDULE_SPEC]) walk(spec, spec === FILE_SPEC ? '(file)' : spec.description.slice(0, 12));
+  assert.deepEqual(undocumented, [], 'every field has a row in a table of docs/jobs-as-code.md');
+  const example = fs.readFileSync(path.join(ROOT, 'examples', 'spool.jsonc'), 'utf8');
+  assert.ok(docs.includes(`\`\`\`jsonc\n${example}\`\`\``), 'the docs show examples/spool.jsonc unchanged');
+  assert.deepEqual(parseJobsFile(example).problems, []);
+});
