@@ -37,4 +37,4 @@ export {
   type ScheduleState,
   type TemplateState,
 } from './plan';
-export { jobsFileSchema, SCHEMA_ID, type JsonSchema } from './schema';
+export { jobsFileSchema, type JsonSchema } from './schema';

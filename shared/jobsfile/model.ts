@@ -133,6 +133,8 @@ export type ProblemCode =
   | 'invalid-duration'
   | 'invalid-rate'
   | 'invalid-backoff'
+  | 'invalid-url'
+  | 'invalid-path'
   | 'invalid-cron'
   | 'cron-never-fires'
   | 'unknown-timezone'

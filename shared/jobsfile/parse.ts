@@ -271,6 +271,7 @@ class FileReader {
       this.checker.missing(node, keyNode, needs, TEMPLATE_SPEC.fields[needs]?.description ?? '', path);
     }
     this.checkPlaceholders(read.nodes, params, path);
+    this.checkTargets(read.nodes, path);
     const kind = str(v['kind']);
     const queue = str(v['queue']);
     if (kind === undefined || queue === undefined || group === undefined || (needs !== undefined && !(needs in v))) return;
@@ -311,6 +312,31 @@ class FileReader {
             { allowed: declared.length > 0 ? declared.join(', ') : 'no parameters are declared', ...(near !== undefined ? { suggestion: near } : {}) },
           );
         }
+      });
+    }
+  }
+
+  /**
+   * What the daemon would refuse when the job is enqueued, said now: a shell job's folder must be
+   * an absolute path, an http job's URL absolute http or https. A value that starts with a
+   * placeholder is only known once substituted, so it is left to the daemon.
+   */
+  private checkTargets(nodes: Record<string, Node>, path: JsonPath): void {
+    const startsWithPlaceholder = (text: string): boolean => placeholders(text)[0]?.start === 0;
+    const cwdNode = nodes['cwd'];
+    const cwd = stringOf(cwdNode);
+    if (cwdNode !== undefined && cwd !== undefined && cwd.length > 0 && !cwd.startsWith('/') && !startsWithPlaceholder(cwd)) {
+      this.checker.report(cwdNode, 'invalid-path', `${pathText([...path, 'cwd'])} must be an absolute path, starting with / (got ${JSON.stringify(cwd)})`, [...path, 'cwd'], { allowed: 'an absolute path' });
+    }
+    const urlNode = nodes['url'];
+    const url = stringOf(urlNode);
+    if (urlNode === undefined || url === undefined || url.length === 0 || startsWithPlaceholder(url)) return;
+    // Placeholders later in the URL stand for some text: check the rest around a sample.
+    const sample = url.replace(/\{\{\s*[A-Za-z_][A-Za-z0-9_]*\s*\}\}/g, 'x');
+    const protocol = URL.canParse(sample) ? new URL(sample).protocol : null;
+    if (protocol !== 'http:' && protocol !== 'https:') {
+      this.checker.report(urlNode, 'invalid-url', `${pathText([...path, 'url'])} must be an absolute http:// or https:// URL (got ${JSON.stringify(url.length > 60 ? `${url.slice(0, 57)}...` : url)})`, [...path, 'url'], {
+        allowed: 'an absolute http:// or https:// URL',
       });
     }
   }

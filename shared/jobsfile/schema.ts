@@ -14,9 +14,6 @@ import { FILE_SPEC, TEMPLATE_SPEC, type FieldSpec, type ObjectSpec } from './spe
 /** A JSON Schema (draft-07) object, as far as this file uses it. */
 export type JsonSchema = { [key: string]: unknown };
 
-/** Where the schema says it lives (its `$id`); also what a file's `$schema` may point at. */
-export const SCHEMA_ID = 'https://spool.dev/schema/spool.schema.json';
-
 /** Durations as `parseDuration` reads them: `0`, or number-unit pairs. */
 const DURATION_PATTERN = '^\\s*(0|(\\d+(\\.\\d+)?(ms|s|m|h|d|w))+)\\s*$';
 /** Rates as `parseRate` reads them, or `off`/`none`. */
@@ -28,7 +25,6 @@ const BACKOFF_PATTERN = '^\\s*(exponential|linear|fixed)(:[^:]*){0,3}$';
 export function jobsFileSchema(): JsonSchema {
   return {
     $schema: 'http://json-schema.org/draft-07/schema#',
-    $id: SCHEMA_ID,
     title: 'Spool jobs file (spool.jsonc)',
     ...fieldSchema(FILE_SPEC),
     // VS Code's JSON language service reads these two: the file is JSON with comments, and a

@@ -213,3 +213,13 @@ test('an invalid file has no declaration, but a partial one for editors', () => 
   assert.equal(result.declaration, null);
   assert.deepEqual(result.partial.queues, [{ name: 'good', settings: { concurrency: 2 } }, { name: 'bad', settings: {} }]);
 });
+
+test('meaning: what the daemon would refuse to run is said now — a relative folder, a URL that is not http', () => {
+  const q = '"queues": { "q": {} }, ';
+  expectOne(file(`  ${q}"templates": { "t": { "queue": "q", "kind": "shell", "command": "ls", "cwd": ⟦"srv/app"⟧ } }`), 'invalid-path');
+  expectOne(file(`  ${q}"templates": { "t": { "queue": "q", "kind": "http", "url": ⟦"ftp://files.test/x"⟧ } }`), 'invalid-url');
+  expectOne(file(`  ${q}"templates": { "t": { "queue": "q", "kind": "http", "url": ⟦"/relative"⟧ } }`), 'invalid-url');
+  // Placeholders stand for text; one at the start is left to the daemon, once substituted.
+  const fine = `  ${q}"templates": { "a": { "queue": "q", "kind": "http", "url": "https://{{host}}/x", "params": { "host": {} } }, "b": { "queue": "q", "kind": "http", "url": "{{base}}/x", "params": { "base": {} } }, "c": { "queue": "q", "kind": "shell", "command": "ls", "cwd": "{{dir}}", "params": { "dir": {} } } }`;
+  assert.deepEqual(parseJobsFile(file(fine)).problems, []);
+});
