@@ -7,14 +7,16 @@
  * - `parse.ts`: `parseJobsFile`, with problems at exact ranges;
  * - `params.ts`: `{{name}}` placeholders and `templateToJob`;
  * - `plan.ts`: `planChanges`, the diff of a declaration against what a daemon has;
- * - `schema.ts`: the JSON Schema generated from the spec.
+ * - `schema.ts`: the JSON Schema generated from the spec;
+ * - `format.ts`: problems as a terminal prints them.
  */
 export * from './model';
 export * from './positions';
 export { MAX_DEPTH, OBJECT_SPECS, parseJobsFile } from './parse';
 export { pathText } from './check';
 export { jobTemplateOf, placeholderNames, placeholders, resolveParams, substitute, templateToJob, type Placeholder } from './params';
-export { FILE_SPEC, PARAM_NAME, QUEUE_SPEC, SCHEDULE_SPEC, TEMPLATE_SPEC, type FieldSpec, type KindGroup, type KeyRule, type ObjectSpec } from './spec';
+export { formatProblem } from './format';
+export { fieldAt, FILE_SPEC, PARAM_NAME, QUEUE_SPEC, SCHEDULE_SPEC, TEMPLATE_SPEC, type FieldSpec, type KindGroup, type KeyRule, type ObjectSpec } from './spec';
 export { closest, knownTimezones } from './suggest';
 export {
   canonicalJson,

@@ -242,3 +242,21 @@ export const FILE_SPEC: ObjectSpec = {
     schedules: { kind: 'map', keys: OBJECT_NAME, values: SCHEDULE_SPEC, description: 'Schedules by name.' },
   },
 };
+
+/**
+ * The spec of the field at a JSON path of the file (`["schedules", "nightly", "cron"]`), or
+ * undefined where the file has no such field: what the language server documents on hover and
+ * offers in completion. A map's entries all share its values' spec, whatever their key.
+ */
+export function fieldAt(path: readonly (string | number)[]): FieldSpec | undefined {
+  let spec: FieldSpec = FILE_SPEC;
+  for (const segment of path) {
+    if (spec.kind === 'map') spec = spec.values;
+    else if (spec.kind === 'object' && typeof segment === 'string' && Object.hasOwn(spec.fields, segment)) {
+      const next: FieldSpec | undefined = spec.fields[segment];
+      if (next === undefined) return undefined;
+      spec = next;
+    } else return undefined;
+  }
+  return spec;
+}

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { lineColumn, parseJobsFile, type Problem, type ProblemCode } from '../../shared/jobsfile';
+import { fieldAt, formatProblem, lineColumn, parseJobsFile, type Problem, type ProblemCode } from '../../shared/jobsfile';
 
 const EXAMPLE = path.resolve(__dirname, '..', '..', 'examples', 'spool.jsonc');
 
@@ -222,4 +222,14 @@ test('meaning: what the daemon would refuse to run is said now — a relative fo
   // Placeholders stand for text; one at the start is left to the daemon, once substituted.
   const fine = `  ${q}"templates": { "a": { "queue": "q", "kind": "http", "url": "https://{{host}}/x", "params": { "host": {} } }, "b": { "queue": "q", "kind": "http", "url": "{{base}}/x", "params": { "base": {} } }, "c": { "queue": "q", "kind": "shell", "command": "ls", "cwd": "{{dir}}", "params": { "dir": {} } } }`;
   assert.deepEqual(parseJobsFile(file(fine)).problems, []);
+});
+
+test('a problem prints as file:line:column, and a path leads to its field\'s documentation', () => {
+  const [problem] = parseJobsFile('{\n  "project": "web",\n  "queues": { "q": { "rateLimit": "fast" } }\n}').problems;
+  assert.ok(problem !== undefined);
+  assert.match(formatProblem(problem, 'spool.jsonc'), /^spool\.jsonc:3:35: error: queues\.q\.rateLimit is not a rate: .* \[invalid-rate\]$/);
+  assert.equal(fieldAt(['schedules', 'any-name', 'cron'])?.kind, 'cron');
+  assert.equal(fieldAt(['templates', 't', 'params', 'p', 'default'])?.kind, 'string');
+  assert.equal(fieldAt(['queues', 'q', 'colour']), undefined);
+  assert.equal(fieldAt(['project', 'x']), undefined);
 });
