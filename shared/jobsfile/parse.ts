@@ -7,6 +7,7 @@
  */
 import { createScanner, parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser';
 import { DEFAULT_TIMEZONE } from '../domain/cron';
+import { NAME_PATTERN } from '../protocol';
 import type { Backoff, MissedRunPolicy, RateLimit } from '../types';
 import { Checker, members, pathText, setEntry, type JsonPath } from './check';
 import type {
@@ -130,7 +131,8 @@ function isBackoff(v: unknown): v is Partial<Backoff> {
 
 /** A template's kind group: shell and http are built in, any other kind is custom. */
 function groupOf(kind: string | undefined): KindGroup | undefined {
-  if (kind === undefined) return undefined;
+  // An invalid kind is reported as such; guessing a group would add errors about its fields.
+  if (kind === undefined || !NAME_PATTERN.test(kind)) return undefined;
   return kind === 'shell' || kind === 'http' ? kind : 'custom';
 }
 
@@ -162,7 +164,9 @@ class FileReader {
 
   constructor(private readonly checker: Checker) {}
 
-  read(text: string): void {
+  read(raw: string): void {
+    // A byte-order mark (some Windows editors write one) is read as a space: offsets stay put.
+    const text = raw.charCodeAt(0) === 0xfeff ? ` ${raw.slice(1)}` : raw;
     const deep = tooDeep(text);
     if (deep !== null) {
       this.checker.report({ offset: deep, length: 1 }, 'too-deep', `Arrays and objects nest more than ${MAX_DEPTH} deep here; a jobs file needs a few levels. Check for unclosed brackets.`, []);

@@ -119,6 +119,8 @@ test('syntax: a JSON error is reported where jsonc-parser finds it, and the rest
 
 test('syntax: comments and trailing commas are allowed; an empty file needs a project', () => {
   assert.deepEqual(parseJobsFile('// team jobs\n{ "project": "web", /* none yet */ "queues": {}, }').problems, []);
+  // A byte-order mark, as some Windows editors write, is no error.
+  assert.deepEqual(parseJobsFile('\uFEFF{ "project": "web" }').problems, []);
   const [empty] = parseJobsFile('').problems;
   assert.equal(empty?.code, 'missing-required');
 });
