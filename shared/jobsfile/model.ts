@@ -4,6 +4,7 @@
  * substituted. Plain JSON values only (no Map, no URL), so the CLI can send a declaration to the
  * daemon's apply as it is. How the file is written is in `spec.ts` and docs/jobs-as-code.md.
  */
+import type { Node } from 'jsonc-parser';
 import type { Backoff, JobTemplate, MissedRunPolicy, RateLimit } from '../types';
 import type { Span } from './positions';
 
@@ -191,4 +192,10 @@ export interface ParseResult {
   locations: ObjectLocation[];
   /** Every reference between objects, for go-to-definition and find-references. */
   references: Reference[];
+  /**
+   * jsonc-parser's tree of the text (undefined when it has none: empty, or nested too deep), so a
+   * language server finds the node under the cursor without parsing again. Its nodes link to
+   * their parents: not for JSON.stringify.
+   */
+  tree: Node | undefined;
 }

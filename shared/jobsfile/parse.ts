@@ -81,6 +81,7 @@ export function parseJobsFile(text: string): ParseResult {
     problems,
     locations: file.locations,
     references: file.references,
+    tree: file.tree,
   };
 }
 
@@ -156,6 +157,7 @@ interface ScheduleRead {
 class FileReader {
   readonly locations: ObjectLocation[] = [];
   readonly references: Reference[] = [];
+  tree: Node | undefined;
   private project = '';
   private readonly queues: DeclaredQueue[] = [];
   private readonly templateReads = new Map<string, TemplateRead>();
@@ -174,6 +176,7 @@ class FileReader {
     }
     const errors: ParseError[] = [];
     const root = parseTree(text, errors, { allowTrailingComma: true, disallowComments: false, allowEmptyContent: true });
+    this.tree = root;
     for (const e of errors.slice(0, MAX_SYNTAX_PROBLEMS)) {
       const name = printParseErrorCode(e.error);
       this.checker.report({ offset: e.offset, length: Math.max(e.length, 1) }, 'syntax', SYNTAX_MESSAGES[name] ?? `JSON syntax error (${name}).`, []);
