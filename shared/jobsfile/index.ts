@@ -1,0 +1,42 @@
+/**
+ * Jobs as code: the pure core of `spool.jsonc` that the CLI (`spool plan`, `apply`, `run`), the
+ * daemon's apply and the language server share. No I/O: text and live data in, values out.
+ *
+ * - `model.ts`: the normalized declaration and the problems;
+ * - `spec.ts`: every field of the file, declared once (checks, schema and docs derive from it);
+ * - `parse.ts`: `parseJobsFile`, with problems at exact ranges;
+ * - `params.ts`: `{{name}}` placeholders and `templateToJob`;
+ * - `plan.ts`: `planChanges`, the diff of a declaration against what a daemon has;
+ * - `schema.ts`: the JSON Schema generated from the spec;
+ * - `format.ts`: problems as a terminal prints them.
+ */
+export * from './model';
+export * from './positions';
+export { MAX_DEPTH, OBJECT_SPECS, parseJobsFile } from './parse';
+export { pathText } from './check';
+export { jobTemplateOf, placeholderNames, placeholders, resolveParams, substitute, templateToJob, type Placeholder } from './params';
+export { formatProblem } from './format';
+export { fieldAt, FILE_SPEC, PARAM_NAME, QUEUE_SPEC, SCHEDULE_SPEC, TEMPLATE_SPEC, type FieldSpec, type KindGroup, type KeyRule, type ObjectSpec } from './spec';
+export { closest, knownTimezones } from './suggest';
+export {
+  canonicalJson,
+  countChanges,
+  formatFieldValue,
+  hasChanges,
+  planChanges,
+  queueState,
+  scheduleState,
+  templateState,
+  type Change,
+  type ChangeAction,
+  type Conflict,
+  type Drift,
+  type FieldChange,
+  type LiveObject,
+  type LiveState,
+  type Plan,
+  type QueueState,
+  type ScheduleState,
+  type TemplateState,
+} from './plan';
+export { jobsFileSchema, type JsonSchema } from './schema';

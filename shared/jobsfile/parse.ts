@@ -1,0 +1,472 @@
+/**
+ * `parseJobsFile`: a jobs file's text in, its normalized declaration and every problem out, each
+ * at the exact range of the offending key or value. The layers run in order — JSON syntax
+ * (jsonc-parser's, which still gives a tree to check the rest of), schema and values (`check.ts`,
+ * driven by `spec.ts`), then the file's meaning (references between objects, parameters). Pure,
+ * and it never throws: whatever the text, the answer is a result.
+ */
+import { createScanner, parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser';
+import { DEFAULT_TIMEZONE } from '../domain/cron';
+import { NAME_PATTERN } from '../protocol';
+import type { Backoff, MissedRunPolicy, RateLimit } from '../types';
+import { Checker, members, pathText, setEntry, type JsonPath } from './check';
+import type {
+  Declaration,
+  DeclaredQueue,
+  DeclaredSchedule,
+  DeclaredTemplate,
+  JobOptions,
+  ObjectLocation,
+  ObjectType,
+  OverlapPolicy,
+  ParseResult,
+  QueueSettings,
+  Reference,
+  TemplateParam,
+} from './model';
+import { jobTemplateOf, placeholders } from './params';
+import { LineIndex } from './positions';
+import { FILE_SPEC, QUEUE_SPEC, SCHEDULE_SPEC, TEMPLATE_SPEC, type KindGroup, type ObjectSpec } from './spec';
+import { closest } from './suggest';
+
+/**
+ * How deeply arrays and objects may nest. jsonc-parser recurses per level and overflows the stack
+ * near 10,000; a jobs file needs a handful, a payload a few dozen.
+ */
+export const MAX_DEPTH = 256;
+
+/**
+ * Syntax errors reported one by one before the rest are summed up: junk gives one error every
+ * few characters, and a million diagnostics help nobody (and slow an editor to a crawl).
+ */
+const MAX_SYNTAX_PROBLEMS = 100;
+
+/** The jsonc-parser error names as sentences. */
+const SYNTAX_MESSAGES: Readonly<Record<string, string>> = {
+  InvalidSymbol: 'Unexpected character: a value here must be an object, an array, a string, a number, true, false or null.',
+  InvalidNumberFormat: 'Invalid number: use digits with an optional fraction and exponent (no leading zeros, hex or NaN).',
+  PropertyNameExpected: 'Expected a field name in double quotes.',
+  ValueExpected: 'Expected a value: an object, an array, a string, a number, true, false or null.',
+  ColonExpected: 'Expected a colon (:) after the field name.',
+  CommaExpected: 'Expected a comma (,) between entries.',
+  CloseBraceExpected: 'Expected a closing brace (}) to end the object.',
+  CloseBracketExpected: 'Expected a closing bracket (]) to end the array.',
+  EndOfFileExpected: 'Expected the end of the file: the file is one object, and nothing may follow it.',
+  InvalidCommentToken: 'Invalid comment: use // to the end of the line or /* … */.',
+  UnexpectedEndOfComment: 'The comment is not closed: end it with */.',
+  UnexpectedEndOfString: 'The string is not closed: end it with a double quote on the same line.',
+  UnexpectedEndOfNumber: 'The number is cut short: give digits after the "." or "e".',
+  InvalidUnicode: 'Invalid \\u escape: use four hex digits, e.g. \\u00e9.',
+  InvalidEscapeCharacter: 'Invalid escape: use \\", \\\\, \\/, \\b, \\f, \\n, \\r, \\t or \\uXXXX.',
+  InvalidCharacter: 'Invalid character in a string: write control characters as escapes (\\n, \\t).',
+};
+
+/** The text as a jobs file: see the module comment. */
+export function parseJobsFile(text: string): ParseResult {
+  const lines = new LineIndex(text);
+  const checker = new Checker(text, lines);
+  const file = new FileReader(checker);
+  try {
+    file.read(text);
+  } catch (error) {
+    // Nothing above should throw; if something does, say so where the user looks rather than
+    // taking the caller (a language server) down with it.
+    checker.report({ offset: 0, length: 0 }, 'syntax', `The file could not be checked: ${error instanceof Error ? error.message : String(error)}. Please report this.`, []);
+  }
+  const problems = checker.problems.sort((a, b) => a.range.offset - b.range.offset);
+  const partial = file.declaration();
+  return {
+    declaration: problems.some((p) => p.severity === 'error') ? null : partial,
+    partial,
+    problems,
+    locations: file.locations,
+    references: file.references,
+    tree: file.tree,
+  };
+}
+
+/** The first bracket nested deeper than MAX_DEPTH, found with the scanner (which does not recurse). */
+function tooDeep(text: string): number | null {
+  const scanner = createScanner(text, true);
+  let depth = 0;
+  for (let token = scanner.scan(); token !== 17 /* EOF */; token = scanner.scan()) {
+    if (token === 1 /* { */ || token === 3 /* [ */) {
+      if (++depth > MAX_DEPTH) return scanner.getTokenOffset();
+    } else if (token === 2 /* } */ || token === 4 /* ] */) depth--;
+  }
+  return null;
+}
+
+/** A string value of a node, when it is one. */
+function stringOf(node: Node | undefined): string | undefined {
+  const v: unknown = node?.value;
+  return node?.type === 'string' && typeof v === 'string' ? v : undefined;
+}
+
+function str(v: unknown): string | undefined {
+  return typeof v === 'string' ? v : undefined;
+}
+
+function num(v: unknown): number | undefined {
+  return typeof v === 'number' ? v : undefined;
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function stringRecord(v: unknown): Record<string, string> | undefined {
+  if (!isRecord(v)) return undefined;
+  const out: Record<string, string> = {};
+  for (const [k, item] of Object.entries(v)) if (typeof item === 'string') out[k] = item;
+  return out;
+}
+
+function isRateLimit(v: unknown): v is RateLimit {
+  return isRecord(v) && typeof v['perSecond'] === 'number' && typeof v['burst'] === 'number';
+}
+
+function isBackoff(v: unknown): v is Partial<Backoff> {
+  return isRecord(v) && typeof v['strategy'] === 'string';
+}
+
+/** A template's kind group: shell and http are built in, any other kind is custom. */
+function groupOf(kind: string | undefined): KindGroup | undefined {
+  // An invalid kind is reported as such; guessing a group would add errors about its fields.
+  if (kind === undefined || !NAME_PATTERN.test(kind)) return undefined;
+  return kind === 'shell' || kind === 'http' ? kind : 'custom';
+}
+
+/** A template as read, with the nodes the meaning checks need. */
+interface TemplateRead {
+  template: DeclaredTemplate | null;
+  /** Its parameters' names (even when the template itself has an error). */
+  params: Record<string, TemplateParam>;
+  queueNode?: Node;
+}
+
+/** A schedule as read, waiting for the meaning checks to resolve its template. */
+interface ScheduleRead {
+  name: string;
+  keyNode: Node;
+  values: Record<string, unknown>;
+  nodes: Record<string, Node>;
+}
+
+/** Reads one file: holds what is found until the declaration is put together. */
+class FileReader {
+  readonly locations: ObjectLocation[] = [];
+  readonly references: Reference[] = [];
+  tree: Node | undefined;
+  private project = '';
+  private readonly queues: DeclaredQueue[] = [];
+  private readonly templateReads = new Map<string, TemplateRead>();
+  private readonly schedules: DeclaredSchedule[] = [];
+  private readonly queueNames = new Set<string>();
+
+  constructor(private readonly checker: Checker) {}
+
+  read(raw: string): void {
+    // A byte-order mark (some Windows editors write one) is read as a space: offsets stay put.
+    const text = raw.charCodeAt(0) === 0xfeff ? ` ${raw.slice(1)}` : raw;
+    const deep = tooDeep(text);
+    if (deep !== null) {
+      this.checker.report({ offset: deep, length: 1 }, 'too-deep', `Arrays and objects nest more than ${MAX_DEPTH} deep here; a jobs file needs a few levels. Check for unclosed brackets.`, []);
+      return;
+    }
+    const errors: ParseError[] = [];
+    const root = parseTree(text, errors, { allowTrailingComma: true, disallowComments: false, allowEmptyContent: true });
+    this.tree = root;
+    for (const e of errors.slice(0, MAX_SYNTAX_PROBLEMS)) {
+      const name = printParseErrorCode(e.error);
+      this.checker.report({ offset: e.offset, length: Math.max(e.length, 1) }, 'syntax', SYNTAX_MESSAGES[name] ?? `JSON syntax error (${name}).`, []);
+    }
+    const more = errors[MAX_SYNTAX_PROBLEMS];
+    if (more !== undefined) {
+      this.checker.report({ offset: more.offset, length: Math.max(more.length, 1) }, 'syntax', `${errors.length - MAX_SYNTAX_PROBLEMS} more JSON syntax errors from here on; fix the ones above first.`, []);
+    }
+    if (root === undefined) {
+      if (errors.length === 0) this.checker.report({ offset: 0, length: 0 }, 'missing-required', 'The file is empty: it needs at least { "project": "<name>" }.', ['project']);
+      return;
+    }
+    const top = this.checker.object(root, FILE_SPEC, [], { manual: ['queues', 'templates', 'schedules'] });
+    if (top === null) return;
+    this.project = str(top.values['project']) ?? '';
+    this.eachEntry(top.nodes['queues'], 'queues', 'queue', (name, keyNode, value, path) => this.queue(name, keyNode, value, path));
+    this.eachEntry(top.nodes['templates'], 'templates', 'template', (name, keyNode, value, path) => this.template(name, keyNode, value, path));
+    const schedules: ScheduleRead[] = [];
+    this.eachEntry(top.nodes['schedules'], 'schedules', 'schedule', (name, keyNode, value, path) => {
+      const read = this.checker.object(value, SCHEDULE_SPEC, path, { nameNode: keyNode });
+      if (read !== null) schedules.push({ name, keyNode, ...read });
+    });
+    // References are checked once every map is read: a schedule may come before its template.
+    for (const [name, read] of this.templateReads) this.checkQueueRef(name, read);
+    for (const s of schedules) this.schedule(s);
+  }
+
+  /** Every entry of one of the file's three maps, names checked, each handed to `each`. */
+  private eachEntry(node: Node | undefined, section: string, type: ObjectType, each: (name: string, keyNode: Node, value: Node, path: JsonPath) => void): void {
+    if (node === undefined) return;
+    const spec = FILE_SPEC.fields[section];
+    if (spec?.kind !== 'map') return;
+    if (node.type !== 'object') {
+      this.checker.report(node, 'wrong-type', `${section} must be an object of ${type}s by name (got ${node.type === 'array' ? 'an array' : node.type})`, [section], { allowed: 'an object' });
+      return;
+    }
+    const seen = new Map<string, Node>();
+    for (const { key, keyNode, value } of members(node)) {
+      const path = [section, key];
+      if (!this.checker.unique(key, keyNode, seen, path, [section])) continue;
+      if (!spec.keys.pattern.test(key)) {
+        this.checker.report(keyNode, 'invalid-name', `${pathText([section])} has the name "${key.length > 60 ? `${key.slice(0, 57)}...` : key}": a ${type} name must be ${spec.keys.allowed}.`, path, {
+          allowed: spec.keys.allowed,
+        });
+        continue;
+      }
+      if (value === undefined) continue;
+      if (type === 'queue') this.queueNames.add(key);
+      this.locations.push({ type, name: key, key: this.checker.lines.span(keyNode.offset, keyNode.length), value: this.checker.lines.span(value.offset, value.length) });
+      each(key, keyNode, value, path);
+    }
+  }
+
+  private queue(name: string, keyNode: Node, node: Node, path: JsonPath): void {
+    const read = this.checker.object(node, QUEUE_SPEC, path, { nameNode: keyNode });
+    if (read === null) return;
+    const v = read.values;
+    const settings: QueueSettings = {};
+    if ('concurrency' in v) settings.concurrency = num(v['concurrency']) ?? null;
+    if ('rateLimit' in v) settings.rateLimit = isRateLimit(v['rateLimit']) ? v['rateLimit'] : null;
+    if ('attempts' in v) settings.maxAttempts = num(v['attempts']);
+    if (isBackoff(v['backoff'])) settings.backoff = v['backoff'];
+    if ('timeout' in v) settings.timeoutMs = num(v['timeout']);
+    if ('retention' in v) settings.retentionMs = num(v['retention']) ?? null;
+    if (typeof v['paused'] === 'boolean') settings.paused = v['paused'];
+    this.queues.push({ name, settings });
+  }
+
+  private template(name: string, keyNode: Node, node: Node, path: JsonPath): void {
+    const kindNode = node.type === 'object' ? members(node).find((m) => m.key === 'kind')?.value : undefined;
+    const group = groupOf(stringOf(kindNode));
+    const read = this.checker.object(node, TEMPLATE_SPEC, path, { nameNode: keyNode, ...(group !== undefined ? { group } : {}) });
+    if (read === null) return;
+    const v = read.values;
+    const params: Record<string, TemplateParam> = {};
+    if (isRecord(v['params'])) {
+      for (const [p, spec] of Object.entries(v['params'])) {
+        if (!isRecord(spec)) continue;
+        const param: TemplateParam = {};
+        const def = str(spec['default']);
+        const description = str(spec['description']);
+        if (def !== undefined) param.default = def;
+        if (description !== undefined) param.description = description;
+        params[p] = param;
+      }
+    } else if (read.nodes['params'] !== undefined) {
+      // Unreadable params: take the names as written, so their uses are not reported as well.
+      const paramsNode = read.nodes['params'];
+      if (paramsNode.type === 'object') for (const m of members(paramsNode)) setEntry(params, m.key, {});
+    }
+    const entry: TemplateRead = { template: null, params };
+    const queueNode = read.nodes['queue'];
+    if (queueNode !== undefined) entry.queueNode = queueNode;
+    this.templateReads.set(name, entry);
+
+    // The field the kind needs, and the payload made of the kind's fields.
+    const needs = group === 'shell' ? 'command' : group === 'http' ? 'url' : group === 'custom' ? 'payload' : undefined;
+    if (needs !== undefined && read.nodes[needs] === undefined) {
+      this.checker.missing(node, keyNode, needs, TEMPLATE_SPEC.fields[needs]?.description ?? '', path);
+    }
+    this.checkPlaceholders(read.nodes, params, path);
+    this.checkTargets(read.nodes, path);
+    const kind = str(v['kind']);
+    const queue = str(v['queue']);
+    if (kind === undefined || queue === undefined || group === undefined || (needs !== undefined && !(needs in v))) return;
+    const payload = payloadOf(group, v);
+    const options: JobOptions = {};
+    const priority = num(v['priority']);
+    if (priority !== undefined) options.priority = priority;
+    const attempts = num(v['attempts']);
+    if (attempts !== undefined) options.maxAttempts = attempts;
+    if (isBackoff(v['backoff'])) options.backoff = v['backoff'];
+    const timeout = num(v['timeout']);
+    if (timeout !== undefined) options.timeoutMs = timeout;
+    if (Array.isArray(v['tags'])) options.tags = v['tags'].filter((t): t is string => typeof t === 'string');
+    const template: DeclaredTemplate = { name, queue, kind, payload, options, params };
+    const description = str(v['description']);
+    if (description !== undefined) template.description = description;
+    entry.template = template;
+  }
+
+  /** Every `{{name}}` in the payload fields' strings must be one of the template's parameters. */
+  private checkPlaceholders(nodes: Record<string, Node>, params: Record<string, TemplateParam>, path: JsonPath): void {
+    const declared = Object.keys(params);
+    for (const field of ['command', 'cwd', 'env', 'url', 'headers', 'body', 'payload']) {
+      const node = nodes[field];
+      if (node === undefined) continue;
+      eachString(node, [...path, field], (stringNode, at) => {
+        const text = stringOf(stringNode) ?? '';
+        for (const p of placeholders(text)) {
+          if (Object.hasOwn(params, p.name)) continue;
+          const near = closest(p.name, declared);
+          this.checker.reportInString(
+            stringNode,
+            p.start,
+            p.end,
+            'undeclared-param',
+            `${pathText(at)} uses {{${p.name}}}, which ${pathText(path)} does not declare.${near !== undefined ? ` Did you mean "${near}"?` : ''} Declare it under "params" (with a default if every use may leave it out).`,
+            at,
+            { allowed: declared.length > 0 ? declared.join(', ') : 'no parameters are declared', ...(near !== undefined ? { suggestion: near } : {}) },
+          );
+        }
+      });
+    }
+  }
+
+  /**
+   * What the daemon would refuse when the job is enqueued, said now: a shell job's folder must be
+   * an absolute path, an http job's URL absolute http or https. A value that starts with a
+   * placeholder is only known once substituted, so it is left to the daemon.
+   */
+  private checkTargets(nodes: Record<string, Node>, path: JsonPath): void {
+    const startsWithPlaceholder = (text: string): boolean => placeholders(text)[0]?.start === 0;
+    const cwdNode = nodes['cwd'];
+    const cwd = stringOf(cwdNode);
+    if (cwdNode !== undefined && cwd !== undefined && cwd.length > 0 && !cwd.startsWith('/') && !startsWithPlaceholder(cwd)) {
+      this.checker.report(cwdNode, 'invalid-path', `${pathText([...path, 'cwd'])} must be an absolute path, starting with / (got ${JSON.stringify(cwd)})`, [...path, 'cwd'], { allowed: 'an absolute path' });
+    }
+    const urlNode = nodes['url'];
+    const url = stringOf(urlNode);
+    if (urlNode === undefined || url === undefined || url.length === 0 || startsWithPlaceholder(url)) return;
+    // Placeholders later in the URL stand for some text: check the rest around a sample.
+    const sample = url.replace(/\{\{\s*[A-Za-z_][A-Za-z0-9_]*\s*\}\}/g, 'x');
+    const protocol = URL.canParse(sample) ? new URL(sample).protocol : null;
+    if (protocol !== 'http:' && protocol !== 'https:') {
+      this.checker.report(urlNode, 'invalid-url', `${pathText([...path, 'url'])} must be an absolute http:// or https:// URL (got ${JSON.stringify(url.length > 60 ? `${url.slice(0, 57)}...` : url)})`, [...path, 'url'], {
+        allowed: 'an absolute http:// or https:// URL',
+      });
+    }
+  }
+
+  private checkQueueRef(name: string, read: TemplateRead): void {
+    const node = read.queueNode;
+    const queue = stringOf(node);
+    if (node === undefined || queue === undefined) return;
+    this.references.push({ from: { type: 'template', name }, to: { type: 'queue', name: queue }, range: this.checker.lines.span(node.offset, node.length) });
+    if (this.queueNames.has(queue)) return;
+    const near = closest(queue, this.queueNames);
+    // A warning: a queue is made on first use, so the job still runs; the file just does not
+    // manage that queue's settings (and the language server says whether the daemon has it).
+    this.checker.report(
+      node,
+      'unknown-queue',
+      `templates.${name}.queue names the queue "${queue}", which this file does not declare under "queues": the daemon makes it on first use with default settings.${near !== undefined ? ` Did you mean "${near}"?` : ''}`,
+      ['templates', name, 'queue'],
+      { severity: 'warning', allowed: [...this.queueNames].join(', ') || 'no queues are declared', ...(near !== undefined ? { suggestion: near } : {}) },
+    );
+  }
+
+  private schedule(s: ScheduleRead): void {
+    const path: JsonPath = ['schedules', s.name];
+    const templateNode = s.nodes['template'];
+    const templateName = str(s.values['template']);
+    if (templateNode === undefined || templateName === undefined) return;
+    this.references.push({ from: { type: 'schedule', name: s.name }, to: { type: 'template', name: templateName }, range: this.checker.lines.span(templateNode.offset, templateNode.length) });
+    const read = this.templateReads.get(templateName);
+    if (read === undefined) {
+      const near = closest(templateName, this.templateReads.keys());
+      const names = [...this.templateReads.keys()];
+      this.checker.report(
+        templateNode,
+        'unknown-template',
+        `${pathText([...path, 'template'])} names the template "${templateName}", which this file does not declare${near !== undefined ? `. Did you mean "${near}"?` : ''} (templates: ${names.join(', ') || 'none'}).`,
+        [...path, 'template'],
+        { allowed: names.join(', ') || 'no templates are declared', ...(near !== undefined ? { suggestion: near } : {}) },
+      );
+      return;
+    }
+    const given = stringRecord(s.values['params']) ?? {};
+    const paramsNode = s.nodes['params'];
+    let ok = true;
+    if (paramsNode?.type === 'object') {
+      for (const m of members(paramsNode)) {
+        if (Object.hasOwn(read.params, m.key)) continue;
+        ok = false;
+        const declared = Object.keys(read.params);
+        const near = closest(m.key, declared);
+        this.checker.report(
+          m.keyNode,
+          'unknown-param',
+          `${pathText([...path, 'params'])} gives "${m.key}", which template "${templateName}" does not take${near !== undefined ? `. Did you mean "${near}"?` : ''} (its parameters: ${declared.join(', ') || 'none'}).`,
+          [...path, 'params', m.key],
+          { allowed: declared.join(', ') || 'none', ...(near !== undefined ? { suggestion: near } : {}) },
+        );
+      }
+    }
+    const missing = Object.entries(read.params).filter(([p, spec]) => spec.default === undefined && !Object.hasOwn(given, p) && !(paramsNode?.type === 'object' && members(paramsNode).some((m) => m.key === p)));
+    if (missing.length > 0) {
+      ok = false;
+      const names = missing.map(([p]) => `"${p}"`).join(', ');
+      const at = paramsNode !== undefined ? (paramsNode.parent?.children?.[0] ?? paramsNode) : templateNode;
+      this.checker.report(at, 'missing-param', `${pathText(path)} gives no value for ${names} of template "${templateName}", which has no default: add it under "params".`, [...path, 'params'], {
+        allowed: Object.keys(read.params).join(', '),
+      });
+    }
+    const cron = str(s.values['cron']);
+    if (!ok || read.template === null || cron === undefined) return;
+    const values: Record<string, string> = {};
+    for (const [p, spec] of Object.entries(read.params)) {
+      const value = Object.hasOwn(given, p) ? given[p] : spec.default;
+      if (value !== undefined) values[p] = value;
+    }
+    this.schedules.push({
+      name: s.name,
+      cron,
+      timezone: str(s.values['timezone']) ?? DEFAULT_TIMEZONE,
+      template: templateName,
+      params: given,
+      enabled: typeof s.values['enabled'] === 'boolean' ? s.values['enabled'] : true,
+      missedPolicy: missedPolicy(s.values['missedPolicy']),
+      overlapPolicy: overlapPolicy(s.values['overlapPolicy']),
+      queue: read.template.queue,
+      job: jobTemplateOf(read.template, values),
+    });
+  }
+
+  /** What was read, errors left out. */
+  declaration(): Declaration {
+    const templates: DeclaredTemplate[] = [];
+    for (const read of this.templateReads.values()) if (read.template !== null) templates.push(read.template);
+    return { project: this.project, queues: this.queues, templates, schedules: this.schedules };
+  }
+}
+
+function missedPolicy(v: unknown): MissedRunPolicy {
+  return v === 'runOnce' ? 'runOnce' : 'skip';
+}
+
+function overlapPolicy(v: unknown): OverlapPolicy {
+  return v === 'skip' ? 'skip' : 'allow';
+}
+
+/** The kind's payload from a template's read values: only the kind's own fields, as written. */
+function payloadOf(group: KindGroup, v: Record<string, unknown>): unknown {
+  const pick = (fields: readonly string[]): Record<string, unknown> => {
+    const out: Record<string, unknown> = {};
+    for (const f of fields) if (f in v) out[f] = v[f];
+    return out;
+  };
+  if (group === 'shell') return pick(['command', 'cwd', 'env']);
+  if (group === 'http') return pick(['url', 'method', 'headers', 'body']);
+  return v['payload'] ?? null;
+}
+
+/** Calls `each` for every string node under `node` (values only, not keys), with its path. */
+function eachString(node: Node, path: JsonPath, each: (node: Node, path: JsonPath) => void): void {
+  if (node.type === 'string') each(node, path);
+  else if (node.type === 'array') (node.children ?? []).forEach((child, i) => eachString(child, [...path, i], each));
+  else if (node.type === 'object') for (const m of members(node)) if (m.value !== undefined) eachString(m.value, [...path, m.key], each);
+}
+
+/** The spec an object type is read with (for the language server's field documentation). */
+export const OBJECT_SPECS: Readonly<Record<ObjectType, ObjectSpec>> = { queue: QUEUE_SPEC, template: TEMPLATE_SPEC, schedule: SCHEDULE_SPEC };

@@ -1,0 +1,377 @@
+/**
+ * `planChanges`: what apply would do, from the declaration and what a daemon has. Pure, so
+ * `spool plan`, the daemon's apply (which plans again inside its transaction) and the language
+ * server's "Apply (N changes)" lens give the same answer.
+ *
+ * The rules, in the words of docs/jobs-as-code.md:
+ * - a declared object the daemon lacks is created; one this project owns is updated when a
+ *   declared field differs, else unchanged. Only the fields the file declares are compared: a
+ *   queue setting the file leaves out is not managed.
+ * - an object this project owns that the file no longer declares is deleted (a schedule or
+ *   template whose body reappears under a new name is noted as renamed).
+ * - objects no project owns are listed as unmanaged and never touched — except a queue the file
+ *   declares: queues are made on first use, so the file adopts it (an update that records the
+ *   owner). A hand-made schedule or template, or anything another project owns, under a name the
+ *   file declares is a conflict: apply must refuse until one of them is renamed or removed.
+ * - drift: an owned object whose current value differs from what was last applied, i.e. it was
+ *   changed by hand; the next apply puts the file's value back.
+ */
+import { formatBackoff, BACKOFF_STRATEGIES } from '../domain/backoff';
+import { formatDuration } from '../domain/durations';
+import { formatRate } from '../domain/rates';
+import type { Backoff, JobTemplate, MissedRunPolicy, Queue, RateLimit, Schedule } from '../types';
+import { OBJECT_TYPES, type Declaration, type DeclaredSchedule, type DeclaredTemplate, type ObjectType, type OverlapPolicy, type QueueSettings } from './model';
+
+/** A queue's managed settings as the daemon has them (every one has a value there). */
+export interface QueueState {
+  concurrency: number | null;
+  rateLimit: RateLimit | null;
+  maxAttempts: number;
+  backoff: Backoff;
+  timeoutMs: number;
+  retentionMs: number | null;
+  paused: boolean;
+}
+
+/** A template as the daemon records it: the declaration without its name. */
+export type TemplateState = Omit<DeclaredTemplate, 'name'>;
+
+/**
+ * A schedule as the daemon has it, in the declaration's shape. `template` and `params` are where
+ * the job came from; a daemon that has not recorded them leaves them out and they are not compared.
+ */
+export interface ScheduleState {
+  cron: string;
+  timezone: string;
+  enabled: boolean;
+  missedPolicy: MissedRunPolicy;
+  overlapPolicy: OverlapPolicy;
+  queue: string;
+  job: JobTemplate;
+  template?: string;
+  params?: Record<string, string>;
+}
+
+/** What the daemon records per object beside the object itself. */
+interface Ownership<Applied> {
+  name: string;
+  /** The project whose file created it; absent for an object made by hand (or on first use). */
+  owner?: string;
+  /** What that project's last apply declared (the declared value, normalized); absent when none. */
+  applied?: Applied;
+}
+
+/** One object on the daemon, with its owner and last-applied value: what `planChanges` compares. */
+export type LiveObject =
+  | (Ownership<QueueSettings> & { type: 'queue'; current: QueueState; /** Jobs the queue holds now. */ jobs?: number })
+  | (Ownership<TemplateState> & { type: 'template'; current: TemplateState })
+  | (Ownership<ScheduleState> & { type: 'schedule'; current: ScheduleState });
+
+/** Everything a daemon has that a plan needs. */
+export interface LiveState {
+  objects: LiveObject[];
+}
+
+/** One field that differs: `from` the daemon's value `to` the file's (normalized values). */
+export interface FieldChange {
+  field: string;
+  from: unknown;
+  to: unknown;
+}
+
+/** What apply does to one object. */
+export type ChangeAction = 'create' | 'update' | 'delete' | 'unchanged';
+
+/** One line of a plan. */
+export interface Change {
+  action: ChangeAction;
+  type: ObjectType;
+  name: string;
+  /** For an update: the fields that differ. */
+  fields?: FieldChange[];
+  /** Something the reader should know: a rename, drift, adoption, a delete that needs --force. */
+  note?: string;
+  /** On a create: the deleted object of the same body it replaces. */
+  renamedFrom?: string;
+  /** On a delete: the created object of the same body that replaces it. */
+  renamedTo?: string;
+  /** On an update: the file takes ownership of a queue no project owned. */
+  adopt?: boolean;
+  /** On a queue delete: the queue holds jobs, so apply needs --force. */
+  needsForce?: boolean;
+}
+
+/** An object on the daemon changed by hand since this project last applied it. */
+export interface Drift {
+  type: ObjectType;
+  name: string;
+  /** `from` the last-applied value `to` the value now. */
+  fields: FieldChange[];
+}
+
+/** A declared name the daemon already uses for an object this project does not own. */
+export interface Conflict {
+  type: ObjectType;
+  name: string;
+  /** The project that owns it; null when it was made by hand. */
+  owner: string | null;
+  message: string;
+}
+
+/** What apply would do. */
+export interface Plan {
+  project: string;
+  /** In apply order: queues, templates, schedules; within a type, the file's order, then deletes. */
+  changes: Change[];
+  /** Objects no project owns, left alone. */
+  unmanaged: { type: ObjectType; name: string }[];
+  drift: Drift[];
+  /** Apply must refuse while there are any. */
+  conflicts: Conflict[];
+}
+
+/** The plan of `declared` against `live`: see the module comment. */
+export function planChanges(declared: Declaration, live: LiveState): Plan {
+  const plan: Plan = { project: declared.project, changes: [], unmanaged: [], drift: [], conflicts: [] };
+  const byKey = new Map<string, LiveObject>();
+  for (const object of live.objects) byKey.set(`${object.type}\u0000${object.name}`, object);
+  const declaredKeys = new Set<string>();
+
+  for (const type of OBJECT_TYPES) {
+    const creates: Change[] = [];
+    const deletes: Change[] = [];
+    const bodies = new Map<Change, string>();
+    for (const [name, want] of declaredOf(declared, type)) {
+      const key = `${type}\u0000${name}`;
+      declaredKeys.add(key);
+      const have = byKey.get(key);
+      if (have === undefined) {
+        const change: Change = { action: 'create', type, name };
+        creates.push(change);
+        plan.changes.push(change);
+        bodies.set(change, canonicalJson(want));
+        continue;
+      }
+      const mine = have.owner === declared.project;
+      const adopt = have.owner === undefined && type === 'queue';
+      if (!mine && !adopt) {
+        plan.conflicts.push(conflict(type, name, have.owner ?? null, declared.project));
+        continue;
+      }
+      const current = liveView(have, 'current') ?? {};
+      const fields = diff(want, current, type === 'queue');
+      const change: Change = { action: fields.length > 0 || adopt ? 'update' : 'unchanged', type, name };
+      if (fields.length > 0) change.fields = fields;
+      const notes: string[] = [];
+      if (adopt) {
+        change.adopt = true;
+        notes.push(`adopted: no project owned this queue (made on first use or by hand); apply records "${declared.project}" as its owner`);
+      }
+      const applied = liveView(have, 'applied');
+      if (mine && applied !== null) {
+        const drifted = diff(applied, current, type === 'queue');
+        if (drifted.length > 0) {
+          plan.drift.push({ type, name, fields: drifted.map((f) => ({ field: f.field, from: f.to, to: f.from })) });
+          notes.push(`changed by hand since the last apply (${drifted.map((f) => f.field).join(', ')}); apply puts the file's value back`);
+        }
+      }
+      if (notes.length > 0) change.note = notes.join('; ');
+      plan.changes.push(change);
+    }
+    for (const object of live.objects) {
+      if (object.type !== type || declaredKeys.has(`${type}\u0000${object.name}`)) continue;
+      if (object.owner === undefined) plan.unmanaged.push({ type, name: object.name });
+      if (object.owner !== declared.project) continue;
+      const change: Change = { action: 'delete', type, name: object.name };
+      if (object.type === 'queue' && (object.jobs ?? 0) > 0) {
+        change.needsForce = true;
+        change.note = `holds ${object.jobs} job${object.jobs === 1 ? '' : 's'}: apply deletes it only with --force`;
+      }
+      deletes.push(change);
+      bodies.set(change, canonicalJson(liveView(object, 'applied') ?? liveView(object, 'current')));
+    }
+    deletes.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    if (type !== 'queue') noteRenames(creates, deletes, bodies);
+    plan.changes.push(...deletes);
+  }
+  return plan;
+}
+
+/** Whether apply would change anything (what `spool plan --exit-code` exits 2 for). */
+export function hasChanges(plan: Plan): boolean {
+  return plan.changes.some((c) => c.action !== 'unchanged');
+}
+
+/** How many changes of each action the plan has ("Apply (3 changes)"). */
+export function countChanges(plan: Plan): Record<ChangeAction, number> {
+  const counts: Record<ChangeAction, number> = { create: 0, update: 0, delete: 0, unchanged: 0 };
+  for (const c of plan.changes) counts[c.action]++;
+  return counts;
+}
+
+/** A delete and a create of the same type and body: a rename, told on both. */
+function noteRenames(creates: Change[], deletes: Change[], bodies: Map<Change, string>): void {
+  const free = new Set(deletes);
+  for (const create of creates) {
+    const body = bodies.get(create);
+    const match = [...free].find((d) => bodies.get(d) === body);
+    if (match === undefined) continue;
+    free.delete(match);
+    create.renamedFrom = match.name;
+    create.note = `renamed from "${match.name}" (a new ${create.type} with the same body; "${match.name}" is deleted)`;
+    match.renamedTo = create.name;
+    match.note = `renamed to "${create.name}"`;
+  }
+}
+
+function conflict(type: ObjectType, name: string, owner: string | null, project: string): Conflict {
+  const who = owner === null ? 'made by hand (no project owns it)' : `owned by project "${owner}"`;
+  return {
+    type,
+    name,
+    owner,
+    message: `The ${type} "${name}" exists on the daemon, ${who}; project "${project}" does not own it and will not change it. Rename it in the file, or delete the existing ${type} first.`,
+  };
+}
+
+/** The declared objects of one type, by name, as field views. */
+function declaredOf(declared: Declaration, type: ObjectType): [string, Record<string, unknown>][] {
+  if (type === 'queue') return declared.queues.map((q) => [q.name, queueView(q.settings)]);
+  if (type === 'template') return declared.templates.map((t) => [t.name, defined(templateState(t))]);
+  return declared.schedules.map((s) => [s.name, defined(scheduleStateOfDeclared(s))]);
+}
+
+/** A queue's settings under the names the file uses; settings left out stay out (not managed). */
+function queueView(q: QueueSettings): Record<string, unknown> {
+  return defined({
+    concurrency: q.concurrency,
+    rateLimit: q.rateLimit,
+    attempts: q.maxAttempts,
+    backoff: q.backoff,
+    timeout: q.timeoutMs,
+    retention: q.retentionMs,
+    paused: q.paused,
+  });
+}
+
+/** The fields of a template or schedule, those absent left out. */
+function defined(value: object): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) if (v !== undefined) out[k] = v;
+  return out;
+}
+
+/** A live object's current or last-applied value as compared fields (null: none applied). */
+function liveView(object: LiveObject, which: 'current' | 'applied'): Record<string, unknown> | null {
+  if (object.type === 'queue') {
+    const v = which === 'current' ? object.current : object.applied;
+    return v === undefined ? null : queueView(v);
+  }
+  const v = which === 'current' ? object.current : object.applied;
+  return v === undefined ? null : defined(v);
+}
+
+/** A declared template as the daemon records it. */
+export function templateState(t: DeclaredTemplate): TemplateState {
+  const { name: _name, ...state } = t;
+  return state;
+}
+
+/** A declared schedule as the daemon records it: everything but its name. */
+function scheduleStateOfDeclared(s: DeclaredSchedule): ScheduleState {
+  const { name: _name, ...state } = s;
+  return state;
+}
+
+/**
+ * The fields of `want` that `have` does not match, `from` the daemon's value `to` the file's.
+ * `partialBackoff`: a queue's backoff is declared in part, so only its given parts are compared.
+ */
+function diff(want: Record<string, unknown>, have: Record<string, unknown>, partialBackoff: boolean): FieldChange[] {
+  const out: FieldChange[] = [];
+  for (const [field, to] of Object.entries(want)) {
+    let from = have[field];
+    if (partialBackoff && field === 'backoff' && isObject(to) && isObject(from)) {
+      const picked: Record<string, unknown> = {};
+      for (const k of Object.keys(to)) picked[k] = from[k];
+      from = picked;
+    }
+    // Where a schedule came from is compared only when the daemon recorded it.
+    if ((field === 'template' || field === 'params') && from === undefined && !(field in have)) continue;
+    if (canonicalJson(to) !== canonicalJson(from)) out.push({ field, from: from ?? null, to });
+  }
+  return out;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/**
+ * JSON with object keys sorted at every level: two equal values give the same text, so it can be
+ * compared or hashed (what a daemon stores as the last-applied value's fingerprint).
+ */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(sortKeys(value)) ?? 'null';
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (isObject(value)) {
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(value).sort()) {
+      if (value[key] !== undefined) out[key] = sortKeys(value[key]);
+    }
+    return out;
+  }
+  return value;
+}
+
+/** A protocol Queue's managed settings, for a daemon building its LiveObjects. */
+export function queueState(q: Queue): QueueState {
+  return {
+    concurrency: q.concurrency,
+    rateLimit: q.rateLimit,
+    maxAttempts: q.defaultMaxAttempts,
+    backoff: q.defaultBackoff,
+    timeoutMs: q.defaultTimeoutMs,
+    retentionMs: q.retentionMs,
+    paused: q.paused,
+  };
+}
+
+/** A protocol Schedule in the declaration's shape; what the schedule record alone does not hold comes from `extra`. */
+export function scheduleState(s: Schedule, extra: { overlapPolicy?: OverlapPolicy; template?: string; params?: Record<string, string> } = {}): ScheduleState {
+  const state: ScheduleState = {
+    cron: s.cron,
+    timezone: s.timezone,
+    enabled: s.enabled,
+    missedPolicy: s.missedPolicy,
+    overlapPolicy: extra.overlapPolicy ?? 'allow',
+    queue: s.queue,
+    job: s.job,
+  };
+  if (extra.template !== undefined) state.template = extra.template;
+  if (extra.params !== undefined) state.params = extra.params;
+  return state;
+}
+
+/** A field's value as the file writes it, for a plan printed to people ("30s", "10/s burst 20"). */
+export function formatFieldValue(field: string, value: unknown): string {
+  if (value === null || value === undefined) return 'none';
+  if (typeof value === 'number' && (field === 'timeout' || field === 'retention')) return formatDuration(value);
+  if (field === 'rateLimit' && isObject(value) && typeof value['perSecond'] === 'number' && typeof value['burst'] === 'number') {
+    return formatRate({ perSecond: value['perSecond'], burst: value['burst'] });
+  }
+  if (field === 'backoff' && isObject(value)) {
+    const strategy = BACKOFF_STRATEGIES.find((s) => s === value['strategy']);
+    if (strategy !== undefined && typeof value['baseMs'] === 'number' && typeof value['capMs'] === 'number' && typeof value['jitter'] === 'number') {
+      return formatBackoff({ strategy, baseMs: value['baseMs'], capMs: value['capMs'], jitter: value['jitter'] });
+    }
+    const parts = [strategy ?? String(value['strategy'] ?? '?')];
+    if (typeof value['baseMs'] === 'number') parts.push(formatDuration(value['baseMs']));
+    if (typeof value['capMs'] === 'number') parts.push(formatDuration(value['capMs']));
+    return parts.join(':');
+  }
+  return typeof value === 'string' ? value : canonicalJson(value);
+}

@@ -1,0 +1,262 @@
+/**
+ * The jobs file's fields, declared once: their types, limits and descriptions. The parser's
+ * checks walk this table, the JSON Schema (`schema.ts` → schema/spool.schema.json) is generated
+ * from it, and the language server reads its descriptions for completion and hover, so a field
+ * added here is known to all three (a test fails when the committed schema is stale).
+ */
+import { BACKOFF_STRATEGIES } from '../domain/backoff';
+import { LIMITS, NAME_PATTERN } from '../protocol';
+import { MISSED_POLICIES, OVERLAP_POLICIES } from './model';
+
+interface Described {
+  /** What the field means, shown in completion, hover and the schema. */
+  description: string;
+}
+
+/** A field of a given shape; `kind` says which, the rest are its limits. */
+export type FieldSpec =
+  | (Described & { kind: 'string'; minLength?: number; maxLength?: number; enum?: readonly string[]; enumDescriptions?: readonly string[]; examples?: readonly string[] })
+  /** A queue, kind or object name (NAME_PATTERN); `ref` when it names another object of the file. */
+  | (Described & { kind: 'name'; ref?: 'queue' | 'template'; examples?: readonly string[] })
+  | (Described & { kind: 'duration'; nullable?: boolean; minMs?: number; maxMs: number; examples: readonly string[] })
+  | (Described & { kind: 'rate'; examples: readonly string[] })
+  | (Described & { kind: 'backoff'; examples: readonly string[] })
+  | (Described & { kind: 'cron'; examples: readonly string[] })
+  | (Described & { kind: 'timezone'; examples: readonly string[] })
+  | (Described & { kind: 'integer'; min: number; max: number; nullable?: boolean; default?: number })
+  | (Described & { kind: 'boolean'; default?: boolean })
+  | (Described & { kind: 'json' })
+  | (Described & { kind: 'stringList'; maxItems: number; maxLength: number })
+  | (Described & { kind: 'map'; keys: KeyRule; values: FieldSpec })
+  | ObjectSpec;
+
+/** Which kinds of template a field belongs to; absent: every kind. */
+export type KindGroup = 'shell' | 'http' | 'custom';
+
+/** An object with known fields; anything else in it is an unknown field. */
+export interface ObjectSpec extends Described {
+  kind: 'object';
+  fields: Readonly<Record<string, FieldSpec & { kinds?: readonly KindGroup[] }>>;
+  required?: readonly string[];
+}
+
+/** What the keys of a map may be. */
+export interface KeyRule {
+  pattern: RegExp;
+  /** The rule in words, for messages and the schema. */
+  allowed: string;
+}
+
+/** `{{name}}` in a template's strings: a letter or "_" first, then letters, digits or "_". */
+export const PARAM_NAME = /^(?!__proto__$)[A-Za-z_][A-Za-z0-9_]*$/;
+
+const OBJECT_NAME: KeyRule = {
+  pattern: NAME_PATTERN,
+  allowed: `1 to ${LIMITS.maxNameLength} letters, digits, ".", "_", ":" or "-", starting with a letter or digit`,
+};
+const PARAM_KEY: KeyRule = { pattern: PARAM_NAME, allowed: 'a letter or "_", then letters, digits or "_"' };
+// "__proto__" is refused as a key: as a property of the objects the parser builds it would
+// replace their prototype instead of adding an entry.
+const ENV_KEY: KeyRule = { pattern: /^(?!__proto__$)[^=\u0000]+$/, allowed: 'a variable name without "=" or NUL' };
+const HEADER_KEY: KeyRule = { pattern: /^(?!__proto__$)[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/, allowed: "a header name: letters, digits and !#$%&'*+-.^_`|~" };
+
+const MAX_DURATION = LIMITS.maxDurationMs;
+
+const BACKOFF: FieldSpec = {
+  kind: 'backoff',
+  description:
+    'How the wait before a retry grows: strategy[:base[:cap[:jitter]]], the strategy one of ' +
+    `${BACKOFF_STRATEGIES.join(', ')}, base and cap durations, jitter a fraction from 0 to 1 (e.g. "exponential:1s:5m" waits 1s, 2s, 4s… up to 5 minutes). Parts left out keep the queue's default.`,
+  examples: ['exponential:1s:5m', 'exponential:2s:1h:0.3', 'linear:10s:2m', 'fixed:30s'],
+};
+
+/** A queue's settings under `queues.<name>`. */
+export const QUEUE_SPEC: ObjectSpec = {
+  kind: 'object',
+  description: 'A queue and its settings. A setting left out is not managed by the file: apply leaves the daemon\'s value as it is.',
+  fields: {
+    concurrency: {
+      kind: 'integer',
+      min: 1,
+      max: 100_000,
+      nullable: true,
+      description: 'How many of the queue\'s jobs run at once; null for no limit of the queue\'s own.',
+    },
+    rateLimit: {
+      kind: 'rate',
+      description: 'How many jobs may start per unit of time: "10/s", "600/m", "100/h", with an optional burst ("10/s burst 20"); "off" for no limit.',
+      examples: ['10/s', '600/m', '10/s burst 20', 'off'],
+    },
+    attempts: {
+      kind: 'integer',
+      min: 1,
+      max: LIMITS.maxAttempts,
+      description: `How many times a job of the queue is tried before it is dead (1 to ${LIMITS.maxAttempts}), unless the job says otherwise.`,
+    },
+    backoff: BACKOFF,
+    timeout: {
+      kind: 'duration',
+      minMs: LIMITS.minTimeoutMs,
+      maxMs: LIMITS.maxTimeoutMs,
+      description: 'How long a job may run without a sign of life before its lease expires (a shell job is stopped then): a duration from 100ms to 7d.',
+      examples: ['30s', '5m', '1h'],
+    },
+    retention: {
+      kind: 'duration',
+      nullable: true,
+      maxMs: MAX_DURATION,
+      description: 'How long finished jobs (completed, dead, cancelled) are kept before cleanup deletes them: a duration, or null to keep them forever.',
+      examples: ['1d', '7d', '30d'],
+    },
+    paused: { kind: 'boolean', description: 'When true, the queue starts no job until resumed; jobs can still be enqueued.' },
+  },
+};
+
+/** A template under `templates.<name>`: one job, with `{{param}}` placeholders. */
+export const TEMPLATE_SPEC: ObjectSpec = {
+  kind: 'object',
+  description: 'A job to enqueue by name (from a schedule, `spool run`, or a code lens), with {{param}} placeholders in its strings.',
+  required: ['queue', 'kind'],
+  fields: {
+    description: { kind: 'string', maxLength: 1000, description: 'What the job does, for the people reading the file.' },
+    queue: { kind: 'name', ref: 'queue', description: 'The queue the job goes to.' },
+    kind: {
+      kind: 'name',
+      description: 'What runs the job: "shell" (a command run by the daemon), "http" (a request sent by the daemon), or any other name for a custom kind run by remote workers.',
+      examples: ['shell', 'http'],
+    },
+    command: { kind: 'string', minLength: 1, maxLength: 100_000, kinds: ['shell'], description: 'shell: the command /bin/sh runs. Required for shell jobs.' },
+    cwd: { kind: 'string', minLength: 1, maxLength: 4096, kinds: ['shell'], description: 'shell: the absolute path of the folder the command runs in.' },
+    env: {
+      kind: 'map',
+      keys: ENV_KEY,
+      kinds: ['shell'],
+      values: { kind: 'string', maxLength: 100_000, description: 'The variable\'s value.' },
+      description: 'shell: environment variables added to the daemon\'s for the command.',
+    },
+    url: { kind: 'string', minLength: 1, maxLength: 8192, kinds: ['http'], description: 'http: the absolute http:// or https:// URL to request. Required for http jobs.' },
+    method: {
+      kind: 'string',
+      kinds: ['http'],
+      enum: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+      description: 'http: the request method; GET when left out.',
+    },
+    headers: {
+      kind: 'map',
+      keys: HEADER_KEY,
+      kinds: ['http'],
+      values: { kind: 'string', maxLength: 8192, description: 'The header\'s value.' },
+      description: 'http: request headers.',
+    },
+    body: { kind: 'json', kinds: ['http'], description: 'http: the request body; a string is sent as it is, any other JSON value as JSON (with a JSON content-type unless a header sets one).' },
+    payload: { kind: 'json', kinds: ['custom'], description: 'Custom kinds: the JSON value the worker receives. Required for custom kinds (null is a value).' },
+    priority: {
+      kind: 'integer',
+      min: LIMITS.minPriority,
+      max: LIMITS.maxPriority,
+      description: `Higher runs first, from ${LIMITS.minPriority} to ${LIMITS.maxPriority}; 0 when left out.`,
+    },
+    attempts: { kind: 'integer', min: 1, max: LIMITS.maxAttempts, description: 'How many times the job is tried before it is dead; the queue\'s default when left out.' },
+    backoff: BACKOFF,
+    timeout: {
+      kind: 'duration',
+      minMs: LIMITS.minTimeoutMs,
+      maxMs: LIMITS.maxTimeoutMs,
+      description: 'How long the job may run without a sign of life (a shell job is stopped then): 100ms to 7d; the queue\'s default when left out.',
+      examples: ['30s', '5m', '1h'],
+    },
+    tags: {
+      kind: 'stringList',
+      maxItems: LIMITS.maxTags,
+      maxLength: LIMITS.maxTagLength,
+      description: `Labels to find the job by (up to ${LIMITS.maxTags}, each up to ${LIMITS.maxTagLength} characters).`,
+    },
+    params: {
+      kind: 'map',
+      keys: PARAM_KEY,
+      description: 'The {{name}} placeholders the template\'s strings use, each with an optional default. A placeholder without a default needs a value from every schedule or run.',
+      values: {
+        kind: 'object',
+        description: 'One parameter.',
+        fields: {
+          default: { kind: 'string', maxLength: 100_000, description: 'The value used when a schedule or run gives none.' },
+          description: { kind: 'string', maxLength: 1000, description: 'What the parameter is for.' },
+        },
+      },
+    },
+  },
+};
+
+/** A schedule under `schedules.<name>`. */
+export const SCHEDULE_SPEC: ObjectSpec = {
+  kind: 'object',
+  description: 'A template enqueued on a cron schedule.',
+  required: ['cron', 'template'],
+  fields: {
+    cron: {
+      kind: 'cron',
+      description: 'When it fires: five fields (minute hour day-of-month month day-of-week), six with seconds first, or a macro such as @daily. Read in the schedule\'s timezone, following Debian cron across daylight-saving changes.',
+      examples: ['0 3 * * *', '*/15 * * * 1-5', '@hourly'],
+    },
+    timezone: {
+      kind: 'timezone',
+      description: 'The IANA time zone the cron is read in; "UTC" when left out.',
+      examples: ['UTC', 'Europe/Paris', 'America/New_York'],
+    },
+    template: { kind: 'name', ref: 'template', description: 'The template it enqueues, by name.' },
+    params: {
+      kind: 'map',
+      keys: PARAM_KEY,
+      values: { kind: 'string', maxLength: 100_000, description: 'The parameter\'s value.' },
+      description: 'Values for the template\'s {{name}} placeholders; the template\'s defaults fill the rest.',
+    },
+    enabled: { kind: 'boolean', default: true, description: 'When false, the schedule enqueues nothing; true when left out.' },
+    missedPolicy: {
+      kind: 'string',
+      enum: MISSED_POLICIES,
+      enumDescriptions: ['Fire times missed while no daemon ran are dropped.', 'Fire times missed while no daemon ran are run once, together, when the daemon is back.'],
+      description: 'What to do with fire times missed while no daemon ran: "skip" (the default) or "runOnce".',
+    },
+    overlapPolicy: {
+      kind: 'string',
+      enum: OVERLAP_POLICIES,
+      enumDescriptions: ['Fire every time, even while the previous job has not finished.', 'Fire no new job while the previous one is still queued, retrying or running.'],
+      description: 'Whether it fires while its previous job is unfinished: "allow" (the default) or "skip".',
+    },
+  },
+};
+
+/** The whole file. */
+export const FILE_SPEC: ObjectSpec = {
+  kind: 'object',
+  description: 'Spool jobs as code: the queues, job templates and schedules of one project, applied with `spool apply`.',
+  required: ['project'],
+  fields: {
+    $schema: { kind: 'string', description: 'The JSON Schema this file follows, for editors that do not know Spool (the extension registers it for spool.jsonc and spool.json itself).' },
+    project: {
+      kind: 'name',
+      description: 'The owner name. Apply only ever changes or deletes objects that this project\'s file created; objects made by hand or by another project are left alone.',
+    },
+    queues: { kind: 'map', keys: OBJECT_NAME, values: QUEUE_SPEC, description: 'Queues by name, with their settings.' },
+    templates: { kind: 'map', keys: OBJECT_NAME, values: TEMPLATE_SPEC, description: 'Job templates by name.' },
+    schedules: { kind: 'map', keys: OBJECT_NAME, values: SCHEDULE_SPEC, description: 'Schedules by name.' },
+  },
+};
+
+/**
+ * The spec of the field at a JSON path of the file (`["schedules", "nightly", "cron"]`), or
+ * undefined where the file has no such field: what the language server documents on hover and
+ * offers in completion. A map's entries all share its values' spec, whatever their key.
+ */
+export function fieldAt(path: readonly (string | number)[]): FieldSpec | undefined {
+  let spec: FieldSpec = FILE_SPEC;
+  for (const segment of path) {
+    if (spec.kind === 'map') spec = spec.values;
+    else if (spec.kind === 'object' && typeof segment === 'string' && Object.hasOwn(spec.fields, segment)) {
+      const next: FieldSpec | undefined = spec.fields[segment];
+      if (next === undefined) return undefined;
+      spec = next;
+    } else return undefined;
+  }
+  return spec;
+}
