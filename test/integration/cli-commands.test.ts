@@ -334,8 +334,8 @@ describe('queues and queue', () => {
   test('list, show, set, pause, resume, purge and delete, human and JSON', async () => {
     await spool(['enqueue', 'cli-q', '--kind', 'later', '--delay', '1h']);
     const list = await spool(['queues']);
-    assert.match(list.stdout, /^QUEUE +STATUS +QUEUED +DELAYED +RUNNING +RETRYING +DEAD +COMPLETED +CONCURRENCY +RATE$/m);
-    assert.match(list.stdout, /^cli-q +active +1 +1 +0 +0 +0 +0 +- +-$/m);
+    assert.match(list.stdout, /^QUEUE +STATUS +QUEUED +DELAYED +RUNNING +RETRYING +DEAD +COMPLETED +CANCELLED +CONCURRENCY +RATE$/m);
+    assert.match(list.stdout, /^cli-q +active +0 +1 +0 +0 +0 +0 +0 +- +-$/m);
     const json = parseJson<QueuesListResult>((await spool(['queues', '--json'])).stdout);
     assert.equal(json.queues.find((q) => q.name === 'cli-q')?.counts.queued, 1);
 
@@ -485,6 +485,32 @@ describe('schedules and schedule', () => {
   });
 });
 
+describe('counts per state', () => {
+  test('queues and stats show due and delayed jobs apart, and a CANCELLED column', async () => {
+    await spool(['enqueue', 'cli-counts', '--kind', 'nobody-claims']);
+    await spool(['enqueue', 'cli-counts', '--kind', 'nobody-claims', '--delay', '1h']);
+    await spool(['enqueue', 'cli-counts', '--kind', 'nobody-claims', '--delay', '2h']);
+    const cancelled = (await spool(['enqueue', 'cli-counts', '--kind', 'nobody-claims', '--delay', '1h'])).stdout.trim();
+    assert.equal((await spool(['cancel', cancelled])).code, 0);
+    // QUEUED 1 (due), DELAYED 2, RUNNING, RETRYING, DEAD, COMPLETED 0, CANCELLED 1.
+    const queues = await spool(['queues']);
+    assert.match(queues.stdout, /^QUEUE +STATUS +QUEUED +DELAYED +RUNNING +RETRYING +DEAD +COMPLETED +CANCELLED +CONCURRENCY +RATE$/m);
+    assert.match(queues.stdout, /^cli-counts +active +1 +2 +0 +0 +0 +0 +1 +- +-$/m);
+    const stats = await spool(['stats']);
+    assert.match(stats.stdout, /^QUEUE +QUEUED +DELAYED +RUNNING +RETRYING +DEAD +COMPLETED +CANCELLED$/m);
+    assert.match(stats.stdout, /^cli-counts +1 +2 +0 +0 +0 +0 +1$/m);
+    const show = await spool(['queue', 'cli-counts']);
+    assert.match(show.stdout, /^jobs: +queued 1, .*cancelled 1; delayed 2$/m);
+    // The JSON forms stay the protocol's: queued counts the delayed jobs too, and delayed is apart.
+    const json = parseJson<QueuesListResult>((await spool(['queues', '--json'])).stdout).queues.find((q) => q.name === 'cli-counts');
+    assert.deepEqual([json?.counts.queued, json?.delayed, json?.counts.cancelled], [3, 2, 1]);
+    // In the totals line as well: the delayed jobs are not counted as queued.
+    const totals = parseJson<Stats>((await spool(['stats', '--json'])).stdout);
+    const delayedTotal = totals.queues.reduce((n, q) => n + q.delayed, 0);
+    assert.match(stats.stdout, new RegExp(`^running \\d+ +queued ${totals.totals.queued - delayedTotal} +delayed ${delayedTotal} `, 'm'));
+  });
+});
+
 describe('workers and stats', () => {
   test('workers lists the built-in executor; stats prints totals and per-queue counts', async () => {
     const workers = await spool(['workers']);
@@ -495,8 +521,8 @@ describe('workers and stats', () => {
 
     await finishedShellJob('cli-stats', 'true');
     const stats = await spool(['stats']);
-    assert.match(stats.stdout, /^running \d+ +queued \d+ +retrying \d+ +dead \d+ +completed \d+ +cancelled \d+$/m);
-    assert.match(stats.stdout, /^cli-stats +0 +0 +0 +0 +0 +1$/m);
+    assert.match(stats.stdout, /^running \d+ +queued \d+ +delayed \d+ +retrying \d+ +dead \d+ +completed \d+ +cancelled \d+$/m);
+    assert.match(stats.stdout, /^cli-stats +0 +0 +0 +0 +0 +1 +0$/m);
     const sjson = parseJson<Stats>((await spool(['stats', '--json'])).stdout);
     assert.equal(sjson.queues.find((q) => q.name === 'cli-stats')?.counts.completed, 1);
   });
