@@ -62,18 +62,27 @@ async function enqueue(ctx: CliContext, args: (string | string[] | undefined)[],
   const queuesBefore = await queueNames(client);
   const result = await client.call('jobs.enqueue', params);
   const job = result.job;
-  const typo = newQueueNote(queue, queuesBefore);
-  if (typo !== null) ctx.note(typo);
+  // An idempotency key is global across queues: the job it matched may sit in another queue than
+  // the one named here, and this command made nothing, so neither a new-queue note nor an
+  // "Enqueued" line applies; what follows is the existing job, wherever it is.
+  const existing = result.created ? null : `A job with key ${o.key ?? ''} exists already: ${job.id} on queue ${job.queue} (${job.state}); nothing new was enqueued.`;
+  if (existing === null) {
+    const typo = newQueueNote(queue, queuesBefore);
+    if (typo !== null) ctx.note(typo);
+  }
   if (!o.wait) {
     if (o.json) ctx.printJson(result);
     else {
       ctx.print(job.id);
-      if (!result.created) ctx.note(`A job with key ${o.key ?? ''} exists already (${job.state}); nothing new was enqueued.`);
+      if (existing !== null) ctx.note(existing);
     }
     return 0;
   }
-  if (!o.json) ctx.note(ctx.colors.dim(`Enqueued ${job.id} on ${queue}; waiting for it to finish (Ctrl-C stops waiting, not the job).`));
-  await readOutput(client, job.id, queue, { follow: true, onLines: outputPrinter(ctx, o.json === true) });
+  if (!o.json) {
+    const waiting = existing !== null ? `${existing} Waiting for that job to finish` : `Enqueued ${job.id} on ${queue}; waiting for it to finish`;
+    ctx.note(ctx.colors.dim(`${waiting} (Ctrl-C stops waiting, not the job).`));
+  } else if (existing !== null) ctx.note(existing);
+  await readOutput(client, job.id, job.queue, { follow: true, onLines: outputPrinter(ctx, o.json === true) });
   const final = (await client.call('jobs.get', { id: job.id })).job;
   // One JSON object per line throughout, so that a script can read the output lines and the job alike.
   if (o.json) ctx.print(JSON.stringify({ job: final }));

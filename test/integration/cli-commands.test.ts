@@ -111,6 +111,15 @@ describe('enqueue', () => {
     assert.match(second.stderr, /exists already/);
   });
 
+  test('a key that belongs to a job of another queue names that job and its queue, and makes nothing', async () => {
+    const first = (await spool(['enqueue', 'cli-key-home', '--kind', 'once', '--key', 'k-elsewhere', '--delay', '1h'])).stdout.trim();
+    const other = await spool(['enqueue', 'cli-key-homf', '--kind', 'once', '--key', 'k-elsewhere']);
+    assert.equal(other.code, 0, other.stderr);
+    assert.equal(other.stdout, `${first}\n`);
+    // Only the note: no "This made a new queue" for a queue that received no job.
+    assert.equal(other.stderr, `A job with key k-elsewhere exists already: ${first} on queue cli-key-home (queued); nothing new was enqueued.\n`);
+  });
+
   test('the job records where it was enqueued from: the folder, and the git branch and commit', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'spool-git-'));
     after(() => fs.rmSync(dir, { recursive: true, force: true }));
