@@ -165,6 +165,35 @@ describe('enqueue', () => {
     assert.equal(afterCount, before);
   });
 
+  test('--at without a zone is read in the local zone (TZ) and the confirmation names that zone; a past --at is refused', async () => {
+    const env = { TZ: 'Europe/Paris' };
+    const paris = (at: number): string => {
+      const p = Object.fromEntries(
+        new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Paris', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' })
+          .formatToParts(at)
+          .map((x) => [x.type, x.value]),
+      );
+      return `${p['year']}-${p['month']}-${p['day']} ${p['hour']}:${p['minute']}`;
+    };
+    // Two days ahead, on a whole minute, moved out of the small hours (where a change of clocks
+    // would make a wall-clock time ambiguous).
+    let target = Math.floor((Date.now() + 2 * 86_400_000) / 60_000) * 60_000;
+    if (Number(paris(target).slice(11, 13)) < 4) target += 6 * 3_600_000;
+    const wall = paris(target);
+    const r = await runCli(['enqueue', 'cli-at', '--kind', 'later', '--at', wall.replace(' ', 'T'), '--json'], { socketPath: daemon.socketPath, env });
+    assert.equal(r.code, 0, r.stderr);
+    const job = parseJson<EnqueueResult>(r.stdout).job;
+    assert.equal(job.runAt, target);
+    assert.equal(r.stderr, `Job ${job.id} runs at ${wall} Europe/Paris (local).\n`);
+
+    const past = paris(target - 4 * 86_400_000);
+    const refused = await runCli(['enqueue', 'cli-at', '--kind', 'later', '--at', past.replace(' ', 'T')], { socketPath: daemon.socketPath, env });
+    assert.equal(refused.code, 1);
+    assert.equal(refused.stdout, '');
+    assert.match(refused.stderr, new RegExp(`^spool: --at ${past.replace(' ', 'T')} is in the past: it reads as ${past} Europe/Paris \\(local\\), \\S+ ago\\. .*A time without a zone is local time; add Z for UTC`));
+    assert.equal(parseJson<ListJobsResult>((await spool(['jobs', '--queue', 'cli-at', '--json'])).stdout).jobs.length, 1, 'nothing enqueued for the past time');
+  });
+
   test('an invalid queue name is refused with the daemon\'s reason', async () => {
     const r = await spool(['enqueue', 'bad queue!', '--kind', 'x']);
     assert.equal(r.code, 1);
