@@ -406,7 +406,12 @@ describe('queues and queue', () => {
     assert.equal(badAction.code, 1);
     assert.match(badAction.stderr, /Unknown queue action "explode"/);
 
-    const purged = await spool(['queue', 'cli-q', 'purge']);
+    // Without a terminal to ask on, purge says what it would delete and wants --yes.
+    const unasked = await spool(['queue', 'cli-q', 'purge']);
+    assert.equal(unasked.code, 1);
+    assert.equal(unasked.stderr, 'spool: This deletes 1 job of cli-q (every state but running) and their output. There is no terminal to ask on: pass --yes to go ahead.\n');
+    assert.equal(parseJson<QueueResult>((await spool(['queue', 'cli-q', '--json'])).stdout).queue.counts.queued, 1, 'nothing was purged');
+    const purged = await spool(['queue', 'cli-q', 'purge', '--yes']);
     assert.equal(purged.stdout, 'Purged 1 job from cli-q.\n');
     const deleted = await spool(['queue', 'cli-q', 'delete', '--json']);
     assert.equal(deleted.code, 0, deleted.stderr);
@@ -694,6 +699,31 @@ describe('completion and help', () => {
     assert.ok(colored.stdout.includes('\x1b[31mdead\x1b[39m'), colored.stdout);
     const plain = onTty({ NO_COLOR: '1' });
     assert.ok(!plain.stdout.includes('\x1b['), plain.stdout);
+  });
+
+  test('on a terminal, purge asks with the number of jobs, and deletes only on yes', async (t) => {
+    if (spawnSync('sh', ['-c', 'command -v script']).status !== 0) {
+      t.skip('util-linux `script` is not installed, so no terminal can be given to the command');
+      return;
+    }
+    for (let i = 0; i < 2; i++) await spool(['enqueue', 'cli-purge-tty', '--kind', 'later', '--delay', '1h']);
+    const purge = (answer: string) =>
+      spawnSync('script', ['-qec', `${process.execPath} ${SPOOL_BIN} queue cli-purge-tty purge --state queued`, '/dev/null'], {
+        env: cliEnv(daemon.socketPath, { NO_COLOR: '1' }),
+        input: answer,
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+    const queued = async (): Promise<number> => parseJson<QueueResult>((await spool(['queue', 'cli-purge-tty', '--json'])).stdout).queue.counts.queued;
+    const no = purge('n\n');
+    assert.equal(no.status, 1, no.stdout);
+    assert.match(no.stdout, /This deletes 2 jobs of cli-purge-tty \(queued\) and their output\. Purge them\? \[y\/N\]/);
+    assert.match(no.stdout, /Nothing was done/);
+    assert.equal(await queued(), 2);
+    const yes = purge('y\n');
+    assert.equal(yes.status, 0, yes.stdout);
+    assert.match(yes.stdout, /Purged 2 jobs from cli-purge-tty\./);
+    assert.equal(await queued(), 0);
   });
 
   test('--socket overrides SPOOL_SOCKET', async () => {
