@@ -352,6 +352,35 @@ describe('retry, cancel, delete', () => {
     await waitFor('the third job to end cancelled', async () => parseJson<JobWithRuns>((await spool(['job', third, '--json'])).stdout).job.state === 'cancelled');
   });
 
+  test('bulk by --tag, --search and --kind within a queue touches only the matching jobs', async () => {
+    const enqueue = async (kind: string, payload: string, tags: string[]): Promise<string> =>
+      (await spool(['enqueue', 'cli-filter', '--kind', kind, '--payload', payload, '--delay', '1h', ...tags.flatMap((t) => ['--tag', t])])).stdout.trim();
+    const nightlyOom = await enqueue('render', '{"note":"out of memory"}', ['nightly']);
+    const nightlyOk = await enqueue('render', '{"note":"fine"}', ['nightly']);
+    const adhocOom = await enqueue('render', '{"note":"out of memory"}', ['adhoc']);
+    const otherKind = await enqueue('encode', '{"note":"out of memory"}', ['nightly']);
+    const cancelled = await spool(['cancel', '--queue', 'cli-filter', '--tag', 'nightly', '--search', 'out of memory', '--kind', 'render', '--json']);
+    assert.equal(cancelled.code, 0, cancelled.stderr);
+    assert.equal(parseJson<BulkResult>(cancelled.stdout).count, 1);
+    const state = async (id: string): Promise<string> => parseJson<JobWithRuns>((await spool(['job', id, '--json'])).stdout).job.state;
+    assert.deepEqual(await Promise.all([nightlyOom, nightlyOk, adhocOom, otherKind].map(state)), ['cancelled', 'queued', 'queued', 'queued']);
+    const retried = await spool(['retry', '--queue', 'cli-filter', '--state', 'cancelled', '--tag', 'nightly']);
+    assert.equal(retried.stdout, 'Retried 1 job.\n');
+    const deleted = await spool(['delete', '--queue', 'cli-filter', '--state', 'queued', '--search', 'fine']);
+    assert.equal(deleted.stdout, 'Deleted 1 job.\n');
+    assert.equal((await spool(['job', nightlyOk])).code, 1, 'the deleted job is gone');
+  });
+
+  test('filters without --queue are refused, saying bulk actions take one queue at a time for now', async () => {
+    const r = await spool(['retry', '--state', 'dead']);
+    assert.equal(r.code, 1);
+    assert.equal(r.stderr, 'spool: --state needs --queue: spool retry works on one queue at a time (spool retry --queue <queue> --state …); across all queues at once is not supported yet. spool queues lists them.\n');
+    const tagged = await spool(['cancel', '--tag', 'nightly', '--search', 'x']);
+    assert.match(tagged.stderr, /^spool: --tag, --search need --queue: spool cancel works on one queue at a time/);
+    const both = await spool(['delete', '01a00000-0000-7000-8000-000000000000', '--tag', 'x']);
+    assert.equal(both.stderr, 'spool: Give job ids or --queue and --tag, not both.\n');
+  });
+
   test('errors: no ids, ids and --queue together, and a job in the wrong state', async () => {
     const none = await spool(['retry']);
     assert.equal(none.code, 1);
