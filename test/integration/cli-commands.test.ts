@@ -635,6 +635,41 @@ describe('rpc', () => {
   });
 });
 
+describe('errors from the daemon', () => {
+  test('speak in the flags and commands of the CLI, not the protocol\'s fields and methods', async () => {
+    const long = (n: number): string => 'a'.repeat(n);
+    assert.equal((await spool(['schedule', 'add', 'cli-err-s', '--cron', '0 3 * * *', '--queue', 'cli-err', '--kind', 'x'])).code, 0);
+    const cases: [string[], string][] = [
+      [['enqueue', 'cli-err', '--kind', 'x', '--tag', long(70)], '--tag must be 1 to 64 characters long (got 70)'],
+      [['enqueue', 'cli-err', '--kind', 'x', '--key', long(300)], '--key must be 1 to 256 characters long (got 300)'],
+      [['enqueue', 'bad queue', '--kind', 'x'], 'The queue name must be 1 to 128 characters of letters, digits, ".", "_", ":" or "-", starting with a letter or digit (got "bad queue")'],
+      [['enqueue', 'cli-err', '--shell', 'true', '--cwd', 'relative'], '--cwd must be an absolute path (got "relative")'],
+      [['enqueue', 'cli-err', '--http', 'http://localhost/', '--method', 'FETCH'], '--method must be one of GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS (got "FETCH")'],
+      [['jobs', '--state', 'queued,queued,queued,queued,queued,queued,queued'], '--state must have 0 to 6 items (got 7)'],
+      [['jobs', '--search', long(300)], '--search must be 1 to 256 characters long (got 300)'],
+      [['retry', '--queue', 'cli-err', '--search', long(300)], '--search must be 1 to 256 characters long (got 300)'],
+      [['schedule', 'add', 'cli-err-s', '--cron', '0 3 * * *', '--queue', 'cli-err', '--kind', 'x'], 'A schedule named "cli-err-s" exists already. Change it with spool schedule set cli-err-s …, or remove it first (spool schedule rm cli-err-s).'],
+      [['schedule', 'add', 'bad name', '--cron', '0 3 * * *', '--queue', 'cli-err', '--kind', 'x'], 'The schedule name must be 1 to 128 characters of letters, digits, ".", "_", ":" or "-", starting with a letter or digit (got "bad name")'],
+      [['schedule', 'set', 'cli-err-s', '--queue', 'bad queue'], '--queue must be 1 to 128 characters of letters, digits, ".", "_", ":" or "-", starting with a letter or digit (got "bad queue")'],
+      [['queue', 'bad queue', 'pause'], 'The queue name must be 1 to 128 characters of letters, digits, ".", "_", ":" or "-", starting with a letter or digit (got "bad queue")'],
+    ];
+    for (const [args, message] of cases) {
+      const r = await spool(args);
+      assert.equal(r.code, 1, `exit status of spool ${args.join(' ').slice(0, 80)}`);
+      assert.equal(r.stderr, `spool: ${message}\n`, `spool ${args.join(' ').slice(0, 80)}`);
+    }
+    // A queue with jobs: the way out is the command, not the method.
+    await spool(['enqueue', 'cli-err', '--kind', 'x', '--delay', '1h']);
+    const full = await spool(['queue', 'cli-err', 'delete']);
+    assert.equal(full.code, 1);
+    assert.match(full.stderr, /\(spool queue cli-err delete --force\) to remove them too\.\n$/);
+    assert.doesNotMatch(full.stderr, /queues\.delete/);
+    // spool rpc keeps the daemon's own words: there the protocol is what was typed.
+    const raw = await spool(['rpc', 'jobs.list', JSON.stringify({ search: long(300) })]);
+    assert.match(raw.stderr, /^spool: search must be 1 to 256 characters long/);
+  });
+});
+
 describe('completion and help', () => {
   test('the bash and zsh scripts name every command, and bash and zsh complete with them', async (t) => {
     const bash = await spool(['completion', 'bash']);
