@@ -6,12 +6,13 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { BulkResult, DaemonStatus, EnqueueResult, JobWithRuns, ListJobsResult, QueueResult, QueuesListResult, ScheduleResult, SchedulesListResult, Stats, WorkersListResult } from '../../shared/protocol';
 import { startDaemon, waitFor, type TestDaemon } from '../helpers/daemon';
-import { cliEnv, parseJson, runCli, SPOOL_BIN, UUID } from './cli-run';
+import { cliEnv, parseJson, ROOT, runCli, SPOOL_BIN, UUID } from './cli-run';
 
 let daemon: TestDaemon;
 const spool = (args: string[], input?: string) => runCli(args, { socketPath: daemon.socketPath, ...(input !== undefined ? { input } : {}) });
@@ -691,11 +692,15 @@ describe('completion and help', () => {
       try {
         const ask = (words: string[]): string =>
           `words=(${words.join(' ')}); CURRENT=${words.length}; COMP_WORDS=("\${words[@]}"); COMP_CWORD=$((CURRENT - 1)); print -r -- "\${(j: :)\${(f)$(compgen -F _spool -- ${words[words.length - 1]})}}"`;
-        const script = [zsh.stdout, 'print -r -- "$_comps[spool]"', ask(['spool', 'schedule', 'a']), ask(['spool', 'jobs', '--state', 'r']), ask(['spool', 'rpc', 'jobs.en'])].join('\n');
-        const run = spawnSync('zsh', ['-f'], { input: script, env: { PATH: process.env['PATH'], HOME: home, ZDOTDIR: home }, timeout: 20_000 });
+        const script = [zsh.stdout, 'print -r -- "$_comps[spool]"', ask(['spool', 'schedule', 'a']), ask(['spool', 'jobs', '--state', 'r']), ask(['spool', 'rpc', 'jobs.en']), ask(['spool', 'enqueue', 'cli-comp-a'])].join('\n');
+        // spool on the PATH, as installed, for the live names.
+        const env = { PATH: `${path.join(ROOT, 'bin')}:${process.env['PATH'] ?? ''}`, HOME: home, ZDOTDIR: home, SPOOL_SOCKET: daemon.socketPath };
+        await spool(['enqueue', 'cli-comp-alpha', '--kind', 'later', '--delay', '1h']);
+        const run = spawnSync('zsh', ['-f'], { input: script, env, timeout: 20_000 });
         assert.equal(run.status, 0, run.stderr.toString());
         assert.equal(run.stderr.toString(), '');
-        const [registered, schedule, states, methods] = run.stdout.toString().trim().split('\n');
+        const [registered, schedule, states, methods, queues] = run.stdout.toString().trim().split('\n');
+        assert.equal(queues, 'cli-comp-alpha', 'live queue names from the daemon');
         assert.equal(registered, '_bash_complete -F _spool');
         assert.ok(schedule?.split(' ').includes('add') && !schedule.split(' ').includes('enqueue'), `the words after "spool schedule": ${schedule}`);
         assert.equal(states, 'queued running retrying completed dead cancelled');
@@ -706,9 +711,94 @@ describe('completion and help', () => {
     } else {
       t.diagnostic('zsh is not installed: the zsh script was checked for bashcompinit only');
     }
-    const bad = await spool(['completion', 'fish']);
+    const bad = await spool(['completion', 'tcsh']);
     assert.equal(bad.code, 1);
-    assert.equal(bad.stderr, 'spool: Unknown shell "fish": use bash or zsh.\n');
+    assert.equal(bad.stderr, 'spool: Unknown shell "tcsh": use bash, zsh, fish.\n');
+  });
+
+  test('bash completes queue, schedule and worker names from the daemon, and nothing, quickly, when none answers', async (t) => {
+    await spool(['enqueue', 'cli-comp-alpha', '--kind', 'later', '--delay', '1h']);
+    await spool(['enqueue', 'cli-comp-beta', '--kind', 'later', '--delay', '1h']);
+    assert.equal((await spool(['schedule', 'add', 'cli-comp-nightly', '--cron', '0 3 * * *', '--queue', 'cli-comp-alpha', '--kind', 'x'])).code, 0);
+    const script = (await spool(['completion', 'bash'])).stdout;
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'spool-comp-'));
+    t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+    fs.writeFileSync(path.join(dir, 'spool.bash'), script);
+    // As bash calls the function on <Tab>; spool is on the PATH, as installed.
+    const complete = (words: string[], socketPath = daemon.socketPath): string[] => {
+      const line = `source '${path.join(dir, 'spool.bash')}'; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _spool; printf '%s\\n' "\${COMPREPLY[@]}"`;
+      const run = spawnSync('bash', ['-c', line], { env: cliEnv(socketPath, { PATH: `${path.join(ROOT, 'bin')}:${process.env['PATH'] ?? ''}` }), encoding: 'utf8', timeout: 30_000 });
+      assert.equal(run.status, 0, run.stderr);
+      return run.stdout.split('\n').filter((w) => w !== '');
+    };
+    assert.deepEqual(complete(['spool', 'enqueue', 'cli-comp-']), ['cli-comp-alpha', 'cli-comp-beta']);
+    assert.deepEqual(complete(['spool', 'jobs', '--queue', 'cli-comp-b']), ['cli-comp-beta']);
+    assert.deepEqual(complete(['spool', 'retry', '-q', 'cli-comp-a']), ['cli-comp-alpha']);
+    assert.deepEqual(complete(['spool', 'work', 'cli-comp-a']), ['cli-comp-alpha']);
+    assert.deepEqual(complete(['spool', 'queue', 'cli-comp-a']), ['cli-comp-alpha']);
+    assert.deepEqual(complete(['spool', 'queue', 'cli-comp-alpha', 'p']), ['pause', 'purge']);
+    assert.deepEqual(complete(['spool', 'schedule', 'rm', 'cli-comp-n']), ['cli-comp-nightly']);
+    assert.deepEqual(complete(['spool', 'schedule', 'run', '']), ['cli-comp-nightly']);
+    const workers = parseJson<WorkersListResult>((await spool(['workers', '--json'])).stdout).workers.map((w) => w.id).sort();
+    assert.deepEqual(complete(['spool', 'work', 'q', '--worker-id', 'builtin']).sort(), workers.filter((id) => id.startsWith('builtin')));
+    // The --socket typed on the line is the daemon asked.
+    assert.deepEqual(complete(['spool', '--socket', daemon.socketPath, 'enqueue', 'cli-comp-a'], path.join(dir, 'none.sock')), ['cli-comp-alpha']);
+    // No daemon: no names, no error, and options still complete.
+    const none = path.join(dir, 'none.sock');
+    assert.deepEqual(complete(['spool', 'enqueue', 'cli-comp-'], none), []);
+    assert.deepEqual(complete(['spool', 'enqueue', 'q', '--wa'], none), ['--wait']);
+  });
+
+  test('spool __complete prints names one per line, and nothing within about a second when the daemon does not answer', async (t) => {
+    const names = await spool(['__complete', 'queues']);
+    assert.equal(names.code, 0);
+    assert.ok(names.stdout.split('\n').includes('cli-comp-alpha'), names.stdout);
+    // Hidden from help: people do not type it.
+    assert.doesNotMatch((await spool(['--help'])).stdout, /__complete/);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'spool-mute-'));
+    t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+    // A listener that accepts and never answers: a hung daemon.
+    const sockets: net.Socket[] = [];
+    const mute = net.createServer((socket) => sockets.push(socket));
+    const mutePath = path.join(dir, 'mute.sock');
+    await new Promise<void>((resolve) => mute.listen(mutePath, resolve));
+    t.after(() => {
+      for (const socket of sockets) socket.destroy();
+      mute.close();
+    });
+    const started = process.hrtime.bigint();
+    const hung = await runCli(['__complete', 'queues'], { socketPath: mutePath });
+    const tookMs = Number(process.hrtime.bigint() - started) / 1e6;
+    assert.deepEqual([hung.code, hung.stdout, hung.stderr], [0, '', '']);
+    // The command gives up after 1 s of waiting; the rest is starting node on a busy machine.
+    assert.ok(tookMs < 10_000, `took ${tookMs} ms`);
+    const gone = await runCli(['__complete', 'schedules'], { socketPath: path.join(dir, 'none.sock') });
+    assert.deepEqual([gone.code, gone.stdout, gone.stderr], [0, '', '']);
+  });
+
+  test('the fish script declares completions for every command, option, state and live name (its text: fish is not installed here)', async (t) => {
+    const fish = await spool(['completion', 'fish']);
+    assert.equal(fish.code, 0, fish.stderr);
+    const text = fish.stdout;
+    assert.match(text, /^complete -c spool -f$/m);
+    for (const c of ['daemon', 'enqueue', 'jobs', 'retry', 'queues', 'queue', 'schedule', 'workers', 'stats', 'work', 'rpc', 'completion']) {
+      assert.match(text, new RegExp(`^complete -c spool -f -n '__spool_is' -a '${c}' -d '`, 'm'), c);
+    }
+    assert.match(text, /^complete -c spool -f -n '__spool_is schedule' -a 'add' -d 'Create a schedule/m);
+    assert.match(text, /^complete -c spool -n '__spool_on enqueue' -l wait -d '/m);
+    assert.match(text, /^complete -c spool -n '__spool_on jobs' -l queue -s q -r -f -a '\(__spool_names queues\)' -d '/m);
+    assert.match(text, /^complete -c spool -n '__spool_on jobs' -l state -s s -r -f -a 'queued running retrying completed dead cancelled' -d '/m);
+    assert.match(text, /^complete -c spool -f -n '__spool_is enqueue' -a '\(__spool_names queues\)'$/m);
+    assert.match(text, /^complete -c spool -f -n '__spool_is schedule rm' -a '\(__spool_names schedules\)'$/m);
+    assert.match(text, /^complete -c spool -n '__spool_on work' -l worker-id -r -f -a '\(__spool_names workers\)' -d '/m);
+    assert.match(text, /command spool \$socket __complete \$argv\[1\] 2>\/dev\/null/);
+    assert.doesNotMatch(text, /__complete'/, 'the hidden command is not offered');
+    if (spawnSync('sh', ['-c', 'command -v fish']).status === 0) {
+      const check = spawnSync('fish', ['--no-execute'], { input: text });
+      assert.equal(check.status, 0, check.stderr.toString());
+    } else {
+      t.diagnostic('fish is not installed: the fish script was checked as text only');
+    }
   });
 
   test('every command has --help with examples', async () => {
