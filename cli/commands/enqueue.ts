@@ -33,7 +33,7 @@ export function registerEnqueue(program: Command): void {
   cmd
     .option('--delay <duration>', 'start no earlier than this from now, e.g. 30s, 5m, 2h')
     .option('--at <time>', 'start no earlier than this time: local unless it names a zone, e.g. 2026-05-01T09:00, 2026-05-01T09:00Z or +30m (a past time is refused)')
-    .option('--key <key>', 'idempotency key: enqueueing the same key again returns the existing job')
+    .option('--key <key>', 'idempotency key, global across queues: enqueueing the same key again returns the existing job (wherever it is) and enqueues nothing')
     .option('--wait', 'wait for the job to finish, showing its output; exit 0 if it completed, 1 if not')
     .option('--json', 'print the result as JSON (with --wait: one JSON object per line, the output lines, then {job})')
     .addHelpText(
