@@ -5,6 +5,7 @@
  */
 import { Command, type OptionValues } from 'commander';
 import { CliContext } from './context';
+import { cliMessage } from './errors';
 
 export type Positional = string | string[] | undefined;
 
@@ -17,11 +18,18 @@ export function action<O extends OptionValues>(handler: (ctx: CliContext, args: 
       const status = await handler(ctx, raw.slice(0, -2).map(toPositional), command.opts<O>());
       if (typeof status === 'number') process.exitCode = status;
     } catch (error) {
-      reportError(error);
+      reportError(error, commandPath(command));
     } finally {
       ctx.close();
     }
   };
+}
+
+/** The command's words after `spool`: "enqueue", "schedule add". */
+function commandPath(command: Command): string {
+  const names: string[] = [];
+  for (let c: Command | null = command; c?.parent; c = c.parent) names.unshift(c.name());
+  return names.join(' ');
 }
 
 function toPositional(value: unknown): Positional {
@@ -30,9 +38,12 @@ function toPositional(value: unknown): Positional {
   return String(value);
 }
 
-/** `spool: <reason>` on stderr and exit status 1 (or the error's own status). */
-export function reportError(error: unknown): void {
-  const message = error instanceof Error ? error.message : String(error);
+/**
+ * `spool: <reason>` on stderr and exit status 1 (or the error's own status). The daemon's errors
+ * are said in the words of the command that met them (`command`: "enqueue", "schedule add").
+ */
+export function reportError(error: unknown, command = ''): void {
+  const message = cliMessage(error, command);
   process.stderr.write(`spool: ${message.split('\n')[0]}\n`);
   const code = typeof error === 'object' && error !== null && 'exitCode' in error && typeof error.exitCode === 'number' ? error.exitCode : 1;
   process.exitCode = code;

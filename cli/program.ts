@@ -2,6 +2,7 @@
 import { Command } from 'commander';
 import { VERSION } from '../shared/version';
 import { registerBulk } from './commands/bulk';
+import { registerCompleteNames } from './commands/complete-names';
 import { registerCompletion } from './commands/completion';
 import { registerDaemon } from './commands/daemon';
 import { registerEnqueue } from './commands/enqueue';
@@ -47,5 +48,6 @@ Every command that prints data takes --json. Run spool <command> --help for its 
   registerWork(program);
   registerRpc(program);
   registerCompletion(program);
+  registerCompleteNames(program);
   return program;
 }

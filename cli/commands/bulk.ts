@@ -1,4 +1,4 @@
-/** `spool retry|cancel|delete <id...>` and their bulk forms over a queue and states. */
+/** `spool retry|cancel|delete <id...>` and their bulk forms over a queue, states, kind, tag and text. */
 import type { Command } from 'commander';
 import type { SpoolClient } from '../../shared/client';
 import { bulkDefaultStates } from '../../shared/domain/states';
@@ -8,7 +8,7 @@ import type { CliContext } from '../context';
 import { CliError } from '../errors';
 import { collect, parseStates } from '../parse/values';
 
-type BulkOptions = { queue?: string; state?: string[]; kind?: string; json?: boolean };
+type BulkOptions = { queue?: string; state?: string[]; kind?: string; tag?: string; search?: string; json?: boolean };
 
 interface Verb {
   name: 'retry' | 'cancel' | 'delete';
@@ -55,15 +55,26 @@ export function registerBulk(program: Command): void {
       .option('-q, --queue <queue>', 'instead of ids: every matching job of this queue')
       .option('-s, --state <state>', `with --queue: these states (default ${bulkDefaultStates(verb.name).join(',')})`, collect)
       .option('-k, --kind <kind>', 'with --queue: only this kind')
+      .option('-t, --tag <tag>', 'with --queue: only jobs with this tag')
+      .option('--search <text>', 'with --queue: only jobs with this text in the payload or the last error')
       .option('--json', `print {count, errors${verb.name === 'cancel' ? ', stopRequested' : ''}} as JSON`)
-      .addHelpText('after', `\nExamples:\n  spool ${verb.name} 0193f0c2-7a4e-7b1c-9d2e-3f4a5b6c7d8e\n  ${verb.example}`)
+      .addHelpText(
+        'after',
+        `\nOne queue at a time: --queue is needed with --state, --kind, --tag and --search.\n\nExamples:\n  spool ${verb.name} 0193f0c2-7a4e-7b1c-9d2e-3f4a5b6c7d8e\n  ${verb.example}\n  spool ${verb.name} --queue images --tag nightly --search "out of memory"`,
+      )
       .action(action<BulkOptions>((ctx, args, o) => runVerb(ctx, verb, list(args, 0), o)));
   }
 }
 
 async function runVerb(ctx: CliContext, verb: Verb, ids: string[], o: BulkOptions): Promise<number> {
-  if (ids.length > 0 && o.queue) throw new CliError(`Give job ids or --queue, not both.`);
-  if (ids.length === 0 && !o.queue) throw new CliError(`Say which jobs: spool ${verb.name} <id...>, or spool ${verb.name} --queue <queue> [--state ...].`);
+  const filters = filterFlags(o);
+  if (ids.length > 0 && (o.queue !== undefined || filters.length > 0)) throw new CliError(`Give job ids or --queue${filters.length > 0 ? ` and ${filters.join(', ')}` : ''}, not both.`);
+  if (ids.length === 0 && o.queue === undefined) {
+    if (filters.length === 0) throw new CliError(`Say which jobs: spool ${verb.name} <id...>, or spool ${verb.name} --queue <queue> [--state ...].`);
+    // The daemon's bulk methods take one queue per call today; across every queue (and --branch)
+    // needs a daemon that can, which this one is not.
+    throw new CliError(`${filters.join(', ')} ${filters.length === 1 ? 'needs' : 'need'} --queue: spool ${verb.name} works on one queue at a time (spool ${verb.name} --queue <queue> ${filters.join(' … ')} …); across all queues at once is not supported yet. spool queues lists them.`);
+  }
   const client = await ctx.client();
   let result: BulkResult;
   let mayBeRunning = ids.length > 1;
@@ -84,7 +95,8 @@ async function runVerb(ctx: CliContext, verb: Verb, ids: string[], o: BulkOption
     // The defaults are the transitions table's (shared/domain/states.ts), where each is explained.
     const states = o.state !== undefined ? parseStates(o.state) : [...bulkDefaultStates(verb.name)];
     mayBeRunning = states.includes('running');
-    result = await verb.many(client, { filter: { queue: o.queue ?? '', states, ...(o.kind ? { kind: o.kind } : {}) } });
+    const filter = { queue: o.queue ?? '', states, ...(o.kind !== undefined ? { kind: o.kind } : {}), ...(o.tag !== undefined ? { tag: o.tag } : {}), ...(o.search !== undefined ? { search: o.search } : {}) };
+    result = await verb.many(client, { filter });
     // Nothing matched: a queue that does not exist is a mistake to report, not "0 jobs".
     if (result.count === 0 && result.errors.length === 0) await client.call('queues.get', { name: o.queue ?? '' });
   }
@@ -94,6 +106,17 @@ async function runVerb(ctx: CliContext, verb: Verb, ids: string[], o: BulkOption
     for (const e of result.errors) ctx.note(`${e.id}: ${e.message}`);
   }
   return result.errors.length > 0 ? 1 : 0;
+}
+
+/** The filter options given besides --queue, as typed: `--state`, `--kind`, `--tag`, `--search`. */
+function filterFlags(o: BulkOptions): string[] {
+  const given: [unknown, string][] = [
+    [o.state, '--state'],
+    [o.kind, '--kind'],
+    [o.tag, '--tag'],
+    [o.search, '--search'],
+  ];
+  return given.filter(([value]) => value !== undefined).map(([, flag]) => flag);
 }
 
 function jobs(n: number): string {

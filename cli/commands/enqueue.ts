@@ -12,7 +12,7 @@ import { newQueueNote, queueNames } from '../hints';
 import { addJobOptions, addJobSourceOptions, resolveJobOptions, resolveJobSource, type JobOptionValues, type JobSourceOptions } from '../jobsource';
 import { outputPrinter } from '../output';
 import { parseDuration } from '../parse/duration';
-import { parseTime } from '../parse/values';
+import { parseStartTime, type StartTime } from '../parse/start-time';
 
 type EnqueueOptions = JobSourceOptions &
   JobOptionValues & {
@@ -32,8 +32,8 @@ export function registerEnqueue(program: Command): void {
   addJobOptions(cmd);
   cmd
     .option('--delay <duration>', 'start no earlier than this from now, e.g. 30s, 5m, 2h')
-    .option('--at <time>', 'start no earlier than this time, e.g. 2026-05-01T09:00 or +30m')
-    .option('--key <key>', 'idempotency key: enqueueing the same key again returns the existing job')
+    .option('--at <time>', 'start no earlier than this time: local unless it names a zone, e.g. 2026-05-01T09:00, 2026-05-01T09:00Z or +30m (a past time is refused)')
+    .option('--key <key>', 'idempotency key, global across queues: enqueueing the same key again returns the existing job (wherever it is) and enqueues nothing')
     .option('--wait', 'wait for the job to finish, showing its output; exit 0 if it completed, 1 if not')
     .option('--json', 'print the result as JSON (with --wait: one JSON object per line, the output lines, then {job})')
     .addHelpText(
@@ -56,24 +56,39 @@ async function enqueue(ctx: CliContext, args: (string | string[] | undefined)[],
   const params: EnqueueParams = { queue, ...source, ...resolveJobOptions(o), context: enqueueContext() };
   if (o.delay !== undefined && o.at !== undefined) throw new CliError('Use --delay or --at, not both.');
   if (o.delay !== undefined) params.delayMs = parseDuration(o.delay, '--delay');
-  if (o.at !== undefined) params.runAt = parseTime(o.at, '--at');
+  let start: StartTime | null = null;
+  if (o.at !== undefined) {
+    start = parseStartTime(o.at, '--at');
+    params.runAt = start.at;
+  }
   if (o.key !== undefined) params.idempotencyKey = o.key;
   const client = await ctx.client();
   const queuesBefore = await queueNames(client);
   const result = await client.call('jobs.enqueue', params);
   const job = result.job;
-  const typo = newQueueNote(queue, queuesBefore);
-  if (typo !== null) ctx.note(typo);
+  // An idempotency key is global across queues: the job it matched may sit in another queue than
+  // the one named here, and this command made nothing, so neither a new-queue note nor an
+  // "Enqueued" line applies; what follows is the existing job, wherever it is.
+  const existing = result.created ? null : `A job with key ${o.key ?? ''} exists already: ${job.id} on queue ${job.queue} (${job.state}); nothing new was enqueued.`;
+  if (existing === null) {
+    const typo = newQueueNote(queue, queuesBefore);
+    if (typo !== null) ctx.note(typo);
+    // --at is read in the local zone unless it names one: say which, so 09:00 is not taken for UTC.
+    if (start !== null) ctx.note(`Job ${job.id} runs at ${start.shown}${start.passed ? ' (that time has just passed: it may start at once)' : ''}.`);
+  }
   if (!o.wait) {
     if (o.json) ctx.printJson(result);
     else {
       ctx.print(job.id);
-      if (!result.created) ctx.note(`A job with key ${o.key ?? ''} exists already (${job.state}); nothing new was enqueued.`);
+      if (existing !== null) ctx.note(existing);
     }
     return 0;
   }
-  if (!o.json) ctx.note(ctx.colors.dim(`Enqueued ${job.id} on ${queue}; waiting for it to finish (Ctrl-C stops waiting, not the job).`));
-  await readOutput(client, job.id, queue, { follow: true, onLines: outputPrinter(ctx, o.json === true) });
+  if (!o.json) {
+    const waiting = existing !== null ? `${existing} Waiting for that job to finish` : `Enqueued ${job.id} on ${queue}; waiting for it to finish`;
+    ctx.note(ctx.colors.dim(`${waiting} (Ctrl-C stops waiting, not the job).`));
+  } else if (existing !== null) ctx.note(existing);
+  await readOutput(client, job.id, job.queue, { follow: true, onLines: outputPrinter(ctx, o.json === true) });
   const final = (await client.call('jobs.get', { id: job.id })).job;
   // One JSON object per line throughout, so that a script can read the output lines and the job alike.
   if (o.json) ctx.print(JSON.stringify({ job: final }));

@@ -1,6 +1,8 @@
 /** `spool queues` and `spool queue <name> [pause|resume|purge|set|delete]`. */
 import type { Command } from 'commander';
-import type { ConfigureQueueParams } from '../../shared/protocol';
+import type { ConfigureQueueParams, QueueResult } from '../../shared/protocol';
+import { JOB_STATES, type JobState } from '../../shared/types';
+import { confirm } from '../confirm';
 import { action, arg } from '../action';
 import type { CliContext } from '../context';
 import { CliError } from '../errors';
@@ -19,6 +21,7 @@ type QueueOptions = {
   retention?: string;
   state?: string[];
   force?: boolean;
+  yes?: boolean;
   json?: boolean;
 };
 
@@ -53,6 +56,7 @@ export function registerQueues(program: Command): void {
     .option('--retention <duration|forever>', 'set: delete finished jobs older than this, e.g. 7d')
     .option('-s, --state <state>', 'purge: only these states (default all but running)', collect)
     .option('--force', 'delete: even if it still has jobs')
+    .option('-y, --yes', 'purge: do not ask (without a terminal, purge asks for this)')
     .option('--json', 'print the result as JSON')
     .addHelpText(
       'after',
@@ -62,6 +66,7 @@ Examples:
   spool queue images pause
   spool queue images set --concurrency 2 --rate 5/s --attempts 5 --backoff exponential:1s:5m --retention 7d
   spool queue images purge --state dead
+  spool queue images purge --yes
   spool queue images delete --force`,
     )
     .action(action<QueueOptions>((ctx, args, o) => queueAction(ctx, arg(args, 0), arg(args, 1) || 'show', o)));
@@ -86,7 +91,9 @@ async function queueAction(ctx: CliContext, name: string, what: string, o: Queue
       return show(r, `Resumed ${name}.`);
     }
     case 'purge': {
-      const r = await client.call('queues.purge', { name, ...(o.state ? { states: parseStates(o.state) } : {}) });
+      const states = o.state ? parseStates(o.state) : undefined;
+      await confirmPurge(ctx, await client.call('queues.get', { name }), states, o.yes === true);
+      const r = await client.call('queues.purge', { name, ...(states ? { states } : {}) });
       return show(r, `Purged ${r.deleted} job${r.deleted === 1 ? '' : 's'} from ${name}.`);
     }
     case 'delete': {
@@ -98,6 +105,23 @@ async function queueAction(ctx: CliContext, name: string, what: string, o: Queue
       return show(r, queueDetails(r.queue, ctx.colors));
     }
   }
+}
+
+/**
+ * Purge deletes jobs and their output for good: say how many and ask first (or take --yes), as
+ * the count of the states it deletes (running jobs are never purged). Nothing to delete: no
+ * question.
+ */
+async function confirmPurge(ctx: CliContext, { queue }: QueueResult, states: JobState[] | undefined, yes: boolean): Promise<void> {
+  const purged = (states ?? JOB_STATES).filter((s) => s !== 'running');
+  const count = purged.reduce((n, s) => n + queue.counts[s], 0);
+  if (count === 0) return;
+  const which = states === undefined ? 'every state but running' : purged.join(', ');
+  await confirm(ctx, {
+    what: `This deletes ${count} job${count === 1 ? '' : 's'} of ${queue.name} (${which}) and their output.`,
+    question: 'Purge them?',
+    yes,
+  });
 }
 
 function configureParams(name: string, o: QueueOptions): ConfigureQueueParams {

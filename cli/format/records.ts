@@ -3,12 +3,12 @@
  * `--json` forms print the daemon's result unchanged instead.
  */
 import { describeCron } from '../../shared/domain/cron';
-import type { ScheduleResult, Stats } from '../../shared/protocol';
+import type { QueueStats, ScheduleResult, Stats } from '../../shared/protocol';
 import { formatBackoff } from '../../shared/domain/backoff';
 import { formatRate } from '../../shared/domain/rates';
 import type { Job, JobRun, JobState, Queue, Schedule, Worker } from '../../shared/types';
 import type { Colors } from './color';
-import { renderFields, renderTable } from './table';
+import { renderFields, renderTable, type Column } from './table';
 import { formatDuration, formatRelative, formatTimestamp } from './time';
 
 export function colorState(state: JobState | string, c: Colors): string {
@@ -133,18 +133,35 @@ function colorOutcome(outcome: JobRun['outcome'], c: Colors): string {
   return c.red(outcome);
 }
 
+/**
+ * The count columns of `spool queues` and `spool stats`, one per state. QUEUED counts the jobs
+ * that are due; DELAYED the queued ones whose start time is still ahead (the protocol counts
+ * them inside `queued` as well, so they are taken out here rather than shown twice).
+ */
+function countColumns<T extends QueueStats>(c: Colors): Column<T>[] {
+  return [
+    { header: 'QUEUED', value: (q) => String(dueCount(q)), right: true },
+    { header: 'DELAYED', value: (q) => String(q.delayed), right: true },
+    { header: 'RUNNING', value: (q) => String(q.counts.running), right: true },
+    { header: 'RETRYING', value: (q) => String(q.counts.retrying), right: true },
+    { header: 'DEAD', value: (q) => (q.counts.dead > 0 ? c.red(String(q.counts.dead)) : '0'), right: true },
+    { header: 'COMPLETED', value: (q) => String(q.counts.completed), right: true },
+    { header: 'CANCELLED', value: (q) => String(q.counts.cancelled), right: true },
+  ];
+}
+
+/** Queued jobs that may start now: the queued count less the delayed ones. */
+function dueCount(q: QueueStats): number {
+  return Math.max(0, q.counts.queued - q.delayed);
+}
+
 export function queuesTable(queues: readonly Queue[], c: Colors): string {
   return renderTable(
     queues,
     [
       { header: 'QUEUE', value: (q) => q.name },
       { header: 'STATUS', value: (q) => (q.paused ? c.yellow('paused') : 'active') },
-      { header: 'QUEUED', value: (q) => String(q.counts.queued), right: true },
-      { header: 'DELAYED', value: (q) => String(q.delayed), right: true },
-      { header: 'RUNNING', value: (q) => String(q.counts.running), right: true },
-      { header: 'RETRYING', value: (q) => String(q.counts.retrying), right: true },
-      { header: 'DEAD', value: (q) => (q.counts.dead > 0 ? c.red(String(q.counts.dead)) : '0'), right: true },
-      { header: 'COMPLETED', value: (q) => String(q.counts.completed), right: true },
+      ...countColumns(c),
       { header: 'CONCURRENCY', value: (q) => (q.concurrency === null ? '-' : String(q.concurrency)), right: true },
       { header: 'RATE', value: (q) => (q.rateLimit ? formatRate(q.rateLimit, false) : '-') },
     ],
@@ -158,7 +175,8 @@ export function queueDetails(q: Queue, c: Colors): string {
     [
       ['queue', q.name],
       ['status', q.paused ? c.yellow('paused') : 'active'],
-      ['jobs', Object.entries(q.counts).map(([state, n]) => `${state} ${n}`).join(', ') + `; delayed ${q.delayed}`],
+      // As in `spool queues`: queued counts the due jobs, delayed the ones whose time is ahead.
+      ['jobs', Object.entries({ ...q.counts, queued: dueCount(q) }).map(([state, n]) => `${state} ${n}`).join(', ') + `; delayed ${q.delayed}`],
       ['concurrency', q.concurrency === null ? 'no limit' : String(q.concurrency)],
       ['rate limit', q.rateLimit ? formatRate(q.rateLimit) : 'none'],
       ['attempts', String(q.defaultMaxAttempts)],
@@ -256,8 +274,10 @@ export function workersTable(workers: readonly Worker[], c: Colors, now = Date.n
 
 export function statsView(stats: Stats, c: Colors): string {
   const t = stats.totals;
+  // The totals carry no delayed count of their own: the queues' add up to it.
+  const delayed = stats.queues.reduce((sum, q) => sum + q.delayed, 0);
   const head =
-    `${c.bold('running')} ${t.running}  ${c.bold('queued')} ${t.queued}  ${c.bold('retrying')} ${t.retrying}  ` +
+    `${c.bold('running')} ${t.running}  ${c.bold('queued')} ${Math.max(0, t.queued - delayed)}  ${c.bold('delayed')} ${delayed}  ${c.bold('retrying')} ${t.retrying}  ` +
     `${c.bold('dead')} ${t.dead > 0 ? c.red(String(t.dead)) : '0'}  ${c.bold('completed')} ${t.completed}  ${c.bold('cancelled')} ${t.cancelled}\n` +
     `last minute: ${stats.completedLastMinute} completed, ${stats.failedLastMinute} failed   ` +
     `last hour: ${stats.completedLastHour} completed, ${stats.failedLastHour} failed\n`;
@@ -269,12 +289,7 @@ export function statsView(stats: Stats, c: Colors): string {
       stats.queues,
       [
         { header: 'QUEUE', value: (q) => q.name + (q.paused ? c.yellow(' (paused)') : '') },
-        { header: 'QUEUED', value: (q) => String(q.counts.queued), right: true },
-        { header: 'DELAYED', value: (q) => String(q.delayed), right: true },
-        { header: 'RUNNING', value: (q) => String(q.counts.running), right: true },
-        { header: 'RETRYING', value: (q) => String(q.counts.retrying), right: true },
-        { header: 'DEAD', value: (q) => (q.counts.dead > 0 ? c.red(String(q.counts.dead)) : '0'), right: true },
-        { header: 'COMPLETED', value: (q) => String(q.counts.completed), right: true },
+        ...countColumns(c),
       ],
       c.bold,
     )

@@ -6,12 +6,13 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { BulkResult, DaemonStatus, EnqueueResult, JobWithRuns, ListJobsResult, QueueResult, QueuesListResult, ScheduleResult, SchedulesListResult, Stats, WorkersListResult } from '../../shared/protocol';
 import { startDaemon, waitFor, type TestDaemon } from '../helpers/daemon';
-import { cliEnv, parseJson, runCli, SPOOL_BIN, UUID } from './cli-run';
+import { cliEnv, parseJson, ROOT, runCli, SPOOL_BIN, UUID } from './cli-run';
 
 let daemon: TestDaemon;
 const spool = (args: string[], input?: string) => runCli(args, { socketPath: daemon.socketPath, ...(input !== undefined ? { input } : {}) });
@@ -111,6 +112,15 @@ describe('enqueue', () => {
     assert.match(second.stderr, /exists already/);
   });
 
+  test('a key that belongs to a job of another queue names that job and its queue, and makes nothing', async () => {
+    const first = (await spool(['enqueue', 'cli-key-home', '--kind', 'once', '--key', 'k-elsewhere', '--delay', '1h'])).stdout.trim();
+    const other = await spool(['enqueue', 'cli-key-homf', '--kind', 'once', '--key', 'k-elsewhere']);
+    assert.equal(other.code, 0, other.stderr);
+    assert.equal(other.stdout, `${first}\n`);
+    // Only the note: no "This made a new queue" for a queue that received no job.
+    assert.equal(other.stderr, `A job with key k-elsewhere exists already: ${first} on queue cli-key-home (queued); nothing new was enqueued.\n`);
+  });
+
   test('the job records where it was enqueued from: the folder, and the git branch and commit', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'spool-git-'));
     after(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -154,6 +164,35 @@ describe('enqueue', () => {
     }
     const afterCount = parseJson<ListJobsResult>((await spool(['jobs', '--queue', 'cli-bad', '--json'])).stdout).jobs.length;
     assert.equal(afterCount, before);
+  });
+
+  test('--at without a zone is read in the local zone (TZ) and the confirmation names that zone; a past --at is refused', async () => {
+    const env = { TZ: 'Europe/Paris' };
+    const paris = (at: number): string => {
+      const p = Object.fromEntries(
+        new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Paris', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' })
+          .formatToParts(at)
+          .map((x) => [x.type, x.value]),
+      );
+      return `${p['year']}-${p['month']}-${p['day']} ${p['hour']}:${p['minute']}`;
+    };
+    // Two days ahead, on a whole minute, moved out of the small hours (where a change of clocks
+    // would make a wall-clock time ambiguous).
+    let target = Math.floor((Date.now() + 2 * 86_400_000) / 60_000) * 60_000;
+    if (Number(paris(target).slice(11, 13)) < 4) target += 6 * 3_600_000;
+    const wall = paris(target);
+    const r = await runCli(['enqueue', 'cli-at', '--kind', 'later', '--at', wall.replace(' ', 'T'), '--json'], { socketPath: daemon.socketPath, env });
+    assert.equal(r.code, 0, r.stderr);
+    const job = parseJson<EnqueueResult>(r.stdout).job;
+    assert.equal(job.runAt, target);
+    assert.equal(r.stderr, `Job ${job.id} runs at ${wall} Europe/Paris (local).\n`);
+
+    const past = paris(target - 4 * 86_400_000);
+    const refused = await runCli(['enqueue', 'cli-at', '--kind', 'later', '--at', past.replace(' ', 'T')], { socketPath: daemon.socketPath, env });
+    assert.equal(refused.code, 1);
+    assert.equal(refused.stdout, '');
+    assert.match(refused.stderr, new RegExp(`^spool: --at ${past.replace(' ', 'T')} is in the past: it reads as ${past} Europe/Paris \\(local\\), \\S+ ago\\. .*A time without a zone is local time; add Z for UTC`));
+    assert.equal(parseJson<ListJobsResult>((await spool(['jobs', '--queue', 'cli-at', '--json'])).stdout).jobs.length, 1, 'nothing enqueued for the past time');
   });
 
   test('an invalid queue name is refused with the daemon\'s reason', async () => {
@@ -314,6 +353,35 @@ describe('retry, cancel, delete', () => {
     await waitFor('the third job to end cancelled', async () => parseJson<JobWithRuns>((await spool(['job', third, '--json'])).stdout).job.state === 'cancelled');
   });
 
+  test('bulk by --tag, --search and --kind within a queue touches only the matching jobs', async () => {
+    const enqueue = async (kind: string, payload: string, tags: string[]): Promise<string> =>
+      (await spool(['enqueue', 'cli-filter', '--kind', kind, '--payload', payload, '--delay', '1h', ...tags.flatMap((t) => ['--tag', t])])).stdout.trim();
+    const nightlyOom = await enqueue('render', '{"note":"out of memory"}', ['nightly']);
+    const nightlyOk = await enqueue('render', '{"note":"fine"}', ['nightly']);
+    const adhocOom = await enqueue('render', '{"note":"out of memory"}', ['adhoc']);
+    const otherKind = await enqueue('encode', '{"note":"out of memory"}', ['nightly']);
+    const cancelled = await spool(['cancel', '--queue', 'cli-filter', '--tag', 'nightly', '--search', 'out of memory', '--kind', 'render', '--json']);
+    assert.equal(cancelled.code, 0, cancelled.stderr);
+    assert.equal(parseJson<BulkResult>(cancelled.stdout).count, 1);
+    const state = async (id: string): Promise<string> => parseJson<JobWithRuns>((await spool(['job', id, '--json'])).stdout).job.state;
+    assert.deepEqual(await Promise.all([nightlyOom, nightlyOk, adhocOom, otherKind].map(state)), ['cancelled', 'queued', 'queued', 'queued']);
+    const retried = await spool(['retry', '--queue', 'cli-filter', '--state', 'cancelled', '--tag', 'nightly']);
+    assert.equal(retried.stdout, 'Retried 1 job.\n');
+    const deleted = await spool(['delete', '--queue', 'cli-filter', '--state', 'queued', '--search', 'fine']);
+    assert.equal(deleted.stdout, 'Deleted 1 job.\n');
+    assert.equal((await spool(['job', nightlyOk])).code, 1, 'the deleted job is gone');
+  });
+
+  test('filters without --queue are refused, saying bulk actions take one queue at a time for now', async () => {
+    const r = await spool(['retry', '--state', 'dead']);
+    assert.equal(r.code, 1);
+    assert.equal(r.stderr, 'spool: --state needs --queue: spool retry works on one queue at a time (spool retry --queue <queue> --state …); across all queues at once is not supported yet. spool queues lists them.\n');
+    const tagged = await spool(['cancel', '--tag', 'nightly', '--search', 'x']);
+    assert.match(tagged.stderr, /^spool: --tag, --search need --queue: spool cancel works on one queue at a time/);
+    const both = await spool(['delete', '01a00000-0000-7000-8000-000000000000', '--tag', 'x']);
+    assert.equal(both.stderr, 'spool: Give job ids or --queue and --tag, not both.\n');
+  });
+
   test('errors: no ids, ids and --queue together, and a job in the wrong state', async () => {
     const none = await spool(['retry']);
     assert.equal(none.code, 1);
@@ -334,8 +402,8 @@ describe('queues and queue', () => {
   test('list, show, set, pause, resume, purge and delete, human and JSON', async () => {
     await spool(['enqueue', 'cli-q', '--kind', 'later', '--delay', '1h']);
     const list = await spool(['queues']);
-    assert.match(list.stdout, /^QUEUE +STATUS +QUEUED +DELAYED +RUNNING +RETRYING +DEAD +COMPLETED +CONCURRENCY +RATE$/m);
-    assert.match(list.stdout, /^cli-q +active +1 +1 +0 +0 +0 +0 +- +-$/m);
+    assert.match(list.stdout, /^QUEUE +STATUS +QUEUED +DELAYED +RUNNING +RETRYING +DEAD +COMPLETED +CANCELLED +CONCURRENCY +RATE$/m);
+    assert.match(list.stdout, /^cli-q +active +0 +1 +0 +0 +0 +0 +0 +- +-$/m);
     const json = parseJson<QueuesListResult>((await spool(['queues', '--json'])).stdout);
     assert.equal(json.queues.find((q) => q.name === 'cli-q')?.counts.queued, 1);
 
@@ -368,7 +436,12 @@ describe('queues and queue', () => {
     assert.equal(badAction.code, 1);
     assert.match(badAction.stderr, /Unknown queue action "explode"/);
 
-    const purged = await spool(['queue', 'cli-q', 'purge']);
+    // Without a terminal to ask on, purge says what it would delete and wants --yes.
+    const unasked = await spool(['queue', 'cli-q', 'purge']);
+    assert.equal(unasked.code, 1);
+    assert.equal(unasked.stderr, 'spool: This deletes 1 job of cli-q (every state but running) and their output. There is no terminal to ask on: pass --yes to go ahead.\n');
+    assert.equal(parseJson<QueueResult>((await spool(['queue', 'cli-q', '--json'])).stdout).queue.counts.queued, 1, 'nothing was purged');
+    const purged = await spool(['queue', 'cli-q', 'purge', '--yes']);
     assert.equal(purged.stdout, 'Purged 1 job from cli-q.\n');
     const deleted = await spool(['queue', 'cli-q', 'delete', '--json']);
     assert.equal(deleted.code, 0, deleted.stderr);
@@ -485,6 +558,32 @@ describe('schedules and schedule', () => {
   });
 });
 
+describe('counts per state', () => {
+  test('queues and stats show due and delayed jobs apart, and a CANCELLED column', async () => {
+    await spool(['enqueue', 'cli-counts', '--kind', 'nobody-claims']);
+    await spool(['enqueue', 'cli-counts', '--kind', 'nobody-claims', '--delay', '1h']);
+    await spool(['enqueue', 'cli-counts', '--kind', 'nobody-claims', '--delay', '2h']);
+    const cancelled = (await spool(['enqueue', 'cli-counts', '--kind', 'nobody-claims', '--delay', '1h'])).stdout.trim();
+    assert.equal((await spool(['cancel', cancelled])).code, 0);
+    // QUEUED 1 (due), DELAYED 2, RUNNING, RETRYING, DEAD, COMPLETED 0, CANCELLED 1.
+    const queues = await spool(['queues']);
+    assert.match(queues.stdout, /^QUEUE +STATUS +QUEUED +DELAYED +RUNNING +RETRYING +DEAD +COMPLETED +CANCELLED +CONCURRENCY +RATE$/m);
+    assert.match(queues.stdout, /^cli-counts +active +1 +2 +0 +0 +0 +0 +1 +- +-$/m);
+    const stats = await spool(['stats']);
+    assert.match(stats.stdout, /^QUEUE +QUEUED +DELAYED +RUNNING +RETRYING +DEAD +COMPLETED +CANCELLED$/m);
+    assert.match(stats.stdout, /^cli-counts +1 +2 +0 +0 +0 +0 +1$/m);
+    const show = await spool(['queue', 'cli-counts']);
+    assert.match(show.stdout, /^jobs: +queued 1, .*cancelled 1; delayed 2$/m);
+    // The JSON forms stay the protocol's: queued counts the delayed jobs too, and delayed is apart.
+    const json = parseJson<QueuesListResult>((await spool(['queues', '--json'])).stdout).queues.find((q) => q.name === 'cli-counts');
+    assert.deepEqual([json?.counts.queued, json?.delayed, json?.counts.cancelled], [3, 2, 1]);
+    // In the totals line as well: the delayed jobs are not counted as queued.
+    const totals = parseJson<Stats>((await spool(['stats', '--json'])).stdout);
+    const delayedTotal = totals.queues.reduce((n, q) => n + q.delayed, 0);
+    assert.match(stats.stdout, new RegExp(`^running \\d+ +queued ${totals.totals.queued - delayedTotal} +delayed ${delayedTotal} `, 'm'));
+  });
+});
+
 describe('workers and stats', () => {
   test('workers lists the built-in executor; stats prints totals and per-queue counts', async () => {
     const workers = await spool(['workers']);
@@ -495,8 +594,8 @@ describe('workers and stats', () => {
 
     await finishedShellJob('cli-stats', 'true');
     const stats = await spool(['stats']);
-    assert.match(stats.stdout, /^running \d+ +queued \d+ +retrying \d+ +dead \d+ +completed \d+ +cancelled \d+$/m);
-    assert.match(stats.stdout, /^cli-stats +0 +0 +0 +0 +0 +1$/m);
+    assert.match(stats.stdout, /^running \d+ +queued \d+ +delayed \d+ +retrying \d+ +dead \d+ +completed \d+ +cancelled \d+$/m);
+    assert.match(stats.stdout, /^cli-stats +0 +0 +0 +0 +0 +1 +0$/m);
     const sjson = parseJson<Stats>((await spool(['stats', '--json'])).stdout);
     assert.equal(sjson.queues.find((q) => q.name === 'cli-stats')?.counts.completed, 1);
   });
@@ -537,6 +636,41 @@ describe('rpc', () => {
   });
 });
 
+describe('errors from the daemon', () => {
+  test('speak in the flags and commands of the CLI, not the protocol\'s fields and methods', async () => {
+    const long = (n: number): string => 'a'.repeat(n);
+    assert.equal((await spool(['schedule', 'add', 'cli-err-s', '--cron', '0 3 * * *', '--queue', 'cli-err', '--kind', 'x'])).code, 0);
+    const cases: [string[], string][] = [
+      [['enqueue', 'cli-err', '--kind', 'x', '--tag', long(70)], '--tag must be 1 to 64 characters long (got 70)'],
+      [['enqueue', 'cli-err', '--kind', 'x', '--key', long(300)], '--key must be 1 to 256 characters long (got 300)'],
+      [['enqueue', 'bad queue', '--kind', 'x'], 'The queue name must be 1 to 128 characters of letters, digits, ".", "_", ":" or "-", starting with a letter or digit (got "bad queue")'],
+      [['enqueue', 'cli-err', '--shell', 'true', '--cwd', 'relative'], '--cwd must be an absolute path (got "relative")'],
+      [['enqueue', 'cli-err', '--http', 'http://localhost/', '--method', 'FETCH'], '--method must be one of GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS (got "FETCH")'],
+      [['jobs', '--state', 'queued,queued,queued,queued,queued,queued,queued'], '--state must have 0 to 6 items (got 7)'],
+      [['jobs', '--search', long(300)], '--search must be 1 to 256 characters long (got 300)'],
+      [['retry', '--queue', 'cli-err', '--search', long(300)], '--search must be 1 to 256 characters long (got 300)'],
+      [['schedule', 'add', 'cli-err-s', '--cron', '0 3 * * *', '--queue', 'cli-err', '--kind', 'x'], 'A schedule named "cli-err-s" exists already. Change it with spool schedule set cli-err-s …, or remove it first (spool schedule rm cli-err-s).'],
+      [['schedule', 'add', 'bad name', '--cron', '0 3 * * *', '--queue', 'cli-err', '--kind', 'x'], 'The schedule name must be 1 to 128 characters of letters, digits, ".", "_", ":" or "-", starting with a letter or digit (got "bad name")'],
+      [['schedule', 'set', 'cli-err-s', '--queue', 'bad queue'], '--queue must be 1 to 128 characters of letters, digits, ".", "_", ":" or "-", starting with a letter or digit (got "bad queue")'],
+      [['queue', 'bad queue', 'pause'], 'The queue name must be 1 to 128 characters of letters, digits, ".", "_", ":" or "-", starting with a letter or digit (got "bad queue")'],
+    ];
+    for (const [args, message] of cases) {
+      const r = await spool(args);
+      assert.equal(r.code, 1, `exit status of spool ${args.join(' ').slice(0, 80)}`);
+      assert.equal(r.stderr, `spool: ${message}\n`, `spool ${args.join(' ').slice(0, 80)}`);
+    }
+    // A queue with jobs: the way out is the command, not the method.
+    await spool(['enqueue', 'cli-err', '--kind', 'x', '--delay', '1h']);
+    const full = await spool(['queue', 'cli-err', 'delete']);
+    assert.equal(full.code, 1);
+    assert.match(full.stderr, /\(spool queue cli-err delete --force\) to remove them too\.\n$/);
+    assert.doesNotMatch(full.stderr, /queues\.delete/);
+    // spool rpc keeps the daemon's own words: there the protocol is what was typed.
+    const raw = await spool(['rpc', 'jobs.list', JSON.stringify({ search: long(300) })]);
+    assert.match(raw.stderr, /^spool: search must be 1 to 256 characters long/);
+  });
+});
+
 describe('completion and help', () => {
   test('the bash and zsh scripts name every command, and bash and zsh complete with them', async (t) => {
     const bash = await spool(['completion', 'bash']);
@@ -558,11 +692,16 @@ describe('completion and help', () => {
       try {
         const ask = (words: string[]): string =>
           `words=(${words.join(' ')}); CURRENT=${words.length}; COMP_WORDS=("\${words[@]}"); COMP_CWORD=$((CURRENT - 1)); print -r -- "\${(j: :)\${(f)$(compgen -F _spool -- ${words[words.length - 1]})}}"`;
-        const script = [zsh.stdout, 'print -r -- "$_comps[spool]"', ask(['spool', 'schedule', 'a']), ask(['spool', 'jobs', '--state', 'r']), ask(['spool', 'rpc', 'jobs.en'])].join('\n');
-        const run = spawnSync('zsh', ['-f'], { input: script, env: { PATH: process.env['PATH'], HOME: home, ZDOTDIR: home }, timeout: 20_000 });
+        const script = [zsh.stdout, 'print -r -- "$_comps[spool]"', ask(['spool', 'schedule', 'a']), ask(['spool', 'jobs', '--state', 'r']), ask(['spool', 'rpc', 'jobs.en']), ask(['spool', 'enqueue', 'cli-comp-a'])].join('\n');
+        // spool on the PATH, as installed, for the live names.
+        const env = { PATH: `${path.join(ROOT, 'bin')}:${process.env['PATH'] ?? ''}`, HOME: home, ZDOTDIR: home, SPOOL_SOCKET: daemon.socketPath };
+        await spool(['enqueue', 'cli-comp-alpha', '--kind', 'later', '--delay', '1h']);
+        const run = spawnSync('zsh', ['-f'], { input: script, env, timeout: 20_000 });
         assert.equal(run.status, 0, run.stderr.toString());
         assert.equal(run.stderr.toString(), '');
-        const [registered, schedule, states, methods] = run.stdout.toString().trim().split('\n');
+        const [registered, schedule, states, methods, queues] = run.stdout.toString().trim().split('\n');
+        // Every queue's name (zsh, not the function, matches them against what was typed).
+        assert.ok(queues?.split(' ').includes('cli-comp-alpha') && !queues.split(' ').includes('--wait'), `the words after "spool enqueue": ${queues}`);
         assert.equal(registered, '_bash_complete -F _spool');
         assert.ok(schedule?.split(' ').includes('add') && !schedule.split(' ').includes('enqueue'), `the words after "spool schedule": ${schedule}`);
         assert.equal(states, 'queued running retrying completed dead cancelled');
@@ -573,9 +712,94 @@ describe('completion and help', () => {
     } else {
       t.diagnostic('zsh is not installed: the zsh script was checked for bashcompinit only');
     }
-    const bad = await spool(['completion', 'fish']);
+    const bad = await spool(['completion', 'tcsh']);
     assert.equal(bad.code, 1);
-    assert.equal(bad.stderr, 'spool: Unknown shell "fish": use bash or zsh.\n');
+    assert.equal(bad.stderr, 'spool: Unknown shell "tcsh": use bash, zsh, fish.\n');
+  });
+
+  test('bash completes queue, schedule and worker names from the daemon, and nothing, quickly, when none answers', async (t) => {
+    await spool(['enqueue', 'cli-comp-alpha', '--kind', 'later', '--delay', '1h']);
+    await spool(['enqueue', 'cli-comp-beta', '--kind', 'later', '--delay', '1h']);
+    assert.equal((await spool(['schedule', 'add', 'cli-comp-nightly', '--cron', '0 3 * * *', '--queue', 'cli-comp-alpha', '--kind', 'x'])).code, 0);
+    const script = (await spool(['completion', 'bash'])).stdout;
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'spool-comp-'));
+    t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+    fs.writeFileSync(path.join(dir, 'spool.bash'), script);
+    // As bash calls the function on <Tab>; spool is on the PATH, as installed.
+    const complete = (words: string[], socketPath = daemon.socketPath): string[] => {
+      const line = `source '${path.join(dir, 'spool.bash')}'; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _spool; printf '%s\\n' "\${COMPREPLY[@]}"`;
+      const run = spawnSync('bash', ['-c', line], { env: cliEnv(socketPath, { PATH: `${path.join(ROOT, 'bin')}:${process.env['PATH'] ?? ''}` }), encoding: 'utf8', timeout: 30_000 });
+      assert.equal(run.status, 0, run.stderr);
+      return run.stdout.split('\n').filter((w) => w !== '');
+    };
+    assert.deepEqual(complete(['spool', 'enqueue', 'cli-comp-']), ['cli-comp-alpha', 'cli-comp-beta']);
+    assert.deepEqual(complete(['spool', 'jobs', '--queue', 'cli-comp-b']), ['cli-comp-beta']);
+    assert.deepEqual(complete(['spool', 'retry', '-q', 'cli-comp-a']), ['cli-comp-alpha']);
+    assert.deepEqual(complete(['spool', 'work', 'cli-comp-a']), ['cli-comp-alpha']);
+    assert.deepEqual(complete(['spool', 'queue', 'cli-comp-a']), ['cli-comp-alpha']);
+    assert.deepEqual(complete(['spool', 'queue', 'cli-comp-alpha', 'p']), ['pause', 'purge']);
+    assert.deepEqual(complete(['spool', 'schedule', 'rm', 'cli-comp-n']), ['cli-comp-nightly']);
+    assert.deepEqual(complete(['spool', 'schedule', 'run', 'cli-comp']), ['cli-comp-nightly']);
+    const workers = parseJson<WorkersListResult>((await spool(['workers', '--json'])).stdout).workers.map((w) => w.id).sort();
+    assert.deepEqual(complete(['spool', 'work', 'q', '--worker-id', 'builtin']).sort(), workers.filter((id) => id.startsWith('builtin')));
+    // The --socket typed on the line is the daemon asked.
+    assert.deepEqual(complete(['spool', '--socket', daemon.socketPath, 'enqueue', 'cli-comp-a'], path.join(dir, 'none.sock')), ['cli-comp-alpha']);
+    // No daemon: no names, no error, and options still complete.
+    const none = path.join(dir, 'none.sock');
+    assert.deepEqual(complete(['spool', 'enqueue', 'cli-comp-'], none), []);
+    assert.deepEqual(complete(['spool', 'enqueue', 'q', '--wa'], none), ['--wait']);
+  });
+
+  test('spool __complete prints names one per line, and nothing within about a second when the daemon does not answer', async (t) => {
+    const names = await spool(['__complete', 'queues']);
+    assert.equal(names.code, 0);
+    assert.ok(names.stdout.split('\n').includes('cli-comp-alpha'), names.stdout);
+    // Hidden from help: people do not type it.
+    assert.doesNotMatch((await spool(['--help'])).stdout, /__complete/);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'spool-mute-'));
+    t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+    // A listener that accepts and never answers: a hung daemon.
+    const sockets: net.Socket[] = [];
+    const mute = net.createServer((socket) => sockets.push(socket));
+    const mutePath = path.join(dir, 'mute.sock');
+    await new Promise<void>((resolve) => mute.listen(mutePath, resolve));
+    t.after(() => {
+      for (const socket of sockets) socket.destroy();
+      mute.close();
+    });
+    const started = process.hrtime.bigint();
+    const hung = await runCli(['__complete', 'queues'], { socketPath: mutePath });
+    const tookMs = Number(process.hrtime.bigint() - started) / 1e6;
+    assert.deepEqual([hung.code, hung.stdout, hung.stderr], [0, '', '']);
+    // The command gives up after 1 s of waiting; the rest is starting node on a busy machine.
+    assert.ok(tookMs < 10_000, `took ${tookMs} ms`);
+    const gone = await runCli(['__complete', 'schedules'], { socketPath: path.join(dir, 'none.sock') });
+    assert.deepEqual([gone.code, gone.stdout, gone.stderr], [0, '', '']);
+  });
+
+  test('the fish script declares completions for every command, option, state and live name (its text: fish is not installed here)', async (t) => {
+    const fish = await spool(['completion', 'fish']);
+    assert.equal(fish.code, 0, fish.stderr);
+    const text = fish.stdout;
+    assert.match(text, /^complete -c spool -f$/m);
+    for (const c of ['daemon', 'enqueue', 'jobs', 'retry', 'queues', 'queue', 'schedule', 'workers', 'stats', 'work', 'rpc', 'completion']) {
+      assert.match(text, new RegExp(`^complete -c spool -f -n '__spool_is' -a '${c}' -d '`, 'm'), c);
+    }
+    assert.match(text, /^complete -c spool -f -n '__spool_is schedule' -a 'add' -d 'Create a schedule/m);
+    assert.match(text, /^complete -c spool -n '__spool_on enqueue' -l wait -d '/m);
+    assert.match(text, /^complete -c spool -n '__spool_on jobs' -l queue -s q -r -f -a '\(__spool_names queues\)' -d '/m);
+    assert.match(text, /^complete -c spool -n '__spool_on jobs' -l state -s s -r -f -a 'queued running retrying completed dead cancelled' -d '/m);
+    assert.match(text, /^complete -c spool -f -n '__spool_is enqueue' -a '\(__spool_names queues\)'$/m);
+    assert.match(text, /^complete -c spool -f -n '__spool_is schedule rm' -a '\(__spool_names schedules\)'$/m);
+    assert.match(text, /^complete -c spool -n '__spool_on work' -l worker-id -r -f -a '\(__spool_names workers\)' -d '/m);
+    assert.match(text, /command spool \$socket __complete \$argv\[1\] 2>\/dev\/null/);
+    assert.doesNotMatch(text, /__complete'/, 'the hidden command is not offered');
+    if (spawnSync('sh', ['-c', 'command -v fish']).status === 0) {
+      const check = spawnSync('fish', ['--no-execute'], { input: text });
+      assert.equal(check.status, 0, check.stderr.toString());
+    } else {
+      t.diagnostic('fish is not installed: the fish script was checked as text only');
+    }
   });
 
   test('every command has --help with examples', async () => {
@@ -630,6 +854,31 @@ describe('completion and help', () => {
     assert.ok(colored.stdout.includes('\x1b[31mdead\x1b[39m'), colored.stdout);
     const plain = onTty({ NO_COLOR: '1' });
     assert.ok(!plain.stdout.includes('\x1b['), plain.stdout);
+  });
+
+  test('on a terminal, purge asks with the number of jobs, and deletes only on yes', async (t) => {
+    if (spawnSync('sh', ['-c', 'command -v script']).status !== 0) {
+      t.skip('util-linux `script` is not installed, so no terminal can be given to the command');
+      return;
+    }
+    for (let i = 0; i < 2; i++) await spool(['enqueue', 'cli-purge-tty', '--kind', 'later', '--delay', '1h']);
+    const purge = (answer: string) =>
+      spawnSync('script', ['-qec', `${process.execPath} ${SPOOL_BIN} queue cli-purge-tty purge --state queued`, '/dev/null'], {
+        env: cliEnv(daemon.socketPath, { NO_COLOR: '1' }),
+        input: answer,
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+    const queued = async (): Promise<number> => parseJson<QueueResult>((await spool(['queue', 'cli-purge-tty', '--json'])).stdout).queue.counts.queued;
+    const no = purge('n\n');
+    assert.equal(no.status, 1, no.stdout);
+    assert.match(no.stdout, /This deletes 2 jobs of cli-purge-tty \(queued\) and their output\. Purge them\? \[y\/N\]/);
+    assert.match(no.stdout, /Nothing was done/);
+    assert.equal(await queued(), 2);
+    const yes = purge('y\n');
+    assert.equal(yes.status, 0, yes.stdout);
+    assert.match(yes.stdout, /Purged 2 jobs from cli-purge-tty\./);
+    assert.equal(await queued(), 0);
   });
 
   test('--socket overrides SPOOL_SOCKET', async () => {

@@ -76,6 +76,37 @@ test('enqueue --wait exits 1 when the job is cancelled', async (t) => {
   assert.equal(parseJson<JobWithRuns>(r.stdout).job.state, 'cancelled');
 });
 
+test('enqueue --key --wait with a key of a running job in another queue follows that job to its end, and says where it is', async (t) => {
+  const g = gate();
+  const first = parseJson<EnqueueResult>((await spool(['enqueue', 'follow-key-a', '--shell', `echo from-a; ${g.wait}; echo end-a`, '--key', 'follow-key-1', '--json'])).stdout).job;
+  // A queue name one edit from the job's: before, this printed a new-queue note for a queue it did not make.
+  const cli = startCli(['enqueue', 'follow-key-b', '--shell', 'echo never-runs', '--key', 'follow-key-1', '--wait'], { socketPath: daemon.socketPath });
+  t.after(() => stopCli(cli));
+  await waitFor('the output of the existing job', () => cli.stdout().includes('from-a\n'));
+  assert.match(cli.stderr(), new RegExp(`^A job with key follow-key-1 exists already: ${first.id} on queue follow-key-a \\((queued|running)\\); nothing new was enqueued\\. Waiting for that job to finish`, 'm'));
+  g.open();
+  const r = await cli.exited;
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout, 'from-a\nend-a\n');
+  assert.doesNotMatch(r.stderr, /Enqueued|made a new queue/);
+  assert.match(r.stderr, new RegExp(`Job ${first.id} completed in `));
+  // Nothing was enqueued on the queue named in the command.
+  assert.equal(parseJson<{ jobs: unknown[] }>((await spool(['jobs', '-q', 'follow-key-b', '--json'])).stdout).jobs.length, 0);
+});
+
+test('enqueue --key --wait with a key of a finished job in the same queue prints its output and outcome, not "Enqueued"', async () => {
+  const made = await spool(['enqueue', 'follow-key-same', '--shell', 'echo once', '--key', 'follow-key-2', '--wait']);
+  assert.equal(made.code, 0, made.stderr);
+  const id = /Enqueued (\S+) on follow-key-same/.exec(made.stderr)?.[1];
+  assert.ok(id, made.stderr);
+  const again = await spool(['enqueue', 'follow-key-same', '--shell', 'echo once', '--key', 'follow-key-2', '--wait']);
+  assert.equal(again.code, 0, again.stderr);
+  assert.equal(again.stdout, 'once\n');
+  assert.doesNotMatch(again.stderr, /Enqueued/);
+  assert.match(again.stderr, new RegExp(`^A job with key follow-key-2 exists already: ${id} on queue follow-key-same \\(completed\\)`, 'm'));
+  assert.match(again.stderr, new RegExp(`Job ${id} completed in `));
+});
+
 test('logs -f shows the lines of a running job as they come, then ends with the job', async (t) => {
   const g = gate();
   const enq = await spool(['enqueue', 'follow', '--shell', `echo one; echo two >&2; ${g.wait}; echo three`, '--json']);
