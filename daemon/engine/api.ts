@@ -10,6 +10,7 @@
  *
  * Events are delivered to listeners after the transaction that caused them has committed.
  */
+import type { JobChange } from '../../shared/protocol';
 import type {
   BulkParams,
   BulkResult,
@@ -38,7 +39,7 @@ import type {
   UpdateJobParams,
   UpdateScheduleParams,
 } from '../../shared/protocol';
-import type { Job, JobState, OutputLine, OutputStream, Queue, Schedule, Worker, WorkerType } from '../../shared/types';
+import type { Job, OutputLine, OutputStream, Queue, Schedule, Worker, WorkerType } from '../../shared/types';
 import type { CompleteOutcome, CounterMismatch, FireScheduleParams, StorageFactory, StoreDescription } from '../storage/backend';
 
 export interface EngineOptions {
@@ -50,23 +51,11 @@ export interface EngineOptions {
   random?: () => number;
 }
 
-/** What changed about a job, as the daemon forwards it in `jobs.changed`. */
-export interface JobChange {
-  id: string;
-  queue: string;
-  kind: string;
-  state: JobState;
-  attempt: number;
-  maxAttempts: number;
-  progress: number | null;
-  runAt: number;
-  deleted: boolean;
-  /**
-   * True when a cancel was requested for this (running) job. The daemon's built-in executors
-   * stop the work as soon as they see it, instead of waiting for the next heartbeat.
-   */
-  cancelRequested?: boolean;
-}
+/**
+ * What changed about a job: the protocol's record, the same one the daemon forwards in
+ * `jobs.changed` (with the subscription's id added), so the two cannot drift apart.
+ */
+export type { JobChange };
 
 export interface EngineListener {
   jobChanged?(change: JobChange): void;

@@ -68,7 +68,7 @@ export class Engine implements QueueEngine {
     const now = options.now ?? Date.now;
     const random = options.random ?? Math.random;
     const ids = new UuidV7(now);
-    this.events = new EventHub((error) => console.error(`spool engine: an event listener failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`));
+    this.events = new EventHub((error) => console.error(`spool engine: an event listener failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`), now);
     const policy: StoragePolicy = {
       now,
       newId: () => ids.next(),

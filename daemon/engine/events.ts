@@ -14,8 +14,14 @@ export class EventHub {
   private readonly listeners = new Set<EngineListener>();
   private pending: Pending[] = [];
 
-  /** `report` receives a listener's error; the change that caused the event is committed regardless. */
-  constructor(private readonly report: (error: unknown) => void) {}
+  /**
+   * `report` receives a listener's error; the change that caused the event is committed
+   * regardless. `now` stamps each job change with when it happened.
+   */
+  constructor(
+    private readonly report: (error: unknown) => void,
+    private readonly now: () => number,
+  ) {}
 
   subscribe(listener: EngineListener): () => void {
     this.listeners.add(listener);
@@ -35,8 +41,9 @@ export class EventHub {
         maxAttempts: job.maxAttempts,
         progress: job.progress,
         runAt: job.runAt,
-        deleted,
+        ...(deleted ? { deleted: true } : {}),
         cancelRequested: job.cancelRequested,
+        at: this.now(),
       },
     });
   }

@@ -231,7 +231,7 @@ export class Daemon {
 
   private jobChanged(change: JobChange): void {
     const now = Date.now();
-    this.events.jobChanged(change, now);
+    this.events.jobChanged(change);
     if (change.state === 'queued' || change.state === 'retrying') {
       if (change.runAt > now) this.upkeep.noteDue(change.runAt);
       else this.claims.wake(change.queue);

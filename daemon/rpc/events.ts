@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { invalidParams } from '../../shared/errors';
 import { type EventTopic, type Notifications, type NotificationName, type Stats, type SubscribeParams } from '../../shared/protocol';
 import type { OutputLine } from '../../shared/types';
-import type { JobChange } from '../engine/api';
+import type { JobChange } from '../../shared/protocol';
 import type { Logger } from '../lifecycle/logger';
 import type { Connection } from './connection';
 
@@ -81,23 +81,12 @@ export class EventHub {
     return this.subscriptions.size;
   }
 
-  jobChanged(change: JobChange, at: number): void {
+  jobChanged(change: JobChange): void {
     if (this.subscriptions.size === 0) return;
     this.markStatsDirty();
     for (const s of this.subscriptions.values()) {
       if (!s.topics.has('jobs') || (s.queues && !s.queues.has(change.queue))) continue;
-      this.notify(s, 'jobs.changed', {
-        subscriptionId: s.id,
-        id: change.id,
-        queue: change.queue,
-        kind: change.kind,
-        state: change.state,
-        attempt: change.attempt,
-        maxAttempts: change.maxAttempts,
-        progress: change.progress,
-        ...(change.deleted ? { deleted: true } : {}),
-        at,
-      });
+      this.notify(s, 'jobs.changed', { ...change, subscriptionId: s.id });
     }
   }
 

@@ -20,8 +20,15 @@ export interface JobChange {
   maxAttempts: number;
   /** 0..100, or null when the worker reported none. */
   progress: number | null;
+  /** When the job is due (epoch ms): in the future for a delayed or retrying job. */
+  runAt: number;
   /** True when the job was deleted; state is its last state. */
   deleted?: boolean;
+  /**
+   * True when a cancel was requested for this running job; a worker (and the daemon's own
+   * executors) stops the work on seeing it instead of waiting for its next heartbeat.
+   */
+  cancelRequested?: boolean;
   /** When the change happened, epoch ms. */
   at: number;
 }
