@@ -48,7 +48,8 @@ class Widgets implements StepInput {
   }
 
   pickOrType(options: { placeholder: string; items: { label: string; description?: string }[]; value?: string; typedLabel: (typed: string) => string; check: (typed: string) => string | null }): Promise<Answer<string>> {
-    type Item = PickItem<string> & { problem?: string };
+    // `typed`: the item stands for what is typed (the new name, or the problem with it).
+    type Item = PickItem<string> & { typed?: true };
     const qp = vscode.window.createQuickPick<Item>();
     this.place(qp);
     qp.placeholder = options.placeholder;
@@ -62,16 +63,23 @@ class Widgets implements StepInput {
       const problem = options.check(typed);
       // The problem takes the typed item's place, so it shows as the user types and Enter on it
       // keeps the pick open with the text as it is.
-      const item: Item = problem === null ? { label: options.typedLabel(typed), value: typed, alwaysShow: true } : { label: `$(error) ${problem}`, value: typed, alwaysShow: true, problem };
-      qp.items = [item, ...base];
+      const label = problem === null ? options.typedLabel(typed) : `$(error) ${problem}`;
+      qp.items = [{ label, value: typed, alwaysShow: true, typed: true }, ...base];
     };
     if (options.value !== undefined) qp.value = options.value;
     update();
     qp.onDidChangeValue(update);
     return settleWidget<string>(qp, (resolve) => {
       const chosen = qp.selectedItems[0];
-      if (chosen === undefined || chosen.problem !== undefined) return;
-      resolve(chosen.value);
+      if (chosen !== undefined && chosen.typed === undefined) {
+        resolve(chosen.value);
+        return;
+      }
+      // What is typed now, checked now: Enter can come before the items caught up with the
+      // last keystroke, so the selected typed item may be a keystroke behind.
+      const typed = qp.value.trim();
+      if (typed === '' || options.check(typed) !== null) return;
+      resolve(typed);
     });
   }
 
@@ -81,15 +89,18 @@ class Widgets implements StepInput {
     box.prompt = options.prompt;
     box.placeholder = options.placeholder;
     box.value = options.value ?? '';
-    const show = (): Check => {
+    // An empty box shows its prompt, not a problem, until Enter is pressed on it: the user has
+    // not typed anything wrong yet.
+    const show = (onEnter: boolean): Check => {
       const check = options.check(box.value);
-      box.validationMessage = check === null ? undefined : typeof check === 'string' ? check : { message: check.note, severity: vscode.InputBoxValidationSeverity.Info };
+      const quiet = !onEnter && box.value === '' && typeof check === 'string';
+      box.validationMessage = check === null || quiet ? undefined : typeof check === 'string' ? check : { message: check.note, severity: vscode.InputBoxValidationSeverity.Info };
       return check;
     };
-    show();
-    box.onDidChangeValue(show);
+    show(false);
+    box.onDidChangeValue(() => show(false));
     return settleWidget<string>(box, (resolve) => {
-      if (typeof show() !== 'string') resolve(box.value);
+      if (typeof show(true) !== 'string') resolve(box.value);
     });
   }
 }

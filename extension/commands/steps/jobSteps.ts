@@ -67,9 +67,11 @@ export function kindStep<S extends JobDraft>(): Step<S> {
 /** What the kind needs: the command, the request, or the custom kind and payload. */
 export function payloadSteps<S extends JobDraft>(ctx: SpoolContext): Step<S>[] {
   const is = (kind: KindChoice) => (state: S) => state.kindChoice === kind;
+  // Until the kind is chosen the count is a shell job's (the first kind offered), and until the
+  // method is chosen the body step counts: "step 1 of 4" then, not "of 3".
   return [
     {
-      applies: is('shell'),
+      applies: (state) => (state.kindChoice ?? 'shell') === 'shell',
       run: async (input, state) =>
         settle(
           await input.pickOrType({
@@ -121,7 +123,7 @@ export function payloadSteps<S extends JobDraft>(ctx: SpoolContext): Step<S>[] {
         ),
     },
     {
-      applies: (state) => state.kindChoice === 'http' && takesBody(state.method ?? 'GET'),
+      applies: (state) => state.kindChoice === 'http' && (state.method === undefined || takesBody(state.method)),
       run: async (input, state) =>
         settle(
           await input.text({ prompt: `Request body (optional), sent as typed with ${state.method ?? 'GET'}`, placeholder: '{"ok":true}', value: state.body, check: () => null }),
