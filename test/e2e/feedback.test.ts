@@ -188,6 +188,40 @@ uiTest('three jobs that die within a few seconds raise one notification, with Re
   });
 });
 
+uiTest('Create Schedule shows the cron in words and its next fire times in its zone and locally, then reuses the job steps', async () => {
+  const q = quickInput();
+  await showSpool();
+  await runCommand(page, 'Spool: Create Schedule…');
+  await atStep('Spool: Create Schedule — step 1 of 7');
+  await answer(page, 'fb-nightly', { expect: 'Schedule name' });
+  await answer(page, 'Europe/Paris', { expect: 'Time zone' });
+  await atStep('step 3 of 7');
+  await q.input.fill('0 27 * * *');
+  await waitFor('the hour to be refused inline', async () => (await textOf(q.message)).includes('hour field'), { timeoutMs: 10_000 });
+  await q.input.fill('0 3 * * *');
+  // The times are the daemon's zone's and the editor's; the test reads their shape, not the date.
+  const preview = /^Every day at 03:00\. Next: (\w{3} \d{1,2} \w{3} 03:00, ){2}\w{3} \d{1,2} \w{3} 03:00 \(Europe\/Paris\)(; .* \(local, .*\))?\.$/;
+  await waitFor('the cron in words with its next fire times', async () => preview.test(await textOf(q.message)), { timeoutMs: 10_000 });
+  await page.mouse.move(700, 600);
+  await screenshot(page, 'feedback-schedule-cron.png');
+  await page.keyboard.press('Enter');
+  await answer(page, 'fb-sched', { expect: 'Queue: pick one or type a new name' });
+  await answer(page, 'shell', { expect: 'Kind of job' });
+  await answer(page, 'echo nightly from the steps', { expect: 'Shell command to run' });
+  await atStep('step 7 of 7');
+  await answer(page, 'delay=5m', { expect: 'Options (optional)' });
+  // A schedule's job has no delay (the schedule says when): refused inline, and kept.
+  await waitFor('the delay option to be refused', async () => (await textOf(q.message)).includes('Unknown option "delay"'), { timeoutMs: 10_000 });
+  assert.equal(await q.input.inputValue(), 'delay=5m');
+  await answer(page, 'attempts=2');
+  await toast('schedule fb-nightly created').first().waitFor({ timeout: 30_000 });
+  const { schedule } = await (await daemon.client()).call('schedules.get', { name: 'fb-nightly' });
+  assert.equal(schedule.cron, '0 3 * * *');
+  assert.equal(schedule.timezone, 'Europe/Paris');
+  assert.equal(schedule.queue, 'fb-sched');
+  assert.deepEqual(schedule.job, { kind: 'shell', payload: { command: 'echo nightly from the steps', cwd: vscode.server.workspace }, maxAttempts: 2 });
+});
+
 uiTest('Stop Daemon asks first; once stopped, the Schedules and Workers views say why they are empty', async () => {
   await showSpool();
   await runCommand(page, 'Spool: Stop Daemon');
