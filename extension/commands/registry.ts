@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import type { SpoolContext } from '../context';
 import { ConnectFailedError, NotConnectedError, errorMessage } from '../daemon/connection';
 import type { SpoolCommand } from './command';
-import { editorMessage } from './errors';
+import { editorMessage } from '../errors';
 import { restartDaemon } from './daemon/restartDaemon';
 import { showDaemonLog } from './daemon/showDaemonLog';
 import { showExtensionLog } from './daemon/showExtensionLog';

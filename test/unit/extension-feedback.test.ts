@@ -8,8 +8,9 @@ import * as assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ProtocolMismatchError } from '../../shared/client';
 import { SpoolError } from '../../shared/errors';
-import { ErrorCode } from '../../shared/protocol';
-import { editorMessage, withoutCliHints } from '../../extension/commands/errors';
+import { DaemonNotRunningError } from '../../shared/connection';
+import { ErrorCode, PROTOCOL_VERSION } from '../../shared/protocol';
+import { editorMessage, withoutCliHints } from '../../extension/errors';
 import { parseJobRef } from '../../extension/commands/jobs/jobRef';
 import { draftJob } from '../../extension/commands/steps/draft';
 import { walkSteps, type Outcome, type Step } from '../../extension/commands/steps/plan';
@@ -297,8 +298,12 @@ describe("daemon errors are shown in the editor's words", () => {
     assert.equal(editorMessage(job), 'No job with id 0193: it may have been deleted. The Queues view lists the jobs there are.');
   });
 
-  test('a protocol mismatch names the palette command; other messages lose their CLI hints only', () => {
-    assert.match(editorMessage(new ProtocolMismatchError('/tmp/s.sock', 2, '0.2.0')), /Run "Spool: Restart Daemon"/);
+  test('a protocol mismatch keeps its facts and points at Restart Daemon; other messages lose their CLI hints only', () => {
+    assert.equal(
+      editorMessage(new ProtocolMismatchError('/tmp/s.sock', 2, '0.2.0')),
+      `The Spool daemon at /tmp/s.sock speaks protocol 2 (Spool 0.2.0); this client speaks protocol ${PROTOCOL_VERSION}. Restart Daemon stops it and starts this extension's version.`,
+    );
+    assert.equal(editorMessage(new DaemonNotRunningError('/tmp/s.sock', 'ENOENT')), 'No Spool daemon at /tmp/s.sock (ENOENT). Run "Spool: Start Daemon" to start one.');
     assert.equal(withoutCliHints('The socket is taken. Stop it with `spool daemon stop`, or start this one with another --socket.'), 'The socket is taken.');
     const state = new SpoolError(ErrorCode.InvalidState, 'Cannot retry job 0193: it is running. Cancel it first.', { id: '0193', state: 'running' });
     assert.equal(editorMessage(state), 'Cannot retry job 0193: it is running. Cancel it first.');

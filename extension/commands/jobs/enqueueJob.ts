@@ -11,7 +11,7 @@ import { SpoolError } from '../../../shared/errors';
 import { announceJob } from '../../notifications';
 import { isQueueNode } from '../../views/queues/nodes';
 import { command } from '../command';
-import { editorMessage } from '../errors';
+import { editorMessage } from '../../errors';
 import { enqueueFromWindow } from './enqueue';
 import { askEnqueueParams, enqueueFlow } from './enqueueSteps';
 

@@ -5,17 +5,15 @@
  * fault), never by matching the daemon's wording, so a reworded daemon message still reads right.
  * Pure of `vscode`, so it is unit-tested.
  */
-import { ProtocolMismatchError } from '../../shared/client';
-import { DaemonNotRunningError } from '../../shared/connection';
-import { SpoolError } from '../../shared/errors';
-import { ErrorCode } from '../../shared/protocol';
+import { ProtocolMismatchError } from '../shared/client';
+import { DaemonNotRunningError } from '../shared/connection';
+import { SpoolError } from '../shared/errors';
+import { ErrorCode } from '../shared/protocol';
 
 /** The message to show for `error` in the editor. */
 export function editorMessage(error: unknown): string {
-  if (error instanceof ProtocolMismatchError) {
-    return 'The running Spool daemon speaks another protocol version than this extension. Run "Spool: Restart Daemon" to start this version (it stops the running one).';
-  }
-  if (error instanceof DaemonNotRunningError) return 'No Spool daemon is running. Run "Spool: Start Daemon" to start one.';
+  if (error instanceof ProtocolMismatchError) return `${withoutCliHints(error.message)} Restart Daemon stops it and starts this extension's version.`;
+  if (error instanceof DaemonNotRunningError) return `${withoutCliHints(error.message)} Run "Spool: Start Daemon" to start one.`;
   if (!(error instanceof SpoolError)) return error instanceof Error ? error.message : String(error);
   const { data } = error;
   switch (error.code) {
