@@ -13,7 +13,7 @@ import { ErrorCode, PROTOCOL_VERSION } from '../../shared/protocol';
 import { editorMessage, withoutCliHints } from '../../extension/errors';
 import { parseJobRef } from '../../extension/commands/jobs/jobRef';
 import { draftJob } from '../../extension/commands/steps/draft';
-import { walkSteps, type Outcome, type Step } from '../../extension/commands/steps/plan';
+import { walkSteps, type Outcome, type Step, type StepInput } from '../../extension/commands/steps/plan';
 import { TEMPLATE_OPTIONS, cronPreview, jsonProblem, nameProblem, parseHeaders, parseOptions, takesBody, urlProblem } from '../../extension/commands/steps/rules';
 import { DeathBatch, deathNotice, shortError, type Clock, type Death } from '../../extension/deathBatch';
 
@@ -111,6 +111,13 @@ describe('the steps are numbered among those that apply, and Back returns to the
     log: string[];
   }
 
+  /** The scripted steps below answer by themselves and never show a widget. */
+  const NO_WIDGETS: StepInput = {
+    pick: () => Promise.reject(new Error('a scripted step shows no pick')),
+    pickOrType: () => Promise.reject(new Error('a scripted step shows no pick')),
+    text: () => Promise.reject(new Error('a scripted step shows no input')),
+  };
+
   /** A step that answers from a script (`next` once the script is used up). */
   function scripted(answers: Outcome[], applies?: (d: Draft) => boolean, store?: (d: Draft) => void): Step<Draft> {
     return {
@@ -141,7 +148,7 @@ describe('the steps are numbered among those that apply, and Back returns to the
     const draft: Draft = { log: [] };
     const done = await walkSteps(steps, draft, 0, (step, position, total) => {
       draft.log.push(`${names[steps.indexOf(step)] ?? '?'} ${position}/${total}`);
-      return step.run({} as never, draft);
+      return step.run(NO_WIDGETS, draft);
     });
     assert.equal(done, true);
     assert.deepEqual(draft.log, ['queue 1/3', 'kind 2/3', 'command 3/4', 'kind 2/4', 'url 3/5', 'method 4/5', 'options 5/5']);
@@ -153,7 +160,7 @@ describe('the steps are numbered among those that apply, and Back returns to the
     const asked: number[] = [];
     const done = await walkSteps(steps, draft, 0, (step, position) => {
       asked.push(position);
-      return step.run({} as never, draft);
+      return step.run(NO_WIDGETS, draft);
     });
     assert.equal(done, false);
     assert.deepEqual(asked, [1, 1, 2]);
