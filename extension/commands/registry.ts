@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import type { SpoolContext } from '../context';
 import { ConnectFailedError, NotConnectedError, errorMessage } from '../daemon/connection';
 import type { SpoolCommand } from './command';
+import { editorMessage } from '../errors';
 import { restartDaemon } from './daemon/restartDaemon';
 import { showDaemonLog } from './daemon/showDaemonLog';
 import { showExtensionLog } from './daemon/showExtensionLog';
@@ -95,7 +96,8 @@ export function registerCommands(ctx: SpoolContext): vscode.Disposable[] {
             if (choice) void vscode.commands.executeCommand('spool.daemon.start');
           });
         } else {
-          void vscode.window.showErrorMessage(message);
+          // The log keeps the daemon's own words; the user reads the editor's (no CLI commands).
+          void vscode.window.showErrorMessage(editorMessage(error));
         }
         return undefined;
       }

@@ -11,6 +11,7 @@
 import * as vscode from 'vscode';
 import { DaemonNotRunningError, ProtocolMismatchError, SpoolClient } from '../../shared/client';
 import type { DaemonStatus, JobChangedEvent, QueueChangedEvent, Stats } from '../../shared/protocol';
+import { editorMessage } from '../errors';
 import { readSettings } from '../settings';
 import { ClientScope } from './clientScope';
 import { launchDaemon } from './launcher';
@@ -330,7 +331,7 @@ export class DaemonConnection implements vscode.Disposable {
   private mismatch(error: ProtocolMismatchError): void {
     this.log.error(error.message);
     this.setState('mismatch');
-    void vscode.window.showErrorMessage(error.message, 'Restart Daemon').then((choice) => {
+    void vscode.window.showErrorMessage(editorMessage(error), 'Restart Daemon').then((choice) => {
       if (choice) void vscode.commands.executeCommand('spool.daemon.restart');
     });
   }
@@ -343,7 +344,7 @@ export class DaemonConnection implements vscode.Disposable {
   /** Tell the user why connecting failed, once; the error returned says it has been shown. */
   private fail(error: unknown): ConnectFailedError {
     if (error instanceof ConnectFailedError) return error;
-    const wrapped = new ConnectFailedError(errorMessage(error), { cause: error });
+    const wrapped = new ConnectFailedError(editorMessage(error), { cause: error });
     this.log.error(`Cannot connect to the Spool daemon: ${wrapped.message}`);
     this.setState('disconnected');
     void vscode.window

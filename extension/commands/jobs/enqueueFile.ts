@@ -1,24 +1,56 @@
 /**
- * Enqueue Current File as Shell Job: runs the file in the active editor (with its shebang, or
- * `sh` when it has none) in the file's folder. Saves the file first so the job runs what is shown.
+ * Enqueue Current File as Shell Job: runs a script (the active editor's, or the one clicked in
+ * the Explorer or the editor's context menu) with its shebang, or `sh` when it has none, in the
+ * file's folder. Saves the file first so the job runs what is shown. Asks for the queue, offering
+ * the one used last in this workspace first; a second argument (a queue name) skips the question.
+ * Ends with a note naming the job, with Show Output.
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import type { Queue } from '../../../shared/types';
+import type { SpoolContext } from '../../context';
+import { announceJob } from '../../notifications';
 import { command } from '../command';
+import { type JobDraft } from '../steps/draft';
+import { runSteps } from '../steps/flow';
+import { queueStep } from '../steps/jobSteps';
 import { enqueueFromWindow } from './enqueue';
+
+/** Where the last queue used for a file is kept: per workspace, since scripts belong to one. */
+const LAST_QUEUE_KEY = 'spool.enqueueFile.queue';
 
 function shellQuote(value: string): string {
   return `'${value.replace(/'/g, `'\\''`)}'`;
 }
 
+/**
+ * Asks for the queue, with the one used last in this workspace first so Enter takes it again: a
+ * queue the daemon has moves to the top; one it no longer has (purged, or a daemon restarted on
+ * another database) is typed in, as is "default" when there is no queue at all.
+ */
+async function askQueue(ctx: SpoolContext, file: string): Promise<string | undefined> {
+  const last = ctx.extension.workspaceState.get<string>(LAST_QUEUE_KEY);
+  const { queues } = await ctx.connection.client().call('queues.list');
+  const known = queues.find((q) => q.name === last);
+  const offered: Queue[] = known ? [known, ...queues.filter((q) => q !== known)] : queues;
+  const typed = known ? undefined : (last ?? (queues.length === 0 ? 'default' : undefined));
+  const draft: JobDraft = typed === undefined ? {} : { queue: typed };
+  const done = await runSteps(`Spool: Enqueue ${path.basename(file)}`, [queueStep<JobDraft>(offered, [])], draft);
+  return done ? draft.queue : undefined;
+}
+
 export const enqueueFile = command('spool.jobs.enqueueFile', async (ctx, arg, queueArg) => {
   const uri = arg instanceof vscode.Uri ? arg : vscode.window.activeTextEditor?.document.uri;
   if (!uri || uri.scheme !== 'file') throw new Error('Open a script file in the editor first: Spool runs the file that is saved on disk.');
-  const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
-  if (doc?.isDirty) await doc.save();
   const file = uri.fsPath;
-  const first = doc?.lineAt(0).text ?? '';
+  const queue = typeof queueArg === 'string' && queueArg !== '' ? queueArg : await askQueue(ctx, file);
+  if (queue === undefined) return undefined;
+  const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString()) ?? (await vscode.workspace.openTextDocument(uri));
+  if (doc.isDirty) await doc.save();
+  const first = doc.lineCount > 0 ? doc.lineAt(0).text : '';
   const commandLine = first.startsWith('#!') ? `${first.slice(2).trim()} ${shellQuote(file)}` : `sh ${shellQuote(file)}`;
-  const queue = typeof queueArg === 'string' && queueArg !== '' ? queueArg : 'default';
-  return enqueueFromWindow(ctx, { queue, kind: 'shell', payload: { command: commandLine, cwd: path.dirname(file) } });
+  const job = await enqueueFromWindow(ctx, { queue, kind: 'shell', payload: { command: commandLine, cwd: path.dirname(file) } });
+  await ctx.extension.workspaceState.update(LAST_QUEUE_KEY, queue);
+  void announceJob('enqueued', job);
+  return job;
 });

@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import type { Parsed } from '../../../shared/domain/parsed';
 import { formatRate, parseRate } from '../../../shared/domain/rates';
 import type { ConfigureQueueParams } from '../../../shared/protocol';
-import type { RateLimit } from '../../../shared/types';
+import type { Queue, RateLimit } from '../../../shared/types';
 import { command } from '../command';
 import { queueTarget } from '../targets';
 
@@ -66,5 +66,13 @@ export const configureQueue = command('spool.queues.configure', async (ctx, arg)
     rateLimit: rateLimit.value,
   });
   ctx.queues.refresher.now();
+  void vscode.window.setStatusBarMessage(`Spool: ${configuredText(queue)}`, 5000);
   return queue;
 });
+
+/** What a queue's limits are now, as the note after Configure says it. */
+export function configuredText(queue: Pick<Queue, 'name' | 'concurrency' | 'rateLimit'>): string {
+  const concurrency = queue.concurrency === null ? 'no concurrency limit' : `at most ${queue.concurrency} running at once`;
+  const rate = queue.rateLimit === null ? 'no rate limit' : `at most ${formatRate(queue.rateLimit)}`;
+  return `queue ${queue.name} configured: ${concurrency}, ${rate}.`;
+}

@@ -1,58 +1,120 @@
 /**
- * Create Schedule: name → cron expression → queue → kind and command/URL/payload. The daemon
- * checks the cron expression; its answer (with the next fire times) is shown. Called with a
- * `CreateScheduleParams` object it creates that directly.
+ * Create Schedule: name → time zone → cron expression → queue → the job, with the same steps as
+ * Enqueue Job (kind, command / request / payload, options). While the cron is typed, the step
+ * shows it in words with the next three fire times in the chosen zone and in local time, or the
+ * field at fault. Every step has Back and keeps its answer. Called with a `CreateScheduleParams`
+ * object it creates that directly.
  */
 import * as vscode from 'vscode';
-import { cronProblem, describeCron } from '../../../shared/domain/cron';
-import { NAME_PATTERN, type CreateScheduleParams } from '../../../shared/protocol';
+import { DEFAULT_TIMEZONE, describeCron, timezoneProblem } from '../../../shared/domain/cron';
+import type { CreateScheduleParams } from '../../../shared/protocol';
+import type { Schedule } from '../../../shared/types';
+import type { SpoolContext } from '../../context';
 import { assertMayEnqueue } from '../../trust';
 import { command } from '../command';
+import { draftJob, type JobDraft } from '../steps/draft';
+import { runSteps, settle, type Step } from '../steps/flow';
+import { kindStep, optionsStep, payloadSteps, queueStep, recent, rememberDraft } from '../steps/jobSteps';
+import { TEMPLATE_OPTIONS, cronPreview, formatFireTime, localTimeZone, nameProblem } from '../steps/rules';
 
 function isCreateParams(value: unknown): value is CreateScheduleParams {
   return typeof value === 'object' && value !== null && 'name' in value && 'cron' in value && 'queue' in value && 'job' in value;
 }
 
 const TITLE = 'Spool: Create Schedule';
-const nameRule = (v: string): string | null => (NAME_PATTERN.test(v.trim()) ? null : 'Use 1–128 letters, digits, ".", "_", ":" or "-", starting with a letter or digit.');
 
-async function ask(): Promise<CreateScheduleParams | undefined> {
-  const name = await vscode.window.showInputBox({ title: TITLE, prompt: 'Schedule name', placeHolder: 'nightly-build', validateInput: nameRule });
-  if (!name) return undefined;
-  const cron = await vscode.window.showInputBox({
-    title: TITLE,
-    prompt: 'Cron expression (5 fields, or 6 with seconds first), in UTC',
-    placeHolder: '*/5 * * * *',
-    // The daemon's own check, as it is typed: the field at fault and what it takes, or the
-    // expression in words once it is valid.
-    validateInput: (v) => {
-      const problem = cronProblem({ cron: v });
-      return problem === null ? { message: describeCron(v), severity: vscode.InputBoxValidationSeverity.Info } : problem.message;
+/** The schedule's answers so far, the job's among them. */
+interface ScheduleDraft extends JobDraft {
+  name?: string;
+  timezone?: string;
+  cron?: string;
+}
+
+function scheduleSteps(ctx: SpoolContext, queues: Parameters<typeof queueStep>[0], taken: ReadonlySet<string>): Step<ScheduleDraft>[] {
+  const local = localTimeZone();
+  const zones = [{ label: DEFAULT_TIMEZONE, description: 'the default' }, ...(local !== DEFAULT_TIMEZONE ? [{ label: local, description: 'this computer’s zone' }] : [])];
+  return [
+    {
+      run: async (input, state) =>
+        settle(
+          await input.text({
+            prompt: 'Schedule name',
+            placeholder: 'nightly-build',
+            value: state.name,
+            check: (v) => nameProblem('schedule', v) ?? (taken.has(v.trim()) ? `A schedule named "${v.trim()}" exists already: choose another name, or delete that one first.` : null),
+          }),
+          (name) => (state.name = name.trim()),
+        ),
     },
-  });
-  if (!cron) return undefined;
-  const queue = await vscode.window.showInputBox({ title: TITLE, prompt: 'Queue the jobs go to', value: 'default', validateInput: nameRule });
-  if (!queue) return undefined;
-  const kind = await vscode.window.showQuickPick(['shell', 'http'], { title: TITLE, placeHolder: 'Kind of job' });
-  if (!kind) return undefined;
-  assertMayEnqueue(kind);
-  const value = await vscode.window.showInputBox({
-    title: TITLE,
-    prompt: kind === 'shell' ? 'Shell command' : 'URL to call',
-    validateInput: (v) => (v.trim() === '' ? 'Required.' : kind === 'http' && !URL.canParse(v.trim()) ? 'Not a URL.' : null),
-  });
-  if (!value) return undefined;
-  const payload = kind === 'shell' ? { command: value.trim() } : { url: value.trim() };
-  return { name: name.trim(), cron: cron.trim(), queue: queue.trim(), job: { kind, payload } };
+    {
+      run: async (input, state) =>
+        settle(
+          await input.pickOrType({
+            placeholder: 'Time zone the cron expression is read in: pick one or type an IANA name (Europe/Paris)',
+            items: zones,
+            value: state.timezone,
+            typedLabel: (typed) => `$(globe) ${typed}`,
+            check: (typed) => timezoneProblem(typed)?.message ?? null,
+          }),
+          (timezone) => (state.timezone = timezone.trim()),
+        ),
+    },
+    {
+      run: async (input, state) =>
+        settle(
+          await input.text({
+            prompt: `Cron expression: 5 fields (minute hour day month weekday), or 6 with seconds first; read in ${state.timezone ?? DEFAULT_TIMEZONE}`,
+            placeholder: '0 3 * * 1-5',
+            value: state.cron,
+            check: (v) => {
+              // From the instant of each keystroke, so the fire times shown are the next ones.
+              const preview = cronPreview(v, state.timezone ?? DEFAULT_TIMEZONE, Date.now(), local);
+              return preview.ok ? { note: preview.message } : preview.message;
+            },
+          }),
+          (cron) => (state.cron = cron.trim()),
+        ),
+    },
+    queueStep<ScheduleDraft>(queues, recent(ctx, 'queue')),
+    kindStep<ScheduleDraft>(),
+    ...payloadSteps<ScheduleDraft>(ctx),
+    optionsStep<ScheduleDraft>(TEMPLATE_OPTIONS, 'create the schedule'),
+  ];
+}
+
+async function ask(ctx: SpoolContext): Promise<CreateScheduleParams | undefined> {
+  const client = ctx.connection.client();
+  const [{ queues }, { schedules }] = await Promise.all([client.call('queues.list'), client.call('schedules.list')]);
+  const draft: ScheduleDraft = {};
+  if (!(await runSteps(TITLE, scheduleSteps(ctx, queues, new Set(schedules.map((s) => s.name))), draft))) return undefined;
+  const job = draftJob(draft, vscode.workspace.workspaceFolders?.[0]?.uri.fsPath, TEMPLATE_OPTIONS);
+  // Every step checked its answer as it was typed; this only fails if a step was skipped.
+  if (!job.ok) throw new Error(job.message);
+  await rememberDraft(ctx, draft);
+  return {
+    name: draft.name ?? '',
+    cron: draft.cron ?? '',
+    timezone: draft.timezone ?? DEFAULT_TIMEZONE,
+    queue: draft.queue ?? 'default',
+    job: { kind: job.value.kind, payload: job.value.payload, ...job.value.options },
+  };
+}
+
+/** The note after creating: the schedule in words and its next runs, in its zone and locally. */
+function createdText(schedule: Schedule, nextRuns: number[]): string {
+  const seconds = schedule.cron.trim().split(/\s+/).length === 6;
+  const local = localTimeZone();
+  const inZone = nextRuns.map((t) => formatFireTime(t, schedule.timezone, seconds)).join(', ');
+  const inLocal = local === schedule.timezone ? '' : `; ${nextRuns.map((t) => formatFireTime(t, local, seconds)).join(', ')} (local)`;
+  return `Spool: schedule ${schedule.name} created: ${describeCron(schedule.cron)}, into ${schedule.queue}. Next runs: ${inZone} (${schedule.timezone})${inLocal}.`;
 }
 
 export const createSchedule = command('spool.schedules.create', async (ctx, arg) => {
-  const params = isCreateParams(arg) ? arg : await ask();
+  const params = isCreateParams(arg) ? arg : await ask(ctx);
   if (!params) return undefined;
   assertMayEnqueue(params.job.kind);
   const result = await ctx.connection.client().call('schedules.create', params);
-  const next = result.nextRuns.map((t) => new Date(t).toISOString().replace('T', ' ').slice(0, 19)).join(', ');
-  void vscode.window.showInformationMessage(`Schedule ${result.schedule.name} created (${describeCron(result.schedule.cron)}). Next runs (UTC): ${next}.`);
+  void vscode.window.showInformationMessage(createdText(result.schedule, result.nextRuns));
   ctx.schedules.refresher.now();
   return result.schedule;
 });

@@ -1,4 +1,8 @@
-/** Run Schedule Now: enqueues the schedule's job at once; its next run time stays as it is. */
+/**
+ * Run Schedule Now: enqueues the schedule's job at once; its next run time stays as it is. Ends
+ * with a note naming the job, with Show Output.
+ */
+import { announceJob } from '../../notifications';
 import { assertMayEnqueue } from '../../trust';
 import { command } from '../command';
 import { scheduleTarget } from '../targets';
@@ -13,5 +17,6 @@ export const runScheduleNow = command('spool.schedules.runNow', async (ctx, arg)
   ctx.enqueued.track(job.id);
   ctx.queues.refresher.now();
   ctx.schedules.refresher.now();
+  void announceJob(`schedule ${name} enqueued`, job);
   return job;
 });

@@ -324,7 +324,7 @@ export const run = hostSuite({
     fs.writeFileSync(script, '#!/bin/sh\necho built in "$(pwd)"\n');
     const doc = await vscode.workspace.openTextDocument(script);
     await vscode.window.showTextDocument(doc);
-    const job = await vscode.commands.executeCommand<Job>('spool.jobs.enqueueFile');
+    const job = await vscode.commands.executeCommand<Job>('spool.jobs.enqueueFile', undefined, 'default');
     assert.ok(job);
     assert.deepEqual(job.payload, { command: `/bin/sh '${script}'`, cwd: folder });
     await waitFor('the script job to complete', async () => (await jobState(configString(config, 'socketPath'), job.id)) === 'completed');
@@ -368,7 +368,7 @@ export const run = hostSuite({
 
   'Stop Daemon disconnects and the status bar says so': async () => {
     const api = await spool();
-    await vscode.commands.executeCommand('spool.daemon.stop');
+    await vscode.commands.executeCommand('spool.daemon.stop', { confirmed: true });
     assert.equal(api.context.connection.state, 'disconnected');
     assert.equal(api.statusBarText(), '$(debug-disconnect) Spool: disconnected');
     daemon?.close();

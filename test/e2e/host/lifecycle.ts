@@ -148,7 +148,7 @@ export const run = hostSuite({
   'Stop Daemon stops it; Start Daemon starts a new one': async (config) => {
     const api = await spool();
     const pid = api.context.connection.status?.pid ?? 0;
-    await vscode.commands.executeCommand('spool.daemon.stop');
+    await vscode.commands.executeCommand('spool.daemon.stop', { confirmed: true });
     assert.equal(api.context.connection.state, 'disconnected');
     assert.equal(api.statusBarText(), '$(debug-disconnect) Spool: disconnected');
     await waitFor('the daemon process to exit', () => !fs.existsSync(`/proc/${pid}`) || fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(' ')[2] === 'Z');
@@ -157,6 +157,6 @@ export const run = hostSuite({
     await vscode.commands.executeCommand('spool.daemon.start');
     assert.equal(api.context.connection.state, 'connected');
     notePid(config, api.context.connection.status?.pid ?? 0);
-    await vscode.commands.executeCommand('spool.daemon.stop');
+    await vscode.commands.executeCommand('spool.daemon.stop', { confirmed: true });
   },
 });

@@ -29,6 +29,6 @@ export const run = hostSuite({
     assert.equal(status.protocolVersion, PROTOCOL_VERSION);
     assert.equal(status.dbPath, configString(config, 'dbPath'));
     assert.match(api.statusBarText(), /^\$\(pulse\) 0 running · 0 queued$/);
-    await vscode.commands.executeCommand('spool.daemon.stop');
+    await vscode.commands.executeCommand('spool.daemon.stop', { confirmed: true });
   },
 });

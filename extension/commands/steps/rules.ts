@@ -1,0 +1,191 @@
+/**
+ * What each step of Enqueue Job and Create Schedule accepts, checked as the user types: each
+ * rule returns the problem in words (naming the field and what it takes) or null. Pure of
+ * `vscode`, so the rules are unit-tested; durations, backoff and cron come from shared/domain,
+ * the one parser of each syntax, so a value the editor takes is one the CLI and the jobs file take.
+ */
+import { parseBackoff } from '../../../shared/domain/backoff';
+import { cronProblem, describeCron, nextFireTimes } from '../../../shared/domain/cron';
+import { formatDuration, parseDuration } from '../../../shared/domain/durations';
+import type { Parsed } from '../../../shared/domain/parsed';
+import { LIMITS, NAME_PATTERN } from '../../../shared/protocol';
+import type { Backoff } from '../../../shared/types';
+
+const NAME_RULE = 'use 1–128 letters, digits, ".", "_", ":" or "-", starting with a letter or digit';
+
+/** A queue, kind or schedule name (`what` names which), or what is wrong with it. */
+export function nameProblem(what: string, text: string): string | null {
+  const name = text.trim();
+  if (name === '') return `Type a ${what} name.`;
+  return NAME_PATTERN.test(name) ? null : `"${name}" is not a valid ${what} name: ${NAME_RULE}.`;
+}
+
+/** An http job's URL: absolute, http or https, as the daemon's http executor takes it. */
+export function urlProblem(text: string): string | null {
+  const url = text.trim();
+  if (url === '') return 'Type the URL to call, e.g. https://example.com/hook.';
+  if (!URL.canParse(url)) return `"${url}" is not a URL: type an absolute http:// or https:// URL.`;
+  const protocol = new URL(url).protocol;
+  return protocol === 'http:' || protocol === 'https:' ? null : `The URL must use http or https (got ${protocol}).`;
+}
+
+/** The methods the daemon's http executor sends, in the order the pick offers them. */
+export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
+
+/** Methods whose request carries no body (fetch refuses one), so the body step is skipped. */
+export function takesBody(method: string): boolean {
+  return method !== 'GET' && method !== 'HEAD';
+}
+
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/**
+ * Request headers as typed on one line: `Name: value` entries separated by `|` (a character no
+ * header name holds and few values do), or a JSON object of strings. Empty: no headers.
+ */
+export function parseHeaders(text: string): Parsed<Record<string, string>> {
+  const s = text.trim();
+  if (s === '') return { ok: true, value: {} };
+  if (s.startsWith('{')) {
+    let value: unknown;
+    try {
+      value = JSON.parse(s);
+    } catch (error) {
+      return { ok: false, message: `Headers: not valid JSON (${error instanceof Error ? error.message : String(error)}).` };
+    }
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return { ok: false, message: 'Headers: a JSON object of names to string values.' };
+    const headers: Record<string, string> = {};
+    for (const [name, v] of Object.entries(value)) {
+      if (typeof v !== 'string') return { ok: false, message: `Header "${name}": its value must be a string.` };
+      if (!HEADER_NAME.test(name)) return { ok: false, message: `"${name}" is not a header name: letters, digits and - (no spaces).` };
+      headers[name] = v;
+    }
+    return { ok: true, value: headers };
+  }
+  const headers: Record<string, string> = {};
+  for (const entry of s.split('|')) {
+    const colon = entry.indexOf(':');
+    if (colon <= 0) return { ok: false, message: `Header "${entry.trim()}": use Name: value, several separated by |.` };
+    const name = entry.slice(0, colon).trim();
+    if (!HEADER_NAME.test(name)) return { ok: false, message: `"${name}" is not a header name: letters, digits and - (no spaces).` };
+    headers[name] = entry.slice(colon + 1).trim();
+  }
+  return { ok: true, value: headers };
+}
+
+/** A JSON payload for a custom kind: valid JSON within the daemon's size limit. */
+export function jsonProblem(text: string): string | null {
+  try {
+    JSON.parse(text);
+  } catch (error) {
+    return `Not valid JSON: ${error instanceof Error ? error.message : String(error)}`;
+  }
+  return Buffer.byteLength(text) > LIMITS.maxPayloadBytes ? `The payload is over ${LIMITS.maxPayloadBytes} bytes.` : null;
+}
+
+/** A job's options, as the last step takes them. */
+export interface JobOptions {
+  priority?: number;
+  delayMs?: number;
+  maxAttempts?: number;
+  backoff?: Partial<Backoff>;
+  timeoutMs?: number;
+}
+
+/** The option names a step takes: a schedule's job has no delay (the schedule says when). */
+export type OptionName = 'priority' | 'delay' | 'attempts' | 'backoff' | 'timeout';
+
+export const ENQUEUE_OPTIONS: readonly OptionName[] = ['priority', 'delay', 'attempts', 'backoff', 'timeout'];
+export const TEMPLATE_OPTIONS: readonly OptionName[] = ['priority', 'attempts', 'backoff', 'timeout'];
+
+function wholeNumber(value: string, name: string, min: number, max: number): Parsed<number> {
+  const n = Number(value);
+  return value !== '' && Number.isInteger(n) && n >= min && n <= max ? { ok: true, value: n } : { ok: false, message: `${name} must be a whole number from ${min} to ${max} (got "${value}")` };
+}
+
+/**
+ * Parses `priority=5 delay=30s attempts=3 backoff=exponential:1s:5m timeout=10m` (any subset, any
+ * order, the names in `allowed`), in the CLI's syntax: a duration needs its unit, as everywhere.
+ */
+export function parseOptions(text: string, allowed: readonly OptionName[] = ENQUEUE_OPTIONS): Parsed<JobOptions> {
+  const options: JobOptions = {};
+  for (const part of text.trim().split(/\s+/).filter((p) => p !== '')) {
+    const eq = part.indexOf('=');
+    const key = eq < 0 ? part : part.slice(0, eq);
+    const value = eq < 0 ? '' : part.slice(eq + 1);
+    const known = allowed.find((name) => name === key);
+    if (known === undefined) return { ok: false, message: `Unknown option "${key}": use ${allowed.map((a) => `${a}=`).join(', ')}` };
+    if (known === 'priority') {
+      const n = wholeNumber(value, 'priority', LIMITS.minPriority, LIMITS.maxPriority);
+      if (!n.ok) return n;
+      options.priority = n.value;
+    } else if (known === 'attempts') {
+      const n = wholeNumber(value, 'attempts', 1, LIMITS.maxAttempts);
+      if (!n.ok) return n;
+      options.maxAttempts = n.value;
+    } else if (known === 'delay') {
+      const delay = parseDuration(value);
+      if (!delay.ok) return { ok: false, message: `delay "${value}": ${delay.message}` };
+      if (delay.value > LIMITS.maxDurationMs) return { ok: false, message: `delay "${value}": at most ${formatDuration(LIMITS.maxDurationMs)}` };
+      options.delayMs = delay.value;
+    } else if (known === 'timeout') {
+      const timeout = parseDuration(value);
+      if (!timeout.ok) return { ok: false, message: `timeout "${value}": ${timeout.message}` };
+      if (timeout.value < LIMITS.minTimeoutMs || timeout.value > LIMITS.maxTimeoutMs) {
+        return { ok: false, message: `timeout "${value}": from ${formatDuration(LIMITS.minTimeoutMs)} to ${formatDuration(LIMITS.maxTimeoutMs)}` };
+      }
+      options.timeoutMs = timeout.value;
+    } else {
+      const backoff = parseBackoff(value);
+      if (!backoff.ok) return { ok: false, message: `backoff "${value}": ${backoff.message}` };
+      options.backoff = backoff.value;
+    }
+  }
+  return { ok: true, value: options };
+}
+
+/** What the cron step shows under the input: the problem, or the expression in words and when it fires. */
+export type CronPreview = { ok: false; message: string } | { ok: true; message: string };
+
+/** A fire time as the preview shows it: weekday, day, month and time (with seconds for 6 fields). */
+export function formatFireTime(at: number, timezone: string, seconds: boolean): string {
+  const parts = new Intl.DateTimeFormat('en-GB', {
+    timeZone: timezone,
+    weekday: 'short',
+    day: 'numeric',
+    month: 'short',
+    hour: '2-digit',
+    minute: '2-digit',
+    ...(seconds ? { second: '2-digit' } : {}),
+    hourCycle: 'h23',
+  }).formatToParts(at);
+  const get = (type: Intl.DateTimeFormatPartTypes): string => parts.find((p) => p.type === type)?.value ?? '';
+  const time = seconds ? `${get('hour')}:${get('minute')}:${get('second')}` : `${get('hour')}:${get('minute')}`;
+  return `${get('weekday')} ${get('day')} ${get('month')} ${time}`;
+}
+
+/**
+ * The cron step's message for `cron` read in `timezone`, from the instant `now`: the domain's
+ * problem (field and what it takes), or the expression in words with the next three fire times
+ * in the schedule's zone and, when it differs, in `localZone` (the editor's own).
+ */
+export function cronPreview(cron: string, timezone: string, now: number, localZone: string): CronPreview {
+  if (cron.trim() === '') return { ok: false, message: 'Type a cron expression: 5 fields (minute hour day month weekday), or 6 with seconds first, e.g. 0 3 * * *.' };
+  const problem = cronProblem({ cron, timezone });
+  if (problem !== null) return { ok: false, message: problem.message };
+  const times = nextFireTimes({ cron, timezone }, now, 3);
+  const seconds = cron.trim().split(/\s+/).length === 6;
+  const inZone = times.map((t) => formatFireTime(t, timezone, seconds)).join(', ');
+  let message = `${capitalized(describeCron(cron))}. Next: ${inZone} (${timezone})`;
+  if (localZone !== timezone) message += `; ${times.map((t) => formatFireTime(t, localZone, seconds)).join(', ')} (local, ${localZone})`;
+  return { ok: true, message: `${message}.` };
+}
+
+function capitalized(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** The editor's own time zone, as the local times of the cron preview use it. */
+export function localTimeZone(): string {
+  return Intl.DateTimeFormat().resolvedOptions().timeZone;
+}
