@@ -115,7 +115,7 @@ uiTest('a job enqueued here that ends dead raises a warning with Retry and Show 
   const editor = page.locator('.editor-instance .view-lines', { hasText: 'about to fail' }).first();
   await editor.waitFor({ timeout: 30_000 });
   // The editor renders spaces as non-breaking spaces.
-  assert.match(((await editor.textContent()) ?? '').replace(/\s+/g, ' '), /about to fail.*--- the job has finished ---/);
+  assert.match(((await editor.textContent()) ?? '').replace(/\s+/g, ' '), /about to fail.*--- the job died: The command exited with code 3\. ---/);
 });
 
 uiTest('Purge Queue asks first, saying how many jobs it would delete', async () => {
