@@ -52,16 +52,18 @@ class JobPage implements vscode.Disposable {
   private bodyInDocument = '';
   private readonly disposables: vscode.Disposable[] = [];
   private disposed = false;
+  /** False until the first read is done: the page gets no document before (see JobPages.open). */
+  private loaded = false;
 
   constructor(
     readonly panel: vscode.WebviewPanel,
-    first: { job: Job; runs: JobRun[] },
+    job: Job,
     private readonly connection: DaemonConnection,
     private readonly log: vscode.LogOutputChannel,
     private readonly onDispose: () => void,
   ) {
-    this.job = first.job;
-    this.runs = first.runs;
+    this.job = job;
+    this.runs = [];
     this.disposables.push(
       panel.onDidDispose(() => this.dispose()),
       panel.webview.onDidReceiveMessage((message: unknown) => this.received(message)),
@@ -77,10 +79,17 @@ class JobPage implements vscode.Disposable {
     return { job: this.job, runs: this.runs, outputLines: this.lines.length, deleted: this.deleted, title: this.panel.title, html: this.body };
   }
 
-  /** The first read: the output (subscribed first, so no line falls between the two), then the document. */
+  /**
+   * The first read: the job and its runs, and its output (subscribed first, so no line falls
+   * between the two), then the document.
+   */
   async load(): Promise<void> {
-    await this.follow(this.connection.client());
+    const client = this.connection.client();
+    const [first] = await Promise.all([client.call('jobs.get', { id: this.id }), this.follow(client)]);
+    this.job = first.job;
+    this.runs = first.runs;
     await this.readOutput();
+    this.loaded = true;
     this.body = renderJobBody(this.input());
     this.setDocument();
     this.visibilityChanged();
@@ -192,7 +201,7 @@ class JobPage implements vscode.Disposable {
 
   /** Draws the current state: a message to a visible page, else the document it is restored from. */
   private show(): void {
-    if (this.disposed) return;
+    if (this.disposed || !this.loaded) return;
     this.body = renderJobBody(this.input());
     this.panel.title = jobTitle(this.job);
     if (this.panel.visible) this.post({ type: MESSAGE.render, html: this.body });
@@ -268,15 +277,16 @@ export class JobPages implements vscode.Disposable {
       open.reveal();
       return;
     }
-    const first = await this.connection.client().call('jobs.get', { id: job.id });
-    const panel = vscode.window.createWebviewPanel(JOB_PAGE_VIEW_TYPE, jobTitle(first.job), vscode.ViewColumn.Active, {
+    // The panel opens at once, so that the webview starts up while the job is read; the page
+    // then gets its document once, when everything is there.
+    const panel = vscode.window.createWebviewPanel(JOB_PAGE_VIEW_TYPE, jobTitle(job), vscode.ViewColumn.Active, {
       enableScripts: true,
       enableFindWidget: true,
       // The page loads nothing: no file of the extension or the workspace is reachable from it.
       localResourceRoots: [],
     });
     panel.iconPath = this.iconPath;
-    const page = new JobPage(panel, first, this.connection, this.log, () => {
+    const page = new JobPage(panel, job, this.connection, this.log, () => {
       if (this.pages.get(job.id) === page) this.pages.delete(job.id);
     });
     this.pages.set(job.id, page);
