@@ -6,16 +6,18 @@
 import type { Frame, Page } from 'playwright-core';
 import { waitFor } from './wait';
 
-/** The frame of the job page whose title (its `<h1>`) is `title`, once it shows. */
-export async function jobPageFrame(page: Page, title: string, options: { timeoutMs?: number; intervalMs?: number; ready?: (frame: Frame) => Promise<boolean> } = {}): Promise<Frame> {
+/** The frame of the job page whose title (its `<h1>`) is or matches `title`, once it shows. */
+export async function jobPageFrame(page: Page, title: string | RegExp, options: { timeoutMs?: number; intervalMs?: number; ready?: (frame: Frame) => Promise<boolean> } = {}): Promise<Frame> {
   return waitFor(
-    `the job page "${title}"`,
+    `the job page "${String(title)}"`,
     async () => {
       for (const frame of page.frames()) {
         if (frame.isDetached()) continue;
         try {
           const heading = frame.locator('main#root h1');
-          if ((await heading.count()) === 0 || (await heading.first().textContent()) !== title) continue;
+          if ((await heading.count()) === 0) continue;
+          const text = (await heading.first().textContent()) ?? '';
+          if (typeof title === 'string' ? text !== title : !title.test(text)) continue;
           if (!(await frame.locator('main#root h1').first().isVisible())) continue;
           if (options.ready && !(await options.ready(frame))) continue;
           return frame;
