@@ -58,7 +58,9 @@ async function setExpanded(rowLocator: Locator, expanded: boolean): Promise<void
   const want = String(expanded);
   await waitFor(`the row to be ${expanded ? 'expanded' : 'collapsed'}`, async () => {
     if ((await rowLocator.getAttribute('aria-expanded')) === want) return true;
-    await rowLocator.click();
+    // A hover card of the last row clicked can lie over this one: move the pointer off first.
+    await page.mouse.move(0, 0);
+    await rowLocator.click({ timeout: 2000 });
     return false;
   }, { timeoutMs: 20_000, intervalMs: 500 });
 }

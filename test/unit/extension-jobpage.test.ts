@@ -124,6 +124,8 @@ test('the runs table lists every run with worker, duration, outcome, exit code o
   assert.match(html, /<h2>Runs <span class="muted">50<\/span><\/h2>/);
   assert.match(html, /<td>1<\/td><td>1<\/td><td>builtin:shell<\/td><td><time [^>]+>[^<]+<\/time><\/td><td>1s<\/td><td>failed<\/td><td>exit code 3<\/td><td class="error">The tests failed\.<\/td>/);
   assert.match(html, /<td>HTTP 500<\/td><td class="error"><details data-key="stack-50"><summary>The tests failed\.<\/summary><pre>Error: boom\n {4}at handler \(worker\.js:1:1\)<\/pre><\/details><\/td>/);
+  const shell = renderJobBody(input({ runs: [run(1, { error: 'The command exited with code 3.\nLast lines of stderr:\nboom' })] }));
+  assert.match(shell, /<details data-key="stack-1"><summary>The command exited with code 3\.<\/summary><pre>Last lines of stderr:\nboom<\/pre><\/details>/);
 });
 
 test('the output shows the newest lines, stderr marked, a heading where a run begins, and how many lines there are in all', () => {

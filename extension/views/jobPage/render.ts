@@ -77,11 +77,19 @@ function progressRow(job: Job): string {
   return row('Progress', `<progress max="100" value="${pct}"></progress> ${pct}%${message}`);
 }
 
+/** A run's error: its first line, with the rest of it and the stack folded under it. */
+function errorCell(run: number, error: string, stack: string | null): string {
+  const [first = '', ...rest] = error.split('\n');
+  const folded = [rest.join('\n').trim(), stack ?? ''].filter((part) => part !== '').join('\n\n');
+  if (folded === '') return escapeHtml(first);
+  return `<details data-key="stack-${run}"><summary>${escapeHtml(first)}</summary><pre>${escapeHtml(folded)}</pre></details>`;
+}
+
 function runsTable(runs: readonly JobRun[]): string {
   if (runs.length === 0) return '<h2>Runs</h2><p class="muted">No run yet.</p>';
   const body = runs
     .map((r) => {
-      const error = r.error === null ? '' : r.stack ? `<details data-key="stack-${r.run}"><summary>${escapeHtml(r.error)}</summary><pre>${escapeHtml(r.stack)}</pre></details>` : escapeHtml(r.error);
+      const error = r.error === null ? '' : errorCell(r.run, r.error, r.stack);
       const duration = r.durationMs === null ? (r.outcome === 'running' ? 'running' : '') : formatDuration(r.durationMs);
       return `<tr class="outcome-${escapeHtml(r.outcome)}"><td>${r.run}</td><td>${r.attempt}</td><td>${escapeHtml(r.workerId)}</td><td><time datetime="${new Date(r.startedAt).toISOString()}">${escapeHtml(localTime(r.startedAt))}</time></td><td>${escapeHtml(duration)}</td><td>${escapeHtml(r.outcome.replace('_', ' '))}</td><td>${escapeHtml(runStatus(r) ?? '')}</td><td class="error">${error}</td></tr>`;
     })
