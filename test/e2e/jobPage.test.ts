@@ -110,6 +110,12 @@ uiTest('a job opened from the Queues view shows its title, state, attempts, runs
   assert.match(await pageText(frame, '#output'), /^compiling warning: flaky test --- run 2 \(attempt 2\) --- compiling warning: flaky test$/);
   assert.deepEqual(await pageButtons(frame), ['retry', 'editAndRequeue', 'delete', 'copyId', 'openJson']);
   assert.ok((await tabLabels(page)).includes(BUILD_TITLE), `the tab is titled by the job: ${(await tabLabels(page)).join(' | ')}`);
+  // The relative times keep moving while the page is open ("12s ago", then "13s ago"; past a
+  // minute, "1m ago" becomes "2m ago" within 30 s).
+  const created = frame.locator('[data-time="created"]');
+  const before = await created.textContent();
+  assert.match(before ?? '', /^\d+[smhd] ago$/);
+  await waitFor('the relative time to move on', async () => (await created.textContent()) !== before, { timeoutMs: 35_000 });
   await screenshot(page, 'job-page.png');
 });
 
