@@ -7,6 +7,7 @@ import type { DaemonConnection } from './daemon/connection';
 import type { EditPayloadProvider } from './documents/editPayload';
 import type { EnqueuedJobs } from './notifications';
 import type { SpoolStatusBar } from './statusBar';
+import type { JobPages } from './views/jobPage/panel';
 import type { QueuesProvider } from './views/queues/queuesProvider';
 import type { QueueTreeNode } from './views/queues/nodes';
 import type { ScheduleNode, SchedulesProvider } from './views/schedulesProvider';
@@ -25,6 +26,7 @@ export interface SpoolContext {
   workersView: vscode.TreeView<WorkerTreeNode>;
   editor: EditPayloadProvider;
   enqueued: EnqueuedJobs;
+  jobPages: JobPages;
 }
 
 /** What `activate` returns: the parts the extension-host tests look at. */

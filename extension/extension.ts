@@ -13,6 +13,7 @@ import { JobOutputProvider, OUTPUT_SCHEME } from './documents/jobOutput';
 import { EnqueuedJobs } from './notifications';
 import { readSettings } from './settings';
 import { SpoolStatusBar } from './statusBar';
+import { JobPages } from './views/jobPage/panel';
 import { QueuesProvider } from './views/queues/queuesProvider';
 import { SchedulesProvider } from './views/schedulesProvider';
 import { WorkersProvider } from './views/workersProvider';
@@ -40,6 +41,7 @@ export function activate(extension: vscode.ExtensionContext): SpoolExports {
     workers,
     workersView: vscode.window.createTreeView('spool.workers', { treeDataProvider: workers }),
     editor: new EditPayloadProvider(connection, enqueued),
+    jobPages: new JobPages(connection, log, vscode.Uri.joinPath(extension.extensionUri, 'media', 'spool.svg')),
   };
   const jobOutput = new JobOutputProvider(connection, log);
   extension.subscriptions.push(
@@ -57,6 +59,7 @@ export function activate(extension: vscode.ExtensionContext): SpoolExports {
     ctx.workersView,
     workers.refresher.watch(ctx.workersView),
     ctx.editor,
+    ctx.jobPages,
     vscode.workspace.registerFileSystemProvider(EDIT_SCHEME, ctx.editor),
     registerProvider(JOB_SCHEME, new JobDetailsProvider(connection)),
     registerProvider(OUTPUT_SCHEME, jobOutput),

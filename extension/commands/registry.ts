@@ -23,6 +23,7 @@ import { enqueueJob } from './jobs/enqueueJob';
 import { goToJob } from './jobs/goToJob';
 import { loadMore } from './jobs/loadMore';
 import { openJobDetails } from './jobs/openJobDetails';
+import { openJobJson } from './jobs/openJobJson';
 import { retryAllDead } from './jobs/retryAllDead';
 import { retryJob } from './jobs/retryJob';
 import { showJobOutput } from './jobs/showJobOutput';
@@ -62,6 +63,7 @@ export const COMMANDS: readonly SpoolCommand[] = [
   cancelJob,
   deleteJob,
   openJobDetails,
+  openJobJson,
   showJobOutput,
   copyJobId,
   copyJobPayload,

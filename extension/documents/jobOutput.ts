@@ -1,31 +1,41 @@
 /**
- * A job's output as a live document (`spool-output:/<id>.log`). While the document is open it
+ * A job's output as a live document (`spool-output:/<id>/builds › npm test (output)`: the tab
+ * shows the last segment, what the job is). While the document is open it
  * follows the job through an `output` subscription for that job alone, and stays readable after
  * the job ends. Closing the document ends the subscription.
  *
  * The document holds what the daemon keeps of the output: at most `LIMITS.maxOutputLinesPerJob`
  * lines, below a marker line that says how many older lines were dropped, with a line where
- * each new run of the job begins.
+ * each new run of the job begins. Once the job has ended, the last line says how: completed,
+ * cancelled, or died with its exit code or HTTP status and its error.
  */
 import * as vscode from 'vscode';
 import type { SpoolClient, Subscription } from '../../shared/client';
 import { LIMITS } from '../../shared/protocol';
 import { runHeading, runKey } from '../../shared/runs';
-import type { OutputLine } from '../../shared/types';
+import type { Job, OutputLine } from '../../shared/types';
 import type { DaemonConnection } from '../daemon/connection';
 import { errorMessage } from '../daemon/connection';
+import { endLine, jobTitle } from '../views/jobPage/model';
 
 export const OUTPUT_SCHEME = 'spool-output';
 
-export function jobOutputUri(id: string): vscode.Uri {
-  return vscode.Uri.from({ scheme: OUTPUT_SCHEME, path: `/${id}.log` });
+/**
+ * The document of a job's output. Its name is what the tab shows; a slash in it (a path in the
+ * command, a URL) would start another path segment, so it is written as a division slash.
+ */
+export function jobOutputUri(job: Pick<Job, 'id' | 'queue' | 'kind' | 'payload'>): vscode.Uri {
+  const name = `${jobTitle(job)} (output)`.replace(/\//g, '\u2215');
+  return vscode.Uri.from({ scheme: OUTPUT_SCHEME, path: `/${job.id}/${name}` });
 }
 
 function idOf(uri: vscode.Uri): string {
-  return uri.path.replace(/^\//, '').replace(/\.log$/, '');
+  return uri.path.split('/')[1] ?? '';
 }
 
 interface Followed {
+  id: string;
+  uri: vscode.Uri;
   /** The newest lines read, oldest first, formatted; never more than the daemon keeps. */
   lines: { seq: number; key: string | null; heading: string; text: string }[];
   /**
@@ -36,6 +46,8 @@ interface Followed {
   droppedThrough: number;
   after: number;
   done: boolean;
+  /** How the job ended, once `done`: the document's last line. */
+  end: string | null;
   subscription: Subscription | null;
   /** The client the subscription was made on; a new client (after Restart) needs a new one. */
   client: SpoolClient | null;
@@ -56,6 +68,7 @@ function droppedMarker(count: number): string {
 export class JobOutputProvider implements vscode.TextDocumentContentProvider, vscode.Disposable {
   private readonly changeEmitter = new vscode.EventEmitter<vscode.Uri>();
   readonly onDidChange = this.changeEmitter.event;
+  /** By document URI: a job whose payload was edited while it waited has a second name. */
   private readonly followed = new Map<string, Followed>();
   private readonly disposables: vscode.Disposable[] = [this.changeEmitter];
 
@@ -65,10 +78,10 @@ export class JobOutputProvider implements vscode.TextDocumentContentProvider, vs
   ) {
     this.disposables.push(
       vscode.workspace.onDidCloseTextDocument((doc) => {
-        if (doc.uri.scheme === OUTPUT_SCHEME) this.unfollow(idOf(doc.uri));
+        if (doc.uri.scheme === OUTPUT_SCHEME) this.unfollow(doc.uri.toString());
       }),
       connection.onJobChanged((event) => {
-        if (this.followed.has(event.id)) this.schedule(event.id);
+        for (const [key, entry] of this.followed) if (entry.id === event.id) this.schedule(key);
       }),
       // Restart Daemon, Start Daemon and a changed socket replace the client, and the
       // subscriptions on the old one are gone; a client that reconnected by itself made them
@@ -79,25 +92,25 @@ export class JobOutputProvider implements vscode.TextDocumentContentProvider, vs
 
   /** The jobs whose output is followed now, one per open document (the extension-host tests read it). */
   get followedJobs(): string[] {
-    return [...this.followed.keys()];
+    return [...this.followed.values()].map((entry) => entry.id);
   }
 
   async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
-    const id = idOf(uri);
-    let entry = this.followed.get(id);
+    const key = uri.toString();
+    let entry = this.followed.get(key);
     if (entry) {
-      await this.readMore(id, entry);
+      await this.readMore(entry);
     } else {
-      const created: Followed = { lines: [], droppedThrough: 0, after: 0, done: false, subscription: null, client: null, timer: null };
+      const created: Followed = { id: idOf(uri), uri, lines: [], droppedThrough: 0, after: 0, done: false, end: null, subscription: null, client: null, timer: null };
       entry = created;
-      this.followed.set(id, created);
+      this.followed.set(key, created);
       try {
         // Subscribe before the first read, so that no line falls between the two.
-        await this.subscribe(id, created, this.connection.client());
-        await this.readMore(id, created);
+        await this.subscribe(key, created, this.connection.client());
+        await this.readMore(created);
       } catch (error) {
         // No document opens (the job was deleted, the daemon went away): follow nothing.
-        this.unfollow(id);
+        this.unfollow(key);
         throw error;
       }
     }
@@ -116,16 +129,16 @@ export class JobOutputProvider implements vscode.TextDocumentContentProvider, vs
       }
       text.push(line.text);
     }
-    const footer = entry.done ? '\n--- the job has finished ---\n' : '';
+    const footer = entry.done ? `\n--- ${entry.end ?? 'the job has ended'} ---\n` : '';
     return text.join('\n') + (text.length > 0 ? '\n' : '') + footer;
   }
 
-  private async subscribe(id: string, entry: Followed, client: SpoolClient): Promise<void> {
-    this.dropSubscription(id, entry);
+  private async subscribe(key: string, entry: Followed, client: SpoolClient): Promise<void> {
+    this.dropSubscription(entry);
     entry.client = client;
-    const subscription = await client.subscribe({ topics: ['output'], jobIds: [id] }, { 'jobs.output': () => this.schedule(id) });
+    const subscription = await client.subscribe({ topics: ['output'], jobIds: [entry.id] }, { 'jobs.output': () => this.schedule(key) });
     // The document may have closed, the job ended or the client changed while subscribing.
-    if (this.followed.get(id) !== entry || entry.done || entry.client !== client) {
+    if (this.followed.get(key) !== entry || entry.done || entry.client !== client) {
       await subscription.unsubscribe();
       return;
     }
@@ -133,24 +146,32 @@ export class JobOutputProvider implements vscode.TextDocumentContentProvider, vs
   }
 
   private reconnected(client: SpoolClient): void {
-    for (const [id, entry] of this.followed) {
+    for (const [key, entry] of this.followed) {
       if (!entry.done && entry.client !== client) {
-        this.subscribe(id, entry, client).catch((error: unknown) => this.log.warn(`Following the output of ${id} again failed: ${errorMessage(error)}`));
+        this.subscribe(key, entry, client).catch((error: unknown) => this.log.warn(`Following the output of ${entry.id} again failed: ${errorMessage(error)}`));
       }
-      this.schedule(id);
+      this.schedule(key);
     }
   }
 
-  /** Everything after the last line read, a page at a time. */
-  private async readMore(id: string, entry: Followed): Promise<void> {
+  /** Everything after the last line read, a page at a time; once the job has ended, how it ended. */
+  private async readMore(entry: Followed): Promise<void> {
+    const client = this.connection.client();
     for (;;) {
-      const page = await this.connection.client().call('jobs.output', { id, after: entry.after, limit: PAGE });
+      const page = await client.call('jobs.output', { id: entry.id, after: entry.after, limit: PAGE });
       this.append(entry, page.lines);
       entry.after = Math.max(entry.after, page.nextAfter);
       entry.done = page.done;
       if (page.lines.length < PAGE) break;
     }
-    if (entry.done) this.dropSubscription(id, entry);
+    if (entry.done) {
+      this.dropSubscription(entry);
+      // Read after the last line: the job has ended, so its record says how.
+      const { job, runs } = await client.call('jobs.get', { id: entry.id });
+      entry.end = endLine(job, runs);
+    } else {
+      entry.end = null;
+    }
   }
 
   private append(entry: Followed, lines: OutputLine[]): void {
@@ -174,32 +195,32 @@ export class JobOutputProvider implements vscode.TextDocumentContentProvider, vs
   }
 
   /** Output arrives in bursts: re-read the document at most every 200 ms. */
-  private schedule(id: string): void {
-    const entry = this.followed.get(id);
+  private schedule(key: string): void {
+    const entry = this.followed.get(key);
     if (!entry || entry.timer) return;
     entry.timer = setTimeout(() => {
       entry.timer = null;
-      this.changeEmitter.fire(jobOutputUri(id));
+      this.changeEmitter.fire(entry.uri);
     }, 200);
   }
 
-  private dropSubscription(id: string, entry: Followed): void {
+  private dropSubscription(entry: Followed): void {
     const subscription = entry.subscription;
     entry.subscription = null;
     entry.client = null;
-    subscription?.unsubscribe().catch((error: unknown) => this.log.warn(`Unsubscribing from the output of ${id} failed: ${errorMessage(error)}`));
+    subscription?.unsubscribe().catch((error: unknown) => this.log.warn(`Unsubscribing from the output of ${entry.id} failed: ${errorMessage(error)}`));
   }
 
-  private unfollow(id: string): void {
-    const entry = this.followed.get(id);
+  private unfollow(key: string): void {
+    const entry = this.followed.get(key);
     if (!entry) return;
-    this.followed.delete(id);
+    this.followed.delete(key);
     if (entry.timer) clearTimeout(entry.timer);
-    this.dropSubscription(id, entry);
+    this.dropSubscription(entry);
   }
 
   dispose(): void {
-    for (const id of [...this.followed.keys()]) this.unfollow(id);
+    for (const key of [...this.followed.keys()]) this.unfollow(key);
     for (const d of this.disposables) d.dispose();
   }
 }

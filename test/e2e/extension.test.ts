@@ -37,7 +37,7 @@ test('the extension in VS Code, against a seeded daemon', async (t) => {
     'a large group loads one page, and "Load more…" loads the next',
     'Enqueue Job runs a shell job to completion',
     'Show Job Output opens a document that follows the job live',
-    'Open Job Details shows the job and its runs as JSON',
+    'Open Job as JSON shows the job and its runs as JSON',
     'an open job details document follows the job as it changes',
     'Retry on a dead job moves it out of Dead',
     'Cancel on a multi-selection cancels every selected job',

@@ -9,6 +9,7 @@ import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { startDaemon, type TestDaemon } from '../helpers/daemon';
 import { openVsCode, waitFor, type VsCode } from './harness';
+import { jobPageFrame, pageText } from './support/jobPage';
 import { enqueueMany, seedReports } from './support/seed';
 import { answer, ariaLabel, collapse, collapseView, contextMenu, expand, openSpoolView, openWorkbench, queuesPane, row, rowAt, runCommand, screenshot, statusBarText, widenSideBar } from './support/workbench';
 
@@ -55,9 +56,10 @@ uiTest('the Spool view shows the seeded queue with its counts, and the status ba
   const deadJob = row(page, /report: \{"month"/);
   await deadJob.waitFor({ timeout: 15_000 });
   await widenSideBar(page, 220);
-  // A click opens the job's details: its record and run history as JSON.
+  // A click opens the job's page: its state, its error and its run history.
   await deadJob.click();
-  await page.locator('.editor-instance .view-lines', { hasText: 'the report template is missing' }).first().waitFor({ timeout: 15_000 });
+  const jobPage = await jobPageFrame(page, /^reports › report \{"month":"2026-0\d","doomed":true\}$/);
+  await waitFor('the job page to show the error', async () => (await pageText(jobPage)).includes('the report template is missing'), { timeoutMs: 15_000 });
   await screenshot(page, 'ui-queues.png');
 });
 
@@ -115,7 +117,7 @@ uiTest('a job enqueued here that ends dead raises a warning with Retry and Show 
   const editor = page.locator('.editor-instance .view-lines', { hasText: 'about to fail' }).first();
   await editor.waitFor({ timeout: 30_000 });
   // The editor renders spaces as non-breaking spaces.
-  assert.match(((await editor.textContent()) ?? '').replace(/\s+/g, ' '), /about to fail.*--- the job has finished ---/);
+  assert.match(((await editor.textContent()) ?? '').replace(/\s+/g, ' '), /about to fail.*--- the job died: The command exited with code 3\. ---/);
 });
 
 uiTest('Purge Queue asks first, saying how many jobs it would delete', async () => {

@@ -1,14 +1,13 @@
-/** Open Job Details: the job and its runs as a read-only JSON document that follows changes. */
-import * as vscode from 'vscode';
-import { jobDetailsUri } from '../../documents/jobDetails';
+/**
+ * Open Job: the job's page (views/jobPage), one per job; opening it again reveals it. Arguments as
+ * for every job command (a tree node, a job id); returns the id of the job shown.
+ */
 import { command } from '../command';
 import { jobTargets } from '../targets';
 
 export const openJobDetails = command('spool.jobs.openDetails', async (ctx, ...args) => {
   const [job] = await jobTargets(ctx, args.slice(0, 1));
   if (!job) return undefined;
-  const doc = await vscode.workspace.openTextDocument(jobDetailsUri(job.id));
-  await vscode.languages.setTextDocumentLanguage(doc, 'json');
-  await vscode.window.showTextDocument(doc, { preview: true });
-  return doc.uri.toString();
+  await ctx.jobPages.open(job);
+  return job.id;
 });

@@ -7,7 +7,7 @@ import { jobTargets } from '../targets';
 export const showJobOutput = command('spool.jobs.showOutput', async (ctx, ...args) => {
   const [job] = await jobTargets(ctx, args.slice(0, 1));
   if (!job) return undefined;
-  const doc = await vscode.workspace.openTextDocument(jobOutputUri(job.id));
+  const doc = await vscode.workspace.openTextDocument(jobOutputUri(job));
   await vscode.window.showTextDocument(doc, { preview: false });
   return doc.uri.toString();
 });

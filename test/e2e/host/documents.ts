@@ -46,17 +46,17 @@ export const run = hostSuite({
       kind: 'shell',
       payload: { command: 'seq 1 8000; while [ ! -f "$GO" ]; do sleep 0.1; done; seq 8001 15000', env: { GO: go } },
     });
-    const doc = await vscode.workspace.openTextDocument(jobOutputUri(job.id));
+    const doc = await vscode.workspace.openTextDocument(jobOutputUri(job));
     await waitFor('the first 8,000 lines in the document', () => doc.lineCount > 8000 && doc.lineAt(7999).text === '8000');
     fs.writeFileSync(go, '');
-    await waitFor('the end of the job in the document', () => doc.getText().includes('--- the job has finished ---'), 60_000);
+    await waitFor('the end of the job in the document', () => doc.getText().includes('--- the job completed ---'), 60_000);
     const kept = await daemonLines(client, job.id);
     assert.equal(kept.length, LIMITS.maxOutputLinesPerJob + 1, 'the daemon keeps its cap and one marker');
     assert.equal(kept[0], '--- [5000 older lines dropped] ---');
     const shown = doc.getText().split('\n');
     assert.equal(shown.length, kept.length + 3, `the document has ${shown.length} lines, starting with "${shown[0]}"`);
     assert.deepEqual(shown.slice(0, kept.length), kept, 'the document shows what the daemon keeps');
-    assert.deepEqual(shown.slice(kept.length), ['', '--- the job has finished ---', '']);
+    assert.deepEqual(shown.slice(kept.length), ['', '--- the job completed ---', '']);
   },
 
   'a job that runs again, retried or not, shows where each run begins in its output document': async (config) => {
@@ -71,13 +71,13 @@ export const run = hostSuite({
       maxAttempts: 2,
       backoff: { strategy: 'fixed', baseMs: 100, jitter: 0 },
     });
-    const doc = await vscode.workspace.openTextDocument(jobOutputUri(job.id));
-    await waitFor('the end of the job in the document', () => doc.getText().includes('--- the job has finished ---'), 60_000);
-    assert.equal(doc.getText(), 'fail\n--- run 2 (attempt 2) ---\nok\n\n--- the job has finished ---\n');
+    const doc = await vscode.workspace.openTextDocument(jobOutputUri(job));
+    await waitFor('the end of the job in the document', () => doc.getText().includes('--- the job completed ---'), 60_000);
+    assert.equal(doc.getText(), 'fail\n--- run 2 (attempt 2) ---\nok\n\n--- the job completed ---\n');
     // Retried, it runs again as attempt 1: the open document follows it, and its heading names
     // the run, not only the attempt.
     await client.call('jobs.retry', { id: job.id });
-    const retried = 'fail\n--- run 2 (attempt 2) ---\nok\n--- run 3 (attempt 1) ---\nok\n\n--- the job has finished ---\n';
+    const retried = 'fail\n--- run 2 (attempt 2) ---\nok\n--- run 3 (attempt 1) ---\nok\n\n--- the job completed ---\n';
     await waitFor('the third run in the document', () => doc.getText() === retried, 60_000);
   },
 
@@ -86,7 +86,7 @@ export const run = hostSuite({
     const client = await direct(config);
     const { job } = await client.call('jobs.enqueue', { queue: 'docs-deleted', kind: 'shell', payload: { command: 'true' }, delayMs: 3_600_000 });
     await client.call('jobs.delete', { id: job.id });
-    await assert.rejects(Promise.resolve(vscode.workspace.openTextDocument(jobOutputUri(job.id))));
+    await assert.rejects(Promise.resolve(vscode.workspace.openTextDocument(jobOutputUri(job))));
     assert.ok(!api.jobOutput.followedJobs.includes(job.id), `still following ${job.id}: ${api.jobOutput.followedJobs.join(', ')}`);
   },
 

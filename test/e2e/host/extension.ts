@@ -133,14 +133,14 @@ export const run = hostSuite({
     assert.ok(!doc.getText().includes('second'));
     const fs = await import('node:fs');
     fs.writeFileSync(`${configString(config, 'scratch')}/stop-output`, '');
-    await waitFor('the second line and the end marker', () => doc.getText().includes('second') && doc.getText().includes('the job has finished'));
+    await waitFor('the second line and the end marker', () => doc.getText().includes('second') && doc.getText().includes('--- the job completed ---'));
   },
 
-  'Open Job Details shows the job and its runs as JSON': async () => {
+  'Open Job as JSON shows the job and its runs as JSON': async () => {
     const api = await spool();
     const [dead] = await children(api, (await groupNode(api, 'reports', 'Dead')).node);
     assert.ok(dead);
-    const uri = await vscode.commands.executeCommand<string>('spool.jobs.openDetails', dead.node);
+    const uri = await vscode.commands.executeCommand<string>('spool.jobs.openJson', dead.node);
     const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri);
     assert.ok(doc);
     assert.equal(doc.languageId, 'json');
@@ -154,7 +154,7 @@ export const run = hostSuite({
   'an open job details document follows the job as it changes': async (config) => {
     const client = await direct(configString(config, 'socketPath'));
     const { job } = await client.call('jobs.enqueue', { queue: 'details', kind: 'report', payload: { watch: true } });
-    const uri = await vscode.commands.executeCommand<string>('spool.jobs.openDetails', job.id);
+    const uri = await vscode.commands.executeCommand<string>('spool.jobs.openJson', job.id);
     const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri);
     assert.ok(doc);
     assert.match(doc.getText(), /"state": "queued"/);
@@ -336,8 +336,9 @@ export const run = hostSuite({
     const api = await spool();
     const [done] = await children(api, (await groupNode(api, 'reports', 'Completed')).node);
     assert.ok(done && done.node.type === 'job');
-    const uri = await vscode.commands.executeCommand<string>('spool.jobs.goTo', done.node.job.id);
-    assert.equal(uri, `spool-job:/${done.node.job.id}.json`);
+    const opened = await vscode.commands.executeCommand<string>('spool.jobs.goTo', done.node.job.id);
+    assert.equal(opened, done.node.job.id);
+    assert.equal(api.context.jobPages.page(done.node.job.id)?.job.id, done.node.job.id, 'the job page is open');
     const missing = await vscode.commands.executeCommand('spool.jobs.goTo', '00000000-0000-7000-8000-000000000000');
     assert.equal(missing, undefined, 'an unknown id is reported, not opened');
   },

@@ -104,7 +104,7 @@ export const run = hostSuite({
         payload: { command: 'echo ready; while [ ! -f "$GO" ]; do sleep 0.1; done; echo first; while [ ! -f "$STOP" ]; do sleep 0.1; done; echo second', env: { GO: go, STOP: stop } },
       }),
     );
-    const doc = await vscode.workspace.openTextDocument(jobOutputUri(job.id));
+    const doc = await vscode.workspace.openTextDocument(jobOutputUri(job));
     assert.equal(doc.getText(), '');
     await vscode.commands.executeCommand('spool.daemon.restart');
     assert.equal(api.context.connection.state, 'connected');
@@ -116,7 +116,7 @@ export const run = hostSuite({
     fs.writeFileSync(go, '');
     await waitFor('the line printed once the job was told to go on', () => doc.getText() === 'ready\nfirst\n', 20_000);
     fs.writeFileSync(stop, '');
-    await waitFor('the end of the job', () => doc.getText().includes('second') && doc.getText().includes('the job has finished'));
+    await waitFor('the end of the job', () => doc.getText().includes('second') && doc.getText().includes('--- the job completed ---'));
   },
 
   'a daemon stopped elsewhere is started again when autoStartDaemon is on': async (config) => {

@@ -56,3 +56,24 @@ export async function seedReports(client: SpoolClient): Promise<Seeded> {
   await client.call('schedules.create', { name: 'nightly', cron: '0 3 * * *', queue: 'reports', job: { kind: 'shell', payload: { command: 'echo nightly' } } });
   return { dead, running: (await client.call('jobs.get', { id: running.job.id })).job };
 }
+
+/**
+ * One job with a long history, made the way a remote worker makes it: `runs` claims, each
+ * writing `linesPerRun` output lines and failing with exit code 1, the last leaving it dead. Its
+ * backoff is 1 ms, so each attempt is due again at once.
+ */
+export async function seedJobHistory(client: SpoolClient, params: { queue: string; kind: string; payload: unknown; runs: number; linesPerRun: number }): Promise<Job> {
+  const { queue, kind, runs, linesPerRun } = params;
+  await client.call('workers.register', { workerId: SEED_WORKER, name: 'e2e seed worker', queues: [queue], kinds: [kind] });
+  const { job } = await client.call('jobs.enqueue', { queue, kind, payload: params.payload, maxAttempts: runs, backoff: { strategy: 'fixed', baseMs: 1, jitter: 0 } });
+  for (let run = 1; run <= runs; run++) {
+    // A job due again after its backoff wakes no waiting claim, so claims are polled.
+    await waitFor(`attempt ${run} of job ${job.id} to be claimed`, async () => (await client.call('jobs.claim', { workerId: SEED_WORKER, queues: [queue], kinds: [kind] })).jobs[0]?.id === job.id, { intervalMs: 5 });
+    for (let start = 0; start < linesPerRun; start += 1000) {
+      const lines = Array.from({ length: Math.min(1000, linesPerRun - start) }, (_, i) => `run ${run} line ${start + i + 1}: checking suite ${(start + i) % 37}`);
+      await client.call('jobs.log', { id: job.id, workerId: SEED_WORKER, lines, stream: 'stdout' });
+    }
+    await client.call('jobs.fail', { id: job.id, workerId: SEED_WORKER, error: `suite ${run} failed`, stack: `Error: suite ${run} failed\n    at runSuite (suite.js:${run}:1)`, exitCode: 1 });
+  }
+  return (await client.call('jobs.get', { id: job.id })).job;
+}

@@ -1,0 +1,315 @@
+/**
+ * The job pages: one webview panel per job, opened again by revealing it. A page reads the job,
+ * its runs and its newest output lines, renders them with render.ts, and follows the job while
+ * it is open: `jobs.changed` (through the connection) and an `output` subscription for that job
+ * alone re-read it, at most every 200 ms; a deleted job keeps its last content under a banner.
+ * The relative times are recomputed every second while the page is visible. Buttons run the
+ * extension's own commands with the job's id, so they behave as the tree's menu items do.
+ */
+import { randomBytes } from 'node:crypto';
+import * as vscode from 'vscode';
+import type { SpoolClient, Subscription } from '../../../shared/client';
+import { SpoolError } from '../../../shared/errors';
+import { ErrorCode, LIMITS } from '../../../shared/protocol';
+import { TERMINAL_STATES, type Job, type JobRun, type OutputLine } from '../../../shared/types';
+import type { DaemonConnection } from '../../daemon/connection';
+import { errorMessage } from '../../daemon/connection';
+import { MESSAGE, PAGE_ACTIONS, readPageMessage, type ToPageMessage } from './messages';
+import { jobTitle, PAGE_OUTPUT_LINES, relativeTimes, type JobPageInput } from './model';
+import { renderJobBody, renderJobDocument } from './render';
+
+/** The webview type of a job page. */
+export const JOB_PAGE_VIEW_TYPE = 'spool.jobPage';
+
+/** Output events and job changes arrive in bursts: a page re-reads at most this often. */
+const REFRESH_MS = 200;
+
+/** What the extension-host tests can read of an open page. */
+export interface JobPageState {
+  readonly job: Job;
+  readonly runs: readonly JobRun[];
+  readonly outputLines: number;
+  readonly deleted: boolean;
+  readonly title: string;
+  readonly html: string;
+}
+
+class JobPage implements vscode.Disposable {
+  private job: Job;
+  private runs: JobRun[];
+  private lines: OutputLine[] = [];
+  /** The newest line seq read: the `after` of the next read, and how many lines the job wrote. */
+  private after = 0;
+  private outputDone = false;
+  private deleted = false;
+  private subscription: Subscription | null = null;
+  private subscribedOn: SpoolClient | null = null;
+  private refreshTimer: NodeJS.Timeout | null = null;
+  private refreshing: Promise<void> | null = null;
+  private ticker: NodeJS.Timeout | null = null;
+  /** The body now, and the body the webview's document was last given (it is restored from that after being hidden). */
+  private body = '';
+  private bodyInDocument = '';
+  private readonly disposables: vscode.Disposable[] = [];
+  private disposed = false;
+  /** False until the first read is done: the page gets no document before (see JobPages.open). */
+  private loaded = false;
+
+  constructor(
+    readonly panel: vscode.WebviewPanel,
+    job: Job,
+    private readonly connection: DaemonConnection,
+    private readonly log: vscode.LogOutputChannel,
+    private readonly onDispose: () => void,
+  ) {
+    this.job = job;
+    this.runs = [];
+    this.disposables.push(
+      panel.onDidDispose(() => this.dispose()),
+      panel.webview.onDidReceiveMessage((message: unknown) => this.received(message)),
+      panel.onDidChangeViewState(() => this.visibilityChanged()),
+    );
+  }
+
+  get id(): string {
+    return this.job.id;
+  }
+
+  get state(): JobPageState {
+    return { job: this.job, runs: this.runs, outputLines: this.lines.length, deleted: this.deleted, title: this.panel.title, html: this.body };
+  }
+
+  /**
+   * The first read: the job and its runs, and its output (subscribed first, so no line falls
+   * between the two), then the document.
+   */
+  async load(): Promise<void> {
+    const client = this.connection.client();
+    const [first] = await Promise.all([client.call('jobs.get', { id: this.id }), this.follow(client)]);
+    this.job = first.job;
+    this.runs = first.runs;
+    await this.readOutput();
+    this.loaded = true;
+    this.body = renderJobBody(this.input());
+    this.setDocument();
+    this.visibilityChanged();
+  }
+
+  /** The daemon reported a change to the job (or its deletion). */
+  changed(deleted: boolean): void {
+    if (deleted) {
+      this.deleted = true;
+      this.unfollow();
+      this.show();
+      return;
+    }
+    this.schedule();
+  }
+
+  /** A new or reconnected client: follow the output on it again, and read what changed meanwhile. */
+  reconnected(client: SpoolClient): void {
+    if (this.deleted) return;
+    if (!this.outputDone && this.subscribedOn !== client) {
+      this.follow(client).catch((error: unknown) => this.log.warn(`Following the output of ${this.id} again failed: ${errorMessage(error)}`));
+    }
+    this.schedule();
+  }
+
+  reveal(): void {
+    this.panel.reveal();
+  }
+
+  private input(): JobPageInput {
+    return { job: this.job, runs: this.runs, output: { lines: this.lines, total: this.after }, deleted: this.deleted, now: Date.now() };
+  }
+
+  private schedule(): void {
+    if (this.refreshTimer || this.disposed || this.deleted) return;
+    this.refreshTimer = setTimeout(() => {
+      this.refreshTimer = null;
+      void this.refresh();
+    }, REFRESH_MS);
+  }
+
+  /** Re-reads the job, its runs and the new output lines, one read at a time. */
+  async refresh(): Promise<void> {
+    if (this.refreshing) {
+      await this.refreshing;
+      return this.schedule();
+    }
+    this.refreshing = this.read().finally(() => {
+      this.refreshing = null;
+    });
+    return this.refreshing;
+  }
+
+  private async read(): Promise<void> {
+    if (this.disposed || this.deleted) return;
+    try {
+      const { job, runs } = await this.connection.client().call('jobs.get', { id: this.id });
+      this.job = job;
+      this.runs = runs;
+      // A retried job writes output again.
+      if (this.outputDone && !TERMINAL_STATES.includes(job.state)) {
+        this.outputDone = false;
+        await this.follow(this.connection.client());
+      }
+      await this.readOutput();
+    } catch (error) {
+      if (error instanceof SpoolError && error.code === ErrorCode.JobNotFound) {
+        this.deleted = true;
+        this.unfollow();
+      } else {
+        this.log.warn(`Reading job ${this.id} for its page failed: ${errorMessage(error)}`);
+        return;
+      }
+    }
+    this.show();
+  }
+
+  /** Every line after the last one read, a page at a time, keeping the newest PAGE_OUTPUT_LINES. */
+  private async readOutput(): Promise<void> {
+    for (;;) {
+      const page = await this.connection.client().call('jobs.output', { id: this.id, after: this.after, limit: LIMITS.maxPageSize });
+      for (const line of page.lines) if (line.seq > this.after && line.stream !== 'marker') this.lines.push(line);
+      if (this.lines.length > PAGE_OUTPUT_LINES) this.lines.splice(0, this.lines.length - PAGE_OUTPUT_LINES);
+      this.after = Math.max(this.after, page.nextAfter);
+      this.outputDone = page.done;
+      if (page.lines.length < LIMITS.maxPageSize) break;
+    }
+    if (this.outputDone) this.unfollow();
+  }
+
+  private async follow(client: SpoolClient): Promise<void> {
+    this.unfollow();
+    this.subscribedOn = client;
+    const subscription = await client.subscribe({ topics: ['output'], jobIds: [this.id] }, { 'jobs.output': () => this.schedule() });
+    // The page may have closed, the job ended or the client changed while subscribing.
+    if (this.disposed || this.deleted || this.subscribedOn !== client) {
+      await subscription.unsubscribe();
+      return;
+    }
+    this.subscription = subscription;
+  }
+
+  private unfollow(): void {
+    const subscription = this.subscription;
+    this.subscription = null;
+    this.subscribedOn = null;
+    subscription?.unsubscribe().catch((error: unknown) => this.log.warn(`Unsubscribing from the output of ${this.id} failed: ${errorMessage(error)}`));
+  }
+
+  /** Draws the current state: a message to a visible page, else the document it is restored from. */
+  private show(): void {
+    if (this.disposed || !this.loaded) return;
+    this.body = renderJobBody(this.input());
+    this.panel.title = jobTitle(this.job);
+    if (this.panel.visible) this.post({ type: MESSAGE.render, html: this.body });
+    else this.setDocument();
+  }
+
+  private setDocument(): void {
+    this.bodyInDocument = this.body;
+    this.panel.webview.html = renderJobDocument(this.input(), randomBytes(16).toString('base64'));
+  }
+
+  private visibilityChanged(): void {
+    if (this.disposed) return;
+    if (this.panel.visible) {
+      // A hidden webview is rebuilt from its document when shown again.
+      if (this.bodyInDocument !== this.body) this.setDocument();
+      this.ticker ??= setInterval(() => this.post({ type: MESSAGE.times, times: relativeTimes(this.job, Date.now()) }), 1000);
+    } else if (this.ticker) {
+      clearInterval(this.ticker);
+      this.ticker = null;
+    }
+  }
+
+  private post(message: ToPageMessage): void {
+    void this.panel.webview.postMessage(message);
+  }
+
+  private received(message: unknown): void {
+    const read = readPageMessage(message);
+    if (!read) {
+      this.log.warn(`The page of job ${this.id} sent a message that is not one: ${JSON.stringify(message)}`);
+      return;
+    }
+    // The command reports its own failures; the page re-reads the job whatever came of it.
+    void Promise.resolve(vscode.commands.executeCommand(PAGE_ACTIONS[read.action].command, this.id)).finally(() => this.schedule());
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    if (this.refreshTimer) clearTimeout(this.refreshTimer);
+    if (this.ticker) clearInterval(this.ticker);
+    this.unfollow();
+    for (const d of this.disposables) d.dispose();
+    this.panel.dispose();
+    this.onDispose();
+  }
+}
+
+/** Every open job page, by job id. */
+export class JobPages implements vscode.Disposable {
+  private readonly pages = new Map<string, JobPage>();
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(
+    private readonly connection: DaemonConnection,
+    private readonly log: vscode.LogOutputChannel,
+    private readonly iconPath: vscode.Uri,
+  ) {
+    this.disposables.push(
+      connection.onJobChanged((event) => this.pages.get(event.id)?.changed(event.deleted === true)),
+      // Changes made while the daemon was away, or by the daemon that replaced it, sent no event.
+      connection.onDidConnect((client) => {
+        for (const page of this.pages.values()) page.reconnected(client);
+      }),
+    );
+  }
+
+  /** Shows the page of `job`: the open one, revealed, or a new one in the active editor group. */
+  async open(job: Job): Promise<void> {
+    const open = this.pages.get(job.id);
+    if (open) {
+      open.reveal();
+      return;
+    }
+    // The panel opens at once, so that the webview starts up while the job is read; the page
+    // then gets its document once, when everything is there.
+    const panel = vscode.window.createWebviewPanel(JOB_PAGE_VIEW_TYPE, jobTitle(job), vscode.ViewColumn.Active, {
+      enableScripts: true,
+      enableFindWidget: true,
+      // The page loads nothing: no file of the extension or the workspace is reachable from it.
+      localResourceRoots: [],
+    });
+    panel.iconPath = this.iconPath;
+    const page = new JobPage(panel, job, this.connection, this.log, () => {
+      if (this.pages.get(job.id) === page) this.pages.delete(job.id);
+    });
+    this.pages.set(job.id, page);
+    try {
+      await page.load();
+    } catch (error) {
+      page.dispose();
+      throw error;
+    }
+  }
+
+  /** What an open page shows (for the extension-host tests); undefined when the job has none. */
+  page(id: string): JobPageState | undefined {
+    return this.pages.get(id)?.state;
+  }
+
+  /** The jobs with an open page. */
+  get openJobs(): string[] {
+    return [...this.pages.keys()];
+  }
+
+  dispose(): void {
+    for (const page of [...this.pages.values()]) page.dispose();
+    for (const d of this.disposables) d.dispose();
+  }
+}
