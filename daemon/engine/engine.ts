@@ -148,7 +148,10 @@ export class Engine implements QueueEngine {
   }
 
   output(params: JobOutputParams): Promise<JobOutputResult> {
-    return checked(() => v.outputParams(params), (input) => this.backend.output(input.id, input.after, input.limit));
+    return checked(
+      () => v.outputParams(params),
+      (input) => ('last' in input ? this.backend.outputTail(input.id, input.last) : this.backend.output(input.id, input.after, input.limit)),
+    );
   }
 
   cancel(id: string): Promise<Job> {

@@ -182,6 +182,8 @@ export interface StorageBackend {
   listJobs(input: ListInput): Promise<Job[]>;
   /** A page of a job's output lines after `after`, and whether the job has finished and the page is its last. Rejects with JobNotFound. */
   output(id: string, after: number, limit: number): Promise<JobOutputResult>;
+  /** The newest `last` lines of a job, oldest first; done once the job has finished. Rejects with JobNotFound. */
+  outputTail(id: string, last: number): Promise<JobOutputResult>;
   /** queued/retrying → cancelled; running → cancel requested. Rejects with JobNotFound or InvalidState (finished). */
   cancel(id: string): Promise<Job>;
   /** A finished job → queued with a fresh attempt budget. Rejects with JobNotFound or InvalidState (not finished). */

@@ -132,6 +132,11 @@ export interface JobOutputParams {
   after?: number;
   /** Default 1000. */
   limit?: number;
+  /**
+   * The newest `last` lines (1..1000), oldest first, instead of a page after `after`: what a view
+   * of a job's latest output needs without reading everything before it. Not with after or limit.
+   */
+  last?: number;
 }
 
 /** Output lines of a job, oldest first, and where to continue. */

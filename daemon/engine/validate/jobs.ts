@@ -234,10 +234,19 @@ export function listParams(value: unknown): ListInput {
   };
 }
 
-export function outputParams(value: unknown): { id: string; after: number; limit: number } {
-  const o = object(value, 'params', ['id', 'after', 'limit']);
+/** A page of output after a line, or the newest lines of a job. */
+export type OutputInput = { id: string; after: number; limit: number } | { id: string; last: number };
+
+export function outputParams(value: unknown): OutputInput {
+  const o = object(value, 'params', ['id', 'after', 'limit', 'last']);
+  const id = jobId(o['id']);
+  if (o['last'] !== undefined) {
+    const given = o['after'] !== undefined ? 'after' : o['limit'] !== undefined ? 'limit' : undefined;
+    if (given) throw invalidParams(given, `Give either last (the newest lines) or ${given} (a page after a line), not both`, 'last, or after and limit');
+    return { id, last: integer(o['last'], 'last', 1, LIMITS.maxPageSize) };
+  }
   return {
-    id: jobId(o['id']),
+    id,
     after: o['after'] === undefined ? 0 : integer(o['after'], 'after', 0, Number.MAX_SAFE_INTEGER),
     limit: o['limit'] === undefined ? 1000 : integer(o['limit'], 'limit', 1, LIMITS.maxPageSize),
   };

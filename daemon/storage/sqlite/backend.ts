@@ -185,6 +185,16 @@ export class SqliteBackend implements StorageBackend {
     });
   }
 
+  outputTail(id: string, last: number): Promise<JobOutputResult> {
+    return this.read((ctx) => {
+      const job = ctx.store.jobs.byId(id);
+      if (!job) throw jobNotFound(id);
+      const lines = ctx.store.output.tail(id, last);
+      // Nothing is newer than the lines returned, so a finished job's output is complete here.
+      return { lines, nextAfter: lines[lines.length - 1]?.seq ?? 0, done: TERMINAL_STATES.includes(job.state) };
+    });
+  }
+
   cancel(id: string): Promise<Job> {
     return this.write((ctx) => manage.cancel(ctx, id));
   }

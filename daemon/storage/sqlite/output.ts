@@ -24,6 +24,7 @@ export class OutputStatements {
   private readonly oldestStmt;
   private readonly deleteUpToStmt;
   private readonly pageStmt;
+  private readonly tailStmt;
 
   constructor(db: Db) {
     this.stateStmt = db.prepare('SELECT output_seq, output_lines, output_dropped, runs FROM jobs WHERE id = @jobId');
@@ -36,6 +37,9 @@ export class OutputStatements {
       SELECT seq FROM job_output WHERE job_id = @jobId AND stream <> 'marker' ORDER BY seq LIMIT 1 OFFSET @skip`).pluck();
     this.deleteUpToStmt = db.prepare(`DELETE FROM job_output WHERE job_id = @jobId AND seq <= @seq`);
     this.pageStmt = db.prepare('SELECT * FROM job_output WHERE job_id = @jobId AND seq > @after ORDER BY seq LIMIT +@limit');
+    // The newest lines through the (job_id, seq) key backwards, then put back in order: reading a
+    // 10,000-line job's last 200 lines touches 200 rows, not 10,000.
+    this.tailStmt = db.prepare('SELECT * FROM (SELECT * FROM job_output WHERE job_id = @jobId ORDER BY seq DESC LIMIT +@last) ORDER BY seq');
   }
 
   state(jobId: string): OutputState | undefined {
@@ -86,5 +90,9 @@ export class OutputStatements {
 
   page(jobId: string, after: number, limit: number): OutputLine[] {
     return this.pageStmt.all({ jobId, after, limit }).map((raw) => mapOutputLine(toRow(raw, 'output line')));
+  }
+
+  tail(jobId: string, last: number): OutputLine[] {
+    return this.tailStmt.all({ jobId, last }).map((raw) => mapOutputLine(toRow(raw, 'output line')));
   }
 }

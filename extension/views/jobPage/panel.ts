@@ -167,8 +167,20 @@ class JobPage implements vscode.Disposable {
     this.show();
   }
 
-  /** Every line after the last one read, a page at a time, keeping the newest PAGE_OUTPUT_LINES. */
+  /**
+   * Every line after the last one read, a page at a time, keeping the newest PAGE_OUTPUT_LINES.
+   * The first read asks for the newest lines alone (`last`): a job with 10,000 lines opens
+   * without reading the 9,800 the page would not show.
+   */
   private async readOutput(): Promise<void> {
+    if (this.after === 0) {
+      const newest = await this.connection.client().call('jobs.output', { id: this.id, last: PAGE_OUTPUT_LINES });
+      for (const line of newest.lines) if (line.stream !== 'marker') this.lines.push(line);
+      this.after = newest.nextAfter;
+      this.outputDone = newest.done;
+      if (this.outputDone) this.unfollow();
+      return;
+    }
     for (;;) {
       const page = await this.connection.client().call('jobs.output', { id: this.id, after: this.after, limit: LIMITS.maxPageSize });
       for (const line of page.lines) if (line.seq > this.after && line.stream !== 'marker') this.lines.push(line);

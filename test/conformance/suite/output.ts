@@ -35,6 +35,26 @@ export function defineOutput(store: StoreFactory): void {
     assert.deepEqual((await engine.getJob(job.id)).runs.map((r) => [r.run, r.attempt, r.outcome]), [[1, 1, 'failed'], [2, 2, 'completed'], [3, 1, 'running']]);
   });
 
+  test('output with last gives the newest lines in order, done once the job finished, and refuses after or limit beside it', async (t) => {
+    const { engine } = makeEngine(t, store);
+    const { job } = await engine.enqueue({ queue: 'q', kind: 'k' });
+    await engine.claim({ workerId: 'w' });
+    await engine.log({ id: job.id, workerId: 'w', lines: Array.from({ length: 30 }, (_, i) => `line ${i + 1}`) });
+    const tail = await engine.output({ id: job.id, last: 3 });
+    assert.deepEqual(tail.lines.map((l) => [l.seq, l.text]), [[28, 'line 28'], [29, 'line 29'], [30, 'line 30']]);
+    assert.equal(tail.nextAfter, 30);
+    assert.equal(tail.done, false, 'the job still runs');
+    await engine.complete({ id: job.id, workerId: 'w' });
+    assert.equal((await engine.output({ id: job.id, last: 1000 })).lines.length, 30);
+    assert.equal((await engine.output({ id: job.id, last: 1 })).done, true);
+    for (const extra of [{ after: 0 }, { limit: 5 }]) {
+      await assert.rejects(engine.output({ id: job.id, last: 2, ...extra }), (error: unknown) => error instanceof Error && 'data' in error && JSON.stringify(error.data).includes(Object.keys(extra)[0]!));
+    }
+    await assert.rejects(engine.output({ id: job.id, last: 0 }), /last/);
+    const { job: silent } = await engine.enqueue({ queue: 'q', kind: 'k' });
+    assert.deepEqual(await engine.output({ id: silent.id, last: 5 }), { lines: [], nextAfter: 0, done: false });
+  });
+
   test('output over the per-job cap drops the oldest lines and one marker says how many', async (t) => {
     const { engine } = makeEngine(t, store);
     const { job } = await engine.enqueue({ queue: 'q', kind: 'k' });
