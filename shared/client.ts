@@ -15,6 +15,7 @@ import { SpoolError } from './errors';
 import { defaultSocketPath } from './paths';
 import {
   ErrorCode,
+  NOTIFICATION_NAMES,
   PROTOCOL_VERSION,
   type DaemonStatus,
   type MethodName,
@@ -451,8 +452,9 @@ function subscriptionIdOf(params: unknown): string | undefined {
   return typeof id === 'string' ? id : undefined;
 }
 
-const NOTIFICATION_NAMES: readonly string[] = ['jobs.changed', 'queues.changed', 'stats.changed', 'jobs.output'] satisfies NotificationName[];
+/** The protocol's notification names, as plain strings to look a received method up in. */
+const NOTIFICATION_NAME_SET: ReadonlySet<string> = new Set(NOTIFICATION_NAMES);
 
 function isNotificationName(name: string): name is NotificationName {
-  return NOTIFICATION_NAMES.includes(name);
+  return NOTIFICATION_NAME_SET.has(name);
 }
