@@ -27,7 +27,9 @@ import { retryJob } from './jobs/retryJob';
 import { showJobOutput } from './jobs/showJobOutput';
 import { clearFilter } from './queues/clearFilter';
 import { configureQueue } from './queues/configureQueue';
+import { deleteQueue } from './queues/deleteQueue';
 import { filterJobs } from './queues/filterJobs';
+import { onlyDead, onlyRunning } from './queues/onlyState';
 import { pauseQueue } from './queues/pauseQueue';
 import { purgeQueue } from './queues/purgeQueue';
 import { refreshQueues } from './queues/refreshQueues';
@@ -51,10 +53,13 @@ export const COMMANDS: readonly SpoolCommand[] = [
   refreshQueues,
   filterJobs,
   clearFilter,
+  onlyDead,
+  onlyRunning,
   pauseQueue,
   resumeQueue,
   purgeQueue,
   configureQueue,
+  deleteQueue,
   enqueueJob,
   enqueueFile,
   retryJob,

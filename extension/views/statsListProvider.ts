@@ -1,7 +1,7 @@
 /**
  * What the Schedules and Workers views share: a flat list fetched from the daemon, refreshed on
- * `stats.changed` (schedules fire and workers come and go without a job or queue event of their
- * own), narrowed by a text filter, and disposed with its listeners.
+ * `stats.changed` (workers come and go without an event of their own) and on the view's own
+ * events, narrowed by a text filter, and disposed with its listeners.
  */
 import * as vscode from 'vscode';
 import type { DaemonConnection } from '../daemon/connection';
@@ -15,8 +15,17 @@ export abstract class StatsListProvider<T> implements vscode.TreeDataProvider<T>
   filterText = '';
   private readonly disposables: vscode.Disposable[] = [this.changeEmitter, this.refresher];
 
-  constructor(protected readonly connection: DaemonConnection) {
-    this.disposables.push(...this.refresher.follow(connection, [connection.onStats]));
+  /** `changes`: the daemon events, besides new counts, that change what the view lists. */
+  constructor(
+    protected readonly connection: DaemonConnection,
+    changes: readonly vscode.Event<unknown>[] = [],
+  ) {
+    this.disposables.push(...this.refresher.follow(connection, [connection.onStats, ...changes]));
+  }
+
+  /** Draw again so relative times move on (the list is read again: it is small). */
+  redraw(): void {
+    this.changeEmitter.fire(undefined);
   }
 
   abstract getTreeItem(node: T): vscode.TreeItem;
