@@ -29,7 +29,7 @@ import { clearFilter } from './queues/clearFilter';
 import { configureQueue } from './queues/configureQueue';
 import { deleteQueue } from './queues/deleteQueue';
 import { filterJobs } from './queues/filterJobs';
-import { onlyDead, onlyRunning } from './queues/onlyState';
+import { onlyDead, onlyDeadOff, onlyRunning, onlyRunningOff } from './queues/onlyState';
 import { pauseQueue } from './queues/pauseQueue';
 import { purgeQueue } from './queues/purgeQueue';
 import { refreshQueues } from './queues/refreshQueues';
@@ -54,7 +54,9 @@ export const COMMANDS: readonly SpoolCommand[] = [
   filterJobs,
   clearFilter,
   onlyDead,
+  onlyDeadOff,
   onlyRunning,
+  onlyRunningOff,
   pauseQueue,
   resumeQueue,
   purgeQueue,

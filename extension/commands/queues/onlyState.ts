@@ -1,7 +1,9 @@
 /**
  * The Queues view's state toggles ("Only Dead Jobs", "Only Running Jobs" in its title menu): on,
  * the tree shows only that state's groups (and only queues that have such jobs); on again, the
- * toggle is off. A kind or text filter in force is kept.
+ * toggle is off. A kind or text filter in force is kept. VS Code draws no check mark for an
+ * extension's command, so while a toggle is on the menu shows its twin, "✓ Only Dead Jobs",
+ * which turns it off.
  */
 import type { GroupName, JobViewFilter } from '../../views/queues/text';
 import { command, type SpoolCommand } from '../command';
@@ -24,4 +26,6 @@ function onlyState(id: string, state: GroupName): SpoolCommand {
 }
 
 export const onlyDead = onlyState('spool.queues.onlyDead', 'dead');
+export const onlyDeadOff = onlyState('spool.queues.onlyDeadOff', 'dead');
 export const onlyRunning = onlyState('spool.queues.onlyRunning', 'running');
+export const onlyRunningOff = onlyState('spool.queues.onlyRunningOff', 'running');

@@ -94,7 +94,7 @@ export class QueuesProvider implements vscode.TreeDataProvider<QueueTreeNode>, v
     return vscode.Disposable.from(
       view.onDidExpandElement((e) => this.remember(e.element, true)),
       view.onDidCollapseElement((e) => this.remember(e.element, false)),
-      // Delete and Enter act on the selected jobs; on a queue or group they keep their tree meaning.
+      // The Delete key acts on the selected jobs; on a queue or group it does nothing.
       view.onDidChangeSelection((e) => void vscode.commands.executeCommand('setContext', 'spool.queuesJobSelected', e.selection.some((n) => n.type === 'job'))),
     );
   }
@@ -107,7 +107,7 @@ export class QueuesProvider implements vscode.TreeDataProvider<QueueTreeNode>, v
     this.filterValue = filter;
     const words = describeFilter(filter);
     void vscode.commands.executeCommand('setContext', 'spool.queuesFiltered', words !== '');
-    // The title menu's "only dead" and "only running" toggles show as checked.
+    // The title menu shows "✓ Only Dead Jobs" (which turns it off) while the toggle is on.
     const only = filter.states?.length === 1 ? filter.states[0] : '';
     void vscode.commands.executeCommand('setContext', 'spool.queuesOnly', only);
     if (this.view) {
@@ -174,8 +174,15 @@ export class QueuesProvider implements vscode.TreeDataProvider<QueueTreeNode>, v
     page.jobs.push(...next.jobs);
     page.nextCursor = next.nextCursor;
     this.wanted.set(key, page.jobs.length);
+    const group = this.groupNodes.get(node.queue)?.get(node.group);
+    // Under a kind or text filter the group counted its first page: the count grows with the pages.
+    const counts = this.counts.get(node.queue);
+    if (counts && narrowsJobs(this.filterValue)) {
+      counts[node.group] = { count: page.jobs.length, more: page.nextCursor !== null };
+      if (group) Object.assign(group, counts[node.group]);
+    }
     // Redraw only the group; if the tree no longer shows it, redraw the whole view.
-    this.changeEmitter.fire(this.groupNodes.get(node.queue)?.get(node.group));
+    this.changeEmitter.fire(group);
   }
 
   private async rootChildren(): Promise<QueueTreeNode[]> {
@@ -205,7 +212,7 @@ export class QueuesProvider implements vscode.TreeDataProvider<QueueTreeNode>, v
     this.view.message =
       total.count === 0
         ? `No jobs match the filter (${words}).`
-        : `Filtered (${words}): ${jobs} in ${shown.length} queue${shown.length === 1 ? '' : 's'}. Clear Job Filter (✕ above) shows all.`;
+        : `Filtered (${words}): ${jobs} in ${shown.length} queue${shown.length === 1 ? '' : 's'}. Clear Job Filter, in the title bar, shows all.`;
   }
 
   /**
