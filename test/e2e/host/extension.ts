@@ -57,6 +57,28 @@ export const run = hostSuite({
     assert.deepEqual(groups.map((g) => g.item.contextValue), ['group.running', 'group.queued', 'group.delayed', 'group.dead', 'group.completed']);
   },
 
+  'spool.showEmptyGroups shows the groups that hold no jobs': async () => {
+    const api = await spool();
+    await vscode.workspace.getConfiguration('spool').update('showEmptyGroups', true, vscode.ConfigurationTarget.Global);
+    try {
+      const groups = await children(api, (await queueNode(api, 'reports')).node);
+      assert.deepEqual(
+        groups.map((g) => [label(g.item), g.item.description, g.item.contextValue]),
+        [
+          ['Running', '1', 'group.running'],
+          ['Queued', '3', 'group.queued'],
+          ['Delayed', '1', 'group.delayed'],
+          ['Retrying', '0', 'group.retrying.empty'],
+          ['Dead', '2', 'group.dead'],
+          ['Completed', '1', 'group.completed'],
+          ['Cancelled', '0', 'group.cancelled.empty'],
+        ],
+      );
+    } finally {
+      await vscode.workspace.getConfiguration('spool').update('showEmptyGroups', undefined, vscode.ConfigurationTarget.Global);
+    }
+  },
+
   'jobs in a group show kind and payload, attempts, a state icon and a contextValue per state': async () => {
     const api = await spool();
     const dead = await children(api, (await groupNode(api, 'reports', 'Dead')).node);
