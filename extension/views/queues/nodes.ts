@@ -1,7 +1,8 @@
 /**
  * The Queues view's elements and how each is drawn: queue → state group → job, plus the
  * "Load more…" item that pages a group. `contextValue` carries the state (`queue.paused`,
- * `group.dead`, `job.running`), and the menus in package.json match on it.
+ * `queue.active.hasDead`, `group.dead`, `group.retrying.empty`, `job.running`), and the menus in
+ * package.json match on it. What the rows say comes from text.ts.
  */
 import * as vscode from 'vscode';
 import { formatDuration } from '../../../shared/domain/durations';
@@ -49,6 +50,7 @@ export interface LoadMoreNode {
   total: number | null;
 }
 export type QueueTreeNode = QueueNode | GroupNode | JobNode | LoadMoreNode;
+
 export function isJobNode(value: unknown): value is JobNode {
   return typeof value === 'object' && value !== null && 'type' in value && value.type === 'job' && 'job' in value;
 }
@@ -61,9 +63,6 @@ export function isGroupNode(value: unknown): value is GroupNode {
 export function isLoadMoreNode(value: unknown): value is LoadMoreNode {
   return typeof value === 'object' && value !== null && 'type' in value && value.type === 'loadMore';
 }
-
-
-
 
 export function stateIcon(group: GroupName): vscode.ThemeIcon {
   switch (group) {
@@ -83,7 +82,6 @@ export function stateIcon(group: GroupName): vscode.ThemeIcon {
       return new vscode.ThemeIcon('circle-slash');
   }
 }
-
 
 export function queueItem(node: QueueNode): vscode.TreeItem {
   const q = node.queue;
