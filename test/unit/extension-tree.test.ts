@@ -1,11 +1,12 @@
 /**
  * What the Queues view says and shows, as pure functions: job labels that keep the command,
  * descriptions with the state first, accessible labels without ids, which groups show (empty ones
- * hidden, a filter narrowing them), counts of matches, and the state toggles.
+ * hidden, a filter narrowing them), counts of matches, the filter syntax and the state toggles.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Job, Queue } from '../../shared/types';
+import { filterText, parseFilter } from '../../extension/commands/queues/filterSyntax';
 import { toggleOnly } from '../../extension/commands/queues/onlyState';
 import { deadBadgeText, jobLabel } from '../../extension/views/format';
 import {
@@ -152,4 +153,13 @@ test('the dead-jobs badge counts them and says so; none for zero', () => {
   assert.equal(deadBadgeText(0), undefined);
   assert.deepEqual(deadBadgeText(1), { value: 1, tooltip: 'Spool: 1 dead job' });
   assert.deepEqual(deadBadgeText(12), { value: 12, tooltip: 'Spool: 12 dead jobs' });
+});
+
+test('the filter syntax reads states, a kind and text in any order, and writes them back', () => {
+  assert.deepEqual(parseFilter('timeout state:dead,retrying kind:shell npm'), { states: ['dead', 'retrying'], kind: 'shell', search: 'timeout npm' });
+  assert.deepEqual(parseFilter('  '), {});
+  assert.deepEqual(parseFilter('"n":42}'), { search: '"n":42}' });
+  assert.throws(() => parseFilter('state:broken'), /Unknown state "broken": use running, queued, delayed, retrying, dead, completed, cancelled\./);
+  assert.equal(filterText(parseFilter('kind:http state:dead 503')), 'state:dead kind:http 503');
+  assert.equal(filterText({}), '');
 });
