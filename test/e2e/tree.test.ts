@@ -138,6 +138,16 @@ uiTest('Retry All Dead is offered only where there are dead jobs; Delete Queue o
   assert.ok(!miscMenu.includes('Retry All Dead Jobs'), miscMenu.join(', '));
   const reportsMenu = await contextEntries(rowAt(page, 1, 'reports '));
   assert.ok(reportsMenu.includes('Retry All Dead Jobs'), reportsMenu.join(', '));
+  // From the palette, the pick lists only the queues with dead jobs.
+  await runCommand(page, 'Spool: Retry All Dead Jobs');
+  const picks = page.locator('.quick-input-widget .quick-input-list .monaco-list-row');
+  const pickInput = page.locator('.quick-input-widget .quick-input-box input');
+  await waitFor('the pick of queues with dead jobs', async () => (await picks.count()) > 0 && (await pickInput.getAttribute('placeholder')) === 'Retry the dead jobs of which queue?', { timeoutMs: 15_000 });
+  const offered = await picks.evaluateAll((rows) => rows.map((r) => r.getAttribute('aria-label') ?? ''));
+  assert.equal(offered.length, 1, offered.join(' | '));
+  assert.match(offered[0] ?? '', /^reports.*2 dead/);
+  await page.keyboard.press('Escape');
+  await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 15_000 });
 });
 
 uiTest('the filter narrows the tree to its matches, expanded, says so in the message, and clears in one click', async () => {
@@ -236,9 +246,9 @@ uiTest('expanded queues and groups stay expanded across a daemon restart and a r
   assert.equal(await rowAt(page, 2, 'Running ').getAttribute('aria-expanded'), 'false');
   await page.reload();
   await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
-  // The reloaded window restores the side bar; the activity bar item may still be covered by a
-  // progress badge while the extension activates, so the view is shown through the palette.
-  await runCommand(page, 'Spool: Focus on Queues View');
+  // The reloaded window restores the side bar with the Spool view in it. (Clicking the activity
+  // bar item would hide it again, and while the extension activates a progress badge covers it.)
+  await queuesPane(page).locator('.pane-header').waitFor({ timeout: 60_000 });
   await waitFor('the tree to come back expanded after the reload', async () => (await reports.getAttribute('aria-expanded')) === 'true' && (await rowAt(page, 2, 'Dead ').getAttribute('aria-expanded')) === 'true', { timeoutMs: 60_000 });
   assert.equal(await rowAt(page, 2, 'Running ').getAttribute('aria-expanded'), 'false');
 });
