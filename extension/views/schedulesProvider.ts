@@ -35,7 +35,7 @@ export function scheduleItem(node: ScheduleNode, now = Date.now()): vscode.TreeI
   return item;
 }
 
-export class SchedulesProvider extends StatsListProvider<ScheduleNode> {
+export class SchedulesProvider extends StatsListProvider<ScheduleNode, Schedule[]> {
   constructor(connection: DaemonConnection) {
     super(connection, [connection.onScheduleChanged]);
   }
@@ -44,12 +44,13 @@ export class SchedulesProvider extends StatsListProvider<ScheduleNode> {
     return scheduleItem(node);
   }
 
-  async getChildren(node?: ScheduleNode): Promise<ScheduleNode[]> {
-    if (node || this.connection.state !== 'connected') return [];
+  protected async fetch(): Promise<Schedule[]> {
     const { schedules } = await this.connection.client().call('schedules.list');
     void vscode.commands.executeCommand('setContext', 'spool.noSchedules', schedules.length === 0);
-    return schedules
-      .filter((s) => this.matches(`${s.name} ${s.queue}`))
-      .map((schedule) => ({ type: 'schedule', schedule }));
+    return schedules;
+  }
+
+  protected top(schedules: Schedule[]): ScheduleNode[] {
+    return schedules.filter((s) => this.matches(`${s.name} ${s.queue}`)).map((schedule) => ({ type: 'schedule', schedule }));
   }
 }

@@ -36,7 +36,7 @@ export function workerItem(node: WorkerNode, now = Date.now()): vscode.TreeItem 
   return item;
 }
 
-export class WorkersProvider extends StatsListProvider<WorkerTreeNode> {
+export class WorkersProvider extends StatsListProvider<WorkerTreeNode, Worker[]> {
   getTreeItem(node: WorkerTreeNode): vscode.TreeItem {
     if (node.type === 'worker') return workerItem(node);
     const item = new vscode.TreeItem(`job ${shortId(node.jobId)}`, vscode.TreeItemCollapsibleState.None);
@@ -46,13 +46,17 @@ export class WorkersProvider extends StatsListProvider<WorkerTreeNode> {
     return item;
   }
 
-  async getChildren(node?: WorkerTreeNode): Promise<WorkerTreeNode[]> {
-    if (this.connection.state !== 'connected') return [];
-    if (node?.type === 'worker') return node.worker.runningJobIds.map((jobId) => ({ type: 'workerJob', jobId }));
-    if (node) return [];
-    const { workers } = await this.connection.client().call('workers.list');
+  protected async fetch(): Promise<Worker[]> {
+    return (await this.connection.client().call('workers.list')).workers;
+  }
+
+  protected top(workers: Worker[]): WorkerTreeNode[] {
     return workers
       .filter((w) => this.matches(`${w.id} ${w.name ?? ''} ${w.queues.join(' ')} ${w.kinds.join(' ')}`))
       .map((worker) => ({ type: 'worker', worker }));
+  }
+
+  protected override childrenOf(node: WorkerTreeNode): WorkerTreeNode[] {
+    return node.type === 'worker' ? node.worker.runningJobIds.map((jobId) => ({ type: 'workerJob', jobId })) : [];
   }
 }

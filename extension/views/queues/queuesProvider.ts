@@ -75,6 +75,9 @@ export class QueuesProvider implements vscode.TreeDataProvider<QueueTreeNode>, v
   /** `queue:<name>` and `group:<queue>:<group>` of what the user expanded (without a filter). */
   private readonly expanded: Set<string>;
   private view: vscode.TreeView<QueueTreeNode> | null = null;
+  /** The next draw is a redraw: the queue list last read is drawn again, without asking the daemon. */
+  private redrawing = false;
+  private queuesRead = false;
   private readonly disposables: vscode.Disposable[] = [this.changeEmitter, this.refresher];
 
   constructor(
@@ -120,11 +123,13 @@ export class QueuesProvider implements vscode.TreeDataProvider<QueueTreeNode>, v
   /** Forget every loaded page and redraw; expanded groups reload as many jobs as they showed. */
   refresh(): void {
     this.pages.clear();
+    this.redrawing = false;
     this.changeEmitter.fire(undefined);
   }
 
-  /** Redraw from the pages already loaded, so relative times move on; only the queues are read again. */
+  /** Redraw from the queues and pages already loaded, so relative times move on; the daemon is not asked. */
   redraw(): void {
+    this.redrawing = true;
     this.changeEmitter.fire(undefined);
   }
 
@@ -186,8 +191,11 @@ export class QueuesProvider implements vscode.TreeDataProvider<QueueTreeNode>, v
   }
 
   private async rootChildren(): Promise<QueueTreeNode[]> {
-    const { queues } = await this.connection.client().call('queues.list');
+    const reuse = this.redrawing && this.queuesRead;
+    this.redrawing = false;
+    const queues = reuse ? this.queues : (await this.connection.client().call('queues.list')).queues;
     this.queues = queues;
+    this.queuesRead = true;
     for (const name of this.groupNodes.keys()) if (!queues.some((q) => q.name === name)) this.groupNodes.delete(name);
     void vscode.commands.executeCommand('setContext', 'spool.noQueues', queues.length === 0);
     const narrow = narrowsJobs(this.filterValue);
