@@ -14,8 +14,10 @@ import { EnqueuedJobs } from './notifications';
 import { readSettings } from './settings';
 import { SpoolStatusBar } from './statusBar';
 import { JobPages } from './views/jobPage/panel';
+import { showDeadBadge } from './views/deadBadge';
 import { QueuesProvider } from './views/queues/queuesProvider';
 import { SchedulesProvider } from './views/schedulesProvider';
+import { tickWhileVisible } from './views/ticker';
 import { WorkersProvider } from './views/workersProvider';
 
 /** What `activate` returns: the API of context.ts, and the output documents' provider, which the extension-host tests look into. */
@@ -25,7 +27,7 @@ export function activate(extension: vscode.ExtensionContext): SpoolExports {
   const log = vscode.window.createOutputChannel('Spool', { log: true });
   const connection = new DaemonConnection(extension.extensionPath, log);
   const enqueued = new EnqueuedJobs(connection);
-  const queues = new QueuesProvider(connection);
+  const queues = new QueuesProvider(connection, extension.workspaceState);
   const schedules = new SchedulesProvider(connection);
   const workers = new WorkersProvider(connection);
   const ctx: SpoolContext = {
@@ -52,12 +54,17 @@ export function activate(extension: vscode.ExtensionContext): SpoolExports {
     queues,
     ctx.queuesView,
     queues.refresher.watch(ctx.queuesView),
+    queues.attach(ctx.queuesView),
+    tickWhileVisible(ctx.queuesView, () => queues.redraw()),
+    showDeadBadge(ctx.queuesView, connection),
     schedules,
     ctx.schedulesView,
     schedules.refresher.watch(ctx.schedulesView),
+    tickWhileVisible(ctx.schedulesView, () => schedules.redraw()),
     workers,
     ctx.workersView,
     workers.refresher.watch(ctx.workersView),
+    tickWhileVisible(ctx.workersView, () => workers.redraw()),
     ctx.editor,
     ctx.jobPages,
     vscode.workspace.registerFileSystemProvider(EDIT_SCHEME, ctx.editor),
@@ -66,7 +73,7 @@ export function activate(extension: vscode.ExtensionContext): SpoolExports {
     ...registerCommands(ctx),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('spool.socketPath')) void connection.connect(readSettings().autoStartDaemon).catch((error: unknown) => log.error(String(error)));
-      if (e.affectsConfiguration('spool.pageSize')) queues.refresher.now();
+      if (e.affectsConfiguration('spool.pageSize') || e.affectsConfiguration('spool.showEmptyGroups')) queues.refresher.now();
     }),
   );
   void vscode.commands.executeCommand('setContext', 'spool.connectionState', connection.state);

@@ -12,6 +12,8 @@ export interface SpoolSettings {
   nodePath: string;
   notifications: NotificationLevel;
   pageSize: number;
+  /** Show a queue's state groups that hold no jobs. */
+  showEmptyGroups: boolean;
 }
 
 export function readSettings(): SpoolSettings {
@@ -26,5 +28,6 @@ export function readSettings(): SpoolSettings {
     nodePath: c.get<string>('nodePath', 'node').trim() || 'node',
     notifications: level === 'all' || level === 'none' ? level : 'failures',
     pageSize: Math.min(1000, Math.max(10, Math.floor(Number.isFinite(pageSize) ? pageSize : 50))),
+    showEmptyGroups: c.get<boolean>('showEmptyGroups', false),
   };
 }

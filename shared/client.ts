@@ -452,6 +452,9 @@ function subscriptionIdOf(params: unknown): string | undefined {
   return typeof id === 'string' ? id : undefined;
 }
 
+/** The protocol's notification names, as plain strings to look a received method up in. */
+const NOTIFICATION_NAME_SET: ReadonlySet<string> = new Set(NOTIFICATION_NAMES);
+
 function isNotificationName(name: string): name is NotificationName {
-  return (NOTIFICATION_NAMES as readonly string[]).includes(name);
+  return NOTIFICATION_NAME_SET.has(name);
 }

@@ -84,7 +84,7 @@ export class Daemon {
       (at) => this.upkeep.noteDue(at),
       (params) => this.claim(params),
     );
-    const scheduler = new Scheduler(engine, options.scheduleGraceMs, logger);
+    const scheduler = new Scheduler(engine, options.scheduleGraceMs, logger, Date.now, (name) => this.events.scheduleChanged(name, false, Date.now()));
     this.upkeep = new Upkeep(engine, scheduler, () => this.wakeAll(), logger);
     const dispatcher = new Dispatcher(methodTable(this.services()), logger, (method) => {
       // Keep requests in order: writes waiting for their group commit are committed before any

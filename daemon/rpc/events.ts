@@ -13,7 +13,7 @@ import type { JobChange } from '../../shared/protocol';
 import type { Logger } from '../lifecycle/logger';
 import type { Connection } from './connection';
 
-export const EVENT_TOPICS: readonly EventTopic[] = ['jobs', 'queues', 'stats', 'output'];
+export const EVENT_TOPICS: readonly EventTopic[] = ['jobs', 'queues', 'schedules', 'stats', 'output'];
 /** At most this many `stats.changed` per second and subscription: ~4/s. */
 export const STATS_INTERVAL_MS = 250;
 /** Subscriptions one connection may hold. */
@@ -96,6 +96,18 @@ export class EventHub {
     for (const s of this.subscriptions.values()) {
       if (!s.topics.has('queues') || (s.queues && !s.queues.has(name))) continue;
       this.notify(s, 'queues.changed', { subscriptionId: s.id, name, ...(deleted ? { deleted: true } : {}), at });
+    }
+  }
+
+  /**
+   * A schedule changed (or was deleted). Not narrowed by `queues`: a schedule's queue can change,
+   * and a deleted one has none left to match, so a subscriber would miss the change it cares about.
+   */
+  scheduleChanged(name: string, deleted: boolean, at: number): void {
+    if (this.subscriptions.size === 0) return;
+    for (const s of this.subscriptions.values()) {
+      if (!s.topics.has('schedules')) continue;
+      this.notify(s, 'schedules.changed', { subscriptionId: s.id, name, ...(deleted ? { deleted: true } : {}), at });
     }
   }
 

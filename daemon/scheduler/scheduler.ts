@@ -32,6 +32,8 @@ export class Scheduler {
     private readonly graceMs: number,
     private readonly logger: Logger,
     private readonly now: () => number = Date.now,
+    /** Told of each schedule a fire (or a skipped tick) moved, for the daemon to publish `schedules.changed`. */
+    private readonly changed: (name: string) => void = () => undefined,
   ) {}
 
   async fireDue(): Promise<FireOutcome> {
@@ -74,6 +76,7 @@ export class Scheduler {
     if (next === null || next >= stored) return;
     const moved = await this.engine.fireSchedule({ name: schedule.name, expectedNextRunAt: stored, newNextRunAt: next, enqueue: false });
     if (moved === null) return; // Another daemon on the same database moved or fired it.
+    this.changed(schedule.name);
     this.logger.info('The clock went back; the schedule\'s next tick moved earlier', {
       schedule: schedule.name,
       from: new Date(stored).toISOString(),
@@ -99,6 +102,7 @@ export class Scheduler {
     }
     const fired = await this.engine.fireSchedule({ name: schedule.name, expectedNextRunAt: due, newNextRunAt, enqueue });
     if (fired === null) return; // Another daemon on the same database fired this tick.
+    this.changed(schedule.name);
     if (enqueue) outcome.fired++;
     else outcome.skipped++;
     const log = enqueue ? this.logger.debug : this.logger.info;

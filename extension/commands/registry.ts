@@ -29,7 +29,9 @@ import { retryJob } from './jobs/retryJob';
 import { showJobOutput } from './jobs/showJobOutput';
 import { clearFilter } from './queues/clearFilter';
 import { configureQueue } from './queues/configureQueue';
+import { deleteQueue } from './queues/deleteQueue';
 import { filterJobs } from './queues/filterJobs';
+import { onlyDead, onlyDeadOff, onlyRunning, onlyRunningOff } from './queues/onlyState';
 import { pauseQueue } from './queues/pauseQueue';
 import { purgeQueue } from './queues/purgeQueue';
 import { refreshQueues } from './queues/refreshQueues';
@@ -53,10 +55,15 @@ export const COMMANDS: readonly SpoolCommand[] = [
   refreshQueues,
   filterJobs,
   clearFilter,
+  onlyDead,
+  onlyDeadOff,
+  onlyRunning,
+  onlyRunningOff,
   pauseQueue,
   resumeQueue,
   purgeQueue,
   configureQueue,
+  deleteQueue,
   enqueueJob,
   enqueueFile,
   retryJob,

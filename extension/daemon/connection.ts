@@ -10,7 +10,7 @@
  */
 import * as vscode from 'vscode';
 import { DaemonNotRunningError, ProtocolMismatchError, SpoolClient } from '../../shared/client';
-import type { DaemonStatus, JobChangedEvent, QueueChangedEvent, Stats } from '../../shared/protocol';
+import type { DaemonStatus, JobChangedEvent, QueueChangedEvent, ScheduleChangedEvent, Stats } from '../../shared/protocol';
 import { editorMessage } from '../errors';
 import { readSettings } from '../settings';
 import { ClientScope } from './clientScope';
@@ -63,12 +63,14 @@ export class DaemonConnection implements vscode.Disposable {
   private readonly stateEmitter = new vscode.EventEmitter<ConnectionStateName>();
   private readonly jobEmitter = new vscode.EventEmitter<JobChangedEvent>();
   private readonly queueEmitter = new vscode.EventEmitter<QueueChangedEvent>();
+  private readonly scheduleEmitter = new vscode.EventEmitter<ScheduleChangedEvent>();
   private readonly statsEmitter = new vscode.EventEmitter<Stats>();
   private readonly connectedEmitter = new vscode.EventEmitter<SpoolClient>();
 
   readonly onDidChangeState = this.stateEmitter.event;
   readonly onJobChanged = this.jobEmitter.event;
   readonly onQueueChanged = this.queueEmitter.event;
+  readonly onScheduleChanged = this.scheduleEmitter.event;
   readonly onStats = this.statsEmitter.event;
   /** Fired on the first connection and after every reconnect: re-read whatever is shown. */
   readonly onDidConnect = this.connectedEmitter.event;
@@ -77,7 +79,7 @@ export class DaemonConnection implements vscode.Disposable {
     private readonly extensionPath: string,
     private readonly log: vscode.LogOutputChannel,
   ) {
-    this.disposables.push(this.stateEmitter, this.jobEmitter, this.queueEmitter, this.statsEmitter, this.connectedEmitter);
+    this.disposables.push(this.stateEmitter, this.jobEmitter, this.queueEmitter, this.scheduleEmitter, this.statsEmitter, this.connectedEmitter);
   }
 
   get state(): ConnectionStateName {
@@ -235,6 +237,15 @@ export class DaemonConnection implements vscode.Disposable {
           'stats.changed': (event) => this.updateStats(event.stats),
         },
       );
+      // Schedules on a subscription of their own: a daemon from before `schedules.changed`
+      // refuses the topic, and the Schedules view then still follows `stats.changed`.
+      const schedules = await client
+        .subscribe({ topics: ['schedules'] }, { 'schedules.changed': (event) => this.scheduleEmitter.fire(event) })
+        .catch((error: unknown) => {
+          this.log.warn(`The daemon sends no schedule events (${errorMessage(error)}); the Schedules view follows job counts instead.`);
+          return null;
+        });
+      if (schedules) scope.addCleanup(() => schedules.unsubscribe().catch((error: unknown) => this.log.warn(`Ending the schedule subscription failed: ${errorMessage(error)}`)));
       // The scope closes the client before this runs, so no request goes out: the handlers are
       // let go of.
       scope.addCleanup(() =>

@@ -25,12 +25,23 @@ export function payloadSummary(kind: string, payload: unknown, max = 80): string
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
+/**
+ * A job's tree label: what it runs, so the useful part survives when a narrow view cuts it. A
+ * shell job is its command and an http job its method and URL (their kind shows in the icon's
+ * tooltip); any other kind leads with the kind, which says more than its payload.
+ */
 export function jobLabel(job: Job): string {
   const summary = payloadSummary(job.kind, job.payload);
-  return summary === '' ? job.kind : `${job.kind}: ${summary}`;
+  if (summary === '') return job.kind;
+  return job.kind === 'shell' || job.kind === 'http' ? summary : `${job.kind}: ${summary}`;
 }
 
 export function shortId(id: string): string {
   return id.length > 8 ? id.slice(-8) : id;
 }
 
+
+/** The dead-jobs badge: the count and a tooltip that says what it counts; none for zero. */
+export function deadBadgeText(dead: number): { value: number; tooltip: string } | undefined {
+  return dead > 0 ? { value: dead, tooltip: `Spool: ${dead} dead job${dead === 1 ? '' : 's'}` } : undefined;
+}

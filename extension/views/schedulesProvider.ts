@@ -1,11 +1,12 @@
 /**
  * The Schedules view: each schedule with its cron in words, the next run as a relative time,
- * and whether it is enabled. Schedules change rarely; the view re-reads them when the daemon
- * reports new counts (a schedule fired) and after Spool's own schedule commands.
+ * and whether it is enabled. It follows `schedules.changed`, so schedules created, changed,
+ * fired or deleted from anywhere (the CLI, another window) show without a refresh.
  */
 import * as vscode from 'vscode';
 import type { Schedule } from '../../shared/types';
 import { describeCron } from '../../shared/domain/cron';
+import type { DaemonConnection } from '../daemon/connection';
 import { payloadSummary, relativeTime } from './format';
 import { StatsListProvider } from './statsListProvider';
 
@@ -34,17 +35,22 @@ export function scheduleItem(node: ScheduleNode, now = Date.now()): vscode.TreeI
   return item;
 }
 
-export class SchedulesProvider extends StatsListProvider<ScheduleNode> {
+export class SchedulesProvider extends StatsListProvider<ScheduleNode, Schedule[]> {
+  constructor(connection: DaemonConnection) {
+    super(connection, [connection.onScheduleChanged]);
+  }
+
   getTreeItem(node: ScheduleNode): vscode.TreeItem {
     return scheduleItem(node);
   }
 
-  async getChildren(node?: ScheduleNode): Promise<ScheduleNode[]> {
-    if (node || this.connection.state !== 'connected') return [];
+  protected async fetch(): Promise<Schedule[]> {
     const { schedules } = await this.connection.client().call('schedules.list');
     void vscode.commands.executeCommand('setContext', 'spool.noSchedules', schedules.length === 0);
-    return schedules
-      .filter((s) => this.matches(`${s.name} ${s.queue}`))
-      .map((schedule) => ({ type: 'schedule', schedule }));
+    return schedules;
+  }
+
+  protected top(schedules: Schedule[]): ScheduleNode[] {
+    return schedules.filter((s) => this.matches(`${s.name} ${s.queue}`)).map((schedule) => ({ type: 'schedule', schedule }));
   }
 }

@@ -23,8 +23,12 @@ export function workerItem(node: WorkerNode, now = Date.now()): vscode.TreeItem 
   const item = new vscode.TreeItem(w.name ?? w.id, running > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
   item.id = `worker:${w.id}`;
   const serves = `${w.queues.length > 0 ? w.queues.join(', ') : 'all queues'}${w.kinds.length > 0 ? ` · ${w.kinds.join(', ')}` : ''}`;
-  item.description = `${w.type} · ${serves} · ${running} running · ${w.alive ? `seen ${relativeTime(w.lastHeartbeatAt, now)}` : 'gone'}`;
-  item.iconPath = new vscode.ThemeIcon(w.type === 'builtin' ? 'server-process' : 'remote', w.alive ? undefined : new vscode.ThemeColor('disabledForeground'));
+  // A built-in executor lives in the daemon, which listed it: it is alive as long as the daemon
+  // answers, however long ago its last heartbeat row was written.
+  const alive = w.type === 'builtin' || w.alive;
+  const seen = w.type === 'builtin' ? 'alive' : w.alive ? `seen ${relativeTime(w.lastHeartbeatAt, now)}` : 'gone';
+  item.description = `${w.type} · ${serves} · ${running} running · ${seen}`;
+  item.iconPath = new vscode.ThemeIcon(w.type === 'builtin' ? 'server-process' : 'remote', alive ? undefined : new vscode.ThemeColor('disabledForeground'));
   item.contextValue = `worker.${w.type}`;
   item.tooltip = new vscode.MarkdownString(
     `**${w.name ?? w.id}** (${w.type})\n\nId: \`${w.id}\`  \nHost: ${w.host ?? '—'} · pid ${w.pid ?? '—'}  \nConcurrency: ${w.concurrency ?? '—'}  \nStarted: ${relativeTime(w.startedAt, now)} · last heartbeat ${relativeTime(w.lastHeartbeatAt, now)}`,
@@ -32,7 +36,7 @@ export function workerItem(node: WorkerNode, now = Date.now()): vscode.TreeItem 
   return item;
 }
 
-export class WorkersProvider extends StatsListProvider<WorkerTreeNode> {
+export class WorkersProvider extends StatsListProvider<WorkerTreeNode, Worker[]> {
   getTreeItem(node: WorkerTreeNode): vscode.TreeItem {
     if (node.type === 'worker') return workerItem(node);
     const item = new vscode.TreeItem(`job ${shortId(node.jobId)}`, vscode.TreeItemCollapsibleState.None);
@@ -42,13 +46,17 @@ export class WorkersProvider extends StatsListProvider<WorkerTreeNode> {
     return item;
   }
 
-  async getChildren(node?: WorkerTreeNode): Promise<WorkerTreeNode[]> {
-    if (this.connection.state !== 'connected') return [];
-    if (node?.type === 'worker') return node.worker.runningJobIds.map((jobId) => ({ type: 'workerJob', jobId }));
-    if (node) return [];
-    const { workers } = await this.connection.client().call('workers.list');
+  protected async fetch(): Promise<Worker[]> {
+    return (await this.connection.client().call('workers.list')).workers;
+  }
+
+  protected top(workers: Worker[]): WorkerTreeNode[] {
     return workers
       .filter((w) => this.matches(`${w.id} ${w.name ?? ''} ${w.queues.join(' ')} ${w.kinds.join(' ')}`))
       .map((worker) => ({ type: 'worker', worker }));
+  }
+
+  protected override childrenOf(node: WorkerTreeNode): WorkerTreeNode[] {
+    return node.type === 'worker' ? node.worker.runningJobIds.map((jobId) => ({ type: 'workerJob', jobId })) : [];
   }
 }

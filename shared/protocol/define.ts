@@ -41,7 +41,7 @@ export interface MethodInfo {
 /** What a notification's entry holds at run time. */
 export interface NotificationInfo {
   /** The `events.subscribe` topic that brings it. */
-  readonly topic: 'jobs' | 'queues' | 'stats' | 'output';
+  readonly topic: 'jobs' | 'queues' | 'schedules' | 'stats' | 'output';
   readonly summary: string;
   readonly description?: string;
 }

@@ -394,7 +394,7 @@ export interface Stats {
 }
 
 /** The kinds of events a subscription can ask for: `jobs` (jobs.changed), `queues` (queues.changed), `stats` (stats.changed), `output` (jobs.output). */
-export type EventTopic = 'jobs' | 'queues' | 'stats' | 'output';
+export type EventTopic = 'jobs' | 'queues' | 'schedules' | 'stats' | 'output';
 
 /** Which events a subscription receives. */
 export interface SubscribeParams {

@@ -49,6 +49,18 @@ export interface QueueChangedEvent extends SubscriptionScoped {
   at: number;
 }
 
+/**
+ * `schedules.changed`: a schedule was created, updated, enabled, disabled, deleted, triggered or
+ * fired by the scheduler. A client showing schedules reads the one named again (or drops it when
+ * `deleted`).
+ */
+export interface ScheduleChangedEvent extends SubscriptionScoped {
+  name: string;
+  /** True when the schedule was deleted. */
+  deleted?: boolean;
+  at: number;
+}
+
 /** `stats.changed`: coalesced, at most a few per second, carrying the new counts. */
 export interface StatsChangedEvent extends SubscriptionScoped {
   stats: Stats;
@@ -69,6 +81,10 @@ export const NOTIFICATIONS = {
   'queues.changed': notification<QueueChangedEvent>()({
     topic: 'queues',
     summary: 'A queue was created, configured, paused, resumed, purged or deleted.',
+  }),
+  'schedules.changed': notification<ScheduleChangedEvent>()({
+    topic: 'schedules',
+    summary: 'A schedule was created, updated, enabled, disabled, triggered, fired or deleted.',
   }),
   'stats.changed': notification<StatsChangedEvent>()({
     topic: 'stats',

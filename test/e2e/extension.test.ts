@@ -32,6 +32,7 @@ test('the extension in VS Code, against a seeded daemon', async (t) => {
     'activation connects to the daemon on the configured socket',
     'every contributed command is registered',
     'the Queues view shows the seeded queue with its counts and state groups',
+    'spool.showEmptyGroups shows the groups that hold no jobs',
     'jobs in a group show kind and payload, attempts, a state icon and a contextValue per state',
     'context values decide which menu items a user sees',
     'a large group loads one page, and "Load more…" loads the next',

@@ -65,4 +65,4 @@ export const wrongResult: HandlerGroup<'jobs.release'> = {
 
 // jobs.changed carries the JobChange record plus the subscription's id, nothing else.
 expectType<Equal<Omit<JobChangedEvent, 'subscriptionId'>, Omit<JobChange, never>>>();
-expectType<Equal<NotificationName, 'jobs.changed' | 'queues.changed' | 'stats.changed' | 'jobs.output'>>();
+expectType<Equal<NotificationName, 'jobs.changed' | 'queues.changed' | 'schedules.changed' | 'stats.changed' | 'jobs.output'>>();

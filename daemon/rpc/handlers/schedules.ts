@@ -53,8 +53,10 @@ function withNextRuns(schedule: Schedule): { schedule: Schedule; nextRuns: numbe
 export function scheduleHandlers(s: Services): HandlerGroup<ScheduleMethods> {
   const { engine } = s;
   const next = (spec: CronSpec): number | null => nextFireTime(spec, Date.now());
-  const changed = <T>(result: T): T => {
+  /** After a write: the upkeep timer re-reads the earliest tick, and subscribers hear of `name`. */
+  const changed = <T>(name: string, result: T, deleted = false): T => {
     s.upkeep.refresh();
+    s.events.scheduleChanged(name, deleted, Date.now());
     return result;
   };
   return {
@@ -68,7 +70,8 @@ export function scheduleHandlers(s: Services): HandlerGroup<ScheduleMethods> {
       if (fields.cron === undefined) throw invalidParams('cron', 'schedules.create needs "cron", e.g. "*/5 * * * *" (5 fields) or "*/10 * * * * *" (6, seconds first).');
       const spec = { cron: fields.cron, timezone: fields.timezone ?? DEFAULT_TIMEZONE };
       validateCron(spec);
-      return changed(withNextRuns(await engine.createSchedule(unvalidated<CreateScheduleParams>(params), next(spec))));
+      const created = withNextRuns(await engine.createSchedule(unvalidated<CreateScheduleParams>(params), next(spec)));
+      return changed(created.schedule.name, created);
     },
     'schedules.update': async (params) => {
       const fields = cronFields(params);
@@ -88,24 +91,30 @@ export function scheduleHandlers(s: Services): HandlerGroup<ScheduleMethods> {
           nextRunAt = cronChanged || !current.enabled || stalled ? next(spec) : undefined;
         }
       }
-      return changed(withNextRuns(await engine.updateSchedule(p, nextRunAt)));
+      const updated = withNextRuns(await engine.updateSchedule(p, nextRunAt));
+      return changed(updated.schedule.name, updated);
     },
     'schedules.delete': async (params) => {
-      await engine.deleteSchedule(scheduleName(params));
-      return changed({ deleted: 1 });
+      const name = scheduleName(params);
+      await engine.deleteSchedule(name);
+      return changed(name, { deleted: 1 }, true);
     },
-    'schedules.trigger': (params) => engine.triggerSchedule(scheduleName(params)),
+    'schedules.trigger': async (params) => {
+      const name = scheduleName(params);
+      // A triggered schedule records its last run, which the views show.
+      return changed(name, await engine.triggerSchedule(name));
+    },
     'schedules.enable': async (params) => {
       const name = scheduleName(params);
       const current = await engine.getSchedule(name);
       // An enabled schedule keeps its next tick, unless it has none: then it is recomputed, or it
       // would never fire again.
       const nextRunAt = current.enabled && current.nextRunAt !== null ? undefined : next(current);
-      return changed(withNextRuns(await engine.updateSchedule({ name, enabled: true }, nextRunAt)));
+      return changed(name, withNextRuns(await engine.updateSchedule({ name, enabled: true }, nextRunAt)));
     },
     'schedules.disable': async (params) => {
       const name = scheduleName(params);
-      return changed(withNextRuns(await engine.updateSchedule({ name, enabled: false }, undefined)));
+      return changed(name, withNextRuns(await engine.updateSchedule({ name, enabled: false }, undefined)));
     },
   };
 }

@@ -1,6 +1,7 @@
 /**
- * Retry All Dead Jobs of a queue (the clicked queue or Dead group, a name, or a pick). In an
- * untrusted workspace the dead shell jobs stay dead: only the others are retried, by id.
+ * Retry All Dead Jobs of a queue (the clicked queue or Dead group, a name, or a pick of the
+ * queues that have dead jobs). In an untrusted workspace the dead shell jobs stay dead: only the
+ * others are retried, by id.
  */
 import * as vscode from 'vscode';
 import type { SpoolClient } from '../../../shared/client';
@@ -10,7 +11,7 @@ import { command } from '../command';
 import { queueTarget, reportBulk } from '../targets';
 
 export const retryAllDead = command('spool.jobs.retryAllDead', async (ctx, arg) => {
-  const queue = await queueTarget(ctx, arg, 'Retry the dead jobs of which queue?');
+  const queue = arg === undefined ? await pickQueueWithDead(ctx.connection.client()) : await queueTarget(ctx, arg, 'Retry the dead jobs of which queue?');
   if (!queue) return undefined;
   const client = ctx.connection.client();
   const trusted = vscode.workspace.isTrusted;
@@ -26,6 +27,21 @@ export const retryAllDead = command('spool.jobs.retryAllDead', async (ctx, arg) 
   ctx.queues.refresher.now();
   return result;
 });
+
+/** From the palette or the title bar: a pick of the queues that have dead jobs, with how many. */
+async function pickQueueWithDead(client: SpoolClient): Promise<string | undefined> {
+  const { queues } = await client.call('queues.list');
+  const withDead = queues.filter((q) => q.counts.dead > 0);
+  if (withDead.length === 0) {
+    void vscode.window.showInformationMessage('Spool: no queue has dead jobs.');
+    return undefined;
+  }
+  const pick = await vscode.window.showQuickPick(
+    withDead.map((q) => ({ label: q.name, description: `${q.counts.dead} dead` })),
+    { placeHolder: 'Retry the dead jobs of which queue?', title: 'Spool: Retry All Dead Jobs' },
+  );
+  return pick?.label;
+}
 
 /** The dead jobs of `queue` that are not shell jobs, retried by id; and how many shell jobs were left. */
 async function retryDeadExceptShell(client: SpoolClient, queue: string): Promise<{ result: BulkResult; shellLeft: number }> {

@@ -1,7 +1,4 @@
-/** Clear the Queues view's filter. */
+/** Clear the Queues view's filter: the whole tree is back, expanded as the user left it. */
 import { command } from '../command';
 
-export const clearFilter = command('spool.queues.clearFilter', (ctx) => {
-  ctx.queues.setFilter({});
-  ctx.queuesView.description = undefined;
-});
+export const clearFilter = command('spool.queues.clearFilter', (ctx) => ctx.queues.setFilter({}));

@@ -1,44 +1,11 @@
 /**
  * Filter the Queues view by state, kind and text: "state:dead kind:shell timeout" (any part,
- * any order). The active filter shows in the view's description. Takes a filter string too.
+ * any order). The tree narrows to the matches; the view's description and message say what is
+ * filtered. Takes a filter string too.
  */
 import * as vscode from 'vscode';
-import { GROUPS, type GroupName } from '../../views/queues/nodes';
-import { describeFilter, type JobViewFilter } from '../../views/queues/queuesProvider';
 import { command } from '../command';
-
-function isGroup(value: string): value is GroupName {
-  return (GROUPS as readonly string[]).includes(value);
-}
-
-export function parseFilter(text: string): JobViewFilter {
-  const filter: JobViewFilter = {};
-  const words: string[] = [];
-  for (const part of text.trim().split(/\s+/).filter((p) => p !== '')) {
-    const [key, value] = part.includes(':') ? [part.slice(0, part.indexOf(':')), part.slice(part.indexOf(':') + 1)] : ['', part];
-    if (key === 'state') {
-      const states = value.split(',').filter((s) => s !== '');
-      const unknown = states.filter((s) => !isGroup(s));
-      if (unknown.length > 0) throw new Error(`Unknown state "${unknown.join(', ')}": use ${GROUPS.join(', ')}.`);
-      filter.states = states.filter(isGroup);
-    } else if (key === 'kind') {
-      filter.kind = value;
-    } else {
-      words.push(part);
-    }
-  }
-  if (words.length > 0) filter.search = words.join(' ');
-  return filter;
-}
-
-/** A filter written back in the syntax parseFilter reads, to start the input box from. */
-export function filterText(filter: JobViewFilter): string {
-  const parts: string[] = [];
-  if (filter.states && filter.states.length > 0) parts.push(`state:${filter.states.join(',')}`);
-  if (filter.kind) parts.push(`kind:${filter.kind}`);
-  if (filter.search) parts.push(filter.search);
-  return parts.join(' ');
-}
+import { filterText, parseFilter } from './filterSyntax';
 
 export const filterJobs = command('spool.queues.filter', async (ctx, arg) => {
   const text =
@@ -62,7 +29,5 @@ export const filterJobs = command('spool.queues.filter', async (ctx, arg) => {
   if (text === undefined) return undefined;
   const filter = parseFilter(text);
   ctx.queues.setFilter(filter);
-  const description = describeFilter(filter);
-  ctx.queuesView.description = description === '' ? undefined : `filter: ${description}`;
   return filter;
 });

@@ -1,33 +1,40 @@
 /**
  * The Queues view's elements and how each is drawn: queue → state group → job, plus the
  * "Load more…" item that pages a group. `contextValue` carries the state (`queue.paused`,
- * `group.dead`, `job.running`), and the menus in package.json match on it.
+ * `queue.active.hasDead`, `group.dead`, `group.retrying.empty`, `job.running`), and the menus in
+ * package.json match on it. What the rows say comes from text.ts.
  */
 import * as vscode from 'vscode';
 import { formatDuration } from '../../../shared/domain/durations';
 import { formatRate } from '../../../shared/domain/rates';
-import type { Job, JobState, Queue } from '../../../shared/types';
-import { jobLabel, relativeTime, shortId } from '../format';
+import type { Job, Queue } from '../../../shared/types';
+import { jobLabel, relativeTime } from '../format';
+import { GROUP_TITLES, countText, jobAccessibleLabel, jobDescription, matchingDescription, queueDescription, type GroupName, type MatchCount } from './text';
 
-/** The groups under a queue. `delayed` is the queued jobs whose runAt lies in the future. */
-export type GroupName = 'running' | 'queued' | 'delayed' | 'retrying' | 'dead' | 'completed' | 'cancelled';
-export const GROUPS: readonly GroupName[] = ['running', 'queued', 'delayed', 'retrying', 'dead', 'completed', 'cancelled'];
+export { GROUPS, type GroupName } from './text';
 
 export interface QueueNode {
   type: 'queue';
   queue: Queue;
+  /** Under a filter: how many of the queue's jobs match. Null without a filter. */
+  match?: MatchCount | null;
+  /** Drawn expanded: it was expanded before (kept across restarts), or a filter shows its results. */
+  expanded?: boolean;
+  /** Part of the item's id: a filtered tree is a tree of its own, with its own expansion. */
+  scope?: string;
 }
 export interface GroupNode {
   type: 'group';
   queue: string;
   group: GroupName;
-  /** The queue's count for the group, from `queues.list`: it ignores any kind or text filter. */
+  /** The jobs the group lists: the queue's count, or under a kind or text filter the matches counted. */
   count: number;
-  /**
-   * A kind or text filter narrows the jobs listed under the group, so `count` is not the number
-   * of jobs the group lists and is not shown.
-   */
+  /** True when more jobs match than `count` (the matches were counted a page at a time). */
+  more?: boolean;
+  /** A kind or text filter narrows the jobs listed under the group. */
   filtered: boolean;
+  expanded?: boolean;
+  scope?: string;
 }
 export interface JobNode {
   type: 'job';
@@ -57,29 +64,6 @@ export function isLoadMoreNode(value: unknown): value is LoadMoreNode {
   return typeof value === 'object' && value !== null && 'type' in value && value.type === 'loadMore';
 }
 
-export function groupCount(queue: Queue, group: GroupName): number {
-  if (group === 'delayed') return queue.delayed;
-  if (group === 'queued') return queue.counts.queued - queue.delayed;
-  return queue.counts[group];
-}
-
-/** What `jobs.list` is asked for to fill a group. */
-export function groupFilter(group: GroupName): { states: JobState[]; delayed?: boolean } {
-  if (group === 'queued') return { states: ['queued'], delayed: false };
-  if (group === 'delayed') return { states: ['queued'], delayed: true };
-  return { states: [group] };
-}
-
-const GROUP_TITLES: Record<GroupName, string> = {
-  running: 'Running',
-  queued: 'Queued',
-  delayed: 'Delayed',
-  retrying: 'Retrying',
-  dead: 'Dead',
-  completed: 'Completed',
-  cancelled: 'Cancelled',
-};
-
 export function stateIcon(group: GroupName): vscode.ThemeIcon {
   switch (group) {
     case 'running':
@@ -99,25 +83,16 @@ export function stateIcon(group: GroupName): vscode.ThemeIcon {
   }
 }
 
-/** "3 running · 12 queued · 1 dead": the non-zero active counts, in that order. */
-export function queueDescription(queue: Queue): string {
-  const c = queue.counts;
-  const parts: string[] = [];
-  if (c.running > 0) parts.push(`${c.running} running`);
-  if (c.queued + c.retrying > 0) parts.push(`${c.queued + c.retrying} queued`);
-  if (c.dead > 0) parts.push(`${c.dead} dead`);
-  if (parts.length === 0) parts.push(c.completed > 0 ? `${c.completed} completed` : 'empty');
-  return (queue.paused ? 'paused · ' : '') + parts.join(' · ');
-}
-
 export function queueItem(node: QueueNode): vscode.TreeItem {
   const q = node.queue;
-  const item = new vscode.TreeItem(q.name, vscode.TreeItemCollapsibleState.Collapsed);
-  item.id = `queue:${q.name}`;
-  item.description = queueDescription(q);
+  const item = new vscode.TreeItem(q.name, node.expanded ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
+  item.id = `queue:${q.name}${node.scope ?? ''}`;
+  item.description = node.match ? matchingDescription(q, node.match) : queueDescription(q);
   item.iconPath = new vscode.ThemeIcon(q.paused ? 'debug-pause' : 'layers');
-  item.contextValue = q.paused ? 'queue.paused' : 'queue.active';
+  // `.hasDead` lets the menus offer Retry All Dead only where there is something to retry.
+  item.contextValue = `${q.paused ? 'queue.paused' : 'queue.active'}${q.counts.dead > 0 ? '.hasDead' : ''}`;
   const tip = new vscode.MarkdownString(`**${q.name}**${q.paused ? ' (paused)' : ''}\n\n`);
+  tip.appendMarkdown(`${queueDescription(q)}\n\n`);
   tip.appendMarkdown(`Concurrency: ${q.concurrency ?? 'no limit'} · Rate limit: ${q.rateLimit ? formatRate(q.rateLimit) : 'none'}\n\n`);
   tip.appendMarkdown(`Default attempts: ${q.defaultMaxAttempts} · Timeout: ${formatDuration(q.defaultTimeoutMs)}`);
   item.tooltip = tip;
@@ -125,34 +100,27 @@ export function queueItem(node: QueueNode): vscode.TreeItem {
 }
 
 export function groupItem(node: GroupNode): vscode.TreeItem {
-  const item = new vscode.TreeItem(GROUP_TITLES[node.group], node.count > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
-  item.id = `group:${node.queue}:${node.group}`;
+  const collapsed = node.expanded ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed;
+  const item = new vscode.TreeItem(GROUP_TITLES[node.group], node.count > 0 ? collapsed : vscode.TreeItemCollapsibleState.None);
+  item.id = `group:${node.queue}:${node.group}${node.scope ?? ''}`;
+  const count = countText({ count: node.count, more: node.more ?? false });
+  item.description = count;
   if (node.filtered) {
-    item.description = 'filtered';
     // A Markdown tooltip, not a string: VS Code reads a string tooltip out as the row's
-    // accessible name in place of "Queued filtered".
-    item.tooltip = new vscode.MarkdownString().appendText(`${node.count} ${node.group} job(s) in ${node.queue}; only those that match the filter are listed.`);
-  } else {
-    item.description = String(node.count);
+    // accessible name in place of the label and count.
+    item.tooltip = new vscode.MarkdownString().appendText(`${count} ${node.group} job(s) in ${node.queue} match the filter.`);
   }
   item.iconPath = stateIcon(node.group);
-  item.contextValue = `group.${node.group}`;
+  item.contextValue = `group.${node.group}${node.count === 0 ? '.empty' : ''}`;
   return item;
 }
 
-export function jobDescription(job: Job, now = Date.now()): string {
-  const parts = [`${job.attempts}/${job.maxAttempts}`];
-  if (job.state === 'running' && job.progress !== null) parts.push(`${Math.round(job.progress)}%`);
-  if (job.state === 'queued' && job.runAt > now) parts.push(`starts ${relativeTime(job.runAt, now)}`);
-  else if (job.state === 'retrying') parts.push(`retries ${relativeTime(job.runAt, now)}`);
-  else parts.push(relativeTime(job.finishedAt ?? job.startedAt ?? job.createdAt, now));
-  return parts.join(' · ');
-}
-
-export function jobTooltip(job: Job): vscode.MarkdownString {
+export function jobTooltip(job: Job, now = Date.now()): vscode.MarkdownString {
   const md = new vscode.MarkdownString();
-  const time = (t: number | null): string => (t === null ? '—' : `${new Date(t).toISOString()} (${relativeTime(t)})`);
-  md.appendMarkdown(`**${job.kind}** job \`${job.id}\` in **${job.queue}**\n\n`);
+  const time = (t: number | null): string => (t === null ? '—' : `${new Date(t).toLocaleString()} (${relativeTime(t, now)})`);
+  // What the job runs first: a narrow view cuts the row's label.
+  md.appendText(jobLabel(job));
+  md.appendMarkdown(`\n\n**${job.kind}** job \`${job.id}\` in **${job.queue}**\n\n`);
   md.appendMarkdown(`State: ${job.state}${job.cancelRequested ? ' (cancel requested)' : ''} · attempt ${job.attempts}/${job.maxAttempts} · priority ${job.priority}\n\n`);
   md.appendMarkdown(`Created: ${time(job.createdAt)}  \nRun at: ${time(job.runAt)}  \nStarted: ${time(job.startedAt)}  \nFinished: ${time(job.finishedAt)}\n\n`);
   if (job.progress !== null) md.appendMarkdown(`Progress: ${job.progress}%${job.progressMessage ? ` — ${job.progressMessage}` : ''}\n\n`);
@@ -160,16 +128,16 @@ export function jobTooltip(job: Job): vscode.MarkdownString {
   return md;
 }
 
-export function jobItem(node: JobNode): vscode.TreeItem {
+export function jobItem(node: JobNode, now = Date.now()): vscode.TreeItem {
   const job = node.job;
   const item = new vscode.TreeItem(jobLabel(job), vscode.TreeItemCollapsibleState.None);
   // The group is part of the id: a job that moves shows up in its new group without clashing.
   item.id = `job:${node.group}:${job.id}`;
-  item.description = jobDescription(job);
+  item.description = jobDescription(job, node.group, now);
   item.iconPath = stateIcon(node.group);
   item.contextValue = `job.${job.state}`;
-  item.tooltip = jobTooltip(job);
-  item.accessibilityInformation = { label: `${job.kind} job ${shortId(job.id)}, ${job.state}` };
+  item.tooltip = jobTooltip(job, now);
+  item.accessibilityInformation = { label: jobAccessibleLabel(job, node.group, now) };
   item.command = { command: 'spool.jobs.openDetails', title: 'Open Job Details', arguments: [node] };
   return item;
 }

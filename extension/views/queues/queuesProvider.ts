@@ -2,6 +2,12 @@
  * The Queues view: queues with their counts, state groups under each, and jobs a page at a
  * time under each group. Only what is expanded is fetched, and a group never loads more than the
  * pages the user asked for, so a queue of 100,000 jobs costs one `jobs.list` page.
+ *
+ * Empty groups are hidden (unless `spool.showEmptyGroups`). A filter narrows the tree as the
+ * Testing view's does: queues and groups without matches disappear, counts count matches, the
+ * results are shown expanded, and the view's message says what is filtered. What the user
+ * expanded is remembered (workspace state), so it stays expanded across a daemon restart and a
+ * window reload.
  */
 import * as vscode from 'vscode';
 import type { JobOrder, ListJobsParams } from '../../../shared/protocol';
@@ -9,27 +15,25 @@ import type { Job, Queue } from '../../../shared/types';
 import type { DaemonConnection } from '../../daemon/connection';
 import { readSettings } from '../../settings';
 import { Refresher } from '../refresher';
+import { groupItem, jobItem, loadMoreItem, queueItem, type GroupNode, type LoadMoreNode, type QueueNode, type QueueTreeNode } from './nodes';
 import {
   GROUPS,
-  groupCount,
+  countText,
+  describeFilter,
   groupFilter,
-  groupItem,
-  jobItem,
-  loadMoreItem,
-  queueItem,
+  groupsToShow,
+  narrowsJobs,
+  queueCounts,
+  sumCounts,
   type GroupName,
-  type GroupNode,
-  type LoadMoreNode,
-  type QueueNode,
-  type QueueTreeNode,
-} from './nodes';
+  type JobViewFilter,
+  type MatchCount,
+} from './text';
 
-/** The view's filter: narrows the jobs listed in each group. */
-export interface JobViewFilter {
-  kind?: string;
-  search?: string;
-  states?: GroupName[];
-}
+export { describeFilter, type JobViewFilter } from './text';
+
+/** Where the expanded queues and groups are kept, in the workspace's state. */
+const EXPANDED_KEY = 'spool.queues.expanded';
 
 interface Page {
   jobs: Job[];
@@ -56,6 +60,8 @@ export class QueuesProvider implements vscode.TreeDataProvider<QueueTreeNode>, v
   readonly onDidChangeTreeData = this.changeEmitter.event;
   readonly refresher = new Refresher(() => this.refresh());
   private queues: Queue[] = [];
+  /** Per queue: how many jobs each group lists (matches, under a kind or text filter). */
+  private readonly counts = new Map<string, Record<GroupName, MatchCount>>();
   /** Loaded pages per `queue\0group`; cleared on refresh, then reloaded to the same length. */
   private readonly pages = new Map<string, Page>();
   private readonly wanted = new Map<string, number>();
@@ -66,10 +72,34 @@ export class QueuesProvider implements vscode.TreeDataProvider<QueueTreeNode>, v
    */
   private readonly groupNodes = new Map<string, Map<GroupName, GroupNode>>();
   private filterValue: JobViewFilter = {};
+  /** `queue:<name>` and `group:<queue>:<group>` of what the user expanded (without a filter). */
+  private readonly expanded: Set<string>;
+  private view: vscode.TreeView<QueueTreeNode> | null = null;
+  /** The next draw is a redraw: the queue list last read is drawn again, without asking the daemon. */
+  private redrawing = false;
+  private queuesRead = false;
   private readonly disposables: vscode.Disposable[] = [this.changeEmitter, this.refresher];
 
-  constructor(private readonly connection: DaemonConnection) {
+  constructor(
+    private readonly connection: DaemonConnection,
+    private readonly state: vscode.Memento,
+  ) {
+    this.expanded = new Set(state.get<string[]>(EXPANDED_KEY, []));
     this.disposables.push(...this.refresher.follow(connection, [connection.onJobChanged, connection.onQueueChanged]));
+  }
+
+  /**
+   * Attach the view: its expand and collapse events are remembered, and its message and
+   * description say what is filtered.
+   */
+  attach(view: vscode.TreeView<QueueTreeNode>): vscode.Disposable {
+    this.view = view;
+    return vscode.Disposable.from(
+      view.onDidExpandElement((e) => this.remember(e.element, true)),
+      view.onDidCollapseElement((e) => this.remember(e.element, false)),
+      // The Delete key acts on the selected jobs; on a queue or group it does nothing.
+      view.onDidChangeSelection((e) => void vscode.commands.executeCommand('setContext', 'spool.queuesJobSelected', e.selection.some((n) => n.type === 'job'))),
+    );
   }
 
   get filter(): JobViewFilter {
@@ -78,13 +108,28 @@ export class QueuesProvider implements vscode.TreeDataProvider<QueueTreeNode>, v
 
   setFilter(filter: JobViewFilter): void {
     this.filterValue = filter;
-    void vscode.commands.executeCommand('setContext', 'spool.queuesFiltered', describeFilter(filter) !== '');
+    const words = describeFilter(filter);
+    void vscode.commands.executeCommand('setContext', 'spool.queuesFiltered', words !== '');
+    // The title menu shows "✓ Only Dead Jobs" (which turns it off) while the toggle is on.
+    const only = filter.states?.length === 1 ? filter.states[0] : '';
+    void vscode.commands.executeCommand('setContext', 'spool.queuesOnly', only);
+    if (this.view) {
+      this.view.description = words === '' ? undefined : `filter: ${words}`;
+      if (words === '') this.view.message = undefined;
+    }
     this.refresh();
   }
 
   /** Forget every loaded page and redraw; expanded groups reload as many jobs as they showed. */
   refresh(): void {
     this.pages.clear();
+    this.redrawing = false;
+    this.changeEmitter.fire(undefined);
+  }
+
+  /** Redraw from the queues and pages already loaded, so relative times move on; the daemon is not asked. */
+  redraw(): void {
+    this.redrawing = true;
     this.changeEmitter.fire(undefined);
   }
 
@@ -121,8 +166,8 @@ export class QueuesProvider implements vscode.TreeDataProvider<QueueTreeNode>, v
     const name = node.type === 'job' ? node.job.queue : node.queue;
     const queue = this.queues.find((q) => q.name === name);
     if (!queue) return undefined;
-    if (node.type === 'group') return { type: 'queue', queue };
-    return this.groupNodes.get(queue.name)?.get(node.group) ?? this.groupNode(queue, node.group);
+    if (node.type === 'group') return this.queueNode(queue);
+    return this.groupNodes.get(queue.name)?.get(node.group) ?? this.groupNode(queue.name, node.group);
   }
 
   /** Fetch the next page of a group and show it. */
@@ -134,41 +179,145 @@ export class QueuesProvider implements vscode.TreeDataProvider<QueueTreeNode>, v
     page.jobs.push(...next.jobs);
     page.nextCursor = next.nextCursor;
     this.wanted.set(key, page.jobs.length);
+    const group = this.groupNodes.get(node.queue)?.get(node.group);
+    // Under a kind or text filter the group counted its first page: the count grows with the pages.
+    const counts = this.counts.get(node.queue);
+    if (counts && narrowsJobs(this.filterValue)) {
+      counts[node.group] = { count: page.jobs.length, more: page.nextCursor !== null };
+      if (group) Object.assign(group, counts[node.group]);
+    }
     // Redraw only the group; if the tree no longer shows it, redraw the whole view.
-    this.changeEmitter.fire(this.groupNodes.get(node.queue)?.get(node.group));
+    this.changeEmitter.fire(group);
   }
 
   private async rootChildren(): Promise<QueueTreeNode[]> {
-    const { queues } = await this.connection.client().call('queues.list');
+    const reuse = this.redrawing && this.queuesRead;
+    this.redrawing = false;
+    const queues = reuse ? this.queues : (await this.connection.client().call('queues.list')).queues;
     this.queues = queues;
+    this.queuesRead = true;
     for (const name of this.groupNodes.keys()) if (!queues.some((q) => q.name === name)) this.groupNodes.delete(name);
     void vscode.commands.executeCommand('setContext', 'spool.noQueues', queues.length === 0);
-    return queues.map((queue): QueueNode => ({ type: 'queue', queue }));
+    const narrow = narrowsJobs(this.filterValue);
+    const counted = await Promise.all(queues.map(async (queue) => [queue.name, narrow ? await this.matchCounts(queue) : queueCounts(queue)] as const));
+    this.counts.clear();
+    for (const [name, counts] of counted) this.counts.set(name, counts);
+    const shown = this.filtered ? queues.filter((q) => groupsToShow(this.countsOf(q), this.filterValue, false).length > 0) : queues;
+    this.showMessage(shown);
+    return shown.map((queue) => this.queueNode(queue));
+  }
+
+  /** The view's message: what is filtered and how much matches; nothing without a filter. */
+  private showMessage(shown: Queue[]): void {
+    if (!this.view) return;
+    const words = describeFilter(this.filterValue);
+    if (words === '') {
+      this.view.message = undefined;
+      return;
+    }
+    const total = sumCounts(shown.flatMap((q) => groupsToShow(this.countsOf(q), this.filterValue, false).map((g) => this.countsOf(q)[g])));
+    const jobs = `${countText(total)} matching job${total.count === 1 && !total.more ? '' : 's'}`;
+    this.view.message =
+      total.count === 0
+        ? `No jobs match the filter (${words}).`
+        : `Filtered (${words}): ${jobs} in ${shown.length} queue${shown.length === 1 ? '' : 's'}. Clear Job Filter, in the title bar, shows all.`;
+  }
+
+  /**
+   * Under a kind or text filter, how many jobs of each group match: each group's first page is
+   * listed with the filter (and kept, to show when the group is expanded), so a count is exact
+   * up to a page and "50+" beyond. Groups the queue has no jobs in are not asked about.
+   */
+  private async matchCounts(queue: Queue): Promise<Record<GroupName, MatchCount>> {
+    const exact = queueCounts(queue);
+    const states = this.filterValue.states;
+    const counts = { ...exact };
+    await Promise.all(
+      GROUPS.map(async (group) => {
+        if (exact[group].count === 0 || (states && states.length > 0 && !states.includes(group))) {
+          counts[group] = { count: 0, more: false };
+          return;
+        }
+        const page = await this.page(queue.name, group);
+        counts[group] = { count: page.jobs.length, more: page.nextCursor !== null };
+      }),
+    );
+    return counts;
+  }
+
+  private get filtered(): boolean {
+    return describeFilter(this.filterValue) !== '';
+  }
+
+  private countsOf(queue: Queue): Record<GroupName, MatchCount> {
+    return this.counts.get(queue.name) ?? queueCounts(queue);
+  }
+
+  private queueNode(queue: Queue): QueueNode {
+    const node: QueueNode = { type: 'queue', queue, scope: this.scope() };
+    if (narrowsJobs(this.filterValue)) node.match = sumCounts(GROUPS.map((g) => this.countsOf(queue)[g]));
+    node.expanded = this.filtered || this.expanded.has(`queue:${queue.name}`);
+    return node;
   }
 
   private groupsOf(node: QueueNode): GroupNode[] {
-    const states = this.filterValue.states;
-    const groups = GROUPS.filter((g) => !states || states.length === 0 || states.includes(g)).map((group) => this.groupNode(node.queue, group));
+    const groups = groupsToShow(this.countsOf(node.queue), this.filterValue, readSettings().showEmptyGroups).map((group) => this.groupNode(node.queue.name, group));
     this.groupNodes.set(node.queue.name, new Map(groups.map((g) => [g.group, g])));
     return groups;
   }
 
-  private groupNode(queue: Queue, group: GroupName): GroupNode {
-    // A state filter only picks groups; a kind or text filter changes what each group lists.
-    const filtered = Boolean(this.filterValue.kind || this.filterValue.search);
-    return { type: 'group', queue: queue.name, group, count: groupCount(queue, group), filtered };
+  private groupNode(queue: string, group: GroupName): GroupNode {
+    const count = this.counts.get(queue)?.[group] ?? { count: 0, more: false };
+    return {
+      type: 'group',
+      queue,
+      group,
+      count: count.count,
+      more: count.more,
+      // A state filter only picks groups; a kind or text filter changes what each group lists.
+      filtered: narrowsJobs(this.filterValue),
+      expanded: this.filtered || this.expanded.has(`group:${queue}:${group}`),
+      scope: this.scope(),
+    };
   }
 
-  private async jobsOf(node: GroupNode): Promise<QueueTreeNode[]> {
-    const key = pageKey(node.queue, node.group);
+  /**
+   * Part of every queue and group id: under a filter the tree's items are new to VS Code, so
+   * they open expanded on the results, and the user's own expansion is back when it is cleared.
+   */
+  private scope(): string {
+    const words = describeFilter(this.filterValue);
+    return words === '' ? '' : `?${words}`;
+  }
+
+  private remember(node: QueueTreeNode, expanded: boolean): void {
+    // Under a filter the tree opens expanded anyway: that is not the user's layout to keep.
+    if (this.filtered) return;
+    let key: string;
+    if (node.type === 'queue') key = `queue:${node.queue.name}`;
+    else if (node.type === 'group') key = `group:${node.queue}:${node.group}`;
+    else return;
+    if (expanded) this.expanded.add(key);
+    else this.expanded.delete(key);
+    void this.state.update(EXPANDED_KEY, [...this.expanded]);
+  }
+
+  /** A group's page: the loaded one, else fetched as long as it was last shown (up to 1000 jobs). */
+  private async page(queue: string, group: GroupName): Promise<Page> {
+    const key = pageKey(queue, group);
     let page = this.pages.get(key);
     if (!page) {
       const pageSize = readSettings().pageSize;
       const limit = Math.min(1000, Math.max(pageSize, this.wanted.get(key) ?? 0));
-      const result = await this.connection.client().call('jobs.list', this.listParams(node.queue, node.group, limit));
+      const result = await this.connection.client().call('jobs.list', this.listParams(queue, group, limit));
       page = { jobs: result.jobs, nextCursor: result.nextCursor };
       this.pages.set(key, page);
     }
+    return page;
+  }
+
+  private async jobsOf(node: GroupNode): Promise<QueueTreeNode[]> {
+    const page = await this.page(node.queue, node.group);
     const children: QueueTreeNode[] = page.jobs.map((job) => ({ type: 'job', job, group: node.group }));
     if (page.nextCursor !== null) children.push({ type: 'loadMore', queue: node.queue, group: node.group, loaded: page.jobs.length, total: node.filtered ? null : node.count });
     return children;
@@ -188,13 +337,4 @@ export class QueuesProvider implements vscode.TreeDataProvider<QueueTreeNode>, v
 
 function pageKey(queue: string, group: GroupName): string {
   return `${queue}\0${group}`;
-}
-
-/** The filter in a few words, for the view's description ("kind: shell · state: dead"). */
-export function describeFilter(filter: JobViewFilter): string {
-  const parts: string[] = [];
-  if (filter.states && filter.states.length > 0) parts.push(`state: ${filter.states.join(', ')}`);
-  if (filter.kind) parts.push(`kind: ${filter.kind}`);
-  if (filter.search) parts.push(`"${filter.search}"`);
-  return parts.join(' · ');
 }

@@ -47,13 +47,36 @@ export const run = hostSuite({
     const api = await spool();
     const reports = await queueNode(api, 'reports');
     assert.equal(reports.item.description, '1 running · 4 queued · 2 dead');
-    assert.equal(reports.item.contextValue, 'queue.active');
+    assert.equal(reports.item.contextValue, 'queue.active.hasDead');
+    // The empty groups (Retrying, Cancelled) are hidden.
     const groups = await children(api, reports.node);
     assert.deepEqual(
       groups.map((g) => [label(g.item), g.item.description]),
-      [['Running', '1'], ['Queued', '3'], ['Delayed', '1'], ['Retrying', '0'], ['Dead', '2'], ['Completed', '1'], ['Cancelled', '0']],
+      [['Running', '1'], ['Queued', '3'], ['Delayed', '1'], ['Dead', '2'], ['Completed', '1']],
     );
-    assert.deepEqual(groups.map((g) => g.item.contextValue), ['group.running', 'group.queued', 'group.delayed', 'group.retrying', 'group.dead', 'group.completed', 'group.cancelled']);
+    assert.deepEqual(groups.map((g) => g.item.contextValue), ['group.running', 'group.queued', 'group.delayed', 'group.dead', 'group.completed']);
+  },
+
+  'spool.showEmptyGroups shows the groups that hold no jobs': async () => {
+    const api = await spool();
+    await vscode.workspace.getConfiguration('spool').update('showEmptyGroups', true, vscode.ConfigurationTarget.Global);
+    try {
+      const groups = await children(api, (await queueNode(api, 'reports')).node);
+      assert.deepEqual(
+        groups.map((g) => [label(g.item), g.item.description, g.item.contextValue]),
+        [
+          ['Running', '1', 'group.running'],
+          ['Queued', '3', 'group.queued'],
+          ['Delayed', '1', 'group.delayed'],
+          ['Retrying', '0', 'group.retrying.empty'],
+          ['Dead', '2', 'group.dead'],
+          ['Completed', '1', 'group.completed'],
+          ['Cancelled', '0', 'group.cancelled.empty'],
+        ],
+      );
+    } finally {
+      await vscode.workspace.getConfiguration('spool').update('showEmptyGroups', undefined, vscode.ConfigurationTarget.Global);
+    }
   },
 
   'jobs in a group show kind and payload, attempts, a state icon and a contextValue per state': async () => {
@@ -62,14 +85,14 @@ export const run = hostSuite({
     assert.equal(dead.length, 2);
     for (const { item } of dead) {
       assert.match(label(item), /^report: \{"month":"2026-0[12]","doomed":true\}$/);
-      assert.match(String(item.description), /^1\/\d+ · /);
+      assert.match(String(item.description), /^the report template is missing · \d+s ago/);
       assert.equal(item.contextValue, 'job.dead');
       assert.ok(item.iconPath instanceof vscode.ThemeIcon && item.iconPath.id === 'error');
       assert.ok(item.tooltip instanceof vscode.MarkdownString && item.tooltip.value.includes('the report template is missing'));
     }
     const running = await children(api, (await groupNode(api, 'reports', 'Running')).node);
     assert.equal(running.length, 1);
-    assert.equal(label(running[0]!.item), 'shell: sleep 600');
+    assert.equal(label(running[0]!.item), 'sleep 600');
     assert.equal(running[0]!.item.contextValue, 'job.running');
     assert.ok(running[0]!.item.iconPath instanceof vscode.ThemeIcon && running[0]!.item.iconPath.id === 'sync~spin');
   },
@@ -83,6 +106,11 @@ export const run = hostSuite({
     assert.ok(!running.context.includes('spool.jobs.retry') && !running.context.includes('spool.jobs.delete'));
     assert.ok(menuFor('spool.queues', 'queue.active').inline.includes('spool.queues.pause'));
     assert.ok(menuFor('spool.queues', 'queue.paused').inline.includes('spool.queues.resume'));
+    assert.ok(menuFor('spool.queues', 'queue.paused.hasDead').inline.includes('spool.queues.resume'));
+    assert.ok(menuFor('spool.queues', 'queue.active.hasDead').context.includes('spool.jobs.retryAllDead'));
+    assert.ok(!menuFor('spool.queues', 'queue.active').context.includes('spool.jobs.retryAllDead'), 'no Retry All Dead where nothing is dead');
+    assert.ok(menuFor('spool.queues', 'queue.active').context.includes('spool.queues.delete'));
+    assert.ok(!menuFor('spool.queues', 'group.dead.empty').context.includes('spool.jobs.retryAllDead'));
     assert.ok(!menuFor('spool.queues', 'queue.paused').context.includes('spool.queues.pause'));
     assert.ok(menuFor('spool.schedules', 'schedule.enabled').context.includes('spool.schedules.disable'));
     assert.ok(menuFor('spool.schedules', 'schedule.disabled').context.includes('spool.schedules.enable'));
@@ -269,7 +297,7 @@ export const run = hostSuite({
     const builtin = workers.find((w) => w.type === 'worker' && w.worker.type === 'builtin' && w.worker.runningJobIds.length > 0);
     assert.ok(builtin, 'the executor running `sleep 600` shows it');
     const item = api.context.workers.getTreeItem(builtin);
-    assert.match(String(item.description), /builtin · .* · 1 running · seen /);
+    assert.match(String(item.description), /builtin · .* · 1 running · alive$/);
   },
 
   'Edit & Re-enqueue: saving the edited document enqueues a new job': async (config) => {

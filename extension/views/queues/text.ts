@@ -1,0 +1,179 @@
+/**
+ * What the Queues view says, as pure functions of the records (no `vscode` here, so unit tests
+ * run them directly): the state groups and which of them show, job descriptions that put the
+ * state first, the filter in words, and how a count of matches reads.
+ */
+import { formatDuration } from '../../../shared/domain/durations';
+import type { Job, JobState, Queue } from '../../../shared/types';
+import { jobLabel, relativeTime } from '../format';
+
+/** The groups under a queue. `delayed` is the queued jobs whose runAt lies in the future. */
+export type GroupName = 'running' | 'queued' | 'delayed' | 'retrying' | 'dead' | 'completed' | 'cancelled';
+export const GROUPS: readonly GroupName[] = ['running', 'queued', 'delayed', 'retrying', 'dead', 'completed', 'cancelled'];
+
+export const GROUP_TITLES: Record<GroupName, string> = {
+  running: 'Running',
+  queued: 'Queued',
+  delayed: 'Delayed',
+  retrying: 'Retrying',
+  dead: 'Dead',
+  completed: 'Completed',
+  cancelled: 'Cancelled',
+};
+
+export function isGroupName(value: string): value is GroupName {
+  return (GROUPS as readonly string[]).includes(value);
+}
+
+/** The view's filter: state groups to show, and a kind or text the listed jobs must match. */
+export interface JobViewFilter {
+  kind?: string;
+  search?: string;
+  states?: GroupName[];
+}
+
+/** A kind or text filter: it narrows the jobs themselves, so counts come from listing them. */
+export function narrowsJobs(filter: JobViewFilter): boolean {
+  return Boolean(filter.kind || filter.search);
+}
+
+/** The filter in a few words, for the view's description and message ("state: dead · kind: shell"). */
+export function describeFilter(filter: JobViewFilter): string {
+  const parts: string[] = [];
+  if (filter.states && filter.states.length > 0) parts.push(`state: ${filter.states.join(', ')}`);
+  if (filter.kind) parts.push(`kind: ${filter.kind}`);
+  if (filter.search) parts.push(`"${filter.search}"`);
+  return parts.join(' · ');
+}
+
+export function groupCount(queue: Queue, group: GroupName): number {
+  if (group === 'delayed') return queue.delayed;
+  if (group === 'queued') return queue.counts.queued - queue.delayed;
+  return queue.counts[group];
+}
+
+/** What `jobs.list` is asked for to fill a group. */
+export function groupFilter(group: GroupName): { states: JobState[]; delayed?: boolean } {
+  if (group === 'queued') return { states: ['queued'], delayed: false };
+  if (group === 'delayed') return { states: ['queued'], delayed: true };
+  return { states: [group] };
+}
+
+/**
+ * How many jobs of a group match: exact (`more` false), or at least `count` when the listing
+ * stopped at a page and more pages match. Under a kind or text filter the daemon gives no total,
+ * so the view counts the first page and says "50+" rather than guess.
+ */
+export interface MatchCount {
+  count: number;
+  more: boolean;
+}
+
+/** "3", or "50+" when more match than were counted. */
+export function countText(match: MatchCount): string {
+  return `${match.count}${match.more ? '+' : ''}`;
+}
+
+/** The sum of several counts; a lower bound if any of them is. */
+export function sumCounts(matches: readonly MatchCount[]): MatchCount {
+  return { count: matches.reduce((n, m) => n + m.count, 0), more: matches.some((m) => m.more) };
+}
+
+/**
+ * The groups a queue shows, in order: those the state filter picks, and of them the ones with
+ * jobs, unless empty groups are asked for. Under a filter an empty group never shows (like the
+ * Testing view, a filtered tree holds only what matches).
+ */
+export function groupsToShow(counts: Readonly<Record<GroupName, MatchCount>>, filter: JobViewFilter, showEmpty: boolean): GroupName[] {
+  const states = filter.states && filter.states.length > 0 ? filter.states : null;
+  const filtered = states !== null || narrowsJobs(filter);
+  return GROUPS.filter((g) => (states === null || states.includes(g)) && (counts[g].count > 0 || (showEmpty && !filtered)));
+}
+
+/** The exact counts of a queue's groups, from `queues.list`. */
+export function queueCounts(queue: Queue): Record<GroupName, MatchCount> {
+  const counts = {} as Record<GroupName, MatchCount>;
+  for (const g of GROUPS) counts[g] = { count: groupCount(queue, g), more: false };
+  return counts;
+}
+
+/** "3 running · 12 queued · 1 dead": the non-zero active counts, in that order. */
+export function queueDescription(queue: Queue): string {
+  const c = queue.counts;
+  const parts: string[] = [];
+  if (c.running > 0) parts.push(`${c.running} running`);
+  if (c.queued + c.retrying > 0) parts.push(`${c.queued + c.retrying} queued`);
+  if (c.dead > 0) parts.push(`${c.dead} dead`);
+  if (parts.length === 0) parts.push(c.completed > 0 ? `${c.completed} completed` : 'empty');
+  return (queue.paused ? 'paused · ' : '') + parts.join(' · ');
+}
+
+/** Under a filter, a queue says how many of its jobs match: "12 matching", "50+ matching". */
+export function matchingDescription(queue: Queue, match: MatchCount): string {
+  return `${queue.paused ? 'paused · ' : ''}${countText(match)} matching`;
+}
+
+/** The first non-empty line of an error, cut to fit a tree line. */
+export function firstLine(text: string, max = 80): string {
+  const line = text.split('\n').map((l) => l.trim()).find((l) => l !== '') ?? '';
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+/** Time running: whole seconds for the first minute (no "7.3s" flickering), then "1m30s". */
+function elapsed(ms: number): string {
+  return formatDuration(ms, ms < 60_000 ? 1 : 2);
+}
+
+function attempts(job: Job): string | null {
+  // "attempt 1/1" says nothing; the attempt matters once there can be several.
+  return job.maxAttempts > 1 ? `attempt ${job.attempts}/${job.maxAttempts}` : null;
+}
+
+/**
+ * A job's description, its state first so that the part cut off a narrow view is the least
+ * useful: a dead job's error, a running job's progress and time running, when a waiting job
+ * starts, when a finished one ended. `group` is where the job is listed (a queued job may be
+ * listed as delayed).
+ */
+export function jobDescription(job: Job, group: GroupName, now: number): string {
+  const parts: (string | null)[] = [];
+  switch (group) {
+    case 'running':
+      if (job.progress !== null) parts.push(`${Math.round(job.progress)}%`);
+      parts.push(`running ${elapsed(now - (job.startedAt ?? now))}`);
+      if (job.progressMessage) parts.push(job.progressMessage);
+      parts.push(attempts(job));
+      break;
+    case 'queued':
+      parts.push(`queued ${relativeTime(job.createdAt, now)}`, attempts(job));
+      break;
+    case 'delayed':
+      parts.push(`starts ${relativeTime(job.runAt, now)}`);
+      break;
+    case 'retrying':
+      parts.push(`retries ${relativeTime(job.runAt, now)}`, attempts(job), job.lastError ? firstLine(job.lastError) : null);
+      break;
+    case 'dead':
+      parts.push(job.lastError ? firstLine(job.lastError) : 'dead', relativeTime(job.finishedAt ?? job.createdAt, now), attempts(job));
+      break;
+    case 'completed':
+      parts.push(`completed ${relativeTime(job.finishedAt ?? job.createdAt, now)}`);
+      if (job.startedAt !== null && job.finishedAt !== null) parts.push(`took ${formatDuration(job.finishedAt - job.startedAt, 1)}`);
+      break;
+    case 'cancelled':
+      parts.push(`cancelled ${relativeTime(job.finishedAt ?? job.createdAt, now)}`);
+      break;
+  }
+  return parts.filter((p): p is string => p !== null && p !== '').join(' · ');
+}
+
+/** The state a screen reader announces: the group it is listed in, and a pending cancel. */
+export function stateWords(job: Job, group: GroupName): string {
+  const state: JobState | 'delayed' = group === 'delayed' ? 'delayed' : job.state;
+  return job.cancelRequested ? `${state}, cancel requested` : state;
+}
+
+/** What a screen reader says for a job row: the visible text and the state, not an id. */
+export function jobAccessibleLabel(job: Job, group: GroupName, now: number): string {
+  return `${jobLabel(job)}, ${stateWords(job, group)}, ${jobDescription(job, group, now)}`;
+}

@@ -1,0 +1,165 @@
+/**
+ * What the Queues view says and shows, as pure functions: job labels that keep the command,
+ * descriptions with the state first, accessible labels without ids, which groups show (empty ones
+ * hidden, a filter narrowing them), counts of matches, the filter syntax and the state toggles.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { Job, Queue } from '../../shared/types';
+import { filterText, parseFilter } from '../../extension/commands/queues/filterSyntax';
+import { toggleOnly } from '../../extension/commands/queues/onlyState';
+import { deadBadgeText, jobLabel } from '../../extension/views/format';
+import {
+  countText,
+  describeFilter,
+  firstLine,
+  groupsToShow,
+  jobAccessibleLabel,
+  jobDescription,
+  matchingDescription,
+  queueCounts,
+  sumCounts,
+  type GroupName,
+  type MatchCount,
+} from '../../extension/views/queues/text';
+
+/** The instant every expectation is computed from: no test reads the wall clock. */
+const NOW = 1_800_000_000_000;
+
+function job(fields: Partial<Job>): Job {
+  return {
+    id: '0193aaaa-bbbb-7ccc-8ddd-eeeeffff0001',
+    queue: 'builds',
+    kind: 'shell',
+    payload: { command: 'npm test' },
+    state: 'queued',
+    priority: 0,
+    attempts: 0,
+    maxAttempts: 1,
+    runAt: NOW - 60_000,
+    createdAt: NOW - 60_000,
+    startedAt: null,
+    finishedAt: null,
+    lastError: null,
+    progress: null,
+    progressMessage: null,
+    cancelRequested: false,
+    ...fields,
+  } as Job;
+}
+
+function queue(counts: Partial<Queue['counts']>, delayed = 0): Queue {
+  return {
+    name: 'builds',
+    paused: false,
+    counts: { queued: 0, running: 0, retrying: 0, completed: 0, dead: 0, cancelled: 0, ...counts },
+    delayed,
+  } as Queue;
+}
+
+test('a job label is the command or URL, and leads with the kind for other kinds', () => {
+  assert.equal(jobLabel(job({})), 'npm test');
+  assert.equal(jobLabel(job({ kind: 'http', payload: { method: 'post', url: 'https://example.test/hook' } })), 'POST https://example.test/hook');
+  assert.equal(jobLabel(job({ kind: 'report', payload: { month: 'may' } })), 'report: {"month":"may"}');
+  assert.equal(jobLabel(job({ kind: 'report', payload: null })), 'report');
+});
+
+test("a dead job's description starts with the first line of its error", () => {
+  const dead = job({ state: 'dead', attempts: 3, maxAttempts: 3, lastError: '\nexit code 3\n  at build.sh:4', finishedAt: NOW - 120_000 });
+  assert.equal(jobDescription(dead, 'dead', NOW), 'exit code 3 · 2m ago · attempt 3/3');
+  assert.equal(jobDescription(job({ state: 'dead', lastError: null, finishedAt: NOW - 5000 }), 'dead', NOW), 'dead · 5s ago');
+});
+
+test("a running job's description starts with its progress and how long it has run", () => {
+  const running = job({ state: 'running', attempts: 1, maxAttempts: 3, startedAt: NOW - 90_000, progress: 42.4, progressMessage: 'linking' });
+  assert.equal(jobDescription(running, 'running', NOW), '42% · running 1m30s · linking · attempt 1/3');
+  assert.equal(jobDescription(job({ state: 'running', attempts: 1, startedAt: NOW - 7000 }), 'running', NOW), 'running 7s');
+});
+
+test('waiting and finished jobs say when, state first', () => {
+  assert.equal(jobDescription(job({}), 'queued', NOW), 'queued 1m ago');
+  assert.equal(jobDescription(job({ runAt: NOW + 3_600_000 }), 'delayed', NOW), 'starts in 1h');
+  assert.equal(
+    jobDescription(job({ state: 'retrying', attempts: 1, maxAttempts: 5, runAt: NOW + 30_000, lastError: 'timeout' }), 'retrying', NOW),
+    'retries in 30s · attempt 1/5 · timeout',
+  );
+  assert.equal(jobDescription(job({ state: 'completed', startedAt: NOW - 13_000, finishedAt: NOW - 10_000 }), 'completed', NOW), 'completed 10s ago · took 3s');
+  assert.equal(jobDescription(job({ state: 'cancelled', finishedAt: NOW - 3_000 }), 'cancelled', NOW), 'cancelled 3s ago');
+});
+
+test('relative times move with the clock they are drawn at', () => {
+  const running = job({ state: 'running', attempts: 1, startedAt: NOW });
+  assert.equal(jobDescription(running, 'running', NOW + 5_000), 'running 5s');
+  assert.equal(jobDescription(running, 'running', NOW + 125_000), 'running 2m5s');
+});
+
+test('the accessible label is the visible text and the state, never the id', () => {
+  const dead = job({ state: 'dead', lastError: 'exit code 3', finishedAt: NOW - 60_000 });
+  const label = jobAccessibleLabel(dead, 'dead', NOW);
+  assert.equal(label, 'npm test, dead, exit code 3 · 1m ago');
+  assert.ok(!label.includes(dead.id.slice(-8)));
+  assert.equal(jobAccessibleLabel(job({ runAt: NOW + 60_000 }), 'delayed', NOW), 'npm test, delayed, starts in 1m');
+  assert.equal(jobAccessibleLabel(job({ state: 'running', attempts: 1, startedAt: NOW, cancelRequested: true }), 'running', NOW), 'npm test, running, cancel requested, running 0s');
+});
+
+test('firstLine skips blank lines and cuts a long line', () => {
+  assert.equal(firstLine('\n\n  boom  \nmore'), 'boom');
+  assert.equal(firstLine('x'.repeat(100), 10), `${'x'.repeat(9)}…`);
+  assert.equal(firstLine(''), '');
+});
+
+function counts(partial: Partial<Record<GroupName, number>>, more: GroupName[] = []): Record<GroupName, MatchCount> {
+  const all = queueCounts(queue({}));
+  for (const [g, n] of Object.entries(partial)) all[g as GroupName] = { count: n, more: more.includes(g as GroupName) };
+  return all;
+}
+
+test('empty groups are hidden unless asked for, and never shown under a filter', () => {
+  const c = counts({ running: 1, queued: 3, dead: 2 });
+  assert.deepEqual(groupsToShow(c, {}, false), ['running', 'queued', 'dead']);
+  assert.deepEqual(groupsToShow(c, {}, true), ['running', 'queued', 'delayed', 'retrying', 'dead', 'completed', 'cancelled']);
+  assert.deepEqual(groupsToShow(c, { states: ['dead', 'cancelled'] }, true), ['dead']);
+  assert.deepEqual(groupsToShow(c, { search: 'x' }, true), ['running', 'queued', 'dead']);
+  assert.deepEqual(groupsToShow(counts({}), { states: ['dead'] }, false), [], 'a queue without matches shows no group, so it is hidden');
+});
+
+test("queue counts split due and delayed queued jobs, and the groups count each state", () => {
+  const c = queueCounts(queue({ queued: 5, running: 1, dead: 2 }, 2));
+  assert.deepEqual(
+    Object.fromEntries(Object.entries(c).map(([g, m]) => [g, m.count])),
+    { running: 1, queued: 3, delayed: 2, retrying: 0, dead: 2, completed: 0, cancelled: 0 },
+  );
+});
+
+test('counts of matches read exact, or as a lower bound when a page did not hold them all', () => {
+  assert.equal(countText({ count: 3, more: false }), '3');
+  assert.equal(countText({ count: 50, more: true }), '50+');
+  assert.deepEqual(sumCounts([{ count: 3, more: false }, { count: 50, more: true }]), { count: 53, more: true });
+  assert.deepEqual(sumCounts([]), { count: 0, more: false });
+  assert.equal(matchingDescription(queue({}), { count: 53, more: true }), '53+ matching');
+  assert.equal(matchingDescription({ ...queue({}), paused: true }, { count: 1, more: false }), 'paused · 1 matching');
+});
+
+test('the filter in words, and the state toggles switching on and off while keeping the rest', () => {
+  assert.equal(describeFilter({}), '');
+  assert.equal(describeFilter({ states: ['dead'], kind: 'shell', search: 'timeout' }), 'state: dead · kind: shell · "timeout"');
+  const dead = toggleOnly({ search: 'npm' }, 'dead');
+  assert.deepEqual(dead, { search: 'npm', states: ['dead'] });
+  assert.deepEqual(toggleOnly(dead, 'running'), { search: 'npm', states: ['running'] });
+  assert.deepEqual(toggleOnly(dead, 'dead'), { search: 'npm' });
+});
+
+test('the dead-jobs badge counts them and says so; none for zero', () => {
+  assert.equal(deadBadgeText(0), undefined);
+  assert.deepEqual(deadBadgeText(1), { value: 1, tooltip: 'Spool: 1 dead job' });
+  assert.deepEqual(deadBadgeText(12), { value: 12, tooltip: 'Spool: 12 dead jobs' });
+});
+
+test('the filter syntax reads states, a kind and text in any order, and writes them back', () => {
+  assert.deepEqual(parseFilter('timeout state:dead,retrying kind:shell npm'), { states: ['dead', 'retrying'], kind: 'shell', search: 'timeout npm' });
+  assert.deepEqual(parseFilter('  '), {});
+  assert.deepEqual(parseFilter('"n":42}'), { search: '"n":42}' });
+  assert.throws(() => parseFilter('state:broken'), /Unknown state "broken": use running, queued, delayed, retrying, dead, completed, cancelled\./);
+  assert.equal(filterText(parseFilter('kind:http state:dead 503')), 'state:dead kind:http 503');
+  assert.equal(filterText({}), '');
+});
