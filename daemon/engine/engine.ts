@@ -63,9 +63,12 @@ export class Engine implements QueueEngine {
   readonly migrated: { versions: number[]; ms: number };
   private readonly backend: StorageBackend;
   private readonly events: EventHub;
+  /** The clock (epoch ms), injected by tests: it bounds how far ahead a runAt may be. */
+  private readonly now: () => number;
 
   constructor(options: EngineOptions) {
     const now = options.now ?? Date.now;
+    this.now = now;
     const random = options.random ?? Math.random;
     const ids = new UuidV7(now);
     this.events = new EventHub((error) => console.error(`spool engine: an event listener failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`), now);
@@ -100,21 +103,22 @@ export class Engine implements QueueEngine {
   // Jobs
 
   enqueue(params: EnqueueParams): Promise<EnqueueResult> {
-    return checked(() => v.enqueueParams(params), (input) => this.backend.enqueue(input));
+    return checked(() => v.enqueueParams(params, this.now()), (input) => this.backend.enqueue(input));
   }
 
   enqueueBatch(params: { jobs: EnqueueParams[] }): Promise<{ results: EnqueueResult[] }> {
     return checked(
-      () => v.enqueueBatchParams(params),
+      () => v.enqueueBatchParams(params, this.now()),
       (inputs) => this.backend.enqueueMany(inputs).then((results) => ({ results })),
     );
   }
 
   enqueueEach(params: EnqueueParams[]): Promise<EnqueueOutcome[]> {
+    const now = this.now();
     const inputs: EnqueueInput[] = [];
     const slots = params.map((item): EnqueueOutcome | number => {
       try {
-        inputs.push(v.enqueueParams(item));
+        inputs.push(v.enqueueParams(item, now));
         return inputs.length - 1;
       } catch (error) {
         return { ok: false, error };
@@ -160,7 +164,7 @@ export class Engine implements QueueEngine {
   }
 
   update(params: UpdateJobParams): Promise<Job> {
-    return checked(() => v.updateParams(params), (input) => this.backend.update(input));
+    return checked(() => v.updateParams(params, this.now()), (input) => this.backend.update(input));
   }
 
   deleteJob(id: string): Promise<void> {

@@ -240,7 +240,7 @@ export interface StorageBackend {
   getQueue(name: string): Promise<Queue>;
   /** Changes a queue's settings, creating it if new. */
   configureQueue(input: ConfigureInput): Promise<Queue>;
-  /** Pauses or resumes a queue. Rejects with QueueNotFound. */
+  /** Pauses or resumes a queue. A pause creates the queue with the defaults if new (a queue may be paused before its first job); a resume rejects with QueueNotFound. */
   setPaused(name: string, paused: boolean): Promise<Queue>;
   /** Deletes a queue's jobs in these states, `batchSize` per transaction; how many. Rejects with QueueNotFound. */
   purgeQueue(name: string, states: JobState[]): Promise<number>;

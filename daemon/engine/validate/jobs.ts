@@ -109,17 +109,30 @@ function context(value: unknown, field: string): string | null {
   return JSON.stringify(out);
 }
 
-function runTime(o: Fields, prefix: string): { delayMs: number | undefined; runAt: number | undefined } {
+/**
+ * A job's run time: `delayMs` from now, or `runAt`. Both are held to the same horizon, at most
+ * LIMITS.maxDurationMs (10 years) ahead of `now`: a runAt further out is as surely a mistake (a
+ * time in microseconds, a year typed wrong) as a delay that long.
+ */
+function runTime(o: Fields, prefix: string, now: number): { delayMs: number | undefined; runAt: number | undefined } {
   const delayMs = optionalInteger(o['delayMs'], join(prefix, 'delayMs'), 0, LIMITS.maxDurationMs);
   const runAt = optionalInteger(o['runAt'], join(prefix, 'runAt'), 0, MAX_TIME);
+  if (runAt !== undefined && runAt > now + LIMITS.maxDurationMs) {
+    const field = join(prefix, 'runAt');
+    throw invalidParams(
+      field,
+      `${field} must be at most 10 years from now (at most ${now + LIMITS.maxDurationMs}, epoch ms; got ${runAt}); is it in seconds or microseconds instead of milliseconds?`,
+      `epoch ms up to ${now + LIMITS.maxDurationMs}`,
+    );
+  }
   if (delayMs !== undefined && runAt !== undefined) {
     throw invalidParams(join(prefix, 'runAt'), `Give either ${join(prefix, 'delayMs')} or ${join(prefix, 'runAt')}, not both`, 'delayMs or runAt');
   }
   return { delayMs, runAt };
 }
 
-/** `prefix` is '' for jobs.enqueue and "jobs[i]" inside a batch. */
-export function enqueueParams(value: unknown, prefix = ''): EnqueueInput {
+/** `prefix` is '' for jobs.enqueue and "jobs[i]" inside a batch; `now` bounds runAt. */
+export function enqueueParams(value: unknown, now: number, prefix = ''): EnqueueInput {
   const o = prefix === '' ? object(value, 'params', ENQUEUE_FIELDS) : requiredObject(value, prefix, ENQUEUE_FIELDS);
   const f = (key: string): string => join(prefix, key);
   const queue = name(o['queue'], f('queue'));
@@ -127,7 +140,7 @@ export function enqueueParams(value: unknown, prefix = ''): EnqueueInput {
   const payloadValue = o['payload'] === undefined ? null : o['payload'];
   const payload = jsonText(payloadValue, f('payload'));
   builtinPayload(kind, payloadValue, f('payload'));
-  const { delayMs, runAt } = runTime(o, prefix);
+  const { delayMs, runAt } = runTime(o, prefix, now);
   return {
     queue,
     kind,
@@ -145,9 +158,9 @@ export function enqueueParams(value: unknown, prefix = ''): EnqueueInput {
   };
 }
 
-export function enqueueBatchParams(value: unknown): EnqueueInput[] {
+export function enqueueBatchParams(value: unknown, now: number): EnqueueInput[] {
   const o = object(value, 'params', ['jobs']);
-  return array(o['jobs'], 'jobs', LIMITS.maxBatch, 1).map((job, i) => enqueueParams(job, `jobs[${i}]`));
+  return array(o['jobs'], 'jobs', LIMITS.maxBatch, 1).map((job, i) => enqueueParams(job, now, `jobs[${i}]`));
 }
 
 export interface UpdateInput {
@@ -160,9 +173,10 @@ export interface UpdateInput {
   tags: string | null;
 }
 
-export function updateParams(value: unknown): UpdateInput {
+/** `now` bounds runAt. */
+export function updateParams(value: unknown, now: number): UpdateInput {
   const o = object(value, 'params', ['id', 'priority', 'runAt', 'delayMs', 'payload', 'maxAttempts', 'tags']);
-  const { delayMs, runAt } = runTime(o, '');
+  const { delayMs, runAt } = runTime(o, '', now);
   return {
     id: jobId(o['id']),
     priority: o['priority'] === undefined ? null : priority(o['priority'], 'priority'),
