@@ -200,7 +200,14 @@ export interface StorageBackend {
   // The worker side: every method here but claim acts only for the worker holding the lease and
   // rejects with LeaseLost (or JobNotFound) for anyone else, changing nothing.
 
-  /** Claims up to `max` due jobs of eligible queues (not paused, under their concurrency and rate limits) in claim order, leased to the worker. */
+  /**
+   * Claims up to `max` due jobs of eligible queues (not paused, under their concurrency and rate
+   * limits) in claim order, leased to the worker. A queue's concurrency, and the capacity the
+   * worker registered with, count job weights: jobs are taken in claim order while they fit, and
+   * the claim stops (in that queue; for the worker's capacity, altogether) at the first that does
+   * not, so a heavy job is never overtaken by lighter ones behind it. A store keeps what its
+   * queues' running jobs weigh so that the claim of jobs of the default weight costs no more.
+   */
   claim(request: ClaimRequest): Promise<Job[]>;
   /** Extends the lease by `extendMs` (default: the job's timeout) from now. */
   heartbeat(id: string, workerId: string, extendMs: number | undefined): Promise<HeartbeatResult>;
@@ -223,7 +230,7 @@ export interface StorageBackend {
 
   // Workers
 
-  /** Registers (or re-registers) a worker; an id is made when the input has none. */
+  /** Registers (or re-registers) a worker, with its capacity if it declares one; an id is made when the input has none. */
   registerWorker(input: RegisterInput, type: WorkerType): Promise<Worker>;
   /** Every known worker. */
   listWorkers(): Promise<Worker[]>;

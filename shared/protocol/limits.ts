@@ -28,6 +28,9 @@ export const LIMITS = {
   maxTimeoutMs: 7 * 24 * 3600 * 1000,
   /** delayMs, backoff base/cap, retention: up to 10 years. */
   maxDurationMs: 10 * 365 * 24 * 3600 * 1000,
+  /** A job's weight: 1..1000 (see Job.weight); also a worker's capacity, up to 100,000. */
+  maxWeight: 1000,
+  maxCapacity: 100_000,
   /** jobs.enqueueBatch, jobs.claim's max, bulk ids. */
   maxBatch: 1000,
   /** jobs.list and jobs.output page size. */

@@ -50,6 +50,8 @@ export interface EnqueueParams {
   kind: string;
   payload?: unknown;
   priority?: number;
+  /** Room the job takes of its queue's concurrency and its worker's capacity while it runs: 1..1000, default 1. */
+  weight?: number;
   /** Start no earlier than now + delayMs. Exclusive with runAt. */
   delayMs?: number;
   /** Start no earlier than this epoch-ms time. Exclusive with delayMs. */
@@ -269,6 +271,8 @@ export interface RegisterWorkerParams {
   queues?: string[];
   kinds?: string[];
   concurrency?: number;
+  /** The most weight of jobs (Job.weight) the worker holds at once; jobs.claim gives it no more. 1..100000. */
+  capacity?: number;
 }
 
 /** A worker as the daemon records it. */

@@ -21,6 +21,7 @@ import { defineRateLimit } from './suite/rate-limit';
 import { defineSchedules } from './suite/schedules';
 import { defineUpkeep } from './suite/upkeep';
 import { defineValidation } from './suite/validation';
+import { defineWeights } from './suite/weights';
 
 const sqlite: StoreFactory = (t) => {
   const dbPath = path.join(tempDir(t, 'spool-conformance-'), 'spool.db');
@@ -41,3 +42,4 @@ defineRateLimit(sqlite);
 defineSchedules(sqlite);
 defineUpkeep(sqlite);
 defineValidation(sqlite);
+defineWeights(sqlite);

@@ -36,6 +36,8 @@ export interface EnqueueInput {
   /** Serialized JSON. */
   payload: string;
   priority: number;
+  /** 1..LIMITS.maxWeight; 1 unless given. */
+  weight: number;
   delayMs: number | undefined;
   runAt: number | undefined;
   maxAttempts: number | undefined;
@@ -55,7 +57,7 @@ export interface EnqueueInput {
   context: string | null;
 }
 
-const ENQUEUE_FIELDS = ['queue', 'kind', 'payload', 'priority', 'delayMs', 'runAt', 'maxAttempts', 'backoff', 'timeoutMs', 'tags', 'idempotencyKey', 'context'] as const;
+const ENQUEUE_FIELDS = ['queue', 'kind', 'payload', 'priority', 'weight', 'delayMs', 'runAt', 'maxAttempts', 'backoff', 'timeoutMs', 'tags', 'idempotencyKey', 'context'] as const;
 
 export function partialBackoff(value: unknown, field: string): Partial<Backoff> {
   const o = object(value, field, ['strategy', 'baseMs', 'capMs', 'jitter']);
@@ -84,6 +86,11 @@ export function mergedBackoff(defaults: Backoff, given: Partial<Backoff>, field:
 
 export function priority(value: unknown, field: string): number {
   return integer(value, field, LIMITS.minPriority, LIMITS.maxPriority);
+}
+
+/** A job's weight: how much of its queue's concurrency and its worker's capacity it takes. */
+export function weight(value: unknown, field: string): number {
+  return integer(value, field, 1, LIMITS.maxWeight);
 }
 
 export function maxAttempts(value: unknown, field: string): number {
@@ -146,6 +153,7 @@ export function enqueueParams(value: unknown, now: number, prefix = ''): Enqueue
     kind,
     payload,
     priority: o['priority'] === undefined ? 0 : priority(o['priority'], f('priority')),
+    weight: o['weight'] === undefined ? 1 : weight(o['weight'], f('weight')),
     delayMs,
     runAt,
     maxAttempts: o['maxAttempts'] === undefined ? undefined : maxAttempts(o['maxAttempts'], f('maxAttempts')),

@@ -153,7 +153,7 @@ export function jobTooltip(job: Job): vscode.MarkdownString {
   const md = new vscode.MarkdownString();
   const time = (t: number | null): string => (t === null ? '—' : `${new Date(t).toISOString()} (${relativeTime(t)})`);
   md.appendMarkdown(`**${job.kind}** job \`${job.id}\` in **${job.queue}**\n\n`);
-  md.appendMarkdown(`State: ${job.state}${job.cancelRequested ? ' (cancel requested)' : ''} · attempt ${job.attempts}/${job.maxAttempts} · priority ${job.priority}\n\n`);
+  md.appendMarkdown(`State: ${job.state}${job.cancelRequested ? ' (cancel requested)' : ''} · attempt ${job.attempts}/${job.maxAttempts} · priority ${job.priority}${job.weight !== 1 ? ` · weight ${job.weight}` : ''}\n\n`);
   md.appendMarkdown(`Created: ${time(job.createdAt)}  \nRun at: ${time(job.runAt)}  \nStarted: ${time(job.startedAt)}  \nFinished: ${time(job.finishedAt)}\n\n`);
   if (job.progress !== null) md.appendMarkdown(`Progress: ${job.progress}%${job.progressMessage ? ` — ${job.progressMessage}` : ''}\n\n`);
   if (job.lastError) md.appendCodeblock(job.lastError, 'text');
