@@ -106,6 +106,8 @@ export interface JobFilter {
   tag?: string;
   /** Substring match over payload and last error. */
   search?: string;
+  /** The git branch the job was enqueued from (its `context.branch`), matched exactly. */
+  branch?: string;
   /** With `queued`: true = only jobs whose runAt is in the future, false = only due ones. */
   delayed?: boolean;
 }
@@ -159,7 +161,8 @@ export interface UpdateJobParams {
 /** The bulk forms take ids, or a filter over one queue (e.g. retry all dead in a queue). */
 export interface BulkParams {
   ids?: string[];
-  filter?: JobFilter & { queue: string };
+  /** Every job matching it, across every queue unless it names one; at least one field must be given. */
+  filter?: JobFilter;
 }
 
 /** What a bulk action did. */

@@ -67,6 +67,13 @@ test('the reaper, delayed counts and newest-first listings (running jobs too) us
   // Running jobs are not in jobs_list: they are read through jobs_lease, never by a table scan.
   const running = listSql({ queue: 'q', states: ['running'], order: 'newest', limit: 10, now: 1 });
   assert.match(plan(db, running.sql, running.params), /INDEX jobs_lease/);
+  // A branch across every queue (jobs --branch, a bulk action by branch) is one jobs_branch range.
+  for (const states of [undefined, ['dead' as const]]) {
+    const branch = listSql({ branch: 'main', ...(states ? { states } : {}), order: 'newest', limit: 10, now: 1 });
+    const branchPlan = plan(db, branch.sql, branch.params);
+    assert.match(branchPlan, /INDEX jobs_branch/, branchPlan);
+    assert.doesNotMatch(branchPlan, /TEMP B-TREE/, branchPlan);
+  }
 });
 
 test('migrations are numbered and recorded, the schema enforces states and attempts, and pragmas are set', async (t) => {

@@ -199,7 +199,7 @@ export function updateParams(value: unknown, now: number): UpdateInput {
 /** The filter fields of jobs.list and the bulk forms, validated. */
 export type FilterInput = JobFilter;
 
-const FILTER_FIELDS = ['queue', 'states', 'kind', 'tag', 'search', 'delayed'] as const;
+const FILTER_FIELDS = ['queue', 'states', 'kind', 'tag', 'search', 'branch', 'delayed'] as const;
 
 function filterFields(o: Fields, prefix: string): FilterInput {
   const f = (key: string): string => join(prefix, key);
@@ -216,6 +216,8 @@ function filterFields(o: Fields, prefix: string): FilterInput {
   if (tag !== undefined) filter.tag = tag;
   const search = optionalString(o['search'], f('search'), LIMITS.maxSearchLength, 1);
   if (search !== undefined) filter.search = search;
+  const branch = optionalString(o['branch'], f('branch'), MAX_CONTEXT_FIELD, 1);
+  if (branch !== undefined) filter.branch = branch;
   const delayed = optionalBoolean(o['delayed'], f('delayed'));
   if (delayed !== undefined) filter.delayed = delayed;
   return filter;
@@ -265,21 +267,26 @@ export function outputParams(value: unknown): { id: string; after: number; limit
   };
 }
 
-export type BulkInput = { ids: string[] } | { filter: FilterInput & { queue: string } };
+/** A bulk action's jobs: these ids, or every job matching a filter (in one queue, or across every queue). */
+export type BulkInput = { ids: string[] } | { filter: FilterInput };
 
 export function bulkParams(value: unknown): BulkInput {
   const o = object(value, 'params', ['ids', 'filter']);
   if ((o['ids'] === undefined) === (o['filter'] === undefined)) {
-    throw invalidParams('ids', 'Give either ids (a list of job ids) or filter (with at least a queue), not both and not neither', 'ids or filter');
+    throw invalidParams('ids', 'Give either ids (a list of job ids) or filter (queue, states, kind, tag, search, branch), not both and not neither', 'ids or filter');
   }
   if (o['ids'] !== undefined) {
     return { ids: [...new Set(array(o['ids'], 'ids', LIMITS.maxBatch, 1).map((id, i) => jobId(id, `ids[${i}]`)))] };
   }
   const f = requiredObject(o['filter'], 'filter', FILTER_FIELDS);
   const filter = filterFields(f, 'filter');
-  const queue = filter.queue;
-  if (queue === undefined) throw invalidParams('filter.queue', 'filter.queue is required: a bulk action applies to one queue at a time');
-  return { filter: { ...filter, queue } };
+  // Without a queue the action spans every queue, which is what was asked for when states or
+  // another field say which jobs; an empty filter would act on every job there is, which is
+  // never what a caller meant (purge and queue delete exist for that).
+  if (Object.keys(filter).length === 0) {
+    throw invalidParams('filter', 'filter must say which jobs: give at least one of queue, states, kind, tag, search, branch or delayed', FILTER_FIELDS.join(', '));
+  }
+  return { filter };
 }
 
 export function idParam(value: unknown): string {
