@@ -156,9 +156,11 @@ export interface QueueEngine {
   /**
    * Start-up recovery: jobs left running by the given worker ids (this daemon's own built-in
    * executors, from a previous life) go back to `retrying`, due now, without using up an attempt —
-   * a job is never failed because the daemon stopped.
+   * a job is never failed because the daemon stopped. The interrupted run ends when the daemon
+   * last knew it running (see StorageBackend.recoverInterrupted); `aliveUntil` is that daemon's
+   * last heartbeat, when known.
    */
-  recoverInterrupted(workerIds: string[]): Promise<number>;
+  recoverInterrupted(workerIds: string[], aliveUntil?: number): Promise<number>;
   /** Ids of the jobs running under these workers: what recoverInterrupted would recover. */
   runningJobIds(workerIds: string[]): Promise<string[]>;
   /** Retention: delete up to `batchSize` finished jobs older than their queue's retention. Returns how many. */

@@ -372,10 +372,10 @@ export class Engine implements QueueEngine {
     return this.backend.reapExpiredLeases();
   }
 
-  recoverInterrupted(workerIds: string[]): Promise<number> {
+  recoverInterrupted(workerIds: string[], aliveUntil?: number): Promise<number> {
     return checked(
       () => nameList(workerIds, 'workerIds', LIMITS.maxBatch),
-      (ids) => (ids.length === 0 ? Promise.resolve(0) : this.backend.recoverInterrupted(ids)),
+      (ids) => (ids.length === 0 ? Promise.resolve(0) : this.backend.recoverInterrupted(ids, aliveUntil)),
     );
   }
 

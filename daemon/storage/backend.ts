@@ -277,8 +277,13 @@ export interface StorageBackend {
   stats(): Promise<Stats>;
   /** Running jobs whose lease expired end as failed attempts ("lease expired"), `batchSize` per transaction; how many. */
   reapExpiredLeases(): Promise<number>;
-  /** Jobs left running by these workers go back to retrying, due now, their attempt given back; how many. */
-  recoverInterrupted(workerIds: string[]): Promise<number>;
+  /**
+   * Jobs left running by these workers go back to retrying, due now, their attempt given back;
+   * how many. Each interrupted run is recorded as ending when its daemon last knew it running:
+   * the latest of its claim, its job row's last update (heartbeat, progress), its last output
+   * line and `aliveUntil` (the stopped daemon's last heartbeat, when known), never after now.
+   */
+  recoverInterrupted(workerIds: string[], aliveUntil?: number): Promise<number>;
   /** Ids of the jobs running under these workers. */
   runningJobIds(workerIds: string[]): Promise<string[]>;
   /** Retention: deletes up to `limit` finished jobs older than their queue's retention, and old stat buckets; how many jobs. */

@@ -420,8 +420,8 @@ export class SqliteBackend implements StorageBackend {
     }
   }
 
-  recoverInterrupted(workerIds: string[]): Promise<number> {
-    return this.write((ctx) => upkeep.recoverBatch(ctx, workerIds));
+  recoverInterrupted(workerIds: string[], aliveUntil?: number): Promise<number> {
+    return this.write((ctx) => upkeep.recoverBatch(ctx, workerIds, aliveUntil));
   }
 
   runningJobIds(workerIds: string[]): Promise<string[]> {
