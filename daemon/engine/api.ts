@@ -40,7 +40,7 @@ import type {
   UpdateScheduleParams,
 } from '../../shared/protocol';
 import type { Job, OutputLine, OutputStream, Queue, Schedule, Worker, WorkerType } from '../../shared/types';
-import type { CompleteOutcome, CounterMismatch, FireScheduleParams, StorageFactory, StoreDescription } from '../storage/backend';
+import type { CompleteOutcome, CounterMismatch, DaemonInstance, DaemonRegistration, FireScheduleParams, StorageFactory, StoreDescription } from '../storage/backend';
 
 export interface EngineOptions {
   /** Opens the store the engine works on (sqliteStorage({ dbPath }) for a SQLite file). */
@@ -72,7 +72,7 @@ export interface EngineClaimParams extends Omit<ClaimParams, 'waitMs'> {
   builtinKinds?: string[];
 }
 
-export type { CompleteOutcome, CounterMismatch, FireScheduleParams, StoreDescription } from '../storage/backend';
+export type { CompleteOutcome, CounterMismatch, DaemonInstance, DaemonRegistration, FireScheduleParams, StoreDescription } from '../storage/backend';
 
 /** One enqueue of an enqueueEach: its result, or the error its own call would have had. */
 export type EnqueueOutcome = { ok: true; result: EnqueueResult } | { ok: false; error: unknown };
@@ -126,6 +126,18 @@ export interface QueueEngine {
   touchWorker(workerId: string): Promise<void>;
   /** Its connection closed: shown as gone; its leases run out normally and the reaper takes them. */
   markWorkerGone(workerId: string): Promise<void>;
+
+  // Daemon instances (see StorageBackend): how a daemon tells its dead predecessors on the store.
+  /** Records this daemon as running from now. */
+  registerDaemon(registration: DaemonRegistration): Promise<DaemonInstance>;
+  /** Every daemon recorded, oldest first. */
+  listDaemons(): Promise<DaemonInstance[]>;
+  /** This daemon is alive now; its executors' worker row is seen now. False if it has no row or is recorded as stopped. */
+  daemonHeartbeat(id: string, pid: number): Promise<boolean>;
+  /** This daemon stopped cleanly; its executors show as gone. */
+  daemonStopped(id: string, pid: number): Promise<boolean>;
+  /** A dead daemon's jobs were recovered: its row goes, its executors show as gone. */
+  forgetDaemon(id: string, pid: number): Promise<boolean>;
 
   // Queues
   listQueues(): Promise<Queue[]>;

@@ -42,7 +42,7 @@ import type {
   UpdateScheduleParams,
 } from '../../shared/protocol';
 import type { Job, JobTemplate, OutputStream, Queue, Schedule, Worker, WorkerType } from '../../shared/types';
-import type { StorageBackend, StoragePolicy } from '../storage/backend';
+import type { DaemonInstance, DaemonRegistration, StorageBackend, StoragePolicy } from '../storage/backend';
 import type { CompleteOutcome, CounterMismatch, EngineClaimParams, EngineListener, EngineOptions, EnqueueOutcome, FireScheduleParams, QueueEngine, StoreDescription } from './api';
 import { QUEUE_DEFAULTS, UPKEEP_BATCH } from './defaults';
 import { EventHub } from './events';
@@ -53,7 +53,7 @@ import { jobRules } from './rules';
 import { UuidV7, firstIdAt } from '../../shared/domain/uuid';
 import * as v from './validate/jobs';
 import { mergedBackoff, type EnqueueInput } from './validate/jobs';
-import { jobId, jsonText, nameList, name as validName } from '../../shared/domain/validate';
+import { integer, jobId, jsonText, nameList, name as validName } from '../../shared/domain/validate';
 import * as vq from './validate/queues';
 import * as vs from './validate/schedules';
 import * as vw from './validate/worker';
@@ -297,6 +297,36 @@ export class Engine implements QueueEngine {
 
   markWorkerGone(workerId: string): Promise<void> {
     return checked(() => validName(workerId, 'workerId'), (id) => this.backend.markWorkerGone(id));
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Daemon instances
+
+  registerDaemon(registration: DaemonRegistration): Promise<DaemonInstance> {
+    return checked(
+      () => ({
+        ...registration,
+        id: validName(registration.id, 'id'),
+        pid: integer(registration.pid, 'pid', 1, 2 ** 31 - 1),
+      }),
+      (valid) => this.backend.registerDaemon(valid),
+    );
+  }
+
+  listDaemons(): Promise<DaemonInstance[]> {
+    return this.backend.listDaemons();
+  }
+
+  daemonHeartbeat(id: string, pid: number): Promise<boolean> {
+    return checked(() => validName(id, 'id'), (valid) => this.backend.daemonHeartbeat(valid, pid));
+  }
+
+  daemonStopped(id: string, pid: number): Promise<boolean> {
+    return checked(() => validName(id, 'id'), (valid) => this.backend.daemonStopped(valid, pid));
+  }
+
+  forgetDaemon(id: string, pid: number): Promise<boolean> {
+    return checked(() => validName(id, 'id'), (valid) => this.backend.forgetDaemon(valid, pid));
   }
 
   // ------------------------------------------------------------------------------------------

@@ -161,6 +161,30 @@ export interface JobRules {
   leaseUntil(job: Job, extendMs: number | undefined, now: number): number;
 }
 
+/** A daemon running on the store (or stopped, until a successor has recovered what it left running). */
+export interface DaemonInstance {
+  /** Chosen by the daemon when it starts: one per process. */
+  id: string;
+  host: string;
+  pid: number;
+  /**
+   * When the process started, as the kernel counts it (Linux: /proc/<pid>/stat field 22), so that
+   * a pid reused by another process is not taken for the daemon; null where it cannot be read.
+   */
+  processStart: string | null;
+  socketPath: string;
+  /** The worker id its built-in executors claim under. */
+  executorId: string;
+  startedAt: number;
+  /** Its last heartbeat: when it was last known alive. */
+  heartbeatAt: number;
+  /** When it stopped cleanly; null while it runs, or if it died. */
+  stoppedAt: number | null;
+}
+
+/** What a daemon records about itself when it starts. */
+export type DaemonRegistration = Pick<DaemonInstance, 'id' | 'host' | 'pid' | 'processStart' | 'socketPath' | 'executorId'>;
+
 /** Makes a store for an engine: the engine hands over its policy and its event hub. */
 export type StorageFactory = (policy: StoragePolicy, changes: ChangeRecorder) => StorageBackend;
 
@@ -238,6 +262,23 @@ export interface StorageBackend {
   touchWorker(workerId: string): Promise<void>;
   /** The worker's connection closed; its leases run out normally. Rejects with WorkerNotFound. */
   markWorkerGone(workerId: string): Promise<void>;
+
+  // Daemons: the instances running on the store, so that a daemon can tell its dead predecessors.
+
+  /** Records a daemon as running from now (again, if the id was recorded before). */
+  registerDaemon(registration: DaemonRegistration): Promise<DaemonInstance>;
+  /** Every daemon recorded, oldest first: running ones, and stopped or dead ones whose successor has not yet recovered what they left. */
+  listDaemons(): Promise<DaemonInstance[]>;
+  /**
+   * The daemon is alive now: its heartbeat, and its built-in executors' worker row (if it still
+   * has `pid`, the daemon's own) marked alive and seen now. False if the daemon has no row or is
+   * recorded as stopped.
+   */
+  daemonHeartbeat(id: string, pid: number): Promise<boolean>;
+  /** The daemon stopped cleanly: recorded with the time, and its executors' worker row (if still its own, by `pid`) shown as gone. False if it has no row. */
+  daemonStopped(id: string, pid: number): Promise<boolean>;
+  /** A successor has recovered what the daemon left: its row goes, and its executors' worker row (if still its, by `pid`) shows as gone. False if it had no row. */
+  forgetDaemon(id: string, pid: number): Promise<boolean>;
 
   // Queues
 

@@ -21,6 +21,8 @@ import type {
   ClaimRequest,
   CompleteOutcome,
   CounterMismatch,
+  DaemonInstance,
+  DaemonRegistration,
   FireScheduleParams,
   StorageBackend,
   StorageFactory,
@@ -282,6 +284,31 @@ export class SqliteBackend implements StorageBackend {
 
   registerWorker(input: RegisterInput, type: WorkerType): Promise<Worker> {
     return this.write((ctx) => registerWorker(ctx, input, type));
+  }
+
+  registerDaemon(registration: DaemonRegistration): Promise<DaemonInstance> {
+    return this.write((ctx) => {
+      ctx.store.daemons.insert({ ...registration, now: ctx.now() });
+      const recorded = ctx.store.daemons.get(registration.id);
+      if (!recorded) throw new Error(`Daemon ${registration.id} was recorded but cannot be read back`);
+      return recorded;
+    });
+  }
+
+  listDaemons(): Promise<DaemonInstance[]> {
+    return this.read((ctx) => ctx.store.daemons.all());
+  }
+
+  daemonHeartbeat(id: string, pid: number): Promise<boolean> {
+    return this.write((ctx) => ctx.store.daemons.heartbeat(id, pid, ctx.now()));
+  }
+
+  daemonStopped(id: string, pid: number): Promise<boolean> {
+    return this.write((ctx) => ctx.store.daemons.stopped(id, pid, ctx.now()));
+  }
+
+  forgetDaemon(id: string, pid: number): Promise<boolean> {
+    return this.write((ctx) => ctx.store.daemons.delete(id, pid));
   }
 
   listWorkers(): Promise<Worker[]> {

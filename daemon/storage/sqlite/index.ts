@@ -17,6 +17,7 @@ import { ScheduleStatements } from './schedules';
 import { UpkeepStatements } from './upkeep';
 import { WalCheckpointer, type WalCheckpointStatus } from './walCheckpoints';
 import { WorkerStatements } from './workers';
+import { DaemonStatements } from './daemons';
 
 /**
  * Who copies the WAL back into the database file. 'auto': SQLite, inside the commit that takes
@@ -49,6 +50,7 @@ export class Store {
   readonly list: ListStatements;
   readonly schedules: ScheduleStatements;
   readonly workers: WorkerStatements;
+  readonly daemons: DaemonStatements;
   readonly upkeep: UpkeepStatements;
   /** Counter changes of the open write transaction, written when it commits. */
   readonly counts: PendingCounts;
@@ -84,6 +86,7 @@ export class Store {
       this.list = new ListStatements(this.db);
       this.schedules = new ScheduleStatements(this.db, options.parseTemplate);
       this.workers = new WorkerStatements(this.db);
+      this.daemons = new DaemonStatements(this.db);
       this.upkeep = new UpkeepStatements(this.db, this.counts, this.delayed);
       this.transaction = this.db.transaction((fn: () => unknown) => fn());
       // After the migrations, so the checkpointer's connection finds the file in WAL mode.

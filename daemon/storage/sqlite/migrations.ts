@@ -27,7 +27,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 6, name: 'completed attempts recorded by their job row', sql: completedRunsInJobRow },
   { version: 7, name: 'output lines carry their run', sql: outputLinesCarryTheirRun },
   // Version 8 is the jobs file's migration, on its own branch.
-  { version: 9, name: 'job weights, worker capacities and the branch index', sql: jobWeights },
+  { version: 9, name: 'job weights, worker capacities, the branch index and daemon instances', sql: jobWeights },
 ];
 
 /** Applies every migration the file lacks; returns the versions applied. */

@@ -16,10 +16,28 @@
  * `jobs_branch`: listings and bulk actions filter by the git branch a job was enqueued from
  * (recorded in its context). Partial, so jobs enqueued with no branch (workers' and schedules'
  * jobs, most of a busy queue's) cost it nothing; jobs with one pay one more index entry.
+ *
+ * `daemons`: every daemon running on this file records itself (pid, the process's start time as
+ * the kernel counts it, host, socket, the worker id of its built-in executors) and keeps a
+ * heartbeat. A daemon starting on another socket can then tell which of its predecessors are
+ * dead (pid gone, or reused by a process that started at another time) and recover the jobs
+ * their executors left running, without ever touching those of a daemon that is still alive;
+ * and an interrupted run ends at its daemon's last heartbeat rather than at the recovery.
  */
 export const jobWeights = `
 ALTER TABLE jobs ADD COLUMN weight INTEGER NOT NULL DEFAULT 1 CHECK (weight >= 1);
 ALTER TABLE queues ADD COLUMN running_extra_weight INTEGER NOT NULL DEFAULT 0 CHECK (running_extra_weight >= 0);
 ALTER TABLE workers ADD COLUMN capacity INTEGER CHECK (capacity IS NULL OR capacity >= 1);
+CREATE TABLE daemons (
+  id            TEXT PRIMARY KEY,
+  host          TEXT NOT NULL,
+  pid           INTEGER NOT NULL,
+  process_start TEXT,
+  socket        TEXT NOT NULL,
+  executor_id   TEXT NOT NULL,
+  started_at    INTEGER NOT NULL,
+  heartbeat_at  INTEGER NOT NULL,
+  stopped_at    INTEGER
+) STRICT;
 CREATE INDEX jobs_branch ON jobs (json_extract(context, '$.branch'), id) WHERE json_extract(context, '$.branch') IS NOT NULL;
 `;
