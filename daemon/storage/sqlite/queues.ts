@@ -109,8 +109,8 @@ export class QueueStatements {
     this.countOneStmt = db.prepare('SELECT count FROM queue_counts WHERE queue = @name AND state = @state').pluck();
     this.deleteStmt = db.prepare('DELETE FROM queues WHERE name = @name');
     this.runningWeightStmt = db.prepare(`
-      SELECT coalesce((SELECT count FROM queue_counts WHERE queue = @name AND state = 'running'), 0) + running_extra_weight
-      FROM queues WHERE name = @name`).pluck();
+      SELECT coalesce((SELECT count FROM queue_counts WHERE queue = @name AND state = 'running'), 0) AS running, running_extra_weight AS extra
+      FROM queues WHERE name = @name`);
     this.recountStmt = db.prepare('SELECT queue, state, count(*) AS count FROM jobs GROUP BY queue, state');
   }
 
@@ -203,8 +203,12 @@ export class QueueStatements {
    * changes. One statement, as the count alone was.
    */
   runningWeight(name: string): number {
-    const v = this.runningWeightStmt.get({ name });
-    return (v === undefined ? 0 : scalarInt(v, 'queue running weight')) + this.pending.pending(name, 'running') + this.pending.pendingWeight(name);
+    const raw = this.runningWeightStmt.get({ name });
+    const row = raw === undefined ? undefined : toRow(raw, 'queue running weight');
+    const running = (row === undefined ? 0 : int(row, 'running')) + this.pending.pending(name, 'running');
+    const extra = (row === undefined ? 0 : int(row, 'extra')) + this.pending.pendingWeight(name);
+    // A negative extra weight counts as none: see migration 9 on a Spool from before weights.
+    return running + Math.max(0, extra);
   }
 
   /** Queued jobs whose run time is still to come (see DelayedCounts). */

@@ -9,7 +9,9 @@
  * already kept (queue_counts); `running_extra_weight` keeps what the running jobs weigh beyond
  * one each (the sum of weight - 1), so jobs of the default weight never write it and the claim
  * of such jobs costs no more than it did. The store keeps it in the same transaction as the
- * state changes it follows (counts.ts).
+ * state changes it follows (counts.ts). It has no CHECK (>= 0): a Spool from before this version
+ * running on the same file claims heavy jobs without counting them, and a newer one ending such
+ * a job must not fail its complete over a counter; readers treat a negative sum as none.
  *
  * A worker's `capacity` (NULL: none declared) bounds the weight of the jobs it holds at once.
  *
@@ -26,7 +28,7 @@
  */
 export const jobWeights = `
 ALTER TABLE jobs ADD COLUMN weight INTEGER NOT NULL DEFAULT 1 CHECK (weight >= 1);
-ALTER TABLE queues ADD COLUMN running_extra_weight INTEGER NOT NULL DEFAULT 0 CHECK (running_extra_weight >= 0);
+ALTER TABLE queues ADD COLUMN running_extra_weight INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE workers ADD COLUMN capacity INTEGER CHECK (capacity IS NULL OR capacity >= 1);
 CREATE TABLE daemons (
   id            TEXT PRIMARY KEY,
