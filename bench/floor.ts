@@ -71,6 +71,7 @@ class Floor {
       kind: 'work',
       payload: `{"n":${this.n++}}`,
       priority: 0,
+      weight: 1,
       runAt: now,
       maxAttempts: 3,
       backoffStrategy: 'exponential',

@@ -62,6 +62,11 @@ export interface Job {
   payload: unknown;
   /** Higher runs first. */
   priority: number;
+  /**
+   * How much of its queue's concurrency, and of its worker's capacity, the job takes while it
+   * runs (1..1000, default 1): a job of weight 4 takes the room of four jobs of weight 1.
+   */
+  weight: number;
   state: JobState;
   /** Earliest time the job may start (or restart, when retrying). */
   runAt: number;
@@ -201,6 +206,8 @@ export interface Worker {
   queues: string[];
   kinds: string[];
   concurrency: number | null;
+  /** The most weight of jobs it holds at once (see Job.weight); null when it declared none. */
+  capacity: number | null;
   /** Ids of the jobs it holds a lease on now. */
   runningJobIds: string[];
   startedAt: number;

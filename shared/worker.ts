@@ -89,6 +89,8 @@ export interface RunWorkerOptions {
   kinds?: string[];
   /** Jobs run at once. Default 1. */
   concurrency?: number;
+  /** The most weight of jobs (Job.weight) held at once; the daemon's claims respect it. Default: none. */
+  capacity?: number;
   handler: JobHandler;
   /** Default: chosen by the daemon. Must match the name rules (letters, digits, `._:-`). */
   workerId?: string;
@@ -146,6 +148,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<WorkerHandle
     queues: options.queues ?? [],
     kinds: options.kinds ?? [],
     concurrency,
+    ...(options.capacity === undefined ? {} : { capacity: options.capacity }),
   };
   let workerId: string;
   try {

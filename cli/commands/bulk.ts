@@ -1,4 +1,4 @@
-/** `spool retry|cancel|delete <id...>` and their bulk forms over a queue, states, kind, tag and text. */
+/** `spool retry|cancel|delete <id...>` and their bulk forms over a queue (or every queue), states, kind, tag, text and branch. */
 import type { Command } from 'commander';
 import type { SpoolClient } from '../../shared/client';
 import { bulkDefaultStates } from '../../shared/domain/states';
@@ -8,7 +8,7 @@ import type { CliContext } from '../context';
 import { CliError } from '../errors';
 import { collect, parseStates } from '../parse/values';
 
-type BulkOptions = { queue?: string; state?: string[]; kind?: string; tag?: string; search?: string; json?: boolean };
+type BulkOptions = { queue?: string; state?: string[]; kind?: string; tag?: string; search?: string; branch?: string; json?: boolean };
 
 interface Verb {
   name: 'retry' | 'cancel' | 'delete';
@@ -24,7 +24,7 @@ const VERBS: Verb[] = [
     name: 'retry',
     past: 'Retried',
     description: 'Run dead, cancelled or completed jobs again with a fresh attempt budget',
-    example: 'spool retry --queue images --state dead',
+    example: 'spool retry --state dead',
     one: (c, id) => c.call('jobs.retry', { id }),
     many: (c, p) => c.call('jobs.retryMany', p),
   },
@@ -52,15 +52,16 @@ export function registerBulk(program: Command): void {
       .command(verb.name)
       .description(verb.description)
       .argument('[ids...]', 'job ids')
-      .option('-q, --queue <queue>', 'instead of ids: every matching job of this queue')
-      .option('-s, --state <state>', `with --queue: these states (default ${bulkDefaultStates(verb.name).join(',')})`, collect)
-      .option('-k, --kind <kind>', 'with --queue: only this kind')
-      .option('-t, --tag <tag>', 'with --queue: only jobs with this tag')
-      .option('--search <text>', 'with --queue: only jobs with this text in the payload or the last error')
+      .option('-q, --queue <queue>', 'instead of ids: every matching job of this queue (without it: of every queue)')
+      .option('-s, --state <state>', `instead of ids: jobs in these states (default ${bulkDefaultStates(verb.name).join(',')})`, collect)
+      .option('-k, --kind <kind>', 'instead of ids: only this kind')
+      .option('-t, --tag <tag>', 'instead of ids: only jobs with this tag')
+      .option('--search <text>', 'instead of ids: only jobs with this text in the payload or the last error')
+      .option('--branch <branch>', 'instead of ids: only jobs enqueued from this git branch')
       .option('--json', `print {count, errors${verb.name === 'cancel' ? ', stopRequested' : ''}} as JSON`)
       .addHelpText(
         'after',
-        `\nOne queue at a time: --queue is needed with --state, --kind, --tag and --search.\n\nExamples:\n  spool ${verb.name} 0193f0c2-7a4e-7b1c-9d2e-3f4a5b6c7d8e\n  ${verb.example}\n  spool ${verb.name} --queue images --tag nightly --search "out of memory"`,
+        `\nWithout --queue, the filters apply across every queue.\n\nExamples:\n  spool ${verb.name} 0193f0c2-7a4e-7b1c-9d2e-3f4a5b6c7d8e\n  ${verb.example}\n  spool ${verb.name} --queue images --tag nightly --search "out of memory"\n  spool ${verb.name} --branch feature/login`,
       )
       .action(action<BulkOptions>((ctx, args, o) => runVerb(ctx, verb, list(args, 0), o)));
   }
@@ -69,11 +70,8 @@ export function registerBulk(program: Command): void {
 async function runVerb(ctx: CliContext, verb: Verb, ids: string[], o: BulkOptions): Promise<number> {
   const filters = filterFlags(o);
   if (ids.length > 0 && (o.queue !== undefined || filters.length > 0)) throw new CliError(`Give job ids or --queue${filters.length > 0 ? ` and ${filters.join(', ')}` : ''}, not both.`);
-  if (ids.length === 0 && o.queue === undefined) {
-    if (filters.length === 0) throw new CliError(`Say which jobs: spool ${verb.name} <id...>, or spool ${verb.name} --queue <queue> [--state ...].`);
-    // The daemon's bulk methods take one queue per call today; across every queue (and --branch)
-    // needs a daemon that can, which this one is not.
-    throw new CliError(`${filters.join(', ')} ${filters.length === 1 ? 'needs' : 'need'} --queue: spool ${verb.name} works on one queue at a time (spool ${verb.name} --queue <queue> ${filters.join(' … ')} …); across all queues at once is not supported yet. spool queues lists them.`);
+  if (ids.length === 0 && o.queue === undefined && filters.length === 0) {
+    throw new CliError(`Say which jobs: spool ${verb.name} <id...>, or spool ${verb.name} [--queue <queue>] --state … (or --kind, --tag, --search, --branch).`);
   }
   const client = await ctx.client();
   let result: BulkResult;
@@ -95,10 +93,17 @@ async function runVerb(ctx: CliContext, verb: Verb, ids: string[], o: BulkOption
     // The defaults are the transitions table's (shared/domain/states.ts), where each is explained.
     const states = o.state !== undefined ? parseStates(o.state) : [...bulkDefaultStates(verb.name)];
     mayBeRunning = states.includes('running');
-    const filter = { queue: o.queue ?? '', states, ...(o.kind !== undefined ? { kind: o.kind } : {}), ...(o.tag !== undefined ? { tag: o.tag } : {}), ...(o.search !== undefined ? { search: o.search } : {}) };
+    const filter = {
+      ...(o.queue !== undefined ? { queue: o.queue } : {}),
+      states,
+      ...(o.kind !== undefined ? { kind: o.kind } : {}),
+      ...(o.tag !== undefined ? { tag: o.tag } : {}),
+      ...(o.search !== undefined ? { search: o.search } : {}),
+      ...(o.branch !== undefined ? { branch: o.branch } : {}),
+    };
     result = await verb.many(client, { filter });
     // Nothing matched: a queue that does not exist is a mistake to report, not "0 jobs".
-    if (result.count === 0 && result.errors.length === 0) await client.call('queues.get', { name: o.queue ?? '' });
+    if (result.count === 0 && result.errors.length === 0 && o.queue !== undefined) await client.call('queues.get', { name: o.queue });
   }
   if (o.json) ctx.printJson(result);
   else {
@@ -108,13 +113,14 @@ async function runVerb(ctx: CliContext, verb: Verb, ids: string[], o: BulkOption
   return result.errors.length > 0 ? 1 : 0;
 }
 
-/** The filter options given besides --queue, as typed: `--state`, `--kind`, `--tag`, `--search`. */
+/** The filter options given besides --queue, as typed: `--state`, `--kind`, `--tag`, `--search`, `--branch`. */
 function filterFlags(o: BulkOptions): string[] {
   const given: [unknown, string][] = [
     [o.state, '--state'],
     [o.kind, '--kind'],
     [o.tag, '--tag'],
     [o.search, '--search'],
+    [o.branch, '--branch'],
   ];
   return given.filter(([value]) => value !== undefined).map(([, flag]) => flag);
 }

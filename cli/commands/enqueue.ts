@@ -1,6 +1,6 @@
 /** `spool enqueue <queue> ...`: add a job; with --wait, follow it to its end. */
 import type { Command } from 'commander';
-import type { EnqueueParams } from '../../shared/protocol';
+import { LIMITS, type EnqueueParams } from '../../shared/protocol';
 import { TERMINAL_STATES } from '../../shared/types';
 import { action, arg } from '../action';
 import type { CliContext } from '../context';
@@ -13,12 +13,14 @@ import { addJobOptions, addJobSourceOptions, resolveJobOptions, resolveJobSource
 import { outputPrinter } from '../output';
 import { parseDuration } from '../parse/duration';
 import { parseStartTime, type StartTime } from '../parse/start-time';
+import { parseInteger } from '../parse/values';
 
 type EnqueueOptions = JobSourceOptions &
   JobOptionValues & {
     delay?: string;
     at?: string;
     key?: string;
+    weight?: string;
     wait?: boolean;
     json?: boolean;
   };
@@ -33,6 +35,7 @@ export function registerEnqueue(program: Command): void {
   cmd
     .option('--delay <duration>', 'start no earlier than this from now, e.g. 30s, 5m, 2h')
     .option('--at <time>', 'start no earlier than this time: local unless it names a zone, e.g. 2026-05-01T09:00, 2026-05-01T09:00Z or +30m (a past time is refused)')
+    .option('--weight <n>', `the room the job takes of its queue's concurrency and its worker's capacity while it runs (1..${LIMITS.maxWeight}, default 1)`)
     .option('--key <key>', 'idempotency key, global across queues: enqueueing the same key again returns the existing job (wherever it is) and enqueues nothing')
     .option('--wait', 'wait for the job to finish, showing its output; exit 0 if it completed, 1 if not')
     .option('--json', 'print the result as JSON (with --wait: one JSON object per line, the output lines, then {job})')
@@ -44,6 +47,7 @@ Examples:
   spool enqueue ci --shell "make test" --wait
   spool enqueue hooks --http https://example.com/hook --method POST --body '{"ok":true}'
   spool enqueue images --kind resize --payload '{"path":"a.png","width":640}' --priority 5
+  spool enqueue video --shell "./encode.sh big.mov" --weight 4
   spool enqueue images --kind resize --payload @job.json --delay 10m --attempts 5 --backoff exponential:1s:5m
   echo '{"n":1}' | spool enqueue work --kind count --payload - --key count-1`,
     )
@@ -62,6 +66,7 @@ async function enqueue(ctx: CliContext, args: (string | string[] | undefined)[],
     params.runAt = start.at;
   }
   if (o.key !== undefined) params.idempotencyKey = o.key;
+  if (o.weight !== undefined) params.weight = parseInteger(o.weight, '--weight', 1, LIMITS.maxWeight);
   const client = await ctx.client();
   const queuesBefore = await queueNames(client);
   const result = await client.call('jobs.enqueue', params);

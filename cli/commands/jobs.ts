@@ -16,6 +16,7 @@ type ListOptions = {
   kind?: string;
   tag?: string;
   search?: string;
+  branch?: string;
   delayed?: boolean;
   order?: string;
   limit?: string;
@@ -34,6 +35,7 @@ export function registerJobs(program: Command): void {
     .option('-k, --kind <kind>', 'only this kind')
     .option('-t, --tag <tag>', 'only jobs with this tag')
     .option('--search <text>', 'text in the payload or the last error')
+    .option('--branch <branch>', 'only jobs enqueued from this git branch')
     .option('--delayed', 'only queued jobs whose start time is still ahead')
     .option('--order <order>', `${ORDERS.join(', ')} (default newest)`)
     .option('-n, --limit <n>', `how many (1..${LIMITS.maxPageSize}, default 50)`)
@@ -46,6 +48,7 @@ Examples:
   spool jobs
   spool jobs --queue images --state dead
   spool jobs --state queued,retrying --limit 200
+  spool jobs --branch feature/login
   spool jobs --search "timeout" --json | jq '.jobs[].id'`,
     )
     .action(
@@ -56,6 +59,7 @@ Examples:
         if (o.kind) params.kind = o.kind;
         if (o.tag) params.tag = o.tag;
         if (o.search) params.search = o.search;
+        if (o.branch) params.branch = o.branch;
         if (o.delayed) params.delayed = true;
         if (o.order) {
           const order = ORDERS.find((x) => x === o.order);

@@ -31,6 +31,7 @@ type WorkOptions = {
   exec?: string;
   kind?: string[];
   concurrency?: string;
+  capacity?: string;
   permanentExit?: string;
   killAfter?: string;
   workerId?: string;
@@ -44,7 +45,8 @@ export function registerWork(program: Command): void {
     .argument('<queue>', 'the queue to take jobs from (comma-separated for several)')
     .requiredOption('-e, --exec <command>', 'the command to run per job (/bin/sh -c); the payload is on its stdin')
     .option('-k, --kind <kind>', 'only jobs of this kind (repeatable; default every kind but shell and http)', collect)
-    .option('-c, --concurrency <n>', 'jobs at once (default 1)')
+    .option('-c, --concurrency <n>', 'jobs at once (default 1, or the capacity when --capacity is given)')
+    .option('--capacity <n>', 'the most job weight held at once: a job of weight 4 (enqueue --weight 4) takes 4 of it')
     .option('--permanent-exit <codes>', 'exit codes that fail the job for good, no retries, e.g. 2,64')
     .option('--kill-after <duration>', 'after a cancel or a timeout, SIGKILL the command if SIGTERM has not stopped it within this (default 5s)')
     .option('--worker-id <id>', 'the id shown in `spool workers` (default chosen by the daemon)')
@@ -64,7 +66,8 @@ up) and exits with status 130 (SIGINT) or 143 (SIGTERM).
 
 Examples:
   spool work images --kind resize --exec 'jq -r .path | xargs ./resize.sh'
-  spool work mail --exec 'python3 send.py' --concurrency 4 --permanent-exit 2`,
+  spool work mail --exec 'python3 send.py' --concurrency 4 --permanent-exit 2
+  spool work video --exec ./encode.sh --capacity 4`,
     )
     .action(action<WorkOptions>((ctx, args, o) => work(ctx, arg(args, 0), o)));
 }
@@ -73,7 +76,10 @@ async function work(ctx: CliContext, queueArg: string, o: WorkOptions): Promise<
   const command = o.exec ?? '';
   const permanentCodes = new Set((o.permanentExit ?? '').split(',').filter((s) => s.trim() !== '').map((s) => parseInteger(s.trim(), '--permanent-exit', 1, 255)));
   const killAfterMs = o.killAfter !== undefined ? parseKillAfter(o.killAfter) : DEFAULT_KILL_GRACE_MS;
-  const concurrency = o.concurrency !== undefined ? parseInteger(o.concurrency, '--concurrency', 1, 1000) : 1;
+  const capacity = o.capacity !== undefined ? parseInteger(o.capacity, '--capacity', 1, LIMITS.maxCapacity) : undefined;
+  // With a capacity and no --concurrency, as many jobs run at once as the capacity lets in: four
+  // jobs of weight 1 in a capacity of 4, or one of weight 4.
+  const concurrency = o.concurrency !== undefined ? parseInteger(o.concurrency, '--concurrency', 1, 1000) : Math.min(capacity ?? 1, 1000);
   const queues = queueArg.split(',').filter((q) => q !== '');
   if (queues.length === 0) throw new CliError('Name the queue to work on: spool work <queue> --exec "<command>".');
   for (const queue of queues) {
@@ -85,7 +91,7 @@ async function work(ctx: CliContext, queueArg: string, o: WorkOptions): Promise<
   const client = await SpoolClient.connect({ socketPath: ctx.socketPath, reconnect: true });
   try {
     await client.handshake();
-    return await serve(ctx, client, queueArg, queues, command, o, concurrency, permanentCodes, killAfterMs);
+    return await serve(ctx, client, queueArg, queues, command, o, { concurrency, capacity }, permanentCodes, killAfterMs);
   } finally {
     client.close();
   }
@@ -98,7 +104,7 @@ async function serve(
   queues: string[],
   command: string,
   o: WorkOptions,
-  concurrency: number,
+  limits: { concurrency: number; capacity: number | undefined },
   permanentCodes: Set<number>,
   killAfterMs: number,
 ): Promise<number> {
@@ -110,7 +116,8 @@ async function serve(
     client,
     queues,
     kinds: o.kind ?? [],
-    concurrency,
+    concurrency: limits.concurrency,
+    ...(limits.capacity === undefined ? {} : { capacity: limits.capacity }),
     handleSignals: true,
     name: `spool work ${queueArg}`,
     ...(o.workerId ? { workerId: o.workerId } : {}),

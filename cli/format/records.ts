@@ -45,7 +45,9 @@ function oneLine(s: string, max = 60): string {
   return line.length > max ? line.slice(0, max - 1) + '…' : line;
 }
 
+/** Jobs, one per row. WEIGHT shows only when some job listed weighs more than the default 1. */
 export function jobsTable(jobs: readonly Job[], c: Colors, now = Date.now()): string {
+  const weighted = jobs.some((j) => j.weight !== 1);
   return renderTable(
     jobs,
     [
@@ -53,6 +55,7 @@ export function jobsTable(jobs: readonly Job[], c: Colors, now = Date.now()): st
       { header: 'QUEUE', value: (j) => j.queue },
       { header: 'KIND', value: (j) => j.kind },
       { header: 'STATE', value: (j) => colorState(j.state, c) },
+      ...(weighted ? [{ header: 'WEIGHT', value: (j: Job) => String(j.weight), right: true }] : []),
       { header: 'TRIES', value: (j) => `${j.attempts}/${j.maxAttempts}`, right: true },
       { header: 'CREATED', value: (j) => formatRelative(j.createdAt, now) },
       { header: 'NOTE', value: (j) => c.dim(jobNote(j, now)) },
@@ -70,6 +73,7 @@ export function jobDetails(job: Job, runs: readonly JobRun[], c: Colors, now = D
     ['state', colorState(job.state, c) + (job.cancelRequested ? ' (cancel requested)' : '')],
     ['attempts', `${job.attempts}/${job.maxAttempts}`],
     ['priority', String(job.priority)],
+    ['weight', String(job.weight)],
     ['payload', JSON.stringify(job.payload)],
     ['created', when(job.createdAt)],
     ['run at', when(job.runAt)],

@@ -40,7 +40,7 @@ import type {
   UpdateScheduleParams,
 } from '../../shared/protocol';
 import type { Job, OutputLine, OutputStream, Queue, Schedule, Worker, WorkerType } from '../../shared/types';
-import type { CompleteOutcome, CounterMismatch, FireScheduleParams, StorageFactory, StoreDescription } from '../storage/backend';
+import type { CompleteOutcome, CounterMismatch, DaemonInstance, DaemonRegistration, FireScheduleParams, StorageFactory, StoreDescription } from '../storage/backend';
 
 export interface EngineOptions {
   /** Opens the store the engine works on (sqliteStorage({ dbPath }) for a SQLite file). */
@@ -72,7 +72,7 @@ export interface EngineClaimParams extends Omit<ClaimParams, 'waitMs'> {
   builtinKinds?: string[];
 }
 
-export type { CompleteOutcome, CounterMismatch, FireScheduleParams, StoreDescription } from '../storage/backend';
+export type { CompleteOutcome, CounterMismatch, DaemonInstance, DaemonRegistration, FireScheduleParams, StoreDescription } from '../storage/backend';
 
 /** One enqueue of an enqueueEach: its result, or the error its own call would have had. */
 export type EnqueueOutcome = { ok: true; result: EnqueueResult } | { ok: false; error: unknown };
@@ -127,6 +127,18 @@ export interface QueueEngine {
   /** Its connection closed: shown as gone; its leases run out normally and the reaper takes them. */
   markWorkerGone(workerId: string): Promise<void>;
 
+  // Daemon instances (see StorageBackend): how a daemon tells its dead predecessors on the store.
+  /** Records this daemon as running from now. */
+  registerDaemon(registration: DaemonRegistration): Promise<DaemonInstance>;
+  /** Every daemon recorded, oldest first. */
+  listDaemons(): Promise<DaemonInstance[]>;
+  /** This daemon is alive now; its executors' worker row is seen now. False if it has no row or is recorded as stopped. */
+  daemonHeartbeat(id: string, pid: number): Promise<boolean>;
+  /** This daemon stopped cleanly; its executors show as gone. */
+  daemonStopped(id: string, pid: number): Promise<boolean>;
+  /** A dead daemon's jobs were recovered: its row goes, its executors show as gone. */
+  forgetDaemon(id: string, pid: number): Promise<boolean>;
+
   // Queues
   listQueues(): Promise<Queue[]>;
   getQueue(name: string): Promise<Queue>;
@@ -156,9 +168,11 @@ export interface QueueEngine {
   /**
    * Start-up recovery: jobs left running by the given worker ids (this daemon's own built-in
    * executors, from a previous life) go back to `retrying`, due now, without using up an attempt —
-   * a job is never failed because the daemon stopped.
+   * a job is never failed because the daemon stopped. The interrupted run ends when the daemon
+   * last knew it running (see StorageBackend.recoverInterrupted); `aliveUntil` is that daemon's
+   * last heartbeat, when known.
    */
-  recoverInterrupted(workerIds: string[]): Promise<number>;
+  recoverInterrupted(workerIds: string[], aliveUntil?: number): Promise<number>;
   /** Ids of the jobs running under these workers: what recoverInterrupted would recover. */
   runningJobIds(workerIds: string[]): Promise<string[]>;
   /** Retention: delete up to `batchSize` finished jobs older than their queue's retention. Returns how many. */

@@ -42,7 +42,7 @@ import type {
   UpdateScheduleParams,
 } from '../../shared/protocol';
 import type { Job, JobTemplate, OutputStream, Queue, Schedule, Worker, WorkerType } from '../../shared/types';
-import type { StorageBackend, StoragePolicy } from '../storage/backend';
+import type { DaemonInstance, DaemonRegistration, StorageBackend, StoragePolicy } from '../storage/backend';
 import type { CompleteOutcome, CounterMismatch, EngineClaimParams, EngineListener, EngineOptions, EnqueueOutcome, FireScheduleParams, QueueEngine, StoreDescription } from './api';
 import { QUEUE_DEFAULTS, UPKEEP_BATCH } from './defaults';
 import { EventHub } from './events';
@@ -53,7 +53,7 @@ import { jobRules } from './rules';
 import { UuidV7, firstIdAt } from '../../shared/domain/uuid';
 import * as v from './validate/jobs';
 import { mergedBackoff, type EnqueueInput } from './validate/jobs';
-import { jobId, jsonText, nameList, name as validName } from '../../shared/domain/validate';
+import { integer, jobId, jsonText, nameList, name as validName } from '../../shared/domain/validate';
 import * as vq from './validate/queues';
 import * as vs from './validate/schedules';
 import * as vw from './validate/worker';
@@ -63,9 +63,12 @@ export class Engine implements QueueEngine {
   readonly migrated: { versions: number[]; ms: number };
   private readonly backend: StorageBackend;
   private readonly events: EventHub;
+  /** The clock (epoch ms), injected by tests: it bounds how far ahead a runAt may be. */
+  private readonly now: () => number;
 
   constructor(options: EngineOptions) {
     const now = options.now ?? Date.now;
+    this.now = now;
     const random = options.random ?? Math.random;
     const ids = new UuidV7(now);
     this.events = new EventHub((error) => console.error(`spool engine: an event listener failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`), now);
@@ -100,21 +103,22 @@ export class Engine implements QueueEngine {
   // Jobs
 
   enqueue(params: EnqueueParams): Promise<EnqueueResult> {
-    return checked(() => v.enqueueParams(params), (input) => this.backend.enqueue(input));
+    return checked(() => v.enqueueParams(params, this.now()), (input) => this.backend.enqueue(input));
   }
 
   enqueueBatch(params: { jobs: EnqueueParams[] }): Promise<{ results: EnqueueResult[] }> {
     return checked(
-      () => v.enqueueBatchParams(params),
+      () => v.enqueueBatchParams(params, this.now()),
       (inputs) => this.backend.enqueueMany(inputs).then((results) => ({ results })),
     );
   }
 
   enqueueEach(params: EnqueueParams[]): Promise<EnqueueOutcome[]> {
+    const now = this.now();
     const inputs: EnqueueInput[] = [];
     const slots = params.map((item): EnqueueOutcome | number => {
       try {
-        inputs.push(v.enqueueParams(item));
+        inputs.push(v.enqueueParams(item, now));
         return inputs.length - 1;
       } catch (error) {
         return { ok: false, error };
@@ -163,7 +167,7 @@ export class Engine implements QueueEngine {
   }
 
   update(params: UpdateJobParams): Promise<Job> {
-    return checked(() => v.updateParams(params), (input) => this.backend.update(input));
+    return checked(() => v.updateParams(params, this.now()), (input) => this.backend.update(input));
   }
 
   deleteJob(id: string): Promise<void> {
@@ -299,6 +303,36 @@ export class Engine implements QueueEngine {
   }
 
   // ------------------------------------------------------------------------------------------
+  // Daemon instances
+
+  registerDaemon(registration: DaemonRegistration): Promise<DaemonInstance> {
+    return checked(
+      () => ({
+        ...registration,
+        id: validName(registration.id, 'id'),
+        pid: integer(registration.pid, 'pid', 1, 2 ** 31 - 1),
+      }),
+      (valid) => this.backend.registerDaemon(valid),
+    );
+  }
+
+  listDaemons(): Promise<DaemonInstance[]> {
+    return this.backend.listDaemons();
+  }
+
+  daemonHeartbeat(id: string, pid: number): Promise<boolean> {
+    return checked(() => validName(id, 'id'), (valid) => this.backend.daemonHeartbeat(valid, pid));
+  }
+
+  daemonStopped(id: string, pid: number): Promise<boolean> {
+    return checked(() => validName(id, 'id'), (valid) => this.backend.daemonStopped(valid, pid));
+  }
+
+  forgetDaemon(id: string, pid: number): Promise<boolean> {
+    return checked(() => validName(id, 'id'), (valid) => this.backend.forgetDaemon(valid, pid));
+  }
+
+  // ------------------------------------------------------------------------------------------
   // Queues
 
   listQueues(): Promise<Queue[]> {
@@ -371,10 +405,10 @@ export class Engine implements QueueEngine {
     return this.backend.reapExpiredLeases();
   }
 
-  recoverInterrupted(workerIds: string[]): Promise<number> {
+  recoverInterrupted(workerIds: string[], aliveUntil?: number): Promise<number> {
     return checked(
       () => nameList(workerIds, 'workerIds', LIMITS.maxBatch),
-      (ids) => (ids.length === 0 ? Promise.resolve(0) : this.backend.recoverInterrupted(ids)),
+      (ids) => (ids.length === 0 ? Promise.resolve(0) : this.backend.recoverInterrupted(ids, aliveUntil)),
     );
   }
 

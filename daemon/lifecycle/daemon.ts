@@ -15,7 +15,6 @@ import type { DaemonOptions } from '../config';
 import type { EngineClaimParams, JobChange, QueueEngine } from '../engine/api';
 import { openEngine } from '../engine/index';
 import { sqliteStorage } from '../storage/sqlite/backend';
-import { findLeftovers, stopLeftovers } from '../executors/leftovers';
 import { ExecutorPool, builtinWorkerId } from '../executors/pool';
 import { ClaimWaiters } from '../rpc/claims';
 import type { Connection } from '../rpc/connection';
@@ -27,6 +26,7 @@ import { RpcServer } from '../rpc/server';
 import { Scheduler } from '../scheduler/scheduler';
 import { Upkeep } from '../scheduler/upkeep';
 import type { Logger } from './logger';
+import { DaemonInstanceRecord } from './instance';
 import { claimSocketPath, prepareSocketFolder } from './socketGuard';
 
 /**
@@ -70,6 +70,8 @@ export class Daemon {
     readonly options: DaemonOptions,
     private readonly engine: QueueEngine,
     private readonly logger: Logger,
+    /** This daemon's record on the database: its heartbeat, and its clean stop. */
+    private readonly instance: DaemonInstanceRecord,
   ) {
     this.logPath = stderrLogFile(options.dbPath);
     this.events = new EventHub(() => engine.stats(), logger);
@@ -114,24 +116,16 @@ export class Daemon {
     const { versions, ms } = engine.migrated;
     if (versions.length > 0 && !versions.includes(1)) logger.info('Upgraded the database schema', { versions, ms });
     let daemon: Daemon;
+    const instance = new DaemonInstanceRecord(engine, options.socketPath, builtinWorkerId(options.socketPath), logger);
     try {
-      const executorId = builtinWorkerId(options.socketPath);
-      // Processes a killed predecessor's shell jobs left running are stopped before those jobs
-      // are put back to run again, so a job never runs twice at once.
-      const leftovers = findLeftovers(new Set(await engine.runningJobIds([executorId])));
-      if (leftovers.length > 0) {
-        const killed = await stopLeftovers(leftovers, options.killGraceMs);
-        logger.info('Stopped processes that shell jobs of a daemon killed earlier had left running', {
-          jobs: new Set(leftovers.map((l) => l.jobId)).size,
-          pids: leftovers.map((l) => l.pid),
-          ...(killed.length > 0 ? { killedAfterGrace: killed } : {}),
-        });
-      }
-      const recovered = await engine.recoverInterrupted([executorId]);
+      // Predecessors on this database (on any socket) that stopped or died: the processes their
+      // shell jobs left are stopped, then those jobs run again (daemon/lifecycle/instance.ts).
+      const { recovered } = await instance.start(options.killGraceMs);
       if (recovered > 0) logger.info('Recovered jobs a previous daemon left running; they run again', { count: recovered });
-      daemon = new Daemon(options, engine, logger);
+      daemon = new Daemon(options, engine, logger, instance);
       await daemon.listen();
     } catch (error) {
+      await instance.stop();
       await engine.close();
       throw error;
     }
@@ -141,6 +135,7 @@ export class Daemon {
       output: (jobId, queue, lines) => daemon.events.output(jobId, queue, lines),
     });
     daemon.pool.start();
+    daemon.instance.startHeartbeat();
     daemon.upkeep.start();
     logger.info('Spool daemon ready', {
       version: VERSION,
@@ -184,6 +179,8 @@ export class Daemon {
     try {
       await this.pool.shutdown(this.options.graceMs);
       this.writes.flush();
+      // Its executors show as gone from here on, and a successor on any socket knows it stopped.
+      await this.instance.stop();
       await this.server.close();
       this.events.close();
       this.unsubscribe();
@@ -289,6 +286,9 @@ export class Daemon {
    */
   private connectionClosed(connection: Connection): void {
     for (const workerId of connection.workerIds) {
+      // The daemon's own executors are alive as long as the daemon is, whoever used their id
+      // (a shell job reporting progress under it, say): their row is kept by the heartbeat.
+      if (workerId === this.pool.workerId) continue;
       // The same worker may speak over several connections; it is gone when the last one closes.
       const elsewhere = [...this.server.connections].some((c) => c !== connection && !c.isClosed && c.workerIds.has(workerId));
       if (elsewhere) continue;

@@ -161,6 +161,30 @@ export interface JobRules {
   leaseUntil(job: Job, extendMs: number | undefined, now: number): number;
 }
 
+/** A daemon running on the store (or stopped, until a successor has recovered what it left running). */
+export interface DaemonInstance {
+  /** Chosen by the daemon when it starts: one per process. */
+  id: string;
+  host: string;
+  pid: number;
+  /**
+   * When the process started, as the kernel counts it (Linux: /proc/<pid>/stat field 22), so that
+   * a pid reused by another process is not taken for the daemon; null where it cannot be read.
+   */
+  processStart: string | null;
+  socketPath: string;
+  /** The worker id its built-in executors claim under. */
+  executorId: string;
+  startedAt: number;
+  /** Its last heartbeat: when it was last known alive. */
+  heartbeatAt: number;
+  /** When it stopped cleanly; null while it runs, or if it died. */
+  stoppedAt: number | null;
+}
+
+/** What a daemon records about itself when it starts. */
+export type DaemonRegistration = Pick<DaemonInstance, 'id' | 'host' | 'pid' | 'processStart' | 'socketPath' | 'executorId'>;
+
 /** Makes a store for an engine: the engine hands over its policy and its event hub. */
 export type StorageFactory = (policy: StoragePolicy, changes: ChangeRecorder) => StorageBackend;
 
@@ -202,7 +226,14 @@ export interface StorageBackend {
   // The worker side: every method here but claim acts only for the worker holding the lease and
   // rejects with LeaseLost (or JobNotFound) for anyone else, changing nothing.
 
-  /** Claims up to `max` due jobs of eligible queues (not paused, under their concurrency and rate limits) in claim order, leased to the worker. */
+  /**
+   * Claims up to `max` due jobs of eligible queues (not paused, under their concurrency and rate
+   * limits) in claim order, leased to the worker. A queue's concurrency, and the capacity the
+   * worker registered with, count job weights: jobs are taken in claim order while they fit, and
+   * the claim stops (in that queue; for the worker's capacity, altogether) at the first that does
+   * not, so a heavy job is never overtaken by lighter ones behind it. A store keeps what its
+   * queues' running jobs weigh so that the claim of jobs of the default weight costs no more.
+   */
   claim(request: ClaimRequest): Promise<Job[]>;
   /** Extends the lease by `extendMs` (default: the job's timeout) from now. */
   heartbeat(id: string, workerId: string, extendMs: number | undefined): Promise<HeartbeatResult>;
@@ -225,7 +256,7 @@ export interface StorageBackend {
 
   // Workers
 
-  /** Registers (or re-registers) a worker; an id is made when the input has none. */
+  /** Registers (or re-registers) a worker, with its capacity if it declares one; an id is made when the input has none. */
   registerWorker(input: RegisterInput, type: WorkerType): Promise<Worker>;
   /** Every known worker. */
   listWorkers(): Promise<Worker[]>;
@@ -233,6 +264,23 @@ export interface StorageBackend {
   touchWorker(workerId: string): Promise<void>;
   /** The worker's connection closed; its leases run out normally. Rejects with WorkerNotFound. */
   markWorkerGone(workerId: string): Promise<void>;
+
+  // Daemons: the instances running on the store, so that a daemon can tell its dead predecessors.
+
+  /** Records a daemon as running from now (again, if the id was recorded before). */
+  registerDaemon(registration: DaemonRegistration): Promise<DaemonInstance>;
+  /** Every daemon recorded, oldest first: running ones, and stopped or dead ones whose successor has not yet recovered what they left. */
+  listDaemons(): Promise<DaemonInstance[]>;
+  /**
+   * The daemon is alive now: its heartbeat, and its built-in executors' worker row (if it still
+   * has `pid`, the daemon's own) marked alive and seen now. False if the daemon has no row or is
+   * recorded as stopped.
+   */
+  daemonHeartbeat(id: string, pid: number): Promise<boolean>;
+  /** The daemon stopped cleanly: recorded with the time, and its executors' worker row (if still its own, by `pid`) shown as gone. False if it has no row. */
+  daemonStopped(id: string, pid: number): Promise<boolean>;
+  /** A successor has recovered what the daemon left: its row goes, and its executors' worker row (if still its, by `pid`) shows as gone. False if it had no row. */
+  forgetDaemon(id: string, pid: number): Promise<boolean>;
 
   // Queues
 
@@ -242,7 +290,7 @@ export interface StorageBackend {
   getQueue(name: string): Promise<Queue>;
   /** Changes a queue's settings, creating it if new. */
   configureQueue(input: ConfigureInput): Promise<Queue>;
-  /** Pauses or resumes a queue. Rejects with QueueNotFound. */
+  /** Pauses or resumes a queue. A pause creates the queue with the defaults if new (a queue may be paused before its first job); a resume rejects with QueueNotFound. */
   setPaused(name: string, paused: boolean): Promise<Queue>;
   /** Deletes a queue's jobs in these states, `batchSize` per transaction; how many. Rejects with QueueNotFound. */
   purgeQueue(name: string, states: JobState[]): Promise<number>;
@@ -272,8 +320,13 @@ export interface StorageBackend {
   stats(): Promise<Stats>;
   /** Running jobs whose lease expired end as failed attempts ("lease expired"), `batchSize` per transaction; how many. */
   reapExpiredLeases(): Promise<number>;
-  /** Jobs left running by these workers go back to retrying, due now, their attempt given back; how many. */
-  recoverInterrupted(workerIds: string[]): Promise<number>;
+  /**
+   * Jobs left running by these workers go back to retrying, due now, their attempt given back;
+   * how many. Each interrupted run is recorded as ending when its daemon last knew it running:
+   * the latest of its claim, its job row's last update (heartbeat, progress), its last output
+   * line and `aliveUntil` (the stopped daemon's last heartbeat, when known), never after now.
+   */
+  recoverInterrupted(workerIds: string[], aliveUntil?: number): Promise<number>;
   /** Ids of the jobs running under these workers. */
   runningJobIds(workerIds: string[]): Promise<string[]>;
   /** Retention: deletes up to `limit` finished jobs older than their queue's retention, and old stat buckets; how many jobs. */

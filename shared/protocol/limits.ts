@@ -28,6 +28,10 @@ export const LIMITS = {
   maxTimeoutMs: 7 * 24 * 3600 * 1000,
   /** delayMs, backoff base/cap, retention: up to 10 years. */
   maxDurationMs: 10 * 365 * 24 * 3600 * 1000,
+  /** A job's weight: 1..1000, default 1 (see Job.weight). */
+  maxWeight: 1000,
+  /** A worker's capacity (workers.register): 1..100,000 of job weight. */
+  maxCapacity: 100_000,
   /** jobs.enqueueBatch, jobs.claim's max, bulk ids. */
   maxBatch: 1000,
   /** jobs.list and jobs.output page size. */

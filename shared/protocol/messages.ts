@@ -50,6 +50,8 @@ export interface EnqueueParams {
   kind: string;
   payload?: unknown;
   priority?: number;
+  /** Room the job takes of its queue's concurrency and its worker's capacity while it runs: 1..1000, default 1. */
+  weight?: number;
   /** Start no earlier than now + delayMs. Exclusive with runAt. */
   delayMs?: number;
   /** Start no earlier than this epoch-ms time. Exclusive with delayMs. */
@@ -104,6 +106,8 @@ export interface JobFilter {
   tag?: string;
   /** Substring match over payload and last error. */
   search?: string;
+  /** The git branch the job was enqueued from (its `context.branch`), matched exactly. */
+  branch?: string;
   /** With `queued`: true = only jobs whose runAt is in the future, false = only due ones. */
   delayed?: boolean;
 }
@@ -162,7 +166,8 @@ export interface UpdateJobParams {
 /** The bulk forms take ids, or a filter over one queue (e.g. retry all dead in a queue). */
 export interface BulkParams {
   ids?: string[];
-  filter?: JobFilter & { queue: string };
+  /** Every job matching it, across every queue unless it names one; at least one field must be given. */
+  filter?: JobFilter;
 }
 
 /** What a bulk action did. */
@@ -274,6 +279,8 @@ export interface RegisterWorkerParams {
   queues?: string[];
   kinds?: string[];
   concurrency?: number;
+  /** The most weight of jobs (Job.weight) the worker holds at once; jobs.claim gives it no more. 1..100000. */
+  capacity?: number;
 }
 
 /** A worker as the daemon records it. */

@@ -240,8 +240,8 @@ export const METHODS = {
   'queues.pause': method<QueueNameParams, QueueResult>()({
     caller: 'client',
     grouped: false,
-    summary: 'Stop handing out jobs of a queue; running ones finish.',
-    errors: ['QueueNotFound', 'InvalidParams'],
+    summary: 'Stop handing out jobs of a queue; running ones finish. Creates the queue if it does not exist, so it can be paused before its first job.',
+    errors: ['InvalidParams'],
   }),
   'queues.resume': method<QueueNameParams, QueueResult>()({
     caller: 'client',

@@ -11,6 +11,7 @@ import { defineBackoff } from './suite/backoff';
 import { defineBatch } from './suite/batch';
 import { defineCore } from './suite/core';
 import { defineCounters } from './suite/counters';
+import { defineDaemons } from './suite/daemons';
 import { defineDelayed } from './suite/delayed';
 import { defineLease } from './suite/lease';
 import { defineList } from './suite/list';
@@ -21,6 +22,7 @@ import { defineRateLimit } from './suite/rate-limit';
 import { defineSchedules } from './suite/schedules';
 import { defineUpkeep } from './suite/upkeep';
 import { defineValidation } from './suite/validation';
+import { defineWeights } from './suite/weights';
 
 const sqlite: StoreFactory = (t) => {
   const dbPath = path.join(tempDir(t, 'spool-conformance-'), 'spool.db');
@@ -31,6 +33,7 @@ defineBackoff(sqlite);
 defineBatch(sqlite);
 defineCore(sqlite);
 defineCounters(sqlite);
+defineDaemons(sqlite);
 defineDelayed(sqlite);
 defineLease(sqlite);
 defineList(sqlite);
@@ -41,3 +44,4 @@ defineRateLimit(sqlite);
 defineSchedules(sqlite);
 defineUpkeep(sqlite);
 defineValidation(sqlite);
+defineWeights(sqlite);

@@ -372,12 +372,12 @@ describe('retry, cancel, delete', () => {
     assert.equal((await spool(['job', nightlyOk])).code, 1, 'the deleted job is gone');
   });
 
-  test('filters without --queue are refused, saying bulk actions take one queue at a time for now', async () => {
-    const r = await spool(['retry', '--state', 'dead']);
-    assert.equal(r.code, 1);
-    assert.equal(r.stderr, 'spool: --state needs --queue: spool retry works on one queue at a time (spool retry --queue <queue> --state …); across all queues at once is not supported yet. spool queues lists them.\n');
-    const tagged = await spool(['cancel', '--tag', 'nightly', '--search', 'x']);
-    assert.match(tagged.stderr, /^spool: --tag, --search need --queue: spool cancel works on one queue at a time/);
+  test('filters without --queue apply across every queue (a branch no job has matches none); ids and filters together are refused', async () => {
+    const r = await spool(['retry', '--state', 'dead', '--branch', 'no-job-has-this-branch']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, 'Retried 0 jobs.\n');
+    const tagged = await spool(['cancel', '--tag', 'no-job-has-this-tag', '--search', 'x']);
+    assert.equal(tagged.stdout, 'Cancelled 0 jobs.\n');
     const both = await spool(['delete', '01a00000-0000-7000-8000-000000000000', '--tag', 'x']);
     assert.equal(both.stderr, 'spool: Give job ids or --queue and --tag, not both.\n');
   });

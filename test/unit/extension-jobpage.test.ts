@@ -21,6 +21,7 @@ function job(overrides: Partial<Job> = {}): Job {
     kind: 'shell',
     payload: { command: 'npm test' },
     priority: 0,
+    weight: 1,
     state: 'dead',
     runAt: NOW - 60_000,
     attempts: 2,

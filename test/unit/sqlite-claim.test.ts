@@ -50,6 +50,7 @@ function jobs(count: number, payloadChars: number): JobInsert[] {
     // A JSON string of exactly payloadChars characters, quotes included.
     payload: JSON.stringify(String(i % 10).repeat(payloadChars - 2)),
     priority: 0,
+    weight: 1,
     runAt: now,
     maxAttempts: 3,
     backoffStrategy: 'fixed',

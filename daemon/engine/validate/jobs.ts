@@ -36,6 +36,8 @@ export interface EnqueueInput {
   /** Serialized JSON. */
   payload: string;
   priority: number;
+  /** 1..LIMITS.maxWeight; 1 unless given. */
+  weight: number;
   delayMs: number | undefined;
   runAt: number | undefined;
   maxAttempts: number | undefined;
@@ -55,7 +57,7 @@ export interface EnqueueInput {
   context: string | null;
 }
 
-const ENQUEUE_FIELDS = ['queue', 'kind', 'payload', 'priority', 'delayMs', 'runAt', 'maxAttempts', 'backoff', 'timeoutMs', 'tags', 'idempotencyKey', 'context'] as const;
+const ENQUEUE_FIELDS = ['queue', 'kind', 'payload', 'priority', 'weight', 'delayMs', 'runAt', 'maxAttempts', 'backoff', 'timeoutMs', 'tags', 'idempotencyKey', 'context'] as const;
 
 export function partialBackoff(value: unknown, field: string): Partial<Backoff> {
   const o = object(value, field, ['strategy', 'baseMs', 'capMs', 'jitter']);
@@ -86,6 +88,11 @@ export function priority(value: unknown, field: string): number {
   return integer(value, field, LIMITS.minPriority, LIMITS.maxPriority);
 }
 
+/** A job's weight: how much of its queue's concurrency and its worker's capacity it takes. */
+export function weight(value: unknown, field: string): number {
+  return integer(value, field, 1, LIMITS.maxWeight);
+}
+
 export function maxAttempts(value: unknown, field: string): number {
   return integer(value, field, 1, LIMITS.maxAttempts);
 }
@@ -109,17 +116,30 @@ function context(value: unknown, field: string): string | null {
   return JSON.stringify(out);
 }
 
-function runTime(o: Fields, prefix: string): { delayMs: number | undefined; runAt: number | undefined } {
+/**
+ * A job's run time: `delayMs` from now, or `runAt`. Both are held to the same horizon, at most
+ * LIMITS.maxDurationMs (10 years) ahead of `now`: a runAt further out is as surely a mistake (a
+ * time in microseconds, a year typed wrong) as a delay that long.
+ */
+function runTime(o: Fields, prefix: string, now: number): { delayMs: number | undefined; runAt: number | undefined } {
   const delayMs = optionalInteger(o['delayMs'], join(prefix, 'delayMs'), 0, LIMITS.maxDurationMs);
   const runAt = optionalInteger(o['runAt'], join(prefix, 'runAt'), 0, MAX_TIME);
+  if (runAt !== undefined && runAt > now + LIMITS.maxDurationMs) {
+    const field = join(prefix, 'runAt');
+    throw invalidParams(
+      field,
+      `${field} must be at most 10 years from now (at most ${now + LIMITS.maxDurationMs}, epoch ms; got ${runAt}); is it in seconds or microseconds instead of milliseconds?`,
+      `epoch ms up to ${now + LIMITS.maxDurationMs}`,
+    );
+  }
   if (delayMs !== undefined && runAt !== undefined) {
     throw invalidParams(join(prefix, 'runAt'), `Give either ${join(prefix, 'delayMs')} or ${join(prefix, 'runAt')}, not both`, 'delayMs or runAt');
   }
   return { delayMs, runAt };
 }
 
-/** `prefix` is '' for jobs.enqueue and "jobs[i]" inside a batch. */
-export function enqueueParams(value: unknown, prefix = ''): EnqueueInput {
+/** `prefix` is '' for jobs.enqueue and "jobs[i]" inside a batch; `now` bounds runAt. */
+export function enqueueParams(value: unknown, now: number, prefix = ''): EnqueueInput {
   const o = prefix === '' ? object(value, 'params', ENQUEUE_FIELDS) : requiredObject(value, prefix, ENQUEUE_FIELDS);
   const f = (key: string): string => join(prefix, key);
   const queue = name(o['queue'], f('queue'));
@@ -127,12 +147,13 @@ export function enqueueParams(value: unknown, prefix = ''): EnqueueInput {
   const payloadValue = o['payload'] === undefined ? null : o['payload'];
   const payload = jsonText(payloadValue, f('payload'));
   builtinPayload(kind, payloadValue, f('payload'));
-  const { delayMs, runAt } = runTime(o, prefix);
+  const { delayMs, runAt } = runTime(o, prefix, now);
   return {
     queue,
     kind,
     payload,
     priority: o['priority'] === undefined ? 0 : priority(o['priority'], f('priority')),
+    weight: o['weight'] === undefined ? 1 : weight(o['weight'], f('weight')),
     delayMs,
     runAt,
     maxAttempts: o['maxAttempts'] === undefined ? undefined : maxAttempts(o['maxAttempts'], f('maxAttempts')),
@@ -145,9 +166,9 @@ export function enqueueParams(value: unknown, prefix = ''): EnqueueInput {
   };
 }
 
-export function enqueueBatchParams(value: unknown): EnqueueInput[] {
+export function enqueueBatchParams(value: unknown, now: number): EnqueueInput[] {
   const o = object(value, 'params', ['jobs']);
-  return array(o['jobs'], 'jobs', LIMITS.maxBatch, 1).map((job, i) => enqueueParams(job, `jobs[${i}]`));
+  return array(o['jobs'], 'jobs', LIMITS.maxBatch, 1).map((job, i) => enqueueParams(job, now, `jobs[${i}]`));
 }
 
 export interface UpdateInput {
@@ -160,9 +181,10 @@ export interface UpdateInput {
   tags: string | null;
 }
 
-export function updateParams(value: unknown): UpdateInput {
+/** `now` bounds runAt. */
+export function updateParams(value: unknown, now: number): UpdateInput {
   const o = object(value, 'params', ['id', 'priority', 'runAt', 'delayMs', 'payload', 'maxAttempts', 'tags']);
-  const { delayMs, runAt } = runTime(o, '');
+  const { delayMs, runAt } = runTime(o, '', now);
   return {
     id: jobId(o['id']),
     priority: o['priority'] === undefined ? null : priority(o['priority'], 'priority'),
@@ -177,7 +199,7 @@ export function updateParams(value: unknown): UpdateInput {
 /** The filter fields of jobs.list and the bulk forms, validated. */
 export type FilterInput = JobFilter;
 
-const FILTER_FIELDS = ['queue', 'states', 'kind', 'tag', 'search', 'delayed'] as const;
+const FILTER_FIELDS = ['queue', 'states', 'kind', 'tag', 'search', 'branch', 'delayed'] as const;
 
 function filterFields(o: Fields, prefix: string): FilterInput {
   const f = (key: string): string => join(prefix, key);
@@ -194,6 +216,8 @@ function filterFields(o: Fields, prefix: string): FilterInput {
   if (tag !== undefined) filter.tag = tag;
   const search = optionalString(o['search'], f('search'), LIMITS.maxSearchLength, 1);
   if (search !== undefined) filter.search = search;
+  const branch = optionalString(o['branch'], f('branch'), MAX_CONTEXT_FIELD, 1);
+  if (branch !== undefined) filter.branch = branch;
   const delayed = optionalBoolean(o['delayed'], f('delayed'));
   if (delayed !== undefined) filter.delayed = delayed;
   return filter;
@@ -252,21 +276,26 @@ export function outputParams(value: unknown): OutputInput {
   };
 }
 
-export type BulkInput = { ids: string[] } | { filter: FilterInput & { queue: string } };
+/** A bulk action's jobs: these ids, or every job matching a filter (in one queue, or across every queue). */
+export type BulkInput = { ids: string[] } | { filter: FilterInput };
 
 export function bulkParams(value: unknown): BulkInput {
   const o = object(value, 'params', ['ids', 'filter']);
   if ((o['ids'] === undefined) === (o['filter'] === undefined)) {
-    throw invalidParams('ids', 'Give either ids (a list of job ids) or filter (with at least a queue), not both and not neither', 'ids or filter');
+    throw invalidParams('ids', 'Give either ids (a list of job ids) or filter (queue, states, kind, tag, search, branch), not both and not neither', 'ids or filter');
   }
   if (o['ids'] !== undefined) {
     return { ids: [...new Set(array(o['ids'], 'ids', LIMITS.maxBatch, 1).map((id, i) => jobId(id, `ids[${i}]`)))] };
   }
   const f = requiredObject(o['filter'], 'filter', FILTER_FIELDS);
   const filter = filterFields(f, 'filter');
-  const queue = filter.queue;
-  if (queue === undefined) throw invalidParams('filter.queue', 'filter.queue is required: a bulk action applies to one queue at a time');
-  return { filter: { ...filter, queue } };
+  // Without a queue the action spans every queue, which is what was asked for when states or
+  // another field say which jobs; an empty filter would act on every job there is, which is
+  // never what a caller meant (purge and queue delete exist for that).
+  if (Object.keys(filter).length === 0) {
+    throw invalidParams('filter', 'filter must say which jobs: give at least one of queue, states, kind, tag, search, branch or delayed', FILTER_FIELDS.join(', '));
+  }
+  return { filter };
 }
 
 export function idParam(value: unknown): string {

@@ -143,10 +143,12 @@ export interface RegisterInput {
   queues: string[];
   kinds: string[];
   concurrency: number | null;
+  /** The most weight of jobs the worker holds at once; null when it declared none. */
+  capacity: number | null;
 }
 
 export function registerParams(value: unknown): RegisterInput {
-  const o = object(value, 'params', ['workerId', 'name', 'host', 'pid', 'queues', 'kinds', 'concurrency']);
+  const o = object(value, 'params', ['workerId', 'name', 'host', 'pid', 'queues', 'kinds', 'concurrency', 'capacity']);
   return {
     workerId: optionalName(o['workerId'], 'workerId'),
     name: optionalString(o['name'], 'name', 256) ?? null,
@@ -155,5 +157,6 @@ export function registerParams(value: unknown): RegisterInput {
     queues: o['queues'] === undefined ? [] : nameList(o['queues'], 'queues', LIMITS.maxBatch),
     kinds: o['kinds'] === undefined ? [] : nameList(o['kinds'], 'kinds', LIMITS.maxBatch),
     concurrency: optionalInteger(o['concurrency'], 'concurrency', 1, 100_000) ?? null,
+    capacity: optionalInteger(o['capacity'], 'capacity', 1, LIMITS.maxCapacity) ?? null,
   };
 }

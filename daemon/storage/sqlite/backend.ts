@@ -21,6 +21,8 @@ import type {
   ClaimRequest,
   CompleteOutcome,
   CounterMismatch,
+  DaemonInstance,
+  DaemonRegistration,
   FireScheduleParams,
   StorageBackend,
   StorageFactory,
@@ -294,6 +296,31 @@ export class SqliteBackend implements StorageBackend {
     return this.write((ctx) => registerWorker(ctx, input, type));
   }
 
+  registerDaemon(registration: DaemonRegistration): Promise<DaemonInstance> {
+    return this.write((ctx) => {
+      ctx.store.daemons.insert({ ...registration, now: ctx.now() });
+      const recorded = ctx.store.daemons.get(registration.id);
+      if (!recorded) throw new Error(`Daemon ${registration.id} was recorded but cannot be read back`);
+      return recorded;
+    });
+  }
+
+  listDaemons(): Promise<DaemonInstance[]> {
+    return this.read((ctx) => ctx.store.daemons.all());
+  }
+
+  daemonHeartbeat(id: string, pid: number): Promise<boolean> {
+    return this.write((ctx) => ctx.store.daemons.heartbeat(id, pid, ctx.now()));
+  }
+
+  daemonStopped(id: string, pid: number): Promise<boolean> {
+    return this.write((ctx) => ctx.store.daemons.stopped(id, pid, ctx.now()));
+  }
+
+  forgetDaemon(id: string, pid: number): Promise<boolean> {
+    return this.write((ctx) => ctx.store.daemons.delete(id, pid));
+  }
+
   listWorkers(): Promise<Worker[]> {
     return this.read((ctx) => ctx.store.workers.all());
   }
@@ -430,8 +457,8 @@ export class SqliteBackend implements StorageBackend {
     }
   }
 
-  recoverInterrupted(workerIds: string[]): Promise<number> {
-    return this.write((ctx) => upkeep.recoverBatch(ctx, workerIds));
+  recoverInterrupted(workerIds: string[], aliveUntil?: number): Promise<number> {
+    return this.write((ctx) => upkeep.recoverBatch(ctx, workerIds, aliveUntil));
   }
 
   runningJobIds(workerIds: string[]): Promise<string[]> {

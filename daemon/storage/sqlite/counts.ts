@@ -18,7 +18,11 @@
 import type { JobState } from '../../../shared/types';
 import type { Db } from './db';
 
-type Counter = { kind: 'queue'; queue: string; state: JobState } | { kind: 'finished'; bucket: number; outcome: 'completed' | 'failed' };
+type Counter =
+  | { kind: 'queue'; queue: string; state: JobState }
+  | { kind: 'finished'; bucket: number; outcome: 'completed' | 'failed' }
+  /** queues.running_extra_weight: what the queue's running jobs weigh beyond one each (migration 9). */
+  | { kind: 'weight'; queue: string };
 
 function queueKey(queue: string, state: JobState): string {
   return `q\u0000${queue}\u0000${state}`;
@@ -41,8 +45,10 @@ export class PendingCounts {
   private readonly totals = new Map<string, Total>();
   private readonly bumpStmt;
   private readonly bucketStmt;
+  private readonly weightStmt;
 
   constructor(db: Db) {
+    this.weightStmt = db.prepare('UPDATE queues SET running_extra_weight = running_extra_weight + @delta WHERE name = @queue');
     this.bumpStmt = db.prepare('UPDATE queue_counts SET count = count + @delta WHERE queue = @queue AND state = @state');
     this.bucketStmt = db.prepare(`
       INSERT INTO stat_buckets (bucket, completed, failed) VALUES (@bucket, @completed, @failed)
@@ -52,6 +58,19 @@ export class PendingCounts {
   /** `delta` more jobs of `queue` are in `state`. */
   add(queue: string, state: JobState, delta: number): void {
     this.change(queueKey(queue, state), delta, () => ({ kind: 'queue', queue, state }));
+  }
+
+  /**
+   * Jobs of `queue` weighing `extra` beyond one each (the sum of weight - 1) started (positive)
+   * or stopped (negative) running. Jobs of weight 1 add nothing, and write nothing.
+   */
+  runningWeight(queue: string, extra: number): void {
+    this.change(`w\u0000${queue}`, extra, () => ({ kind: 'weight', queue }));
+  }
+
+  /** What the open transaction has changed of a queue's running extra weight so far. */
+  pendingWeight(queue: string): number {
+    return this.totals.get(`w\u0000${queue}`)?.delta ?? 0;
   }
 
   /** `n` more attempts finished with `outcome` in the stats bucket `bucket`. */
@@ -107,6 +126,7 @@ export class PendingCounts {
     for (const { counter, delta } of this.totals.values()) {
       if (delta === 0) continue;
       if (counter.kind === 'queue') this.bumpStmt.run({ queue: counter.queue, state: counter.state, delta });
+      else if (counter.kind === 'weight') this.weightStmt.run({ queue: counter.queue, delta });
       else this.bucketStmt.run({ bucket: counter.bucket, completed: counter.outcome === 'completed' ? delta : 0, failed: counter.outcome === 'failed' ? delta : 0 });
     }
     this.clear();

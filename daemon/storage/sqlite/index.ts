@@ -17,6 +17,7 @@ import { ScheduleStatements } from './schedules';
 import { UpkeepStatements } from './upkeep';
 import { WalCheckpointer, type WalCheckpointStatus } from './walCheckpoints';
 import { WorkerStatements } from './workers';
+import { DaemonStatements } from './daemons';
 
 /**
  * Who copies the WAL back into the database file. 'auto': SQLite, inside the commit that takes
@@ -49,6 +50,7 @@ export class Store {
   readonly list: ListStatements;
   readonly schedules: ScheduleStatements;
   readonly workers: WorkerStatements;
+  readonly daemons: DaemonStatements;
   readonly upkeep: UpkeepStatements;
   /** Counter changes of the open write transaction, written when it commits. */
   readonly counts: PendingCounts;
@@ -84,6 +86,7 @@ export class Store {
       this.list = new ListStatements(this.db);
       this.schedules = new ScheduleStatements(this.db, options.parseTemplate);
       this.workers = new WorkerStatements(this.db);
+      this.daemons = new DaemonStatements(this.db);
       this.upkeep = new UpkeepStatements(this.db, this.counts, this.delayed);
       this.transaction = this.db.transaction((fn: () => unknown) => fn());
       // After the migrations, so the checkpointer's connection finds the file in WAL mode.
@@ -180,7 +183,7 @@ export class Store {
 
 export type { Db } from './db';
 export type { WalCheckpointStatus } from './walCheckpoints';
-export { BUDGETED_CLAIM_SELECT_FOR_PLAN, CLAIM_ANSWER_BUDGET, CLAIM_SELECT_FOR_PLAN, UNBUDGETED_CLAIM_MAX, compareClaimOrder, type ClaimResult, type KindFilter } from './claim';
+export { BUDGETED_CLAIM_SELECT_FOR_PLAN, CLAIM_ANSWER_BUDGET, CLAIM_SELECT_FOR_PLAN, WEIGHTED_CLAIM_SELECT_FOR_PLAN, UNBUDGETED_CLAIM_MAX, compareClaimOrder, type ClaimResult, type KindFilter } from './claim';
 export { BUCKET_MS } from './runs';
 export { emptyCounts, withCounts, type QueueSettings } from './queues';
 export type { JobInsert } from './jobs';

@@ -10,6 +10,7 @@ export interface JobInsert {
   kind: string;
   payload: string;
   priority: number;
+  weight: number;
   runAt: number;
   maxAttempts: number;
   backoffStrategy: string;

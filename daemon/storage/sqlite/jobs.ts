@@ -36,9 +36,9 @@ const INSERT_CHUNK = 16;
 
 /** An INSERT of `rows` new jobs; its parameters are each row's values in JobStatements.insert's order. */
 function insertSql(rows: number): string {
-  const row = `(?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+  const row = `(?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
   return `
-    INSERT INTO jobs (id, queue, kind, payload, priority, state, run_at, max_attempts,
+    INSERT INTO jobs (id, queue, kind, payload, priority, weight, state, run_at, max_attempts,
       backoff_strategy, backoff_base_ms, backoff_cap_ms, backoff_jitter, timeout_ms,
       idempotency_key, tags, context, created_at, updated_at)
     VALUES ${Array.from({ length: rows }, () => row).join(', ')}`;
@@ -153,11 +153,11 @@ export class JobStatements {
    * than the insert itself. A unit test holds the two equal (enqueue result = getJob).
    */
   insert(values: JobInsert): Job {
-    // Positional parameters, in the column order of the INSERT: binding these 17 values by name
+    // Positional parameters, in the column order of the INSERT: binding these 18 values by name
     // made pipelined enqueues 10-20 % slower (BENCHMARKS.md).
     const v = values;
     this.insertStmt.run(
-      v.id, v.queue, v.kind, v.payload, v.priority, v.runAt, v.maxAttempts,
+      v.id, v.queue, v.kind, v.payload, v.priority, v.weight, v.runAt, v.maxAttempts,
       v.backoffStrategy, v.backoffBaseMs, v.backoffCapMs, v.backoffJitter, v.timeoutMs,
       v.idempotencyKey, v.tags, v.context, v.now, v.now,
     );
@@ -177,7 +177,7 @@ export class JobStatements {
       const params: unknown[] = [];
       for (const v of chunk) {
         params.push(
-          v.id, v.queue, v.kind, v.payload, v.priority, v.runAt, v.maxAttempts,
+          v.id, v.queue, v.kind, v.payload, v.priority, v.weight, v.runAt, v.maxAttempts,
           v.backoffStrategy, v.backoffBaseMs, v.backoffCapMs, v.backoffJitter, v.timeoutMs,
           v.idempotencyKey, v.tags, v.context, v.now, v.now,
         );
@@ -223,6 +223,7 @@ export class JobStatements {
   endAttempt(job: Job, params: AttemptEnd): Job | undefined {
     if (this.endAttemptStmt.run(params).changes === 0) return undefined;
     this.counts.move(job.queue, 'running', params.state);
+    this.counts.runningWeight(job.queue, 1 - job.weight);
     return {
       ...job,
       state: params.state,
@@ -245,6 +246,7 @@ export class JobStatements {
     if (row === undefined) return undefined;
     const job = mapJob(row);
     this.counts.move(job.queue, 'running', 'completed');
+    this.counts.runningWeight(job.queue, 1 - job.weight);
     return job;
   }
 
@@ -260,6 +262,7 @@ export class JobStatements {
     for (const row of rows) {
       const job = mapJob(row);
       this.counts.move(job.queue, 'running', 'completed');
+      this.counts.runningWeight(job.queue, 1 - job.weight);
       done.set(job.id, job);
     }
     return done;
@@ -315,7 +318,10 @@ export class JobStatements {
     // Its run time is now: delayed if the clock were to step back (see DelayedCounts.noteWrite).
     this.delayed.noteWrite(now);
     const job = mapOptional(this.recoverStmt.get({ id, now, reason }));
-    if (job) this.counts.move(job.queue, 'running', 'retrying');
+    if (job) {
+      this.counts.move(job.queue, 'running', 'retrying');
+      this.counts.runningWeight(job.queue, 1 - job.weight);
+    }
     return job;
   }
 

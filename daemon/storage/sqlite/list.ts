@@ -60,7 +60,9 @@ export class ListStatements {
    * Running jobs are read once for all queues through `jobs_lease`, which holds only them.
    */
   list(query: ListQuery): Job[] {
-    const perState = query.queue !== undefined ? query.states === undefined || query.states.length > 1 : query.states !== undefined;
+    // A branch across every queue is one range of jobs_branch, smaller than any per-state split.
+    const perState =
+      query.queue !== undefined ? query.states === undefined || query.states.length > 1 : query.states !== undefined && query.branch === undefined;
     if (!perState) return this.listOne(query);
     const parts: ListQuery[] = [];
     let queues: string[] | undefined;
@@ -121,6 +123,12 @@ export function listSql(query: ListQuery): { sql: string; params: Record<string,
   if (query.search !== undefined) {
     where.push(`(payload LIKE @pattern ESCAPE '\\' OR last_error LIKE @pattern ESCAPE '\\')`);
     params['pattern'] = likePattern(query.search);
+  }
+  if (query.branch !== undefined) {
+    // The expression of the partial index jobs_branch (migration 9), written the same way so
+    // that the planner can use it: a listing by branch alone reads only that branch's jobs.
+    where.push(`json_extract(context, '$.branch') = @branch`);
+    params['branch'] = query.branch;
   }
   if (query.delayed !== undefined) {
     where.push(query.delayed ? `(state = 'queued' AND run_at > @now)` : `NOT (state = 'queued' AND run_at > @now)`);

@@ -25,8 +25,10 @@ export class OutputStatements {
   private readonly deleteUpToStmt;
   private readonly pageStmt;
   private readonly tailStmt;
+  private readonly lastAtStmt;
 
   constructor(db: Db) {
+    this.lastAtStmt = db.prepare('SELECT at FROM job_output WHERE job_id = @jobId ORDER BY seq DESC LIMIT 1').pluck();
     this.stateStmt = db.prepare('SELECT output_seq, output_lines, output_dropped, runs FROM jobs WHERE id = @jobId');
     this.insertStmt = db.prepare(`
       INSERT INTO job_output (job_id, seq, attempt, run, stream, text, at) VALUES (@jobId, @seq, @attempt, @run, @stream, @text, @at)`);
@@ -86,6 +88,12 @@ export class OutputStatements {
     }
     this.setStateStmt.run({ jobId, seq, lines, dropped });
     return written;
+  }
+
+  /** When the job's latest output line was written; undefined if it has none. */
+  lastAt(jobId: string): number | undefined {
+    const at: unknown = this.lastAtStmt.get({ jobId });
+    return typeof at === 'number' ? at : undefined;
   }
 
   page(jobId: string, after: number, limit: number): OutputLine[] {

@@ -4,7 +4,7 @@
 import type { Worker } from '../../../shared/types';
 import type { Db } from './db';
 import { mapWorker } from './mappers';
-import { text, toRow } from './row';
+import { int, text, toRow } from './row';
 
 export interface WorkerWrite {
   id: string;
@@ -15,6 +15,7 @@ export interface WorkerWrite {
   queues: string;
   kinds: string;
   concurrency: number | null;
+  capacity: number | null;
   now: number;
 }
 
@@ -25,20 +26,34 @@ export class WorkerStatements {
   private readonly touchStmt;
   private readonly goneStmt;
   private readonly runningStmt;
+  private readonly capacityLeftStmt;
 
   constructor(db: Db) {
     // Registering again (a reconnect) keeps started_at and marks the worker alive.
     this.upsertStmt = db.prepare(`
-      INSERT INTO workers (id, type, name, host, pid, queues, kinds, concurrency, started_at, last_heartbeat_at, alive)
-      VALUES (@id, @type, @name, @host, @pid, @queues, @kinds, @concurrency, @now, @now, 1)
+      INSERT INTO workers (id, type, name, host, pid, queues, kinds, concurrency, capacity, started_at, last_heartbeat_at, alive)
+      VALUES (@id, @type, @name, @host, @pid, @queues, @kinds, @concurrency, @capacity, @now, @now, 1)
       ON CONFLICT (id) DO UPDATE SET type = excluded.type, name = excluded.name, host = excluded.host, pid = excluded.pid,
-        queues = excluded.queues, kinds = excluded.kinds, concurrency = excluded.concurrency,
+        queues = excluded.queues, kinds = excluded.kinds, concurrency = excluded.concurrency, capacity = excluded.capacity,
         last_heartbeat_at = excluded.last_heartbeat_at, alive = 1`);
     this.byIdStmt = db.prepare('SELECT * FROM workers WHERE id = @id');
     this.allStmt = db.prepare('SELECT * FROM workers ORDER BY alive DESC, started_at DESC, id');
     this.touchStmt = db.prepare('UPDATE workers SET last_heartbeat_at = @now, alive = 1 WHERE id = @id');
     this.goneStmt = db.prepare('UPDATE workers SET alive = 0 WHERE id = @id');
     this.runningStmt = db.prepare(`SELECT id FROM jobs INDEXED BY jobs_lease WHERE state = 'running' AND worker_id = @id ORDER BY id`);
+    // The worker's capacity less the weight it holds; the running set is small (jobs_lease).
+    this.capacityLeftStmt = db.prepare(`
+      SELECT capacity - (SELECT coalesce(sum(weight), 0) FROM jobs INDEXED BY jobs_lease WHERE state = 'running' AND worker_id = @id) AS room
+      FROM workers WHERE id = @id AND capacity IS NOT NULL`);
+  }
+
+  /**
+   * How much more weight the worker may take: its capacity less the weight of the jobs it
+   * holds; undefined when it declared no capacity (or never registered).
+   */
+  capacityLeft(id: string): number | undefined {
+    const raw = this.capacityLeftStmt.get({ id });
+    return raw === undefined ? undefined : int(toRow(raw, 'worker capacity'), 'room');
   }
 
   upsert(values: WorkerWrite): void {

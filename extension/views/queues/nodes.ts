@@ -121,7 +121,7 @@ export function jobTooltip(job: Job, now = Date.now()): vscode.MarkdownString {
   // What the job runs first: a narrow view cuts the row's label.
   md.appendText(jobLabel(job));
   md.appendMarkdown(`\n\n**${job.kind}** job \`${job.id}\` in **${job.queue}**\n\n`);
-  md.appendMarkdown(`State: ${job.state}${job.cancelRequested ? ' (cancel requested)' : ''} · attempt ${job.attempts}/${job.maxAttempts} · priority ${job.priority}\n\n`);
+  md.appendMarkdown(`State: ${job.state}${job.cancelRequested ? ' (cancel requested)' : ''} · attempt ${job.attempts}/${job.maxAttempts} · priority ${job.priority}${job.weight !== 1 ? ` · weight ${job.weight}` : ''}\n\n`);
   md.appendMarkdown(`Created: ${time(job.createdAt)}  \nRun at: ${time(job.runAt)}  \nStarted: ${time(job.startedAt)}  \nFinished: ${time(job.finishedAt)}\n\n`);
   if (job.progress !== null) md.appendMarkdown(`Progress: ${job.progress}%${job.progressMessage ? ` — ${job.progressMessage}` : ''}\n\n`);
   if (job.lastError) md.appendCodeblock(job.lastError, 'text');

@@ -93,6 +93,18 @@ export function defineCore(store: StoreFactory): void {
     assert.equal((await engine.claim({ workerId: 'w' })).length, 1);
   });
 
+  test('a queue can be paused before its first job, which it then holds; resuming an unknown queue is refused', async (t) => {
+    const { engine } = makeEngine(t, store);
+    const paused = await engine.pauseQueue('fresh');
+    assert.deepEqual([paused.name, paused.paused, paused.concurrency], ['fresh', true, null]);
+    await engine.enqueue({ queue: 'fresh', kind: 'k' });
+    assert.deepEqual(await engine.claim({ workerId: 'w' }), [], 'the job waits in the paused queue');
+    assert.equal((await engine.resumeQueue('fresh')).paused, false);
+    assert.equal((await engine.claim({ workerId: 'w' })).length, 1);
+    assert.equal((await thrown(() => engine.resumeQueue('never'))).code, ErrorCode.QueueNotFound);
+    assert.equal((await engine.listQueues()).some((q) => q.name === 'never'), false);
+  });
+
   test('a claim never exceeds the queue concurrency, and a finished job frees a slot', async (t) => {
     const { engine } = makeEngine(t, store);
     await engine.configureQueue({ name: 'q', concurrency: 2 });

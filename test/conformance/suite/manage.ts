@@ -108,6 +108,41 @@ export function defineManage(store: StoreFactory): void {
     assert.equal((await engine.getQueue('other')).counts.queued, 1);
   });
 
+  test('bulk actions by state span every queue when no queue is named, over more jobs than one transaction takes', async (t) => {
+    const { engine } = makeEngine(t, store);
+    const total = 2500;
+    for (const [queue, n] of [['a', 1000], ['b', 1000], ['c', 500]] as const) {
+      await engine.enqueueBatch({ jobs: Array.from({ length: n }, () => ({ queue, kind: 'k' })) });
+    }
+    const [running] = await engine.claim({ workerId: 'w', queues: ['c'] });
+    const cancelled = await engine.cancelMany({ filter: { states: ['queued'] } });
+    assert.deepEqual(cancelled, { count: total - 1, errors: [], stopRequested: 0 }, 'the running job is not queued: left alone');
+    assert.deepEqual((await engine.listQueues()).map((q) => [q.name, q.counts.cancelled]), [['a', 1000], ['b', 1000], ['c', 499]]);
+    assert.deepEqual(await engine.retryMany({ filter: { states: ['cancelled'] } }), { count: total - 1, errors: [] });
+    assert.equal((await engine.getQueue('b')).counts.queued, 1000);
+    assert.deepEqual(await engine.deleteMany({ filter: { states: ['queued'], kind: 'k' } }), { count: total - 1, errors: [] });
+    assert.deepEqual((await engine.listJobs({})).jobs.map((j) => j.id), [running?.id]);
+    assert.equal((await engine.verifyCounters()).ok, true);
+  });
+
+  test('jobs can be listed and acted on by the git branch they were enqueued from, in one queue or all', async (t) => {
+    const { engine } = makeEngine(t, store);
+    const on = async (queue: string, branch: string | null): Promise<string> =>
+      (await engine.enqueue({ queue, kind: 'k', ...(branch === null ? {} : { context: { workspace: '/w', branch } }) })).job.id;
+    const featureA = await on('a', 'feature/x');
+    const featureB = await on('b', 'feature/x');
+    await on('a', 'main');
+    await on('b', null);
+    const sorted = (ids: string[]): string[] => [...ids].sort();
+    assert.deepEqual(sorted((await engine.listJobs({ branch: 'feature/x' })).jobs.map((j) => j.id)), sorted([featureA, featureB]));
+    assert.deepEqual((await engine.listJobs({ branch: 'feature/x', queue: 'b' })).jobs.map((j) => j.id), [featureB]);
+    assert.deepEqual((await engine.listJobs({ branch: 'feature/x', states: ['queued'] })).jobs.length, 2);
+    assert.deepEqual((await engine.listJobs({ branch: 'feat' })).jobs, [], 'matched exactly, not as a prefix');
+    assert.deepEqual(await engine.cancelMany({ filter: { branch: 'feature/x' } }), { count: 2, errors: [], stopRequested: 0 });
+    assert.deepEqual((await engine.listJobs({ states: ['queued'] })).jobs.length, 2, 'the other branches\' jobs wait on');
+    assert.deepEqual(await engine.deleteMany({ filter: { branch: 'feature/x', queue: 'a', states: ['cancelled'] } }), { count: 1, errors: [] });
+  });
+
   test('purge deletes a queue\'s jobs by state but never running ones; delete queue refuses while jobs remain', async (t) => {
     const { engine } = makeEngine(t, store);
     for (let i = 0; i < 3; i++) await engine.enqueueBatch({ jobs: Array.from({ length: i < 2 ? 1000 : 500 }, () => ({ queue: 'q', kind: 'k' })) });

@@ -56,6 +56,32 @@ export function defineUpkeep(store: StoreFactory): void {
     assert.equal(await engine.recoverInterrupted([]), 0);
   });
 
+  test('an interrupted run lasts until its daemon last knew it running, not until the recovery', async (t) => {
+    const { engine, clock } = makeEngine(t, store);
+    const silent = (await engine.enqueue({ queue: 'q', kind: 'shell', payload: { command: 'sleep 100' } })).job;
+    const talking = (await engine.enqueue({ queue: 'q', kind: 'shell', payload: { command: 'yes' } })).job;
+    const watched = (await engine.enqueue({ queue: 'q', kind: 'shell', payload: { command: 'sleep 100' } })).job;
+    await engine.claim({ workerId: 'builtin-a', builtinKinds: ['shell'], max: 2 });
+    await engine.claim({ workerId: 'builtin-b', builtinKinds: ['shell'] });
+    const started = clock.ms;
+    clock.advance(700);
+    await engine.heartbeat({ id: silent.id, workerId: 'builtin-a' });
+    clock.advance(800);
+    await engine.appendOutput(talking.id, 'builtin-a', 'stdout', ['still here']);
+    // The daemon dies 1.5 s in and is started again 4.8 s later.
+    clock.advance(4800);
+    assert.equal(await engine.recoverInterrupted(['builtin-a']), 2);
+    const duration = async (id: string): Promise<number | null> => (await engine.getJob(id)).runs[0]?.durationMs ?? null;
+    assert.equal(await duration(silent.id), 700, 'its last heartbeat');
+    assert.equal(await duration(talking.id), 1500, 'its last output line');
+    // A daemon that kept a heartbeat of its own says when it was last alive.
+    assert.equal(await engine.recoverInterrupted(['builtin-b'], started + 1400), 1);
+    assert.equal(await duration(watched.id), 1400);
+    const [run] = (await engine.getJob(watched.id)).runs;
+    assert.deepEqual([run?.startedAt, run?.finishedAt, run?.outcome], [started, started + 1400, 'interrupted']);
+    assert.equal((await engine.getJob(watched.id)).job.runAt, clock.ms, 'it is due again now');
+  });
+
   test('nextWakeAt is the earliest of a delayed job, a retry, a lease expiry and a schedule, ignoring paused queues', async (t) => {
     const { engine, clock } = makeEngine(t, store);
     assert.equal(await engine.nextWakeAt(), null);

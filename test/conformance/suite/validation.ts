@@ -41,6 +41,22 @@ export function defineValidation(store: StoreFactory): void {
     assert.deepEqual(await engine.listQueues(), [], 'nothing reached the database');
   });
 
+  test('runAt is held to the 10-year horizon delayMs has, measured from the engine clock', async (t) => {
+    const { engine, clock } = makeEngine(t, store);
+    const horizon = clock.ms + LIMITS.maxDurationMs;
+    const far = await thrown(() => engine.enqueue({ ...JOB, runAt: horizon + 1 }));
+    assert.equal(far.code, ErrorCode.InvalidParams);
+    assert.equal(far.data['field'], 'runAt');
+    assert.match(far.message, /runAt must be at most 10 years from now/);
+    const inBatch = await thrown(() => engine.enqueueBatch({ jobs: [JOB, { ...JOB, runAt: horizon * 1000 }] }));
+    assert.equal(inBatch.data['field'], 'jobs[1].runAt');
+    const { job } = await engine.enqueue({ ...JOB, runAt: horizon });
+    assert.equal(job.runAt, horizon, 'exactly 10 years ahead is allowed, as delayMs is');
+    assert.equal((await thrown(() => engine.update({ id: job.id, runAt: horizon + 1 }))).data['field'], 'runAt');
+    clock.advance(1000);
+    assert.equal((await engine.update({ id: job.id, runAt: horizon + 1000 })).runAt, horizon + 1000, 'the horizon moves with the clock');
+  });
+
   test('a payload over the size limit is refused as PayloadTooLarge with the limit', async (t) => {
     const { engine } = makeEngine(t, store);
     const error = await thrown(() => engine.enqueue({ ...JOB, payload: 'x'.repeat(LIMITS.maxPayloadBytes) }));
@@ -73,7 +89,8 @@ export function defineValidation(store: StoreFactory): void {
       [() => engine.progress({ id: '01890000-0000-7000-8000-000000000000', workerId: 'w', percent: 101 }), 'percent'],
       [() => engine.fail({ id: '01890000-0000-7000-8000-000000000000', workerId: 'w', error: '' }), 'error'],
       [() => engine.cancelMany({}), 'ids'],
-      [() => engine.retryMany({ filter: { states: ['dead'] } as never }), 'filter.queue'],
+      [() => engine.retryMany({ filter: {} }), 'filter'],
+      [() => engine.retryMany({ filter: { branch: '' } }), 'filter.branch'],
       [() => engine.createSchedule({ name: 's', cron: 'every minute', queue: 'q', job: { kind: 'k' } }, null), 'cron'],
       [() => engine.createSchedule({ name: 's', cron: '* * * * *', timezone: 'Mars/Olympus', queue: 'q', job: { kind: 'k' } }, null), 'timezone'],
       [() => engine.createSchedule({ name: 's', cron: '* * * * *', queue: 'q', job: { kind: 'k', priority: 2000 } }, null), 'job.priority'],

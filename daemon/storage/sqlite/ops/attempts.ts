@@ -201,20 +201,30 @@ export function release(ctx: SqliteContext, input: ReleaseInput): Job {
   return released;
 }
 
-/** Start-up recovery of one job this daemon's executors left running: retried at once, the attempt given back. */
-export function recoverJob(ctx: SqliteContext, job: Job): Job | undefined {
-  return interrupt(ctx, job, 'the daemon stopped while the job ran');
+/**
+ * Start-up recovery of one job a stopped daemon's executors left running: retried at once, the
+ * attempt given back. The interrupted run ends when its daemon last knew it running, not now:
+ * now would count the time the daemon was down as time the job ran. That moment is the latest
+ * of what the job row and its output recorded while the daemon ran (the claim, a heartbeat, a
+ * progress report, an output line) and `aliveUntil`, the daemon's own last heartbeat when it is
+ * known; never later than now.
+ */
+export function recoverJob(ctx: SqliteContext, job: Job, aliveUntil: number | undefined): Job | undefined {
+  const now = ctx.now();
+  const known = Math.max(job.startedAt ?? job.updatedAt, job.updatedAt, ctx.store.output.lastAt(job.id) ?? 0, aliveUntil ?? 0);
+  return interrupt(ctx, job, 'the daemon stopped while the job ran', Math.min(known, now));
 }
 
 /**
  * Ends the running attempt of `job` as interrupted, for `reason`, and gives the attempt back: the
  * job is retrying at once. Undefined if the job is no longer running. The output gets a line
  * saying why the run's output stops there (the next run repeats the attempt number; readers
- * tell the runs apart by the run number each line carries).
+ * tell the runs apart by the run number each line carries). The run ends at `endedAt` (now
+ * unless start-up recovery knows better).
  */
-function interrupt(ctx: SqliteContext, job: Job, reason: string): Job | undefined {
+function interrupt(ctx: SqliteContext, job: Job, reason: string, endedAt?: number): Job | undefined {
   const now = ctx.now();
-  ctx.store.runs.record({ jobId: job.id, outcome: 'interrupted', error: reason, stack: null, exitCode: null, httpStatus: null, now });
+  ctx.store.runs.record({ jobId: job.id, outcome: 'interrupted', error: reason, stack: null, exitCode: null, httpStatus: null, now: endedAt ?? now });
   const back = ctx.store.jobs.recover(job.id, now, `Interrupted: ${reason}`);
   if (!back) return undefined;
   const note = `Attempt ${job.attempts} was interrupted (${reason}); it runs again without using up an attempt.`;

@@ -76,7 +76,13 @@ export function configureQueue(ctx: SqliteContext, input: ConfigureInput): Queue
   return getQueue(ctx, input.name);
 }
 
+/**
+ * Pauses or resumes a queue. A pause creates the queue with the defaults if it does not exist
+ * yet, as configuring it does: a queue paused before its first job is enqueued must hold that
+ * job. A resume of an unknown queue is refused instead: it would create a queue to change nothing.
+ */
 export function setPaused(ctx: SqliteContext, name: string, paused: boolean): Queue {
+  if (paused) ensureQueue(ctx, name);
   if (!ctx.store.queues.setPaused(name, paused, ctx.now())) throw queueNotFound(name);
   ctx.events.queue(name);
   return getQueue(ctx, name);

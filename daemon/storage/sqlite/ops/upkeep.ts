@@ -41,9 +41,9 @@ export function reapBatch(ctx: SqliteContext): number {
   return expired.length;
 }
 
-export function recoverBatch(ctx: SqliteContext, workerIds: string[]): number {
+export function recoverBatch(ctx: SqliteContext, workerIds: string[], aliveUntil: number | undefined): number {
   let recovered = 0;
-  for (const job of ctx.store.jobs.runningOf(workerIds)) if (recoverJob(ctx, job)) recovered += 1;
+  for (const job of ctx.store.jobs.runningOf(workerIds)) if (recoverJob(ctx, job, aliveUntil)) recovered += 1;
   return recovered;
 }
 

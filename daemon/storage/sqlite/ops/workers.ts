@@ -17,6 +17,7 @@ export function registerWorker(ctx: SqliteContext, input: RegisterInput, type: W
     queues: JSON.stringify(input.queues),
     kinds: JSON.stringify(input.kinds),
     concurrency: input.concurrency,
+    capacity: input.capacity,
     now: ctx.now(),
   });
   const worker = ctx.store.workers.get(id);
