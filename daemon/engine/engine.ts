@@ -15,6 +15,12 @@
  */
 import { LIMITS } from '../../shared/protocol';
 import type {
+  ApplyProjectParams,
+  ApplyProjectResult,
+  EnqueueTemplateParams,
+  ProjectStateParams,
+  ProjectStateResult,
+  Template,
   BulkParams,
   BulkResult,
   CheckpointParams,
@@ -57,15 +63,21 @@ import { jobId, jsonText, nameList, name as validName } from '../../shared/domai
 import * as vq from './validate/queues';
 import * as vs from './validate/schedules';
 import * as vw from './validate/worker';
+import * as vd from './validate/declaration';
+import { decideApply, liveObjects, templateRecord } from './projects';
+import { templateToJob } from '../../shared/jobsfile';
+import { invalidParams } from '../../shared/errors';
 
 export class Engine implements QueueEngine {
   readonly store: StoreDescription;
   readonly migrated: { versions: number[]; ms: number };
   private readonly backend: StorageBackend;
   private readonly events: EventHub;
+  private readonly clock: () => number;
 
   constructor(options: EngineOptions) {
     const now = options.now ?? Date.now;
+    this.clock = now;
     const random = options.random ?? Math.random;
     const ids = new UuidV7(now);
     this.events = new EventHub((error) => console.error(`spool engine: an event listener failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`));
@@ -355,6 +367,54 @@ export class Engine implements QueueEngine {
 
   triggerSchedule(name: string): Promise<EnqueueResult> {
     return checked(() => validName(name, 'name'), (valid) => this.backend.triggerSchedule(valid));
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Jobs as code
+
+  projectState(params: ProjectStateParams): Promise<ProjectStateResult> {
+    return checked(
+      () => vd.projectParams(params),
+      () => this.backend.projectObjects().then((objects) => ({ objects: liveObjects(objects) })),
+    );
+  }
+
+  applyProject(params: ApplyProjectParams): Promise<ApplyProjectResult> {
+    return checked(
+      () => vd.applyParams(params),
+      (input) => this.backend.applyProject((objects) => decideApply(input, objects, this.clock())),
+    );
+  }
+
+  async listTemplates(): Promise<Template[]> {
+    const objects = await this.backend.projectObjects();
+    const owners = new Map(objects.owned.filter((o) => o.type === 'template').map((o) => [o.name, o.project]));
+    return objects.templates.map((t) => templateRecord(t, owners.get(t.name)));
+  }
+
+  getTemplate(name: string): Promise<Template> {
+    return checked(
+      () => validName(name, 'name'),
+      async (valid) => {
+        const [stored, objects] = await Promise.all([this.backend.getTemplate(valid), this.backend.projectObjects()]);
+        return templateRecord(stored, objects.owned.find((o) => o.type === 'template' && o.name === valid)?.project);
+      },
+    );
+  }
+
+  enqueueTemplate(params: EnqueueTemplateParams): Promise<EnqueueResult> {
+    return checked(
+      () => vd.enqueueTemplateParams(params),
+      async (input) => {
+        const template = await this.getTemplate(input.name);
+        if (input.project !== undefined && template.owner !== input.project) {
+          throw invalidParams('project', `Template "${input.name}" belongs to ${template.owner === undefined ? 'no project' : `project "${template.owner}"`}, not "${input.project}".`, template.owner ?? '');
+        }
+        const job = templateToJob(template, input.params);
+        if (!job.ok) throw invalidParams('params', `Cannot enqueue: ${job.message}`, 'the template\'s parameters');
+        return this.enqueue({ ...job.value, context: { origin: `template:${input.name}` } });
+      },
+    );
   }
 
   // ------------------------------------------------------------------------------------------
