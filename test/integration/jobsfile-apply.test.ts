@@ -8,6 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { SpoolClient } from '../../shared/client';
+import { parseJobsFile } from '../../shared/jobsfile';
 import { startDaemon, type TestDaemon } from '../helpers/daemon';
 import { parseJson, runCli, type CliResult } from './cli-run';
 
@@ -156,6 +157,17 @@ test('two applies at once, from two CLI processes, create each object once', asy
   assert.equal((await client.call('schedules.list')).schedules.filter((s) => s.name === 'zeta-nightly').length, 1);
   assert.equal((await client.call('templates.list')).templates.filter((t) => t.name === 'zeta-echo').length, 1);
   assert.deepEqual(summary(await planOf(dir)), ['unchanged queue zeta-q', 'unchanged template zeta-echo', 'unchanged schedule zeta-nightly']);
+});
+
+test('two clients calling project.apply at once: one creates, the other finds it all unchanged', async () => {
+  const declaration = parseJobsFile(jobsFile('kappa')).declaration;
+  assert.ok(declaration);
+  const other = await daemon.client();
+  const results = await Promise.all([client.call('project.apply', { project: 'kappa', file: declaration }), other.call('project.apply', { project: 'kappa', file: declaration })]);
+  assert.deepEqual(results.map((r) => r.applied).sort(), [false, true]);
+  const unchanged = results.find((r) => !r.applied);
+  assert.deepEqual(unchanged?.changes.map((c) => c.action), ['unchanged', 'unchanged', 'unchanged']);
+  assert.equal((await client.call('schedules.list')).schedules.filter((s) => s.name === 'kappa-nightly').length, 1);
 });
 
 test('a hand change is drift: plan calls it out, apply puts the file back', async () => {

@@ -160,4 +160,27 @@ export function defineProjects(store: StoreFactory): void {
     assert.equal(create?.renamedFrom, 'digest');
     assert.deepEqual((await engine.listSchedules()).map((s) => s.name), ['morning']);
   });
+
+  test('a write the store refuses mid-apply rolls every write of the apply back', async (t) => {
+    const { engine } = makeEngine(t, store);
+    await engine.applyProject({ project: 'web', file: file({ queues: '{ "emails": {}, "old": {} }' }) });
+    await engine.enqueue({ queue: 'old', kind: 'x' });
+    await engine.claim({ workerId: 'w', queues: ['old'], max: 1, kinds: ['x'] });
+    // The plan creates "fresh" before it deletes "old"; the delete finds a running job.
+    const error = await thrown(() => engine.applyProject({ project: 'web', file: file({ queues: '{ "emails": {}, "fresh": {} }' }), force: true }));
+    assert.equal(error.code, ErrorCode.InvalidState);
+    assert.match(error.message, /running/);
+    assert.deepEqual((await engine.listQueues()).map((q) => q.name), ['emails', 'old']);
+    assert.equal((await engine.getQueue('old')).owner, 'web');
+  });
+
+  test('ownership goes with its object: a schedule deleted and made again by hand is nobody\'s', async (t) => {
+    const { engine } = makeEngine(t, store);
+    await engine.applyProject({ project: 'web', file: file() });
+    await engine.deleteSchedule('digest');
+    await engine.createSchedule({ name: 'digest', cron: '0 9 * * *', queue: 'emails', job: { kind: 'mailer' } }, null);
+    const live = (await engine.projectState({ project: 'web' })).objects.find((o) => o.type === 'schedule' && o.name === 'digest');
+    assert.deepEqual([live?.owner, live?.applied], [undefined, undefined]);
+    assert.equal(planChanges(file(), await engine.projectState({ project: 'web' })).conflicts.length, 1);
+  });
 }
