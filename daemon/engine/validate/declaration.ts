@@ -8,7 +8,7 @@
  */
 import { invalidParams } from '../../../shared/errors';
 import { validateCron } from '../../../shared/domain/cron';
-import { array, boolean, isFields, join, jsonText, name, object, oneOf, requiredObject, string } from '../../../shared/domain/validate';
+import { array, boolean, isFields, join, jsonText, name, object, oneOf, requiredObject, shown, string } from '../../../shared/domain/validate';
 import { PARAM_NAME } from '../../../shared/jobsfile';
 import type { Declaration, DeclaredQueue, DeclaredSchedule, DeclaredTemplate, JobOptions, QueueSettings, TemplateParam, TemplateState } from '../../../shared/jobsfile';
 import type { MissedRunPolicy } from '../../../shared/types';
@@ -119,7 +119,7 @@ function jobOptions(value: unknown, field: string): JobOptions {
 
 function templateParams(value: unknown, field: string): Record<string, TemplateParam> {
   const out: Record<string, TemplateParam> = {};
-  for (const [key, raw] of Object.entries(object(value, field, Object.keys(isFields(value) ? value : {})))) {
+  for (const [key, raw] of Object.entries(anyKeys(value, field))) {
     const f = join(field, key);
     if (!PARAM_NAME.test(key)) throw invalidParams(f, `${f}: a parameter name is a letter or "_", then letters, digits or "_"`, PARAM_NAME.source);
     const p = object(raw, f, ['default', 'description']);
@@ -131,10 +131,16 @@ function templateParams(value: unknown, field: string): Record<string, TemplateP
   return out;
 }
 
+/** An object whose keys are names the caller chose (parameters), each checked by the caller. */
+function anyKeys(value: unknown, field: string): Record<string, unknown> {
+  if (!isFields(value)) throw invalidParams(field, `${field} must be an object (got ${shown(value)})`, 'an object');
+  return value;
+}
+
 /** Parameter values: an object of strings. */
 export function paramValues(value: unknown, field: string): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [key, raw] of Object.entries(object(value, field, Object.keys(isFields(value) ? value : {})))) {
+  for (const [key, raw] of Object.entries(anyKeys(value, field))) {
     out[key] = string(raw, join(field, key), LIMITS.maxPayloadBytes);
   }
   return out;

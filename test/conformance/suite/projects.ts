@@ -81,6 +81,19 @@ export function defineProjects(store: StoreFactory): void {
     assert.equal(error.data['field'], 'file.schedules[0].cron');
     const wrongProject = await thrown(() => engine.applyProject({ project: 'other', file: file() }));
     assert.equal(wrongProject.data['field'], 'file.project');
+    const f = file();
+    const cases: [unknown, string][] = [
+      [{ ...f, queues: [...f.queues, ...f.queues] }, 'file.queues[1].name'],
+      [{ ...f, templates: [] }, 'file.schedules[0].template'],
+      [{ ...f, queues: [{ name: 'emails', settings: { concurrency: 0 } }] }, 'file.queues[0].settings.concurrency'],
+      [{ ...f, schedules: [{ ...f.schedules[0], params: { to: 3 } }] }, 'file.schedules[0].params.to'],
+      [{ ...f, templates: [{ ...f.templates[0], params: { 'bad name': {} } }] }, 'file.templates[0].params.bad name'],
+    ];
+    for (const [bad, field] of cases) {
+      // A hand-built declaration, as a client that skipped the parser would send.
+      const refused = await thrown(() => engine.applyProject({ project: 'web', file: bad as Declaration }));
+      assert.deepEqual([refused.code, refused.data['field']], [ErrorCode.InvalidParams, field]);
+    }
     assert.deepEqual(await engine.listQueues(), []);
   });
 
