@@ -23,6 +23,9 @@ const common = {
   logLevel: 'warning',
   define: { SPOOL_VERSION: JSON.stringify(pkg.version) },
   external: ['better-sqlite3'],
+  // The ESM build of a package before its main: jsonc-parser's main is a UMD bundle whose
+  // dynamic requires ("./impl/format") esbuild cannot follow, so the bundle would fail to start.
+  mainFields: ['module', 'main'],
 };
 
 const builds = [

@@ -8,6 +8,7 @@
  */
 import Database from 'better-sqlite3';
 import * as os from 'node:os';
+import { runApplyBench } from './apply';
 import { runCompare } from './compare';
 import { COMPARE_USAGE, parseCompareArgs, UsageError } from './compareArgs';
 import { runDaemonBench } from './daemon';
@@ -18,7 +19,7 @@ const USAGE = `Spool's benchmarks.
 npm run bench                 (or node dist/bench.js, once built)
   The engine in-process, then the daemon over its socket; every figure against its target.
   SPOOL_BENCH_QUICK=1         a smaller, faster run
-  SPOOL_BENCH_PART=engine     only the engine (=daemon: only the daemon)
+  SPOOL_BENCH_PART=engine     only the engine (=daemon: only the daemon; =apply: only spool apply)
   SPOOL_BENCH_CHECKPOINTS=auto  the engine with SQLite's automatic checkpoints
   SPOOL_BENCH_CPU_PROFILE=<dir> a V8 CPU profile of each benchmark daemon, written there
 
@@ -40,9 +41,11 @@ async function runAll(): Promise<void> {
   console.log('Other processes on this machine compete for the same cores; compare figures within one run.\n');
   const part = process.env['SPOOL_BENCH_PART'];
   const lines: string[] = [];
-  if (part !== 'daemon') lines.push(summary('Engine', await runEngineBench()));
+  if (part === undefined || part === 'engine') lines.push(summary('Engine', await runEngineBench()));
   if (part === undefined) console.log('');
-  if (part !== 'engine') lines.push(summary('Daemon', await runDaemonBench()));
+  if (part === undefined || part === 'daemon') lines.push(summary('Daemon', await runDaemonBench()));
+  if (part === undefined) console.log('');
+  if (part === undefined || part === 'apply') lines.push(summary('Jobs as code', await runApplyBench()));
   console.log(`\n${lines.join('\n')}`);
 }
 

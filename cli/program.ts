@@ -4,11 +4,14 @@ import { VERSION } from '../shared/version';
 import { registerBulk } from './commands/bulk';
 import { registerCompleteNames } from './commands/complete-names';
 import { registerCompletion } from './commands/completion';
+import { registerApply } from './commands/apply';
 import { registerDaemon } from './commands/daemon';
 import { registerEnqueue } from './commands/enqueue';
 import { registerJobs } from './commands/jobs';
+import { registerPlan } from './commands/plan';
 import { registerQueues } from './commands/queues';
 import { registerRpc } from './commands/rpc';
+import { registerRun } from './commands/run';
 import { registerSchedules } from './commands/schedules';
 import { registerStatus } from './commands/status';
 import { registerWork } from './commands/work';
@@ -34,6 +37,8 @@ Examples:
   spool retry --queue default --state dead           retry every dead job of a queue
   spool schedule add nightly --cron "0 3 * * *" --queue default --shell "make backup"
   spool work images --exec "./resize.sh"             run a command per job
+  spool plan                                         what spool apply would change, from spool.jsonc
+  spool apply                                        make the daemon match spool.jsonc
   spool rpc queues.list                              call any daemon method
 
 Every command that prints data takes --json. Run spool <command> --help for its options.`,
@@ -44,6 +49,9 @@ Every command that prints data takes --json. Run spool <command> --help for its 
   registerBulk(program);
   registerQueues(program);
   registerSchedules(program);
+  registerPlan(program);
+  registerApply(program);
+  registerRun(program);
   registerStatus(program);
   registerWork(program);
   registerRpc(program);

@@ -301,7 +301,11 @@ class SchemaWriter {
   private declaredTypeOf(member: ts.Symbol): ts.Type {
     const declaration = member.valueDeclaration;
     if (declaration && (ts.isPropertySignature(declaration) || ts.isPropertyDeclaration(declaration)) && declaration.type) {
-      return this.checker.getTypeFromTypeNode(declaration.type);
+      const declared = this.checker.getTypeFromTypeNode(declaration.type);
+      // A member typed by a generic's parameter (`applied?: Applied` in shared/jobsfile's
+      // LiveObject) has its instantiated type only as the computed one.
+      if (!(declared.flags & ts.TypeFlags.TypeParameter)) return declared;
+      return this.checker.getNonNullableType(this.checker.getTypeOfSymbol(member));
     }
     return this.checker.getTypeOfSymbol(member);
   }

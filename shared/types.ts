@@ -161,6 +161,8 @@ export interface Queue {
   /** Queued jobs whose runAt is in the future (a subset of counts.queued). */
   delayed: number;
   createdAt: number;
+  /** The project whose `spool apply` manages the queue; absent when none does (made on first use or by hand). */
+  owner?: string;
 }
 
 /** What to do with the fire times a schedule missed while no daemon ran. */
@@ -187,6 +189,16 @@ export interface Schedule {
   job: JobTemplate;
   enabled: boolean;
   missedPolicy: MissedRunPolicy;
+  /**
+   * `skip`: a tick enqueues nothing while the schedule's last job is queued, retrying or running.
+   * Absent (a daemon from before jobs as code): `allow`.
+   */
+  overlapPolicy?: 'allow' | 'skip';
+  /** The project whose `spool apply` manages the schedule; absent for one made by hand. */
+  owner?: string;
+  /** The jobs file's template the job was made from, and the parameters it was given (set by apply). */
+  template?: string;
+  params?: Record<string, string>;
   nextRunAt: number | null;
   lastRunAt: number | null;
   lastJobId: string | null;

@@ -12,6 +12,12 @@
  */
 import type { JobChange } from '../../shared/protocol';
 import type {
+  ApplyProjectParams,
+  ApplyProjectResult,
+  EnqueueTemplateParams,
+  ProjectStateParams,
+  ProjectStateResult,
+  Template,
   BulkParams,
   BulkResult,
   CheckpointParams,
@@ -159,6 +165,17 @@ export interface QueueEngine {
   fireSchedule(params: FireScheduleParams): Promise<{ schedule: Schedule; job: Job | null } | null>;
   /** Enqueue the schedule's job now without moving next_run_at. */
   triggerSchedule(name: string): Promise<EnqueueResult>;
+
+  // Jobs as code
+  /** Every queue, template and schedule as a plan compares them, with owners and last-applied values. */
+  projectState(params: ProjectStateParams): Promise<ProjectStateResult>;
+  /** A project's whole plan in one transaction, planned again from what the store holds; all or nothing. */
+  applyProject(params: ApplyProjectParams): Promise<ApplyProjectResult>;
+  listTemplates(): Promise<Template[]>;
+  /** Rejects with TemplateNotFound. */
+  getTemplate(name: string): Promise<Template>;
+  /** Enqueues a template's job, its parameters filled in. Rejects with TemplateNotFound, or InvalidParams for a parameter it lacks or does not take. */
+  enqueueTemplate(params: EnqueueTemplateParams): Promise<EnqueueResult>;
 
   // Stats and upkeep
   /** O(queues): read from the maintained counters. */

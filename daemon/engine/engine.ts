@@ -15,6 +15,12 @@
  */
 import { LIMITS } from '../../shared/protocol';
 import type {
+  ApplyProjectParams,
+  ApplyProjectResult,
+  EnqueueTemplateParams,
+  ProjectStateParams,
+  ProjectStateResult,
+  Template,
   BulkParams,
   BulkResult,
   CheckpointParams,
@@ -57,6 +63,10 @@ import { integer, jobId, jsonText, nameList, name as validName } from '../../sha
 import * as vq from './validate/queues';
 import * as vs from './validate/schedules';
 import * as vw from './validate/worker';
+import * as vd from './validate/declaration';
+import { decideApply, liveObjects, templateRecord } from './projects';
+import { templateToJob } from '../../shared/jobsfile';
+import { invalidParams } from '../../shared/errors';
 
 export class Engine implements QueueEngine {
   readonly store: StoreDescription;
@@ -392,6 +402,54 @@ export class Engine implements QueueEngine {
 
   triggerSchedule(name: string): Promise<EnqueueResult> {
     return checked(() => validName(name, 'name'), (valid) => this.backend.triggerSchedule(valid));
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Jobs as code
+
+  projectState(params: ProjectStateParams): Promise<ProjectStateResult> {
+    return checked(
+      () => vd.projectParams(params),
+      () => this.backend.projectObjects().then((objects) => ({ objects: liveObjects(objects) })),
+    );
+  }
+
+  applyProject(params: ApplyProjectParams): Promise<ApplyProjectResult> {
+    return checked(
+      () => vd.applyParams(params),
+      (input) => this.backend.applyProject((objects) => decideApply(input, objects, this.now())),
+    );
+  }
+
+  async listTemplates(): Promise<Template[]> {
+    const objects = await this.backend.projectObjects();
+    const owners = new Map(objects.owned.filter((o) => o.type === 'template').map((o) => [o.name, o.project]));
+    return objects.templates.map((t) => templateRecord(t, owners.get(t.name)));
+  }
+
+  getTemplate(name: string): Promise<Template> {
+    return checked(
+      () => validName(name, 'name'),
+      async (valid) => {
+        const [stored, objects] = await Promise.all([this.backend.getTemplate(valid), this.backend.projectObjects()]);
+        return templateRecord(stored, objects.owned.find((o) => o.type === 'template' && o.name === valid)?.project);
+      },
+    );
+  }
+
+  enqueueTemplate(params: EnqueueTemplateParams): Promise<EnqueueResult> {
+    return checked(
+      () => vd.enqueueTemplateParams(params),
+      async (input) => {
+        const template = await this.getTemplate(input.name);
+        if (input.project !== undefined && template.owner !== input.project) {
+          throw invalidParams('project', `Template "${input.name}" belongs to ${template.owner === undefined ? 'no project' : `project "${template.owner}"`}, not "${input.project}".`, template.owner ?? '');
+        }
+        const job = templateToJob(template, input.params);
+        if (!job.ok) throw invalidParams('params', `Cannot enqueue: ${job.message}`, 'the template\'s parameters');
+        return this.enqueue({ ...job.value, context: { origin: `template:${input.name}` } });
+      },
+    );
   }
 
   // ------------------------------------------------------------------------------------------

@@ -20,6 +20,7 @@
  */
 import type { BulkResult, EnqueueResult, HeartbeatResult, JobOutputResult, JobWithRuns, Stats } from '../../shared/protocol';
 import type { Backoff, Job, JobState, JobTemplate, OutputLine, OutputStream, Queue, RateLimit, Schedule, Worker, WorkerType } from '../../shared/types';
+import type { OverlapPolicy } from '../../shared/jobsfile';
 import type { BulkInput, EnqueueInput, ListCursor, ListInput, UpdateInput } from '../engine/validate/jobs';
 import type { ConfigureInput } from '../engine/validate/queues';
 import type { ScheduleChanges, ScheduleInput } from '../engine/validate/schedules';
@@ -60,6 +61,68 @@ export interface CounterMismatch {
   state: JobState;
   counted: number;
   actual: number;
+}
+
+/** The three kinds of object a project's jobs file declares. */
+export type ManagedType = 'queue' | 'template' | 'schedule';
+
+/** That a project's apply made (or adopted) an object, and what it last declared. */
+export interface Ownership {
+  type: ManagedType;
+  name: string;
+  project: string;
+  /** canonicalJson (shared/jobsfile) of the declared value; the engine reads it back. */
+  applied: string;
+  appliedAt: number;
+}
+
+/**
+ * A template as a store holds it: the declaration without its name, as canonical JSON text the
+ * engine reads back with its own validation (the store keeps no policy about templates).
+ */
+export interface StoredTemplate {
+  name: string;
+  queue: string;
+  kind: string;
+  body: string;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** Everything a plan is made against: every queue, template and schedule, and every ownership record. */
+export interface ProjectObjects {
+  queues: Queue[];
+  templates: StoredTemplate[];
+  schedules: Schedule[];
+  owned: Ownership[];
+}
+
+/** A schedule as apply writes it: its fields, where its job came from, its overlap policy. */
+export interface ScheduleDeclared extends ScheduleInput {
+  overlapPolicy: OverlapPolicy;
+  template: string;
+  params: Record<string, string>;
+}
+
+/**
+ * One write of an apply, decided by the engine from what the store read in the same
+ * transaction. A `put` creates the object or changes it, and records `project` as its owner and
+ * `applied` as what it declared.
+ */
+export type ApplyWrite =
+  | { type: 'queue'; action: 'put'; name: string; settings: ConfigureInput; paused: boolean | undefined; project: string; applied: string }
+  /** Deletes the queue; with `force` its waiting and finished jobs first. Running jobs refuse it (InvalidState). */
+  | { type: 'queue'; action: 'delete'; name: string; force: boolean }
+  | { type: 'template'; action: 'put'; name: string; queue: string; kind: string; body: string; project: string; applied: string }
+  | { type: 'template'; action: 'delete'; name: string }
+  /** `nextRunAt` undefined keeps the stored next fire time (the cron, zone and enabled did not change). */
+  | { type: 'schedule'; action: 'put'; schedule: ScheduleDeclared; nextRunAt: number | null | undefined; project: string; applied: string }
+  | { type: 'schedule'; action: 'delete'; name: string };
+
+/** What the engine decided, from what the store read: the writes, and what the call answers. */
+export interface ApplyDecision<T> {
+  writes: ApplyWrite[];
+  result: T;
 }
 
 /** The store in neutral words, as `daemon.status` reports it. */
@@ -313,6 +376,25 @@ export interface StorageBackend {
   fireSchedule(params: FireScheduleParams): Promise<{ schedule: Schedule; job: Job | null } | null>;
   /** Enqueues the schedule's job now without moving its next run time. Rejects with ScheduleNotFound. */
   triggerSchedule(name: string): Promise<EnqueueResult>;
+
+  // Jobs as code: templates, ownership and apply
+
+  /** Every queue (with counts and owner), template, schedule and ownership record, read in one snapshot. */
+  projectObjects(): Promise<ProjectObjects>;
+  /** Every template, by name. */
+  listTemplates(): Promise<StoredTemplate[]>;
+  /** One template. Rejects with TemplateNotFound. */
+  getTemplate(name: string): Promise<StoredTemplate>;
+  /**
+   * A project's apply, all or nothing: in ONE write transaction, reads the project objects,
+   * hands them to `decide` (the engine's plan; synchronous, no I/O; it throws to refuse, and
+   * then nothing is written), and makes every write it returns. Two applies never interleave:
+   * the second plans against what the first committed, so nothing is created twice. A store
+   * whose transactions overlap must serialize applies (PostgreSQL: a transaction-level advisory
+   * lock taken before the read) or an apply racing another could plan against a stale read.
+   * A write the store refuses (a queue with running jobs) rolls every write back.
+   */
+  applyProject<T>(decide: (objects: ProjectObjects) => ApplyDecision<T>): Promise<T>;
 
   // Stats and upkeep
 

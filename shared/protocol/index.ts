@@ -19,3 +19,4 @@ export * from './methods';
 export * from './notifications';
 
 export type { RateLimit } from '../types';
+export { planHash } from './planHash';

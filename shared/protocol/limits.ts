@@ -72,6 +72,8 @@ export const ErrorCode = {
   ScheduleNotFound: 1003,
   /** No worker with that id. data.workerId */
   WorkerNotFound: 1004,
+  /** No template with that name (templates come from a jobs file's apply). data.template */
+  TemplateNotFound: 1005,
   /** The job's state does not allow the action (retry a running job, update a finished one). data.id, data.state */
   InvalidState: 1010,
   /** The caller does not hold the job's lease (it expired, or another worker claimed it). data.id, data.workerId */
@@ -98,6 +100,10 @@ export interface ErrorData {
   id?: string;
   queue?: string;
   schedule?: string;
+  /** The template at fault (templates.get, templates.enqueue). */
+  template?: string;
+  /** The project whose apply was refused. */
+  project?: string;
   workerId?: string;
   /** The job's state when that state refused the action. */
   state?: JobState;

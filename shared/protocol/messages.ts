@@ -20,6 +20,8 @@ import type {
   Schedule,
   Worker,
 } from '../types';
+import type { DeclaredTemplate, Declaration, ObjectType } from '../jobsfile/model';
+import type { Change, Drift, LiveObject } from '../jobsfile/plan';
 
 /** The params of a method that takes none: absent, or an empty object. */
 export type NoParams = Record<string, never> | undefined;
@@ -379,6 +381,81 @@ export interface ScheduleResult {
 /** Every schedule. */
 export interface SchedulesListResult {
   schedules: Schedule[];
+}
+
+/** The params of `project.state`: the project whose plan is being made. */
+export interface ProjectStateParams {
+  /** The jobs file's `project`: the owner name. */
+  project: string;
+}
+
+/**
+ * Everything a plan is made against: every queue, template and schedule on the daemon, owned by
+ * any project or by none, each with its owner and what its owner last applied.
+ */
+export interface ProjectStateResult {
+  objects: LiveObject[];
+}
+
+/** The params of `project.apply`. */
+export interface ApplyProjectParams {
+  /** The owner name; must be the declaration's own `project`. */
+  project: string;
+  /** The jobs file as `parseJobsFile` declared it (shared/jobsfile's Declaration). */
+  file: Declaration;
+  /** Delete queues that still hold jobs (their jobs too). Running jobs always refuse. */
+  force?: boolean;
+  /**
+   * The fingerprint (`planHash`) of the plan the person saw. When the daemon's own plan, made in
+   * the apply's transaction, differs, the apply is refused and nothing changes.
+   */
+  expected?: string;
+}
+
+/** What an apply did. */
+export interface ApplyProjectResult {
+  /** The plan that was applied, made inside the apply's transaction. */
+  changes: Change[];
+  /** False when there was nothing to change. */
+  applied: boolean;
+  /** `planHash` of that plan. */
+  hash: string;
+  /** Objects no project owns, left alone. */
+  unmanaged: { type: ObjectType; name: string }[];
+  /** Objects changed by hand since the last apply, which this apply put back. */
+  drift: Drift[];
+}
+
+/** A template a project's apply stored: the declaration, its owner and times. */
+export interface Template extends DeclaredTemplate {
+  /** The project whose apply made it. */
+  owner?: string;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** The params of a method that names one template. */
+export interface TemplateNameParams {
+  name: string;
+}
+
+/** One template. */
+export interface TemplateResult {
+  template: Template;
+}
+
+/** Every template. */
+export interface TemplatesListResult {
+  templates: Template[];
+}
+
+/** A template enqueued by name, as `spool run` does. */
+export interface EnqueueTemplateParams {
+  name: string;
+  /** Values of the template's `{{name}}` parameters; its defaults fill the rest. */
+  params?: Record<string, string>;
+  /** When given, the template must be this project's: a run never picks another project's template by mistake. */
+  project?: string;
 }
 
 /** One queue's counts in `stats.get`. */

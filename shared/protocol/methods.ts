@@ -10,6 +10,8 @@
  */
 import { method, namesOf, type TypesOfMethod, type MethodInfo } from './define';
 import type {
+  ApplyProjectParams,
+  ApplyProjectResult,
   BulkParams,
   BulkResult,
   CheckpointParams,
@@ -25,6 +27,7 @@ import type {
   EnqueueBatchResult,
   EnqueueParams,
   EnqueueResult,
+  EnqueueTemplateParams,
   FailParams,
   HeartbeatParams,
   HeartbeatResult,
@@ -39,6 +42,8 @@ import type {
   NoParams,
   Ok,
   ProgressParams,
+  ProjectStateParams,
+  ProjectStateResult,
   PurgeQueueParams,
   QueueNameParams,
   QueueResult,
@@ -51,6 +56,9 @@ import type {
   Stats,
   SubscribeParams,
   SubscribeResult,
+  TemplateNameParams,
+  TemplateResult,
+  TemplatesListResult,
   UnsubscribeParams,
   UpdateJobParams,
   UpdateScheduleParams,
@@ -309,6 +317,43 @@ export const METHODS = {
     grouped: false,
     summary: 'Disable a schedule: it enqueues nothing until enabled.',
     errors: ['ScheduleNotFound', 'InvalidParams'],
+  }),
+
+  'project.state': method<ProjectStateParams, ProjectStateResult>()({
+    caller: 'client',
+    grouped: false,
+    summary: 'What a jobs file is planned against: every queue, template and schedule, with its owner and last-applied value.',
+    description:
+      'Objects of every project and of none are listed: a plan needs them to tell creates from conflicts, and to list what is unmanaged. `spool plan` and the language server call it, then `planChanges` (shared/jobsfile).',
+    errors: ['InvalidParams'],
+  }),
+  'project.apply': method<ApplyProjectParams, ApplyProjectResult>()({
+    caller: 'client',
+    grouped: false,
+    summary: "Apply a project's jobs file: create, update and delete its queues, templates and schedules in one transaction.",
+    description:
+      'The daemon plans again inside the transaction, from what it holds, so two applies racing never create an object twice. All or nothing: an invalid declaration, a conflict (a declared name used by a hand-made object or another project), a queue to delete that holds jobs without `force`, or a plan that differs from `expected`, changes nothing. Objects no project owns are never touched. A changed cron takes its next fire time from now and never fires at once.',
+    errors: ['InvalidParams', 'InvalidState'],
+  }),
+
+  'templates.list': method<NoParams, TemplatesListResult>()({
+    caller: 'client',
+    grouped: false,
+    summary: 'Every template the applied jobs files declare.',
+    errors: ['InvalidParams'],
+  }),
+  'templates.get': method<TemplateNameParams, TemplateResult>()({
+    caller: 'client',
+    grouped: false,
+    summary: 'One template.',
+    errors: ['TemplateNotFound', 'InvalidParams'],
+  }),
+  'templates.enqueue': method<EnqueueTemplateParams, EnqueueResult>()({
+    caller: 'client',
+    grouped: false,
+    summary: "Enqueue a template's job, its `{{name}}` parameters filled from `params` and the template's defaults.",
+    description: 'What `spool run` and the editor\'s "Enqueue" lens call. The job runs the template as last applied.',
+    errors: ['TemplateNotFound', 'InvalidParams', 'PayloadTooLarge'],
   }),
 
   'stats.get': method<NoParams, Stats>()({

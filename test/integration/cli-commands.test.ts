@@ -89,8 +89,10 @@ describe('enqueue', () => {
     assert.equal(json.job.maxAttempts, 7);
     assert.deepEqual(json.job.backoff, { strategy: 'linear', baseMs: 2000, capMs: 60_000, jitter: 0.1 });
     assert.equal(json.job.timeoutMs, 90_000);
-    const at = parseJson<EnqueueResult>((await spool(['enqueue', 'cli-enq', '--kind', 'later', '--at', '2099-01-01T00:00:00Z', '--json'])).stdout);
-    assert.equal(at.job.runAt, Date.parse('2099-01-01T00:00:00Z'));
+    // A whole second about a month ahead: within the 10 years a start time may lie ahead, from any clock.
+    const later = new Date(Math.ceil((before + 30 * 86_400_000) / 1000) * 1000).toISOString();
+    const at = parseJson<EnqueueResult>((await spool(['enqueue', 'cli-enq', '--kind', 'later', '--at', later, '--json'])).stdout);
+    assert.equal(at.job.runAt, Date.parse(later));
   });
 
   test('an enqueue that makes a new queue whose name is close to an existing one says so', async () => {

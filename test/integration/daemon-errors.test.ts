@@ -130,13 +130,13 @@ describe('the daemon over its socket: error cases', () => {
     }
     const unknown = await rejectsWith(client.callUnchecked('workers.register', { workerId: 'bad-register', colour: 'red' }), ErrorCode.InvalidParams, 'colour');
     assert.match(unknown.message, /Unknown field "colour"/);
-    assert.equal(unknown.data.allowed, 'workerId, name, host, pid, queues, kinds, concurrency');
+    assert.equal(unknown.data.allowed, 'workerId, name, host, pid, queues, kinds, concurrency, capacity');
     assert.ok(!(await client.call('workers.list')).workers.some((w) => w.id === 'bad-register'));
   });
 
-  test('every queue method on an unknown queue is QueueNotFound naming the queue', async () => {
+  test('every queue method but pause on an unknown queue is QueueNotFound naming the queue', async () => {
+    // Pause is the exception: pausing a queue before its first job makes it, as configure does.
     const calls: [string, () => Promise<unknown>][] = [
-      ['pause', () => client.call('queues.pause', { name: 'no-such-queue' })],
       ['resume', () => client.call('queues.resume', { name: 'no-such-queue' })],
       ['purge', () => client.call('queues.purge', { name: 'no-such-queue' })],
       ['purge states', () => client.call('queues.purge', { name: 'no-such-queue', states: ['dead', 'completed'] })],

@@ -17,16 +17,17 @@ export interface ConfigureInput {
   retentionMs: number | null | undefined;
 }
 
-const MAX_CONCURRENCY = 100_000;
+/** The most jobs a queue may run at once. */
+export const MAX_CONCURRENCY = 100_000;
 const MAX_RATE = 1_000_000;
 
-function rateLimit(value: unknown): RateLimit | null {
+export function rateLimit(value: unknown, field = 'rateLimit'): RateLimit | null {
   if (value === null) return null;
-  const o = object(value, 'rateLimit', ['perSecond', 'burst']);
-  if (o['perSecond'] === undefined) throw invalidParams('rateLimit.perSecond', 'rateLimit.perSecond is required (jobs started per second, e.g. 5 or 0.5)');
-  const perSecond = number(o['perSecond'], 'rateLimit.perSecond', 0.001, MAX_RATE);
+  const o = object(value, field, ['perSecond', 'burst']);
+  if (o['perSecond'] === undefined) throw invalidParams(`${field}.perSecond`, `${field}.perSecond is required (jobs started per second, e.g. 5 or 0.5)`);
+  const perSecond = number(o['perSecond'], `${field}.perSecond`, 0.001, MAX_RATE);
   // Default burst: one second's worth, at least one job.
-  const burst = o['burst'] === undefined ? Math.max(1, Math.ceil(perSecond)) : integer(o['burst'], 'rateLimit.burst', 1, MAX_RATE);
+  const burst = o['burst'] === undefined ? Math.max(1, Math.ceil(perSecond)) : integer(o['burst'], `${field}.burst`, 1, MAX_RATE);
   return { perSecond, burst };
 }
 

@@ -3,6 +3,7 @@ import { GROUPED_METHOD_NAMES } from '../../../shared/protocol';
 import { daemonHandlers } from './daemon';
 import { jobHandlers } from './jobs';
 import { queueHandlers } from './queues';
+import { projectHandlers } from './projects';
 import { scheduleHandlers } from './schedules';
 import type { MethodTable, Services } from './types';
 import { workerHandlers } from './workers';
@@ -24,5 +25,6 @@ export function methodTable(services: Services): MethodTable {
     ...workerHandlers(services),
     ...queueHandlers(services),
     ...scheduleHandlers(services),
+    ...projectHandlers(services),
   };
 }

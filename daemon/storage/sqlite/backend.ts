@@ -17,6 +17,7 @@ import type { ConfigureInput } from '../../engine/validate/queues';
 import type { ScheduleChanges, ScheduleInput } from '../../engine/validate/schedules';
 import type { FailInput, RegisterInput, ReleaseInput } from '../../engine/validate/worker';
 import type {
+  ApplyDecision,
   ChangeRecorder,
   ClaimRequest,
   CompleteOutcome,
@@ -24,7 +25,9 @@ import type {
   DaemonInstance,
   DaemonRegistration,
   FireScheduleParams,
+  ProjectObjects,
   StorageBackend,
+  StoredTemplate,
   StorageFactory,
   StoragePolicy,
   StoreDescription,
@@ -36,6 +39,7 @@ import { claimJobs } from './ops/claim';
 import type { SqliteContext } from './ops/context';
 import { enqueueMany, enqueueOne } from './ops/enqueue';
 import * as manage from './ops/manage';
+import * as projects from './ops/projects';
 import * as queues from './ops/queues';
 import * as schedules from './ops/schedules';
 import * as upkeep from './ops/upkeep';
@@ -404,6 +408,32 @@ export class SqliteBackend implements StorageBackend {
     } catch (error) {
       return Promise.reject(error);
     }
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Jobs as code
+
+  projectObjects(): Promise<ProjectObjects> {
+    return this.read((ctx) => projects.projectObjects(ctx));
+  }
+
+  listTemplates(): Promise<StoredTemplate[]> {
+    return this.read((ctx) => ctx.store.projects.templates());
+  }
+
+  getTemplate(name: string): Promise<StoredTemplate> {
+    return this.read((ctx) => projects.getTemplate(ctx, name));
+  }
+
+  applyProject<T>(decide: (objects: ProjectObjects) => ApplyDecision<T>): Promise<T> {
+    // One BEGIN IMMEDIATE around the read, the plan and the writes: a second apply (from this
+    // process or another on the file) waits for the write lock and plans against what this one
+    // committed.
+    return this.write((ctx) => {
+      const decision = decide(projects.projectObjects(ctx));
+      for (const write of decision.writes) projects.applyWrite(ctx, write);
+      return decision.result;
+    });
   }
 
   // ------------------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ import { JobStatements } from './jobs';
 import { ListStatements } from './list';
 import { migrate } from './migrations';
 import { OutputStatements } from './output';
+import { ProjectStatements } from './projects';
 import { QueueStatements } from './queues';
 import { RunStatements } from './runs';
 import { ScheduleStatements } from './schedules';
@@ -52,6 +53,8 @@ export class Store {
   readonly workers: WorkerStatements;
   readonly daemons: DaemonStatements;
   readonly upkeep: UpkeepStatements;
+  /** Templates and the ownership records of what a project's apply manages. */
+  readonly projects: ProjectStatements;
   /** Counter changes of the open write transaction, written when it commits. */
   readonly counts: PendingCounts;
   /** Delayed jobs per queue, counted when asked and kept while nothing changed them. */
@@ -88,6 +91,7 @@ export class Store {
       this.workers = new WorkerStatements(this.db);
       this.daemons = new DaemonStatements(this.db);
       this.upkeep = new UpkeepStatements(this.db, this.counts, this.delayed);
+      this.projects = new ProjectStatements(this.db);
       this.transaction = this.db.transaction((fn: () => unknown) => fn());
       // After the migrations, so the checkpointer's connection finds the file in WAL mode.
       if (options.walCheckpoints === 'background') this.startCheckpointer(options.walCheckpointFailed);

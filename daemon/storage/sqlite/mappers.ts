@@ -3,6 +3,7 @@
  */
 import type { Backoff, BackoffStrategy, Job, JobContext, JobRun, JobState, MissedRunPolicy, OutputLine, OutputStream, RunOutcome, Schedule, Worker, WorkerType } from '../../../shared/types';
 import { JOB_STATES } from '../../../shared/types';
+import type { OverlapPolicy } from '../../../shared/jobsfile';
 import type { JobInsert } from './jobInsert';
 import { bool, int, intOrNull, json, real, stringArray, text, textOrNull, type Row } from './row';
 
@@ -10,7 +11,7 @@ const STRATEGIES: readonly BackoffStrategy[] = ['exponential', 'linear', 'fixed'
 const OUTCOMES: readonly RunOutcome[] = ['running', 'completed', 'failed', 'lease_expired', 'cancelled', 'interrupted'];
 const STREAMS: readonly OutputStream[] = ['stdout', 'stderr', 'log', 'marker'];
 
-function oneOf<T extends string>(row: Row, column: string, allowed: readonly T[]): T {
+export function oneOf<T extends string>(row: Row, column: string, allowed: readonly T[]): T {
   return oneOfValue(text(row, column), column, allowed);
 }
 
@@ -145,6 +146,20 @@ export function mapOutputLine(row: Row): OutputLine {
 }
 
 const POLICIES: readonly MissedRunPolicy[] = ['skip', 'runOnce'];
+const OVERLAP_POLICIES: readonly OverlapPolicy[] = ['allow', 'skip'];
+
+/** A schedule's stored parameters (JSON text of an object of strings), checked rather than trusted. */
+function paramsOf(row: Row): Record<string, string> | undefined {
+  if (row.get('params') === null || row.get('params') === undefined) return undefined;
+  const value = json(row, 'params');
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error(`schedules.params of "${text(row, 'name')}" is not an object`);
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(value)) {
+    if (typeof v !== 'string') throw new Error(`schedules.params.${k} of "${text(row, 'name')}" is not a string`);
+    out[k] = v;
+  }
+  return out;
+}
 
 export function mapSchedule(row: Row, job: Schedule['job']): Schedule {
   return {
@@ -155,12 +170,26 @@ export function mapSchedule(row: Row, job: Schedule['job']): Schedule {
     job,
     enabled: bool(row, 'enabled'),
     missedPolicy: oneOf(row, 'missed_policy', POLICIES),
+    overlapPolicy: oneOf(row, 'overlap_policy', OVERLAP_POLICIES),
     nextRunAt: intOrNull(row, 'next_run_at'),
     lastRunAt: intOrNull(row, 'last_run_at'),
     lastJobId: textOrNull(row, 'last_job_id'),
     createdAt: int(row, 'created_at'),
     updatedAt: int(row, 'updated_at'),
+    ...optional(row),
   };
+}
+
+/** The fields a schedule has only when apply made it: its owner, template and parameters. */
+function optional(row: Row): Pick<Schedule, 'owner' | 'template' | 'params'> {
+  const out: Pick<Schedule, 'owner' | 'template' | 'params'> = {};
+  const owner = row.get('owner') === undefined ? null : textOrNull(row, 'owner');
+  if (owner !== null) out.owner = owner;
+  const template = textOrNull(row, 'template');
+  if (template !== null) out.template = template;
+  const params = paramsOf(row);
+  if (params !== undefined) out.params = params;
+  return out;
 }
 
 const WORKER_TYPES: readonly WorkerType[] = ['builtin', 'remote'];

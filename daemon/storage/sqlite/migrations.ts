@@ -10,6 +10,7 @@ import { listIndexWithoutRunning } from './migrations/004_list_index_without_run
 import { dueIndexCoversDelayedCount } from './migrations/005_due_index_covers_delayed_count';
 import { completedRunsInJobRow } from './migrations/006_completed_runs_in_job_row';
 import { outputLinesCarryTheirRun } from './migrations/007_output_lines_carry_their_run';
+import { jobsAsCode } from './migrations/008_jobs_as_code';
 import { jobWeights } from './migrations/009_job_weights';
 
 export interface Migration {
@@ -26,7 +27,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 5, name: 'due index covers the delayed count', sql: dueIndexCoversDelayedCount },
   { version: 6, name: 'completed attempts recorded by their job row', sql: completedRunsInJobRow },
   { version: 7, name: 'output lines carry their run', sql: outputLinesCarryTheirRun },
-  // Version 8 is the jobs file's migration, on its own branch.
+  { version: 8, name: 'jobs as code: owners, templates, overlap policy', sql: jobsAsCode },
   { version: 9, name: 'job weights, worker capacities, the branch index and daemon instances', sql: jobWeights },
 ];
 

@@ -51,6 +51,7 @@ function mapSettings(row: Row): QueueSettings {
     defaultTimeoutMs: int(row, 'default_timeout_ms'),
     retentionMs: intOrNull(row, 'retention_ms'),
     createdAt: int(row, 'created_at'),
+    ...(row.get('owner') === null || row.get('owner') === undefined ? {} : { owner: text(row, 'owner') }),
   };
 }
 
@@ -83,7 +84,9 @@ export class QueueStatements {
     private readonly pending: PendingCounts,
     private readonly delayedCounts: DelayedCounts,
   ) {
-    this.allStmt = db.prepare('SELECT * FROM queues ORDER BY name');
+    // The owner comes with the settings (a join on a primary key), cached with them.
+    this.allStmt = db.prepare(`SELECT q.*, m.project AS owner FROM queues q
+      LEFT JOIN managed_objects m ON m.type = 'queue' AND m.name = q.name ORDER BY q.name`);
     this.dataVersionStmt = db.prepare('PRAGMA data_version').pluck();
     this.insertStmt = db.prepare(`
       INSERT INTO queues (name, concurrency, rate_per_second, rate_burst, paused, default_max_attempts,

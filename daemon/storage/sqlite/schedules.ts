@@ -8,6 +8,9 @@ import type { Db } from './db';
 import { mapSchedule } from './mappers';
 import { scalarIntOrNull, text, toRow, type Row } from './row';
 
+const SELECT = `SELECT s.*, m.project AS owner FROM schedules s
+  LEFT JOIN managed_objects m ON m.type = 'schedule' AND m.name = s.name`;
+
 export interface ScheduleWrite {
   name: string;
   cron: string;
@@ -18,6 +21,11 @@ export interface ScheduleWrite {
   missedPolicy: string;
   nextRunAt: number | null;
   now: number;
+  /** Set by apply; a hand-made schedule keeps 'allow' and no template. */
+  overlapPolicy: string;
+  template: string | null;
+  /** JSON text of the template's parameters. */
+  params: string | null;
 }
 
 export class ScheduleStatements {
@@ -34,15 +42,19 @@ export class ScheduleStatements {
     db: Db,
     private readonly parseTemplate: (json: string, name: string) => JobTemplate,
   ) {
-    this.byNameStmt = db.prepare('SELECT * FROM schedules WHERE name = @name');
-    this.allStmt = db.prepare('SELECT * FROM schedules ORDER BY name');
+    // The owner comes with the row (a join on a primary key): every reader of a schedule sees it.
+    this.byNameStmt = db.prepare(`${SELECT} WHERE s.name = @name`);
+    this.allStmt = db.prepare(`${SELECT} ORDER BY s.name`);
     this.insertStmt = db.prepare(`
-      INSERT INTO schedules (name, cron, timezone, queue, job, enabled, missed_policy, next_run_at, created_at, updated_at)
-      VALUES (@name, @cron, @timezone, @queue, @job, @enabled, @missedPolicy, @nextRunAt, @now, @now)
+      INSERT INTO schedules (name, cron, timezone, queue, job, enabled, missed_policy, next_run_at, created_at, updated_at,
+        overlap_policy, template, params)
+      VALUES (@name, @cron, @timezone, @queue, @job, @enabled, @missedPolicy, @nextRunAt, @now, @now,
+        @overlapPolicy, @template, @params)
       ON CONFLICT (name) DO NOTHING`);
     this.updateStmt = db.prepare(`
       UPDATE schedules SET cron = @cron, timezone = @timezone, queue = @queue, job = @job, enabled = @enabled,
-        missed_policy = @missedPolicy, next_run_at = @nextRunAt, updated_at = @now
+        missed_policy = @missedPolicy, next_run_at = @nextRunAt, updated_at = @now,
+        overlap_policy = @overlapPolicy, template = @template, params = @params
       WHERE name = @name`);
     this.deleteStmt = db.prepare('DELETE FROM schedules WHERE name = @name');
     this.casStmt = db.prepare(`

@@ -4,7 +4,7 @@
  */
 import { SpoolError } from '../../../../shared/errors';
 import { ErrorCode, type EnqueueResult } from '../../../../shared/protocol';
-import type { Job, JobTemplate, Schedule } from '../../../../shared/types';
+import { TERMINAL_STATES, type Job, type JobTemplate, type Schedule } from '../../../../shared/types';
 import type { FireScheduleParams } from '../../backend';
 import { scheduleNotFound } from '../../errors';
 import type { SqliteContext } from './context';
@@ -39,6 +39,9 @@ export function createSchedule(ctx: SqliteContext, input: ScheduleInput, nextRun
     missedPolicy: input.missedPolicy,
     nextRunAt: input.enabled ? nextRunAt : null,
     now: ctx.now(),
+    overlapPolicy: 'allow',
+    template: null,
+    params: null,
   });
   if (!inserted) {
     throw new SpoolError(ErrorCode.AlreadyExists, `A schedule named "${input.name}" exists already. Change it with schedules.update (from the command line: spool schedule set ${input.name} …), or remove it first (spool schedule rm ${input.name}).`, { schedule: input.name });
@@ -61,6 +64,10 @@ export function updateSchedule(ctx: SqliteContext, changes: ScheduleChanges, nex
     missedPolicy: changes.missedPolicy ?? current.missedPolicy,
     nextRunAt: !enabled ? null : nextRunAt === undefined ? current.nextRunAt : nextRunAt,
     now: ctx.now(),
+    // A change by hand keeps what apply recorded: plan then reports it as drift.
+    overlapPolicy: current.overlapPolicy ?? 'allow',
+    template: current.template ?? null,
+    params: current.params === undefined ? null : JSON.stringify(current.params),
   });
   return getSchedule(ctx, current.name);
 }
@@ -91,6 +98,17 @@ function enqueueFrom(ctx: SqliteContext, schedule: Schedule): EnqueueResult {
   return result;
 }
 
+/**
+ * A schedule whose overlap policy is `skip` enqueues nothing while the job it enqueued last is
+ * unfinished (queued, retrying or running); the tick still moves next_run_at on. Read in the
+ * fire's own transaction, so the job cannot finish or start between the check and the enqueue.
+ */
+function overlapSkips(ctx: SqliteContext, schedule: Schedule): boolean {
+  if (schedule.overlapPolicy !== 'skip' || schedule.lastJobId === null) return false;
+  const last = ctx.store.jobs.byId(schedule.lastJobId);
+  return last !== undefined && !TERMINAL_STATES.includes(last.state);
+}
+
 export function fireSchedule(ctx: SqliteContext, params: FireScheduleParams): { schedule: Schedule; job: Job | null } | null {
   const schedule = getSchedule(ctx, params.name);
   const swapped = ctx.store.schedules.compareAndSwap({
@@ -101,7 +119,7 @@ export function fireSchedule(ctx: SqliteContext, params: FireScheduleParams): { 
     now: ctx.now(),
   });
   if (!swapped) return null;
-  const job = params.enqueue ? enqueueFrom(ctx, schedule).job : null;
+  const job = params.enqueue && !overlapSkips(ctx, schedule) ? enqueueFrom(ctx, schedule).job : null;
   return { schedule: getSchedule(ctx, params.name), job };
 }
 
