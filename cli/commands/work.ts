@@ -13,6 +13,7 @@
 import { StringDecoder } from 'node:string_decoder';
 import type { Command } from 'commander';
 import { SpoolClient } from '../../shared/client';
+import { jobEnvironment } from '../../shared/client/jobEnv';
 import { runProcessGroup } from '../../shared/client/processGroup';
 import { LIMITS, NAME_PATTERN } from '../../shared/protocol';
 import type { Job } from '../../shared/types';
@@ -160,18 +161,8 @@ function runCommand(
   killAfterMs: number,
 ): Promise<{ exitCode: number }> {
   const payload = JSON.stringify(job.payload ?? null);
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    SPOOL_JOB_ID: job.id,
-    SPOOL_JOB_QUEUE: job.queue,
-    SPOOL_JOB_KIND: job.kind,
-    SPOOL_JOB_ATTEMPT: String(job.attempts),
-    SPOOL_JOB_MAX_ATTEMPTS: String(job.maxAttempts),
-    SPOOL_JOB_PAYLOAD: payload,
-    SPOOL_WORKER_ID: wctx.workerId,
-    SPOOL_SOCKET: socketPath,
-  };
-  if (job.checkpoint !== null && job.checkpoint !== undefined) env.SPOOL_JOB_CHECKPOINT = JSON.stringify(job.checkpoint);
+  // The environment the daemon's shell jobs get too (shared/client/jobEnv.ts).
+  const env: NodeJS.ProcessEnv = { ...process.env, ...jobEnvironment(job, wctx.workerId, socketPath) };
   const output = new OutputForwarder(client, job.id, wctx.workerId);
   const stderrTail: string[] = [];
   // The runner the daemon's shell executor uses: its own process group, so a cancel reaches the
@@ -182,6 +173,7 @@ function runCommand(
     command,
     env,
     stdin: payload,
+    jobId: job.id,
     timeoutMs: job.timeoutMs,
     killGraceMs: killAfterMs,
     onOutput: (stream, chunk) => {

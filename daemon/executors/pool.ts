@@ -48,7 +48,7 @@ export class ExecutorPool {
 
   constructor(
     private readonly engine: QueueEngine,
-    socketPath: string,
+    private readonly socketPath: string,
     readonly cap: number,
     /** After SIGTERM, a job's process group gets this long before SIGKILL. */
     private readonly killGraceMs: number,
@@ -143,7 +143,7 @@ export class ExecutorPool {
       run = { done: Promise.resolve({ kind: 'failed', error: `No built-in executor for kind "${job.kind}".`, permanent: true }), stop: () => undefined };
     } else {
       try {
-        run = executor({ job, output, killGraceMs: this.killGraceMs });
+        run = executor({ job, output, killGraceMs: this.killGraceMs, workerId: this.workerId, socketPath: this.socketPath });
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
         run = { done: Promise.resolve({ kind: 'failed', error: `Could not start the job: ${reason}` }), stop: () => undefined };

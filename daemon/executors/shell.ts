@@ -4,12 +4,14 @@
  * `spool work` uses too), so that cancel, timeout and shutdown reach every process the command
  * started — `process.kill(-pgid)` signals the whole group: SIGTERM first, SIGKILL after the grace
  * period. When the shell itself exits, whatever it left running in its group is killed too: no
- * child outlives its job.
+ * child outlives its job — not even one that left the group with `setsid`, found by the
+ * SPOOL_JOB_ID in its environment (the environment is jobEnv.ts's, the same as `spool work`'s).
  *
  * Exit 0 completes the job with `{exitCode: 0}`; any other exit fails it with the code and the
  * tail of stderr (permanently if the code is listed in `permanentExitCodes`).
  */
 import * as fs from 'node:fs';
+import { jobEnvironment } from '../../shared/client/jobEnv';
 import { runProcessGroup, type ProcessGroupRun } from '../../shared/client/processGroup';
 import { shellPayload, type ShellPayload } from '../engine/validate/payloads';
 import { withPayload, type Executor, type ExecutorContext, type Outcome, type RunningJob, type StopReason } from './types';
@@ -46,7 +48,17 @@ class ShellRun implements RunningJob {
     const group = runProcessGroup<StopReason>({
       command: payload.command,
       cwd: payload.cwd,
-      env: { ...process.env, ...payload.env, SPOOL_JOB_ID: job.id, SPOOL_QUEUE: job.queue, SPOOL_ATTEMPT: String(job.attempts) },
+      env: {
+        ...process.env,
+        ...payload.env,
+        // After the payload's env: the job's own variables are not the payload's to change
+        // (SPOOL_JOB_ID is how the job's processes are found again).
+        ...jobEnvironment(job, this.context.workerId, this.context.socketPath),
+        // The names shell jobs had before the environment was shared with `spool work`, kept.
+        SPOOL_QUEUE: job.queue,
+        SPOOL_ATTEMPT: String(job.attempts),
+      },
+      jobId: job.id,
       timeoutMs: job.timeoutMs,
       killGraceMs: this.context.killGraceMs,
       onOutput: (stream, chunk) => output.write(stream, chunk),

@@ -28,6 +28,10 @@ export interface ExecutorContext {
   output: OutputSink;
   /** After SIGTERM, how long a process group has before SIGKILL. */
   killGraceMs: number;
+  /** The built-in executors' worker id, which holds the job's lease. */
+  workerId: string;
+  /** The daemon's socket, told to the job's command (SPOOL_SOCKET). */
+  socketPath: string;
 }
 
 export type Executor = (context: ExecutorContext) => RunningJob;
