@@ -136,6 +136,11 @@ export class ExecutorPool {
     const output = new OutputSink(
       (stream, lines) => this.engine.appendOutput(job.id, this.workerId, stream, lines),
       (error) => this.logger.warn('Could not store job output', { job: job.id, error }),
+      // `::spool progress …` and `::spool checkpoint …` lines, recorded under the executors' lease.
+      (report) =>
+        report.kind === 'progress'
+          ? this.engine.progress({ id: job.id, workerId: this.workerId, percent: report.percent, ...(report.message !== null ? { message: report.message } : {}) })
+          : this.engine.checkpoint({ id: job.id, workerId: this.workerId, checkpoint: report.checkpoint }),
     );
     const executor = job.kind === 'shell' || job.kind === 'http' ? EXECUTORS[job.kind] : null;
     let run: RunningJob;
