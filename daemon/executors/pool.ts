@@ -148,7 +148,7 @@ export class ExecutorPool {
       run = { done: Promise.resolve({ kind: 'failed', error: `No built-in executor for kind "${job.kind}".`, permanent: true }), stop: () => undefined };
     } else {
       try {
-        run = executor({ job, output, killGraceMs: this.killGraceMs, workerId: this.workerId, socketPath: this.socketPath });
+        run = executor({ job, output, killGraceMs: this.killGraceMs, workerId: this.workerId, socketPath: this.socketPath, queueLimits: {} });
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
         run = { done: Promise.resolve({ kind: 'failed', error: `Could not start the job: ${reason}` }), stop: () => undefined };

@@ -3,7 +3,7 @@
  * stop it on request. The pool (pool.ts) turns outcomes into engine calls.
  */
 import { isSpoolError } from '../../shared/errors';
-import type { Job } from '../../shared/types';
+import type { Job, ResourceLimits } from '../../shared/types';
 import type { OutputSink } from './output';
 
 /** How an attempt ended, from the executor's point of view. */
@@ -32,6 +32,8 @@ export interface ExecutorContext {
   workerId: string;
   /** The daemon's socket, told to the job's command (SPOOL_SOCKET). */
   socketPath: string;
+  /** The resource limits of the job's queue, which the job's own override field by field. */
+  queueLimits: ResourceLimits;
 }
 
 export type Executor = (context: ExecutorContext) => RunningJob;

@@ -17,9 +17,13 @@
  *   only the group is stopped.
  * - Such a process may still hold the pipes: they get a short while to close, then are closed
  *   from this side, so the run ends anyway.
+ * - Resource limits, when given, are set on the shell by `prlimit` (util-linux), which sets them
+ *   on itself and then executes the shell: the shell keeps prlimit's pid, so the group is the
+ *   same, and every process the command starts inherits the limits.
  */
 import { spawn } from 'node:child_process';
 import type { Readable } from 'node:stream';
+import type { ResourceLimits } from '../types';
 import { findJobProcessesAsync, signalJobProcesses, waitUntilGone } from './jobProcesses';
 
 /** After the shell exits, how long its pipes may stay open (held by a process that left the group). */
@@ -53,6 +57,8 @@ export interface ProcessGroupOptions {
    * the group are found by it and stopped with the group.
    */
   jobId?: string;
+  /** Limits set on the shell (and so on everything it starts) with `prlimit`; none when absent or empty. */
+  limits?: ResourceLimits;
   /** Override of PIPE_CLOSE_WAIT_MS (tests). */
   pipeCloseWaitMs?: number;
 }
@@ -82,7 +88,10 @@ export interface ProcessGroupRun<R extends string> {
 
 /** Starts `command` in a process group of its own. See the module comment for how it is stopped. */
 export function runProcessGroup<R extends string>(options: ProcessGroupOptions): ProcessGroupRun<R> {
-  const child = spawn('/bin/sh', ['-c', options.command], {
+  const shell = ['/bin/sh', '-c', options.command];
+  const limits = options.limits === undefined ? [] : prlimitArguments(options.limits);
+  const [file, ...args] = limits.length > 0 ? [PRLIMIT, ...limits, '--', ...shell] : shell;
+  const child = spawn(file, args, {
     cwd: options.cwd,
     env: options.env,
     // Its own process group, so that a signal to -pid reaches everything the command started.
@@ -147,6 +156,23 @@ export function runProcessGroup<R extends string>(options: ProcessGroupOptions):
   });
 
   return { pid, done, stop, kill };
+}
+
+/** The program that applies resource limits, for messages when it cannot be started. */
+export const PRLIMIT = 'prlimit';
+
+/**
+ * `prlimit` options for `limits`, soft and hard limit alike (a command cannot raise them back),
+ * except CPU time: its hard limit is a second past the soft one, so the command gets SIGXCPU
+ * first, which tells the CPU limit apart from any other SIGKILL.
+ */
+export function prlimitArguments(limits: ResourceLimits): string[] {
+  const args: string[] = [];
+  if (limits.memoryBytes !== undefined) args.push(`--as=${limits.memoryBytes}`);
+  if (limits.cpuSeconds !== undefined) args.push(`--cpu=${limits.cpuSeconds}:${limits.cpuSeconds + 1}`);
+  if (limits.openFiles !== undefined) args.push(`--nofile=${limits.openFiles}`);
+  if (limits.processes !== undefined) args.push(`--nproc=${limits.processes}`);
+  return args;
 }
 
 /**

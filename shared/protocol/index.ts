@@ -18,4 +18,4 @@ export * from './messages';
 export * from './methods';
 export * from './notifications';
 
-export type { RateLimit } from '../types';
+export type { RateLimit, ResourceLimits } from '../types';
