@@ -167,6 +167,8 @@ export interface Queue {
   defaultTimeoutMs: number;
   /** Finished jobs older than this are deleted by retention cleanup; null keeps them forever. */
   retentionMs: number | null;
+  /** Limits on its shell jobs' processes, which a job's own `payload.limits` override; `{}` when none. */
+  limits: ResourceLimits;
   /** Per state; `queued` includes the delayed ones. */
   counts: JobCounts;
   /** Queued jobs whose runAt is in the future (a subset of counts.queued). */

@@ -88,6 +88,22 @@ describe('shell job resource limits', () => {
     assert.match(notShell.stderr, /limit a shell job: use them with --shell/);
   });
 
+  test("a queue's limits hold its shell jobs; a job's own override them field by field (spool queue <name> set)", async () => {
+    const set = await runCli(['queue', 'limits-q', 'set', '--memory', '256MiB', '--open-files', '32', '--cpu', '1h'], { socketPath: daemon.socketPath });
+    assert.equal(set.code, 0, set.stderr);
+    assert.match(set.stdout, /shell limits:\s+memory 256 MiB, CPU time 1h, open files 32/);
+    const allocate = `python3 -c 'x = bytearray(1024 ** 3)'`;
+    const held = await runToEnd(allocate, undefined, 'limits-q');
+    assert.match(held.lastError ?? '', /^Killed: memory limit 256 MiB\./);
+    // The job's own memory limit replaces the queue's; the queue's open-files limit still holds.
+    const own = await runToEnd(`${allocate} && python3 -c "files = [open('/dev/null') for _ in range(100)]"`, { memoryBytes: 4096 * MiB }, 'limits-q');
+    assert.match(own.lastError ?? '', /^Failed: open files limit 32\./);
+    const removed = await runCli(['queue', 'limits-q', 'set', '--memory', 'none', '--cpu', 'none', '--json'], { socketPath: daemon.socketPath });
+    assert.deepEqual((JSON.parse(removed.stdout) as { queue: { limits: unknown } }).queue.limits, { openFiles: 32 });
+    const free = await runToEnd(allocate, undefined, 'limits-q');
+    assert.equal(free.state, 'completed', free.lastError ?? '');
+  });
+
   test('limits are validated like every field, naming it and what is allowed', async () => {
     const cases: [unknown, RegExp][] = [
       [{ memoryBytes: 1024 }, /payload\.limits\.memoryBytes must be an integer bytes, from 16 MiB/],

@@ -155,11 +155,11 @@ test('a migration that fails halfway leaves nothing behind and records no versio
 
   assert.throws(() => migrate(db, 0), /^Error: Migration 3 \(job counters kept by the store\) failed: duplicate column name: claimed_from/);
   assert.deepEqual(triggersLeft(), [...triggers].sort(), 'the triggers its first statements dropped are back');
-  assert.deepEqual(versions(), [1, 2, 4, 5, 6, 7]);
+  assert.deepEqual(versions(), MIGRATIONS.map((m) => m.version).filter((v) => v !== 3));
   assert.equal(db.inTransaction, false);
 
   db.exec('ALTER TABLE jobs DROP COLUMN claimed_from');
   assert.deepEqual(migrate(db, 0), [3]);
   assert.deepEqual(triggersLeft(), []);
-  assert.deepEqual(versions(), [1, 2, 3, 4, 5, 6, 7]);
+  assert.deepEqual(versions(), MIGRATIONS.map((m) => m.version));
 });

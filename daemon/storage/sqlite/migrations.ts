@@ -10,6 +10,7 @@ import { listIndexWithoutRunning } from './migrations/004_list_index_without_run
 import { dueIndexCoversDelayedCount } from './migrations/005_due_index_covers_delayed_count';
 import { completedRunsInJobRow } from './migrations/006_completed_runs_in_job_row';
 import { outputLinesCarryTheirRun } from './migrations/007_output_lines_carry_their_run';
+import { queueResourceLimits } from './migrations/010_queue_resource_limits';
 
 export interface Migration {
   version: number;
@@ -25,6 +26,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 5, name: 'due index covers the delayed count', sql: dueIndexCoversDelayedCount },
   { version: 6, name: 'completed attempts recorded by their job row', sql: completedRunsInJobRow },
   { version: 7, name: 'output lines carry their run', sql: outputLinesCarryTheirRun },
+  { version: 10, name: 'queue resource limits', sql: queueResourceLimits },
 ];
 
 /** Applies every migration the file lacks; returns the versions applied. */
