@@ -3,7 +3,7 @@
  * and `::spool checkpoint {"step":3}`, in the daemon's shell jobs and under `spool work` alike:
  * the job shows the progress while it runs, the next attempt finds the checkpoint in
  * SPOOL_JOB_CHECKPOINT, the report lines are not kept in the output, and a `::spool` line that is
- * not understood is kept with a note saying why.
+ * not understood is kept with a note saying why. Both give the command the same environment.
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -11,6 +11,7 @@ import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { SpoolClient } from '../../shared/client';
 import type { Job } from '../../shared/types';
+import { JOB_ENV } from '../../shared/client/jobEnv';
 import { startDaemon, waitFor, type TestDaemon } from '../helpers/daemon';
 import { startCli, stopCli } from './cli-run';
 
@@ -94,5 +95,43 @@ describe('::spool report lines', () => {
       const { job } = await client.call('jobs.enqueue', { queue: 'reports-work', kind: 'build', maxAttempts: 2, backoff: { strategy: 'fixed', baseMs: 100 } });
       return job;
     });
+  });
+});
+
+describe("the job's environment", () => {
+  const PRINT_ENV = 'env | grep ^SPOOL_ | sort';
+
+  /** The job's variables (JOB_ENV's names) its command printed, by name. */
+  async function variables(id: string): Promise<Map<string, string>> {
+    await waitFor(`job ${id} to complete`, async () => ((await getJob(id)).state === 'completed' ? true : undefined));
+    const names: string[] = Object.values(JOB_ENV);
+    const lines = (await client.call('jobs.output', { id })).lines.filter((l) => l.stream === 'stdout').map((l) => l.text);
+    return new Map(lines.map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)] as [string, string]).filter(([name]) => names.includes(name)));
+  }
+
+  test('a shell job and a spool work command get the same variables; the payload env cannot change them', async (t) => {
+    const { job: shellJob } = await client.call('jobs.enqueue', {
+      queue: 'env-shell',
+      kind: 'shell',
+      maxAttempts: 4,
+      payload: { command: PRINT_ENV, env: { SPOOL_JOB_ID: 'not-mine', OTHER: 'x' } },
+    });
+    const shell = await variables(shellJob.id);
+    assert.equal(shell.get('SPOOL_JOB_ID'), shellJob.id);
+    assert.equal(shell.get('SPOOL_JOB_QUEUE'), 'env-shell');
+    assert.equal(shell.get('SPOOL_JOB_KIND'), 'shell');
+    assert.equal(shell.get('SPOOL_JOB_ATTEMPT'), '1');
+    assert.equal(shell.get('SPOOL_JOB_MAX_ATTEMPTS'), '4');
+    assert.deepEqual(JSON.parse(shell.get('SPOOL_JOB_PAYLOAD') ?? 'null'), shellJob.payload);
+    assert.equal(shell.get('SPOOL_SOCKET'), daemon.socketPath);
+    assert.match(shell.get('SPOOL_WORKER_ID') ?? '', /^builtin:/);
+
+    const cli = startCli(['work', 'env-work', '--exec', PRINT_ENV, '--quiet'], { socketPath: daemon.socketPath });
+    t.after(() => stopCli(cli));
+    await waitFor('the worker to start', () => cli.stderr().includes('is taking jobs'));
+    const { job: workJob } = await client.call('jobs.enqueue', { queue: 'env-work', kind: 'k', payload: { a: 1 } });
+    const work = await variables(workJob.id);
+    assert.deepEqual([...work.keys()].sort(), [...shell.keys()].sort(), 'the same names');
+    assert.equal(work.get('SPOOL_JOB_ID'), workJob.id);
   });
 });
