@@ -13,15 +13,15 @@
 import { StringDecoder } from 'node:string_decoder';
 import { LIMITS } from '../../shared/protocol';
 import { splitLine } from '../../shared/domain/output-lines';
-import { parseOutputCommand } from '../../shared/domain/output-commands';
+import { parseOutputCommand, type OutputCommand } from '../../shared/domain/output-commands';
 
 export type ExecutorStream = 'stdout' | 'stderr' | 'log';
 
 /** Appends lines of one stream; rejects if the engine refuses them. */
 export type AppendLines = (stream: ExecutorStream, lines: string[]) => Promise<void>;
 
-/** What a job's command reported about itself in its output. */
-export type JobReport = { kind: 'progress'; percent: number; message: string | null } | { kind: 'checkpoint'; checkpoint: unknown };
+/** What a job's command reported about itself in its output: progress or a checkpoint. */
+export type JobReport = Exclude<OutputCommand, { kind: 'invalid' }>;
 
 /** Records a report as the job's progress or checkpoint; rejects if the engine refuses it. */
 export type RecordReport = (report: JobReport) => Promise<void>;
