@@ -137,6 +137,22 @@ export interface OutputLine {
 
 export type JobCounts = Record<JobState, number>;
 
+/**
+ * Operating-system limits on a shell job's processes (setrlimit, applied with `prlimit`), each
+ * per process and inherited by the processes it starts. A queue's limits apply to its shell jobs;
+ * a job's own (`payload.limits`) override them field by field.
+ */
+export interface ResourceLimits {
+  /** Address space, in bytes (RLIMIT_AS): an allocation past it fails. */
+  memoryBytes?: number;
+  /** CPU time, in seconds (RLIMIT_CPU): SIGXCPU when it is used up, SIGKILL a second later. */
+  cpuSeconds?: number;
+  /** Open file descriptors (RLIMIT_NOFILE). */
+  openFiles?: number;
+  /** Processes (RLIMIT_NPROC), counted for the whole user the daemon runs as, not per job. */
+  processes?: number;
+}
+
 export interface RateLimit {
   /** Sustained jobs started per second. */
   perSecond: number;
@@ -156,6 +172,8 @@ export interface Queue {
   defaultTimeoutMs: number;
   /** Finished jobs older than this are deleted by retention cleanup; null keeps them forever. */
   retentionMs: number | null;
+  /** Limits on its shell jobs' processes, which a job's own `payload.limits` override; `{}` when none. */
+  limits: ResourceLimits;
   /** Per state; `queued` includes the delayed ones. */
   counts: JobCounts;
   /** Queued jobs whose runAt is in the future (a subset of counts.queued). */

@@ -14,9 +14,11 @@ import { outputPrinter } from '../output';
 import { parseDuration } from '../parse/duration';
 import { parseStartTime, type StartTime } from '../parse/start-time';
 import { parseInteger } from '../parse/values';
+import { addLimitOptions, resolveLimits, type LimitOptionValues } from '../parse/limits';
 
 type EnqueueOptions = JobSourceOptions &
-  JobOptionValues & {
+  JobOptionValues &
+  LimitOptionValues & {
     delay?: string;
     at?: string;
     key?: string;
@@ -32,6 +34,7 @@ export function registerEnqueue(program: Command): void {
     .argument('<queue>', 'the queue (created on first use)');
   addJobSourceOptions(cmd);
   addJobOptions(cmd);
+  addLimitOptions(cmd, 'with --shell: ', false);
   cmd
     .option('--delay <duration>', 'start no earlier than this from now, e.g. 30s, 5m, 2h')
     .option('--at <time>', 'start no earlier than this time: local unless it names a zone, e.g. 2026-05-01T09:00, 2026-05-01T09:00Z or +30m (a past time is refused)')
@@ -45,6 +48,7 @@ export function registerEnqueue(program: Command): void {
 Examples:
   spool enqueue default --shell "npm run build"
   spool enqueue ci --shell "make test" --wait
+  spool enqueue encode --shell "ffmpeg -i in.mov out.mp4" --memory 2GiB --cpu 10m
   spool enqueue hooks --http https://example.com/hook --method POST --body '{"ok":true}'
   spool enqueue images --kind resize --payload '{"path":"a.png","width":640}' --priority 5
   spool enqueue video --shell "./encode.sh big.mov" --weight 4
@@ -58,6 +62,13 @@ async function enqueue(ctx: CliContext, args: (string | string[] | undefined)[],
   const queue = arg(args, 0);
   const source = await resolveJobSource(o);
   const params: EnqueueParams = { queue, ...source, ...resolveJobOptions(o), context: enqueueContext() };
+  const limits = resolveLimits(o);
+  if (limits !== undefined) {
+    if (o.shell === undefined || typeof params.payload !== 'object' || params.payload === null) {
+      throw new CliError('--memory, --cpu, --open-files and --processes limit a shell job: use them with --shell "<command>". A queue\'s limits are set with spool queue <name> set.');
+    }
+    params.payload = { ...params.payload, limits };
+  }
   if (o.delay !== undefined && o.at !== undefined) throw new CliError('Use --delay or --at, not both.');
   if (o.delay !== undefined) params.delayMs = parseDuration(o.delay, '--delay');
   let start: StartTime | null = null;

@@ -11,8 +11,9 @@ import { parseTimeout } from '../jobsource';
 import { parseBackoff, parseDuration } from '../parse/duration';
 import { collect, parseInteger, parseRate, parseStates } from '../parse/values';
 import { LIMITS } from '../../shared/protocol';
+import { addLimitOptions, resolveLimitChanges, type LimitOptionValues } from '../parse/limits';
 
-type QueueOptions = {
+type QueueOptions = LimitOptionValues & {
   concurrency?: string;
   rate?: string;
   attempts?: string;
@@ -43,7 +44,7 @@ export function registerQueues(program: Command): void {
       }),
     );
 
-  program
+  const cmd = program
     .command('queue')
     .description('Show a queue, or pause, resume, purge, set (configure) or delete it')
     .argument('<name>', 'the queue')
@@ -53,7 +54,9 @@ export function registerQueues(program: Command): void {
     .option('--attempts <n>', 'set: default attempts per job')
     .option('--backoff <strategy:base:cap>', 'set: default wait between attempts, e.g. exponential:1s:5m')
     .option('--timeout <duration>', 'set: default lease per attempt, e.g. 10m')
-    .option('--retention <duration|forever>', 'set: delete finished jobs older than this, e.g. 7d')
+    .option('--retention <duration|forever>', 'set: delete finished jobs older than this, e.g. 7d');
+  addLimitOptions(cmd, "set: its shell jobs' ", true);
+  cmd
     .option('-s, --state <state>', 'purge: only these states (default all but running)', collect)
     .option('--force', 'delete: even if it still has jobs')
     .option('-y, --yes', 'purge: do not ask (without a terminal, purge asks for this)')
@@ -65,6 +68,8 @@ Examples:
   spool queue images
   spool queue images pause
   spool queue images set --concurrency 2 --rate 5/s --attempts 5 --backoff exponential:1s:5m --retention 7d
+  spool queue encode set --memory 2GiB --cpu 10m --open-files 1024
+  spool queue encode set --cpu none
   spool queue images purge --state dead
   spool queue images purge --yes
   spool queue images delete --force`,
@@ -132,8 +137,10 @@ function configureParams(name: string, o: QueueOptions): ConfigureQueueParams {
   if (o.backoff !== undefined) p.defaultBackoff = parseBackoff(o.backoff);
   if (o.timeout !== undefined) p.defaultTimeoutMs = parseTimeout(o.timeout);
   if (o.retention !== undefined) p.retentionMs = o.retention === 'forever' ? null : parseDuration(o.retention, '--retention');
+  const limits = resolveLimitChanges(o);
+  if (limits !== undefined) p.limits = limits;
   if (Object.keys(p).length === 1) {
-    throw new CliError('Nothing to set: give --concurrency, --rate, --attempts, --backoff, --timeout or --retention.');
+    throw new CliError('Nothing to set: give --concurrency, --rate, --attempts, --backoff, --timeout, --retention, --memory, --cpu, --open-files or --processes.');
   }
   return p;
 }

@@ -13,6 +13,7 @@
 import { StringDecoder } from 'node:string_decoder';
 import type { Command } from 'commander';
 import { SpoolClient } from '../../shared/client';
+import { jobEnvironment } from '../../shared/client/jobEnv';
 import { runProcessGroup } from '../../shared/client/processGroup';
 import { LIMITS, NAME_PATTERN } from '../../shared/protocol';
 import type { Job } from '../../shared/types';
@@ -26,6 +27,7 @@ import { formatDuration } from '../format/time';
 import { collect, parseInteger } from '../parse/values';
 import { unknownQueueNote } from '../hints';
 import { splitLine } from '../../shared/domain/output-lines';
+import { parseOutputCommand, type OutputCommand } from '../../shared/domain/output-commands';
 
 type WorkOptions = {
   exec?: string;
@@ -167,18 +169,8 @@ function runCommand(
   killAfterMs: number,
 ): Promise<{ exitCode: number }> {
   const payload = JSON.stringify(job.payload ?? null);
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    SPOOL_JOB_ID: job.id,
-    SPOOL_JOB_QUEUE: job.queue,
-    SPOOL_JOB_KIND: job.kind,
-    SPOOL_JOB_ATTEMPT: String(job.attempts),
-    SPOOL_JOB_MAX_ATTEMPTS: String(job.maxAttempts),
-    SPOOL_JOB_PAYLOAD: payload,
-    SPOOL_WORKER_ID: wctx.workerId,
-    SPOOL_SOCKET: socketPath,
-  };
-  if (job.checkpoint !== null && job.checkpoint !== undefined) env.SPOOL_JOB_CHECKPOINT = JSON.stringify(job.checkpoint);
+  // The environment the daemon's shell jobs get too (shared/client/jobEnv.ts).
+  const env: NodeJS.ProcessEnv = { ...process.env, ...jobEnvironment(job, wctx.workerId, socketPath) };
   const output = new OutputForwarder(client, job.id, wctx.workerId);
   const stderrTail: string[] = [];
   // The runner the daemon's shell executor uses: its own process group, so a cancel reaches the
@@ -189,6 +181,7 @@ function runCommand(
     command,
     env,
     stdin: payload,
+    jobId: job.id,
     timeoutMs: job.timeoutMs,
     killGraceMs: killAfterMs,
     onOutput: (stream, chunk) => {
@@ -227,17 +220,23 @@ function describeAbort(signal: AbortSignal): string {
   return reason instanceof Error ? reason.message : 'the job was cancelled';
 }
 
+type Report = Exclude<OutputCommand, { kind: 'invalid' }>;
+
 /**
  * Sends a command's output to the daemon in batches (one `jobs.log` per stream per flush),
  * splitting it into lines. A line over the daemon's per-line limit is sent as several lines of
  * at most that many bytes, as the daemon's own shell executor does, so none of it is lost.
+ * A report line (`::spool progress 40 compiling`, `::spool checkpoint {"step":3}`) becomes a
+ * `jobs.progress` or `jobs.checkpoint` call under this worker's lease instead of output, as in
+ * the daemon's shell executor; one not understood is kept, followed by a `log` line saying why.
  */
 class OutputForwarder {
   private readonly partial = { stdout: '', stderr: '' };
   // A chunk from the pipe may end inside a multi-byte character; the decoder keeps those bytes
   // for the next chunk instead of turning them into replacement characters.
   private readonly decoders = { stdout: new StringDecoder('utf8'), stderr: new StringDecoder('utf8') };
-  private readonly pending = { stdout: [] as string[], stderr: [] as string[] };
+  private readonly pending = { stdout: [] as string[], stderr: [] as string[], log: [] as string[] };
+  private reports: Report[] = [];
   private timer: NodeJS.Timeout | null = null;
   private sending: Promise<void> = Promise.resolve();
 
@@ -251,7 +250,7 @@ class OutputForwarder {
     const text = this.partial[stream] + this.decoders[stream].write(data);
     const lines = text.split('\n');
     const rest = lines.pop() ?? '';
-    for (const line of lines) this.pending[stream].push(...splitLine(line));
+    for (const line of lines) this.line(stream, line);
     // A line with no newline yet that is already over the limit: its full pieces go now rather
     // than being held in memory; the last piece waits for the rest of the line.
     const pieces = splitLine(rest);
@@ -264,18 +263,35 @@ class OutputForwarder {
   flush(): Promise<void> {
     for (const stream of ['stdout', 'stderr'] as const) {
       const rest = this.partial[stream] + this.decoders[stream].end();
-      if (rest !== '') this.pending[stream].push(...splitLine(rest));
+      if (rest !== '') this.line(stream, rest);
       this.partial[stream] = '';
     }
     return this.send();
+  }
+
+  /** A whole line: a report, or output. */
+  private line(stream: 'stdout' | 'stderr', raw: string): void {
+    const text = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+    const command = parseOutputCommand(text);
+    if (command !== null && command.kind !== 'invalid') {
+      const last = this.reports[this.reports.length - 1];
+      // Progress reported faster than it is sent: only the latest of a burst matters.
+      if (command.kind === 'progress' && last?.kind === 'progress') this.reports.pop();
+      this.reports.push(command);
+      return;
+    }
+    this.pending[stream].push(...splitLine(raw));
+    if (command !== null) this.pending.log.push(`The line "${text.slice(0, 80)}" was not understood as a report: ${command.reason}.`);
   }
 
   private send(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     // One jobs.log per stream and at most LIMITS.maxBatch lines, the most one call takes.
-    const batches: { stream: 'stdout' | 'stderr'; lines: string[] }[] = [];
-    for (const stream of ['stdout', 'stderr'] as const) {
+    const batches: { stream: 'stdout' | 'stderr' | 'log'; lines: string[] }[] = [];
+    const reports = this.reports;
+    this.reports = [];
+    for (const stream of ['stdout', 'stderr', 'log'] as const) {
       const lines = this.pending[stream].splice(0);
       for (let i = 0; i < lines.length; i += LIMITS.maxBatch) batches.push({ stream, lines: lines.slice(i, i + LIMITS.maxBatch) });
     }
@@ -286,6 +302,19 @@ class OutputForwarder {
         } catch (error) {
           // Output is a convenience; losing some (the lease was lost, the daemon restarted) must not fail the job.
           process.stderr.write(`spool work: job ${this.jobId}: could not save ${b.lines.length} output line(s): ${error instanceof Error ? error.message : String(error)}\n`);
+        }
+      }
+      for (const report of reports) {
+        try {
+          if (report.kind === 'progress') {
+            await this.client.call('jobs.progress', { id: this.jobId, workerId: this.workerId, percent: report.percent, ...(report.message !== null ? { message: report.message } : {}) });
+          } else {
+            await this.client.call('jobs.checkpoint', { id: this.jobId, workerId: this.workerId, checkpoint: report.checkpoint });
+          }
+        } catch (error) {
+          // Told in the job's output, as the daemon's shell executor tells it.
+          const reason = error instanceof Error ? error.message : String(error);
+          await this.client.call('jobs.log', { id: this.jobId, workerId: this.workerId, stream: 'log', lines: [`The job's ${report.kind} report was not recorded: ${reason}`] }).catch(() => undefined);
         }
       }
     });

@@ -6,6 +6,7 @@ import { describeCron } from '../../shared/domain/cron';
 import type { QueueStats, ScheduleResult, Stats } from '../../shared/protocol';
 import { formatBackoff } from '../../shared/domain/backoff';
 import { formatRate } from '../../shared/domain/rates';
+import { formatLimits } from '../../shared/domain/resource-limits';
 import type { Job, JobRun, JobState, Queue, Schedule, Worker } from '../../shared/types';
 import type { Colors } from './color';
 import { renderFields, renderTable, type Column } from './table';
@@ -187,6 +188,7 @@ export function queueDetails(q: Queue, c: Colors): string {
       ['backoff', formatBackoff(b)],
       ['timeout', formatDuration(q.defaultTimeoutMs)],
       ['retention', q.retentionMs === null ? 'forever' : q.retentionMs === 0 ? 'none: finished jobs are deleted at the next cleanup' : formatDuration(q.retentionMs)],
+      ['shell limits', formatLimits(q.limits)],
       ['created', formatTimestamp(q.createdAt)],
     ],
     c.dim,

@@ -147,6 +147,8 @@ export function decideApply(input: ApplyInput, objects: ProjectObjects, now: num
         defaultBackoff: s.backoff,
         defaultTimeoutMs: s.timeoutMs,
         retentionMs: s.retentionMs,
+        // The jobs file does not declare shell resource limits (yet): apply leaves a queue's as they are.
+        limits: undefined,
       },
       paused: s.paused,
       project,

@@ -4,15 +4,29 @@
  * into pieces), keeps stdout and stderr lines in the order they arrived, and hands them to the
  * engine in small groups — one transaction per burst rather than per line. The engine stores
  * them (capped per job) and emits them to `jobs.output` subscribers.
+ *
+ * A line of stdout or stderr that is a report (`::spool progress 40 compiling`, `::spool
+ * checkpoint {"step":3}`, shared/domain/output-commands.ts) goes to the engine as progress or a
+ * checkpoint instead, in its place among the lines, and is not kept in the output; one that
+ * starts with `::spool ` but is not understood is kept, followed by a `log` line saying why.
  */
 import { StringDecoder } from 'node:string_decoder';
 import { LIMITS } from '../../shared/protocol';
 import { splitLine } from '../../shared/domain/output-lines';
+import { parseOutputCommand, type OutputCommand } from '../../shared/domain/output-commands';
 
 export type ExecutorStream = 'stdout' | 'stderr' | 'log';
 
 /** Appends lines of one stream; rejects if the engine refuses them. */
 export type AppendLines = (stream: ExecutorStream, lines: string[]) => Promise<void>;
+
+/** What a job's command reported about itself in its output: progress or a checkpoint. */
+export type JobReport = Exclude<OutputCommand, { kind: 'invalid' }>;
+
+/** Records a report as the job's progress or checkpoint; rejects if the engine refuses it. */
+export type RecordReport = (report: JobReport) => Promise<void>;
+
+type Queued = { stream: ExecutorStream; text: string } | { report: JobReport };
 
 /** How long lines wait to be grouped before they are written. */
 const FLUSH_DELAY_MS = 20;
@@ -20,7 +34,7 @@ const FLUSH_DELAY_MS = 20;
 const TAIL_LINES = 20;
 
 export class OutputSink {
-  private queued: { stream: ExecutorStream; text: string }[] = [];
+  private queued: Queued[] = [];
   private timer: NodeJS.Timeout | null = null;
   private readonly partial = new Map<ExecutorStream, string>();
   private readonly decoders = new Map<ExecutorStream, StringDecoder>();
@@ -31,6 +45,8 @@ export class OutputSink {
   constructor(
     private readonly append: AppendLines,
     private readonly onError: (error: unknown) => void,
+    /** Where reports go; without it, `::spool` lines are ordinary output. */
+    private readonly record?: RecordReport,
   ) {}
 
   /** A chunk of a child's stdout or stderr. */
@@ -72,6 +88,15 @@ export class OutputSink {
 
   private line(stream: ExecutorStream, raw: string): void {
     const text = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+    const command = this.record !== undefined && stream !== 'log' ? parseOutputCommand(text) : null;
+    if (command !== null && command.kind !== 'invalid') {
+      const last = this.queued[this.queued.length - 1];
+      // Progress reported faster than it is written: only the latest of a burst matters.
+      if (command.kind === 'progress' && last !== undefined && 'report' in last && last.report.kind === 'progress') this.queued.pop();
+      this.queued.push({ report: command });
+      this.schedule();
+      return;
+    }
     for (const piece of splitLine(text)) {
       this.queued.push({ stream, text: piece });
       if (stream === 'stderr') {
@@ -79,6 +104,11 @@ export class OutputSink {
         if (this.stderrTail.length > TAIL_LINES) this.stderrTail.shift();
       }
     }
+    if (command !== null) this.queued.push({ stream: 'log', text: `The line above was not understood as a report: ${command.reason}.` });
+    this.schedule();
+  }
+
+  private schedule(): void {
     if (!this.timer) {
       this.timer = setTimeout(() => void this.writeQueued(), FLUSH_DELAY_MS);
       this.timer.unref();
@@ -91,18 +121,32 @@ export class OutputSink {
     const queued = this.queued;
     this.queued = [];
     // Consecutive lines of one stream go together; a change of stream starts a new call, so the
-    // interleaving of stdout and stderr is kept.
-    const groups: { stream: ExecutorStream; lines: string[] }[] = [];
+    // interleaving of stdout and stderr is kept. A report is a call of its own, in its place.
+    const groups: ({ stream: ExecutorStream; lines: string[] } | { report: JobReport })[] = [];
     let i = 0;
     while (i < queued.length) {
-      const stream = queued[i].stream;
+      const first = queued[i];
+      if ('report' in first) {
+        groups.push(first);
+        i++;
+        continue;
+      }
       const lines: string[] = [];
-      while (i < queued.length && queued[i].stream === stream) lines.push(queued[i++].text);
-      groups.push({ stream, lines });
+      while (i < queued.length) {
+        const item = queued[i];
+        if (!('text' in item) || item.stream !== first.stream) break;
+        lines.push(item.text);
+        i++;
+      }
+      groups.push({ stream: first.stream, lines });
     }
     if (groups.length === 0) return this.written;
     this.written = this.written.then(async () => {
       for (const group of groups) {
+        if ('report' in group) {
+          await this.report(group.report);
+          continue;
+        }
         try {
           await this.append(group.stream, group.lines);
         } catch (error) {
@@ -112,5 +156,15 @@ export class OutputSink {
       }
     });
     return this.written;
+  }
+
+  /** A report the engine refuses is told in the output, where whoever looks at the job sees it. */
+  private async report(report: JobReport): Promise<void> {
+    try {
+      await this.record?.(report);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      await this.append('log', [`The job's ${report.kind} report was not recorded: ${reason}`]).catch((e: unknown) => this.onError(e));
+    }
   }
 }

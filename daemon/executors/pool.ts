@@ -13,7 +13,7 @@ import { createHash } from 'node:crypto';
 import * as os from 'node:os';
 import { SpoolError } from '../../shared/errors';
 import { ErrorCode, LIMITS } from '../../shared/protocol';
-import type { Job } from '../../shared/types';
+import type { Job, ResourceLimits } from '../../shared/types';
 import type { EngineClaimParams, JobChange, QueueEngine } from '../engine/api';
 import type { Logger } from '../lifecycle/logger';
 import { runHttp } from './http';
@@ -48,7 +48,7 @@ export class ExecutorPool {
 
   constructor(
     private readonly engine: QueueEngine,
-    socketPath: string,
+    private readonly socketPath: string,
     readonly cap: number,
     /** After SIGTERM, a job's process group gets this long before SIGKILL. */
     private readonly killGraceMs: number,
@@ -129,13 +129,38 @@ export class ExecutorPool {
       this.logger.error('Built-in executors could not claim jobs', { error });
       return;
     }
-    for (const job of jobs) this.startJob(job);
+    const limits = await this.queueLimits(jobs);
+    // Shut down meanwhile: the claimed jobs stay running under this worker's id, and start-up
+    // recovery (or the reaper, when their lease runs out) puts them back.
+    if (this.stopped) return;
+    for (const job of jobs) this.startJob(job, limits.get(job.queue) ?? {});
   }
 
-  private startJob(job: Job): void {
+  /**
+   * The resource limits of the queues of the shell jobs among `jobs`, read once per queue per
+   * claim. A queue that cannot be read gives none, said in the log: the job still runs.
+   */
+  private async queueLimits(jobs: Job[]): Promise<Map<string, ResourceLimits>> {
+    const limits = new Map<string, ResourceLimits>();
+    for (const queue of new Set(jobs.filter((j) => j.kind === 'shell').map((j) => j.queue))) {
+      try {
+        limits.set(queue, (await this.engine.getQueue(queue)).limits);
+      } catch (error) {
+        this.logger.warn("Could not read a queue's resource limits; its shell jobs run with their own only", { queue, error });
+      }
+    }
+    return limits;
+  }
+
+  private startJob(job: Job, queueLimits: ResourceLimits): void {
     const output = new OutputSink(
       (stream, lines) => this.engine.appendOutput(job.id, this.workerId, stream, lines),
       (error) => this.logger.warn('Could not store job output', { job: job.id, error }),
+      // `::spool progress …` and `::spool checkpoint …` lines, recorded under the executors' lease.
+      (report) =>
+        report.kind === 'progress'
+          ? this.engine.progress({ id: job.id, workerId: this.workerId, percent: report.percent, ...(report.message !== null ? { message: report.message } : {}) })
+          : this.engine.checkpoint({ id: job.id, workerId: this.workerId, checkpoint: report.checkpoint }),
     );
     const executor = job.kind === 'shell' || job.kind === 'http' ? EXECUTORS[job.kind] : null;
     let run: RunningJob;
@@ -143,7 +168,7 @@ export class ExecutorPool {
       run = { done: Promise.resolve({ kind: 'failed', error: `No built-in executor for kind "${job.kind}".`, permanent: true }), stop: () => undefined };
     } else {
       try {
-        run = executor({ job, output, killGraceMs: this.killGraceMs });
+        run = executor({ job, output, killGraceMs: this.killGraceMs, workerId: this.workerId, socketPath: this.socketPath, queueLimits });
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
         run = { done: Promise.resolve({ kind: 'failed', error: `Could not start the job: ${reason}` }), stop: () => undefined };

@@ -1,16 +1,23 @@
 /**
- * The `shell` executor: payload `{command, cwd?, env?, permanentExitCodes?}` runs as
+ * The `shell` executor: payload `{command, cwd?, env?, permanentExitCodes?, limits?}` runs as
  * `/bin/sh -c command` in a process group of its own (shared/client/processGroup.ts, the runner
  * `spool work` uses too), so that cancel, timeout and shutdown reach every process the command
  * started — `process.kill(-pgid)` signals the whole group: SIGTERM first, SIGKILL after the grace
  * period. When the shell itself exits, whatever it left running in its group is killed too: no
- * child outlives its job.
+ * child outlives its job — not even one that left the group with `setsid`, found by the
+ * SPOOL_JOB_ID in its environment (the environment is jobEnv.ts's, the same as `spool work`'s).
+ *
+ * Resource limits (the queue's, overridden field by field by `payload.limits`) are set on the
+ * shell with `prlimit`; a failure that shows a limit was hit says which (limits.ts).
  *
  * Exit 0 completes the job with `{exitCode: 0}`; any other exit fails it with the code and the
  * tail of stderr (permanently if the code is listed in `permanentExitCodes`).
  */
 import * as fs from 'node:fs';
-import { runProcessGroup, type ProcessGroupRun } from '../../shared/client/processGroup';
+import { jobEnvironment } from '../../shared/client/jobEnv';
+import { PRLIMIT, runProcessGroup, type ProcessGroupRun } from '../../shared/client/processGroup';
+import type { ResourceLimits } from '../../shared/types';
+import { limitHit, limitsRefused } from './limits';
 import { shellPayload, type ShellPayload } from '../engine/validate/payloads';
 import { withPayload, type Executor, type ExecutorContext, type Outcome, type RunningJob, type StopReason } from './types';
 
@@ -43,10 +50,23 @@ class ShellRun implements RunningJob {
     if (payload.cwd !== undefined && !isDirectory(payload.cwd)) {
       return { kind: 'failed', error: `The working folder ${payload.cwd} does not exist or is not a folder.` };
     }
+    // The queue's limits, each replaced by the job's own where it gives one.
+    const limits: ResourceLimits = { ...this.context.queueLimits, ...payload.limits };
     const group = runProcessGroup<StopReason>({
       command: payload.command,
       cwd: payload.cwd,
-      env: { ...process.env, ...payload.env, SPOOL_JOB_ID: job.id, SPOOL_QUEUE: job.queue, SPOOL_ATTEMPT: String(job.attempts) },
+      env: {
+        ...process.env,
+        ...payload.env,
+        // After the payload's env: the job's own variables are not the payload's to change
+        // (SPOOL_JOB_ID is how the job's processes are found again).
+        ...jobEnvironment(job, this.context.workerId, this.context.socketPath),
+        // The names shell jobs had before the environment was shared with `spool work`, kept.
+        SPOOL_QUEUE: job.queue,
+        SPOOL_ATTEMPT: String(job.attempts),
+      },
+      jobId: job.id,
+      limits,
       timeoutMs: job.timeoutMs,
       killGraceMs: this.context.killGraceMs,
       onOutput: (stream, chunk) => output.write(stream, chunk),
@@ -57,22 +77,31 @@ class ShellRun implements RunningJob {
     const exit = await group.done;
     output.flush();
 
-    if (exit.spawnError) return { kind: 'failed', error: `Could not start /bin/sh: ${exit.spawnError.message}` };
+    if (exit.spawnError) {
+      const program = Object.keys(limits).length > 0 ? `${PRLIMIT} (util-linux, which sets the job's resource limits)` : '/bin/sh';
+      return { kind: 'failed', error: `Could not start ${program}: ${exit.spawnError.message}` };
+    }
     if (exit.stoppedFor === 'cancel') return { kind: 'cancelled' };
     if (exit.stoppedFor === 'shutdown') return { kind: 'stopped' };
     if (exit.stoppedFor === 'timeout') {
       return { kind: 'failed', error: `Timed out after ${job.timeoutMs} ms; the command's processes were stopped.${tailText(output.tail())}` };
     }
     if (exit.code === 0) return { kind: 'completed', result: { exitCode: 0 } };
+    const ending = { code: exit.code, signal: exit.signal, stderrTail: output.tail() };
+    const refused = limitsRefused(limits, ending);
+    // The command never ran, and would not at a retry either.
+    if (refused !== null) return { kind: 'failed', error: `Could not apply the job's resource limits: ${refused}`, permanent: true };
+    const hit = limitHit(limits, ending);
+    const lead = hit === null ? '' : `${hit}. `;
     if (exit.code !== null) {
       return {
         kind: 'failed',
-        error: `The command exited with code ${exit.code}.${tailText(output.tail())}`,
+        error: `${lead}The command exited with code ${exit.code}.${tailText(output.tail())}`,
         exitCode: exit.code,
         permanent: payload.permanentExitCodes.includes(exit.code),
       };
     }
-    return { kind: 'failed', error: `The command was killed by ${exit.signal ?? 'a signal'}.${tailText(output.tail())}` };
+    return { kind: 'failed', error: `${lead}The command was killed by ${exit.signal ?? 'a signal'}.${tailText(output.tail())}` };
   }
 }
 

@@ -3,7 +3,7 @@
  * stop it on request. The pool (pool.ts) turns outcomes into engine calls.
  */
 import { isSpoolError } from '../../shared/errors';
-import type { Job } from '../../shared/types';
+import type { Job, ResourceLimits } from '../../shared/types';
 import type { OutputSink } from './output';
 
 /** How an attempt ended, from the executor's point of view. */
@@ -28,6 +28,12 @@ export interface ExecutorContext {
   output: OutputSink;
   /** After SIGTERM, how long a process group has before SIGKILL. */
   killGraceMs: number;
+  /** The built-in executors' worker id, which holds the job's lease. */
+  workerId: string;
+  /** The daemon's socket, told to the job's command (SPOOL_SOCKET). */
+  socketPath: string;
+  /** The resource limits of the job's queue, which the job's own override field by field. */
+  queueLimits: ResourceLimits;
 }
 
 export type Executor = (context: ExecutorContext) => RunningJob;

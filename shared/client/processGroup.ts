@@ -10,11 +10,21 @@
  * - When the shell exits, whatever it left running in its group is killed: no process outlives
  *   its job, and none holds the output pipes open (a background process would otherwise keep the
  *   job running until its timeout).
- * - A process that left the group (setsid) may still hold the pipes: they get a short while to
- *   close, then are closed from this side, so the run ends anyway.
+ * - A process that left the group (`setsid`) is not reached by a signal to the group. Given the
+ *   job's id, the runner finds such processes by the `SPOOL_JOB_ID` in their environment
+ *   (jobProcesses.ts) and signals them with the group: SIGTERM at a stop, SIGKILL at a kill and
+ *   when the shell exits, until none is left. Without /proc (not Linux) they are not found, and
+ *   only the group is stopped.
+ * - Such a process may still hold the pipes: they get a short while to close, then are closed
+ *   from this side, so the run ends anyway.
+ * - Resource limits, when given, are set on the shell by `prlimit` (util-linux), which sets them
+ *   on itself and then executes the shell: the shell keeps prlimit's pid, so the group is the
+ *   same, and every process the command starts inherits the limits.
  */
 import { spawn } from 'node:child_process';
 import type { Readable } from 'node:stream';
+import type { ResourceLimits } from '../types';
+import { findJobProcessesAsync, signalJobProcesses, waitUntilGone } from './jobProcesses';
 
 /** After the shell exits, how long its pipes may stay open (held by a process that left the group). */
 export const PIPE_CLOSE_WAIT_MS = 2000;
@@ -42,6 +52,13 @@ export interface ProcessGroupOptions {
    * be written to stdin (other than to a command that closed it: that is its right).
    */
   onProblem?: (message: string) => void;
+  /**
+   * The job's id, which the command's environment carries as SPOOL_JOB_ID: processes that left
+   * the group are found by it and stopped with the group.
+   */
+  jobId?: string;
+  /** Limits set on the shell (and so on everything it starts) with `prlimit`; none when absent or empty. */
+  limits?: ResourceLimits;
   /** Override of PIPE_CLOSE_WAIT_MS (tests). */
   pipeCloseWaitMs?: number;
 }
@@ -71,7 +88,10 @@ export interface ProcessGroupRun<R extends string> {
 
 /** Starts `command` in a process group of its own. See the module comment for how it is stopped. */
 export function runProcessGroup<R extends string>(options: ProcessGroupOptions): ProcessGroupRun<R> {
-  const child = spawn('/bin/sh', ['-c', options.command], {
+  const shell = ['/bin/sh', '-c', options.command];
+  const limits = options.limits === undefined ? [] : prlimitArguments(options.limits);
+  const [file, ...args] = limits.length > 0 ? [PRLIMIT, ...limits, '--', ...shell] : shell;
+  const child = spawn(file, args, {
     cwd: options.cwd,
     env: options.env,
     // Its own process group, so that a signal to -pid reaches everything the command started.
@@ -88,6 +108,8 @@ export function runProcessGroup<R extends string>(options: ProcessGroupOptions):
     if (pid === undefined) return;
     const error = sendToGroup(pid, signal);
     if (error !== null) options.onProblem?.(`Could not send ${signal} to process group ${pid}: ${error.message}`);
+    // The search reads /proc without blocking; a process it misses now is found by the sweep at exit.
+    if (options.jobId !== undefined) void signalEscapees(options.jobId, signal);
   };
   const kill = (): void => {
     killed = true;
@@ -128,11 +150,29 @@ export function runProcessGroup<R extends string>(options: ProcessGroupOptions):
     // Whatever the shell started and left behind in its group goes with it.
     kill();
     if (killTimer !== null) clearTimeout(killTimer);
+    if (exit.spawnError === null && options.jobId !== undefined) await killEscapees(options.jobId);
     if (exit.spawnError === null) await waitForPipes(closed, options.pipeCloseWaitMs ?? PIPE_CLOSE_WAIT_MS, stdout, stderr);
     return { ...exit, stoppedFor };
   });
 
   return { pid, done, stop, kill };
+}
+
+/** The program that applies resource limits, for messages when it cannot be started. */
+export const PRLIMIT = 'prlimit';
+
+/**
+ * `prlimit` options for `limits`, soft and hard limit alike (a command cannot raise them back),
+ * except CPU time: its hard limit is a second past the soft one, so the command gets SIGXCPU
+ * first, which tells the CPU limit apart from any other SIGKILL.
+ */
+export function prlimitArguments(limits: ResourceLimits): string[] {
+  const args: string[] = [];
+  if (limits.memoryBytes !== undefined) args.push(`--as=${limits.memoryBytes}`);
+  if (limits.cpuSeconds !== undefined) args.push(`--cpu=${limits.cpuSeconds}:${limits.cpuSeconds + 1}`);
+  if (limits.openFiles !== undefined) args.push(`--nofile=${limits.openFiles}`);
+  if (limits.processes !== undefined) args.push(`--nproc=${limits.processes}`);
+  return args;
 }
 
 /**
@@ -146,6 +186,26 @@ export function sendToGroup(pgid: number, signal: NodeJS.Signals): Error | null 
   } catch (error) {
     if (error instanceof Error && 'code' in error && error.code === 'ESRCH') return null;
     return error instanceof Error ? error : new Error(String(error));
+  }
+}
+
+/** Sends `signal` to the processes of job `jobId` (by their environment), wherever their group. */
+async function signalEscapees(jobId: string, signal: NodeJS.Signals): Promise<void> {
+  signalJobProcesses(await findJobProcessesAsync(new Set([jobId])), signal);
+}
+
+/** How many times the sweep at exit looks again: an escapee may have started another before it died. */
+const SWEEP_ROUNDS = 5;
+/** How long each round waits for the kernel to remove what it killed. */
+const SWEEP_WAIT_MS = 2000;
+
+/** SIGKILLs the processes of job `jobId` (by their environment) until none is left. */
+async function killEscapees(jobId: string): Promise<void> {
+  for (let round = 0; round < SWEEP_ROUNDS; round++) {
+    const found = await findJobProcessesAsync(new Set([jobId]));
+    if (found.length === 0) return;
+    signalJobProcesses(found, 'SIGKILL');
+    await waitUntilGone(found, SWEEP_WAIT_MS);
   }
 }
 

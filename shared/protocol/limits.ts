@@ -45,6 +45,18 @@ export const LIMITS = {
   maxSearchLength: 256,
 } as const;
 
+/**
+ * The bounds of a shell job's or a queue's resource limits (ResourceLimits). The smallest are
+ * what `/bin/sh` itself needs to start (a shell in 1 MiB of address space cannot even load its
+ * libraries); the largest are far beyond any machine, there only to keep the numbers exact.
+ */
+export const RESOURCE_LIMIT_RANGES = {
+  memoryBytes: { min: 16 * 1024 * 1024, max: 2 ** 50 },
+  cpuSeconds: { min: 1, max: 366 * 86_400 },
+  openFiles: { min: 4, max: 1_048_576 },
+  processes: { min: 1, max: 4_194_304 },
+} as const;
+
 /** The regular expression names (queue, kind, schedule, worker id) must match. */
 export const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 

@@ -17,6 +17,7 @@ import type {
   OutputStream,
   Queue,
   RateLimit,
+  ResourceLimits,
   Schedule,
   Worker,
 } from '../types';
@@ -320,7 +321,15 @@ export interface ConfigureQueueParams {
   defaultBackoff?: Partial<Backoff>;
   defaultTimeoutMs?: number;
   retentionMs?: number | null;
+  /**
+   * Limits on the queue's shell jobs' processes: each field given replaces that limit, a field
+   * given as null removes it, and `limits: null` removes them all.
+   */
+  limits?: ResourceLimitChanges | null;
 }
+
+/** Changes to a queue's resource limits: a number sets one, null removes it, absent leaves it. */
+export type ResourceLimitChanges = { [K in keyof ResourceLimits]?: number | null };
 
 /** Which jobs of a queue to delete. */
 export interface PurgeQueueParams {

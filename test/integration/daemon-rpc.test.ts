@@ -138,7 +138,7 @@ describe('the daemon over its socket', () => {
     const refused = await rejectsWith(client.call('jobs.enqueue', { queue: 'payloads', kind: 'shell', payload: {} }), ErrorCode.InvalidParams, 'payload.command');
     assert.equal(refused.data.allowed, 'a non-empty string');
     const unknown = await rejectsWith(client.call('jobs.enqueue', { queue: 'payloads', kind: 'shell', payload: { cmd: 'ls' } }), ErrorCode.InvalidParams, 'payload.cmd');
-    assert.equal(unknown.data.allowed, 'command, cwd, env, permanentExitCodes');
+    assert.equal(unknown.data.allowed, 'command, cwd, env, permanentExitCodes, limits');
     await rejectsWith(client.call('jobs.enqueue', { queue: 'payloads', kind: 'http', payload: { url: 'nowhere' } }), ErrorCode.InvalidParams, 'payload.url');
     await rejectsWith(
       client.call('schedules.create', { name: 'bad-payload', cron: '* * * * *', queue: 'payloads', job: { kind: 'shell', payload: {} } }),

@@ -10,13 +10,17 @@
  * "jobs[2].payload.url", "job.payload.env.HOME") and what is allowed there.
  */
 import { clipName, invalidParams } from '../../../shared/errors';
-import { isFields, join, onlyKeys, shown, type Fields } from '../../../shared/domain/validate';
+import { isFields, join, object, onlyKeys, shown, type Fields } from '../../../shared/domain/validate';
+import type { ResourceLimits } from '../../../shared/types';
+import { RESOURCE_LIMIT_RANGES } from '../../../shared/protocol';
 
 export interface ShellPayload {
   command: string;
   cwd: string | undefined;
   env: Record<string, string>;
   permanentExitCodes: number[];
+  /** The job's own limits; the queue's fill in the fields it does not give. */
+  limits: ResourceLimits;
 }
 
 export interface HttpPayload {
@@ -26,7 +30,36 @@ export interface HttpPayload {
   body: string | undefined;
 }
 
-const SHELL_FIELDS = ['command', 'cwd', 'env', 'permanentExitCodes'] as const;
+const SHELL_FIELDS = ['command', 'cwd', 'env', 'permanentExitCodes', 'limits'] as const;
+const LIMIT_FIELDS = ['memoryBytes', 'cpuSeconds', 'openFiles', 'processes'] as const;
+
+/** What each limit's message says is allowed (the bounds are RESOURCE_LIMIT_RANGES). */
+const LIMIT_ALLOWED: Record<(typeof LIMIT_FIELDS)[number], string> = {
+  memoryBytes: 'bytes, from 16 MiB (16777216) up',
+  cpuSeconds: 'whole seconds, from 1 to a year',
+  openFiles: `from ${RESOURCE_LIMIT_RANGES.openFiles.min} to ${RESOURCE_LIMIT_RANGES.openFiles.max}`,
+  processes: `from ${RESOURCE_LIMIT_RANGES.processes.min} to ${RESOURCE_LIMIT_RANGES.processes.max}`,
+};
+
+/**
+ * Resource limits, `{memoryBytes?, cpuSeconds?, openFiles?, processes?}`: a shell payload's
+ * `limits` and a queue's. Each given field is an integer within its bounds.
+ */
+export function resourceLimits(value: unknown, field: string): ResourceLimits {
+  const o = object(value, field, LIMIT_FIELDS);
+  const limits: ResourceLimits = {};
+  for (const key of LIMIT_FIELDS) {
+    if (o[key] === undefined) continue;
+    const { min, max } = RESOURCE_LIMIT_RANGES[key];
+    const allowed = LIMIT_ALLOWED[key];
+    const n = o[key];
+    if (typeof n !== 'number' || !Number.isInteger(n) || n < min || n > max) {
+      throw invalidParams(join(field, key), `${join(field, key)} must be an integer ${allowed} (got ${shown(n)})`, allowed);
+    }
+    limits[key] = n;
+  }
+  return limits;
+}
 const HTTP_FIELDS = ['url', 'method', 'headers', 'body'] as const;
 const HTTP_METHODS: readonly string[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
@@ -47,7 +80,7 @@ function stringMap(value: unknown, field: string): Record<string, string> {
   return out;
 }
 
-const SHELL_SHAPE = 'a command string, or {command, cwd?, env?, permanentExitCodes?}';
+const SHELL_SHAPE = 'a command string, or {command, cwd?, env?, permanentExitCodes?, limits?}';
 
 /** A string handed to the operating system (a command, a path, an environment entry) cannot hold a NUL byte. */
 function withoutNul(text: string, field: string, allowed: string): string {
@@ -86,11 +119,11 @@ function httpHeaders(value: unknown, field: string): Record<string, string> {
 }
 
 /**
- * A shell job's payload: `{command, cwd?, env?, permanentExitCodes?}`, or the command alone as
- * a string. A missing payload is a missing command.
+ * A shell job's payload: `{command, cwd?, env?, permanentExitCodes?, limits?}`, or the command
+ * alone as a string. A missing payload is a missing command.
  */
 export function shellPayload(value: unknown, field: string): ShellPayload {
-  if (typeof value === 'string' && value.trim().length > 0) return { command: withoutNul(value, field, 'a command without NUL'), cwd: undefined, env: {}, permanentExitCodes: [] };
+  if (typeof value === 'string' && value.trim().length > 0) return { command: withoutNul(value, field, 'a command without NUL'), cwd: undefined, env: {}, permanentExitCodes: [], limits: {} };
   if (value === undefined || value === null) value = {};
   const o = payloadObject(value, field, SHELL_FIELDS, SHELL_SHAPE);
   const command = o['command'];
@@ -114,7 +147,8 @@ export function shellPayload(value: unknown, field: string): ShellPayload {
       codes.push(code);
     });
   }
-  return { command, cwd: typeof cwd === 'string' ? cwd : undefined, env, permanentExitCodes: codes };
+  const limits = o['limits'] === undefined ? {} : resourceLimits(o['limits'], join(field, 'limits'));
+  return { command, cwd: typeof cwd === 'string' ? cwd : undefined, env, permanentExitCodes: codes, limits };
 }
 
 const HTTP_SHAPE = 'a URL string, or {url, method?, headers?, body?}';

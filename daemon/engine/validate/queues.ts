@@ -5,6 +5,8 @@ import { invalidParams } from '../../../shared/errors';
 import { LIMITS } from '../../../shared/protocol';
 import { JOB_STATES, type Backoff, type JobState, type RateLimit } from '../../../shared/types';
 import { maxAttempts, partialBackoff, timeoutMs } from './jobs';
+import { resourceLimits } from './payloads';
+import type { ResourceLimitChanges } from '../../../shared/protocol';
 import { array, boolean, integer, name, number, object, oneOf } from '../../../shared/domain/validate';
 
 export interface ConfigureInput {
@@ -15,6 +17,8 @@ export interface ConfigureInput {
   defaultBackoff: Partial<Backoff> | undefined;
   defaultTimeoutMs: number | undefined;
   retentionMs: number | null | undefined;
+  /** undefined = leave as they are, null = remove them all; within, a null field removes that limit. */
+  limits: ResourceLimitChanges | null | undefined;
 }
 
 /** The most jobs a queue may run at once. */
@@ -39,7 +43,7 @@ function nullable<T>(value: unknown, check: (value: unknown) => T): T | null | u
 }
 
 export function configureParams(value: unknown): ConfigureInput {
-  const o = object(value, 'params', ['name', 'concurrency', 'rateLimit', 'defaultMaxAttempts', 'defaultBackoff', 'defaultTimeoutMs', 'retentionMs']);
+  const o = object(value, 'params', ['name', 'concurrency', 'rateLimit', 'defaultMaxAttempts', 'defaultBackoff', 'defaultTimeoutMs', 'retentionMs', 'limits']);
   return {
     name: name(o['name'], 'name'),
     concurrency: nullable(o['concurrency'], (v) => integer(v, 'concurrency', 1, MAX_CONCURRENCY)),
@@ -48,7 +52,17 @@ export function configureParams(value: unknown): ConfigureInput {
     defaultBackoff: o['defaultBackoff'] === undefined ? undefined : defaultBackoff(o['defaultBackoff']),
     defaultTimeoutMs: o['defaultTimeoutMs'] === undefined ? undefined : timeoutMs(o['defaultTimeoutMs'], 'defaultTimeoutMs'),
     retentionMs: nullable(o['retentionMs'], (v) => integer(v, 'retentionMs', 0, LIMITS.maxDurationMs)),
+    limits: nullable(o['limits'], limitChanges),
   };
+}
+
+/** `limits`: each field a limit as a shell payload's `limits` takes it, or null to remove it. */
+function limitChanges(value: unknown): ResourceLimitChanges {
+  const o = object(value, 'limits', ['memoryBytes', 'cpuSeconds', 'openFiles', 'processes']);
+  const given = Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null && v !== undefined));
+  const changes: ResourceLimitChanges = resourceLimits(given, 'limits');
+  for (const key of ['memoryBytes', 'cpuSeconds', 'openFiles', 'processes'] as const) if (o[key] === null) changes[key] = null;
+  return changes;
 }
 
 /** Unlike a limit, a queue's backoff cannot be removed: null is refused, not read as "no change". */

@@ -189,7 +189,7 @@ export type { Db } from './db';
 export type { WalCheckpointStatus } from './walCheckpoints';
 export { BUDGETED_CLAIM_SELECT_FOR_PLAN, CLAIM_ANSWER_BUDGET, CLAIM_SELECT_FOR_PLAN, WEIGHTED_CLAIM_SELECT_FOR_PLAN, UNBUDGETED_CLAIM_MAX, compareClaimOrder, type ClaimResult, type KindFilter } from './claim';
 export { BUCKET_MS } from './runs';
-export { emptyCounts, withCounts, type QueueSettings } from './queues';
+export { emptyCounts, limitColumns, withCounts, type QueueSettings } from './queues';
 export type { JobInsert } from './jobs';
 
 function transactionLostError(): Error {

@@ -12,6 +12,7 @@ import { completedRunsInJobRow } from './migrations/006_completed_runs_in_job_ro
 import { outputLinesCarryTheirRun } from './migrations/007_output_lines_carry_their_run';
 import { jobsAsCode } from './migrations/008_jobs_as_code';
 import { jobWeights } from './migrations/009_job_weights';
+import { queueResourceLimits } from './migrations/010_queue_resource_limits';
 
 export interface Migration {
   version: number;
@@ -29,6 +30,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 7, name: 'output lines carry their run', sql: outputLinesCarryTheirRun },
   { version: 8, name: 'jobs as code: owners, templates, overlap policy', sql: jobsAsCode },
   { version: 9, name: 'job weights, worker capacities, the branch index and daemon instances', sql: jobWeights },
+  { version: 10, name: 'queue resource limits', sql: queueResourceLimits },
 ];
 
 /** Applies every migration the file lacks; returns the versions applied. */

@@ -2,7 +2,7 @@
  * SQL over queues, their counters (queue_counts, kept by the store: counts.ts) and their token
  * buckets. Counter reads add the changes the open write transaction has not written yet.
  */
-import type { JobCounts, JobState, Queue } from '../../../shared/types';
+import type { JobCounts, JobState, Queue, ResourceLimits } from '../../../shared/types';
 import type { PendingCounts } from './counts';
 import type { Db } from './db';
 import type { DelayedCounts } from './delayed';
@@ -34,6 +34,37 @@ export interface QueueWrite {
   now: number;
 }
 
+/** A queue's resource limits as its four columns hold them; a queue is created without any. */
+export interface LimitColumns {
+  limitMemoryBytes: number | null;
+  limitCpuSeconds: number | null;
+  limitOpenFiles: number | null;
+  limitProcesses: number | null;
+}
+
+/** A queue's limits as the four columns store them, NULL for a limit it does not set. */
+export function limitColumns(limits: ResourceLimits): LimitColumns {
+  return {
+    limitMemoryBytes: limits.memoryBytes ?? null,
+    limitCpuSeconds: limits.cpuSeconds ?? null,
+    limitOpenFiles: limits.openFiles ?? null,
+    limitProcesses: limits.processes ?? null,
+  };
+}
+
+function limitsOf(row: Row): ResourceLimits {
+  const limits: ResourceLimits = {};
+  const memoryBytes = intOrNull(row, 'limit_memory_bytes');
+  const cpuSeconds = intOrNull(row, 'limit_cpu_seconds');
+  const openFiles = intOrNull(row, 'limit_open_files');
+  const processes = intOrNull(row, 'limit_processes');
+  if (memoryBytes !== null) limits.memoryBytes = memoryBytes;
+  if (cpuSeconds !== null) limits.cpuSeconds = cpuSeconds;
+  if (openFiles !== null) limits.openFiles = openFiles;
+  if (processes !== null) limits.processes = processes;
+  return limits;
+}
+
 export function emptyCounts(): JobCounts {
   return { queued: 0, running: 0, retrying: 0, completed: 0, dead: 0, cancelled: 0 };
 }
@@ -50,6 +81,7 @@ function mapSettings(row: Row): QueueSettings {
     defaultBackoff: backoffOf(row),
     defaultTimeoutMs: int(row, 'default_timeout_ms'),
     retentionMs: intOrNull(row, 'retention_ms'),
+    limits: limitsOf(row),
     createdAt: int(row, 'created_at'),
     ...(row.get('owner') === null || row.get('owner') === undefined ? {} : { owner: text(row, 'owner') }),
   };
@@ -102,7 +134,8 @@ export class QueueStatements {
         rate_per_second = @ratePerSecond, rate_burst = @rateBurst,
         default_max_attempts = @defaultMaxAttempts, backoff_strategy = @backoffStrategy, backoff_base_ms = @backoffBaseMs,
         backoff_cap_ms = @backoffCapMs, backoff_jitter = @backoffJitter, default_timeout_ms = @defaultTimeoutMs,
-        retention_ms = @retentionMs, updated_at = @now
+        retention_ms = @retentionMs, limit_memory_bytes = @limitMemoryBytes, limit_cpu_seconds = @limitCpuSeconds,
+        limit_open_files = @limitOpenFiles, limit_processes = @limitProcesses, updated_at = @now
       WHERE name = @name`);
     this.setPausedStmt = db.prepare('UPDATE queues SET paused = @paused, updated_at = @now WHERE name = @name');
     this.rateStmt = db.prepare('SELECT rate_tokens, rate_refilled_at FROM queues WHERE name = @name');
@@ -152,7 +185,7 @@ export class QueueStatements {
     return this.insertStmt.run(values).changes > 0;
   }
 
-  update(values: Omit<QueueWrite, 'paused'>): void {
+  update(values: Omit<QueueWrite, 'paused'> & LimitColumns): void {
     this.invalidate();
     this.updateStmt.run(values);
   }

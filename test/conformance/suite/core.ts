@@ -262,6 +262,32 @@ export function defineCore(store: StoreFactory): void {
     assert.equal((await thrown(() => engine.getQueue('nope'))).code, ErrorCode.QueueNotFound);
   });
 
+  test("a queue's resource limits are set, changed field by field, removed, kept with the queue, and validated", async (t) => {
+    const { engine } = makeEngine(t, store);
+    const MiB = 1024 * 1024;
+    assert.deepEqual((await engine.configureQueue({ name: 'q' })).limits, {}, 'a new queue has none');
+    assert.deepEqual((await engine.configureQueue({ name: 'q', limits: { memoryBytes: 512 * MiB, cpuSeconds: 30 } })).limits, { memoryBytes: 512 * MiB, cpuSeconds: 30 });
+    // Other settings leave the limits alone; a field given replaces one, null removes one.
+    await engine.configureQueue({ name: 'q', concurrency: 2 });
+    assert.deepEqual((await engine.configureQueue({ name: 'q', limits: { cpuSeconds: null, openFiles: 64 } })).limits, { memoryBytes: 512 * MiB, openFiles: 64 });
+    assert.deepEqual((await engine.getQueue('q')).limits, { memoryBytes: 512 * MiB, openFiles: 64 });
+    assert.deepEqual((await engine.listQueues()).find((q) => q.name === 'q')?.limits, { memoryBytes: 512 * MiB, openFiles: 64 });
+    await engine.configureQueue({ name: 'q', limits: { processes: 100 } });
+    assert.deepEqual((await engine.configureQueue({ name: 'q', limits: null })).limits, {}, 'null removes them all');
+    const cases: [unknown, string, RegExp][] = [
+      [{ memoryBytes: 1 }, 'limits.memoryBytes', /limits\.memoryBytes must be an integer bytes, from 16 MiB/],
+      [{ openFiles: 2 }, 'limits.openFiles', /from 4 to 1048576 \(got 2\)/],
+      [{ swap: 1 }, 'limits.swap', /Unknown field "limits\.swap"/],
+      ['512M', 'limits', /limits must be an object/],
+    ];
+    for (const [limits, field, message] of cases) {
+      const error = await thrown(() => engine.configureQueue({ name: 'q', limits } as never));
+      assert.equal(error.code, ErrorCode.InvalidParams, error.message);
+      assert.equal(error.data['field'], field);
+      assert.match(error.message, message);
+    }
+  });
+
   test('a new job takes the queue\'s default timeout and backoff, and its own values win over them', async (t) => {
     const { engine, clock } = makeEngine(t, store);
     await engine.configureQueue({ name: 'q', defaultTimeoutMs: 45_000, defaultBackoff: { strategy: 'linear', baseMs: 500, capMs: 20_000, jitter: 0.1 } });

@@ -3,8 +3,8 @@
  */
 import { SpoolError } from '../../../../shared/errors';
 import { ErrorCode } from '../../../../shared/protocol';
-import type { JobState, Queue } from '../../../../shared/types';
-import { withCounts, type QueueSettings } from '..';
+import type { JobState, Queue, ResourceLimits } from '../../../../shared/types';
+import { limitColumns, withCounts, type QueueSettings } from '..';
 import { queueNotFound } from '../../errors';
 import type { SqliteContext } from './context';
 import type { ConfigureInput } from '../../../engine/validate/queues';
@@ -70,10 +70,24 @@ export function configureQueue(ctx: SqliteContext, input: ConfigureInput): Queue
     backoffJitter: backoff.jitter,
     defaultTimeoutMs: input.defaultTimeoutMs ?? current.defaultTimeoutMs,
     retentionMs: input.retentionMs === undefined ? current.retentionMs : input.retentionMs,
+    ...limitColumns(changedLimits(current.limits, input.limits)),
     now: ctx.now(),
   });
   ctx.events.queue(input.name);
   return getQueue(ctx, input.name);
+}
+
+/** The queue's limits after `changes`: null removes them all, a field null removes that one. */
+function changedLimits(current: ResourceLimits, changes: ConfigureInput['limits']): ResourceLimits {
+  if (changes === undefined) return current;
+  if (changes === null) return {};
+  const limits: ResourceLimits = { ...current };
+  for (const key of ['memoryBytes', 'cpuSeconds', 'openFiles', 'processes'] as const) {
+    const change = changes[key];
+    if (change === null) delete limits[key];
+    else if (change !== undefined) limits[key] = change;
+  }
+  return limits;
 }
 
 /**
