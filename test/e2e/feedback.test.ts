@@ -9,24 +9,14 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { after, before, test } from 'node:test';
+import { after, before } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
 import { startDaemon, type TestDaemon } from '../helpers/daemon';
 import { openVsCode, waitFor, type VsCode } from './harness';
 import { killJobs } from './support/seed';
-import { answer, contextMenu, openSpoolView, openWorkbench, runCommand, screenshot, statusBarText, widenSideBar } from './support/workbench';
+import { answer, contextMenu, openSpoolView, openWorkbench, runCommand, screenshot, statusBarText, widenSideBar, uiTestOn } from './support/workbench';
 
-/** Wraps a UI test so a failure leaves a screenshot of what the page showed. */
-function uiTest(name: string, fn: () => Promise<void>): void {
-  test(name, async () => {
-    try {
-      await fn();
-    } catch (error) {
-      await screenshot(page, `failed-feedback-${name.replace(/[^a-z0-9]+/gi, '-').slice(0, 60)}.png`);
-      throw error;
-    }
-  });
-}
+const uiTest = uiTestOn(() => page, 'feedback-');
 
 let daemon: TestDaemon;
 let vscode: VsCode;

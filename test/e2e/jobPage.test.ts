@@ -9,26 +9,16 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { after, before, test } from 'node:test';
+import { after, before } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
 import type { SpoolClient } from '../../shared/client';
 import type { Job } from '../../shared/types';
 import { startDaemon, type TestDaemon } from '../helpers/daemon';
 import { openVsCode, waitFor, type VsCode } from './harness';
 import { jobPageFrame, pageButtons, pageState, pageText, runRows, tabLabels } from './support/jobPage';
-import { expand, openSpoolView, openWorkbench, row, rowAt, screenshot, widenSideBar } from './support/workbench';
+import { expand, openSpoolView, openWorkbench, row, rowAt, screenshot, widenSideBar, uiTestOn } from './support/workbench';
 
-/** Wraps a UI test so a failure leaves a screenshot of what the page showed. */
-function uiTest(name: string, fn: () => Promise<void>): void {
-  test(name, async () => {
-    try {
-      await fn();
-    } catch (error) {
-      await screenshot(page, `failed-${name.replace(/[^a-z0-9]+/gi, '-').slice(0, 60)}.png`);
-      throw error;
-    }
-  });
-}
+const uiTest = uiTestOn(() => page);
 
 let daemon: TestDaemon;
 let client: SpoolClient;

@@ -8,25 +8,15 @@
  * Schedules view following schedules changed from the CLI. Screenshots go to .test-artifacts/.
  */
 import * as assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { after, before } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
 import { startDaemon, type TestDaemon } from '../helpers/daemon';
 import { runCli } from '../integration/cli-run';
 import { openVsCode, waitFor, type VsCode } from './harness';
 import { enqueueMany, seedReports } from './support/seed';
-import { ariaLabel, collapse, contextMenu, expand, openSpoolView, openWorkbench, queuesPane, row, rowAt, runCommand, answer, screenshot, widenSideBar } from './support/workbench';
+import { ariaLabel, collapse, contextMenu, expand, openSpoolView, openWorkbench, queuesPane, row, rowAt, runCommand, answer, screenshot, widenSideBar, uiTestOn } from './support/workbench';
 
-/** Wraps a UI test so a failure leaves a screenshot of what the page showed. */
-function uiTest(name: string, fn: () => Promise<void>): void {
-  test(name, async () => {
-    try {
-      await fn();
-    } catch (error) {
-      await screenshot(page, `failed-tree-${name.replace(/[^a-z0-9]+/gi, '-').slice(0, 60)}.png`);
-      throw error;
-    }
-  });
-}
+const uiTest = uiTestOn(() => page, 'tree-');
 
 let daemon: TestDaemon;
 let vscode: VsCode;

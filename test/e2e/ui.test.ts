@@ -5,25 +5,15 @@
  * large group with "Load more…" and filter it. Screenshots go to .test-artifacts/.
  */
 import * as assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { after, before } from 'node:test';
 import type { Page } from 'playwright-core';
 import { startDaemon, type TestDaemon } from '../helpers/daemon';
 import { openVsCode, waitFor, type VsCode } from './harness';
 import { jobPageFrame, pageText } from './support/jobPage';
 import { enqueueMany, seedReports } from './support/seed';
-import { answer, ariaLabel, collapse, collapseView, contextMenu, expand, openSpoolView, openWorkbench, queuesPane, row, rowAt, runCommand, screenshot, statusBarText, widenSideBar } from './support/workbench';
+import { answer, ariaLabel, collapse, collapseView, contextMenu, expand, openSpoolView, openWorkbench, queuesPane, row, rowAt, runCommand, screenshot, statusBarText, widenSideBar, uiTestOn } from './support/workbench';
 
-/** Wraps a UI test so a failure leaves a screenshot of what the page showed. */
-function uiTest(name: string, fn: () => Promise<void>): void {
-  test(name, async () => {
-    try {
-      await fn();
-    } catch (error) {
-      await screenshot(page, `failed-${name.replace(/[^a-z0-9]+/gi, '-').slice(0, 60)}.png`);
-      throw error;
-    }
-  });
-}
+const uiTest = uiTestOn(() => page);
 
 let daemon: TestDaemon;
 let vscode: VsCode;

@@ -2,6 +2,7 @@
  * Driving the VS Code workbench as a user does: the activity bar, the tree rows, the command
  * palette, context menus and the status bar. Selectors follow VS Code 1.100's DOM.
  */
+import { test } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
 import type { VsCode } from '../harness';
 import { artifactPath } from './paths';
@@ -124,4 +125,20 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   const file = artifactPath(name);
   await page.screenshot({ path: file });
   return file;
+}
+
+/**
+ * `test`, but a failure leaves a screenshot of what the page showed (`failed-<prefix><name>.png`
+ * in the artifacts folder). `page` is read when the test runs: suites open it in `before`.
+ */
+export function uiTestOn(page: () => Page, prefix = ''): (name: string, fn: () => Promise<void>) => void {
+  return (name, fn) =>
+    test(name, async () => {
+      try {
+        await fn();
+      } catch (error) {
+        await screenshot(page(), `failed-${prefix}${name.replace(/[^a-z0-9]+/gi, '-').slice(0, 60)}.png`);
+        throw error;
+      }
+    });
 }
