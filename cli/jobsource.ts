@@ -3,7 +3,7 @@
  * `--http <url>` or `--kind <kind> --payload <json>`; plus the job options both share.
  */
 import type { Command } from 'commander';
-import type { Backoff } from '../shared/types';
+import type { JobOptions } from '../shared/types';
 import { CliError } from './errors';
 import { formatDuration } from './format/time';
 import { parseBackoff, parseDuration } from './parse/duration';
@@ -88,13 +88,7 @@ export async function resolveJobSource(o: JobSourceOptions): Promise<{ kind: str
   return { kind, payload };
 }
 
-export interface JobOptions {
-  priority?: number;
-  maxAttempts?: number;
-  backoff?: Partial<Backoff>;
-  timeoutMs?: number;
-  tags?: string[];
-}
+export type { JobOptions };
 
 /**
  * A job's timeout (its lease) from `--timeout`. The range is checked here so that the message

@@ -187,14 +187,18 @@ export interface Queue {
 export type MissedRunPolicy = 'skip' | 'runOnce';
 
 /** The job a schedule enqueues each time it fires. */
-export interface JobTemplate {
-  kind: string;
-  payload?: unknown;
+/** The options a job may set for itself; its queue's defaults apply to the others. */
+export interface JobOptions {
   priority?: number;
   maxAttempts?: number;
   backoff?: Partial<Backoff>;
   timeoutMs?: number;
   tags?: string[];
+}
+
+export interface JobTemplate extends JobOptions {
+  kind: string;
+  payload?: unknown;
 }
 
 export interface Schedule {

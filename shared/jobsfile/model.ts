@@ -5,7 +5,7 @@
  * daemon's apply as it is. How the file is written is in `spec.ts` and docs/jobs-as-code.md.
  */
 import type { Node } from 'jsonc-parser';
-import type { Backoff, JobTemplate, MissedRunPolicy, RateLimit } from '../types';
+import type { Backoff, JobOptions, JobTemplate, MissedRunPolicy, RateLimit } from '../types';
 import type { Span } from './positions';
 
 /** The three kinds of object a jobs file declares, in the order they are applied. */
@@ -50,14 +50,7 @@ export interface TemplateParam {
   description?: string;
 }
 
-/** The job options a template sets; the queue's defaults apply to the others. */
-export interface JobOptions {
-  priority?: number;
-  maxAttempts?: number;
-  backoff?: Partial<Backoff>;
-  timeoutMs?: number;
-  tags?: string[];
-}
+export type { JobOptions };
 
 /**
  * A template: a job with `{{name}}` placeholders left in, as written. `payload` is the kind's
