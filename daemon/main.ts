@@ -3,6 +3,7 @@
  *
  *   node dist/daemon.js [--socket P] [--db P] [--durable] [--log-format text|json]
  *                       [--grace-ms N] [--max-executors N] [--kill-after-ms N] [--detach]
+ *                       [--name NAME] [--metrics HOST:PORT [--metrics-allow-remote]]
  *   node dist/daemon.js stop | status
  *
  * Only argument parsing and wiring live here; see lifecycle/control.ts for the work.
@@ -11,6 +12,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { VERSION } from '../shared/version';
 import { MAX_KILL_GRACE_MS, defaultDaemonOptions, type DaemonOptions } from './config';
 import { CLI_FOREGROUND_FLAG, type DaemonProgramMessage } from '../shared/client/daemonProcess';
+import { parseMetricsAddress } from './metrics/address';
 import { daemonStatus, runDaemon, startDetached, stopDaemon } from './lifecycle/control';
 
 function integer(min: number, max = Number.MAX_SAFE_INTEGER) {
@@ -23,6 +25,20 @@ function integer(min: number, max = Number.MAX_SAFE_INTEGER) {
   };
 }
 
+function nonEmpty(value: string): string {
+  if (value.trim() === '') throw new InvalidArgumentError('expected a non-empty name.');
+  return value;
+}
+
+function validMetricsAddress(value: string): string {
+  try {
+    parseMetricsAddress(value);
+  } catch (error) {
+    throw new InvalidArgumentError(error instanceof Error ? error.message : String(error));
+  }
+  return value;
+}
+
 interface CliOptions {
   socket?: string;
   db?: string;
@@ -33,6 +49,9 @@ interface CliOptions {
   killAfterMs?: number;
   scheduleGraceMs?: number;
   groupCommit?: boolean;
+  name?: string;
+  metrics?: string;
+  metricsAllowRemote?: boolean;
   detach?: boolean;
   cliForeground?: boolean;
 }
@@ -49,6 +68,9 @@ function toDaemonOptions(cli: CliOptions): DaemonOptions {
     killGraceMs: cli.killAfterMs ?? defaults.killGraceMs,
     scheduleGraceMs: cli.scheduleGraceMs ?? defaults.scheduleGraceMs,
     groupCommit: cli.groupCommit ?? defaults.groupCommit,
+    name: cli.name ?? defaults.name,
+    metrics: cli.metrics ?? defaults.metrics,
+    metricsAllowRemote: cli.metricsAllowRemote ?? defaults.metricsAllowRemote,
   };
 }
 
@@ -66,6 +88,9 @@ const program = new Command('spoold')
   .option('--kill-after-ms <ms>', 'a cancelled, timed-out or stopped shell job gets SIGKILL this long after SIGTERM (default: 5000)', integer(0, MAX_KILL_GRACE_MS))
   .option('--schedule-grace-ms <ms>', 'a schedule tick later than this counts as missed', integer(0))
   .option('--no-group-commit', 'commit each enqueue in its own transaction')
+  .option('--name <name>', "the daemon's name on its metrics (default: the host's name)", nonEmpty)
+  .option('--metrics <host:port>', 'serve Prometheus metrics at http://HOST:PORT/metrics (loopback only, unless --metrics-allow-remote)', validMetricsAddress)
+  .option('--metrics-allow-remote', 'allow --metrics on an address other than loopback (plain HTTP: keep it behind a proxy)')
   .option('--detach', 'start in the background and return once the daemon answers')
   .addOption(new Option(CLI_FOREGROUND_FLAG, 'started by `spool daemon` in the foreground, over an IPC channel').hideHelp())
   .action(async (cli: CliOptions) => {

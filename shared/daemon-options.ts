@@ -31,6 +31,12 @@ export interface DaemonOptions {
   scheduleGraceMs: number;
   /** Commit enqueues that arrive in the same tick in one transaction. */
   groupCommit: boolean;
+  /** The daemon's name, the `daemon` label of its metrics: the host's name unless `--name` says otherwise. */
+  name: string;
+  /** `HOST:PORT` to serve Prometheus metrics on (`/metrics`), or null for none. */
+  metrics: string | null;
+  /** Serve metrics on an address other than loopback (they name every queue, over plain HTTP). */
+  metricsAllowRemote: boolean;
 }
 
 export const DEFAULT_GRACE_MS = 10_000;
@@ -50,6 +56,11 @@ export function defaultDaemonOptions(env: NodeJS.ProcessEnv = process.env): Daem
     killGraceMs: DEFAULT_KILL_GRACE_MS,
     scheduleGraceMs: DEFAULT_SCHEDULE_GRACE_MS,
     groupCommit: true,
+    // Stable across restarts (a pid would start a new series each time) and the same for every
+    // daemon a host runs; two daemons on one host for one Prometheus get a --name each.
+    name: os.hostname(),
+    metrics: null,
+    metricsAllowRemote: false,
   };
 }
 
@@ -60,5 +71,8 @@ export function optionsToArgs(options: DaemonOptions): string[] {
   args.push('--schedule-grace-ms', String(options.scheduleGraceMs));
   if (options.durable) args.push('--durable');
   if (!options.groupCommit) args.push('--no-group-commit');
+  args.push('--name', options.name);
+  if (options.metrics !== null) args.push('--metrics', options.metrics);
+  if (options.metricsAllowRemote) args.push('--metrics-allow-remote');
   return args;
 }

@@ -25,6 +25,9 @@ type DaemonCliOptions = {
   grace?: string;
   maxExecutors?: string;
   killAfter?: string;
+  name?: string;
+  metrics?: string;
+  metricsAllowRemote?: boolean;
   timeout?: string;
   json?: boolean;
 };
@@ -41,6 +44,9 @@ export function registerDaemon(program: Command): void {
     .option('--grace <duration>', 'start: on shutdown, how long running jobs may take to finish (default 10s)')
     .option('--max-executors <n>', 'start: shell/http jobs running at once (default: the number of CPUs)')
     .option('--kill-after <duration>', 'start: SIGKILL a cancelled, timed-out or stopped shell job this long after SIGTERM (default 5s)')
+    .option('--name <name>', "start: the daemon's name on its metrics (default: the host's name)")
+    .option('--metrics <host:port>', 'start: serve Prometheus metrics at http://HOST:PORT/metrics (loopback only unless --metrics-allow-remote)')
+    .option('--metrics-allow-remote', 'start: allow --metrics on a non-loopback address (plain HTTP: keep it behind a proxy)')
     .option('--timeout <duration>', 'stop: how long to wait for it to finish (default 30s)')
     .option('--json', 'status: print the status as JSON')
     .addHelpText(
@@ -49,6 +55,7 @@ export function registerDaemon(program: Command): void {
 Examples:
   spool daemon                 # in the foreground; Ctrl-C stops it gracefully
   spool daemon --detach        # in the background; prints its pid, socket and log
+  spool daemon --metrics 127.0.0.1:9464   # Prometheus metrics at http://127.0.0.1:9464/metrics
   spool daemon status
   spool daemon stop
   spool --socket /tmp/test.sock daemon --detach --db /tmp/test.db`,
@@ -118,6 +125,9 @@ const START_OPTIONS: readonly (readonly [keyof DaemonCliOptions, string])[] = [
   ['grace', '--grace'],
   ['maxExecutors', '--max-executors'],
   ['killAfter', '--kill-after'],
+  ['name', '--name'],
+  ['metrics', '--metrics'],
+  ['metricsAllowRemote', '--metrics-allow-remote'],
 ];
 
 /**
@@ -162,5 +172,12 @@ function daemonOptions(ctx: CliContext, o: DaemonCliOptions): DaemonOptions {
   if (o.grace !== undefined) options.graceMs = parseDuration(o.grace, '--grace');
   if (o.maxExecutors !== undefined) options.maxExecutors = parseInteger(o.maxExecutors, '--max-executors', 1, 1024);
   if (o.killAfter !== undefined) options.killGraceMs = parseKillAfter(o.killAfter);
+  if (o.name !== undefined) {
+    if (o.name.trim() === '') throw new CliError('--name must not be empty: it names the daemon on its metrics.');
+    options.name = o.name;
+  }
+  // The daemon checks the address (HOST:PORT, loopback unless allowed) and says what is wrong.
+  if (o.metrics !== undefined) options.metrics = o.metrics;
+  if (o.metricsAllowRemote) options.metricsAllowRemote = true;
   return options;
 }

@@ -64,7 +64,11 @@ export interface EngineOptions {
 export type { JobChange };
 
 export interface EngineListener {
-  jobChanged?(change: JobChange): void;
+  /**
+   * `job` is the record as committed: what the change does not carry (when it was created and
+   * started), for listeners inside the daemon such as its metrics. Clients get only the change.
+   */
+  jobChanged?(change: JobChange, job: Job): void;
   queueChanged?(name: string, deleted: boolean): void;
   output?(jobId: string, queue: string, lines: OutputLine[]): void;
 }

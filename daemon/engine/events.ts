@@ -6,7 +6,7 @@ import type { Job, OutputLine } from '../../shared/types';
 import type { EngineListener, JobChange } from './api';
 
 type Pending =
-  | { type: 'job'; change: JobChange }
+  | { type: 'job'; change: JobChange; job: Job }
   | { type: 'queue'; name: string; deleted: boolean }
   | { type: 'output'; jobId: string; queue: string; lines: OutputLine[] };
 
@@ -45,6 +45,7 @@ export class EventHub {
         cancelRequested: job.cancelRequested,
         at: this.now(),
       },
+      job,
     });
   }
 
@@ -79,7 +80,7 @@ export class EventHub {
     for (const listener of [...this.listeners]) {
       for (const event of events) {
         try {
-          if (event.type === 'job') listener.jobChanged?.(event.change);
+          if (event.type === 'job') listener.jobChanged?.(event.change, event.job);
           else if (event.type === 'queue') listener.queueChanged?.(event.name, event.deleted);
           else listener.output?.(event.jobId, event.queue, event.lines);
         } catch (error) {

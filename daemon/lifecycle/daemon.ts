@@ -15,6 +15,9 @@ import type { DaemonOptions } from '../config';
 import type { EngineClaimParams, JobChange, QueueEngine } from '../engine/api';
 import { openEngine } from '../engine/index';
 import { sqliteStorage } from '../storage/sqlite/backend';
+import { metricsAddress, type MetricsAddress } from '../metrics/address';
+import { DaemonMetrics } from '../metrics/metrics';
+import { MetricsServer } from '../metrics/server';
 import { ExecutorPool, builtinWorkerId } from '../executors/pool';
 import { ClaimWaiters } from '../rpc/claims';
 import type { Connection } from '../rpc/connection';
@@ -62,6 +65,8 @@ export class Daemon {
   private readonly upkeep: Upkeep;
   private readonly server: RpcServer;
   private unsubscribe: () => void = () => undefined;
+  /** The Prometheus endpoint (`--metrics`), once listening. */
+  private metricsServer: MetricsServer | null = null;
   private resolveStopped: () => void = () => undefined;
   /** Settles when the daemon has shut down completely. */
   readonly stopped = new Promise<void>((resolve) => (this.resolveStopped = resolve));
@@ -72,6 +77,7 @@ export class Daemon {
     private readonly logger: Logger,
     /** This daemon's record on the database: its heartbeat, and its clean stop. */
     private readonly instance: DaemonInstanceRecord,
+    private readonly metrics: { figures: DaemonMetrics; address: MetricsAddress } | null,
   ) {
     this.logPath = stderrLogFile(options.dbPath);
     this.events = new EventHub(() => engine.stats(), logger);
@@ -95,14 +101,25 @@ export class Daemon {
     });
     this.server = new RpcServer(options.socketPath, dispatcher, logger);
     this.server.onConnection((connection) => connection.onClose(() => this.connectionClosed(connection)));
+    this.metrics?.figures.setSources({
+      stats: () => engine.stats(),
+      clients: () => this.server.connections.size,
+      workers: () => {
+        const ids = new Set<string>();
+        for (const c of this.server.connections) for (const id of c.workerIds) if (id !== this.pool.workerId) ids.add(id);
+        return ids.size;
+      },
+    });
   }
 
   /** Brings a daemon up; fails (having cleaned up) if the socket is taken or the database cannot open. */
   static async start(options: DaemonOptions, logger: Logger): Promise<Daemon> {
+    // Checked before anything is opened: a refused address leaves nothing to clean up.
+    const metrics = options.metrics === null ? null : { figures: new DaemonMetrics(options.name), address: metricsAddress(options.metrics, options.metricsAllowRemote) };
     const tightened = prepareSocketFolder(options.socketPath);
     if (tightened !== null) logger.warn(tightened);
     await claimSocketPath(options.socketPath);
-    const engine = openEngine({
+    const opened = openEngine({
       storage: sqliteStorage({
         dbPath: options.dbPath,
         durable: options.durable,
@@ -111,6 +128,7 @@ export class Daemon {
         walCheckpointFailed: (error) => logger.error('The background WAL checkpointer failed; commits checkpoint the WAL themselves again', { error }),
       }),
     });
+    const engine = metrics === null ? opened : metrics.figures.watchStore(opened);
     // A new file gets every migration; an existing one only those a newer Spool added, which on
     // a large database can take a while (an index rebuilt): say so.
     const { versions, ms } = engine.migrated;
@@ -122,7 +140,7 @@ export class Daemon {
       // shell jobs left are stopped, then those jobs run again (daemon/lifecycle/instance.ts).
       const { recovered } = await instance.start(options.killGraceMs);
       if (recovered > 0) logger.info('Recovered jobs a previous daemon left running; they run again', { count: recovered });
-      daemon = new Daemon(options, engine, logger, instance);
+      daemon = new Daemon(options, engine, logger, instance, metrics);
       await daemon.listen();
     } catch (error) {
       await instance.stop();
@@ -130,7 +148,10 @@ export class Daemon {
       throw error;
     }
     daemon.unsubscribe = engine.subscribe({
-      jobChanged: (change) => daemon.jobChanged(change),
+      jobChanged: (change, job) => {
+        daemon.jobChanged(change);
+        metrics?.figures.jobChanged(change, job);
+      },
       queueChanged: (name, deleted) => daemon.queueChanged(name, deleted),
       output: (jobId, queue, lines) => daemon.events.output(jobId, queue, lines),
     });
@@ -144,6 +165,7 @@ export class Daemon {
       db: options.dbPath,
       durable: options.durable,
       executors: options.maxExecutors,
+      ...(daemon.metricsServer ? { metrics: `http://${hostPort(daemon.metricsServer.address)}/metrics`, name: options.name } : {}),
     });
     return daemon;
   }
@@ -182,6 +204,7 @@ export class Daemon {
       // Its executors show as gone from here on, and a successor on any socket knows it stopped.
       await this.instance.stop();
       await this.server.close();
+      await this.metricsServer?.close();
       this.events.close();
       this.unsubscribe();
       await this.engine.close();
@@ -193,9 +216,12 @@ export class Daemon {
   }
 
   private async listen(): Promise<void> {
+    // The metrics endpoint first: if its port is taken, the daemon fails before it took the socket.
+    if (this.metrics) this.metricsServer = await MetricsServer.listen(this.metrics.address, this.metrics.figures, this.logger);
     try {
       await this.server.listen();
     } catch (error) {
+      await this.metricsServer?.close();
       // Two daemons started at the same instant both found the path free; the loser says who won.
       if (error instanceof Error && 'code' in error && error.code === 'EADDRINUSE') await claimSocketPath(this.options.socketPath);
       throw error;
@@ -300,6 +326,10 @@ export class Daemon {
       });
     }
   }
+}
+
+function hostPort(address: MetricsAddress): string {
+  return address.host.includes(':') ? `[${address.host}]:${address.port}` : `${address.host}:${address.port}`;
 }
 
 function removeSocketFile(socketPath: string, logger: Logger): void {
