@@ -6,6 +6,7 @@ import { registerCompletion } from './commands/completion';
 import { registerDaemon } from './commands/daemon';
 import { registerEnqueue } from './commands/enqueue';
 import { registerJobs } from './commands/jobs';
+import { registerLsp } from './commands/lsp';
 import { registerQueues } from './commands/queues';
 import { registerRpc } from './commands/rpc';
 import { registerSchedules } from './commands/schedules';
@@ -46,6 +47,7 @@ Every command that prints data takes --json. Run spool <command> --help for its 
   registerStatus(program);
   registerWork(program);
   registerRpc(program);
+  registerLsp(program);
   registerCompletion(program);
   return program;
 }

@@ -34,11 +34,16 @@ export function codeLenses(doc: JobsDocument, uri: string, live: LiveData): Code
     }
   }
   const liveQueues = live.queues === undefined ? undefined : new Map(live.queues.map((q) => [q.name, q]));
+  // Run now and Enqueue only on objects that read without errors: the others cannot run.
+  const schedules = new Set(doc.parse.partial.schedules.map((s) => s.name));
+  const templates = new Set(doc.parse.partial.templates.map((t) => t.name));
   for (const location of doc.parse.locations) {
     const range = rangeOf(location.key);
-    if (location.type === 'schedule') lenses.push({ range, command: { title: 'Run now', command: COMMANDS.runSchedule, arguments: [uri, location.name] } });
-    else if (location.type === 'template') lenses.push({ range, command: { title: 'Enqueue', command: COMMANDS.enqueueTemplate, arguments: [uri, location.name] } });
-    else if (liveQueues !== undefined) {
+    if (location.type === 'schedule') {
+      if (schedules.has(location.name)) lenses.push({ range, command: { title: 'Run now', command: COMMANDS.runSchedule, arguments: [uri, location.name] } });
+    } else if (location.type === 'template') {
+      if (templates.has(location.name)) lenses.push({ range, command: { title: 'Enqueue', command: COMMANDS.enqueueTemplate, arguments: [uri, location.name] } });
+    } else if (liveQueues !== undefined) {
       const queue = liveQueues.get(location.name);
       lenses.push({ range, command: { title: queue === undefined ? 'not on the daemon yet' : countsText(queue.counts), command: '' } });
     }
