@@ -61,7 +61,7 @@ test('diagnostics: drift and conflicts only when the daemon\'s state is known', 
   assert.equal(drift.length, 1);
   assert.equal(drift[0]?.code, 'drift');
   assert.deepEqual(drift[0]?.range, m.ranges[0]);
-  assert.match(drift[0]?.message ?? '', /changed on the daemon since the last apply \(concurrency: 2 → 8\)/);
+  assert.match(String(drift[0]?.message), /changed on the daemon since the last apply \(concurrency: 2 → 8\)/);
 });
 
 test('diagnostics: a queue the file does not declare is information when the daemon has it, the file\'s warning when it does not', () => {
