@@ -10,7 +10,9 @@ import {
   CodeActionKind,
   CodeLensRefreshRequest,
   ErrorCodes,
+  MessageType,
   ResponseError,
+  ShowMessageNotification,
   TextDocumentSyncKind,
   TextDocuments,
   type Connection,
@@ -48,6 +50,12 @@ export function startServer(connection: Connection, options: ServerOptions = {})
   const delay = options.diagnosticsDelayMs ?? 150;
   let data: DaemonData | null = null;
   let lensRefresh = false;
+
+  // A notification, not window.showInformationMessage: that one is a request (it waits for a
+  // choice among actions), which some editors answer with a prompt that blocks (Neovim 0.7).
+  const show = (type: MessageType, message: string): void => {
+    void connection.sendNotification(ShowMessageNotification.type, { type, message });
+  };
 
   /** The analysis of a document's current version (parsed once per version). */
   const analysisOf = (uri: string): service.JobsDocument | undefined => {
@@ -160,7 +168,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
       return await runCommand(params.command, doc, typeof name === 'string' ? name : undefined);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      void connection.window.showErrorMessage(message);
+      show(MessageType.Error, message);
       throw error instanceof ResponseError ? error : new ResponseError(ErrorCodes.InternalError, message);
     }
   });
@@ -176,7 +184,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
         if (!job.ok) throw new ResponseError(ErrorCodes.InvalidParams, job.message);
         const result = await data.call('jobs.enqueue', job.value);
         data.invalidate();
-        void connection.window.showInformationMessage(`Enqueued job ${result.job.id} on queue ${result.job.queue}${command === service.COMMANDS.runSchedule ? ` (schedule ${name})` : ''}.`);
+        show(MessageType.Info, `Enqueued job ${result.job.id} on queue ${result.job.queue}${command === service.COMMANDS.runSchedule ? ` (schedule ${name})` : ''}.`);
         return result;
       }
       case service.COMMANDS.plan: {
@@ -193,7 +201,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
           const result = await data.callUnchecked('project.apply', { project: doc.parse.declaration.project, file: doc.text });
           data.invalidate();
           refresh();
-          void connection.window.showInformationMessage(`Applied project ${doc.parse.declaration.project}.`);
+          show(MessageType.Info, `Applied project ${doc.parse.declaration.project}.`);
           return result;
         } catch (error) {
           if (error instanceof SpoolError && error.code === ErrorCode.MethodNotFound) {
