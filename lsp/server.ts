@@ -39,7 +39,14 @@ export interface ServerOptions {
 /** The settings an editor may pass in `initializationOptions`. */
 interface InitializationOptions {
   socketPath?: string;
+  /**
+   * False in an editor's untrusted workspace: the file is checked, but nothing it declares runs
+   * (no shell job is enqueued, nothing is applied), since it is code from the repository.
+   */
+  trusted?: boolean;
 }
+
+const UNTRUSTED = 'This workspace is not trusted: Spool checks its jobs file but does not run shell commands or apply it. Trust the workspace to run them.';
 
 /** Serves one connection until it closes. */
 export function startServer(connection: Connection, options: ServerOptions = {}): void {
@@ -50,6 +57,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
   const delay = options.diagnosticsDelayMs ?? 150;
   let data: DaemonData | null = null;
   let lensRefresh = false;
+  let trusted = true;
 
   // A notification, not window.showInformationMessage: that one is a request (it waits for a
   // choice among actions), which some editors answer with a prompt that blocks (Neovim 0.7).
@@ -103,6 +111,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
     const socketPath = options.socketPath ?? (typeof init.socketPath === 'string' && init.socketPath !== '' ? init.socketPath : defaultSocketPath());
     data = new DaemonData({ socketPath, onChange: refresh, log: (m) => connection.console.log(m) });
     lensRefresh = params.capabilities.workspace?.codeLens?.refreshSupport === true;
+    trusted = init.trusted !== false;
     return {
       capabilities: {
         textDocumentSync: TextDocumentSyncKind.Incremental,
@@ -182,6 +191,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
         if (name === undefined) throw new ResponseError(ErrorCodes.InvalidParams, `${command} takes the ${command === service.COMMANDS.runSchedule ? 'schedule' : 'template'} name as its second argument.`);
         const job = command === service.COMMANDS.runSchedule ? service.scheduleJob(doc, name) : service.templateJob(doc, name);
         if (!job.ok) throw new ResponseError(ErrorCodes.InvalidParams, job.message);
+        if (!trusted && job.value.kind === 'shell') throw new ResponseError(ErrorCodes.InvalidRequest, UNTRUSTED);
         const result = await data.call('jobs.enqueue', job.value);
         data.invalidate();
         show(MessageType.Info, `Enqueued job ${result.job.id} on queue ${result.job.queue}${command === service.COMMANDS.runSchedule ? ` (schedule ${name})` : ''}.`);
@@ -196,6 +206,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
         return { changes, conflicts: plan.conflicts.length, text: service.planText(plan) };
       }
       case service.COMMANDS.apply: {
+        if (!trusted) throw new ResponseError(ErrorCodes.InvalidRequest, UNTRUSTED);
         if (doc.parse.declaration === null) throw new ResponseError(ErrorCodes.InvalidParams, 'The file has errors: fix them before applying (see the Problems).');
         try {
           const result = await data.callUnchecked('project.apply', { project: doc.parse.declaration.project, file: doc.text });

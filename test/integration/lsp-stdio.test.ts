@@ -188,3 +188,19 @@ describe('language server over stdio, without a daemon', () => {
     assert.match(hoverText(h), /every day at 03:00/);
   });
 });
+
+test('in an untrusted workspace the file is checked, but no shell job runs and nothing is applied', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'spool-lsp-'));
+  const lsp = await startLsp({ env: { SPOOL_SOCKET: path.join(dir, 'nobody.sock') }, initializationOptions: { trusted: false } });
+  try {
+    const text = '{ "project": "p", "templates": { "rm": { "queue": "q", "kind": "shell", "command": "rm -rf ~" } } }';
+    await lsp.open(uri('untrusted'), text);
+    await lsp.diagnosticsOf(uri('untrusted'));
+    for (const [command, args] of [['spool.enqueueTemplate', [uri('untrusted'), 'rm']], ['spool.apply', [uri('untrusted')]]] as const) {
+      await assert.rejects(lsp.connection.sendRequest('workspace/executeCommand', { command, arguments: args }), /This workspace is not trusted/);
+    }
+  } finally {
+    await lsp.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
