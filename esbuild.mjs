@@ -24,14 +24,14 @@ const common = {
   logLevel: 'warning',
   define: { SPOOL_VERSION: JSON.stringify(pkg.version) },
   external: ['better-sqlite3'],
+  // jsonc-parser's default (UMD) build requires its modules by computed paths esbuild cannot
+  // follow, and the bundle fails at run time; its ES module build bundles cleanly.
+  alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' },
 };
 
 const builds = [
   { ...common, entryPoints: { extension: 'extension/extension.ts' }, external: ['vscode'] },
-  // jsonc-parser's default (UMD) build requires its modules by computed paths esbuild cannot
-  // follow; its ES module build bundles cleanly.
-  { ...common, entryPoints: { lsp: 'lsp/main.ts' }, mainFields: ['module', 'main'] },
-  { ...common, entryPoints: { daemon: 'daemon/main.ts', cli: 'cli/main.ts', bench: 'bench/main.ts', checkpointer: 'daemon/storage/sqlite/checkpointer.ts' } },
+  { ...common, entryPoints: { daemon: 'daemon/main.ts', cli: 'cli/main.ts', lsp: 'lsp/main.ts', bench: 'bench/main.ts', checkpointer: 'daemon/storage/sqlite/checkpointer.ts' } },
 ];
 
 if (watch) {
