@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -201,6 +202,38 @@ test('in an untrusted workspace the file is checked, but no shell job runs and n
     }
   } finally {
     await lsp.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a daemon that hangs up in the middle of every request gives no live data, and the server goes on', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'spool-lsp-'));
+  const socketPath = path.join(dir, 'rude.sock');
+  let requests = 0;
+  // Accepts, reads the request, and closes the socket without an answer.
+  const rude = net.createServer((socket) => {
+    socket.on('data', () => {
+      requests++;
+      socket.destroy();
+    });
+  });
+  await new Promise<void>((resolve) => rude.listen(socketPath, resolve));
+  const lsp = await startLsp({ env: { SPOOL_SOCKET: socketPath } });
+  try {
+    const file = marked(FILE);
+    await lsp.open(uri('rude'), file.text);
+    const diagnostics = await lsp.diagnosticsOf(uri('rude'));
+    assert.deepEqual(diagnostics.map((d) => d.code).sort(), ['invalid-cron', 'unknown-queue']);
+    assert.ok(requests > 0, 'the server did ask');
+    const h = await lsp.connection.sendRequest<Hover | null>('textDocument/hover', { textDocument: { uri: uri('rude') }, position: positionOf(file.text, FILE.indexOf('0 3 * * *')) });
+    assert.match(hoverText(h), /Next 5 runs/);
+    const titles = lensTitles(await lsp.connection.sendRequest<CodeLens[] | null>('textDocument/codeLens', { textDocument: { uri: uri('rude') } }));
+    assert.deepEqual(titles.sort(), ['Enqueue', 'Enqueue', 'Run now']);
+    await assert.rejects(lsp.connection.sendRequest('workspace/executeCommand', { command: 'spool.runSchedule', arguments: [uri('rude'), 'nightly'] }));
+    assert.equal(lsp.process.exitCode, null, 'still running');
+  } finally {
+    await lsp.close();
+    await new Promise<void>((resolve) => rude.close(() => resolve()));
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
