@@ -3,7 +3,7 @@
  * runs for other editors) started through vscode-languageclient, with the Node.js the extension
  * starts the daemon with (`spool.nodePath`). Diagnostics, hover, completion, lenses and quick fixes
  * all come from the server; its lens commands (Run now, Enqueue, Apply) run there too, forwarded
- * by the client.
+ * by the client. The server starts when the first jobs file is opened.
  *
  * After a save, when the daemon can say how the file differs from what it has (`project.state`)
  * and there are changes, it offers to apply them (Apply / Show Plan). An older daemon without
@@ -22,6 +22,9 @@ const SELECTOR = [
   { scheme: 'file', pattern: '**/spool.jsonc' },
   { scheme: 'file', pattern: '**/spool.json' },
 ];
+
+/** spool.jsonc or spool.json, in any folder. */
+const JOBS_FILE = /(^|[\\/])spool\.jsonc?$/;
 
 /** What `spool.plan` answers: null when the daemon cannot say, or the file has errors. */
 interface PlanAnswer {
@@ -57,17 +60,27 @@ export function startLanguageClient(extension: vscode.ExtensionContext, log: vsc
     if (old !== null) await old.dispose().catch(() => undefined);
   };
 
-  start();
+  // The server is a process of its own: started when a jobs file is first opened, not for every
+  // window (most workspaces have none).
+  const isJobsFile = (document: vscode.TextDocument): boolean => document.uri.scheme === 'file' && JOBS_FILE.test(document.fileName);
+  let wanted = false;
+  const startWhenNeeded = (document: vscode.TextDocument): void => {
+    if (wanted || !isJobsFile(document)) return;
+    wanted = true;
+    start();
+  };
+  vscode.workspace.textDocuments.forEach(startWhenNeeded);
   disposables.push(
+    vscode.workspace.onDidOpenTextDocument(startWhenNeeded),
     vscode.workspace.onDidSaveTextDocument((document) => {
-      if (client !== null && client.isRunning() && /(^|[\\/])spool\.jsonc?$/.test(document.fileName)) void offerApply(client, document, log);
+      if (client !== null && client.isRunning() && isJobsFile(document)) void offerApply(client, document, log);
     }),
     // Trust granted: the server may now run what the file declares.
     vscode.workspace.onDidGrantWorkspaceTrust(() => {
-      void stop().then(start);
+      if (wanted) void stop().then(start);
     }),
     vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration('spool.socketPath') || e.affectsConfiguration('spool.nodePath')) void stop().then(start);
+      if (wanted && (e.affectsConfiguration('spool.socketPath') || e.affectsConfiguration('spool.nodePath'))) void stop().then(start);
     }),
   );
   return new vscode.Disposable(() => {
