@@ -4,11 +4,26 @@
  * live code lenses. host/jobsFile.ts holds the steps. The lens that applies waits for the
  * daemon's project.apply (not in this build).
  */
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import { startDaemon, type TestDaemon } from '../helpers/daemon';
 import { openVsCode, runHostSuite, type VsCode } from './harness';
 import { reportHostRun } from './support/hostRun';
+import { openWorkbench, screenshot } from './support/workbench';
+
+/** The file the user opens: one schedule with a cron whose day of the week (9) does not exist. */
+const FILE = `{
+  "project": "e2e-ui",
+  "queues": { "work": {} },
+  "templates": { "job": { "queue": "work", "kind": "thumbnail", "payload": 1 } },
+  "schedules": {
+    "nightly": { "cron": "30 4 * * *", "template": "job" },
+    "broken": { "cron": "0 3 * * 9", "template": "job" }
+  }
+}
+`;
 
 let daemon: TestDaemon;
 let vscode: VsCode;
@@ -23,6 +38,36 @@ before(async () => {
 after(async () => {
   await vscode?.close();
   await daemon?.dispose();
+});
+
+test('a user opens spool.jsonc: a squiggle under the bad cron, and a hover with the next runs', async () => {
+  fs.writeFileSync(path.join(vscode.server.workspace, 'spool.jsonc'), FILE);
+  const page = await openWorkbench(vscode);
+  try {
+    // From the Explorer, as a user would (quick open needs ripgrep, which this code-server lacks).
+    const entry = page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'spool.jsonc' }).first();
+    await entry.waitFor({ timeout: 60_000 });
+    await entry.click();
+    const editor = page.locator('.editor-instance .monaco-editor').first();
+    await editor.locator('.view-line', { hasText: '"broken"' }).waitFor({ timeout: 30_000 });
+    // The language server's error, drawn by the editor under the text at fault.
+    await editor.locator('.squiggly-error').first().waitFor({ timeout: 60_000 });
+    const squiggles = await editor.locator('.squiggly-error').count();
+    assert.equal(squiggles, 1);
+    await screenshot(page, 'jobs-file-squiggle.png');
+
+    const cron = editor.locator('.view-line span', { hasText: '30 4 * * *' }).last();
+    await cron.hover();
+    const hover = page.locator('.monaco-hover', { hasText: 'Next 5 runs' }).first();
+    await hover.waitFor({ timeout: 30_000 });
+    const text = await hover.innerText();
+    assert.match(text, /every day at 04:30/);
+    assert.equal((text.match(/04:30 UTC/g) ?? []).length, 5, text);
+    await screenshot(page, 'jobs-file-hover.png');
+  } catch (error) {
+    await screenshot(page, 'failed-jobs-file-ui.png').catch(() => undefined);
+    throw error;
+  }
 });
 
 test('jobs file', async (t) => {

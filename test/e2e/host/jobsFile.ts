@@ -25,7 +25,9 @@ const TEXT = `{
 async function openJobsFile(): Promise<vscode.TextEditor> {
   const folder = vscode.workspace.workspaceFolders?.[0];
   assert.ok(folder, 'a workspace folder');
-  const file = path.join(folder.uri.fsPath, 'spool.jsonc');
+  // A folder of its own: the UI test of jobsFile.test.ts opens the workspace's spool.jsonc.
+  const file = path.join(folder.uri.fsPath, 'host', 'spool.jsonc');
+  fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, TEXT);
   const doc = await vscode.workspace.openTextDocument(file);
   return vscode.window.showTextDocument(doc);
