@@ -22,7 +22,7 @@ import { TextDocument } from 'vscode-languageserver-textdocument';
 import { defaultSocketPath } from '../shared/paths';
 import { VERSION } from '../shared/version';
 import { SpoolError } from '../shared/errors';
-import { ErrorCode } from '../shared/protocol';
+import { ErrorCode, type EnqueueResult } from '../shared/protocol';
 import { DaemonData } from './daemonData';
 import * as service from './service';
 
@@ -44,6 +44,16 @@ interface InitializationOptions {
    * (no shell job is enqueued, nothing is applied), since it is code from the repository.
    */
   trusted?: boolean;
+}
+
+/**
+ * The daemon's error code for a template it does not have (ErrorCode.TemplateNotFound of the
+ * protocol that adds templates; a daemon without them answers MethodNotFound instead).
+ */
+const TEMPLATE_NOT_FOUND = 1005;
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 const UNTRUSTED = 'This workspace is not trusted: Spool checks its jobs file but does not run shell commands or apply it. Trust the workspace to run them.';
@@ -189,10 +199,10 @@ export function startServer(connection: Connection, options: ServerOptions = {})
       case service.COMMANDS.runSchedule:
       case service.COMMANDS.enqueueTemplate: {
         if (name === undefined) throw new ResponseError(ErrorCodes.InvalidParams, `${command} takes the ${command === service.COMMANDS.runSchedule ? 'schedule' : 'template'} name as its second argument.`);
-        const job = command === service.COMMANDS.runSchedule ? service.scheduleJob(doc, name) : service.templateJob(doc, name);
-        if (!job.ok) throw new ResponseError(ErrorCodes.InvalidParams, job.message);
-        if (!trusted && job.value.kind === 'shell') throw new ResponseError(ErrorCodes.InvalidRequest, UNTRUSTED);
-        const result = await data.call('jobs.enqueue', job.value);
+        const target = service.enqueueTarget(doc, command === service.COMMANDS.runSchedule ? 'schedule' : 'template', name);
+        if (!target.ok) throw new ResponseError(ErrorCodes.InvalidParams, target.message);
+        if (!trusted && target.value.job.kind === 'shell') throw new ResponseError(ErrorCodes.InvalidRequest, UNTRUSTED);
+        const result = await enqueue(doc, target.value);
         data.invalidate();
         show(MessageType.Info, `Enqueued job ${result.job.id} on queue ${result.job.queue}${command === service.COMMANDS.runSchedule ? ` (schedule ${name})` : ''}.`);
         return result;
@@ -209,10 +219,13 @@ export function startServer(connection: Connection, options: ServerOptions = {})
         if (!trusted) throw new ResponseError(ErrorCodes.InvalidRequest, UNTRUSTED);
         if (doc.parse.declaration === null) throw new ResponseError(ErrorCodes.InvalidParams, 'The file has errors: fix them before applying (see the Problems).');
         try {
-          const result = await data.callUnchecked('project.apply', { project: doc.parse.declaration.project, file: doc.text });
+          // The declaration as parseJobsFile read it: the daemon validates it again and plans
+          // inside its transaction.
+          const result = await data.callUnchecked('project.apply', { project: doc.parse.declaration.project, file: doc.parse.declaration });
           data.invalidate();
           refresh();
-          show(MessageType.Info, `Applied project ${doc.parse.declaration.project}.`);
+          const changes = isRecord(result) && Array.isArray(result['changes']) ? (result['changes'] as { action?: unknown }[]).filter((c) => c.action !== 'unchanged').length : undefined;
+          show(MessageType.Info, `Applied project ${doc.parse.declaration.project}${changes !== undefined ? `: ${changes} change${changes === 1 ? '' : 's'}` : ''}.`);
           return result;
         } catch (error) {
           if (error instanceof SpoolError && error.code === ErrorCode.MethodNotFound) {
@@ -224,6 +237,23 @@ export function startServer(connection: Connection, options: ServerOptions = {})
       default:
         throw new ResponseError(ErrorCodes.MethodNotFound, `Unknown command ${command}; this server runs ${Object.values(service.COMMANDS).join(', ')}.`);
     }
+  };
+
+  /**
+   * Enqueues a lens's target: the template as this project last applied it, through the daemon's
+   * `templates.enqueue` (as `spool run` does); the file's job when the daemon has no such
+   * template (not applied yet: TemplateNotFound) or no templates at all (MethodNotFound).
+   */
+  const enqueue = async (doc: service.JobsDocument, target: service.EnqueueTarget): Promise<EnqueueResult> => {
+    if (data === null) throw new ResponseError(ErrorCodes.ServerNotInitialized, 'The server is not initialized.');
+    const project = doc.parse.partial.project;
+    try {
+      const result = await data.callUnchecked('templates.enqueue', { name: target.template, params: target.params, ...(project !== '' ? { project } : {}) });
+      if (isRecord(result) && isRecord(result['job'])) return result as unknown as EnqueueResult;
+    } catch (error) {
+      if (!(error instanceof SpoolError) || (error.code !== ErrorCode.MethodNotFound && error.code !== TEMPLATE_NOT_FOUND)) throw error;
+    }
+    return data.call('jobs.enqueue', target.job);
   };
 
   connection.onShutdown(() => {

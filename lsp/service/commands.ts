@@ -20,6 +20,27 @@ export const COMMANDS = {
   plan: 'spool.plan',
 } as const;
 
+/**
+ * What a lens enqueues: a template by name with parameter values (what the daemon's
+ * `templates.enqueue` takes), and the same job resolved from the file, for a daemon that does not
+ * have the template (not applied yet, or a daemon without templates).
+ */
+export interface EnqueueTarget {
+  template: string;
+  params: Record<string, string>;
+  /** The job as the file declares it now. */
+  job: EnqueueParams;
+}
+
+/** The target of a schedule's "Run now" (its template with its parameters) or a template's "Enqueue". */
+export function enqueueTarget(doc: JobsDocument, what: 'schedule' | 'template', name: string): Parsed<EnqueueTarget> {
+  const schedule = what === 'schedule' ? doc.parse.partial.schedules.find((s) => s.name === name) : undefined;
+  if (what === 'schedule' && schedule === undefined) return { ok: false, message: `The schedule "${name}" has errors or is not in the file; fix them first.` };
+  const job = schedule !== undefined ? scheduleJob(doc, name) : templateJob(doc, name);
+  if (!job.ok) return job;
+  return { ok: true, value: { template: schedule?.template ?? name, params: schedule?.params ?? {}, job: job.value } };
+}
+
 /** The job a schedule's "Run now" enqueues: its template with the schedule's parameters. */
 export function scheduleJob(doc: JobsDocument, name: string): Parsed<EnqueueParams> {
   const schedule = doc.parse.partial.schedules.find((s) => s.name === name);
