@@ -237,3 +237,48 @@ test('a daemon that hangs up in the middle of every request gives no live data, 
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+describe('language server over stdio, with a daemon that applies jobs files', () => {
+  let daemon: TestDaemon;
+  let lsp: LspClient;
+  let supported = true;
+  const text = '{ "project": "lsp-apply", "queues": { "q": { "concurrency": 2 } }, "templates": { "t": { "queue": "q", "kind": "thumbnail", "payload": 1 } }, "schedules": { "s": { "cron": "0 3 * * *", "template": "t" } } }';
+
+  before(async () => {
+    daemon = await startDaemon();
+    const client = await daemon.client();
+    try {
+      await client.callUnchecked('project.state', { project: 'lsp-apply' });
+    } catch {
+      // A daemon without project.state: the server shows no Apply lens (tested above).
+      supported = false;
+      return;
+    }
+    lsp = await startLsp({ env: { SPOOL_SOCKET: daemon.socketPath } });
+    await lsp.open(uri('apply'), text);
+  });
+
+  after(async () => {
+    await lsp?.close();
+    await daemon?.dispose();
+  });
+
+  const lenses = async () => lensTitles(await lsp.connection.sendRequest<CodeLens[] | null>('textDocument/codeLens', { textDocument: { uri: uri('apply') } }));
+
+  test('the Apply lens counts the changes, applies them, and then says there are none; Run now enqueues the applied template; a hand change is drift', async (t) => {
+    if (!supported) return t.skip('this daemon has no project.state / project.apply');
+    assert.deepEqual(await waitFor('the Apply lens', async () => ((await lenses())[0]?.startsWith('Apply') === true ? lenses() : undefined)), ['Apply (3 changes)', 'not on the daemon yet', 'Enqueue', 'Run now']);
+    const plan = await lsp.connection.sendRequest<{ changes: number; text: string }>('workspace/executeCommand', { command: 'spool.plan', arguments: [uri('apply')] });
+    assert.equal(plan.changes, 3);
+    assert.match(plan.text, /\+ create schedule s/);
+    await lsp.connection.sendRequest('workspace/executeCommand', { command: 'spool.apply', arguments: [uri('apply')] });
+    await waitFor('the lens to say it is applied', async () => (await lenses())[0] === 'Applied: no changes');
+    const run = await lsp.connection.sendRequest<{ job: { id: string; context?: { origin?: string } } }>('workspace/executeCommand', { command: 'spool.runSchedule', arguments: [uri('apply'), 's'] });
+    assert.equal(run.job.context?.origin, 'template:t');
+    const client = await daemon.client();
+    await client.call('queues.configure', { name: 'q', concurrency: 7 });
+    await lsp.change(uri('apply'), 2, `${text} `);
+    const drift = await lsp.diagnosticsOf(uri('apply'), (d) => d.some((x) => x.code === 'drift'), 2);
+    assert.match(String(drift[0]?.message), /The queue "q" was changed on the daemon since the last apply \(concurrency: 2 → 7\)/);
+  });
+});
