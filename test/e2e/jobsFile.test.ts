@@ -1,8 +1,8 @@
 /**
  * The jobs file in code-server against a real daemon: the extension's language client starts
  * the language server, which underlines a bad cron, hovers a cron with its next runs and shows
- * live code lenses. host/jobsFile.ts holds the steps. The lens that applies waits for the
- * daemon's project.apply (not in this build).
+ * live code lenses, and applies the file from its lens when the daemon has project.apply.
+ * host/jobsFile.ts holds the steps.
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -71,9 +71,10 @@ test('a user opens spool.jsonc: a squiggle under the bad cron, and a hover with 
 });
 
 test('jobs file', async (t) => {
-  const run = await runHostSuite(vscode.server, vscode.browser, path.join(__dirname, 'host', 'jobsFile.ts'), {});
+  const run = await runHostSuite(vscode.server, vscode.browser, path.join(__dirname, 'host', 'jobsFile.ts'), { socketPath: daemon.socketPath });
   await reportHostRun(t, run, [
     'a bad cron is underlined where it is wrong, and a hover on a cron gives its next runs',
     'code lenses run on the server: Run now and Enqueue, and the queue\'s live count',
+    'the Apply lens applies the file, when the daemon has project.apply',
   ]);
 });

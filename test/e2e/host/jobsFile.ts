@@ -7,8 +7,9 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { SpoolClient } from '../../../shared/client';
 import { spool, waitFor } from './api';
-import { hostSuite } from './framework';
+import { configString, hostSuite } from './framework';
 
 const TEXT = `{
   "project": "e2e",
@@ -66,6 +67,35 @@ export const run = hostSuite({
       const titles = l.map((x) => x.command?.title ?? '');
       return titles.some((t) => /queued/.test(t)) ? titles : undefined;
     });
-    assert.deepEqual(lenses, ['1 queued', 'Enqueue', 'Run now']);
+    // A daemon with project.state adds the Apply lens at the top (the next test).
+    assert.deepEqual(lenses.filter((t) => !t.startsWith('Apply')), ['1 queued', 'Enqueue', 'Run now']);
+  },
+  'the Apply lens applies the file, when the daemon has project.apply': async (config) => {
+    const client = await SpoolClient.connect({ socketPath: configString(config, 'socketPath') });
+    try {
+      try {
+        await client.callUnchecked('project.state', { project: 'e2e' });
+      } catch {
+        // An older daemon: no Apply lens to click (the language server's tests cover that case).
+        return;
+      }
+      const editor = await openJobsFile();
+      const uri = editor.document.uri;
+      const lensAt = async (title: RegExp) => {
+        const l = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', uri, 100);
+        return l.find((x) => title.test(x.command?.title ?? ''));
+      };
+      // The file has an error (the bad cron): fix it, so there is something to apply.
+      await editor.edit((e) => e.replace(new vscode.Range(editor.document.positionAt(TEXT.indexOf('9",')), editor.document.positionAt(TEXT.indexOf('9",') + 1)), '1'));
+      const apply = await waitFor('the Apply lens', () => lensAt(/^Apply \(\d+ changes?\)$/));
+      assert.ok(apply.command);
+      // The lens's command runs on the server; the language client forwards it.
+      await vscode.commands.executeCommand(apply.command.command, ...(apply.command.arguments ?? []));
+      await waitFor('the lens to say it is applied', () => lensAt(/^Applied: no changes$/));
+      const state = (await client.callUnchecked('project.state', { project: 'e2e' })) as { objects: { type: string; name: string; owner?: string }[] };
+      assert.deepEqual(state.objects.filter((o) => o.owner === 'e2e').map((o) => `${o.type} ${o.name}`).sort(), ['queue work', 'schedule bad', 'schedule good', 'template job']);
+    } finally {
+      client.close();
+    }
   },
 });
