@@ -64,7 +64,8 @@ function fromProblem(doc: JobsDocument, problem: Problem): Diagnostic {
     severity: problem.severity === 'error' ? DiagnosticSeverity.Error : DiagnosticSeverity.Warning,
     source: SOURCE,
     code: problem.code,
-    message: problem.allowed !== undefined && !problem.message.includes(problem.allowed) ? `${problem.message} Allowed: ${problem.allowed}.` : problem.message,
+    // The message already names the field and what it takes, as the CLI prints it.
+    message: problem.message,
     data,
   };
 }
