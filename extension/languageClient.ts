@@ -37,6 +37,8 @@ interface PlanAnswer {
 export function startLanguageClient(extension: vscode.ExtensionContext, log: vscode.LogOutputChannel): vscode.Disposable {
   const disposables: vscode.Disposable[] = [];
   let client: LanguageClient | null = null;
+  const plans = new PlanDocuments();
+  disposables.push(plans, vscode.workspace.registerTextDocumentContentProvider(PLAN_SCHEME, plans));
 
   const start = (): void => {
     const settings = readSettings();
@@ -73,7 +75,7 @@ export function startLanguageClient(extension: vscode.ExtensionContext, log: vsc
   disposables.push(
     vscode.workspace.onDidOpenTextDocument(startWhenNeeded),
     vscode.workspace.onDidSaveTextDocument((document) => {
-      if (client !== null && client.isRunning() && isJobsFile(document)) void offerApply(client, document, log);
+      if (client !== null && client.isRunning() && isJobsFile(document)) void offerApply(client, document, plans, log);
     }),
     // Trust granted: the server may now run what the file declares.
     vscode.workspace.onDidGrantWorkspaceTrust(() => {
@@ -90,7 +92,7 @@ export function startLanguageClient(extension: vscode.ExtensionContext, log: vsc
 }
 
 /** After a save: when the daemon differs from the file, offer to apply it or show the plan. */
-async function offerApply(client: LanguageClient, document: vscode.TextDocument, log: vscode.LogOutputChannel): Promise<void> {
+async function offerApply(client: LanguageClient, document: vscode.TextDocument, plans: PlanDocuments, log: vscode.LogOutputChannel): Promise<void> {
   const uri = client.code2ProtocolConverter.asUri(document.uri);
   let plan: PlanAnswer | null;
   try {
@@ -112,7 +114,34 @@ async function offerApply(client: LanguageClient, document: vscode.TextDocument,
       log.warn(`Applying ${document.fileName} failed: ${error instanceof Error ? error.message : String(error)}`);
     });
   } else if (choice === 'Show Plan') {
-    const doc = await vscode.workspace.openTextDocument({ content: plan.text, language: 'plaintext' });
+    const doc = await vscode.workspace.openTextDocument(plans.show(document.uri, plan.text));
     await vscode.window.showTextDocument(doc, { preview: true });
+  }
+}
+
+/** The scheme of plan documents: read-only, so closing one asks nothing. */
+const PLAN_SCHEME = 'spool-plan';
+
+/** The plans shown with "Show Plan", one document per jobs file, its text the latest plan. */
+class PlanDocuments implements vscode.TextDocumentContentProvider, vscode.Disposable {
+  private readonly texts = new Map<string, string>();
+  private readonly changed = new vscode.EventEmitter<vscode.Uri>();
+  readonly onDidChange = this.changed.event;
+
+  /** Stores a jobs file's plan; returns the URI of its document (updated if already open). */
+  show(file: vscode.Uri, text: string): vscode.Uri {
+    const uri = vscode.Uri.from({ scheme: PLAN_SCHEME, path: `/Plan of ${path.basename(file.fsPath)}`, query: file.toString() });
+    this.texts.set(uri.toString(), text);
+    this.changed.fire(uri);
+    return uri;
+  }
+
+  provideTextDocumentContent(uri: vscode.Uri): string {
+    return this.texts.get(uri.toString()) ?? 'This plan is no longer available: save the jobs file again to see the current one.';
+  }
+
+  dispose(): void {
+    this.changed.dispose();
+    this.texts.clear();
   }
 }

@@ -8,8 +8,9 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
+import { SpoolClient } from '../../shared/client';
 import { startDaemon, type TestDaemon } from '../helpers/daemon';
-import { openVsCode, runHostSuite, type VsCode } from './harness';
+import { openVsCode, runHostSuite, waitFor, type VsCode } from './harness';
 import { reportHostRun } from './support/hostRun';
 import { openWorkbench, screenshot } from './support/workbench';
 
@@ -66,6 +67,46 @@ test('a user opens spool.jsonc: a squiggle under the bad cron, and a hover with 
     await screenshot(page, 'jobs-file-hover.png');
   } catch (error) {
     await screenshot(page, 'failed-jobs-file-ui.png').catch(() => undefined);
+    throw error;
+  }
+});
+
+test('after a save, the extension offers to apply the file, and Show Plan opens the plan', async (t) => {
+  const client = await SpoolClient.connect({ socketPath: daemon.socketPath });
+  try {
+    await client.callUnchecked('project.state', { project: 'e2e-ui' });
+  } catch {
+    client.close();
+    return t.skip('this daemon has no project.state: the extension makes no offer');
+  }
+  client.close();
+  fs.writeFileSync(path.join(vscode.server.workspace, 'spool.jsonc'), FILE);
+  const page = await openWorkbench(vscode);
+  try {
+    const entry = page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'spool.jsonc' }).first();
+    await entry.waitFor({ timeout: 60_000 });
+    await entry.click();
+    const editor = page.locator('.editor-instance .monaco-editor').first();
+    await editor.locator('.squiggly-error').first().waitFor({ timeout: 60_000 });
+    // Fix the cron as a user would: double-click the 9 (a word of its own) and type a 1.
+    const cron = editor.locator('.view-line span', { hasText: '0 3 * * 9' }).last();
+    const box = await cron.boundingBox();
+    assert.ok(box);
+    const literal = '"0 3 * * 9"';
+    await page.mouse.dblclick(box.x + (box.width * (literal.indexOf('9') + 0.5)) / literal.length, box.y + box.height / 2);
+    await page.keyboard.type('1');
+    await waitFor('the squiggle to go', async () => (await editor.locator('.squiggly-error').count()) === 0, { timeoutMs: 30_000 });
+    await page.keyboard.press('Control+S');
+    const toast = page.locator('.notifications-toasts .notification-list-item', { hasText: 'differs from the daemon' }).first();
+    await toast.waitFor({ timeout: 30_000 });
+    assert.match(await toast.innerText(), /spool\.jsonc differs from the daemon: 4 changes to apply/);
+    await screenshot(page, 'jobs-file-offer.png');
+    await toast.locator('a.monaco-button', { hasText: 'Show Plan' }).click();
+    await page.locator('.monaco-editor .view-line', { hasText: 'Plan for project "e2e-ui"' }).first().waitFor({ timeout: 30_000 });
+    await page.locator('.monaco-editor .view-line', { hasText: '+ create schedule broken' }).first().waitFor({ timeout: 10_000 });
+    await screenshot(page, 'jobs-file-plan.png');
+  } catch (error) {
+    await screenshot(page, 'failed-jobs-file-offer.png').catch(() => undefined);
     throw error;
   }
 });
