@@ -2,6 +2,7 @@
 //   extension.js  the VS Code extension (vscode is provided by the editor)
 //   daemon.js     spoold, the queue daemon (better-sqlite3 stays a native module beside it)
 //   cli.js        the `spool` command, a client: no driver, no daemon code (`spool daemon` starts daemon.js)
+//   lsp.js        the language server of spool.jsonc (`spool lsp --stdio` and the extension run it)
 //   bench.js      `npm run bench`
 //   checkpointer.js  the daemon's WAL checkpointer thread, loaded by path from beside daemon.js
 //                    (and bench.js) — a worker thread needs a file of its own
@@ -30,7 +31,7 @@ const common = {
 
 const builds = [
   { ...common, entryPoints: { extension: 'extension/extension.ts' }, external: ['vscode'] },
-  { ...common, entryPoints: { daemon: 'daemon/main.ts', cli: 'cli/main.ts', bench: 'bench/main.ts', checkpointer: 'daemon/storage/sqlite/checkpointer.ts' } },
+  { ...common, entryPoints: { daemon: 'daemon/main.ts', cli: 'cli/main.ts', lsp: 'lsp/main.ts', bench: 'bench/main.ts', checkpointer: 'daemon/storage/sqlite/checkpointer.ts' } },
 ];
 
 if (watch) {

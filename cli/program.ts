@@ -9,6 +9,7 @@ import { registerDaemon } from './commands/daemon';
 import { registerEnqueue } from './commands/enqueue';
 import { registerJobs } from './commands/jobs';
 import { registerPlan } from './commands/plan';
+import { registerLsp } from './commands/lsp';
 import { registerQueues } from './commands/queues';
 import { registerRpc } from './commands/rpc';
 import { registerRun } from './commands/run';
@@ -55,6 +56,7 @@ Every command that prints data takes --json. Run spool <command> --help for its 
   registerStatus(program);
   registerWork(program);
   registerRpc(program);
+  registerLsp(program);
   registerCompletion(program);
   registerCompleteNames(program);
   return program;

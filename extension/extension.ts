@@ -10,6 +10,7 @@ import { DaemonConnection } from './daemon/connection';
 import { EditPayloadProvider, EDIT_SCHEME } from './documents/editPayload';
 import { JobDetailsProvider, JOB_SCHEME } from './documents/jobDetails';
 import { JobOutputProvider, OUTPUT_SCHEME } from './documents/jobOutput';
+import { startLanguageClient } from './languageClient';
 import { EnqueuedJobs } from './notifications';
 import { readSettings } from './settings';
 import { SpoolStatusBar } from './statusBar';
@@ -71,6 +72,7 @@ export function activate(extension: vscode.ExtensionContext): SpoolExports {
     registerProvider(JOB_SCHEME, new JobDetailsProvider(connection)),
     registerProvider(OUTPUT_SCHEME, jobOutput),
     ...registerCommands(ctx),
+    startLanguageClient(extension, log),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('spool.socketPath')) void connection.connect(readSettings().autoStartDaemon).catch((error: unknown) => log.error(String(error)));
       if (e.affectsConfiguration('spool.pageSize') || e.affectsConfiguration('spool.showEmptyGroups')) queues.refresher.now();

@@ -1,0 +1,199 @@
+/**
+ * The language server's value provider for live data: what the daemon at the socket knows, for
+ * the pure service (`lsp/service`), behind a cache. Any failure — no daemon, a daemon that goes
+ * away mid-request, an older daemon without `project.state` (MethodNotFound) — gives "no live
+ * data" for that part, so the service skips its live checks rather than warning; nothing here
+ * throws at a snapshot's caller.
+ *
+ * It connects lazily, retries now and then while documents are open (so lenses appear when a
+ * daemon starts), and subscribes to jobs and queue events: each one drops the cache and, after a
+ * short pause (events come in bursts), calls `onChange` so the server refreshes lenses and
+ * diagnostics.
+ */
+import { SpoolClient } from '../shared/client';
+import { SpoolError } from '../shared/errors';
+import type { LiveObject } from '../shared/jobsfile';
+import { ErrorCode, type MethodName, type ParamsOf, type ResultOf } from '../shared/protocol';
+import type { LiveData } from './service';
+
+/** How long a snapshot is reused when no event says it changed (events may be missed). */
+const CACHE_MS = 5000;
+/** The pause after an event before `onChange` (a burst of job events gives one refresh). */
+const CHANGE_DEBOUNCE_MS = 300;
+/** At most one connection attempt this often while no daemon answers. */
+const RETRY_MS = 2000;
+/** Requests for live data give up after this: a hover must not hang on a stuck daemon. */
+const REQUEST_TIMEOUT_MS = 3000;
+
+/** Raised by `call` when no daemon answers: the message says what to do. */
+export class NoDaemonError extends Error {
+  constructor(socketPath: string) {
+    super(`No Spool daemon answers at ${socketPath}: start one with \`spool daemon --detach\`.`);
+  }
+}
+
+export interface DaemonDataOptions {
+  socketPath: string;
+  /** Called (debounced) when the daemon's data changed or it came or went. */
+  onChange: () => void;
+  /** A line for the server's log. */
+  log: (message: string) => void;
+}
+
+/** See the module comment. */
+export class DaemonData {
+  private client: SpoolClient | null = null;
+  private connecting: Promise<SpoolClient | null> | null = null;
+  private lastAttempt = 0;
+  private queues: { at: number; value: LiveData['queues'] } | null = null;
+  private readonly states = new Map<string, { at: number; value: readonly LiveObject[] | undefined }>();
+  /** False once the daemon answered MethodNotFound to `project.state`; reset per connection. */
+  private hasProjectState = true;
+  private changeTimer: NodeJS.Timeout | null = null;
+  private readonly retryTimer: NodeJS.Timeout;
+  private disposed = false;
+
+  constructor(private readonly options: DaemonDataOptions) {
+    // A daemon that starts after the editor: try now and then, and refresh once it answers.
+    this.retryTimer = setInterval(() => {
+      if (this.client === null && this.connecting === null) void this.connect();
+    }, RETRY_MS * 2);
+    this.retryTimer.unref();
+  }
+
+  get socketPath(): string {
+    return this.options.socketPath;
+  }
+
+  /** What the daemon knows for a file of `project` (undefined: no project yet). Never throws. */
+  async snapshot(project: string | undefined): Promise<LiveData> {
+    const client = await this.connect();
+    if (client === null) return {};
+    const now = Date.now();
+    const out: LiveData = {};
+    try {
+      if (this.queues === null || now - this.queues.at > CACHE_MS) {
+        const result = await client.call('queues.list', undefined, { timeoutMs: REQUEST_TIMEOUT_MS });
+        this.queues = { at: now, value: result.queues.map((q) => ({ name: q.name, counts: q.counts })) };
+      }
+      if (this.queues.value !== undefined) out.queues = this.queues.value;
+    } catch (error) {
+      this.failed('queues.list', error);
+      return {};
+    }
+    if (project !== undefined && project !== '' && this.hasProjectState) {
+      const objects = await this.projectState(client, project, now);
+      if (objects !== undefined) out.objects = objects;
+    }
+    return out;
+  }
+
+  private async projectState(client: SpoolClient, project: string, now: number): Promise<readonly LiveObject[] | undefined> {
+    const cached = this.states.get(project);
+    if (cached !== undefined && now - cached.at <= CACHE_MS) return cached.value;
+    try {
+      const result = await client.callUnchecked('project.state', { project }, { timeoutMs: REQUEST_TIMEOUT_MS });
+      const objects = typeof result === 'object' && result !== null && 'objects' in result && Array.isArray(result.objects) ? (result.objects as LiveObject[]) : undefined;
+      this.states.set(project, { at: now, value: objects });
+      return objects;
+    } catch (error) {
+      if (error instanceof SpoolError && error.code === ErrorCode.MethodNotFound) {
+        // An older daemon: no project state, so no drift, no Apply lens. Not an error.
+        this.hasProjectState = false;
+        return undefined;
+      }
+      this.failed('project.state', error);
+      return undefined;
+    }
+  }
+
+  /** A typed call for a command; throws NoDaemonError when no daemon answers. */
+  async call<M extends MethodName>(method: M, params: ParamsOf<M>): Promise<ResultOf<M>> {
+    const client = await this.connect(true);
+    if (client === null) throw new NoDaemonError(this.options.socketPath);
+    return client.call(method, params);
+  }
+
+  /** A call of a method this build's protocol table may not have yet (`project.apply`). */
+  async callUnchecked(method: string, params: unknown): Promise<unknown> {
+    const client = await this.connect(true);
+    if (client === null) throw new NoDaemonError(this.options.socketPath);
+    return client.callUnchecked(method, params);
+  }
+
+  /** Drop cached data (after a command changed the daemon). */
+  invalidate(): void {
+    this.queues = null;
+    this.states.clear();
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    clearInterval(this.retryTimer);
+    if (this.changeTimer !== null) clearTimeout(this.changeTimer);
+    this.client?.close();
+    this.client = null;
+  }
+
+  /** The connected client, or null when no daemon answers (attempts are spaced unless `now`). */
+  private async connect(now = false): Promise<SpoolClient | null> {
+    if (this.client !== null) return this.client;
+    if (this.disposed) return null;
+    if (this.connecting !== null) return this.connecting;
+    if (!now && Date.now() - this.lastAttempt < RETRY_MS) return null;
+    this.lastAttempt = Date.now();
+    this.connecting = this.open().finally(() => {
+      this.connecting = null;
+    });
+    return this.connecting;
+  }
+
+  private async open(): Promise<SpoolClient | null> {
+    let client: SpoolClient;
+    try {
+      client = await SpoolClient.connect({ socketPath: this.options.socketPath, connectTimeoutMs: 1000, requestTimeoutMs: REQUEST_TIMEOUT_MS });
+    } catch {
+      return null;
+    }
+    if (this.disposed) {
+      client.close();
+      return null;
+    }
+    client.onClose(() => {
+      if (this.client !== client) return;
+      this.options.log(`The daemon at ${this.options.socketPath} went away: live data is off until it answers again.`);
+      this.client = null;
+      this.invalidate();
+      this.changed();
+    });
+    this.client = client;
+    this.hasProjectState = true;
+    this.invalidate();
+    this.options.log(`Connected to the daemon at ${this.options.socketPath}.`);
+    try {
+      await client.subscribe({ topics: ['jobs', 'queues'] }, { 'jobs.changed': () => this.eventArrived(), 'queues.changed': () => this.eventArrived() });
+    } catch (error) {
+      // Without events the cache still expires: lenses are a few seconds late, not wrong.
+      this.options.log(`Could not subscribe to the daemon's events: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    this.changed();
+    return this.client;
+  }
+
+  private eventArrived(): void {
+    this.invalidate();
+    this.changed();
+  }
+
+  private changed(): void {
+    if (this.changeTimer !== null || this.disposed) return;
+    this.changeTimer = setTimeout(() => {
+      this.changeTimer = null;
+      this.options.onChange();
+    }, CHANGE_DEBOUNCE_MS);
+  }
+
+  private failed(method: string, error: unknown): void {
+    this.options.log(`${method} failed: ${error instanceof Error ? error.message : String(error)} (live data skipped)`);
+  }
+}

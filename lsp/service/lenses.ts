@@ -1,0 +1,52 @@
+/**
+ * Code lenses, each a server-side command (`workspace/executeCommand`) so any editor can run it:
+ * `Apply (N changes)` at the top when the daemon's state is known; `Run now` on each schedule;
+ * `Enqueue` on each template; live counts on each queue (`3 queued · 1 dead`) when a daemon
+ * answered. Without a daemon only the lenses that need none of its data are shown.
+ */
+import type { CodeLens } from 'vscode-languageserver-types';
+import { countChanges, planChanges } from '../../shared/jobsfile';
+import { COMMANDS } from './commands';
+import { rangeOf, type JobsDocument } from './document';
+import { countsText, type LiveData } from './live';
+
+/** The lenses of a document; `uri` is handed to the commands as their first argument. */
+export function codeLenses(doc: JobsDocument, uri: string, live: LiveData): CodeLens[] {
+  const lenses: CodeLens[] = [];
+  const top = { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };
+  if (live.objects !== undefined && doc.parse.partial.project !== '') {
+    const errors = doc.parse.problems.filter((p) => p.severity === 'error').length;
+    if (doc.parse.declaration === null) {
+      lenses.push({ range: top, command: { title: `Apply: fix ${errors} error${errors === 1 ? '' : 's'} first`, command: '' } });
+    } else {
+      const plan = planChanges(doc.parse.declaration, { objects: [...live.objects] });
+      const counts = countChanges(plan);
+      const n = counts.create + counts.update + counts.delete;
+      lenses.push({
+        range: top,
+        command:
+          plan.conflicts.length > 0
+            ? { title: `Apply: ${plan.conflicts.length} name conflict${plan.conflicts.length === 1 ? '' : 's'} with the daemon`, command: '' }
+            : n === 0
+              ? { title: 'Applied: no changes', command: '' }
+              : { title: `Apply (${n} change${n === 1 ? '' : 's'})`, command: COMMANDS.apply, arguments: [uri] },
+      });
+    }
+  }
+  const liveQueues = live.queues === undefined ? undefined : new Map(live.queues.map((q) => [q.name, q]));
+  // Run now and Enqueue only on objects that read without errors: the others cannot run.
+  const schedules = new Set(doc.parse.partial.schedules.map((s) => s.name));
+  const templates = new Set(doc.parse.partial.templates.map((t) => t.name));
+  for (const location of doc.parse.locations) {
+    const range = rangeOf(location.key);
+    if (location.type === 'schedule') {
+      if (schedules.has(location.name)) lenses.push({ range, command: { title: 'Run now', command: COMMANDS.runSchedule, arguments: [uri, location.name] } });
+    } else if (location.type === 'template') {
+      if (templates.has(location.name)) lenses.push({ range, command: { title: 'Enqueue', command: COMMANDS.enqueueTemplate, arguments: [uri, location.name] } });
+    } else if (liveQueues !== undefined) {
+      const queue = liveQueues.get(location.name);
+      lenses.push({ range, command: { title: queue === undefined ? 'not on the daemon yet' : countsText(queue.counts), command: '' } });
+    }
+  }
+  return lenses;
+}

@@ -1,0 +1,79 @@
+/**
+ * Navigation between the file's objects: go to definition (a schedule's template, a template's
+ * queue), find references (who names an object), and the outline (document symbols: the three
+ * sections and their objects).
+ */
+import { DocumentSymbol, SymbolKind, type Position, type Range } from 'vscode-languageserver-types';
+import type { ObjectLocation, ObjectType } from '../../shared/jobsfile';
+import { nodeAtPath, offsetAt, rangeAt, rangeOf, within, type JobsDocument } from './document';
+
+/** The object at `offset`: a reference's target, or the object whose key it is on. */
+function targetAt(doc: JobsDocument, offset: number): { type: ObjectType; name: string } | undefined {
+  const ref = doc.parse.references.find((r) => within(r.range, offset));
+  if (ref !== undefined) return ref.to;
+  const location = doc.parse.locations.find((l) => within(l.key, offset));
+  return location === undefined ? undefined : { type: location.type, name: location.name };
+}
+
+function locationOf(doc: JobsDocument, target: { type: ObjectType; name: string }): ObjectLocation | undefined {
+  return doc.parse.locations.find((l) => l.type === target.type && l.name === target.name);
+}
+
+/** The range of the key that declares what is under the cursor, or null (not declared in the file). */
+export function definition(doc: JobsDocument, position: Position): Range | null {
+  const target = targetAt(doc, offsetAt(doc, position));
+  const location = target === undefined ? undefined : locationOf(doc, target);
+  return location === undefined ? null : rangeOf(location.key);
+}
+
+/** Every use of the object under the cursor (and its declaration when asked). */
+export function references(doc: JobsDocument, position: Position, includeDeclaration: boolean): Range[] {
+  const target = targetAt(doc, offsetAt(doc, position));
+  if (target === undefined) return [];
+  const out: Range[] = [];
+  const location = locationOf(doc, target);
+  if (includeDeclaration && location !== undefined) out.push(rangeOf(location.key));
+  for (const r of doc.parse.references) if (r.to.type === target.type && r.to.name === target.name) out.push(rangeOf(r.range));
+  return out;
+}
+
+const SECTIONS: readonly { key: string; type: ObjectType; kind: SymbolKind }[] = [
+  { key: 'queues', type: 'queue', kind: SymbolKind.Struct },
+  { key: 'templates', type: 'template', kind: SymbolKind.Class },
+  { key: 'schedules', type: 'schedule', kind: SymbolKind.Event },
+];
+
+/** The outline: each section with its objects, in the order of the text. */
+export function documentSymbols(doc: JobsDocument): DocumentSymbol[] {
+  const out: DocumentSymbol[] = [];
+  const root = doc.parse.tree;
+  for (const section of SECTIONS) {
+    const value = nodeAtPath(doc, [section.key]);
+    const property = value?.parent;
+    const keyNode = property?.children?.[0];
+    if (value === undefined || property === undefined || keyNode === undefined || property.parent !== root) continue;
+    const children = doc.parse.locations
+      .filter((l) => l.type === section.type)
+      .map((l) => DocumentSymbol.create(l.name, detailOf(doc, l), section.kind, spanRange(doc, l), rangeOf(l.key)));
+    out.push(DocumentSymbol.create(section.key, `${children.length}`, SymbolKind.Namespace, rangeAt(doc, property.offset, property.length), rangeAt(doc, keyNode.offset, keyNode.length), children));
+  }
+  return out;
+}
+
+/** From an object's key to the end of its body. */
+function spanRange(doc: JobsDocument, l: ObjectLocation): Range {
+  return rangeAt(doc, l.key.offset, l.value.offset + l.value.length - l.key.offset);
+}
+
+/** A word or two beside an object in the outline. */
+function detailOf(doc: JobsDocument, l: ObjectLocation): string {
+  if (l.type === 'schedule') {
+    const s = doc.parse.partial.schedules.find((x) => x.name === l.name);
+    return s === undefined ? '' : `${s.cron} → ${s.template}`;
+  }
+  if (l.type === 'template') {
+    const t = doc.parse.partial.templates.find((x) => x.name === l.name);
+    return t === undefined ? '' : `${t.kind} on ${t.queue}`;
+  }
+  return '';
+}
