@@ -3,6 +3,7 @@
  *
  *   node dist/daemon.js [--socket P] [--db P] [--durable] [--log-format text|json]
  *                       [--grace-ms N] [--max-executors N] [--kill-after-ms N] [--detach]
+ *                       [--listen HOST:PORT [--tls-cert F --tls-key F]]
  *   node dist/daemon.js stop | status
  *
  * Only argument parsing and wiring live here; see lifecycle/control.ts for the work.
@@ -33,6 +34,9 @@ interface CliOptions {
   killAfterMs?: number;
   scheduleGraceMs?: number;
   groupCommit?: boolean;
+  listen?: string;
+  tlsCert?: string;
+  tlsKey?: string;
   detach?: boolean;
   cliForeground?: boolean;
 }
@@ -49,6 +53,9 @@ function toDaemonOptions(cli: CliOptions): DaemonOptions {
     killGraceMs: cli.killAfterMs ?? defaults.killGraceMs,
     scheduleGraceMs: cli.scheduleGraceMs ?? defaults.scheduleGraceMs,
     groupCommit: cli.groupCommit ?? defaults.groupCommit,
+    listen: cli.listen ?? defaults.listen,
+    tlsCert: cli.tlsCert ?? defaults.tlsCert,
+    tlsKey: cli.tlsKey ?? defaults.tlsKey,
   };
 }
 
@@ -66,6 +73,9 @@ const program = new Command('spoold')
   .option('--kill-after-ms <ms>', 'a cancelled, timed-out or stopped shell job gets SIGKILL this long after SIGTERM (default: 5000)', integer(0, MAX_KILL_GRACE_MS))
   .option('--schedule-grace-ms <ms>', 'a schedule tick later than this counts as missed', integer(0))
   .option('--no-group-commit', 'commit each enqueue in its own transaction')
+  .option('--listen <host:port>', 'also listen on TCP, over TLS only, for clients with a token (spool token create)')
+  .option('--tls-cert <file>', 'the TLS certificate (PEM) for --listen (default: made on first start in the data folder)')
+  .option('--tls-key <file>', 'the TLS private key (PEM) for --tls-cert')
   .option('--detach', 'start in the background and return once the daemon answers')
   .addOption(new Option(CLI_FOREGROUND_FLAG, 'started by `spool daemon` in the foreground, over an IPC channel').hideHelp())
   .action(async (cli: CliOptions) => {

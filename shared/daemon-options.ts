@@ -31,6 +31,11 @@ export interface DaemonOptions {
   scheduleGraceMs: number;
   /** Commit enqueues that arrive in the same tick in one transaction. */
   groupCommit: boolean;
+  /** `HOST:PORT` to also listen on over TLS (with tokens), or null for the Unix socket alone. */
+  listen: string | null;
+  /** The TLS certificate and key (PEM files); null: made on first start in the data folder. */
+  tlsCert: string | null;
+  tlsKey: string | null;
 }
 
 export const DEFAULT_GRACE_MS = 10_000;
@@ -50,6 +55,9 @@ export function defaultDaemonOptions(env: NodeJS.ProcessEnv = process.env): Daem
     killGraceMs: DEFAULT_KILL_GRACE_MS,
     scheduleGraceMs: DEFAULT_SCHEDULE_GRACE_MS,
     groupCommit: true,
+    listen: null,
+    tlsCert: null,
+    tlsKey: null,
   };
 }
 
@@ -60,5 +68,8 @@ export function optionsToArgs(options: DaemonOptions): string[] {
   args.push('--schedule-grace-ms', String(options.scheduleGraceMs));
   if (options.durable) args.push('--durable');
   if (!options.groupCommit) args.push('--no-group-commit');
+  if (options.listen !== null) args.push('--listen', options.listen);
+  if (options.tlsCert !== null) args.push('--tls-cert', options.tlsCert);
+  if (options.tlsKey !== null) args.push('--tls-key', options.tlsKey);
   return args;
 }

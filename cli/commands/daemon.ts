@@ -6,6 +6,7 @@
  */
 import type { Command } from 'commander';
 import * as os from 'node:os';
+import * as path from 'node:path';
 import { ConnectionLostError } from '../../shared/client';
 import * as control from '../../shared/client/daemonProcess';
 import { defaultDaemonOptions, type DaemonOptions } from '../../shared/daemon-options';
@@ -25,6 +26,9 @@ type DaemonCliOptions = {
   grace?: string;
   maxExecutors?: string;
   killAfter?: string;
+  listen?: string;
+  tlsCert?: string;
+  tlsKey?: string;
   timeout?: string;
   json?: boolean;
 };
@@ -41,6 +45,9 @@ export function registerDaemon(program: Command): void {
     .option('--grace <duration>', 'start: on shutdown, how long running jobs may take to finish (default 10s)')
     .option('--max-executors <n>', 'start: shell/http jobs running at once (default: the number of CPUs)')
     .option('--kill-after <duration>', 'start: SIGKILL a cancelled, timed-out or stopped shell job this long after SIGTERM (default 5s)')
+    .option('--listen <host:port>', 'start: also listen on TCP, over TLS only, for clients with a token (spool token create)')
+    .option('--tls-cert <file>', 'start: the TLS certificate (PEM) for --listen (default: made on first start in the data folder)')
+    .option('--tls-key <file>', 'start: the private key (PEM) of --tls-cert')
     .option('--timeout <duration>', 'stop: how long to wait for it to finish (default 30s)')
     .option('--json', 'status: print the status as JSON')
     .addHelpText(
@@ -73,6 +80,7 @@ async function daemon(ctx: CliContext, what: string, o: DaemonCliOptions): Promi
             ['log', status.logPath ?? 'its standard error (it was not started with --detach)'],
             ['jobs', `${c.running} running, ${c.queued} queued, ${c.retrying} retrying, ${c.dead} dead, ${c.completed} completed`],
             ['executors', `${status.executors.running} of ${status.executors.cap} busy`],
+            ...(status.listen === undefined ? [] : ([['tls', `${status.listen}, certificate ${status.tlsFingerprint ?? '?'}`]] as [string, string][])),
           ],
           ctx.colors.dim,
         ),
@@ -118,6 +126,9 @@ const START_OPTIONS: readonly (readonly [keyof DaemonCliOptions, string])[] = [
   ['grace', '--grace'],
   ['maxExecutors', '--max-executors'],
   ['killAfter', '--kill-after'],
+  ['listen', '--listen'],
+  ['tlsCert', '--tls-cert'],
+  ['tlsKey', '--tls-key'],
 ];
 
 /**
@@ -162,5 +173,9 @@ function daemonOptions(ctx: CliContext, o: DaemonCliOptions): DaemonOptions {
   if (o.grace !== undefined) options.graceMs = parseDuration(o.grace, '--grace');
   if (o.maxExecutors !== undefined) options.maxExecutors = parseInteger(o.maxExecutors, '--max-executors', 1, 1024);
   if (o.killAfter !== undefined) options.killGraceMs = parseKillAfter(o.killAfter);
+  // Checked (HOST:PORT, both or neither of cert and key) by the daemon program, which says which flag is at fault.
+  if (o.listen !== undefined) options.listen = o.listen;
+  if (o.tlsCert !== undefined) options.tlsCert = path.resolve(o.tlsCert);
+  if (o.tlsKey !== undefined) options.tlsKey = path.resolve(o.tlsKey);
   return options;
 }
