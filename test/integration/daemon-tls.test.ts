@@ -6,7 +6,7 @@
  * connection that never logs in.
  */
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
@@ -238,4 +238,27 @@ test("the examples' resize worker, pointed at the daemon over TLS by the environ
   assert.equal(done.state, 'completed', output);
   proc.kill('SIGTERM');
   await exited;
+});
+
+test("the examples' Python worker over TLS completes jobs, and refuses a server with another fingerprint", async (t) => {
+  const python = spawnSync('python3', ['--version']);
+  if (python.error || python.status !== 0) {
+    t.skip('python3 is not installed on this machine, so the Python example cannot run');
+    return;
+  }
+  const tokenFile = path.join(daemon.dir, 'python.token');
+  fs.writeFileSync(tokenFile, tokens.worker + '\n', { mode: 0o600 });
+  const script = path.join('examples', 'python-worker.py');
+  const flags = ['--endpoint', `tls://127.0.0.1:${port}`, '--token-file', tokenFile, '--socket', path.join(daemon.dir, 'not-this-socket.sock')];
+  const wrong = spawnSync('python3', [script, ...flags, '--tls-fingerprint', `sha256:${'2'.repeat(64)}`], { cwd: ROOT, encoding: 'utf8', timeout: 30_000 });
+  assert.notEqual(wrong.status, 0);
+  assert.match(wrong.stderr, /presented a certificate with fingerprint/);
+
+  const job = await local.call('jobs.enqueue', { queue: 'py-tls', kind: 'upper', payload: { text: 'over tls' } });
+  const run = spawnSync('python3', [script, ...flags, '--tls-fingerprint', fingerprint, '--queue', 'py-tls', '--max-jobs', '1'], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+  assert.equal(run.status, 0, run.stderr);
+  assert.match(run.stderr, new RegExp(`connected to Spool .* at tls://127\\.0\\.0\\.1:${port}`));
+  const done = (await local.call('jobs.get', { id: job.job.id })).job;
+  assert.equal(done.state, 'completed');
+  assert.deepEqual(done.result, { text: 'OVER TLS' });
 });
