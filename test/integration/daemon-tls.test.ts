@@ -16,6 +16,7 @@ import { SpoolClient } from '../../shared/client';
 import { tlsTarget, type TlsTarget } from '../../shared/endpoint';
 import { ErrorCode, type MethodName, type ParamsOf, type TokenScope } from '../../shared/protocol';
 import { runWorker } from '../../shared/worker';
+import { MAX_UNAUTHENTICATED } from '../../daemon/rpc/server';
 import { startDaemon, waitFor, type TestDaemon } from '../helpers/daemon';
 import { ROOT } from './cli-run';
 
@@ -178,6 +179,20 @@ test('a connection that does not log in is closed after a few seconds, told why'
   const last = JSON.parse(raw.lines.at(-1) ?? '{}') as { id: null; error?: { code: number; message: string } };
   assert.equal(last.error?.code, ErrorCode.Unauthorized);
   assert.match(last.error?.message ?? '', /no auth\.login within/);
+});
+
+test('connections that have not logged in are capped: one more is closed at once, sent nothing', async (t) => {
+  const waiting = await Promise.all(Array.from({ length: MAX_UNAUTHENTICATED }, () => rawTls(t)));
+  const extra = await rawTls(t);
+  await extra.closed;
+  assert.deepEqual(extra.lines, [], 'closed by the cap, not by the login deadline (which says why)');
+  await waitFor('the cap in the log', () => daemon.log().includes('too many have not logged in yet'));
+  for (const w of waiting) w.socket.destroy();
+  await Promise.all(waiting.map((w) => w.closed));
+  // The count goes down as they close: a new connection may log in again.
+  const client = await waitFor('a login once the others are gone', () => SpoolClient.connect({ tls: target(tokens.read) }).catch(() => undefined));
+  t.after(() => client.close());
+  assert.ok((await client.call('queues.list')).queues);
 });
 
 test('a revoked token closes its connections and is refused from then on', async (t) => {
