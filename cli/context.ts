@@ -4,12 +4,18 @@
  */
 import type { Command } from 'commander';
 import { SpoolClient } from '../shared/client';
+import { tlsTarget, type EndpointFlags, type TlsTarget } from '../shared/endpoint';
 import { defaultSocketPath } from '../shared/paths';
 import { colorsEnabled, makeColors, type Colors } from './format/color';
 
 export interface GlobalOptions {
   socket?: string;
   color?: boolean;
+  /** A daemon over TLS (shared/endpoint.ts); each falls back to its environment variable. */
+  endpoint?: string;
+  tokenFile?: string;
+  tlsFingerprint?: string;
+  tlsCa?: string;
 }
 
 export class CliContext {
@@ -17,6 +23,8 @@ export class CliContext {
   readonly socketPath: string;
   private clientPromise: Promise<SpoolClient> | null = null;
   private opened: SpoolClient | null = null;
+  private readonly endpointFlags: EndpointFlags;
+  private resolvedTarget: TlsTarget | null | undefined;
 
   constructor(
     globals: GlobalOptions,
@@ -25,17 +33,37 @@ export class CliContext {
   ) {
     this.socketPath = defaultSocketPath(globals.socket ? { ...process.env, SPOOL_SOCKET: globals.socket } : process.env);
     this.colors = makeColors(colorsEnabled(stdout, process.env, globals.color !== false));
+    this.endpointFlags = {
+      ...(globals.endpoint === undefined ? {} : { endpoint: globals.endpoint }),
+      ...(globals.tokenFile === undefined ? {} : { tokenFile: globals.tokenFile }),
+      ...(globals.tlsFingerprint === undefined ? {} : { tlsFingerprint: globals.tlsFingerprint }),
+      ...(globals.tlsCa === undefined ? {} : { tlsCa: globals.tlsCa }),
+    };
+  }
+
+  /**
+   * The daemon over TLS that --endpoint (SPOOL_ENDPOINT) names, or null for the Unix socket.
+   * Resolved on first use, so that commands that never connect are not refused for a missing token.
+   */
+  target(): TlsTarget | null {
+    if (this.resolvedTarget === undefined) this.resolvedTarget = tlsTarget(this.endpointFlags);
+    return this.resolvedTarget;
+  }
+
+  /** How to reach the daemon, for SpoolClient.connect: over TLS when an endpoint is named, else the socket. */
+  connectOptions(): { socketPath: string } | { tls: TlsTarget } {
+    const target = this.target();
+    return target ? { tls: target } : { socketPath: this.socketPath };
   }
 
   static of(command: Command): CliContext {
-    const { socket, color } = command.optsWithGlobals<GlobalOptions>();
-    return new CliContext({ socket, color });
+    return new CliContext(command.optsWithGlobals<GlobalOptions>());
   }
 
   /** One connection per command run, opened on first use and checked for the protocol version. */
   client(): Promise<SpoolClient> {
     if (!this.clientPromise) {
-      this.clientPromise = SpoolClient.connect({ socketPath: this.socketPath }).then(async (client) => {
+      this.clientPromise = SpoolClient.connect(this.connectOptions()).then(async (client) => {
         try {
           await client.handshake();
         } catch (error) {

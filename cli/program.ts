@@ -16,6 +16,7 @@ import { registerRun } from './commands/run';
 import { registerSchedules } from './commands/schedules';
 import { registerStatus } from './commands/status';
 import { registerWork } from './commands/work';
+import { registerToken } from './commands/token';
 
 export function buildProgram(): Command {
   const program = new Command('spool')
@@ -23,6 +24,10 @@ export function buildProgram(): Command {
     .version(VERSION, '-V, --version')
     .option('--socket <path>', 'the daemon socket (default $SPOOL_SOCKET, $XDG_RUNTIME_DIR/spool/spool.sock, ~/.spool/spool.sock)')
     .option('--no-color', 'no colours (also: NO_COLOR=1; colours are only used on a terminal)')
+    .option('--endpoint <tls://host:port>', 'a daemon over the network, over TLS (default $SPOOL_ENDPOINT); needs a token and --tls-fingerprint or --tls-ca')
+    .option('--token-file <file>', 'the access token for --endpoint (default $SPOOL_TOKEN_FILE, or the token in $SPOOL_TOKEN)')
+    .option('--tls-fingerprint <sha256:hex>', "the daemon certificate's fingerprint, as `spool daemon status` shows it (default $SPOOL_TLS_FINGERPRINT)")
+    .option('--tls-ca <file>', "a CA certificate (PEM) that signed the daemon's certificate (default $SPOOL_TLS_CA)")
     .showHelpAfterError('(add --help for usage)')
     // Usage errors read like every other error: `spool: <reason>`.
     .configureOutput({ outputError: (text, write) => write(text.replace(/^error: /, 'spool: ')) })
@@ -55,6 +60,7 @@ Every command that prints data takes --json. Run spool <command> --help for its 
   registerRun(program);
   registerStatus(program);
   registerWork(program);
+  registerToken(program);
   registerRpc(program);
   registerLsp(program);
   registerCompletion(program);

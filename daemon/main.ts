@@ -4,6 +4,7 @@
  *   node dist/daemon.js [--socket P] [--db P] [--durable] [--log-format text|json]
  *                       [--grace-ms N] [--max-executors N] [--kill-after-ms N] [--detach]
  *                       [--name NAME] [--metrics HOST:PORT [--metrics-allow-remote]]
+ *                       [--listen HOST:PORT [--tls-cert F --tls-key F]]
  *   node dist/daemon.js stop | status
  *
  * Only argument parsing and wiring live here; see lifecycle/control.ts for the work.
@@ -52,6 +53,9 @@ interface CliOptions {
   name?: string;
   metrics?: string;
   metricsAllowRemote?: boolean;
+  listen?: string;
+  tlsCert?: string;
+  tlsKey?: string;
   detach?: boolean;
   cliForeground?: boolean;
 }
@@ -71,6 +75,9 @@ function toDaemonOptions(cli: CliOptions): DaemonOptions {
     name: cli.name ?? defaults.name,
     metrics: cli.metrics ?? defaults.metrics,
     metricsAllowRemote: cli.metricsAllowRemote ?? defaults.metricsAllowRemote,
+    listen: cli.listen ?? defaults.listen,
+    tlsCert: cli.tlsCert ?? defaults.tlsCert,
+    tlsKey: cli.tlsKey ?? defaults.tlsKey,
   };
 }
 
@@ -91,6 +98,9 @@ const program = new Command('spoold')
   .option('--name <name>', "the daemon's name on its metrics (default: the host's name)", nonEmpty)
   .option('--metrics <host:port>', 'serve Prometheus metrics at http://HOST:PORT/metrics (loopback only, unless --metrics-allow-remote)', validMetricsAddress)
   .option('--metrics-allow-remote', 'allow --metrics on an address other than loopback (plain HTTP: keep it behind a proxy)')
+  .option('--listen <host:port>', 'also listen on TCP, over TLS only, for clients with a token (spool token create)')
+  .option('--tls-cert <file>', 'the TLS certificate (PEM) for --listen (default: made on first start in the data folder)')
+  .option('--tls-key <file>', 'the TLS private key (PEM) for --tls-cert')
   .option('--detach', 'start in the background and return once the daemon answers')
   .addOption(new Option(CLI_FOREGROUND_FLAG, 'started by `spool daemon` in the foreground, over an IPC channel').hideHelp())
   .action(async (cli: CliOptions) => {

@@ -20,12 +20,21 @@ out and without using up an attempt.
 
 The socket is found like every Spool client finds it: $SPOOL_SOCKET, else
 $XDG_RUNTIME_DIR/spool/spool.sock, else ~/.spool/spool.sock.
+
+A daemon over the network (`spool daemon --listen`) is reached over TLS, like every Spool client
+reaches it: --endpoint tls://HOST:PORT ($SPOOL_ENDPOINT), a token (--token-file, $SPOOL_TOKEN_FILE
+or $SPOOL_TOKEN), and the server's certificate checked by its fingerprint (--tls-fingerprint,
+$SPOOL_TLS_FINGERPRINT, as `spool daemon status` shows it) or a CA (--tls-ca, $SPOOL_TLS_CA);
+never unverified. The first call on the connection is then `auth.login`.
 """
 import argparse
+import hashlib
 import json
 import os
+import re
 import signal
 import socket
+import ssl
 import sys
 import time
 
@@ -39,6 +48,36 @@ def default_socket_path():
 
 
 LEASE_LOST = 1011  # the error code when this worker no longer holds the job
+
+
+def tls_target(args):
+    """The daemon over TLS that the flags or the environment name, or None for the Unix socket."""
+    endpoint = args.endpoint or os.environ.get("SPOOL_ENDPOINT")
+    if not endpoint:
+        return None
+    match = re.fullmatch(r"tls://(?:\[([^\]]+)\]|([^:/\[\]]+)):(\d{1,5})/?", endpoint.strip())
+    if not match:
+        sys.exit(f'The endpoint "{endpoint}" is not tls://HOST:PORT. Spool speaks only TLS over the network.')
+    host, port = match.group(1) or match.group(2), int(match.group(3))
+    token_file = args.token_file or os.environ.get("SPOOL_TOKEN_FILE")
+    if token_file:
+        with open(token_file, encoding="utf-8") as f:
+            token = f.read().strip()
+    else:
+        token = os.environ.get("SPOOL_TOKEN", "").strip()
+    if not token:
+        sys.exit(f"{endpoint} needs a token: pass --token-file FILE or set SPOOL_TOKEN.")
+    fingerprint = args.tls_fingerprint or os.environ.get("SPOOL_TLS_FINGERPRINT")
+    ca = args.tls_ca or os.environ.get("SPOOL_TLS_CA")
+    if not fingerprint and not ca:
+        sys.exit(f"Refusing to connect to {endpoint} without checking who answers: pass --tls-fingerprint "
+                 "(SPOOL_TLS_FINGERPRINT), as `spool daemon status` shows it, or --tls-ca FILE (SPOOL_TLS_CA).")
+    if fingerprint:
+        hexdigits = re.sub(r"^sha256(?: fingerprint)?[:=]", "", fingerprint.strip(), flags=re.I).replace(":", "").lower()
+        if not re.fullmatch(r"[0-9a-f]{64}", hexdigits):
+            sys.exit(f'The TLS fingerprint "{fingerprint}" is not sha256: and 64 hex digits.')
+        fingerprint = "sha256:" + hexdigits
+    return {"host": host, "port": port, "token": token, "fingerprint": fingerprint, "ca": ca, "label": f"tls://{host}:{port}"}
 
 
 class RpcError(Exception):
@@ -56,15 +95,47 @@ class Spool:
     """One connection; one request at a time, so each answer is the next line with our id."""
 
     def __init__(self, path, timeout=None):
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.settimeout(timeout)
-        try:
-            self.sock.connect(path)
-        except (FileNotFoundError, ConnectionRefusedError):
-            self.sock.close()
-            raise NoDaemon(f"No Spool daemon at {path}. Start one with `spool daemon --detach`.")
+        """`path`: the Unix socket, or a TLS target from tls_target()."""
+        if isinstance(path, dict):
+            self.sock = self._connect_tls(path, timeout)
+        else:
+            self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            self.sock.settimeout(timeout)
+            try:
+                self.sock.connect(path)
+            except (FileNotFoundError, ConnectionRefusedError):
+                self.sock.close()
+                raise NoDaemon(f"No Spool daemon at {path}. Start one with `spool daemon --detach`.")
         self.reader = self.sock.makefile("r", encoding="utf-8", newline="\n")
         self.next_id = 0
+        if isinstance(path, dict):
+            self.call("auth.login", {"token": path["token"]})
+
+    @staticmethod
+    def _connect_tls(target, timeout):
+        try:
+            raw = socket.create_connection((target["host"], target["port"]), timeout=timeout or 10)
+        except ConnectionRefusedError:
+            raise NoDaemon(f"No Spool daemon at {target['label']} (connection refused).")
+        if target["ca"]:
+            # The CA checks the chain and the host name.
+            context = ssl.create_default_context(cafile=target["ca"])
+        else:
+            # A self-signed certificate has no chain to check: its fingerprint is compared
+            # below, after the handshake and before a byte of the protocol is sent.
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+            context.check_hostname = False
+            context.verify_mode = ssl.CERT_NONE
+        context.minimum_version = ssl.TLSVersion.TLSv1_2
+        sock = context.wrap_socket(raw, server_hostname=target["host"])
+        if target["fingerprint"]:
+            presented = "sha256:" + hashlib.sha256(sock.getpeercert(binary_form=True)).hexdigest()
+            if presented != target["fingerprint"]:
+                sock.close()
+                raise NoDaemon(f"The server at {target['label']} presented a certificate with fingerprint {presented}, "
+                               f"not the expected {target['fingerprint']}; nothing was sent.")
+        sock.settimeout(timeout)
+        return sock
 
     def call(self, method, params=None):
         self.next_id += 1
@@ -172,6 +243,10 @@ def release(socket_path, ids, reason):
 def main():
     parser = argparse.ArgumentParser(description="A Spool worker using only the Python standard library.")
     parser.add_argument("--socket", default=default_socket_path())
+    parser.add_argument("--endpoint", help="a daemon over TLS, tls://HOST:PORT (default $SPOOL_ENDPOINT)")
+    parser.add_argument("--token-file", help="the token for --endpoint (default $SPOOL_TOKEN_FILE, or $SPOOL_TOKEN)")
+    parser.add_argument("--tls-fingerprint", help="the daemon certificate's sha256 fingerprint (default $SPOOL_TLS_FINGERPRINT)")
+    parser.add_argument("--tls-ca", help="a CA certificate file that signed the daemon's (default $SPOOL_TLS_CA)")
     parser.add_argument("--queue", action="append", help="queue to take jobs from (repeatable; default all)")
     parser.add_argument("--kind", action="append", help=f"kind to take (repeatable; default {', '.join(KINDS)})")
     parser.add_argument("--max-jobs", type=int, default=0, help="exit after this many jobs (0 = run until Ctrl-C)")
@@ -179,9 +254,11 @@ def main():
 
     # Signals are handled from the start, so a Ctrl-C while connecting stops quietly too.
     stop = Stop()
+    target = tls_target(args) or args.socket
+    where = target["label"] if isinstance(target, dict) else target
     try:
-        spool = Spool(args.socket)
-    except NoDaemon as error:
+        spool = Spool(target)
+    except (NoDaemon, RpcError, ssl.SSLError) as error:
         sys.exit(str(error))
     status = spool.call("daemon.status")
     worker = spool.call("workers.register", {
@@ -193,7 +270,7 @@ def main():
         "concurrency": 1,
     })["worker"]
     worker_id = worker["id"]
-    print(f"python worker {worker_id} connected to Spool {status['version']} at {args.socket}", file=sys.stderr)
+    print(f"python worker {worker_id} connected to Spool {status['version']} at {where}", file=sys.stderr)
 
     done = 0
     held = None  # the ids of the job this worker holds the lease of, while it runs one
@@ -236,7 +313,7 @@ def main():
                 done += 1
     except KeyboardInterrupt:
         if held is not None:
-            release(args.socket, held, "the python worker was stopped")
+            release(target, held, "the python worker was stopped")
         spool.close()
         sys.exit(stop.exit_status())
     spool.close()

@@ -69,6 +69,8 @@ export interface OpenRpcMethod {
   'x-params'?: Schema;
   /** Who calls it: `client`, `worker` or `both` (see Caller in shared/protocol/define.ts). */
   'x-caller'?: MethodInfo['caller'];
+  /** Who may call it over TCP, by token scope (see MethodScope in shared/protocol/define.ts). */
+  'x-scope'?: MethodInfo['scope'];
   /** Whether its writes are group-committed with others that arrive together. */
   'x-grouped'?: boolean;
   /** For a notification: the `events.subscribe` topic that brings it. */
@@ -133,6 +135,7 @@ export function buildOpenRpcDocument(): OpenRpcDocument {
       errors: info.errors.map((error) => ({ $ref: `#/components/errors/${error}` })),
       ...schemas.paramsObject(params),
       'x-caller': info.caller,
+      'x-scope': info.scope,
       'x-grouped': info.grouped,
     };
   });

@@ -26,6 +26,7 @@ import {
   type SubscribeParams,
 } from './protocol';
 import { Connection, ConnectionLostError, DaemonNotRunningError } from './connection';
+import { targetLabel, tlsTarget, type TlsTarget } from './endpoint';
 
 export { ConnectionLostError, DaemonNotRunningError };
 
@@ -39,6 +40,12 @@ export interface ReconnectOptions {
 export interface ConnectOptions {
   /** Default: `defaultSocketPath()` (SPOOL_SOCKET, XDG_RUNTIME_DIR, ~/.spool). */
   socketPath?: string;
+  /**
+   * A daemon over TLS instead of the socket (see shared/endpoint.ts). Default: the one the
+   * environment names (SPOOL_ENDPOINT, with SPOOL_TOKEN and SPOOL_TLS_FINGERPRINT or
+   * SPOOL_TLS_CA) when no `socketPath` is given; else the Unix socket.
+   */
+  tls?: TlsTarget;
   /** How long one request may take before it fails. Default 30 s; 0 = no limit. */
   requestTimeoutMs?: number;
   /** How long to wait for the socket to accept. Default 5 s. */
@@ -117,6 +124,8 @@ export class SpoolClient {
     private readonly requestTimeoutMs: number,
     private readonly connectTimeoutMs: number,
     private readonly reconnect: Required<ReconnectOptions> | null,
+    /** Set when the daemon is reached over TLS; each reconnect checks it and logs in again. */
+    private readonly target?: TlsTarget,
   ) {
     this.conn = conn;
     this.attach(conn);
@@ -124,12 +133,13 @@ export class SpoolClient {
 
   /** Connect to the daemon; fails with DaemonNotRunningError when nothing answers. */
   static async connect(options: ConnectOptions = {}): Promise<SpoolClient> {
-    const socketPath = options.socketPath ?? defaultSocketPath();
+    const target = options.tls ?? (options.socketPath === undefined ? tlsTarget() : null) ?? undefined;
+    const socketPath = target ? targetLabel(target) : (options.socketPath ?? defaultSocketPath());
     const connectTimeoutMs = options.connectTimeoutMs ?? 5000;
-    const conn = await Connection.open(socketPath, connectTimeoutMs);
+    const conn = await Connection.open(socketPath, connectTimeoutMs, target);
     const r = options.reconnect;
     const reconnect = r ? { initialDelayMs: 100, maxDelayMs: 5000, ...(typeof r === 'object' ? r : {}) } : null;
-    return new SpoolClient(conn, socketPath, options.requestTimeoutMs ?? 30_000, connectTimeoutMs, reconnect);
+    return new SpoolClient(conn, socketPath, options.requestTimeoutMs ?? 30_000, connectTimeoutMs, reconnect, target);
   }
 
   /**
@@ -386,7 +396,7 @@ export class SpoolClient {
   private async prepareConnection(): Promise<Error | null> {
     let conn: Connection;
     try {
-      conn = await Connection.open(this.socketPath, this.connectTimeoutMs);
+      conn = await Connection.open(this.socketPath, this.connectTimeoutMs, this.target);
     } catch (error) {
       // Nothing answers yet: the daemon is restarting or gone.
       return error instanceof Error ? error : new Error(String(error));

@@ -4,6 +4,7 @@
  * `Connection` itself never outlives its socket.
  */
 import * as net from 'node:net';
+import * as tls from 'node:tls';
 import {
   JSONRPCClient,
   JSONRPCErrorException,
@@ -12,6 +13,7 @@ import {
   type JSONRPCID,
   type JSONRPCResponse,
 } from 'json-rpc-2.0';
+import { fingerprintOf, targetLabel, type TlsTarget } from './endpoint';
 import { SpoolError } from './errors';
 import { LineSplitter } from './lines';
 import { ErrorCode, LIMITS, type MethodName, type ParamsOf, type ResultOf } from './protocol';
@@ -72,8 +74,13 @@ export class Connection {
     socket.on('close', () => this.ended());
   }
 
-  /** Dial the socket; DaemonNotRunningError when nobody listens there. */
-  static open(socketPath: string, connectTimeoutMs: number): Promise<Connection> {
+  /**
+   * Dial the socket (or, given a TLS target, the daemon over TLS, checking its certificate and
+   * logging in); DaemonNotRunningError when nobody listens there. `socketPath` names the daemon
+   * in messages (`tls://host:port` for a target).
+   */
+  static open(socketPath: string, connectTimeoutMs: number, target?: TlsTarget): Promise<Connection> {
+    if (target) return Connection.openTls(target, connectTimeoutMs);
     return new Promise((resolve, reject) => {
       const socket = net.createConnection(socketPath);
       const timer = setTimeout(() => {
@@ -91,6 +98,58 @@ export class Connection {
         else reject(new SpoolError(ErrorCode.InternalError, `Cannot connect to ${socketPath}: ${error.message}. Check that the socket belongs to your user, or point --socket (SPOOL_SOCKET) at another daemon.`));
       });
     });
+  }
+
+  private static async openTls(target: TlsTarget, connectTimeoutMs: number): Promise<Connection> {
+    const label = targetLabel(target);
+    const socket = await new Promise<tls.TLSSocket>((resolve, reject) => {
+      const socket = tls.connect({
+        host: target.host,
+        port: target.port,
+        ...(net.isIP(target.host) ? {} : { servername: target.host }),
+        ...(target.ca === undefined ? {} : { ca: target.ca }),
+        // With a CA, Node checks the chain and the host name. With a fingerprint alone the
+        // certificate is self-signed, which the chain check would refuse before any hook runs:
+        // the fingerprint is compared at 'secureConnect' instead, before a byte is sent.
+        rejectUnauthorized: target.ca !== undefined,
+      });
+      const timer = setTimeout(() => {
+        socket.destroy();
+        reject(new DaemonNotRunningError(label, `no TLS handshake within ${connectTimeoutMs} ms`));
+      }, connectTimeoutMs);
+      socket.once('secureConnect', () => {
+        clearTimeout(timer);
+        if (target.fingerprint !== undefined) {
+          const presented = fingerprintOf(socket.getPeerCertificate().fingerprint256 ?? '');
+          if (presented !== target.fingerprint) {
+            socket.destroy();
+            reject(
+              new SpoolError(
+                ErrorCode.InternalError,
+                `The server at ${label} presented a certificate with fingerprint ${presented}, not the expected ${target.fingerprint}: it is not the daemon you named, or its certificate changed. Check \`spool daemon status\` on the daemon's machine; nothing was sent.`,
+                { field: 'tlsFingerprint' },
+              ),
+            );
+            return;
+          }
+        }
+        socket.removeAllListeners('error');
+        resolve(socket);
+      });
+      socket.once('error', (error: NodeJS.ErrnoException) => {
+        clearTimeout(timer);
+        if (error.code === 'ECONNREFUSED') reject(new DaemonNotRunningError(label, error.code));
+        else reject(new SpoolError(ErrorCode.InternalError, `Cannot connect to ${label} over TLS: ${error.message}.`, { field: 'endpoint' }));
+      });
+    });
+    const connection = new Connection(socket, label);
+    try {
+      await connection.request('auth.login', { token: target.token }, connectTimeoutMs);
+    } catch (error) {
+      connection.close();
+      throw error;
+    }
+    return connection;
   }
 
   get isClosed(): boolean {

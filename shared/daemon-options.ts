@@ -37,6 +37,11 @@ export interface DaemonOptions {
   metrics: string | null;
   /** Serve metrics on an address other than loopback (they name every queue, over plain HTTP). */
   metricsAllowRemote: boolean;
+  /** `HOST:PORT` to also listen on over TLS (with tokens), or null for the Unix socket alone. */
+  listen: string | null;
+  /** The TLS certificate and key (PEM files); null: made on first start in the data folder. */
+  tlsCert: string | null;
+  tlsKey: string | null;
 }
 
 export const DEFAULT_GRACE_MS = 10_000;
@@ -61,6 +66,9 @@ export function defaultDaemonOptions(env: NodeJS.ProcessEnv = process.env): Daem
     name: os.hostname(),
     metrics: null,
     metricsAllowRemote: false,
+    listen: null,
+    tlsCert: null,
+    tlsKey: null,
   };
 }
 
@@ -74,5 +82,8 @@ export function optionsToArgs(options: DaemonOptions): string[] {
   args.push('--name', options.name);
   if (options.metrics !== null) args.push('--metrics', options.metrics);
   if (options.metricsAllowRemote) args.push('--metrics-allow-remote');
+  if (options.listen !== null) args.push('--listen', options.listen);
+  if (options.tlsCert !== null) args.push('--tls-cert', options.tlsCert);
+  if (options.tlsKey !== null) args.push('--tls-key', options.tlsKey);
   return args;
 }

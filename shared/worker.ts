@@ -34,6 +34,7 @@ import * as os from 'node:os';
 import { SpoolClient } from './client';
 import { ConnectionLostError } from './connection';
 import { SpoolError } from './errors';
+import type { TlsTarget } from './endpoint';
 import { asError, failParams, isLeaseLost, isRefusal, unsendable } from './outcome';
 import { ErrorCode } from './protocol';
 import type { Job } from './types';
@@ -81,6 +82,8 @@ export type JobHandler = (job: Job, ctx: WorkContext) => unknown;
 export interface RunWorkerOptions {
   /** Default: the same rules as every Spool client (SPOOL_SOCKET, XDG_RUNTIME_DIR, ~/.spool). */
   socketPath?: string;
+  /** A daemon over TLS (shared/endpoint.ts). Default: the one SPOOL_ENDPOINT names, when no socketPath is given. */
+  tls?: TlsTarget;
   /** Use this client instead of opening one (it is not closed when the worker stops). */
   client?: SpoolClient;
   /** Empty or absent = every queue. */
@@ -140,7 +143,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<WorkerHandle
   const concurrency = options.concurrency ?? 1;
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError(`concurrency must be a positive integer, got ${concurrency}`);
   const ownClient = options.client === undefined;
-  const client = options.client ?? (await SpoolClient.connect({ socketPath: options.socketPath, reconnect: true }));
+  const client = options.client ?? (await SpoolClient.connect({ socketPath: options.socketPath, ...(options.tls ? { tls: options.tls } : {}), reconnect: true }));
   const registration = {
     name: options.name ?? process.title,
     host: os.hostname(),

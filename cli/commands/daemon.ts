@@ -6,6 +6,7 @@
  */
 import type { Command } from 'commander';
 import * as os from 'node:os';
+import * as path from 'node:path';
 import { ConnectionLostError } from '../../shared/client';
 import * as control from '../../shared/client/daemonProcess';
 import { defaultDaemonOptions, type DaemonOptions } from '../../shared/daemon-options';
@@ -28,6 +29,9 @@ type DaemonCliOptions = {
   name?: string;
   metrics?: string;
   metricsAllowRemote?: boolean;
+  listen?: string;
+  tlsCert?: string;
+  tlsKey?: string;
   timeout?: string;
   json?: boolean;
 };
@@ -47,6 +51,9 @@ export function registerDaemon(program: Command): void {
     .option('--name <name>', "start: the daemon's name on its metrics (default: the host's name)")
     .option('--metrics <host:port>', 'start: serve Prometheus metrics at http://HOST:PORT/metrics (loopback only unless --metrics-allow-remote)')
     .option('--metrics-allow-remote', 'start: allow --metrics on a non-loopback address (plain HTTP: keep it behind a proxy)')
+    .option('--listen <host:port>', 'start: also listen on TCP, over TLS only, for clients with a token (spool token create)')
+    .option('--tls-cert <file>', 'start: the TLS certificate (PEM) for --listen (default: made on first start in the data folder)')
+    .option('--tls-key <file>', 'start: the private key (PEM) of --tls-cert')
     .option('--timeout <duration>', 'stop: how long to wait for it to finish (default 30s)')
     .option('--json', 'status: print the status as JSON')
     .addHelpText(
@@ -80,6 +87,7 @@ async function daemon(ctx: CliContext, what: string, o: DaemonCliOptions): Promi
             ['log', status.logPath ?? 'its standard error (it was not started with --detach)'],
             ['jobs', `${c.running} running, ${c.queued} queued, ${c.retrying} retrying, ${c.dead} dead, ${c.completed} completed`],
             ['executors', `${status.executors.running} of ${status.executors.cap} busy`],
+            ...(status.listen === undefined ? [] : ([['tls', `${status.listen}, certificate ${status.tlsFingerprint ?? '?'}`]] as [string, string][])),
           ],
           ctx.colors.dim,
         ),
@@ -128,6 +136,9 @@ const START_OPTIONS: readonly (readonly [keyof DaemonCliOptions, string])[] = [
   ['name', '--name'],
   ['metrics', '--metrics'],
   ['metricsAllowRemote', '--metrics-allow-remote'],
+  ['listen', '--listen'],
+  ['tlsCert', '--tls-cert'],
+  ['tlsKey', '--tls-key'],
 ];
 
 /**
@@ -179,5 +190,9 @@ function daemonOptions(ctx: CliContext, o: DaemonCliOptions): DaemonOptions {
   // The daemon checks the address (HOST:PORT, loopback unless allowed) and says what is wrong.
   if (o.metrics !== undefined) options.metrics = o.metrics;
   if (o.metricsAllowRemote) options.metricsAllowRemote = true;
+  // Checked (HOST:PORT, both or neither of cert and key) by the daemon program, which says which flag is at fault.
+  if (o.listen !== undefined) options.listen = o.listen;
+  if (o.tlsCert !== undefined) options.tlsCert = path.resolve(o.tlsCert);
+  if (o.tlsKey !== undefined) options.tlsKey = path.resolve(o.tlsKey);
   return options;
 }

@@ -90,7 +90,7 @@ async function work(ctx: CliContext, queueArg: string, o: WorkOptions): Promise<
     }
   }
   // Its own reconnecting client: a worker outlives a daemon restart and registers again.
-  const client = await SpoolClient.connect({ socketPath: ctx.socketPath, reconnect: true });
+  const client = await SpoolClient.connect({ ...ctx.connectOptions(), reconnect: true });
   try {
     await client.handshake();
     return await serve(ctx, client, queueArg, queues, command, o, { concurrency, capacity }, permanentCodes, killAfterMs);

@@ -46,7 +46,7 @@ import type {
   UpdateScheduleParams,
 } from '../../shared/protocol';
 import type { Job, OutputLine, OutputStream, Queue, Schedule, Worker, WorkerType } from '../../shared/types';
-import type { CompleteOutcome, CounterMismatch, DaemonInstance, DaemonRegistration, FireScheduleParams, StorageFactory, StoreDescription } from '../storage/backend';
+import type { CompleteOutcome, CounterMismatch, DaemonInstance, DaemonRegistration, FireScheduleParams, StorageFactory, StoreDescription, StoredToken } from '../storage/backend';
 
 export interface EngineOptions {
   /** Opens the store the engine works on (sqliteStorage({ dbPath }) for a SQLite file). */
@@ -148,6 +148,14 @@ export interface QueueEngine {
   daemonStopped(id: string, pid: number): Promise<boolean>;
   /** A dead daemon's jobs were recovered: its row goes, its executors show as gone. */
   forgetDaemon(id: string, pid: number): Promise<boolean>;
+
+  // Access tokens (see StorageBackend): the daemon's auth layer hashes and compares them.
+  /** Stores a token by its hash; AlreadyExists when the name is taken. */
+  createToken(token: StoredToken): Promise<void>;
+  /** Every token, by name. */
+  listTokens(): Promise<StoredToken[]>;
+  /** Removes a token; false when there was none by that name. */
+  revokeToken(name: string): Promise<boolean>;
 
   // Queues
   listQueues(): Promise<Queue[]>;

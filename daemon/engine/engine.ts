@@ -13,7 +13,7 @@
  * call's work inside whatever transaction `batch` has open. A method that awaited first would
  * run its store work after the batch had committed, in a transaction of its own.
  */
-import { LIMITS } from '../../shared/protocol';
+import { LIMITS, TOKEN_SCOPES } from '../../shared/protocol';
 import type {
   ApplyProjectParams,
   ApplyProjectResult,
@@ -48,7 +48,7 @@ import type {
   UpdateScheduleParams,
 } from '../../shared/protocol';
 import type { Job, JobTemplate, OutputStream, Queue, Schedule, Worker, WorkerType } from '../../shared/types';
-import type { DaemonInstance, DaemonRegistration, StorageBackend, StoragePolicy } from '../storage/backend';
+import type { DaemonInstance, DaemonRegistration, StorageBackend, StoragePolicy, StoredToken } from '../storage/backend';
 import type { CompleteOutcome, CounterMismatch, EngineClaimParams, EngineListener, EngineOptions, EnqueueOutcome, FireScheduleParams, QueueEngine, StoreDescription } from './api';
 import { QUEUE_DEFAULTS, UPKEEP_BATCH } from './defaults';
 import { EventHub } from './events';
@@ -328,6 +328,25 @@ export class Engine implements QueueEngine {
 
   listDaemons(): Promise<DaemonInstance[]> {
     return this.backend.listDaemons();
+  }
+
+  createToken(token: StoredToken): Promise<void> {
+    return checked(
+      () => {
+        if (!TOKEN_SCOPES.includes(token.scope)) throw invalidParams('scope', `The scope must be one of ${TOKEN_SCOPES.join(', ')}.`, TOKEN_SCOPES.join(', '));
+        if (!/^[0-9a-f]{64}$/.test(token.hash)) throw invalidParams('hash', 'The hash must be 64 lower-case hex digits (a SHA-256).');
+        return { ...token, name: validName(token.name, 'name') };
+      },
+      (valid) => this.backend.createToken(valid),
+    );
+  }
+
+  listTokens(): Promise<StoredToken[]> {
+    return this.backend.listTokens();
+  }
+
+  revokeToken(name: string): Promise<boolean> {
+    return checked(() => validName(name, 'name'), (valid) => this.backend.revokeToken(valid));
   }
 
   daemonHeartbeat(id: string, pid: number): Promise<boolean> {

@@ -6,6 +6,8 @@
  * the database.
  */
 import * as fs from 'node:fs';
+import type * as net from 'node:net';
+import * as path from 'node:path';
 import { isSpoolError } from '../../shared/errors';
 import { defaultLogPath } from '../../shared/paths';
 import { ErrorCode, PROTOCOL_VERSION, type DaemonStatus } from '../../shared/protocol';
@@ -26,6 +28,7 @@ import { EventHub } from '../rpc/events';
 import { WriteGroup } from '../rpc/groupCommit';
 import { GROUPED_METHODS, methodTable, type Services } from '../rpc/handlers/index';
 import { RpcServer } from '../rpc/server';
+import { loadTlsIdentity, parseListen } from '../rpc/tls';
 import { Scheduler } from '../scheduler/scheduler';
 import { Upkeep } from '../scheduler/upkeep';
 import type { Logger } from './logger';
@@ -64,6 +67,8 @@ export class Daemon {
   private readonly pool: ExecutorPool;
   private readonly upkeep: Upkeep;
   private readonly server: RpcServer;
+  /** Set when listening on TCP (`--listen`): the bound address and the certificate's fingerprint. */
+  private tls: { listen: string; fingerprint: string } | null = null;
   private unsubscribe: () => void = () => undefined;
   /** The Prometheus endpoint (`--metrics`), once listening. */
   private metricsServer: MetricsServer | null = null;
@@ -184,6 +189,7 @@ export class Daemon {
       logPath: this.logPath,
       counts: stats.totals,
       executors: { running: this.pool.running, cap: this.pool.cap },
+      ...(this.tls ? { listen: this.tls.listen, tlsFingerprint: this.tls.fingerprint } : {}),
     };
   }
 
@@ -218,6 +224,17 @@ export class Daemon {
   private async listen(): Promise<void> {
     // The metrics endpoint first: if its port is taken, the daemon fails before it took the socket.
     if (this.metrics) this.metricsServer = await MetricsServer.listen(this.metrics.address, this.metrics.figures, this.logger);
+    // The certificate first: a daemon that cannot serve TLS as asked does not start at all.
+    const tcp = this.options.listen === null ? null : parseListen(this.options.listen);
+    const identity =
+      tcp === null
+        ? null
+        : loadTlsIdentity({
+            dataDir: path.dirname(path.resolve(this.options.dbPath)),
+            host: tcp.host,
+            ...(this.options.tlsCert === null ? {} : { certPath: this.options.tlsCert }),
+            ...(this.options.tlsKey === null ? {} : { keyPath: this.options.tlsKey }),
+          });
     try {
       await this.server.listen();
     } catch (error) {
@@ -225,6 +242,19 @@ export class Daemon {
       // Two daemons started at the same instant both found the path free; the loser says who won.
       if (error instanceof Error && 'code' in error && error.code === 'EADDRINUSE') await claimSocketPath(this.options.socketPath);
       throw error;
+    }
+    if (tcp !== null && identity !== null) {
+      let bound: net.AddressInfo;
+      try {
+        bound = await this.server.listenTls(tcp.host, tcp.port, identity);
+      } catch (error) {
+        await this.server.close();
+        removeSocketFile(this.options.socketPath, this.logger);
+        throw new Error(`--listen ${this.options.listen}: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      const listen = `${bound.family === 'IPv6' ? `[${bound.address}]` : bound.address}:${bound.port}`;
+      this.tls = { listen, fingerprint: identity.fingerprint };
+      this.logger.info('Listening on TCP over TLS', { listen, cert: identity.certPath, tlsFingerprint: identity.fingerprint });
     }
   }
 
@@ -249,6 +279,8 @@ export class Daemon {
       workerSeen: (workerId, connection) => this.workerSeen(workerId, connection),
       claimed: (jobs) => this.claimed(jobs),
       claim: (params) => this.claim(params),
+      logger: this.logger,
+      tokenRevoked: (name) => this.server.closeLoginsOf(name),
     };
   }
 

@@ -6,6 +6,7 @@
 import type * as net from 'node:net';
 import { LineSplitter } from '../../shared/lines';
 import { LIMITS } from '../../shared/protocol';
+import type { ConnectionAuth } from './auth';
 
 /** Above this many unsent bytes the connection stops reading requests until the peer catches up. */
 const PAUSE_READING_BYTES = 4 * 1024 * 1024;
@@ -37,6 +38,9 @@ export interface ConnectionHandlers {
 export class Connection {
   /** Worker ids that called worker methods over this connection; marked gone when it closes. */
   readonly workerIds = new Set<string>();
+  /** How the connection came in, and over TCP what it logged in as (rpc/auth.ts). */
+  auth: ConnectionAuth = { transport: 'unix' };
+  private readonly loginListeners: (() => void)[] = [];
   private readonly closeListeners: (() => void)[] = [];
   private readonly hangUpListeners: (() => void)[] = [];
   private closed = false;
@@ -222,6 +226,16 @@ export class Connection {
 
   private hungUp(): void {
     for (const listener of this.hangUpListeners.splice(0)) listener();
+  }
+
+  /** Called once the connection has logged in (over TCP). */
+  onLoggedIn(listener: () => void): void {
+    this.loginListeners.push(listener);
+  }
+
+  /** The connection has logged in: told to the listeners (the server stops its login timer). */
+  loggedIn(): void {
+    for (const listener of this.loginListeners.splice(0)) listener();
   }
 
   onClose(listener: () => void): void {

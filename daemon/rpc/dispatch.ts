@@ -10,6 +10,7 @@ import { ErrorCode, LIMITS, METHOD_NAMES } from '../../shared/protocol';
 import type { Logger } from '../lifecycle/logger';
 import type { Connection } from './connection';
 import { MAX_DEPTH, checkEnvelope, idOf, nestsDeeperThan } from './envelope';
+import { refusal } from './auth';
 
 export interface CallContext {
   connection: Connection;
@@ -95,6 +96,12 @@ export class Dispatcher {
           { field: 'method' },
         ),
       );
+    }
+    // Over TCP, the connection's login decides which methods it may call (rpc/auth.ts).
+    const refused = refusal(request.method, context.connection.auth);
+    if (refused) {
+      if (request.id === undefined) return Promise.resolve(null);
+      return Promise.resolve(createJSONRPCErrorResponse(request.id, refused.code, refused.message, refused.data));
     }
     this.beforeCall(request.method);
     return this.rpc.receive(request, context);

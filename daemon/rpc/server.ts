@@ -5,6 +5,7 @@
  */
 import * as fs from 'node:fs';
 import * as net from 'node:net';
+import * as tls from 'node:tls';
 import { createJSONRPCErrorResponse } from 'json-rpc-2.0';
 import { ErrorCode, LIMITS } from '../../shared/protocol';
 import type { Logger } from '../lifecycle/logger';
@@ -13,12 +14,18 @@ import type { Dispatcher } from './dispatch';
 
 /** At shutdown, how long a connection may take to answer the requests it is handling. */
 const ANSWER_WAIT_MS = 1000;
+/** Over TCP: how long a connection has to finish its TLS handshake, then to log in. */
+export const LOGIN_TIMEOUT_MS = 5000;
+/** Over TCP: connections that have not logged in yet, at most; more are closed at once. */
+export const MAX_UNAUTHENTICATED = 64;
 
 export class RpcServer {
   readonly connections = new Set<Connection>();
   private readonly server: net.Server;
   private nextId = 1;
   private readonly connectionListeners: ((connection: Connection) => void)[] = [];
+  private tlsServer: tls.Server | null = null;
+  private unauthenticated = 0;
 
   constructor(
     readonly socketPath: string,
@@ -66,12 +73,77 @@ export class RpcServer {
    */
   /** Stops accepting; each connection ends once its requests in progress have been answered. */
   async close(): Promise<void> {
-    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    const tlsServer = this.tlsServer;
+    const tlsClosed = tlsServer ? new Promise<void>((resolve) => tlsServer.close(() => resolve())) : Promise.resolve();
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve())).then(() => tlsClosed);
     for (const connection of this.connections) connection.endWhenAnswered(ANSWER_WAIT_MS);
     await closed;
   }
 
-  private accept(socket: net.Socket): void {
+  /**
+   * Also listens on TCP, over TLS only: a client that does not start a TLS handshake gets no
+   * answer (its bytes fail the handshake) and is closed. Resolves with the bound address.
+   */
+  listenTls(host: string, port: number, identity: { cert: string; key: string }): Promise<net.AddressInfo> {
+    const server = tls.createServer({ cert: identity.cert, key: identity.key, minVersion: 'TLSv1.2', handshakeTimeout: LOGIN_TIMEOUT_MS, allowHalfOpen: true }, (socket) =>
+      this.acceptTls(socket),
+    );
+    server.on('tlsClientError', (error, socket) => {
+      this.logger.debug('Refused a TCP connection that did not complete a TLS handshake', { remote: socket.remoteAddress, error: error.message });
+      socket.destroy();
+    });
+    server.on('error', (error) => this.logger.error('TLS server error', { listen: `${host}:${port}`, error }));
+    this.tlsServer = server;
+    return new Promise((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => {
+        server.removeListener('error', reject);
+        resolve(server.address() as net.AddressInfo);
+      });
+    });
+  }
+
+  /** A TLS connection: it may call nothing but auth.login until it has logged in, within LOGIN_TIMEOUT_MS. */
+  private acceptTls(socket: tls.TLSSocket): void {
+    const remote = `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? '?'}`;
+    if (this.unauthenticated >= MAX_UNAUTHENTICATED) {
+      this.logger.warn('Closing a TCP connection: too many have not logged in yet', { remote, limit: MAX_UNAUTHENTICATED });
+      socket.destroy();
+      return;
+    }
+    const connection = this.accept(socket);
+    connection.auth = { transport: 'tls', remote, login: null };
+    this.unauthenticated++;
+    let counted = true;
+    const uncount = (): void => {
+      if (counted) this.unauthenticated--;
+      counted = false;
+    };
+    const timer = setTimeout(() => {
+      this.logger.warn('Closing a TCP connection that did not log in in time', { connection: connection.id, remote, ms: LOGIN_TIMEOUT_MS });
+      connection.end(
+        createJSONRPCErrorResponse(null, ErrorCode.Unauthorized, `Unauthorized: no auth.login within ${LOGIN_TIMEOUT_MS} ms; the connection is closed.`),
+      );
+    }, LOGIN_TIMEOUT_MS);
+    timer.unref();
+    connection.onLoggedIn(() => {
+      clearTimeout(timer);
+      uncount();
+    });
+    connection.onClose(() => {
+      clearTimeout(timer);
+      uncount();
+    });
+  }
+
+  /** Closes every TCP connection logged in with the token `name` (it was revoked). */
+  closeLoginsOf(name: string): void {
+    for (const connection of this.connections) {
+      if (connection.auth.transport === 'tls' && connection.auth.login?.name === name) connection.close();
+    }
+  }
+
+  private accept(socket: net.Socket): Connection {
     const connection = new Connection(
       this.nextId++,
       socket,
@@ -97,5 +169,6 @@ export class RpcServer {
     this.connections.add(connection);
     connection.onClose(() => this.connections.delete(connection));
     for (const listener of this.connectionListeners) listener(connection);
+    return connection;
   }
 }

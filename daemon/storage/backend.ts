@@ -18,7 +18,7 @@
  * transaction; every call that function makes runs inside it, as a savepoint. A store whose
  * calls wait for a server (PostgreSQL) leaves `batch` out, and the engine runs them one by one.
  */
-import type { BulkResult, EnqueueResult, HeartbeatResult, JobOutputResult, JobWithRuns, Stats } from '../../shared/protocol';
+import type { BulkResult, EnqueueResult, HeartbeatResult, JobOutputResult, JobWithRuns, Stats, TokenScope } from '../../shared/protocol';
 import type { Backoff, Job, JobState, JobTemplate, OutputLine, OutputStream, Queue, RateLimit, Schedule, Worker, WorkerType } from '../../shared/types';
 import type { OverlapPolicy } from '../../shared/jobsfile';
 import type { BulkInput, EnqueueInput, ListCursor, ListInput, UpdateInput } from '../engine/validate/jobs';
@@ -224,6 +224,15 @@ export interface JobRules {
   leaseUntil(job: Job, extendMs: number | undefined, now: number): number;
 }
 
+/** An access token as stored: its SHA-256 (hex), never the token. */
+export interface StoredToken {
+  name: string;
+  scope: TokenScope;
+  /** Lower-case hex of the SHA-256 of the token. */
+  hash: string;
+  createdAt: number;
+}
+
 /** A daemon running on the store (or stopped, until a successor has recovered what it left running). */
 export interface DaemonInstance {
   /** Chosen by the daemon when it starts: one per process. */
@@ -344,6 +353,15 @@ export interface StorageBackend {
   daemonStopped(id: string, pid: number): Promise<boolean>;
   /** A successor has recovered what the daemon left: its row goes, and its executors' worker row (if still its, by `pid`) shows as gone. False if it had no row. */
   forgetDaemon(id: string, pid: number): Promise<boolean>;
+
+  // Access tokens (clients over TCP): stored hashed.
+
+  /** Stores a new token. Rejects with AlreadyExists when the name is taken. */
+  createToken(token: StoredToken): Promise<void>;
+  /** Every token, by name. */
+  listTokens(): Promise<StoredToken[]>;
+  /** Removes a token; false when there was none by that name. */
+  revokeToken(name: string): Promise<boolean>;
 
   // Queues
 

@@ -21,9 +21,19 @@ export type Caller = 'client' | 'worker' | 'both';
 /** The name of a Spool error, as `ErrorCode` spells it. */
 export type ErrorName = keyof typeof ErrorCode;
 
+/**
+ * Who may call a method over TCP (`spool daemon --listen`), by the scope of the token the
+ * connection logged in with: `read` only reads, `worker` also enqueues and works jobs, `admin`
+ * may do everything but `local`. `local`: only over the Unix socket (token management).
+ * `public`: before logging in (the login itself). Over the Unix socket everything is allowed.
+ */
+export type MethodScope = 'public' | 'read' | 'worker' | 'admin' | 'local';
+
 /** What a method's entry in the table holds at run time. */
 export interface MethodInfo {
   readonly caller: Caller;
+  /** Who may call it over TCP: see MethodScope. */
+  readonly scope: MethodScope;
   /**
    * True when the method's engine writes go through the group commit: requests that arrive
    * together share one transaction. Any other method first commits the pending group, so that

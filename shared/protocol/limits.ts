@@ -96,8 +96,14 @@ export const ErrorCode = {
   AlreadyExists: 1013,
   /** The daemon is shutting down and takes no new work. */
   ShuttingDown: 1020,
-  /** No method returns it; the daemon refuses to start with it when its socket path is taken. */
+  /**
+   * The connection may not call the method: its token's scope does not allow it (data.scope,
+   * data.allowed), or the method works only over the Unix socket. The daemon also refuses to
+   * start with it when its socket path is taken.
+   */
   Forbidden: 1030,
+  /** Over TCP, the connection has not logged in (auth.login), or its token is wrong. */
+  Unauthorized: 1031,
 } as const;
 /** Any of the codes above. */
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

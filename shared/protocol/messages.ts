@@ -45,6 +45,55 @@ export interface DaemonStatus {
   counts: JobCounts;
   /** Built-in executors running jobs now, and their global cap. */
   executors: { running: number; cap: number };
+  /**
+   * Present when the daemon listens on TCP (`--listen`): the address, and its TLS certificate's
+   * fingerprint, `sha256:` and the lower-case hex of the SHA-256 of the certificate's DER bytes
+   * (what `openssl x509 -fingerprint -sha256` prints, lower-case, without colons).
+   */
+  listen?: string;
+  tlsFingerprint?: string;
+}
+
+/** What a token's holder may call over TCP: `read` reads, `worker` also enqueues and works jobs, `admin` everything. */
+export type TokenScope = 'admin' | 'worker' | 'read';
+
+/** Every token scope, weakest first. */
+export const TOKEN_SCOPES: readonly TokenScope[] = ['read', 'worker', 'admin'];
+
+/** A token as listed: never the token itself, which only `tokens.create` returns, once. */
+export interface TokenInfo {
+  name: string;
+  scope: TokenScope;
+  createdAt: number;
+}
+
+export interface CreateTokenParams {
+  name: string;
+  scope: TokenScope;
+}
+
+export interface CreateTokenResult {
+  /** The token: shown once, stored by the daemon only as its SHA-256. */
+  token: string;
+  info: TokenInfo;
+}
+
+export interface TokenNameParams {
+  name: string;
+}
+
+export interface TokensListResult {
+  tokens: TokenInfo[];
+}
+
+export interface LoginParams {
+  token: string;
+}
+
+export interface LoginResult {
+  /** The token's name and what it may call. */
+  name: string;
+  scope: TokenScope;
 }
 
 /** A job to enqueue. Only queue and kind are required; the rest defaults from the queue. */

@@ -15,6 +15,8 @@ import type {
   BulkParams,
   BulkResult,
   CheckpointParams,
+  CreateTokenParams,
+  CreateTokenResult,
   ClaimParams,
   ClaimResult,
   CompleteParams,
@@ -39,6 +41,8 @@ import type {
   ListJobsParams,
   ListJobsResult,
   LogParams,
+  LoginParams,
+  LoginResult,
   NoParams,
   Ok,
   ProgressParams,
@@ -59,6 +63,8 @@ import type {
   TemplateNameParams,
   TemplateResult,
   TemplatesListResult,
+  TokenNameParams,
+  TokensListResult,
   UnsubscribeParams,
   UpdateJobParams,
   UpdateScheduleParams,
@@ -70,6 +76,7 @@ import type {
 export const METHODS = {
   'daemon.status': method<NoParams, DaemonStatus>()({
     caller: 'both',
+    scope: 'read',
     grouped: false,
     summary: 'The handshake: version, protocol version, uptime, paths and counters.',
     description: 'A client compares `protocolVersion` with its own and says clearly when they differ.',
@@ -77,6 +84,7 @@ export const METHODS = {
   }),
   'daemon.shutdown': method<NoParams, Ok>()({
     caller: 'client',
+    scope: 'admin',
     grouped: false,
     summary: 'Graceful shutdown: stop claiming, let running jobs finish within the grace period.',
     description:
@@ -86,6 +94,7 @@ export const METHODS = {
 
   'jobs.enqueue': method<EnqueueParams, EnqueueResult>()({
     caller: 'both',
+    scope: 'worker',
     grouped: true,
     summary: 'Enqueue one job; defaults come from its queue.',
     description:
@@ -94,18 +103,21 @@ export const METHODS = {
   }),
   'jobs.enqueueBatch': method<EnqueueBatchParams, EnqueueBatchResult>()({
     caller: 'both',
+    scope: 'worker',
     grouped: false,
     summary: 'Enqueue several jobs in one transaction: all or none.',
     errors: ['InvalidParams', 'PayloadTooLarge'],
   }),
   'jobs.get': method<JobIdParams, JobWithRuns>()({
     caller: 'both',
+    scope: 'read',
     grouped: false,
     summary: 'A job and its runs, one per claim, oldest first.',
     errors: ['JobNotFound', 'InvalidParams'],
   }),
   'jobs.list': method<ListJobsParams, ListJobsResult>()({
     caller: 'client',
+    scope: 'read',
     grouped: false,
     summary: 'A page of jobs matching a filter.',
     description: 'Pass `nextCursor` back as `cursor` with the same `order`; it is null on the last page.',
@@ -113,12 +125,14 @@ export const METHODS = {
   }),
   'jobs.output': method<JobOutputParams, JobOutputResult>()({
     caller: 'client',
+    scope: 'read',
     grouped: false,
     summary: "A job's output lines after a sequence number.",
     errors: ['JobNotFound', 'InvalidParams'],
   }),
   'jobs.cancel': method<JobIdParams, JobResult>()({
     caller: 'client',
+    scope: 'admin',
     grouped: false,
     summary: 'Cancel a job: queued or retrying at once, running cooperatively.',
     description:
@@ -127,6 +141,7 @@ export const METHODS = {
   }),
   'jobs.retry': method<JobIdParams, JobResult>()({
     caller: 'client',
+    scope: 'admin',
     grouped: false,
     summary: 'Move a dead, cancelled or completed job back to queued with a fresh attempt budget.',
     description: 'The run history is kept.',
@@ -134,30 +149,35 @@ export const METHODS = {
   }),
   'jobs.update': method<UpdateJobParams, JobResult>()({
     caller: 'client',
+    scope: 'admin',
     grouped: false,
     summary: 'Change a queued or retrying job.',
     errors: ['JobNotFound', 'InvalidState', 'InvalidParams', 'PayloadTooLarge'],
   }),
   'jobs.delete': method<JobIdParams, DeletedResult>()({
     caller: 'client',
+    scope: 'admin',
     grouped: false,
     summary: 'Delete a job that is not running.',
     errors: ['JobNotFound', 'InvalidState', 'InvalidParams'],
   }),
   'jobs.cancelMany': method<BulkParams, BulkResult>()({
     caller: 'client',
+    scope: 'admin',
     grouped: false,
     summary: 'Cancel jobs by ids, or by a filter over one queue.',
     errors: ['InvalidParams'],
   }),
   'jobs.retryMany': method<BulkParams, BulkResult>()({
     caller: 'client',
+    scope: 'admin',
     grouped: false,
     summary: 'Retry jobs by ids, or by a filter over one queue.',
     errors: ['InvalidParams'],
   }),
   'jobs.deleteMany': method<BulkParams, BulkResult>()({
     caller: 'client',
+    scope: 'admin',
     grouped: false,
     summary: 'Delete jobs by ids, or by a filter over one queue.',
     errors: ['InvalidParams'],
@@ -165,6 +185,7 @@ export const METHODS = {
 
   'jobs.claim': method<ClaimParams, ClaimResult>()({
     caller: 'worker',
+    scope: 'worker',
     grouped: false,
     summary: 'Claim up to `max` jobs, long-polling up to `waitMs`.',
     description:
@@ -173,42 +194,49 @@ export const METHODS = {
   }),
   'jobs.heartbeat': method<HeartbeatParams, HeartbeatResult>()({
     caller: 'worker',
+    scope: 'worker',
     grouped: true,
     summary: 'Extend the lease on a running job; says whether a cancel was requested.',
     errors: ['LeaseLost', 'JobNotFound', 'InvalidParams'],
   }),
   'jobs.progress': method<ProgressParams, Ok>()({
     caller: 'worker',
+    scope: 'worker',
     grouped: true,
     summary: "Set a running job's progress (0..100) and message.",
     errors: ['LeaseLost', 'JobNotFound', 'InvalidParams'],
   }),
   'jobs.checkpoint': method<CheckpointParams, Ok>()({
     caller: 'worker',
+    scope: 'worker',
     grouped: true,
     summary: 'Save JSON that a retry of this job resumes from.',
     errors: ['LeaseLost', 'JobNotFound', 'InvalidParams', 'PayloadTooLarge'],
   }),
   'jobs.log': method<LogParams, Ok>()({
     caller: 'worker',
+    scope: 'worker',
     grouped: true,
     summary: "Append lines to a running job's output.",
     errors: ['LeaseLost', 'JobNotFound', 'InvalidParams'],
   }),
   'jobs.complete': method<CompleteParams, JobResult>()({
     caller: 'worker',
+    scope: 'worker',
     grouped: true,
     summary: 'Finish a running job successfully, with an optional result.',
     errors: ['LeaseLost', 'JobNotFound', 'InvalidParams', 'PayloadTooLarge'],
   }),
   'jobs.fail': method<FailParams, JobResult>()({
     caller: 'worker',
+    scope: 'worker',
     grouped: true,
     summary: "Fail a running job's attempt: it retries after its backoff, or ends dead.",
     errors: ['LeaseLost', 'JobNotFound', 'InvalidParams'],
   }),
   'jobs.release': method<ReleaseParams, JobResult>()({
     caller: 'worker',
+    scope: 'worker',
     grouped: true,
     summary: 'Hand a held job back unfinished; it runs again without using up an attempt.',
     errors: ['LeaseLost', 'JobNotFound', 'InvalidParams'],
@@ -216,12 +244,14 @@ export const METHODS = {
 
   'workers.register': method<RegisterWorkerParams, WorkerResult>()({
     caller: 'worker',
+    scope: 'worker',
     grouped: false,
     summary: 'A remote worker announces itself; its leases go to the reaper when its connection closes.',
     errors: ['InvalidParams'],
   }),
   'workers.list': method<NoParams, WorkersListResult>()({
     caller: 'client',
+    scope: 'read',
     grouped: false,
     summary: 'The built-in executors and the registered remote workers.',
     errors: ['InvalidParams'],
@@ -229,42 +259,49 @@ export const METHODS = {
 
   'queues.list': method<NoParams, QueuesListResult>()({
     caller: 'client',
+    scope: 'read',
     grouped: false,
     summary: 'Every queue, with its counts per state.',
     errors: ['InvalidParams'],
   }),
   'queues.get': method<QueueNameParams, QueueResult>()({
     caller: 'client',
+    scope: 'read',
     grouped: false,
     summary: 'One queue.',
     errors: ['QueueNotFound', 'InvalidParams'],
   }),
   'queues.configure': method<ConfigureQueueParams, QueueResult>()({
     caller: 'client',
+    scope: 'admin',
     grouped: false,
     summary: "Change a queue's limits and defaults; creates the queue if it does not exist.",
     errors: ['InvalidParams'],
   }),
   'queues.pause': method<QueueNameParams, QueueResult>()({
     caller: 'client',
+    scope: 'admin',
     grouped: false,
     summary: 'Stop handing out jobs of a queue; running ones finish. Creates the queue if it does not exist, so it can be paused before its first job.',
     errors: ['InvalidParams'],
   }),
   'queues.resume': method<QueueNameParams, QueueResult>()({
     caller: 'client',
+    scope: 'admin',
     grouped: false,
     summary: 'Hand out jobs of a paused queue again.',
     errors: ['QueueNotFound', 'InvalidParams'],
   }),
   'queues.purge': method<PurgeQueueParams, DeletedResult>()({
     caller: 'client',
+    scope: 'admin',
     grouped: false,
     summary: "Delete a queue's jobs in the given states; running jobs are never purged.",
     errors: ['QueueNotFound', 'InvalidParams'],
   }),
   'queues.delete': method<DeleteQueueParams, DeletedResult>()({
     caller: 'client',
+    scope: 'admin',
     grouped: false,
     summary: 'Delete a queue, and with `force` its jobs.',
     errors: ['QueueNotFound', 'InvalidState', 'InvalidParams'],
@@ -272,48 +309,56 @@ export const METHODS = {
 
   'schedules.list': method<NoParams, SchedulesListResult>()({
     caller: 'client',
+    scope: 'read',
     grouped: false,
     summary: 'Every schedule.',
     errors: ['InvalidParams'],
   }),
   'schedules.get': method<ScheduleNameParams, ScheduleResult>()({
     caller: 'client',
+    scope: 'read',
     grouped: false,
     summary: 'One schedule and its next fire times.',
     errors: ['ScheduleNotFound', 'InvalidParams'],
   }),
   'schedules.create': method<CreateScheduleParams, ScheduleResult>()({
     caller: 'client',
+    scope: 'admin',
     grouped: false,
     summary: 'Create a schedule: a cron expression in a timezone, and the job it enqueues.',
     errors: ['InvalidParams', 'AlreadyExists', 'PayloadTooLarge'],
   }),
   'schedules.update': method<UpdateScheduleParams, ScheduleResult>()({
     caller: 'client',
+    scope: 'admin',
     grouped: false,
     summary: 'Change a schedule; a new cron expression or timezone recomputes the next tick.',
     errors: ['ScheduleNotFound', 'InvalidParams', 'PayloadTooLarge'],
   }),
   'schedules.delete': method<ScheduleNameParams, DeletedResult>()({
     caller: 'client',
+    scope: 'admin',
     grouped: false,
     summary: 'Delete a schedule.',
     errors: ['ScheduleNotFound', 'InvalidParams'],
   }),
   'schedules.trigger': method<ScheduleNameParams, EnqueueResult>()({
     caller: 'client',
+    scope: 'admin',
     grouped: false,
     summary: "Enqueue the schedule's job now; the next tick is unchanged.",
     errors: ['ScheduleNotFound', 'InvalidParams'],
   }),
   'schedules.enable': method<ScheduleNameParams, ScheduleResult>()({
     caller: 'client',
+    scope: 'admin',
     grouped: false,
     summary: 'Enable a schedule from now on: ticks that passed while disabled are not missed runs.',
     errors: ['ScheduleNotFound', 'InvalidParams'],
   }),
   'schedules.disable': method<ScheduleNameParams, ScheduleResult>()({
     caller: 'client',
+    scope: 'admin',
     grouped: false,
     summary: 'Disable a schedule: it enqueues nothing until enabled.',
     errors: ['ScheduleNotFound', 'InvalidParams'],
@@ -321,6 +366,7 @@ export const METHODS = {
 
   'project.state': method<ProjectStateParams, ProjectStateResult>()({
     caller: 'client',
+    scope: 'read',
     grouped: false,
     summary: 'What a jobs file is planned against: every queue, template and schedule, with its owner and last-applied value.',
     description:
@@ -329,6 +375,7 @@ export const METHODS = {
   }),
   'project.apply': method<ApplyProjectParams, ApplyProjectResult>()({
     caller: 'client',
+    scope: 'admin',
     grouped: false,
     summary: "Apply a project's jobs file: create, update and delete its queues, templates and schedules in one transaction.",
     description:
@@ -338,18 +385,21 @@ export const METHODS = {
 
   'templates.list': method<NoParams, TemplatesListResult>()({
     caller: 'client',
+    scope: 'read',
     grouped: false,
     summary: 'Every template the applied jobs files declare.',
     errors: ['InvalidParams'],
   }),
   'templates.get': method<TemplateNameParams, TemplateResult>()({
     caller: 'client',
+    scope: 'read',
     grouped: false,
     summary: 'One template.',
     errors: ['TemplateNotFound', 'InvalidParams'],
   }),
   'templates.enqueue': method<EnqueueTemplateParams, EnqueueResult>()({
     caller: 'client',
+    scope: 'worker',
     grouped: false,
     summary: "Enqueue a template's job, its `{{name}}` parameters filled from `params` and the template's defaults.",
     description: 'What `spool run` and the editor\'s "Enqueue" lens call. The job runs the template as last applied.',
@@ -358,6 +408,7 @@ export const METHODS = {
 
   'stats.get': method<NoParams, Stats>()({
     caller: 'client',
+    scope: 'read',
     grouped: false,
     summary: 'Counts per queue and in total, and throughput over the last minute and hour.',
     errors: ['InvalidParams'],
@@ -365,13 +416,47 @@ export const METHODS = {
 
   'events.subscribe': method<SubscribeParams, SubscribeResult>()({
     caller: 'client',
+    scope: 'read',
     grouped: false,
     summary: 'Start receiving notifications on this connection.',
     description: 'Each notification carries the `subscriptionId` returned here.',
     errors: ['InvalidParams'],
   }),
+  'auth.login': method<LoginParams, LoginResult>()({
+    caller: 'both',
+    scope: 'public',
+    grouped: false,
+    summary: 'Over TCP, the first call: present a token; the connection then has its scope.',
+    description:
+      'Only needed over TLS (`spool daemon --listen`); the Unix socket is the local user\'s and needs none. Any other call before it is answered Unauthorized, and a connection that has not logged in within a few seconds is closed. A wrong token is refused with Unauthorized and logged (without the token).',
+    errors: ['InvalidParams', 'Unauthorized'],
+  }),
+  'tokens.create': method<CreateTokenParams, CreateTokenResult>()({
+    caller: 'client',
+    scope: 'local',
+    grouped: false,
+    summary: 'Make an access token for clients over TCP; the token is in the answer, once.',
+    description: 'The daemon keeps only its SHA-256. Only over the Unix socket: over TCP it is Forbidden.',
+    errors: ['InvalidParams', 'AlreadyExists', 'Forbidden'],
+  }),
+  'tokens.list': method<NoParams, TokensListResult>()({
+    caller: 'client',
+    scope: 'local',
+    grouped: false,
+    summary: 'Every access token: name, scope and creation time, never the token.',
+    errors: ['InvalidParams', 'Forbidden'],
+  }),
+  'tokens.revoke': method<TokenNameParams, Ok>()({
+    caller: 'client',
+    scope: 'local',
+    grouped: false,
+    summary: 'Delete an access token; connections logged in with it are closed.',
+    errors: ['InvalidParams', 'Forbidden'],
+  }),
+
   'events.unsubscribe': method<UnsubscribeParams, Ok>()({
     caller: 'client',
+    scope: 'read',
     grouped: false,
     summary: 'Stop a subscription made on this connection.',
     errors: ['InvalidParams'],

@@ -5,6 +5,7 @@ import { jobHandlers } from './jobs';
 import { queueHandlers } from './queues';
 import { projectHandlers } from './projects';
 import { scheduleHandlers } from './schedules';
+import { tokenHandlers } from './tokens';
 import type { MethodTable, Services } from './types';
 import { workerHandlers } from './workers';
 
@@ -26,5 +27,6 @@ export function methodTable(services: Services): MethodTable {
     ...queueHandlers(services),
     ...scheduleHandlers(services),
     ...projectHandlers(services),
+    ...tokenHandlers(services),
   };
 }

@@ -15,6 +15,7 @@ import type { Connection } from '../connection';
 import type { CallContext } from '../dispatch';
 import type { EventHub } from '../events';
 import type { WriteGroup } from '../groupCommit';
+import type { Logger } from '../../lifecycle/logger';
 
 /** The daemon's parts a handler may use. */
 export interface Services {
@@ -35,6 +36,9 @@ export interface Services {
   claimed(jobs: Job[]): void;
   /** The engine's claim, plus the daemon's bookkeeping (see Daemon.claim). */
   claim(params: EngineClaimParams): Promise<Job[]>;
+  logger: Logger;
+  /** A token was revoked: the connections logged in with it are closed. */
+  tokenRevoked(name: string): void;
 }
 
 /** The handler of one method: raw params in, the method's result out. */

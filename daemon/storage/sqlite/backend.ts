@@ -9,8 +9,8 @@
  * and every call the batched function makes runs inside it, as a savepoint, before that function
  * returns (see daemon/engine/engine.ts for the rule the engine keeps so that this holds).
  */
-import type { BulkResult, EnqueueResult, HeartbeatResult, JobOutputResult, JobWithRuns, Stats } from '../../../shared/protocol';
-import { jobNotFound } from '../../../shared/errors';
+import { ErrorCode, type BulkResult, type EnqueueResult, type HeartbeatResult, type JobOutputResult, type JobWithRuns, type Stats } from '../../../shared/protocol';
+import { SpoolError, jobNotFound } from '../../../shared/errors';
 import { TERMINAL_STATES, type Job, type JobState, type OutputStream, type Queue, type Schedule, type Worker, type WorkerType } from '../../../shared/types';
 import type { BulkInput, EnqueueInput, ListInput, UpdateInput } from '../../engine/validate/jobs';
 import type { ConfigureInput } from '../../engine/validate/queues';
@@ -28,6 +28,7 @@ import type {
   ProjectObjects,
   StorageBackend,
   StoredTemplate,
+  StoredToken,
   StorageFactory,
   StoragePolicy,
   StoreDescription,
@@ -311,6 +312,23 @@ export class SqliteBackend implements StorageBackend {
 
   listDaemons(): Promise<DaemonInstance[]> {
     return this.read((ctx) => ctx.store.daemons.all());
+  }
+
+  createToken(token: StoredToken): Promise<void> {
+    return this.write((ctx) => {
+      if (ctx.store.tokens.get(token.name)) {
+        throw new SpoolError(ErrorCode.AlreadyExists, `A token named "${token.name}" exists already. Revoke it first (spool token revoke ${token.name}), or pick another name.`, { field: 'name' });
+      }
+      ctx.store.tokens.insert(token);
+    });
+  }
+
+  listTokens(): Promise<StoredToken[]> {
+    return this.read((ctx) => ctx.store.tokens.all());
+  }
+
+  revokeToken(name: string): Promise<boolean> {
+    return this.write((ctx) => ctx.store.tokens.delete(name));
   }
 
   daemonHeartbeat(id: string, pid: number): Promise<boolean> {

@@ -19,6 +19,7 @@ import { UpkeepStatements } from './upkeep';
 import { WalCheckpointer, type WalCheckpointStatus } from './walCheckpoints';
 import { WorkerStatements } from './workers';
 import { DaemonStatements } from './daemons';
+import { TokenStatements } from './tokens';
 
 /**
  * Who copies the WAL back into the database file. 'auto': SQLite, inside the commit that takes
@@ -52,6 +53,7 @@ export class Store {
   readonly schedules: ScheduleStatements;
   readonly workers: WorkerStatements;
   readonly daemons: DaemonStatements;
+  readonly tokens: TokenStatements;
   readonly upkeep: UpkeepStatements;
   /** Templates and the ownership records of what a project's apply manages. */
   readonly projects: ProjectStatements;
@@ -90,6 +92,7 @@ export class Store {
       this.schedules = new ScheduleStatements(this.db, options.parseTemplate);
       this.workers = new WorkerStatements(this.db);
       this.daemons = new DaemonStatements(this.db);
+      this.tokens = new TokenStatements(this.db);
       this.upkeep = new UpkeepStatements(this.db, this.counts, this.delayed);
       this.projects = new ProjectStatements(this.db);
       this.transaction = this.db.transaction((fn: () => unknown) => fn());

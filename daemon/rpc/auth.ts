@@ -1,0 +1,97 @@
+/**
+ * Who may call what over TCP. A connection accepted on the Unix socket is the local user's and
+ * may call everything (the socket is 0600). A connection accepted on the TLS listener starts
+ * unauthenticated: it may only call `auth.login`, which checks a token against the stored hashes
+ * and gives the connection the token's scope; each method's scope in the protocol table
+ * (shared/protocol/methods.ts) then decides.
+ */
+import * as crypto from 'node:crypto';
+import { SpoolError } from '../../shared/errors';
+import { ErrorCode, METHODS, type MethodName, type MethodScope, type TokenScope } from '../../shared/protocol';
+import type { QueueEngine } from '../engine/api';
+import type { Logger } from '../lifecycle/logger';
+
+/** How a connection came in, and (over TCP) what it has logged in as. */
+export type ConnectionAuth =
+  | { readonly transport: 'unix' }
+  | { readonly transport: 'tls'; readonly remote: string; login: { name: string; scope: TokenScope } | null };
+
+/** Which token scopes may call a method of each scope. */
+const ALLOWED: Record<MethodScope, readonly TokenScope[]> = {
+  public: ['read', 'worker', 'admin'],
+  read: ['read', 'worker', 'admin'],
+  worker: ['worker', 'admin'],
+  admin: ['admin'],
+  local: [],
+};
+
+/** The prefix of every token: says what it is when one turns up in a log or a paste. */
+const TOKEN_PREFIX = 'spool_';
+
+/**
+ * A new token: 32 random bytes. Stored as its SHA-256 alone: a token is 256 random bits, not a
+ * password a person chose, so there is nothing for a slow, salted hash (scrypt, argon2) to
+ * protect against — nobody can guess it or look it up in a dictionary, and reversing SHA-256 of
+ * 256 random bits is out of reach. A fast hash also keeps each login cheap.
+ */
+export function newToken(): { token: string; hash: string } {
+  const token = TOKEN_PREFIX + crypto.randomBytes(32).toString('base64url');
+  return { token, hash: hashToken(token) };
+}
+
+/** The stored form of a token: lower-case hex of its SHA-256. */
+export function hashToken(token: string): string {
+  return crypto.createHash('sha256').update(token, 'utf8').digest('hex');
+}
+
+/** The error for a call a connection may not make, or null when it may. */
+export function refusal(method: string, auth: ConnectionAuth): SpoolError | null {
+  if (auth.transport === 'unix') return null;
+  // Unknown methods are answered MethodNotFound by the dispatcher, whatever the login.
+  if (!(method in METHODS)) return null;
+  const scope = METHODS[method as MethodName].scope;
+  if (scope === 'local') {
+    return new SpoolError(ErrorCode.Forbidden, `${method} works only over the daemon's Unix socket, on its own machine (spool token … there), not over TCP.`, { field: 'method' });
+  }
+  if (scope === 'public') return null;
+  if (auth.login === null) {
+    return new SpoolError(
+      ErrorCode.Unauthorized,
+      `Unauthorized: log in first with auth.login {"token": "…"} before calling ${method}. A token comes from \`spool token create NAME --scope read|worker|admin\` on the daemon's machine; clients take it from SPOOL_TOKEN or --token-file.`,
+      { field: 'method' },
+    );
+  }
+  const allowed = ALLOWED[scope];
+  if (allowed.includes(auth.login.scope)) return null;
+  return new SpoolError(
+    ErrorCode.Forbidden,
+    `The token "${auth.login.name}" has scope ${auth.login.scope}, which may not call ${method}: that needs ${allowed.join(' or ')}. Use a token made with \`spool token create NAME --scope ${allowed[0]}\`.`,
+    { field: 'method', allowed: allowed.join(', ') },
+  );
+}
+
+/**
+ * Checks a presented token against every stored hash, each compared in constant time, so that
+ * how long a refusal takes says nothing about how close a guess came. The token itself is never
+ * logged: a refusal logs the connection and where it came from.
+ */
+export async function login(engine: QueueEngine, logger: Logger, token: string, connection: { id: number; remote: string }): Promise<{ name: string; scope: TokenScope }> {
+  const presented = Buffer.from(hashToken(token), 'hex');
+  let found: { name: string; scope: TokenScope } | null = null;
+  for (const stored of await engine.listTokens()) {
+    const candidate = Buffer.from(stored.hash, 'hex');
+    if (candidate.length === presented.length && crypto.timingSafeEqual(candidate, presented) && found === null) {
+      found = { name: stored.name, scope: stored.scope };
+    }
+  }
+  if (found === null) {
+    logger.warn('Refused a login with a wrong token', { connection: connection.id, remote: connection.remote });
+    throw new SpoolError(
+      ErrorCode.Unauthorized,
+      'Unauthorized: the token is not known to this daemon (wrong, or revoked). Make one with `spool token create NAME --scope …` on the daemon\'s machine.',
+      { field: 'token' },
+    );
+  }
+  logger.info('A connection logged in', { connection: connection.id, remote: connection.remote, token: found.name, scope: found.scope });
+  return found;
+}

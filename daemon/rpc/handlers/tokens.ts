@@ -1,0 +1,47 @@
+/** Handlers of auth.login and tokens.*: logging in over TCP, and managing tokens over the Unix socket. */
+import { SpoolError } from '../../../shared/errors';
+import { ErrorCode, TOKEN_SCOPES, type TokenInfo } from '../../../shared/protocol';
+import { name, object, oneOf, string } from '../../../shared/domain/validate';
+import { login, newToken } from '../auth';
+import type { HandlerGroup, Services } from './types';
+
+type TokenMethods = 'auth.login' | 'tokens.create' | 'tokens.list' | 'tokens.revoke';
+
+export function tokenHandlers(s: Services): HandlerGroup<TokenMethods> {
+  return {
+    'auth.login': async (params, context) => {
+      const p = object(params, 'params', ['token']);
+      const token = string(p['token'], 'token', 1024, 1);
+      const auth = context.connection.auth;
+      // Over the Unix socket there is nothing to log in to: the local user may do everything.
+      if (auth.transport === 'unix') return { name: 'local', scope: 'admin' };
+      const found = await login(s.engine, s.logger, token, { id: context.connection.id, remote: auth.remote });
+      auth.login = found;
+      context.connection.loggedIn();
+      return found;
+    },
+    'tokens.create': async (params) => {
+      const p = object(params, 'params', ['name', 'scope']);
+      const tokenName = name(p['name'], 'name');
+      const scope = oneOf(p['scope'], 'scope', TOKEN_SCOPES);
+      const { token, hash } = newToken();
+      const createdAt = Date.now();
+      await s.engine.createToken({ name: tokenName, scope, hash, createdAt });
+      return { token, info: { name: tokenName, scope, createdAt } };
+    },
+    'tokens.list': async (params) => {
+      object(params, 'params', []);
+      const tokens: TokenInfo[] = (await s.engine.listTokens()).map(({ name: n, scope, createdAt }) => ({ name: n, scope, createdAt }));
+      return { tokens };
+    },
+    'tokens.revoke': async (params) => {
+      const p = object(params, 'params', ['name']);
+      const tokenName = name(p['name'], 'name');
+      if (!(await s.engine.revokeToken(tokenName))) {
+        throw new SpoolError(ErrorCode.InvalidParams, `No token named "${tokenName}". \`spool token list\` shows them.`, { field: 'name' });
+      }
+      s.tokenRevoked(tokenName);
+      return { ok: true };
+    },
+  };
+}
