@@ -89,6 +89,11 @@ export async function contextMenu(page: Page, rowLocator: Locator, entry: string
 export async function runCommand(page: Page, title: string): Promise<void> {
   await page.keyboard.press('F1');
   const input = page.locator('.quick-input-widget .quick-input-box input');
+  // A webview that has just taken the focus (a job page) may swallow the key before it forwards
+  // keys to the workbench; the command center in the title bar opens the same input by mouse.
+  if (!(await input.waitFor({ timeout: 3_000 }).then(() => true, () => false))) {
+    await page.locator('.command-center .search-label, .command-center-center').first().click();
+  }
   await input.waitFor({ timeout: 15_000 });
   // The palette's matcher does not take the "…" of titles that open more input; type the words.
   await input.fill(`>${title.replace(/…$/, '')}`);
