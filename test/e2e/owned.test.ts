@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import { startDaemon, type TestDaemon } from '../helpers/daemon';
 import { runCli } from '../integration/cli-run';
-import { openVsCode, runHostSuite, type VsCode } from './harness';
+import { openVsCode, runHostSuite, tempDir, type VsCode } from './harness';
 import { reportHostRun } from './support/hostRun';
 import { waitFor } from './support/wait';
 import { contextMenu, openSpoolView, openWorkbench, rowAt, screenshot, widenSideBar } from './support/workbench';
@@ -30,8 +30,13 @@ const OWNED_FILE = `// The team's jobs, applied by the test.
 }
 `;
 
+/** Another project's file, applied from a folder outside the workspace. */
+const OTHER_FILE = `{ "project": "e2e-other", "queues": { "elsewhere": {} } }
+`;
+
 let daemon: TestDaemon;
 let vscode: VsCode;
+let other: { dir: string; remove: () => void } | undefined;
 
 before(async () => {
   daemon = await startDaemon();
@@ -39,6 +44,10 @@ before(async () => {
   fs.writeFileSync(path.join(vscode.server.workspace, 'spool.jsonc'), OWNED_FILE);
   const applied = await runCli(['apply', '--yes'], { socketPath: daemon.socketPath, cwd: vscode.server.workspace });
   assert.equal(applied.code, 0, applied.stderr);
+  other = tempDir('spool-other-');
+  fs.writeFileSync(path.join(other.dir, 'spool.jsonc'), OTHER_FILE);
+  const appliedOther = await runCli(['apply', '--yes'], { socketPath: daemon.socketPath, cwd: other.dir });
+  assert.equal(appliedOther.code, 0, appliedOther.stderr);
   // A queue made by hand, by its first job: no project owns it.
   await (await daemon.client()).call('jobs.enqueue', { queue: 'by-hand', kind: 'thumbnail', payload: 0 });
 });
@@ -46,9 +55,10 @@ before(async () => {
 after(async () => {
   await vscode?.close();
   await daemon?.dispose();
+  other?.remove();
 });
 
-test('a user right-clicks the owned queue, chooses Reveal in spool.jsonc, and the file opens at its name', async () => {
+test('a user right-clicks the owned queue, chooses Reveal in spool.jsonc, and the file opens at its name; another project\'s queue gets a plain answer', async () => {
   const page = await openWorkbench(vscode);
   try {
     await openSpoolView(page);
@@ -78,6 +88,11 @@ test('a user right-clicks the owned queue, chooses Reveal in spool.jsonc, and th
     const selection = page.locator('[id="status.editor.selection"]');
     await waitFor(`the status bar to say ${expected}`, async () => ((await selection.textContent()) ?? '').trim() === expected, { timeoutMs: 30_000 });
     await screenshot(page, 'owned-reveal.png');
+
+    // A queue another project owns, whose file is not in this workspace: Reveal says so.
+    await contextMenu(page, rowAt(page, 1, 'elsewhere '), 'Reveal in spool.jsonc');
+    await page.locator('.notifications-toasts .notification-list-item', { hasText: 'No spool.jsonc in this workspace declares project e2e-other.' }).first().waitFor({ timeout: 30_000 });
+    await screenshot(page, 'owned-reveal-elsewhere.png');
   } catch (error) {
     await screenshot(page, 'failed-owned-reveal.png').catch(() => undefined);
     throw error;
