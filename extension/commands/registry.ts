@@ -36,6 +36,7 @@ import { pauseQueue } from './queues/pauseQueue';
 import { purgeQueue } from './queues/purgeQueue';
 import { refreshQueues } from './queues/refreshQueues';
 import { resumeQueue } from './queues/resumeQueue';
+import { revealInJobsFile } from './revealInJobsFile';
 import { createSchedule } from './schedules/createSchedule';
 import { deleteSchedule } from './schedules/deleteSchedule';
 import { disableSchedule } from './schedules/disableSchedule';
@@ -87,6 +88,7 @@ export const COMMANDS: readonly SpoolCommand[] = [
   deleteSchedule,
   refreshWorkers,
   filterWorkers,
+  revealInJobsFile,
 ];
 
 export function registerCommands(ctx: SpoolContext): vscode.Disposable[] {

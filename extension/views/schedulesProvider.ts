@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import type { Schedule } from '../../shared/types';
 import { describeCron } from '../../shared/domain/cron';
 import type { DaemonConnection } from '../daemon/connection';
+import { ownerDescription, ownerTooltip } from '../jobsFileDeclaration';
 import { payloadSummary, relativeTime } from './format';
 import { StatsListProvider } from './statsListProvider';
 
@@ -24,13 +25,15 @@ export function scheduleItem(node: ScheduleNode, now = Date.now()): vscode.TreeI
   const item = new vscode.TreeItem(s.name, vscode.TreeItemCollapsibleState.None);
   item.id = `schedule:${s.name}`;
   const when = s.enabled ? (s.nextRunAt !== null ? `next ${relativeTime(s.nextRunAt, now)}` : 'no next run') : 'disabled';
-  item.description = `${describeCron(s.cron)} · ${when}`;
+  item.description = `${describeCron(s.cron)} · ${when}${s.owner !== undefined ? ` · ${ownerDescription(s.owner)}` : ''}`;
   item.iconPath = new vscode.ThemeIcon(s.enabled ? 'calendar' : 'circle-slash');
-  item.contextValue = s.enabled ? 'schedule.enabled' : 'schedule.disabled';
+  // `.owned` offers Reveal in spool.jsonc where a project's file declares the schedule.
+  item.contextValue = `${s.enabled ? 'schedule.enabled' : 'schedule.disabled'}${s.owner !== undefined ? '.owned' : ''}`;
   const tip = new vscode.MarkdownString(`**${s.name}** → queue **${s.queue}**\n\n`);
   tip.appendMarkdown(`\`${s.cron}\` (${s.timezone}) — ${describeCron(s.cron)}\n\n`);
   tip.appendMarkdown(`Job: ${s.job.kind} ${payloadSummary(s.job.kind, s.job.payload)}\n\n`);
   tip.appendMarkdown(`Last run: ${s.lastRunAt !== null ? relativeTime(s.lastRunAt, now) : 'never'} · missed runs: ${s.missedPolicy}`);
+  if (s.owner !== undefined) tip.appendMarkdown('\n\n').appendText(ownerTooltip(s.owner));
   item.tooltip = tip;
   return item;
 }

@@ -1,13 +1,14 @@
 /**
  * The Queues view's elements and how each is drawn: queue → state group → job, plus the
  * "Load more…" item that pages a group. `contextValue` carries the state (`queue.paused`,
- * `queue.active.hasDead`, `group.dead`, `group.retrying.empty`, `job.running`), and the menus in
- * package.json match on it. What the rows say comes from text.ts.
+ * `queue.active.hasDead`, `queue.active.owned`, `group.dead`, `group.retrying.empty`,
+ * `job.running`), and the menus in package.json match on it. What the rows say comes from text.ts.
  */
 import * as vscode from 'vscode';
 import { formatDuration } from '../../../shared/domain/durations';
 import { formatRate } from '../../../shared/domain/rates';
 import type { Job, Queue } from '../../../shared/types';
+import { ownerDescription, ownerTooltip } from '../../jobsFileDeclaration';
 import { jobLabel, relativeTime } from '../format';
 import { GROUP_TITLES, countText, jobAccessibleLabel, jobDescription, matchingDescription, queueDescription, type GroupName, type MatchCount } from './text';
 
@@ -87,14 +88,17 @@ export function queueItem(node: QueueNode): vscode.TreeItem {
   const q = node.queue;
   const item = new vscode.TreeItem(q.name, node.expanded ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
   item.id = `queue:${q.name}${node.scope ?? ''}`;
-  item.description = node.match ? matchingDescription(q, node.match) : queueDescription(q);
+  const counts = node.match ? matchingDescription(q, node.match) : queueDescription(q);
+  item.description = q.owner !== undefined ? `${counts} · ${ownerDescription(q.owner)}` : counts;
   item.iconPath = new vscode.ThemeIcon(q.paused ? 'debug-pause' : 'layers');
-  // `.hasDead` lets the menus offer Retry All Dead only where there is something to retry.
-  item.contextValue = `${q.paused ? 'queue.paused' : 'queue.active'}${q.counts.dead > 0 ? '.hasDead' : ''}`;
+  // `.hasDead` lets the menus offer Retry All Dead only where there is something to retry;
+  // `.owned`, always last, offers Reveal in spool.jsonc where a project's file declares the queue.
+  item.contextValue = `${q.paused ? 'queue.paused' : 'queue.active'}${q.counts.dead > 0 ? '.hasDead' : ''}${q.owner !== undefined ? '.owned' : ''}`;
   const tip = new vscode.MarkdownString(`**${q.name}**${q.paused ? ' (paused)' : ''}\n\n`);
   tip.appendMarkdown(`${queueDescription(q)}\n\n`);
   tip.appendMarkdown(`Concurrency: ${q.concurrency ?? 'no limit'} · Rate limit: ${q.rateLimit ? formatRate(q.rateLimit) : 'none'}\n\n`);
   tip.appendMarkdown(`Default attempts: ${q.defaultMaxAttempts} · Timeout: ${formatDuration(q.defaultTimeoutMs)}`);
+  if (q.owner !== undefined) tip.appendMarkdown('\n\n').appendText(ownerTooltip(q.owner));
   item.tooltip = tip;
   return item;
 }
