@@ -13,6 +13,7 @@ import { outputLinesCarryTheirRun } from './migrations/007_output_lines_carry_th
 import { jobsAsCode } from './migrations/008_jobs_as_code';
 import { jobWeights } from './migrations/009_job_weights';
 import { queueResourceLimits } from './migrations/010_queue_resource_limits';
+import { jobIdSuffixIndex } from './migrations/012_job_id_suffix_index';
 
 export interface Migration {
   version: number;
@@ -31,6 +32,8 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 8, name: 'jobs as code: owners, templates, overlap policy', sql: jobsAsCode },
   { version: 9, name: 'job weights, worker capacities, the branch index and daemon instances', sql: jobWeights },
   { version: 10, name: 'queue resource limits', sql: queueResourceLimits },
+  // 11 is another branch's; the numbers only need to grow.
+  { version: 12, name: 'an index on the last 8 characters of job ids', sql: jobIdSuffixIndex },
 ];
 
 /** Applies every migration the file lacks; returns the versions applied. */
