@@ -606,9 +606,13 @@ describe('counts per state', () => {
 
 describe('workers and stats', () => {
   test('workers lists the built-in executor; stats prints totals and per-queue counts', async () => {
+    // A remote worker that declared a capacity (spool work --capacity 6 registers so).
+    const client = await daemon.client();
+    await client.call('workers.register', { workerId: 'cli-capacity', queues: ['cli-capacity'], concurrency: 3, capacity: 6 });
     const workers = await spool(['workers']);
-    assert.match(workers.stdout, /^WORKER +TYPE +STATUS +HOST +QUEUES +KINDS +RUNNING +SEEN$/m);
-    assert.match(workers.stdout, /^builtin:\S+ +builtin +alive /m);
+    assert.match(workers.stdout, /^WORKER +TYPE +STATUS +HOST +QUEUES +KINDS +RUNNING +CAPACITY +SEEN$/m);
+    assert.match(workers.stdout, /^builtin:\S+ +builtin +alive .* +\d+(\/\d+)? +- +\S/m);
+    assert.match(workers.stdout, /^cli-capacity +remote +alive +\S+ +cli-capacity +\* +0\/3 +6 +\S/m);
     const wjson = parseJson<WorkersListResult>((await spool(['workers', '--json'])).stdout);
     assert.ok(wjson.workers.some((w) => w.type === 'builtin'));
 
