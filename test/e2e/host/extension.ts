@@ -290,7 +290,7 @@ export const run = hostSuite({
     assert.deepEqual(nodes.map((n) => n.schedule.name), ['nightly']);
   },
 
-  'the Workers view lists the built-in executors and the seed worker': async () => {
+  'the Workers view lists the built-in executors and the seed worker': async (config) => {
     const api = await spool();
     const workers = await api.context.workers.getChildren();
     assert.ok(workers.some((w) => w.type === 'worker' && w.worker.type === 'builtin'), 'a built-in executor is listed');
@@ -298,6 +298,14 @@ export const run = hostSuite({
     assert.ok(builtin, 'the executor running `sleep 600` shows it');
     const item = api.context.workers.getTreeItem(builtin);
     assert.match(String(item.description), /builtin · .* · 1 running · alive$/);
+    // A worker that declared a capacity (spool work --capacity 6) shows it, in the description and the tooltip.
+    await (await direct(configString(config, 'socketPath'))).call('workers.register', { workerId: 'e2e-capacity-worker', queues: ['heavy'], capacity: 6 });
+    const heavy = await waitFor('the worker with a capacity to be listed', async () =>
+      (await api.context.workers.getChildren()).find((w) => w.type === 'worker' && w.worker.id === 'e2e-capacity-worker'),
+    );
+    const heavyItem = api.context.workers.getTreeItem(heavy);
+    assert.match(String(heavyItem.description), /^remote · heavy · 0 running · capacity 6 · seen /);
+    assert.ok(heavyItem.tooltip instanceof vscode.MarkdownString && heavyItem.tooltip.value.includes('capacity 6 (job weight held at once)'), String(heavyItem.tooltip));
   },
 
   'Edit & Re-enqueue: saving the edited document enqueues a new job': async (config) => {
