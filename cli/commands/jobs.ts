@@ -9,6 +9,7 @@ import { jobDetails, jobsTable } from '../format/records';
 import { outputPrinter } from '../output';
 import { collect, parseInteger, parseStates } from '../parse/values';
 import { unknownQueueNote } from '../hints';
+import { resolveJobId } from '../jobRef';
 
 type ListOptions = {
   queue?: string;
@@ -83,12 +84,16 @@ Examples:
   program
     .command('job')
     .description('Show one job: its record and the history of its runs')
-    .argument('<id>', 'the job id')
+    .argument('<id>', 'the job id, or its last 8 characters (or more) as the views show them')
     .option('--json', 'print {job, runs} as JSON')
-    .addHelpText('after', '\nExamples:\n  spool job 0193f0c2-7a4e-7b1c-9d2e-3f4a5b6c7d8e\n  spool job 0193f0c2-7a4e-7b1c-9d2e-3f4a5b6c7d8e --json | jq .job.state')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  spool job 0193f0c2-7a4e-7b1c-9d2e-3f4a5b6c7d8e\n  spool job 3f4a5b6c\n  spool job 0193f0c2-7a4e-7b1c-9d2e-3f4a5b6c7d8e --json | jq .job.state',
+    )
     .action(
       action<{ json?: boolean }>(async (ctx, args, o) => {
-        const result = await (await ctx.client()).call('jobs.get', { id: arg(args, 0) });
+        const client = await ctx.client();
+        const result = await client.call('jobs.get', { id: await resolveJobId(client, arg(args, 0)) });
         if (o.json) ctx.printJson(result);
         else ctx.print(jobDetails(result.job, result.runs, ctx.colors));
       }),

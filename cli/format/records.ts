@@ -272,6 +272,8 @@ export function workersTable(workers: readonly Worker[], c: Colors, now = Date.n
       { header: 'QUEUES', value: (w) => (w.queues.length ? w.queues.join(',') : '*') },
       { header: 'KINDS', value: (w) => (w.kinds.length ? w.kinds.join(',') : '*') },
       { header: 'RUNNING', value: (w) => `${w.runningJobIds.length}${w.concurrency !== null ? `/${w.concurrency}` : ''}`, right: true },
+      // The most job weight the worker holds at once (spool work --capacity); '-' when it declared none.
+      { header: 'CAPACITY', value: (w) => (w.capacity === null ? '-' : String(w.capacity)), right: true },
       { header: 'SEEN', value: (w) => formatRelative(w.lastHeartbeatAt, now) },
     ],
     c.bold,

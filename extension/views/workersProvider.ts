@@ -1,6 +1,7 @@
 /**
  * The Workers view: the daemon's built-in executors and remote workers, what they serve, how
- * many jobs they hold, and their last heartbeat; under each, the jobs it is running.
+ * many jobs they hold (and the job weight they may hold, when they declared a capacity), and their
+ * last heartbeat; under each, the jobs it is running.
  */
 import * as vscode from 'vscode';
 import type { Worker } from '../../shared/types';
@@ -27,11 +28,14 @@ export function workerItem(node: WorkerNode, now = Date.now()): vscode.TreeItem 
   // answers, however long ago its last heartbeat row was written.
   const alive = w.type === 'builtin' || w.alive;
   const seen = w.type === 'builtin' ? 'alive' : w.alive ? `seen ${relativeTime(w.lastHeartbeatAt, now)}` : 'gone';
-  item.description = `${w.type} · ${serves} · ${running} running · ${seen}`;
+  // A capacity bounds the job weight the worker holds at once (spool work --capacity); the daemon
+  // does not report the weight held now, so the capacity is shown on its own.
+  const capacity = w.capacity === null ? '' : ` · capacity ${w.capacity}`;
+  item.description = `${w.type} · ${serves} · ${running} running${capacity} · ${seen}`;
   item.iconPath = new vscode.ThemeIcon(w.type === 'builtin' ? 'server-process' : 'remote', alive ? undefined : new vscode.ThemeColor('disabledForeground'));
   item.contextValue = `worker.${w.type}`;
   item.tooltip = new vscode.MarkdownString(
-    `**${w.name ?? w.id}** (${w.type})\n\nId: \`${w.id}\`  \nHost: ${w.host ?? '—'} · pid ${w.pid ?? '—'}  \nConcurrency: ${w.concurrency ?? '—'}  \nStarted: ${relativeTime(w.startedAt, now)} · last heartbeat ${relativeTime(w.lastHeartbeatAt, now)}`,
+    `**${w.name ?? w.id}** (${w.type})\n\nId: \`${w.id}\`  \nHost: ${w.host ?? '—'} · pid ${w.pid ?? '—'}  \nConcurrency: ${w.concurrency ?? '—'} · capacity ${w.capacity === null ? '—' : `${w.capacity} (job weight held at once)`}  \nStarted: ${relativeTime(w.startedAt, now)} · last heartbeat ${relativeTime(w.lastHeartbeatAt, now)}`,
   );
   return item;
 }

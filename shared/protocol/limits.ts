@@ -43,6 +43,8 @@ export const LIMITS = {
   maxOutputLineBytes: 8 * 1024,
   /** A text search string. */
   maxSearchLength: 256,
+  /** The shortest id suffix `jobs.list` accepts: fewer characters name too many jobs to be of use. */
+  minIdSuffixLength: 4,
 } as const;
 
 /**

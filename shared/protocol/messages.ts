@@ -160,6 +160,11 @@ export interface JobFilter {
   search?: string;
   /** The git branch the job was enqueued from (its `context.branch`), matched exactly. */
   branch?: string;
+  /**
+   * The end of the job's id, 4 to 36 characters of `0-9`, `a-f` and `-`: the views show a job's
+   * last 8 characters, and this finds the job they name (two or more when the suffix is shared).
+   */
+  idSuffix?: string;
   /** With `queued`: true = only jobs whose runAt is in the future, false = only due ones. */
   delayed?: boolean;
 }

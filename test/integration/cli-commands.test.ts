@@ -283,6 +283,24 @@ describe('jobs, job and logs', () => {
     assert.match(malformed.stderr, /^spool: .*"nope"/);
   });
 
+  test('job takes the last 8 characters of an id, as the views show them, or more; a suffix no job has exits 1 saying so', async () => {
+    const id = await finishedShellJob('cli-job-short', 'echo short');
+    for (const typed of [id.slice(-8), id.slice(-8).toUpperCase(), id.slice(-17)]) {
+      const r = await spool(['job', typed]);
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stdout, new RegExp(`^id: +${id}$`, 'm'), typed);
+    }
+    assert.equal(parseJson<JobWithRuns>((await spool(['job', id.slice(-8), '--json'])).stdout).job.id, id);
+    // A last character changed: no job of this daemon ends so (its other jobs' ids are random).
+    const other = `${id.slice(-8, -1)}${id.endsWith('0') ? '1' : '0'}`;
+    const ids = parseJson<ListJobsResult>((await spool(['jobs', '--limit', '1000', '--json'])).stdout).jobs.map((j) => j.id);
+    if (!ids.some((j) => j.endsWith(other))) {
+      const none = await spool(['job', other]);
+      assert.equal(none.code, 1);
+      assert.equal(none.stderr, `spool: No job id ends in ${other}. List jobs with \`spool jobs\`.\n`);
+    }
+  });
+
   test('logs prints stdout to stdout and stderr to stderr; --json prints one line object per line', async () => {
     const id = await finishedShellJob('cli-logs', 'echo one; echo two >&2; echo three');
     const r = await spool(['logs', id]);
@@ -588,9 +606,13 @@ describe('counts per state', () => {
 
 describe('workers and stats', () => {
   test('workers lists the built-in executor; stats prints totals and per-queue counts', async () => {
+    // A remote worker that declared a capacity (spool work --capacity 6 registers so).
+    const client = await daemon.client();
+    await client.call('workers.register', { workerId: 'cli-capacity', queues: ['cli-capacity'], concurrency: 3, capacity: 6 });
     const workers = await spool(['workers']);
-    assert.match(workers.stdout, /^WORKER +TYPE +STATUS +HOST +QUEUES +KINDS +RUNNING +SEEN$/m);
-    assert.match(workers.stdout, /^builtin:\S+ +builtin +alive /m);
+    assert.match(workers.stdout, /^WORKER +TYPE +STATUS +HOST +QUEUES +KINDS +RUNNING +CAPACITY +SEEN$/m);
+    assert.match(workers.stdout, /^builtin:\S+ +builtin +alive .* +\d+(\/\d+)? +- +\S/m);
+    assert.match(workers.stdout, /^cli-capacity +remote +alive +\S+ +cli-capacity +\* +0\/3 +6 +\S/m);
     const wjson = parseJson<WorkersListResult>((await spool(['workers', '--json'])).stdout);
     assert.ok(wjson.workers.some((w) => w.type === 'builtin'));
 

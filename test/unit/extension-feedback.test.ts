@@ -11,7 +11,7 @@ import { SpoolError } from '../../shared/errors';
 import { DaemonNotRunningError } from '../../shared/connection';
 import { ErrorCode, PROTOCOL_VERSION } from '../../shared/protocol';
 import { editorMessage, withoutCliHints } from '../../extension/errors';
-import { parseJobRef } from '../../extension/commands/jobs/jobRef';
+import { parseJobRef, shortRefProblem } from '../../extension/commands/jobs/jobRef';
 import { draftJob } from '../../extension/commands/steps/draft';
 import { walkSteps, type Outcome, type Step, type StepInput } from '../../extension/commands/steps/plan';
 import { TEMPLATE_OPTIONS, cronPreview, jsonProblem, nameProblem, parseHeaders, parseOptions, takesBody, urlProblem } from '../../extension/commands/steps/rules';
@@ -292,6 +292,14 @@ describe('Go to Job takes a whole id or the 8 characters the views show', () => 
     const wrong = parseJobRef('3e4f5a');
     assert.equal(wrong.kind, 'invalid');
     assert.match(wrong.kind === 'invalid' ? wrong.message : '', /"3e4f5a" is not a job id: type the whole id .* or the 8 characters the views show/);
+    assert.deepEqual(parseJobRef('8A9B-1C2D3E4F5A6B'), { kind: 'short', suffix: '8a9b-1c2d3e4f5a6b' }, 'more of the end than the views show');
+  });
+
+  test('an end no job has, or several jobs have, says what to do in the editor\'s words', () => {
+    assert.equal(shortRefProblem('3e4f5a6b', 1), null);
+    assert.equal(shortRefProblem('3e4f5a6b', 2), '2 or more jobs end in 3e4f5a6b: paste more of the id (Copy Job Id copies it whole).');
+    assert.match(shortRefProblem('3e4f5a6b', 0) ?? '', /^No job id ends in 3e4f5a6b\. Paste the whole id/);
+    assert.doesNotMatch(shortRefProblem('3e4f5a6b', 0) ?? '', /spool /);
   });
 });
 

@@ -199,7 +199,22 @@ export function updateParams(value: unknown, now: number): UpdateInput {
 /** The filter fields of jobs.list and the bulk forms, validated. */
 export type FilterInput = JobFilter;
 
-const FILTER_FIELDS = ['queue', 'states', 'kind', 'tag', 'search', 'branch', 'delayed'] as const;
+const FILTER_FIELDS = ['queue', 'states', 'kind', 'tag', 'search', 'branch', 'idSuffix', 'delayed'] as const;
+
+/** The end of a job id as the views show it: lowercase hex digits and dashes, up to a whole id. */
+const ID_SUFFIX = new RegExp(`^[0-9a-f-]{${LIMITS.minIdSuffixLength},36}$`);
+
+function idSuffix(value: unknown, field: string): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || !ID_SUFFIX.test(value)) {
+    throw invalidParams(
+      field,
+      `${field} must be the end of a job id: ${LIMITS.minIdSuffixLength} to 36 characters of 0-9, a-f and "-" (got ${shown(value)})`,
+      `${LIMITS.minIdSuffixLength} to 36 characters of [0-9a-f-]`,
+    );
+  }
+  return value;
+}
 
 function filterFields(o: Fields, prefix: string): FilterInput {
   const f = (key: string): string => join(prefix, key);
@@ -218,6 +233,8 @@ function filterFields(o: Fields, prefix: string): FilterInput {
   if (search !== undefined) filter.search = search;
   const branch = optionalString(o['branch'], f('branch'), MAX_CONTEXT_FIELD, 1);
   if (branch !== undefined) filter.branch = branch;
+  const suffix = idSuffix(o['idSuffix'], f('idSuffix'));
+  if (suffix !== undefined) filter.idSuffix = suffix;
   const delayed = optionalBoolean(o['delayed'], f('delayed'));
   if (delayed !== undefined) filter.delayed = delayed;
   return filter;
@@ -282,7 +299,7 @@ export type BulkInput = { ids: string[] } | { filter: FilterInput };
 export function bulkParams(value: unknown): BulkInput {
   const o = object(value, 'params', ['ids', 'filter']);
   if ((o['ids'] === undefined) === (o['filter'] === undefined)) {
-    throw invalidParams('ids', 'Give either ids (a list of job ids) or filter (queue, states, kind, tag, search, branch), not both and not neither', 'ids or filter');
+    throw invalidParams('ids', 'Give either ids (a list of job ids) or filter (queue, states, kind, tag, search, branch, idSuffix), not both and not neither', 'ids or filter');
   }
   if (o['ids'] !== undefined) {
     return { ids: [...new Set(array(o['ids'], 'ids', LIMITS.maxBatch, 1).map((id, i) => jobId(id, `ids[${i}]`)))] };
@@ -293,7 +310,7 @@ export function bulkParams(value: unknown): BulkInput {
   // another field say which jobs; an empty filter would act on every job there is, which is
   // never what a caller meant (purge and queue delete exist for that).
   if (Object.keys(filter).length === 0) {
-    throw invalidParams('filter', 'filter must say which jobs: give at least one of queue, states, kind, tag, search, branch or delayed', FILTER_FIELDS.join(', '));
+    throw invalidParams('filter', 'filter must say which jobs: give at least one of queue, states, kind, tag, search, branch, idSuffix or delayed', FILTER_FIELDS.join(', '));
   }
   return { filter };
 }

@@ -1,22 +1,21 @@
 /**
- * Go to Job by Id: asks for an id (or takes one) and opens its details. Takes the whole id or the
- * 8 characters the views show. A short id is looked up among the jobs this window has heard of
- * (its own enqueues, the job events it received, the selection in the Queues view): the daemon
- * has no lookup by the end of an id, and scanning every job to find one is not worth it.
+ * Go to Job by Id: asks for an id (or takes one) and opens its details. Takes the whole id, or
+ * the 8 characters the views show (or more of the id's end): those are looked up in the daemon
+ * with `jobs.list { idSuffix, limit: 2 }`, which an index answers, so a job this window never
+ * heard of (enqueued from the CLI, or before the window opened) is found as well. Two results
+ * mean the end is shared, and the user is asked for more of the id rather than offered a guess.
  */
 import * as vscode from 'vscode';
 import type { SpoolContext } from '../../context';
-import { isJobNode } from '../../views/queues/nodes';
 import { command } from '../command';
-import { parseJobRef } from './jobRef';
+import { parseJobRef, shortRefProblem } from './jobRef';
 
-async function resolveShort(ctx: SpoolContext, suffix: string): Promise<string | undefined> {
-  const selected = ctx.queuesView.selection.filter(isJobNode).map((n) => n.job.id);
-  const ids = [...new Set([...selected, ...ctx.enqueued.idsEndingWith(suffix)])].filter((id) => id.endsWith(suffix));
-  if (ids.length === 1) return ids[0];
-  if (ids.length === 0) throw new Error(`No job ending in ${suffix} among the jobs this window has seen. Select the job in the Queues view, or paste its whole id (Copy Job Id copies it).`);
-  const pick = await vscode.window.showQuickPick(ids, { title: 'Spool: Go to Job', placeHolder: `Several jobs end in ${suffix}` });
-  return pick;
+async function resolveShort(ctx: SpoolContext, suffix: string): Promise<string> {
+  const { jobs } = await ctx.connection.client().call('jobs.list', { idSuffix: suffix, limit: 2 });
+  const problem = shortRefProblem(suffix, jobs.length);
+  const [job] = jobs;
+  if (problem !== null || job === undefined) throw new Error(problem ?? `No job id ends in ${suffix}.`);
+  return job.id;
 }
 
 export const goToJob = command('spool.jobs.goTo', async (ctx, arg) => {
@@ -36,7 +35,6 @@ export const goToJob = command('spool.jobs.goTo', async (ctx, arg) => {
   const ref = parseJobRef(text);
   if (ref.kind === 'invalid') throw new Error(ref.message);
   const id = ref.kind === 'full' ? ref.id : await resolveShort(ctx, ref.suffix);
-  if (id === undefined) return undefined;
   const { job } = await ctx.connection.client().call('jobs.get', { id });
   return vscode.commands.executeCommand('spool.jobs.openDetails', job.id);
 });

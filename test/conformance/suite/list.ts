@@ -27,6 +27,37 @@ export function defineList(store: StoreFactory): void {
     assert.deepEqual(await ids({ order: 'runAt' }), [a.id, c.id, b.id]);
   });
 
+  test('an id suffix finds the jobs whose ids end with it (the 8 characters the views show, or more, or fewer), in a listing and a bulk action', async (t) => {
+    const { engine } = makeEngine(t, store);
+    // Enough jobs that two of them share their last 4 characters (65,536 values: 4,000 ids
+    // share one with near certainty), so a suffix that names several jobs is tested too.
+    const all: string[] = [];
+    for (let b = 0; b < 4; b++) {
+      const batch = await engine.enqueueBatch({ jobs: Array.from({ length: 1000 }, (_, i) => ({ queue: i % 2 ? 'a' : 'b', kind: 'k' })) });
+      all.push(...batch.results.map((r) => r.job.id));
+    }
+    const ending = (suffix: string): string[] => all.filter((id) => id.endsWith(suffix)).sort().reverse();
+    const ids = async (params: Parameters<typeof engine.listJobs>[0]): Promise<string[]> => (await engine.listJobs({ limit: 100, ...params })).jobs.map((j) => j.id);
+    const one = all[1234] ?? '';
+    assert.deepEqual(await ids({ idSuffix: one.slice(-8) }), ending(one.slice(-8)));
+    assert.ok((await ids({ idSuffix: one.slice(-8) })).includes(one));
+    assert.deepEqual(await ids({ idSuffix: one.slice(-13) }), [one], 'a longer suffix, across the dash');
+    assert.deepEqual(await ids({ idSuffix: one }), [one], 'a whole id is a suffix of itself');
+    const seen = new Map<string, number>();
+    for (const id of all) seen.set(id.slice(-4), (seen.get(id.slice(-4)) ?? 0) + 1);
+    const shared = [...seen].find(([, n]) => n >= 2)?.[0] ?? '';
+    assert.ok(ending(shared).length >= 2);
+    assert.deepEqual(await ids({ idSuffix: shared }), ending(shared), 'a shorter suffix names every job that ends with it');
+    assert.equal((await engine.listJobs({ idSuffix: shared, limit: 2 })).jobs.length, 2, 'limit 2 tells one match from several');
+    // Job k went to queue a when k is odd (the batches alternate), so `one` (1234) is in b.
+    const inQueue = (queue: string, list: string[]): string[] => list.filter((id) => (all.indexOf(id) % 2 ? 'a' : 'b') === queue);
+    assert.deepEqual(await ids({ idSuffix: one.slice(-8), queue: 'a' }), inQueue('a', ending(one.slice(-8))), 'the other fields still narrow it');
+    assert.deepEqual(await ids({ idSuffix: one.slice(-8), queue: 'b', states: ['queued', 'dead'] }), inQueue('b', ending(one.slice(-8))));
+    assert.deepEqual(await ids({ idSuffix: 'ffffffff-ffff' }), ending('ffffffff-ffff'), 'no job ends so: none');
+    assert.deepEqual(await engine.cancelMany({ filter: { idSuffix: one.slice(-12) } }), { count: 1, errors: [], stopRequested: 0 });
+    assert.equal((await engine.getJob(one)).job.state, 'cancelled');
+  });
+
   test('cursor pagination walks every job exactly once in each order, across states', async (t) => {
     const { engine, clock } = makeEngine(t, store);
     const created: string[] = [];

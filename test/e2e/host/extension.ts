@@ -290,7 +290,7 @@ export const run = hostSuite({
     assert.deepEqual(nodes.map((n) => n.schedule.name), ['nightly']);
   },
 
-  'the Workers view lists the built-in executors and the seed worker': async () => {
+  'the Workers view lists the built-in executors and the seed worker': async (config) => {
     const api = await spool();
     const workers = await api.context.workers.getChildren();
     assert.ok(workers.some((w) => w.type === 'worker' && w.worker.type === 'builtin'), 'a built-in executor is listed');
@@ -298,6 +298,14 @@ export const run = hostSuite({
     assert.ok(builtin, 'the executor running `sleep 600` shows it');
     const item = api.context.workers.getTreeItem(builtin);
     assert.match(String(item.description), /builtin · .* · 1 running · alive$/);
+    // A worker that declared a capacity (spool work --capacity 6) shows it, in the description and the tooltip.
+    await (await direct(configString(config, 'socketPath'))).call('workers.register', { workerId: 'e2e-capacity-worker', queues: ['heavy'], capacity: 6 });
+    const heavy = await waitFor('the worker with a capacity to be listed', async () =>
+      (await api.context.workers.getChildren()).find((w) => w.type === 'worker' && w.worker.id === 'e2e-capacity-worker'),
+    );
+    const heavyItem = api.context.workers.getTreeItem(heavy);
+    assert.match(String(heavyItem.description), /^remote · heavy · 0 running · capacity 6 · seen /);
+    assert.ok(heavyItem.tooltip instanceof vscode.MarkdownString && heavyItem.tooltip.value.includes('capacity 6 (job weight held at once)'), String(heavyItem.tooltip));
   },
 
   'Edit & Re-enqueue: saving the edited document enqueues a new job': async (config) => {
@@ -360,7 +368,7 @@ export const run = hostSuite({
     assert.deepEqual(output.lines.map((l) => l.text), [`built in ${folder}`]);
   },
 
-  'Go to Job by Id opens the details of that job': async () => {
+  'Go to Job by Id opens the details of that job': async (config) => {
     const api = await spool();
     const [done] = await children(api, (await groupNode(api, 'reports', 'Completed')).node);
     assert.ok(done && done.node.type === 'job');
@@ -369,6 +377,19 @@ export const run = hostSuite({
     assert.equal(api.context.jobPages.page(done.node.job.id)?.job.id, done.node.job.id, 'the job page is open');
     const missing = await vscode.commands.executeCommand('spool.jobs.goTo', '00000000-0000-7000-8000-000000000000');
     assert.equal(missing, undefined, 'an unknown id is reported, not opened');
+    // The delayed job seeded before the window opened has not changed since, so the window has
+    // never heard of it: its last 8 characters, as the views show them, are looked up in the daemon.
+    const client = await direct(configString(config, 'socketPath'));
+    const [later] = (await client.call('jobs.list', { queue: 'reports', delayed: true, limit: 1 })).jobs;
+    assert.ok(later, 'the seeded delayed job');
+    const short = later.id.slice(-8);
+    assert.deepEqual(api.context.enqueued.idsEndingWith(short), [], 'a job this window never heard of');
+    assert.equal(await vscode.commands.executeCommand<string>('spool.jobs.goTo', short.toUpperCase()), later.id);
+    assert.equal(api.context.jobPages.page(later.id)?.job.id, later.id, 'its page is open');
+    // Ids end in random digits: this end is checked to be no job's before it is asked for.
+    if ((await client.call('jobs.list', { idSuffix: '00000000', limit: 1 })).jobs.length === 0) {
+      assert.equal(await vscode.commands.executeCommand('spool.jobs.goTo', '00000000'), undefined, 'an end no job has is reported, not opened');
+    }
   },
 
   'Copy Job Id and Copy Job Payload put them on the clipboard': async () => {

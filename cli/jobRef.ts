@@ -1,0 +1,23 @@
+/**
+ * A job named on the command line by its whole id, or by the end of it: the views (and
+ * `spool jobs`) show a job's last 8 characters, since a UUIDv7 begins with its creation time and
+ * jobs enqueued together share their first characters. `jobs.get` takes only whole ids, so an
+ * end is looked up with `jobs.list { idSuffix, limit: 2 }`, which says whether it names one job.
+ */
+import type { SpoolClient } from '../shared/client';
+import { CliError } from './errors';
+
+const WHOLE_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+/** At least the 8 characters the views show: fewer name too many jobs to be worth a lookup. */
+const ID_END = /^[0-9a-f-]{8,36}$/;
+
+/** The whole id of the job `text` names; text that is neither an id nor an id's end is returned as typed, for the daemon to refuse. */
+export async function resolveJobId(client: SpoolClient, text: string): Promise<string> {
+  const typed = text.trim().toLowerCase();
+  if (WHOLE_ID.test(typed) || !ID_END.test(typed)) return text;
+  const { jobs } = await client.call('jobs.list', { idSuffix: typed, limit: 2 });
+  const [first, second] = jobs;
+  if (first === undefined) throw new CliError(`No job id ends in ${typed}. List jobs with \`spool jobs\`.`);
+  if (second !== undefined) throw new CliError(`More than one job id ends in ${typed}: give more of the id (spool jobs shows them).`);
+  return first.id;
+}
