@@ -15,6 +15,7 @@ import type { DaemonOptions } from '../config';
 import type { EngineClaimParams, JobChange, QueueEngine } from '../engine/api';
 import { openEngine } from '../engine/index';
 import { sqliteStorage } from '../storage/sqlite/backend';
+import { tighten } from '../storage/sqlite/permissions';
 import { findLeftovers, stopLeftovers } from '../executors/leftovers';
 import { ExecutorPool, builtinWorkerId } from '../executors/pool';
 import { ClaimWaiters } from '../rpc/claims';
@@ -100,6 +101,8 @@ export class Daemon {
     const tightened = prepareSocketFolder(options.socketPath);
     if (tightened !== null) logger.warn(tightened);
     await claimSocketPath(options.socketPath);
+    const logTightened = tighten(defaultLogPath(options.dbPath), 0o600);
+    if (logTightened !== null) logger.warn('Made the daemon log owner-only; it was readable by other users', { changed: [logTightened] });
     const engine = openEngine({
       storage: sqliteStorage({
         dbPath: options.dbPath,
@@ -107,6 +110,7 @@ export class Daemon {
         // Checkpoints on a worker thread: a commit that ran one took ~9 ms of the event loop.
         walCheckpoints: 'background',
         walCheckpointFailed: (error) => logger.error('The background WAL checkpointer failed; commits checkpoint the WAL themselves again', { error }),
+        permissionsTightened: (changes) => logger.warn('Made the database owner-only; it was readable by other users', { changed: changes }),
       }),
     });
     // A new file gets every migration; an existing one only those a newer Spool added, which on

@@ -58,6 +58,8 @@ export interface SqliteOptions {
    * checkpoints and keeps working. Default: a line on stderr.
    */
   walCheckpointFailed?: (error: Error) => void;
+  /** Told what was made owner-only at open (files an older version left readable by others). */
+  permissionsTightened?: (changes: string[]) => void;
 }
 
 /** The factory an engine is given to open this store. */
@@ -87,6 +89,7 @@ export class SqliteBackend implements StorageBackend {
       walCheckpoints: options.walCheckpoints ?? 'auto',
       ...(options.durable === undefined ? {} : { durable: options.durable }),
       ...(options.walCheckpointFailed === undefined ? {} : { walCheckpointFailed: options.walCheckpointFailed }),
+      ...(options.permissionsTightened === undefined ? {} : { permissionsTightened: options.permissionsTightened }),
     });
     this.migrated = this.store.migrated;
     this.description = { kind: 'sqlite', location: options.dbPath };
