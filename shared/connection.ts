@@ -12,6 +12,7 @@ import {
   type JSONRPCID,
   type JSONRPCResponse,
 } from 'json-rpc-2.0';
+import { checkSocketTrust } from './client/socketTrust';
 import { SpoolError } from './errors';
 import { LineSplitter } from './lines';
 import { ErrorCode, LIMITS, type MethodName, type ParamsOf, type ResultOf } from './protocol';
@@ -72,9 +73,18 @@ export class Connection {
     socket.on('close', () => this.ended());
   }
 
-  /** Dial the socket; DaemonNotRunningError when nobody listens there. */
+  /**
+   * Dial the socket; DaemonNotRunningError when nobody listens there, Forbidden when the socket
+   * belongs to another user or sits in a folder others can write (see client/socketTrust.ts).
+   */
   static open(socketPath: string, connectTimeoutMs: number): Promise<Connection> {
     return new Promise((resolve, reject) => {
+      try {
+        checkSocketTrust(socketPath);
+      } catch (error) {
+        reject(error instanceof Error ? error : new Error(String(error)));
+        return;
+      }
       const socket = net.createConnection(socketPath);
       const timer = setTimeout(() => {
         socket.destroy();

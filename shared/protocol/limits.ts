@@ -78,7 +78,11 @@ export const ErrorCode = {
   AlreadyExists: 1013,
   /** The daemon is shutting down and takes no new work. */
   ShuttingDown: 1020,
-  /** No method returns it; the daemon refuses to start with it when its socket path is taken. */
+  /**
+   * No method returns it: the daemon refuses to start with it when its socket path is taken, and
+   * clients refuse a socket that belongs to another user or sits in a folder others can write.
+   * data.field
+   */
   Forbidden: 1030,
 } as const;
 /** Any of the codes above. */

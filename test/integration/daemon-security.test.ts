@@ -1,13 +1,19 @@
 /**
  * What another local user can reach: the database folder and files are owner-only whatever the
- * umask, files an older version left readable are tightened at start-up (and the log says so).
+ * umask, files an older version left readable are tightened at start-up (and the log says so);
+ * a socket another user owns, or one in a folder others can write, is not trusted.
  */
 import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { startDaemon, waitFor } from '../helpers/daemon';
+import { SpoolClient } from '../../shared/client';
+import { ErrorCode } from '../../shared/protocol';
+import { DAEMON_SCRIPT, startDaemon, waitFor } from '../helpers/daemon';
+import { rejectsWith } from '../helpers/errors';
+import { runCli } from './cli-run';
 
 function mode(file: string): string {
   return (fs.statSync(file).mode & 0o777).toString(8).padStart(4, '0');
@@ -76,4 +82,62 @@ test('a folder named with --db that exists is left as it is; the files in it are
   t.after(() => daemon.dispose());
   assert.equal(mode(folder), '0755');
   assert.equal(mode(path.join(folder, 'spool.db')), '0600');
+});
+
+/** A listener at `socketPath` in a process of the user `nobody` (uid 65534), as an impersonator would run it. */
+async function foreignListener(t: { after(fn: () => void): void }, socketPath: string): Promise<void> {
+  const script = `require('net').createServer((s) => s.on('data', () => s.write('{"jsonrpc":"2.0","id":1,"result":{"pid":1}}\\n'))).listen(${JSON.stringify(socketPath)}, () => console.log('listening'))`;
+  const child = spawn('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  t.after(() => child.kill('SIGKILL'));
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  await waitFor('the foreign listener', () => out.includes('listening'));
+}
+
+test('a socket another user listens on is refused by clients, the CLI and a daemon starting there, naming its owner', async (t) => {
+  const dir = tempDir(t);
+  // Like /tmp: everyone may create files, only a file's owner may remove them.
+  fs.chmodSync(dir, 0o1777);
+  const socketPath = path.join(dir, 'spool.sock');
+  await foreignListener(t, socketPath);
+  assert.equal(fs.statSync(socketPath).uid, 65534);
+
+  assert.match((await rejectsWith(SpoolClient.connect({ socketPath }), ErrorCode.Forbidden, 'socket')).message, /Refusing to talk to the socket .*spool\.sock: it belongs to nobody \(uid 65534\), not to you/);
+  const cli = await runCli(['queues'], { socketPath });
+  assert.notEqual(cli.code, 0);
+  assert.match(cli.stderr, /it belongs to nobody \(uid 65534\)/);
+  assert.match(cli.stderr, /use a socket in a folder only you can write/);
+
+  const daemon = spawnSync(process.execPath, [DAEMON_SCRIPT, '--socket', socketPath, '--db', path.join(dir, 'spool.db')], { encoding: 'utf8', timeout: 30_000 });
+  assert.equal(daemon.status, 1);
+  assert.match(daemon.stderr, /it belongs to nobody \(uid 65534\)/);
+  assert.doesNotMatch(daemon.stderr, /already listening/);
+  assert.equal(fs.statSync(socketPath).uid, 65534, 'the other user\'s socket is left alone');
+});
+
+test('a socket whose owner was changed to another user is refused', async (t) => {
+  const daemon = await startDaemon();
+  t.after(() => daemon.dispose());
+  fs.chownSync(daemon.socketPath, 65534, 65534);
+  assert.match((await rejectsWith(SpoolClient.connect({ socketPath: daemon.socketPath }), ErrorCode.Forbidden, 'socket')).message, /belongs to nobody \(uid 65534\)/);
+});
+
+test('a socket in a folder others can write without the sticky bit is refused, and a daemon will not listen there', async (t) => {
+  const daemon = await startDaemon();
+  t.after(() => daemon.dispose());
+  fs.chmodSync(daemon.dir, 0o777);
+  assert.match((await rejectsWith(SpoolClient.connect({ socketPath: daemon.socketPath }), ErrorCode.Forbidden, 'socket')).message, /its folder .* is writable by other users \(mode 0777\) without the sticky bit.*chmod 700/);
+  const other = path.join(daemon.dir, 'other.sock');
+  const second = spawnSync(process.execPath, [DAEMON_SCRIPT, '--socket', other, '--db', path.join(daemon.dir, 'other.db')], { encoding: 'utf8', timeout: 30_000 });
+  assert.equal(second.status, 1);
+  assert.match(second.stderr, /Cannot listen on .*other\.sock: its folder .* is writable by other users/);
+});
+
+test('a socket of ones own in a sticky folder others can write (like /tmp) is trusted', async (t) => {
+  const dir = tempDir(t);
+  fs.chmodSync(dir, 0o1777);
+  const daemon = await startDaemon({ dir });
+  t.after(() => daemon.dispose());
+  const client = await daemon.client();
+  assert.equal((await client.call('daemon.status')).pid, daemon.pid);
 });
