@@ -117,7 +117,7 @@ export class Daemon {
     // a large database can take a while (an index rebuilt): say so.
     const { versions, ms } = engine.migrated;
     if (versions.length > 0 && !versions.includes(1)) logger.info('Upgraded the database schema', { versions, ms });
-    let daemon: Daemon;
+    let daemon: Daemon | null = null;
     try {
       const executorId = builtinWorkerId(options.socketPath);
       // Processes a killed predecessor's shell jobs left running are stopped before those jobs
@@ -133,19 +133,23 @@ export class Daemon {
       }
       const recovered = await engine.recoverInterrupted([executorId]);
       if (recovered > 0) logger.info('Recovered jobs a previous daemon left running; they run again', { count: recovered });
-      daemon = new Daemon(options, engine, logger);
-      await daemon.listen();
+      const started = new Daemon(options, engine, logger);
+      daemon = started;
+      await started.listen();
+      started.unsubscribe = engine.subscribe({
+        jobChanged: (change) => started.jobChanged(change),
+        queueChanged: (name, deleted) => started.queueChanged(name, deleted),
+        output: (jobId, queue, lines) => started.events.output(jobId, queue, lines),
+      });
+      started.pool.start();
+      started.upkeep.start();
     } catch (error) {
+      // A start that fails after the socket was created leaves no socket behind: the next start
+      // (or a client) would find a path nobody answers at.
+      if (daemon?.listening) await daemon.abandonListener();
       await engine.close();
       throw error;
     }
-    daemon.unsubscribe = engine.subscribe({
-      jobChanged: (change) => daemon.jobChanged(change),
-      queueChanged: (name, deleted) => daemon.queueChanged(name, deleted),
-      output: (jobId, queue, lines) => daemon.events.output(jobId, queue, lines),
-    });
-    daemon.pool.start();
-    daemon.upkeep.start();
     logger.info('Spool daemon ready', {
       version: VERSION,
       pid: process.pid,
@@ -199,9 +203,21 @@ export class Daemon {
     }
   }
 
+  /** Whether the socket file was created (listen succeeded). */
+  private listening = false;
+
+  /** Start-up failed after listen: stop listening and remove the socket file. */
+  private async abandonListener(): Promise<void> {
+    this.unsubscribe();
+    this.upkeep.stop();
+    await this.server.close();
+    removeSocketFile(this.options.socketPath, this.logger);
+  }
+
   private async listen(): Promise<void> {
     try {
       await this.server.listen();
+      this.listening = true;
     } catch (error) {
       // Two daemons started at the same instant both found the path free; the loser says who won.
       if (error instanceof Error && 'code' in error && error.code === 'EADDRINUSE') await claimSocketPath(this.options.socketPath);

@@ -79,6 +79,11 @@ export const ErrorCode = {
   /** The daemon is shutting down and takes no new work. */
   ShuttingDown: 1020,
   /**
+   * The store has no room to write (the disk holding the database is full): nothing of the
+   * request was stored. Free space, then send it again. Reads keep working.
+   */
+  StorageFull: 1021,
+  /**
    * No method returns it: the daemon refuses to start with it when its socket path is taken, and
    * clients refuse a socket that belongs to another user or sits in a folder others can write.
    * data.field

@@ -4,7 +4,9 @@
 import Database from 'better-sqlite3';
 import * as path from 'node:path';
 import { defaultDbPath } from '../../../shared/paths';
-import { createPrivateFile, ensurePrivateFolder, tightenDatabaseFiles, type PermissionChange } from './permissions';
+import * as fs from 'node:fs';
+import { readOnlyDatabase } from './sqliteErrors';
+import { createPrivateFile, ensurePrivateFolder, sidecarFiles, tightenDatabaseFiles, type PermissionChange } from './permissions';
 
 export type Db = Database.Database;
 
@@ -49,6 +51,15 @@ export function openDatabase(dbPath: string, options: OpenOptions = {}): Db {
   createPrivateFile(dbPath);
   changes.push(...tightenDatabaseFiles(dbPath));
   if (changes.length > 0) options.permissionsTightened?.(changes);
+  // SQLite opens a file it may not write read-only without a word, and every write then fails
+  // with "attempt to write a readonly database": refuse at start instead, saying which.
+  for (const target of [dbPath, folder, ...sidecarFiles(dbPath).filter((file) => fs.existsSync(file))]) {
+    try {
+      fs.accessSync(target, fs.constants.W_OK);
+    } catch (error) {
+      throw readOnlyDatabase(dbPath, `${target} is not writable: ${errorMessage(error)}`);
+    }
+  }
   let db: Db;
   try {
     db = new Database(dbPath);

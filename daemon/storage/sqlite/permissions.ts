@@ -42,8 +42,9 @@ export function ensurePrivateFolder(dir: string, tightenExisting: boolean): Perm
 }
 
 /**
- * Sets `file` to `mode` if it exists, belongs to this user and allows more than `mode`; returns
- * what changed, or null. A file owned by someone else is left alone (chmod would fail for anyone
+ * Takes from `file` the permissions `mode` does not allow, if it exists, belongs to this user and
+ * has any; returns what changed, or null. Bits are only ever removed: a database made read-only
+ * (0444) becomes 0400, not writable. A file owned by someone else is left alone (chmod would fail for anyone
  * but root, and root must not silently take over another user's file's mode).
  */
 export function tighten(file: string, mode: number): PermissionChange | null {
@@ -55,8 +56,15 @@ export function tighten(file: string, mode: number): PermissionChange | null {
     throw error;
   }
   if (stat.isSymbolicLink() || (stat.mode & 0o777 & ~mode) === 0 || stat.uid !== process.getuid?.()) return null;
-  fs.chmodSync(file, mode);
-  return `${file} ${octal(stat.mode)} → ${octal(mode)}`;
+  const tightened = stat.mode & 0o777 & mode;
+  try {
+    fs.chmodSync(file, tightened);
+  } catch (error) {
+    // A read-only file system: nothing can be changed, and opening says what is wrong.
+    if (error instanceof Error && 'code' in error && error.code === 'EROFS') return null;
+    throw error;
+  }
+  return `${file} ${octal(stat.mode)} → ${octal(tightened)}`;
 }
 
 /**
