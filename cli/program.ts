@@ -1,6 +1,7 @@
 /** The `spool` command tree: global options and every command, registered in one place. */
 import { Command } from 'commander';
 import { VERSION } from '../shared/version';
+import { registerBackup } from './commands/backup';
 import { registerBulk } from './commands/bulk';
 import { registerCompleteNames } from './commands/complete-names';
 import { registerCompletion } from './commands/completion';
@@ -8,6 +9,7 @@ import { registerDaemon } from './commands/daemon';
 import { registerEnqueue } from './commands/enqueue';
 import { registerJobs } from './commands/jobs';
 import { registerQueues } from './commands/queues';
+import { registerRestore } from './commands/restore';
 import { registerRpc } from './commands/rpc';
 import { registerSchedules } from './commands/schedules';
 import { registerStatus } from './commands/status';
@@ -45,6 +47,8 @@ Every command that prints data takes --json. Run spool <command> --help for its 
   registerQueues(program);
   registerSchedules(program);
   registerStatus(program);
+  registerBackup(program);
+  registerRestore(program);
   registerWork(program);
   registerRpc(program);
   registerCompletion(program);

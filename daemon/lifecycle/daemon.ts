@@ -6,15 +6,15 @@
  * the database.
  */
 import * as fs from 'node:fs';
-import { isSpoolError } from '../../shared/errors';
+import { SpoolError, isSpoolError } from '../../shared/errors';
 import { defaultLogPath } from '../../shared/paths';
-import { ErrorCode, PROTOCOL_VERSION, type DaemonStatus } from '../../shared/protocol';
+import { ErrorCode, PROTOCOL_VERSION, type BackupResult, type DaemonStatus } from '../../shared/protocol';
 import type { Job } from '../../shared/types';
 import { VERSION } from '../../shared/version';
 import type { DaemonOptions } from '../config';
 import type { EngineClaimParams, JobChange, QueueEngine } from '../engine/api';
 import { openEngine } from '../engine/index';
-import { sqliteStorage } from '../storage/sqlite/backend';
+import { SqliteBackend, sqliteStorage } from '../storage/sqlite/backend';
 import { tighten } from '../storage/sqlite/permissions';
 import { findLeftovers, stopLeftovers } from '../executors/leftovers';
 import { ExecutorPool, builtinWorkerId } from '../executors/pool';
@@ -71,6 +71,7 @@ export class Daemon {
     readonly options: DaemonOptions,
     private readonly engine: QueueEngine,
     private readonly logger: Logger,
+    private readonly sqlite: SqliteBackend | null = null,
   ) {
     this.logPath = stderrLogFile(options.dbPath);
     this.events = new EventHub(() => engine.stats(), logger);
@@ -103,15 +104,22 @@ export class Daemon {
     await claimSocketPath(options.socketPath);
     const logTightened = tighten(defaultLogPath(options.dbPath), 0o600);
     if (logTightened !== null) logger.warn('Made the daemon log owner-only; it was readable by other users', { changed: [logTightened] });
-    const engine = openEngine({
-      storage: sqliteStorage({
+    // The SQLite store, kept for what only it can do (an online backup).
+    let sqlite: SqliteBackend | null = null;
+    const storage = sqliteStorage({
         dbPath: options.dbPath,
         durable: options.durable,
         // Checkpoints on a worker thread: a commit that ran one took ~9 ms of the event loop.
         walCheckpoints: 'background',
         walCheckpointFailed: (error) => logger.error('The background WAL checkpointer failed; commits checkpoint the WAL themselves again', { error }),
         permissionsTightened: (changes) => logger.warn('Made the database owner-only; it was readable by other users', { changed: changes }),
-      }),
+      });
+    const engine = openEngine({
+      storage: (policy, changes) => {
+        const backend = storage(policy, changes);
+        if (backend instanceof SqliteBackend) sqlite = backend;
+        return backend;
+      },
     });
     // A new file gets every migration; an existing one only those a newer Spool added, which on
     // a large database can take a while (an index rebuilt): say so.
@@ -133,7 +141,7 @@ export class Daemon {
       }
       const recovered = await engine.recoverInterrupted([executorId]);
       if (recovered > 0) logger.info('Recovered jobs a previous daemon left running; they run again', { count: recovered });
-      const started = new Daemon(options, engine, logger);
+      const started = new Daemon(options, engine, logger, sqlite);
       daemon = started;
       await started.listen();
       started.unsubscribe = engine.subscribe({
@@ -176,6 +184,16 @@ export class Daemon {
       counts: stats.totals,
       executors: { running: this.pool.running, cap: this.pool.cap },
     };
+  }
+
+  /** daemon.backup: a copy of the SQLite file; another store has its own tools. */
+  async backup(target: string): Promise<BackupResult> {
+    if (this.sqlite === null) {
+      throw new SpoolError(ErrorCode.InvalidParams, `The ${this.engine.store.kind} store cannot be backed up by the daemon; use its own tools (pg_dump for PostgreSQL).`);
+    }
+    const result = await this.sqlite.backup(target);
+    this.logger.info('Wrote a backup', { path: result.path, bytes: result.bytes, ms: result.ms });
+    return result;
   }
 
   /** Graceful shutdown; calling it again returns the same promise. */
@@ -236,6 +254,7 @@ export class Daemon {
       pool: this.pool,
       upkeep: this.upkeep,
       status: () => this.status(),
+      backup: (target) => this.backup(target),
       requestShutdown: (reason) => {
         // After the response to daemon.shutdown has been written.
         setImmediate(() => void this.shutdown(reason));

@@ -9,7 +9,7 @@
  * and every call the batched function makes runs inside it, as a savepoint, before that function
  * returns (see daemon/engine/engine.ts for the rule the engine keeps so that this holds).
  */
-import type { BulkResult, EnqueueResult, HeartbeatResult, JobOutputResult, JobWithRuns, Stats } from '../../../shared/protocol';
+import type { BackupResult, BulkResult, EnqueueResult, HeartbeatResult, JobOutputResult, JobWithRuns, Stats } from '../../../shared/protocol';
 import { jobNotFound } from '../../../shared/errors';
 import { TERMINAL_STATES, type Job, type JobState, type OutputStream, type Queue, type Schedule, type Worker, type WorkerType } from '../../../shared/types';
 import type { BulkInput, EnqueueInput, ListInput, UpdateInput } from '../../engine/validate/jobs';
@@ -29,6 +29,7 @@ import type {
 } from '../backend';
 import { workerNotFound } from '../errors';
 import { Store, type WalCheckpointMode, type WalCheckpointStatus } from '.';
+import { backupDatabase } from './backup';
 import * as attempts from './ops/attempts';
 import { claimJobs } from './ops/claim';
 import type { SqliteContext } from './ops/context';
@@ -94,6 +95,14 @@ export class SqliteBackend implements StorageBackend {
     this.migrated = this.store.migrated;
     this.description = { kind: 'sqlite', location: options.dbPath };
     this.ctx = { store: this.store, policy, now: policy.now, events: changes };
+  }
+
+  /**
+   * A consistent copy of the file at `target` while the store keeps working (see backup.ts).
+   * SQLite's own: not part of the storage interface (PostgreSQL has pg_dump).
+   */
+  backup(target: string): Promise<BackupResult> {
+    return backupDatabase(this.store.db, target);
   }
 
   // ------------------------------------------------------------------------------------------
