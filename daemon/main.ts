@@ -3,13 +3,16 @@
  *
  *   node dist/daemon.js [--socket P] [--db P] [--durable] [--log-format text|json]
  *                       [--grace-ms N] [--max-executors N] [--kill-after-ms N] [--detach]
+ *                       [--backup-every 6h --backup-dir D [--backup-keep N]]
  *   node dist/daemon.js stop | status
  *
  * Only argument parsing and wiring live here; see lifecycle/control.ts for the work.
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { VERSION } from '../shared/version';
-import { MAX_KILL_GRACE_MS, defaultDaemonOptions, type DaemonOptions } from './config';
+import * as path from 'node:path';
+import { parseDuration } from '../shared/domain/durations';
+import { DEFAULT_BACKUP_KEEP, MAX_KILL_GRACE_MS, MIN_BACKUP_EVERY_MS, defaultDaemonOptions, type DaemonOptions, type ScheduledBackupOptions } from './config';
 import { CLI_FOREGROUND_FLAG, type DaemonProgramMessage } from '../shared/client/daemonProcess';
 import { daemonStatus, runDaemon, startDetached, stopDaemon } from './lifecycle/control';
 
@@ -35,6 +38,30 @@ interface CliOptions {
   groupCommit?: boolean;
   detach?: boolean;
   cliForeground?: boolean;
+  backupEvery?: number;
+  backupDir?: string;
+  backupKeep?: number;
+}
+
+function duration(min: number) {
+  return (value: string): number => {
+    const result = parseDuration(value);
+    if (!result.ok) throw new InvalidArgumentError(`${result.message}.`);
+    if (result.value < min) throw new InvalidArgumentError(`expected at least ${min / 1000}s.`);
+    return result.value;
+  };
+}
+
+/** --backup-every and --backup-dir go together; --backup-keep needs them. */
+function backupOptions(cli: CliOptions): ScheduledBackupOptions | null {
+  if (cli.backupEvery === undefined && cli.backupDir === undefined) {
+    if (cli.backupKeep !== undefined) throw new InvalidArgumentError('--backup-keep needs --backup-every and --backup-dir.');
+    return null;
+  }
+  if (cli.backupEvery === undefined || cli.backupDir === undefined) {
+    throw new InvalidArgumentError('Scheduled backups need both --backup-every (how often, e.g. 6h) and --backup-dir (the folder).');
+  }
+  return { everyMs: cli.backupEvery, dir: path.resolve(cli.backupDir), keep: cli.backupKeep ?? DEFAULT_BACKUP_KEEP };
 }
 
 function toDaemonOptions(cli: CliOptions): DaemonOptions {
@@ -49,6 +76,7 @@ function toDaemonOptions(cli: CliOptions): DaemonOptions {
     killGraceMs: cli.killAfterMs ?? defaults.killGraceMs,
     scheduleGraceMs: cli.scheduleGraceMs ?? defaults.scheduleGraceMs,
     groupCommit: cli.groupCommit ?? defaults.groupCommit,
+    backups: backupOptions(cli),
   };
 }
 
@@ -66,6 +94,9 @@ const program = new Command('spoold')
   .option('--kill-after-ms <ms>', 'a cancelled, timed-out or stopped shell job gets SIGKILL this long after SIGTERM (default: 5000)', integer(0, MAX_KILL_GRACE_MS))
   .option('--schedule-grace-ms <ms>', 'a schedule tick later than this counts as missed', integer(0))
   .option('--no-group-commit', 'commit each enqueue in its own transaction')
+  .option('--backup-every <duration>', 'take a backup of the database this often (e.g. 6h), into --backup-dir', duration(MIN_BACKUP_EVERY_MS))
+  .option('--backup-dir <folder>', 'where scheduled backups go (timestamped names, with a .sha256 each)')
+  .option('--backup-keep <n>', `scheduled backups to keep, the newest (default ${DEFAULT_BACKUP_KEEP})`, integer(1))
   .option('--detach', 'start in the background and return once the daemon answers')
   .addOption(new Option(CLI_FOREGROUND_FLAG, 'started by `spool daemon` in the foreground, over an IPC channel').hideHelp())
   .action(async (cli: CliOptions) => {

@@ -31,7 +31,21 @@ export interface DaemonOptions {
   scheduleGraceMs: number;
   /** Commit enqueues that arrive in the same tick in one transaction. */
   groupCommit: boolean;
+  /** Backups the daemon takes itself, or null for none (`--backup-every`, `--backup-dir`, `--backup-keep`). */
+  backups: ScheduledBackupOptions | null;
 }
+
+/** A backup every `everyMs` into `dir` (timestamped names), keeping the newest `keep`. */
+export interface ScheduledBackupOptions {
+  everyMs: number;
+  dir: string;
+  keep: number;
+}
+
+/** How many scheduled backups are kept when --backup-keep is not given. */
+export const DEFAULT_BACKUP_KEEP = 7;
+/** The shortest interval between scheduled backups: a copy of a large database takes a while. */
+export const MIN_BACKUP_EVERY_MS = 1000;
 
 export const DEFAULT_GRACE_MS = 10_000;
 export const DEFAULT_SCHEDULE_GRACE_MS = 5_000;
@@ -50,6 +64,7 @@ export function defaultDaemonOptions(env: NodeJS.ProcessEnv = process.env): Daem
     killGraceMs: DEFAULT_KILL_GRACE_MS,
     scheduleGraceMs: DEFAULT_SCHEDULE_GRACE_MS,
     groupCommit: true,
+    backups: null,
   };
 }
 
@@ -60,5 +75,8 @@ export function optionsToArgs(options: DaemonOptions): string[] {
   args.push('--schedule-grace-ms', String(options.scheduleGraceMs));
   if (options.durable) args.push('--durable');
   if (!options.groupCommit) args.push('--no-group-commit');
+  if (options.backups !== null) {
+    args.push('--backup-every', `${options.backups.everyMs}ms`, '--backup-dir', options.backups.dir, '--backup-keep', String(options.backups.keep));
+  }
   return args;
 }

@@ -6,9 +6,10 @@
  */
 import type { Command } from 'commander';
 import * as os from 'node:os';
+import * as path from 'node:path';
 import { ConnectionLostError } from '../../shared/client';
 import * as control from '../../shared/client/daemonProcess';
-import { defaultDaemonOptions, type DaemonOptions } from '../../shared/daemon-options';
+import { DEFAULT_BACKUP_KEEP, MIN_BACKUP_EVERY_MS, defaultDaemonOptions, type DaemonOptions } from '../../shared/daemon-options';
 import { action, arg } from '../action';
 import type { CliContext } from '../context';
 import { CliError } from '../errors';
@@ -27,6 +28,9 @@ type DaemonCliOptions = {
   killAfter?: string;
   timeout?: string;
   json?: boolean;
+  backupEvery?: string;
+  backupDir?: string;
+  backupKeep?: string;
 };
 
 export function registerDaemon(program: Command): void {
@@ -41,6 +45,9 @@ export function registerDaemon(program: Command): void {
     .option('--grace <duration>', 'start: on shutdown, how long running jobs may take to finish (default 10s)')
     .option('--max-executors <n>', 'start: shell/http jobs running at once (default: the number of CPUs)')
     .option('--kill-after <duration>', 'start: SIGKILL a cancelled, timed-out or stopped shell job this long after SIGTERM (default 5s)')
+    .option('--backup-every <duration>', 'start: take a backup of the database this often (e.g. 6h), into --backup-dir')
+    .option('--backup-dir <folder>', 'start: where scheduled backups go (timestamped, each with a .sha256)')
+    .option('--backup-keep <n>', `start: scheduled backups to keep, the newest (default ${DEFAULT_BACKUP_KEEP})`)
     .option('--timeout <duration>', 'stop: how long to wait for it to finish (default 30s)')
     .option('--json', 'status: print the status as JSON')
     .addHelpText(
@@ -118,6 +125,9 @@ const START_OPTIONS: readonly (readonly [keyof DaemonCliOptions, string])[] = [
   ['grace', '--grace'],
   ['maxExecutors', '--max-executors'],
   ['killAfter', '--kill-after'],
+  ['backupEvery', '--backup-every'],
+  ['backupDir', '--backup-dir'],
+  ['backupKeep', '--backup-keep'],
 ];
 
 /**
@@ -162,5 +172,14 @@ function daemonOptions(ctx: CliContext, o: DaemonCliOptions): DaemonOptions {
   if (o.grace !== undefined) options.graceMs = parseDuration(o.grace, '--grace');
   if (o.maxExecutors !== undefined) options.maxExecutors = parseInteger(o.maxExecutors, '--max-executors', 1, 1024);
   if (o.killAfter !== undefined) options.killGraceMs = parseKillAfter(o.killAfter);
+  if (o.backupEvery !== undefined || o.backupDir !== undefined || o.backupKeep !== undefined) {
+    if (o.backupEvery === undefined || o.backupDir === undefined) {
+      throw new CliError('Scheduled backups need both --backup-every (how often, e.g. 6h) and --backup-dir (the folder).');
+    }
+    const everyMs = parseDuration(o.backupEvery, '--backup-every');
+    if (everyMs < MIN_BACKUP_EVERY_MS) throw new CliError(`--backup-every must be at least ${MIN_BACKUP_EVERY_MS / 1000}s (got ${o.backupEvery}).`);
+    const keep = o.backupKeep === undefined ? DEFAULT_BACKUP_KEEP : parseInteger(o.backupKeep, '--backup-keep', 1, 10_000);
+    options.backups = { everyMs, dir: path.resolve(o.backupDir), keep };
+  }
   return options;
 }

@@ -28,6 +28,7 @@ import { RpcServer } from '../rpc/server';
 import { Scheduler } from '../scheduler/scheduler';
 import { Upkeep } from '../scheduler/upkeep';
 import type { Logger } from './logger';
+import { ScheduledBackups } from './scheduledBackups';
 import { claimSocketPath, prepareSocketFolder } from './socketGuard';
 
 /**
@@ -62,6 +63,7 @@ export class Daemon {
   private readonly pool: ExecutorPool;
   private readonly upkeep: Upkeep;
   private readonly server: RpcServer;
+  private readonly backups: ScheduledBackups | null;
   private unsubscribe: () => void = () => undefined;
   private resolveStopped: () => void = () => undefined;
   /** Settles when the daemon has shut down completely. */
@@ -94,6 +96,7 @@ export class Daemon {
       if (!GROUPED_METHODS.has(method)) this.writes.flush();
     });
     this.server = new RpcServer(options.socketPath, dispatcher, logger);
+    this.backups = options.backups === null ? null : new ScheduledBackups(options.backups, (target) => this.backup(target), logger);
     this.server.onConnection((connection) => connection.onClose(() => this.connectionClosed(connection)));
   }
 
@@ -151,6 +154,7 @@ export class Daemon {
       });
       started.pool.start();
       started.upkeep.start();
+      started.backups?.start();
     } catch (error) {
       // A start that fails after the socket was created leaves no socket behind: the next start
       // (or a client) would find a path nobody answers at.
@@ -207,6 +211,7 @@ export class Daemon {
     this.logger.info('Shutting down', { reason, graceMs: this.options.graceMs });
     this.claims.releaseAll();
     this.upkeep.stop();
+    await this.backups?.stop();
     try {
       await this.pool.shutdown(this.options.graceMs);
       this.writes.flush();
@@ -228,6 +233,7 @@ export class Daemon {
   private async abandonListener(): Promise<void> {
     this.unsubscribe();
     this.upkeep.stop();
+    await this.backups?.stop();
     await this.server.close();
     removeSocketFile(this.options.socketPath, this.logger);
   }

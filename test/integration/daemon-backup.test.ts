@@ -2,15 +2,17 @@
  * Online backup and restore: `spool backup` copies the database while jobs are being enqueued
  * (the copy is whole and consistent, with a checksum `sha256sum -c` accepts), `--dir --keep`
  * prunes older copies, and `spool restore` checks the checksum and refuses a damaged copy or a
- * running daemon before replacing a stopped daemon's database.
+ * running daemon before replacing a stopped daemon's database; the daemon takes them on a
+ * schedule too.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
-import { startDaemon } from '../helpers/daemon';
+import { DAEMON_SCRIPT, startDaemon, waitFor } from '../helpers/daemon';
 import { runCli } from './cli-run';
 
 function countJobs(file: string): number {
@@ -116,4 +118,27 @@ test('spool restore refuses a running daemon and a damaged copy, and restores in
   const queues = (await after.call('queues.list')).queues.map((q) => q.name);
   assert.ok(queues.includes('before'));
   assert.ok(!queues.includes('after'), 'the job enqueued after the backup is not there');
+});
+
+test('the daemon takes backups on a schedule (--backup-every), keeping the newest --backup-keep', async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'spool-backups-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const backups = path.join(dir, 'scheduled');
+  const daemon = await startDaemon({ dir, args: ['--backup-every', '1s', '--backup-dir', backups, '--backup-keep', '2'] });
+  t.after(() => daemon.dispose());
+  await (await daemon.client()).call('jobs.enqueue', { queue: 'kept', kind: 'k' });
+  await waitFor('an older scheduled backup to be removed', () => /Removed older scheduled backups/.test(daemon.log()), 30_000);
+  const files = fs.readdirSync(backups).sort();
+  const copies = files.filter((f) => f.endsWith('.db'));
+  assert.equal(copies.length, 2, files.join(', '));
+  assert.deepEqual(files, copies.flatMap((c) => [c, `${c}.sha256`]).sort());
+  const check = spawnSync('sha256sum', ['-c', ...copies.map((c) => `${c}.sha256`)], { cwd: backups, encoding: 'utf8' });
+  assert.equal(check.status, 0, check.stdout + check.stderr);
+  assert.equal(countJobs(path.join(backups, copies[1] ?? '')), 1);
+});
+
+test('scheduled backups need both --backup-every and --backup-dir', () => {
+  const result = spawnSync(process.execPath, [DAEMON_SCRIPT, '--socket', path.join(os.tmpdir(), 'never.sock'), '--backup-every', '6h'], { encoding: 'utf8', timeout: 30_000 });
+  assert.equal(result.status, 1);
+  assert.match(result.stderr, /Scheduled backups need both --backup-every \(how often, e\.g\. 6h\) and --backup-dir/);
 });
