@@ -78,6 +78,10 @@ test('spool backup --dir --keep N keeps the newest N timestamped copies', async 
   const refused = await runCli(['backup', '--keep', '2', path.join(dir, 'x.db')], { socketPath: daemon.socketPath });
   assert.equal(refused.code, 1);
   assert.match(refused.stderr, /--keep prunes timestamped backups in a folder: use it with --dir/);
+  const ontoItself = await runCli(['backup', daemon.dbPath], { socketPath: daemon.socketPath });
+  assert.equal(ontoItself.code, 1);
+  assert.match(ontoItself.stderr, /is the daemon's own database: a backup must go to another file/);
+  assert.equal((await (await daemon.client()).call('daemon.status')).pid, daemon.pid);
 });
 
 test('spool restore refuses a running daemon and a damaged copy, and restores into a stopped one', async (t) => {

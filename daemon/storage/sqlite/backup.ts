@@ -23,6 +23,10 @@ export async function backupDatabase(db: Db, target: string, now: () => number =
   if (!fs.existsSync(folder) || !fs.statSync(folder).isDirectory()) {
     throw new SpoolError(ErrorCode.InvalidParams, `Cannot write the backup ${target}: the folder ${folder} does not exist. Create it first.`, { field: 'path' });
   }
+  const live = path.resolve(db.name);
+  if ([live, `${live}-wal`, `${live}-shm`].includes(fs.existsSync(target) ? fs.realpathSync(target) : target)) {
+    throw new SpoolError(ErrorCode.InvalidParams, `${target} is the daemon's own database: a backup must go to another file.`, { field: 'path' });
+  }
   const started = now();
   const partial = path.join(folder, `.${path.basename(target)}.partial-${process.pid}`);
   try {
