@@ -1,6 +1,7 @@
 /** The `spool` command tree: global options and every command, registered in one place. */
 import { Command } from 'commander';
 import { VERSION } from '../shared/version';
+import { registerBackup } from './commands/backup';
 import { registerBulk } from './commands/bulk';
 import { registerCompleteNames } from './commands/complete-names';
 import { registerCompletion } from './commands/completion';
@@ -11,6 +12,7 @@ import { registerJobs } from './commands/jobs';
 import { registerPlan } from './commands/plan';
 import { registerLsp } from './commands/lsp';
 import { registerQueues } from './commands/queues';
+import { registerRestore } from './commands/restore';
 import { registerRpc } from './commands/rpc';
 import { registerRun } from './commands/run';
 import { registerSchedules } from './commands/schedules';
@@ -59,6 +61,8 @@ Every command that prints data takes --json. Run spool <command> --help for its 
   registerApply(program);
   registerRun(program);
   registerStatus(program);
+  registerBackup(program);
+  registerRestore(program);
   registerWork(program);
   registerToken(program);
   registerRpc(program);

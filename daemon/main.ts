@@ -5,13 +5,16 @@
  *                       [--grace-ms N] [--max-executors N] [--kill-after-ms N] [--detach]
  *                       [--name NAME] [--metrics HOST:PORT [--metrics-allow-remote]]
  *                       [--listen HOST:PORT [--tls-cert F --tls-key F]]
+ *                       [--backup-every 6h --backup-dir D [--backup-keep N]]
  *   node dist/daemon.js stop | status
  *
  * Only argument parsing and wiring live here; see lifecycle/control.ts for the work.
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { VERSION } from '../shared/version';
-import { MAX_KILL_GRACE_MS, defaultDaemonOptions, type DaemonOptions } from './config';
+import * as path from 'node:path';
+import { parseDuration } from '../shared/domain/durations';
+import { DEFAULT_BACKUP_KEEP, MAX_KILL_GRACE_MS, MIN_BACKUP_EVERY_MS, defaultDaemonOptions, type DaemonOptions, type ScheduledBackupOptions } from './config';
 import { CLI_FOREGROUND_FLAG, type DaemonProgramMessage } from '../shared/client/daemonProcess';
 import { parseMetricsAddress } from './metrics/address';
 import { daemonStatus, runDaemon, startDetached, stopDaemon } from './lifecycle/control';
@@ -58,6 +61,30 @@ interface CliOptions {
   tlsKey?: string;
   detach?: boolean;
   cliForeground?: boolean;
+  backupEvery?: number;
+  backupDir?: string;
+  backupKeep?: number;
+}
+
+function duration(min: number) {
+  return (value: string): number => {
+    const result = parseDuration(value);
+    if (!result.ok) throw new InvalidArgumentError(`${result.message}.`);
+    if (result.value < min) throw new InvalidArgumentError(`expected at least ${min / 1000}s.`);
+    return result.value;
+  };
+}
+
+/** --backup-every and --backup-dir go together; --backup-keep needs them. */
+function backupOptions(cli: CliOptions): ScheduledBackupOptions | null {
+  if (cli.backupEvery === undefined && cli.backupDir === undefined) {
+    if (cli.backupKeep !== undefined) throw new InvalidArgumentError('--backup-keep needs --backup-every and --backup-dir.');
+    return null;
+  }
+  if (cli.backupEvery === undefined || cli.backupDir === undefined) {
+    throw new InvalidArgumentError('Scheduled backups need both --backup-every (how often, e.g. 6h) and --backup-dir (the folder).');
+  }
+  return { everyMs: cli.backupEvery, dir: path.resolve(cli.backupDir), keep: cli.backupKeep ?? DEFAULT_BACKUP_KEEP };
 }
 
 function toDaemonOptions(cli: CliOptions): DaemonOptions {
@@ -78,6 +105,7 @@ function toDaemonOptions(cli: CliOptions): DaemonOptions {
     listen: cli.listen ?? defaults.listen,
     tlsCert: cli.tlsCert ?? defaults.tlsCert,
     tlsKey: cli.tlsKey ?? defaults.tlsKey,
+    backups: backupOptions(cli),
   };
 }
 
@@ -101,6 +129,9 @@ const program = new Command('spoold')
   .option('--listen <host:port>', 'also listen on TCP, over TLS only, for clients with a token (spool token create)')
   .option('--tls-cert <file>', 'the TLS certificate (PEM) for --listen (default: made on first start in the data folder)')
   .option('--tls-key <file>', 'the TLS private key (PEM) for --tls-cert')
+  .option('--backup-every <duration>', 'take a backup of the database this often (e.g. 6h), into --backup-dir', duration(MIN_BACKUP_EVERY_MS))
+  .option('--backup-dir <folder>', 'where scheduled backups go (timestamped names, with a .sha256 each)')
+  .option('--backup-keep <n>', `scheduled backups to keep, the newest (default ${DEFAULT_BACKUP_KEEP})`, integer(1))
   .option('--detach', 'start in the background and return once the daemon answers')
   .addOption(new Option(CLI_FOREGROUND_FLAG, 'started by `spool daemon` in the foreground, over an IPC channel').hideHelp())
   .action(async (cli: CliOptions) => {

@@ -14,6 +14,7 @@ import {
   type JSONRPCResponse,
 } from 'json-rpc-2.0';
 import { fingerprintOf, targetLabel, type TlsTarget } from './endpoint';
+import { checkSocketTrust } from './client/socketTrust';
 import { SpoolError } from './errors';
 import { LineSplitter } from './lines';
 import { ErrorCode, LIMITS, type MethodName, type ParamsOf, type ResultOf } from './protocol';
@@ -76,12 +77,19 @@ export class Connection {
 
   /**
    * Dial the socket (or, given a TLS target, the daemon over TLS, checking its certificate and
-   * logging in); DaemonNotRunningError when nobody listens there. `socketPath` names the daemon
-   * in messages (`tls://host:port` for a target).
+   * logging in); DaemonNotRunningError when nobody listens there, Forbidden when the socket
+   * belongs to another user or sits in a folder others can write (see client/socketTrust.ts).
+   * `socketPath` names the daemon in messages (`tls://host:port` for a target).
    */
   static open(socketPath: string, connectTimeoutMs: number, target?: TlsTarget): Promise<Connection> {
     if (target) return Connection.openTls(target, connectTimeoutMs);
     return new Promise((resolve, reject) => {
+      try {
+        checkSocketTrust(socketPath);
+      } catch (error) {
+        reject(error instanceof Error ? error : new Error(String(error)));
+        return;
+      }
       const socket = net.createConnection(socketPath);
       const timer = setTimeout(() => {
         socket.destroy();

@@ -42,7 +42,21 @@ export interface DaemonOptions {
   /** The TLS certificate and key (PEM files); null: made on first start in the data folder. */
   tlsCert: string | null;
   tlsKey: string | null;
+  /** Backups the daemon takes itself, or null for none (`--backup-every`, `--backup-dir`, `--backup-keep`). */
+  backups: ScheduledBackupOptions | null;
 }
+
+/** A backup every `everyMs` into `dir` (timestamped names), keeping the newest `keep`. */
+export interface ScheduledBackupOptions {
+  everyMs: number;
+  dir: string;
+  keep: number;
+}
+
+/** How many scheduled backups are kept when --backup-keep is not given. */
+export const DEFAULT_BACKUP_KEEP = 7;
+/** The shortest interval between scheduled backups: a copy of a large database takes a while. */
+export const MIN_BACKUP_EVERY_MS = 1000;
 
 export const DEFAULT_GRACE_MS = 10_000;
 export const DEFAULT_SCHEDULE_GRACE_MS = 5_000;
@@ -69,6 +83,7 @@ export function defaultDaemonOptions(env: NodeJS.ProcessEnv = process.env): Daem
     listen: null,
     tlsCert: null,
     tlsKey: null,
+    backups: null,
   };
 }
 
@@ -85,5 +100,8 @@ export function optionsToArgs(options: DaemonOptions): string[] {
   if (options.listen !== null) args.push('--listen', options.listen);
   if (options.tlsCert !== null) args.push('--tls-cert', options.tlsCert);
   if (options.tlsKey !== null) args.push('--tls-key', options.tlsKey);
+  if (options.backups !== null) {
+    args.push('--backup-every', `${options.backups.everyMs}ms`, '--backup-dir', options.backups.dir, '--backup-keep', String(options.backups.keep));
+  }
   return args;
 }

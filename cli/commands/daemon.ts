@@ -9,7 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { ConnectionLostError } from '../../shared/client';
 import * as control from '../../shared/client/daemonProcess';
-import { defaultDaemonOptions, type DaemonOptions } from '../../shared/daemon-options';
+import { DEFAULT_BACKUP_KEEP, MIN_BACKUP_EVERY_MS, defaultDaemonOptions, type DaemonOptions } from '../../shared/daemon-options';
 import { action, arg } from '../action';
 import type { CliContext } from '../context';
 import { CliError } from '../errors';
@@ -34,6 +34,9 @@ type DaemonCliOptions = {
   tlsKey?: string;
   timeout?: string;
   json?: boolean;
+  backupEvery?: string;
+  backupDir?: string;
+  backupKeep?: string;
 };
 
 export function registerDaemon(program: Command): void {
@@ -54,6 +57,9 @@ export function registerDaemon(program: Command): void {
     .option('--listen <host:port>', 'start: also listen on TCP, over TLS only, for clients with a token (spool token create)')
     .option('--tls-cert <file>', 'start: the TLS certificate (PEM) for --listen (default: made on first start in the data folder)')
     .option('--tls-key <file>', 'start: the private key (PEM) of --tls-cert')
+    .option('--backup-every <duration>', 'start: take a backup of the database this often (e.g. 6h), into --backup-dir')
+    .option('--backup-dir <folder>', 'start: where scheduled backups go (timestamped, each with a .sha256)')
+    .option('--backup-keep <n>', `start: scheduled backups to keep, the newest (default ${DEFAULT_BACKUP_KEEP})`)
     .option('--timeout <duration>', 'stop: how long to wait for it to finish (default 30s)')
     .option('--json', 'status: print the status as JSON')
     .addHelpText(
@@ -139,6 +145,9 @@ const START_OPTIONS: readonly (readonly [keyof DaemonCliOptions, string])[] = [
   ['listen', '--listen'],
   ['tlsCert', '--tls-cert'],
   ['tlsKey', '--tls-key'],
+  ['backupEvery', '--backup-every'],
+  ['backupDir', '--backup-dir'],
+  ['backupKeep', '--backup-keep'],
 ];
 
 /**
@@ -194,5 +203,14 @@ function daemonOptions(ctx: CliContext, o: DaemonCliOptions): DaemonOptions {
   if (o.listen !== undefined) options.listen = o.listen;
   if (o.tlsCert !== undefined) options.tlsCert = path.resolve(o.tlsCert);
   if (o.tlsKey !== undefined) options.tlsKey = path.resolve(o.tlsKey);
+  if (o.backupEvery !== undefined || o.backupDir !== undefined || o.backupKeep !== undefined) {
+    if (o.backupEvery === undefined || o.backupDir === undefined) {
+      throw new CliError('Scheduled backups need both --backup-every (how often, e.g. 6h) and --backup-dir (the folder).');
+    }
+    const everyMs = parseDuration(o.backupEvery, '--backup-every');
+    if (everyMs < MIN_BACKUP_EVERY_MS) throw new CliError(`--backup-every must be at least ${MIN_BACKUP_EVERY_MS / 1000}s (got ${o.backupEvery}).`);
+    const keep = o.backupKeep === undefined ? DEFAULT_BACKUP_KEEP : parseInteger(o.backupKeep, '--backup-keep', 1, 10_000);
+    options.backups = { everyMs, dir: path.resolve(o.backupDir), keep };
+  }
   return options;
 }

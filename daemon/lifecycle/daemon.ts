@@ -8,15 +8,16 @@
 import * as fs from 'node:fs';
 import type * as net from 'node:net';
 import * as path from 'node:path';
-import { isSpoolError } from '../../shared/errors';
+import { SpoolError, isSpoolError } from '../../shared/errors';
 import { defaultLogPath } from '../../shared/paths';
-import { ErrorCode, PROTOCOL_VERSION, type DaemonStatus } from '../../shared/protocol';
+import { ErrorCode, PROTOCOL_VERSION, type BackupResult, type DaemonStatus } from '../../shared/protocol';
 import type { Job } from '../../shared/types';
 import { VERSION } from '../../shared/version';
 import type { DaemonOptions } from '../config';
 import type { EngineClaimParams, JobChange, QueueEngine } from '../engine/api';
 import { openEngine } from '../engine/index';
-import { sqliteStorage } from '../storage/sqlite/backend';
+import { SqliteBackend, sqliteStorage } from '../storage/sqlite/backend';
+import { tighten } from '../storage/sqlite/permissions';
 import { metricsAddress, type MetricsAddress } from '../metrics/address';
 import { DaemonMetrics } from '../metrics/metrics';
 import { MetricsServer } from '../metrics/server';
@@ -33,6 +34,7 @@ import { Scheduler } from '../scheduler/scheduler';
 import { Upkeep } from '../scheduler/upkeep';
 import type { Logger } from './logger';
 import { DaemonInstanceRecord } from './instance';
+import { ScheduledBackups } from './scheduledBackups';
 import { claimSocketPath, prepareSocketFolder } from './socketGuard';
 
 /**
@@ -69,6 +71,7 @@ export class Daemon {
   private readonly server: RpcServer;
   /** Set when listening on TCP (`--listen`): the bound address and the certificate's fingerprint. */
   private tls: { listen: string; fingerprint: string } | null = null;
+  private readonly backups: ScheduledBackups | null;
   private unsubscribe: () => void = () => undefined;
   /** The Prometheus endpoint (`--metrics`), once listening. */
   private metricsServer: MetricsServer | null = null;
@@ -83,6 +86,7 @@ export class Daemon {
     /** This daemon's record on the database: its heartbeat, and its clean stop. */
     private readonly instance: DaemonInstanceRecord,
     private readonly metrics: { figures: DaemonMetrics; address: MetricsAddress } | null,
+    private readonly sqlite: SqliteBackend | null = null,
   ) {
     this.logPath = stderrLogFile(options.dbPath);
     this.events = new EventHub(() => engine.stats(), logger);
@@ -105,6 +109,7 @@ export class Daemon {
       if (!GROUPED_METHODS.has(method)) this.writes.flush();
     });
     this.server = new RpcServer(options.socketPath, dispatcher, logger);
+    this.backups = options.backups === null ? null : new ScheduledBackups(options.backups, (target) => this.backup(target), logger);
     this.server.onConnection((connection) => connection.onClose(() => this.connectionClosed(connection)));
     this.metrics?.figures.setSources({
       stats: () => engine.stats(),
@@ -124,55 +129,70 @@ export class Daemon {
     const tightened = prepareSocketFolder(options.socketPath);
     if (tightened !== null) logger.warn(tightened);
     await claimSocketPath(options.socketPath);
+    const logTightened = tighten(defaultLogPath(options.dbPath), 0o600);
+    if (logTightened !== null) logger.warn('Made the daemon log owner-only; it was readable by other users', { changed: [logTightened] });
+    // The SQLite store, kept for what only it can do (an online backup).
+    let sqlite: SqliteBackend | null = null;
+    const storage = sqliteStorage({
+      dbPath: options.dbPath,
+      durable: options.durable,
+      // Checkpoints on a worker thread: a commit that ran one took ~9 ms of the event loop.
+      walCheckpoints: 'background',
+      walCheckpointFailed: (error) => logger.error('The background WAL checkpointer failed; commits checkpoint the WAL themselves again', { error }),
+      permissionsTightened: (changes) => logger.warn('Made the database owner-only; it was readable by other users', { changed: changes }),
+    });
     const opened = openEngine({
-      storage: sqliteStorage({
-        dbPath: options.dbPath,
-        durable: options.durable,
-        // Checkpoints on a worker thread: a commit that ran one took ~9 ms of the event loop.
-        walCheckpoints: 'background',
-        walCheckpointFailed: (error) => logger.error('The background WAL checkpointer failed; commits checkpoint the WAL themselves again', { error }),
-      }),
+      storage: (policy, changes) => {
+        const backend = storage(policy, changes);
+        if (backend instanceof SqliteBackend) sqlite = backend;
+        return backend;
+      },
     });
     const engine = metrics === null ? opened : metrics.figures.watchStore(opened);
     // A new file gets every migration; an existing one only those a newer Spool added, which on
     // a large database can take a while (an index rebuilt): say so.
     const { versions, ms } = engine.migrated;
     if (versions.length > 0 && !versions.includes(1)) logger.info('Upgraded the database schema', { versions, ms });
-    let daemon: Daemon;
+    let daemon: Daemon | null = null;
     const instance = new DaemonInstanceRecord(engine, options.socketPath, builtinWorkerId(options.socketPath), logger);
     try {
       // Predecessors on this database (on any socket) that stopped or died: the processes their
       // shell jobs left are stopped, then those jobs run again (daemon/lifecycle/instance.ts).
       const { recovered } = await instance.start(options.killGraceMs);
       if (recovered > 0) logger.info('Recovered jobs a previous daemon left running; they run again', { count: recovered });
-      daemon = new Daemon(options, engine, logger, instance, metrics);
-      await daemon.listen();
+      const started = new Daemon(options, engine, logger, instance, metrics, sqlite);
+      daemon = started;
+      await started.listen();
+      started.unsubscribe = engine.subscribe({
+        jobChanged: (change, job) => {
+          started.jobChanged(change);
+          metrics?.figures.jobChanged(change, job);
+        },
+        queueChanged: (name, deleted) => started.queueChanged(name, deleted),
+        output: (jobId, queue, lines) => started.events.output(jobId, queue, lines),
+      });
+      started.pool.start();
+      started.instance.startHeartbeat();
+      started.upkeep.start();
+      started.backups?.start();
+      logger.info('Spool daemon ready', {
+        version: VERSION,
+        pid: process.pid,
+        socket: options.socketPath,
+        db: options.dbPath,
+        durable: options.durable,
+        executors: options.maxExecutors,
+        ...(started.metricsServer ? { metrics: `http://${hostPort(started.metricsServer.address)}/metrics`, name: options.name } : {}),
+      });
+      return started;
     } catch (error) {
+      // A start that fails after the socket was created leaves no socket behind: the next start
+      // (or a client) would find a path nobody answers at.
+      if (daemon?.listening) await daemon.abandonListener();
       await instance.stop();
       await engine.close();
       throw error;
     }
-    daemon.unsubscribe = engine.subscribe({
-      jobChanged: (change, job) => {
-        daemon.jobChanged(change);
-        metrics?.figures.jobChanged(change, job);
-      },
-      queueChanged: (name, deleted) => daemon.queueChanged(name, deleted),
-      output: (jobId, queue, lines) => daemon.events.output(jobId, queue, lines),
-    });
-    daemon.pool.start();
-    daemon.instance.startHeartbeat();
-    daemon.upkeep.start();
-    logger.info('Spool daemon ready', {
-      version: VERSION,
-      pid: process.pid,
-      socket: options.socketPath,
-      db: options.dbPath,
-      durable: options.durable,
-      executors: options.maxExecutors,
-      ...(daemon.metricsServer ? { metrics: `http://${hostPort(daemon.metricsServer.address)}/metrics`, name: options.name } : {}),
-    });
-    return daemon;
   }
 
   async status(): Promise<DaemonStatus> {
@@ -193,6 +213,16 @@ export class Daemon {
     };
   }
 
+  /** daemon.backup: a copy of the SQLite file; another store has its own tools. */
+  async backup(target: string): Promise<BackupResult> {
+    if (this.sqlite === null) {
+      throw new SpoolError(ErrorCode.InvalidParams, `The ${this.engine.store.kind} store cannot be backed up by the daemon; use its own tools (pg_dump for PostgreSQL).`);
+    }
+    const result = await this.sqlite.backup(target);
+    this.logger.info('Wrote a backup', { path: result.path, bytes: result.bytes, ms: result.ms });
+    return result;
+  }
+
   /** Graceful shutdown; calling it again returns the same promise. */
   shutdown(reason: string): Promise<void> {
     if (!this.shutdownPromise) this.shutdownPromise = this.doShutdown(reason);
@@ -204,6 +234,7 @@ export class Daemon {
     this.logger.info('Shutting down', { reason, graceMs: this.options.graceMs });
     this.claims.releaseAll();
     this.upkeep.stop();
+    await this.backups?.stop();
     try {
       await this.pool.shutdown(this.options.graceMs);
       this.writes.flush();
@@ -219,6 +250,18 @@ export class Daemon {
     } finally {
       this.resolveStopped();
     }
+  }
+
+  /** Whether the socket file was created (listen succeeded). */
+  private listening = false;
+
+  /** Start-up failed after listen: stop listening and remove the socket file. */
+  private async abandonListener(): Promise<void> {
+    this.unsubscribe();
+    this.upkeep.stop();
+    await this.backups?.stop();
+    await this.server.close();
+    removeSocketFile(this.options.socketPath, this.logger);
   }
 
   private async listen(): Promise<void> {
@@ -237,6 +280,7 @@ export class Daemon {
           });
     try {
       await this.server.listen();
+      this.listening = true;
     } catch (error) {
       await this.metricsServer?.close();
       // Two daemons started at the same instant both found the path free; the loser says who won.
@@ -269,6 +313,7 @@ export class Daemon {
       pool: this.pool,
       upkeep: this.upkeep,
       status: () => this.status(),
+      backup: (target) => this.backup(target),
       requestShutdown: (reason) => {
         // After the response to daemon.shutdown has been written.
         setImmediate(() => void this.shutdown(reason));

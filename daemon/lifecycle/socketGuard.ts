@@ -7,6 +7,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DaemonNotRunningError, SpoolClient } from '../../shared/client';
+import { folderOpenToOthers } from '../../shared/client/socketTrust';
 import { SpoolError } from '../../shared/errors';
 import { defaultSocketPath, type Env } from '../../shared/paths';
 import { ErrorCode } from '../../shared/protocol';
@@ -41,7 +42,8 @@ function defaultSocketFolders(env: Env): string[] {
  * Spool's own default folders that exists with wider permissions (made by an older version, or
  * by hand) is made owner-only again; returns a note saying so, for the log. A folder the user
  * named is left as it is: it may be shared (/tmp, a project folder), and the socket's own mode
- * (0600) already keeps other users from connecting.
+ * (0600) already keeps other users from connecting; but one that others can write without the
+ * sticky bit is refused, since anyone could replace the socket there.
  */
 export function prepareSocketFolder(socketPath: string, env: Env = process.env): string | null {
   const bytes = Buffer.byteLength(socketPath);
@@ -57,7 +59,19 @@ export function prepareSocketFolder(socketPath: string, env: Env = process.env):
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
     return null;
   }
-  if (!defaultSocketFolders(env).includes(dir)) return null;
+  if (!defaultSocketFolders(env).includes(dir)) {
+    // Clients refuse a socket others could replace (shared/client/socketTrust.ts): a daemon
+    // listening there would be unreachable, and impersonable.
+    const openFolder = folderOpenToOthers(dir);
+    if (openFolder !== null) {
+      throw new SpoolError(
+        ErrorCode.Forbidden,
+        `Cannot listen on ${socketPath}: ${openFolder}. Pick a --socket in a folder only you can write, or make this one yours alone (chmod 700 ${dir}).`,
+        { field: 'socket' },
+      );
+    }
+    return null;
+  }
   // A link (~/.spool pointing elsewhere) is the user's arrangement: its target is left alone.
   const stat = fs.lstatSync(dir);
   const mode = stat.mode & 0o777;

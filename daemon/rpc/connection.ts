@@ -7,6 +7,7 @@ import type * as net from 'node:net';
 import { LineSplitter } from '../../shared/lines';
 import { LIMITS } from '../../shared/protocol';
 import type { ConnectionAuth } from './auth';
+import type { BudgetHolder, InputBudget } from './inputBudget';
 
 /** Above this many unsent bytes the connection stops reading requests until the peer catches up. */
 const PAUSE_READING_BYTES = 4 * 1024 * 1024;
@@ -33,9 +34,14 @@ export interface ConnectionHandlers {
   /** A line over LIMITS.maxLineBytes: answered with an error, then the connection is closed. */
   onOverflow(connection: Connection, bytes: number): void;
   onInvalidUtf8(connection: Connection, bytes: number): void;
+  /**
+   * The unfinished lines of all connections passed the daemon's budget and this connection's
+   * (`held` bytes) was the largest: its line has been dropped; answer with an error and close.
+   */
+  onOverBudget(connection: Connection, held: number, total: number, limit: number): void;
 }
 
-export class Connection {
+export class Connection implements BudgetHolder {
   /** Worker ids that called worker methods over this connection; marked gone when it closes. */
   readonly workerIds = new Set<string>();
   /** How the connection came in, and over TCP what it logged in as (rpc/auth.ts). */
@@ -58,12 +64,16 @@ export class Connection {
   private peerEnded = false;
   /** endWhenAnswered was called: no new requests are handled, and the connection ends when the last answer is queued. */
   private draining = false;
+  private readonly splitter: LineSplitter;
+  /** Bytes of an unfinished line last reported to the budget. */
+  private partialBytes = 0;
 
   constructor(
     readonly id: number,
     private readonly socket: net.Socket,
-    handlers: ConnectionHandlers,
+    private readonly handlers: ConnectionHandlers,
     private readonly onTooSlow: (connection: Connection, unsent: number) => void,
+    private readonly budget: InputBudget,
   ) {
     const splitter = new LineSplitter({
       maxLineBytes: LIMITS.maxLineBytes,
@@ -71,10 +81,15 @@ export class Connection {
       onOverflow: (bytes) => this.input.push(() => handlers.onOverflow(this, bytes)),
       onInvalidUtf8: (bytes) => this.input.push(() => handlers.onInvalidUtf8(this, bytes)),
     });
+    this.splitter = splitter;
     // After `end`, whatever the peer still sends is read (so its hang-up is seen) and dropped.
     socket.on('data', (data: Buffer) => {
       if (this.ending) return;
       splitter.push(data);
+      if (splitter.buffered !== this.partialBytes) {
+        this.partialBytes = splitter.buffered;
+        this.budget.update(this, this.partialBytes);
+      }
       this.handleInput();
     });
     socket.on('drain', () => this.updateReading());
@@ -197,10 +212,24 @@ export class Connection {
     if (!this.ending) setTimeout(() => this.end(), maxWaitMs).unref();
   }
 
+  /** Part of BudgetHolder: drops the unfinished line (the budget has released it) and says why. */
+  refuseOverBudget(held: number, total: number, limit: number): void {
+    this.dropPartialLine();
+    this.handlers.onOverBudget(this, held, total, limit);
+  }
+
+  /** Nothing more is read: the unfinished line's memory goes back, and the budget forgets it. */
+  private dropPartialLine(): void {
+    this.splitter.discard();
+    this.partialBytes = 0;
+    this.budget.release(this);
+  }
+
   /** Sends what is queued, then closes. */
   end(lastMessage?: unknown): void {
     if (this.closed || this.ending) return;
     this.ending = true;
+    this.dropPartialLine();
     this.flushOutgoing();
     if (lastMessage !== undefined) this.socket.write(JSON.stringify(lastMessage) + '\n');
     this.socket.end();
@@ -246,6 +275,7 @@ export class Connection {
   private finish(): void {
     if (this.closed) return;
     this.closed = true;
+    this.dropPartialLine();
     this.hungUp();
     for (const listener of this.closeListeners.splice(0)) listener();
   }

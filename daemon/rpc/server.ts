@@ -11,6 +11,7 @@ import { ErrorCode, LIMITS } from '../../shared/protocol';
 import type { Logger } from '../lifecycle/logger';
 import { Connection } from './connection';
 import type { Dispatcher } from './dispatch';
+import { InputBudget } from './inputBudget';
 
 /** At shutdown, how long a connection may take to answer the requests it is handling. */
 const ANSWER_WAIT_MS = 1000;
@@ -26,6 +27,8 @@ export class RpcServer {
   private readonly connectionListeners: ((connection: Connection) => void)[] = [];
   private tlsServer: tls.Server | null = null;
   private unauthenticated = 0;
+  /** Unfinished lines across all connections, bounded together (see inputBudget.ts). */
+  private readonly inputBudget = new InputBudget();
 
   constructor(
     readonly socketPath: string,
@@ -160,15 +163,37 @@ export class RpcServer {
             ),
           );
         },
+        onOverBudget: (c, held, total, limit) => {
+          this.logger.warn('Closing the connection holding the largest unfinished line: unfinished lines across all connections passed their limit', {
+            connection: c.id,
+            bytes: held,
+            totalBytes: total,
+            limit,
+          });
+          c.end(
+            createJSONRPCErrorResponse(
+              null,
+              ErrorCode.InvalidRequest,
+              `Invalid request: this connection sent ${mib(held)} without a newline while the daemon held ${mib(total)} of unfinished lines across all ` +
+                `connections (limit ${mib(limit)}); the connection is closed. End each request with a newline; send large payloads one request at a time.`,
+              { limit },
+            ),
+          );
+        },
         onInvalidUtf8: (c, bytes) => {
           c.send(createJSONRPCErrorResponse(null, ErrorCode.ParseError, `Parse error: a line of ${bytes} bytes is not valid UTF-8.`));
         },
       },
       (c, unsent) => this.logger.warn('Closing a connection that does not read what the daemon sends', { connection: c.id, unsentBytes: unsent }),
+      this.inputBudget,
     );
     this.connections.add(connection);
     connection.onClose(() => this.connections.delete(connection));
     for (const listener of this.connectionListeners) listener(connection);
     return connection;
   }
+}
+
+function mib(bytes: number): string {
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
 }

@@ -24,7 +24,7 @@ export type ErrorName = keyof typeof ErrorCode;
 /**
  * Who may call a method over TCP (`spool daemon --listen`), by the scope of the token the
  * connection logged in with: `read` only reads, `worker` also enqueues and works jobs, `admin`
- * may do everything but `local`. `local`: only over the Unix socket (token management).
+ * may do everything but `local`. `local`: only over the Unix socket (token management, backups).
  * `public`: before logging in (the login itself). Over the Unix socket everything is allowed.
  */
 export type MethodScope = 'public' | 'read' | 'worker' | 'admin' | 'local';

@@ -99,9 +99,15 @@ export const ErrorCode = {
   /** The daemon is shutting down and takes no new work. */
   ShuttingDown: 1020,
   /**
+   * The store has no room to write (the disk holding the database is full): nothing of the
+   * request was stored. Free space, then send it again. Reads keep working.
+   */
+  StorageFull: 1021,
+  /**
    * The connection may not call the method: its token's scope does not allow it (data.scope,
    * data.allowed), or the method works only over the Unix socket. The daemon also refuses to
-   * start with it when its socket path is taken.
+   * start with it when its socket path is taken, and clients refuse a socket that belongs to
+   * another user or sits in a folder others can write (data.field).
    */
   Forbidden: 1030,
   /** Over TCP, the connection has not logged in (auth.login), or its token is wrong. */

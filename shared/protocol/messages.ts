@@ -96,6 +96,24 @@ export interface LoginResult {
   scope: TokenScope;
 }
 
+/** Where `daemon.backup` writes the copy: an absolute path on the daemon's machine. */
+export interface BackupParams {
+  path: string;
+}
+
+/** A backup written by `daemon.backup`, with its checksum beside it. */
+export interface BackupResult {
+  /** The copy (mode 0600). */
+  path: string;
+  /** `path` + `.sha256`, in `sha256sum` format (`<hex>  <file name>`), so `sha256sum -c` checks it. */
+  checksumPath: string;
+  /** SHA-256 of the copy, in hex. */
+  sha256: string;
+  bytes: number;
+  /** How long the copy took. */
+  ms: number;
+}
+
 /** A job to enqueue. Only queue and kind are required; the rest defaults from the queue. */
 export interface EnqueueParams {
   queue: string;

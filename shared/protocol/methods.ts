@@ -12,6 +12,8 @@ import { method, namesOf, type TypesOfMethod, type MethodInfo } from './define';
 import type {
   ApplyProjectParams,
   ApplyProjectResult,
+  BackupParams,
+  BackupResult,
   BulkParams,
   BulkResult,
   CheckpointParams,
@@ -90,6 +92,16 @@ export const METHODS = {
     description:
       'Answered before the shutdown starts. Until running built-in jobs have had their grace period, every connection is still answered; then each is closed after its last answer and the socket file is removed.',
     errors: ['InvalidParams'],
+  }),
+  'daemon.backup': method<BackupParams, BackupResult>()({
+    caller: 'client',
+    // It writes a file wherever the daemon may: the local user's call, never a token's.
+    scope: 'local',
+    grouped: false,
+    summary: 'Write a consistent copy of the store to a file while the daemon runs, with a SHA-256 checksum beside it.',
+    description:
+      '`path` is absolute, on the daemon\'s machine; its folder must exist. The copy is written beside it under a temporary name and renamed into place, so `path` is either the old file or the whole new copy; the checksum goes to `path.sha256` in `sha256sum` format. Both are 0600. Writes go on during the copy (SQLite\'s online backup API); the copy holds what was committed when it finished. A store that cannot copy itself (PostgreSQL: use `pg_dump`) answers InvalidParams saying so.',
+    errors: ['InvalidParams', 'StorageFull', 'ShuttingDown'],
   }),
 
   'jobs.enqueue': method<EnqueueParams, EnqueueResult>()({

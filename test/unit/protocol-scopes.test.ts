@@ -14,7 +14,7 @@ test('every method of the table declares one scope of the known ones', () => {
     assert.ok(SCOPES.includes(METHODS[name].scope), `${name} has scope ${String(METHODS[name].scope)}`);
   }
   assert.deepEqual(METHOD_NAMES.filter((n) => METHODS[n].scope === 'public'), ['auth.login'], 'only the login may be called before logging in');
-  assert.deepEqual(METHOD_NAMES.filter((n) => METHODS[n].scope === 'local').sort(), ['tokens.create', 'tokens.list', 'tokens.revoke']);
+  assert.deepEqual(METHOD_NAMES.filter((n) => METHODS[n].scope === 'local').sort(), ['daemon.backup', 'tokens.create', 'tokens.list', 'tokens.revoke']);
 });
 
 test('a token scope allows exactly the methods of its own scope and the weaker ones', () => {

@@ -47,10 +47,14 @@ test('the ~/.spool fallback is made owner-only too, even while SPOOL_SOCKET poin
   assert.equal(modeOf(folder), 0o700);
 });
 
-test('a folder the user named for the socket keeps its permissions', (t) => {
+test('a folder the user named for the socket keeps its permissions; one that others can write is refused, not changed', (t) => {
   const root = tempDir(t);
+  const own = folderWithMode(path.join(root, 'own'), 0o755);
+  assert.equal(prepareSocketFolder(path.join(own, 'spool.sock'), { XDG_RUNTIME_DIR: path.join(root, 'runtime') }), null);
+  assert.equal(modeOf(own), 0o755);
+  // Anyone could replace a socket in a folder every user may write (without the sticky bit).
   const shared = folderWithMode(path.join(root, 'shared'), 0o777);
-  assert.equal(prepareSocketFolder(path.join(shared, 'spool.sock'), { XDG_RUNTIME_DIR: path.join(root, 'runtime') }), null);
+  assert.throws(() => prepareSocketFolder(path.join(shared, 'spool.sock'), { XDG_RUNTIME_DIR: path.join(root, 'runtime') }), /writable by other users.*chmod 700/s);
   assert.equal(modeOf(shared), 0o777);
 });
 

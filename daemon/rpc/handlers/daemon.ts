@@ -5,13 +5,19 @@ import { EVENT_TOPICS } from '../events';
 import { array, jobId, nameList, nonEmptyString, object, optionalChoiceList } from '../../../shared/domain/validate';
 import type { HandlerGroup, Services } from './types';
 
-type DaemonMethods = 'daemon.status' | 'daemon.shutdown' | 'events.subscribe' | 'events.unsubscribe';
+type DaemonMethods = 'daemon.status' | 'daemon.shutdown' | 'daemon.backup' | 'events.subscribe' | 'events.unsubscribe';
 
 export function daemonHandlers(s: Services): HandlerGroup<DaemonMethods> {
   return {
     'daemon.status': (params) => {
       object(params, 'params', []);
       return s.status();
+    },
+    'daemon.backup': (params) => {
+      const p = object(params, 'params', ['path']);
+      const target = nonEmptyString(p['path'], 'path');
+      if (s.shuttingDown) throw new SpoolError(ErrorCode.ShuttingDown, 'The daemon is shutting down; take the backup before stopping it, or copy the file once it has stopped.');
+      return s.backup(target);
     },
     'daemon.shutdown': (params) => {
       object(params, 'params', []);

@@ -5,7 +5,7 @@
  * handler, or a handler for a method the table does not declare, does not compile
  * (test/unit/protocol-table.types.ts shows both).
  */
-import type { DaemonStatus, MethodName, ResultOf } from '../../../shared/protocol';
+import type { BackupResult, DaemonStatus, MethodName, ResultOf } from '../../../shared/protocol';
 import type { Job } from '../../../shared/types';
 import type { EngineClaimParams, QueueEngine } from '../../engine/api';
 import type { ExecutorPool } from '../../executors/pool';
@@ -27,6 +27,8 @@ export interface Services {
   pool: ExecutorPool;
   upkeep: Upkeep;
   status(): Promise<DaemonStatus>;
+  /** A consistent copy of the store at an absolute path, with its checksum (daemon.backup). */
+  backup(target: string): Promise<BackupResult>;
   /** Starts a graceful shutdown after the current response is sent. */
   requestShutdown(reason: string): void;
   readonly shuttingDown: boolean;

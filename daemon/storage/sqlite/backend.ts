@@ -9,7 +9,7 @@
  * and every call the batched function makes runs inside it, as a savepoint, before that function
  * returns (see daemon/engine/engine.ts for the rule the engine keeps so that this holds).
  */
-import { ErrorCode, type BulkResult, type EnqueueResult, type HeartbeatResult, type JobOutputResult, type JobWithRuns, type Stats } from '../../../shared/protocol';
+import { ErrorCode, type BackupResult, type BulkResult, type EnqueueResult, type HeartbeatResult, type JobOutputResult, type JobWithRuns, type Stats } from '../../../shared/protocol';
 import { SpoolError, jobNotFound } from '../../../shared/errors';
 import { TERMINAL_STATES, type Job, type JobState, type OutputStream, type Queue, type Schedule, type Worker, type WorkerType } from '../../../shared/types';
 import type { BulkInput, EnqueueInput, ListInput, UpdateInput } from '../../engine/validate/jobs';
@@ -35,6 +35,7 @@ import type {
 } from '../backend';
 import { workerNotFound } from '../errors';
 import { Store, type WalCheckpointMode, type WalCheckpointStatus } from '.';
+import { backupDatabase } from './backup';
 import * as attempts from './ops/attempts';
 import { claimJobs } from './ops/claim';
 import type { SqliteContext } from './ops/context';
@@ -65,6 +66,8 @@ export interface SqliteOptions {
    * checkpoints and keeps working. Default: a line on stderr.
    */
   walCheckpointFailed?: (error: Error) => void;
+  /** Told what was made owner-only at open (files an older version left readable by others). */
+  permissionsTightened?: (changes: string[]) => void;
 }
 
 /** The factory an engine is given to open this store. */
@@ -94,10 +97,19 @@ export class SqliteBackend implements StorageBackend {
       walCheckpoints: options.walCheckpoints ?? 'auto',
       ...(options.durable === undefined ? {} : { durable: options.durable }),
       ...(options.walCheckpointFailed === undefined ? {} : { walCheckpointFailed: options.walCheckpointFailed }),
+      ...(options.permissionsTightened === undefined ? {} : { permissionsTightened: options.permissionsTightened }),
     });
     this.migrated = this.store.migrated;
     this.description = { kind: 'sqlite', location: options.dbPath };
     this.ctx = { store: this.store, policy, now: policy.now, events: changes };
+  }
+
+  /**
+   * A consistent copy of the file at `target` while the store keeps working (see backup.ts).
+   * SQLite's own: not part of the storage interface (PostgreSQL has pg_dump).
+   */
+  backup(target: string): Promise<BackupResult> {
+    return backupDatabase(this.store.db, target);
   }
 
   // ------------------------------------------------------------------------------------------

@@ -2,8 +2,11 @@
  * Opening the SQLite file the queue lives in, with the pragmas every Spool connection needs.
  */
 import Database from 'better-sqlite3';
-import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { defaultDbPath } from '../../../shared/paths';
+import * as fs from 'node:fs';
+import { readOnlyDatabase } from './sqliteErrors';
+import { createPrivateFile, ensurePrivateFolder, sidecarFiles, tightenDatabaseFiles, type PermissionChange } from './permissions';
 
 export type Db = Database.Database;
 
@@ -12,10 +15,24 @@ export interface OpenOptions {
   durable?: boolean;
   /** How long a writer waits for another process's write lock before failing. */
   busyTimeoutMs?: number;
+  /**
+   * Told what was made owner-only when files or Spool's data folder were readable by others
+   * (left so by an older version); the daemon logs it. Not called when nothing changed.
+   */
+  permissionsTightened?: (changes: PermissionChange[]) => void;
 }
 
 /**
- * Opens (and creates, with its folder) the database file.
+ * Spool's own data folder (`$XDG_DATA_HOME/spool`, `~/.local/share/spool`), the one folder an
+ * existing copy of which is made 0700: a folder named with --db or SPOOL_DB is the user's.
+ */
+function isDefaultDataFolder(dir: string): boolean {
+  return dir === path.dirname(defaultDbPath({ ...process.env, SPOOL_DB: undefined }));
+}
+
+/**
+ * Opens (and creates, with its folder) the database file. The folder is made 0700 and the file
+ * 0600 whatever the umask (see permissions.ts).
  *
  * - WAL lets readers (the CLI, a second daemon's listing) run beside the one writer.
  * - synchronous=NORMAL in WAL mode loses at most the last commits on power loss, never
@@ -29,7 +46,20 @@ export interface OpenOptions {
  *   daemon's resident memory after loading them was 119-125 MB instead of 145-151 MB.
  */
 export function openDatabase(dbPath: string, options: OpenOptions = {}): Db {
-  fs.mkdirSync(path.dirname(path.resolve(dbPath)), { recursive: true });
+  const folder = path.dirname(path.resolve(dbPath));
+  const changes = ensurePrivateFolder(folder, isDefaultDataFolder(folder));
+  createPrivateFile(dbPath);
+  changes.push(...tightenDatabaseFiles(dbPath));
+  if (changes.length > 0) options.permissionsTightened?.(changes);
+  // SQLite opens a file it may not write read-only without a word, and every write then fails
+  // with "attempt to write a readonly database": refuse at start instead, saying which.
+  for (const target of [dbPath, folder, ...sidecarFiles(dbPath).filter((file) => fs.existsSync(file))]) {
+    try {
+      fs.accessSync(target, fs.constants.W_OK);
+    } catch (error) {
+      throw readOnlyDatabase(dbPath, `${target} is not writable: ${errorMessage(error)}`);
+    }
+  }
   let db: Db;
   try {
     db = new Database(dbPath);

@@ -15,6 +15,7 @@ import { ProjectStatements } from './projects';
 import { QueueStatements } from './queues';
 import { RunStatements } from './runs';
 import { ScheduleStatements } from './schedules';
+import { databaseOpenError, isReadOnly, isStorageFull, readOnlyDatabase, storageFull } from './sqliteErrors';
 import { UpkeepStatements } from './upkeep';
 import { WalCheckpointer, type WalCheckpointStatus } from './walCheckpoints';
 import { WorkerStatements } from './workers';
@@ -70,13 +71,19 @@ export class Store {
   private depth = 0;
   /** SQLite rolled back the open transaction under a savepoint; the outer write must fail. */
   private transactionLost = false;
+  /** ... and it was for lack of room: the rest of the batch fails with StorageFull too. */
+  private lostToFullDisk = false;
   private walCheckpoints: WalCheckpointMode = 'auto';
 
   constructor(
     readonly path: string,
     options: StoreOptions,
   ) {
-    this.db = openDatabase(path, options);
+    try {
+      this.db = openDatabase(path, options);
+    } catch (error) {
+      throw databaseOpenError(path, error);
+    }
     try {
       const started = performance.now();
       const versions = migrate(this.db, options.now);
@@ -101,7 +108,7 @@ export class Store {
     } catch (error) {
       this.checkpointer?.close();
       this.db.close();
-      throw error;
+      throw databaseOpenError(path, error);
     }
   }
 
@@ -135,7 +142,7 @@ export class Store {
   write<T>(fn: () => T): T {
     // Inside an open write, better-sqlite3 makes this a savepoint (Engine.batch, group commit).
     const outermost = this.depth === 0;
-    if (!outermost && this.transactionLost) throw transactionLostError();
+    if (!outermost && this.transactionLost) throw this.lostError();
     let result: T | undefined;
     const mark = this.counts.mark();
     this.depth += 1;
@@ -143,7 +150,7 @@ export class Store {
       this.transaction.immediate(() => {
         result = fn();
         if (outermost) {
-          if (this.transactionLost) throw transactionLostError();
+          if (this.transactionLost) throw this.lostError();
           // The transaction's counter changes, in the same commit as the jobs they count.
           this.counts.flush();
         }
@@ -156,20 +163,30 @@ export class Store {
         // go on writing outside any transaction.
         this.counts.clear();
         this.transactionLost = true;
+        this.lostToFullDisk ||= isStorageFull(error);
       } else this.counts.rollbackTo(mark);
       // Settings read inside the rolled-back transaction (a queue it created) must not outlive it,
       // nor delayed counts kept while it was open.
       this.queues.invalidate();
       this.delayed.clear();
+      if (isStorageFull(error)) throw storageFull(this.path);
+      if (isReadOnly(error)) throw readOnlyDatabase(this.path, error instanceof Error ? error.message : String(error));
       throw error;
     } finally {
       this.depth -= 1;
-      if (outermost) this.transactionLost = false;
+      if (outermost) {
+        this.transactionLost = false;
+        this.lostToFullDisk = false;
+      }
     }
     // Tells the background checkpointer, if any, that the WAL has grown (a shared-memory add).
     if (outermost) this.checkpointer?.committed();
     // fn returned normally (or the transaction threw), so result holds its value.
     return result as T;
+  }
+
+  private lostError(): Error {
+    return this.lostToFullDisk ? storageFull(this.path) : transactionLostError();
   }
 
   /** A read transaction: one consistent snapshot for reads that span statements. */

@@ -1,0 +1,31 @@
+/**
+ * The framing: a large line that arrives in many reads is reassembled byte for byte (past the
+ * size where it is kept in slabs), and what is held of an unfinished line is reported and dropped.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { LineSplitter } from '../../shared/lines';
+
+test('a 3 MiB line read in odd-sized pieces comes out whole, and nothing is held after it', () => {
+  const lines: string[] = [];
+  const splitter = new LineSplitter({ maxLineBytes: 16 * 1024 * 1024, onLine: (l) => lines.push(l), onOverflow: () => assert.fail('no overflow') });
+  const text = Array.from({ length: 3 * 1024 * 1024 }, (_, i) => String.fromCharCode(97 + (i % 26))).join('');
+  const data = Buffer.from(`${text}\n{"next":1}\n`);
+  for (let offset = 0; offset < data.length; offset += 65_521) {
+    splitter.push(data.subarray(offset, offset + 65_521));
+    if (offset + 65_521 < text.length) assert.equal(splitter.buffered, offset + 65_521);
+  }
+  assert.deepEqual(lines, [text, '{"next":1}']);
+  assert.equal(splitter.buffered, 0);
+});
+
+test('discard drops an unfinished line and ignores what follows', () => {
+  const lines: string[] = [];
+  const splitter = new LineSplitter({ maxLineBytes: 1024 * 1024, onLine: (l) => lines.push(l), onOverflow: () => assert.fail('no overflow') });
+  splitter.push(Buffer.alloc(200_000, 'x'));
+  assert.equal(splitter.buffered, 200_000);
+  splitter.discard();
+  assert.equal(splitter.buffered, 0);
+  splitter.push(Buffer.from('\n{"a":1}\n'));
+  assert.deepEqual(lines, []);
+});
