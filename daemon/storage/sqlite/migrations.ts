@@ -14,7 +14,6 @@ import { jobsAsCode } from './migrations/008_jobs_as_code';
 import { jobWeights } from './migrations/009_job_weights';
 import { queueResourceLimits } from './migrations/010_queue_resource_limits';
 import { accessTokens } from './migrations/011_tokens';
-import { jobIdSuffixIndex } from './migrations/012_job_id_suffix_index';
 
 export interface Migration {
   version: number;
@@ -35,7 +34,6 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 10, name: 'queue resource limits', sql: queueResourceLimits },
   { version: 11, name: 'access tokens for clients over the network', sql: accessTokens },
   // 11 is another branch's; the numbers only need to grow.
-  { version: 12, name: 'an index on the last 8 characters of job ids', sql: jobIdSuffixIndex },
 ];
 
 /** Applies every migration the file lacks; returns the versions applied. */
