@@ -199,6 +199,8 @@ export interface JobOptions {
 export interface JobTemplate extends JobOptions {
   kind: string;
   payload?: unknown;
+  /** The weight of each job it makes (1..1000, default 1): what it counts against a queue's concurrency. */
+  weight?: number;
 }
 
 export interface Schedule {

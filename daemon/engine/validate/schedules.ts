@@ -4,12 +4,12 @@
  */
 import { invalidParams } from '../../../shared/errors';
 import type { JobTemplate, MissedRunPolicy, Schedule } from '../../../shared/types';
-import { maxAttempts, partialBackoff, priority, tags, timeoutMs } from './jobs';
+import { maxAttempts, partialBackoff, priority, tags, timeoutMs, weight } from './jobs';
 import { builtinPayload } from './payloads';
 import { boolean, join, jsonText, name, object, oneOf, requiredObject, string } from '../../../shared/domain/validate';
 
 const POLICIES: readonly MissedRunPolicy[] = ['skip', 'runOnce'];
-const TEMPLATE_FIELDS = ['kind', 'payload', 'priority', 'maxAttempts', 'backoff', 'timeoutMs', 'tags'] as const;
+const TEMPLATE_FIELDS = ['kind', 'payload', 'priority', 'weight', 'maxAttempts', 'backoff', 'timeoutMs', 'tags'] as const;
 
 export function jobTemplate(value: unknown, field: string): JobTemplate {
   const o = requiredObject(value, field, TEMPLATE_FIELDS);
@@ -22,6 +22,7 @@ export function jobTemplate(value: unknown, field: string): JobTemplate {
   // would make a dead job every tick, so it is refused now.
   builtinPayload(template.kind, o['payload'] === undefined ? null : o['payload'], join(field, 'payload'));
   if (o['priority'] !== undefined) template.priority = priority(o['priority'], join(field, 'priority'));
+  if (o['weight'] !== undefined) template.weight = weight(o['weight'], join(field, 'weight'));
   if (o['maxAttempts'] !== undefined) template.maxAttempts = maxAttempts(o['maxAttempts'], join(field, 'maxAttempts'));
   if (o['backoff'] !== undefined) template.backoff = partialBackoff(o['backoff'], join(field, 'backoff'));
   if (o['timeoutMs'] !== undefined) template.timeoutMs = timeoutMs(o['timeoutMs'], join(field, 'timeoutMs'));

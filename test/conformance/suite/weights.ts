@@ -5,6 +5,15 @@ import { makeEngine, thrown, type StoreFactory } from '../harness';
 
 /** The job weight and worker capacity tests, run against the store `store` makes. */
 export function defineWeights(store: StoreFactory): void {
+  test("a schedule's job template carries a weight to the jobs it makes, and a bad one is refused naming the field", async (t) => {
+    const { engine } = makeEngine(t, store);
+    await engine.createSchedule({ name: 'heavy-nightly', cron: '0 3 * * *', queue: 'q', job: { kind: 'encode', weight: 4 } }, null);
+    assert.equal((await engine.triggerSchedule('heavy-nightly')).job.weight, 4);
+    const refused = await thrown(() => engine.createSchedule({ name: 'too-heavy', cron: '0 3 * * *', queue: 'q', job: { kind: 'encode', weight: 0 } }, null));
+    assert.equal(refused.code, ErrorCode.InvalidParams);
+    assert.equal(refused.data?.field, 'job.weight');
+  });
+
   test('a job weighs 1 unless it says otherwise, and a weight outside 1..1000 is refused naming the field', async (t) => {
     const { engine } = makeEngine(t, store);
     const { job } = await engine.enqueue({ queue: 'q', kind: 'k' });

@@ -83,7 +83,7 @@ function enqueueFrom(ctx: SqliteContext, schedule: Schedule): EnqueueResult {
     kind: t.kind,
     payload: ctx.policy.payloadText(t.payload === undefined ? null : t.payload, `schedule ${schedule.name} job.payload`),
     priority: t.priority ?? 0,
-    weight: 1,
+    weight: t.weight ?? 1,
     delayMs: undefined,
     runAt: undefined,
     maxAttempts: t.maxAttempts,
