@@ -293,11 +293,10 @@ export class QueuesProvider implements vscode.TreeDataProvider<QueueTreeNode>, v
   private remember(node: QueueTreeNode, expanded: boolean): void {
     // Under a filter the tree opens expanded anyway: that is not the user's layout to keep.
     if (this.filtered) return;
-    if (node.type !== 'queue' && node.type !== 'group') return;
-    // VS Code may report the filtered tree's items collapsing as they go, after the filter was
-    // cleared: they are another tree's (their scope says which), not the user's layout either.
-    if ((node.scope ?? '') !== this.scope()) return;
-    const key = node.type === 'queue' ? `queue:${node.queue.name}` : `group:${node.queue}:${node.group}`;
+    let key: string;
+    if (node.type === 'queue') key = `queue:${node.queue.name}`;
+    else if (node.type === 'group') key = `group:${node.queue}:${node.group}`;
+    else return;
     if (expanded) this.expanded.add(key);
     else this.expanded.delete(key);
     void this.state.update(EXPANDED_KEY, [...this.expanded]);
