@@ -47,6 +47,8 @@ export class Upkeep {
   private refreshScheduled = false;
   /** A tick is running (it awaits the engine): a timer that fires meanwhile waits for it. */
   private ticking = false;
+  /** A timer fired while a tick was running: that tick runs once more when it ends. */
+  private tickAgain = false;
 
   constructor(
     private readonly engine: Pick<QueueEngine, 'reapExpiredLeases' | 'nextWakeAt' | 'cleanup'>,
@@ -107,6 +109,9 @@ export class Upkeep {
 
   private rearm(due: number | null): void {
     if (this.stopped) return;
+    // The due time was read asynchronously: a timer armed meanwhile for something earlier (by
+    // noteDue) stays; firing once too often costs a tick, firing too late loses a wakeup.
+    if (this.timer !== null && this.timerAt <= (due ?? Infinity)) return;
     let next = due;
     // Something that was due when the last tick ran and is due still: the tick failed to handle
     // it (and logged why), or another daemon holds it. The tick waits RETRY_MS before trying
@@ -135,12 +140,17 @@ export class Upkeep {
     this.timerDeadline = Infinity;
     if (this.stopped) return;
     if (this.ticking) {
-      // The running tick reads the next due time when it ends and arms the timer for it.
+      // The running tick may have read the next due time before what this timer was armed for
+      // (the engine answers asynchronously): it runs once more when it ends.
+      this.tickAgain = true;
       return;
     }
     this.ticking = true;
     try {
-      await this.tickOnce();
+      do {
+        this.tickAgain = false;
+        await this.tickOnce();
+      } while (this.tickAgain && !this.stopped);
     } finally {
       this.ticking = false;
     }
@@ -167,6 +177,9 @@ export class Upkeep {
     // Still due right after everything due was handled: something failed (and was logged) or
     // another daemon holds it. Try again a little later rather than spin.
     if (next !== null && next <= this.now()) next = this.now() + RETRY_MS;
+    // A timer armed during the tick (noteDue: a retry due in 100 ms, say) is for work this tick's
+    // reading of the next due time may predate: an earlier one is kept, never pushed back.
+    if (this.timer !== null && this.timerAt <= (next ?? Infinity)) return;
     this.arm(next);
   }
 

@@ -140,3 +140,41 @@ test('a due time hours away is looked at within a minute once the wall clock has
   assert.equal(looks.length, 2, 'the capped timer fired after a minute and found the job due');
   assert.ok(looks[1]! >= dueAt);
 });
+
+test('something noted as due while a tick awaits the engine is not lost when the tick arms the timer from an older reading', async (t) => {
+  const logger = recordingLogger();
+  const ticks: number[] = [];
+  // The tick reads the next due time (nothing due for an hour); while that read is pending, a
+  // job fails and its retry is noted as due in 50 ms. The tick then arms its timer from what it
+  // read: the retry's timer must survive it.
+  let releaseRead: () => void = () => undefined;
+  let reading = false;
+  let blockNextRead = false;
+  const engine = {
+    reapExpiredLeases: async () => 0,
+    cleanup: async () => 0,
+    nextWakeAt: async () => {
+      if (blockNextRead) {
+        blockNextRead = false;
+        reading = true;
+        await new Promise<void>((resolve) => (releaseRead = resolve));
+      }
+      return Date.now() + HOUR;
+    },
+  };
+  // Each tick wakes the executors (onDue) and then reads the next due time: the first tick's
+  // read is held until the retry has been noted.
+  const onDue = (): void => {
+    if (ticks.length === 0) blockNextRead = true;
+    ticks.push(Date.now());
+  };
+  const upkeep: Upkeep = new Upkeep(engine, { fireDue: async () => ({ fired: 0, skipped: 0 }) }, onDue, logger);
+  t.after(() => upkeep.stop());
+  upkeep.start();
+  await waitFor('the first tick to read the next due time', () => reading, 10_000);
+  upkeep.noteDue(Date.now() + 50);
+  releaseRead();
+  await tickSettled();
+  await waitFor('a tick for the retry noted during the last one', () => ticks.length >= 2, 5_000);
+  assert.deepEqual(logger.errors, []);
+});
