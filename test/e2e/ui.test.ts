@@ -11,7 +11,7 @@ import { startDaemon, type TestDaemon } from '../helpers/daemon';
 import { openVsCode, waitFor, type VsCode } from './harness';
 import { jobPageFrame, pageText } from './support/jobPage';
 import { enqueueMany, seedReports } from './support/seed';
-import { answer, ariaLabel, collapse, collapseView, contextMenu, expand, openSpoolView, openWorkbench, queuesPane, row, rowAt, runCommand, screenshot, statusBarText, widenSideBar, uiTestOn } from './support/workbench';
+import { answer, ariaLabel, collapse, collapseView, contextMenu, expand, openSpoolView, openWorkbench, queuesPane, row, rowAt, runCommand, screenshot, statusBarText, widenSideBar, uiTestOn, clickRowUntil } from './support/workbench';
 
 const uiTest = uiTestOn(() => page);
 
@@ -153,12 +153,7 @@ uiTest('"Load more…" shows the next page of a large group in the tree', async 
   await more.waitFor({ timeout: 15_000 });
   assert.equal(await ariaLabel(more), 'Load more… 10 of 28');
   assert.equal(await rowsAtLevel(page, 3), 11, 'one page of jobs and "Load more…"');
-  await more.click();
-  await waitFor(
-    'the tree to show the second page',
-    async () => (await ariaLabel(more)) === 'Load more… 20 of 28' && (await rowsAtLevel(page, 3)) === 21,
-    { timeoutMs: 15_000 },
-  );
+  await clickRowUntil(more, 'the tree to show the second page', async () => (await ariaLabel(more)) === 'Load more… 20 of 28' && (await rowsAtLevel(page, 3)) === 21);
   await screenshot(page, 'ui-load-more.png');
 });
 
@@ -173,8 +168,7 @@ uiTest('under a kind filter, groups count the matches and "Load more…" claims 
   await waitFor('the Queued group to count its matches so far', async () => (await ariaLabel(queued)) === 'Queued 20+', { timeoutMs: 15_000 });
   await waitFor('"Load more…" to count the jobs shown', async () => (await ariaLabel(more)) === 'Load more… 20 shown' && (await rowsAtLevel(page, 3)) === 21, { timeoutMs: 15_000 });
   await screenshot(page, 'ui-filtered.png');
-  await more.click();
-  await waitFor('the 25 matching jobs, with no "Load more…"', async () => (await rowsAtLevel(page, 3)) === 25 && (await more.count()) === 0, { timeoutMs: 15_000 });
+  await clickRowUntil(more, 'the 25 matching jobs, with no "Load more…"', async () => (await rowsAtLevel(page, 3)) === 25 && (await more.count()) === 0);
   await waitFor('the Queued group to count all 25 matches', async () => (await ariaLabel(queued)) === 'Queued 25', { timeoutMs: 15_000 });
 
   await runCommand(page, 'Spool: Filter Jobs…');

@@ -133,6 +133,25 @@ export async function screenshot(page: Page, name: string): Promise<string> {
 }
 
 /**
+ * Clicks a tree row until `done` holds. VS Code re-resolves a tree's rows whenever the view
+ * redraws (the views redraw every 10 s so that relative times move), and a click that lands on
+ * a row as it is re-resolved runs a command VS Code has just disposed ("Actual command not
+ * found"): a person clicks again, and so does this, up to three times. `done` is then waited for
+ * with the full deadline, so a click that never works still fails.
+ */
+export async function clickRowUntil(row: Locator, what: string, done: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+  const disposed = row.page().locator('.notifications-toasts').getByText('Actual command not found');
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const errorsBefore = await disposed.count();
+    await row.click();
+    if (await waitFor(what, done, { timeoutMs: 3_000 }).then(() => true, () => false)) return;
+    // Clicked again only when this click hit a disposed command; a slow click is waited for.
+    if ((await disposed.count()) <= errorsBefore || (await row.count()) === 0) break;
+  }
+  await waitFor(what, done, { timeoutMs });
+}
+
+/**
  * `test`, but a failure leaves a screenshot of what the page showed (`failed-<prefix><name>.png`
  * in the artifacts folder). `page` is read when the test runs: suites open it in `before`.
  */
