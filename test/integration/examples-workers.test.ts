@@ -131,6 +131,11 @@ test('the Python worker finishes its job on the first SIGTERM, and hands it back
   worker = await start();
   const long = await client.call('jobs.enqueue', { queue: 'py-stop', kind: 'sleep', payload: { seconds: 300 } });
   await running(long.job.id);
+  // Running on the daemon is not yet inside the job on the worker: a stop between the claim's
+  // answer and the job hands it straight back. Its first heartbeat, which extends the lease,
+  // says the worker has begun the job.
+  const claimedLease = (await client.call('jobs.get', { id: long.job.id })).job.leaseExpiresAt ?? 0;
+  await waitFor('the worker to begin the job (its first heartbeat)', async () => ((await client.call('jobs.get', { id: long.job.id })).job.leaseExpiresAt ?? 0) > claimedLease);
   worker.kill('SIGINT');
   await waitFor('the worker to say it is finishing', () => worker.stderr().includes('SIGINT received'));
   worker.kill('SIGINT');
