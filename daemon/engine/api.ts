@@ -229,6 +229,8 @@ export interface QueueEngine {
   readonly store: StoreDescription;
   /** The schema migrations opening the file applied (all of them for a new file), and how long they took. */
   readonly migrated: { versions: number[]; ms: number };
+  /** Settles once the store is open and migrated (at once for SQLite); rejects with why it cannot open. */
+  open(): Promise<void>;
   /** Closes the store; nothing may be called after. */
   close(): Promise<void>;
 }

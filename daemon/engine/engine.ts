@@ -70,7 +70,6 @@ import { invalidParams } from '../../shared/errors';
 
 export class Engine implements QueueEngine {
   readonly store: StoreDescription;
-  readonly migrated: { versions: number[]; ms: number };
   private readonly backend: StorageBackend;
   private readonly events: EventHub;
   /** The clock (epoch ms), injected by tests: it bounds how far ahead a runAt may be. */
@@ -100,7 +99,14 @@ export class Engine implements QueueEngine {
     };
     this.backend = options.storage(policy, this.events);
     this.store = this.backend.description;
-    this.migrated = this.backend.migrated;
+  }
+
+  get migrated(): { versions: number[]; ms: number } {
+    return this.backend.migrated;
+  }
+
+  open(): Promise<void> {
+    return this.backend.open ? this.backend.open() : Promise.resolve();
   }
 
   batch<T>(fn: () => T): T {

@@ -265,6 +265,12 @@ export interface StorageBackend {
   readonly description: StoreDescription;
   /** The schema migrations opening the store applied (all of them for a new store), and how long they took. */
   readonly migrated: { versions: number[]; ms: number };
+  /**
+   * Settles once the store is open and migrated, or rejects with why it cannot be (a store that
+   * opens asynchronously: PostgreSQL connects to its server). A store that opened inside its
+   * factory (SQLite) leaves it out. Every other call waits for the opening itself.
+   */
+  open?(): Promise<void>;
 
   // Jobs
 

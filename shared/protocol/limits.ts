@@ -104,6 +104,11 @@ export const ErrorCode = {
    */
   StorageFull: 1021,
   /**
+   * The daemon cannot reach its store (PostgreSQL is down or unreachable): nothing of the request
+   * was stored. The daemon reconnects by itself; send the request again shortly. data.store, data.location
+   */
+  StoreUnavailable: 1022,
+  /**
    * The connection may not call the method: its token's scope does not allow it (data.scope,
    * data.allowed), or the method works only over the Unix socket. The daemon also refuses to
    * start with it when its socket path is taken, and clients refuse a socket that belongs to
@@ -135,5 +140,9 @@ export interface ErrorData {
   state?: JobState;
   /** The limit that was exceeded. */
   limit?: number;
+  /** The store that could not be reached (StoreUnavailable): 'postgres'. */
+  store?: string;
+  /** Where that store is, without credentials (StoreUnavailable). */
+  location?: string;
 }
 

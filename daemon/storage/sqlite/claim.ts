@@ -37,7 +37,7 @@ import type { PendingCounts } from './counts';
 import type { Db } from './db';
 import type { KindFilter } from '../backend';
 import type { DelayedCounts } from './delayed';
-import { mapJob } from './mappers';
+import { mapJob } from '../mappers';
 import { ArrayRows, int, text, textOrNull, toRow } from './row';
 
 export type { KindFilter } from '../backend';

@@ -13,11 +13,11 @@ import type { Job, JobState } from '../../../shared/types';
 import type { PendingCounts } from './counts';
 import type { Db } from './db';
 import type { DelayedCounts } from './delayed';
-import { jobState, mapJob, newJob } from './mappers';
+import { jobState, mapJob, newJob } from '../mappers';
 import { ArrayRows, int, text, toRow, type Row } from './row';
-import type { JobInsert } from './jobInsert';
+import type { JobInsert } from '../jobInsert';
 
-export type { JobInsert } from './jobInsert';
+export type { JobInsert } from '../jobInsert';
 
 /** How a running attempt ends, from the job's side. */
 export interface AttemptEnd {

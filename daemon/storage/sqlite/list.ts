@@ -17,7 +17,7 @@ import type { JobFilter, JobOrder } from '../../../shared/protocol';
 import { JOB_STATES, type Job } from '../../../shared/types';
 import type { ListCursor } from '../backend';
 import type { Db } from './db';
-import { mapJob } from './mappers';
+import { mapJob } from '../mappers';
 import { ArrayRows, scalarText } from './row';
 
 export type { ListCursor } from '../backend';

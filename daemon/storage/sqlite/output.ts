@@ -5,7 +5,7 @@
  */
 import type { OutputLine, OutputStream } from '../../../shared/types';
 import type { Db } from './db';
-import { mapOutputLine } from './mappers';
+import { mapOutputLine } from '../mappers';
 import { int, toRow } from './row';
 
 export interface OutputState {

@@ -5,7 +5,7 @@
  */
 import type { ManagedType, Ownership, StoredTemplate } from '../backend';
 import type { Db } from './db';
-import { oneOf } from './mappers';
+import { oneOf } from '../mappers';
 import { int, text, toRow, type Row } from './row';
 
 const TYPES: readonly ManagedType[] = ['queue', 'template', 'schedule'];

@@ -6,11 +6,13 @@ import type { JobCounts, JobState, Queue, ResourceLimits } from '../../../shared
 import type { PendingCounts } from './counts';
 import type { Db } from './db';
 import type { DelayedCounts } from './delayed';
-import { backoffOf, jobState } from './mappers';
-import { bool, int, intOrNull, real, scalarInt, text, toRow, type Row } from './row';
+import { emptyCounts, jobState } from '../mappers';
+import { int, intOrNull, real, scalarInt, text, toRow } from './row';
 
 /** A queue's settings as stored, before counts are attached. */
-export type QueueSettings = Omit<Queue, 'counts' | 'delayed'>;
+export type { QueueSettings } from '../mappers';
+import { mapSettings, type QueueSettings } from '../mappers';
+export { emptyCounts } from '../mappers';
 
 /** Token-bucket state stored with the queue. */
 export interface RateState {
@@ -49,41 +51,6 @@ export function limitColumns(limits: ResourceLimits): LimitColumns {
     limitCpuSeconds: limits.cpuSeconds ?? null,
     limitOpenFiles: limits.openFiles ?? null,
     limitProcesses: limits.processes ?? null,
-  };
-}
-
-function limitsOf(row: Row): ResourceLimits {
-  const limits: ResourceLimits = {};
-  const memoryBytes = intOrNull(row, 'limit_memory_bytes');
-  const cpuSeconds = intOrNull(row, 'limit_cpu_seconds');
-  const openFiles = intOrNull(row, 'limit_open_files');
-  const processes = intOrNull(row, 'limit_processes');
-  if (memoryBytes !== null) limits.memoryBytes = memoryBytes;
-  if (cpuSeconds !== null) limits.cpuSeconds = cpuSeconds;
-  if (openFiles !== null) limits.openFiles = openFiles;
-  if (processes !== null) limits.processes = processes;
-  return limits;
-}
-
-export function emptyCounts(): JobCounts {
-  return { queued: 0, running: 0, retrying: 0, completed: 0, dead: 0, cancelled: 0 };
-}
-
-function mapSettings(row: Row): QueueSettings {
-  const perSecond = row.get('rate_per_second') === null ? null : real(row, 'rate_per_second');
-  const burst = intOrNull(row, 'rate_burst');
-  return {
-    name: text(row, 'name'),
-    concurrency: intOrNull(row, 'concurrency'),
-    rateLimit: perSecond === null ? null : { perSecond, burst: burst ?? 1 },
-    paused: bool(row, 'paused'),
-    defaultMaxAttempts: int(row, 'default_max_attempts'),
-    defaultBackoff: backoffOf(row),
-    defaultTimeoutMs: int(row, 'default_timeout_ms'),
-    retentionMs: intOrNull(row, 'retention_ms'),
-    limits: limitsOf(row),
-    createdAt: int(row, 'created_at'),
-    ...(row.get('owner') === null || row.get('owner') === undefined ? {} : { owner: text(row, 'owner') }),
   };
 }
 

@@ -19,7 +19,7 @@
 import type { JobRun, RunOutcome } from '../../../shared/types';
 import type { PendingCounts } from './counts';
 import type { Db } from './db';
-import { mapRun } from './mappers';
+import { mapRun } from '../mappers';
 import { scalarInt, toRow } from './row';
 
 export const BUCKET_MS = 10_000;

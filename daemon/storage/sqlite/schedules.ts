@@ -5,7 +5,7 @@
  */
 import type { JobTemplate, Schedule } from '../../../shared/types';
 import type { Db } from './db';
-import { mapSchedule } from './mappers';
+import { mapSchedule } from '../mappers';
 import { scalarIntOrNull, text, toRow, type Row } from './row';
 
 const SELECT = `SELECT s.*, m.project AS owner FROM schedules s

@@ -7,7 +7,7 @@ import type { JobState } from '../../../shared/types';
 import type { PendingCounts } from './counts';
 import type { Db } from './db';
 import type { DelayedCounts } from './delayed';
-import { jobState } from './mappers';
+import { jobState } from '../mappers';
 import { scalarIntOrNull, toRow } from './row';
 
 export class UpkeepStatements {

@@ -3,7 +3,7 @@
  */
 import type { Worker } from '../../../shared/types';
 import type { Db } from './db';
-import { mapWorker } from './mappers';
+import { mapWorker } from '../mappers';
 import { int, text, toRow } from './row';
 
 export interface WorkerWrite {

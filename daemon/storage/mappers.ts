@@ -1,11 +1,11 @@
 /**
  * Rows → protocol types. The only place that knows both the column names and the wire shape.
  */
-import type { Backoff, BackoffStrategy, Job, JobContext, JobRun, JobState, MissedRunPolicy, OutputLine, OutputStream, RunOutcome, Schedule, Worker, WorkerType } from '../../../shared/types';
-import { JOB_STATES } from '../../../shared/types';
-import type { OverlapPolicy } from '../../../shared/jobsfile';
+import type { JobCounts, Queue, ResourceLimits, Backoff, BackoffStrategy, Job, JobContext, JobRun, JobState, MissedRunPolicy, OutputLine, OutputStream, RunOutcome, Schedule, Worker, WorkerType } from '../../shared/types';
+import { JOB_STATES } from '../../shared/types';
+import type { OverlapPolicy } from '../../shared/jobsfile';
 import type { JobInsert } from './jobInsert';
-import { bool, int, intOrNull, json, real, stringArray, text, textOrNull, type Row } from './row';
+import { bool, int, intOrNull, json, real, stringArray, text, textOrNull, type Row } from './rows';
 
 const STRATEGIES: readonly BackoffStrategy[] = ['exponential', 'linear', 'fixed'];
 const OUTCOMES: readonly RunOutcome[] = ['running', 'completed', 'failed', 'lease_expired', 'cancelled', 'interrupted'];
@@ -211,3 +211,42 @@ export function mapWorker(row: Row, runningJobIds: string[]): Worker {
     alive: bool(row, 'alive'),
   };
 }
+
+/** A queue's settings (its counts are added by the caller). */
+export type QueueSettings = Omit<Queue, 'counts' | 'delayed'>;
+
+function limitsOf(row: Row): ResourceLimits {
+  const limits: ResourceLimits = {};
+  const memoryBytes = intOrNull(row, 'limit_memory_bytes');
+  const cpuSeconds = intOrNull(row, 'limit_cpu_seconds');
+  const openFiles = intOrNull(row, 'limit_open_files');
+  const processes = intOrNull(row, 'limit_processes');
+  if (memoryBytes !== null) limits.memoryBytes = memoryBytes;
+  if (cpuSeconds !== null) limits.cpuSeconds = cpuSeconds;
+  if (openFiles !== null) limits.openFiles = openFiles;
+  if (processes !== null) limits.processes = processes;
+  return limits;
+}
+
+export function emptyCounts(): JobCounts {
+  return { queued: 0, running: 0, retrying: 0, completed: 0, dead: 0, cancelled: 0 };
+}
+
+export function mapSettings(row: Row): QueueSettings {
+  const perSecond = row.get('rate_per_second') === null ? null : real(row, 'rate_per_second');
+  const burst = intOrNull(row, 'rate_burst');
+  return {
+    name: text(row, 'name'),
+    concurrency: intOrNull(row, 'concurrency'),
+    rateLimit: perSecond === null ? null : { perSecond, burst: burst ?? 1 },
+    paused: bool(row, 'paused'),
+    defaultMaxAttempts: int(row, 'default_max_attempts'),
+    defaultBackoff: backoffOf(row),
+    defaultTimeoutMs: int(row, 'default_timeout_ms'),
+    retentionMs: intOrNull(row, 'retention_ms'),
+    limits: limitsOf(row),
+    createdAt: int(row, 'created_at'),
+    ...(row.get('owner') === null || row.get('owner') === undefined ? {} : { owner: text(row, 'owner') }),
+  };
+}
+

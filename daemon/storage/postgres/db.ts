@@ -1,0 +1,164 @@
+/**
+ * The connection side of the PostgreSQL store: the pool, how a transaction runs, and which
+ * driver errors mean "the database cannot be reached" (the daemon answers those with
+ * StoreUnavailable and keeps running; the pool reconnects on the next call).
+ */
+import pg from 'pg';
+import { SpoolError } from '../../../shared/errors';
+import { ErrorCode } from '../../../shared/protocol';
+import type { Job, OutputLine } from '../../../shared/types';
+import type { ChangeRecorder, StoragePolicy } from '../backend';
+import { toRow, type Row } from '../rows';
+
+// BIGINT (times in epoch ms, counts) as numbers: every value Spool stores fits in 2^53.
+pg.types.setTypeParser(20, (v) => Number(v));
+// NUMERIC (sum() of BIGINT) as numbers too.
+pg.types.setTypeParser(1700, (v) => Number(v));
+
+export type Queryable = pg.Pool | pg.PoolClient | pg.Client;
+
+/** What a transaction changed, kept apart from every other transaction until it commits. */
+export class TxChanges {
+  private readonly calls: Array<(recorder: ChangeRecorder) => void> = [];
+  /** Queues that may have jobs to claim now (for the wakeup sent with the commit). */
+  readonly wokenQueues = new Set<string>();
+  /** Jobs whose state changed (for other daemons' subscribers). */
+  readonly changedJobs = new Set<string>();
+
+  job(job: Job, deleted = false): void {
+    this.calls.push((r) => r.job(job, deleted));
+    this.changedJobs.add(job.id);
+    if (!deleted && (job.state === 'queued' || job.state === 'retrying')) this.wokenQueues.add(job.queue);
+  }
+
+  queue(name: string, deleted = false): void {
+    this.calls.push((r) => r.queue(name, deleted));
+  }
+
+  output(jobId: string, queue: string, lines: OutputLine[]): void {
+    if (lines.length > 0) this.calls.push((r) => r.output(jobId, queue, lines));
+  }
+
+  /** Savepoint support: how far to roll back to. */
+  mark(): number {
+    return this.calls.length;
+  }
+
+  discard(mark: number): void {
+    this.calls.length = Math.min(this.calls.length, mark);
+  }
+
+  get empty(): boolean {
+    return this.calls.length === 0;
+  }
+
+  /** After the commit: hands everything to the engine's recorder, then lets it deliver. */
+  deliver(recorder: ChangeRecorder): void {
+    if (this.calls.length === 0) return;
+    for (const call of this.calls) call(recorder);
+    recorder.flush();
+  }
+}
+
+/**
+ * One transaction (or, outside `write`/`read`, one statement on the pool): queries, the
+ * engine's policy, and the changes it records. Every op in ops/ takes one.
+ */
+export class PgTx {
+  readonly changes = new TxChanges();
+
+  constructor(
+    readonly client: Queryable,
+    readonly policy: StoragePolicy,
+  ) {}
+
+  /** The policy's clock. */
+  now(): number {
+    return this.policy.now();
+  }
+
+  /** Rows of a statement, each read by column name through the typed getters of ../rows. */
+  async rows(text: string, values: readonly unknown[] = []): Promise<Row[]> {
+    const result = await this.client.query(text, values as unknown[]);
+    return result.rows.map((r: unknown) => toRow(r, 'PostgreSQL'));
+  }
+
+  /** The first row, or undefined. */
+  async row(text: string, values: readonly unknown[] = []): Promise<Row | undefined> {
+    return (await this.rows(text, values))[0];
+  }
+
+  /** Runs a statement for its effect; how many rows it touched. */
+  async run(text: string, values: readonly unknown[] = []): Promise<number> {
+    const result = await this.client.query(text, values as unknown[]);
+    return result.rowCount ?? 0;
+  }
+
+  /** Runs `fn` inside a savepoint: if it throws, only its own work (and recorded changes) is undone. */
+  async savepoint<T>(fn: () => Promise<T>): Promise<T> {
+    const mark = this.changes.mark();
+    await this.client.query('SAVEPOINT spool_item');
+    try {
+      const result = await fn();
+      await this.client.query('RELEASE SAVEPOINT spool_item');
+      return result;
+    } catch (error) {
+      await this.client.query('ROLLBACK TO SAVEPOINT spool_item');
+      this.changes.discard(mark);
+      throw error;
+    }
+  }
+
+  job(job: Job, deleted = false): void {
+    this.changes.job(job, deleted);
+  }
+
+  queue(name: string, deleted = false): void {
+    this.changes.queue(name, deleted);
+  }
+
+  output(jobId: string, queue: string, lines: OutputLine[]): void {
+    this.changes.output(jobId, queue, lines);
+  }
+}
+
+/** SQLSTATE classes and codes that mean the server is gone or refusing connections. */
+const UNAVAILABLE_CODES = new Set(['57P01', '57P02', '57P03', '53300', '08000', '08001', '08003', '08004', '08006', '08007', '08P01']);
+const UNAVAILABLE_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+
+/** True when the error says the database could not be reached (rather than refusing the statement). */
+export function isUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code: unknown = Reflect.get(error, 'code');
+  if (typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || UNAVAILABLE_ERRNOS.has(code))) return true;
+  const message = error.message;
+  return /Connection terminated|connection timeout|Client has encountered a connection error|Client was closed|terminating connection/i.test(message);
+}
+
+/** Serialization failure or deadlock: the transaction may simply be run again. */
+export function isRetryable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code: unknown = Reflect.get(error, 'code');
+  return code === '40001' || code === '40P01';
+}
+
+export function storeUnavailable(location: string, error: unknown): SpoolError {
+  const why = error instanceof Error ? error.message : String(error);
+  return new SpoolError(
+    ErrorCode.StoreUnavailable,
+    `The store is unavailable: the daemon cannot reach PostgreSQL at ${location} (${why}). Nothing of this request was stored; the daemon reconnects by itself, so send it again shortly.`,
+    { store: 'postgres', location },
+  );
+}
+
+/** The connection string without its password, for logs and `daemon.status`. */
+export function describeUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    parsed.password = '';
+    const host = parsed.host || parsed.searchParams.get('host') || 'localhost';
+    return `postgres://${parsed.username ? `${decodeURIComponent(parsed.username)}@` : ''}${host}${parsed.pathname}`;
+  } catch {
+    return 'postgres://(unreadable connection string)';
+  }
+}

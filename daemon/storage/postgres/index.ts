@@ -1,0 +1,481 @@
+/**
+ * The PostgreSQL store behind the storage interface (issue: team scale). A pool of connections
+ * to one database; every operation runs in its own transaction on one pooled connection and
+ * awaits the server, so transactions of one daemon overlap, and several daemons share the
+ * database. What each transaction changed is kept apart (TxChanges) and handed to the engine's
+ * recorder only after its commit.
+ *
+ * The factory is synchronous, as the interface's is; connecting and migrating start at once and
+ * `open()` (awaited by the daemon before it listens) reports their failure. Every call awaits
+ * the same opening first.
+ *
+ * The SQL of each operation lives in ops/, by concern, as plain async functions over a PgTx.
+ */
+import pg from 'pg';
+import type { BulkResult, EnqueueResult, HeartbeatResult, JobOutputResult, JobWithRuns, Stats } from '../../../shared/protocol';
+import type { Job, JobState, OutputStream, Queue, Schedule, Worker, WorkerType } from '../../../shared/types';
+import type { BulkInput, EnqueueInput, ListInput, UpdateInput } from '../../engine/validate/jobs';
+import type { ConfigureInput } from '../../engine/validate/queues';
+import type { ScheduleChanges, ScheduleInput } from '../../engine/validate/schedules';
+import type { FailInput, RegisterInput, ReleaseInput } from '../../engine/validate/worker';
+import type {
+  ApplyDecision,
+  ChangeRecorder,
+  ClaimRequest,
+  CompleteOutcome,
+  CounterMismatch,
+  DaemonInstance,
+  DaemonRegistration,
+  FireScheduleParams,
+  ProjectObjects,
+  StorageBackend,
+  StorageFactory,
+  StoragePolicy,
+  StoreDescription,
+  StoredTemplate,
+  StoredToken,
+} from '../backend';
+import { PgTx, describeUrl, isRetryable, isUnavailable, storeUnavailable } from './db';
+import { migrate } from './migrations';
+import * as attempts from './ops/attempts';
+import { enqueueMany, enqueueOne } from './ops/common';
+import * as jobs from './ops/jobs';
+import * as manage from './ops/manage';
+import * as admin from './ops/admin';
+import * as projects from './ops/projects';
+import * as queues from './ops/queues';
+import * as schedules from './ops/schedules';
+import * as upkeep from './ops/upkeep';
+import * as workers from './ops/workers';
+
+/** How to open the PostgreSQL store. */
+export interface PostgresOptions {
+  /**
+   * postgres://user[:password]@host:port/database (libpq's URL form); or a function that finds it
+   * (tests make a fresh database first, while the store's factory must return at once).
+   */
+  url: string | (() => Promise<string>);
+  /** Connections in the pool (default 10). */
+  poolSize?: number;
+}
+
+/** The factory an engine is given to open this store. */
+export function postgresStorage(options: PostgresOptions): StorageFactory {
+  return (policy, changes) => new PostgresBackend(options, policy, changes);
+}
+
+/** A transaction that fails with a serialization failure or deadlock runs again, up to this many times. */
+const MAX_TRIES = 5;
+
+export class PostgresBackend implements StorageBackend {
+  private descriptionValue: StoreDescription;
+  private migratedValue = { versions: [] as number[], ms: 0 };
+  private poolValue: pg.Pool | null = null;
+  private readonly opening: Promise<void>;
+  private closed = false;
+
+  constructor(
+    readonly options: PostgresOptions,
+    readonly policy: StoragePolicy,
+    private readonly changes: ChangeRecorder,
+  ) {
+    this.descriptionValue = { kind: 'postgres', location: typeof options.url === 'string' ? describeUrl(options.url) : 'postgres://' };
+    this.opening = this.openNow();
+    // Reported by open() and by every call; not an unhandled rejection meanwhile.
+    this.opening.catch(() => undefined);
+  }
+
+  get migrated(): { versions: number[]; ms: number } {
+    return this.migratedValue;
+  }
+
+  get description(): StoreDescription {
+    return this.descriptionValue;
+  }
+
+  /** The pool; only once open() has settled. */
+  get pool(): pg.Pool {
+    if (this.poolValue === null) throw new Error('The PostgreSQL store is not open yet');
+    return this.poolValue;
+  }
+
+  private async openNow(): Promise<void> {
+    const url = typeof this.options.url === 'string' ? this.options.url : await this.options.url();
+    this.descriptionValue = { kind: 'postgres', location: describeUrl(url) };
+    const pool = new pg.Pool({ connectionString: url, max: this.options.poolSize ?? 10, connectionTimeoutMillis: 5000 });
+    // An idle pooled connection the server drops (a restart) must not crash the daemon: the pool
+    // discards it and the next call connects again.
+    pool.on('error', () => undefined);
+    this.poolValue = pool;
+    const started = performance.now();
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      throw storeUnavailable(this.description.location, error);
+    }
+    try {
+      const versions = await migrate(client, this.policy.now());
+      this.migratedValue = { versions, ms: Math.round(performance.now() - started) };
+    } finally {
+      client.release();
+    }
+  }
+
+  /** Connects and migrates; rejects with why the store cannot be used. */
+  open(): Promise<void> {
+    return this.opening;
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Transactions
+
+  /**
+   * Runs `fn` in a transaction on one pooled connection; after the commit its changes go to the
+   * engine. Deadlocks and serialization failures run it again; a lost server is StoreUnavailable.
+   */
+  async write<T>(fn: (tx: PgTx) => Promise<T>): Promise<T> {
+    await this.opening;
+    for (let attempt = 1; ; attempt += 1) {
+      let client: pg.PoolClient;
+      try {
+        client = await this.pool.connect();
+      } catch (error) {
+        throw storeUnavailable(this.description.location, error);
+      }
+      const tx = new PgTx(client, this.policy);
+      let broken = false;
+      try {
+        await client.query('BEGIN');
+        const result = await fn(tx);
+        await client.query('COMMIT');
+        tx.changes.deliver(this.changes);
+        return result;
+      } catch (error) {
+        if (isUnavailable(error)) {
+          broken = true;
+          throw storeUnavailable(this.description.location, error);
+        }
+        await client.query('ROLLBACK').catch(() => {
+          broken = true;
+        });
+        if (isRetryable(error) && attempt < MAX_TRIES) continue;
+        throw error;
+      } finally {
+        client.release(broken);
+      }
+    }
+  }
+
+  /** A read-only transaction: one consistent snapshot (REPEATABLE READ) for reads that span statements. */
+  async read<T>(fn: (tx: PgTx) => Promise<T>): Promise<T> {
+    await this.opening;
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      throw storeUnavailable(this.description.location, error);
+    }
+    let broken = false;
+    try {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      const result = await fn(new PgTx(client, this.policy));
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      if (isUnavailable(error)) {
+        broken = true;
+        throw storeUnavailable(this.description.location, error);
+      }
+      await client.query('ROLLBACK').catch(() => {
+        broken = true;
+      });
+      throw error;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Jobs
+
+  enqueue(input: EnqueueInput): Promise<EnqueueResult> {
+    return this.write((tx) => enqueueOne(tx, input));
+  }
+
+  enqueueMany(inputs: readonly EnqueueInput[]): Promise<EnqueueResult[]> {
+    return this.write((tx) => enqueueMany(tx, inputs));
+  }
+
+  getJob(id: string): Promise<JobWithRuns> {
+    return this.read((tx) => jobs.getJob(tx, id));
+  }
+
+  listJobs(input: ListInput): Promise<Job[]> {
+    return this.read((tx) => jobs.listJobs(tx, input));
+  }
+
+  output(id: string, after: number, limit: number): Promise<JobOutputResult> {
+    return this.read((tx) => jobs.output(tx, id, after, limit));
+  }
+
+  outputTail(id: string, last: number): Promise<JobOutputResult> {
+    return this.read((tx) => jobs.outputTail(tx, id, last));
+  }
+
+  cancel(id: string): Promise<Job> {
+    return this.write((tx) => manage.cancel(tx, id));
+  }
+
+  retry(id: string): Promise<Job> {
+    return this.write((tx) => manage.retry(tx, id));
+  }
+
+  update(input: UpdateInput): Promise<Job> {
+    return this.write((tx) => manage.update(tx, input));
+  }
+
+  deleteJob(id: string): Promise<void> {
+    return this.write((tx) => manage.deleteJob(tx, id));
+  }
+
+  async cancelMany(input: BulkInput): Promise<BulkResult> {
+    let stopRequested = 0;
+    const result = await this.bulk(input, async (tx, id) => {
+      if ((await manage.cancel(tx, id)).state === 'running') stopRequested += 1;
+    });
+    return { ...result, stopRequested };
+  }
+
+  retryMany(input: BulkInput): Promise<BulkResult> {
+    return this.bulk(input, (tx, id) => manage.retry(tx, id));
+  }
+
+  deleteMany(input: BulkInput): Promise<BulkResult> {
+    return this.bulk(input, (tx, id) => manage.deleteJob(tx, id));
+  }
+
+  /** Ids, or every match of a filter, in transactions of batchSize jobs each; refusals collected. */
+  private async bulk(input: BulkInput, action: (tx: PgTx, id: string) => Promise<unknown>): Promise<BulkResult> {
+    const ids = await this.read((tx) => manage.bulkIds(tx, input));
+    const result: BulkResult = { count: 0, errors: [] };
+    const size = this.policy.batchSize;
+    for (let i = 0; i < ids.length; i += size) {
+      const chunk = ids.slice(i, i + size);
+      await this.write((tx) => manage.applyEach(tx, chunk, (id) => action(tx, id), result));
+    }
+    return result;
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // The worker side
+
+  claim(request: ClaimRequest): Promise<Job[]> {
+    return this.write((tx) => attempts.claim(tx, request));
+  }
+
+  heartbeat(id: string, workerId: string, extendMs: number | undefined): Promise<HeartbeatResult> {
+    return this.write((tx) => attempts.heartbeat(tx, id, workerId, extendMs));
+  }
+
+  progress(id: string, workerId: string, percent: number, message: string | null): Promise<void> {
+    return this.write((tx) => attempts.progress(tx, id, workerId, percent, message));
+  }
+
+  checkpoint(id: string, workerId: string, value: string): Promise<void> {
+    return this.write((tx) => attempts.checkpoint(tx, id, workerId, value));
+  }
+
+  appendOutput(id: string, workerId: string, stream: Exclude<OutputStream, 'marker'>, chunks: readonly string[][]): Promise<void> {
+    return this.write((tx) => attempts.appendOutput(tx, id, workerId, stream, chunks));
+  }
+
+  complete(id: string, workerId: string, result: string | null): Promise<Job> {
+    return this.write((tx) => attempts.complete(tx, id, workerId, result));
+  }
+
+  completeMany(items: readonly { id: string; workerId: string; result: string | null }[]): Promise<CompleteOutcome[]> {
+    return this.write((tx) => attempts.completeMany(tx, items));
+  }
+
+  fail(input: FailInput): Promise<Job> {
+    return this.write((tx) => attempts.fail(tx, input));
+  }
+
+  release(input: ReleaseInput): Promise<Job> {
+    return this.write((tx) => attempts.release(tx, input));
+  }
+
+  markCancelled(id: string, workerId: string): Promise<Job> {
+    return this.write((tx) => attempts.markCancelled(tx, id, workerId));
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Workers
+
+  registerWorker(input: RegisterInput, type: WorkerType): Promise<Worker> {
+    return this.write((tx) => workers.registerWorker(tx, input, type));
+  }
+
+  listWorkers(): Promise<Worker[]> {
+    return this.read((tx) => workers.listWorkers(tx));
+  }
+
+  touchWorker(workerId: string): Promise<void> {
+    return this.write((tx) => workers.touchWorker(tx, workerId));
+  }
+
+  markWorkerGone(workerId: string): Promise<void> {
+    return this.write((tx) => workers.markWorkerGone(tx, workerId));
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Daemons and tokens
+
+  registerDaemon(registration: DaemonRegistration): Promise<DaemonInstance> {
+    return this.write((tx) => admin.registerDaemon(tx, registration));
+  }
+
+  listDaemons(): Promise<DaemonInstance[]> {
+    return this.read((tx) => admin.listDaemons(tx));
+  }
+
+  daemonHeartbeat(id: string, pid: number): Promise<boolean> {
+    return this.write((tx) => admin.daemonHeartbeat(tx, id, pid));
+  }
+
+  daemonStopped(id: string, pid: number): Promise<boolean> {
+    return this.write((tx) => admin.daemonStopped(tx, id, pid));
+  }
+
+  forgetDaemon(id: string, pid: number): Promise<boolean> {
+    return this.write((tx) => admin.forgetDaemon(tx, id, pid));
+  }
+
+  createToken(token: StoredToken): Promise<void> {
+    return this.write((tx) => admin.createToken(tx, token));
+  }
+
+  listTokens(): Promise<StoredToken[]> {
+    return this.read((tx) => admin.listTokens(tx));
+  }
+
+  revokeToken(name: string): Promise<boolean> {
+    return this.write((tx) => admin.revokeToken(tx, name));
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Queues
+
+  listQueues(): Promise<Queue[]> {
+    return this.read((tx) => queues.listQueues(tx));
+  }
+
+  getQueue(name: string): Promise<Queue> {
+    return this.read((tx) => queues.getQueue(tx, name));
+  }
+
+  configureQueue(input: ConfigureInput): Promise<Queue> {
+    return this.write((tx) => queues.configureQueue(tx, input));
+  }
+
+  setPaused(name: string, paused: boolean): Promise<Queue> {
+    return this.write((tx) => queues.setPaused(tx, name, paused));
+  }
+
+  purgeQueue(name: string, states: JobState[]): Promise<number> {
+    return queues.purgeQueue(this, name, states);
+  }
+
+  deleteQueue(name: string, force: boolean): Promise<number> {
+    return queues.deleteQueue(this, name, force);
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Schedules
+
+  listSchedules(): Promise<Schedule[]> {
+    return this.read((tx) => schedules.listSchedules(tx));
+  }
+
+  getSchedule(name: string): Promise<Schedule> {
+    return this.read((tx) => schedules.getSchedule(tx, name));
+  }
+
+  createSchedule(input: ScheduleInput, nextRunAt: number | null): Promise<Schedule> {
+    return this.write((tx) => schedules.createSchedule(tx, input, nextRunAt));
+  }
+
+  updateSchedule(changes: ScheduleChanges, nextRunAt: number | null | undefined): Promise<Schedule> {
+    return this.write((tx) => schedules.updateSchedule(tx, changes, nextRunAt));
+  }
+
+  deleteSchedule(name: string): Promise<void> {
+    return this.write((tx) => schedules.deleteSchedule(tx, name));
+  }
+
+  fireSchedule(params: FireScheduleParams): Promise<{ schedule: Schedule; job: Job | null } | null> {
+    return this.write((tx) => schedules.fireSchedule(tx, params));
+  }
+
+  triggerSchedule(name: string): Promise<EnqueueResult> {
+    return this.write((tx) => schedules.triggerSchedule(tx, name));
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Jobs as code
+
+  projectObjects(): Promise<ProjectObjects> {
+    return this.read((tx) => projects.projectObjects(tx));
+  }
+
+  listTemplates(): Promise<StoredTemplate[]> {
+    return this.read((tx) => projects.listTemplates(tx));
+  }
+
+  getTemplate(name: string): Promise<StoredTemplate> {
+    return this.read((tx) => projects.getTemplate(tx, name));
+  }
+
+  applyProject<T>(decide: (objects: ProjectObjects) => ApplyDecision<T>): Promise<T> {
+    return this.write((tx) => projects.applyProject(tx, decide));
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Stats and upkeep
+
+  stats(): Promise<Stats> {
+    return this.read((tx) => upkeep.stats(tx));
+  }
+
+  reapExpiredLeases(): Promise<number> {
+    return attempts.reapExpiredLeases(this);
+  }
+
+  recoverInterrupted(workerIds: string[], aliveUntil?: number): Promise<number> {
+    return this.write((tx) => attempts.recoverInterrupted(tx, workerIds, aliveUntil));
+  }
+
+  runningJobIds(workerIds: string[]): Promise<string[]> {
+    return this.read((tx) => attempts.runningJobIds(tx, workerIds));
+  }
+
+  cleanup(limit: number): Promise<number> {
+    return upkeep.cleanup(this, limit);
+  }
+
+  nextWakeAt(): Promise<number | null> {
+    return this.read((tx) => attempts.nextWakeAt(tx));
+  }
+
+  verifyCounters(): Promise<{ ok: boolean; mismatches: CounterMismatch[] }> {
+    return this.read((tx) => upkeep.verifyCounters(tx));
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.opening.catch(() => undefined);
+    await this.poolValue?.end();
+  }
+}
