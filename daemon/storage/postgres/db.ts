@@ -122,6 +122,16 @@ export class PgTx {
   }
 }
 
+/**
+ * What an operation that spans several transactions (bulk work in batches: purge, retention,
+ * reaping) is given: the store's way to run one transaction, and the policy.
+ */
+export interface Transactions {
+  readonly policy: StoragePolicy;
+  write<T>(fn: (tx: PgTx) => Promise<T>): Promise<T>;
+  read<T>(fn: (tx: PgTx) => Promise<T>): Promise<T>;
+}
+
 /** SQLSTATE classes and codes that mean the server is gone or refusing connections. */
 const UNAVAILABLE_CODES = new Set(['57P01', '57P02', '57P03', '53300', '08000', '08001', '08003', '08004', '08006', '08007', '08P01']);
 const UNAVAILABLE_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);

@@ -35,7 +35,7 @@ import type {
   StoredTemplate,
   StoredToken,
 } from '../backend';
-import { PgTx, describeUrl, isRetryable, isUnavailable, storeUnavailable } from './db';
+import { PgTx, describeUrl, isRetryable, isUnavailable, storeUnavailable, type Transactions } from './db';
 import { migrate } from './migrations';
 import * as attempts from './ops/attempts';
 import { enqueueMany, enqueueOne } from './ops/common';
@@ -67,7 +67,7 @@ export function postgresStorage(options: PostgresOptions): StorageFactory {
 /** A transaction that fails with a serialization failure or deadlock runs again, up to this many times. */
 const MAX_TRIES = 5;
 
-export class PostgresBackend implements StorageBackend {
+export class PostgresBackend implements StorageBackend, Transactions {
   private descriptionValue: StoreDescription;
   private migratedValue = { versions: [] as number[], ms: 0 };
   private poolValue: pg.Pool | null = null;

@@ -3,8 +3,7 @@ import type { HeartbeatResult } from '../../../../shared/protocol';
 import type { Job, OutputStream } from '../../../../shared/types';
 import type { FailInput, ReleaseInput } from '../../../engine/validate/worker';
 import type { ClaimRequest, CompleteOutcome } from '../../backend';
-import type { PgTx } from '../db';
-import type { PostgresBackend } from '../index';
+import type { PgTx, Transactions } from '../db';
 import { notImplemented } from './stub';
 
 export async function claim(tx: PgTx, request: ClaimRequest): Promise<Job[]> { return notImplemented('claim', tx, request); }
@@ -18,7 +17,7 @@ export async function fail(tx: PgTx, input: FailInput): Promise<Job> { return no
 export async function release(tx: PgTx, input: ReleaseInput): Promise<Job> { return notImplemented('release', tx, input); }
 export async function markCancelled(tx: PgTx, id: string, workerId: string): Promise<Job> { return notImplemented('markCancelled', tx, id, workerId); }
 /** Expired leases end as failed attempts, batchSize per transaction (store.write each); how many. */
-export async function reapExpiredLeases(store: PostgresBackend): Promise<number> { return notImplemented('reapExpiredLeases', store); }
+export async function reapExpiredLeases(store: Transactions): Promise<number> { return notImplemented('reapExpiredLeases', store); }
 export async function recoverInterrupted(tx: PgTx, workerIds: string[], aliveUntil: number | undefined): Promise<number> { return notImplemented('recoverInterrupted', tx, workerIds, aliveUntil); }
 export async function runningJobIds(tx: PgTx, workerIds: string[]): Promise<string[]> { return notImplemented('runningJobIds', tx, workerIds); }
 export async function nextWakeAt(tx: PgTx): Promise<number | null> { return notImplemented('nextWakeAt', tx); }
