@@ -123,7 +123,7 @@ function rateState(row: Row): { tokens: number | null; refilledAt: number | null
 
 /**
  * The queues the claim may take from, and how much each may give. A queue with a concurrency or
- * rate limit is locked (its row, FOR UPDATE, in name order so that claimers never deadlock)
+ * rate limit is locked (its row, FOR NO KEY UPDATE, in name order so that claimers never deadlock)
  * before its running weight and tokens are read: every daemon's claims of that queue take turns
  * there, so the limit holds across daemons. Only limited queues with due jobs are locked;
  * unlimited queues take no queue lock at all (no hot row).
@@ -153,8 +153,11 @@ async function eligibleQueues(tx: PgTx, request: ClaimRequest, now: number, capa
   }
   const running = new Map<string, number>();
   if (limited.length > 0) {
-    // The rows as they are once locked (READ COMMITTED returns the latest version of a locked row).
-    for (const row of await tx.rows('SELECT * FROM queues WHERE name = ANY($1::text[]) ORDER BY name FOR UPDATE', [limited])) {
+    // The rows as they are once locked (READ COMMITTED returns the latest version of a locked
+    // row). FOR NO KEY UPDATE rather than FOR UPDATE: claimers still take turns, but an enqueue
+    // into the queue, whose foreign key check takes FOR KEY SHARE on this row, does not wait for
+    // them.
+    for (const row of await tx.rows('SELECT * FROM queues WHERE name = ANY($1::text[]) ORDER BY name FOR NO KEY UPDATE', [limited])) {
       const q = mapSettings(row);
       if (q.paused) settings.delete(q.name);
       else settings.set(q.name, q);
