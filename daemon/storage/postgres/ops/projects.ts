@@ -18,10 +18,10 @@ import type { Queue, ResourceLimits } from '../../../../shared/types';
 import type { ConfigureInput } from '../../../engine/validate/queues';
 import type { ApplyDecision, ApplyWrite, ManagedType, Ownership, ProjectObjects, StoredTemplate } from '../../backend';
 import { queueNotFound } from '../../errors';
-import { emptyCounts, oneOf } from '../../mappers';
+import { emptyCounts, mapSettings, oneOf } from '../../mappers';
 import { int, text, type Row } from '../../rows';
 import type { PgTx } from '../db';
-import { ensureQueue, queueSettings } from './common';
+import { ensureQueue } from './common';
 import { findSchedule, getSchedule, insertSchedule, listSchedules, removeSchedule, writeSchedule, type ScheduleWrite } from './schedules';
 import { allCounts, allSettings, delayedCounts } from './upkeep';
 
@@ -169,9 +169,11 @@ function changedLimits(current: ResourceLimits, changes: ConfigureInput['limits'
 /** Changes a queue's settings, creating it if new (as queues.configure does). */
 async function configureQueue(tx: PgTx, input: ConfigureInput): Promise<void> {
   await ensureQueue(tx, input.name);
-  // Locked and read again: a claim drawing on the rate bucket, or another configure, waits.
-  const current = await queueSettings(tx, input.name, true);
-  if (!current) throw queueNotFound(input.name);
+  // Locked and read again: a claim drawing on the rate bucket, or another configure, waits; an
+  // enqueue into the queue (its foreign key check takes FOR KEY SHARE) does not.
+  const row = await tx.row('SELECT * FROM queues WHERE name = $1 FOR NO KEY UPDATE', [input.name]);
+  if (!row) throw queueNotFound(input.name);
+  const current = mapSettings(row);
   const backoff = tx.policy.mergeBackoff(current.defaultBackoff, input.defaultBackoff ?? {}, 'defaultBackoff');
   const rate = input.rateLimit === undefined ? current.rateLimit : input.rateLimit;
   const limits = changedLimits(current.limits, input.limits);

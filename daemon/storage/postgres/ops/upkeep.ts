@@ -88,14 +88,16 @@ const FINISHED: readonly JobState[] = ['completed', 'dead', 'cancelled'];
  * in one transaction. The jobs_list index gives them in id (creation) order, and `id < beforeId`
  * bounds the walk: a job that finished before the cutoff was created before it too, so a batch
  * that finds few expired jobs does not read every job still inside the retention window. Rows
- * another transaction holds are skipped (a retry or delete of that job is under way).
+ * another transaction holds are skipped (a retry or delete of that job is under way). The batch
+ * is a materialized CTE: as a plain `IN (subquery)` the planner may run the LIMIT more than once
+ * (each run skipping other locked rows) and delete more than `limit`.
  */
 async function retentionBatch(tx: PgTx, queue: string, state: JobState, cutoff: number, beforeId: string, limit: number): Promise<number> {
   const deleted = await tx.run(
-    `DELETE FROM jobs WHERE id IN (
+    `WITH batch AS MATERIALIZED (
        SELECT id FROM jobs WHERE queue = $1 AND state = $2 AND state <> 'running' AND id < $3 AND finished_at < $4
        ORDER BY id LIMIT $5 FOR UPDATE SKIP LOCKED)
-     AND state = $2`,
+     DELETE FROM jobs j USING batch WHERE j.id = batch.id`,
     [queue, state, beforeId, cutoff, limit],
   );
   if (deleted > 0) tx.queue(queue);
