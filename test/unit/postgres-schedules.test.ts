@@ -112,9 +112,11 @@ test('a stale fire (the next run time of a tick already fired) enqueues nothing,
   assert.equal(await jobCount(sql), 1);
   // The backstop: next_run_at put back to the fired tick (a late writer), so the swap matches; the fire record still stops the job.
   await sql('UPDATE schedules SET next_run_at = $1 WHERE name = $2', [due, 'tick']);
+  clock.ms = due + 2;
   assert.equal(await b.fireSchedule({ name: 'tick', expectedNextRunAt: due, newNextRunAt: due + 60_000, enqueue: true }), null);
   assert.equal(await jobCount(sql), 1);
-  assert.equal((await a.getSchedule('tick')).lastJobId, won.job.id);
+  const after = await a.getSchedule('tick');
+  assert.deepEqual([after.lastJobId, after.lastRunAt, after.nextRunAt], [won.job.id, due + 1, due + 60_000], 'the stopped fire moved next_run_at on and nothing else');
   // The next tick fires as usual.
   clock.ms = due + 60_001;
   const next = await b.fireSchedule({ name: 'tick', expectedNextRunAt: due + 60_000, newNextRunAt: due + 120_000, enqueue: true });

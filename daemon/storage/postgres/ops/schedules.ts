@@ -189,22 +189,23 @@ async function overlapSkips(tx: PgTx, schedule: Schedule): Promise<boolean> {
 
 export async function fireSchedule(tx: PgTx, params: FireScheduleParams): Promise<{ schedule: Schedule; job: Job | null } | null> {
   const now = tx.now();
-  // last_run_at is the last time a tick enqueued a job: a skipped tick leaves it.
-  const swapped = await tx.run(
-    `UPDATE schedules SET next_run_at = $3, updated_at = $4, last_run_at = CASE WHEN $5 THEN $4 ELSE last_run_at END
-     WHERE name = $1 AND next_run_at = $2`,
-    [params.name, params.expectedNextRunAt, params.newNextRunAt, now, params.enqueue],
+  const swapped = await tx.row(
+    'UPDATE schedules SET next_run_at = $3, updated_at = $4 WHERE name = $1 AND next_run_at = $2 RETURNING name',
+    [params.name, params.expectedNextRunAt, params.newNextRunAt, now],
   );
-  if (swapped === 0) {
+  if (swapped === undefined) {
     // Another daemon won (or the schedule changed): nothing to do. A schedule that is gone is an error, as in SQLite.
     await getSchedule(tx, params.name);
     return null;
   }
-  const schedule = await getSchedule(tx, params.name);
-  if (!params.enqueue) return { schedule, job: null };
-  // The backstop: one fire per (schedule, fire time), whatever the swap believed.
+  if (!params.enqueue) return { schedule: await getSchedule(tx, params.name), job: null };
+  // The backstop: one fire per (schedule, fire time), whatever the swap believed. When it was
+  // fired already, next_run_at still moves on (else the tick would stay due), and nothing else.
   const recorded = await tx.run('INSERT INTO schedule_fires (schedule, fire_at) VALUES ($1, $2) ON CONFLICT DO NOTHING', [params.name, params.expectedNextRunAt]);
   if (recorded === 0) return null;
+  // last_run_at is the last time a tick enqueued a job (or would have, but for the overlap policy): a skipped tick leaves it.
+  await tx.run('UPDATE schedules SET last_run_at = $2 WHERE name = $1', [params.name, now]);
+  const schedule = await getSchedule(tx, params.name);
   if (await overlapSkips(tx, schedule)) return { schedule, job: null };
   const { job } = await enqueueFrom(tx, schedule);
   await tx.run('UPDATE schedule_fires SET job_id = $3 WHERE schedule = $1 AND fire_at = $2', [params.name, params.expectedNextRunAt, job.id]);
