@@ -23,7 +23,7 @@ import pg from 'pg';
 import type { Job } from '../../../shared/types';
 import type { ChangeRecorder, StoragePolicy } from '../backend';
 import { mapJob } from '../mappers';
-import { toRow } from '../rows';
+import { text, toRow } from '../rows';
 import type { TxChanges } from './db';
 import { CHANNEL, decodeNotice, type Notice } from './notice';
 import { JOB_COLUMNS } from './ops/common';
@@ -222,10 +222,7 @@ export class ChangeFeed {
           AND EXISTS (SELECT 1 FROM jobs j WHERE j.queue = q.name AND j.state IN ('queued', 'retrying') AND j.run_at <= $1)`,
       [this.policy.now()],
     );
-    for (const row of result.rows) {
-      const name: unknown = Reflect.get(toRow(row, 'PostgreSQL'), 'name');
-      if (typeof name === 'string') this.recorder.wake?.(name);
-    }
+    for (const row of result.rows) this.recorder.wake?.(text(toRow(row, 'PostgreSQL'), 'name'));
   }
 
   /**
