@@ -84,7 +84,7 @@ export async function stats(tx: PgTx): Promise<Stats> {
 const FINISHED: readonly JobState[] = ['completed', 'dead', 'cancelled'];
 
 /**
- * Up to `limit` finished jobs of one queue and state that finished before `cutoff`, oldest first,
+ * Deletes up to `limit` finished jobs of one queue and state that finished before `cutoff`, oldest first,
  * in one transaction. The jobs_list index gives them in id (creation) order, and `id < beforeId`
  * bounds the walk: a job that finished before the cutoff was created before it too, so a batch
  * that finds few expired jobs does not read every job still inside the retention window. Rows
@@ -114,19 +114,24 @@ export async function cleanup(store: PostgresBackend, limit: number): Promise<nu
   let left = limit;
   let deleted = 0;
   for (const q of settings) {
-    if (q.retentionMs === null) continue;
-    for (const state of FINISHED) {
-      for (;;) {
-        if (left <= 0) break;
-        const size = Math.min(store.policy.batchSize, left);
-        const n = await store.write((tx) => {
-          const cutoff = tx.now() - (q.retentionMs ?? 0);
-          return retentionBatch(tx, q.name, state, cutoff, tx.policy.firstIdAt(cutoff), size);
-        });
-        deleted += n;
-        left -= n;
-        if (n < size) break;
-      }
+    const retentionMs = q.retentionMs;
+    if (retentionMs === null) continue;
+    // One transaction per batch: each state's oldest jobs in turn, until the batch is full.
+    for (;;) {
+      if (left <= 0) break;
+      const size = Math.min(store.policy.batchSize, left);
+      const n = await store.write(async (tx) => {
+        const cutoff = tx.now() - retentionMs;
+        const beforeId = tx.policy.firstIdAt(cutoff);
+        let batch = 0;
+        for (const state of FINISHED) {
+          if (batch < size) batch += await retentionBatch(tx, q.name, state, cutoff, beforeId, size - batch);
+        }
+        return batch;
+      });
+      deleted += n;
+      left -= n;
+      if (n < size) break;
     }
   }
   await store.write(async (tx) => {
