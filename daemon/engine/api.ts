@@ -63,14 +63,34 @@ export interface EngineOptions {
  */
 export type { JobChange };
 
+/**
+ * Where a change was made: by this engine (`local`), or by another daemon on the same store and
+ * read back by this one (`remote`). A listener that counts what this daemon did (its metrics)
+ * skips remote changes: the daemon that made them counts them.
+ */
+export type ChangeOrigin = 'local' | 'remote';
+
 export interface EngineListener {
   /**
    * `job` is the record as committed: what the change does not carry (when it was created and
    * started), for listeners inside the daemon such as its metrics. Clients get only the change.
    */
-  jobChanged?(change: JobChange, job: Job): void;
+  jobChanged?(change: JobChange, job: Job, origin: ChangeOrigin): void;
   queueChanged?(name: string, deleted: boolean): void;
   output?(jobId: string, queue: string, lines: OutputLine[]): void;
+  /**
+   * Another daemon on the same store made jobs claimable: jobs of `queue` (every queue when null)
+   * from `dueAt` on (epoch ms; now when left out). The daemon wakes its waiting claims and
+   * executors. Never called for a store only one daemon uses (SQLite): local changes arrive as
+   * `jobChanged`.
+   */
+  wake?(queue: string | null, dueAt?: number): void;
+  /**
+   * Whether this listener wants `jobChanged` for changes other daemons make. The store reads
+   * those jobs back only while some listener says yes: with nobody watching, the reads would
+   * only cost throughput.
+   */
+  wantsRemoteJobs?(): boolean;
 }
 
 /** The claim as the daemon asks for it: waiting (long-poll) is the daemon's business, not the engine's. */

@@ -3,10 +3,10 @@
  * must never hear of a job state that a rollback then undid.
  */
 import type { Job, OutputLine } from '../../shared/types';
-import type { EngineListener, JobChange } from './api';
+import type { ChangeOrigin, EngineListener, JobChange } from './api';
 
 type Pending =
-  | { type: 'job'; change: JobChange; job: Job }
+  | { type: 'job'; change: JobChange; job: Job; origin: ChangeOrigin }
   | { type: 'queue'; name: string; deleted: boolean }
   | { type: 'output'; jobId: string; queue: string; lines: OutputLine[] };
 
@@ -29,9 +29,22 @@ export class EventHub {
   }
 
   job(job: Job, deleted = false): void {
+    this.pushJob(job, deleted, 'local', this.now());
+  }
+
+  /**
+   * A job another daemon changed, read back by the store. Stamped with the job's own update
+   * time: that daemon's clock said when it happened, this one only heard of it later.
+   */
+  remoteJob(job: Job): void {
+    this.pushJob(job, false, 'remote', job.updatedAt);
+  }
+
+  private pushJob(job: Job, deleted: boolean, origin: ChangeOrigin, at: number): void {
     if (this.listeners.size === 0) return;
     this.pending.push({
       type: 'job',
+      origin,
       change: {
         id: job.id,
         queue: job.queue,
@@ -43,7 +56,7 @@ export class EventHub {
         runAt: job.runAt,
         ...(deleted ? { deleted: true } : {}),
         cancelRequested: job.cancelRequested,
-        at: this.now(),
+        at,
       },
       job,
     });
@@ -57,6 +70,23 @@ export class EventHub {
   output(jobId: string, queue: string, lines: OutputLine[]): void {
     if (this.listeners.size === 0 || lines.length === 0) return;
     this.pending.push({ type: 'output', jobId, queue, lines });
+  }
+
+  /** Another daemon made jobs claimable: passed straight on (nothing to commit or undo). */
+  wake(queue: string | null, dueAt?: number): void {
+    for (const listener of [...this.listeners]) {
+      try {
+        listener.wake?.(queue, dueAt);
+      } catch (error) {
+        this.report(error);
+      }
+    }
+  }
+
+  /** True while some listener wants job changes other daemons make. */
+  wantsRemoteJobs(): boolean {
+    for (const listener of this.listeners) if (listener.wantsRemoteJobs?.() === true) return true;
+    return false;
   }
 
   /** How many events are pending: a mark to roll back to. */
@@ -80,7 +110,7 @@ export class EventHub {
     for (const listener of [...this.listeners]) {
       for (const event of events) {
         try {
-          if (event.type === 'job') listener.jobChanged?.(event.change, event.job);
+          if (event.type === 'job') listener.jobChanged?.(event.change, event.job, event.origin);
           else if (event.type === 'queue') listener.queueChanged?.(event.name, event.deleted);
           else listener.output?.(event.jobId, event.queue, event.lines);
         } catch (error) {

@@ -164,12 +164,15 @@ export class Daemon {
       daemon = started;
       await started.listen();
       started.unsubscribe = engine.subscribe({
-        jobChanged: (change, job) => {
+        jobChanged: (change, job, origin) => {
           started.jobChanged(change);
-          metrics?.figures.jobChanged(change, job);
+          metrics?.figures.jobChanged(change, job, origin);
         },
         queueChanged: (name, deleted) => started.queueChanged(name, deleted),
         output: (jobId, queue, lines) => started.events.output(jobId, queue, lines),
+        wake: (queue, dueAt) => started.wake(queue, dueAt),
+        // Jobs other daemons change are read back only for this daemon's subscribers.
+        wantsRemoteJobs: () => started.events.wantsJobs(),
       });
       started.pool.start();
       started.instance.startHeartbeat();
@@ -349,6 +352,17 @@ export class Daemon {
     this.pool.wake();
     // A resumed queue's delayed jobs count again for the next due time.
     this.upkeep.refreshSoon();
+  }
+
+  /** Another daemon on the store made jobs of `queue` (every queue when null) claimable from `dueAt`. */
+  private wake(queue: string | null, dueAt?: number): void {
+    if (dueAt !== undefined && dueAt > Date.now()) {
+      this.upkeep.noteDue(dueAt);
+      return;
+    }
+    if (queue === null) this.claims.wakeAll();
+    else this.claims.wake(queue);
+    this.pool.wake();
   }
 
   private wakeAll(): void {

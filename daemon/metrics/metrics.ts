@@ -13,6 +13,7 @@ import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { SpoolError } from '../../shared/errors';
 import { ErrorCode, type JobChange, type Stats } from '../../shared/protocol';
 import { JOB_STATES, type Job } from '../../shared/types';
+import type { ChangeOrigin } from '../engine/api';
 
 /** What the daemon reads at scrape time: the store's counts and its connections. */
 export interface MetricsSources {
@@ -123,9 +124,12 @@ export class DaemonMetrics {
 
   /**
    * One committed job change. `job` is the record as committed: a change alone cannot tell an
-   * enqueue from an update, nor a claim from a progress report.
+   * enqueue from an update, nor a claim from a progress report. A change another daemon on the
+   * same PostgreSQL store made (`remote`) is that daemon's to count: counted here too, a job
+   * enqueued on one daemon and completed on another would add up twice across the daemons.
    */
-  jobChanged(change: JobChange, job: Job): void {
+  jobChanged(change: JobChange, job: Job, origin: ChangeOrigin = 'local'): void {
+    if (origin === 'remote') return;
     const labels = { queue: change.queue, kind: change.kind };
     if (change.deleted === true) {
       this.running.delete(change.id);

@@ -81,6 +81,12 @@ export class EventHub {
     return this.subscriptions.size;
   }
 
+  /** True while some subscription receives `jobs.changed`. */
+  wantsJobs(): boolean {
+    for (const s of this.subscriptions.values()) if (s.topics.has('jobs')) return true;
+    return false;
+  }
+
   jobChanged(change: JobChange): void {
     if (this.subscriptions.size === 0) return;
     this.markStatsDirty();

@@ -152,6 +152,22 @@ export interface ChangeRecorder {
   discard(mark: number): void;
   /** The outermost transaction committed: what it recorded may be delivered now. */
   flush(): void;
+  /**
+   * Another daemon on the same store made jobs claimable (enqueued, retried, freed a concurrency
+   * slot): jobs of `queue` (of every queue when null) from `dueAt` on (epoch ms; now when left
+   * out). Optional: only a store that several daemons share calls it, outside any transaction.
+   */
+  wake?(queue: string | null, dueAt?: number): void;
+  /**
+   * Whether anything here listens for job changes made by other daemons. Reading them back costs
+   * the store a query per notification, so a store asks first and reads only when this says yes.
+   */
+  wantsRemoteJobs?(): boolean;
+  /**
+   * A job another daemon changed, as this store read it back after that daemon's commit:
+   * delivered (at the next flush) like a change of this daemon's own, marked as remote.
+   */
+  remoteJob?(job: Job): void;
 }
 
 /**

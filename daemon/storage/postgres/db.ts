@@ -20,19 +20,44 @@ export type Queryable = pg.Pool | pg.PoolClient | pg.Client;
 /** What a transaction changed, kept apart from every other transaction until it commits. */
 export class TxChanges {
   private readonly calls: Array<(recorder: ChangeRecorder) => void> = [];
-  /** Queues that may have jobs to claim now (for the wakeup sent with the commit). */
-  readonly wokenQueues = new Set<string>();
-  /** Jobs whose state changed (for other daemons' subscribers). */
-  readonly changedJobs = new Set<string>();
+  /*
+   * What the notification sent with the commit tells other daemons (./notify.ts). A savepoint
+   * rolled back does not take its entries out again: the worst that comes of it is a wakeup
+   * that finds nothing to claim, or a job read back unchanged.
+   */
+  /**
+   * Queues whose jobs may be claimable, each with when: the earliest run time of its waiting
+   * jobs, or 0 when a job ended (a concurrency slot may have come free), as the daemon's own
+   * jobChanged wakes claims.
+   */
+  readonly wokenQueues = new Map<string, number>();
+  /**
+   * Jobs that changed and still exist, as last recorded (other daemons' subscribers read them
+   * back; this daemon's feed notes them as already seen, see ChangeFeed.noteLocal).
+   */
+  readonly changedJobs = new Map<string, Job>();
+  /** Queues of those jobs (the compact form, when the ids do not fit in one notification). */
+  readonly changedJobQueues = new Set<string>();
+  /** The earliest update time among those jobs: where the compact form's read-back starts. */
+  changedSince = Infinity;
+  /** Queues created, changed or (true) deleted. */
+  readonly changedQueues = new Map<string, boolean>();
 
   job(job: Job, deleted = false): void {
     this.calls.push((r) => r.job(job, deleted));
-    this.changedJobs.add(job.id);
-    if (!deleted && (job.state === 'queued' || job.state === 'retrying')) this.wokenQueues.add(job.queue);
+    if (deleted) return;
+    this.changedJobs.set(job.id, job);
+    this.changedJobQueues.add(job.queue);
+    this.changedSince = Math.min(this.changedSince, job.updatedAt);
+    if (job.state === 'running') return;
+    const due = job.state === 'queued' || job.state === 'retrying' ? job.runAt : 0;
+    const known = this.wokenQueues.get(job.queue);
+    this.wokenQueues.set(job.queue, known === undefined ? due : Math.min(known, due));
   }
 
   queue(name: string, deleted = false): void {
     this.calls.push((r) => r.queue(name, deleted));
+    this.changedQueues.set(name, deleted);
   }
 
   output(jobId: string, queue: string, lines: OutputLine[]): void {

@@ -11,6 +11,7 @@
  *
  * The SQL of each operation lives in ops/, by concern, as plain async functions over a PgTx.
  */
+import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { BulkResult, EnqueueResult, HeartbeatResult, JobOutputResult, JobWithRuns, Stats } from '../../../shared/protocol';
 import type { Job, JobState, OutputStream, Queue, Schedule, Worker, WorkerType } from '../../../shared/types';
@@ -37,6 +38,8 @@ import type {
 } from '../backend';
 import { PgTx, describeUrl, isRetryable, isUnavailable, storeUnavailable, type Transactions } from './db';
 import { migrate } from './migrations';
+import { encodeNotice, CHANNEL } from './notice';
+import { ChangeFeed } from './notify';
 import * as attempts from './ops/attempts';
 import { enqueueMany, enqueueOne } from './ops/common';
 import * as jobs from './ops/jobs';
@@ -57,7 +60,27 @@ export interface PostgresOptions {
   url: string | (() => Promise<string>);
   /** Connections in the pool (default 10). */
   poolSize?: number;
+  /**
+   * Poll-only mode (`spool daemon --store-poll`), for a transaction pooler such as PgBouncer in
+   * transaction mode, through which LISTEN hears nothing: no listening connection; every
+   * `pollMs` the store looks for due jobs to wake claims and, while a client here follows job
+   * events, for jobs other daemons changed. It trades latency (a job enqueued on another daemon
+   * waits up to `pollMs` for a claim; without LISTEN, a few milliseconds) and a query per poll.
+   * Notices are still sent, so daemons that do LISTEN hear this one at once.
+   */
+  poll?: boolean;
+  /** How often poll-only mode polls, in ms (default 250). */
+  pollMs?: number;
+  /**
+   * With LISTEN: how often due jobs are looked for anyway, in ms (default 2000), in case a notice
+   * was lost. Tests lengthen it to see what LISTEN alone does.
+   */
+  fallbackMs?: number;
 }
+
+/** Poll-only mode's default interval: a claim waits at most this long for another daemon's enqueue. */
+export const DEFAULT_POLL_MS = 250;
+const DEFAULT_FALLBACK_MS = 2000;
 
 /** The factory an engine is given to open this store. */
 export function postgresStorage(options: PostgresOptions): StorageFactory {
@@ -73,6 +96,10 @@ export class PostgresBackend implements StorageBackend, Transactions {
   private poolValue: pg.Pool | null = null;
   private readonly opening: Promise<void>;
   private closed = false;
+  /** This store's id in the notices it sends: its own feed ignores them. */
+  readonly instanceId = randomUUID();
+  /** What other daemons on the database do (./notify.ts); set once open. */
+  private feedValue: ChangeFeed | null = null;
 
   constructor(
     readonly options: PostgresOptions,
@@ -91,6 +118,12 @@ export class PostgresBackend implements StorageBackend, Transactions {
 
   get description(): StoreDescription {
     return this.descriptionValue;
+  }
+
+  /** The feed of other daemons' changes; only once open() has settled. */
+  get feed(): ChangeFeed {
+    if (this.feedValue === null) throw new Error('The PostgreSQL store is not open yet');
+    return this.feedValue;
   }
 
   /** The pool; only once open() has settled. */
@@ -120,6 +153,13 @@ export class PostgresBackend implements StorageBackend, Transactions {
     } finally {
       client.release();
     }
+    if (this.closed) return;
+    this.feedValue = new ChangeFeed(url, pool, this.policy, this.changes, this.instanceId, {
+      poll: this.options.poll === true,
+      pollMs: this.options.pollMs ?? DEFAULT_POLL_MS,
+      fallbackMs: this.options.fallbackMs ?? DEFAULT_FALLBACK_MS,
+    });
+    this.feedValue.start();
   }
 
   /** Connects and migrates; rejects with why the store cannot be used. */
@@ -148,7 +188,12 @@ export class PostgresBackend implements StorageBackend, Transactions {
       try {
         await client.query('BEGIN');
         const result = await fn(tx);
-        await client.query('COMMIT');
+        // Other daemons hear of the changes with the commit, in the same round trip (the simple
+        // query protocol runs both statements): NOTIFY is transactional, so they hear of it only
+        // if it committed, and never before the rows are visible to them.
+        const notice = encodeNotice(this.instanceId, tx.changes, this.policy.now());
+        await client.query(notice === null ? 'COMMIT' : `NOTIFY ${CHANNEL}, ${client.escapeLiteral(notice)}; COMMIT`);
+        this.feedValue?.noteLocal(tx.changes);
         tx.changes.deliver(this.changes);
         return result;
       } catch (error) {
@@ -476,6 +521,7 @@ export class PostgresBackend implements StorageBackend, Transactions {
     if (this.closed) return;
     this.closed = true;
     await this.opening.catch(() => undefined);
+    await this.feedValue?.close();
     await this.poolValue?.end();
   }
 }

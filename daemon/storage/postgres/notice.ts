@@ -1,0 +1,93 @@
+/**
+ * The notification a daemon sends with a commit that changed something, for the other daemons
+ * on the same database (./notify.ts listens for it): which queues to wake, which jobs and queues
+ * changed. One per transaction, never one per job: every notifying commit takes a cluster-wide
+ * lock (PreCommit_Notify in PostgreSQL's async.c), so a batch of a thousand enqueues notifies once.
+ *
+ * PostgreSQL refuses a payload of 8,000 bytes or more. When the job ids do not fit, the notice
+ * names the queues of the changed jobs and the earliest update time instead, and a reader reads
+ * those queues' jobs changed since then; when even that does not fit (very many queues), it says
+ * "everything since", and a reader wakes every queue.
+ */
+import type { TxChanges } from './db';
+
+/** The channel every daemon of a database sends on and listens to. */
+export const CHANNEL = 'spool_changes';
+
+/** Below PostgreSQL's 8,000-byte limit, with room to spare. */
+const MAX_PAYLOAD_BYTES = 7900;
+
+/** What one notification says. */
+export interface Notice {
+  /** The sending store's instance id: a daemon ignores what it sent itself. */
+  from: string;
+  /** Queue → when its jobs may be claimed (epoch ms; 0: now). */
+  wake: Record<string, number>;
+  /** Queue → true when deleted, false when created or changed. */
+  queues: Record<string, boolean>;
+  /** Ids of the jobs that changed; absent in the compact form. */
+  jobs?: string[];
+  /** The compact form: the jobs of these queues changed since `since`. */
+  jobsIn?: string[];
+  since?: number;
+  /** The smallest form: every queue may have work, and any job may have changed since `since`. */
+  all?: true;
+}
+
+/** The payload for a committed transaction's changes, or null when it changed nothing others care about. */
+export function encodeNotice(from: string, changes: TxChanges, now: number): string | null {
+  if (changes.wokenQueues.size === 0 && changes.changedJobs.size === 0 && changes.changedQueues.size === 0) return null;
+  const wake: Record<string, number> = {};
+  for (const [queue, due] of changes.wokenQueues) wake[queue] = due <= now ? 0 : due;
+  const queues = Object.fromEntries(changes.changedQueues);
+  const since = Number.isFinite(changes.changedSince) ? changes.changedSince : now;
+  const full: Notice = { from, wake, queues, jobs: [...changes.changedJobs.keys()] };
+  let text = JSON.stringify(full);
+  if (Buffer.byteLength(text) <= MAX_PAYLOAD_BYTES) return text;
+  const compact: Notice = { from, wake, queues, jobsIn: [...changes.changedJobQueues], since };
+  text = JSON.stringify(compact);
+  if (Buffer.byteLength(text) <= MAX_PAYLOAD_BYTES) return text;
+  return JSON.stringify({ from, wake: {}, queues: {}, all: true, since } satisfies Notice);
+}
+
+/** A payload read back; null for one this version cannot read (another program on the channel). */
+export function decodeNotice(payload: string): Notice | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(payload);
+  } catch {
+    return null;
+  }
+  if (typeof value !== 'object' || value === null) return null;
+  const from: unknown = Reflect.get(value, 'from');
+  const wake = numberRecord(Reflect.get(value, 'wake'));
+  const queues = booleanRecord(Reflect.get(value, 'queues'));
+  if (typeof from !== 'string' || wake === null || queues === null) return null;
+  const notice: Notice = { from, wake, queues };
+  const jobs = stringList(Reflect.get(value, 'jobs'));
+  if (jobs !== null) notice.jobs = jobs;
+  const jobsIn = stringList(Reflect.get(value, 'jobsIn'));
+  if (jobsIn !== null) notice.jobsIn = jobsIn;
+  const since: unknown = Reflect.get(value, 'since');
+  if (typeof since === 'number') notice.since = since;
+  if (Reflect.get(value, 'all') === true) notice.all = true;
+  return notice;
+}
+
+function numberRecord(value: unknown): Record<string, number> | null {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
+  const out: Record<string, number> = {};
+  for (const [key, v] of Object.entries(value)) if (typeof v === 'number') out[key] = v;
+  return out;
+}
+
+function booleanRecord(value: unknown): Record<string, boolean> | null {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
+  const out: Record<string, boolean> = {};
+  for (const [key, v] of Object.entries(value)) if (typeof v === 'boolean') out[key] = v;
+  return out;
+}
+
+function stringList(value: unknown): string[] | null {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : null;
+}
