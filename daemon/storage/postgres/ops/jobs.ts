@@ -1,11 +1,11 @@
 /** Reading jobs: one job with its runs, listings, output pages. */
 import type { JobOutputResult, JobWithRuns } from '../../../../shared/protocol';
-import type { Job } from '../../../../shared/types';
+import { TERMINAL_STATES, type Job } from '../../../../shared/types';
 import type { ListInput } from '../../../engine/validate/jobs';
-import { runsOf } from './runs';
+import { mapJob, mapOutputLine } from '../../mappers';
 import type { PgTx } from '../db';
-import { getJobRow } from './common';
-import { notImplemented } from './stub';
+import { JOB_COLUMNS, getJobRow } from './common';
+import { runsOf } from './runs';
 
 export async function getJob(tx: PgTx, id: string): Promise<JobWithRuns> {
   const job = await getJobRow(tx, id);
@@ -13,6 +13,66 @@ export async function getJob(tx: PgTx, id: string): Promise<JobWithRuns> {
   return { job, runs };
 }
 
-export async function listJobs(tx: PgTx, input: ListInput): Promise<Job[]> { return notImplemented('listJobs', tx, input); }
-export async function output(tx: PgTx, id: string, after: number, limit: number): Promise<JobOutputResult> { return notImplemented('output', tx, id, after, limit); }
-export async function outputTail(tx: PgTx, id: string, last: number): Promise<JobOutputResult> { return notImplemented('outputTail', tx, id, last); }
+/** Escapes LIKE wildcards so a search for "50%" finds "50%". */
+function likePattern(search: string): string {
+  return `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/**
+ * Up to `limit` jobs in order, after the cursor (keyset pagination: page 1,000 costs what page 1
+ * costs). The statement is assembled from fixed fragments by the filter's shape, never from
+ * user text. Conditions are written as the partial indexes' predicates are (jobs_list leaves
+ * running jobs out; jobs_branch holds jobs with a context), so the planner can use them.
+ */
+export async function listJobs(tx: PgTx, input: ListInput): Promise<Job[]> {
+  const where: string[] = [];
+  const values: unknown[] = [];
+  const param = (value: unknown): string => {
+    values.push(value);
+    return `$${values.length}`;
+  };
+  if (input.queue !== undefined) where.push(`queue = ${param(input.queue)}`);
+  if (input.states !== undefined && input.states.length > 0) {
+    where.push(input.states.length === 1 ? `state = ${param(input.states[0])}` : `state = ANY(${param(input.states)}::text[])`);
+    if (!input.states.includes('running')) where.push(`state <> 'running'`);
+  }
+  if (input.kind !== undefined) where.push(`kind = ${param(input.kind)}`);
+  if (input.tag !== undefined) where.push(`(tags::jsonb) ? ${param(input.tag)}`);
+  if (input.search !== undefined) {
+    const pattern = param(likePattern(input.search));
+    where.push(`(payload LIKE ${pattern} ESCAPE '\\' OR last_error LIKE ${pattern} ESCAPE '\\')`);
+  }
+  if (input.branch !== undefined) where.push(`context IS NOT NULL AND ((context::jsonb) ->> 'branch') = ${param(input.branch)}`);
+  if (input.idSuffix !== undefined) where.push(`right(id, ${input.idSuffix.length}) = ${param(input.idSuffix)}`);
+  if (input.delayed !== undefined) {
+    const now = param(tx.now());
+    where.push(input.delayed ? `(state = 'queued' AND run_at > ${now})` : `NOT (state = 'queued' AND run_at > ${now})`);
+  }
+  if (input.after !== undefined) {
+    const afterId = param(input.after.id);
+    if (input.order === 'newest') where.push(`id < ${afterId}`);
+    else if (input.order === 'oldest') where.push(`id > ${afterId}`);
+    else where.push(`(run_at, id) > (${param(input.after.runAt)}, ${afterId})`);
+  }
+  const orderBy = input.order === 'newest' ? 'id DESC' : input.order === 'oldest' ? 'id' : 'run_at, id';
+  const rows = await tx.rows(
+    `SELECT ${JOB_COLUMNS} FROM jobs ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ${orderBy} LIMIT ${param(input.limit)}`,
+    values,
+  );
+  return rows.map(mapJob);
+}
+
+/** A page of a job's output lines after `after`; done once the job has finished and this page is its last. */
+export async function output(tx: PgTx, id: string, after: number, limit: number): Promise<JobOutputResult> {
+  const job = await getJobRow(tx, id);
+  const lines = (await tx.rows('SELECT * FROM job_output WHERE job_id = $1 AND seq > $2 ORDER BY seq LIMIT $3', [id, after, limit])).map(mapOutputLine);
+  const last = lines[lines.length - 1];
+  return { lines, nextAfter: last ? last.seq : after, done: TERMINAL_STATES.includes(job.state) && lines.length < limit };
+}
+
+/** The newest `last` lines, oldest first: nothing is newer, so a finished job's output is complete here. */
+export async function outputTail(tx: PgTx, id: string, last: number): Promise<JobOutputResult> {
+  const job = await getJobRow(tx, id);
+  const lines = (await tx.rows('SELECT * FROM (SELECT * FROM job_output WHERE job_id = $1 ORDER BY seq DESC LIMIT $2) t ORDER BY seq', [id, last])).map(mapOutputLine);
+  return { lines, nextAfter: lines[lines.length - 1]?.seq ?? 0, done: TERMINAL_STATES.includes(job.state) };
+}
