@@ -41,6 +41,7 @@ import { migrate } from './migrations';
 import { encodeNotice, CHANNEL } from './notice';
 import { ChangeFeed } from './notify';
 import * as attempts from './ops/attempts';
+import { claim as claimJobs } from './ops/claim';
 import { enqueueMany, enqueueOne } from './ops/common';
 import * as jobs from './ops/jobs';
 import * as manage from './ops/manage';
@@ -316,7 +317,7 @@ export class PostgresBackend implements StorageBackend, Transactions {
   // The worker side
 
   claim(request: ClaimRequest): Promise<Job[]> {
-    return this.write((tx) => attempts.claim(tx, request));
+    return this.write((tx) => claimJobs(tx, request));
   }
 
   heartbeat(id: string, workerId: string, extendMs: number | undefined): Promise<HeartbeatResult> {

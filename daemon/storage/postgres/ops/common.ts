@@ -16,6 +16,11 @@ export const JOB_COLUMNS = `id, queue, kind, payload, priority, weight, state, r
   claimed_from, idempotency_key, progress, progress_message, checkpoint, result, last_error, cancel_requested,
   tags, context, output_seq, output_lines, output_dropped, created_at, updated_at, started_at, finished_at`;
 
+/** The job columns, each prefixed with `jobs.` (for UPDATE … FROM, where `id` alone is ambiguous). */
+export const JOBS_DOT_COLUMNS = JOB_COLUMNS.split(',')
+  .map((c) => `jobs.${c.trim()}`)
+  .join(', ');
+
 /** One job, or undefined; `lock` takes its row lock for the rest of the transaction. */
 export async function findJob(tx: PgTx, id: string, lock = false): Promise<Job | undefined> {
   const row = await tx.row(`SELECT ${JOB_COLUMNS} FROM jobs WHERE id = $1${lock ? ' FOR UPDATE' : ''}`, [id]);
