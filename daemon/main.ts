@@ -1,7 +1,7 @@
 /**
  * spoold, the Spool daemon (dist/daemon.js):
  *
- *   node dist/daemon.js [--socket P] [--db P] [--durable] [--log-format text|json]
+ *   node dist/daemon.js [--socket P] [--db P | --store postgres://… [--store-poll]] [--durable] [--log-format text|json]
  *                       [--grace-ms N] [--max-executors N] [--kill-after-ms N] [--detach]
  *                       [--name NAME] [--metrics HOST:PORT [--metrics-allow-remote]]
  *                       [--listen HOST:PORT [--tls-cert F --tls-key F]]
@@ -14,7 +14,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { VERSION } from '../shared/version';
 import * as path from 'node:path';
 import { parseDuration } from '../shared/domain/durations';
-import { DEFAULT_BACKUP_KEEP, MAX_KILL_GRACE_MS, MIN_BACKUP_EVERY_MS, defaultDaemonOptions, type DaemonOptions, type ScheduledBackupOptions } from './config';
+import { DEFAULT_BACKUP_KEEP, MAX_KILL_GRACE_MS, MIN_BACKUP_EVERY_MS, defaultDaemonOptions, storeUrlProblem, type DaemonOptions, type ScheduledBackupOptions } from './config';
 import { CLI_FOREGROUND_FLAG, type DaemonProgramMessage } from '../shared/client/daemonProcess';
 import { parseMetricsAddress } from './metrics/address';
 import { daemonStatus, runDaemon, startDetached, stopDaemon } from './lifecycle/control';
@@ -43,9 +43,17 @@ function validMetricsAddress(value: string): string {
   return value;
 }
 
+function storeUrl(value: string): string {
+  const problem = storeUrlProblem(value);
+  if (problem !== null) throw new InvalidArgumentError(`${problem}.`);
+  return value;
+}
+
 interface CliOptions {
   socket?: string;
   db?: string;
+  store?: string;
+  storePoll?: boolean;
   durable?: boolean;
   logFormat?: 'text' | 'json';
   graceMs?: number;
@@ -89,9 +97,17 @@ function backupOptions(cli: CliOptions): ScheduledBackupOptions | null {
 
 function toDaemonOptions(cli: CliOptions): DaemonOptions {
   const defaults = defaultDaemonOptions();
+  const store = cli.store ?? defaults.store;
+  if (store !== null && cli.store === undefined) storeUrl(store);
+  if (cli.storePoll && store === null) throw new InvalidArgumentError('--store-poll works with the PostgreSQL store only: give --store postgres://… (or SPOOL_STORE) too.');
+  if (store !== null && (cli.durable || cli.backupEvery !== undefined)) {
+    throw new InvalidArgumentError(`${cli.durable ? '--durable' : '--backup-every'} is for the SQLite store; on PostgreSQL, durability is the server's synchronous_commit and backups are pg_dump's.`);
+  }
   return {
     socketPath: cli.socket ?? defaults.socketPath,
     dbPath: cli.db ?? defaults.dbPath,
+    store,
+    storePoll: cli.storePoll ?? false,
     durable: cli.durable ?? defaults.durable,
     logFormat: cli.logFormat ?? defaults.logFormat,
     graceMs: cli.graceMs ?? defaults.graceMs,
@@ -116,6 +132,8 @@ const program = new Command('spoold')
   .enablePositionalOptions()
   .option('--socket <path>', 'Unix socket to listen on (default: $SPOOL_SOCKET, $XDG_RUNTIME_DIR/spool/spool.sock, ~/.spool/spool.sock)')
   .option('--db <path>', 'SQLite database file (default: $SPOOL_DB, $XDG_DATA_HOME/spool/spool.db)')
+  .option('--store <url>', 'keep the queue in PostgreSQL instead of the SQLite file: postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE (default: $SPOOL_STORE); several daemons may share one database', storeUrl)
+  .option('--store-poll', 'with --store: poll for other daemons\' work instead of LISTEN/NOTIFY (for PgBouncer in transaction mode)')
   .option('--durable', 'synchronous=FULL: every commit survives power loss, at a cost in throughput')
   .addOption(new Option('--log-format <format>', 'log lines on stderr').choices(['text', 'json']))
   .option('--grace-ms <ms>', 'on shutdown, how long running built-in jobs may take to finish', integer(0))

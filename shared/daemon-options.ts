@@ -11,7 +11,16 @@ export type LogFormat = 'text' | 'json';
 
 export interface DaemonOptions {
   socketPath: string;
+  /** The SQLite file (the default store); with `store`, the data folder beside it still holds the log and TLS files. */
   dbPath: string;
+  /**
+   * `postgres://…`: keep the queue in this PostgreSQL database instead of the SQLite file (several
+   * daemons may share it). Null for SQLite. Never passed on a command line (a password would show
+   * in `ps`): a daemon started in the background gets it as SPOOL_STORE.
+   */
+  store: string | null;
+  /** PostgreSQL only: poll for other daemons' work instead of LISTEN (for transaction poolers). */
+  storePoll: boolean;
   /** synchronous=FULL: every commit survives power loss, at a cost in throughput. */
   durable: boolean;
   logFormat: LogFormat;
@@ -68,6 +77,8 @@ export function defaultDaemonOptions(env: NodeJS.ProcessEnv = process.env): Daem
   return {
     socketPath: defaultSocketPath(env),
     dbPath: defaultDbPath(env),
+    store: env['SPOOL_STORE'] || null,
+    storePoll: false,
     durable: false,
     logFormat: 'text',
     graceMs: DEFAULT_GRACE_MS,
@@ -87,11 +98,33 @@ export function defaultDaemonOptions(env: NodeJS.ProcessEnv = process.env): Daem
   };
 }
 
-/** The command-line arguments that reproduce these options (for a detached start). */
+/** The URL schemes `--store` takes. */
+export const STORE_SCHEMES = ['postgres:', 'postgresql:'] as const;
+
+/** Why `value` is not a store URL `--store` takes, or null when it is. */
+export function storeUrlProblem(value: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return 'expected a PostgreSQL connection URL, postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE';
+  }
+  if (!(STORE_SCHEMES as readonly string[]).includes(url.protocol)) return `expected postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE, not a ${url.protocol}// URL (leave --store out to use the SQLite file)`;
+  if (url.pathname.replace(/^\//, '') === '') return 'the URL names no database: postgres://USER@HOST:PORT/DATABASE';
+  return null;
+}
+
+/** The environment a daemon started in the background needs besides its arguments: the store URL, which may hold a password. */
+export function optionsToEnv(options: DaemonOptions): Record<string, string> {
+  return options.store === null ? {} : { SPOOL_STORE: options.store };
+}
+
+/** The command-line arguments that reproduce these options (for a detached start), with optionsToEnv. */
 export function optionsToArgs(options: DaemonOptions): string[] {
   const args = ['--socket', options.socketPath, '--db', options.dbPath, '--log-format', options.logFormat];
   args.push('--grace-ms', String(options.graceMs), '--max-executors', String(options.maxExecutors), '--kill-after-ms', String(options.killGraceMs));
   args.push('--schedule-grace-ms', String(options.scheduleGraceMs));
+  if (options.storePoll) args.push('--store-poll');
   if (options.durable) args.push('--durable');
   if (!options.groupCommit) args.push('--no-group-commit');
   args.push('--name', options.name);

@@ -9,7 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { ConnectionLostError } from '../../shared/client';
 import * as control from '../../shared/client/daemonProcess';
-import { DEFAULT_BACKUP_KEEP, MIN_BACKUP_EVERY_MS, defaultDaemonOptions, type DaemonOptions } from '../../shared/daemon-options';
+import { DEFAULT_BACKUP_KEEP, MIN_BACKUP_EVERY_MS, defaultDaemonOptions, storeUrlProblem, type DaemonOptions } from '../../shared/daemon-options';
 import { action, arg } from '../action';
 import type { CliContext } from '../context';
 import { CliError } from '../errors';
@@ -21,6 +21,8 @@ import { parseInteger } from '../parse/values';
 type DaemonCliOptions = {
   detach?: boolean;
   db?: string;
+  store?: string;
+  storePoll?: boolean;
   durable?: boolean;
   logFormat?: string;
   grace?: string;
@@ -46,6 +48,8 @@ export function registerDaemon(program: Command): void {
     .argument('[action]', 'start (default), stop or status')
     .option('-d, --detach', 'start: run in the background and return once it answers')
     .option('--db <path>', 'start: the SQLite database (default $SPOOL_DB, $XDG_DATA_HOME/spool/spool.db)')
+    .option('--store <url>', 'start: keep the queue in PostgreSQL instead of SQLite: postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE (default $SPOOL_STORE); several daemons may share it')
+    .option('--store-poll', 'start: with --store, poll for other daemons\' work instead of LISTEN/NOTIFY (for PgBouncer in transaction mode)')
     .option('--durable', 'start: every commit survives power loss (synchronous=FULL), at a cost in speed')
     .option('--log-format <format>', 'start: text (default) or json log lines on stderr')
     .option('--grace <duration>', 'start: on shutdown, how long running jobs may take to finish (default 10s)')
@@ -71,7 +75,8 @@ Examples:
   spool daemon --metrics 127.0.0.1:9464   # Prometheus metrics at http://127.0.0.1:9464/metrics
   spool daemon status
   spool daemon stop
-  spool --socket /tmp/test.sock daemon --detach --db /tmp/test.db`,
+  spool --socket /tmp/test.sock daemon --detach --db /tmp/test.db
+  spool daemon --detach --store postgres://spool@db.internal:5432/spool   # the queue in PostgreSQL`,
     )
     .action(action<DaemonCliOptions>((ctx, args, o) => daemon(ctx, arg(args, 0) || 'start', o)));
 }
@@ -89,7 +94,7 @@ async function daemon(ctx: CliContext, what: string, o: DaemonCliOptions): Promi
             ['daemon', `running, pid ${status.pid}, up ${formatDuration(status.uptimeMs)}`],
             ['version', `${status.version} (protocol ${status.protocolVersion})`],
             ['socket', status.socketPath],
-            ['database', status.dbPath],
+            ...(status.store === undefined || status.store.kind === 'sqlite' ? ([['database', status.dbPath]] as [string, string][]) : ([['store', status.store.location]] as [string, string][])),
             ['log', status.logPath ?? 'its standard error (it was not started with --detach)'],
             ['jobs', `${c.running} running, ${c.queued} queued, ${c.retrying} retrying, ${c.dead} dead, ${c.completed} completed`],
             ['executors', `${status.executors.running} of ${status.executors.cap} busy`],
@@ -121,7 +126,7 @@ async function daemon(ctx: CliContext, what: string, o: DaemonCliOptions): Promi
         ctx.note(`It keeps its own settings: ${given.join(', ')} ${given.length === 1 ? 'applies' : 'apply'} only to a daemon this command starts. Stop it first (spool daemon stop) to start one with ${given.length === 1 ? 'it' : 'them'}.`);
       }
     }
-    ctx.print(`  socket:   ${started.socketPath}\n  database: ${started.dbPath}\n  log:      ${started.logPath ?? 'its standard error (it was not started with --detach)'}`);
+    ctx.print(`  socket:   ${started.socketPath}\n  ${options.store === null ? `database: ${started.dbPath}` : `store:    ${started.dbPath}`}\n  log:      ${started.logPath ?? 'its standard error (it was not started with --detach)'}`);
     return 0;
   }
   const ended = await control.runDaemonProgram(options);
@@ -134,6 +139,8 @@ async function daemon(ctx: CliContext, what: string, o: DaemonCliOptions): Promi
 /** The options that only a start of a new daemon uses, with their flags. */
 const START_OPTIONS: readonly (readonly [keyof DaemonCliOptions, string])[] = [
   ['db', '--db'],
+  ['store', '--store'],
+  ['storePoll', '--store-poll'],
   ['durable', '--durable'],
   ['logFormat', '--log-format'],
   ['grace', '--grace'],
@@ -184,6 +191,18 @@ function daemonOptions(ctx: CliContext, o: DaemonCliOptions): DaemonOptions {
   const options = defaultDaemonOptions();
   options.socketPath = ctx.socketPath;
   if (o.db) options.dbPath = o.db;
+  if (o.store !== undefined) options.store = o.store;
+  if (options.store !== null) {
+    const problem = storeUrlProblem(options.store);
+    if (problem !== null) throw new CliError(`${o.store !== undefined ? '--store' : 'SPOOL_STORE'}: ${problem}.`);
+    if (o.durable || o.backupEvery !== undefined) {
+      throw new CliError(`${o.durable ? '--durable' : '--backup-every'} is for the SQLite store; on PostgreSQL, durability is the server's synchronous_commit and backups are pg_dump's.`);
+    }
+  }
+  if (o.storePoll) {
+    if (options.store === null) throw new CliError('--store-poll works with the PostgreSQL store only: give --store postgres://… (or SPOOL_STORE) too.');
+    options.storePoll = true;
+  }
   if (o.durable) options.durable = true;
   if (o.logFormat !== undefined) {
     if (o.logFormat !== 'text' && o.logFormat !== 'json') throw new CliError(`Unknown --log-format "${o.logFormat}": use text or json.`);

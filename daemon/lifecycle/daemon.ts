@@ -18,6 +18,7 @@ import type { EngineClaimParams, JobChange, QueueEngine } from '../engine/api';
 import { openEngine } from '../engine/index';
 import { SqliteBackend, sqliteStorage } from '../storage/sqlite/backend';
 import { tighten } from '../storage/sqlite/permissions';
+import { postgresStorage } from '../storage/postgres/index';
 import { metricsAddress, type MetricsAddress } from '../metrics/address';
 import { DaemonMetrics } from '../metrics/metrics';
 import { MetricsServer } from '../metrics/server';
@@ -133,14 +134,17 @@ export class Daemon {
     if (logTightened !== null) logger.warn('Made the daemon log owner-only; it was readable by other users', { changed: [logTightened] });
     // The SQLite store, kept for what only it can do (an online backup).
     let sqlite: SqliteBackend | null = null;
-    const storage = sqliteStorage({
-      dbPath: options.dbPath,
-      durable: options.durable,
-      // Checkpoints on a worker thread: a commit that ran one took ~9 ms of the event loop.
-      walCheckpoints: 'background',
-      walCheckpointFailed: (error) => logger.error('The background WAL checkpointer failed; commits checkpoint the WAL themselves again', { error }),
-      permissionsTightened: (changes) => logger.warn('Made the database owner-only; it was readable by other users', { changed: changes }),
-    });
+    const storage =
+      options.store !== null
+        ? postgresStorage({ url: options.store, poll: options.storePoll })
+        : sqliteStorage({
+            dbPath: options.dbPath,
+            durable: options.durable,
+            // Checkpoints on a worker thread: a commit that ran one took ~9 ms of the event loop.
+            walCheckpoints: 'background',
+            walCheckpointFailed: (error) => logger.error('The background WAL checkpointer failed; commits checkpoint the WAL themselves again', { error }),
+            permissionsTightened: (changes) => logger.warn('Made the database owner-only; it was readable by other users', { changed: changes }),
+          });
     const opened = openEngine({
       storage: (policy, changes) => {
         const backend = storage(policy, changes);
@@ -148,6 +152,14 @@ export class Daemon {
         return backend;
       },
     });
+    try {
+      // PostgreSQL connects and migrates here (SQLite did in the factory): a database that cannot
+      // be reached stops the start, before the socket exists, with the store's own words.
+      await opened.open();
+    } catch (error) {
+      await opened.close().catch(() => undefined);
+      throw error;
+    }
     const engine = metrics === null ? opened : metrics.figures.watchStore(opened);
     // A new file gets every migration; an existing one only those a newer Spool added, which on
     // a large database can take a while (an index rebuilt): say so.
@@ -182,8 +194,7 @@ export class Daemon {
         version: VERSION,
         pid: process.pid,
         socket: options.socketPath,
-        db: options.dbPath,
-        durable: options.durable,
+        ...(options.store === null ? { db: options.dbPath, durable: options.durable } : { store: engine.store.location, poll: options.storePoll }),
         executors: options.maxExecutors,
         ...(started.metricsServer ? { metrics: `http://${hostPort(started.metricsServer.address)}/metrics`, name: options.name } : {}),
       });
@@ -209,6 +220,7 @@ export class Daemon {
       socketPath: this.options.socketPath,
       // The wire keeps its name for the store's location: clients show it as the database.
       dbPath: this.engine.store.location,
+      store: { kind: this.engine.store.kind, location: this.engine.store.location },
       logPath: this.logPath,
       counts: stats.totals,
       executors: { running: this.pool.running, cap: this.pool.cap },

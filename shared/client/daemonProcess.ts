@@ -14,7 +14,7 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ConnectionLostError, DaemonNotRunningError, SpoolClient } from '../client';
-import { optionsToArgs, type DaemonOptions } from '../daemon-options';
+import { optionsToArgs, optionsToEnv, type DaemonOptions } from '../daemon-options';
 import { SpoolError } from '../errors';
 import { defaultLogPath } from '../paths';
 import { ErrorCode, type DaemonStatus } from '../protocol';
@@ -78,7 +78,7 @@ export function runDaemonProgram(options: DaemonOptions): Promise<DaemonProgramE
       // and the daemon would get it twice (once from the terminal, once passed on from here).
       detached: true,
       stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
-      env: process.env,
+      env: { ...process.env, ...optionsToEnv(options) },
     });
     let failure: string | null = null;
     child.on('message', (message: unknown) => {
@@ -137,7 +137,7 @@ export async function startDetached(options: DaemonOptions, timeoutMs = 15_000 +
   const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, daemonScriptPath(), ...optionsToArgs(options)], {
     detached: true,
     stdio: ['ignore', log, log],
-    env: process.env,
+    env: { ...process.env, ...optionsToEnv(options) },
   });
   fs.closeSync(log);
   child.once('exit', (code, signal) => (state.exited = { code, signal }));

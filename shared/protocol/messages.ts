@@ -35,7 +35,10 @@ export interface DaemonStatus {
   uptimeMs: number;
   startedAt: number;
   socketPath: string;
+  /** Where the queue is: the SQLite file, or (PostgreSQL) the store's location, as in `store`. */
   dbPath: string;
+  /** The store: 'sqlite' or 'postgres', and where its data is (a file; a server and database, never a password). */
+  store: { kind: string; location: string };
   /**
    * The file the daemon logs to: the log beside its database when its standard error is that file
    * (as `spool daemon --detach` starts it); null when it logs to whatever started it.
