@@ -136,7 +136,14 @@ export class Daemon {
     let sqlite: SqliteBackend | null = null;
     const storage =
       options.store !== null
-        ? postgresStorage({ url: options.store, poll: options.storePoll })
+        ? postgresStorage({
+            url: options.store,
+            poll: options.storePoll,
+            availability: (up, detail) =>
+              up
+                ? logger.info('The store is reachable again', { store: detail })
+                : logger.error('The store is unavailable: requests are refused with StoreUnavailable until PostgreSQL answers again; the daemon reconnects by itself', { error: detail }),
+          })
         : sqliteStorage({
             dbPath: options.dbPath,
             durable: options.durable,

@@ -2,6 +2,8 @@
  * The daemon's log: one line per event on stderr, as text for people or as JSON lines for log
  * collectors (`--log-format json`). A detached daemon's stderr is its log file.
  */
+import { isSpoolError } from '../../shared/errors';
+import { ErrorCode } from '../../shared/protocol';
 import type { LogFormat } from '../config';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -16,7 +18,11 @@ export interface Logger {
 
 export function createLogger(format: LogFormat, write: (line: string) => void = (line) => process.stderr.write(line)): Logger {
   const debugEnabled = process.env.SPOOL_DEBUG === '1';
-  const log = (level: LogLevel, message: string, fields: LogFields = {}): void => {
+  const log = (given: LogLevel, message: string, fields: LogFields = {}): void => {
+    // While the database is away every background task (upkeep, heartbeats, the scheduler) fails
+    // the same way each time it tries; the store logs the outage once when it starts and once
+    // when it ends, so these repeats are only worth a line when debugging.
+    const level = given !== 'debug' && given !== 'info' && isStoreUnavailable(fields['error']) ? 'debug' : given;
     if (level === 'debug' && !debugEnabled) return;
     const at = new Date().toISOString();
     if (format === 'json') {
@@ -34,6 +40,10 @@ export function createLogger(format: LogFormat, write: (line: string) => void = 
     warn: (m, f) => log('warn', m, f),
     error: (m, f) => log('error', m, f),
   };
+}
+
+function isStoreUnavailable(error: unknown): boolean {
+  return isSpoolError(error) && error.code === ErrorCode.StoreUnavailable;
 }
 
 /** Errors do not survive JSON.stringify; log their message and stack instead. */

@@ -62,6 +62,11 @@ export interface PostgresOptions {
   /** Connections in the pool (default 10). */
   poolSize?: number;
   /**
+   * Told once when the database stops answering (`up` false, with why) and once when it answers
+   * again: the daemon logs an outage as two lines, not one per failed request.
+   */
+  availability?: (up: boolean, detail: string) => void;
+  /**
    * Poll-only mode (`spool daemon --store-poll`), for a transaction pooler such as PgBouncer in
    * transaction mode, through which LISTEN hears nothing: no listening connection; every
    * `pollMs` the store looks for due jobs to wake claims and, while a client here follows job
@@ -146,7 +151,7 @@ export class PostgresBackend implements StorageBackend, Transactions {
     try {
       client = await this.pool.connect();
     } catch (error) {
-      throw storeUnavailable(this.description.location, error);
+      throw this.unavailable(error);
     }
     try {
       const versions = await migrate(client, this.policy.now());
@@ -161,6 +166,25 @@ export class PostgresBackend implements StorageBackend, Transactions {
       fallbackMs: this.options.fallbackMs ?? DEFAULT_FALLBACK_MS,
     });
     this.feedValue.start();
+  }
+
+  /** Whether the last call found the database unreachable (so the next success is news). */
+  private down = false;
+
+  /** The StoreUnavailable error for `error`, telling the availability hook if this starts an outage. */
+  private unavailable(error: unknown): Error {
+    const refusal = storeUnavailable(this.description.location, error);
+    if (!this.down) {
+      this.down = true;
+      this.options.availability?.(false, error instanceof Error ? error.message : String(error));
+    }
+    return refusal;
+  }
+
+  private reachable(): void {
+    if (!this.down) return;
+    this.down = false;
+    this.options.availability?.(true, this.description.location);
   }
 
   /** Connects and migrates; rejects with why the store cannot be used. */
@@ -182,7 +206,7 @@ export class PostgresBackend implements StorageBackend, Transactions {
       try {
         client = await this.pool.connect();
       } catch (error) {
-        throw storeUnavailable(this.description.location, error);
+        throw this.unavailable(error);
       }
       const tx = new PgTx(client, this.policy);
       let broken = false;
@@ -194,13 +218,14 @@ export class PostgresBackend implements StorageBackend, Transactions {
         // if it committed, and never before the rows are visible to them.
         const notice = encodeNotice(this.instanceId, tx.changes, this.policy.now());
         await client.query(notice === null ? 'COMMIT' : `NOTIFY ${CHANNEL}, ${client.escapeLiteral(notice)}; COMMIT`);
+        this.reachable();
         this.feedValue?.noteLocal(tx.changes);
         tx.changes.deliver(this.changes);
         return result;
       } catch (error) {
         if (isUnavailable(error)) {
           broken = true;
-          throw storeUnavailable(this.description.location, error);
+          throw this.unavailable(error);
         }
         await client.query('ROLLBACK').catch(() => {
           broken = true;
@@ -220,18 +245,19 @@ export class PostgresBackend implements StorageBackend, Transactions {
     try {
       client = await this.pool.connect();
     } catch (error) {
-      throw storeUnavailable(this.description.location, error);
+      throw this.unavailable(error);
     }
     let broken = false;
     try {
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
       const result = await fn(new PgTx(client, this.policy));
       await client.query('COMMIT');
+      this.reachable();
       return result;
     } catch (error) {
       if (isUnavailable(error)) {
         broken = true;
-        throw storeUnavailable(this.description.location, error);
+        throw this.unavailable(error);
       }
       await client.query('ROLLBACK').catch(() => {
         broken = true;
