@@ -214,6 +214,8 @@ export interface QueueEngine {
   stats(): Promise<Stats>;
   /** Running jobs whose lease expired → retrying (a failed attempt, "lease expired") or dead. Returns how many. */
   reapExpiredLeases(): Promise<number>;
+  /** The store's leader lease on `role` (see StorageBackend.holdLeadership); always true on a store without one. */
+  holdLeadership(role: string, daemonId: string, ttlMs: number): Promise<boolean>;
   /**
    * Start-up recovery: jobs left running by the given worker ids (this daemon's own built-in
    * executors, from a previous life) go back to `retrying`, due now, without using up an attempt —

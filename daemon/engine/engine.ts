@@ -488,6 +488,10 @@ export class Engine implements QueueEngine {
     return this.backend.reapExpiredLeases();
   }
 
+  holdLeadership(role: string, daemonId: string, ttlMs: number): Promise<boolean> {
+    return this.backend.holdLeadership ? this.backend.holdLeadership(role, daemonId, ttlMs) : Promise.resolve(true);
+  }
+
   recoverInterrupted(workerIds: string[], aliveUntil?: number): Promise<number> {
     return checked(
       () => nameList(workerIds, 'workerIds', LIMITS.maxBatch),

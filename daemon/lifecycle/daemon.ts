@@ -35,6 +35,7 @@ import { Scheduler } from '../scheduler/scheduler';
 import { Upkeep } from '../scheduler/upkeep';
 import type { Logger } from './logger';
 import { DaemonInstanceRecord } from './instance';
+import { Leadership } from './leadership';
 import { ScheduledBackups } from './scheduledBackups';
 import { claimSocketPath, prepareSocketFolder } from './socketGuard';
 
@@ -69,6 +70,8 @@ export class Daemon {
   private readonly writes: WriteGroup;
   private readonly pool: ExecutorPool;
   private readonly upkeep: Upkeep;
+  /** Whether this daemon runs the store's maintenance (one daemon at a time on a shared store). */
+  private readonly leadership: Leadership;
   private readonly server: RpcServer;
   /** Set when listening on TCP (`--listen`): the bound address and the certificate's fingerprint. */
   private tls: { listen: string; fingerprint: string } | null = null;
@@ -103,7 +106,8 @@ export class Daemon {
       (params) => this.claim(params),
     );
     const scheduler = new Scheduler(engine, options.scheduleGraceMs, logger, Date.now, (name) => this.events.scheduleChanged(name, false, Date.now()));
-    this.upkeep = new Upkeep(engine, scheduler, () => this.wakeAll(), logger);
+    this.leadership = new Leadership(engine, instance.id, logger, engine.store.kind !== 'sqlite');
+    this.upkeep = new Upkeep(engine, scheduler, () => this.wakeAll(), logger, Date.now, () => this.leadership.isLeader);
     const dispatcher = new Dispatcher(methodTable(this.services()), logger, (method) => {
       // Keep requests in order: writes waiting for their group commit are committed before any
       // method that is not itself grouped runs.
@@ -195,6 +199,7 @@ export class Daemon {
       });
       started.pool.start();
       started.instance.startHeartbeat();
+      await started.leadership.start();
       started.upkeep.start();
       started.backups?.start();
       logger.info('Spool daemon ready', {
@@ -262,6 +267,8 @@ export class Daemon {
       this.writes.flush();
       // Its executors show as gone from here on, and a successor on any socket knows it stopped.
       await this.instance.stop();
+      // Handed over at once rather than left to run out: another daemon maintains from its next try.
+      await this.leadership.stop();
       await this.server.close();
       await this.metricsServer?.close();
       this.events.close();
@@ -281,6 +288,7 @@ export class Daemon {
   private async abandonListener(): Promise<void> {
     this.unsubscribe();
     this.upkeep.stop();
+    await this.leadership.stop();
     await this.backups?.stop();
     await this.server.close();
     removeSocketFile(this.options.socketPath, this.logger);

@@ -13,6 +13,9 @@
  * So no timer waits longer than MAX_TIMER_MS, and `noteDue` re-arms a timer whose wall-clock
  * moment has passed while its monotonic delay has not.
  *
+ * On a store several daemons share, only the daemon holding the leader lease reaps and cleans;
+ * every daemon fires schedules (each tick fires once, by compare-and-swap) and wakes its claims.
+ *
  * Retention cleanup runs on its own slow timer, in bounded batches with a turn of the event loop
  * between them, so that a large backlog of old jobs never blocks the event loop for long; it goes
  * on while batches come back full, so that it keeps up with however fast jobs finish.
@@ -58,6 +61,11 @@ export class Upkeep {
     private readonly logger: Logger,
     /** The wall clock due times are read against. */
     private readonly now: () => number = Date.now,
+    /**
+     * Whether this daemon runs the store's maintenance (reaping expired leases, retention): on a
+     * store shared by several daemons, only the one holding the leader lease (lifecycle/leadership.ts).
+     */
+    private readonly mayMaintain: () => boolean = () => true,
   ) {}
 
   start(): void {
@@ -159,7 +167,7 @@ export class Upkeep {
   private async tickOnce(): Promise<void> {
     this.lastTickAt = this.now();
     try {
-      const reaped = await this.engine.reapExpiredLeases();
+      const reaped = this.mayMaintain() ? await this.engine.reapExpiredLeases() : 0;
       if (reaped > 0) this.logger.info('Reaped jobs whose lease expired', { count: reaped });
       await this.scheduler.fireDue();
       this.onDue();
@@ -203,7 +211,7 @@ export class Upkeep {
    * short. Resolves with how many jobs were deleted (0 when a cleanup was already running).
    */
   async cleanup(): Promise<number> {
-    if (this.cleaning) return 0;
+    if (this.cleaning || !this.mayMaintain()) return 0;
     this.cleaning = true;
     let total = 0;
     try {

@@ -455,6 +455,14 @@ export interface StorageBackend {
   cleanup(limit: number): Promise<number>;
   /** The earliest future time something becomes due (a waiting job, a lease expiry, a schedule, a rate limit's token). */
   nextWakeAt(): Promise<number | null>;
+  /**
+   * Takes or keeps the lease on `role` for `daemonId` for `ttlMs` from now: true while this
+   * daemon holds it. A lease another daemon holds is taken over only once it has expired; a
+   * `ttlMs` of 0 gives it up. A store shared by daemons on several machines (PostgreSQL) has it,
+   * so that maintenance (the lease reaper, retention) runs on one daemon at a time; a store
+   * without it lets every daemon maintain (SQLite: one machine; its writes serialize anyway).
+   */
+  holdLeadership?(role: string, daemonId: string, ttlMs: number): Promise<boolean>;
   /** Recounts the jobs and compares with the maintained counters. */
   verifyCounters(): Promise<{ ok: boolean; mismatches: CounterMismatch[] }>;
 

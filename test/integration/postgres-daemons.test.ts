@@ -1,10 +1,17 @@
 /**
  * Several real daemons (dist/daemon.js with --store) on one PostgreSQL database, as a team runs
  * them: every job is claimed and completed exactly once whichever daemon its worker is attached
- * to; and the database going away and coming back loses nothing that was acknowledged, while
- * every daemon answers plainly meanwhile and reconnects by itself.
+ * to; a per-second schedule fires once per tick; a daemon killed with its worker's job gives the
+ * job to another daemon after the lease (the maintenance lease moving with it); the database
+ * going away and coming back loses nothing that was acknowledged, while every daemon answers
+ * plainly meanwhile and reconnects by itself; and a database nobody answers at stops the start.
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { after, test } from 'node:test';
 import pg from 'pg';
 import { SpoolClient } from '../../shared/client';
@@ -134,5 +141,84 @@ test('PostgreSQL stopped at once and started again: the daemons answer StoreUnav
     assert.equal(loud.length, 1, loud.join('\n'));
     assert.match(loud[0] ?? '', /The store is unavailable/);
     assert.match(d.log(), /info  The store is reachable again/);
+  }
+});
+
+test('a per-second schedule with three daemons running fires once per tick, 30 ticks in a row', async () => {
+  const url = await (await sharedPostgres()).database();
+  const three = await daemonsOn(url, 3);
+  const client = await (three[1] as TestDaemon).client();
+  await client.call('schedules.create', { name: 'every-second', cron: '* * * * * *', queue: 'ticks', job: { kind: 'tick' } });
+  type Fire = { fire_at: string; job_id: string | null };
+  let fires: Fire[] = [];
+  await waitFor('31 ticks to have fired', async () => {
+    fires = await query<Fire>(url, `SELECT fire_at, job_id FROM schedule_fires WHERE schedule = 'every-second' ORDER BY fire_at`);
+    return fires.length >= 31;
+  }, 60_000);
+  const times = fires.map((f) => Number(f.fire_at));
+  // The first tick may have been skipped as missed while the schedule was being made: count 30
+  // consecutive ticks after the first.
+  const window = times.slice(1, 31);
+  window.forEach((at, i) => {
+    if (i > 0) assert.equal(at - (window[i - 1] as number), 1000, `tick ${i} follows the one before by one second`);
+  });
+  const jobs = await query<{ id: string }>(url, `SELECT id FROM jobs WHERE queue = 'ticks'`);
+  const jobIds = new Set(jobs.map((j) => j.id));
+  const fired = fires.filter((f) => f.job_id !== null);
+  assert.equal(new Set(fired.map((f) => f.job_id)).size, fired.length, 'one job per fire');
+  for (const f of fired) assert.ok(jobIds.has(f.job_id as string));
+  assert.equal(jobIds.size, fired.length, 'no job without its fire record: no tick fired twice');
+  assert.ok(fired.length >= 30);
+});
+
+test('a daemon killed with kill -9 while its worker holds a job: after the lease the job runs on another daemon, and the late complete is refused', async () => {
+  const url = await (await sharedPostgres()).database();
+  // The first daemon started holds the maintenance lease: killing it also tests the takeover.
+  const [a, b] = await daemonsOn(url, 2, ['--grace-ms', '0']);
+  const onA = await (a as TestDaemon).client();
+  const onB = await (b as TestDaemon).client();
+  const { job } = await onA.call('jobs.enqueue', { queue: 'fragile', kind: 'work', timeoutMs: 2000, maxAttempts: 3 });
+  const { jobs } = await onA.call('jobs.claim', { workerId: 'doomed', queues: ['fragile'], kinds: ['work'], waitMs: 5000 }, { timeoutMs: 10_000 });
+  assert.equal(jobs[0]?.id, job.id);
+  await (a as TestDaemon).kill();
+
+  // After the lease runs out, the surviving daemon (leader by then) reaps it and a worker there gets it.
+  const started = performance.now();
+  let claimed: string | undefined;
+  await waitFor('a worker on daemon B to get the job again', async () => {
+    const r = await onB.call('jobs.claim', { workerId: 'survivor', queues: ['fragile'], kinds: ['work'], waitMs: 1000 }, { timeoutMs: 10_000 });
+    claimed = r.jobs[0]?.id;
+    return claimed === job.id;
+  }, 30_000);
+  console.log(`the job ran again ${Math.round(performance.now() - started)} ms after its daemon was killed`);
+
+  await assert.rejects(onB.call('jobs.complete', { id: job.id, workerId: 'doomed', result: null }), (error: { code?: number; message?: string }) => {
+    assert.equal(error.code, ErrorCode.LeaseLost, error.message);
+    return true;
+  });
+  const done = await onB.call('jobs.complete', { id: job.id, workerId: 'survivor', result: null });
+  assert.equal(done.job.state, 'completed');
+  assert.equal(done.job.attempts, 2, 'the expired attempt counted, the second completed');
+  assert.match((b as TestDaemon).log(), /This daemon runs the maintenance of the store now/);
+});
+
+test('spool daemon --store with a database nobody answers at fails plainly, exit 1, and leaves no socket', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'spool-pg-refused-'));
+  try {
+    const socket = path.join(dir, 'spool.sock');
+    // A port nothing listens on: made free by binding and closing it.
+    const port = await new Promise<number>((resolve) => {
+      const s = net.createServer().listen(0, '127.0.0.1', () => {
+        const p = (s.address() as { port: number }).port;
+        s.close(() => resolve(p));
+      });
+    });
+    const r = spawnSync(process.execPath, [path.resolve(__dirname, '..', '..', 'dist', 'cli.js'), '--socket', socket, 'daemon', '--db', path.join(dir, 'spool.db'), '--store', `postgres://spool:secret-pw@127.0.0.1:${port}/spool`], { encoding: 'utf8', timeout: 30_000 });
+    assert.equal(r.status, 1, r.stdout + r.stderr);
+    assert.match(r.stderr, /store is unavailable: the daemon cannot reach PostgreSQL at postgres:\/\/spool@127\.0\.0\.1:\d+\/spool/);
+    assert.doesNotMatch(r.stdout + r.stderr, /secret-pw/, 'the password is never printed');
+    assert.equal(fs.existsSync(socket), false, 'no socket left behind');
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -37,6 +37,7 @@ import type {
   StoredToken,
 } from '../backend';
 import { PgTx, describeUrl, isRetryable, isUnavailable, storeUnavailable, type Transactions } from './db';
+import { holdLeadership } from './leader';
 import { migrate } from './migrations';
 import { encodeNotice, CHANNEL } from './notice';
 import { ChangeFeed } from './notify';
@@ -522,6 +523,10 @@ export class PostgresBackend implements StorageBackend, Transactions {
 
   reapExpiredLeases(): Promise<number> {
     return attempts.reapExpiredLeases(this);
+  }
+
+  holdLeadership(role: string, daemonId: string, ttlMs: number): Promise<boolean> {
+    return this.write((tx) => holdLeadership(tx, role, daemonId, ttlMs));
   }
 
   recoverInterrupted(workerIds: string[], aliveUntil?: number): Promise<number> {

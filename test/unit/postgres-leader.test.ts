@@ -1,0 +1,37 @@
+/**
+ * The maintenance lease on PostgreSQL: one daemon at a time holds it; the holder renews it; a
+ * lease that runs out (its daemon died) is taken by the next daemon that asks; a daemon that
+ * stops cleanly gives it up at once. Two engines (two pools, as two daemons) on one database,
+ * with a clock the test moves.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { Engine } from '../../daemon/engine';
+import { postgresStorage } from '../../daemon/storage/postgres/index';
+import { FakeClock } from '../helpers/engineTest';
+import { sharedPostgres } from '../helpers/postgres';
+
+test('one daemon holds the maintenance lease; another takes it only once it has run out, or been given up', async (t) => {
+  const url = await (await sharedPostgres()).database(t);
+  const clock = new FakeClock();
+  const open = (): Engine => {
+    const engine = new Engine({ storage: postgresStorage({ url, poolSize: 2 }), now: clock.now });
+    t.after(() => engine.close());
+    return engine;
+  };
+  const [a, b] = [open(), open()];
+  const TTL = 5000;
+
+  assert.equal(await a.holdLeadership('maintenance', 'daemon-a', TTL), true, 'a free lease is taken');
+  assert.equal(await b.holdLeadership('maintenance', 'daemon-b', TTL), false, 'a held lease is not');
+  clock.advance(4000);
+  assert.equal(await a.holdLeadership('maintenance', 'daemon-a', TTL), true, 'the holder renews it');
+  clock.advance(4000);
+  assert.equal(await b.holdLeadership('maintenance', 'daemon-b', TTL), false, 'renewed: still not expired 8 s after it was first taken');
+  clock.advance(1001);
+  assert.equal(await b.holdLeadership('maintenance', 'daemon-b', TTL), true, 'run out (daemon A stopped renewing): taken over');
+  assert.equal(await a.holdLeadership('maintenance', 'daemon-a', TTL), false, 'the old holder is refused');
+  assert.equal(await b.holdLeadership('maintenance', 'daemon-b', 0), false, 'a ttl of 0 gives it up');
+  assert.equal(await a.holdLeadership('maintenance', 'daemon-a', TTL), true, 'given up: the next to ask takes it at once');
+  assert.equal(await b.holdLeadership('other-role', 'daemon-b', TTL), true, 'roles are leased apart');
+});
