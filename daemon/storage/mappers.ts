@@ -4,6 +4,7 @@
 import type { JobCounts, Queue, ResourceLimits, Backoff, BackoffStrategy, Job, JobContext, JobRun, JobState, MissedRunPolicy, OutputLine, OutputStream, RunOutcome, Schedule, Worker, WorkerType } from '../../shared/types';
 import { JOB_STATES } from '../../shared/types';
 import type { OverlapPolicy } from '../../shared/jobsfile';
+import type { DaemonInstance, ManagedType, Ownership, StoredTemplate } from './backend';
 import type { JobInsert } from './jobInsert';
 import { bool, int, intOrNull, json, real, stringArray, text, textOrNull, type Row } from './rows';
 
@@ -250,3 +251,41 @@ export function mapSettings(row: Row): QueueSettings {
   };
 }
 
+
+/** A daemon recorded on the store. */
+export function mapDaemon(row: Row): DaemonInstance {
+  return {
+    id: text(row, 'id'),
+    host: text(row, 'host'),
+    pid: int(row, 'pid'),
+    processStart: textOrNull(row, 'process_start'),
+    socketPath: text(row, 'socket'),
+    executorId: text(row, 'executor_id'),
+    startedAt: int(row, 'started_at'),
+    heartbeatAt: int(row, 'heartbeat_at'),
+    stoppedAt: intOrNull(row, 'stopped_at'),
+  };
+}
+
+const MANAGED_TYPES: readonly ManagedType[] = ['queue', 'template', 'schedule'];
+
+export function mapTemplate(row: Row): StoredTemplate {
+  return {
+    name: text(row, 'name'),
+    queue: text(row, 'queue'),
+    kind: text(row, 'kind'),
+    body: text(row, 'body'),
+    createdAt: int(row, 'created_at'),
+    updatedAt: int(row, 'updated_at'),
+  };
+}
+
+export function mapOwnership(row: Row): Ownership {
+  return {
+    type: oneOf(row, 'type', MANAGED_TYPES),
+    name: text(row, 'name'),
+    project: text(row, 'project'),
+    applied: text(row, 'applied'),
+    appliedAt: int(row, 'applied_at'),
+  };
+}

@@ -5,21 +5,9 @@
  */
 import type { DaemonInstance, DaemonRegistration } from '../backend';
 import type { Db } from './db';
-import { int, intOrNull, text, textOrNull, toRow, type Row } from './row';
+import { mapDaemon } from '../mappers';
+import { toRow } from './row';
 
-function mapDaemon(row: Row): DaemonInstance {
-  return {
-    id: text(row, 'id'),
-    host: text(row, 'host'),
-    pid: int(row, 'pid'),
-    processStart: textOrNull(row, 'process_start'),
-    socketPath: text(row, 'socket'),
-    executorId: text(row, 'executor_id'),
-    startedAt: int(row, 'started_at'),
-    heartbeatAt: int(row, 'heartbeat_at'),
-    stoppedAt: intOrNull(row, 'stopped_at'),
-  };
-}
 
 export class DaemonStatements {
   private readonly insertStmt;

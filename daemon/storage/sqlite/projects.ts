@@ -5,31 +5,10 @@
  */
 import type { ManagedType, Ownership, StoredTemplate } from '../backend';
 import type { Db } from './db';
-import { oneOf } from '../mappers';
-import { int, text, toRow, type Row } from './row';
+import { mapOwnership, mapTemplate } from '../mappers';
+import { toRow } from './row';
 
-const TYPES: readonly ManagedType[] = ['queue', 'template', 'schedule'];
 
-function mapTemplate(row: Row): StoredTemplate {
-  return {
-    name: text(row, 'name'),
-    queue: text(row, 'queue'),
-    kind: text(row, 'kind'),
-    body: text(row, 'body'),
-    createdAt: int(row, 'created_at'),
-    updatedAt: int(row, 'updated_at'),
-  };
-}
-
-function mapOwnership(row: Row): Ownership {
-  return {
-    type: oneOf(row, 'type', TYPES),
-    name: text(row, 'name'),
-    project: text(row, 'project'),
-    applied: text(row, 'applied'),
-    appliedAt: int(row, 'applied_at'),
-  };
-}
 
 export class ProjectStatements {
   private readonly templatesStmt;

@@ -5,23 +5,10 @@
 import { SpoolError } from '../../../../shared/errors';
 import { ErrorCode, type TokenScope } from '../../../../shared/protocol';
 import type { DaemonInstance, DaemonRegistration, StoredToken } from '../../backend';
-import { oneOf } from '../../mappers';
-import { int, intOrNull, text, textOrNull, type Row } from '../../rows';
+import { mapDaemon, oneOf } from '../../mappers';
+import { int, text, type Row } from '../../rows';
 import type { PgTx } from '../db';
 
-function mapDaemon(row: Row): DaemonInstance {
-  return {
-    id: text(row, 'id'),
-    host: text(row, 'host'),
-    pid: int(row, 'pid'),
-    processStart: textOrNull(row, 'process_start'),
-    socketPath: text(row, 'socket'),
-    executorId: text(row, 'executor_id'),
-    startedAt: int(row, 'started_at'),
-    heartbeatAt: int(row, 'heartbeat_at'),
-    stoppedAt: intOrNull(row, 'stopped_at'),
-  };
-}
 
 const SCOPES: readonly TokenScope[] = ['admin', 'worker', 'read'];
 

@@ -6,7 +6,7 @@ import type { EnqueueResult } from '../../../../shared/protocol';
 import { jobNotFound } from '../../../../shared/errors';
 import type { Job } from '../../../../shared/types';
 import type { EnqueueInput } from '../../../engine/validate/jobs';
-import type { JobInsert } from '../../jobInsert';
+import { jobInsert, type JobInsert } from '../../jobInsert';
 import { mapJob, mapSettings, newJob, type QueueSettings } from '../../mappers';
 import type { PgTx } from '../db';
 
@@ -58,28 +58,9 @@ export async function ensureQueue(tx: PgTx, name: string): Promise<QueueSettings
   return created;
 }
 
-/** The stored form of a new job: the queue's defaults filled in. */
+/** The stored form of a new job (the queue's defaults filled in), as every store makes it. */
 export function toInsert(tx: PgTx, input: EnqueueInput, queue: QueueSettings, now: number): JobInsert {
-  const backoff = input.backoffField === null ? { ...queue.defaultBackoff, ...input.backoff } : tx.policy.mergeBackoff(queue.defaultBackoff, input.backoff, input.backoffField);
-  return {
-    id: tx.policy.newId(),
-    queue: input.queue,
-    kind: input.kind,
-    payload: input.payload,
-    priority: input.priority,
-    weight: input.weight,
-    runAt: input.runAt ?? now + (input.delayMs ?? 0),
-    maxAttempts: input.maxAttempts ?? queue.defaultMaxAttempts,
-    backoffStrategy: backoff.strategy,
-    backoffBaseMs: backoff.baseMs,
-    backoffCapMs: backoff.capMs,
-    backoffJitter: backoff.jitter,
-    timeoutMs: input.timeoutMs ?? queue.defaultTimeoutMs,
-    idempotencyKey: input.idempotencyKey,
-    tags: input.tags,
-    context: input.context,
-    now,
-  };
+  return jobInsert(tx.policy, input, queue, now);
 }
 
 /**

@@ -14,9 +14,8 @@
 import { SpoolError } from '../../../../shared/errors';
 import { ErrorCode } from '../../../../shared/protocol';
 import type { Queue } from '../../../../shared/types';
-import type { ApplyDecision, ApplyWrite, ManagedType, Ownership, ProjectObjects, StoredTemplate } from '../../backend';
-import { emptyCounts, oneOf } from '../../mappers';
-import { int, text, type Row } from '../../rows';
+import type { ApplyDecision, ApplyWrite, ManagedType, ProjectObjects, StoredTemplate } from '../../backend';
+import { emptyCounts, mapOwnership, mapTemplate } from '../../mappers';
 import type { PgTx } from '../db';
 import { findSchedule, getSchedule, insertSchedule, listSchedules, removeSchedule, writeSchedule, type ScheduleWrite } from './schedules';
 import { allCounts, allSettings, delayedCounts } from './upkeep';
@@ -25,28 +24,7 @@ import { deleteQueueNow, writeQueueSettings } from './queues';
 /** The advisory lock key of applies (any constant apart from the migrations' one; "apply" in ASCII). */
 const APPLY_LOCK = 0x6170706c79;
 
-const TYPES: readonly ManagedType[] = ['queue', 'template', 'schedule'];
 
-function mapTemplate(row: Row): StoredTemplate {
-  return {
-    name: text(row, 'name'),
-    queue: text(row, 'queue'),
-    kind: text(row, 'kind'),
-    body: text(row, 'body'),
-    createdAt: int(row, 'created_at'),
-    updatedAt: int(row, 'updated_at'),
-  };
-}
-
-function mapOwnership(row: Row): Ownership {
-  return {
-    type: oneOf(row, 'type', TYPES),
-    name: text(row, 'name'),
-    project: text(row, 'project'),
-    applied: text(row, 'applied'),
-    appliedAt: int(row, 'applied_at'),
-  };
-}
 
 /** Every queue with its counts, delayed count and owner. */
 async function listQueues(tx: PgTx): Promise<Queue[]> {

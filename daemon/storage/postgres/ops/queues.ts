@@ -4,13 +4,14 @@
  */
 import { SpoolError } from '../../../../shared/errors';
 import { ErrorCode } from '../../../../shared/protocol';
-import { TERMINAL_STATES, type JobState, type Queue, type ResourceLimits } from '../../../../shared/types';
+import { TERMINAL_STATES, type JobState, type Queue } from '../../../../shared/types';
 import type { ConfigureInput } from '../../../engine/validate/queues';
 import { queueNotFound } from '../../errors';
 import { emptyCounts, mapSettings, type QueueSettings } from '../../mappers';
 import type { PgTx, Transactions } from '../db';
 import { ensureQueue } from './common';
 import { allCounts, allSettings, delayedCounts } from './upkeep';
+import { changedLimits } from '../../queueLimits';
 
 async function describe(tx: PgTx, settings: QueueSettings): Promise<Queue> {
   const now = tx.now();
@@ -100,19 +101,6 @@ export async function deleteQueue(store: Transactions, name: string, force: bool
     await deleteQueueNow(tx, name, force);
     return purged + Number(before?.get('n') ?? 0);
   });
-}
-
-/** A queue's limits after `changes`: null removes them all, a field null removes that one. */
-function changedLimits(current: ResourceLimits, changes: ConfigureInput['limits']): ResourceLimits {
-  if (changes === undefined) return current;
-  if (changes === null) return {};
-  const limits: ResourceLimits = { ...current };
-  for (const key of ['memoryBytes', 'cpuSeconds', 'openFiles', 'processes'] as const) {
-    const change = changes[key];
-    if (change === null) delete limits[key];
-    else if (change !== undefined) limits[key] = change;
-  }
-  return limits;
 }
 
 /** Changes a queue's settings, creating it if new; records no event (the caller does). */

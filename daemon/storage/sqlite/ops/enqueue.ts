@@ -7,29 +7,10 @@ import type { JobInsert, QueueSettings } from '..';
 import type { SqliteContext } from './context';
 import type { EnqueueInput } from '../../../engine/validate/jobs';
 import { ensureQueue } from './queues';
+import { jobInsert } from '../../jobInsert';
 
-/** The stored form of a new job: the queue's defaults filled in. */
 function toInsert(ctx: SqliteContext, input: EnqueueInput, queue: QueueSettings, now: number): JobInsert {
-  const backoff = input.backoffField === null ? { ...queue.defaultBackoff, ...input.backoff } : ctx.policy.mergeBackoff(queue.defaultBackoff, input.backoff, input.backoffField);
-  return {
-    id: ctx.policy.newId(),
-    queue: input.queue,
-    kind: input.kind,
-    payload: input.payload,
-    priority: input.priority,
-    weight: input.weight,
-    runAt: input.runAt ?? now + (input.delayMs ?? 0),
-    maxAttempts: input.maxAttempts ?? queue.defaultMaxAttempts,
-    backoffStrategy: backoff.strategy,
-    backoffBaseMs: backoff.baseMs,
-    backoffCapMs: backoff.capMs,
-    backoffJitter: backoff.jitter,
-    timeoutMs: input.timeoutMs ?? queue.defaultTimeoutMs,
-    idempotencyKey: input.idempotencyKey,
-    tags: input.tags,
-    context: input.context,
-    now,
-  };
+  return jobInsert(ctx.policy, input, queue, now);
 }
 
 /** One job, inside the caller's write transaction. */

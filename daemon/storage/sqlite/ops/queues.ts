@@ -3,11 +3,12 @@
  */
 import { SpoolError } from '../../../../shared/errors';
 import { ErrorCode } from '../../../../shared/protocol';
-import type { JobState, Queue, ResourceLimits } from '../../../../shared/types';
+import type { JobState, Queue } from '../../../../shared/types';
 import { limitColumns, withCounts, type QueueSettings } from '..';
 import { queueNotFound } from '../../errors';
 import type { SqliteContext } from './context';
 import type { ConfigureInput } from '../../../engine/validate/queues';
+import { changedLimits } from '../../queueLimits';
 
 /** The queue's settings, creating it with the defaults if it does not exist. Inside a write transaction. */
 export function ensureQueue(ctx: SqliteContext, name: string): QueueSettings {
@@ -75,19 +76,6 @@ export function configureQueue(ctx: SqliteContext, input: ConfigureInput): Queue
   });
   ctx.events.queue(input.name);
   return getQueue(ctx, input.name);
-}
-
-/** The queue's limits after `changes`: null removes them all, a field null removes that one. */
-function changedLimits(current: ResourceLimits, changes: ConfigureInput['limits']): ResourceLimits {
-  if (changes === undefined) return current;
-  if (changes === null) return {};
-  const limits: ResourceLimits = { ...current };
-  for (const key of ['memoryBytes', 'cpuSeconds', 'openFiles', 'processes'] as const) {
-    const change = changes[key];
-    if (change === null) delete limits[key];
-    else if (change !== undefined) limits[key] = change;
-  }
-  return limits;
 }
 
 /**
