@@ -101,15 +101,30 @@ socket.on('connect', async () => {
     await Promise.all([lane(), lane()]);
     await Promise.all(inFlight);
     done({ ms: now() - started });
+  } else if (cfg.role === 'drain') {
+    // Several of these share one queue (through several daemons): each claims and completes until
+    // its claims come back empty, and says how many it completed.
+    let completed = 0;
+    const lane = async () => {
+      for (let empty = 0; empty < 2; ) {
+        const { jobs } = await call('jobs.claim', { workerId: cfg.workerId, queues: [cfg.queue], max: cfg.max, waitMs: 100 });
+        if (jobs.length === 0) { empty += 1; continue; }
+        empty = 0;
+        await batch(jobs.map((j) => ['jobs.complete', { id: j.id, workerId: cfg.workerId }]));
+        completed += jobs.length;
+      }
+    };
+    await Promise.all(Array.from({ length: cfg.lanes || 2 }, lane));
+    done({ completed });
   } else if (cfg.role === 'latency-worker') {
+    // Takes whatever is waiting (cfg.max, default 1) so that a slow commit never builds a backlog
+    // that the latency would then measure instead.
     const samples = [];
     while (samples.length < cfg.n) {
-      const { jobs } = await call('jobs.claim', { workerId: 'latency', queues: [cfg.queue], max: 1, waitMs: 10000 });
+      const { jobs } = await call('jobs.claim', { workerId: 'latency', queues: [cfg.queue], max: cfg.max || 1, waitMs: 10000 });
       const at = now();
-      for (const j of jobs) {
-        samples.push(at - j.payload.t);
-        await call('jobs.complete', { id: j.id, workerId: 'latency' });
-      }
+      for (const j of jobs) samples.push(at - j.payload.t);
+      if (jobs.length > 0) await batch(jobs.map((j) => ['jobs.complete', { id: j.id, workerId: 'latency' }]));
     }
     done({ samples });
   } else if (cfg.role === 'latency-producer') {

@@ -1,0 +1,251 @@
+/**
+ * `SPOOL_BENCH_PART=postgres`: Spool on PostgreSQL beside graphile-worker and pg-boss, on one
+ * throwaway PostgreSQL server in one run, with durable commits (fsync and synchronous_commit on).
+ * Each scenario gets a fresh database; the rounds are interleaved (each round runs every
+ * scenario, in a rotating order) so that the machine's moods fall on all of them alike; the
+ * figures are the medians over the rounds, with their range.
+ *
+ * The same work for each: 20,000 no-op jobs enqueued in bulk, then drained.
+ * - Spool, one daemon: a real daemon process (`--store`), filled with `jobs.enqueueBatch` of 500,
+ *   drained by one worker process claiming 200 at a time and completing them in one batch.
+ * - Spool, three daemons on the same database: the same fill through one of them, then one
+ *   worker process per daemon draining together; the figure is the total.
+ * - graphile-worker: `addJobs` in batches of 500, drained by its runner (concurrency 32).
+ * - pg-boss: `insert` in batches of 500, drained by four loops of `fetch` (200) and `complete`.
+ * - Latency: a worker long-polling on daemon B, one job enqueued on daemon A every 10 ms: from
+ *   the enqueue call to the claim's answer, through LISTEN/NOTIFY.
+ * graphile-worker and pg-boss run inside this process, as an application embeds them.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import pg from 'pg';
+import { PgServer, pgBin } from '../scripts/pgServer';
+import { VERSION } from '../shared/version';
+import { killBenchProcesses, launchDaemon, runClient, writeClientScript, type BenchClient, type BenchDaemon } from './daemon';
+import type { BenchFigure } from './figure';
+
+const JOBS = 20_000;
+const BATCH = 500;
+
+interface Options {
+  quick?: boolean;
+  log?: (line: string) => void;
+}
+
+/** Whether PostgreSQL's server programs are here (Debian's package); the part is skipped without them. */
+export function postgresAvailable(): string | null {
+  try {
+    pgBin();
+    return null;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+function packageVersion(name: string): string {
+  try {
+    const file = require.resolve(`${name}/package.json`);
+    return String((JSON.parse(fs.readFileSync(file, 'utf8')) as { version?: unknown }).version);
+  } catch {
+    return 'not installed';
+  }
+}
+
+async function count(url: string, sql: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ n: string }>(sql);
+    return Number(rows[0]?.n ?? 0);
+  } finally {
+    await client.end();
+  }
+}
+
+async function until(what: string, check: () => Promise<boolean>, timeoutMs = 300_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`Gave up waiting for ${what} after ${timeoutMs / 1000} s`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** Jobs per second of the drain, for one round of one scenario. */
+type Scenario = (url: string) => Promise<number>;
+
+export async function runPostgresBench(options: Options = {}): Promise<BenchFigure[]> {
+  const log = options.log ?? ((line: string) => console.log(line));
+  const missing = postgresAvailable();
+  if (missing !== null) {
+    log(`PostgreSQL: skipped (${missing})`);
+    return [];
+  }
+  const rounds = options.quick ? 1 : 3;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'spool-bench-pg-'));
+  const settings = { fsync: 'on', full_page_writes: 'on', synchronous_commit: 'on', shared_buffers: '256MB', max_wal_size: '2GB' };
+  const server = await PgServer.start(settings);
+  const script = writeClientScript(dir);
+  const client: BenchClient = (config) => runClient(script, config);
+  const daemonScript = path.resolve(__dirname, 'daemon.js');
+  const started: BenchDaemon[] = [];
+  let names = 0;
+  const daemonsOn = async (url: string, n: number): Promise<BenchDaemon[]> => {
+    const list: BenchDaemon[] = [];
+    for (let i = 0; i < n; i += 1) {
+      names += 1;
+      const d = await launchDaemon({ daemonScript, dir, name: `pg-${names}`, extraArgs: ['--store', url] });
+      started.push(d);
+      list.push(d);
+    }
+    return list;
+  };
+  const stopAll = async (list: BenchDaemon[]): Promise<void> => {
+    await Promise.all(list.map((d) => d.stop()));
+  };
+
+  const spool = (daemons: number): Scenario => async (url) => {
+    const list = await daemonsOn(url, daemons);
+    try {
+      await client({ role: 'enqueue', socket: (list[0] as BenchDaemon).socketPath, n: JOBS, window: 4, batch: BATCH, queue: 'bench' });
+      const t0 = performance.now();
+      const drained = (await Promise.all(list.map((d, i) => client({ role: 'drain', socket: d.socketPath, max: 200, queue: 'bench', workerId: `w${i}` })))) as { completed: number }[];
+      const ms = performance.now() - t0;
+      const total = drained.reduce((a, r) => a + r.completed, 0);
+      if (total !== JOBS) throw new Error(`Spool drained ${total} jobs of ${JOBS}`);
+      return (JOBS / ms) * 1000;
+    } finally {
+      await stopAll(list);
+    }
+  };
+
+  const graphile: Scenario = async (url) => {
+    const { makeWorkerUtils, run } = await import('graphile-worker');
+    const utils = await makeWorkerUtils({ connectionString: url });
+    try {
+      await utils.migrate();
+      for (let i = 0; i < JOBS; i += BATCH) await utils.addJobs(Array.from({ length: BATCH }, () => ({ identifier: 'noop', payload: {} })));
+      let done = 0;
+      const t0 = performance.now();
+      const runner = await run({ connectionString: url, concurrency: 32, noHandleSignals: true, pollInterval: 1000, logger: quietGraphileLogger(), taskList: { noop: async () => void (done += 1) } });
+      await until('graphile-worker to finish its jobs', async () => done >= JOBS && (await count(url, 'SELECT count(*) AS n FROM graphile_worker._private_jobs')) === 0);
+      const ms = performance.now() - t0;
+      await runner.stop();
+      return (JOBS / ms) * 1000;
+    } finally {
+      await utils.release();
+    }
+  };
+
+  const pgBoss: Scenario = async (url) => {
+    const { default: PgBoss } = await import('pg-boss');
+    const boss = new PgBoss({ connectionString: url, supervise: false, schedule: false });
+    boss.on('error', () => undefined);
+    await boss.start();
+    try {
+      await boss.createQueue('noop');
+      for (let i = 0; i < JOBS; i += BATCH) await boss.insert(Array.from({ length: BATCH }, () => ({ name: 'noop', data: {} })));
+      // fetch and complete in batches, four loops at once: its fastest way to drain (its work()
+      // sleeps a polling interval after every batch).
+      let done = 0;
+      const t0 = performance.now();
+      const loop = async (): Promise<void> => {
+        for (;;) {
+          const jobs = await boss.fetch('noop', { batchSize: 200 });
+          if (jobs.length === 0) return;
+          await boss.complete('noop', jobs.map((j) => j.id));
+          done += jobs.length;
+        }
+      };
+      await Promise.all([loop(), loop(), loop(), loop()]);
+      if (done !== JOBS) throw new Error(`pg-boss drained ${done} jobs of ${JOBS}`);
+      return (JOBS / (performance.now() - t0)) * 1000;
+    } finally {
+      await boss.stop({ graceful: false, wait: true });
+    }
+  };
+
+  const scenarios: [string, Scenario][] = [
+    ['Spool, one daemon', spool(1)],
+    ['Spool, three daemons', spool(3)],
+    ['graphile-worker', graphile],
+    ['pg-boss', pgBoss],
+  ];
+  const rates = new Map<string, number[]>(scenarios.map(([name]) => [name, []]));
+  const latencies: number[][] = [];
+  try {
+    const version = (await server.admin('SHOW server_version')).rows[0] as { server_version: string };
+    log(`PostgreSQL ${version.server_version} (${Object.entries(settings).map(([k, v]) => `${k}=${v}`).join(', ')}), on loopback, this machine`);
+    log(`Spool ${VERSION}, graphile-worker ${packageVersion('graphile-worker')}, pg-boss ${packageVersion('pg-boss')}, Node ${process.version}`);
+    log(`${JOBS.toLocaleString('en-US')} no-op jobs enqueued in batches of ${BATCH}, then drained; ${rounds} interleaved round(s)\n`);
+    for (let round = 0; round < rounds; round += 1) {
+      for (let i = 0; i < scenarios.length; i += 1) {
+        const [name, scenario] = scenarios[(i + round) % scenarios.length] as [string, Scenario];
+        const rate = await scenario(await server.database());
+        rates.get(name)?.push(rate);
+        log(`  round ${round + 1}: ${name.padEnd(22)} ${Math.round(rate).toLocaleString('en-US')} jobs/s`);
+      }
+      latencies.push(await crossDaemonLatency(await server.database(), daemonsOn, stopAll, client, options.quick ? 100 : 300));
+    }
+  } finally {
+    await stopAll(started);
+    killBenchProcesses();
+    server.destroy();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+
+  const figures: BenchFigure[] = [];
+  const graphileRate = median(rates.get('graphile-worker') ?? []);
+  log('');
+  for (const [name] of scenarios) {
+    const list = rates.get(name) ?? [];
+    const m = median(list);
+    const range = `${Math.round(Math.min(...list)).toLocaleString('en-US')}–${Math.round(Math.max(...list)).toLocaleString('en-US')}`;
+    log(`  ${name.padEnd(22)} median ${Math.round(m).toLocaleString('en-US')} jobs/s (range ${range}), ${(m / graphileRate).toFixed(1)}× graphile-worker`);
+  }
+  const one = median(rates.get('Spool, one daemon') ?? []);
+  const three = median(rates.get('Spool, three daemons') ?? []);
+  figures.push({ name: 'PostgreSQL drain, one daemon', value: Math.round(one), unit: 'jobs/s', target: '>= 3000', met: one >= 3000 });
+  figures.push({ name: 'PostgreSQL drain vs graphile-worker', value: Number((one / graphileRate).toFixed(1)), unit: '×', target: '>= 4', met: one / graphileRate >= 4 });
+  figures.push({ name: 'PostgreSQL drain, three daemons vs one', value: Number((three / one).toFixed(2)), unit: '×', target: '>= 1', met: three >= one });
+  const all = latencies.flat().sort((a, b) => a - b);
+  const p = (q: number): number => all[Math.min(all.length - 1, Math.floor(q * all.length))] ?? NaN;
+  log(`  enqueue on daemon A → claim on daemon B (LISTEN/NOTIFY): p50 ${p(0.5).toFixed(1)} ms, p99 ${p(0.99).toFixed(1)} ms (${all.length} samples)`);
+  figures.push({ name: 'PostgreSQL enqueue-to-claim p99 across daemons', value: Number(p(0.99).toFixed(1)), unit: 'ms', target: '< 50', met: p(0.99) < 50 });
+  for (const f of figures) log(`  ${f.met ? 'met   ' : 'MISSED'} ${f.name}: ${f.value} ${f.unit} (target ${f.target})`);
+  return figures;
+}
+
+async function crossDaemonLatency(
+  url: string,
+  daemonsOn: (url: string, n: number) => Promise<BenchDaemon[]>,
+  stopAll: (list: BenchDaemon[]) => Promise<void>,
+  client: BenchClient,
+  samples: number,
+): Promise<number[]> {
+  const [a, b] = await daemonsOn(url, 2);
+  try {
+    const [worker] = (await Promise.all([
+      client({ role: 'latency-worker', socket: (b as BenchDaemon).socketPath, n: samples, queue: 'latency', max: 50 }),
+      client({ role: 'latency-producer', socket: (a as BenchDaemon).socketPath, n: samples, queue: 'latency', gapMs: 10 }),
+    ])) as [{ samples: number[] }, unknown];
+    return worker.samples;
+  } finally {
+    await stopAll([a as BenchDaemon, b as BenchDaemon]);
+  }
+}
+
+/** graphile-worker logs every job at info level; the benchmark wants its own lines only. */
+function quietGraphileLogger(): import('graphile-worker').Logger {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { Logger } = require('graphile-worker') as typeof import('graphile-worker');
+  return new Logger(() => (level: string, message: string) => {
+    if (level === 'error') console.error(`graphile-worker: ${message}`);
+  });
+}
