@@ -266,7 +266,10 @@ export class Daemon {
   /** daemon.backup: a copy of the SQLite file; another store has its own tools. */
   async backup(target: string): Promise<BackupResult> {
     if (this.sqlite === null) {
-      throw new SpoolError(ErrorCode.InvalidParams, `The ${this.engine.store.kind} store cannot be backed up by the daemon; use its own tools (pg_dump for PostgreSQL).`);
+      throw new SpoolError(
+        ErrorCode.InvalidParams,
+        `Online backup is for the SQLite store; this daemon keeps its queue in PostgreSQL (${this.engine.store.location}). Back that database up with PostgreSQL's own tools: pg_dump (pg_dump -Fc -f spool.dump DATABASE) or the server's base backups.`,
+      );
     }
     const result = await this.sqlite.backup(target);
     this.logger.info('Wrote a backup', { path: result.path, bytes: result.bytes, ms: result.ms });

@@ -103,4 +103,8 @@ test('store flags that cannot work are refused before anything starts', async (t
   const env = await runCli(['daemon', '--detach', '--db', db], { socketPath, env: { SPOOL_STORE: 'not a url' } });
   assert.equal(env.code, 1);
   assert.match(env.stderr, /^spool: SPOOL_STORE: expected a PostgreSQL connection URL/);
+  // spool restore puts a SQLite file in place: with the queue in PostgreSQL it would never be read.
+  const restore = await runCli(['restore', path.join(dir, 'backup.db')], { socketPath, env: { SPOOL_STORE: 'postgres://spool@127.0.0.1:1/spool' } });
+  assert.equal(restore.code, 1);
+  assert.match(restore.stderr, /^spool: SPOOL_STORE is set: the daemon keeps its queue in PostgreSQL, .*pg_restore/);
 });
