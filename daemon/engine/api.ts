@@ -81,10 +81,10 @@ export interface EngineListener {
   /**
    * Another daemon on the same store made jobs claimable: jobs of `queue` (every queue when null)
    * from `dueAt` on (epoch ms; now when left out). The daemon wakes its waiting claims and
-   * executors. Never called for a store only one daemon uses (SQLite): local changes arrive as
-   * `jobChanged`.
+   * executors (those only when `kinds`, the jobs' kinds when known, includes a built-in one).
+   * Never called for a store only one daemon uses (SQLite): local changes arrive as `jobChanged`.
    */
-  wake?(queue: string | null, dueAt?: number): void;
+  wake?(queue: string | null, dueAt?: number, kinds?: readonly string[]): void;
   /**
    * Whether this listener wants `jobChanged` for changes other daemons make. The store reads
    * those jobs back only while some listener says yes: with nobody watching, the reads would

@@ -73,10 +73,10 @@ export class EventHub {
   }
 
   /** Another daemon made jobs claimable: passed straight on (nothing to commit or undo). */
-  wake(queue: string | null, dueAt?: number): void {
+  wake(queue: string | null, dueAt?: number, kinds?: readonly string[]): void {
     for (const listener of [...this.listeners]) {
       try {
-        listener.wake?.(queue, dueAt);
+        listener.wake?.(queue, dueAt, kinds);
       } catch (error) {
         this.report(error);
       }

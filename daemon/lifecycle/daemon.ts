@@ -15,7 +15,7 @@ import type { Job } from '../../shared/types';
 import { VERSION } from '../../shared/version';
 import type { DaemonOptions } from '../config';
 import type { EngineClaimParams, JobChange, QueueEngine } from '../engine/api';
-import { openEngine } from '../engine/index';
+import { BUILTIN_KINDS, openEngine } from '../engine/index';
 import { SqliteBackend, sqliteStorage } from '../storage/sqlite/backend';
 import { tighten } from '../storage/sqlite/permissions';
 import { postgresStorage } from '../storage/postgres/index';
@@ -216,7 +216,7 @@ export class Daemon {
         },
         queueChanged: (name, deleted) => started.queueChanged(name, deleted),
         output: (jobId, queue, lines) => started.events.output(jobId, queue, lines),
-        wake: (queue, dueAt) => started.wake(queue, dueAt),
+        wake: (queue, dueAt, kinds) => started.wake(queue, dueAt, kinds),
         // Jobs other daemons change are read back only for this daemon's subscribers.
         wantsRemoteJobs: () => started.events.wantsJobs(),
       });
@@ -418,14 +418,16 @@ export class Daemon {
   }
 
   /** Another daemon on the store made jobs of `queue` (every queue when null) claimable from `dueAt`. */
-  private wake(queue: string | null, dueAt?: number): void {
+  private wake(queue: string | null, dueAt?: number, kinds?: readonly string[]): void {
     if (dueAt !== undefined && dueAt > Date.now()) {
       this.upkeep.noteDue(dueAt);
       return;
     }
     if (queue === null) this.claims.wakeAll();
     else this.claims.wake(queue);
-    this.pool.wake();
+    // As for this daemon's own changes (ExecutorPool.jobChanged): the executors look for work only
+    // when built-in jobs changed. A claim for them in a queue full of other kinds reads the backlog.
+    if (kinds === undefined || kinds.some((kind) => BUILTIN_KINDS.includes(kind))) this.pool.wake();
   }
 
   private wakeAll(): void {

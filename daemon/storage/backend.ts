@@ -155,9 +155,11 @@ export interface ChangeRecorder {
   /**
    * Another daemon on the same store made jobs claimable (enqueued, retried, freed a concurrency
    * slot): jobs of `queue` (of every queue when null) from `dueAt` on (epoch ms; now when left
-   * out). Optional: only a store that several daemons share calls it, outside any transaction.
+   * out). `kinds`: the kinds of the jobs concerned, when known (so that built-in executors are
+   * woken only for theirs). Optional: only a store that several daemons share calls it, outside
+   * any transaction.
    */
-  wake?(queue: string | null, dueAt?: number): void;
+  wake?(queue: string | null, dueAt?: number, kinds?: readonly string[]): void;
   /**
    * Whether anything here listens for job changes made by other daemons. Reading them back costs
    * the store a query per notification, so a store asks first and reads only when this says yes.

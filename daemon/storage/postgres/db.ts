@@ -31,6 +31,8 @@ export class TxChanges {
    * jobChanged wakes claims.
    */
   readonly wokenQueues = new Map<string, number>();
+  /** The kinds of the jobs behind those wakeups: a daemon wakes its built-in executors only for theirs. */
+  readonly wokenKinds = new Set<string>();
   /**
    * Jobs that changed and still exist, as last recorded (other daemons' subscribers read them
    * back; this daemon's feed notes them as already seen, see ChangeFeed.noteLocal).
@@ -53,6 +55,7 @@ export class TxChanges {
     const due = job.state === 'queued' || job.state === 'retrying' ? job.runAt : 0;
     const known = this.wokenQueues.get(job.queue);
     this.wokenQueues.set(job.queue, known === undefined ? due : Math.min(known, due));
+    this.wokenKinds.add(job.kind);
   }
 
   queue(name: string, deleted = false): void {

@@ -14,6 +14,9 @@ import type { TxChanges } from './db';
 /** The channel every daemon of a database sends on and listens to. */
 export const CHANNEL = 'spool_changes';
 
+/** More kinds than this in one transaction are sent as "any kind". */
+const MAX_KINDS = 20;
+
 /** Below PostgreSQL's 8,000-byte limit, with room to spare. */
 const MAX_PAYLOAD_BYTES = 7900;
 
@@ -23,6 +26,8 @@ export interface Notice {
   from: string;
   /** Queue → when its jobs may be claimed (epoch ms; 0: now). */
   wake: Record<string, number>;
+  /** The kinds of the jobs behind `wake`; absent when there were too many to list (any kind). */
+  kinds?: string[];
   /** Queue → true when deleted, false when created or changed. */
   queues: Record<string, boolean>;
   /** Ids of the jobs that changed; absent in the compact form. */
@@ -41,10 +46,11 @@ export function encodeNotice(from: string, changes: TxChanges, now: number): str
   for (const [queue, due] of changes.wokenQueues) wake[queue] = due <= now ? 0 : due;
   const queues = Object.fromEntries(changes.changedQueues);
   const since = Number.isFinite(changes.changedSince) ? changes.changedSince : now;
-  const full: Notice = { from, wake, queues, jobs: [...changes.changedJobs.keys()] };
+  const kinds = changes.wokenKinds.size <= MAX_KINDS ? { kinds: [...changes.wokenKinds] } : {};
+  const full: Notice = { from, wake, ...kinds, queues, jobs: [...changes.changedJobs.keys()] };
   let text = JSON.stringify(full);
   if (Buffer.byteLength(text) <= MAX_PAYLOAD_BYTES) return text;
-  const compact: Notice = { from, wake, queues, jobsIn: [...changes.changedJobQueues], since };
+  const compact: Notice = { from, wake, ...kinds, queues, jobsIn: [...changes.changedJobQueues], since };
   text = JSON.stringify(compact);
   if (Buffer.byteLength(text) <= MAX_PAYLOAD_BYTES) return text;
   return JSON.stringify({ from, wake: {}, queues: {}, all: true, since } satisfies Notice);
@@ -64,6 +70,8 @@ export function decodeNotice(payload: string): Notice | null {
   const queues = booleanRecord(Reflect.get(value, 'queues'));
   if (typeof from !== 'string' || wake === null || queues === null) return null;
   const notice: Notice = { from, wake, queues };
+  const kinds = stringList(Reflect.get(value, 'kinds'));
+  if (kinds !== null) notice.kinds = kinds;
   const jobs = stringList(Reflect.get(value, 'jobs'));
   if (jobs !== null) notice.jobs = jobs;
   const jobsIn = stringList(Reflect.get(value, 'jobsIn'));

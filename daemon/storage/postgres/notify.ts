@@ -178,7 +178,7 @@ export class ChangeFeed {
   private act(notice: Notice): void {
     const recorder = this.recorder;
     if (notice.all === true) recorder.wake?.(null);
-    for (const [queue, due] of Object.entries(notice.wake)) recorder.wake?.(queue, due === 0 ? undefined : due);
+    for (const [queue, due] of Object.entries(notice.wake)) recorder.wake?.(queue, due === 0 ? undefined : due, notice.kinds);
     const queues = Object.entries(notice.queues);
     if (queues.length > 0) {
       for (const [name, deleted] of queues) recorder.queue(name, deleted);
