@@ -3,7 +3,8 @@
  * maintenance leader recovers what a daemon killed on this host left running (its shell job's
  * process stopped first, the job run again with its attempt given back) without waiting for the
  * lease; and a daemon on another host, known only by its heartbeat, keeps its job for as long as
- * it beats, however long that is, and loses it only once its heartbeat has gone silent.
+ * it beats, however long that is, and loses it only once its heartbeat has gone silent, even
+ * after an outage of the database longer than a heartbeat may be silent.
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -11,7 +12,7 @@ import * as path from 'node:path';
 import { after, test } from 'node:test';
 import pg from 'pg';
 import { startDaemon, waitFor, type TestDaemon } from '../helpers/daemon';
-import { sharedPostgres } from '../helpers/postgres';
+import { PgServer, sharedPostgres } from '../helpers/postgres';
 
 const daemons: TestDaemon[] = [];
 after(async () => {
@@ -140,4 +141,75 @@ test('a daemon on another host keeps its job while its heartbeat goes on, and lo
   const { rows } = await sql.query('SELECT id FROM daemons WHERE id = $1', ['far-daemon']);
   assert.equal(rows.length, 0, 'the dead daemon\'s record is gone');
   assert.match(b.log(), /build-box-2/);
+});
+
+test('after PostgreSQL was down longer than a heartbeat may be silent, the leader takes no job from a daemon that beats again', async (t) => {
+  const server = await PgServer.start();
+  t.after(() => server.destroy());
+  const url = await server.database();
+  const b = await startDaemon({ args: ['--store', url], env: { ...process.env, SPOOL_DEBUG: '1' } });
+  t.after(() => b.dispose());
+  const onB = await b.client();
+  const executor = 'builtin:build-box-3:0123456789ab';
+  const sql = async (text: string, values: unknown[] = []): Promise<pg.QueryResult> => {
+    const client = new pg.Client({ connectionString: url });
+    client.on('error', () => undefined);
+    await client.connect();
+    try {
+      return await client.query(text, values);
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  };
+  await sql(
+    `INSERT INTO daemons (id, host, pid, process_start, socket, executor_id, started_at, heartbeat_at, stopped_at)
+     VALUES ('far-daemon', 'build-box-3', 1, NULL, '/run/spool/spool.sock', $1, $2, $2, NULL)`,
+    [executor, Date.now()],
+  );
+  const { job } = await onB.call('jobs.enqueue', { queue: 'far', kind: 'far-work', timeoutMs: 600_000 });
+  const { jobs } = await onB.call('jobs.claim', { workerId: executor, queues: ['far'], kinds: ['far-work'] });
+  assert.equal(jobs[0]?.id, job.id);
+  // The remote daemon beats every second whenever the database answers, as a daemon does.
+  let lastBeat = Date.now();
+  let beating = true;
+  const heartbeat = setInterval(() => {
+    if (!beating) return;
+    sql('UPDATE daemons SET heartbeat_at = $2 WHERE id = $1', ['far-daemon', Date.now()]).then(
+      () => (lastBeat = Date.now()),
+      () => undefined,
+    );
+  }, 1000);
+  t.after(() => clearInterval(heartbeat));
+
+  server.stopImmediate();
+  beating = false;
+  // Down for longer than a heartbeat may be silent: when it is back, every daemon's last
+  // heartbeat (the remote one's, and the leader's own) is older than that.
+  await waitFor('the outage to outlast the 10 s a heartbeat may be silent', () => Date.now() - lastBeat > 11_000 && /debug Could not record the daemon as alive/.test(b.log()), 30_000);
+  await server.startAgain();
+
+  const renewals = new Set<number>();
+  // The remote daemon reconnects later than the leader (its own backoff, a slower network): the
+  // leader leads again and looks for dead daemons while that one's heartbeat is still old.
+  await waitFor('the leader to lead again for a few renewals', async () => {
+    const { rows } = await sql(`SELECT expires_at FROM leaders WHERE role = 'maintenance' AND expires_at > $1`, [Date.now()]).catch(() => ({ rows: [] }));
+    for (const r of rows as { expires_at: string }[]) renewals.add(Number(r.expires_at));
+    return renewals.size >= 4;
+  }, 30_000);
+  beating = true;
+  renewals.clear();
+  await waitFor('ten renewals of the maintenance lease after the outage', async () => {
+    try {
+      const { rows } = await sql(`SELECT j.state, j.worker_id, l.expires_at FROM jobs j LEFT JOIN leaders l ON l.role = 'maintenance' WHERE j.id = $1`, [job.id]);
+      const row = rows[0] as { state: string; worker_id: string; expires_at: string | null } | undefined;
+      assert.equal(row?.state, 'running', 'never taken from a daemon that beats again');
+      assert.equal(row?.worker_id, executor);
+      if (row?.expires_at != null) renewals.add(Number(row.expires_at));
+    } catch (error) {
+      if (error instanceof assert.AssertionError) throw error;
+      return false;
+    }
+    return renewals.size >= 10;
+  }, 60_000);
+  assert.doesNotMatch(b.log(), /Recovered what daemons that stopped or died/);
 });
