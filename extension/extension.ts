@@ -26,7 +26,7 @@ export type SpoolExports = SpoolApi & { readonly jobOutput: JobOutputProvider };
 
 export function activate(extension: vscode.ExtensionContext): SpoolExports {
   const log = vscode.window.createOutputChannel('Spool', { log: true });
-  const connection = new DaemonConnection(extension.extensionPath, log);
+  const connection = new DaemonConnection(extension.extensionPath, log, extension.secrets);
   const enqueued = new EnqueuedJobs(connection);
   const queues = new QueuesProvider(connection, extension.workspaceState);
   const schedules = new SchedulesProvider(connection);
@@ -74,15 +74,24 @@ export function activate(extension: vscode.ExtensionContext): SpoolExports {
     ...registerCommands(ctx),
     startLanguageClient(extension, log),
     vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration('spool.socketPath')) void connection.connect(readSettings().autoStartDaemon).catch((error: unknown) => log.error(String(error)));
+      if (['spool.socketPath', 'spool.endpoint', 'spool.tlsFingerprint', 'spool.tlsCa'].some((s) => e.affectsConfiguration(s))) {
+        showWhichDaemon(ctx.queuesView, connection);
+        void connection.connect(readSettings().autoStartDaemon).catch((error: unknown) => log.error(String(error)));
+      }
       if (e.affectsConfiguration('spool.pageSize') || e.affectsConfiguration('spool.showEmptyGroups')) queues.refresher.now();
     }),
   );
+  showWhichDaemon(ctx.queuesView, connection);
   void vscode.commands.executeCommand('setContext', 'spool.connectionState', connection.state);
   // Connecting must not hold up activation: the views show "connecting" meanwhile. Failures are
   // reported to the user by the connection itself.
   connection.connect(readSettings().autoStartDaemon).catch((error: unknown) => log.error(`Connecting failed: ${error instanceof Error ? error.message : String(error)}`));
   return { context: ctx, statusBarText: () => ctx.statusBar.text, jobOutput };
+}
+
+/** The Queues view names a remote daemon it shows (the local one goes without saying). */
+function showWhichDaemon(view: vscode.TreeView<unknown>, connection: DaemonConnection): void {
+  view.description = connection.endpoint ?? undefined;
 }
 
 function registerProvider(scheme: string, provider: vscode.TextDocumentContentProvider & vscode.Disposable): vscode.Disposable {

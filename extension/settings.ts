@@ -14,6 +14,12 @@ export interface SpoolSettings {
   pageSize: number;
   /** Show a queue's state groups that hold no jobs. */
   showEmptyGroups: boolean;
+  /** `tls://host:port` of a daemon on another machine; empty for the local one. */
+  endpoint: string;
+  /** The remote daemon's certificate fingerprint (`sha256:…`), or empty. */
+  tlsFingerprint: string;
+  /** A CA file that signed the remote daemon's certificate, or empty. */
+  tlsCa: string;
 }
 
 export function readSettings(): SpoolSettings {
@@ -29,5 +35,8 @@ export function readSettings(): SpoolSettings {
     notifications: level === 'all' || level === 'none' ? level : 'failures',
     pageSize: Math.min(1000, Math.max(10, Math.floor(Number.isFinite(pageSize) ? pageSize : 50))),
     showEmptyGroups: c.get<boolean>('showEmptyGroups', false),
+    endpoint: c.get<string>('endpoint', '').trim(),
+    tlsFingerprint: c.get<string>('tlsFingerprint', '').trim(),
+    tlsCa: c.get<string>('tlsCa', '').trim(),
   };
 }

@@ -13,8 +13,26 @@ export interface StatusView {
   warning: boolean;
 }
 
-/** What the item shows for a connection state and the latest counts. Pure, so tests can call it. */
-export function render(state: ConnectionStateName, stats: Stats | null): StatusView {
+/**
+ * What the item shows for a connection state and the latest counts. Pure, so tests can call it.
+ * `remote` is the endpoint of a daemon on another machine (null: the local one): the item then
+ * says which daemon it shows, and never offers to start it.
+ */
+export function render(state: ConnectionStateName, stats: Stats | null, remote: string | null = null): StatusView {
+  const view = renderLocal(state, stats);
+  if (remote === null) return view;
+  const where = `The Spool daemon at ${remote} (on another machine).`;
+  if (state === 'disconnected') {
+    return { text: `$(debug-disconnect) Spool: ${remote} not connected`, tooltip: `${where} Not connected: see the message, or the log. Click to connect again.`, command: 'spool.daemon.start', warning: true };
+  }
+  if (typeof view.tooltip === 'string') return { ...view, text: view.text.replace('$(pulse)', '$(remote)'), tooltip: `${where} ${view.tooltip}` };
+  const tooltip = new vscode.MarkdownString(`${where}\n\n`, true);
+  tooltip.isTrusted = view.tooltip.isTrusted;
+  tooltip.appendMarkdown(view.tooltip.value);
+  return { ...view, text: view.text.replace('$(pulse)', '$(remote)'), tooltip };
+}
+
+function renderLocal(state: ConnectionStateName, stats: Stats | null): StatusView {
   switch (state) {
     case 'connected': {
       const totals = stats?.totals;
@@ -73,7 +91,7 @@ export class SpoolStatusBar implements vscode.Disposable {
   }
 
   private update(): void {
-    const view = render(this.connection.state, this.connection.stats);
+    const view = render(this.connection.state, this.connection.stats, this.connection.endpoint);
     this.item.text = view.text;
     this.item.tooltip = view.tooltip;
     this.item.command = view.command;

@@ -8,6 +8,7 @@ import type { SpoolContext } from '../context';
 import { ConnectFailedError, NotConnectedError, errorMessage } from '../daemon/connection';
 import type { SpoolCommand } from './command';
 import { editorMessage } from '../errors';
+import { forgetAccessToken, setAccessToken } from './daemon/accessToken';
 import { restartDaemon } from './daemon/restartDaemon';
 import { showDaemonLog } from './daemon/showDaemonLog';
 import { showExtensionLog } from './daemon/showExtensionLog';
@@ -49,6 +50,8 @@ import { refreshWorkers } from './workers/refreshWorkers';
 
 export const COMMANDS: readonly SpoolCommand[] = [
   startDaemon,
+  setAccessToken,
+  forgetAccessToken,
   stopDaemon,
   restartDaemon,
   showDaemonLog,

@@ -10,11 +10,14 @@
  */
 import * as vscode from 'vscode';
 import { DaemonNotRunningError, ProtocolMismatchError, SpoolClient } from '../../shared/client';
-import type { DaemonStatus, JobChangedEvent, QueueChangedEvent, ScheduleChangedEvent, Stats } from '../../shared/protocol';
+import type { TlsTarget } from '../../shared/endpoint';
+import { isSpoolError } from '../../shared/errors';
+import { ErrorCode, type DaemonStatus, type JobChangedEvent, type QueueChangedEvent, type ScheduleChangedEvent, type Stats } from '../../shared/protocol';
 import { editorMessage } from '../errors';
-import { readSettings } from '../settings';
+import { readSettings, type SpoolSettings } from '../settings';
 import { ClientScope } from './clientScope';
 import { launchDaemon } from './launcher';
+import { RemoteSettingsError, remoteTarget, tokenKey } from './remote';
 
 /**
  * `connecting`: dialling. `starting`: launching a daemon. `connected`: requests flow.
@@ -78,8 +81,21 @@ export class DaemonConnection implements vscode.Disposable {
   constructor(
     private readonly extensionPath: string,
     private readonly log: vscode.LogOutputChannel,
+    /** Where the access token of a remote daemon (`spool.endpoint`) is kept. */
+    private readonly secrets: vscode.SecretStorage,
   ) {
     this.disposables.push(this.stateEmitter, this.jobEmitter, this.queueEmitter, this.scheduleEmitter, this.statsEmitter, this.connectedEmitter);
+  }
+
+  /** The remote daemon's endpoint (`spool.endpoint`), or null for the local one. */
+  get endpoint(): string | null {
+    const endpoint = readSettings().endpoint;
+    return endpoint === '' ? null : endpoint;
+  }
+
+  /** Which daemon this window shows, in words: the endpoint, or the local socket. */
+  get daemonLabel(): string {
+    return this.endpoint ?? readSettings().socketPath;
   }
 
   get state(): ConnectionStateName {
@@ -113,6 +129,7 @@ export class DaemonConnection implements vscode.Disposable {
     this.dropClient();
     const settings = readSettings();
     this.setState('connecting');
+    if (settings.endpoint !== '') return this.connectRemote(token, settings);
     this.log.info(`Connecting to the daemon at ${settings.socketPath}`);
     let client: SpoolClient;
     try {
@@ -133,14 +150,72 @@ export class DaemonConnection implements vscode.Disposable {
     await this.adopt(client);
   }
 
-  /** Start the bundled daemon (if none answers) and connect to it. */
+  /**
+   * A daemon on another machine (`spool.endpoint`), over TLS, with the token from secret storage.
+   * It is never started from here; what is missing (a token, a way to check the server) is said
+   * once, with the command or the settings that fix it.
+   */
+  private async connectRemote(token: number, settings: SpoolSettings): Promise<void> {
+    this.log.info(`Connecting to the remote daemon at ${settings.endpoint}`);
+    let target: TlsTarget;
+    try {
+      target = remoteTarget(settings, await this.secrets.get(tokenKey(settings.endpoint)));
+    } catch (error) {
+      if (!(error instanceof RemoteSettingsError)) throw this.fail(error);
+      this.log.warn(error.message);
+      this.setState('disconnected');
+      this.offerFix(error.message, error.fix);
+      return;
+    }
+    let client: SpoolClient;
+    try {
+      client = await SpoolClient.connect({ tls: target, reconnect: true });
+    } catch (error) {
+      if (isSpoolError(error) && error.code === ErrorCode.Unauthorized) {
+        const message = `The daemon at ${settings.endpoint} refused the access token: ${error.message}`;
+        this.log.warn(message);
+        this.setState('disconnected');
+        this.offerFix(message, 'token');
+        return;
+      }
+      throw this.fail(error);
+    }
+    if (token !== this.connectToken) {
+      client.close();
+      return;
+    }
+    await this.adopt(client);
+  }
+
+  private offerFix(message: string, fix: 'token' | 'settings'): void {
+    const action = fix === 'token' ? 'Set Access Token' : 'Open Settings';
+    void vscode.window.showWarningMessage(message, action).then((choice) => {
+      if (choice === 'Set Access Token') void vscode.commands.executeCommand('spool.endpoint.setToken');
+      else if (choice === 'Open Settings') void vscode.commands.executeCommand('workbench.action.openSettings', 'spool.');
+    });
+  }
+
+  /** Says that a remote daemon is started and stopped on its own machine; true when it is remote. */
+  private refuseRemote(what: string): boolean {
+    const endpoint = this.endpoint;
+    if (endpoint === null) return false;
+    void vscode.window.showInformationMessage(`The Spool daemon this window shows runs on another machine (${endpoint}): ${what} it there, with \`spool daemon\`. To use a daemon on this machine, clear the setting spool.endpoint.`);
+    return true;
+  }
+
+  /** Start the bundled daemon (if none answers) and connect to it; a remote one is only connected to. */
   async start(): Promise<void> {
     if (this.stateName === 'connected') return;
+    if (this.refuseRemote('start')) {
+      await this.connect(false);
+      return;
+    }
     await this.connect(true);
   }
 
   /** Ask the daemon to shut down gracefully and stay disconnected. */
   async stop(): Promise<void> {
+    if (this.refuseRemote('stop')) return;
     const scope = this.connectedScope();
     this.connectToken++;
     this.current = null;
@@ -155,6 +230,7 @@ export class DaemonConnection implements vscode.Disposable {
 
   /** Stop the daemon (whatever protocol it speaks), wait until its socket is gone, start a new one. */
   async restart(): Promise<void> {
+    if (this.refuseRemote('restart')) return;
     const socketPath = readSettings().socketPath;
     this.connectToken++;
     this.dropClient();
@@ -209,14 +285,15 @@ export class DaemonConnection implements vscode.Disposable {
     const scope = new ClientScope(client, this.log);
     this.current = scope;
     this.lastStatus = status;
-    this.log.info(`Connected to Spool ${status.version} (pid ${status.pid}, database ${status.dbPath}).`);
+    this.log.info(`Connected to Spool ${status.version} at ${this.daemonLabel} (pid ${status.pid}, database ${status.dbPath}).`);
     scope.addCleanup(
       client.onStateChange((state, error) => {
         if (scope !== this.current) return;
         if (state === 'disconnected') {
           if (this.stateName !== 'reconnecting') this.log.warn(`Lost the daemon${error ? `: ${error.message}` : ''}; reconnecting.`);
           this.setState('reconnecting');
-          this.watchForGone(scope);
+          // A remote daemon cannot be probed or started from here: the client keeps dialling it.
+          if (this.endpoint === null) this.watchForGone(scope);
         } else if (state === 'connected') {
           this.clearGoneTimer();
           this.log.info('Reconnected to the daemon.');

@@ -24,6 +24,11 @@ async function confirmStop(ctx: SpoolContext): Promise<boolean> {
 }
 
 export const stopDaemon = command('spool.daemon.stop', async (ctx, arg) => {
+  if (ctx.connection.endpoint !== null) {
+    // A remote daemon is stopped on its own machine; stop() says so.
+    await ctx.connection.stop();
+    return ctx.connection.state;
+  }
   if (!confirmedIn(arg) && !(await confirmStop(ctx))) return ctx.connection.state;
   await ctx.connection.stop();
   void vscode.window.setStatusBarMessage('Spool: the daemon stopped.', 4000);
