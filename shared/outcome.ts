@@ -28,12 +28,20 @@ export function isLeaseLost(error: unknown): boolean {
 /**
  * Whether the daemon refused a `jobs.complete` because of what was sent (the result is too
  * large or not valid). Not a refusal: a lost lease or a deleted job (there is nothing left to
- * fail), and an internal error, which is also how a lost connection or a timeout arrives and
- * says nothing about the result; the daemon may even have recorded the completion.
+ * fail), an internal error, which is also how a lost connection or a timeout arrives and says
+ * nothing about the result (the daemon may even have recorded the completion), and a store that
+ * could not take the write (StoreUnavailable, StorageFull), which says nothing about it either.
  */
 export function isRefusal(error: Error): boolean {
   if (!(error instanceof SpoolError)) return false;
-  return error.code !== ErrorCode.LeaseLost && error.code !== ErrorCode.JobNotFound && error.code !== ErrorCode.InternalError;
+  return !NOT_ABOUT_THE_RESULT.has(error.code);
+}
+
+const NOT_ABOUT_THE_RESULT: ReadonlySet<number> = new Set([ErrorCode.LeaseLost, ErrorCode.JobNotFound, ErrorCode.InternalError, ErrorCode.StoreUnavailable, ErrorCode.StorageFull]);
+
+/** The daemon could not reach its database (PostgreSQL restarting, say): the same call may work shortly. */
+export function isStoreUnavailable(error: unknown): boolean {
+  return error instanceof SpoolError && error.code === ErrorCode.StoreUnavailable;
 }
 
 /**

@@ -35,7 +35,7 @@ import { SpoolClient } from './client';
 import { ConnectionLostError } from './connection';
 import { SpoolError } from './errors';
 import type { TlsTarget } from './endpoint';
-import { asError, failParams, isLeaseLost, isRefusal, unsendable } from './outcome';
+import { asError, failParams, isLeaseLost, isRefusal, isStoreUnavailable, unsendable } from './outcome';
 import { ErrorCode } from './protocol';
 import type { Job } from './types';
 
@@ -130,6 +130,13 @@ export interface WorkerHandle {
 
 const MAX_HEARTBEAT_MS = 5000;
 const RETRY_PAUSE_MS = 500;
+/**
+ * A job's outcome the daemon could not store because its database was away is sent again this
+ * many times, the pause doubling from RETRY_PAUSE_MS to 5 s (about half a minute in all): a
+ * PostgreSQL restart should not cost a finished job its result. Past the job's lease the answer
+ * is LeaseLost, which ends the retries, and the job runs again.
+ */
+const STORE_RETRIES = 8;
 /**
  * After a second signal: how long handlers get to stop on their aborted signal and report their
  * own failure (with the output they flushed), then how long the worker's own `jobs.fail` for the
@@ -440,16 +447,23 @@ class Worker implements WorkerHandle {
   /**
    * Report a job's outcome; resolves with the error it ended with, or null once it was recorded.
    * A connection lost before the answer is retried on the next socket (the reconnecting client
-   * waits for it); a refusal (lease lost, already finished, invalid) is final.
+   * waits for it), and a store that was away is asked again after a pause (STORE_RETRIES); a
+   * refusal (lease lost, already finished, invalid) is final.
    */
   private async finishCall(job: Job, send: () => Promise<unknown>): Promise<Error | null> {
+    let storeAway = 0;
     for (let attempt = 1; ; attempt++) {
       try {
         await send();
         return null;
       } catch (error) {
-        const retriable = error instanceof ConnectionLostError && !this.client.isClosed && attempt < 5;
         this.report(asError(error), job);
+        if (isStoreUnavailable(error) && !this.client.isClosed && storeAway < STORE_RETRIES) {
+          await new Promise((resolve) => setTimeout(resolve, Math.min(RETRY_PAUSE_MS * 2 ** storeAway, 5000)));
+          storeAway += 1;
+          continue;
+        }
+        const retriable = error instanceof ConnectionLostError && !this.client.isClosed && attempt < 5;
         if (!retriable) return asError(error);
       }
     }

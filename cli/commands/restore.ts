@@ -29,6 +29,11 @@ export function registerRestore(program: Command): void {
               'Stop it first (spool daemon stop), then run spool restore again: a database is never replaced under a running daemon.',
           );
         }
+        if (o.db === undefined && process.env['SPOOL_STORE']) {
+          // The daemon this user starts keeps its queue in PostgreSQL: a SQLite file put in place
+          // of the default database would never be read.
+          throw new CliError('SPOOL_STORE is set: the daemon keeps its queue in PostgreSQL, which spool restore (a SQLite file) cannot restore; use pg_restore or psql on the database. To restore a SQLite database anyway, name it with --db. Nothing was changed.');
+        }
         const problem = await verifyBackup(file);
         if (problem !== null) throw new CliError(`Cannot restore: ${problem} Nothing was changed.`);
         const dbPath = o.db !== undefined ? path.resolve(o.db) : defaultDbPath();

@@ -209,38 +209,59 @@ export class ExecutorPool {
     this.active.delete(job.id);
     // The output is stored before the outcome: a reader that sees the job finished has all of it.
     await output.flush();
-    try {
-      switch (outcome.kind) {
-        case 'completed':
-          await this.engine.complete({ id: job.id, workerId: this.workerId, result: outcome.result });
-          break;
-        case 'failed':
-          await this.engine.fail({
-            id: job.id,
-            workerId: this.workerId,
-            error: outcome.error,
-            ...(outcome.exitCode !== undefined ? { exitCode: outcome.exitCode } : {}),
-            ...(outcome.httpStatus !== undefined ? { httpStatus: outcome.httpStatus } : {}),
-            ...(outcome.permanent ? { permanent: true } : {}),
-          });
-          break;
-        case 'cancelled':
-          await this.engine.markCancelled(job.id, this.workerId);
-          break;
-        case 'stopped':
-          // Left running on purpose: the next daemon's start-up recovery retries it.
-          break;
+    for (let tries = 0; ; tries += 1) {
+      try {
+        await this.record(job, outcome);
+      } catch (error) {
+        // The database is away (PostgreSQL restarting): the job did finish, and left alone it
+        // would stay running until its lease ran out and then run again. Ask again, for a while.
+        if (error instanceof SpoolError && error.code === ErrorCode.StoreUnavailable && tries < OUTCOME_RETRIES) {
+          this.logger.debug('The outcome of a built-in job could not be stored yet; trying again', { job: job.id, outcome: outcome.kind });
+          await new Promise((resolve) => setTimeout(resolve, Math.min(500 * 2 ** tries, 5000)));
+          continue;
+        }
+        if (error instanceof SpoolError && error.code === ErrorCode.LeaseLost) {
+          this.logger.warn('A built-in job finished after losing its lease; its outcome was not recorded', { job: job.id, outcome: outcome.kind });
+        } else {
+          this.logger.error('Could not record the outcome of a built-in job', { job: job.id, outcome: outcome.kind, error });
+        }
       }
-    } catch (error) {
-      if (error instanceof SpoolError && error.code === ErrorCode.LeaseLost) {
-        this.logger.warn('A built-in job finished after losing its lease; its outcome was not recorded', { job: job.id, outcome: outcome.kind });
-      } else {
-        this.logger.error('Could not record the outcome of a built-in job', { job: job.id, outcome: outcome.kind, error });
-      }
+      break;
     }
     this.wake();
   }
+
+  private async record(job: Job, outcome: Outcome): Promise<void> {
+    switch (outcome.kind) {
+      case 'completed':
+        await this.engine.complete({ id: job.id, workerId: this.workerId, result: outcome.result });
+        break;
+      case 'failed':
+        await this.engine.fail({
+          id: job.id,
+          workerId: this.workerId,
+          error: outcome.error,
+          ...(outcome.exitCode !== undefined ? { exitCode: outcome.exitCode } : {}),
+          ...(outcome.httpStatus !== undefined ? { httpStatus: outcome.httpStatus } : {}),
+          ...(outcome.permanent ? { permanent: true } : {}),
+        });
+        break;
+      case 'cancelled':
+        await this.engine.markCancelled(job.id, this.workerId);
+        break;
+      case 'stopped':
+        // Left running on purpose: the next daemon's start-up recovery retries it.
+        break;
+    }
+  }
 }
+
+/**
+ * How many times a built-in job's outcome is stored again while the store is unavailable, the
+ * pause doubling from 500 ms to 5 s (about half a minute in all); past the lease the answer is
+ * LeaseLost, and the job runs again as after any lost lease.
+ */
+const OUTCOME_RETRIES = 8;
 
 /** Often enough that a lease (timeoutMs + grace) never runs out; rarely enough to cost nothing. */
 function heartbeatInterval(timeoutMs: number): number {

@@ -55,6 +55,13 @@ function stderrLogFile(dbPath: string): string | null {
   }
 }
 
+/**
+ * The leader looks for dead daemons' jobs every this many renewals of its lease (every 3 s): a
+ * daemon counts as dead by its heartbeat only after 10 s of silence, so looking more often would
+ * only read the daemons table more often.
+ */
+const RECOVER_EVERY_RENEWALS = 2;
+
 /** Any RPC from a worker marks it alive, but at most this often per worker (it is a write). */
 const TOUCH_INTERVAL_MS = 1000;
 
@@ -72,6 +79,7 @@ export class Daemon {
   private readonly upkeep: Upkeep;
   /** Whether this daemon runs the store's maintenance (one daemon at a time on a shared store). */
   private readonly leadership: Leadership;
+  private renewals = 0;
   private readonly server: RpcServer;
   /** Set when listening on TCP (`--listen`): the bound address and the certificate's fingerprint. */
   private tls: { listen: string; fingerprint: string } | null = null;
@@ -106,7 +114,22 @@ export class Daemon {
       (params) => this.claim(params),
     );
     const scheduler = new Scheduler(engine, options.scheduleGraceMs, logger, Date.now, (name) => this.events.scheduleChanged(name, false, Date.now()));
-    this.leadership = new Leadership(engine, instance.id, logger, engine.store.kind !== 'sqlite');
+    const shared = engine.store.kind !== 'sqlite';
+    // On SQLite every daemon maintains its own file as before, with no duties on a timer: an idle daemon stays idle.
+    this.leadership = new Leadership(engine, instance.id, logger, shared, undefined, !shared ? null : {
+      gained: () => {
+        // Catch up with what the previous leader may have left: expired leases and dead daemons.
+        this.upkeep.noteDue(Date.now());
+        void this.recoverDead();
+      },
+      held: () => {
+        // Leases that workers on other daemons took expire here too, and this daemon's timer has
+        // not heard of them: read the next due time again.
+        this.upkeep.refresh();
+        this.renewals += 1;
+        if (this.renewals % RECOVER_EVERY_RENEWALS === 0) void this.recoverDead();
+      },
+    });
     this.upkeep = new Upkeep(engine, scheduler, () => this.wakeAll(), logger, Date.now, () => this.leadership.isLeader);
     const dispatcher = new Dispatcher(methodTable(this.services()), logger, (method) => {
       // Keep requests in order: writes waiting for their group commit are committed before any
@@ -177,7 +200,7 @@ export class Daemon {
     const { versions, ms } = engine.migrated;
     if (versions.length > 0 && !versions.includes(1)) logger.info('Upgraded the database schema', { versions, ms });
     let daemon: Daemon | null = null;
-    const instance = new DaemonInstanceRecord(engine, options.socketPath, builtinWorkerId(options.socketPath), logger);
+    const instance = new DaemonInstanceRecord(engine, options.socketPath, builtinWorkerId(options.socketPath), logger, engine.store.kind !== 'sqlite');
     try {
       // Predecessors on this database (on any socket) that stopped or died: the processes their
       // shell jobs left are stopped, then those jobs run again (daemon/lifecycle/instance.ts).
@@ -243,11 +266,24 @@ export class Daemon {
   /** daemon.backup: a copy of the SQLite file; another store has its own tools. */
   async backup(target: string): Promise<BackupResult> {
     if (this.sqlite === null) {
-      throw new SpoolError(ErrorCode.InvalidParams, `The ${this.engine.store.kind} store cannot be backed up by the daemon; use its own tools (pg_dump for PostgreSQL).`);
+      throw new SpoolError(
+        ErrorCode.InvalidParams,
+        `Online backup is for the SQLite store; this daemon keeps its queue in PostgreSQL (${this.engine.store.location}). Back that database up with PostgreSQL's own tools: pg_dump (pg_dump -Fc -f spool.dump DATABASE) or the server's base backups.`,
+      );
     }
     const result = await this.sqlite.backup(target);
     this.logger.info('Wrote a backup', { path: result.path, bytes: result.bytes, ms: result.ms });
     return result;
+  }
+
+  /** The leader's pass over dead daemons' jobs (daemon/lifecycle/instance.ts); a failure is logged and the next pass tries again. */
+  private async recoverDead(): Promise<void> {
+    if (this.shuttingDown) return;
+    try {
+      await this.instance.recoverDead(this.options.killGraceMs);
+    } catch (error) {
+      this.logger.warn('Could not recover what dead daemons left running; the next pass tries again', { error });
+    }
   }
 
   /** Graceful shutdown; calling it again returns the same promise. */

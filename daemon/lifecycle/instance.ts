@@ -10,6 +10,14 @@
  * reused). A daemon alive by those tests is never touched: its jobs are its own. Daemons on
  * another host are left alone (their pids mean nothing here).
  *
+ * On a store several daemons share (PostgreSQL), recovering other daemons' jobs is maintenance:
+ * only the leader does it (./leadership.ts), again and again while it leads, not once at start.
+ * Daemons on other hosts, and daemons on this host whose pid cannot tell (no start time to
+ * compare), are judged by their heartbeat there: silent for DAEMON_STALE_MS means dead. That
+ * judgement is made only once this daemon's own heartbeats have gone through for as long: after
+ * an outage of the database every daemon's heartbeat is old, and none of them is dead. A start
+ * recovers only this daemon's own previous life (the socket it took shows that one is gone).
+ *
  * The heartbeat also keeps the daemon's own executors seen and alive in the workers list for as
  * long as the daemon runs; at a clean stop they are shown as gone.
  */
@@ -26,6 +34,12 @@ import type { Logger } from './logger';
  * a run's recorded duration can overshoot; a small write every two seconds costs nothing.
  */
 export const DAEMON_HEARTBEAT_MS = 2000;
+
+/**
+ * How long a daemon's heartbeat may be silent before a daemon that cannot check its pid takes it
+ * for dead: five heartbeats, so that a busy event loop or a slow commit is not taken for a death.
+ */
+export const DAEMON_STALE_MS = 5 * DAEMON_HEARTBEAT_MS;
 
 /**
  * When the process started, in clock ticks since boot (/proc/<pid>/stat, field 22); null where
@@ -55,14 +69,22 @@ export function pidAlive(pid: number): boolean {
   }
 }
 
-/** Whether a recorded daemon is still running, as far as this host can tell. */
-export function daemonAlive(daemon: Pick<DaemonInstance, 'pid' | 'processStart' | 'stoppedAt'>): boolean {
-  if (daemon.stoppedAt !== null) return false;
-  if (!pidAlive(daemon.pid)) return false;
-  // Alive, but the same process only if it started when the daemon did.
-  if (daemon.processStart === null) return true;
-  const now = processStartTime(daemon.pid);
-  return now === null || now === daemon.processStart;
+/**
+ * Whether a recorded daemon is dead, from this host: stopped cleanly; or on this host with a pid
+ * that is gone or belongs to a process started at another time. Otherwise, given `staleBefore`
+ * (the heartbeat time before which a daemon is dead), a daemon on another host or one whose pid
+ * cannot be checked is dead when its last heartbeat is older; without it, such a daemon is
+ * left alone.
+ */
+export function daemonDead(daemon: Pick<DaemonInstance, 'host' | 'pid' | 'processStart' | 'stoppedAt' | 'heartbeatAt'>, host: string, staleBefore: number | null): boolean {
+  if (daemon.stoppedAt !== null) return true;
+  if (daemon.host === host) {
+    if (!pidAlive(daemon.pid)) return true;
+    const now = daemon.processStart === null ? null : processStartTime(daemon.pid);
+    // The same process, for certain: alive, however long its heartbeat has been silent.
+    if (now !== null) return now !== daemon.processStart;
+  }
+  return staleBefore !== null && daemon.heartbeatAt < staleBefore;
 }
 
 /** What start-up recovery did. */
@@ -80,6 +102,11 @@ export class DaemonInstanceRecord {
   private readonly host = os.hostname();
   private timer: NodeJS.Timeout | null = null;
   private registered = false;
+  private stopping = false;
+  /** Since when this daemon's heartbeats have gone through without a failure (epoch ms); null after a failed one. */
+  private healthySince: number | null = null;
+  /** A recovery pass is running: the leader's next one waits for the next turn. */
+  private recovering = false;
 
   constructor(
     private readonly engine: QueueEngine,
@@ -87,37 +114,89 @@ export class DaemonInstanceRecord {
     /** The worker id this daemon's built-in executors claim under. */
     private readonly executorId: string,
     private readonly logger: Logger,
+    /**
+     * The store is shared by several daemons, one of which leads maintenance (PostgreSQL): a
+     * start recovers only this daemon's own previous life, and daemons are judged by heartbeat.
+     */
+    private readonly shared = false,
   ) {}
 
   /**
    * Records this daemon, then recovers what dead predecessors left running: their executors'
    * jobs (and, as before daemons were recorded, anything still running under this socket's
    * executor id, whose daemon the socket check has shown dead) go back to run again, after the
-   * processes their shell jobs left are stopped, so that a job never runs twice at once.
+   * processes their shell jobs left are stopped, so that a job never runs twice at once. On a
+   * store several daemons share, only this daemon's own previous life: the rest is the leader's
+   * (recoverDead).
    */
   async start(killGraceMs: number): Promise<Recovery> {
+    await this.register();
+    return this.recover(killGraceMs, !this.shared);
+  }
+
+  /**
+   * The leader's recovery pass: the jobs of daemons dead by daemonDead go back to run again, and
+   * their records go. Resolves with nothing done while another pass runs.
+   */
+  async recoverDead(killGraceMs: number): Promise<Recovery> {
+    if (this.recovering || this.stopping) return { recovered: 0, predecessors: 0, stoppedPids: [] };
+    this.recovering = true;
+    try {
+      const recovery = await this.recover(killGraceMs, true);
+      if (recovery.recovered > 0) this.logger.info('Recovered jobs that dead daemons left running; they run again', { count: recovery.recovered });
+      return recovery;
+    } finally {
+      this.recovering = false;
+    }
+  }
+
+  private async register(): Promise<void> {
     await this.engine.registerDaemon({ id: this.id, host: this.host, pid: process.pid, processStart: processStartTime(process.pid), socketPath: this.socketPath, executorId: this.executorId });
     this.registered = true;
-    const others = (await this.engine.listDaemons()).filter((d) => d.id !== this.id);
-    const dead = others.filter((d) => d.host === this.host && !daemonAlive(d));
-    const alive = new Set(others.filter((d) => !dead.includes(d)).map((d) => d.executorId));
+    this.healthySince = Date.now();
+  }
+
+  /**
+   * The heartbeat time before which a daemon that cannot be checked by its pid is dead; null
+   * while this daemon's own heartbeats have not gone through for DAEMON_STALE_MS (just started,
+   * or just back from an outage of the database, when every daemon's heartbeat is old). Only on
+   * a store several daemons share: on SQLite such daemons are left alone, as they always were.
+   */
+  private staleBefore(): number | null {
+    if (!this.shared || this.healthySince === null) return null;
+    const now = Date.now();
+    return now - this.healthySince >= DAEMON_STALE_MS ? now - DAEMON_STALE_MS : null;
+  }
+
+  private async recover(killGraceMs: number, others: boolean): Promise<Recovery> {
+    const staleBefore = this.staleBefore();
+    const recorded = (await this.engine.listDaemons()).filter((d) => d.id !== this.id);
+    const dead = others ? recorded.filter((d) => daemonDead(d, this.host, staleBefore)) : [];
+    const alive = new Set(recorded.filter((d) => !dead.includes(d)).map((d) => d.executorId));
     // Executor ids to recover, each with the latest moment its daemon was known alive.
     const groups = new Map<string, number | undefined>();
     const note = (executorId: string, aliveUntil: number | undefined): void => {
-      if (alive.has(executorId) && executorId !== this.executorId) return;
+      // Its own executor id is recovered only at start (a dead predecessor on this socket had it
+      // too); once this daemon runs, what runs under it is its own.
+      if (executorId === this.executorId ? this.heartbeatStarted : alive.has(executorId)) return;
       const known = groups.get(executorId);
       groups.set(executorId, known === undefined ? aliveUntil : aliveUntil === undefined ? known : Math.max(known, aliveUntil));
     };
     const workers = await this.engine.listWorkers();
-    note(this.executorId, workers.find((w) => w.id === this.executorId)?.lastHeartbeatAt);
+    // Its own executor id: only at start, when whatever runs under it was left by its previous life.
+    if (!this.heartbeatStarted) note(this.executorId, workers.find((w) => w.id === this.executorId)?.lastHeartbeatAt);
     for (const d of dead) note(d.executorId, d.heartbeatAt);
     // Executors of daemons from before daemons were recorded: on this host, with a dead pid.
-    const recorded = new Set(others.map((d) => d.executorId));
-    const unrecorded = workers.filter((w) => w.type === 'builtin' && w.host === this.host && w.id !== this.executorId && !recorded.has(w.id) && w.pid !== null && !pidAlive(w.pid));
+    const recordedExecutors = new Set(recorded.map((d) => d.executorId));
+    const unrecorded = others ? workers.filter((w) => w.type === 'builtin' && w.host === this.host && w.id !== this.executorId && !recordedExecutors.has(w.id) && w.pid !== null && !pidAlive(w.pid)) : [];
     for (const w of unrecorded) note(w.id, w.lastHeartbeatAt);
 
     const ids = [...groups.keys()];
+    if (ids.length === 0 && dead.length === 0 && unrecorded.length === 0) return { recovered: 0, predecessors: 0, stoppedPids: [] };
     const running = new Set(await this.engine.runningJobIds(ids));
+    // Only processes on this host can be found and stopped; a daemon dead on another host is
+    // judged by its heartbeat, and what it left there ended with it or is stopped when a daemon
+    // starts there again.
     const leftovers = findLeftovers(running);
     const stoppedPids = leftovers.length > 0 ? await stopLeftovers(leftovers, killGraceMs) : [];
     if (leftovers.length > 0) {
@@ -131,20 +210,45 @@ export class DaemonInstanceRecord {
     for (const [executorId, aliveUntil] of groups) recovered += await this.engine.recoverInterrupted([executorId], aliveUntil);
     for (const d of dead) await this.engine.forgetDaemon(d.id, d.pid);
     for (const w of unrecorded) await this.engine.markWorkerGone(w.id);
-    if (dead.length > 0) this.logger.info('Recovered what daemons that stopped or died on this database left', { daemons: dead.map((d) => ({ pid: d.pid, socket: d.socketPath })) });
+    if (dead.length > 0) {
+      this.logger.info('Recovered what daemons that stopped or died on this database left', {
+        daemons: dead.map((d) => ({ host: d.host, pid: d.pid, socket: d.socketPath, ...(d.stoppedAt === null ? { lastHeartbeat: new Date(d.heartbeatAt).toISOString() } : {}) })),
+      });
+    }
     return { recovered, predecessors: dead.length, stoppedPids };
   }
 
+  private heartbeatStarted = false;
+
   /** Beats every DAEMON_HEARTBEAT_MS until stopped. */
   startHeartbeat(): void {
-    this.timer = setInterval(() => {
-      this.engine.daemonHeartbeat(this.id, process.pid).catch((error: unknown) => this.logger.warn('Could not record the daemon as alive', { error }));
-    }, DAEMON_HEARTBEAT_MS);
+    this.heartbeatStarted = true;
+    this.timer = setInterval(() => void this.beat(), DAEMON_HEARTBEAT_MS);
     this.timer.unref();
+  }
+
+  private async beat(): Promise<void> {
+    try {
+      const recorded = await this.engine.daemonHeartbeat(this.id, process.pid);
+      if (this.stopping) return;
+      if (!recorded) {
+        // Taken for dead (its heartbeats did not reach the database for a while) and recovered
+        // by the leader: what ran here was handed out again, and its lease-guarded reports are
+        // refused. Record the daemon again, so that it is not taken for dead once more.
+        this.logger.warn('This daemon had been taken for dead by the daemon that leads maintenance (its heartbeats had not reached the database); recorded again');
+        await this.register();
+        return;
+      }
+      this.healthySince ??= Date.now();
+    } catch (error) {
+      this.healthySince = null;
+      this.logger.warn('Could not record the daemon as alive', { error });
+    }
   }
 
   /** A clean stop: no more heartbeats, and the daemon and its executors are recorded as stopped. Before the engine closes. */
   async stop(): Promise<void> {
+    this.stopping = true;
     if (this.timer !== null) clearInterval(this.timer);
     this.timer = null;
     if (!this.registered) return;

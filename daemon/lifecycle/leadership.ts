@@ -14,6 +14,14 @@ export const LEADER_RENEW_MS = 1_500;
 /** A lease is counted as held until this long before it runs out (renewals that are late, clocks that drift). */
 const MARGIN_MS = 1_000;
 
+/** What the daemon does as leader, besides the upkeep's own reaping and retention. */
+export interface LeaderDuties {
+  /** This daemon has just become the leader: catch up at once (expired leases, dead daemons). */
+  gained(): void;
+  /** This daemon is still the leader, after a renewal: look again at what other daemons made due. */
+  held(): void;
+}
+
 export class Leadership {
   private heldUntil = 0;
   private timer: NodeJS.Timeout | null = null;
@@ -26,6 +34,7 @@ export class Leadership {
     /** Log when the lease comes or goes: only where the store has leases (several daemons may share it). */
     private readonly announce: boolean,
     private readonly role = 'maintenance',
+    private readonly duties: LeaderDuties | null = null,
   ) {}
 
   /** Whether this daemon may run maintenance now. */
@@ -53,9 +62,12 @@ export class Leadership {
     const leading = held;
     if (leading !== this.leading) {
       this.leading = leading;
+      if (leading) this.duties?.gained();
       if (!this.announce) return;
-      if (leading) this.logger.info('This daemon runs the maintenance of the store now (lease reaper, retention)');
+      if (leading) this.logger.info('This daemon runs the maintenance of the store now (lease reaper, retention, recovery of dead daemons\' jobs)');
       else this.logger.info('Another daemon runs the maintenance of the store now');
+    } else if (leading) {
+      this.duties?.held();
     }
   }
 

@@ -35,3 +35,20 @@ test('one daemon holds the maintenance lease; another takes it only once it has 
   assert.equal(await a.holdLeadership('maintenance', 'daemon-a', TTL), true, 'given up: the next to ask takes it at once');
   assert.equal(await b.holdLeadership('other-role', 'daemon-b', TTL), true, 'roles are leased apart');
 });
+
+test('daemons racing for a free or run-out lease elect exactly one, round after round', async (t) => {
+  const url = await (await sharedPostgres()).database(t);
+  const clock = new FakeClock();
+  const engines = Array.from({ length: 4 }, () => {
+    const engine = new Engine({ storage: postgresStorage({ url, poolSize: 2 }), now: clock.now });
+    t.after(() => engine.close());
+    return engine;
+  });
+  await Promise.all(engines.map((e) => e.open()));
+  for (let round = 0; round < 30; round += 1) {
+    // All at once: the first round finds the lease free, each later one finds the last winner's run out.
+    const won = await Promise.all(engines.map((e, i) => e.holdLeadership('maintenance', `daemon-${i}`, 5000)));
+    assert.equal(won.filter(Boolean).length, 1, `round ${round}: ${won.filter(Boolean).length} leaders`);
+    clock.advance(5001);
+  }
+});

@@ -1,0 +1,215 @@
+/**
+ * Recovery of dead daemons' jobs on PostgreSQL, with real daemons (dist/daemon.js --store): the
+ * maintenance leader recovers what a daemon killed on this host left running (its shell job's
+ * process stopped first, the job run again with its attempt given back) without waiting for the
+ * lease; and a daemon on another host, known only by its heartbeat, keeps its job for as long as
+ * it beats, however long that is, and loses it only once its heartbeat has gone silent, even
+ * after an outage of the database longer than a heartbeat may be silent.
+ */
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { after, test } from 'node:test';
+import pg from 'pg';
+import { startDaemon, waitFor, type TestDaemon } from '../helpers/daemon';
+import { PgServer, sharedPostgres } from '../helpers/postgres';
+
+const daemons: TestDaemon[] = [];
+after(async () => {
+  // Stopped, not killed: a clean stop ends the shell jobs the daemon runs.
+  await Promise.all(daemons.map((d) => d.stop().catch(() => undefined)));
+  await Promise.all(daemons.map((d) => d.dispose()));
+});
+
+async function daemonOn(url: string): Promise<TestDaemon> {
+  const d = await startDaemon({ args: ['--store', url, '--grace-ms', '0', '--kill-after-ms', '500'] });
+  daemons.push(d);
+  return d;
+}
+
+async function sqlClient(url: string): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString: url });
+  client.on('error', () => undefined);
+  await client.connect();
+  return client;
+}
+
+/** Whether the process runs (a zombie, not yet reaped by whatever adopted it, has ended). */
+function running(pid: number): boolean {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+interface JobRow {
+  state: string;
+  worker_id: string | null;
+  attempts: number;
+}
+
+async function jobRow(sql: pg.Client, id: string): Promise<JobRow> {
+  const { rows } = await sql.query<JobRow>('SELECT state, worker_id, attempts FROM jobs WHERE id = $1', [id]);
+  const row = rows[0];
+  assert.ok(row, `job ${id} exists`);
+  return row;
+}
+
+test('a daemon killed with its shell job running: the leader stops the job\'s process and runs the job again at once, its attempt given back', async (t) => {
+  const url = await (await sharedPostgres()).database();
+  const sql = await sqlClient(url);
+  t.after(() => sql.end());
+  const a = await daemonOn(url);
+  const onA = await a.client();
+  const dir = fs.mkdtempSync(path.join(a.dir, 'job-'));
+  const pids = path.join(dir, 'pids');
+  // The first run records its pid and sleeps; the run after recovery finds the marker and ends.
+  const command = `echo $$ >> ${pids}; if [ -f ${dir}/ran ]; then exit 0; fi; touch ${dir}/ran; exec sleep 300`;
+  const { job } = await onA.call('jobs.enqueue', { queue: 'builds', kind: 'shell', payload: { command }, timeoutMs: 120_000 });
+  await waitFor('daemon A\'s executor to run the job', () => fs.existsSync(pids) && fs.readFileSync(pids, 'utf8').trim() !== '', 15_000);
+  const firstPid = Number(fs.readFileSync(pids, 'utf8').trim());
+  const runningOnA = await jobRow(sql, job.id);
+  assert.equal(runningOnA.state, 'running');
+  t.after(() => {
+    if (running(firstPid)) process.kill(firstPid, 'SIGKILL');
+  });
+
+  const b = await daemonOn(url);
+  await a.kill();
+  const killed = performance.now();
+  let done: JobRow | undefined;
+  await waitFor('the job to run again on daemon B and complete', async () => {
+    done = await jobRow(sql, job.id);
+    return done.state === 'completed';
+  }, 30_000);
+  console.log(`recovered and completed ${Math.round(performance.now() - killed)} ms after its daemon was killed (its lease had two minutes left)`);
+  assert.ok(done);
+  assert.notEqual(done.worker_id, runningOnA.worker_id, 'another daemon\'s executor ran it');
+  assert.equal(done.attempts, 1, 'the interrupted attempt was given back, not counted as a failure');
+  assert.equal(running(firstPid), false, 'the process the killed daemon left was stopped before the job ran again');
+  assert.match(b.log(), /Stopped processes that shell jobs of a daemon killed earlier had left running/);
+  assert.match(b.log(), /Recovered what daemons that stopped or died on this database left/);
+  const { rows } = await sql.query<{ n: string }>('SELECT count(*) AS n FROM daemons');
+  assert.equal(Number(rows[0]?.n), 1, 'the dead daemon\'s record is gone; only B is recorded');
+});
+
+test('a daemon on another host keeps its job while its heartbeat goes on, and loses it once the heartbeat has been silent', async (t) => {
+  const url = await (await sharedPostgres()).database();
+  const sql = await sqlClient(url);
+  t.after(() => sql.end());
+  const b = await daemonOn(url);
+  const onB = await b.client();
+  // A daemon on another machine, as it records itself; its pid means nothing here.
+  const executor = 'builtin:build-box-2:0123456789ab';
+  const beat = (): Promise<pg.QueryResult> => sql.query('UPDATE daemons SET heartbeat_at = $2 WHERE id = $1', ['far-daemon', Date.now()]);
+  await sql.query(
+    `INSERT INTO daemons (id, host, pid, process_start, socket, executor_id, started_at, heartbeat_at, stopped_at)
+     VALUES ('far-daemon', 'build-box-2', 1, NULL, '/run/spool/spool.sock', $1, $2, $2, NULL)`,
+    [executor, Date.now()],
+  );
+  // Its executor holds a job (claimed under its id), with a lease far longer than the test.
+  const { job } = await onB.call('jobs.enqueue', { queue: 'far', kind: 'far-work', timeoutMs: 600_000 });
+  const { jobs } = await onB.call('jobs.claim', { workerId: executor, queues: ['far'], kinds: ['far-work'] });
+  assert.equal(jobs[0]?.id, job.id);
+
+  // It beats every second, as a daemon does, through ten renewals of the leader's lease: 15 s,
+  // longer than a heartbeat may be silent, and five of the leader's recovery passes.
+  const heartbeat = setInterval(() => void beat().catch(() => undefined), 1000);
+  t.after(() => clearInterval(heartbeat));
+  const renewals = new Set<number>();
+  await waitFor('ten renewals of the maintenance lease while the remote daemon beats', async () => {
+    const row = await jobRow(sql, job.id);
+    assert.equal(row.state, 'running', 'never taken from a daemon that beats');
+    assert.equal(row.worker_id, executor);
+    const { rows } = await sql.query<{ expires_at: string }>(`SELECT expires_at FROM leaders WHERE role = 'maintenance'`);
+    for (const r of rows) renewals.add(Number(r.expires_at));
+    return renewals.size >= 10;
+  }, 40_000);
+  clearInterval(heartbeat);
+
+  // Silent from now on: dead once 10 s have passed, recovered at the leader's next pass.
+  const silent = performance.now();
+  await waitFor('the silent daemon\'s job to be recovered', async () => (await jobRow(sql, job.id)).state !== 'running', 30_000);
+  const waited = performance.now() - silent;
+  console.log(`recovered ${Math.round(waited)} ms after the remote daemon's last heartbeat`);
+  assert.ok(waited >= 9_000, `recovered only after the heartbeat had been silent long enough (${Math.round(waited)} ms)`);
+  const row = await jobRow(sql, job.id);
+  assert.equal(row.attempts, 0, 'the attempt was given back');
+  assert.ok(row.state === 'retrying' || row.state === 'queued', row.state);
+  const { rows } = await sql.query('SELECT id FROM daemons WHERE id = $1', ['far-daemon']);
+  assert.equal(rows.length, 0, 'the dead daemon\'s record is gone');
+  assert.match(b.log(), /build-box-2/);
+});
+
+test('after PostgreSQL was down longer than a heartbeat may be silent, the leader takes no job from a daemon that beats again', async (t) => {
+  const server = await PgServer.start();
+  t.after(() => server.destroy());
+  const url = await server.database();
+  const b = await startDaemon({ args: ['--store', url], env: { ...process.env, SPOOL_DEBUG: '1' } });
+  t.after(() => b.dispose());
+  const onB = await b.client();
+  const executor = 'builtin:build-box-3:0123456789ab';
+  const sql = async (text: string, values: unknown[] = []): Promise<pg.QueryResult> => {
+    const client = new pg.Client({ connectionString: url });
+    client.on('error', () => undefined);
+    await client.connect();
+    try {
+      return await client.query(text, values);
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  };
+  await sql(
+    `INSERT INTO daemons (id, host, pid, process_start, socket, executor_id, started_at, heartbeat_at, stopped_at)
+     VALUES ('far-daemon', 'build-box-3', 1, NULL, '/run/spool/spool.sock', $1, $2, $2, NULL)`,
+    [executor, Date.now()],
+  );
+  const { job } = await onB.call('jobs.enqueue', { queue: 'far', kind: 'far-work', timeoutMs: 600_000 });
+  const { jobs } = await onB.call('jobs.claim', { workerId: executor, queues: ['far'], kinds: ['far-work'] });
+  assert.equal(jobs[0]?.id, job.id);
+  // The remote daemon beats every second whenever the database answers, as a daemon does.
+  let lastBeat = Date.now();
+  let beating = true;
+  const heartbeat = setInterval(() => {
+    if (!beating) return;
+    sql('UPDATE daemons SET heartbeat_at = $2 WHERE id = $1', ['far-daemon', Date.now()]).then(
+      () => (lastBeat = Date.now()),
+      () => undefined,
+    );
+  }, 1000);
+  t.after(() => clearInterval(heartbeat));
+
+  server.stopImmediate();
+  beating = false;
+  // Down for longer than a heartbeat may be silent: when it is back, every daemon's last
+  // heartbeat (the remote one's, and the leader's own) is older than that.
+  await waitFor('the outage to outlast the 10 s a heartbeat may be silent', () => Date.now() - lastBeat > 11_000 && /debug Could not record the daemon as alive/.test(b.log()), 30_000);
+  await server.startAgain();
+
+  const renewals = new Set<number>();
+  // The remote daemon reconnects later than the leader (its own backoff, a slower network): the
+  // leader leads again and looks for dead daemons while that one's heartbeat is still old.
+  await waitFor('the leader to lead again for a few renewals', async () => {
+    const { rows } = await sql(`SELECT expires_at FROM leaders WHERE role = 'maintenance' AND expires_at > $1`, [Date.now()]).catch(() => ({ rows: [] }));
+    for (const r of rows as { expires_at: string }[]) renewals.add(Number(r.expires_at));
+    return renewals.size >= 4;
+  }, 30_000);
+  beating = true;
+  renewals.clear();
+  await waitFor('ten renewals of the maintenance lease after the outage', async () => {
+    try {
+      const { rows } = await sql(`SELECT j.state, j.worker_id, l.expires_at FROM jobs j LEFT JOIN leaders l ON l.role = 'maintenance' WHERE j.id = $1`, [job.id]);
+      const row = rows[0] as { state: string; worker_id: string; expires_at: string | null } | undefined;
+      assert.equal(row?.state, 'running', 'never taken from a daemon that beats again');
+      assert.equal(row?.worker_id, executor);
+      if (row?.expires_at != null) renewals.add(Number(row.expires_at));
+    } catch (error) {
+      if (error instanceof assert.AssertionError) throw error;
+      return false;
+    }
+    return renewals.size >= 10;
+  }, 60_000);
+  assert.doesNotMatch(b.log(), /Recovered what daemons that stopped or died/);
+});
