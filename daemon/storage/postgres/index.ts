@@ -146,6 +146,10 @@ export class PostgresBackend implements StorageBackend, Transactions {
     // An idle pooled connection the server drops (a restart) must not crash the daemon: the pool
     // discards it and the next call connects again.
     pool.on('error', () => undefined);
+    // A connection lost while checked out (a query in flight when the server stops) fails that
+    // query, which the caller turns into StoreUnavailable; the client also emits 'error', which
+    // without a listener would be an uncaught exception.
+    pool.on('connect', (client) => client.on('error', () => undefined));
     this.poolValue = pool;
     const started = performance.now();
     let client: pg.PoolClient;
