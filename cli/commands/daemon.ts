@@ -96,6 +96,7 @@ async function daemon(ctx: CliContext, what: string, o: DaemonCliOptions): Promi
             ['socket', status.socketPath],
             ...(status.store === undefined || status.store.kind === 'sqlite' ? ([['database', status.dbPath]] as [string, string][]) : ([['store', status.store.location]] as [string, string][])),
             ['log', status.logPath ?? 'its standard error (it was not started with --detach)'],
+            ...(status.storeUnavailable === undefined ? [] : ([['store status', `UNAVAILABLE: ${status.storeUnavailable}`]] as [string, string][])),
             ['jobs', `${c.running} running, ${c.queued} queued, ${c.retrying} retrying, ${c.dead} dead, ${c.completed} completed`],
             ['executors', `${status.executors.running} of ${status.executors.cap} busy`],
             ...(status.listen === undefined ? [] : ([['tls', `${status.listen}, certificate ${status.tlsFingerprint ?? '?'}`]] as [string, string][])),

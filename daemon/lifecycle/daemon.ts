@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import { SpoolError, isSpoolError } from '../../shared/errors';
 import { defaultLogPath } from '../../shared/paths';
 import { ErrorCode, PROTOCOL_VERSION, type BackupResult, type DaemonStatus } from '../../shared/protocol';
-import type { Job } from '../../shared/types';
+import type { Job, JobCounts } from '../../shared/types';
 import { VERSION } from '../../shared/version';
 import type { DaemonOptions } from '../config';
 import type { EngineClaimParams, JobChange, QueueEngine } from '../engine/api';
@@ -72,6 +72,8 @@ export class Daemon {
   private shuttingDown = false;
   private shutdownPromise: Promise<void> | null = null;
   private readonly lastTouch = new Map<string, number>();
+  /** The job counts `status` last read, shown while the store is unavailable. */
+  private lastCounts: JobCounts = { queued: 0, running: 0, retrying: 0, completed: 0, dead: 0, cancelled: 0 };
   private readonly events: EventHub;
   private readonly claims: ClaimWaiters;
   private readonly writes: WriteGroup;
@@ -245,7 +247,17 @@ export class Daemon {
   }
 
   async status(): Promise<DaemonStatus> {
-    const stats = await this.engine.stats();
+    // A daemon whose database is away still says who it is (and can be stopped: `spool daemon
+    // stop` asks for the status first), with the counts it last read and why the store is away.
+    let totals = this.lastCounts;
+    let storeUnavailable: string | undefined;
+    try {
+      totals = (await this.engine.stats()).totals;
+      this.lastCounts = totals;
+    } catch (error) {
+      if (!(isSpoolError(error) && error.code === ErrorCode.StoreUnavailable)) throw error;
+      storeUnavailable = error.message;
+    }
     return {
       version: VERSION,
       protocolVersion: PROTOCOL_VERSION,
@@ -257,7 +269,8 @@ export class Daemon {
       dbPath: this.engine.store.location,
       store: { kind: this.engine.store.kind, location: this.engine.store.location },
       logPath: this.logPath,
-      counts: stats.totals,
+      counts: totals,
+      ...(storeUnavailable === undefined ? {} : { storeUnavailable }),
       executors: { running: this.pool.running, cap: this.pool.cap },
       ...(this.tls ? { listen: this.tls.listen, tlsFingerprint: this.tls.fingerprint } : {}),
     };

@@ -44,8 +44,10 @@ export interface DaemonStatus {
    * (as `spool daemon --detach` starts it); null when it logs to whatever started it.
    */
   logPath: string | null;
-  /** Totals over all queues. */
+  /** Totals over all queues (while the store is unavailable: as last read). */
   counts: JobCounts;
+  /** Present while the daemon cannot reach its store (PostgreSQL): why, in words. */
+  storeUnavailable?: string;
   /** Built-in executors running jobs now, and their global cap. */
   executors: { running: number; cap: number };
   /**

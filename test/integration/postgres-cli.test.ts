@@ -11,7 +11,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import type { DaemonStatus } from '../../shared/protocol';
-import { waitFor } from '../helpers/daemon';
+import { processAlive, waitFor } from '../helpers/daemon';
 import { PgServer } from '../helpers/postgres';
 import { parseJson, runCli } from './cli-run';
 
@@ -26,13 +26,17 @@ function withPassword(url: string): string {
 
 test('spool daemon --detach --store: the daemon keeps the queue in PostgreSQL, says where without the password, and answers plainly while the database is down', async (t) => {
   const server = await PgServer.start();
-  t.after(() => server.destroy());
   const url = withPassword(await server.database());
   const shown = `postgres://spool@127.0.0.1:${server.port}/${new URL(url).pathname.slice(1)}`;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'spool-pg-cli-'));
   const socketPath = path.join(dir, 's.sock');
+  let pid: number | null = null;
+  // One hook, in order: the daemon stops (by the CLI, or killed if it would not), then the server
+  // and the folder go.
   t.after(async () => {
     await runCli(['daemon', 'stop'], { socketPath });
+    if (pid !== null && processAlive(pid)) process.kill(pid, 'SIGKILL');
+    server.destroy();
     fs.rmSync(dir, { recursive: true, force: true });
   });
   const started = await runCli(['daemon', '--detach', '--db', path.join(dir, 'data', 'spool.db'), '--store', url, '--store-poll'], { socketPath });
@@ -41,6 +45,7 @@ test('spool daemon --detach --store: the daemon keeps the queue in PostgreSQL, s
   assert.doesNotMatch(started.stdout + started.stderr, new RegExp(PASSWORD));
 
   const status = parseJson<DaemonStatus>((await runCli(['daemon', 'status', '--json'], { socketPath })).stdout);
+  pid = status.pid;
   assert.deepEqual(status.store, { kind: 'postgres', location: shown });
   // The URL reached the background daemon in its environment, never on its command line (ps shows that to everyone).
   const cmdline = fs.readFileSync(`/proc/${status.pid}/cmdline`, 'utf8').split('\0');
@@ -73,6 +78,10 @@ test('spool daemon --detach --store: the daemon keeps the queue in PostgreSQL, s
   assert.equal(listed.code, 1);
   assert.match(listed.stderr, /^spool: The store is unavailable/);
   assert.doesNotThrow(() => process.kill(status.pid, 0), 'the daemon is still running');
+  // It still says who it is (so that it can be stopped), and that its store is away.
+  const down = await runCli(['daemon', 'status'], { socketPath });
+  assert.equal(down.code, 0, down.stderr);
+  assert.match(down.stdout, /^store status: +UNAVAILABLE: The store is unavailable: the daemon cannot reach PostgreSQL/m);
 
   await server.startAgain();
   await waitFor('the same command to work once PostgreSQL is back', async () => (await runCli(['enqueue', 'pg', '--shell', 'true'], { socketPath })).code === 0, 30_000);
