@@ -289,3 +289,21 @@ export function mapOwnership(row: Row): Ownership {
     appliedAt: int(row, 'applied_at'),
   };
 }
+
+/** A schedule's columns as a store's insert and update write them. */
+export interface ScheduleWrite {
+  name: string;
+  cron: string;
+  timezone: string;
+  queue: string;
+  job: string;
+  enabled: number;
+  missedPolicy: string;
+  nextRunAt: number | null;
+  now: number;
+  /** Set by apply; a hand-made schedule keeps 'allow' and no template. */
+  overlapPolicy: string;
+  template: string | null;
+  /** JSON text of the template's parameters. */
+  params: string | null;
+}

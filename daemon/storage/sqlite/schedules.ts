@@ -5,28 +5,11 @@
  */
 import type { JobTemplate, Schedule } from '../../../shared/types';
 import type { Db } from './db';
-import { mapSchedule } from '../mappers';
+import { mapSchedule, type ScheduleWrite } from '../mappers';
 import { scalarIntOrNull, text, toRow, type Row } from './row';
 
 const SELECT = `SELECT s.*, m.project AS owner FROM schedules s
   LEFT JOIN managed_objects m ON m.type = 'schedule' AND m.name = s.name`;
-
-export interface ScheduleWrite {
-  name: string;
-  cron: string;
-  timezone: string;
-  queue: string;
-  job: string;
-  enabled: number;
-  missedPolicy: string;
-  nextRunAt: number | null;
-  now: number;
-  /** Set by apply; a hand-made schedule keeps 'allow' and no template. */
-  overlapPolicy: string;
-  template: string | null;
-  /** JSON text of the template's parameters. */
-  params: string | null;
-}
 
 export class ScheduleStatements {
   private readonly byNameStmt;

@@ -17,7 +17,8 @@ import type { Queue } from '../../../../shared/types';
 import type { ApplyDecision, ApplyWrite, ManagedType, ProjectObjects, StoredTemplate } from '../../backend';
 import { emptyCounts, mapOwnership, mapTemplate } from '../../mappers';
 import type { PgTx } from '../db';
-import { findSchedule, getSchedule, insertSchedule, listSchedules, removeSchedule, writeSchedule, type ScheduleWrite } from './schedules';
+import { findSchedule, getSchedule, insertSchedule, listSchedules, removeSchedule, writeSchedule } from './schedules';
+import type { ScheduleWrite } from '../../mappers';
 import { allCounts, allSettings, delayedCounts } from './upkeep';
 import { deleteQueueNow, writeQueueSettings } from './queues';
 

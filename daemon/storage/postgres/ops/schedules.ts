@@ -18,6 +18,7 @@ import { scheduleNotFound } from '../../errors';
 import { mapSchedule } from '../../mappers';
 import { text, type Row } from '../../rows';
 import type { PgTx } from '../db';
+import type { ScheduleWrite } from '../../mappers';
 import { enqueueOne, findJob, queueSettings } from './common';
 
 /** The owner comes with the row (a join on a primary key): every reader of a schedule sees it. */
@@ -51,24 +52,6 @@ async function checkTemplateBackoff(tx: PgTx, queue: string, template: JobTempla
   if (template.backoff === undefined) return;
   const defaults = (await queueSettings(tx, queue))?.defaultBackoff ?? tx.policy.queueDefaults.backoff;
   tx.policy.mergeBackoff(defaults, template.backoff, 'job.backoff');
-}
-
-/** A schedule's columns as insert and update write them ($1 … $13). */
-export interface ScheduleWrite {
-  name: string;
-  cron: string;
-  timezone: string;
-  queue: string;
-  job: string;
-  enabled: number;
-  missedPolicy: string;
-  nextRunAt: number | null;
-  now: number;
-  /** Set by apply; a hand-made schedule keeps 'allow' and no template. */
-  overlapPolicy: string;
-  template: string | null;
-  /** JSON text of the template's parameters. */
-  params: string | null;
 }
 
 function values(w: ScheduleWrite): unknown[] {
