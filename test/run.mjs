@@ -23,9 +23,9 @@ function testFiles(dir) {
   return out;
 }
 
-// The end-to-end tests run after the rest, on their own: some hold the editor to a time limit
-// (a job page opening in under 500 ms), and they must not share the two cores with a PostgreSQL
-// server and several daemons of an integration test running beside them.
+// The end-to-end tests run after the rest, on their own and one file at a time: some hold the
+// editor to a time limit (a job page opening in under 500 ms), and they must not share the two
+// cores with a PostgreSQL server and daemons of an integration test, or with another editor.
 const groups = [[], []];
 for (const level of wanted) {
   if (level === 'e2e' && process.env.SPOOL_SKIP_E2E) {
@@ -40,11 +40,13 @@ if (groups[0].length + groups[1].length === 0) {
 }
 
 let failed = false;
-for (const files of groups) {
+for (const [i, files] of groups.entries()) {
   if (files.length === 0) continue;
+  // One editor at a time: two code-servers with their browsers already fill both cores.
+  const concurrency = i === 1 ? 1 : 2;
   const result = spawnSync(
     process.execPath,
-    ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=2', ...files],
+    ['--import', 'tsx', '--test', '--test-reporter=spec', `--test-concurrency=${concurrency}`, ...files],
     { cwd: root, stdio: 'inherit' },
   );
   if (result.status !== 0) failed = true;

@@ -140,7 +140,8 @@ test('a daemon on another host keeps its job while its heartbeat goes on, and lo
   assert.ok(row.state === 'retrying' || row.state === 'queued', row.state);
   const { rows } = await sql.query('SELECT id FROM daemons WHERE id = $1', ['far-daemon']);
   assert.equal(rows.length, 0, 'the dead daemon\'s record is gone');
-  assert.match(b.log(), /build-box-2/);
+  // The log line comes after the record went, through the daemon's standard error.
+  await waitFor('the leader to log what it recovered', () => /build-box-2/.test(b.log()), 10_000);
 });
 
 test('after PostgreSQL was down longer than a heartbeat may be silent, the leader takes no job from a daemon that beats again', async (t) => {
