@@ -67,6 +67,10 @@ import * as vd from './validate/declaration';
 import { decideApply, liveObjects, templateRecord } from './projects';
 import { templateToJob } from '../../shared/jobsfile';
 import { invalidParams } from '../../shared/errors';
+import type { Op } from '../storage/statements';
+import * as attempts from './ops/attempts';
+import * as jobs from './ops/jobs';
+import { opContext, type OpContext, type Policy } from './ops/context';
 
 export class Engine implements QueueEngine {
   readonly store: StoreDescription;
@@ -74,6 +78,8 @@ export class Engine implements QueueEngine {
   private readonly events: EventHub;
   /** The clock (epoch ms), injected by tests: it bounds how far ahead a runAt may be. */
   private readonly now: () => number;
+  /** The policy the job operations (./ops/) run with. */
+  private readonly policy: Policy;
 
   constructor(options: EngineOptions) {
     const now = options.now ?? Date.now;
@@ -97,8 +103,27 @@ export class Engine implements QueueEngine {
       maxOutputLinesPerJob: LIMITS.maxOutputLinesPerJob,
       truncateLine: (line) => truncateLine(line),
     };
+    this.policy = {
+      now,
+      newId: policy.newId,
+      firstIdAt,
+      rules: policy.rules,
+      queueDefaults: QUEUE_DEFAULTS,
+      batchSize: UPKEEP_BATCH,
+      maxOutputLinesPerJob: LIMITS.maxOutputLinesPerJob,
+    };
     this.backend = options.storage(policy, this.events);
     this.store = this.backend.description;
+  }
+
+  /** Runs a job operation (./ops/) in one write transaction of the store. */
+  private write<T>(op: (c: OpContext) => Op<T>): Promise<T> {
+    return this.backend.write((changes) => op(opContext(this.policy, changes)));
+  }
+
+  /** Runs a reading operation (./ops/) in one read transaction of the store. */
+  private read<T>(op: (c: OpContext) => Op<T>): Promise<T> {
+    return this.backend.read((changes) => op(opContext(this.policy, changes)));
   }
 
   get migrated(): { versions: number[]; ms: number } {
@@ -152,7 +177,7 @@ export class Engine implements QueueEngine {
   }
 
   getJob(id: string): Promise<JobWithRuns> {
-    return checked(() => jobId(id), (valid) => this.backend.getJob(valid));
+    return checked(() => jobId(id), (valid) => this.read(() => jobs.getJob(valid)));
   }
 
   listJobs(params: ListJobsParams): Promise<ListJobsResult> {
@@ -217,15 +242,15 @@ export class Engine implements QueueEngine {
   }
 
   heartbeat(params: HeartbeatParams): Promise<HeartbeatResult> {
-    return checked(() => vw.heartbeatParams(params), (input) => this.backend.heartbeat(input.id, input.workerId, input.extendMs));
+    return checked(() => vw.heartbeatParams(params), (input) => this.write((c) => attempts.heartbeat(c, input.id, input.workerId, input.extendMs)));
   }
 
   progress(params: ProgressParams): Promise<void> {
-    return checked(() => vw.progressParams(params), (input) => this.backend.progress(input.id, input.workerId, input.percent, input.message));
+    return checked(() => vw.progressParams(params), (input) => this.write((c) => attempts.progress(c, input.id, input.workerId, input.percent, input.message)));
   }
 
   checkpoint(params: CheckpointParams): Promise<void> {
-    return checked(() => vw.checkpointParams(params), (input) => this.backend.checkpoint(input.id, input.workerId, input.checkpoint));
+    return checked(() => vw.checkpointParams(params), (input) => this.write((c) => attempts.checkpoint(c, input.id, input.workerId, input.checkpoint)));
   }
 
   log(params: LogParams): Promise<void> {

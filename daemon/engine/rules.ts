@@ -7,11 +7,35 @@
 import { SpoolError } from '../../shared/errors';
 import { ErrorCode } from '../../shared/protocol';
 import type { Job } from '../../shared/types';
-import type { FailureOutcome, JobRules } from '../storage/backend';
 import { invalidState } from '../storage/errors';
 import { backoffDelay } from './backoff';
 import type { UpdateInput } from './validate/jobs';
 import { builtinPayload } from './validate/payloads';
+
+/** How a failed attempt ends: the job's next state, and when it runs again (retrying). */
+export interface FailureOutcome {
+  state: 'retrying' | 'dead' | 'cancelled';
+  runAt: number;
+}
+
+/**
+ * The job rules, applied by the job operations (./ops/) to the job as the store read it in the same transaction. Each refusal
+ * is a SpoolError that says what to do instead.
+ */
+export interface JobRules {
+  /** What a cancel does: cancel a waiting job now, or request it of a running one; refuses a finished job (InvalidState). */
+  cancel(job: Job): 'cancel' | 'request';
+  /** Refuses (InvalidState) a retry of a job that has not finished. */
+  checkRetry(job: Job): void;
+  /** Refuses a change to a job that is not waiting (InvalidState), or one the stored job cannot take (InvalidParams: attempts, payload for its kind). */
+  checkUpdate(job: Job, input: UpdateInput): void;
+  /** Refuses (InvalidState) to delete a running job. */
+  checkDelete(job: Job): void;
+  /** How an attempt that failed (or whose lease expired) ends: cancelled if a cancel was requested, dead if permanent or out of attempts, else retrying after the job's backoff. */
+  afterFailure(job: Job, permanent: boolean, now: number): FailureOutcome;
+  /** When the lease a heartbeat extends runs out: `extendMs`, or the job's timeout, from now. */
+  leaseUntil(job: Job, extendMs: number | undefined, now: number): number;
+}
 
 /** The rules, with the randomness that jitters backoff (injected by tests). */
 export function jobRules(random: () => number): JobRules {

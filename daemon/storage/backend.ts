@@ -25,6 +25,10 @@ import type { BulkInput, EnqueueInput, ListCursor, ListInput, UpdateInput } from
 import type { ConfigureInput } from '../engine/validate/queues';
 import type { ScheduleChanges, ScheduleInput } from '../engine/validate/schedules';
 import type { FailInput, ReleaseInput, RegisterInput } from '../engine/validate/worker';
+import type { JobRules } from '../engine/rules';
+import type { ChangeSink, Op } from './statements';
+
+export type { FailureOutcome, JobRules } from '../engine/rules';
 
 export type { ListCursor };
 
@@ -217,31 +221,6 @@ export interface StoragePolicy {
   truncateLine(line: string): string;
 }
 
-/** How a failed attempt ends: the job's next state, and when it runs again (retrying). */
-export interface FailureOutcome {
-  state: 'retrying' | 'dead' | 'cancelled';
-  runAt: number;
-}
-
-/**
- * The job rules, applied by the store to the job as it read it in its transaction. Each refusal
- * is a SpoolError that says what to do instead.
- */
-export interface JobRules {
-  /** What a cancel does: cancel a waiting job now, or request it of a running one; refuses a finished job (InvalidState). */
-  cancel(job: Job): 'cancel' | 'request';
-  /** Refuses (InvalidState) a retry of a job that has not finished. */
-  checkRetry(job: Job): void;
-  /** Refuses a change to a job that is not waiting (InvalidState), or one the stored job cannot take (InvalidParams: attempts, payload for its kind). */
-  checkUpdate(job: Job, input: UpdateInput): void;
-  /** Refuses (InvalidState) to delete a running job. */
-  checkDelete(job: Job): void;
-  /** How an attempt that failed (or whose lease expired) ends: cancelled if a cancel was requested, dead if permanent or out of attempts, else retrying after the job's backoff. */
-  afterFailure(job: Job, permanent: boolean, now: number): FailureOutcome;
-  /** When the lease a heartbeat extends runs out: `extendMs`, or the job's timeout, from now. */
-  leaseUntil(job: Job, extendMs: number | undefined, now: number): number;
-}
-
 /** An access token as stored: its SHA-256 (hex), never the token. */
 export interface StoredToken {
   name: string;
@@ -289,6 +268,14 @@ export interface StorageBackend {
    * factory (SQLite) leaves it out. Every other call waits for the opening itself.
    */
   open?(): Promise<void>;
+
+  /**
+   * Runs a job operation (daemon/engine/ops/, through the protocol of ./statements/index.ts) in
+   * one write transaction; what it recorded on `changes` is delivered after the commit.
+   */
+  write<T>(op: (changes: ChangeSink) => Op<T>): Promise<T>;
+  /** Runs a reading operation in one read transaction (one consistent snapshot). */
+  read<T>(op: (changes: ChangeSink) => Op<T>): Promise<T>;
 
   // Jobs
 

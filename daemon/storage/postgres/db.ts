@@ -156,8 +156,8 @@ export class PgTx {
  */
 export interface Transactions {
   readonly policy: StoragePolicy;
-  write<T>(fn: (tx: PgTx) => Promise<T>): Promise<T>;
-  read<T>(fn: (tx: PgTx) => Promise<T>): Promise<T>;
+  writeTx<T>(fn: (tx: PgTx) => Promise<T>): Promise<T>;
+  readTx<T>(fn: (tx: PgTx) => Promise<T>): Promise<T>;
 }
 
 /** SQLSTATE classes and codes that mean the server is gone or refusing connections. */

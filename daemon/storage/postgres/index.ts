@@ -38,6 +38,9 @@ import type {
 } from '../backend';
 import { PgTx, describeUrl, isRetryable, isUnavailable, storeUnavailable, type Transactions } from './db';
 import { holdLeadership } from './leader';
+import { runAsync } from './runner';
+import { postgresStatements } from './statements';
+import type { ChangeSink, Op } from '../statements';
 import { migrate } from './migrations';
 import { encodeNotice, CHANNEL } from './notice';
 import { ChangeFeed } from './notify';
@@ -204,7 +207,7 @@ export class PostgresBackend implements StorageBackend, Transactions {
    * Runs `fn` in a transaction on one pooled connection; after the commit its changes go to the
    * engine. Deadlocks and serialization failures run it again; a lost server is StoreUnavailable.
    */
-  async write<T>(fn: (tx: PgTx) => Promise<T>): Promise<T> {
+  async writeTx<T>(fn: (tx: PgTx) => Promise<T>): Promise<T> {
     await this.opening;
     for (let attempt = 1; ; attempt += 1) {
       let client: pg.PoolClient;
@@ -244,7 +247,7 @@ export class PostgresBackend implements StorageBackend, Transactions {
   }
 
   /** A read-only transaction: one consistent snapshot (REPEATABLE READ) for reads that span statements. */
-  async read<T>(fn: (tx: PgTx) => Promise<T>): Promise<T> {
+  async readTx<T>(fn: (tx: PgTx) => Promise<T>): Promise<T> {
     await this.opening;
     let client: pg.PoolClient;
     try {
@@ -273,47 +276,57 @@ export class PostgresBackend implements StorageBackend, Transactions {
     }
   }
 
+  /** Runs a job operation (../statements/index.ts) in one write transaction, through ./runner.ts. */
+  write<T>(op: (changes: ChangeSink) => Op<T>): Promise<T> {
+    return this.writeTx((tx) => runAsync(tx, op(tx.changes), postgresStatements));
+  }
+
+  /** Runs a reading operation in one read-only snapshot. */
+  read<T>(op: (changes: ChangeSink) => Op<T>): Promise<T> {
+    return this.readTx((tx) => runAsync(tx, op(tx.changes), postgresStatements));
+  }
+
   // ------------------------------------------------------------------------------------------
   // Jobs
 
   enqueue(input: EnqueueInput): Promise<EnqueueResult> {
-    return this.write((tx) => enqueueOne(tx, input));
+    return this.writeTx((tx) => enqueueOne(tx, input));
   }
 
   enqueueMany(inputs: readonly EnqueueInput[]): Promise<EnqueueResult[]> {
-    return this.write((tx) => enqueueMany(tx, inputs));
+    return this.writeTx((tx) => enqueueMany(tx, inputs));
   }
 
   getJob(id: string): Promise<JobWithRuns> {
-    return this.read((tx) => jobs.getJob(tx, id));
+    return this.readTx((tx) => jobs.getJob(tx, id));
   }
 
   listJobs(input: ListInput): Promise<Job[]> {
-    return this.read((tx) => jobs.listJobs(tx, input));
+    return this.readTx((tx) => jobs.listJobs(tx, input));
   }
 
   output(id: string, after: number, limit: number): Promise<JobOutputResult> {
-    return this.read((tx) => jobs.output(tx, id, after, limit));
+    return this.readTx((tx) => jobs.output(tx, id, after, limit));
   }
 
   outputTail(id: string, last: number): Promise<JobOutputResult> {
-    return this.read((tx) => jobs.outputTail(tx, id, last));
+    return this.readTx((tx) => jobs.outputTail(tx, id, last));
   }
 
   cancel(id: string): Promise<Job> {
-    return this.write((tx) => manage.cancel(tx, id));
+    return this.writeTx((tx) => manage.cancel(tx, id));
   }
 
   retry(id: string): Promise<Job> {
-    return this.write((tx) => manage.retry(tx, id));
+    return this.writeTx((tx) => manage.retry(tx, id));
   }
 
   update(input: UpdateInput): Promise<Job> {
-    return this.write((tx) => manage.update(tx, input));
+    return this.writeTx((tx) => manage.update(tx, input));
   }
 
   deleteJob(id: string): Promise<void> {
-    return this.write((tx) => manage.deleteJob(tx, id));
+    return this.writeTx((tx) => manage.deleteJob(tx, id));
   }
 
   async cancelMany(input: BulkInput): Promise<BulkResult> {
@@ -334,12 +347,12 @@ export class PostgresBackend implements StorageBackend, Transactions {
 
   /** Ids, or every match of a filter, in transactions of batchSize jobs each; refusals collected. */
   private async bulk(input: BulkInput, action: (tx: PgTx, id: string) => Promise<unknown>): Promise<BulkResult> {
-    const ids = await this.read((tx) => manage.bulkIds(tx, input));
+    const ids = await this.readTx((tx) => manage.bulkIds(tx, input));
     const result: BulkResult = { count: 0, errors: [] };
     const size = this.policy.batchSize;
     for (let i = 0; i < ids.length; i += size) {
       const chunk = ids.slice(i, i + size);
-      await this.write((tx) => manage.applyEach(tx, chunk, (id) => action(tx, id), result));
+      await this.writeTx((tx) => manage.applyEach(tx, chunk, (id) => action(tx, id), result));
     }
     return result;
   }
@@ -348,116 +361,116 @@ export class PostgresBackend implements StorageBackend, Transactions {
   // The worker side
 
   claim(request: ClaimRequest): Promise<Job[]> {
-    return this.write((tx) => claimJobs(tx, request));
+    return this.writeTx((tx) => claimJobs(tx, request));
   }
 
   heartbeat(id: string, workerId: string, extendMs: number | undefined): Promise<HeartbeatResult> {
-    return this.write((tx) => attempts.heartbeat(tx, id, workerId, extendMs));
+    return this.writeTx((tx) => attempts.heartbeat(tx, id, workerId, extendMs));
   }
 
   progress(id: string, workerId: string, percent: number, message: string | null): Promise<void> {
-    return this.write((tx) => attempts.progress(tx, id, workerId, percent, message));
+    return this.writeTx((tx) => attempts.progress(tx, id, workerId, percent, message));
   }
 
   checkpoint(id: string, workerId: string, value: string): Promise<void> {
-    return this.write((tx) => attempts.checkpoint(tx, id, workerId, value));
+    return this.writeTx((tx) => attempts.checkpoint(tx, id, workerId, value));
   }
 
   appendOutput(id: string, workerId: string, stream: Exclude<OutputStream, 'marker'>, chunks: readonly string[][]): Promise<void> {
-    return this.write((tx) => attempts.appendOutput(tx, id, workerId, stream, chunks));
+    return this.writeTx((tx) => attempts.appendOutput(tx, id, workerId, stream, chunks));
   }
 
   complete(id: string, workerId: string, result: string | null): Promise<Job> {
-    return this.write((tx) => attempts.complete(tx, id, workerId, result));
+    return this.writeTx((tx) => attempts.complete(tx, id, workerId, result));
   }
 
   completeMany(items: readonly { id: string; workerId: string; result: string | null }[]): Promise<CompleteOutcome[]> {
-    return this.write((tx) => attempts.completeMany(tx, items));
+    return this.writeTx((tx) => attempts.completeMany(tx, items));
   }
 
   fail(input: FailInput): Promise<Job> {
-    return this.write((tx) => attempts.fail(tx, input));
+    return this.writeTx((tx) => attempts.fail(tx, input));
   }
 
   release(input: ReleaseInput): Promise<Job> {
-    return this.write((tx) => attempts.release(tx, input));
+    return this.writeTx((tx) => attempts.release(tx, input));
   }
 
   markCancelled(id: string, workerId: string): Promise<Job> {
-    return this.write((tx) => attempts.markCancelled(tx, id, workerId));
+    return this.writeTx((tx) => attempts.markCancelled(tx, id, workerId));
   }
 
   // ------------------------------------------------------------------------------------------
   // Workers
 
   registerWorker(input: RegisterInput, type: WorkerType): Promise<Worker> {
-    return this.write((tx) => workers.registerWorker(tx, input, type));
+    return this.writeTx((tx) => workers.registerWorker(tx, input, type));
   }
 
   listWorkers(): Promise<Worker[]> {
-    return this.read((tx) => workers.listWorkers(tx));
+    return this.readTx((tx) => workers.listWorkers(tx));
   }
 
   touchWorker(workerId: string): Promise<void> {
-    return this.write((tx) => workers.touchWorker(tx, workerId));
+    return this.writeTx((tx) => workers.touchWorker(tx, workerId));
   }
 
   markWorkerGone(workerId: string): Promise<void> {
-    return this.write((tx) => workers.markWorkerGone(tx, workerId));
+    return this.writeTx((tx) => workers.markWorkerGone(tx, workerId));
   }
 
   // ------------------------------------------------------------------------------------------
   // Daemons and tokens
 
   registerDaemon(registration: DaemonRegistration): Promise<DaemonInstance> {
-    return this.write((tx) => admin.registerDaemon(tx, registration));
+    return this.writeTx((tx) => admin.registerDaemon(tx, registration));
   }
 
   listDaemons(): Promise<DaemonInstance[]> {
-    return this.read((tx) => admin.listDaemons(tx));
+    return this.readTx((tx) => admin.listDaemons(tx));
   }
 
   daemonHeartbeat(id: string, pid: number): Promise<boolean> {
-    return this.write((tx) => admin.daemonHeartbeat(tx, id, pid));
+    return this.writeTx((tx) => admin.daemonHeartbeat(tx, id, pid));
   }
 
   daemonStopped(id: string, pid: number): Promise<boolean> {
-    return this.write((tx) => admin.daemonStopped(tx, id, pid));
+    return this.writeTx((tx) => admin.daemonStopped(tx, id, pid));
   }
 
   forgetDaemon(id: string, pid: number): Promise<boolean> {
-    return this.write((tx) => admin.forgetDaemon(tx, id, pid));
+    return this.writeTx((tx) => admin.forgetDaemon(tx, id, pid));
   }
 
   createToken(token: StoredToken): Promise<void> {
-    return this.write((tx) => admin.createToken(tx, token));
+    return this.writeTx((tx) => admin.createToken(tx, token));
   }
 
   listTokens(): Promise<StoredToken[]> {
-    return this.read((tx) => admin.listTokens(tx));
+    return this.readTx((tx) => admin.listTokens(tx));
   }
 
   revokeToken(name: string): Promise<boolean> {
-    return this.write((tx) => admin.revokeToken(tx, name));
+    return this.writeTx((tx) => admin.revokeToken(tx, name));
   }
 
   // ------------------------------------------------------------------------------------------
   // Queues
 
   listQueues(): Promise<Queue[]> {
-    return this.read((tx) => queues.listQueues(tx));
+    return this.readTx((tx) => queues.listQueues(tx));
   }
 
   getQueue(name: string): Promise<Queue> {
-    return this.read((tx) => queues.getQueue(tx, name));
+    return this.readTx((tx) => queues.getQueue(tx, name));
   }
 
   configureQueue(input: ConfigureInput): Promise<Queue> {
-    return this.write((tx) => queues.configureQueue(tx, input));
+    return this.writeTx((tx) => queues.configureQueue(tx, input));
   }
 
   setPaused(name: string, paused: boolean): Promise<Queue> {
-    return this.write((tx) => queues.setPaused(tx, name, paused));
+    return this.writeTx((tx) => queues.setPaused(tx, name, paused));
   }
 
   purgeQueue(name: string, states: JobState[]): Promise<number> {
@@ -472,57 +485,57 @@ export class PostgresBackend implements StorageBackend, Transactions {
   // Schedules
 
   listSchedules(): Promise<Schedule[]> {
-    return this.read((tx) => schedules.listSchedules(tx));
+    return this.readTx((tx) => schedules.listSchedules(tx));
   }
 
   getSchedule(name: string): Promise<Schedule> {
-    return this.read((tx) => schedules.getSchedule(tx, name));
+    return this.readTx((tx) => schedules.getSchedule(tx, name));
   }
 
   createSchedule(input: ScheduleInput, nextRunAt: number | null): Promise<Schedule> {
-    return this.write((tx) => schedules.createSchedule(tx, input, nextRunAt));
+    return this.writeTx((tx) => schedules.createSchedule(tx, input, nextRunAt));
   }
 
   updateSchedule(changes: ScheduleChanges, nextRunAt: number | null | undefined): Promise<Schedule> {
-    return this.write((tx) => schedules.updateSchedule(tx, changes, nextRunAt));
+    return this.writeTx((tx) => schedules.updateSchedule(tx, changes, nextRunAt));
   }
 
   deleteSchedule(name: string): Promise<void> {
-    return this.write((tx) => schedules.deleteSchedule(tx, name));
+    return this.writeTx((tx) => schedules.deleteSchedule(tx, name));
   }
 
   fireSchedule(params: FireScheduleParams): Promise<{ schedule: Schedule; job: Job | null } | null> {
-    return this.write((tx) => schedules.fireSchedule(tx, params));
+    return this.writeTx((tx) => schedules.fireSchedule(tx, params));
   }
 
   triggerSchedule(name: string): Promise<EnqueueResult> {
-    return this.write((tx) => schedules.triggerSchedule(tx, name));
+    return this.writeTx((tx) => schedules.triggerSchedule(tx, name));
   }
 
   // ------------------------------------------------------------------------------------------
   // Jobs as code
 
   projectObjects(): Promise<ProjectObjects> {
-    return this.read((tx) => projects.projectObjects(tx));
+    return this.readTx((tx) => projects.projectObjects(tx));
   }
 
   listTemplates(): Promise<StoredTemplate[]> {
-    return this.read((tx) => projects.listTemplates(tx));
+    return this.readTx((tx) => projects.listTemplates(tx));
   }
 
   getTemplate(name: string): Promise<StoredTemplate> {
-    return this.read((tx) => projects.getTemplate(tx, name));
+    return this.readTx((tx) => projects.getTemplate(tx, name));
   }
 
   applyProject<T>(decide: (objects: ProjectObjects) => ApplyDecision<T>): Promise<T> {
-    return this.write((tx) => projects.applyProject(tx, decide));
+    return this.writeTx((tx) => projects.applyProject(tx, decide));
   }
 
   // ------------------------------------------------------------------------------------------
   // Stats and upkeep
 
   stats(): Promise<Stats> {
-    return this.read((tx) => upkeep.stats(tx));
+    return this.readTx((tx) => upkeep.stats(tx));
   }
 
   reapExpiredLeases(): Promise<number> {
@@ -530,15 +543,15 @@ export class PostgresBackend implements StorageBackend, Transactions {
   }
 
   holdLeadership(role: string, daemonId: string, ttlMs: number): Promise<boolean> {
-    return this.write((tx) => holdLeadership(tx, role, daemonId, ttlMs));
+    return this.writeTx((tx) => holdLeadership(tx, role, daemonId, ttlMs));
   }
 
   recoverInterrupted(workerIds: string[], aliveUntil?: number): Promise<number> {
-    return this.write((tx) => attempts.recoverInterrupted(tx, workerIds, aliveUntil));
+    return this.writeTx((tx) => attempts.recoverInterrupted(tx, workerIds, aliveUntil));
   }
 
   runningJobIds(workerIds: string[]): Promise<string[]> {
-    return this.read((tx) => attempts.runningJobIds(tx, workerIds));
+    return this.readTx((tx) => attempts.runningJobIds(tx, workerIds));
   }
 
   cleanup(limit: number): Promise<number> {
@@ -546,11 +559,11 @@ export class PostgresBackend implements StorageBackend, Transactions {
   }
 
   nextWakeAt(): Promise<number | null> {
-    return this.read((tx) => attempts.nextWakeAt(tx));
+    return this.readTx((tx) => attempts.nextWakeAt(tx));
   }
 
   verifyCounters(): Promise<{ ok: boolean; mismatches: CounterMismatch[] }> {
-    return this.read((tx) => upkeep.verifyCounters(tx));
+    return this.readTx((tx) => upkeep.verifyCounters(tx));
   }
 
   async close(): Promise<void> {

@@ -36,6 +36,9 @@ import type {
 import { workerNotFound } from '../errors';
 import { Store, type WalCheckpointMode, type WalCheckpointStatus } from '.';
 import { backupDatabase } from './backup';
+import { runSync } from './runner';
+import { sqliteStatements } from './statements';
+import type { ChangeSink, Op, Statements } from '../statements';
 import * as attempts from './ops/attempts';
 import { claimJobs } from './ops/claim';
 import type { SqliteContext } from './ops/context';
@@ -84,6 +87,7 @@ export class SqliteBackend implements StorageBackend {
   readonly dbPath: string;
   private readonly store: Store;
   private readonly ctx: SqliteContext;
+  private readonly statements: Statements;
   private readonly changes: ChangeRecorder;
   /** Open write() calls: above 1, the inner ones are savepoints of a batch(). */
   private depth = 0;
@@ -102,6 +106,7 @@ export class SqliteBackend implements StorageBackend {
     this.migrated = this.store.migrated;
     this.description = { kind: 'sqlite', location: options.dbPath };
     this.ctx = { store: this.store, policy, now: policy.now, events: changes };
+    this.statements = sqliteStatements(this.store);
   }
 
   /**
@@ -137,7 +142,7 @@ export class SqliteBackend implements StorageBackend {
   }
 
   /** writeNow, its outcome as a settled promise: the work is done before this returns. */
-  private write<T>(fn: (ctx: SqliteContext) => T): Promise<T> {
+  private writeCtx<T>(fn: (ctx: SqliteContext) => T): Promise<T> {
     try {
       return Promise.resolve(this.writeNow(fn));
     } catch (error) {
@@ -150,13 +155,26 @@ export class SqliteBackend implements StorageBackend {
   }
 
   /** A read transaction (one consistent snapshot), its outcome as a settled promise. */
-  private read<T>(fn: (ctx: SqliteContext) => T): Promise<T> {
+  private readCtx<T>(fn: (ctx: SqliteContext) => T): Promise<T> {
     try {
       return Promise.resolve(this.readNow(fn));
     } catch (error) {
       return Promise.reject(error);
     }
   }
+
+  /** Runs a job operation (../statements/index.ts) in one write transaction, synchronously, through ./runner.ts. */
+  write<T>(op: (changes: ChangeSink) => Op<T>): Promise<T> {
+    return this.writeCtx(() => runSync(op(this.changes), this.statements, this.inSavepoint));
+  }
+
+  /** Runs a reading operation in one read transaction (one consistent snapshot), synchronously. */
+  read<T>(op: (changes: ChangeSink) => Op<T>): Promise<T> {
+    return this.readCtx(() => runSync(op(this.changes), this.statements, this.inSavepoint));
+  }
+
+  /** A savepoint inside the open write transaction: better-sqlite3 nests transactions that way. */
+  private readonly inSavepoint = <U>(fn: () => U): U => this.writeNow(fn);
 
   batch<T>(fn: () => T): T {
     return this.writeNow(() => {
@@ -172,15 +190,15 @@ export class SqliteBackend implements StorageBackend {
   // Jobs
 
   enqueue(input: EnqueueInput): Promise<EnqueueResult> {
-    return this.write((ctx) => enqueueOne(ctx, input));
+    return this.writeCtx((ctx) => enqueueOne(ctx, input));
   }
 
   enqueueMany(inputs: readonly EnqueueInput[]): Promise<EnqueueResult[]> {
-    return this.write((ctx) => enqueueMany(ctx, inputs));
+    return this.writeCtx((ctx) => enqueueMany(ctx, inputs));
   }
 
   getJob(id: string): Promise<JobWithRuns> {
-    return this.read((ctx) => {
+    return this.readCtx((ctx) => {
       const job = ctx.store.jobs.byId(id);
       if (!job) throw jobNotFound(id);
       return { job, runs: ctx.store.runs.ofJob(id) };
@@ -189,11 +207,11 @@ export class SqliteBackend implements StorageBackend {
 
   listJobs(input: ListInput): Promise<Job[]> {
     const { order, limit, after, ...filter } = input;
-    return this.read((ctx) => ctx.store.list.list({ ...filter, order, limit, ...(after === undefined ? {} : { after }), now: ctx.now() }));
+    return this.readCtx((ctx) => ctx.store.list.list({ ...filter, order, limit, ...(after === undefined ? {} : { after }), now: ctx.now() }));
   }
 
   output(id: string, after: number, limit: number): Promise<JobOutputResult> {
-    return this.read((ctx) => {
+    return this.readCtx((ctx) => {
       const job = ctx.store.jobs.byId(id);
       if (!job) throw jobNotFound(id);
       const lines = ctx.store.output.page(id, after, limit);
@@ -205,7 +223,7 @@ export class SqliteBackend implements StorageBackend {
   }
 
   outputTail(id: string, last: number): Promise<JobOutputResult> {
-    return this.read((ctx) => {
+    return this.readCtx((ctx) => {
       const job = ctx.store.jobs.byId(id);
       if (!job) throw jobNotFound(id);
       const lines = ctx.store.output.tail(id, last);
@@ -215,19 +233,19 @@ export class SqliteBackend implements StorageBackend {
   }
 
   cancel(id: string): Promise<Job> {
-    return this.write((ctx) => manage.cancel(ctx, id));
+    return this.writeCtx((ctx) => manage.cancel(ctx, id));
   }
 
   retry(id: string): Promise<Job> {
-    return this.write((ctx) => manage.retry(ctx, id));
+    return this.writeCtx((ctx) => manage.retry(ctx, id));
   }
 
   update(input: UpdateInput): Promise<Job> {
-    return this.write((ctx) => manage.update(ctx, input));
+    return this.writeCtx((ctx) => manage.update(ctx, input));
   }
 
   deleteJob(id: string): Promise<void> {
-    return this.write((ctx) => manage.deleteJob(ctx, id));
+    return this.writeCtx((ctx) => manage.deleteJob(ctx, id));
   }
 
   cancelMany(input: BulkInput): Promise<BulkResult> {
@@ -265,56 +283,56 @@ export class SqliteBackend implements StorageBackend {
   // The worker side
 
   claim(request: ClaimRequest): Promise<Job[]> {
-    return this.write((ctx) => claimJobs(ctx, request));
+    return this.writeCtx((ctx) => claimJobs(ctx, request));
   }
 
   heartbeat(id: string, workerId: string, extendMs: number | undefined): Promise<HeartbeatResult> {
-    return this.write((ctx) => attempts.heartbeat(ctx, id, workerId, extendMs));
+    return this.writeCtx((ctx) => attempts.heartbeat(ctx, id, workerId, extendMs));
   }
 
   progress(id: string, workerId: string, percent: number, message: string | null): Promise<void> {
-    return this.write((ctx) => attempts.progress(ctx, id, workerId, percent, message));
+    return this.writeCtx((ctx) => attempts.progress(ctx, id, workerId, percent, message));
   }
 
   checkpoint(id: string, workerId: string, value: string): Promise<void> {
-    return this.write((ctx) => attempts.checkpoint(ctx, id, workerId, value));
+    return this.writeCtx((ctx) => attempts.checkpoint(ctx, id, workerId, value));
   }
 
   appendOutput(id: string, workerId: string, stream: Exclude<OutputStream, 'marker'>, chunks: readonly string[][]): Promise<void> {
-    return this.write((ctx) => {
+    return this.writeCtx((ctx) => {
       for (const lines of chunks) attempts.appendOutput(ctx, id, workerId, stream, lines);
     });
   }
 
   complete(id: string, workerId: string, result: string | null): Promise<Job> {
-    return this.write((ctx) => attempts.complete(ctx, id, workerId, result));
+    return this.writeCtx((ctx) => attempts.complete(ctx, id, workerId, result));
   }
 
   completeMany(items: readonly { id: string; workerId: string; result: string | null }[]): Promise<CompleteOutcome[]> {
-    return this.write((ctx) => attempts.completeMany(ctx, items));
+    return this.writeCtx((ctx) => attempts.completeMany(ctx, items));
   }
 
   fail(input: FailInput): Promise<Job> {
-    return this.write((ctx) => attempts.fail(ctx, input));
+    return this.writeCtx((ctx) => attempts.fail(ctx, input));
   }
 
   release(input: ReleaseInput): Promise<Job> {
-    return this.write((ctx) => attempts.release(ctx, input));
+    return this.writeCtx((ctx) => attempts.release(ctx, input));
   }
 
   markCancelled(id: string, workerId: string): Promise<Job> {
-    return this.write((ctx) => attempts.markCancelled(ctx, id, workerId));
+    return this.writeCtx((ctx) => attempts.markCancelled(ctx, id, workerId));
   }
 
   // ------------------------------------------------------------------------------------------
   // Workers
 
   registerWorker(input: RegisterInput, type: WorkerType): Promise<Worker> {
-    return this.write((ctx) => registerWorker(ctx, input, type));
+    return this.writeCtx((ctx) => registerWorker(ctx, input, type));
   }
 
   registerDaemon(registration: DaemonRegistration): Promise<DaemonInstance> {
-    return this.write((ctx) => {
+    return this.writeCtx((ctx) => {
       ctx.store.daemons.insert({ ...registration, now: ctx.now() });
       const recorded = ctx.store.daemons.get(registration.id);
       if (!recorded) throw new Error(`Daemon ${registration.id} was recorded but cannot be read back`);
@@ -323,11 +341,11 @@ export class SqliteBackend implements StorageBackend {
   }
 
   listDaemons(): Promise<DaemonInstance[]> {
-    return this.read((ctx) => ctx.store.daemons.all());
+    return this.readCtx((ctx) => ctx.store.daemons.all());
   }
 
   createToken(token: StoredToken): Promise<void> {
-    return this.write((ctx) => {
+    return this.writeCtx((ctx) => {
       if (ctx.store.tokens.get(token.name)) {
         throw new SpoolError(ErrorCode.AlreadyExists, `A token named "${token.name}" exists already. Revoke it first (spool token revoke ${token.name}), or pick another name.`, { field: 'name' });
       }
@@ -336,37 +354,37 @@ export class SqliteBackend implements StorageBackend {
   }
 
   listTokens(): Promise<StoredToken[]> {
-    return this.read((ctx) => ctx.store.tokens.all());
+    return this.readCtx((ctx) => ctx.store.tokens.all());
   }
 
   revokeToken(name: string): Promise<boolean> {
-    return this.write((ctx) => ctx.store.tokens.delete(name));
+    return this.writeCtx((ctx) => ctx.store.tokens.delete(name));
   }
 
   daemonHeartbeat(id: string, pid: number): Promise<boolean> {
-    return this.write((ctx) => ctx.store.daemons.heartbeat(id, pid, ctx.now()));
+    return this.writeCtx((ctx) => ctx.store.daemons.heartbeat(id, pid, ctx.now()));
   }
 
   daemonStopped(id: string, pid: number): Promise<boolean> {
-    return this.write((ctx) => ctx.store.daemons.stopped(id, pid, ctx.now()));
+    return this.writeCtx((ctx) => ctx.store.daemons.stopped(id, pid, ctx.now()));
   }
 
   forgetDaemon(id: string, pid: number): Promise<boolean> {
-    return this.write((ctx) => ctx.store.daemons.delete(id, pid));
+    return this.writeCtx((ctx) => ctx.store.daemons.delete(id, pid));
   }
 
   listWorkers(): Promise<Worker[]> {
-    return this.read((ctx) => ctx.store.workers.all());
+    return this.readCtx((ctx) => ctx.store.workers.all());
   }
 
   touchWorker(workerId: string): Promise<void> {
-    return this.write((ctx) => {
+    return this.writeCtx((ctx) => {
       if (!ctx.store.workers.touch(workerId, ctx.now())) throw workerNotFound(workerId);
     });
   }
 
   markWorkerGone(workerId: string): Promise<void> {
-    return this.write((ctx) => {
+    return this.writeCtx((ctx) => {
       if (!ctx.store.workers.markGone(workerId)) throw workerNotFound(workerId);
     });
   }
@@ -375,19 +393,19 @@ export class SqliteBackend implements StorageBackend {
   // Queues
 
   listQueues(): Promise<Queue[]> {
-    return this.read((ctx) => queues.listQueues(ctx));
+    return this.readCtx((ctx) => queues.listQueues(ctx));
   }
 
   getQueue(name: string): Promise<Queue> {
-    return this.read((ctx) => queues.getQueue(ctx, name));
+    return this.readCtx((ctx) => queues.getQueue(ctx, name));
   }
 
   configureQueue(input: ConfigureInput): Promise<Queue> {
-    return this.write((ctx) => queues.configureQueue(ctx, input));
+    return this.writeCtx((ctx) => queues.configureQueue(ctx, input));
   }
 
   setPaused(name: string, paused: boolean): Promise<Queue> {
-    return this.write((ctx) => queues.setPaused(ctx, name, paused));
+    return this.writeCtx((ctx) => queues.setPaused(ctx, name, paused));
   }
 
   /**
@@ -444,22 +462,22 @@ export class SqliteBackend implements StorageBackend {
   // Jobs as code
 
   projectObjects(): Promise<ProjectObjects> {
-    return this.read((ctx) => projects.projectObjects(ctx));
+    return this.readCtx((ctx) => projects.projectObjects(ctx));
   }
 
   listTemplates(): Promise<StoredTemplate[]> {
-    return this.read((ctx) => ctx.store.projects.templates());
+    return this.readCtx((ctx) => ctx.store.projects.templates());
   }
 
   getTemplate(name: string): Promise<StoredTemplate> {
-    return this.read((ctx) => projects.getTemplate(ctx, name));
+    return this.readCtx((ctx) => projects.getTemplate(ctx, name));
   }
 
   applyProject<T>(decide: (objects: ProjectObjects) => ApplyDecision<T>): Promise<T> {
     // One BEGIN IMMEDIATE around the read, the plan and the writes: a second apply (from this
     // process or another on the file) waits for the write lock and plans against what this one
     // committed.
-    return this.write((ctx) => {
+    return this.writeCtx((ctx) => {
       const decision = decide(projects.projectObjects(ctx));
       for (const write of decision.writes) projects.applyWrite(ctx, write);
       return decision.result;
@@ -470,38 +488,38 @@ export class SqliteBackend implements StorageBackend {
   // Schedules
 
   listSchedules(): Promise<Schedule[]> {
-    return this.read((ctx) => ctx.store.schedules.all());
+    return this.readCtx((ctx) => ctx.store.schedules.all());
   }
 
   getSchedule(name: string): Promise<Schedule> {
-    return this.read((ctx) => schedules.getSchedule(ctx, name));
+    return this.readCtx((ctx) => schedules.getSchedule(ctx, name));
   }
 
   createSchedule(input: ScheduleInput, nextRunAt: number | null): Promise<Schedule> {
-    return this.write((ctx) => schedules.createSchedule(ctx, input, nextRunAt));
+    return this.writeCtx((ctx) => schedules.createSchedule(ctx, input, nextRunAt));
   }
 
   updateSchedule(changes: ScheduleChanges, nextRunAt: number | null | undefined): Promise<Schedule> {
-    return this.write((ctx) => schedules.updateSchedule(ctx, changes, nextRunAt));
+    return this.writeCtx((ctx) => schedules.updateSchedule(ctx, changes, nextRunAt));
   }
 
   deleteSchedule(name: string): Promise<void> {
-    return this.write((ctx) => schedules.deleteSchedule(ctx, name));
+    return this.writeCtx((ctx) => schedules.deleteSchedule(ctx, name));
   }
 
   fireSchedule(params: FireScheduleParams): Promise<{ schedule: Schedule; job: Job | null } | null> {
-    return this.write((ctx) => schedules.fireSchedule(ctx, params));
+    return this.writeCtx((ctx) => schedules.fireSchedule(ctx, params));
   }
 
   triggerSchedule(name: string): Promise<EnqueueResult> {
-    return this.write((ctx) => schedules.triggerSchedule(ctx, name));
+    return this.writeCtx((ctx) => schedules.triggerSchedule(ctx, name));
   }
 
   // ------------------------------------------------------------------------------------------
   // Stats and upkeep
 
   stats(): Promise<Stats> {
-    return this.read((ctx) => upkeep.stats(ctx));
+    return this.readCtx((ctx) => upkeep.stats(ctx));
   }
 
   reapExpiredLeases(): Promise<number> {
@@ -518,15 +536,15 @@ export class SqliteBackend implements StorageBackend {
   }
 
   recoverInterrupted(workerIds: string[], aliveUntil?: number): Promise<number> {
-    return this.write((ctx) => upkeep.recoverBatch(ctx, workerIds, aliveUntil));
+    return this.writeCtx((ctx) => upkeep.recoverBatch(ctx, workerIds, aliveUntil));
   }
 
   runningJobIds(workerIds: string[]): Promise<string[]> {
-    return this.read((ctx) => ctx.store.jobs.runningOf(workerIds).map((job) => job.id));
+    return this.readCtx((ctx) => ctx.store.jobs.runningOf(workerIds).map((job) => job.id));
   }
 
   cleanup(limit: number): Promise<number> {
-    return this.write((ctx) => {
+    return this.writeCtx((ctx) => {
       let left = limit;
       let deleted = 0;
       for (const q of ctx.store.queues.all()) {
@@ -541,11 +559,11 @@ export class SqliteBackend implements StorageBackend {
   }
 
   nextWakeAt(): Promise<number | null> {
-    return this.read((ctx) => upkeep.nextWakeAt(ctx));
+    return this.readCtx((ctx) => upkeep.nextWakeAt(ctx));
   }
 
   verifyCounters(): Promise<{ ok: boolean; mismatches: CounterMismatch[] }> {
-    return this.read((ctx) => upkeep.verifyCounters(ctx));
+    return this.readCtx((ctx) => upkeep.verifyCounters(ctx));
   }
 
   /** Who checkpoints the WAL now ('background' only while the checkpointer thread works) and its counters. */

@@ -16,6 +16,7 @@ import type { DelayedCounts } from './delayed';
 import { jobState, mapJob, newJob } from '../mappers';
 import { ArrayRows, int, text, toRow, type Row } from './row';
 import type { JobInsert } from '../jobInsert';
+import type { JobCheckpoint, JobHeartbeat, JobProgress, JobSql } from '../statements/jobs';
 
 export type { JobInsert } from '../jobInsert';
 
@@ -48,7 +49,7 @@ function mapOptional(row: Row | undefined): Job | undefined {
   return row === undefined ? undefined : mapJob(row);
 }
 
-export class JobStatements {
+export class JobStatements implements JobSql {
   private readonly insertStmt;
   /** Multi-row INSERTs for insertMany, prepared the first time each row count is needed. */
   private readonly insertChunkStmts = new Map<number, Statement>();
@@ -193,6 +194,29 @@ export class JobStatements {
 
   byId(id: string): Job | undefined {
     return mapOptional(this.byIdStmt.get({ id }));
+  }
+
+  // Statements of ../statements/jobs.ts (JobSql).
+
+  jobGet(id: string): Job | undefined {
+    return mapOptional(this.byIdStmt.get({ id }));
+  }
+
+  /** Unlike PostgreSQL, SQLite needs no row lock: BEGIN IMMEDIATE holds the write lock for the whole transaction. */
+  jobGetForUpdate(id: string): Job | undefined {
+    return mapOptional(this.byIdStmt.get({ id }));
+  }
+
+  jobHeartbeat(params: JobHeartbeat): { leaseExpiresAt: number; cancelRequested: boolean } | undefined {
+    return this.heartbeat(params);
+  }
+
+  jobSetProgress(params: JobProgress): Job | undefined {
+    return mapOptional(this.progressStmt.get(params));
+  }
+
+  jobSetCheckpoint(params: JobCheckpoint): boolean {
+    return this.checkpointStmt.run(params).changes > 0;
   }
 
   byIdempotencyKey(key: string): Job | undefined {

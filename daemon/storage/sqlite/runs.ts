@@ -21,6 +21,7 @@ import type { PendingCounts } from './counts';
 import type { Db } from './db';
 import { mapRun } from '../mappers';
 import { scalarInt, toRow } from './row';
+import type { RunSql } from '../statements/runs';
 
 export const BUCKET_MS = 10_000;
 
@@ -37,7 +38,7 @@ export interface RunEnd {
   now: number;
 }
 
-export class RunStatements {
+export class RunStatements implements RunSql {
   private readonly recordStmt;
   private readonly keepCompletedStmt;
   private readonly ofJobStmt;
@@ -91,6 +92,10 @@ export class RunStatements {
    */
   keepCompleted(jobId: string): void {
     this.keepCompletedStmt.run({ jobId });
+  }
+
+  runsOfJob(jobId: string): JobRun[] {
+    return this.ofJob(jobId);
   }
 
   ofJob(jobId: string): JobRun[] {

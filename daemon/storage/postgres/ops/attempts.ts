@@ -326,7 +326,7 @@ export async function reapExpiredLeases(store: Transactions): Promise<number> {
   const size = store.policy.batchSize;
   let total = 0;
   for (;;) {
-    const reaped = await store.write(async (tx) => {
+    const reaped = await store.writeTx(async (tx) => {
       const rows = await tx.rows(
         `SELECT ${JOB_COLUMNS} FROM jobs WHERE state = 'running' AND lease_expires_at <= $1
          ORDER BY lease_expires_at LIMIT $2 FOR UPDATE SKIP LOCKED`,

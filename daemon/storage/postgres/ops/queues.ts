@@ -72,7 +72,7 @@ async function purgeBatch(tx: PgTx, name: string, states: JobState[]): Promise<n
 async function purgeAll(store: Transactions, name: string, states: JobState[]): Promise<number> {
   let total = 0;
   for (;;) {
-    const deleted = await store.write((tx) => purgeBatch(tx, name, states));
+    const deleted = await store.writeTx((tx) => purgeBatch(tx, name, states));
     total += deleted;
     if (deleted < store.policy.batchSize) return total;
   }
@@ -80,7 +80,7 @@ async function purgeAll(store: Transactions, name: string, states: JobState[]): 
 
 /** In batches, one transaction each, so a huge purge never holds its locks for long. */
 export async function purgeQueue(store: Transactions, name: string, states: JobState[]): Promise<number> {
-  await store.read((tx) => getQueue(tx, name));
+  await store.readTx((tx) => getQueue(tx, name));
   return purgeAll(store, name, states);
 }
 
@@ -90,13 +90,13 @@ export async function purgeQueue(store: Transactions, name: string, states: JobS
  */
 export async function deleteQueue(store: Transactions, name: string, force: boolean): Promise<number> {
   const waitingAndFinished: JobState[] = [...TERMINAL_STATES, 'queued', 'retrying'];
-  await store.read(async (tx) => {
+  await store.readTx(async (tx) => {
     const queue = await getQueue(tx, name);
     const total = Object.values(queue.counts).reduce((a, b) => a + b, 0);
     jobsLeft(name, queue.counts.running, total, force);
   });
   const purged = force ? await purgeAll(store, name, waitingAndFinished) : 0;
-  return store.write(async (tx) => {
+  return store.writeTx(async (tx) => {
     const before = await tx.row('SELECT count(*) AS n FROM jobs WHERE queue = $1', [name]);
     await deleteQueueNow(tx, name, force);
     return purged + Number(before?.get('n') ?? 0);

@@ -109,7 +109,7 @@ async function retentionBatch(tx: PgTx, queue: string, state: JobState, cutoff: 
  * WAL); then stat buckets older than two hours and fire records older than a day, bounded too.
  */
 export async function cleanup(store: Transactions, limit: number): Promise<number> {
-  const settings = await store.read((tx) => allSettings(tx));
+  const settings = await store.readTx((tx) => allSettings(tx));
   let left = limit;
   let deleted = 0;
   for (const q of settings) {
@@ -119,7 +119,7 @@ export async function cleanup(store: Transactions, limit: number): Promise<numbe
     for (;;) {
       if (left <= 0) break;
       const size = Math.min(store.policy.batchSize, left);
-      const n = await store.write(async (tx) => {
+      const n = await store.writeTx(async (tx) => {
         const cutoff = tx.now() - retentionMs;
         const beforeId = tx.policy.firstIdAt(cutoff);
         let batch = 0;
@@ -133,7 +133,7 @@ export async function cleanup(store: Transactions, limit: number): Promise<numbe
       if (n < size) break;
     }
   }
-  await store.write(async (tx) => {
+  await store.writeTx(async (tx) => {
     const now = tx.now();
     await tx.run('DELETE FROM stat_buckets WHERE bucket < $1', [Math.floor((now - 2 * HOUR) / BUCKET_MS)]);
     await tx.run(
