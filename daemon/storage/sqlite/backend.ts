@@ -33,7 +33,7 @@ import type {
   StoragePolicy,
   StoreDescription,
 } from '../backend';
-import { workerNotFound } from '../errors';
+import { workerNotFound } from '../../engine/errors';
 import { Store, type WalCheckpointMode, type WalCheckpointStatus } from '.';
 import { backupDatabase } from './backup';
 import { runSync } from './runner';

@@ -6,7 +6,7 @@ import { SpoolError } from '../../../../shared/errors';
 import { ErrorCode } from '../../../../shared/protocol';
 import { TERMINAL_STATES, type JobState, type Queue } from '../../../../shared/types';
 import type { ConfigureInput } from '../../../engine/validate/queues';
-import { queueNotFound } from '../../errors';
+import { queueNotFound } from '../../../engine/errors';
 import { emptyCounts, mapSettings, type QueueSettings } from '../../mappers';
 import type { PgTx, Transactions } from '../db';
 import { ensureQueue } from './common';

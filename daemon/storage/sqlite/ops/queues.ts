@@ -5,7 +5,7 @@ import { SpoolError } from '../../../../shared/errors';
 import { ErrorCode } from '../../../../shared/protocol';
 import type { JobState, Queue } from '../../../../shared/types';
 import { limitColumns, withCounts, type QueueSettings } from '..';
-import { queueNotFound } from '../../errors';
+import { queueNotFound } from '../../../engine/errors';
 import type { SqliteContext } from './context';
 import type { ConfigureInput } from '../../../engine/validate/queues';
 import { changedLimits } from '../../queueLimits';
