@@ -90,7 +90,7 @@ export class RunStatements implements RunSql {
    * Writes the history row of a completed job's last attempt, which until now only its job row
    * described. Call it before the job leaves `completed`; does nothing for any other job.
    */
-  keepCompleted(jobId: string): void {
+  runKeepCompleted(jobId: string): void {
     this.keepCompletedStmt.run({ jobId });
   }
 
