@@ -47,7 +47,7 @@ import type {
   UpdateJobParams,
   UpdateScheduleParams,
 } from '../../shared/protocol';
-import type { Job, JobTemplate, OutputStream, Queue, Schedule, Worker, WorkerType } from '../../shared/types';
+import type { Job, JobState, JobTemplate, OutputStream, Queue, Schedule, Worker, WorkerType } from '../../shared/types';
 import type { DaemonInstance, DaemonRegistration, StorageBackend, StoragePolicy, StoredToken } from '../storage/backend';
 import type { CompleteOutcome, CounterMismatch, EngineClaimParams, EngineListener, EngineOptions, EnqueueOutcome, FireScheduleParams, QueueEngine, StoreDescription } from './api';
 import { QUEUE_DEFAULTS, UPKEEP_BATCH } from './defaults';
@@ -58,7 +58,7 @@ import { available, nextTokenAt, refill } from './rate-limit';
 import { jobRules } from './rules';
 import { UuidV7, firstIdAt } from '../../shared/domain/uuid';
 import * as v from './validate/jobs';
-import { mergedBackoff, type EnqueueInput } from './validate/jobs';
+import { mergedBackoff, type BulkInput, type EnqueueInput } from './validate/jobs';
 import { integer, jobId, jsonText, nameList, name as validName } from '../../shared/domain/validate';
 import * as vq from './validate/queues';
 import * as vs from './validate/schedules';
@@ -70,6 +70,7 @@ import { invalidParams } from '../../shared/errors';
 import type { Op } from '../storage/statements';
 import * as attempts from './ops/attempts';
 import * as jobs from './ops/jobs';
+import * as queues from './ops/queues';
 import { opContext, type OpContext, type Policy } from './ops/context';
 
 export class Engine implements QueueEngine {
@@ -184,10 +185,10 @@ export class Engine implements QueueEngine {
     return checked(
       () => v.listParams(params),
       (input) =>
-        this.backend.listJobs({ ...input, limit: input.limit + 1 }).then((jobs) => {
-          const page = jobs.slice(0, input.limit);
+        this.read((c) => jobs.listJobs(c, { ...input, limit: input.limit + 1 })).then((found) => {
+          const page = found.slice(0, input.limit);
           const last = page[page.length - 1];
-          return { jobs: page, nextCursor: jobs.length > input.limit && last ? v.encodeCursor(input.order, { id: last.id, runAt: last.runAt }) : null };
+          return { jobs: page, nextCursor: found.length > input.limit && last ? v.encodeCursor(input.order, { id: last.id, runAt: last.runAt }) : null };
         }),
     );
   }
@@ -200,31 +201,61 @@ export class Engine implements QueueEngine {
   }
 
   cancel(id: string): Promise<Job> {
-    return checked(() => jobId(id), (valid) => this.backend.cancel(valid));
+    return checked(() => jobId(id), (valid) => this.write((c) => jobs.cancel(c, valid)));
   }
 
   retry(id: string): Promise<Job> {
-    return checked(() => jobId(id), (valid) => this.backend.retry(valid));
+    return checked(() => jobId(id), (valid) => this.write((c) => jobs.retry(c, valid)));
   }
 
   update(params: UpdateJobParams): Promise<Job> {
-    return checked(() => v.updateParams(params, this.now()), (input) => this.backend.update(input));
+    return checked(() => v.updateParams(params, this.now()), (input) => this.write((c) => jobs.update(c, input)));
   }
 
   deleteJob(id: string): Promise<void> {
-    return checked(() => jobId(id), (valid) => this.backend.deleteJob(valid));
+    return checked(() => jobId(id), (valid) => this.write((c) => jobs.deleteJob(c, valid)));
   }
 
   cancelMany(params: BulkParams): Promise<BulkResult> {
-    return checked(() => v.bulkParams(params), (input) => this.backend.cancelMany(input));
+    return checked(
+      () => v.bulkParams(params),
+      (input) =>
+        this.bulk(input, (c, id) => jobs.cancel(c, id)).then(({ count, errors, values }) => ({
+          count,
+          errors,
+          stopRequested: values.filter((job) => job.state === 'running').length,
+        })),
+    );
   }
 
   retryMany(params: BulkParams): Promise<BulkResult> {
-    return checked(() => v.bulkParams(params), (input) => this.backend.retryMany(input));
+    return checked(() => v.bulkParams(params), (input) => this.bulk(input, (c, id) => jobs.retry(c, id)).then(({ count, errors }) => ({ count, errors })));
   }
 
   deleteMany(params: BulkParams): Promise<BulkResult> {
-    return checked(() => v.bulkParams(params), (input) => this.backend.deleteMany(input));
+    return checked(() => v.bulkParams(params), (input) => this.bulk(input, (c, id) => jobs.deleteJob(c, id)).then(({ count, errors }) => ({ count, errors })));
+  }
+
+  /**
+   * Ids, or every match of a filter, in transactions of batchSize jobs each; refusals are
+   * collected, not thrown. The ids are read first (its store call made before the first await,
+   * see the rule at the top of the file); each batch is then a transaction of its own, so a bulk
+   * action over a huge queue never holds the store's locks for long.
+   */
+  private async bulk<T>(input: BulkInput, action: (c: OpContext, id: string) => Op<T>): Promise<jobs.Applied<T>> {
+    const ids = await this.read((c) => jobs.bulkIds(c, input));
+    const all: jobs.Applied<T> = { count: 0, errors: [], values: [] };
+    const size = this.policy.batchSize;
+    for (let i = 0; i < ids.length; i += size) {
+      const chunk = ids.slice(i, i + size);
+      // Each transaction's outcome is its own (PostgreSQL may run one again after a
+      // serialization failure), and is added up only once it has committed.
+      const done = await this.write((c) => jobs.applyEach(chunk, (id) => action(c, id)));
+      all.count += done.count;
+      all.errors.push(...done.errors);
+      all.values.push(...done.values);
+    }
+    return all;
   }
 
   // ------------------------------------------------------------------------------------------
@@ -396,31 +427,57 @@ export class Engine implements QueueEngine {
   // Queues
 
   listQueues(): Promise<Queue[]> {
-    return this.backend.listQueues();
+    return this.read((c) => queues.listQueues(c));
   }
 
   getQueue(name: string): Promise<Queue> {
-    return checked(() => vq.queueName(name), (valid) => this.backend.getQueue(valid));
+    return checked(() => vq.queueName(name), (valid) => this.read((c) => queues.getQueue(c, valid)));
   }
 
   configureQueue(params: ConfigureQueueParams): Promise<Queue> {
-    return checked(() => vq.configureParams(params), (input) => this.backend.configureQueue(input));
+    return checked(() => vq.configureParams(params), (input) => this.write((c) => queues.configureQueue(c, input)));
   }
 
   pauseQueue(name: string): Promise<Queue> {
-    return checked(() => vq.queueName(name), (valid) => this.backend.setPaused(valid, true));
+    return checked(() => vq.queueName(name), (valid) => this.write((c) => queues.setPaused(c, valid, true)));
   }
 
   resumeQueue(name: string): Promise<Queue> {
-    return checked(() => vq.queueName(name), (valid) => this.backend.setPaused(valid, false));
+    return checked(() => vq.queueName(name), (valid) => this.write((c) => queues.setPaused(c, valid, false)));
   }
 
+  /** In batches, one transaction each, so a huge purge never holds the store's locks for long. */
   purgeQueue(params: PurgeQueueParams): Promise<number> {
-    return checked(() => vq.purgeParams(params), (input) => this.backend.purgeQueue(input.name, input.states));
+    return checked(
+      () => vq.purgeParams(params),
+      (input) => this.read((c) => queues.getQueue(c, input.name)).then(() => this.purgeAll(input.name, input.states)),
+    );
   }
 
+  /**
+   * With `force`, the waiting and finished jobs go in batches first; then, in one transaction
+   * with the queue locked, the check again and the delete (with force, jobs that arrived
+   * meanwhile go in that transaction too).
+   */
   deleteQueue(params: DeleteQueueParams): Promise<number> {
-    return checked(() => vq.deleteQueueParams(params), (input) => this.backend.deleteQueue(input.name, input.force));
+    return checked(
+      () => vq.deleteQueueParams(params),
+      (input) =>
+        this.read(() => queues.checkQueueDeletable(input.name, input.force)).then(async () => {
+          const purged = input.force ? await this.purgeAll(input.name, queues.WAITING_AND_FINISHED) : 0;
+          return purged + (await this.write((c) => queues.deleteQueueNow(c, input.name, input.force)));
+        }),
+    );
+  }
+
+  /** Purge batches until one deletes fewer than batchSize jobs; how many went in all. */
+  private async purgeAll(name: string, states: readonly JobState[]): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const deleted = await this.write((c) => queues.purgeBatch(c, name, states));
+      total += deleted;
+      if (deleted < this.policy.batchSize) return total;
+    }
   }
 
   // ------------------------------------------------------------------------------------------

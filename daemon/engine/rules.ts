@@ -7,7 +7,7 @@
 import { SpoolError } from '../../shared/errors';
 import { ErrorCode } from '../../shared/protocol';
 import type { Job } from '../../shared/types';
-import { invalidState } from '../storage/errors';
+import { invalidState } from './errors';
 import { backoffDelay } from './backoff';
 import type { UpdateInput } from './validate/jobs';
 import { builtinPayload } from './validate/payloads';

@@ -18,10 +18,10 @@
  * transaction; every call that function makes runs inside it, as a savepoint. A store whose
  * calls wait for a server (PostgreSQL) leaves `batch` out, and the engine runs them one by one.
  */
-import type { BulkResult, EnqueueResult, HeartbeatResult, JobOutputResult, JobWithRuns, Stats, TokenScope } from '../../shared/protocol';
+import type { EnqueueResult, HeartbeatResult, JobOutputResult, JobWithRuns, Stats, TokenScope } from '../../shared/protocol';
 import type { Backoff, Job, JobState, JobTemplate, OutputLine, OutputStream, Queue, RateLimit, Schedule, Worker, WorkerType } from '../../shared/types';
 import type { OverlapPolicy } from '../../shared/jobsfile';
-import type { BulkInput, EnqueueInput, ListCursor, ListInput, UpdateInput } from '../engine/validate/jobs';
+import type { EnqueueInput } from '../engine/validate/jobs';
 import type { ConfigureInput } from '../engine/validate/queues';
 import type { ScheduleChanges, ScheduleInput } from '../engine/validate/schedules';
 import type { FailInput, ReleaseInput, RegisterInput } from '../engine/validate/worker';
@@ -29,8 +29,6 @@ import type { JobRules } from '../engine/rules';
 import type { ChangeSink, Op } from './statements';
 
 export type { FailureOutcome, JobRules } from '../engine/rules';
-
-export type { ListCursor };
 
 /** Which kinds a claimer may get: only these, or all but these (the built-in kinds a remote worker never gets). */
 export type KindFilter = { include: string[] } | { exclude: string[] };
@@ -285,26 +283,10 @@ export interface StorageBackend {
   enqueueMany(inputs: readonly EnqueueInput[]): Promise<EnqueueResult[]>;
   /** A job and its runs. Rejects with JobNotFound. */
   getJob(id: string): Promise<JobWithRuns>;
-  /** Up to `limit` jobs matching the filter, in the order, after the cursor. */
-  listJobs(input: ListInput): Promise<Job[]>;
   /** A page of a job's output lines after `after`, and whether the job has finished and the page is its last. Rejects with JobNotFound. */
   output(id: string, after: number, limit: number): Promise<JobOutputResult>;
   /** The newest `last` lines of a job, oldest first; done once the job has finished. Rejects with JobNotFound. */
   outputTail(id: string, last: number): Promise<JobOutputResult>;
-  /** queued/retrying → cancelled; running → cancel requested. Rejects with JobNotFound or InvalidState (finished). */
-  cancel(id: string): Promise<Job>;
-  /** A finished job → queued with a fresh attempt budget. Rejects with JobNotFound or InvalidState (not finished). */
-  retry(id: string): Promise<Job>;
-  /** A waiting job's priority, run time, payload, attempts or tags. Rejects with JobNotFound, InvalidState or InvalidParams (against the stored job). */
-  update(input: UpdateInput): Promise<Job>;
-  /** Deletes a job that is not running. Rejects with JobNotFound or InvalidState (running). */
-  deleteJob(id: string): Promise<void>;
-  /** Cancel for every id or filter match, `batchSize` jobs per transaction; refusals are collected, not thrown. `stopRequested` counts running jobs asked to stop. */
-  cancelMany(input: BulkInput): Promise<BulkResult>;
-  /** Retry for every id or filter match, as cancelMany. */
-  retryMany(input: BulkInput): Promise<BulkResult>;
-  /** Delete for every id or filter match, as cancelMany. */
-  deleteMany(input: BulkInput): Promise<BulkResult>;
 
   // The worker side: every method here but claim acts only for the worker holding the lease and
   // rejects with LeaseLost (or JobNotFound) for anyone else, changing nothing.
@@ -373,21 +355,6 @@ export interface StorageBackend {
   listTokens(): Promise<StoredToken[]>;
   /** Removes a token; false when there was none by that name. */
   revokeToken(name: string): Promise<boolean>;
-
-  // Queues
-
-  /** Every queue with its counts. */
-  listQueues(): Promise<Queue[]>;
-  /** One queue with its counts. Rejects with QueueNotFound. */
-  getQueue(name: string): Promise<Queue>;
-  /** Changes a queue's settings, creating it if new. */
-  configureQueue(input: ConfigureInput): Promise<Queue>;
-  /** Pauses or resumes a queue. A pause creates the queue with the defaults if new (a queue may be paused before its first job); a resume rejects with QueueNotFound. */
-  setPaused(name: string, paused: boolean): Promise<Queue>;
-  /** Deletes a queue's jobs in these states, `batchSize` per transaction; how many. Rejects with QueueNotFound. */
-  purgeQueue(name: string, states: JobState[]): Promise<number>;
-  /** Deletes a queue; with `force`, its waiting and finished jobs first (how many). Rejects with QueueNotFound, or InvalidState while jobs run (or any is left, without force). */
-  deleteQueue(name: string, force: boolean): Promise<number>;
 
   // Schedules
 

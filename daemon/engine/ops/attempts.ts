@@ -10,7 +10,7 @@ import { jobNotFound, type SpoolError } from '../../../shared/errors';
 import type { HeartbeatResult } from '../../../shared/protocol';
 import type { Job } from '../../../shared/types';
 import { sql, type Op } from '../../storage/statements';
-import { leaseLost as leaseLostError } from '../../storage/errors';
+import { leaseLost as leaseLostError } from '../errors';
 import type { OpContext } from './context';
 
 /** LeaseLost (or JobNotFound) for `workerId` on job `id`, worded from the job and its history as they are now. */

@@ -13,10 +13,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import type { BulkResult, EnqueueResult, HeartbeatResult, JobOutputResult, JobWithRuns, Stats } from '../../../shared/protocol';
-import type { Job, JobState, OutputStream, Queue, Schedule, Worker, WorkerType } from '../../../shared/types';
-import type { BulkInput, EnqueueInput, ListInput, UpdateInput } from '../../engine/validate/jobs';
-import type { ConfigureInput } from '../../engine/validate/queues';
+import type { EnqueueResult, HeartbeatResult, JobOutputResult, JobWithRuns, Stats } from '../../../shared/protocol';
+import type { Job, OutputStream, Schedule, Worker, WorkerType } from '../../../shared/types';
+import type { EnqueueInput } from '../../engine/validate/jobs';
 import type { ScheduleChanges, ScheduleInput } from '../../engine/validate/schedules';
 import type { FailInput, RegisterInput, ReleaseInput } from '../../engine/validate/worker';
 import type {
@@ -48,10 +47,8 @@ import * as attempts from './ops/attempts';
 import { claim as claimJobs } from './ops/claim';
 import { enqueueMany, enqueueOne } from './ops/common';
 import * as jobs from './ops/jobs';
-import * as manage from './ops/manage';
 import * as admin from './ops/admin';
 import * as projects from './ops/projects';
-import * as queues from './ops/queues';
 import * as schedules from './ops/schedules';
 import * as upkeep from './ops/upkeep';
 import * as workers from './ops/workers';
@@ -301,60 +298,12 @@ export class PostgresBackend implements StorageBackend, Transactions {
     return this.readTx((tx) => jobs.getJob(tx, id));
   }
 
-  listJobs(input: ListInput): Promise<Job[]> {
-    return this.readTx((tx) => jobs.listJobs(tx, input));
-  }
-
   output(id: string, after: number, limit: number): Promise<JobOutputResult> {
     return this.readTx((tx) => jobs.output(tx, id, after, limit));
   }
 
   outputTail(id: string, last: number): Promise<JobOutputResult> {
     return this.readTx((tx) => jobs.outputTail(tx, id, last));
-  }
-
-  cancel(id: string): Promise<Job> {
-    return this.writeTx((tx) => manage.cancel(tx, id));
-  }
-
-  retry(id: string): Promise<Job> {
-    return this.writeTx((tx) => manage.retry(tx, id));
-  }
-
-  update(input: UpdateInput): Promise<Job> {
-    return this.writeTx((tx) => manage.update(tx, input));
-  }
-
-  deleteJob(id: string): Promise<void> {
-    return this.writeTx((tx) => manage.deleteJob(tx, id));
-  }
-
-  async cancelMany(input: BulkInput): Promise<BulkResult> {
-    let stopRequested = 0;
-    const result = await this.bulk(input, async (tx, id) => {
-      if ((await manage.cancel(tx, id)).state === 'running') stopRequested += 1;
-    });
-    return { ...result, stopRequested };
-  }
-
-  retryMany(input: BulkInput): Promise<BulkResult> {
-    return this.bulk(input, (tx, id) => manage.retry(tx, id));
-  }
-
-  deleteMany(input: BulkInput): Promise<BulkResult> {
-    return this.bulk(input, (tx, id) => manage.deleteJob(tx, id));
-  }
-
-  /** Ids, or every match of a filter, in transactions of batchSize jobs each; refusals collected. */
-  private async bulk(input: BulkInput, action: (tx: PgTx, id: string) => Promise<unknown>): Promise<BulkResult> {
-    const ids = await this.readTx((tx) => manage.bulkIds(tx, input));
-    const result: BulkResult = { count: 0, errors: [] };
-    const size = this.policy.batchSize;
-    for (let i = 0; i < ids.length; i += size) {
-      const chunk = ids.slice(i, i + size);
-      await this.writeTx((tx) => manage.applyEach(tx, chunk, (id) => action(tx, id), result));
-    }
-    return result;
   }
 
   // ------------------------------------------------------------------------------------------
@@ -452,33 +401,6 @@ export class PostgresBackend implements StorageBackend, Transactions {
 
   revokeToken(name: string): Promise<boolean> {
     return this.writeTx((tx) => admin.revokeToken(tx, name));
-  }
-
-  // ------------------------------------------------------------------------------------------
-  // Queues
-
-  listQueues(): Promise<Queue[]> {
-    return this.readTx((tx) => queues.listQueues(tx));
-  }
-
-  getQueue(name: string): Promise<Queue> {
-    return this.readTx((tx) => queues.getQueue(tx, name));
-  }
-
-  configureQueue(input: ConfigureInput): Promise<Queue> {
-    return this.writeTx((tx) => queues.configureQueue(tx, input));
-  }
-
-  setPaused(name: string, paused: boolean): Promise<Queue> {
-    return this.writeTx((tx) => queues.setPaused(tx, name, paused));
-  }
-
-  purgeQueue(name: string, states: JobState[]): Promise<number> {
-    return queues.purgeQueue(this, name, states);
-  }
-
-  deleteQueue(name: string, force: boolean): Promise<number> {
-    return queues.deleteQueue(this, name, force);
   }
 
   // ------------------------------------------------------------------------------------------

@@ -7,10 +7,14 @@
 import type { AsyncPart } from '../statements';
 import type { RunSql } from '../statements/runs';
 import type { PgTx } from './db';
-import { runsOf } from './ops/runs';
+import { keepCompleted, runsOf } from './ops/runs';
 
 export const runStatements: AsyncPart<PgTx, RunSql> = {
   runsOfJob(tx, jobId) {
     return runsOf(tx, jobId);
+  },
+
+  runKeepCompleted(tx, jobId) {
+    return keepCompleted(tx, jobId);
   },
 };

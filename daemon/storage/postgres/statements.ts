@@ -6,9 +6,13 @@
 import type { AsyncStatements } from '../statements';
 import type { PgTx } from './db';
 import { jobStatements } from './jobs';
+import { listStatements } from './list';
+import { queueStatements } from './queues';
 import { runStatements } from './runs';
 
 export const postgresStatements: AsyncStatements<PgTx> = {
   ...jobStatements,
+  ...listStatements,
+  ...queueStatements,
   ...runStatements,
 };

@@ -9,11 +9,10 @@
  * and every call the batched function makes runs inside it, as a savepoint, before that function
  * returns (see daemon/engine/engine.ts for the rule the engine keeps so that this holds).
  */
-import { ErrorCode, type BackupResult, type BulkResult, type EnqueueResult, type HeartbeatResult, type JobOutputResult, type JobWithRuns, type Stats } from '../../../shared/protocol';
+import { ErrorCode, type BackupResult, type EnqueueResult, type HeartbeatResult, type JobOutputResult, type JobWithRuns, type Stats } from '../../../shared/protocol';
 import { SpoolError, jobNotFound } from '../../../shared/errors';
-import { TERMINAL_STATES, type Job, type JobState, type OutputStream, type Queue, type Schedule, type Worker, type WorkerType } from '../../../shared/types';
-import type { BulkInput, EnqueueInput, ListInput, UpdateInput } from '../../engine/validate/jobs';
-import type { ConfigureInput } from '../../engine/validate/queues';
+import { TERMINAL_STATES, type Job, type OutputStream, type Schedule, type Worker, type WorkerType } from '../../../shared/types';
+import type { EnqueueInput } from '../../engine/validate/jobs';
 import type { ScheduleChanges, ScheduleInput } from '../../engine/validate/schedules';
 import type { FailInput, RegisterInput, ReleaseInput } from '../../engine/validate/worker';
 import type {
@@ -33,7 +32,7 @@ import type {
   StoragePolicy,
   StoreDescription,
 } from '../backend';
-import { workerNotFound } from '../errors';
+import { workerNotFound } from '../../engine/errors';
 import { Store, type WalCheckpointMode, type WalCheckpointStatus } from '.';
 import { backupDatabase } from './backup';
 import { runSync } from './runner';
@@ -43,9 +42,7 @@ import * as attempts from './ops/attempts';
 import { claimJobs } from './ops/claim';
 import type { SqliteContext } from './ops/context';
 import { enqueueMany, enqueueOne } from './ops/enqueue';
-import * as manage from './ops/manage';
 import * as projects from './ops/projects';
-import * as queues from './ops/queues';
 import * as schedules from './ops/schedules';
 import * as upkeep from './ops/upkeep';
 import { registerWorker } from './ops/workers';
@@ -77,8 +74,6 @@ export interface SqliteOptions {
 export function sqliteStorage(options: SqliteOptions): StorageFactory {
   return (policy, changes) => new SqliteBackend(options, policy, changes);
 }
-
-type BulkAction = (ctx: SqliteContext, id: string) => unknown;
 
 export class SqliteBackend implements StorageBackend {
   readonly description: StoreDescription;
@@ -205,11 +200,6 @@ export class SqliteBackend implements StorageBackend {
     });
   }
 
-  listJobs(input: ListInput): Promise<Job[]> {
-    const { order, limit, after, ...filter } = input;
-    return this.readCtx((ctx) => ctx.store.list.list({ ...filter, order, limit, ...(after === undefined ? {} : { after }), now: ctx.now() }));
-  }
-
   output(id: string, after: number, limit: number): Promise<JobOutputResult> {
     return this.readCtx((ctx) => {
       const job = ctx.store.jobs.byId(id);
@@ -230,53 +220,6 @@ export class SqliteBackend implements StorageBackend {
       // Nothing is newer than the lines returned, so a finished job's output is complete here.
       return { lines, nextAfter: lines[lines.length - 1]?.seq ?? 0, done: TERMINAL_STATES.includes(job.state) };
     });
-  }
-
-  cancel(id: string): Promise<Job> {
-    return this.writeCtx((ctx) => manage.cancel(ctx, id));
-  }
-
-  retry(id: string): Promise<Job> {
-    return this.writeCtx((ctx) => manage.retry(ctx, id));
-  }
-
-  update(input: UpdateInput): Promise<Job> {
-    return this.writeCtx((ctx) => manage.update(ctx, input));
-  }
-
-  deleteJob(id: string): Promise<void> {
-    return this.writeCtx((ctx) => manage.deleteJob(ctx, id));
-  }
-
-  cancelMany(input: BulkInput): Promise<BulkResult> {
-    let stopRequested = 0;
-    return this.bulk(input, (ctx, id) => {
-      if (manage.cancel(ctx, id).state === 'running') stopRequested += 1;
-    }).then((result) => ({ ...result, stopRequested }));
-  }
-
-  retryMany(input: BulkInput): Promise<BulkResult> {
-    return this.bulk(input, (ctx, id) => manage.retry(ctx, id));
-  }
-
-  deleteMany(input: BulkInput): Promise<BulkResult> {
-    return this.bulk(input, (ctx, id) => manage.deleteJob(ctx, id));
-  }
-
-  /** Ids, or every match of a filter, in transactions of batchSize jobs each. */
-  private bulk(input: BulkInput, action: BulkAction): Promise<BulkResult> {
-    try {
-      const ids = this.readNow((ctx) => manage.bulkIds(ctx, input));
-      const result: BulkResult = { count: 0, errors: [] };
-      const size = this.ctx.policy.batchSize;
-      for (let i = 0; i < ids.length; i += size) {
-        const chunk = ids.slice(i, i + size);
-        this.writeNow((ctx) => manage.applyEach(chunk, (id) => action(ctx, id), result));
-      }
-      return Promise.resolve(result);
-    } catch (error) {
-      return Promise.reject(error);
-    }
   }
 
   // ------------------------------------------------------------------------------------------
@@ -387,75 +330,6 @@ export class SqliteBackend implements StorageBackend {
     return this.writeCtx((ctx) => {
       if (!ctx.store.workers.markGone(workerId)) throw workerNotFound(workerId);
     });
-  }
-
-  // ------------------------------------------------------------------------------------------
-  // Queues
-
-  listQueues(): Promise<Queue[]> {
-    return this.readCtx((ctx) => queues.listQueues(ctx));
-  }
-
-  getQueue(name: string): Promise<Queue> {
-    return this.readCtx((ctx) => queues.getQueue(ctx, name));
-  }
-
-  configureQueue(input: ConfigureInput): Promise<Queue> {
-    return this.writeCtx((ctx) => queues.configureQueue(ctx, input));
-  }
-
-  setPaused(name: string, paused: boolean): Promise<Queue> {
-    return this.writeCtx((ctx) => queues.setPaused(ctx, name, paused));
-  }
-
-  /**
-   * In batches, one transaction each, so a huge purge never holds the write lock for long
-   * against other processes on the file and never builds one enormous WAL transaction. The
-   * batches run back to back, synchronously: within this process the purge runs to its end
-   * before anything else.
-   */
-  purgeQueue(name: string, states: JobState[]): Promise<number> {
-    try {
-      this.readNow((ctx) => queues.getQueue(ctx, name));
-      return Promise.resolve(this.purgeAll(name, states));
-    } catch (error) {
-      return Promise.reject(error);
-    }
-  }
-
-  private purgeAll(name: string, states: JobState[]): number {
-    let total = 0;
-    for (;;) {
-      const deleted = this.writeNow((ctx) => queues.purgeBatch(ctx, name, states));
-      total += deleted;
-      if (deleted < this.ctx.policy.batchSize) return total;
-    }
-  }
-
-  deleteQueue(name: string, force: boolean): Promise<number> {
-    try {
-      this.readNow((ctx) => queues.checkQueueDeletable(ctx, name, force));
-      const waitingAndFinished: JobState[] = [...TERMINAL_STATES, 'queued', 'retrying'];
-      let purged = force ? this.purgeAll(name, waitingAndFinished) : 0;
-      // Checked again with the write lock held: a job may have been enqueued or claimed since the
-      // purge; with force, the few that arrived meanwhile go in this same transaction.
-      return Promise.resolve(
-        this.writeNow((ctx) => {
-          if (force) {
-            let n: number;
-            do {
-              n = queues.purgeBatch(ctx, name, waitingAndFinished);
-              purged += n;
-            } while (n === ctx.policy.batchSize);
-          }
-          queues.checkQueueDeletable(ctx, name, false);
-          queues.deleteQueueRow(ctx, name);
-          return purged;
-        }),
-      );
-    } catch (error) {
-      return Promise.reject(error);
-    }
   }
 
   // ------------------------------------------------------------------------------------------

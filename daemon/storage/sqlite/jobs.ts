@@ -16,7 +16,7 @@ import type { DelayedCounts } from './delayed';
 import { jobState, mapJob, newJob } from '../mappers';
 import { ArrayRows, int, text, toRow, type Row } from './row';
 import type { JobInsert } from '../jobInsert';
-import type { JobCheckpoint, JobHeartbeat, JobProgress, JobSql } from '../statements/jobs';
+import type { JobCheckpoint, JobHeartbeat, JobProgress, JobSql, JobTransition, JobUpdate } from '../statements/jobs';
 
 export type { JobInsert } from '../jobInsert';
 
@@ -292,29 +292,28 @@ export class JobStatements implements JobSql {
     return done;
   }
 
-  requestCancel(id: string, now: number): Job | undefined {
-    return mapOptional(this.requestCancelStmt.get({ id, now }));
+  jobRequestCancel(p: { id: string; now: number }): Job | undefined {
+    return mapOptional(this.requestCancelStmt.get(p));
   }
 
-  /** `job` as read in this transaction: its state is the one the job leaves. */
-  cancelWaiting(job: Job, now: number): Job | undefined {
-    this.delayed.forget(job.queue);
-    return this.moved(job, mapOptional(this.cancelWaitingStmt.get({ id: job.id, now })));
+  jobCancelWaiting(p: JobTransition): Job | undefined {
+    const job = this.moved(p.from, mapOptional(this.cancelWaitingStmt.get({ id: p.id, now: p.now })));
+    if (job) this.delayed.forget(job.queue);
+    return job;
   }
 
-  /** `job` as read in this transaction: its state is the one the job leaves. */
-  retry(job: Job, now: number): Job | undefined {
-    this.delayed.noteWrite(now);
-    return this.moved(job, mapOptional(this.retryStmt.get({ id: job.id, now })));
+  jobRetry(p: JobTransition): Job | undefined {
+    this.delayed.noteWrite(p.now);
+    return this.moved(p.from, mapOptional(this.retryStmt.get({ id: p.id, now: p.now })));
   }
 
-  private moved(before: Job, after: Job | undefined): Job | undefined {
-    if (after) this.counts.move(after.queue, before.state, after.state);
+  /** The counters follow a job from `from`, the state it was read in, to the state it is in now. */
+  private moved(from: JobState, after: Job | undefined): Job | undefined {
+    if (after) this.counts.move(after.queue, from, after.state);
     return after;
   }
 
-  /** Refuses (returns false) for a running job. */
-  delete(id: string): boolean {
+  jobDelete(id: string): boolean {
     const raw = this.deleteStmt.get({ id });
     if (raw === undefined) return false;
     const row = toRow(raw, 'deleted job');
@@ -323,16 +322,8 @@ export class JobStatements implements JobSql {
     return true;
   }
 
-  update(params: {
-    id: string;
-    priority: number | null;
-    runAt: number | null;
-    payload: string | null;
-    maxAttempts: number | null;
-    tags: string | null;
-    now: number;
-  }): Job | undefined {
-    const job = mapOptional(this.updateStmt.get(params));
+  jobUpdate(p: JobUpdate): Job | undefined {
+    const job = mapOptional(this.updateStmt.get(p));
     if (job) this.delayed.forget(job.queue);
     return job;
   }

@@ -3,6 +3,7 @@
  * buckets. Counter reads add the changes the open write transaction has not written yet.
  */
 import type { JobCounts, JobState, Queue, ResourceLimits } from '../../../shared/types';
+import type { QueueDefaults, QueueSql, QueueUpdate } from '../statements/queues';
 import type { PendingCounts } from './counts';
 import type { Db } from './db';
 import type { DelayedCounts } from './delayed';
@@ -54,7 +55,7 @@ export function limitColumns(limits: ResourceLimits): LimitColumns {
   };
 }
 
-export class QueueStatements {
+export class QueueStatements implements Omit<QueueSql, 'queuePurge'> {
   private readonly allStmt;
   private readonly dataVersionStmt;
   /**
@@ -160,6 +161,84 @@ export class QueueStatements {
   setPaused(name: string, paused: boolean, now: number): boolean {
     this.invalidate();
     return this.setPausedStmt.run({ name, paused: paused ? 1 : 0, now }).changes > 0;
+  }
+
+  // Statements of ../statements/queues.ts (QueueSql; queuePurge is in upkeep.ts, with the other
+  // deletes of many jobs).
+
+  queueGet(name: string): QueueSettings | undefined {
+    return this.get(name);
+  }
+
+  /** Unlike PostgreSQL, SQLite needs no row lock: BEGIN IMMEDIATE holds the write lock for the whole transaction. */
+  queueGetForUpdate(name: string): QueueSettings | undefined {
+    return this.get(name);
+  }
+
+  /** As queueGetForUpdate: no lock is needed. */
+  queueGetForConfigure(name: string): QueueSettings | undefined {
+    return this.get(name);
+  }
+
+  queueCreate(p: { name: string; defaults: QueueDefaults; now: number }): boolean {
+    const d = p.defaults;
+    return this.insert({
+      name: p.name,
+      concurrency: d.concurrency,
+      ratePerSecond: null,
+      rateBurst: null,
+      paused: 0,
+      defaultMaxAttempts: d.maxAttempts,
+      backoffStrategy: d.backoff.strategy,
+      backoffBaseMs: d.backoff.baseMs,
+      backoffCapMs: d.backoff.capMs,
+      backoffJitter: d.backoff.jitter,
+      defaultTimeoutMs: d.timeoutMs,
+      retentionMs: d.retentionMs,
+      now: p.now,
+    });
+  }
+
+  queueList(): QueueSettings[] {
+    return this.all();
+  }
+
+  queueUpdate(p: QueueUpdate): void {
+    this.update(p);
+  }
+
+  queueSetPaused(p: { name: string; paused: boolean; now: number }): boolean {
+    return this.setPaused(p.name, p.paused, p.now);
+  }
+
+  queueCounts(name: string): JobCounts {
+    return this.counts(name);
+  }
+
+  queueCountsAll(): Map<string, JobCounts> {
+    return this.allCounts();
+  }
+
+  queueDelayed(p: { name: string; now: number }): number {
+    return this.delayed(p.name, p.now);
+  }
+
+  queueDelayedAll(now: number): Map<string, number> {
+    return new Map(this.all().map((q) => [q.name, this.delayed(q.name, now)]));
+  }
+
+  /**
+   * Unlike PostgreSQL, SQLite answers from its counters (with the open transaction's changes):
+   * BEGIN IMMEDIATE holds the write lock, so no other process has added or claimed a job of the
+   * queue since they were read, and counting the jobs themselves would cost a scan.
+   */
+  queueJobsLeft(name: string): { running: number; total: number } {
+    const counts = this.counts(name);
+    return { running: counts.running, total: Object.values(counts).reduce((a, b) => a + b, 0) };
+  }
+
+  queueDelete(name: string): void {
+    this.delete(name);
   }
 
   rateState(name: string): RateState {

@@ -9,7 +9,7 @@
  * - a completed attempt, while the job stays completed: worker_id, started_at and finished_at
  *   stay on the job row and the state says the outcome, which is all such a row would hold
  *   (a completion has no error, stack, exit code or HTTP status). Its row is written only if
- *   the job leaves `completed`, by a user's retry (keepCompleted); a delete takes the history
+ *   the job leaves `completed`, by a user's retry (runKeepCompleted); a delete takes the history
  *   with it anyway (migration 6).
  *
  * Completing is the most common end of an attempt, and a history row is one more B-tree write
@@ -90,7 +90,7 @@ export class RunStatements implements RunSql {
    * Writes the history row of a completed job's last attempt, which until now only its job row
    * described. Call it before the job leaves `completed`; does nothing for any other job.
    */
-  keepCompleted(jobId: string): void {
+  runKeepCompleted(jobId: string): void {
     this.keepCompletedStmt.run({ jobId });
   }
 

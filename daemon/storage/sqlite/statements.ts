@@ -11,5 +11,8 @@ export function sqliteStatements(store: Store): Statements {
   return {
     ...bound(store.jobs),
     ...bound(store.runs),
+    ...bound(store.list),
+    ...bound(store.queues),
+    ...bound(store.upkeep),
   };
 }

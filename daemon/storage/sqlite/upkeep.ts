@@ -48,9 +48,10 @@ export class UpkeepStatements {
   }
 
   /** Deletes up to `limit` jobs of the queue in the given states (never running ones). */
-  purge(queue: string, states: JobState[], limit: number): number {
-    this.delayed.forget(queue);
-    return this.counted(queue, this.purgeStmt.all({ queue, states: JSON.stringify(states), limit }));
+  /** Statement queuePurge (../statements/queues.ts). */
+  queuePurge(p: { name: string; states: JobState[]; limit: number }): number {
+    this.delayed.forget(p.name);
+    return this.counted(p.name, this.purgeStmt.all({ queue: p.name, states: JSON.stringify(p.states), limit: p.limit }));
   }
 
   /**

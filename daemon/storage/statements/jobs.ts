@@ -3,7 +3,7 @@
  * running job for its worker carries `state = 'running' AND worker_id = workerId` in its WHERE,
  * so that a worker whose lease expired changes nothing, whatever it read before.
  */
-import type { Job } from '../../../shared/types';
+import type { Job, JobState } from '../../../shared/types';
 
 /** A heartbeat's extension of a lease. */
 export type JobHeartbeat = {
@@ -29,6 +29,26 @@ export type JobCheckpoint = {
   now: number;
 };
 
+/** A user's change to a waiting job; null keeps the stored value. */
+export type JobUpdate = {
+  id: string;
+  priority: number | null;
+  runAt: number | null;
+  /** JSON text. */
+  payload: string | null;
+  maxAttempts: number | null;
+  /** JSON text of the tag list. */
+  tags: string | null;
+  now: number;
+};
+
+/** A job leaving `from`, the state the operation read it in (SQLite's counters move it from there). */
+export type JobTransition = {
+  id: string;
+  from: JobState;
+  now: number;
+};
+
 export type JobSql = {
   /** One job, or undefined. */
   jobGet(id: string): Job | undefined;
@@ -43,4 +63,17 @@ export type JobSql = {
   jobSetProgress(p: JobProgress): Job | undefined;
   /** Stores the checkpoint of a job `workerId` holds; false when it does not hold it. */
   jobSetCheckpoint(p: JobCheckpoint): boolean;
+  /** A waiting (queued or retrying) job → cancelled; the job, or undefined if it was not waiting. */
+  jobCancelWaiting(p: JobTransition): Job | undefined;
+  /** Asks the worker of a running job to stop; the job, or undefined if it is not running. */
+  jobRequestCancel(p: { id: string; now: number }): Job | undefined;
+  /**
+   * A finished (dead, cancelled, completed) job → queued with a fresh attempt budget; its
+   * checkpoint stays, unless it completed. The job, or undefined if it had not finished.
+   */
+  jobRetry(p: JobTransition): Job | undefined;
+  /** Changes a waiting job; the job, or undefined if it is not waiting. */
+  jobUpdate(p: JobUpdate): Job | undefined;
+  /** Deletes a job that is not running (its runs and output go with it); false if none was deleted. */
+  jobDelete(id: string): boolean;
 };

@@ -15,7 +15,7 @@ import type { HeartbeatResult } from '../../../../shared/protocol';
 import type { Job, JobState, OutputLine, OutputStream, RunOutcome } from '../../../../shared/types';
 import type { FailInput, ReleaseInput } from '../../../engine/validate/worker';
 import type { CompleteOutcome } from '../../backend';
-import { leaseLost as leaseLostError } from '../../errors';
+import { leaseLost as leaseLostError } from '../../../engine/errors';
 import { mapJob } from '../../mappers';
 import { int, intOrNull, text } from '../../rows';
 import type { PgTx, Transactions } from '../db';

@@ -1,65 +1,15 @@
-/** Reading jobs: one job with its runs, listings, output pages. */
+/** Reading jobs: one job with its runs, output pages. */
 import type { JobOutputResult, JobWithRuns } from '../../../../shared/protocol';
-import { TERMINAL_STATES, type Job } from '../../../../shared/types';
-import type { ListInput } from '../../../engine/validate/jobs';
-import { mapJob, mapOutputLine } from '../../mappers';
+import { TERMINAL_STATES } from '../../../../shared/types';
+import { mapOutputLine } from '../../mappers';
 import type { PgTx } from '../db';
-import { JOB_COLUMNS, getJobRow } from './common';
+import { getJobRow } from './common';
 import { runsOf } from './runs';
 
 export async function getJob(tx: PgTx, id: string): Promise<JobWithRuns> {
   const job = await getJobRow(tx, id);
   const runs = await runsOf(tx, id);
   return { job, runs };
-}
-
-/** Escapes LIKE wildcards so a search for "50%" finds "50%". */
-function likePattern(search: string): string {
-  return `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
-
-/**
- * Up to `limit` jobs in order, after the cursor (keyset pagination: page 1,000 costs what page 1
- * costs). The statement is assembled from fixed fragments by the filter's shape, never from
- * user text. Conditions are written as the partial indexes' predicates are (jobs_list leaves
- * running jobs out; jobs_branch holds jobs with a context), so the planner can use them.
- */
-export async function listJobs(tx: PgTx, input: ListInput): Promise<Job[]> {
-  const where: string[] = [];
-  const values: unknown[] = [];
-  const param = (value: unknown): string => {
-    values.push(value);
-    return `$${values.length}`;
-  };
-  if (input.queue !== undefined) where.push(`queue = ${param(input.queue)}`);
-  if (input.states !== undefined && input.states.length > 0) {
-    where.push(input.states.length === 1 ? `state = ${param(input.states[0])}` : `state = ANY(${param(input.states)}::text[])`);
-    if (!input.states.includes('running')) where.push(`state <> 'running'`);
-  }
-  if (input.kind !== undefined) where.push(`kind = ${param(input.kind)}`);
-  if (input.tag !== undefined) where.push(`(tags::jsonb) ? ${param(input.tag)}`);
-  if (input.search !== undefined) {
-    const pattern = param(likePattern(input.search));
-    where.push(`(payload LIKE ${pattern} ESCAPE '\\' OR last_error LIKE ${pattern} ESCAPE '\\')`);
-  }
-  if (input.branch !== undefined) where.push(`context IS NOT NULL AND ((context::jsonb) ->> 'branch') = ${param(input.branch)}`);
-  if (input.idSuffix !== undefined) where.push(`right(id, ${input.idSuffix.length}) = ${param(input.idSuffix)}`);
-  if (input.delayed !== undefined) {
-    const now = param(tx.now());
-    where.push(input.delayed ? `(state = 'queued' AND run_at > ${now})` : `NOT (state = 'queued' AND run_at > ${now})`);
-  }
-  if (input.after !== undefined) {
-    const afterId = param(input.after.id);
-    if (input.order === 'newest') where.push(`id < ${afterId}`);
-    else if (input.order === 'oldest') where.push(`id > ${afterId}`);
-    else where.push(`(run_at, id) > (${param(input.after.runAt)}, ${afterId})`);
-  }
-  const orderBy = input.order === 'newest' ? 'id DESC' : input.order === 'oldest' ? 'id' : 'run_at, id';
-  const rows = await tx.rows(
-    `SELECT ${JOB_COLUMNS} FROM jobs ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ${orderBy} LIMIT ${param(input.limit)}`,
-    values,
-  );
-  return rows.map(mapJob);
 }
 
 /** A page of a job's output lines after `after`; done once the job has finished and this page is its last. */

@@ -14,7 +14,7 @@ import { ErrorCode, type EnqueueResult } from '../../../../shared/protocol';
 import { TERMINAL_STATES, type Job, type JobTemplate, type Schedule } from '../../../../shared/types';
 import type { ScheduleChanges, ScheduleInput } from '../../../engine/validate/schedules';
 import type { FireScheduleParams } from '../../backend';
-import { scheduleNotFound } from '../../errors';
+import { scheduleNotFound } from '../../../engine/errors';
 import { mapSchedule } from '../../mappers';
 import { text, type Row } from '../../rows';
 import type { PgTx } from '../db';

@@ -1,7 +1,7 @@
 /** Workers: registration, listing, liveness. */
 import type { Worker, WorkerType } from '../../../../shared/types';
 import type { RegisterInput } from '../../../engine/validate/worker';
-import { workerNotFound } from '../../errors';
+import { workerNotFound } from '../../../engine/errors';
 import { mapWorker } from '../../mappers';
 import { text } from '../../rows';
 import type { PgTx } from '../db';

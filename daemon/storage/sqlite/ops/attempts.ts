@@ -10,7 +10,7 @@ import { jobNotFound, type SpoolError } from '../../../../shared/errors';
 import type { HeartbeatResult } from '../../../../shared/protocol';
 import type { Job, JobState, OutputStream, RunOutcome } from '../../../../shared/types';
 import type { CompleteOutcome } from '../../backend';
-import { leaseLost as leaseLostError } from '../../errors';
+import { leaseLost as leaseLostError } from '../../../engine/errors';
 import type { SqliteContext } from './context';
 import type { FailInput, ReleaseInput } from '../../../engine/validate/worker';
 

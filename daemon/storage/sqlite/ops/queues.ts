@@ -1,11 +1,13 @@
 /**
- * Queues: created on first use with defaults, configured, paused and resumed, purged, deleted.
+ * The queue work of an enqueue (a queue created on first use) and of an apply (listing,
+ * configuring, deleting), made inside their one transaction (the engine's own queue operations
+ * are in daemon/engine/ops/queues.ts).
  */
 import { SpoolError } from '../../../../shared/errors';
 import { ErrorCode } from '../../../../shared/protocol';
 import type { JobState, Queue } from '../../../../shared/types';
 import { limitColumns, withCounts, type QueueSettings } from '..';
-import { queueNotFound } from '../../errors';
+import { queueNotFound } from '../../../engine/errors';
 import type { SqliteContext } from './context';
 import type { ConfigureInput } from '../../../engine/validate/queues';
 import { changedLimits } from '../../queueLimits';
@@ -78,21 +80,9 @@ export function configureQueue(ctx: SqliteContext, input: ConfigureInput): Queue
   return getQueue(ctx, input.name);
 }
 
-/**
- * Pauses or resumes a queue. A pause creates the queue with the defaults if it does not exist
- * yet, as configuring it does: a queue paused before its first job is enqueued must hold that
- * job. A resume of an unknown queue is refused instead: it would create a queue to change nothing.
- */
-export function setPaused(ctx: SqliteContext, name: string, paused: boolean): Queue {
-  if (paused) ensureQueue(ctx, name);
-  if (!ctx.store.queues.setPaused(name, paused, ctx.now())) throw queueNotFound(name);
-  ctx.events.queue(name);
-  return getQueue(ctx, name);
-}
-
-/** One batch of a purge; the engine repeats it until nothing is left, one transaction per batch. */
+/** One batch of a purge. */
 export function purgeBatch(ctx: SqliteContext, name: string, states: JobState[]): number {
-  const deleted = ctx.store.upkeep.purge(name, states, ctx.policy.batchSize);
+  const deleted = ctx.store.upkeep.queuePurge({ name, states, limit: ctx.policy.batchSize });
   if (deleted > 0) ctx.events.queue(name);
   return deleted;
 }

@@ -6,7 +6,7 @@ import { SpoolError } from '../../../../shared/errors';
 import { ErrorCode, type EnqueueResult } from '../../../../shared/protocol';
 import { TERMINAL_STATES, type Job, type JobTemplate, type Schedule } from '../../../../shared/types';
 import type { FireScheduleParams } from '../../backend';
-import { scheduleNotFound } from '../../errors';
+import { scheduleNotFound } from '../../../engine/errors';
 import type { SqliteContext } from './context';
 import type { ScheduleChanges, ScheduleInput } from '../../../engine/validate/schedules';
 import { enqueueOne } from './enqueue';
