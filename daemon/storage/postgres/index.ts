@@ -9,21 +9,22 @@
  * `open()` (awaited by the daemon before it listens) reports their failure. Every call awaits
  * the same opening first.
  *
- * The SQL of each operation lives in ops/, by concern, as plain async functions over a PgTx.
+ * Job operations written once (daemon/engine/ops/) run through `write`/`read`, their statements
+ * in the per-table files (jobs.ts, runs.ts, output.ts: see statements.ts); the SQL of the other
+ * operations lives in ops/, by concern, as plain async functions over a PgTx.
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import type { BulkResult, EnqueueResult, HeartbeatResult, JobOutputResult, JobWithRuns, Stats } from '../../../shared/protocol';
-import type { Job, JobState, OutputStream, Queue, Schedule, Worker, WorkerType } from '../../../shared/types';
+import type { BulkResult, EnqueueResult, JobWithRuns, Stats } from '../../../shared/protocol';
+import type { Job, JobState, Queue, Schedule, Worker, WorkerType } from '../../../shared/types';
 import type { BulkInput, EnqueueInput, ListInput, UpdateInput } from '../../engine/validate/jobs';
 import type { ConfigureInput } from '../../engine/validate/queues';
 import type { ScheduleChanges, ScheduleInput } from '../../engine/validate/schedules';
-import type { FailInput, RegisterInput, ReleaseInput } from '../../engine/validate/worker';
+import type { RegisterInput } from '../../engine/validate/worker';
 import type {
   ApplyDecision,
   ChangeRecorder,
   ClaimRequest,
-  CompleteOutcome,
   CounterMismatch,
   DaemonInstance,
   DaemonRegistration,
@@ -44,7 +45,6 @@ import type { ChangeSink, Op } from '../statements';
 import { migrate } from './migrations';
 import { encodeNotice, CHANNEL } from './notice';
 import { ChangeFeed } from './notify';
-import * as attempts from './ops/attempts';
 import { claim as claimJobs } from './ops/claim';
 import { enqueueMany, enqueueOne } from './ops/common';
 import * as jobs from './ops/jobs';
@@ -305,14 +305,6 @@ export class PostgresBackend implements StorageBackend, Transactions {
     return this.readTx((tx) => jobs.listJobs(tx, input));
   }
 
-  output(id: string, after: number, limit: number): Promise<JobOutputResult> {
-    return this.readTx((tx) => jobs.output(tx, id, after, limit));
-  }
-
-  outputTail(id: string, last: number): Promise<JobOutputResult> {
-    return this.readTx((tx) => jobs.outputTail(tx, id, last));
-  }
-
   cancel(id: string): Promise<Job> {
     return this.writeTx((tx) => manage.cancel(tx, id));
   }
@@ -362,42 +354,6 @@ export class PostgresBackend implements StorageBackend, Transactions {
 
   claim(request: ClaimRequest): Promise<Job[]> {
     return this.writeTx((tx) => claimJobs(tx, request));
-  }
-
-  heartbeat(id: string, workerId: string, extendMs: number | undefined): Promise<HeartbeatResult> {
-    return this.writeTx((tx) => attempts.heartbeat(tx, id, workerId, extendMs));
-  }
-
-  progress(id: string, workerId: string, percent: number, message: string | null): Promise<void> {
-    return this.writeTx((tx) => attempts.progress(tx, id, workerId, percent, message));
-  }
-
-  checkpoint(id: string, workerId: string, value: string): Promise<void> {
-    return this.writeTx((tx) => attempts.checkpoint(tx, id, workerId, value));
-  }
-
-  appendOutput(id: string, workerId: string, stream: Exclude<OutputStream, 'marker'>, chunks: readonly string[][]): Promise<void> {
-    return this.writeTx((tx) => attempts.appendOutput(tx, id, workerId, stream, chunks));
-  }
-
-  complete(id: string, workerId: string, result: string | null): Promise<Job> {
-    return this.writeTx((tx) => attempts.complete(tx, id, workerId, result));
-  }
-
-  completeMany(items: readonly { id: string; workerId: string; result: string | null }[]): Promise<CompleteOutcome[]> {
-    return this.writeTx((tx) => attempts.completeMany(tx, items));
-  }
-
-  fail(input: FailInput): Promise<Job> {
-    return this.writeTx((tx) => attempts.fail(tx, input));
-  }
-
-  release(input: ReleaseInput): Promise<Job> {
-    return this.writeTx((tx) => attempts.release(tx, input));
-  }
-
-  markCancelled(id: string, workerId: string): Promise<Job> {
-    return this.writeTx((tx) => attempts.markCancelled(tx, id, workerId));
   }
 
   // ------------------------------------------------------------------------------------------
@@ -538,20 +494,8 @@ export class PostgresBackend implements StorageBackend, Transactions {
     return this.readTx((tx) => upkeep.stats(tx));
   }
 
-  reapExpiredLeases(): Promise<number> {
-    return attempts.reapExpiredLeases(this);
-  }
-
   holdLeadership(role: string, daemonId: string, ttlMs: number): Promise<boolean> {
     return this.writeTx((tx) => holdLeadership(tx, role, daemonId, ttlMs));
-  }
-
-  recoverInterrupted(workerIds: string[], aliveUntil?: number): Promise<number> {
-    return this.writeTx((tx) => attempts.recoverInterrupted(tx, workerIds, aliveUntil));
-  }
-
-  runningJobIds(workerIds: string[]): Promise<string[]> {
-    return this.readTx((tx) => attempts.runningJobIds(tx, workerIds));
   }
 
   cleanup(limit: number): Promise<number> {
@@ -559,7 +503,7 @@ export class PostgresBackend implements StorageBackend, Transactions {
   }
 
   nextWakeAt(): Promise<number | null> {
-    return this.readTx((tx) => attempts.nextWakeAt(tx));
+    return this.readTx((tx) => upkeep.nextWakeAt(tx));
   }
 
   verifyCounters(): Promise<{ ok: boolean; mismatches: CounterMismatch[] }> {

@@ -5,10 +5,13 @@
  */
 import type { AsyncStatements } from '../statements';
 import type { PgTx } from './db';
-import { jobStatements } from './jobs';
+import { attemptStatements, jobStatements } from './jobs';
+import { outputStatements } from './output';
 import { runStatements } from './runs';
 
 export const postgresStatements: AsyncStatements<PgTx> = {
   ...jobStatements,
+  ...attemptStatements,
+  ...outputStatements,
   ...runStatements,
 };

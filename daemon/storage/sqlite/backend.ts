@@ -9,18 +9,17 @@
  * and every call the batched function makes runs inside it, as a savepoint, before that function
  * returns (see daemon/engine/engine.ts for the rule the engine keeps so that this holds).
  */
-import { ErrorCode, type BackupResult, type BulkResult, type EnqueueResult, type HeartbeatResult, type JobOutputResult, type JobWithRuns, type Stats } from '../../../shared/protocol';
+import { ErrorCode, type BackupResult, type BulkResult, type EnqueueResult, type JobWithRuns, type Stats } from '../../../shared/protocol';
 import { SpoolError, jobNotFound } from '../../../shared/errors';
-import { TERMINAL_STATES, type Job, type JobState, type OutputStream, type Queue, type Schedule, type Worker, type WorkerType } from '../../../shared/types';
+import { TERMINAL_STATES, type Job, type JobState, type Queue, type Schedule, type Worker, type WorkerType } from '../../../shared/types';
 import type { BulkInput, EnqueueInput, ListInput, UpdateInput } from '../../engine/validate/jobs';
 import type { ConfigureInput } from '../../engine/validate/queues';
 import type { ScheduleChanges, ScheduleInput } from '../../engine/validate/schedules';
-import type { FailInput, RegisterInput, ReleaseInput } from '../../engine/validate/worker';
+import type { RegisterInput } from '../../engine/validate/worker';
 import type {
   ApplyDecision,
   ChangeRecorder,
   ClaimRequest,
-  CompleteOutcome,
   CounterMismatch,
   DaemonInstance,
   DaemonRegistration,
@@ -39,7 +38,6 @@ import { backupDatabase } from './backup';
 import { runSync } from './runner';
 import { sqliteStatements } from './statements';
 import type { ChangeSink, Op, Statements } from '../statements';
-import * as attempts from './ops/attempts';
 import { claimJobs } from './ops/claim';
 import type { SqliteContext } from './ops/context';
 import { enqueueMany, enqueueOne } from './ops/enqueue';
@@ -210,28 +208,6 @@ export class SqliteBackend implements StorageBackend {
     return this.readCtx((ctx) => ctx.store.list.list({ ...filter, order, limit, ...(after === undefined ? {} : { after }), now: ctx.now() }));
   }
 
-  output(id: string, after: number, limit: number): Promise<JobOutputResult> {
-    return this.readCtx((ctx) => {
-      const job = ctx.store.jobs.byId(id);
-      if (!job) throw jobNotFound(id);
-      const lines = ctx.store.output.page(id, after, limit);
-      const last = lines[lines.length - 1];
-      const nextAfter = last ? last.seq : after;
-      const done = TERMINAL_STATES.includes(job.state) && lines.length < limit;
-      return { lines, nextAfter, done };
-    });
-  }
-
-  outputTail(id: string, last: number): Promise<JobOutputResult> {
-    return this.readCtx((ctx) => {
-      const job = ctx.store.jobs.byId(id);
-      if (!job) throw jobNotFound(id);
-      const lines = ctx.store.output.tail(id, last);
-      // Nothing is newer than the lines returned, so a finished job's output is complete here.
-      return { lines, nextAfter: lines[lines.length - 1]?.seq ?? 0, done: TERMINAL_STATES.includes(job.state) };
-    });
-  }
-
   cancel(id: string): Promise<Job> {
     return this.writeCtx((ctx) => manage.cancel(ctx, id));
   }
@@ -284,44 +260,6 @@ export class SqliteBackend implements StorageBackend {
 
   claim(request: ClaimRequest): Promise<Job[]> {
     return this.writeCtx((ctx) => claimJobs(ctx, request));
-  }
-
-  heartbeat(id: string, workerId: string, extendMs: number | undefined): Promise<HeartbeatResult> {
-    return this.writeCtx((ctx) => attempts.heartbeat(ctx, id, workerId, extendMs));
-  }
-
-  progress(id: string, workerId: string, percent: number, message: string | null): Promise<void> {
-    return this.writeCtx((ctx) => attempts.progress(ctx, id, workerId, percent, message));
-  }
-
-  checkpoint(id: string, workerId: string, value: string): Promise<void> {
-    return this.writeCtx((ctx) => attempts.checkpoint(ctx, id, workerId, value));
-  }
-
-  appendOutput(id: string, workerId: string, stream: Exclude<OutputStream, 'marker'>, chunks: readonly string[][]): Promise<void> {
-    return this.writeCtx((ctx) => {
-      for (const lines of chunks) attempts.appendOutput(ctx, id, workerId, stream, lines);
-    });
-  }
-
-  complete(id: string, workerId: string, result: string | null): Promise<Job> {
-    return this.writeCtx((ctx) => attempts.complete(ctx, id, workerId, result));
-  }
-
-  completeMany(items: readonly { id: string; workerId: string; result: string | null }[]): Promise<CompleteOutcome[]> {
-    return this.writeCtx((ctx) => attempts.completeMany(ctx, items));
-  }
-
-  fail(input: FailInput): Promise<Job> {
-    return this.writeCtx((ctx) => attempts.fail(ctx, input));
-  }
-
-  release(input: ReleaseInput): Promise<Job> {
-    return this.writeCtx((ctx) => attempts.release(ctx, input));
-  }
-
-  markCancelled(id: string, workerId: string): Promise<Job> {
-    return this.writeCtx((ctx) => attempts.markCancelled(ctx, id, workerId));
   }
 
   // ------------------------------------------------------------------------------------------
@@ -520,27 +458,6 @@ export class SqliteBackend implements StorageBackend {
 
   stats(): Promise<Stats> {
     return this.readCtx((ctx) => upkeep.stats(ctx));
-  }
-
-  reapExpiredLeases(): Promise<number> {
-    try {
-      let total = 0;
-      for (;;) {
-        const reaped = this.writeNow((ctx) => upkeep.reapBatch(ctx));
-        total += reaped;
-        if (reaped < this.ctx.policy.batchSize) return Promise.resolve(total);
-      }
-    } catch (error) {
-      return Promise.reject(error);
-    }
-  }
-
-  recoverInterrupted(workerIds: string[], aliveUntil?: number): Promise<number> {
-    return this.writeCtx((ctx) => upkeep.recoverBatch(ctx, workerIds, aliveUntil));
-  }
-
-  runningJobIds(workerIds: string[]): Promise<string[]> {
-    return this.readCtx((ctx) => ctx.store.jobs.runningOf(workerIds).map((job) => job.id));
   }
 
   cleanup(limit: number): Promise<number> {

@@ -11,5 +11,6 @@ export function sqliteStatements(store: Store): Statements {
   return {
     ...bound(store.jobs),
     ...bound(store.runs),
+    ...bound(store.output),
   };
 }
