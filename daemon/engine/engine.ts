@@ -53,7 +53,6 @@ import type { CompleteOutcome, CounterMismatch, EngineClaimParams, EngineListene
 import { QUEUE_DEFAULTS, UPKEEP_BATCH } from './defaults';
 import { EventHub } from './events';
 import { kindFilter } from './kinds';
-import { truncateLine } from '../../shared/domain/output-lines';
 import { available, nextTokenAt, refill } from './rate-limit';
 import { jobRules } from './rules';
 import { UuidV7, firstIdAt } from '../../shared/domain/uuid';
@@ -70,6 +69,7 @@ import { invalidParams } from '../../shared/errors';
 import type { Op } from '../storage/statements';
 import * as attempts from './ops/attempts';
 import * as jobs from './ops/jobs';
+import * as output from './ops/output';
 import * as queues from './ops/queues';
 import { opContext, type OpContext, type Policy } from './ops/context';
 
@@ -101,8 +101,6 @@ export class Engine implements QueueEngine {
       available,
       nextTokenAt,
       batchSize: UPKEEP_BATCH,
-      maxOutputLinesPerJob: LIMITS.maxOutputLinesPerJob,
-      truncateLine: (line) => truncateLine(line),
     };
     this.policy = {
       now,
@@ -196,7 +194,7 @@ export class Engine implements QueueEngine {
   output(params: JobOutputParams): Promise<JobOutputResult> {
     return checked(
       () => v.outputParams(params),
-      (input) => ('last' in input ? this.backend.outputTail(input.id, input.last) : this.backend.output(input.id, input.after, input.limit)),
+      (input) => this.read(() => ('last' in input ? output.outputTail(input.id, input.last) : output.output(input.id, input.after, input.limit))),
     );
   }
 
@@ -285,7 +283,7 @@ export class Engine implements QueueEngine {
   }
 
   log(params: LogParams): Promise<void> {
-    return checked(() => vw.logParams(params), (input) => this.backend.appendOutput(input.id, input.workerId, input.stream, [input.lines]));
+    return checked(() => vw.logParams(params), (input) => this.write((c) => attempts.appendOutput(c, input.id, input.workerId, input.stream, [input.lines])));
   }
 
   appendOutput(jobId: string, workerId: string, stream: Exclude<OutputStream, 'marker'>, lines: string[]): Promise<void> {
@@ -303,13 +301,13 @@ export class Engine implements QueueEngine {
       (chunks) => {
         const first = chunks[0];
         if (first === undefined) return Promise.resolve();
-        return this.backend.appendOutput(first.id, first.workerId, first.stream, chunks.map((c) => c.lines));
+        return this.write((c) => attempts.appendOutput(c, first.id, first.workerId, first.stream, chunks.map((chunk) => chunk.lines)));
       },
     );
   }
 
   complete(params: CompleteParams): Promise<Job> {
-    return checked(() => vw.completeParams(params), (input) => this.backend.complete(input.id, input.workerId, input.result));
+    return checked(() => vw.completeParams(params), (input) => this.write((c) => attempts.complete(c, input.id, input.workerId, input.result)));
   }
 
   completeMany(params: CompleteParams[]): Promise<CompleteOutcome[]> {
@@ -324,14 +322,14 @@ export class Engine implements QueueEngine {
     });
     if (inputs.length === 0) return Promise.resolve(slots.filter((s) => typeof s !== 'number'));
     // As in enqueueEach: one store call now, each alone (after the batch) if it fails as a whole.
-    return this.backend.completeMany(inputs).then(
+    return this.write((c) => attempts.completeMany(c, inputs)).then(
       (done) => slots.map((s) => (typeof s === 'number' ? (done[s] ?? { ok: false, error: new Error(`completeMany lost the outcome of item ${s}`) }) : s)),
       () =>
         Promise.all(
           slots.map((s) => {
             if (typeof s !== 'number') return s;
             const input = inputs[s] as ReturnType<typeof vw.completeParams>;
-            return this.backend.complete(input.id, input.workerId, input.result).then(
+            return this.write((c) => attempts.complete(c, input.id, input.workerId, input.result)).then(
               (job): CompleteOutcome => ({ ok: true, job }),
               (error: unknown): CompleteOutcome => ({ ok: false, error }),
             );
@@ -341,17 +339,17 @@ export class Engine implements QueueEngine {
   }
 
   fail(params: FailParams): Promise<Job> {
-    return checked(() => vw.failParams(params), (input) => this.backend.fail(input));
+    return checked(() => vw.failParams(params), (input) => this.write((c) => attempts.fail(c, input)));
   }
 
   release(params: ReleaseParams): Promise<Job> {
-    return checked(() => vw.releaseParams(params), (input) => this.backend.release(input));
+    return checked(() => vw.releaseParams(params), (input) => this.write((c) => attempts.release(c, input)));
   }
 
   markCancelled(id: string, workerId: string): Promise<Job> {
     return checked(
       () => ({ id: jobId(id), workerId: validName(workerId, 'workerId') }),
-      (input) => this.backend.markCancelled(input.id, input.workerId),
+      (input) => this.write((c) => attempts.markCancelled(c, input.id, input.workerId)),
     );
   }
 
@@ -566,8 +564,18 @@ export class Engine implements QueueEngine {
     return this.backend.stats();
   }
 
-  reapExpiredLeases(): Promise<number> {
-    return this.backend.reapExpiredLeases();
+  /**
+   * Running jobs whose lease expired end as failed attempts ("lease expired"), batchSize per
+   * transaction, so that no write lock is held long; a batch that comes back full is followed
+   * by another.
+   */
+  async reapExpiredLeases(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const reaped = await this.write((c) => attempts.reapBatch(c));
+      total += reaped;
+      if (reaped < this.policy.batchSize) return total;
+    }
   }
 
   holdLeadership(role: string, daemonId: string, ttlMs: number): Promise<boolean> {
@@ -577,14 +585,14 @@ export class Engine implements QueueEngine {
   recoverInterrupted(workerIds: string[], aliveUntil?: number): Promise<number> {
     return checked(
       () => nameList(workerIds, 'workerIds', LIMITS.maxBatch),
-      (ids) => (ids.length === 0 ? Promise.resolve(0) : this.backend.recoverInterrupted(ids, aliveUntil)),
+      (ids) => (ids.length === 0 ? Promise.resolve(0) : this.write((c) => attempts.recoverInterrupted(c, ids, aliveUntil))),
     );
   }
 
   runningJobIds(workerIds: string[]): Promise<string[]> {
     return checked(
       () => nameList(workerIds, 'workerIds', LIMITS.maxBatch),
-      (ids) => (ids.length === 0 ? Promise.resolve([]) : this.backend.runningJobIds(ids)),
+      (ids) => (ids.length === 0 ? Promise.resolve([]) : this.read(() => attempts.runningJobIds(ids))),
     );
   }
 

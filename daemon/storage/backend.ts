@@ -18,13 +18,13 @@
  * transaction; every call that function makes runs inside it, as a savepoint. A store whose
  * calls wait for a server (PostgreSQL) leaves `batch` out, and the engine runs them one by one.
  */
-import type { EnqueueResult, HeartbeatResult, JobOutputResult, JobWithRuns, Stats, TokenScope } from '../../shared/protocol';
-import type { Backoff, Job, JobState, JobTemplate, OutputLine, OutputStream, Queue, RateLimit, Schedule, Worker, WorkerType } from '../../shared/types';
+import type { EnqueueResult, Stats, TokenScope } from '../../shared/protocol';
+import type { Backoff, Job, JobState, JobTemplate, OutputLine, Queue, RateLimit, Schedule, Worker, WorkerType } from '../../shared/types';
 import type { OverlapPolicy } from '../../shared/jobsfile';
 import type { EnqueueInput } from '../engine/validate/jobs';
 import type { ConfigureInput } from '../engine/validate/queues';
 import type { ScheduleChanges, ScheduleInput } from '../engine/validate/schedules';
-import type { FailInput, ReleaseInput, RegisterInput } from '../engine/validate/worker';
+import type { RegisterInput } from '../engine/validate/worker';
 import type { JobRules } from '../engine/rules';
 import type { ChangeSink, Op } from './statements';
 
@@ -213,10 +213,6 @@ export interface StoragePolicy {
   nextTokenAt(limit: RateLimit, bucket: { tokens: number; refilledAt: number }): number;
   /** Rows moved per transaction by bulk work (purge, retention, reaping, bulk actions): no write lock is held long. */
   batchSize: number;
-  /** Most output lines kept per job; older ones go, with a marker line. */
-  maxOutputLinesPerJob: number;
-  /** An output line cut to the stored maximum. */
-  truncateLine(line: string): string;
 }
 
 /** An access token as stored: its SHA-256 (hex), never the token. */
@@ -281,13 +277,6 @@ export interface StorageBackend {
   enqueue(input: EnqueueInput): Promise<EnqueueResult>;
   /** Many jobs in one transaction, inserted together; a key repeated within the batch gets the job its first use created. */
   enqueueMany(inputs: readonly EnqueueInput[]): Promise<EnqueueResult[]>;
-  /** A job and its runs. Rejects with JobNotFound. */
-  getJob(id: string): Promise<JobWithRuns>;
-  /** A page of a job's output lines after `after`, and whether the job has finished and the page is its last. Rejects with JobNotFound. */
-  output(id: string, after: number, limit: number): Promise<JobOutputResult>;
-  /** The newest `last` lines of a job, oldest first; done once the job has finished. Rejects with JobNotFound. */
-  outputTail(id: string, last: number): Promise<JobOutputResult>;
-
   // The worker side: every method here but claim acts only for the worker holding the lease and
   // rejects with LeaseLost (or JobNotFound) for anyone else, changing nothing.
 
@@ -300,25 +289,6 @@ export interface StorageBackend {
    * queues' running jobs weigh so that the claim of jobs of the default weight costs no more.
    */
   claim(request: ClaimRequest): Promise<Job[]>;
-  /** Extends the lease by `extendMs` (default: the job's timeout) from now. */
-  heartbeat(id: string, workerId: string, extendMs: number | undefined): Promise<HeartbeatResult>;
-  /** Records progress, percent and message. */
-  progress(id: string, workerId: string, percent: number, message: string | null): Promise<void>;
-  /** Stores the job's checkpoint, handed to its next attempt. */
-  checkpoint(id: string, workerId: string, value: string): Promise<void>;
-  /** Appends output lines (each chunk at most the wire's batch size), all in one transaction. */
-  appendOutput(id: string, workerId: string, stream: Exclude<OutputStream, 'marker'>, chunks: readonly string[][]): Promise<void>;
-  /** Completes the attempt with its result. */
-  complete(id: string, workerId: string, result: string | null): Promise<Job>;
-  /** Many completes in one transaction, each with the outcome its own complete would have had. */
-  completeMany(items: readonly { id: string; workerId: string; result: string | null }[]): Promise<CompleteOutcome[]>;
-  /** A failed attempt: retrying after the backoff, dead when no attempt is left or it is permanent, cancelled if a cancel was requested. */
-  fail(input: FailInput): Promise<Job>;
-  /** The worker hands the job back unfinished: the attempt is given back and it runs again at once (cancelled if a cancel was requested). */
-  release(input: ReleaseInput): Promise<Job>;
-  /** A running job whose cancel the worker carried out ends cancelled. */
-  markCancelled(id: string, workerId: string): Promise<Job>;
-
   // Workers
 
   /** Registers (or re-registers) a worker, with its capacity if it declares one; an id is made when the input has none. */
@@ -396,17 +366,6 @@ export interface StorageBackend {
 
   /** Counts per queue and state from the maintained counters, and the finished counts of the last minute and hour. */
   stats(): Promise<Stats>;
-  /** Running jobs whose lease expired end as failed attempts ("lease expired"), `batchSize` per transaction; how many. */
-  reapExpiredLeases(): Promise<number>;
-  /**
-   * Jobs left running by these workers go back to retrying, due now, their attempt given back;
-   * how many. Each interrupted run is recorded as ending when its daemon last knew it running:
-   * the latest of its claim, its job row's last update (heartbeat, progress), its last output
-   * line and `aliveUntil` (the stopped daemon's last heartbeat, when known), never after now.
-   */
-  recoverInterrupted(workerIds: string[], aliveUntil?: number): Promise<number>;
-  /** Ids of the jobs running under these workers. */
-  runningJobIds(workerIds: string[]): Promise<string[]>;
   /** Retention: deletes up to `limit` finished jobs older than their queue's retention, and old stat buckets; how many jobs. */
   cleanup(limit: number): Promise<number>;
   /** The earliest future time something becomes due (a waiting job, a lease expiry, a schedule, a rate limit's token). */

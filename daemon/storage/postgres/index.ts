@@ -13,28 +13,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import type { EnqueueResult, HeartbeatResult, JobOutputResult, JobWithRuns, Stats } from '../../../shared/protocol';
-import type { Job, OutputStream, Schedule, Worker, WorkerType } from '../../../shared/types';
+import type { EnqueueResult, Stats } from '../../../shared/protocol';
+import type { Job, Schedule, Worker, WorkerType } from '../../../shared/types';
 import type { EnqueueInput } from '../../engine/validate/jobs';
 import type { ScheduleChanges, ScheduleInput } from '../../engine/validate/schedules';
-import type { FailInput, RegisterInput, ReleaseInput } from '../../engine/validate/worker';
-import type {
-  ApplyDecision,
-  ChangeRecorder,
-  ClaimRequest,
-  CompleteOutcome,
-  CounterMismatch,
-  DaemonInstance,
-  DaemonRegistration,
-  FireScheduleParams,
-  ProjectObjects,
-  StorageBackend,
-  StorageFactory,
-  StoragePolicy,
-  StoreDescription,
-  StoredTemplate,
-  StoredToken,
-} from '../backend';
+import type { RegisterInput } from '../../engine/validate/worker';
+import type { ApplyDecision, ChangeRecorder, ClaimRequest, CounterMismatch, DaemonInstance, DaemonRegistration, FireScheduleParams, ProjectObjects, StorageBackend, StorageFactory, StoragePolicy, StoreDescription, StoredTemplate, StoredToken } from '../backend';
 import { PgTx, describeUrl, isRetryable, isUnavailable, storeUnavailable, type Transactions } from './db';
 import { holdLeadership } from './leader';
 import { runAsync } from './runner';
@@ -43,10 +27,8 @@ import type { ChangeSink, Op } from '../statements';
 import { migrate } from './migrations';
 import { encodeNotice, CHANNEL } from './notice';
 import { ChangeFeed } from './notify';
-import * as attempts from './ops/attempts';
 import { claim as claimJobs } from './ops/claim';
 import { enqueueMany, enqueueOne } from './ops/common';
-import * as jobs from './ops/jobs';
 import * as admin from './ops/admin';
 import * as projects from './ops/projects';
 import * as schedules from './ops/schedules';
@@ -294,59 +276,11 @@ export class PostgresBackend implements StorageBackend, Transactions {
     return this.writeTx((tx) => enqueueMany(tx, inputs));
   }
 
-  getJob(id: string): Promise<JobWithRuns> {
-    return this.readTx((tx) => jobs.getJob(tx, id));
-  }
-
-  output(id: string, after: number, limit: number): Promise<JobOutputResult> {
-    return this.readTx((tx) => jobs.output(tx, id, after, limit));
-  }
-
-  outputTail(id: string, last: number): Promise<JobOutputResult> {
-    return this.readTx((tx) => jobs.outputTail(tx, id, last));
-  }
-
   // ------------------------------------------------------------------------------------------
   // The worker side
 
   claim(request: ClaimRequest): Promise<Job[]> {
     return this.writeTx((tx) => claimJobs(tx, request));
-  }
-
-  heartbeat(id: string, workerId: string, extendMs: number | undefined): Promise<HeartbeatResult> {
-    return this.writeTx((tx) => attempts.heartbeat(tx, id, workerId, extendMs));
-  }
-
-  progress(id: string, workerId: string, percent: number, message: string | null): Promise<void> {
-    return this.writeTx((tx) => attempts.progress(tx, id, workerId, percent, message));
-  }
-
-  checkpoint(id: string, workerId: string, value: string): Promise<void> {
-    return this.writeTx((tx) => attempts.checkpoint(tx, id, workerId, value));
-  }
-
-  appendOutput(id: string, workerId: string, stream: Exclude<OutputStream, 'marker'>, chunks: readonly string[][]): Promise<void> {
-    return this.writeTx((tx) => attempts.appendOutput(tx, id, workerId, stream, chunks));
-  }
-
-  complete(id: string, workerId: string, result: string | null): Promise<Job> {
-    return this.writeTx((tx) => attempts.complete(tx, id, workerId, result));
-  }
-
-  completeMany(items: readonly { id: string; workerId: string; result: string | null }[]): Promise<CompleteOutcome[]> {
-    return this.writeTx((tx) => attempts.completeMany(tx, items));
-  }
-
-  fail(input: FailInput): Promise<Job> {
-    return this.writeTx((tx) => attempts.fail(tx, input));
-  }
-
-  release(input: ReleaseInput): Promise<Job> {
-    return this.writeTx((tx) => attempts.release(tx, input));
-  }
-
-  markCancelled(id: string, workerId: string): Promise<Job> {
-    return this.writeTx((tx) => attempts.markCancelled(tx, id, workerId));
   }
 
   // ------------------------------------------------------------------------------------------
@@ -460,20 +394,8 @@ export class PostgresBackend implements StorageBackend, Transactions {
     return this.readTx((tx) => upkeep.stats(tx));
   }
 
-  reapExpiredLeases(): Promise<number> {
-    return attempts.reapExpiredLeases(this);
-  }
-
   holdLeadership(role: string, daemonId: string, ttlMs: number): Promise<boolean> {
     return this.writeTx((tx) => holdLeadership(tx, role, daemonId, ttlMs));
-  }
-
-  recoverInterrupted(workerIds: string[], aliveUntil?: number): Promise<number> {
-    return this.writeTx((tx) => attempts.recoverInterrupted(tx, workerIds, aliveUntil));
-  }
-
-  runningJobIds(workerIds: string[]): Promise<string[]> {
-    return this.readTx((tx) => attempts.runningJobIds(tx, workerIds));
   }
 
   cleanup(limit: number): Promise<number> {
@@ -481,7 +403,7 @@ export class PostgresBackend implements StorageBackend, Transactions {
   }
 
   nextWakeAt(): Promise<number | null> {
-    return this.readTx((tx) => attempts.nextWakeAt(tx));
+    return this.readTx((tx) => upkeep.nextWakeAt(tx));
   }
 
   verifyCounters(): Promise<{ ok: boolean; mismatches: CounterMismatch[] }> {

@@ -6,11 +6,13 @@
  * concurrent writer). The counters follow by trigger, so `from` in a transition is not needed.
  */
 import type { AsyncPart } from '../statements';
+import type { AttemptSql } from '../statements/attempts';
 import type { JobSql } from '../statements/jobs';
 import { mapJob } from '../mappers';
-import { int } from '../rows';
+import { int, text } from '../rows';
 import type { PgTx } from './db';
-import { JOB_COLUMNS } from './ops/common';
+import { JOB_COLUMNS, JOBS_DOT_COLUMNS } from './ops/common';
+import { countFinished } from './runs';
 
 export const jobStatements: AsyncPart<PgTx, JobSql> = {
   async jobGet(tx, id) {
@@ -91,5 +93,88 @@ export const jobStatements: AsyncPart<PgTx, JobSql> = {
 
   async jobDelete(tx, id) {
     return (await tx.run(`DELETE FROM jobs WHERE id = $1 AND state <> 'running'`, [id])) > 0;
+  },
+};
+
+/** What a complete sets, for one job and for many. */
+const COMPLETE_SET = `state = 'completed', last_error = NULL, lease_expires_at = NULL, cancel_requested = 0`;
+
+/**
+ * The attempt-ending statements (../statements/attempts.ts). The operations that compute an
+ * ending from the job (fail, release, cancel, the reaper) lock its row first (jobGetForUpdate,
+ * jobExpiredLeases, jobRunningForUpdate), so that what they computed from still holds when
+ * these write.
+ */
+export const attemptStatements: AsyncPart<PgTx, AttemptSql> = {
+  /** One UPDATE … RETURNING that checks the lease (no read before); then the finished count, in this connection's shard. */
+  async jobComplete(tx, p) {
+    const row = await tx.row(
+      `UPDATE jobs SET ${COMPLETE_SET}, result = coalesce($3, result), finished_at = $4, updated_at = $4
+       WHERE id = $1 AND state = 'running' AND worker_id = $2
+       RETURNING ${JOB_COLUMNS}`,
+      [p.id, p.workerId, p.result, p.now],
+    );
+    if (row === undefined) return undefined;
+    await countFinished(tx, 'completed', p.now, 1);
+    return mapJob(row);
+  },
+
+  /** One UPDATE … FROM unnest (River's completer shape), each job guarded by its own lease; counted once. */
+  async jobCompleteMany(tx, p) {
+    if (p.items.length === 0) return [];
+    const rows = await tx.rows(
+      `UPDATE jobs SET ${COMPLETE_SET}, result = coalesce(item.result, jobs.result), finished_at = $4, updated_at = $4
+       FROM unnest($1::text[], $2::text[], $3::text[]) AS item(id, worker_id, result)
+       WHERE jobs.id = item.id AND jobs.state = 'running' AND jobs.worker_id = item.worker_id
+       RETURNING ${JOBS_DOT_COLUMNS}`,
+      [p.items.map((i) => i.id), p.items.map((i) => i.workerId), p.items.map((i) => i.result), p.now],
+    );
+    await countFinished(tx, 'completed', p.now, rows.length);
+    return rows.map(mapJob);
+  },
+
+  async jobEndAttempt(tx, _job, p) {
+    const row = await tx.row(
+      `UPDATE jobs SET state = $3, run_at = $4, last_error = $5, result = coalesce($6, result), lease_expires_at = NULL,
+         finished_at = $7, cancel_requested = 0, updated_at = $8
+       WHERE id = $1 AND state = 'running' AND worker_id = $2
+       RETURNING ${JOB_COLUMNS}`,
+      [p.id, p.workerId, p.state, p.runAt, p.lastError, p.result, p.finishedAt, p.now],
+    );
+    return row === undefined ? undefined : mapJob(row);
+  },
+
+  async jobInterrupt(tx, p) {
+    // The daemon (or worker) stopping is not the job failing: the attempt is given back.
+    const row = await tx.row(
+      `UPDATE jobs SET state = 'retrying', attempts = attempts - 1, run_at = $2, lease_expires_at = NULL,
+         last_error = $3, cancel_requested = 0, updated_at = $2
+       WHERE id = $1 AND state = 'running' RETURNING ${JOB_COLUMNS}`,
+      [p.id, p.now, p.reason],
+    );
+    return row === undefined ? undefined : mapJob(row);
+  },
+
+  /**
+   * SKIP LOCKED: two daemons reaping at once (or a worker completing a job the reaper looks at)
+   * never wait on each other, and a job is reaped once.
+   */
+  async jobExpiredLeases(tx, p) {
+    const rows = await tx.rows(
+      `SELECT ${JOB_COLUMNS} FROM jobs WHERE state = 'running' AND lease_expires_at <= $1
+       ORDER BY lease_expires_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+      [p.now, p.limit],
+    );
+    return rows.map(mapJob);
+  },
+
+  async jobRunningForUpdate(tx, workerIds) {
+    const rows = await tx.rows(`SELECT ${JOB_COLUMNS} FROM jobs WHERE state = 'running' AND worker_id = ANY($1::text[]) ORDER BY id FOR UPDATE`, [workerIds]);
+    return rows.map(mapJob);
+  },
+
+  async jobRunningIds(tx, workerIds) {
+    const rows = await tx.rows(`SELECT id FROM jobs WHERE state = 'running' AND worker_id = ANY($1::text[]) ORDER BY id`, [workerIds]);
+    return rows.map((r) => text(r, 'id'));
   },
 };

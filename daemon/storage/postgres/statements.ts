@@ -5,14 +5,17 @@
  */
 import type { AsyncStatements } from '../statements';
 import type { PgTx } from './db';
-import { jobStatements } from './jobs';
+import { attemptStatements, jobStatements } from './jobs';
 import { listStatements } from './list';
 import { queueStatements } from './queues';
+import { outputStatements } from './output';
 import { runStatements } from './runs';
 
 export const postgresStatements: AsyncStatements<PgTx> = {
   ...jobStatements,
   ...listStatements,
   ...queueStatements,
+  ...attemptStatements,
+  ...outputStatements,
   ...runStatements,
 };

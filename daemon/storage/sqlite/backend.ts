@@ -9,36 +9,19 @@
  * and every call the batched function makes runs inside it, as a savepoint, before that function
  * returns (see daemon/engine/engine.ts for the rule the engine keeps so that this holds).
  */
-import { ErrorCode, type BackupResult, type EnqueueResult, type HeartbeatResult, type JobOutputResult, type JobWithRuns, type Stats } from '../../../shared/protocol';
-import { SpoolError, jobNotFound } from '../../../shared/errors';
-import { TERMINAL_STATES, type Job, type OutputStream, type Schedule, type Worker, type WorkerType } from '../../../shared/types';
+import { ErrorCode, type BackupResult, type EnqueueResult, type Stats } from '../../../shared/protocol';
+import { SpoolError } from '../../../shared/errors';
+import { type Job, type Schedule, type Worker, type WorkerType } from '../../../shared/types';
 import type { EnqueueInput } from '../../engine/validate/jobs';
 import type { ScheduleChanges, ScheduleInput } from '../../engine/validate/schedules';
-import type { FailInput, RegisterInput, ReleaseInput } from '../../engine/validate/worker';
-import type {
-  ApplyDecision,
-  ChangeRecorder,
-  ClaimRequest,
-  CompleteOutcome,
-  CounterMismatch,
-  DaemonInstance,
-  DaemonRegistration,
-  FireScheduleParams,
-  ProjectObjects,
-  StorageBackend,
-  StoredTemplate,
-  StoredToken,
-  StorageFactory,
-  StoragePolicy,
-  StoreDescription,
-} from '../backend';
+import type { RegisterInput } from '../../engine/validate/worker';
+import type { ApplyDecision, ChangeRecorder, ClaimRequest, CounterMismatch, DaemonInstance, DaemonRegistration, FireScheduleParams, ProjectObjects, StorageBackend, StoredTemplate, StoredToken, StorageFactory, StoragePolicy, StoreDescription } from '../backend';
 import { workerNotFound } from '../../engine/errors';
 import { Store, type WalCheckpointMode, type WalCheckpointStatus } from '.';
 import { backupDatabase } from './backup';
 import { runSync } from './runner';
 import { sqliteStatements } from './statements';
 import type { ChangeSink, Op, Statements } from '../statements';
-import * as attempts from './ops/attempts';
 import { claimJobs } from './ops/claim';
 import type { SqliteContext } from './ops/context';
 import { enqueueMany, enqueueOne } from './ops/enqueue';
@@ -192,79 +175,11 @@ export class SqliteBackend implements StorageBackend {
     return this.writeCtx((ctx) => enqueueMany(ctx, inputs));
   }
 
-  getJob(id: string): Promise<JobWithRuns> {
-    return this.readCtx((ctx) => {
-      const job = ctx.store.jobs.byId(id);
-      if (!job) throw jobNotFound(id);
-      return { job, runs: ctx.store.runs.ofJob(id) };
-    });
-  }
-
-  output(id: string, after: number, limit: number): Promise<JobOutputResult> {
-    return this.readCtx((ctx) => {
-      const job = ctx.store.jobs.byId(id);
-      if (!job) throw jobNotFound(id);
-      const lines = ctx.store.output.page(id, after, limit);
-      const last = lines[lines.length - 1];
-      const nextAfter = last ? last.seq : after;
-      const done = TERMINAL_STATES.includes(job.state) && lines.length < limit;
-      return { lines, nextAfter, done };
-    });
-  }
-
-  outputTail(id: string, last: number): Promise<JobOutputResult> {
-    return this.readCtx((ctx) => {
-      const job = ctx.store.jobs.byId(id);
-      if (!job) throw jobNotFound(id);
-      const lines = ctx.store.output.tail(id, last);
-      // Nothing is newer than the lines returned, so a finished job's output is complete here.
-      return { lines, nextAfter: lines[lines.length - 1]?.seq ?? 0, done: TERMINAL_STATES.includes(job.state) };
-    });
-  }
-
   // ------------------------------------------------------------------------------------------
   // The worker side
 
   claim(request: ClaimRequest): Promise<Job[]> {
     return this.writeCtx((ctx) => claimJobs(ctx, request));
-  }
-
-  heartbeat(id: string, workerId: string, extendMs: number | undefined): Promise<HeartbeatResult> {
-    return this.writeCtx((ctx) => attempts.heartbeat(ctx, id, workerId, extendMs));
-  }
-
-  progress(id: string, workerId: string, percent: number, message: string | null): Promise<void> {
-    return this.writeCtx((ctx) => attempts.progress(ctx, id, workerId, percent, message));
-  }
-
-  checkpoint(id: string, workerId: string, value: string): Promise<void> {
-    return this.writeCtx((ctx) => attempts.checkpoint(ctx, id, workerId, value));
-  }
-
-  appendOutput(id: string, workerId: string, stream: Exclude<OutputStream, 'marker'>, chunks: readonly string[][]): Promise<void> {
-    return this.writeCtx((ctx) => {
-      for (const lines of chunks) attempts.appendOutput(ctx, id, workerId, stream, lines);
-    });
-  }
-
-  complete(id: string, workerId: string, result: string | null): Promise<Job> {
-    return this.writeCtx((ctx) => attempts.complete(ctx, id, workerId, result));
-  }
-
-  completeMany(items: readonly { id: string; workerId: string; result: string | null }[]): Promise<CompleteOutcome[]> {
-    return this.writeCtx((ctx) => attempts.completeMany(ctx, items));
-  }
-
-  fail(input: FailInput): Promise<Job> {
-    return this.writeCtx((ctx) => attempts.fail(ctx, input));
-  }
-
-  release(input: ReleaseInput): Promise<Job> {
-    return this.writeCtx((ctx) => attempts.release(ctx, input));
-  }
-
-  markCancelled(id: string, workerId: string): Promise<Job> {
-    return this.writeCtx((ctx) => attempts.markCancelled(ctx, id, workerId));
   }
 
   // ------------------------------------------------------------------------------------------
@@ -394,27 +309,6 @@ export class SqliteBackend implements StorageBackend {
 
   stats(): Promise<Stats> {
     return this.readCtx((ctx) => upkeep.stats(ctx));
-  }
-
-  reapExpiredLeases(): Promise<number> {
-    try {
-      let total = 0;
-      for (;;) {
-        const reaped = this.writeNow((ctx) => upkeep.reapBatch(ctx));
-        total += reaped;
-        if (reaped < this.ctx.policy.batchSize) return Promise.resolve(total);
-      }
-    } catch (error) {
-      return Promise.reject(error);
-    }
-  }
-
-  recoverInterrupted(workerIds: string[], aliveUntil?: number): Promise<number> {
-    return this.writeCtx((ctx) => upkeep.recoverBatch(ctx, workerIds, aliveUntil));
-  }
-
-  runningJobIds(workerIds: string[]): Promise<string[]> {
-    return this.readCtx((ctx) => ctx.store.jobs.runningOf(workerIds).map((job) => job.id));
   }
 
   cleanup(limit: number): Promise<number> {

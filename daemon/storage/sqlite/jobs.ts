@@ -14,23 +14,13 @@ import type { PendingCounts } from './counts';
 import type { Db } from './db';
 import type { DelayedCounts } from './delayed';
 import { jobState, mapJob, newJob } from '../mappers';
-import { ArrayRows, int, text, toRow, type Row } from './row';
+import { ArrayRows, int, scalarText, text, toRow, type Row } from './row';
 import type { JobInsert } from '../jobInsert';
 import type { JobCheckpoint, JobHeartbeat, JobProgress, JobSql, JobTransition, JobUpdate } from '../statements/jobs';
+import type { AttemptSql, JobAttemptEnd, JobComplete, JobCompleteItem, JobInterrupt } from '../statements/attempts';
+import { BUCKET_MS } from './runs';
 
 export type { JobInsert } from '../jobInsert';
-
-/** How a running attempt ends, from the job's side. */
-export interface AttemptEnd {
-  id: string;
-  workerId: string;
-  state: JobState;
-  runAt: number;
-  lastError: string | null;
-  result: string | null;
-  finishedAt: number | null;
-  now: number;
-}
 
 /** Rows per statement in insertMany. */
 const INSERT_CHUNK = 16;
@@ -49,7 +39,7 @@ function mapOptional(row: Row | undefined): Job | undefined {
   return row === undefined ? undefined : mapJob(row);
 }
 
-export class JobStatements implements JobSql {
+export class JobStatements implements JobSql, AttemptSql {
   private readonly insertStmt;
   /** Multi-row INSERTs for insertMany, prepared the first time each row count is needed. */
   private readonly insertChunkStmts = new Map<number, Statement>();
@@ -70,6 +60,7 @@ export class JobStatements implements JobSql {
   private readonly recoverStmt;
   private readonly expiredStmt;
   private readonly runningOfWorkersStmt;
+  private readonly runningIdsOfWorkersStmt;
 
   constructor(
     db: Db,
@@ -146,6 +137,8 @@ export class JobStatements implements JobSql {
       SELECT * FROM jobs INDEXED BY jobs_lease WHERE state = 'running' AND lease_expires_at <= @now ORDER BY lease_expires_at LIMIT +@limit`), 'job');
     this.runningOfWorkersStmt = new ArrayRows(db.prepare(`
       SELECT * FROM jobs INDEXED BY jobs_lease WHERE state = 'running' AND worker_id IN (SELECT value FROM json_each(@workerIds))`), 'job');
+    this.runningIdsOfWorkersStmt = db.prepare(`
+      SELECT id FROM jobs INDEXED BY jobs_lease WHERE state = 'running' AND worker_id IN (SELECT value FROM json_each(@workerIds)) ORDER BY id`).pluck();
   }
 
   /**
@@ -208,7 +201,10 @@ export class JobStatements implements JobSql {
   }
 
   jobHeartbeat(params: JobHeartbeat): { leaseExpiresAt: number; cancelRequested: boolean } | undefined {
-    return this.heartbeat(params);
+    const raw = this.heartbeatStmt.get(params);
+    if (raw === undefined) return undefined;
+    const row = toRow(raw, 'heartbeat');
+    return { leaseExpiresAt: int(row, 'lease_expires_at'), cancelRequested: int(row, 'cancel_requested') !== 0 };
   }
 
   jobSetProgress(params: JobProgress): Job | undefined {
@@ -223,28 +219,11 @@ export class JobStatements implements JobSql {
     return mapOptional(this.byKeyStmt.get({ key }));
   }
 
-  /** Undefined when the worker does not hold the lease. */
-  heartbeat(params: { id: string; workerId: string; lease: number; now: number }): { leaseExpiresAt: number; cancelRequested: boolean } | undefined {
-    const raw = this.heartbeatStmt.get(params);
-    if (raw === undefined) return undefined;
-    const row = toRow(raw, 'heartbeat');
-    return { leaseExpiresAt: int(row, 'lease_expires_at'), cancelRequested: int(row, 'cancel_requested') !== 0 };
-  }
-
-  progress(params: { id: string; workerId: string; percent: number; message: string | null; now: number }): Job | undefined {
-    return mapOptional(this.progressStmt.get(params));
-  }
-
-  checkpoint(params: { id: string; workerId: string; checkpoint: string; now: number }): boolean {
-    return this.checkpointStmt.run(params).changes > 0;
-  }
-
   /**
-   * Ends the running attempt of `job`, as read in this transaction; undefined if `workerId` does
-   * not hold its lease. The job is returned as the UPDATE leaves it, built from `job` rather than
-   * read back with RETURNING *, which on the complete path cost more than the update itself.
+   * The job is returned as the UPDATE leaves it, built from `job` rather than read back with
+   * RETURNING *, which on the complete path cost more than the update itself.
    */
-  endAttempt(job: Job, params: AttemptEnd): Job | undefined {
+  jobEndAttempt(job: Job, params: JobAttemptEnd): Job | undefined {
     if (this.endAttemptStmt.run(params).changes === 0) return undefined;
     this.counts.move(job.queue, 'running', params.state);
     this.counts.runningWeight(job.queue, 1 - job.weight);
@@ -262,33 +241,35 @@ export class JobStatements implements JobSql {
   }
 
   /**
-   * Ends the attempt `workerId` runs as completed; undefined if it does not hold the lease. The
-   * job row stays the record of that attempt (see RunStatements).
+   * The job row stays the record of the completed attempt (see RunStatements). The finished
+   * figure is counted in memory (PendingCounts, written at commit), so counting it here costs
+   * no statement.
    */
-  complete(params: { id: string; workerId: string; result: string | null; now: number }): Job | undefined {
+  jobComplete(params: JobComplete): Job | undefined {
     const row = this.completeStmt.get(params);
     if (row === undefined) return undefined;
     const job = mapJob(row);
     this.counts.move(job.queue, 'running', 'completed');
     this.counts.runningWeight(job.queue, 1 - job.weight);
+    this.counts.finished(Math.floor(params.now / BUCKET_MS), 'completed', 1);
     return job;
   }
 
   /**
-   * `complete` for many jobs in one statement: the statement's overhead is paid once (claiming
-   * 50 and completing them went from ~20k to ~26k jobs/s on the store alone). Returns what was completed, by job
-   * id; a job missing from the map was not completed (its worker does not hold the lease).
-   * The ids must be distinct: a job named twice would be completed once and reported once.
+   * One statement for the whole batch: its overhead is paid once (claiming 50 and completing
+   * them went from ~20k to ~26k jobs/s on the store alone). The ids must be distinct: a job
+   * named twice would be completed once and reported once.
    */
-  completeMany(items: readonly { id: string; workerId: string; result: string | null }[], now: number): Map<string, Job> {
-    const rows = this.completeManyStmt.all({ items: JSON.stringify(items.map((i) => [i.id, i.workerId, i.result])), now });
-    const done = new Map<string, Job>();
+  jobCompleteMany(params: { items: readonly JobCompleteItem[]; now: number }): Job[] {
+    const rows = this.completeManyStmt.all({ items: JSON.stringify(params.items.map((i) => [i.id, i.workerId, i.result])), now: params.now });
+    const done: Job[] = [];
     for (const row of rows) {
       const job = mapJob(row);
       this.counts.move(job.queue, 'running', 'completed');
       this.counts.runningWeight(job.queue, 1 - job.weight);
-      done.set(job.id, job);
+      done.push(job);
     }
+    this.counts.finished(Math.floor(params.now / BUCKET_MS), 'completed', done.length);
     return done;
   }
 
@@ -328,11 +309,10 @@ export class JobStatements implements JobSql {
     return job;
   }
 
-  /** A running job back to retrying at once, its attempt given back; `reason` says why. */
-  recover(id: string, now: number, reason: string): Job | undefined {
+  jobInterrupt(params: JobInterrupt): Job | undefined {
     // Its run time is now: delayed if the clock were to step back (see DelayedCounts.noteWrite).
-    this.delayed.noteWrite(now);
-    const job = mapOptional(this.recoverStmt.get({ id, now, reason }));
+    this.delayed.noteWrite(params.now);
+    const job = mapOptional(this.recoverStmt.get(params));
     if (job) {
       this.counts.move(job.queue, 'running', 'retrying');
       this.counts.runningWeight(job.queue, 1 - job.weight);
@@ -340,11 +320,17 @@ export class JobStatements implements JobSql {
     return job;
   }
 
-  expiredLeases(now: number, limit: number): Job[] {
-    return this.expiredStmt.all({ now, limit }).map(mapJob);
+  /** Unlike PostgreSQL, SQLite locks nothing: BEGIN IMMEDIATE holds the write lock, so no other reaper runs meanwhile. */
+  jobExpiredLeases(params: { now: number; limit: number }): Job[] {
+    return this.expiredStmt.all(params).map(mapJob);
   }
 
-  runningOf(workerIds: string[]): Job[] {
+  /** Unlike PostgreSQL, SQLite needs no row lock: BEGIN IMMEDIATE holds the write lock for the whole transaction. */
+  jobRunningForUpdate(workerIds: readonly string[]): Job[] {
     return this.runningOfWorkersStmt.all({ workerIds: JSON.stringify(workerIds) }).map(mapJob);
+  }
+
+  jobRunningIds(workerIds: readonly string[]): string[] {
+    return this.runningIdsOfWorkersStmt.all({ workerIds: JSON.stringify(workerIds) }).map((id) => scalarText(id, 'job id'));
   }
 }

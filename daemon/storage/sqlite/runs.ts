@@ -16,27 +16,17 @@
  * in its commit: leaving it out took the CPU per job of claiming 200 and completing them in one
  * batch down by about 14 % (BENCHMARKS.md). ofJob puts both kinds back into the history.
  */
-import type { JobRun, RunOutcome } from '../../../shared/types';
+import type { JobRun } from '../../../shared/types';
 import type { PendingCounts } from './counts';
 import type { Db } from './db';
 import { mapRun } from '../mappers';
 import { scalarInt, toRow } from './row';
-import type { RunSql } from '../statements/runs';
+import type { RunEnd, RunSql } from '../statements/runs';
 
 export const BUCKET_MS = 10_000;
 
 /** A completed job whose row describes its last attempt (a job that never ran has none). */
 const COMPLETED_ATTEMPT = `jobs WHERE id = @jobId AND state = 'completed' AND runs > 0 AND worker_id IS NOT NULL`;
-
-export interface RunEnd {
-  jobId: string;
-  outcome: Exclude<RunOutcome, 'running'>;
-  error: string | null;
-  stack: string | null;
-  exitCode: number | null;
-  httpStatus: number | null;
-  now: number;
-}
 
 export class RunStatements implements RunSql {
   private readonly recordStmt;
@@ -78,11 +68,7 @@ export class RunStatements implements RunSql {
     this.pruneStmt = db.prepare('DELETE FROM stat_buckets WHERE bucket < @before');
   }
 
-  /**
-   * Writes the history row of the job's running attempt, ending now. Call it before the job
-   * row leaves 'running' (the row is read from it); does nothing for a job not running.
-   */
-  record(values: RunEnd): void {
+  runRecord(values: RunEnd): void {
     this.recordStmt.run(values);
   }
 
@@ -102,9 +88,9 @@ export class RunStatements implements RunSql {
     return this.ofJobStmt.all({ jobId }).map((raw) => mapRun(toRow(raw, 'job run')));
   }
 
-  /** Counts `n` finished attempts in their 10-second bucket (written when the transaction commits). */
-  countFinished(outcome: 'completed' | 'failed', now: number, n = 1): void {
-    this.counts.finished(Math.floor(now / BUCKET_MS), outcome, n);
+  /** Counted in memory and written when the transaction commits (PendingCounts), so no statement runs here. */
+  statsCountFinished(p: { outcome: 'completed' | 'failed'; now: number; n: number }): void {
+    if (p.n > 0) this.counts.finished(Math.floor(p.now / BUCKET_MS), p.outcome, p.n);
   }
 
   /** Completed and failed attempts in the buckets overlapping the last `windowMs`. */

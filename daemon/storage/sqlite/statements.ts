@@ -14,5 +14,6 @@ export function sqliteStatements(store: Store): Statements {
     ...bound(store.list),
     ...bound(store.queues),
     ...bound(store.upkeep),
+    ...bound(store.output),
   };
 }

@@ -2,7 +2,19 @@
  * Statements over the run history (job_runs: one row per finished attempt) and the finished
  * figures of stats (see ./index.ts for the protocol).
  */
-import type { JobRun } from '../../../shared/types';
+import type { JobRun, RunOutcome } from '../../../shared/types';
+
+/** The end of a job's running attempt, as its history row records it. */
+export type RunEnd = {
+  jobId: string;
+  outcome: Exclude<RunOutcome, 'running'>;
+  error: string | null;
+  stack: string | null;
+  exitCode: number | null;
+  httpStatus: number | null;
+  /** When the run ended. */
+  now: number;
+};
 
 export interface RunSql {
   /** A job's history: the finished runs, then its latest attempt as the job row describes it. */
@@ -12,4 +24,11 @@ export interface RunSql {
    * called before the job leaves `completed`.
    */
   runKeepCompleted(jobId: string): void;
+  /**
+   * Writes the history row of the job's running attempt, ending at `p.now`. Call it before the
+   * job row leaves 'running' (the row is read from it); does nothing for a job not running.
+   */
+  runRecord(p: RunEnd): void;
+  /** Counts `n` finished attempts in their 10-second stats bucket. */
+  statsCountFinished(p: { outcome: 'completed' | 'failed'; now: number; n: number }): void;
 }

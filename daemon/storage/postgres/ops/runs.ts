@@ -4,7 +4,7 @@
  * two kinds of attempt have no row: a running one, and a completed one while its job stays
  * completed; `runsOf` puts both back from the job row.
  */
-import type { JobRun, RunOutcome } from '../../../../shared/types';
+import type { JobRun } from '../../../../shared/types';
 import { mapRun } from '../../mappers';
 import type { PgTx } from '../db';
 
@@ -12,27 +12,6 @@ import type { PgTx } from '../db';
 export const BUCKET_MS = 10_000;
 
 const COMPLETED_ATTEMPT = `jobs WHERE id = $1 AND state = 'completed' AND runs > 0 AND worker_id IS NOT NULL`;
-
-export interface RunEnd {
-  jobId: string;
-  outcome: Exclude<RunOutcome, 'running'>;
-  error: string | null;
-  stack: string | null;
-  exitCode: number | null;
-  httpStatus: number | null;
-  now: number;
-}
-
-/** Writes the history row of the job's running attempt, ending now. Call before the job row leaves 'running'. */
-export async function recordRun(tx: PgTx, end: RunEnd): Promise<void> {
-  await tx.run(
-    `INSERT INTO job_runs (job_id, run, attempt, worker_id, started_at, finished_at, outcome, error, stack, exit_code, http_status)
-     SELECT id, runs, attempts, worker_id, started_at, $2, $3, $4, $5, $6, $7 FROM jobs WHERE id = $1 AND state = 'running'
-     ON CONFLICT (job_id, run) DO UPDATE SET finished_at = EXCLUDED.finished_at, outcome = EXCLUDED.outcome, error = EXCLUDED.error,
-       stack = EXCLUDED.stack, exit_code = EXCLUDED.exit_code, http_status = EXCLUDED.http_status`,
-    [end.jobId, end.now, end.outcome, end.error, end.stack, end.exitCode, end.httpStatus],
-  );
-}
 
 /** Writes the history row of a completed job's last attempt (only its job row described it). Call before it leaves `completed`. */
 export async function keepCompleted(tx: PgTx, jobId: string): Promise<void> {
@@ -58,16 +37,6 @@ export async function runsOf(tx: PgTx, jobId: string): Promise<JobRun[]> {
     [jobId],
   );
   return rows.map(mapRun);
-}
-
-/** Counts `n` finished attempts in their 10-second bucket, in this backend's shard (no hot row). */
-export async function countFinished(tx: PgTx, outcome: 'completed' | 'failed', now: number, n = 1): Promise<void> {
-  if (n === 0) return;
-  await tx.run(
-    `INSERT INTO stat_buckets AS b (bucket, shard, ${outcome}) VALUES ($1, pg_backend_pid() % 64, $2)
-     ON CONFLICT (bucket, shard) DO UPDATE SET ${outcome} = b.${outcome} + EXCLUDED.${outcome}`,
-    [Math.floor(now / BUCKET_MS), n],
-  );
 }
 
 /** Completed and failed attempts in the buckets overlapping the last `windowMs`. */

@@ -1,5 +1,5 @@
 /**
- * Stats from the sharded counters, retention, and the counters' check.
+ * Stats from the sharded counters, retention, the next wake-up time, and the counters' check.
  *
  * queue_counts holds, per queue and state, one row per shard (the backend that wrote it), kept
  * by statement-level triggers inside each transaction that moves jobs: the sum of a queue's
@@ -10,7 +10,7 @@ import type { QueueStats, Stats } from '../../../../shared/protocol';
 import { JOB_STATES, type JobCounts, type JobState } from '../../../../shared/types';
 import type { CounterMismatch } from '../../backend';
 import { emptyCounts, jobState, mapSettings, type QueueSettings } from '../../mappers';
-import { int, text } from '../../rows';
+import { int, intOrNull, text } from '../../rows';
 import type { PgTx, Transactions } from '../db';
 import { BUCKET_MS, finishedSince } from './runs';
 
@@ -167,4 +167,39 @@ export async function verifyCounters(tx: PgTx): Promise<{ ok: boolean; mismatche
     if (known) mismatches.push({ queue, state: known, counted: 0, actual: count });
   }
   return { ok: mismatches.length === 0, mismatches };
+}
+
+/**
+ * The earliest future moment something becomes due: a delayed or retrying job of a queue that
+ * is not paused (jobs_due, per queue), a lease expiry (jobs_lease), a schedule, or a
+ * rate-limited queue's next token while it has due jobs waiting for one.
+ */
+export async function nextWakeAt(tx: PgTx): Promise<number | null> {
+  const now = tx.now();
+  const row = await tx.row(
+    `SELECT least(
+       (SELECT min(d.next) FROM queues q CROSS JOIN LATERAL (
+          SELECT min(run_at) AS next FROM jobs
+          WHERE queue = q.name AND state IN ('queued', 'retrying') AND run_at > created_at AND run_at > $1) d
+        WHERE q.paused = 0),
+       (SELECT min(lease_expires_at) FROM jobs WHERE state = 'running'),
+       (SELECT min(next_run_at) FROM schedules WHERE enabled = 1)) AS next`,
+    [now],
+  );
+  let next = row === undefined ? null : intOrNull(row, 'next');
+  const limited = await tx.rows(
+    `SELECT q.name, q.rate_per_second, q.rate_burst, q.rate_tokens, q.rate_refilled_at FROM queues q
+     WHERE q.paused = 0 AND q.rate_per_second IS NOT NULL
+       AND EXISTS (SELECT 1 FROM jobs WHERE queue = q.name AND state IN ('queued', 'retrying'))`,
+  );
+  for (const q of limited) {
+    const limit = { perSecond: Number(q.get('rate_per_second')), burst: intOrNull(q, 'rate_burst') ?? 1 };
+    const tokens = q.get('rate_tokens');
+    const bucket = tx.policy.refill(limit, { tokens: typeof tokens === 'number' ? tokens : null, refilledAt: intOrNull(q, 'rate_refilled_at') }, now);
+    if (bucket.tokens < 1) {
+      const at = tx.policy.nextTokenAt(limit, bucket);
+      if (next === null || at < next) next = at;
+    }
+  }
+  return next;
 }

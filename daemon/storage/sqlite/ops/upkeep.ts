@@ -1,12 +1,10 @@
 /**
- * Upkeep: stats from the counters, the reaper, start-up recovery, retention, the next wake-up
- * time, and the counter check.
+ * Upkeep: stats from the counters, retention, the next wake-up time, and the counter check.
  */
 import type { QueueStats, Stats } from '../../../../shared/protocol';
 import { JOB_STATES, type JobState } from '../../../../shared/types';
 import { emptyCounts } from '..';
 import type { SqliteContext } from './context';
-import { expireLease, recoverJob } from './attempts';
 
 const MINUTE = 60_000;
 const HOUR = 3_600_000;
@@ -32,19 +30,6 @@ export function stats(ctx: SqliteContext): Stats {
     failedLastHour: hour.failed,
     at: now,
   };
-}
-
-/** One batch of expired leases; the engine repeats it while batches come back full. */
-export function reapBatch(ctx: SqliteContext): number {
-  const expired = ctx.store.jobs.expiredLeases(ctx.now(), ctx.policy.batchSize);
-  for (const job of expired) expireLease(ctx, job);
-  return expired.length;
-}
-
-export function recoverBatch(ctx: SqliteContext, workerIds: string[], aliveUntil: number | undefined): number {
-  let recovered = 0;
-  for (const job of ctx.store.jobs.runningOf(workerIds)) if (recoverJob(ctx, job, aliveUntil)) recovered += 1;
-  return recovered;
 }
 
 /** One batch of retention for one queue. */
