@@ -5,10 +5,24 @@
  */
 import type { AsyncStatements } from '../statements';
 import type { PgTx } from './db';
+import { daemonStatements } from './daemons';
 import { jobStatements } from './jobs';
+import { projectStatements } from './projects';
+import { queueStatements } from './queues';
 import { runStatements } from './runs';
+import { scheduleStatements } from './schedules';
+import { tokenStatements } from './tokens';
+import { upkeepStatements } from './upkeep';
+import { workerStatements } from './workers';
 
 export const postgresStatements: AsyncStatements<PgTx> = {
   ...jobStatements,
   ...runStatements,
+  ...queueStatements,
+  ...scheduleStatements,
+  ...projectStatements,
+  ...upkeepStatements,
+  ...workerStatements,
+  ...daemonStatements,
+  ...tokenStatements,
 };

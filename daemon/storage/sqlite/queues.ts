@@ -6,6 +6,8 @@ import type { JobCounts, JobState, Queue, ResourceLimits } from '../../../shared
 import type { PendingCounts } from './counts';
 import type { Db } from './db';
 import type { DelayedCounts } from './delayed';
+import type { QueueDefaults, QueueSql, QueueUpdate } from '../statements/queues';
+import type { UpkeepSql } from '../statements/upkeep';
 import { emptyCounts, jobState } from '../mappers';
 import { int, intOrNull, real, scalarInt, text, toRow } from './row';
 
@@ -54,7 +56,8 @@ export function limitColumns(limits: ResourceLimits): LimitColumns {
   };
 }
 
-export class QueueStatements {
+/** The queue statements but the purge, which UpkeepStatements runs with the other bulk deletes. */
+export class QueueStatements implements Omit<QueueSql, 'queuePurge'>, Pick<UpkeepSql, 'counterAll' | 'counterRecount'> {
   private readonly allStmt;
   private readonly dataVersionStmt;
   /**
@@ -139,6 +142,64 @@ export class QueueStatements {
   /** The queue's settings (shared: do not modify). */
   get(name: string): QueueSettings | undefined {
     return this.settings().get(name);
+  }
+
+  queueGet(name: string): QueueSettings | undefined {
+    return this.get(name);
+  }
+
+  /** Unlike PostgreSQL, SQLite needs no row lock: BEGIN IMMEDIATE holds the write lock for the whole transaction. */
+  queueGetForUpdate(name: string): QueueSettings | undefined {
+    return this.get(name);
+  }
+
+  queueCreate(p: { name: string; defaults: QueueDefaults; now: number }): boolean {
+    const d = p.defaults;
+    return this.insert({
+      name: p.name,
+      concurrency: d.concurrency,
+      ratePerSecond: null,
+      rateBurst: null,
+      paused: 0,
+      defaultMaxAttempts: d.maxAttempts,
+      backoffStrategy: d.backoff.strategy,
+      backoffBaseMs: d.backoff.baseMs,
+      backoffCapMs: d.backoff.capMs,
+      backoffJitter: d.backoff.jitter,
+      defaultTimeoutMs: d.timeoutMs,
+      retentionMs: d.retentionMs,
+      now: p.now,
+    });
+  }
+
+  /** O(queues): the cached settings, the counters and each queue's delayed count (kept between reads, see DelayedCounts). */
+  queueList(now: number): Queue[] {
+    const counts = this.allCounts();
+    return this.all().map((settings) => withCounts(settings, counts.get(settings.name) ?? this.counts(settings.name), this.delayed(settings.name, now)));
+  }
+
+  queueListSettings(): QueueSettings[] {
+    return this.all();
+  }
+
+  counterAll(): Map<string, JobCounts> {
+    return this.allCounts();
+  }
+
+  queueCounts(name: string): JobCounts {
+    return this.counts(name);
+  }
+
+  queueUpdate(p: QueueUpdate): void {
+    this.update(p);
+  }
+
+  queueSetPaused(p: { name: string; paused: boolean; now: number }): boolean {
+    return this.setPaused(p.name, p.paused, p.now);
+  }
+
+  queueDelete(name: string): boolean {
+    return this.delete(name);
   }
 
   /** Every queue's settings, by name (shared: do not modify). */
@@ -226,7 +287,7 @@ export class QueueStatements {
   }
 
   /** Counts by a full scan of jobs: only for verifying the maintained counters. */
-  recount(): { queue: string; state: JobState; count: number }[] {
+  counterRecount(): { queue: string; state: JobState; count: number }[] {
     return this.recountStmt.all().map((raw) => {
       const row = toRow(raw, 'recount');
       return { queue: text(row, 'queue'), state: jobState(row), count: int(row, 'count') };

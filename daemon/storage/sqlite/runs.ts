@@ -22,6 +22,7 @@ import type { Db } from './db';
 import { mapRun } from '../mappers';
 import { scalarInt, toRow } from './row';
 import type { RunSql } from '../statements/runs';
+import type { UpkeepSql } from '../statements/upkeep';
 
 export const BUCKET_MS = 10_000;
 
@@ -38,7 +39,7 @@ export interface RunEnd {
   now: number;
 }
 
-export class RunStatements implements RunSql {
+export class RunStatements implements RunSql, Pick<UpkeepSql, 'statsFinishedSince' | 'statsPrune'> {
   private readonly recordStmt;
   private readonly keepCompletedStmt;
   private readonly ofJobStmt;
@@ -107,15 +108,15 @@ export class RunStatements implements RunSql {
     this.counts.finished(Math.floor(now / BUCKET_MS), outcome, n);
   }
 
-  /** Completed and failed attempts in the buckets overlapping the last `windowMs`. */
-  finishedSince(now: number, windowMs: number): { completed: number; failed: number } {
-    const from = Math.floor((now - windowMs) / BUCKET_MS) + 1;
+  /** With the counts the open write transaction has not written yet. */
+  statsFinishedSince(p: { now: number; windowMs: number }): { completed: number; failed: number } {
+    const from = Math.floor((p.now - p.windowMs) / BUCKET_MS) + 1;
     const row = toRow(this.windowStmt.get({ from }), 'stat window');
     const pending = this.counts.finishedSince(from);
     return { completed: scalarInt(row.get('completed'), 'completed') + pending.completed, failed: scalarInt(row.get('failed'), 'failed') + pending.failed };
   }
 
-  pruneBuckets(olderThan: number): void {
+  statsPrune(olderThan: number): void {
     this.pruneStmt.run({ before: Math.floor(olderThan / BUCKET_MS) });
   }
 }

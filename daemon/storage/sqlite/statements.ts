@@ -11,5 +11,12 @@ export function sqliteStatements(store: Store): Statements {
   return {
     ...bound(store.jobs),
     ...bound(store.runs),
+    ...bound(store.queues),
+    ...bound(store.schedules),
+    ...bound(store.projects),
+    ...bound(store.upkeep),
+    ...bound(store.workers),
+    ...bound(store.daemons),
+    ...bound(store.tokens),
   };
 }
