@@ -214,7 +214,11 @@ export interface QueueEngine {
   stats(): Promise<Stats>;
   /** Running jobs whose lease expired → retrying (a failed attempt, "lease expired") or dead. Returns how many. */
   reapExpiredLeases(): Promise<number>;
-  /** The store's leader lease on `role` (see StorageBackend.holdLeadership); always true on a store without one. */
+  /**
+   * Takes or keeps the store's leader lease on `role` for `daemonId` for `ttlMs` from now: true
+   * while this daemon holds it (see leaderHold in daemon/storage/statements/daemons.ts); always
+   * true on SQLite, which has no lease.
+   */
   holdLeadership(role: string, daemonId: string, ttlMs: number): Promise<boolean>;
   /**
    * Start-up recovery: jobs left running by the given worker ids (this daemon's own built-in

@@ -63,14 +63,20 @@ import * as vq from './validate/queues';
 import * as vs from './validate/schedules';
 import * as vw from './validate/worker';
 import * as vd from './validate/declaration';
-import { decideApply, liveObjects, templateRecord } from './projects';
+import { liveObjects } from './projects';
 import { templateToJob } from '../../shared/jobsfile';
 import { invalidParams } from '../../shared/errors';
 import type { Op } from '../storage/statements';
 import * as attempts from './ops/attempts';
+import * as daemons from './ops/daemons';
 import * as jobs from './ops/jobs';
 import * as output from './ops/output';
+import * as projects from './ops/projects';
 import * as queues from './ops/queues';
+import * as schedules from './ops/schedules';
+import * as tokens from './ops/tokens';
+import * as upkeep from './ops/upkeep';
+import * as workers from './ops/workers';
 import { opContext, type OpContext, type Policy } from './ops/context';
 
 export class Engine implements QueueEngine {
@@ -357,19 +363,19 @@ export class Engine implements QueueEngine {
   // Workers
 
   registerWorker(params: RegisterWorkerParams, type: WorkerType): Promise<Worker> {
-    return checked(() => vw.registerParams(params), (input) => this.backend.registerWorker(input, type));
+    return checked(() => vw.registerParams(params), (input) => this.write((c) => workers.registerWorker(c, input, type)));
   }
 
   listWorkers(): Promise<Worker[]> {
-    return this.backend.listWorkers();
+    return this.read(() => workers.listWorkers());
   }
 
   touchWorker(workerId: string): Promise<void> {
-    return checked(() => validName(workerId, 'workerId'), (id) => this.backend.touchWorker(id));
+    return checked(() => validName(workerId, 'workerId'), (id) => this.write((c) => workers.touchWorker(c, id)));
   }
 
   markWorkerGone(workerId: string): Promise<void> {
-    return checked(() => validName(workerId, 'workerId'), (id) => this.backend.markWorkerGone(id));
+    return checked(() => validName(workerId, 'workerId'), (id) => this.write(() => workers.markWorkerGone(id)));
   }
 
   // ------------------------------------------------------------------------------------------
@@ -382,12 +388,12 @@ export class Engine implements QueueEngine {
         id: validName(registration.id, 'id'),
         pid: integer(registration.pid, 'pid', 1, 2 ** 31 - 1),
       }),
-      (valid) => this.backend.registerDaemon(valid),
+      (valid) => this.write((c) => daemons.registerDaemon(c, valid)),
     );
   }
 
   listDaemons(): Promise<DaemonInstance[]> {
-    return this.backend.listDaemons();
+    return this.read(() => daemons.listDaemons());
   }
 
   createToken(token: StoredToken): Promise<void> {
@@ -397,28 +403,28 @@ export class Engine implements QueueEngine {
         if (!/^[0-9a-f]{64}$/.test(token.hash)) throw invalidParams('hash', 'The hash must be 64 lower-case hex digits (a SHA-256).');
         return { ...token, name: validName(token.name, 'name') };
       },
-      (valid) => this.backend.createToken(valid),
+      (valid) => this.write(() => tokens.createToken(valid)),
     );
   }
 
   listTokens(): Promise<StoredToken[]> {
-    return this.backend.listTokens();
+    return this.read(() => tokens.listTokens());
   }
 
   revokeToken(name: string): Promise<boolean> {
-    return checked(() => validName(name, 'name'), (valid) => this.backend.revokeToken(valid));
+    return checked(() => validName(name, 'name'), (valid) => this.write(() => tokens.revokeToken(valid)));
   }
 
   daemonHeartbeat(id: string, pid: number): Promise<boolean> {
-    return checked(() => validName(id, 'id'), (valid) => this.backend.daemonHeartbeat(valid, pid));
+    return checked(() => validName(id, 'id'), (valid) => this.write((c) => daemons.daemonHeartbeat(c, valid, pid)));
   }
 
   daemonStopped(id: string, pid: number): Promise<boolean> {
-    return checked(() => validName(id, 'id'), (valid) => this.backend.daemonStopped(valid, pid));
+    return checked(() => validName(id, 'id'), (valid) => this.write((c) => daemons.daemonStopped(c, valid, pid)));
   }
 
   forgetDaemon(id: string, pid: number): Promise<boolean> {
-    return checked(() => validName(id, 'id'), (valid) => this.backend.forgetDaemon(valid, pid));
+    return checked(() => validName(id, 'id'), (valid) => this.write(() => daemons.forgetDaemon(valid, pid)));
   }
 
   // ------------------------------------------------------------------------------------------
@@ -482,23 +488,23 @@ export class Engine implements QueueEngine {
   // Schedules
 
   listSchedules(): Promise<Schedule[]> {
-    return this.backend.listSchedules();
+    return this.read(() => schedules.listSchedules());
   }
 
   getSchedule(name: string): Promise<Schedule> {
-    return checked(() => validName(name, 'name'), (valid) => this.backend.getSchedule(valid));
+    return checked(() => validName(name, 'name'), (valid) => this.read(() => schedules.getSchedule(valid)));
   }
 
   createSchedule(params: CreateScheduleParams, nextRunAt: number | null): Promise<Schedule> {
-    return checked(() => vs.createScheduleParams(params), (input) => this.backend.createSchedule(input, nextRunAt));
+    return checked(() => vs.createScheduleParams(params), (input) => this.write((c) => schedules.createSchedule(c, input, nextRunAt)));
   }
 
   updateSchedule(params: UpdateScheduleParams, nextRunAt: number | null | undefined): Promise<Schedule> {
-    return checked(() => vs.updateScheduleParams(params), (changes) => this.backend.updateSchedule(changes, nextRunAt));
+    return checked(() => vs.updateScheduleParams(params), (changes) => this.write((c) => schedules.updateSchedule(c, changes, nextRunAt)));
   }
 
   deleteSchedule(name: string): Promise<void> {
-    return checked(() => validName(name, 'name'), (valid) => this.backend.deleteSchedule(valid));
+    return checked(() => validName(name, 'name'), (valid) => this.write(() => schedules.deleteSchedule(valid)));
   }
 
   fireSchedule(params: FireScheduleParams): Promise<{ schedule: Schedule; job: Job | null } | null> {
@@ -515,31 +521,23 @@ export class Engine implements QueueEngine {
   projectState(params: ProjectStateParams): Promise<ProjectStateResult> {
     return checked(
       () => vd.projectParams(params),
-      () => this.backend.projectObjects().then((objects) => ({ objects: liveObjects(objects) })),
+      () => this.read((c) => projects.projectObjects(c)).then((objects) => ({ objects: liveObjects(objects) })),
     );
   }
 
   applyProject(params: ApplyProjectParams): Promise<ApplyProjectResult> {
     return checked(
       () => vd.applyParams(params),
-      (input) => this.backend.applyProject((objects) => decideApply(input, objects, this.now())),
+      (input) => this.write((c) => projects.applyProject(c, input)),
     );
   }
 
-  async listTemplates(): Promise<Template[]> {
-    const objects = await this.backend.projectObjects();
-    const owners = new Map(objects.owned.filter((o) => o.type === 'template').map((o) => [o.name, o.project]));
-    return objects.templates.map((t) => templateRecord(t, owners.get(t.name)));
+  listTemplates(): Promise<Template[]> {
+    return this.read(() => projects.listTemplates());
   }
 
   getTemplate(name: string): Promise<Template> {
-    return checked(
-      () => validName(name, 'name'),
-      async (valid) => {
-        const [stored, objects] = await Promise.all([this.backend.getTemplate(valid), this.backend.projectObjects()]);
-        return templateRecord(stored, objects.owned.find((o) => o.type === 'template' && o.name === valid)?.project);
-      },
-    );
+    return checked(() => validName(name, 'name'), (valid) => this.read(() => projects.getTemplate(valid)));
   }
 
   enqueueTemplate(params: EnqueueTemplateParams): Promise<EnqueueResult> {
@@ -561,7 +559,7 @@ export class Engine implements QueueEngine {
   // Stats and upkeep
 
   stats(): Promise<Stats> {
-    return this.backend.stats();
+    return this.read((c) => upkeep.stats(c));
   }
 
   /**
@@ -579,7 +577,7 @@ export class Engine implements QueueEngine {
   }
 
   holdLeadership(role: string, daemonId: string, ttlMs: number): Promise<boolean> {
-    return this.backend.holdLeadership ? this.backend.holdLeadership(role, daemonId, ttlMs) : Promise.resolve(true);
+    return this.write((c) => daemons.holdLeadership(c, role, daemonId, ttlMs));
   }
 
   recoverInterrupted(workerIds: string[], aliveUntil?: number): Promise<number> {
@@ -597,7 +595,29 @@ export class Engine implements QueueEngine {
   }
 
   cleanup(batchSize: number = UPKEEP_BATCH): Promise<number> {
-    return this.backend.cleanup(Math.max(1, Math.floor(batchSize)));
+    return this.retention(Math.max(1, Math.floor(batchSize)));
+  }
+
+  /**
+   * Up to `limit` finished jobs past their queue's retention, in transactions of at most the
+   * policy's batch size (no transaction holds the write lock, or many row locks, for long); then
+   * the old stat buckets and fire records. The first store call is made before the first await.
+   */
+  private async retention(limit: number): Promise<number> {
+    const queues = await this.read(() => upkeep.retainingQueues());
+    let left = limit;
+    let deleted = 0;
+    for (const q of queues) {
+      while (left > 0) {
+        const size = Math.min(this.policy.batchSize, left);
+        const n = await this.write((c) => upkeep.retentionBatch(c, q.name, q.retentionMs, size));
+        deleted += n;
+        left -= n;
+        if (n < size) break;
+      }
+    }
+    await this.write((c) => upkeep.pruneHistory(c));
+    return deleted;
   }
 
   nextWakeAt(): Promise<number | null> {
@@ -605,7 +625,7 @@ export class Engine implements QueueEngine {
   }
 
   verifyCounters(): Promise<{ ok: boolean; mismatches: CounterMismatch[] }> {
-    return this.backend.verifyCounters();
+    return this.read(() => upkeep.verifyCounters());
   }
 
   subscribe(listener: EngineListener): () => void {

@@ -2,7 +2,7 @@
  * Jobs as code, the engine's half: what a store holds turned into the `LiveObject`s a plan is
  * made against, and an apply's decision — the plan, the refusals, and the writes — made from
  * what the store read inside the apply's transaction. Synchronous and without I/O, so the SQLite
- * store can run it inside its transaction (see StorageBackend.applyProject).
+ * store can run it inside its transaction (see applyProject in ./ops/projects.ts).
  */
 import { SpoolError } from '../../shared/errors';
 import { nextFireTime } from '../../shared/domain/cron';

@@ -18,15 +18,20 @@
  * transaction; every call that function makes runs inside it, as a savepoint. A store whose
  * calls wait for a server (PostgreSQL) leaves `batch` out, and the engine runs them one by one.
  */
-import type { EnqueueResult, Stats, TokenScope } from '../../shared/protocol';
-import type { Backoff, Job, JobState, JobTemplate, OutputLine, Queue, RateLimit, Schedule, Worker, WorkerType } from '../../shared/types';
+import type { EnqueueResult } from '../../shared/protocol';
+import type { Backoff, Job, JobState, JobTemplate, OutputLine, Queue, RateLimit, Schedule } from '../../shared/types';
 import type { OverlapPolicy } from '../../shared/jobsfile';
 import type { EnqueueInput } from '../engine/validate/jobs';
 import type { ConfigureInput } from '../engine/validate/queues';
-import type { ScheduleChanges, ScheduleInput } from '../engine/validate/schedules';
-import type { RegisterInput } from '../engine/validate/worker';
+import type { ScheduleInput } from '../engine/validate/schedules';
 import type { JobRules } from '../engine/rules';
 import type { ChangeSink, Op } from './statements';
+export type { ManagedType, Ownership, StoredTemplate } from './statements/projects';
+export type { StoredToken } from './statements/tokens';
+export type { DaemonInstance, DaemonRegistration } from './statements/daemons';
+
+import type { Ownership, StoredTemplate } from './statements/projects';
+
 
 export type { FailureOutcome, JobRules } from '../engine/rules';
 
@@ -63,32 +68,6 @@ export interface CounterMismatch {
   state: JobState;
   counted: number;
   actual: number;
-}
-
-/** The three kinds of object a project's jobs file declares. */
-export type ManagedType = 'queue' | 'template' | 'schedule';
-
-/** That a project's apply made (or adopted) an object, and what it last declared. */
-export interface Ownership {
-  type: ManagedType;
-  name: string;
-  project: string;
-  /** canonicalJson (shared/jobsfile) of the declared value; the engine reads it back. */
-  applied: string;
-  appliedAt: number;
-}
-
-/**
- * A template as a store holds it: the declaration without its name, as canonical JSON text the
- * engine reads back with its own validation (the store keeps no policy about templates).
- */
-export interface StoredTemplate {
-  name: string;
-  queue: string;
-  kind: string;
-  body: string;
-  createdAt: number;
-  updatedAt: number;
 }
 
 /** Everything a plan is made against: every queue, template and schedule, and every ownership record. */
@@ -215,39 +194,6 @@ export interface StoragePolicy {
   batchSize: number;
 }
 
-/** An access token as stored: its SHA-256 (hex), never the token. */
-export interface StoredToken {
-  name: string;
-  scope: TokenScope;
-  /** Lower-case hex of the SHA-256 of the token. */
-  hash: string;
-  createdAt: number;
-}
-
-/** A daemon running on the store (or stopped, until a successor has recovered what it left running). */
-export interface DaemonInstance {
-  /** Chosen by the daemon when it starts: one per process. */
-  id: string;
-  host: string;
-  pid: number;
-  /**
-   * When the process started, as the kernel counts it (Linux: /proc/<pid>/stat field 22), so that
-   * a pid reused by another process is not taken for the daemon; null where it cannot be read.
-   */
-  processStart: string | null;
-  socketPath: string;
-  /** The worker id its built-in executors claim under. */
-  executorId: string;
-  startedAt: number;
-  /** Its last heartbeat: when it was last known alive. */
-  heartbeatAt: number;
-  /** When it stopped cleanly; null while it runs, or if it died. */
-  stoppedAt: number | null;
-}
-
-/** What a daemon records about itself when it starts. */
-export type DaemonRegistration = Pick<DaemonInstance, 'id' | 'host' | 'pid' | 'processStart' | 'socketPath' | 'executorId'>;
-
 /** Makes a store for an engine: the engine hands over its policy and its event hub. */
 export type StorageFactory = (policy: StoragePolicy, changes: ChangeRecorder) => StorageBackend;
 
@@ -291,53 +237,12 @@ export interface StorageBackend {
   claim(request: ClaimRequest): Promise<Job[]>;
   // Workers
 
-  /** Registers (or re-registers) a worker, with its capacity if it declares one; an id is made when the input has none. */
-  registerWorker(input: RegisterInput, type: WorkerType): Promise<Worker>;
-  /** Every known worker. */
-  listWorkers(): Promise<Worker[]>;
-  /** The worker was heard from now. Rejects with WorkerNotFound. */
-  touchWorker(workerId: string): Promise<void>;
-  /** The worker's connection closed; its leases run out normally. Rejects with WorkerNotFound. */
-  markWorkerGone(workerId: string): Promise<void>;
-
   // Daemons: the instances running on the store, so that a daemon can tell its dead predecessors.
-
-  /** Records a daemon as running from now (again, if the id was recorded before). */
-  registerDaemon(registration: DaemonRegistration): Promise<DaemonInstance>;
-  /** Every daemon recorded, oldest first: running ones, and stopped or dead ones whose successor has not yet recovered what they left. */
-  listDaemons(): Promise<DaemonInstance[]>;
-  /**
-   * The daemon is alive now: its heartbeat, and its built-in executors' worker row (if it still
-   * has `pid`, the daemon's own) marked alive and seen now. False if the daemon has no row or is
-   * recorded as stopped.
-   */
-  daemonHeartbeat(id: string, pid: number): Promise<boolean>;
-  /** The daemon stopped cleanly: recorded with the time, and its executors' worker row (if still its own, by `pid`) shown as gone. False if it has no row. */
-  daemonStopped(id: string, pid: number): Promise<boolean>;
-  /** A successor has recovered what the daemon left: its row goes, and its executors' worker row (if still its, by `pid`) shows as gone. False if it had no row. */
-  forgetDaemon(id: string, pid: number): Promise<boolean>;
 
   // Access tokens (clients over TCP): stored hashed.
 
-  /** Stores a new token. Rejects with AlreadyExists when the name is taken. */
-  createToken(token: StoredToken): Promise<void>;
-  /** Every token, by name. */
-  listTokens(): Promise<StoredToken[]>;
-  /** Removes a token; false when there was none by that name. */
-  revokeToken(name: string): Promise<boolean>;
-
   // Schedules
 
-  /** Every schedule. */
-  listSchedules(): Promise<Schedule[]>;
-  /** One schedule. Rejects with ScheduleNotFound. */
-  getSchedule(name: string): Promise<Schedule>;
-  /** Creates a schedule with its first fire time. Rejects with AlreadyExists. */
-  createSchedule(input: ScheduleInput, nextRunAt: number | null): Promise<Schedule>;
-  /** Changes a schedule; `nextRunAt` undefined keeps the stored one. Rejects with ScheduleNotFound. */
-  updateSchedule(changes: ScheduleChanges, nextRunAt: number | null | undefined): Promise<Schedule>;
-  /** Deletes a schedule. Rejects with ScheduleNotFound. */
-  deleteSchedule(name: string): Promise<void>;
   /** A tick: compare-and-swap on the schedule's next run time and the enqueue, in one transaction. Null if another daemon won. */
   fireSchedule(params: FireScheduleParams): Promise<{ schedule: Schedule; job: Job | null } | null>;
   /** Enqueues the schedule's job now without moving its next run time. Rejects with ScheduleNotFound. */
@@ -345,42 +250,10 @@ export interface StorageBackend {
 
   // Jobs as code: templates, ownership and apply
 
-  /** Every queue (with counts and owner), template, schedule and ownership record, read in one snapshot. */
-  projectObjects(): Promise<ProjectObjects>;
-  /** Every template, by name. */
-  listTemplates(): Promise<StoredTemplate[]>;
-  /** One template. Rejects with TemplateNotFound. */
-  getTemplate(name: string): Promise<StoredTemplate>;
-  /**
-   * A project's apply, all or nothing: in ONE write transaction, reads the project objects,
-   * hands them to `decide` (the engine's plan; synchronous, no I/O; it throws to refuse, and
-   * then nothing is written), and makes every write it returns. Two applies never interleave:
-   * the second plans against what the first committed, so nothing is created twice. A store
-   * whose transactions overlap must serialize applies (PostgreSQL: a transaction-level advisory
-   * lock taken before the read) or an apply racing another could plan against a stale read.
-   * A write the store refuses (a queue with running jobs) rolls every write back.
-   */
-  applyProject<T>(decide: (objects: ProjectObjects) => ApplyDecision<T>): Promise<T>;
-
   // Stats and upkeep
 
-  /** Counts per queue and state from the maintained counters, and the finished counts of the last minute and hour. */
-  stats(): Promise<Stats>;
-  /** Retention: deletes up to `limit` finished jobs older than their queue's retention, and old stat buckets; how many jobs. */
-  cleanup(limit: number): Promise<number>;
   /** The earliest future time something becomes due (a waiting job, a lease expiry, a schedule, a rate limit's token). */
   nextWakeAt(): Promise<number | null>;
-  /**
-   * Takes or keeps the lease on `role` for `daemonId` for `ttlMs` from now: true while this
-   * daemon holds it. A lease another daemon holds is taken over only once it has expired; a
-   * `ttlMs` of 0 gives it up. A store shared by daemons on several machines (PostgreSQL) has it,
-   * so that maintenance (the lease reaper, retention) runs on one daemon at a time; a store
-   * without it lets every daemon maintain (SQLite: one machine; its writes serialize anyway).
-   */
-  holdLeadership?(role: string, daemonId: string, ttlMs: number): Promise<boolean>;
-  /** Recounts the jobs and compares with the maintained counters. */
-  verifyCounters(): Promise<{ ok: boolean; mismatches: CounterMismatch[] }>;
-
   /**
    * Group commit, for stores whose calls work synchronously: runs `fn` in one transaction, and
    * every call of this store made while it runs inside it, each as a savepoint (a call that fails

@@ -4,9 +4,11 @@
 import type { JobCounts, ResourceLimits, Backoff, BackoffStrategy, Job, JobContext, JobRun, JobState, MissedRunPolicy, OutputLine, OutputStream, RunOutcome, Schedule, Worker, WorkerType } from '../../shared/types';
 import { JOB_STATES } from '../../shared/types';
 import type { OverlapPolicy } from '../../shared/jobsfile';
-import type { DaemonInstance, ManagedType, Ownership, StoredTemplate } from './backend';
+import type { DaemonInstance, ManagedType, Ownership, StoredTemplate, StoredToken } from './backend';
+import type { TokenScope } from '../../shared/protocol';
 import type { JobInsert } from './jobInsert';
 import type { QueueSettings } from './statements/queues';
+import type { StoredSchedule } from './statements/schedules';
 import { bool, int, intOrNull, json, real, stringArray, text, textOrNull, type Row } from './rows';
 
 const STRATEGIES: readonly BackoffStrategy[] = ['exponential', 'linear', 'fixed'];
@@ -164,12 +166,17 @@ function paramsOf(row: Row): Record<string, string> | undefined {
 }
 
 export function mapSchedule(row: Row, job: Schedule['job']): Schedule {
+  return { ...mapStoredSchedule(row), job };
+}
+
+/** A schedule row with its job template left as the stored text, for the engine to parse. */
+export function mapStoredSchedule(row: Row): StoredSchedule {
   return {
     name: text(row, 'name'),
     cron: text(row, 'cron'),
     timezone: text(row, 'timezone'),
     queue: text(row, 'queue'),
-    job,
+    job: text(row, 'job'),
     enabled: bool(row, 'enabled'),
     missedPolicy: oneOf(row, 'missed_policy', POLICIES),
     overlapPolicy: oneOf(row, 'overlap_policy', OVERLAP_POLICIES),
@@ -267,6 +274,13 @@ export function mapDaemon(row: Row): DaemonInstance {
   };
 }
 
+const TOKEN_SCOPES: readonly TokenScope[] = ['admin', 'worker', 'read'];
+
+/** An access token as stored: its hash, never the token. */
+export function mapToken(row: Row): StoredToken {
+  return { name: text(row, 'name'), scope: oneOf(row, 'scope', TOKEN_SCOPES), hash: text(row, 'hash'), createdAt: int(row, 'created_at') };
+}
+
 const MANAGED_TYPES: readonly ManagedType[] = ['queue', 'template', 'schedule'];
 
 export function mapTemplate(row: Row): StoredTemplate {
@@ -290,20 +304,4 @@ export function mapOwnership(row: Row): Ownership {
   };
 }
 
-/** A schedule's columns as a store's insert and update write them. */
-export interface ScheduleWrite {
-  name: string;
-  cron: string;
-  timezone: string;
-  queue: string;
-  job: string;
-  enabled: number;
-  missedPolicy: string;
-  nextRunAt: number | null;
-  now: number;
-  /** Set by apply; a hand-made schedule keeps 'allow' and no template. */
-  overlapPolicy: string;
-  template: string | null;
-  /** JSON text of the template's parameters. */
-  params: string | null;
-}
+export type { ScheduleWrite } from './statements/schedules';

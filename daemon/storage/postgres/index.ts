@@ -13,14 +13,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import type { EnqueueResult, Stats } from '../../../shared/protocol';
-import type { Job, Schedule, Worker, WorkerType } from '../../../shared/types';
+import type { EnqueueResult } from '../../../shared/protocol';
+import type { Job, Schedule } from '../../../shared/types';
 import type { EnqueueInput } from '../../engine/validate/jobs';
-import type { ScheduleChanges, ScheduleInput } from '../../engine/validate/schedules';
-import type { RegisterInput } from '../../engine/validate/worker';
-import type { ApplyDecision, ChangeRecorder, ClaimRequest, CounterMismatch, DaemonInstance, DaemonRegistration, FireScheduleParams, ProjectObjects, StorageBackend, StorageFactory, StoragePolicy, StoreDescription, StoredTemplate, StoredToken } from '../backend';
+
+
+import type { ChangeRecorder, ClaimRequest, FireScheduleParams, StorageBackend, StorageFactory, StoragePolicy, StoreDescription } from '../backend';
 import { PgTx, describeUrl, isRetryable, isUnavailable, storeUnavailable, type Transactions } from './db';
-import { holdLeadership } from './leader';
 import { runAsync } from './runner';
 import { postgresStatements } from './statements';
 import type { ChangeSink, Op } from '../statements';
@@ -29,11 +28,8 @@ import { encodeNotice, CHANNEL } from './notice';
 import { ChangeFeed } from './notify';
 import { claim as claimJobs } from './ops/claim';
 import { enqueueMany, enqueueOne } from './ops/common';
-import * as admin from './ops/admin';
-import * as projects from './ops/projects';
 import * as schedules from './ops/schedules';
 import * as upkeep from './ops/upkeep';
-import * as workers from './ops/workers';
 
 /** How to open the PostgreSQL store. */
 export interface PostgresOptions {
@@ -286,79 +282,11 @@ export class PostgresBackend implements StorageBackend, Transactions {
   // ------------------------------------------------------------------------------------------
   // Workers
 
-  registerWorker(input: RegisterInput, type: WorkerType): Promise<Worker> {
-    return this.writeTx((tx) => workers.registerWorker(tx, input, type));
-  }
-
-  listWorkers(): Promise<Worker[]> {
-    return this.readTx((tx) => workers.listWorkers(tx));
-  }
-
-  touchWorker(workerId: string): Promise<void> {
-    return this.writeTx((tx) => workers.touchWorker(tx, workerId));
-  }
-
-  markWorkerGone(workerId: string): Promise<void> {
-    return this.writeTx((tx) => workers.markWorkerGone(tx, workerId));
-  }
-
   // ------------------------------------------------------------------------------------------
   // Daemons and tokens
 
-  registerDaemon(registration: DaemonRegistration): Promise<DaemonInstance> {
-    return this.writeTx((tx) => admin.registerDaemon(tx, registration));
-  }
-
-  listDaemons(): Promise<DaemonInstance[]> {
-    return this.readTx((tx) => admin.listDaemons(tx));
-  }
-
-  daemonHeartbeat(id: string, pid: number): Promise<boolean> {
-    return this.writeTx((tx) => admin.daemonHeartbeat(tx, id, pid));
-  }
-
-  daemonStopped(id: string, pid: number): Promise<boolean> {
-    return this.writeTx((tx) => admin.daemonStopped(tx, id, pid));
-  }
-
-  forgetDaemon(id: string, pid: number): Promise<boolean> {
-    return this.writeTx((tx) => admin.forgetDaemon(tx, id, pid));
-  }
-
-  createToken(token: StoredToken): Promise<void> {
-    return this.writeTx((tx) => admin.createToken(tx, token));
-  }
-
-  listTokens(): Promise<StoredToken[]> {
-    return this.readTx((tx) => admin.listTokens(tx));
-  }
-
-  revokeToken(name: string): Promise<boolean> {
-    return this.writeTx((tx) => admin.revokeToken(tx, name));
-  }
-
   // ------------------------------------------------------------------------------------------
   // Schedules
-
-  listSchedules(): Promise<Schedule[]> {
-    return this.readTx((tx) => schedules.listSchedules(tx));
-  }
-
-  getSchedule(name: string): Promise<Schedule> {
-    return this.readTx((tx) => schedules.getSchedule(tx, name));
-  }
-
-  createSchedule(input: ScheduleInput, nextRunAt: number | null): Promise<Schedule> {
-    return this.writeTx((tx) => schedules.createSchedule(tx, input, nextRunAt));
-  }
-
-  updateSchedule(changes: ScheduleChanges, nextRunAt: number | null | undefined): Promise<Schedule> {
-    return this.writeTx((tx) => schedules.updateSchedule(tx, changes, nextRunAt));
-  }
-
-  deleteSchedule(name: string): Promise<void> {
-    return this.writeTx((tx) => schedules.deleteSchedule(tx, name));
-  }
 
   fireSchedule(params: FireScheduleParams): Promise<{ schedule: Schedule; job: Job | null } | null> {
     return this.writeTx((tx) => schedules.fireSchedule(tx, params));
@@ -371,43 +299,11 @@ export class PostgresBackend implements StorageBackend, Transactions {
   // ------------------------------------------------------------------------------------------
   // Jobs as code
 
-  projectObjects(): Promise<ProjectObjects> {
-    return this.readTx((tx) => projects.projectObjects(tx));
-  }
-
-  listTemplates(): Promise<StoredTemplate[]> {
-    return this.readTx((tx) => projects.listTemplates(tx));
-  }
-
-  getTemplate(name: string): Promise<StoredTemplate> {
-    return this.readTx((tx) => projects.getTemplate(tx, name));
-  }
-
-  applyProject<T>(decide: (objects: ProjectObjects) => ApplyDecision<T>): Promise<T> {
-    return this.writeTx((tx) => projects.applyProject(tx, decide));
-  }
-
   // ------------------------------------------------------------------------------------------
   // Stats and upkeep
 
-  stats(): Promise<Stats> {
-    return this.readTx((tx) => upkeep.stats(tx));
-  }
-
-  holdLeadership(role: string, daemonId: string, ttlMs: number): Promise<boolean> {
-    return this.writeTx((tx) => holdLeadership(tx, role, daemonId, ttlMs));
-  }
-
-  cleanup(limit: number): Promise<number> {
-    return upkeep.cleanup(this, limit);
-  }
-
   nextWakeAt(): Promise<number | null> {
     return this.readTx((tx) => upkeep.nextWakeAt(tx));
-  }
-
-  verifyCounters(): Promise<{ ok: boolean; mismatches: CounterMismatch[] }> {
-    return this.readTx((tx) => upkeep.verifyCounters(tx));
   }
 
   async close(): Promise<void> {

@@ -9,13 +9,25 @@ import { attemptStatements, jobStatements } from './jobs';
 import { listStatements } from './list';
 import { queueStatements } from './queues';
 import { outputStatements } from './output';
+import { daemonStatements } from './daemons';
+import { projectStatements } from './projects';
 import { runStatements } from './runs';
+import { scheduleStatements } from './schedules';
+import { tokenStatements } from './tokens';
+import { upkeepStatements } from './upkeep';
+import { workerStatements } from './workers';
 
 export const postgresStatements: AsyncStatements<PgTx> = {
   ...jobStatements,
   ...listStatements,
-  ...queueStatements,
   ...attemptStatements,
   ...outputStatements,
   ...runStatements,
+  ...queueStatements,
+  ...scheduleStatements,
+  ...projectStatements,
+  ...upkeepStatements,
+  ...workerStatements,
+  ...daemonStatements,
+  ...tokenStatements,
 };

@@ -9,14 +9,12 @@
  * and every call the batched function makes runs inside it, as a savepoint, before that function
  * returns (see daemon/engine/engine.ts for the rule the engine keeps so that this holds).
  */
-import { ErrorCode, type BackupResult, type EnqueueResult, type Stats } from '../../../shared/protocol';
-import { SpoolError } from '../../../shared/errors';
-import { type Job, type Schedule, type Worker, type WorkerType } from '../../../shared/types';
+import { type BackupResult, type EnqueueResult } from '../../../shared/protocol';
+import { type Job, type Schedule } from '../../../shared/types';
 import type { EnqueueInput } from '../../engine/validate/jobs';
-import type { ScheduleChanges, ScheduleInput } from '../../engine/validate/schedules';
-import type { RegisterInput } from '../../engine/validate/worker';
-import type { ApplyDecision, ChangeRecorder, ClaimRequest, CounterMismatch, DaemonInstance, DaemonRegistration, FireScheduleParams, ProjectObjects, StorageBackend, StoredTemplate, StoredToken, StorageFactory, StoragePolicy, StoreDescription } from '../backend';
-import { workerNotFound } from '../../engine/errors';
+
+
+import type { ChangeRecorder, ClaimRequest, FireScheduleParams, StorageBackend, StorageFactory, StoragePolicy, StoreDescription } from '../backend';
 import { Store, type WalCheckpointMode, type WalCheckpointStatus } from '.';
 import { backupDatabase } from './backup';
 import { runSync } from './runner';
@@ -25,10 +23,9 @@ import type { ChangeSink, Op, Statements } from '../statements';
 import { claimJobs } from './ops/claim';
 import type { SqliteContext } from './ops/context';
 import { enqueueMany, enqueueOne } from './ops/enqueue';
-import * as projects from './ops/projects';
 import * as schedules from './ops/schedules';
 import * as upkeep from './ops/upkeep';
-import { registerWorker } from './ops/workers';
+
 
 /** How to open the SQLite store: the notions only this store has. */
 export interface SqliteOptions {
@@ -185,116 +182,11 @@ export class SqliteBackend implements StorageBackend {
   // ------------------------------------------------------------------------------------------
   // Workers
 
-  registerWorker(input: RegisterInput, type: WorkerType): Promise<Worker> {
-    return this.writeCtx((ctx) => registerWorker(ctx, input, type));
-  }
-
-  registerDaemon(registration: DaemonRegistration): Promise<DaemonInstance> {
-    return this.writeCtx((ctx) => {
-      ctx.store.daemons.insert({ ...registration, now: ctx.now() });
-      const recorded = ctx.store.daemons.get(registration.id);
-      if (!recorded) throw new Error(`Daemon ${registration.id} was recorded but cannot be read back`);
-      return recorded;
-    });
-  }
-
-  listDaemons(): Promise<DaemonInstance[]> {
-    return this.readCtx((ctx) => ctx.store.daemons.all());
-  }
-
-  createToken(token: StoredToken): Promise<void> {
-    return this.writeCtx((ctx) => {
-      if (ctx.store.tokens.get(token.name)) {
-        throw new SpoolError(ErrorCode.AlreadyExists, `A token named "${token.name}" exists already. Revoke it first (spool token revoke ${token.name}), or pick another name.`, { field: 'name' });
-      }
-      ctx.store.tokens.insert(token);
-    });
-  }
-
-  listTokens(): Promise<StoredToken[]> {
-    return this.readCtx((ctx) => ctx.store.tokens.all());
-  }
-
-  revokeToken(name: string): Promise<boolean> {
-    return this.writeCtx((ctx) => ctx.store.tokens.delete(name));
-  }
-
-  daemonHeartbeat(id: string, pid: number): Promise<boolean> {
-    return this.writeCtx((ctx) => ctx.store.daemons.heartbeat(id, pid, ctx.now()));
-  }
-
-  daemonStopped(id: string, pid: number): Promise<boolean> {
-    return this.writeCtx((ctx) => ctx.store.daemons.stopped(id, pid, ctx.now()));
-  }
-
-  forgetDaemon(id: string, pid: number): Promise<boolean> {
-    return this.writeCtx((ctx) => ctx.store.daemons.delete(id, pid));
-  }
-
-  listWorkers(): Promise<Worker[]> {
-    return this.readCtx((ctx) => ctx.store.workers.all());
-  }
-
-  touchWorker(workerId: string): Promise<void> {
-    return this.writeCtx((ctx) => {
-      if (!ctx.store.workers.touch(workerId, ctx.now())) throw workerNotFound(workerId);
-    });
-  }
-
-  markWorkerGone(workerId: string): Promise<void> {
-    return this.writeCtx((ctx) => {
-      if (!ctx.store.workers.markGone(workerId)) throw workerNotFound(workerId);
-    });
-  }
-
   // ------------------------------------------------------------------------------------------
   // Jobs as code
 
-  projectObjects(): Promise<ProjectObjects> {
-    return this.readCtx((ctx) => projects.projectObjects(ctx));
-  }
-
-  listTemplates(): Promise<StoredTemplate[]> {
-    return this.readCtx((ctx) => ctx.store.projects.templates());
-  }
-
-  getTemplate(name: string): Promise<StoredTemplate> {
-    return this.readCtx((ctx) => projects.getTemplate(ctx, name));
-  }
-
-  applyProject<T>(decide: (objects: ProjectObjects) => ApplyDecision<T>): Promise<T> {
-    // One BEGIN IMMEDIATE around the read, the plan and the writes: a second apply (from this
-    // process or another on the file) waits for the write lock and plans against what this one
-    // committed.
-    return this.writeCtx((ctx) => {
-      const decision = decide(projects.projectObjects(ctx));
-      for (const write of decision.writes) projects.applyWrite(ctx, write);
-      return decision.result;
-    });
-  }
-
   // ------------------------------------------------------------------------------------------
   // Schedules
-
-  listSchedules(): Promise<Schedule[]> {
-    return this.readCtx((ctx) => ctx.store.schedules.all());
-  }
-
-  getSchedule(name: string): Promise<Schedule> {
-    return this.readCtx((ctx) => schedules.getSchedule(ctx, name));
-  }
-
-  createSchedule(input: ScheduleInput, nextRunAt: number | null): Promise<Schedule> {
-    return this.writeCtx((ctx) => schedules.createSchedule(ctx, input, nextRunAt));
-  }
-
-  updateSchedule(changes: ScheduleChanges, nextRunAt: number | null | undefined): Promise<Schedule> {
-    return this.writeCtx((ctx) => schedules.updateSchedule(ctx, changes, nextRunAt));
-  }
-
-  deleteSchedule(name: string): Promise<void> {
-    return this.writeCtx((ctx) => schedules.deleteSchedule(ctx, name));
-  }
 
   fireSchedule(params: FireScheduleParams): Promise<{ schedule: Schedule; job: Job | null } | null> {
     return this.writeCtx((ctx) => schedules.fireSchedule(ctx, params));
@@ -307,31 +199,8 @@ export class SqliteBackend implements StorageBackend {
   // ------------------------------------------------------------------------------------------
   // Stats and upkeep
 
-  stats(): Promise<Stats> {
-    return this.readCtx((ctx) => upkeep.stats(ctx));
-  }
-
-  cleanup(limit: number): Promise<number> {
-    return this.writeCtx((ctx) => {
-      let left = limit;
-      let deleted = 0;
-      for (const q of ctx.store.queues.all()) {
-        if (q.retentionMs === null || left === 0) continue;
-        const n = upkeep.retentionBatch(ctx, q.name, q.retentionMs, left);
-        deleted += n;
-        left -= n;
-      }
-      upkeep.pruneStatBuckets(ctx);
-      return deleted;
-    });
-  }
-
   nextWakeAt(): Promise<number | null> {
     return this.readCtx((ctx) => upkeep.nextWakeAt(ctx));
-  }
-
-  verifyCounters(): Promise<{ ok: boolean; mismatches: CounterMismatch[] }> {
-    return this.readCtx((ctx) => upkeep.verifyCounters(ctx));
   }
 
   /** Who checkpoints the WAL now ('background' only while the checkpointer thread works) and its counters. */

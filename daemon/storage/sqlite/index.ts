@@ -101,7 +101,7 @@ export class Store {
       this.daemons = new DaemonStatements(this.db);
       this.tokens = new TokenStatements(this.db);
       this.upkeep = new UpkeepStatements(this.db, this.counts, this.delayed);
-      this.projects = new ProjectStatements(this.db);
+      this.projects = new ProjectStatements(this.db, this.queues);
       this.transaction = this.db.transaction((fn: () => unknown) => fn());
       // After the migrations, so the checkpointer's connection finds the file in WAL mode.
       if (options.walCheckpoints === 'background') this.startCheckpointer(options.walCheckpointFailed);

@@ -4,6 +4,7 @@
  */
 import type { JobCounts, JobState, Queue, ResourceLimits } from '../../../shared/types';
 import type { QueueDefaults, QueueSql, QueueUpdate } from '../statements/queues';
+import type { UpkeepSql } from '../statements/upkeep';
 import type { PendingCounts } from './counts';
 import type { Db } from './db';
 import type { DelayedCounts } from './delayed';
@@ -55,7 +56,7 @@ export function limitColumns(limits: ResourceLimits): LimitColumns {
   };
 }
 
-export class QueueStatements implements Omit<QueueSql, 'queuePurge'> {
+export class QueueStatements implements Omit<QueueSql, 'queuePurge'>, Pick<UpkeepSql, 'counterAll' | 'counterRecount'> {
   private readonly allStmt;
   private readonly dataVersionStmt;
   /**
@@ -215,6 +216,11 @@ export class QueueStatements implements Omit<QueueSql, 'queuePurge'> {
     return this.counts(name);
   }
 
+  /** Statement counterAll (../statements/upkeep.ts): every queue's maintained counts. */
+  counterAll(): Map<string, JobCounts> {
+    return this.allCounts();
+  }
+
   queueCountsAll(): Map<string, JobCounts> {
     return this.allCounts();
   }
@@ -305,7 +311,7 @@ export class QueueStatements implements Omit<QueueSql, 'queuePurge'> {
   }
 
   /** Counts by a full scan of jobs: only for verifying the maintained counters. */
-  recount(): { queue: string; state: JobState; count: number }[] {
+  counterRecount(): { queue: string; state: JobState; count: number }[] {
     return this.recountStmt.all().map((raw) => {
       const row = toRow(raw, 'recount');
       return { queue: text(row, 'queue'), state: jobState(row), count: int(row, 'count') };

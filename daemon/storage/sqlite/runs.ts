@@ -22,13 +22,14 @@ import type { Db } from './db';
 import { mapRun } from '../mappers';
 import { scalarInt, toRow } from './row';
 import type { RunEnd, RunSql } from '../statements/runs';
+import type { UpkeepSql } from '../statements/upkeep';
 
 export const BUCKET_MS = 10_000;
 
 /** A completed job whose row describes its last attempt (a job that never ran has none). */
 const COMPLETED_ATTEMPT = `jobs WHERE id = @jobId AND state = 'completed' AND runs > 0 AND worker_id IS NOT NULL`;
 
-export class RunStatements implements RunSql {
+export class RunStatements implements RunSql, Pick<UpkeepSql, 'statsFinishedSince' | 'statsPrune'> {
   private readonly recordStmt;
   private readonly keepCompletedStmt;
   private readonly ofJobStmt;
@@ -93,15 +94,15 @@ export class RunStatements implements RunSql {
     if (p.n > 0) this.counts.finished(Math.floor(p.now / BUCKET_MS), p.outcome, p.n);
   }
 
-  /** Completed and failed attempts in the buckets overlapping the last `windowMs`. */
-  finishedSince(now: number, windowMs: number): { completed: number; failed: number } {
-    const from = Math.floor((now - windowMs) / BUCKET_MS) + 1;
+  /** With the counts the open write transaction has not written yet. */
+  statsFinishedSince(p: { now: number; windowMs: number }): { completed: number; failed: number } {
+    const from = Math.floor((p.now - p.windowMs) / BUCKET_MS) + 1;
     const row = toRow(this.windowStmt.get({ from }), 'stat window');
     const pending = this.counts.finishedSince(from);
     return { completed: scalarInt(row.get('completed'), 'completed') + pending.completed, failed: scalarInt(row.get('failed'), 'failed') + pending.failed };
   }
 
-  pruneBuckets(olderThan: number): void {
+  statsPrune(olderThan: number): void {
     this.pruneStmt.run({ before: Math.floor(olderThan / BUCKET_MS) });
   }
 }

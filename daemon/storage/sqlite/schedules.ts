@@ -1,17 +1,19 @@
 /**
- * SQL over schedules. Fire times are computed by the daemon's scheduler (shared/domain/cron); the
+ * SQL over schedules (../statements/schedules.ts). Fire times are computed by the daemon's scheduler (shared/domain/cron); the
  * store keeps them and does the compare-and-swap on next_run_at that makes a fire happen once
  * even with two daemons on one file.
  */
 import type { JobTemplate, Schedule } from '../../../shared/types';
+import type { ScheduleSql, ScheduleWrite, StoredSchedule } from '../statements/schedules';
+import type { UpkeepSql } from '../statements/upkeep';
 import type { Db } from './db';
-import { mapSchedule, type ScheduleWrite } from '../mappers';
+import { mapSchedule, mapStoredSchedule } from '../mappers';
 import { scalarIntOrNull, text, toRow, type Row } from './row';
 
 const SELECT = `SELECT s.*, m.project AS owner FROM schedules s
   LEFT JOIN managed_objects m ON m.type = 'schedule' AND m.name = s.name`;
 
-export class ScheduleStatements {
+export class ScheduleStatements implements ScheduleSql, Pick<UpkeepSql, 'scheduleFiresPrune'> {
   private readonly byNameStmt;
   private readonly allStmt;
   private readonly insertStmt;
@@ -52,25 +54,36 @@ export class ScheduleStatements {
     return mapSchedule(row, this.parseTemplate(text(row, 'job'), text(row, 'name')));
   }
 
+  scheduleGet(name: string): StoredSchedule | undefined {
+    const raw = this.byNameStmt.get({ name });
+    return raw === undefined ? undefined : mapStoredSchedule(toRow(raw, 'schedule'));
+  }
+
+  /** Unlike PostgreSQL, SQLite needs no row lock: BEGIN IMMEDIATE holds the write lock for the whole transaction. */
+  scheduleGetForUpdate(name: string): StoredSchedule | undefined {
+    return this.scheduleGet(name);
+  }
+
+  scheduleList(): StoredSchedule[] {
+    return this.allStmt.all().map((raw) => mapStoredSchedule(toRow(raw, 'schedule')));
+  }
+
+  /** The schedule with its template parsed, for the fire (which parses through the store's callback). */
   get(name: string): Schedule | undefined {
     const raw = this.byNameStmt.get({ name });
     return raw === undefined ? undefined : this.map(toRow(raw, 'schedule'));
   }
 
-  all(): Schedule[] {
-    return this.allStmt.all().map((raw) => this.map(toRow(raw, 'schedule')));
-  }
-
-  /** False when a schedule with that name exists. */
-  insert(values: ScheduleWrite): boolean {
+  scheduleInsert(values: ScheduleWrite): boolean {
     return this.insertStmt.run(values).changes > 0;
   }
 
-  update(values: ScheduleWrite): void {
+  scheduleUpdate(values: ScheduleWrite): void {
     this.updateStmt.run(values);
   }
 
-  delete(name: string): boolean {
+  /** Unlike PostgreSQL, SQLite keeps no fire records (schedule_fires): its compare-and-swap alone makes a fire happen once. */
+  scheduleDelete(name: string): boolean {
     return this.deleteStmt.run({ name }).changes > 0;
   }
 
@@ -82,6 +95,9 @@ export class ScheduleStatements {
   compareAndSwap(params: { name: string; expectedNextRunAt: number; newNextRunAt: number | null; enqueue: boolean; now: number }): boolean {
     return this.casStmt.run({ ...params, enqueue: params.enqueue ? 1 : 0 }).changes > 0;
   }
+
+  /** Unlike PostgreSQL, SQLite keeps no fire records: its compare-and-swap alone makes a fire happen once. */
+  scheduleFiresPrune(): void {}
 
   setLastJob(name: string, jobId: string): void {
     this.setLastJobStmt.run({ name, jobId });

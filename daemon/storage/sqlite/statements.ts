@@ -15,5 +15,10 @@ export function sqliteStatements(store: Store): Statements {
     ...bound(store.queues),
     ...bound(store.upkeep),
     ...bound(store.output),
+    ...bound(store.schedules),
+    ...bound(store.projects),
+    ...bound(store.workers),
+    ...bound(store.daemons),
+    ...bound(store.tokens),
   };
 }

@@ -8,9 +8,12 @@ import type { PendingCounts } from './counts';
 import type { Db } from './db';
 import type { DelayedCounts } from './delayed';
 import { jobState } from '../mappers';
+import type { JobRetention, UpkeepSql } from '../statements/upkeep';
+import type { QueueSql } from '../statements/queues';
 import { scalarIntOrNull, toRow } from './row';
 
-export class UpkeepStatements {
+/** The bulk deletes: a queue's purge and retention. */
+export class UpkeepStatements implements Pick<QueueSql, 'queuePurge'>, Pick<UpkeepSql, 'jobDeleteExpired'> {
   private readonly purgeStmt;
   private readonly retentionStmt;
   private readonly nextDueStmt;
@@ -48,7 +51,6 @@ export class UpkeepStatements {
   }
 
   /** Deletes up to `limit` jobs of the queue in the given states (never running ones). */
-  /** Statement queuePurge (../statements/queues.ts). */
   queuePurge(p: { name: string; states: JobState[]; limit: number }): number {
     this.delayed.forget(p.name);
     return this.counted(p.name, this.purgeStmt.all({ queue: p.name, states: JSON.stringify(p.states), limit: p.limit }));
@@ -58,8 +60,8 @@ export class UpkeepStatements {
    * Deletes up to `limit` finished jobs of the queue that finished before `cutoff`, oldest first.
    * `beforeId` is the smallest id made at `cutoff`: only jobs with smaller ids are looked at.
    */
-  retention(queue: string, cutoff: number, beforeId: string, limit: number): number {
-    return this.counted(queue, this.retentionStmt.all({ queue, cutoff, beforeId, limit }));
+  jobDeleteExpired(p: JobRetention): number {
+    return this.counted(p.queue, this.retentionStmt.all(p));
   }
 
   /** Takes the deleted rows (their states, from RETURNING) off the queue's counters. */

@@ -1,7 +1,23 @@
 /**
- * Statements of the tokens concern (see ./index.ts for the protocol): one method per statement,
- * synchronous as SQLite implements them; PostgreSQL implements each asynchronously.
+ * Statements over access tokens (see ./index.ts for the protocol): stored as the SHA-256 of the
+ * token, never the token.
  */
+import type { TokenScope } from '../../../shared/protocol';
 
-// eslint-disable-next-line @typescript-eslint/no-empty-interface
-export interface TokenSql {}
+/** An access token as stored: its SHA-256 (hex), never the token. */
+export interface StoredToken {
+  name: string;
+  scope: TokenScope;
+  /** Lower-case hex of the SHA-256 of the token. */
+  hash: string;
+  createdAt: number;
+}
+
+export interface TokenSql {
+  /** Stores a token unless one has the name already; false when it had. */
+  tokenInsert(token: StoredToken): boolean;
+  /** Every token, by name. */
+  tokenList(): StoredToken[];
+  /** Removes a token; false when there was none by that name. */
+  tokenDelete(name: string): boolean;
+}

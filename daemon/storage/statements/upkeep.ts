@@ -1,7 +1,33 @@
 /**
- * Statements of the upkeep concern (see ./index.ts for the protocol): one method per statement,
- * synchronous as SQLite implements them; PostgreSQL implements each asynchronously.
+ * Statements of upkeep (see ./index.ts for the protocol): the finished figures of stats,
+ * retention, and the check of the maintained counters.
  */
+import type { JobCounts, JobState } from '../../../shared/types';
 
-// eslint-disable-next-line @typescript-eslint/no-empty-interface
-export interface UpkeepSql {}
+/** A batch of retention: finished jobs of one queue that finished before `cutoff`. */
+export type JobRetention = {
+  queue: string;
+  cutoff: number;
+  /** The smallest id a job created at `cutoff` can have: only jobs with smaller ids are looked at. */
+  beforeId: string;
+  limit: number;
+};
+
+export interface UpkeepSql {
+  /** Completed and failed attempts in the stat buckets overlapping the last `windowMs`. */
+  statsFinishedSince(p: { now: number; windowMs: number }): { completed: number; failed: number };
+  /** Deletes the stat buckets that ended before `olderThan` (epoch ms). */
+  statsPrune(olderThan: number): void;
+  /** Every queue's maintained counters, by queue name. */
+  counterAll(): Map<string, JobCounts>;
+  /** The counts by a full scan of jobs: only for verifying the maintained counters. */
+  counterRecount(): { queue: string; state: JobState; count: number }[];
+  /**
+   * Deletes up to `limit` finished jobs of the queue that finished before `cutoff`, oldest
+   * first; how many. Ids are UUIDv7 of the creation time, and a job is created before it
+   * finishes: `beforeId` bounds the walk.
+   */
+  jobDeleteExpired(p: JobRetention): number;
+  /** Deletes up to `limit` records of fires before `olderThan`. */
+  scheduleFiresPrune(p: { olderThan: number; limit: number }): void;
+}
