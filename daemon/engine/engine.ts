@@ -70,6 +70,9 @@ import { invalidParams } from '../../shared/errors';
 import type { Op } from '../storage/statements';
 import * as attempts from './ops/attempts';
 import * as jobs from './ops/jobs';
+import * as claimOps from './ops/claim';
+import * as enqueueOps from './ops/enqueue';
+import * as scheduleOps from './ops/schedules';
 import { opContext, type OpContext, type Policy } from './ops/context';
 
 export class Engine implements QueueEngine {
@@ -144,13 +147,13 @@ export class Engine implements QueueEngine {
   // Jobs
 
   enqueue(params: EnqueueParams): Promise<EnqueueResult> {
-    return checked(() => v.enqueueParams(params, this.now()), (input) => this.backend.enqueue(input));
+    return checked(() => v.enqueueParams(params, this.now()), (input) => this.write((c) => enqueueOps.enqueue(c, input)));
   }
 
   enqueueBatch(params: { jobs: EnqueueParams[] }): Promise<{ results: EnqueueResult[] }> {
     return checked(
       () => v.enqueueBatchParams(params, this.now()),
-      (inputs) => this.backend.enqueueMany(inputs).then((results) => ({ results })),
+      (inputs) => this.write((c) => enqueueOps.enqueueMany(c, inputs)).then((results) => ({ results })),
     );
   }
 
@@ -170,9 +173,9 @@ export class Engine implements QueueEngine {
     // store refuses them as a whole, each is tried alone so that only the culprit fails; those
     // tries come after the batch, in transactions of their own (a store error is rare here:
     // validation has already passed).
-    return this.backend.enqueueMany(inputs).then(
+    return this.write((c) => enqueueOps.enqueueMany(c, inputs)).then(
       (results) => slots.map((s) => (typeof s === 'number' ? ok(results[s]) : s)),
-      () => Promise.all(slots.map((s) => (typeof s === 'number' ? outcome(this.backend.enqueue(inputs[s] as EnqueueInput)) : s))),
+      () => Promise.all(slots.map((s) => (typeof s === 'number' ? outcome(this.write((c) => enqueueOps.enqueue(c, inputs[s] as EnqueueInput))) : s))),
     );
   }
 
@@ -236,7 +239,7 @@ export class Engine implements QueueEngine {
       (input) => {
         const kinds = kindFilter(input);
         if (kinds === null) return Promise.resolve([]);
-        return this.backend.claim({ workerId: input.workerId, queues: input.queues, max: input.max, kinds });
+        return this.write((c) => claimOps.claim(c, { workerId: input.workerId, queues: input.queues, max: input.max, kinds }));
       },
     );
   }
@@ -447,11 +450,11 @@ export class Engine implements QueueEngine {
   }
 
   fireSchedule(params: FireScheduleParams): Promise<{ schedule: Schedule; job: Job | null } | null> {
-    return checked(() => validName(params.name, 'name'), (valid) => this.backend.fireSchedule({ ...params, name: valid }));
+    return checked(() => validName(params.name, 'name'), (valid) => this.write((c) => scheduleOps.fireSchedule(c, { ...params, name: valid })));
   }
 
   triggerSchedule(name: string): Promise<EnqueueResult> {
-    return checked(() => validName(name, 'name'), (valid) => this.backend.triggerSchedule(valid));
+    return checked(() => validName(name, 'name'), (valid) => this.write((c) => scheduleOps.triggerSchedule(c, valid)));
   }
 
   // ------------------------------------------------------------------------------------------

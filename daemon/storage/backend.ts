@@ -18,10 +18,10 @@
  * transaction; every call that function makes runs inside it, as a savepoint. A store whose
  * calls wait for a server (PostgreSQL) leaves `batch` out, and the engine runs them one by one.
  */
-import type { BulkResult, EnqueueResult, HeartbeatResult, JobOutputResult, JobWithRuns, Stats, TokenScope } from '../../shared/protocol';
+import type { BulkResult, HeartbeatResult, JobOutputResult, JobWithRuns, Stats, TokenScope } from '../../shared/protocol';
 import type { Backoff, Job, JobState, JobTemplate, OutputLine, OutputStream, Queue, RateLimit, Schedule, Worker, WorkerType } from '../../shared/types';
 import type { OverlapPolicy } from '../../shared/jobsfile';
-import type { BulkInput, EnqueueInput, ListCursor, ListInput, UpdateInput } from '../engine/validate/jobs';
+import type { BulkInput, ListCursor, ListInput, UpdateInput } from '../engine/validate/jobs';
 import type { ConfigureInput } from '../engine/validate/queues';
 import type { ScheduleChanges, ScheduleInput } from '../engine/validate/schedules';
 import type { FailInput, ReleaseInput, RegisterInput } from '../engine/validate/worker';
@@ -32,18 +32,7 @@ export type { FailureOutcome, JobRules } from '../engine/rules';
 
 export type { ListCursor };
 
-/** Which kinds a claimer may get: only these, or all but these (the built-in kinds a remote worker never gets). */
-export type KindFilter = { include: string[] } | { exclude: string[] };
-
-/** A claim as the store runs it: the engine has already turned the claimer's kinds into a filter. */
-export interface ClaimRequest {
-  workerId: string;
-  /** Queues to claim from; empty for every queue. */
-  queues: string[];
-  /** Most jobs to claim, across all queues. */
-  max: number;
-  kinds: KindFilter;
-}
+export type { KindFilter } from './statements/claim';
 
 /** A schedule's fire: the compare-and-swap the scheduler asks for. */
 export interface FireScheduleParams {
@@ -279,10 +268,6 @@ export interface StorageBackend {
 
   // Jobs
 
-  /** One job with its queue's defaults filled in (the queue is created if new). A job with a known idempotency key is returned as it is, `created: false`. */
-  enqueue(input: EnqueueInput): Promise<EnqueueResult>;
-  /** Many jobs in one transaction, inserted together; a key repeated within the batch gets the job its first use created. */
-  enqueueMany(inputs: readonly EnqueueInput[]): Promise<EnqueueResult[]>;
   /** A job and its runs. Rejects with JobNotFound. */
   getJob(id: string): Promise<JobWithRuns>;
   /** Up to `limit` jobs matching the filter, in the order, after the cursor. */
@@ -306,18 +291,9 @@ export interface StorageBackend {
   /** Delete for every id or filter match, as cancelMany. */
   deleteMany(input: BulkInput): Promise<BulkResult>;
 
-  // The worker side: every method here but claim acts only for the worker holding the lease and
+  // The worker side: every method here acts only for the worker holding the lease and
   // rejects with LeaseLost (or JobNotFound) for anyone else, changing nothing.
 
-  /**
-   * Claims up to `max` due jobs of eligible queues (not paused, under their concurrency and rate
-   * limits) in claim order, leased to the worker. A queue's concurrency, and the capacity the
-   * worker registered with, count job weights: jobs are taken in claim order while they fit, and
-   * the claim stops (in that queue; for the worker's capacity, altogether) at the first that does
-   * not, so a heavy job is never overtaken by lighter ones behind it. A store keeps what its
-   * queues' running jobs weigh so that the claim of jobs of the default weight costs no more.
-   */
-  claim(request: ClaimRequest): Promise<Job[]>;
   /** Extends the lease by `extendMs` (default: the job's timeout) from now. */
   heartbeat(id: string, workerId: string, extendMs: number | undefined): Promise<HeartbeatResult>;
   /** Records progress, percent and message. */
@@ -401,10 +377,6 @@ export interface StorageBackend {
   updateSchedule(changes: ScheduleChanges, nextRunAt: number | null | undefined): Promise<Schedule>;
   /** Deletes a schedule. Rejects with ScheduleNotFound. */
   deleteSchedule(name: string): Promise<void>;
-  /** A tick: compare-and-swap on the schedule's next run time and the enqueue, in one transaction. Null if another daemon won. */
-  fireSchedule(params: FireScheduleParams): Promise<{ schedule: Schedule; job: Job | null } | null>;
-  /** Enqueues the schedule's job now without moving its next run time. Rejects with ScheduleNotFound. */
-  triggerSchedule(name: string): Promise<EnqueueResult>;
 
   // Jobs as code: templates, ownership and apply
 

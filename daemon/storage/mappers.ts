@@ -5,7 +5,7 @@ import type { JobCounts, Queue, ResourceLimits, Backoff, BackoffStrategy, Job, J
 import { JOB_STATES } from '../../shared/types';
 import type { OverlapPolicy } from '../../shared/jobsfile';
 import type { DaemonInstance, ManagedType, Ownership, StoredTemplate } from './backend';
-import type { JobInsert } from './jobInsert';
+import type { JobInsert } from './statements/jobs';
 import { bool, int, intOrNull, json, real, stringArray, text, textOrNull, type Row } from './rows';
 
 const STRATEGIES: readonly BackoffStrategy[] = ['exponential', 'linear', 'fixed'];

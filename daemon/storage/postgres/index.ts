@@ -13,21 +13,19 @@
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import type { BulkResult, EnqueueResult, HeartbeatResult, JobOutputResult, JobWithRuns, Stats } from '../../../shared/protocol';
+import type { BulkResult, HeartbeatResult, JobOutputResult, JobWithRuns, Stats } from '../../../shared/protocol';
 import type { Job, JobState, OutputStream, Queue, Schedule, Worker, WorkerType } from '../../../shared/types';
-import type { BulkInput, EnqueueInput, ListInput, UpdateInput } from '../../engine/validate/jobs';
+import type { BulkInput, ListInput, UpdateInput } from '../../engine/validate/jobs';
 import type { ConfigureInput } from '../../engine/validate/queues';
 import type { ScheduleChanges, ScheduleInput } from '../../engine/validate/schedules';
 import type { FailInput, RegisterInput, ReleaseInput } from '../../engine/validate/worker';
 import type {
   ApplyDecision,
   ChangeRecorder,
-  ClaimRequest,
   CompleteOutcome,
   CounterMismatch,
   DaemonInstance,
   DaemonRegistration,
-  FireScheduleParams,
   ProjectObjects,
   StorageBackend,
   StorageFactory,
@@ -45,8 +43,6 @@ import { migrate } from './migrations';
 import { encodeNotice, CHANNEL } from './notice';
 import { ChangeFeed } from './notify';
 import * as attempts from './ops/attempts';
-import { claim as claimJobs } from './ops/claim';
-import { enqueueMany, enqueueOne } from './ops/common';
 import * as jobs from './ops/jobs';
 import * as manage from './ops/manage';
 import * as admin from './ops/admin';
@@ -289,14 +285,6 @@ export class PostgresBackend implements StorageBackend, Transactions {
   // ------------------------------------------------------------------------------------------
   // Jobs
 
-  enqueue(input: EnqueueInput): Promise<EnqueueResult> {
-    return this.writeTx((tx) => enqueueOne(tx, input));
-  }
-
-  enqueueMany(inputs: readonly EnqueueInput[]): Promise<EnqueueResult[]> {
-    return this.writeTx((tx) => enqueueMany(tx, inputs));
-  }
-
   getJob(id: string): Promise<JobWithRuns> {
     return this.readTx((tx) => jobs.getJob(tx, id));
   }
@@ -359,10 +347,6 @@ export class PostgresBackend implements StorageBackend, Transactions {
 
   // ------------------------------------------------------------------------------------------
   // The worker side
-
-  claim(request: ClaimRequest): Promise<Job[]> {
-    return this.writeTx((tx) => claimJobs(tx, request));
-  }
 
   heartbeat(id: string, workerId: string, extendMs: number | undefined): Promise<HeartbeatResult> {
     return this.writeTx((tx) => attempts.heartbeat(tx, id, workerId, extendMs));
@@ -504,13 +488,6 @@ export class PostgresBackend implements StorageBackend, Transactions {
     return this.writeTx((tx) => schedules.deleteSchedule(tx, name));
   }
 
-  fireSchedule(params: FireScheduleParams): Promise<{ schedule: Schedule; job: Job | null } | null> {
-    return this.writeTx((tx) => schedules.fireSchedule(tx, params));
-  }
-
-  triggerSchedule(name: string): Promise<EnqueueResult> {
-    return this.writeTx((tx) => schedules.triggerSchedule(tx, name));
-  }
 
   // ------------------------------------------------------------------------------------------
   // Jobs as code

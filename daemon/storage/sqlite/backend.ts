@@ -9,22 +9,20 @@
  * and every call the batched function makes runs inside it, as a savepoint, before that function
  * returns (see daemon/engine/engine.ts for the rule the engine keeps so that this holds).
  */
-import { ErrorCode, type BackupResult, type BulkResult, type EnqueueResult, type HeartbeatResult, type JobOutputResult, type JobWithRuns, type Stats } from '../../../shared/protocol';
+import { ErrorCode, type BackupResult, type BulkResult, type HeartbeatResult, type JobOutputResult, type JobWithRuns, type Stats } from '../../../shared/protocol';
 import { SpoolError, jobNotFound } from '../../../shared/errors';
 import { TERMINAL_STATES, type Job, type JobState, type OutputStream, type Queue, type Schedule, type Worker, type WorkerType } from '../../../shared/types';
-import type { BulkInput, EnqueueInput, ListInput, UpdateInput } from '../../engine/validate/jobs';
+import type { BulkInput, ListInput, UpdateInput } from '../../engine/validate/jobs';
 import type { ConfigureInput } from '../../engine/validate/queues';
 import type { ScheduleChanges, ScheduleInput } from '../../engine/validate/schedules';
 import type { FailInput, RegisterInput, ReleaseInput } from '../../engine/validate/worker';
 import type {
   ApplyDecision,
   ChangeRecorder,
-  ClaimRequest,
   CompleteOutcome,
   CounterMismatch,
   DaemonInstance,
   DaemonRegistration,
-  FireScheduleParams,
   ProjectObjects,
   StorageBackend,
   StoredTemplate,
@@ -40,9 +38,7 @@ import { runSync } from './runner';
 import { sqliteStatements } from './statements';
 import type { ChangeSink, Op, Statements } from '../statements';
 import * as attempts from './ops/attempts';
-import { claimJobs } from './ops/claim';
 import type { SqliteContext } from './ops/context';
-import { enqueueMany, enqueueOne } from './ops/enqueue';
 import * as manage from './ops/manage';
 import * as projects from './ops/projects';
 import * as queues from './ops/queues';
@@ -189,14 +185,6 @@ export class SqliteBackend implements StorageBackend {
   // ------------------------------------------------------------------------------------------
   // Jobs
 
-  enqueue(input: EnqueueInput): Promise<EnqueueResult> {
-    return this.writeCtx((ctx) => enqueueOne(ctx, input));
-  }
-
-  enqueueMany(inputs: readonly EnqueueInput[]): Promise<EnqueueResult[]> {
-    return this.writeCtx((ctx) => enqueueMany(ctx, inputs));
-  }
-
   getJob(id: string): Promise<JobWithRuns> {
     return this.readCtx((ctx) => {
       const job = ctx.store.jobs.byId(id);
@@ -281,10 +269,6 @@ export class SqliteBackend implements StorageBackend {
 
   // ------------------------------------------------------------------------------------------
   // The worker side
-
-  claim(request: ClaimRequest): Promise<Job[]> {
-    return this.writeCtx((ctx) => claimJobs(ctx, request));
-  }
 
   heartbeat(id: string, workerId: string, extendMs: number | undefined): Promise<HeartbeatResult> {
     return this.writeCtx((ctx) => attempts.heartbeat(ctx, id, workerId, extendMs));
@@ -505,14 +489,6 @@ export class SqliteBackend implements StorageBackend {
 
   deleteSchedule(name: string): Promise<void> {
     return this.writeCtx((ctx) => schedules.deleteSchedule(ctx, name));
-  }
-
-  fireSchedule(params: FireScheduleParams): Promise<{ schedule: Schedule; job: Job | null } | null> {
-    return this.writeCtx((ctx) => schedules.fireSchedule(ctx, params));
-  }
-
-  triggerSchedule(name: string): Promise<EnqueueResult> {
-    return this.writeCtx((ctx) => schedules.triggerSchedule(ctx, name));
   }
 
   // ------------------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ import type { Db } from './db';
 import type { DelayedCounts } from './delayed';
 import { emptyCounts, jobState } from '../mappers';
 import { int, intOrNull, real, scalarInt, text, toRow } from './row';
+import type { QueueDefaults, QueueSql } from '../statements/queues';
 
 /** A queue's settings as stored, before counts are attached. */
 export type { QueueSettings } from '../mappers';
@@ -54,7 +55,7 @@ export function limitColumns(limits: ResourceLimits): LimitColumns {
   };
 }
 
-export class QueueStatements {
+export class QueueStatements implements QueueSql {
   private readonly allStmt;
   private readonly dataVersionStmt;
   /**
@@ -146,6 +147,41 @@ export class QueueStatements {
     return [...this.settings().values()];
   }
 
+  // Statements of ../statements/queues.ts (QueueSql).
+
+  /** From the cached settings (see `cache`). */
+  queueGet(name: string): QueueSettings | undefined {
+    return this.settings().get(name);
+  }
+
+  /** Unlike PostgreSQL, SQLite needs no row lock: BEGIN IMMEDIATE holds the write lock for the whole transaction. */
+  queueGetForUpdate(name: string): QueueSettings | undefined {
+    return this.settings().get(name);
+  }
+
+  queueCreate(p: { name: string; defaults: QueueDefaults; now: number }): boolean {
+    const d = p.defaults;
+    return this.insert({
+      name: p.name,
+      concurrency: d.concurrency,
+      ratePerSecond: null,
+      rateBurst: null,
+      paused: 0,
+      defaultMaxAttempts: d.maxAttempts,
+      backoffStrategy: d.backoff.strategy,
+      backoffBaseMs: d.backoff.baseMs,
+      backoffCapMs: d.backoff.capMs,
+      backoffJitter: d.backoff.jitter,
+      defaultTimeoutMs: d.timeoutMs,
+      retentionMs: d.retentionMs,
+      now: p.now,
+    });
+  }
+
+  queueSetRateState(p: { name: string; tokens: number; refilledAt: number }): void {
+    this.setRateStmt.run(p);
+  }
+
   /** Inserts the queue unless it exists; returns whether it was created. */
   insert(values: QueueWrite): boolean {
     this.invalidate();
@@ -165,10 +201,6 @@ export class QueueStatements {
   rateState(name: string): RateState {
     const row = toRow(this.rateStmt.get({ name }), 'queue rate');
     return { tokens: row.get('rate_tokens') === null ? null : real(row, 'rate_tokens'), refilledAt: intOrNull(row, 'rate_refilled_at') };
-  }
-
-  setRateState(name: string, tokens: number, refilledAt: number): void {
-    this.setRateStmt.run({ name, tokens, refilledAt });
   }
 
   counts(name: string): JobCounts {

@@ -7,11 +7,12 @@ import type { JobTemplate, Schedule } from '../../../shared/types';
 import type { Db } from './db';
 import { mapSchedule, type ScheduleWrite } from '../mappers';
 import { scalarIntOrNull, text, toRow, type Row } from './row';
+import type { ScheduleSql, ScheduleSwap } from '../statements/schedules';
 
 const SELECT = `SELECT s.*, m.project AS owner FROM schedules s
   LEFT JOIN managed_objects m ON m.type = 'schedule' AND m.name = s.name`;
 
-export class ScheduleStatements {
+export class ScheduleStatements implements ScheduleSql {
   private readonly byNameStmt;
   private readonly allStmt;
   private readonly insertStmt;
@@ -74,17 +75,34 @@ export class ScheduleStatements {
     return this.deleteStmt.run({ name }).changes > 0;
   }
 
-  /**
-   * True when next_run_at still was `expectedNextRunAt` and now is `newNextRunAt`. last_run_at
-   * is the last time a tick enqueued a job, so it moves only when `enqueue` is true: a skipped
-   * tick or a move of next_run_at alone leaves it.
-   */
-  compareAndSwap(params: { name: string; expectedNextRunAt: number; newNextRunAt: number | null; enqueue: boolean; now: number }): boolean {
-    return this.casStmt.run({ ...params, enqueue: params.enqueue ? 1 : 0 }).changes > 0;
+  // Statements of ../statements/schedules.ts (ScheduleSql).
+
+  scheduleGet(name: string): Schedule | undefined {
+    return this.get(name);
   }
 
-  setLastJob(name: string, jobId: string): void {
-    this.setLastJobStmt.run({ name, jobId });
+  /**
+   * last_run_at is the last time a tick enqueued a job, so it moves only when `enqueue` is true:
+   * a skipped tick or a move of next_run_at alone leaves it. Unlike PostgreSQL, where it moves
+   * once the fire is recorded (scheduleRecordFire), it moves here with the swap.
+   */
+  scheduleSwapNextRun(p: ScheduleSwap): boolean {
+    return this.casStmt.run({ ...p, enqueue: p.enqueue ? 1 : 0 }).changes > 0;
+  }
+
+  /**
+   * Unlike PostgreSQL, SQLite keeps no record of fires: its daemons share one machine and take
+   * turns at the file's write lock, and the swap is the guard (last_run_at moved with it).
+   */
+  scheduleRecordFire(_p: { name: string; fireAt: number; now: number }): boolean {
+    return true;
+  }
+
+  /** Unlike PostgreSQL, there is no fire record to complete (see scheduleRecordFire). */
+  scheduleFireSetJob(_p: { name: string; fireAt: number; jobId: string }): void {}
+
+  scheduleSetLastJob(p: { name: string; jobId: string }): void {
+    this.setLastJobStmt.run(p);
   }
 
   nextDue(): number | null {

@@ -11,5 +11,9 @@ export function sqliteStatements(store: Store): Statements {
   return {
     ...bound(store.jobs),
     ...bound(store.runs),
+    ...bound(store.queues),
+    ...bound(store.claims),
+    ...bound(store.workers),
+    ...bound(store.schedules),
   };
 }

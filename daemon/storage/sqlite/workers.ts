@@ -5,6 +5,7 @@ import type { Worker } from '../../../shared/types';
 import type { Db } from './db';
 import { mapWorker } from '../mappers';
 import { int, text, toRow } from './row';
+import type { WorkerSql } from '../statements/workers';
 
 export interface WorkerWrite {
   id: string;
@@ -19,7 +20,7 @@ export interface WorkerWrite {
   now: number;
 }
 
-export class WorkerStatements {
+export class WorkerStatements implements WorkerSql {
   private readonly upsertStmt;
   private readonly byIdStmt;
   private readonly allStmt;
@@ -47,13 +48,10 @@ export class WorkerStatements {
       FROM workers WHERE id = @id AND capacity IS NOT NULL`);
   }
 
-  /**
-   * How much more weight the worker may take: its capacity less the weight of the jobs it
-   * holds; undefined when it declared no capacity (or never registered).
-   */
-  capacityLeft(id: string): number | undefined {
+  /** Statement of ../statements/workers.ts: the worker's capacity less what it holds, null when it declared none. */
+  workerCapacityLeft(id: string): number | null {
     const raw = this.capacityLeftStmt.get({ id });
-    return raw === undefined ? undefined : int(toRow(raw, 'worker capacity'), 'room');
+    return raw === undefined ? null : int(toRow(raw, 'worker capacity'), 'room');
   }
 
   upsert(values: WorkerWrite): void {

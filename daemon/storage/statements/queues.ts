@@ -1,7 +1,32 @@
 /**
- * Statements of the queues concern (see ./index.ts for the protocol): one method per statement,
- * synchronous as SQLite implements them; PostgreSQL implements each asynchronously.
+ * Statements over queues (see ./index.ts for the protocol): a queue's settings, its creation with
+ * the defaults by its first job, and its token bucket's state.
  */
+import type { Backoff } from '../../../shared/types';
+import type { QueueSettings } from '../mappers';
 
-// eslint-disable-next-line @typescript-eslint/no-empty-interface
-export interface QueueSql {}
+/** The settings a queue gets when its first job (or a pause) creates it. */
+export type QueueDefaults = {
+  concurrency: number | null;
+  maxAttempts: number;
+  backoff: Backoff;
+  timeoutMs: number;
+  retentionMs: number | null;
+};
+
+/** A rate limit's token bucket as the queue row keeps it: tokens null means a full bucket. */
+export type QueueRateState = {
+  tokens: number | null;
+  refilledAt: number | null;
+};
+
+export interface QueueSql {
+  /** A queue's settings, or undefined. */
+  queueGet(name: string): QueueSettings | undefined;
+  /** A queue's settings, its row locked for the rest of the transaction (PostgreSQL: FOR UPDATE). */
+  queueGetForUpdate(name: string): QueueSettings | undefined;
+  /** Inserts the queue with the defaults unless it exists; true when it inserted. */
+  queueCreate(p: { name: string; defaults: QueueDefaults; now: number }): boolean;
+  /** Stores a queue's token bucket as of `refilledAt`. */
+  queueSetRateState(p: { name: string; tokens: number; refilledAt: number }): void;
+}

@@ -3,5 +3,10 @@
  * synchronous as SQLite implements them; PostgreSQL implements each asynchronously.
  */
 
-// eslint-disable-next-line @typescript-eslint/no-empty-interface
-export interface WorkerSql {}
+export interface WorkerSql {
+  /**
+   * How much more weight the worker may take: its registered capacity less the weight of the
+   * jobs it holds; null when it declared none (or never registered).
+   */
+  workerCapacityLeft(workerId: string): number | null;
+}
