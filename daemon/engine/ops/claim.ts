@@ -40,14 +40,21 @@ function smaller(a: number | null, b: number | null): number | null {
   return a === null ? b : b === null ? a : Math.min(a, b);
 }
 
-/** `capacityLeft`: the weight the claimer may still take, null when it declared no capacity. */
-function* eligibleQueues(request: ClaimRequest, now: number, capacityLeft: number | null): Op<Eligible[]> {
+/**
+ * Claims up to `max` due jobs of the eligible queues in claim order, leased to the worker, inside
+ * one write transaction: what a limited queue or the claimer's capacity allows is read and drawn
+ * on before the transaction ends.
+ */
+export function* claim(c: OpContext, request: ClaimRequest): Op<Job[]> {
+  const now = c.now();
+  let capacity = yield* sql('workerCapacityLeft', request.workerId);
+  if (capacity !== null && capacity <= 0) return [];
   const queues = yield* sql('claimQueues', { queues: request.queues, kinds: request.kinds, now });
   const eligible: Eligible[] = [];
   for (const { settings: queue, runningWeight, rate } of queues) {
     let room = request.max;
     // The concurrency limit counts weights: a running job of weight 4 holds four of its slots.
-    const weightRoom = smaller(queue.concurrency === null ? null : queue.concurrency - runningWeight, capacityLeft);
+    const weightRoom = smaller(queue.concurrency === null ? null : queue.concurrency - runningWeight, capacity);
     // Every job weighs at least 1, so the weight room bounds the number of jobs too.
     if (weightRoom !== null) room = Math.min(room, weightRoom);
     let bucket: Bucket | null = null;
@@ -62,19 +69,6 @@ function* eligibleQueues(request: ClaimRequest, now: number, capacityLeft: numbe
     }
     if (room > 0) eligible.push({ queue, room, weightRoom, bucket });
   }
-  return eligible;
-}
-
-/**
- * Claims up to `max` due jobs of the eligible queues in claim order, leased to the worker, inside
- * one write transaction: what a limited queue or the claimer's capacity allows is read and drawn
- * on before the transaction ends.
- */
-export function* claim(c: OpContext, request: ClaimRequest): Op<Job[]> {
-  const now = c.now();
-  let capacity = yield* sql('workerCapacityLeft', request.workerId);
-  if (capacity !== null && capacity <= 0) return [];
-  const eligible = yield* eligibleQueues(request, now, capacity);
   if (eligible.length === 0) return [];
 
   // With one queue, its claim statement applies the weight room itself. With several, the

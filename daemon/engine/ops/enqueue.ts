@@ -14,7 +14,7 @@ import { sql, type Op } from '../../storage/statements';
 import type { JobInsert } from '../../storage/statements/jobs';
 import { mergedBackoff, type EnqueueInput } from '../validate/jobs';
 import type { OpContext } from './context';
-import { ensureQueue } from './queues';
+import { createQueue, ensureQueue } from './queues';
 
 /** The stored form of a new job: the queue's defaults filled in, the backoff checked against them. */
 export function jobRow(c: OpContext, input: EnqueueInput, queue: QueueSettings, now: number): JobInsert {
@@ -54,7 +54,7 @@ export function* enqueue(c: OpContext, input: EnqueueInput): Op<EnqueueResult> {
     const existing = yield* sql('jobGetByIdempotencyKey', key);
     if (existing) return { job: existing, created: false };
   }
-  const queue = yield* ensureQueue(c, input.queue);
+  const queue = (yield* sql('queueGet', input.queue)) ?? (yield* createQueue(c, input.queue));
   const job = yield* sql('jobInsert', jobRow(c, input, queue, c.now()));
   if (!job) return { job: yield* keyWinner(key), created: false };
   c.changes.job(job);
@@ -105,6 +105,7 @@ export function* enqueueMany(c: OpContext, inputs: readonly EnqueueInput[]): Op<
       continue;
     }
     const job = jobs[slot.insert];
+    // Undefined: the key was lost to another transaction's commit, and its job is the winner's.
     results.push(job ? { job, created: slot.created } : { job: yield* keyWinner(inserts[slot.insert]?.idempotencyKey ?? null), created: false });
   }
   return results;

@@ -170,17 +170,18 @@ export class ClaimStatements implements ClaimSql {
    */
   claimQueues(p: { queues: readonly string[]; kinds: KindFilter; now: number }): ClaimQueue[] {
     const found: ClaimQueue[] = [];
-    const add = (settings: QueueSettings | undefined): void => {
-      if (settings === undefined || settings.paused) return;
-      found.push({
-        settings,
-        runningWeight: settings.concurrency === null ? 0 : this.queues.runningWeight(settings.name),
-        rate: settings.rateLimit === null ? null : this.queues.rateState(settings.name),
-      });
-    };
-    if (p.queues.length === 0) for (const settings of this.queues.all()) add(settings);
-    else for (const name of p.queues) add(this.queues.queueGet(name));
+    if (p.queues.length === 0) for (const settings of this.queues.all()) this.addClaimQueue(found, settings);
+    else for (const name of p.queues) this.addClaimQueue(found, this.queues.queueGet(name));
     return found;
+  }
+
+  private addClaimQueue(found: ClaimQueue[], settings: QueueSettings | undefined): void {
+    if (settings === undefined || settings.paused) return;
+    found.push({
+      settings,
+      runningWeight: settings.concurrency === null ? 0 : this.queues.runningWeight(settings.name),
+      rate: settings.rateLimit === null ? null : this.queues.rateState(settings.name),
+    });
   }
 
   /**
