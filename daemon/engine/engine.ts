@@ -59,7 +59,7 @@ import { jobRules } from './rules';
 import { UuidV7, firstIdAt } from '../../shared/domain/uuid';
 import * as v from './validate/jobs';
 import { mergedBackoff, type EnqueueInput } from './validate/jobs';
-import { integer, jobId, jsonText, nameList, name as validName } from '../../shared/domain/validate';
+import { integer, jobId, nameList, name as validName } from '../../shared/domain/validate';
 import * as vq from './validate/queues';
 import * as vs from './validate/schedules';
 import * as vw from './validate/worker';
@@ -97,7 +97,6 @@ export class Engine implements QueueEngine {
       rules: jobRules(random),
       queueDefaults: QUEUE_DEFAULTS,
       mergeBackoff: mergedBackoff,
-      payloadText: (payload, field) => jsonText(payload, field),
       parseTemplate: parseStoredTemplate,
       refill,
       available,

@@ -192,8 +192,6 @@ export interface StoragePolicy {
   };
   /** A job's or template's partial backoff completed from a queue's default; refuses a cap below the base, naming `field`. */
   mergeBackoff(defaults: Backoff, given: Partial<Backoff>, field: string): Backoff;
-  /** A schedule's template payload as stored JSON text, refused (naming `field`) if too large. */
-  payloadText(payload: unknown, field: string): string;
   /** Turns a schedule's stored template back into its type, checking it again rather than trusting the store. */
   parseTemplate(json: string, scheduleName: string): JobTemplate;
   /** A rate limit's token bucket, refilled to `now` from what the store kept. */
