@@ -1,11 +1,12 @@
 /**
  * Rows → protocol types. The only place that knows both the column names and the wire shape.
  */
-import type { JobCounts, Queue, ResourceLimits, Backoff, BackoffStrategy, Job, JobContext, JobRun, JobState, MissedRunPolicy, OutputLine, OutputStream, RunOutcome, Schedule, Worker, WorkerType } from '../../shared/types';
+import type { JobCounts, ResourceLimits, Backoff, BackoffStrategy, Job, JobContext, JobRun, JobState, MissedRunPolicy, OutputLine, OutputStream, RunOutcome, Schedule, Worker, WorkerType } from '../../shared/types';
 import { JOB_STATES } from '../../shared/types';
 import type { OverlapPolicy } from '../../shared/jobsfile';
 import type { DaemonInstance, ManagedType, Ownership, StoredTemplate } from './backend';
 import type { JobInsert } from './statements/jobs';
+import type { QueueSettings } from './statements/queues';
 import { bool, int, intOrNull, json, real, stringArray, text, textOrNull, type Row } from './rows';
 
 const STRATEGIES: readonly BackoffStrategy[] = ['exponential', 'linear', 'fixed'];
@@ -213,8 +214,8 @@ export function mapWorker(row: Row, runningJobIds: string[]): Worker {
   };
 }
 
-/** A queue's settings (its counts are added by the caller). */
-export type QueueSettings = Omit<Queue, 'counts' | 'delayed'>;
+/** A queue's settings (its counts are added by the caller): declared with the statements (./statements/queues.ts). */
+export type { QueueSettings };
 
 function limitsOf(row: Row): ResourceLimits {
   const limits: ResourceLimits = {};

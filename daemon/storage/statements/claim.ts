@@ -6,8 +6,7 @@
  * for the whole transaction, PostgreSQL locks the rows it draws on and skips the rows others hold.
  */
 import type { Job } from '../../../shared/types';
-import type { QueueSettings } from '../mappers';
-import type { QueueRateState } from './queues';
+import type { QueueRateState, QueueSettings } from './queues';
 
 /** Which kinds a claimer may get: only these, or all but these (the built-in kinds a remote worker never gets). */
 export type KindFilter = { include: string[] } | { exclude: string[] };

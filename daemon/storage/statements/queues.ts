@@ -2,8 +2,13 @@
  * Statements over queues (see ./index.ts for the protocol): a queue's settings, its creation with
  * the defaults by its first job, and its token bucket's state.
  */
-import type { Backoff } from '../../../shared/types';
-import type { QueueSettings } from '../mappers';
+import type { Backoff, Queue } from '../../../shared/types';
+
+/**
+ * A queue's settings (its counts are added by the caller). Declared here, where the statements'
+ * row types live, and re-exported by ../mappers.ts, which maps rows to it.
+ */
+export type QueueSettings = Omit<Queue, 'counts' | 'delayed'>;
 
 /** The settings a queue gets when its first job (or a pause) creates it. */
 export type QueueDefaults = {
