@@ -10,7 +10,7 @@
  */
 import * as path from 'node:path';
 import { UuidV7 } from '../shared/domain/uuid';
-import { Store, type JobInsert } from '../daemon/storage/sqlite';
+import { CLAIM_ANSWER_BUDGET, Store, type JobInsert } from '../daemon/storage/sqlite';
 import type { BenchFigure } from './figure';
 
 const WORKER = 'floor-worker';
@@ -86,12 +86,12 @@ class Floor {
     };
   }
 
-  /** One insert per job, or one insertMany per commit, as the engine's enqueue and enqueueBatch do. */
+  /** One jobInsert per job, or one jobInsertMany per commit, as the engine's enqueue and enqueueBatch do. */
   enqueue(count: number, perCommit: number): void {
     for (let i = 0; i < count; i += perCommit) {
       this.store.write(() => {
-        if (perCommit === 1) this.store.jobs.insert(this.job());
-        else this.store.jobs.insertMany(Array.from({ length: perCommit }, () => this.job()));
+        if (perCommit === 1) this.store.jobs.jobInsert(this.job());
+        else this.store.jobs.jobInsertMany(Array.from({ length: perCommit }, () => this.job()));
       });
     }
   }
@@ -99,7 +99,7 @@ class Floor {
   /** Claims up to `max`, then completes them in a second transaction, as the engine bench does. */
   claimComplete(max: number): number {
     const now = Date.now();
-    const jobs = this.store.write(() => this.store.claims.claim('bench', KINDS, max, WORKER, now).jobs);
+    const jobs = this.store.write(() => this.store.claims.claimJobs({ queue: 'bench', kinds: KINDS, limit: max, workerId: WORKER, now, budget: CLAIM_ANSWER_BUDGET, room: null, peeked: false }).jobs);
     this.store.write(() => {
       if (jobs.length > 1) {
         // As the engine's completeMany does: one UPDATE for the batch (a completed job's row is

@@ -58,7 +58,7 @@ import { jobRules } from './rules';
 import { UuidV7, firstIdAt } from '../../shared/domain/uuid';
 import * as v from './validate/jobs';
 import { mergedBackoff, type BulkInput, type EnqueueInput } from './validate/jobs';
-import { integer, jobId, jsonText, nameList, name as validName } from '../../shared/domain/validate';
+import { integer, jobId, nameList, name as validName } from '../../shared/domain/validate';
 import * as vq from './validate/queues';
 import * as vs from './validate/schedules';
 import * as vw from './validate/worker';
@@ -77,6 +77,8 @@ import * as schedules from './ops/schedules';
 import * as tokens from './ops/tokens';
 import * as upkeep from './ops/upkeep';
 import * as workers from './ops/workers';
+import * as claimOps from './ops/claim';
+import * as enqueueOps from './ops/enqueue';
 import { opContext, type OpContext, type Policy } from './ops/context';
 
 export class Engine implements QueueEngine {
@@ -101,7 +103,6 @@ export class Engine implements QueueEngine {
       rules: jobRules(random),
       queueDefaults: QUEUE_DEFAULTS,
       mergeBackoff: mergedBackoff,
-      payloadText: (payload, field) => jsonText(payload, field),
       parseTemplate: parseStoredTemplate,
       refill,
       available,
@@ -149,13 +150,13 @@ export class Engine implements QueueEngine {
   // Jobs
 
   enqueue(params: EnqueueParams): Promise<EnqueueResult> {
-    return checked(() => v.enqueueParams(params, this.now()), (input) => this.backend.enqueue(input));
+    return checked(() => v.enqueueParams(params, this.now()), (input) => this.write((c) => enqueueOps.enqueue(c, input)));
   }
 
   enqueueBatch(params: { jobs: EnqueueParams[] }): Promise<{ results: EnqueueResult[] }> {
     return checked(
       () => v.enqueueBatchParams(params, this.now()),
-      (inputs) => this.backend.enqueueMany(inputs).then((results) => ({ results })),
+      (inputs) => this.write((c) => enqueueOps.enqueueMany(c, inputs)).then((results) => ({ results })),
     );
   }
 
@@ -175,9 +176,9 @@ export class Engine implements QueueEngine {
     // store refuses them as a whole, each is tried alone so that only the culprit fails; those
     // tries come after the batch, in transactions of their own (a store error is rare here:
     // validation has already passed).
-    return this.backend.enqueueMany(inputs).then(
+    return this.write((c) => enqueueOps.enqueueMany(c, inputs)).then(
       (results) => slots.map((s) => (typeof s === 'number' ? ok(results[s]) : s)),
-      () => Promise.all(slots.map((s) => (typeof s === 'number' ? outcome(this.backend.enqueue(inputs[s] as EnqueueInput)) : s))),
+      () => Promise.all(slots.map((s) => (typeof s === 'number' ? outcome(this.write((c) => enqueueOps.enqueue(c, inputs[s] as EnqueueInput))) : s))),
     );
   }
 
@@ -271,7 +272,7 @@ export class Engine implements QueueEngine {
       (input) => {
         const kinds = kindFilter(input);
         if (kinds === null) return Promise.resolve([]);
-        return this.backend.claim({ workerId: input.workerId, queues: input.queues, max: input.max, kinds });
+        return this.write((c) => claimOps.claim(c, { workerId: input.workerId, queues: input.queues, max: input.max, kinds }));
       },
     );
   }
@@ -508,11 +509,11 @@ export class Engine implements QueueEngine {
   }
 
   fireSchedule(params: FireScheduleParams): Promise<{ schedule: Schedule; job: Job | null } | null> {
-    return checked(() => validName(params.name, 'name'), (valid) => this.backend.fireSchedule({ ...params, name: valid }));
+    return checked(() => validName(params.name, 'name'), (valid) => this.write((c) => schedules.fireSchedule(c, { ...params, name: valid })));
   }
 
   triggerSchedule(name: string): Promise<EnqueueResult> {
-    return checked(() => validName(name, 'name'), (valid) => this.backend.triggerSchedule(valid));
+    return checked(() => validName(name, 'name'), (valid) => this.write((c) => schedules.triggerSchedule(c, valid)));
   }
 
   // ------------------------------------------------------------------------------------------

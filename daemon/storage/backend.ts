@@ -18,10 +18,9 @@
  * transaction; every call that function makes runs inside it, as a savepoint. A store whose
  * calls wait for a server (PostgreSQL) leaves `batch` out, and the engine runs them one by one.
  */
-import type { EnqueueResult } from '../../shared/protocol';
+
 import type { Backoff, Job, JobState, JobTemplate, OutputLine, Queue, RateLimit, Schedule } from '../../shared/types';
 import type { OverlapPolicy } from '../../shared/jobsfile';
-import type { EnqueueInput } from '../engine/validate/jobs';
 import type { ConfigureInput } from '../engine/validate/queues';
 import type { ScheduleInput } from '../engine/validate/schedules';
 import type { JobRules } from '../engine/rules';
@@ -180,8 +179,6 @@ export interface StoragePolicy {
   };
   /** A job's or template's partial backoff completed from a queue's default; refuses a cap below the base, naming `field`. */
   mergeBackoff(defaults: Backoff, given: Partial<Backoff>, field: string): Backoff;
-  /** A schedule's template payload as stored JSON text, refused (naming `field`) if too large. */
-  payloadText(payload: unknown, field: string): string;
   /** Turns a schedule's stored template back into its type, checking it again rather than trusting the store. */
   parseTemplate(json: string, scheduleName: string): JobTemplate;
   /** A rate limit's token bucket, refilled to `now` from what the store kept. */
@@ -219,22 +216,9 @@ export interface StorageBackend {
 
   // Jobs
 
-  /** One job with its queue's defaults filled in (the queue is created if new). A job with a known idempotency key is returned as it is, `created: false`. */
-  enqueue(input: EnqueueInput): Promise<EnqueueResult>;
-  /** Many jobs in one transaction, inserted together; a key repeated within the batch gets the job its first use created. */
-  enqueueMany(inputs: readonly EnqueueInput[]): Promise<EnqueueResult[]>;
   // The worker side: every method here but claim acts only for the worker holding the lease and
   // rejects with LeaseLost (or JobNotFound) for anyone else, changing nothing.
 
-  /**
-   * Claims up to `max` due jobs of eligible queues (not paused, under their concurrency and rate
-   * limits) in claim order, leased to the worker. A queue's concurrency, and the capacity the
-   * worker registered with, count job weights: jobs are taken in claim order while they fit, and
-   * the claim stops (in that queue; for the worker's capacity, altogether) at the first that does
-   * not, so a heavy job is never overtaken by lighter ones behind it. A store keeps what its
-   * queues' running jobs weigh so that the claim of jobs of the default weight costs no more.
-   */
-  claim(request: ClaimRequest): Promise<Job[]>;
   // Workers
 
   // Daemons: the instances running on the store, so that a daemon can tell its dead predecessors.
@@ -242,11 +226,6 @@ export interface StorageBackend {
   // Access tokens (clients over TCP): stored hashed.
 
   // Schedules
-
-  /** A tick: compare-and-swap on the schedule's next run time and the enqueue, in one transaction. Null if another daemon won. */
-  fireSchedule(params: FireScheduleParams): Promise<{ schedule: Schedule; job: Job | null } | null>;
-  /** Enqueues the schedule's job now without moving its next run time. Rejects with ScheduleNotFound. */
-  triggerSchedule(name: string): Promise<EnqueueResult>;
 
   // Jobs as code: templates, ownership and apply
 

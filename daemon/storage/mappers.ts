@@ -6,7 +6,7 @@ import { JOB_STATES } from '../../shared/types';
 import type { OverlapPolicy } from '../../shared/jobsfile';
 import type { DaemonInstance, ManagedType, Ownership, StoredTemplate, StoredToken } from './backend';
 import type { TokenScope } from '../../shared/protocol';
-import type { JobInsert } from './jobInsert';
+import type { JobInsert } from './statements/jobs';
 import type { QueueSettings } from './statements/queues';
 import type { StoredSchedule } from './statements/schedules';
 import { bool, int, intOrNull, json, real, stringArray, text, textOrNull, type Row } from './rows';
@@ -221,6 +221,7 @@ export function mapWorker(row: Row, runningJobIds: string[]): Worker {
   };
 }
 
+/** A queue's settings (its counts are added by the caller): declared with the statements (./statements/queues.ts). */
 export type { QueueSettings };
 
 function limitsOf(row: Row): ResourceLimits {

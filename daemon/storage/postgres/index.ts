@@ -13,12 +13,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import type { EnqueueResult } from '../../../shared/protocol';
-import type { Job, Schedule } from '../../../shared/types';
-import type { EnqueueInput } from '../../engine/validate/jobs';
 
 
-import type { ChangeRecorder, ClaimRequest, FireScheduleParams, StorageBackend, StorageFactory, StoragePolicy, StoreDescription } from '../backend';
+
+
+
+import type { ChangeRecorder, StorageBackend, StorageFactory, StoragePolicy, StoreDescription } from '../backend';
 import { PgTx, describeUrl, isRetryable, isUnavailable, storeUnavailable, type Transactions } from './db';
 import { runAsync } from './runner';
 import { postgresStatements } from './statements';
@@ -26,9 +26,6 @@ import type { ChangeSink, Op } from '../statements';
 import { migrate } from './migrations';
 import { encodeNotice, CHANNEL } from './notice';
 import { ChangeFeed } from './notify';
-import { claim as claimJobs } from './ops/claim';
-import { enqueueMany, enqueueOne } from './ops/common';
-import * as schedules from './ops/schedules';
 import * as upkeep from './ops/upkeep';
 
 /** How to open the PostgreSQL store. */
@@ -264,20 +261,8 @@ export class PostgresBackend implements StorageBackend, Transactions {
   // ------------------------------------------------------------------------------------------
   // Jobs
 
-  enqueue(input: EnqueueInput): Promise<EnqueueResult> {
-    return this.writeTx((tx) => enqueueOne(tx, input));
-  }
-
-  enqueueMany(inputs: readonly EnqueueInput[]): Promise<EnqueueResult[]> {
-    return this.writeTx((tx) => enqueueMany(tx, inputs));
-  }
-
   // ------------------------------------------------------------------------------------------
   // The worker side
-
-  claim(request: ClaimRequest): Promise<Job[]> {
-    return this.writeTx((tx) => claimJobs(tx, request));
-  }
 
   // ------------------------------------------------------------------------------------------
   // Workers
@@ -287,14 +272,6 @@ export class PostgresBackend implements StorageBackend, Transactions {
 
   // ------------------------------------------------------------------------------------------
   // Schedules
-
-  fireSchedule(params: FireScheduleParams): Promise<{ schedule: Schedule; job: Job | null } | null> {
-    return this.writeTx((tx) => schedules.fireSchedule(tx, params));
-  }
-
-  triggerSchedule(name: string): Promise<EnqueueResult> {
-    return this.writeTx((tx) => schedules.triggerSchedule(tx, name));
-  }
 
   // ------------------------------------------------------------------------------------------
   // Jobs as code

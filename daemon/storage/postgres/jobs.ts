@@ -5,10 +5,11 @@
  * as it is when the UPDATE reaches it (READ COMMITTED re-checks it after waiting for a
  * concurrent writer). The counters follow by trigger, so `from` in a transition is not needed.
  */
+import type { Job } from '../../../shared/types';
 import type { AsyncPart } from '../statements';
 import type { AttemptSql } from '../statements/attempts';
-import type { JobSql } from '../statements/jobs';
-import { mapJob } from '../mappers';
+import type { JobInsert, JobSql } from '../statements/jobs';
+import { mapJob, newJob } from '../mappers';
 import { int, text } from '../rows';
 import type { PgTx } from './db';
 import { JOB_COLUMNS, JOBS_DOT_COLUMNS } from './ops/common';
@@ -94,6 +95,23 @@ export const jobStatements: AsyncPart<PgTx, JobSql> = {
   async jobDelete(tx, id) {
     return (await tx.run(`DELETE FROM jobs WHERE id = $1 AND state <> 'running'`, [id])) > 0;
   },
+
+  async jobInsert(tx, row) {
+    return (await insertJobs(tx, [row]))[0];
+  },
+
+  async jobInsertMany(tx, rows) {
+    return insertJobs(tx, rows);
+  },
+
+  async jobGetByIdempotencyKey(tx, key) {
+    const row = await tx.row(`SELECT ${JOB_COLUMNS} FROM jobs WHERE idempotency_key = $1`, [key]);
+    return row === undefined ? undefined : mapJob(row);
+  },
+
+  async jobGetByIdempotencyKeys(tx, keys) {
+    return (await tx.rows(`SELECT ${JOB_COLUMNS} FROM jobs WHERE idempotency_key = ANY($1::text[])`, [keys])).map(mapJob);
+  },
 };
 
 /** What a complete sets, for one job and for many. */
@@ -178,3 +196,34 @@ export const attemptStatements: AsyncPart<PgTx, AttemptSql> = {
     return rows.map((r) => text(r, 'id'));
   },
 };
+
+/**
+ * Inserts new jobs in one statement (arrays unnested: one round trip whatever the count). A job
+ * whose idempotency key another transaction inserted meanwhile is not inserted (ON CONFLICT DO
+ * NOTHING, after waiting for that transaction to commit): its place holds undefined, and the
+ * caller reads the winner.
+ */
+async function insertJobs(tx: PgTx, rows: readonly JobInsert[]): Promise<(Job | undefined)[]> {
+  if (rows.length === 0) return [];
+  const col = <K extends keyof JobInsert>(k: K): JobInsert[K][] => rows.map((r) => r[k]);
+  const inserted = await tx.rows(
+    `INSERT INTO jobs (id, queue, kind, payload, priority, weight, state, run_at, max_attempts, backoff_strategy, backoff_base_ms,
+       backoff_cap_ms, backoff_jitter, timeout_ms, idempotency_key, tags, context, created_at, updated_at)
+     SELECT id, queue, kind, payload, priority, weight, 'queued', run_at, max_attempts, backoff_strategy, backoff_base_ms,
+       backoff_cap_ms, backoff_jitter, timeout_ms, idempotency_key, tags, context, $18, $18
+     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::int[], $7::bigint[], $8::int[], $9::text[],
+       $10::bigint[], $11::bigint[], $12::float8[], $13::bigint[], $14::text[], $15::text[], $16::text[], $17::bigint[])
+       AS t(id, queue, kind, payload, priority, weight, run_at, max_attempts, backoff_strategy, backoff_base_ms,
+         backoff_cap_ms, backoff_jitter, timeout_ms, idempotency_key, tags, context, ord)
+     ORDER BY ord
+     ON CONFLICT (idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+     RETURNING id`,
+    [
+      col('id'), col('queue'), col('kind'), col('payload'), col('priority'), col('weight'), col('runAt'), col('maxAttempts'),
+      col('backoffStrategy'), col('backoffBaseMs'), col('backoffCapMs'), col('backoffJitter'), col('timeoutMs'),
+      col('idempotencyKey'), col('tags'), col('context'), rows.map((_, i) => i), rows[0]?.now ?? tx.now(),
+    ],
+  );
+  const ids = new Set(inserted.map((r) => r.get('id')));
+  return rows.map((r) => (ids.has(r.id) ? newJob(r) : undefined));
+}

@@ -119,4 +119,8 @@ export const queueStatements: AsyncPart<PgTx, QueueSql> = {
     await tx.run('DELETE FROM queues WHERE name = $1', [name]);
     await tx.run('DELETE FROM queue_counts WHERE queue = $1', [name]);
   },
+
+  async queueSetRateState(tx, p) {
+    await tx.run('UPDATE queues SET rate_tokens = $2, rate_refilled_at = $3 WHERE name = $1', [p.name, p.tokens, p.refilledAt]);
+  },
 };

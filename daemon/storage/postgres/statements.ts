@@ -6,11 +6,12 @@
 import type { AsyncStatements } from '../statements';
 import type { PgTx } from './db';
 import { attemptStatements, jobStatements } from './jobs';
-import { listStatements } from './list';
-import { queueStatements } from './queues';
-import { outputStatements } from './output';
+import { claimStatements } from './claim';
 import { daemonStatements } from './daemons';
+import { listStatements } from './list';
+import { outputStatements } from './output';
 import { projectStatements } from './projects';
+import { queueStatements } from './queues';
 import { runStatements } from './runs';
 import { scheduleStatements } from './schedules';
 import { tokenStatements } from './tokens';
@@ -18,16 +19,17 @@ import { upkeepStatements } from './upkeep';
 import { workerStatements } from './workers';
 
 export const postgresStatements: AsyncStatements<PgTx> = {
-  ...jobStatements,
-  ...listStatements,
   ...attemptStatements,
+  ...jobStatements,
+  ...claimStatements,
+  ...daemonStatements,
+  ...listStatements,
   ...outputStatements,
-  ...runStatements,
-  ...queueStatements,
-  ...scheduleStatements,
   ...projectStatements,
+  ...queueStatements,
+  ...runStatements,
+  ...scheduleStatements,
+  ...tokenStatements,
   ...upkeepStatements,
   ...workerStatements,
-  ...daemonStatements,
-  ...tokenStatements,
 };

@@ -9,21 +9,18 @@
  * and every call the batched function makes runs inside it, as a savepoint, before that function
  * returns (see daemon/engine/engine.ts for the rule the engine keeps so that this holds).
  */
-import { type BackupResult, type EnqueueResult } from '../../../shared/protocol';
-import { type Job, type Schedule } from '../../../shared/types';
-import type { EnqueueInput } from '../../engine/validate/jobs';
+import { type BackupResult } from '../../../shared/protocol';
 
 
-import type { ChangeRecorder, ClaimRequest, FireScheduleParams, StorageBackend, StorageFactory, StoragePolicy, StoreDescription } from '../backend';
+
+
+import type { ChangeRecorder, StorageBackend, StorageFactory, StoragePolicy, StoreDescription } from '../backend';
 import { Store, type WalCheckpointMode, type WalCheckpointStatus } from '.';
 import { backupDatabase } from './backup';
 import { runSync } from './runner';
 import { sqliteStatements } from './statements';
 import type { ChangeSink, Op, Statements } from '../statements';
-import { claimJobs } from './ops/claim';
 import type { SqliteContext } from './ops/context';
-import { enqueueMany, enqueueOne } from './ops/enqueue';
-import * as schedules from './ops/schedules';
 import * as upkeep from './ops/upkeep';
 
 
@@ -164,20 +161,8 @@ export class SqliteBackend implements StorageBackend {
   // ------------------------------------------------------------------------------------------
   // Jobs
 
-  enqueue(input: EnqueueInput): Promise<EnqueueResult> {
-    return this.writeCtx((ctx) => enqueueOne(ctx, input));
-  }
-
-  enqueueMany(inputs: readonly EnqueueInput[]): Promise<EnqueueResult[]> {
-    return this.writeCtx((ctx) => enqueueMany(ctx, inputs));
-  }
-
   // ------------------------------------------------------------------------------------------
   // The worker side
-
-  claim(request: ClaimRequest): Promise<Job[]> {
-    return this.writeCtx((ctx) => claimJobs(ctx, request));
-  }
 
   // ------------------------------------------------------------------------------------------
   // Workers
@@ -187,14 +172,6 @@ export class SqliteBackend implements StorageBackend {
 
   // ------------------------------------------------------------------------------------------
   // Schedules
-
-  fireSchedule(params: FireScheduleParams): Promise<{ schedule: Schedule; job: Job | null } | null> {
-    return this.writeCtx((ctx) => schedules.fireSchedule(ctx, params));
-  }
-
-  triggerSchedule(name: string): Promise<EnqueueResult> {
-    return this.writeCtx((ctx) => schedules.triggerSchedule(ctx, name));
-  }
 
   // ------------------------------------------------------------------------------------------
   // Stats and upkeep

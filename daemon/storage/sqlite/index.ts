@@ -91,10 +91,10 @@ export class Store {
       this.counts = new PendingCounts(this.db);
       this.delayed = new DelayedCounts(this.db);
       this.jobs = new JobStatements(this.db, this.counts, this.delayed);
-      this.claims = new ClaimStatements(this.db, this.counts, this.delayed);
       this.runs = new RunStatements(this.db, this.counts);
       this.output = new OutputStatements(this.db);
       this.queues = new QueueStatements(this.db, this.counts, this.delayed);
+      this.claims = new ClaimStatements(this.db, this.counts, this.delayed, this.queues);
       this.list = new ListStatements(this.db);
       this.schedules = new ScheduleStatements(this.db, options.parseTemplate);
       this.workers = new WorkerStatements(this.db);

@@ -15,17 +15,16 @@ import type { Db } from './db';
 import type { DelayedCounts } from './delayed';
 import { jobState, mapJob, newJob } from '../mappers';
 import { ArrayRows, int, scalarText, text, toRow, type Row } from './row';
-import type { JobInsert } from '../jobInsert';
-import type { JobCheckpoint, JobHeartbeat, JobProgress, JobSql, JobTransition, JobUpdate } from '../statements/jobs';
+import type { JobCheckpoint, JobHeartbeat, JobInsert, JobProgress, JobSql, JobTransition, JobUpdate } from '../statements/jobs';
 import type { AttemptSql, JobAttemptEnd, JobComplete, JobCompleteItem, JobInterrupt } from '../statements/attempts';
 import { BUCKET_MS } from './runs';
 
-export type { JobInsert } from '../jobInsert';
+export type { JobInsert } from '../statements/jobs';
 
-/** Rows per statement in insertMany. */
+/** Rows per statement in jobInsertMany. */
 const INSERT_CHUNK = 16;
 
-/** An INSERT of `rows` new jobs; its parameters are each row's values in JobStatements.insert's order. */
+/** An INSERT of `rows` new jobs; its parameters are each row's values in JobStatements.jobInsert's order. */
 function insertSql(rows: number): string {
   const row = `(?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
   return `
@@ -41,7 +40,7 @@ function mapOptional(row: Row | undefined): Job | undefined {
 
 export class JobStatements implements JobSql, AttemptSql {
   private readonly insertStmt;
-  /** Multi-row INSERTs for insertMany, prepared the first time each row count is needed. */
+  /** Multi-row INSERTs for jobInsertMany, prepared the first time each row count is needed. */
   private readonly insertChunkStmts = new Map<number, Statement>();
   private readonly insertRows: (rows: number) => Statement;
   private readonly byIdStmt;
@@ -144,9 +143,11 @@ export class JobStatements implements JobSql, AttemptSql {
   /**
    * Inserts a new job and returns it as stored. The job is built from the values rather than
    * read back with RETURNING *: on the enqueue path that read-back and its mapping cost more
-   * than the insert itself. A unit test holds the two equal (enqueue result = getJob).
+   * than the insert itself. A unit test holds the two equal (enqueue result = getJob). Never
+   * undefined: unlike PostgreSQL, no other transaction can insert the key between the
+   * enqueue's read and this insert (BEGIN IMMEDIATE holds the write lock).
    */
-  insert(values: JobInsert): Job {
+  jobInsert(values: JobInsert): Job {
     // Positional parameters, in the column order of the INSERT: binding these 18 values by name
     // made pipelined enqueues 10-20 % slower (BENCHMARKS.md).
     const v = values;
@@ -165,7 +166,7 @@ export class JobStatements implements JobSql, AttemptSql {
    * A statement of sixteen rows costs less per row than sixteen statements of one: measured on
    * batches of 1,000, about 9-10 µs of CPU per job against 12.5-13.5.
    */
-  insertMany(values: readonly JobInsert[]): Job[] {
+  jobInsertMany(values: readonly JobInsert[]): Job[] {
     for (let start = 0; start < values.length; start += INSERT_CHUNK) {
       const chunk = values.slice(start, start + INSERT_CHUNK);
       const params: unknown[] = [];
@@ -183,6 +184,20 @@ export class JobStatements implements JobSql, AttemptSql {
       if (v.runAt > v.now) this.delayed.forget(v.queue);
     }
     return values.map(newJob);
+  }
+
+  jobGetByIdempotencyKey(key: string): Job | undefined {
+    return mapOptional(this.byKeyStmt.get({ key }));
+  }
+
+  /** One indexed read per key: unlike PostgreSQL's, SQLite's statements cost no round trip, and this one is prepared once. */
+  jobGetByIdempotencyKeys(keys: readonly string[]): Job[] {
+    const jobs: Job[] = [];
+    for (const key of keys) {
+      const job = mapOptional(this.byKeyStmt.get({ key }));
+      if (job) jobs.push(job);
+    }
+    return jobs;
   }
 
   byId(id: string): Job | undefined {
@@ -213,10 +228,6 @@ export class JobStatements implements JobSql, AttemptSql {
 
   jobSetCheckpoint(params: JobCheckpoint): boolean {
     return this.checkpointStmt.run(params).changes > 0;
-  }
-
-  byIdempotencyKey(key: string): Job | undefined {
-    return mapOptional(this.byKeyStmt.get({ key }));
   }
 
   /**

@@ -317,6 +317,10 @@ export class QueueStatements implements Omit<QueueSql, 'queuePurge'>, Pick<Upkee
       return { queue: text(row, 'queue'), state: jobState(row), count: int(row, 'count') };
     });
   }
+
+  queueSetRateState(p: { name: string; tokens: number; refilledAt: number }): void {
+    this.setRateStmt.run(p);
+  }
 }
 
 export function withCounts(settings: QueueSettings, counts: JobCounts, delayed: number): Queue {

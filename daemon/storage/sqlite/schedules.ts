@@ -4,7 +4,7 @@
  * even with two daemons on one file.
  */
 import type { JobTemplate, Schedule } from '../../../shared/types';
-import type { ScheduleSql, ScheduleWrite, StoredSchedule } from '../statements/schedules';
+import type { ScheduleSql, ScheduleSwap, ScheduleWrite, StoredSchedule } from '../statements/schedules';
 import type { UpkeepSql } from '../statements/upkeep';
 import type { Db } from './db';
 import { mapSchedule, mapStoredSchedule } from '../mappers';
@@ -87,23 +87,34 @@ export class ScheduleStatements implements ScheduleSql, Pick<UpkeepSql, 'schedul
     return this.deleteStmt.run({ name }).changes > 0;
   }
 
-  /**
-   * True when next_run_at still was `expectedNextRunAt` and now is `newNextRunAt`. last_run_at
-   * is the last time a tick enqueued a job, so it moves only when `enqueue` is true: a skipped
-   * tick or a move of next_run_at alone leaves it.
-   */
-  compareAndSwap(params: { name: string; expectedNextRunAt: number; newNextRunAt: number | null; enqueue: boolean; now: number }): boolean {
-    return this.casStmt.run({ ...params, enqueue: params.enqueue ? 1 : 0 }).changes > 0;
-  }
-
   /** Unlike PostgreSQL, SQLite keeps no fire records: its compare-and-swap alone makes a fire happen once. */
   scheduleFiresPrune(): void {}
 
-  setLastJob(name: string, jobId: string): void {
-    this.setLastJobStmt.run({ name, jobId });
-  }
-
   nextDue(): number | null {
     return scalarIntOrNull(this.nextDueStmt.get(), 'next schedule');
+  }
+
+  /**
+   * last_run_at is the last time a tick enqueued a job, so it moves only when `enqueue` is true:
+   * a skipped tick or a move of next_run_at alone leaves it. Unlike PostgreSQL, where it moves
+   * once the fire is recorded (scheduleRecordFire), it moves here with the swap.
+   */
+  scheduleSwapNextRun(p: ScheduleSwap): boolean {
+    return this.casStmt.run({ ...p, enqueue: p.enqueue ? 1 : 0 }).changes > 0;
+  }
+
+  /**
+   * Unlike PostgreSQL, SQLite keeps no record of fires: its daemons share one machine and take
+   * turns at the file's write lock, and the swap is the guard (last_run_at moved with it).
+   */
+  scheduleRecordFire(_p: { name: string; fireAt: number; now: number }): boolean {
+    return true;
+  }
+
+  /** Unlike PostgreSQL, there is no fire record to complete (see scheduleRecordFire). */
+  scheduleFireSetJob(_p: { name: string; fireAt: number; jobId: string }): void {}
+
+  scheduleSetLastJob(p: { name: string; jobId: string }): void {
+    this.setLastJobStmt.run(p);
   }
 }

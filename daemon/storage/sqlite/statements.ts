@@ -20,5 +20,6 @@ export function sqliteStatements(store: Store): Statements {
     ...bound(store.workers),
     ...bound(store.daemons),
     ...bound(store.tokens),
+    ...bound(store.claims),
   };
 }

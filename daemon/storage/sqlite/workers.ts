@@ -84,4 +84,10 @@ export class WorkerStatements implements WorkerSql {
   private runningJobIds(id: string): string[] {
     return this.runningStmt.all({ id }).map((raw) => text(toRow(raw, 'running job'), 'id'));
   }
+
+  /** Statement of ../statements/workers.ts: the worker's capacity less what it holds, null when it declared none. */
+  workerCapacityLeft(id: string): number | null {
+    const raw = this.capacityLeftStmt.get({ id });
+    return raw === undefined ? null : int(toRow(raw, 'worker capacity'), 'room');
+  }
 }

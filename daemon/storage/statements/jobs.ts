@@ -49,6 +49,30 @@ export type JobTransition = {
   now: number;
 };
 
+/**
+ * The stored form of a new job, as the engine computes it from the input and its queue's
+ * defaults: JSON already serialized, every default already resolved. The store only inserts it.
+ */
+export type JobInsert = {
+  id: string;
+  queue: string;
+  kind: string;
+  payload: string;
+  priority: number;
+  weight: number;
+  runAt: number;
+  maxAttempts: number;
+  backoffStrategy: string;
+  backoffBaseMs: number;
+  backoffCapMs: number;
+  backoffJitter: number;
+  timeoutMs: number;
+  idempotencyKey: string | null;
+  tags: string;
+  context: string | null;
+  now: number;
+};
+
 export type JobSql = {
   /** One job, or undefined. */
   jobGet(id: string): Job | undefined;
@@ -76,4 +100,15 @@ export type JobSql = {
   jobUpdate(p: JobUpdate): Job | undefined;
   /** Deletes a job that is not running (its runs and output go with it); false if none was deleted. */
   jobDelete(id: string): boolean;
+  /**
+   * Inserts a new job and returns it as stored; undefined when another transaction inserted
+   * its idempotency key meanwhile (only PostgreSQL can see that: SQLite's write lock excludes it).
+   */
+  jobInsert(row: JobInsert): Job | undefined;
+  /** Inserts new jobs together, each as jobInsert would (undefined for a key lost to another transaction), in order. */
+  jobInsertMany(rows: readonly JobInsert[]): (Job | undefined)[];
+  /** The job holding an idempotency key, or undefined. */
+  jobGetByIdempotencyKey(key: string): Job | undefined;
+  /** The jobs holding any of these (distinct) idempotency keys, in no order. */
+  jobGetByIdempotencyKeys(keys: readonly string[]): Job[];
 };

@@ -1,7 +1,8 @@
 /**
  * Statements over queues and their counters (see ./index.ts for the protocol). SQLite keeps the
  * counters itself (its job statements report every move, written at commit) and PostgreSQL by
- * triggers: either way `queueCounts` answers with what the open transaction has done so far.
+ * triggers: either way `queueCounts` answers with what the open transaction has done so far. A
+ * rate-limited queue's token bucket is kept in its row (queueSetRateState).
  */
 import type { Backoff, JobCounts, JobState, Queue } from '../../../shared/types';
 
@@ -40,6 +41,12 @@ export type QueueUpdate = {
   now: number;
 };
 
+/** A rate limit's token bucket as the queue row keeps it: tokens null means a full bucket. */
+export type QueueRateState = {
+  tokens: number | null;
+  refilledAt: number | null;
+};
+
 export type QueueSql = {
   /** A queue's settings (with its owning project), or undefined. */
   queueGet(name: string): QueueSettings | undefined;
@@ -72,4 +79,6 @@ export type QueueSql = {
   queuePurge(p: { name: string; states: JobState[]; limit: number }): number;
   /** Deletes the queue's row (and its counters). */
   queueDelete(name: string): void;
+  /** Stores a queue's token bucket as of `refilledAt`. */
+  queueSetRateState(p: { name: string; tokens: number; refilledAt: number }): void;
 };

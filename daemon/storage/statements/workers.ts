@@ -28,6 +28,11 @@ export type WorkerExecutor = {
 };
 
 export interface WorkerSql {
+  /**
+   * How much more weight the worker may take: its registered capacity less the weight of the
+   * jobs it holds; null when it declared none (or never registered).
+   */
+  workerCapacityLeft(workerId: string): number | null;
   /** Registers a worker, or registers it again (a reconnect): started_at is kept and it is marked alive. */
   workerUpsert(p: WorkerWrite): void;
   /** One worker with its running jobs, or undefined. */
