@@ -302,12 +302,12 @@ export const DAEMON_FLAGS: readonly DaemonFlag[] = [
     help: "a schedule tick overdue by more than this counts as missed and follows the schedule's missed-run policy",
     default: () => DEFAULT_SCHEDULE_GRACE_MS,
   }),
-  switchFlag({ flag: '--no-group-commit', field: 'groupCommit', sets: false, help: 'commit each enqueue in its own transaction rather than those of one tick together' }),
+  switchFlag({ flag: '--no-group-commit', field: 'groupCommit', sets: false, help: 'commit each enqueue in a transaction of its own, instead of the enqueues that arrive in the same tick together' }),
   valueFlag({
     flag: '--name',
     field: 'name',
     syntax: text('name', 'it names the daemon on its metrics'),
-    help: "the daemon's name, the daemon label of its metrics",
+    help: "the daemon's name, the value of the daemon label on its metrics",
     // Stable across restarts (a pid would start a new series each time) and the same for every
     // daemon a host runs; two daemons on one host for one Prometheus get a --name each.
     default: () => os.hostname(),
