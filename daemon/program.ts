@@ -17,7 +17,7 @@ import { Command, Option } from 'commander';
 import { CLI_FOREGROUND_FLAG } from '../shared/client/daemonProcess';
 import type { Env } from '../shared/paths';
 import { VERSION } from '../shared/version';
-import { DAEMON_FLAGS, DETACH_FLAG, STOP_TIMEOUT_FLAG, daemonOptionsFromFlags, flagHelp, flagUsage, parseStopTimeout, socketPathFromFlags, type DaemonOptions } from './config';
+import { DAEMON_FLAGS, DETACH_FLAG, SOCKET_FLAG, STOP_TIMEOUT_FLAG, daemonOptionsFromFlags, flagHelp, flagUsage, parseStopTimeout, socketPathFromFlags, type DaemonOptions } from './config';
 
 /** What spoold's commands do, given what their command lines say. */
 export interface SpooldActions {
@@ -27,7 +27,8 @@ export interface SpooldActions {
   status(socketPath: string): Promise<void>;
 }
 
-const SOCKET_HELP = 'the daemon socket (default: $SPOOL_SOCKET, else $XDG_RUNTIME_DIR/spool/spool.sock, else ~/.spool/spool.sock)';
+/** `stop` and `status` take the table's --socket, with its default, to ask the daemon there. */
+const SOCKET_HELP = flagHelp({ ...SOCKET_FLAG, help: 'the socket of the daemon to ask' });
 
 /** spoold's commands, doing `actions`; defaults (and SPOOL_STORE) come from `env`. */
 export function spooldProgram(actions: SpooldActions, env: Env = process.env): Command {
@@ -50,7 +51,7 @@ export function spooldProgram(actions: SpooldActions, env: Env = process.env): C
   program
     .command('stop')
     .description('ask the daemon to shut down gracefully, and wait until it has')
-    .option('--socket <path>', SOCKET_HELP)
+    .option(flagUsage(SOCKET_FLAG), SOCKET_HELP)
     .option(flagUsage(STOP_TIMEOUT_FLAG), flagHelp(STOP_TIMEOUT_FLAG))
     .action(async (values: { socket?: string; timeout?: string }) => {
       const timeoutMs = parseStopTimeout(values.timeout);
@@ -60,7 +61,7 @@ export function spooldProgram(actions: SpooldActions, env: Env = process.env): C
   program
     .command('status')
     .description("print the running daemon's status as JSON (exit code 1 when none answers)")
-    .option('--socket <path>', SOCKET_HELP)
+    .option(flagUsage(SOCKET_FLAG), SOCKET_HELP)
     .action(async (values: { socket?: string }) => actions.status(socketPathFromFlags(values, env)));
   return program;
 }

@@ -243,17 +243,20 @@ function switchFlag(spec: { flag: `--${string}`; field: BooleanField; sets: bool
   };
 }
 
+/** `--socket`: its own name, because `stop` and `status` take it too. */
+export const SOCKET_FLAG: DaemonFlag = valueFlag({
+  flag: '--socket',
+  field: 'socketPath',
+  syntax: text('path', 'give the Unix socket to listen on'),
+  help: 'the Unix socket to listen on',
+  default: (env) => defaultSocketPath(env),
+  defaultText: '$SPOOL_SOCKET, else $XDG_RUNTIME_DIR/spool/spool.sock, else ~/.spool/spool.sock',
+  cliGlobal: true,
+});
+
 /** The flags that start a daemon, in the order help lists them. */
 export const DAEMON_FLAGS: readonly DaemonFlag[] = [
-  valueFlag({
-    flag: '--socket',
-    field: 'socketPath',
-    syntax: text('path', 'give the Unix socket to listen on'),
-    help: 'the Unix socket to listen on',
-    default: (env) => defaultSocketPath(env),
-    defaultText: '$SPOOL_SOCKET, else $XDG_RUNTIME_DIR/spool/spool.sock, else ~/.spool/spool.sock',
-    cliGlobal: true,
-  }),
+  SOCKET_FLAG,
   valueFlag({
     flag: '--db',
     field: 'dbPath',
@@ -519,12 +522,10 @@ export function optionsToArgs(options: Partial<DaemonOptions>): string[] {
 
 /** The socket `--socket` names in `values`, else the default one (for `stop` and `status`, which take no other setting). */
 export function socketPathFromFlags(values: Readonly<Record<string, unknown>>, env: Env = process.env): string {
-  const row = DAEMON_FLAGS.find((flag) => flag.field === 'socketPath');
-  if (row === undefined) throw new Error('The daemon flag table has no --socket.');
   const fields: Fields = {};
-  row.fillDefault(fields, env);
-  if (row.given(values[row.key])) {
-    const problem = row.read(fields, values[row.key]);
+  SOCKET_FLAG.fillDefault(fields, env);
+  if (SOCKET_FLAG.given(values[SOCKET_FLAG.key])) {
+    const problem = SOCKET_FLAG.read(fields, values[SOCKET_FLAG.key]);
     if (problem !== null) throw new DaemonFlagError(problem);
   }
   return need(fields, 'socketPath');
