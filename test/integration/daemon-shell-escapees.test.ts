@@ -28,7 +28,7 @@ describe('shell jobs stop what they started with setsid', { skip: !linux && 'nee
   let client: SpoolClient;
   const jobIds = new Set<string>();
   before(async () => {
-    daemon = await startDaemon({ args: ['--kill-after-ms', '1000'] });
+    daemon = await startDaemon({ args: ['--kill-after', '1s'] });
     client = await daemon.client();
   });
   after(async () => {

@@ -54,7 +54,7 @@ function mostAtOnce(log: string[], queue?: string): number {
 
 /**
  * The daemon below gives a stopped job's process group this long between SIGTERM and SIGKILL
- * (--kill-after-ms): shorter than the 5 s default, so that the stubborn-tree tests can tell the
+ * (--kill-after): shorter than the 5 s default, so that the stubborn-tree tests can tell the
  * option took effect, and wait less.
  */
 const KILL_GRACE_MS = 2000;
@@ -63,7 +63,7 @@ describe('shell executor', () => {
   let daemon: TestDaemon;
   let client: SpoolClient;
   before(async () => {
-    daemon = await startDaemon({ args: ['--kill-after-ms', String(KILL_GRACE_MS)] });
+    daemon = await startDaemon({ args: ['--kill-after', `${KILL_GRACE_MS}ms`] });
     client = await daemon.client();
   });
   after(() => daemon.dispose());
