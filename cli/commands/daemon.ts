@@ -9,6 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { ConnectionLostError } from '../../shared/client';
 import * as control from '../../shared/client/daemonProcess';
+import { processExists } from '../../shared/client/processes';
 import { DEFAULT_BACKUP_KEEP, MIN_BACKUP_EVERY_MS, defaultDaemonOptions, storeUrlProblem, type DaemonOptions } from '../../shared/daemon-options';
 import { action, arg } from '../action';
 import type { CliContext } from '../context';
@@ -176,16 +177,6 @@ async function stop(socketPath: string, timeoutMs: number): Promise<{ pid: numbe
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return { pid: status.pid };
-}
-
-function processExists(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists but belongs to someone else.
-    return error instanceof Error && 'code' in error && error.code === 'EPERM';
-  }
 }
 
 function daemonOptions(ctx: CliContext, o: DaemonCliOptions): DaemonOptions {

@@ -12,7 +12,7 @@ import { after, before, test } from 'node:test';
 import type { SpoolClient } from '../../shared/client';
 import { LIMITS } from '../../shared/protocol';
 import type { Job } from '../../shared/types';
-import { startDaemon, waitFor, type TestDaemon } from '../helpers/daemon';
+import { processAlive, startDaemon, waitFor, type TestDaemon } from '../helpers/daemon';
 import { runCli, startCli, stopCli, type RunningCli } from './cli-run';
 
 let daemon: TestDaemon;
@@ -209,15 +209,6 @@ function killGroup(pid: number): void {
   } catch (error) {
     // ESRCH: the group is gone already, which is what the test expects.
     if (!(error instanceof Error && 'code' in error && error.code === 'ESRCH')) throw error;
-  }
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return error instanceof Error && 'code' in error && error.code === 'EPERM';
   }
 }
 
