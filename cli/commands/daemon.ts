@@ -8,6 +8,7 @@ import type { Command } from 'commander';
 import * as os from 'node:os';
 import { ConnectionLostError } from '../../shared/client';
 import * as control from '../../shared/client/daemonProcess';
+import { processExists } from '../../shared/client/processes';
 import { DAEMON_FLAGS, DETACH_FLAG, DaemonFlagError, STOP_TIMEOUT_FLAG, daemonOptionsFromFlags, flagHelp, flagUsage, givenDaemonFlags, parseStopTimeout } from '../../shared/daemon-flags';
 import type { DaemonOptions } from '../../shared/daemon-options';
 import type { Env } from '../../shared/paths';
@@ -124,16 +125,6 @@ async function stop(socketPath: string, timeoutMs: number): Promise<{ pid: numbe
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return { pid: status.pid };
-}
-
-function processExists(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists but belongs to someone else.
-    return error instanceof Error && 'code' in error && error.code === 'EPERM';
-  }
 }
 
 /**

@@ -4,7 +4,7 @@
  */
 import { isSpoolError } from '../../shared/errors';
 import type { Job, ResourceLimits } from '../../shared/types';
-import type { OutputSink } from './output';
+import type { JobOutput } from '../../shared/client/shellJob';
 
 /** How an attempt ended, from the executor's point of view. */
 export type Outcome =
@@ -25,7 +25,7 @@ export interface RunningJob {
 
 export interface ExecutorContext {
   job: Job;
-  output: OutputSink;
+  output: JobOutput;
   /** After SIGTERM, how long a process group has before SIGKILL. */
   killGraceMs: number;
   /** The built-in executors' worker id, which holds the job's lease. */

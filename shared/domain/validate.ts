@@ -13,6 +13,7 @@
  */
 import { SpoolError, clipName, invalidParams } from '../errors';
 import { ErrorCode, LIMITS, NAME_PATTERN } from '../protocol';
+import { isRecord } from './records';
 
 export type Fields = Readonly<Record<string, unknown>>;
 
@@ -28,11 +29,6 @@ export function shown(value: unknown): string {
   return s.length > 60 ? `${s.slice(0, 57)}...` : s;
 }
 
-/** A JSON object: not null, not an array. */
-export function isFields(value: unknown): value is Fields {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** The path of `key` inside `prefix` ("" for the params themselves). */
 export function join(prefix: string, key: string): string {
   return prefix === '' ? key : `${prefix}.${key}`;
@@ -44,7 +40,7 @@ export function join(prefix: string, key: string): string {
  */
 export function object(value: unknown, where: string, allowed: readonly string[]): Fields {
   if (value === undefined || value === null) return {};
-  if (!isFields(value)) throw invalidParams(where, `${where} must be an object (got ${shown(value)})`);
+  if (!isRecord(value)) throw invalidParams(where, `${where} must be an object (got ${shown(value)})`);
   return onlyKeys(value, where, allowed);
 }
 

@@ -7,6 +7,7 @@
  */
 import { createScanner, parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser';
 import { DEFAULT_TIMEZONE } from '../domain/cron';
+import { isRecord } from '../domain/records';
 import { NAME_PATTERN } from '../protocol';
 import type { Backoff, MissedRunPolicy, RateLimit } from '../types';
 import { Checker, members, pathText, setEntry, type JsonPath } from './check';
@@ -109,10 +110,6 @@ function str(v: unknown): string | undefined {
 
 function num(v: unknown): number | undefined {
   return typeof v === 'number' ? v : undefined;
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 function stringRecord(v: unknown): Record<string, string> | undefined {

@@ -19,6 +19,7 @@
 import { formatBackoff, BACKOFF_STRATEGIES } from '../domain/backoff';
 import { formatDuration } from '../domain/durations';
 import { formatRate } from '../domain/rates';
+import { isRecord } from '../domain/records';
 import type { Backoff, JobTemplate, MissedRunPolicy, Queue, RateLimit, Schedule } from '../types';
 import { OBJECT_TYPES, type Declaration, type DeclaredSchedule, type DeclaredTemplate, type ObjectType, type OverlapPolicy, type QueueSettings } from './model';
 
@@ -291,7 +292,7 @@ function diff(want: Record<string, unknown>, have: Record<string, unknown>, part
   const out: FieldChange[] = [];
   for (const [field, to] of Object.entries(want)) {
     let from = have[field];
-    if (partialBackoff && field === 'backoff' && isObject(to) && isObject(from)) {
+    if (partialBackoff && field === 'backoff' && isRecord(to) && isRecord(from)) {
       const picked: Record<string, unknown> = {};
       for (const k of Object.keys(to)) picked[k] = from[k];
       from = picked;
@@ -301,10 +302,6 @@ function diff(want: Record<string, unknown>, have: Record<string, unknown>, part
     if (canonicalJson(to) !== canonicalJson(from)) out.push({ field, from: from ?? null, to });
   }
   return out;
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /**
@@ -317,7 +314,7 @@ export function canonicalJson(value: unknown): string {
 
 function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
-  if (isObject(value)) {
+  if (isRecord(value)) {
     const out: Record<string, unknown> = {};
     for (const key of Object.keys(value).sort()) {
       if (value[key] !== undefined) out[key] = sortKeys(value[key]);
@@ -360,10 +357,10 @@ export function scheduleState(s: Schedule, extra: { overlapPolicy?: OverlapPolic
 export function formatFieldValue(field: string, value: unknown): string {
   if (value === null || value === undefined) return 'none';
   if (typeof value === 'number' && (field === 'timeout' || field === 'retention')) return formatDuration(value);
-  if (field === 'rateLimit' && isObject(value) && typeof value['perSecond'] === 'number' && typeof value['burst'] === 'number') {
+  if (field === 'rateLimit' && isRecord(value) && typeof value['perSecond'] === 'number' && typeof value['burst'] === 'number') {
     return formatRate({ perSecond: value['perSecond'], burst: value['burst'] });
   }
-  if (field === 'backoff' && isObject(value)) {
+  if (field === 'backoff' && isRecord(value)) {
     const strategy = BACKOFF_STRATEGIES.find((s) => s === value['strategy']);
     if (strategy !== undefined && typeof value['baseMs'] === 'number' && typeof value['capMs'] === 'number' && typeof value['jitter'] === 'number') {
       return formatBackoff({ strategy, baseMs: value['baseMs'], capMs: value['capMs'], jitter: value['jitter'] });

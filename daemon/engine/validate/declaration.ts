@@ -8,7 +8,8 @@
  */
 import { invalidParams } from '../../../shared/errors';
 import { validateCron } from '../../../shared/domain/cron';
-import { array, boolean, isFields, join, jsonText, name, object, oneOf, requiredObject, shown, string } from '../../../shared/domain/validate';
+import { isRecord } from '../../../shared/domain/records';
+import { array, boolean, join, jsonText, name, object, oneOf, requiredObject, shown, string } from '../../../shared/domain/validate';
 import { PARAM_NAME } from '../../../shared/jobsfile';
 import type { Declaration, DeclaredQueue, DeclaredSchedule, DeclaredTemplate, JobOptions, QueueSettings, TemplateParam, TemplateState } from '../../../shared/jobsfile';
 import type { MissedRunPolicy } from '../../../shared/types';
@@ -133,7 +134,7 @@ function templateParams(value: unknown, field: string): Record<string, TemplateP
 
 /** An object whose keys are names the caller chose (parameters), each checked by the caller. */
 function anyKeys(value: unknown, field: string): Record<string, unknown> {
-  if (!isFields(value)) throw invalidParams(field, `${field} must be an object (got ${shown(value)})`, 'an object');
+  if (!isRecord(value)) throw invalidParams(field, `${field} must be an object (got ${shown(value)})`, 'an object');
   return value;
 }
 

@@ -10,7 +10,8 @@
  * "jobs[2].payload.url", "job.payload.env.HOME") and what is allowed there.
  */
 import { clipName, invalidParams } from '../../../shared/errors';
-import { isFields, join, object, onlyKeys, shown, type Fields } from '../../../shared/domain/validate';
+import { isRecord } from '../../../shared/domain/records';
+import { join, object, onlyKeys, shown, type Fields } from '../../../shared/domain/validate';
 import type { ResourceLimits } from '../../../shared/types';
 import { RESOURCE_LIMIT_RANGES } from '../../../shared/protocol';
 
@@ -65,13 +66,13 @@ const HTTP_METHODS: readonly string[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 
 
 /** The payload as an object of only `allowed` keys; `shape` describes the whole form for messages. */
 function payloadObject(value: unknown, field: string, allowed: readonly string[], shape: string): Fields {
-  if (!isFields(value)) throw invalidParams(field, `${field} must be ${shape} (got ${shown(value)})`, shape);
+  if (!isRecord(value)) throw invalidParams(field, `${field} must be ${shape} (got ${shown(value)})`, shape);
   return onlyKeys(value, field, allowed);
 }
 
 /** An object whose every value is a string (env, headers). */
 function stringMap(value: unknown, field: string): Record<string, string> {
-  if (!isFields(value)) throw invalidParams(field, `${field} must be an object of strings (got ${shown(value)})`, 'object of strings');
+  if (!isRecord(value)) throw invalidParams(field, `${field} must be an object of strings (got ${shown(value)})`, 'object of strings');
   const out: Record<string, string> = {};
   for (const [key, item] of Object.entries(value)) {
     if (typeof item !== 'string') throw invalidParams(join(field, key), `${clipName(join(field, key))} must be a string (got ${shown(item)})`, 'string');

@@ -8,8 +8,8 @@ import { invalidParams } from '../../../shared/errors';
 import type { CreateScheduleParams, UpdateScheduleParams } from '../../../shared/protocol';
 import type { Schedule } from '../../../shared/types';
 import { nextFireTime, nextFireTimes, validateCron, type CronSpec } from '../../../shared/domain/cron';
-import { isRecord } from '../envelope';
 import { unvalidated } from '../unvalidated';
+import { isRecord } from '../../../shared/domain/records';
 import { nonEmptyString, object } from '../../../shared/domain/validate';
 import type { HandlerGroup, Services } from './types';
 
