@@ -257,7 +257,7 @@ export function statsView(stats: Stats, c: Colors): string {
   // The totals carry no delayed count of their own: the queues' add up to it.
   const delayed = stats.queues.reduce((sum, q) => sum + q.delayed, 0);
   const head =
-    `${c.bold('running')} ${t.running}  ${c.bold('queued')} ${Math.max(0, t.queued - delayed)}  ${c.bold('delayed')} ${delayed}  ${c.bold('retrying')} ${t.retrying}  ` +
+    `${c.bold('running')} ${t.running}  ${c.bold('queued')} ${dueCount(t, delayed)}  ${c.bold('delayed')} ${delayed}  ${c.bold('retrying')} ${t.retrying}  ` +
     `${c.bold('dead')} ${t.dead > 0 ? c.red(String(t.dead)) : '0'}  ${c.bold('completed')} ${t.completed}  ${c.bold('cancelled')} ${t.cancelled}\n` +
     `last minute: ${stats.completedLastMinute} completed, ${stats.failedLastMinute} failed   ` +
     `last hour: ${stats.completedLastHour} completed, ${stats.failedLastHour} failed\n`;
