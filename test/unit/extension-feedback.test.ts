@@ -174,12 +174,12 @@ describe('the cron step shows the expression in words and when it fires, in its 
   test('the next three fire times, in the chosen zone and in the local one', () => {
     assert.deepEqual(cronPreview('0 3 * * *', 'Europe/Paris', now, 'America/New_York'), {
       ok: true,
-      message: 'Every day at 03:00. Next: Sun 11 Jan 03:00, Mon 12 Jan 03:00, Tue 13 Jan 03:00 (Europe/Paris); Sat 10 Jan 21:00, Sun 11 Jan 21:00, Mon 12 Jan 21:00 (local, America/New_York).',
+      message: 'Every day at 03:00. Next: Sun 11 Jan 2026 03:00, Mon 12 Jan 2026 03:00, Tue 13 Jan 2026 03:00 (Europe/Paris); Sat 10 Jan 2026 21:00, Sun 11 Jan 2026 21:00, Mon 12 Jan 2026 21:00 (local, America/New_York).',
     });
   });
 
   test('one zone when the local one is the same; seconds when the expression has them', () => {
-    assert.deepEqual(cronPreview('*/20 * * * * *', 'UTC', now, 'UTC'), { ok: true, message: 'Every 20 seconds. Next: Sat 10 Jan 12:00:20, Sat 10 Jan 12:00:40, Sat 10 Jan 12:01:00 (UTC).' });
+    assert.deepEqual(cronPreview('*/20 * * * * *', 'UTC', now, 'UTC'), { ok: true, message: 'Every 20 seconds. Next: Sat 10 Jan 2026 12:00:20, Sat 10 Jan 2026 12:00:40, Sat 10 Jan 2026 12:01:00 (UTC).' });
   });
 
   test("a problem names the field and what it takes, in the domain's words", () => {

@@ -8,6 +8,7 @@ import { parseBackoff } from '../../../shared/domain/backoff';
 import { cronProblem, describeCron, nextFireTimes } from '../../../shared/domain/cron';
 import { formatDuration, parseDuration } from '../../../shared/domain/durations';
 import type { Parsed } from '../../../shared/domain/parsed';
+import { fireTimesText } from '../../../shared/domain/present';
 import { LIMITS, NAME_PATTERN } from '../../../shared/protocol';
 import type { Backoff } from '../../../shared/types';
 
@@ -147,27 +148,11 @@ export function parseOptions(text: string, allowed: readonly OptionName[] = ENQU
 /** What the cron step shows under the input: the problem, or the expression in words and when it fires. */
 export type CronPreview = { ok: false; message: string } | { ok: true; message: string };
 
-/** A fire time as the preview shows it: weekday, day, month and time (with seconds for 6 fields). */
-export function formatFireTime(at: number, timezone: string, seconds: boolean): string {
-  const parts = new Intl.DateTimeFormat('en-GB', {
-    timeZone: timezone,
-    weekday: 'short',
-    day: 'numeric',
-    month: 'short',
-    hour: '2-digit',
-    minute: '2-digit',
-    ...(seconds ? { second: '2-digit' } : {}),
-    hourCycle: 'h23',
-  }).formatToParts(at);
-  const get = (type: Intl.DateTimeFormatPartTypes): string => parts.find((p) => p.type === type)?.value ?? '';
-  const time = seconds ? `${get('hour')}:${get('minute')}:${get('second')}` : `${get('hour')}:${get('minute')}`;
-  return `${get('weekday')} ${get('day')} ${get('month')} ${time}`;
-}
-
 /**
  * The cron step's message for `cron` read in `timezone`, from the instant `now`: the domain's
  * problem (field and what it takes), or the expression in words with the next three fire times
- * in the schedule's zone and, when it differs, in `localZone` (the editor's own).
+ * in the schedule's zone and, when it differs, in `localZone` (the editor's own), written as the
+ * language server's cron hover and the CLI write them (shared/domain/present).
  */
 export function cronPreview(cron: string, timezone: string, now: number, localZone: string): CronPreview {
   if (cron.trim() === '') return { ok: false, message: 'Type a cron expression: 5 fields (minute hour day month weekday), or 6 with seconds first, e.g. 0 3 * * *.' };
@@ -175,10 +160,7 @@ export function cronPreview(cron: string, timezone: string, now: number, localZo
   if (problem !== null) return { ok: false, message: problem.message };
   const times = nextFireTimes({ cron, timezone }, now, 3);
   const seconds = cron.trim().split(/\s+/).length === 6;
-  const inZone = times.map((t) => formatFireTime(t, timezone, seconds)).join(', ');
-  let message = `${capitalized(describeCron(cron))}. Next: ${inZone} (${timezone})`;
-  if (localZone !== timezone) message += `; ${times.map((t) => formatFireTime(t, localZone, seconds)).join(', ')} (local, ${localZone})`;
-  return { ok: true, message: `${message}.` };
+  return { ok: true, message: `${capitalized(describeCron(cron))}. Next: ${fireTimesText(times, timezone, localZone, seconds)}.` };
 }
 
 function capitalized(text: string): string {
