@@ -22,7 +22,8 @@ import { TextDocument } from 'vscode-languageserver-textdocument';
 import { defaultSocketPath } from '../shared/paths';
 import { VERSION } from '../shared/version';
 import { SpoolError } from '../shared/errors';
-import { ErrorCode, planHash, type EnqueueResult } from '../shared/protocol';
+import { ErrorCode, type EnqueueResult } from '../shared/protocol';
+import { planHash } from '../shared/jobsfile';
 import { DaemonData } from './daemonData';
 import * as service from './service';
 
