@@ -23,7 +23,8 @@ import { defaultSocketPath } from '../shared/paths';
 import { VERSION } from '../shared/version';
 import { isRecord } from '../shared/domain/records';
 import { SpoolError } from '../shared/errors';
-import { ErrorCode, planHash, type EnqueueResult } from '../shared/protocol';
+import { ErrorCode, type EnqueueResult } from '../shared/protocol';
+import { planHash } from '../shared/jobsfile';
 import { DaemonData } from './daemonData';
 import * as service from './service';
 

@@ -21,7 +21,8 @@ import {
   type ScheduleState,
   type TemplateState,
 } from '../../shared/jobsfile';
-import { ErrorCode, planHash, type ApplyProjectResult, type Template } from '../../shared/protocol';
+import { ErrorCode, type ApplyProjectResult, type Template } from '../../shared/protocol';
+import { planHash } from '../../shared/jobsfile';
 import type { Schedule } from '../../shared/types';
 import type { ApplyDecision, ApplyWrite, Ownership, ProjectObjects, StoredTemplate } from '../storage/backend';
 import * as vd from './validate/declaration';

@@ -39,4 +39,5 @@ export {
   type ScheduleState,
   type TemplateState,
 } from './plan';
+export { planHash } from './planHash';
 export { jobsFileSchema, type JsonSchema } from './schema';

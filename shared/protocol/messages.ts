@@ -21,8 +21,7 @@ import type {
   Schedule,
   Worker,
 } from '../types';
-import type { DeclaredTemplate, Declaration, ObjectType } from '../jobsfile/model';
-import type { Change, Drift, LiveObject } from '../jobsfile/plan';
+import type { Change, DeclaredTemplate, Declaration, Drift, LiveObject, ObjectType } from './projects';
 
 /** The params of a method that takes none: absent, or an empty object. */
 export type NoParams = Record<string, never> | undefined;
