@@ -2,7 +2,7 @@
  * A plan in the terminal: the text is shared/domain/present's (the editor's Show Plan writes the
  * same), painted in the CLI's colours; `--json` gives the changes as the protocol names them.
  */
-import { planText } from '../../shared/domain/present';
+import { planText } from '../../shared/jobsfile';
 import type { Change, Plan } from '../../shared/jobsfile';
 import type { Colors } from '../format/color';
 

@@ -3,7 +3,7 @@
  * text `spool plan` prints, drift included (shared/domain/present), without the unchanged
  * objects, which it counts.
  */
-import { planText as present } from '../../shared/domain/present';
+import { planText as present } from '../../shared/jobsfile';
 import { planChanges, type LiveObject, type Plan } from '../../shared/jobsfile';
 import type { JobsDocument } from './document';
 

@@ -40,4 +40,5 @@ export {
   type TemplateState,
 } from './plan';
 export { planHash } from './planHash';
+export { PLAIN, planText, type PlanPaint, type PlanTextOptions } from './planText';
 export { jobsFileSchema, type JsonSchema } from './schema';

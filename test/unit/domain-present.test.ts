@@ -14,7 +14,6 @@ import {
   fireTimesText,
   JOB_ID_END,
   jobReason,
-  planText,
   queueText,
   readJobId,
   relativeTime,
@@ -23,8 +22,8 @@ import {
   stateSentence,
   typoLimit,
   wallClockDiffers,
-  type PlanPaint,
 } from '../../shared/domain/present';
+import { planText, type PlanPaint } from '../../shared/jobsfile';
 import type { Plan } from '../../shared/jobsfile';
 import type { Job, JobCounts, JobRun } from '../../shared/types';
 

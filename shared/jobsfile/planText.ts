@@ -4,7 +4,7 @@
  * the file), notes (renames, adoption, --force), then the drift found, the unmanaged objects left
  * alone, the conflicts, and a count. Colours are the caller's (the CLI's, or none).
  */
-import { countChanges, formatFieldValue, type Change, type Plan } from '../../jobsfile/plan';
+import { countChanges, formatFieldValue, type Change, type Plan } from './plan';
 
 /** The colours a plan is painted with; PLAIN paints nothing. */
 export interface PlanPaint {
