@@ -18,7 +18,7 @@ import { jobEnvironment } from '../../shared/client/jobEnv';
 import { PRLIMIT, runProcessGroup, type ProcessGroupRun } from '../../shared/client/processGroup';
 import type { ResourceLimits } from '../../shared/types';
 import { limitHit, limitsRefused } from './limits';
-import { shellPayload, type ShellPayload } from '../engine/validate/payloads';
+import { shellPayload, type ShellPayload } from '../../shared/domain/rules/payloads';
 import { withPayload, type Executor, type ExecutorContext, type Outcome, type RunningJob, type StopReason } from './types';
 
 export const runShell: Executor = (context) =>

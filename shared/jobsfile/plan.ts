@@ -20,7 +20,10 @@ import { formatBackoff, BACKOFF_STRATEGIES } from '../domain/backoff';
 import { formatDuration } from '../domain/durations';
 import { formatRate } from '../domain/rates';
 import type { Backoff, JobTemplate, MissedRunPolicy, Queue, RateLimit, Schedule } from '../types';
+import type { TemplateState } from '../domain/rules/declared';
 import { OBJECT_TYPES, type Declaration, type DeclaredSchedule, type DeclaredTemplate, type ObjectType, type OverlapPolicy, type QueueSettings } from './model';
+
+export type { TemplateState };
 
 /** A queue's managed settings as the daemon has them (every one has a value there). */
 export interface QueueState {
@@ -32,9 +35,6 @@ export interface QueueState {
   retentionMs: number | null;
   paused: boolean;
 }
-
-/** A template as the daemon records it: the declaration without its name. */
-export type TemplateState = Omit<DeclaredTemplate, 'name'>;
 
 /**
  * A schedule as the daemon has it, in the declaration's shape. `template` and `params` are where
