@@ -9,7 +9,7 @@
 import { parseBackoff } from '../../../shared/domain/backoff';
 import { cronProblem, describeCron, nextFireTimes } from '../../../shared/domain/cron';
 import type { Parsed } from '../../../shared/domain/parsed';
-import { HEADER_NAME, HEADER_NAME_RULE, HTTP_METHODS as DOMAIN_HTTP_METHODS } from '../../../shared/domain/rules/limits';
+import { HEADER_NAME, HEADER_NAME_RULE, HTTP_METHODS as DOMAIN_HTTP_METHODS, HTTP_URL_RULE } from '../../../shared/domain/rules/limits';
 import { attemptsText, delayText, priorityText, timeoutText } from '../../../shared/domain/rules/options';
 import { NAME_RULE } from '../../../shared/domain/validate';
 import { LIMITS, NAME_PATTERN } from '../../../shared/protocol';
@@ -26,7 +26,7 @@ export function nameProblem(what: string, text: string): string | null {
 export function urlProblem(text: string): string | null {
   const url = text.trim();
   if (url === '') return 'Type the URL to call, e.g. https://example.com/hook.';
-  if (!URL.canParse(url)) return `"${url}" is not a URL: type an absolute http:// or https:// URL.`;
+  if (!URL.canParse(url)) return `"${url}" is not a URL: type ${HTTP_URL_RULE}.`;
   const protocol = new URL(url).protocol;
   return protocol === 'http:' || protocol === 'https:' ? null : `The URL must use http or https (got ${protocol}).`;
 }

@@ -35,6 +35,12 @@ export const MAX_CONTEXT_FIELD = 1024;
  */
 export const MAX_PAYLOAD_TEXT = LIMITS.maxPayloadBytes;
 
+/** What a shell job's cwd must be, in words. */
+export const CWD_RULE = 'an absolute path';
+
+/** What an http job's URL must be, in words. */
+export const HTTP_URL_RULE = 'an absolute http:// or https:// URL';
+
 /** The methods an http job may use. */
 export const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 

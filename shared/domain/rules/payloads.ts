@@ -13,7 +13,7 @@ import { clipName, invalidParams } from '../../errors';
 import { isFields, join, object, onlyKeys, shown, type Fields } from '../validate';
 import type { ResourceLimits } from '../../types';
 import { RESOURCE_LIMIT_RANGES } from '../../protocol';
-import { HEADER_NAME, HEADER_NAME_RULE, HTTP_METHODS } from './limits';
+import { CWD_RULE, HEADER_NAME, HEADER_NAME_RULE, HTTP_METHODS, HTTP_URL_RULE } from './limits';
 
 export interface ShellPayload {
   command: string;
@@ -131,7 +131,7 @@ export function shellPayload(value: unknown, field: string): ShellPayload {
   withoutNul(command, join(field, 'command'), 'a non-empty string without NUL');
   const cwd = o['cwd'];
   if (cwd !== undefined && (typeof cwd !== 'string' || !cwd.startsWith('/'))) {
-    throw invalidParams(join(field, 'cwd'), `${join(field, 'cwd')} must be an absolute path (got ${shown(cwd)})`, 'an absolute path');
+    throw invalidParams(join(field, 'cwd'), `${join(field, 'cwd')} must be ${CWD_RULE} (got ${shown(cwd)})`, CWD_RULE);
   }
   if (typeof cwd === 'string') withoutNul(cwd, join(field, 'cwd'), 'an absolute path without NUL');
   const env = o['env'] === undefined ? {} : environment(o['env'], join(field, 'env'));
@@ -161,7 +161,7 @@ export function httpPayload(value: unknown, field: string): HttpPayload {
   const o = payloadObject(value, field, HTTP_FIELDS, HTTP_SHAPE);
   const urlField = join(field, 'url');
   const urlText = o['url'];
-  const allowedUrl = 'an absolute http:// or https:// URL';
+  const allowedUrl = HTTP_URL_RULE;
   if (typeof urlText !== 'string' || !URL.canParse(urlText)) throw invalidParams(urlField, `${urlField} must be ${allowedUrl} (got ${shown(urlText)})`, allowedUrl);
   const url = new URL(urlText);
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalidParams(urlField, `${urlField} must use http or https (got ${url.protocol})`, allowedUrl);
