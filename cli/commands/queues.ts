@@ -8,10 +8,9 @@ import type { CliContext } from '../context';
 import { CliError } from '../errors';
 import { queueDetails, queuesTable } from '../format/records';
 import { parseTimeout } from '../jobsource';
-import { MAX_CONCURRENCY } from '../../shared/domain/rules/limits';
 import { parseBackoff, parseDuration } from '../parse/duration';
-import { collect, orFail, parseInteger, parseRate, parseStates } from '../parse/values';
-import { attemptsText } from '../../shared/domain/rules/options';
+import { collect, orFail, parseRate, parseStates } from '../parse/values';
+import { attemptsText, concurrencyText } from '../../shared/domain/rules/options';
 import { addLimitOptions, resolveLimitChanges, type LimitOptionValues } from '../parse/limits';
 
 type QueueOptions = LimitOptionValues & {
@@ -132,7 +131,7 @@ async function confirmPurge(ctx: CliContext, { queue }: QueueResult, states: Job
 
 function configureParams(name: string, o: QueueOptions): ConfigureQueueParams {
   const p: ConfigureQueueParams = { name };
-  if (o.concurrency !== undefined) p.concurrency = o.concurrency === 'none' ? null : parseInteger(o.concurrency, '--concurrency', 1, MAX_CONCURRENCY);
+  if (o.concurrency !== undefined) p.concurrency = o.concurrency === 'none' ? null : orFail(concurrencyText(o.concurrency, '--concurrency'));
   if (o.rate !== undefined) p.rateLimit = parseRate(o.rate);
   if (o.attempts !== undefined) p.defaultMaxAttempts = orFail(attemptsText(o.attempts, '--attempts'));
   if (o.backoff !== undefined) p.defaultBackoff = parseBackoff(o.backoff);

@@ -14,9 +14,11 @@ import { parseOptions } from '../../extension/commands/steps/rules';
 import { DEFAULT_TIMEZONE } from '../../shared/domain/cron';
 import { declaredScheduleOf, templateState } from '../../shared/domain/rules/declaration';
 import { enqueueParams } from '../../shared/domain/rules/jobs';
-import { MAX_DESCRIPTION_LENGTH } from '../../shared/domain/rules/limits';
+import { MAX_CONCURRENCY, MAX_DESCRIPTION_LENGTH } from '../../shared/domain/rules/limits';
+import { concurrencyText } from '../../shared/domain/rules/options';
+import { configureParams } from '../../shared/domain/rules/queues';
 import { createScheduleParams, timezone } from '../../shared/domain/rules/schedules';
-import { parseJobsFile, TEMPLATE_SPEC } from '../../shared/jobsfile';
+import { parseJobsFile, QUEUE_SPEC, TEMPLATE_SPEC } from '../../shared/jobsfile';
 import { SpoolError } from '../../shared/errors';
 import { ErrorCode } from '../../shared/protocol';
 
@@ -127,6 +129,18 @@ describe('job options typed in the CLI and the editor', () => {
     assert.deepEqual(resolveJobOptions({ priority: '-1000', attempts: '1000', timeout: '7d' }), { priority: -1000, maxAttempts: 1000, timeoutMs: 604_800_000 });
     assert.deepEqual(parseOptions('priority=-1000 attempts=1000 timeout=7d'), { ok: true, value: { priority: -1000, maxAttempts: 1000, timeoutMs: 604_800_000 } });
   });
+});
+
+test("a queue's concurrency: the jobs file, the daemon and the typed option share one bound and one sentence", () => {
+  const spec = QUEUE_SPEC.fields['concurrency'];
+  assert.ok(spec !== undefined && spec.kind === 'integer');
+  assert.equal(spec.max, MAX_CONCURRENCY);
+  const daemon = refusal(() => configureParams({ name: 'q', concurrency: MAX_CONCURRENCY + 1 }));
+  const typed = concurrencyText(String(MAX_CONCURRENCY + 1));
+  assert.deepEqual(typed, { ok: false, message: daemon.message });
+  assert.deepEqual(concurrencyText(String(MAX_CONCURRENCY)), { ok: true, value: MAX_CONCURRENCY });
+  const file = parseJobsFile(JSON.stringify({ project: 'p', queues: { q: { concurrency: MAX_CONCURRENCY + 1 } } }));
+  assert.equal(file.problems[0]?.message, `queues.q.${daemon.message}`.replace(' (got', ', or null (got'));
 });
 
 describe("a schedule's zone", () => {

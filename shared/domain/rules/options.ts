@@ -1,6 +1,6 @@
 /**
- * A job's options as people type them, one value at a time: the CLI's `--priority 5` and the
- * editor's `priority=5`. Each is held to the daemon's bound (LIMITS) and refused in the daemon's
+ * A job's and a queue's options as people type them, one value at a time: the CLI's
+ * `--priority 5` and the editor's `priority=5`. Each is held to the daemon's bound (LIMITS) and refused in the daemon's
  * words ("<field> must be an integer from -1000 to 1000 (got 5000)"), so the CLI, the editor and
  * the daemon answer the same value with the same sentence. `field` is how the caller's user
  * names the option ("--priority", "priority"). Durations use the one syntax of ../durations.
@@ -10,6 +10,7 @@ import { LIMITS } from '../../protocol';
 import { formatDuration, parseDuration } from '../durations';
 import { parsed, refused, type Parsed } from '../parsed';
 import { integer, mustBe, shown } from '../validate';
+import { MAX_CONCURRENCY } from './limits';
 
 /** Lowest and highest value of each option that takes a number or a duration. */
 export const OPTION_RANGES = {
@@ -18,6 +19,7 @@ export const OPTION_RANGES = {
   weight: { min: 1, max: LIMITS.maxWeight },
   timeoutMs: { min: LIMITS.minTimeoutMs, max: LIMITS.maxTimeoutMs },
   delayMs: { min: 0, max: LIMITS.maxDurationMs },
+  concurrency: { min: 1, max: MAX_CONCURRENCY },
 } as const;
 
 /** An integer typed as text, within `min`..`max`. */
@@ -60,6 +62,11 @@ export function attemptsText(text: string, field = 'attempts'): Parsed<number> {
 /** A job's lease: how long one attempt may run without a sign of life. */
 export function timeoutText(text: string, field = 'timeout'): Parsed<number> {
   return durationText(text, field, OPTION_RANGES.timeoutMs.min, OPTION_RANGES.timeoutMs.max);
+}
+
+/** How many of a queue's jobs may run at once. */
+export function concurrencyText(text: string, field = 'concurrency'): Parsed<number> {
+  return integerText(text, field, OPTION_RANGES.concurrency.min, OPTION_RANGES.concurrency.max);
 }
 
 /** How long a job waits before it may run. */
