@@ -10,8 +10,8 @@ import type { Job } from '../../shared/types';
 import type { FailureOutcome, JobRules } from '../storage/backend';
 import { invalidState } from '../storage/errors';
 import { backoffDelay } from './backoff';
-import type { UpdateInput } from './validate/jobs';
-import { builtinPayload } from './validate/payloads';
+import type { UpdateInput } from '../../shared/domain/rules/jobs';
+import { builtinPayload } from '../../shared/domain/rules/payloads';
 
 /** The rules, with the randomness that jitters backoff (injected by tests). */
 export function jobRules(random: () => number): JobRules {

@@ -21,7 +21,7 @@ import { PRLIMIT, runProcessGroup, type ProcessGroupRun } from '../../shared/cli
 import { shellJobOutcome } from '../../shared/client/shellJob';
 import type { ResourceLimits } from '../../shared/types';
 import { limitHit, limitsRefused } from './limits';
-import { shellPayload, type ShellPayload } from '../engine/validate/payloads';
+import { shellPayload, type ShellPayload } from '../../shared/domain/rules/payloads';
 import { withPayload, type Executor, type ExecutorContext, type Outcome, type RunningJob, type StopReason } from './types';
 
 export const runShell: Executor = (context) =>

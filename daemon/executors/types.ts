@@ -47,7 +47,7 @@ export function invalidPayload(kind: string, message: string): RunningJob {
 }
 
 /**
- * Checks the job's payload with its kind's checker (daemon/engine/validate/payloads.ts) and
+ * Checks the job's payload with its kind's checker (shared/domain/rules/payloads.ts) and
  * runs it; a payload the checker refuses fails the job permanently with the checker's message.
  * Enqueue refuses such payloads already, so this is for jobs stored before it did.
  */

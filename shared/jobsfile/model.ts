@@ -1,11 +1,11 @@
 /**
- * The jobs file as a daemon needs it: every object named, every duration in milliseconds, every
- * rate a RateLimit, every schedule's job resolved from its template with the parameters
- * substituted. Plain JSON values only (no Map, no URL), so the CLI can send a declaration to the
- * daemon's apply as it is. How the file is written is in `spec.ts` and docs/jobs-as-code.md.
+ * The jobs file's model: the declaration as a daemon needs it (its types are the protocol's,
+ * shared/protocol/projects.ts, since they cross the wire, and are re-exported here), and what a
+ * parse returns: problems, object locations, references. How the file is written is in
+ * `spec.ts` and docs/jobs-as-code.md.
  */
 import type { Node } from 'jsonc-parser';
-import type { JobOptions, MissedRunPolicy } from '../types';
+import type { JobOptions } from '../types';
 import type { Span } from './positions';
 import type { ObjectType, QueueSettings, DeclaredQueue, BuiltinKind, TemplateParam, DeclaredTemplate, OverlapPolicy, DeclaredSchedule, Declaration } from '../protocol/projects';
 
@@ -14,13 +14,9 @@ export type { ObjectType, QueueSettings, DeclaredQueue, BuiltinKind, TemplatePar
 /** The object types in apply order: a schedule needs its template, a template its queue. */
 export const OBJECT_TYPES: readonly ObjectType[] = ['queue', 'template', 'schedule'];
 
+export { MISSED_POLICIES, OVERLAP_POLICIES } from '../domain/rules/declared';
+
 export type { JobOptions };
-
-/** The overlap policies, in the order messages list them. */
-export const OVERLAP_POLICIES: readonly OverlapPolicy[] = ['allow', 'skip'];
-
-/** The missed-run policies, in the order messages list them. */
-export const MISSED_POLICIES: readonly MissedRunPolicy[] = ['skip', 'runOnce'];
 
 /** How bad a problem is: an error blocks apply; a warning does not. */
 export type Severity = 'error' | 'warning';

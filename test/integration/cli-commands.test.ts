@@ -153,7 +153,7 @@ describe('enqueue', () => {
       [['--kind', 'x', '--delay', '10 minutes'], /^spool: Invalid duration "10 minutes" for --delay: use a number with a unit/],
       [['--kind', 'x', '--delay', '-5s'], /^spool: Invalid duration "-5s" for --delay: it cannot be negative\.\n$/],
       [['--kind', 'x', '--backoff', 'sometimes:1s'], /^spool: Invalid backoff "sometimes:1s"/],
-      [['--kind', 'x', '--priority', 'high'], /^spool: Invalid --priority "high": a whole number from -1000 to 1000\.\n$/],
+      [['--kind', 'x', '--priority', 'high'], /^spool: --priority must be an integer from -1000 to 1000 \(got "high"\)\n$/],
       [['--kind', 'x', '--at', 'tomorrowish'], /^spool: Invalid time "tomorrowish" for --at/],
       [[], /^spool: Say what the job does: --shell/],
       [['--shell', 'true', '--kind', 'x'], /^spool: Use only one of --shell, --kind\.\n$/],
@@ -344,7 +344,7 @@ describe('retry, cancel, delete', () => {
     assert.equal(gone.code, 1);
     const short = await spool(['enqueue', 'cli-bulk', '--kind', 'k', '--timeout', '50ms']);
     assert.equal(short.code, 1);
-    assert.equal(short.stderr, 'spool: --timeout must be from 100ms to 7d (got 50ms).\n');
+    assert.equal(short.stderr, 'spool: --timeout must be a duration from 100ms to 7d (got "50ms")\n');
     const none = await spool(['delete', '--queue', 'cli-bulk', '--state', 'dead']);
     assert.deepEqual([none.code, none.stdout], [0, 'Deleted 0 jobs.\n'], 'a queue with nothing to delete');
     const unknown = await spool(['retry', '--queue', 'cli-no-such-queue']);
