@@ -2,9 +2,11 @@
  * "Did you mean" hints. A queue is created by its first enqueue, so a mistyped name is never an
  * error: `spool enqueue bulids` makes a queue no worker serves, `spool jobs --queue bulids`
  * finds nothing and `spool work imgaes` waits for jobs that never come. These commands point the
- * mistake out with the closest existing name; `spool rpc` does the same for a mistyped method.
+ * mistake out with the closest existing name (shared/domain/present's suggester, the one the
+ * jobs file's checks use); `spool rpc` does the same for a mistyped method.
  */
 import type { SpoolClient } from '../shared/client';
+import { closest } from '../shared/domain/present';
 
 /** The names of the queues that exist now. */
 export async function queueNames(client: SpoolClient): Promise<string[]> {
@@ -18,7 +20,7 @@ export async function queueNames(client: SpoolClient): Promise<string[]> {
 export function newQueueNote(name: string, before: readonly string[]): string | null {
   if (before.includes(name)) return null;
   const near = closest(name, before);
-  return near === null ? null : `This made a new queue, "${name}"; did you mean "${near}"?`;
+  return near === undefined ? null : `This made a new queue, "${name}"; did you mean "${near}"?`;
 }
 
 /** A note for each named queue that does not exist, or null when they all do. */
@@ -29,7 +31,7 @@ export async function unknownQueueNote(client: SpoolClient, names: readonly stri
   return missing
     .map((name) => {
       const near = closest(name, existing);
-      return `There is no queue named "${name}" yet${near ? `; did you mean "${near}"?` : ` (queues: ${listed(existing)}).`}`;
+      return `There is no queue named "${name}" yet${near !== undefined ? `; did you mean "${near}"?` : ` (queues: ${listed(existing)}).`}`;
     })
     .join('\n');
 }
@@ -37,38 +39,4 @@ export async function unknownQueueNote(client: SpoolClient, names: readonly stri
 function listed(names: readonly string[]): string {
   if (names.length === 0) return 'none';
   return names.length <= 10 ? names.join(', ') : `${names.slice(0, 10).join(', ')} and ${names.length - 10} more`;
-}
-
-/**
- * The existing name within two edits of `name` (the nearest, first on ties), if any; one edit
- * per three characters at most, so that short names ("q1", "q2") are not taken for typos.
- */
-export function closest(name: string, candidates: readonly string[]): string | null {
-  let best: string | null = null;
-  let bestDistance = Math.min(2, Math.floor(name.length / 3)) + 1;
-  for (const candidate of candidates) {
-    const d = editDistance(name, candidate);
-    if (d < bestDistance) {
-      best = candidate;
-      bestDistance = d;
-    }
-  }
-  return best;
-}
-
-/** Levenshtein distance, with a swap of two neighbours counted as one edit ("imgaes"). */
-function editDistance(a: string, b: string): number {
-  const width = b.length + 1;
-  const d = new Array<number>((a.length + 1) * width).fill(0);
-  const at = (i: number, j: number): number => d[i * width + j] ?? 0;
-  for (let i = 0; i <= a.length; i++) d[i * width] = i;
-  for (let j = 0; j <= b.length; j++) d[j] = j;
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      let v = Math.min(at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + (a[i - 1] === b[j - 1] ? 0 : 1));
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, at(i - 2, j - 2) + 1);
-      d[i * width + j] = v;
-    }
-  }
-  return at(a.length, b.length);
 }

@@ -5,16 +5,14 @@
  * end is looked up with `jobs.list { idSuffix, limit: 2 }`, which says whether it names one job.
  */
 import type { SpoolClient } from '../shared/client';
+import { readJobId } from '../shared/domain/present';
 import { CliError } from './errors';
-
-const WHOLE_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-/** At least the 8 characters the views show: fewer name too many jobs to be worth a lookup. */
-const ID_END = /^[0-9a-f-]{8,36}$/;
 
 /** The whole id of the job `text` names; text that is neither an id nor an id's end is returned as typed, for the daemon to refuse. */
 export async function resolveJobId(client: SpoolClient, text: string): Promise<string> {
-  const typed = text.trim().toLowerCase();
-  if (WHOLE_ID.test(typed) || !ID_END.test(typed)) return text;
+  const read = readJobId(text);
+  if (read.kind !== 'end') return text;
+  const typed = read.suffix;
   const { jobs } = await client.call('jobs.list', { idSuffix: typed, limit: 2 });
   const [first, second] = jobs;
   if (first === undefined) throw new CliError(`No job id ends in ${typed}. List jobs with \`spool jobs\`.`);

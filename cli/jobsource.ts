@@ -1,14 +1,15 @@
 /**
  * What a job does, as `spool enqueue` and `spool schedule add` take it: `--shell <command>`,
- * `--http <url>` or `--kind <kind> --payload <json>`; plus the job options both share.
+ * `--http <url>` or `--kind <kind> --payload <json>`; plus the job options both share. The
+ * options' ranges and refusals are the domain's (shared/domain/rules/options.ts), the ones the
+ * daemon and the editor use, named by the option that was typed.
  */
 import type { Command } from 'commander';
+import { attemptsText, OPTION_RANGES, priorityText, timeoutText } from '../shared/domain/rules/options';
 import type { JobOptions } from '../shared/types';
 import { CliError } from './errors';
-import { formatDuration } from './format/time';
-import { parseBackoff, parseDuration } from './parse/duration';
-import { collect, parseInteger, parseJsonArgument } from './parse/values';
-import { LIMITS } from '../shared/protocol';
+import { parseBackoff } from './parse/duration';
+import { collect, orFail, parseJsonArgument } from './parse/values';
 
 export type JobSourceOptions = {
   shell?: string;
@@ -45,8 +46,8 @@ export function addJobSourceOptions(cmd: Command): Command {
 
 export function addJobOptions(cmd: Command): Command {
   return cmd
-    .option('--priority <n>', `higher runs first (${LIMITS.minPriority}..${LIMITS.maxPriority}, default 0)`)
-    .option('--attempts <n>', 'how many attempts before the job is dead (default: the queue\'s)')
+    .option('--priority <n>', `higher runs first (${OPTION_RANGES.priority.min}..${OPTION_RANGES.priority.max}, default 0)`)
+    .option('--attempts <n>', `how many attempts before the job is dead (${OPTION_RANGES.attempts.min}..${OPTION_RANGES.attempts.max}, default: the queue's)`)
     .option('--backoff <strategy:base:cap>', 'wait between attempts, e.g. exponential:1s:5m, linear:10s:2m, fixed:30s')
     .option('--timeout <duration>', 'lease: how long one attempt may run, e.g. 30s, 10m')
     .option('--tag <tag>', 'a tag to find the job by (repeatable)', collect);
@@ -95,17 +96,13 @@ export type { JobOptions };
  * names the option and speaks in durations, not in the protocol's timeoutMs.
  */
 export function parseTimeout(text: string): number {
-  const ms = parseDuration(text, '--timeout');
-  if (ms < LIMITS.minTimeoutMs || ms > LIMITS.maxTimeoutMs) {
-    throw new CliError(`--timeout must be from ${formatDuration(LIMITS.minTimeoutMs)} to ${formatDuration(LIMITS.maxTimeoutMs)} (got ${text}).`);
-  }
-  return ms;
+  return orFail(timeoutText(text, '--timeout'));
 }
 
 export function resolveJobOptions(o: JobOptionValues): JobOptions {
   const out: JobOptions = {};
-  if (o.priority !== undefined) out.priority = parseInteger(o.priority, '--priority', LIMITS.minPriority, LIMITS.maxPriority);
-  if (o.attempts !== undefined) out.maxAttempts = parseInteger(o.attempts, '--attempts', 1, LIMITS.maxAttempts);
+  if (o.priority !== undefined) out.priority = orFail(priorityText(o.priority, '--priority'));
+  if (o.attempts !== undefined) out.maxAttempts = orFail(attemptsText(o.attempts, '--attempts'));
   if (o.backoff !== undefined) out.backoff = parseBackoff(o.backoff);
   if (o.timeout !== undefined) out.timeoutMs = parseTimeout(o.timeout);
   if (o.tag !== undefined) out.tags = o.tag;

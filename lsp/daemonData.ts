@@ -74,7 +74,7 @@ export class DaemonData {
     try {
       if (this.queues === null || now - this.queues.at > CACHE_MS) {
         const result = await client.call('queues.list', undefined, { timeoutMs: REQUEST_TIMEOUT_MS });
-        this.queues = { at: now, value: result.queues.map((q) => ({ name: q.name, counts: q.counts })) };
+        this.queues = { at: now, value: result.queues.map((q) => ({ name: q.name, counts: q.counts, delayed: q.delayed })) };
       }
       if (this.queues.value !== undefined) out.queues = this.queues.value;
     } catch (error) {

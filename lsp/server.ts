@@ -21,8 +21,10 @@ import {
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { defaultSocketPath } from '../shared/paths';
 import { VERSION } from '../shared/version';
+import { isRecord } from '../shared/domain/records';
 import { SpoolError } from '../shared/errors';
-import { ErrorCode, planHash, type EnqueueResult } from '../shared/protocol';
+import { ErrorCode, type EnqueueResult } from '../shared/protocol';
+import { planHash } from '../shared/jobsfile';
 import { DaemonData } from './daemonData';
 import * as service from './service';
 
@@ -44,10 +46,6 @@ interface InitializationOptions {
    * (no shell job is enqueued, nothing is applied), since it is code from the repository.
    */
   trusted?: boolean;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 const UNTRUSTED = 'This workspace is not trusted: Spool checks its jobs file but does not run shell commands or apply it. Trust the workspace to run them.';

@@ -6,7 +6,12 @@
  * the descriptions. Nothing here restates a type, so the document cannot drift from the code;
  * test/unit/openrpc.test.ts fails when the committed file is stale.
  *
- *   npm run openrpc          writes docs/openrpc.json
+ * The states of a job are described from the transitions table (`jobStatesDoc` of
+ * shared/domain/states.ts): that text is JobState's description here, and the script writes it
+ * as JobState's doc comment in shared/types.ts too, so that the prose cannot drift from the
+ * table the engine enforces.
+ *
+ *   npm run openrpc          writes docs/openrpc.json and JobState's comment in shared/types.ts
  *
  * Why the compiler API and not a library: none of the JSON Schema generators is among the
  * project's dependencies, and the types at hand (interfaces, literal unions, `Partial`,
@@ -26,12 +31,16 @@ import {
   type MethodInfo,
   type NotificationInfo,
 } from '../shared/protocol';
+import { jobStatesDoc } from '../shared/domain/states';
 
 const ROOT = path.resolve(__dirname, '..');
 const PROTOCOL_ENTRY = path.join(ROOT, 'shared', 'protocol', 'index.ts');
 
 /** Where the document is kept. */
 export const OPENRPC_PATH = path.join(ROOT, 'docs', 'openrpc.json');
+
+/** The file whose JobState doc comment is written from the transitions table. */
+export const TYPES_PATH = path.join(ROOT, 'shared', 'types.ts');
 
 /** The JSON Schema (draft 7, as OpenRPC uses) subset the generator writes. */
 export interface Schema {
@@ -157,6 +166,12 @@ export function buildOpenRpcDocument(): OpenRpcDocument {
   });
 
   schemas.schemaOf(checker.getDeclaredTypeOfSymbol(exports('ErrorData')));
+  const components = schemas.definitions();
+  // Said from the transitions table, not read back from the comment, so that a stale comment
+  // cannot reach the document.
+  const jobState = components['JobState'];
+  if (jobState === undefined) throw new Error('The protocol no longer refers to JobState; scripts/openrpc.ts describes it.');
+  jobState.description = jobStatesDoc();
   return {
     openrpc: '1.3.2',
     info: {
@@ -173,7 +188,7 @@ export function buildOpenRpcDocument(): OpenRpcDocument {
       },
     ],
     methods,
-    components: { schemas: schemas.definitions(), errors: errorComponents(checker, exports('ErrorCode')) },
+    components: { schemas: components, errors: errorComponents(checker, exports('ErrorCode')) },
     'x-notifications': notifications,
     'x-limits': LIMITS,
   };
@@ -182,6 +197,21 @@ export function buildOpenRpcDocument(): OpenRpcDocument {
 /** The document as it is written to disk. */
 export function renderOpenRpcDocument(): string {
   return JSON.stringify(buildOpenRpcDocument(), null, 2) + '\n';
+}
+
+/**
+ * shared/types.ts with JobState's doc comment written from the transitions table: the comment
+ * right above `export type JobState` is replaced, the rest of the file kept as it is.
+ */
+export function renderTypesFile(current: string): string {
+  const declaration = current.indexOf('\nexport type JobState ');
+  const start = current.lastIndexOf('\n/**', declaration);
+  const end = current.lastIndexOf('*/', declaration);
+  if (declaration < 0 || start < 0 || end < start || current.slice(end + 2, declaration).trim() !== '') {
+    throw new Error('shared/types.ts must have a doc comment right above `export type JobState`.');
+  }
+  const comment = ['/**', ...jobStatesDoc().split('\n').map((line) => (line === '' ? ' *' : ` * ${line}`)), ' */'].join('\n');
+  return `${current.slice(0, start + 1)}${comment}${current.slice(end + 2)}`;
 }
 
 /** Turns TypeScript types into JSON Schemas; named types of the project become components. */
@@ -382,6 +412,9 @@ function errorComponents(checker: ts.TypeChecker, errorCode: ts.Symbol): Record<
 }
 
 if (require.main === module) {
+  // The comment first: the document's schemas are read from the files as they are then.
+  fs.writeFileSync(TYPES_PATH, renderTypesFile(fs.readFileSync(TYPES_PATH, 'utf8')));
+  console.log(`Wrote JobState's comment in ${path.relative(process.cwd(), TYPES_PATH)}.`);
   fs.writeFileSync(OPENRPC_PATH, renderOpenRpcDocument());
   console.log(`Wrote ${path.relative(process.cwd(), OPENRPC_PATH)}.`);
 }

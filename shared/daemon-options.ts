@@ -1,11 +1,10 @@
 /**
- * The daemon's settings: what `spoold` (dist/daemon.js) accepts on its command line, with the
- * defaults every entry point (the daemon itself, `spool daemon`, the extension) shares. It lives
- * in shared/ because the CLI starts the daemon program with these arguments and must not import
- * the daemon to do so.
+ * The daemon's settings (`DaemonOptions`), the constants their defaults and limits are made of,
+ * the check of a store URL, and the environment that carries the store URL to a daemon started in
+ * the background. The flags that set them, their defaults and the argument builder are in
+ * daemon-flags.ts. It lives in shared/ because the CLI and the extension start the daemon program
+ * with these settings and must not import the daemon to do so.
  */
-import * as os from 'node:os';
-import { defaultDbPath, defaultSocketPath } from './paths';
 
 export type LogFormat = 'text' | 'json';
 
@@ -73,31 +72,6 @@ export const DEFAULT_KILL_GRACE_MS = 5_000;
 /** The longest kill grace period a command line may ask for (a timer cannot wait more than ~24.8 days anyway). */
 export const MAX_KILL_GRACE_MS = 3_600_000;
 
-export function defaultDaemonOptions(env: NodeJS.ProcessEnv = process.env): DaemonOptions {
-  return {
-    socketPath: defaultSocketPath(env),
-    dbPath: defaultDbPath(env),
-    store: env['SPOOL_STORE'] || null,
-    storePoll: false,
-    durable: false,
-    logFormat: 'text',
-    graceMs: DEFAULT_GRACE_MS,
-    maxExecutors: os.availableParallelism(),
-    killGraceMs: DEFAULT_KILL_GRACE_MS,
-    scheduleGraceMs: DEFAULT_SCHEDULE_GRACE_MS,
-    groupCommit: true,
-    // Stable across restarts (a pid would start a new series each time) and the same for every
-    // daemon a host runs; two daemons on one host for one Prometheus get a --name each.
-    name: os.hostname(),
-    metrics: null,
-    metricsAllowRemote: false,
-    listen: null,
-    tlsCert: null,
-    tlsKey: null,
-    backups: null,
-  };
-}
-
 /** The URL schemes `--store` takes. */
 export const STORE_SCHEMES = ['postgres:', 'postgresql:'] as const;
 
@@ -117,24 +91,4 @@ export function storeUrlProblem(value: string): string | null {
 /** The environment a daemon started in the background needs besides its arguments: the store URL, which may hold a password. */
 export function optionsToEnv(options: DaemonOptions): Record<string, string> {
   return options.store === null ? {} : { SPOOL_STORE: options.store };
-}
-
-/** The command-line arguments that reproduce these options (for a detached start), with optionsToEnv. */
-export function optionsToArgs(options: DaemonOptions): string[] {
-  const args = ['--socket', options.socketPath, '--db', options.dbPath, '--log-format', options.logFormat];
-  args.push('--grace-ms', String(options.graceMs), '--max-executors', String(options.maxExecutors), '--kill-after-ms', String(options.killGraceMs));
-  args.push('--schedule-grace-ms', String(options.scheduleGraceMs));
-  if (options.storePoll) args.push('--store-poll');
-  if (options.durable) args.push('--durable');
-  if (!options.groupCommit) args.push('--no-group-commit');
-  args.push('--name', options.name);
-  if (options.metrics !== null) args.push('--metrics', options.metrics);
-  if (options.metricsAllowRemote) args.push('--metrics-allow-remote');
-  if (options.listen !== null) args.push('--listen', options.listen);
-  if (options.tlsCert !== null) args.push('--tls-cert', options.tlsCert);
-  if (options.tlsKey !== null) args.push('--tls-key', options.tlsKey);
-  if (options.backups !== null) {
-    args.push('--backup-every', `${options.backups.everyMs}ms`, '--backup-dir', options.backups.dir, '--backup-keep', String(options.backups.keep));
-  }
-  return args;
 }

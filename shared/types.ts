@@ -5,17 +5,14 @@
  */
 
 /**
- * The states a job can be in. Who moves a job in and out of each:
+ * The states a job can be in, and which actions move a job in and out of each (shared/domain/states.ts, JOB_TRANSITIONS):
  *
- * - `queued`: enqueue, a user's retry, a reaped lease with `recoverTo: 'queued'`. Left by a
- *   claim (→ running), a cancel (→ cancelled) or a delete. A queued job whose `runAt` lies in
- *   the future is shown as *delayed*; it is still `queued`.
- * - `running`: a claim. Left by complete (→ completed), fail (→ retrying or dead), the reaper
- *   when the lease expires (→ retrying or dead), or a cooperative cancel (→ cancelled).
- * - `retrying`: a failed attempt with attempts left; waits for its backoff (`runAt`), then is
- *   claimable again exactly like a due queued job.
- * - `completed`, `dead`, `cancelled`: terminal. A user's retry moves them back to `queued` with
- *   a fresh attempt budget; retention cleanup deletes them.
+ * - `queued`: Entered by retry (`jobs.retry`, `jobs.retryMany`) from `completed`, `dead` or `cancelled`. Actions: claim (`jobs.claim`) → `running`; cancel (`jobs.cancel`, `jobs.cancelMany`) → `cancelled`; update (`jobs.update`) keeps it `queued`; delete (`jobs.delete`, `jobs.deleteMany`) → `deleted`. A job is enqueued in this state (`jobs.enqueue`, `jobs.enqueueBatch`, a schedule's tick). A queued job whose `runAt` lies in the future is shown as *delayed*; it is still `queued`.
+ * - `running`: Entered by claim (`jobs.claim`) from `queued` or `retrying`. Actions: heartbeat (`jobs.heartbeat`, `jobs.progress`, `jobs.checkpoint`, `jobs.log`) keeps it `running`; complete (`jobs.complete`) → `completed`; fail (`jobs.fail`) → `retrying`, `dead` or `cancelled`; release (`jobs.release`) → `retrying` or `cancelled`; markCancelled (when the daemon's own executors stop it for a requested cancel) → `cancelled`; reap (when its lease runs out) → `retrying`, `dead` or `cancelled`; recover (when the daemon starts and finds it left running by its own executors) → `retrying`; cancel (`jobs.cancel`, `jobs.cancelMany`) keeps it `running`. A running job is held by one worker under a lease.
+ * - `retrying`: Entered by fail (`jobs.fail`) from `running`; release (`jobs.release`) from `running`; reap (when its lease runs out) from `running`; recover (when the daemon starts and finds it left running by its own executors) from `running`. Actions: claim (`jobs.claim`) → `running`; cancel (`jobs.cancel`, `jobs.cancelMany`) → `cancelled`; update (`jobs.update`) keeps it `retrying`; delete (`jobs.delete`, `jobs.deleteMany`) → `deleted`. It waits out its backoff (`runAt`), then is claimed exactly like a due queued job.
+ * - `completed`: Entered by complete (`jobs.complete`) from `running`. Actions: retry (`jobs.retry`, `jobs.retryMany`) → `queued`; delete (`jobs.delete`, `jobs.deleteMany`) → `deleted`. Terminal: retention cleanup deletes it.
+ * - `dead`: Entered by fail (`jobs.fail`) from `running`; reap (when its lease runs out) from `running`. Actions: retry (`jobs.retry`, `jobs.retryMany`) → `queued`; delete (`jobs.delete`, `jobs.deleteMany`) → `deleted`. Terminal: retention cleanup deletes it.
+ * - `cancelled`: Entered by fail (`jobs.fail`) from `running`; release (`jobs.release`) from `running`; markCancelled (when the daemon's own executors stop it for a requested cancel) from `running`; reap (when its lease runs out) from `running`; cancel (`jobs.cancel`, `jobs.cancelMany`) from `queued` or `retrying`. Actions: retry (`jobs.retry`, `jobs.retryMany`) → `queued`; delete (`jobs.delete`, `jobs.deleteMany`) → `deleted`. Terminal: retention cleanup deletes it.
  */
 export type JobState = 'queued' | 'running' | 'retrying' | 'completed' | 'dead' | 'cancelled';
 

@@ -1,7 +1,7 @@
 /** `spool apply`: make the daemon match the jobs file, in one transaction, after a yes. */
 import type { Command } from 'commander';
 import { hasChanges, planChanges } from '../../shared/jobsfile';
-import { planHash } from '../../shared/protocol';
+import { planHash } from '../../shared/jobsfile';
 import { action } from '../action';
 import { confirm } from '../confirm';
 import { CliError } from '../errors';

@@ -6,65 +6,35 @@
  */
 import type { Command } from 'commander';
 import * as os from 'node:os';
-import * as path from 'node:path';
 import { ConnectionLostError } from '../../shared/client';
 import * as control from '../../shared/client/daemonProcess';
-import { DEFAULT_BACKUP_KEEP, MIN_BACKUP_EVERY_MS, defaultDaemonOptions, storeUrlProblem, type DaemonOptions } from '../../shared/daemon-options';
+import { processExists } from '../../shared/client/processes';
+import { DAEMON_FLAGS, DETACH_FLAG, DaemonFlagError, STOP_TIMEOUT_FLAG, daemonOptionsFromFlags, flagHelp, flagUsage, givenDaemonFlags, parseStopTimeout } from '../../shared/daemon-flags';
+import type { DaemonOptions } from '../../shared/daemon-options';
+import type { Env } from '../../shared/paths';
 import { action, arg } from '../action';
 import type { CliContext } from '../context';
 import { CliError } from '../errors';
 import { renderFields } from '../format/table';
 import { formatDuration } from '../format/time';
-import { parseDuration, parseKillAfter } from '../parse/duration';
-import { parseInteger } from '../parse/values';
 
-type DaemonCliOptions = {
+/** What commander collects: one property per flag of the table (`killAfter`, `backupKeep`…), and the command's own. */
+type DaemonCliOptions = Record<string, unknown> & {
   detach?: boolean;
-  db?: string;
-  store?: string;
-  storePoll?: boolean;
-  durable?: boolean;
-  logFormat?: string;
-  grace?: string;
-  maxExecutors?: string;
-  killAfter?: string;
-  name?: string;
-  metrics?: string;
-  metricsAllowRemote?: boolean;
-  listen?: string;
-  tlsCert?: string;
-  tlsKey?: string;
   timeout?: string;
   json?: boolean;
-  backupEvery?: string;
-  backupDir?: string;
-  backupKeep?: string;
 };
 
 export function registerDaemon(program: Command): void {
-  program
+  const command = program
     .command('daemon')
     .description('Run the Spool daemon (foreground by default), start it in the background, stop it, or show its status')
     .argument('[action]', 'start (default), stop or status')
-    .option('-d, --detach', 'start: run in the background and return once it answers')
-    .option('--db <path>', 'start: the SQLite database (default $SPOOL_DB, $XDG_DATA_HOME/spool/spool.db)')
-    .option('--store <url>', 'start: keep the queue in PostgreSQL instead of SQLite: postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE (default $SPOOL_STORE); several daemons may share it')
-    .option('--store-poll', 'start: with --store, poll for other daemons\' work instead of LISTEN/NOTIFY (for PgBouncer in transaction mode)')
-    .option('--durable', 'start: every commit survives power loss (synchronous=FULL), at a cost in speed')
-    .option('--log-format <format>', 'start: text (default) or json log lines on stderr')
-    .option('--grace <duration>', 'start: on shutdown, how long running jobs may take to finish (default 10s)')
-    .option('--max-executors <n>', 'start: shell/http jobs running at once (default: the number of CPUs)')
-    .option('--kill-after <duration>', 'start: SIGKILL a cancelled, timed-out or stopped shell job this long after SIGTERM (default 5s)')
-    .option('--name <name>', "start: the daemon's name on its metrics (default: the host's name)")
-    .option('--metrics <host:port>', 'start: serve Prometheus metrics at http://HOST:PORT/metrics (loopback only unless --metrics-allow-remote)')
-    .option('--metrics-allow-remote', 'start: allow --metrics on a non-loopback address (plain HTTP: keep it behind a proxy)')
-    .option('--listen <host:port>', 'start: also listen on TCP, over TLS only, for clients with a token (spool token create)')
-    .option('--tls-cert <file>', 'start: the TLS certificate (PEM) for --listen (default: made on first start in the data folder)')
-    .option('--tls-key <file>', 'start: the private key (PEM) of --tls-cert')
-    .option('--backup-every <duration>', 'start: take a backup of the database this often (e.g. 6h), into --backup-dir')
-    .option('--backup-dir <folder>', 'start: where scheduled backups go (timestamped, each with a .sha256)')
-    .option('--backup-keep <n>', `start: scheduled backups to keep, the newest (default ${DEFAULT_BACKUP_KEEP})`)
-    .option('--timeout <duration>', 'stop: how long to wait for it to finish (default 30s)')
+    .option(`-d, ${flagUsage(DETACH_FLAG)}`, `start: ${flagHelp(DETACH_FLAG)}`);
+  // The daemon's own flags, from the table spoold's parser is built from; `spool --socket` is the socket.
+  for (const flag of DAEMON_FLAGS) if (!flag.cliGlobal) command.option(flagUsage(flag), `start: ${flagHelp(flag)}`);
+  command
+    .option(flagUsage(STOP_TIMEOUT_FLAG), `stop: ${flagHelp(STOP_TIMEOUT_FLAG)}`)
     .option('--json', 'status: print the status as JSON')
     .addHelpText(
       'after',
@@ -108,7 +78,7 @@ async function daemon(ctx: CliContext, what: string, o: DaemonCliOptions): Promi
     return 0;
   }
   if (what === 'stop') {
-    const timeoutMs = o.timeout !== undefined ? parseDuration(o.timeout, '--timeout') : 30_000;
+    const timeoutMs = flagValue(() => parseStopTimeout(o.timeout));
     // Running built-in jobs get the daemon's grace period: say why nothing happens for a while.
     const waiting = setTimeout(() => ctx.note('Waiting for the daemon to stop; running jobs get its grace period (spool daemon --grace, 10s by default) to finish…'), 1000);
     const stopped = await stop(ctx.socketPath, timeoutMs).finally(() => clearTimeout(waiting));
@@ -116,13 +86,13 @@ async function daemon(ctx: CliContext, what: string, o: DaemonCliOptions): Promi
     return 0;
   }
   if (what !== 'start') throw new CliError(`Unknown daemon action "${what}": use start, stop or status.`);
-  const options = daemonOptions(ctx, o);
+  const options = daemonStartOptions(o, ctx.socketPath);
   if (o.detach) {
     const started = await control.startDetached(options);
     if (started.started) ctx.print(`Started the Spool daemon (pid ${started.pid}).`);
     else {
       ctx.print(`A Spool daemon is already running (pid ${started.pid}).`);
-      const given = START_OPTIONS.filter(([key]) => o[key] !== undefined).map(([, flag]) => flag);
+      const given = givenDaemonFlags(o);
       if (given.length > 0) {
         ctx.note(`It keeps its own settings: ${given.join(', ')} ${given.length === 1 ? 'applies' : 'apply'} only to a daemon this command starts. Stop it first (spool daemon stop) to start one with ${given.length === 1 ? 'it' : 'them'}.`);
       }
@@ -136,27 +106,6 @@ async function daemon(ctx: CliContext, what: string, o: DaemonCliOptions): Promi
   if (ended.signal !== null) return 128 + (os.constants.signals[ended.signal] ?? 0);
   return ended.code ?? 1;
 }
-
-/** The options that only a start of a new daemon uses, with their flags. */
-const START_OPTIONS: readonly (readonly [keyof DaemonCliOptions, string])[] = [
-  ['db', '--db'],
-  ['store', '--store'],
-  ['storePoll', '--store-poll'],
-  ['durable', '--durable'],
-  ['logFormat', '--log-format'],
-  ['grace', '--grace'],
-  ['maxExecutors', '--max-executors'],
-  ['killAfter', '--kill-after'],
-  ['name', '--name'],
-  ['metrics', '--metrics'],
-  ['metricsAllowRemote', '--metrics-allow-remote'],
-  ['listen', '--listen'],
-  ['tlsCert', '--tls-cert'],
-  ['tlsKey', '--tls-key'],
-  ['backupEvery', '--backup-every'],
-  ['backupDir', '--backup-dir'],
-  ['backupKeep', '--backup-keep'],
-];
 
 /**
  * `stopDaemon`, tolerating a daemon that closes the connection before its answer to
@@ -178,59 +127,21 @@ async function stop(socketPath: string, timeoutMs: number): Promise<{ pid: numbe
   return { pid: status.pid };
 }
 
-function processExists(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists but belongs to someone else.
-    return error instanceof Error && 'code' in error && error.code === 'EPERM';
-  }
+/**
+ * The settings of the daemon `spool daemon` starts: the flags of the table, read as spoold reads
+ * them, on the socket `spool --socket` names.
+ */
+export function daemonStartOptions(values: Readonly<Record<string, unknown>>, socketPath: string, env: Env = process.env): DaemonOptions {
+  const options = flagValue(() => daemonOptionsFromFlags(values, env));
+  return { ...options, socketPath };
 }
 
-function daemonOptions(ctx: CliContext, o: DaemonCliOptions): DaemonOptions {
-  const options = defaultDaemonOptions();
-  options.socketPath = ctx.socketPath;
-  if (o.db) options.dbPath = o.db;
-  if (o.store !== undefined) options.store = o.store;
-  if (options.store !== null) {
-    const problem = storeUrlProblem(options.store);
-    if (problem !== null) throw new CliError(`${o.store !== undefined ? '--store' : 'SPOOL_STORE'}: ${problem}.`);
-    if (o.durable || o.backupEvery !== undefined) {
-      throw new CliError(`${o.durable ? '--durable' : '--backup-every'} is for the SQLite store; on PostgreSQL, durability is the server's synchronous_commit and backups are pg_dump's.`);
-    }
+/** `read()`, with a flag refused said as the CLI's one-line error. */
+function flagValue<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof DaemonFlagError) throw new CliError(error.message);
+    throw error;
   }
-  if (o.storePoll) {
-    if (options.store === null) throw new CliError('--store-poll works with the PostgreSQL store only: give --store postgres://… (or SPOOL_STORE) too.');
-    options.storePoll = true;
-  }
-  if (o.durable) options.durable = true;
-  if (o.logFormat !== undefined) {
-    if (o.logFormat !== 'text' && o.logFormat !== 'json') throw new CliError(`Unknown --log-format "${o.logFormat}": use text or json.`);
-    options.logFormat = o.logFormat;
-  }
-  if (o.grace !== undefined) options.graceMs = parseDuration(o.grace, '--grace');
-  if (o.maxExecutors !== undefined) options.maxExecutors = parseInteger(o.maxExecutors, '--max-executors', 1, 1024);
-  if (o.killAfter !== undefined) options.killGraceMs = parseKillAfter(o.killAfter);
-  if (o.name !== undefined) {
-    if (o.name.trim() === '') throw new CliError('--name must not be empty: it names the daemon on its metrics.');
-    options.name = o.name;
-  }
-  // The daemon checks the address (HOST:PORT, loopback unless allowed) and says what is wrong.
-  if (o.metrics !== undefined) options.metrics = o.metrics;
-  if (o.metricsAllowRemote) options.metricsAllowRemote = true;
-  // Checked (HOST:PORT, both or neither of cert and key) by the daemon program, which says which flag is at fault.
-  if (o.listen !== undefined) options.listen = o.listen;
-  if (o.tlsCert !== undefined) options.tlsCert = path.resolve(o.tlsCert);
-  if (o.tlsKey !== undefined) options.tlsKey = path.resolve(o.tlsKey);
-  if (o.backupEvery !== undefined || o.backupDir !== undefined || o.backupKeep !== undefined) {
-    if (o.backupEvery === undefined || o.backupDir === undefined) {
-      throw new CliError('Scheduled backups need both --backup-every (how often, e.g. 6h) and --backup-dir (the folder).');
-    }
-    const everyMs = parseDuration(o.backupEvery, '--backup-every');
-    if (everyMs < MIN_BACKUP_EVERY_MS) throw new CliError(`--backup-every must be at least ${MIN_BACKUP_EVERY_MS / 1000}s (got ${o.backupEvery}).`);
-    const keep = o.backupKeep === undefined ? DEFAULT_BACKUP_KEEP : parseInteger(o.backupKeep, '--backup-keep', 1, 10_000);
-    options.backups = { everyMs, dir: path.resolve(o.backupDir), keep };
-  }
-  return options;
 }

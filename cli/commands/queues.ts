@@ -9,8 +9,8 @@ import { CliError } from '../errors';
 import { queueDetails, queuesTable } from '../format/records';
 import { parseTimeout } from '../jobsource';
 import { parseBackoff, parseDuration } from '../parse/duration';
-import { collect, parseInteger, parseRate, parseStates } from '../parse/values';
-import { LIMITS } from '../../shared/protocol';
+import { collect, orFail, parseRate, parseStates } from '../parse/values';
+import { attemptsText, concurrencyText } from '../../shared/domain/rules/options';
 import { addLimitOptions, resolveLimitChanges, type LimitOptionValues } from '../parse/limits';
 
 type QueueOptions = LimitOptionValues & {
@@ -131,9 +131,9 @@ async function confirmPurge(ctx: CliContext, { queue }: QueueResult, states: Job
 
 function configureParams(name: string, o: QueueOptions): ConfigureQueueParams {
   const p: ConfigureQueueParams = { name };
-  if (o.concurrency !== undefined) p.concurrency = o.concurrency === 'none' ? null : parseInteger(o.concurrency, '--concurrency', 1, 100_000);
+  if (o.concurrency !== undefined) p.concurrency = o.concurrency === 'none' ? null : orFail(concurrencyText(o.concurrency, '--concurrency'));
   if (o.rate !== undefined) p.rateLimit = parseRate(o.rate);
-  if (o.attempts !== undefined) p.defaultMaxAttempts = parseInteger(o.attempts, '--attempts', 1, LIMITS.maxAttempts);
+  if (o.attempts !== undefined) p.defaultMaxAttempts = orFail(attemptsText(o.attempts, '--attempts'));
   if (o.backoff !== undefined) p.defaultBackoff = parseBackoff(o.backoff);
   if (o.timeout !== undefined) p.defaultTimeoutMs = parseTimeout(o.timeout);
   if (o.retention !== undefined) p.retentionMs = o.retention === 'forever' ? null : parseDuration(o.retention, '--retention');

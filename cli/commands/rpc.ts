@@ -5,7 +5,7 @@ import { ErrorCode, METHOD_NAMES } from '../../shared/protocol';
 import { action, arg } from '../action';
 import { parseDuration } from '../parse/duration';
 import { parseJsonArgument } from '../parse/values';
-import { closest } from '../hints';
+import { closest } from '../../shared/domain/present';
 
 export function registerRpc(program: Command): void {
   program
@@ -44,7 +44,7 @@ ${METHOD_NAMES.map((m) => `  ${m}`).join('\n')}`,
           ctx.note(`spool: ${error.message}`);
           if (error.code === ErrorCode.MethodNotFound) {
             const near = closest(method, METHOD_NAMES);
-            ctx.note(near !== null ? `Did you mean ${near}? (spool rpc --help lists every method)` : 'spool rpc --help lists every method.');
+            ctx.note(near !== undefined ? `Did you mean ${near}? (spool rpc --help lists every method)` : 'spool rpc --help lists every method.');
           }
           return 1;
         }

@@ -2,19 +2,21 @@
  * `spool work <queue> --exec "<command>"`: a worker process for quick scripting. Each job runs
  * the command with `/bin/sh -c` in its own process group (shared/client/processGroup.ts, the
  * runner the daemon's shell executor uses too); the payload arrives on stdin (JSON)
- * and in SPOOL_JOB_PAYLOAD; stdout and stderr become the job's output; exit 0 completes the job,
- * any other status fails it (permanently for the codes given to --permanent-exit). A cancel, or
+ * and in SPOOL_JOB_PAYLOAD; stdout and stderr become the job's output, `::spool` report lines its
+ * progress and checkpoint; exit 0 completes the job, any other status fails it (permanently for
+ * the codes given to --permanent-exit) — output, reports and the failure's message are
+ * shared/client/shellJob.ts's, the same as the daemon's shell executor's. A cancel, or
  * a command running past the job's `timeoutMs` (as the daemon's shell executor bounds its
  * jobs), stops the command: SIGTERM to its group, SIGKILL after a grace period. When the shell
  * exits, what it left running in its group is killed. A second SIGTERM or Ctrl-C SIGKILLs every
  * command's group at once, hands their jobs back and exits. One line per finished job goes to
  * stderr unless --quiet.
  */
-import { StringDecoder } from 'node:string_decoder';
 import type { Command } from 'commander';
 import { SpoolClient } from '../../shared/client';
 import { jobEnvironment } from '../../shared/client/jobEnv';
 import { runProcessGroup } from '../../shared/client/processGroup';
+import { JobOutput, shellJobOutcome } from '../../shared/client/shellJob';
 import { LIMITS, NAME_PATTERN } from '../../shared/protocol';
 import type { Job } from '../../shared/types';
 import { runWorker, type WorkContext } from '../../shared/worker';
@@ -26,8 +28,6 @@ import { parseKillAfter } from '../parse/duration';
 import { formatDuration } from '../format/time';
 import { collect, parseInteger } from '../parse/values';
 import { unknownQueueNote } from '../hints';
-import { splitLine } from '../../shared/domain/output-lines';
-import { parseOutputCommand, type OutputCommand } from '../../shared/domain/output-commands';
 
 type WorkOptions = {
   exec?: string;
@@ -171,8 +171,7 @@ function runCommand(
   const payload = JSON.stringify(job.payload ?? null);
   // The environment the daemon's shell jobs get too (shared/client/jobEnv.ts).
   const env: NodeJS.ProcessEnv = { ...process.env, ...jobEnvironment(job, wctx.workerId, socketPath) };
-  const output = new OutputForwarder(client, job.id, wctx.workerId);
-  const stderrTail: string[] = [];
+  const output = jobOutput(client, job.id, wctx.workerId);
   // The runner the daemon's shell executor uses: its own process group, so a cancel reaches the
   // command's children too; the job's lease length bounds the command, as it bounds the daemon's
   // own shell jobs (the worker's heartbeats would otherwise keep a hung command's lease alive
@@ -184,13 +183,9 @@ function runCommand(
     jobId: job.id,
     timeoutMs: job.timeoutMs,
     killGraceMs: killAfterMs,
-    onOutput: (stream, chunk) => {
-      output.push(stream, chunk);
-      if (stream !== 'stderr') return;
-      stderrTail.push(...chunk.toString('utf8').split('\n').filter((l) => l.trim() !== ''));
-      stderrTail.splice(0, Math.max(0, stderrTail.length - 5));
-    },
-    onProblem: (message) => output.push('stderr', Buffer.from(`spool work: ${message}\n`)),
+    onOutput: (stream, chunk) => output.write(stream, chunk),
+    // Told to the job's output, where whoever looks at the job will see it.
+    onProblem: (message) => output.log(message),
   });
   // A second signal: the worker exits within moments, and a command in its own process group
   // would outlive it, so it is killed at once, even if a cancel's SIGTERM is still being given time.
@@ -201,17 +196,15 @@ function runCommand(
   if (wctx.signal.aborted) onAbort();
   else wctx.signal.addEventListener('abort', onAbort, { once: true });
 
-  return group.done.then(async ({ code, signal, stoppedFor, spawnError }) => {
+  return group.done.then(async (exit) => {
     wctx.signal.removeEventListener('abort', onAbort);
     wctx.hardStop.removeEventListener('abort', kill);
     await output.flush();
-    if (spawnError) throw new CommandFailed(`Cannot start /bin/sh: ${spawnError.message}`, undefined, false);
-    if (stoppedFor === 'abort') throw new CommandFailed(`Stopped: ${describeAbort(wctx.signal)}`, code ?? undefined, false);
-    if (stoppedFor === 'timeout') throw new CommandFailed(`Timed out after ${job.timeoutMs} ms; the command's processes were stopped.`, code ?? undefined, false);
-    if (code === 0) return { exitCode: 0 };
-    const tail = stderrTail.length > 0 ? `: ${stderrTail[stderrTail.length - 1]}` : '';
-    if (code === null) throw new CommandFailed(`The command was killed by ${signal ?? 'a signal'}${tail}`, undefined, false);
-    throw new CommandFailed(`The command exited with code ${code}${tail}`, code, permanentCodes.has(code));
+    // The daemon's shell executor words its outcomes alike (shared/client/shellJob.ts).
+    const outcome = shellJobOutcome(exit, { timeoutMs: job.timeoutMs, permanentExitCodes: [...permanentCodes], stderrTail: output.tail() });
+    if (outcome.kind === 'completed') return outcome.result;
+    if (outcome.kind === 'stopped') throw new CommandFailed(`Stopped: ${describeAbort(wctx.signal)}`, exit.code ?? undefined, false);
+    throw new CommandFailed(outcome.error, outcome.exitCode, outcome.permanent);
   });
 }
 
@@ -220,104 +213,32 @@ function describeAbort(signal: AbortSignal): string {
   return reason instanceof Error ? reason.message : 'the job was cancelled';
 }
 
-type Report = Exclude<OutputCommand, { kind: 'invalid' }>;
-
 /**
- * Sends a command's output to the daemon in batches (one `jobs.log` per stream per flush),
- * splitting it into lines. A line over the daemon's per-line limit is sent as several lines of
- * at most that many bytes, as the daemon's own shell executor does, so none of it is lost.
- * A report line (`::spool progress 40 compiling`, `::spool checkpoint {"step":3}`) becomes a
- * `jobs.progress` or `jobs.checkpoint` call under this worker's lease instead of output, as in
- * the daemon's shell executor; one not understood is kept, followed by a `log` line saying why.
+ * The job's output, sent to the daemon under this worker's lease: lines as `jobs.log` calls (at
+ * most LIMITS.maxBatch lines each, the most one call takes), reports as `jobs.progress` and
+ * `jobs.checkpoint`.
  */
-class OutputForwarder {
-  private readonly partial = { stdout: '', stderr: '' };
-  // A chunk from the pipe may end inside a multi-byte character; the decoder keeps those bytes
-  // for the next chunk instead of turning them into replacement characters.
-  private readonly decoders = { stdout: new StringDecoder('utf8'), stderr: new StringDecoder('utf8') };
-  private readonly pending = { stdout: [] as string[], stderr: [] as string[], log: [] as string[] };
-  private reports: Report[] = [];
-  private timer: NodeJS.Timeout | null = null;
-  private sending: Promise<void> = Promise.resolve();
-
-  constructor(
-    private readonly client: SpoolClient,
-    private readonly jobId: string,
-    private readonly workerId: string,
-  ) {}
-
-  push(stream: 'stdout' | 'stderr', data: Buffer): void {
-    const text = this.partial[stream] + this.decoders[stream].write(data);
-    const lines = text.split('\n');
-    const rest = lines.pop() ?? '';
-    for (const line of lines) this.line(stream, line);
-    // A line with no newline yet that is already over the limit: its full pieces go now rather
-    // than being held in memory; the last piece waits for the rest of the line.
-    const pieces = splitLine(rest);
-    this.partial[stream] = pieces.pop() ?? '';
-    this.pending[stream].push(...pieces);
-    if (!this.timer) this.timer = setTimeout(() => void this.send(), 50);
-  }
-
-  /** Send everything, including an unfinished last line. */
-  flush(): Promise<void> {
-    for (const stream of ['stdout', 'stderr'] as const) {
-      const rest = this.partial[stream] + this.decoders[stream].end();
-      if (rest !== '') this.line(stream, rest);
-      this.partial[stream] = '';
-    }
-    return this.send();
-  }
-
-  /** A whole line: a report, or output. */
-  private line(stream: 'stdout' | 'stderr', raw: string): void {
-    const text = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
-    const command = parseOutputCommand(text);
-    if (command !== null && command.kind !== 'invalid') {
-      const last = this.reports[this.reports.length - 1];
-      // Progress reported faster than it is sent: only the latest of a burst matters.
-      if (command.kind === 'progress' && last?.kind === 'progress') this.reports.pop();
-      this.reports.push(command);
-      return;
-    }
-    this.pending[stream].push(...splitLine(raw));
-    if (command !== null) this.pending.log.push(`The line "${text.slice(0, 80)}" was not understood as a report: ${command.reason}.`);
-  }
-
-  private send(): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    // One jobs.log per stream and at most LIMITS.maxBatch lines, the most one call takes.
-    const batches: { stream: 'stdout' | 'stderr' | 'log'; lines: string[] }[] = [];
-    const reports = this.reports;
-    this.reports = [];
-    for (const stream of ['stdout', 'stderr', 'log'] as const) {
-      const lines = this.pending[stream].splice(0);
-      for (let i = 0; i < lines.length; i += LIMITS.maxBatch) batches.push({ stream, lines: lines.slice(i, i + LIMITS.maxBatch) });
-    }
-    this.sending = this.sending.then(async () => {
-      for (const b of batches) {
+function jobOutput(client: SpoolClient, jobId: string, workerId: string): JobOutput {
+  return new JobOutput(
+    {
+      append: async (stream, lines) => {
         try {
-          await this.client.call('jobs.log', { id: this.jobId, workerId: this.workerId, stream: b.stream, lines: b.lines });
+          await client.call('jobs.log', { id: jobId, workerId, stream, lines });
         } catch (error) {
           // Output is a convenience; losing some (the lease was lost, the daemon restarted) must not fail the job.
-          process.stderr.write(`spool work: job ${this.jobId}: could not save ${b.lines.length} output line(s): ${error instanceof Error ? error.message : String(error)}\n`);
+          process.stderr.write(`spool work: job ${jobId}: could not save ${lines.length} output line(s): ${error instanceof Error ? error.message : String(error)}\n`);
         }
-      }
-      for (const report of reports) {
-        try {
-          if (report.kind === 'progress') {
-            await this.client.call('jobs.progress', { id: this.jobId, workerId: this.workerId, percent: report.percent, ...(report.message !== null ? { message: report.message } : {}) });
-          } else {
-            await this.client.call('jobs.checkpoint', { id: this.jobId, workerId: this.workerId, checkpoint: report.checkpoint });
-          }
-        } catch (error) {
-          // Told in the job's output, as the daemon's shell executor tells it.
-          const reason = error instanceof Error ? error.message : String(error);
-          await this.client.call('jobs.log', { id: this.jobId, workerId: this.workerId, stream: 'log', lines: [`The job's ${report.kind} report was not recorded: ${reason}`] }).catch(() => undefined);
+      },
+      record: async (report) => {
+        if (report.kind === 'progress') {
+          await client.call('jobs.progress', { id: jobId, workerId, percent: report.percent, ...(report.message !== null ? { message: report.message } : {}) });
+        } else {
+          await client.call('jobs.checkpoint', { id: jobId, workerId, checkpoint: report.checkpoint });
         }
-      }
-    });
-    return this.sending;
-  }
+      },
+      // append tells its own failures above, and the worker goes on.
+      onError: () => undefined,
+    },
+    { flushDelayMs: 50, maxBatch: LIMITS.maxBatch },
+  );
 }

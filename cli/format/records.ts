@@ -6,6 +6,7 @@ import { describeCron } from '../../shared/domain/cron';
 import type { QueueStats, ScheduleResult, Stats } from '../../shared/protocol';
 import { formatBackoff } from '../../shared/domain/backoff';
 import { formatRate } from '../../shared/domain/rates';
+import { dueCount, fireTime, jobReason, wallClockDiffers } from '../../shared/domain/present';
 import { formatLimits } from '../../shared/domain/resource-limits';
 import type { Job, JobRun, JobState, Queue, Schedule, Worker } from '../../shared/types';
 import type { Colors } from './color';
@@ -29,18 +30,6 @@ export function colorState(state: JobState | string, c: Colors): string {
   }
 }
 
-/** The one-line reason a job is where it is: delayed until, progress, last error. */
-function jobNote(job: Job, now: number): string {
-  if (job.state === 'queued' && job.runAt > now) return `delayed, runs ${formatRelative(job.runAt, now)}`;
-  if (job.state === 'retrying') return `next try ${formatRelative(job.runAt, now)}${job.lastError ? `: ${oneLine(job.lastError)}` : ''}`;
-  if (job.state === 'running') {
-    const parts = [job.cancelRequested ? 'cancel requested' : null, job.progress !== null ? `${job.progress}%` : null, job.progressMessage];
-    return parts.filter((p) => p).join(' ');
-  }
-  if (job.state === 'dead' && job.lastError) return oneLine(job.lastError);
-  return '';
-}
-
 function oneLine(s: string, max = 60): string {
   const line = s.replace(/\s+/g, ' ').trim();
   return line.length > max ? line.slice(0, max - 1) + '…' : line;
@@ -59,7 +48,8 @@ export function jobsTable(jobs: readonly Job[], c: Colors, now = Date.now()): st
       ...(weighted ? [{ header: 'WEIGHT', value: (j: Job) => String(j.weight), right: true }] : []),
       { header: 'TRIES', value: (j) => `${j.attempts}/${j.maxAttempts}`, right: true },
       { header: 'CREATED', value: (j) => formatRelative(j.createdAt, now) },
-      { header: 'NOTE', value: (j) => c.dim(jobNote(j, now)) },
+      // The reason the Queues view gives for the job's state, in the same words.
+      { header: 'NOTE', value: (j) => c.dim(jobReason(j, now)) },
     ],
     c.bold,
   );
@@ -145,7 +135,7 @@ function colorOutcome(outcome: JobRun['outcome'], c: Colors): string {
  */
 function countColumns<T extends QueueStats>(c: Colors): Column<T>[] {
   return [
-    { header: 'QUEUED', value: (q) => String(dueCount(q)), right: true },
+    { header: 'QUEUED', value: (q) => String(dueCount(q.counts, q.delayed)), right: true },
     { header: 'DELAYED', value: (q) => String(q.delayed), right: true },
     { header: 'RUNNING', value: (q) => String(q.counts.running), right: true },
     { header: 'RETRYING', value: (q) => String(q.counts.retrying), right: true },
@@ -153,11 +143,6 @@ function countColumns<T extends QueueStats>(c: Colors): Column<T>[] {
     { header: 'COMPLETED', value: (q) => String(q.counts.completed), right: true },
     { header: 'CANCELLED', value: (q) => String(q.counts.cancelled), right: true },
   ];
-}
-
-/** Queued jobs that may start now: the queued count less the delayed ones. */
-function dueCount(q: QueueStats): number {
-  return Math.max(0, q.counts.queued - q.delayed);
 }
 
 export function queuesTable(queues: readonly Queue[], c: Colors): string {
@@ -181,7 +166,7 @@ export function queueDetails(q: Queue, c: Colors): string {
       ['queue', q.name],
       ['status', q.paused ? c.yellow('paused') : 'active'],
       // As in `spool queues`: queued counts the due jobs, delayed the ones whose time is ahead.
-      ['jobs', Object.entries({ ...q.counts, queued: dueCount(q) }).map(([state, n]) => `${state} ${n}`).join(', ') + `; delayed ${q.delayed}`],
+      ['jobs', Object.entries({ ...q.counts, queued: dueCount(q.counts, q.delayed) }).map(([state, n]) => `${state} ${n}`).join(', ') + `; delayed ${q.delayed}`],
       ['concurrency', q.concurrency === null ? 'no limit' : String(q.concurrency)],
       ['rate limit', q.rateLimit ? formatRate(q.rateLimit) : 'none'],
       ['attempts', String(q.defaultMaxAttempts)],
@@ -220,25 +205,12 @@ export function schedulesTable(schedules: readonly Schedule[], c: Colors, now = 
 }
 
 /**
- * `03:00 Europe/Paris, ` when the schedule's time zone shows another wall-clock time than the
- * local one the timestamp is written in, so a cron of "0 3 * * *" reads as 03:00 where it
- * counts (with the date, `2026-11-24 09:00 Asia/Tokyo, `, when that differs too); empty when
- * both show the same date and time.
+ * `Tue 24 Nov 2026 03:00 CET, ` when the schedule's time zone shows another wall-clock time than
+ * the local one the timestamp is written in, so that a cron of "0 3 * * *" reads as 03:00 where
+ * it counts; empty when both show the same date and time.
  */
 export function inZone(at: number, timezone: string): string {
-  const parts = (zone?: string): { date: string; time: string } => {
-    const f = new Intl.DateTimeFormat('en-CA', { year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23', ...(zone ? { timeZone: zone } : {}) });
-    const p = Object.fromEntries(f.formatToParts(at).map((x) => [x.type, x.value]));
-    return { date: `${p['year']}-${p['month']}-${p['day']}`, time: `${p['hour']}:${p['minute']}` };
-  };
-  try {
-    const there = parts(timezone);
-    const here = parts();
-    if (there.date === here.date && there.time === here.time) return '';
-    return there.date === here.date ? `${there.time} ${timezone}, ` : `${there.date} ${there.time} ${timezone}, `;
-  } catch {
-    return '';
-  }
+  return wallClockDiffers(at, timezone) ? `${fireTime(at, timezone)}, ` : '';
 }
 
 export function scheduleDetails(result: ScheduleResult, c: Colors, now = Date.now()): string {
@@ -285,7 +257,7 @@ export function statsView(stats: Stats, c: Colors): string {
   // The totals carry no delayed count of their own: the queues' add up to it.
   const delayed = stats.queues.reduce((sum, q) => sum + q.delayed, 0);
   const head =
-    `${c.bold('running')} ${t.running}  ${c.bold('queued')} ${Math.max(0, t.queued - delayed)}  ${c.bold('delayed')} ${delayed}  ${c.bold('retrying')} ${t.retrying}  ` +
+    `${c.bold('running')} ${t.running}  ${c.bold('queued')} ${dueCount(t, delayed)}  ${c.bold('delayed')} ${delayed}  ${c.bold('retrying')} ${t.retrying}  ` +
     `${c.bold('dead')} ${t.dead > 0 ? c.red(String(t.dead)) : '0'}  ${c.bold('completed')} ${t.completed}  ${c.bold('cancelled')} ${t.cancelled}\n` +
     `last minute: ${stats.completedLastMinute} completed, ${stats.failedLastMinute} failed   ` +
     `last hour: ${stats.completedLastHour} completed, ${stats.failedLastHour} failed\n`;

@@ -1,24 +1,14 @@
-/** Times as a person reads them in a table: `3s ago`, `in 5m`, `1h20m`. */
+/**
+ * Times as a person reads them in a table or a details view, with the CLI's clock as the default
+ * `now`: the wording is shared/domain/present's, the same as the extension's.
+ */
 import { formatDuration } from '../../shared/domain/durations';
+import { formatTimestamp, relativeTime } from '../../shared/domain/present';
 
 /** Durations print in the syntax they are typed in, the same in the extension (shared/domain). */
-export { formatDuration };
+export { formatDuration, formatTimestamp };
 
 /** `3s ago`, `in 5m`, `just now`; `-` for null. */
 export function formatRelative(at: number | null, now = Date.now()): string {
-  if (at === null) return '-';
-  const diff = at - now;
-  if (Math.abs(diff) < 1000) return 'just now';
-  return diff < 0 ? `${formatDuration(-diff)} ago` : `in ${formatDuration(diff)}`;
-}
-
-/** Local ISO-like time with the offset, for details views: `2026-05-01 09:00:00 +02:00`. */
-export function formatTimestamp(at: number | null): string {
-  if (at === null) return '-';
-  const d = new Date(at);
-  const pad = (n: number): string => String(n).padStart(2, '0');
-  const offset = -d.getTimezoneOffset();
-  const sign = offset >= 0 ? '+' : '-';
-  const tz = `${sign}${pad(Math.floor(Math.abs(offset) / 60))}:${pad(Math.abs(offset) % 60)}`;
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())} ${tz}`;
+  return relativeTime(at, now);
 }

@@ -4,6 +4,8 @@
  */
 import { readFileSync } from 'node:fs';
 import * as rates from '../../shared/domain/rates';
+import { integerText } from '../../shared/domain/rules/options';
+import type { Parsed } from '../../shared/domain/parsed';
 import { JOB_STATES, type JobState, type RateLimit } from '../../shared/types';
 import { CliError } from '../errors';
 import { parseDuration } from './duration';
@@ -47,12 +49,15 @@ export function parseTime(text: string, what: string, now = Date.now()): number 
   return t;
 }
 
+/** An integer option (`what` names it, "--priority"), refused in the daemon's words for the same value. */
 export function parseInteger(text: string, what: string, min: number, max: number): number {
-  const n = Number(text);
-  if (!/^-?\d+$/.test(text.trim()) || !Number.isSafeInteger(n) || n < min || n > max) {
-    throw new CliError(`Invalid ${what} "${text}": a whole number from ${min} to ${max}.`);
-  }
-  return n;
+  return orFail(integerText(text, what, min, max));
+}
+
+/** The value of a domain check, or its message as the CLI's error. */
+export function orFail<T>(result: Parsed<T>): T {
+  if (!result.ok) throw new CliError(result.message);
+  return result.value;
 }
 
 /** `--state dead`, `--state queued,retrying`, or the option repeated. */

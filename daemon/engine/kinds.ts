@@ -3,7 +3,7 @@
  */
 import type { KindFilter } from '../storage/backend';
 import { BUILTIN_KINDS } from './defaults';
-import type { ClaimInput } from './validate/worker';
+import type { ClaimInput } from '../../shared/domain/rules/worker';
 
 /** Which kinds this claimer may get; null when none at all. */
 export function kindFilter(input: Pick<ClaimInput, 'kinds' | 'builtinKinds'>): KindFilter | null {

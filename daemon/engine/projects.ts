@@ -21,10 +21,11 @@ import {
   type ScheduleState,
   type TemplateState,
 } from '../../shared/jobsfile';
-import { ErrorCode, planHash, type ApplyProjectResult, type Template } from '../../shared/protocol';
+import { ErrorCode, type ApplyProjectResult, type Template } from '../../shared/protocol';
+import { planHash } from '../../shared/jobsfile';
 import type { Schedule } from '../../shared/types';
 import type { ApplyDecision, ApplyWrite, Ownership, ProjectObjects, StoredTemplate } from '../storage/backend';
-import * as vd from './validate/declaration';
+import * as vd from '../../shared/domain/rules/declaration';
 
 /** What an apply was asked, validated. */
 export interface ApplyInput {

@@ -9,8 +9,8 @@ import { ErrorCode } from '../../shared/protocol';
 import type { Job } from '../../shared/types';
 import { invalidState } from './errors';
 import { backoffDelay } from './backoff';
-import type { UpdateInput } from './validate/jobs';
-import { builtinPayload } from './validate/payloads';
+import type { UpdateInput } from '../../shared/domain/rules/jobs';
+import { builtinPayload } from '../../shared/domain/rules/payloads';
 
 /** How a failed attempt ends: the job's next state, and when it runs again (retrying). */
 export interface FailureOutcome {

@@ -5,7 +5,7 @@
  * timeouts and connection errors fail it so that it is retried with backoff. The job's timeoutMs
  * bounds the whole exchange, body included.
  */
-import { httpPayload, type HttpPayload } from '../engine/validate/payloads';
+import { httpPayload, type HttpPayload } from '../../shared/domain/rules/payloads';
 import { withPayload, type Executor, type ExecutorContext, type Outcome, type RunningJob, type StopReason } from './types';
 
 export const RESPONSE_BODY_LIMIT = 64 * 1024;

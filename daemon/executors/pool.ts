@@ -17,7 +17,7 @@ import type { Job, ResourceLimits } from '../../shared/types';
 import type { EngineClaimParams, JobChange, QueueEngine } from '../engine/api';
 import type { Logger } from '../lifecycle/logger';
 import { runHttp } from './http';
-import { OutputSink } from './output';
+import { JobOutput } from '../../shared/client/shellJob';
 import { runShell } from './shell';
 import type { Executor, Outcome, RunningJob } from './types';
 
@@ -153,15 +153,15 @@ export class ExecutorPool {
   }
 
   private startJob(job: Job, queueLimits: ResourceLimits): void {
-    const output = new OutputSink(
-      (stream, lines) => this.engine.appendOutput(job.id, this.workerId, stream, lines),
-      (error) => this.logger.warn('Could not store job output', { job: job.id, error }),
+    const output = new JobOutput({
+      append: (stream, lines) => this.engine.appendOutput(job.id, this.workerId, stream, lines),
       // `::spool progress …` and `::spool checkpoint …` lines, recorded under the executors' lease.
-      (report) =>
+      record: (report) =>
         report.kind === 'progress'
           ? this.engine.progress({ id: job.id, workerId: this.workerId, percent: report.percent, ...(report.message !== null ? { message: report.message } : {}) })
           : this.engine.checkpoint({ id: job.id, workerId: this.workerId, checkpoint: report.checkpoint }),
-    );
+      onError: (error) => this.logger.warn('Could not store job output', { job: job.id, error }),
+    });
     const executor = job.kind === 'shell' || job.kind === 'http' ? EXECUTORS[job.kind] : null;
     let run: RunningJob;
     if (executor === null) {
@@ -203,7 +203,7 @@ export class ExecutorPool {
     }
   }
 
-  private async finish(job: Job, outcome: Outcome, output: OutputSink): Promise<void> {
+  private async finish(job: Job, outcome: Outcome, output: JobOutput): Promise<void> {
     const active = this.active.get(job.id);
     if (active) clearInterval(active.heartbeat);
     this.active.delete(job.id);

@@ -10,15 +10,18 @@
  * Resource limits (the queue's, overridden field by field by `payload.limits`) are set on the
  * shell with `prlimit`; a failure that shows a limit was hit says which (limits.ts).
  *
- * Exit 0 completes the job with `{exitCode: 0}`; any other exit fails it with the code and the
- * tail of stderr (permanently if the code is listed in `permanentExitCodes`).
+ * Output, `::spool` report lines and the outcome with its message are shared/client/shellJob.ts's,
+ * the same as `spool work`'s: exit 0 completes the job with `{exitCode: 0}`; any other exit fails
+ * it with the code and the tail of stderr (permanently if the code is listed in
+ * `permanentExitCodes`).
  */
 import * as fs from 'node:fs';
 import { jobEnvironment } from '../../shared/client/jobEnv';
 import { PRLIMIT, runProcessGroup, type ProcessGroupRun } from '../../shared/client/processGroup';
+import { shellJobOutcome } from '../../shared/client/shellJob';
 import type { ResourceLimits } from '../../shared/types';
 import { limitHit, limitsRefused } from './limits';
-import { shellPayload, type ShellPayload } from '../engine/validate/payloads';
+import { shellPayload, type ShellPayload } from '../../shared/domain/rules/payloads';
 import { withPayload, type Executor, type ExecutorContext, type Outcome, type RunningJob, type StopReason } from './types';
 
 export const runShell: Executor = (context) =>
@@ -75,38 +78,24 @@ class ShellRun implements RunningJob {
     });
     this.group = group;
     const exit = await group.done;
-    output.flush();
+    await output.flush();
 
-    if (exit.spawnError) {
-      const program = Object.keys(limits).length > 0 ? `${PRLIMIT} (util-linux, which sets the job's resource limits)` : '/bin/sh';
-      return { kind: 'failed', error: `Could not start ${program}: ${exit.spawnError.message}` };
+    const stderrTail = output.tail();
+    if (exit.spawnError === null && exit.stoppedFor === null && exit.code !== 0) {
+      const refused = limitsRefused(limits, { code: exit.code, signal: exit.signal, stderrTail });
+      // The command never ran, and would not at a retry either.
+      if (refused !== null) return { kind: 'failed', error: `Could not apply the job's resource limits: ${refused}`, permanent: true };
     }
-    if (exit.stoppedFor === 'cancel') return { kind: 'cancelled' };
-    if (exit.stoppedFor === 'shutdown') return { kind: 'stopped' };
-    if (exit.stoppedFor === 'timeout') {
-      return { kind: 'failed', error: `Timed out after ${job.timeoutMs} ms; the command's processes were stopped.${tailText(output.tail())}` };
-    }
-    if (exit.code === 0) return { kind: 'completed', result: { exitCode: 0 } };
-    const ending = { code: exit.code, signal: exit.signal, stderrTail: output.tail() };
-    const refused = limitsRefused(limits, ending);
-    // The command never ran, and would not at a retry either.
-    if (refused !== null) return { kind: 'failed', error: `Could not apply the job's resource limits: ${refused}`, permanent: true };
-    const hit = limitHit(limits, ending);
-    const lead = hit === null ? '' : `${hit}. `;
-    if (exit.code !== null) {
-      return {
-        kind: 'failed',
-        error: `${lead}The command exited with code ${exit.code}.${tailText(output.tail())}`,
-        exitCode: exit.code,
-        permanent: payload.permanentExitCodes.includes(exit.code),
-      };
-    }
-    return { kind: 'failed', error: `${lead}The command was killed by ${exit.signal ?? 'a signal'}.${tailText(output.tail())}` };
+    const outcome = shellJobOutcome(exit, {
+      timeoutMs: job.timeoutMs,
+      permanentExitCodes: payload.permanentExitCodes,
+      stderrTail,
+      program: Object.keys(limits).length > 0 ? `${PRLIMIT} (util-linux, which sets the job's resource limits)` : '/bin/sh',
+      cause: limitHit(limits, { code: exit.code, signal: exit.signal, stderrTail }),
+    });
+    if (outcome.kind !== 'stopped') return outcome;
+    return outcome.reason === 'cancel' ? { kind: 'cancelled' } : { kind: 'stopped' };
   }
-}
-
-function tailText(tail: string): string {
-  return tail.length > 0 ? `\nLast lines of stderr:\n${tail}` : '';
 }
 
 function isDirectory(path: string): boolean {

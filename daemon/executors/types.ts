@@ -4,7 +4,7 @@
  */
 import { isSpoolError } from '../../shared/errors';
 import type { Job, ResourceLimits } from '../../shared/types';
-import type { OutputSink } from './output';
+import type { JobOutput } from '../../shared/client/shellJob';
 
 /** How an attempt ended, from the executor's point of view. */
 export type Outcome =
@@ -25,7 +25,7 @@ export interface RunningJob {
 
 export interface ExecutorContext {
   job: Job;
-  output: OutputSink;
+  output: JobOutput;
   /** After SIGTERM, how long a process group has before SIGKILL. */
   killGraceMs: number;
   /** The built-in executors' worker id, which holds the job's lease. */
@@ -47,7 +47,7 @@ export function invalidPayload(kind: string, message: string): RunningJob {
 }
 
 /**
- * Checks the job's payload with its kind's checker (daemon/engine/validate/payloads.ts) and
+ * Checks the job's payload with its kind's checker (shared/domain/rules/payloads.ts) and
  * runs it; a payload the checker refuses fails the job permanently with the checker's message.
  * Enqueue refuses such payloads already, so this is for jobs stored before it did.
  */

@@ -24,6 +24,7 @@
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
+import { processExists } from '../../shared/client/processes';
 import type { DaemonInstance, QueueEngine } from '../engine/api';
 import { findLeftovers, stopLeftovers } from '../executors/leftovers';
 import type { Logger } from './logger';
@@ -59,16 +60,6 @@ export function processStartTime(pid: number): string | null {
   return fields[19] ?? null;
 }
 
-/** Whether a process with this pid exists (one owned by another user counts). */
-export function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return error instanceof Error && 'code' in error && error.code === 'EPERM';
-  }
-}
-
 /**
  * Whether a recorded daemon is dead, from this host: stopped cleanly; or on this host with a pid
  * that is gone or belongs to a process started at another time. Otherwise, given `staleBefore`
@@ -79,7 +70,7 @@ export function pidAlive(pid: number): boolean {
 export function daemonDead(daemon: Pick<DaemonInstance, 'host' | 'pid' | 'processStart' | 'stoppedAt' | 'heartbeatAt'>, host: string, staleBefore: number | null): boolean {
   if (daemon.stoppedAt !== null) return true;
   if (daemon.host === host) {
-    if (!pidAlive(daemon.pid)) return true;
+    if (!processExists(daemon.pid)) return true;
     const now = daemon.processStart === null ? null : processStartTime(daemon.pid);
     // The same process, for certain: alive, however long its heartbeat has been silent.
     if (now !== null) return now !== daemon.processStart;
@@ -188,7 +179,7 @@ export class DaemonInstanceRecord {
     for (const d of dead) note(d.executorId, d.heartbeatAt);
     // Executors of daemons from before daemons were recorded: on this host, with a dead pid.
     const recordedExecutors = new Set(recorded.map((d) => d.executorId));
-    const unrecorded = others ? workers.filter((w) => w.type === 'builtin' && w.host === this.host && w.id !== this.executorId && !recordedExecutors.has(w.id) && w.pid !== null && !pidAlive(w.pid)) : [];
+    const unrecorded = others ? workers.filter((w) => w.type === 'builtin' && w.host === this.host && w.id !== this.executorId && !recordedExecutors.has(w.id) && w.pid !== null && !processExists(w.pid)) : [];
     for (const w of unrecorded) note(w.id, w.lastHeartbeatAt);
 
     const ids = [...groups.keys()];

@@ -4,6 +4,7 @@
  * (params of any type, a batch answered with a bare object), so the daemon is strict here.
  */
 import { createJSONRPCErrorResponse, type JSONRPCErrorResponse, type JSONRPCID, type JSONRPCRequest } from 'json-rpc-2.0';
+import { isRecord } from '../../shared/domain/records';
 import { ErrorCode } from '../../shared/protocol';
 
 /** Deeper JSON is refused: no real payload nests this far, and deep values cost stack elsewhere. */
@@ -55,8 +56,4 @@ export function nestsDeeperThan(value: unknown, limit: number = MAX_DEPTH): bool
   }
   for (const item of Object.values(value)) if (nestsDeeperThan(item, limit - 1)) return true;
   return false;
-}
-
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

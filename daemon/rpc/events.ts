@@ -7,13 +7,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { invalidParams } from '../../shared/errors';
-import { type EventTopic, type Notifications, type NotificationName, type Stats, type SubscribeParams } from '../../shared/protocol';
+import { EVENT_TOPICS, type EventTopic, type Notifications, type NotificationName, type Stats, type SubscribeParams } from '../../shared/protocol';
 import type { OutputLine } from '../../shared/types';
 import type { JobChange } from '../../shared/protocol';
 import type { Logger } from '../lifecycle/logger';
 import type { Connection } from './connection';
 
-export const EVENT_TOPICS: readonly EventTopic[] = ['jobs', 'queues', 'schedules', 'stats', 'output'];
 /** At most this many `stats.changed` per second and subscription: ~4/s. */
 export const STATS_INTERVAL_MS = 250;
 /** Subscriptions one connection may hold. */

@@ -1,15 +1,25 @@
 /**
  * Starts the daemon bundled in the extension (`dist/daemon.js --detach`) with the Node on PATH
  * or `spool.nodePath`. The daemon itself is a separate process that outlives the window, so one
- * daemon serves every window; the extension host never loads SQLite.
+ * daemon serves every window; the extension host never loads SQLite. Its arguments are written
+ * from the daemon's flag table (shared/daemon-flags.ts), like those of `spool daemon --detach`.
  */
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
+import { DETACH_FLAG, optionsToArgs } from '../../shared/daemon-flags';
 import type { SpoolSettings } from '../settings';
 
 export interface LaunchResult {
   /** What the launcher printed, for the log. */
   output: string;
+}
+
+/**
+ * The arguments of the daemon program the extension starts: the socket and the database of the
+ * settings (an empty database setting leaves the daemon's default), the rest the daemon's defaults.
+ */
+export function launchArgs(script: string, settings: Pick<SpoolSettings, 'socketPath' | 'databasePath'>): string[] {
+  return [script, DETACH_FLAG.flag, ...optionsToArgs({ socketPath: settings.socketPath, ...(settings.databasePath === '' ? {} : { dbPath: settings.databasePath }) })];
 }
 
 /**
@@ -23,9 +33,7 @@ export function launchDaemon(
   answered: () => Promise<boolean>,
   timeoutMs = 30_000,
 ): Promise<LaunchResult> {
-  const script = path.join(extensionPath, 'dist', 'daemon.js');
-  const args = [script, '--detach', '--socket', settings.socketPath];
-  if (settings.databasePath !== '') args.push('--db', settings.databasePath);
+  const args = launchArgs(path.join(extensionPath, 'dist', 'daemon.js'), settings);
   return new Promise((resolve, reject) => {
     let output = '';
     let settled = false;

@@ -1,13 +1,11 @@
-/** Small text helpers the views share: relative times, payload summaries. Cron in words is the domain's describeCron. */
-import { formatDuration } from '../../shared/domain/durations';
+/**
+ * Small text helpers the views share: payload summaries and job labels. Relative times and the
+ * shown end of a job id are shared/domain/present's (the CLI writes them the same), passed on
+ * here; cron in words is the domain's describeCron.
+ */
 import type { Job } from '../../shared/types';
 
-/** "3s ago", "in 4m", "2h ago", "5d ago". */
-export function relativeTime(at: number, now = Date.now()): string {
-  const diff = at - now;
-  const unit = formatDuration(diff, 1);
-  return diff > 0 ? `in ${unit}` : `${unit} ago`;
-}
+export { relativeTime, shortId } from '../../shared/domain/present';
 
 function field(payload: unknown, name: string): string | undefined {
   if (typeof payload !== 'object' || payload === null || !(name in payload)) return undefined;
@@ -34,10 +32,6 @@ export function jobLabel(job: Job): string {
   const summary = payloadSummary(job.kind, job.payload);
   if (summary === '') return job.kind;
   return job.kind === 'shell' || job.kind === 'http' ? summary : `${job.kind}: ${summary}`;
-}
-
-export function shortId(id: string): string {
-  return id.length > 8 ? id.slice(-8) : id;
 }
 
 

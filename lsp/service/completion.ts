@@ -10,7 +10,7 @@ import { CompletionItemKind, InsertTextFormat, type CompletionItem, type Positio
 import { BACKOFF_STRATEGIES } from '../../shared/domain/backoff';
 import { fieldAt, knownTimezones, type FieldSpec } from '../../shared/jobsfile';
 import { memberValue, nodeAt, nodeAtPath, offsetAt, rangeAt, stringValue, type JobsDocument } from './document';
-import { countsText, type LiveData } from './live';
+import { liveCountsText, type LiveData } from './live';
 
 /** The completion items at `position`. */
 export function completion(doc: JobsDocument, position: Position, live: LiveData): CompletionItem[] {
@@ -124,7 +124,7 @@ function valueItems(doc: JobsDocument, path: (string | number)[], spec: FieldSpe
 function queueNames(doc: JobsDocument, live: LiveData): [string, string | undefined][] {
   const out = new Map<string, string | undefined>();
   for (const l of doc.parse.locations) if (l.type === 'queue') out.set(l.name, 'declared in this file');
-  for (const q of live.queues ?? []) out.set(q.name, `${out.has(q.name) ? 'in this file; ' : 'on the daemon: '}${countsText(q.counts)}`);
+  for (const q of live.queues ?? []) out.set(q.name, `${out.has(q.name) ? 'in this file; ' : 'on the daemon: '}${liveCountsText(q)}`);
   return [...out];
 }
 

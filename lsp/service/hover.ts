@@ -9,9 +9,10 @@ import type { Hover, MarkupContent, Position } from 'vscode-languageserver-types
 import { describeCron, DEFAULT_TIMEZONE, nextFireTimes, parseCron, timezoneProblem } from '../../shared/domain/cron';
 import { nextMatchingWall } from '../../shared/domain/cron/next';
 import { utcOffset } from '../../shared/domain/cron/zone';
+import { fireTime } from '../../shared/domain/present';
 import { fieldAt, type DeclaredTemplate } from '../../shared/jobsfile';
 import { memberValue, nodeAt, nodeAtPath, offsetAt, rangeAt, stringValue, type JobsDocument } from './document';
-import { countsText, type LiveData } from './live';
+import { liveCountsText, type LiveData } from './live';
 
 /** How many fire times a cron's hover lists. */
 export const NEXT_RUNS = 5;
@@ -102,23 +103,11 @@ export function fireTimes(cron: string, timezone: string, now: number, count: nu
   } catch {
     return [];
   }
-  const format = new Intl.DateTimeFormat('en-GB', {
-    timeZone: timezone,
-    weekday: 'short',
-    day: 'numeric',
-    month: 'short',
-    year: 'numeric',
-    hour: '2-digit',
-    minute: '2-digit',
-    ...(parsed.cron.hasSeconds ? { second: '2-digit' } : {}),
-    hourCycle: 'h23',
-    timeZoneName: 'short',
-  });
   return times.map((at) => {
     const wall = at + utcOffset(timezone, at);
     // The wall-clock time matches the expression unless a change moved it.
     const moved = nextMatchingWall(parsed.cron, wall, wall) === null;
-    return { at, text: format.format(at).replace(/,/g, ''), moved };
+    return { at, text: fireTime(at, timezone, { seconds: parsed.cron.hasSeconds }), moved };
   });
 }
 
@@ -128,7 +117,7 @@ function queueHover(doc: JobsDocument, name: string, live: LiveData): string {
   const lines = [`**Queue ${name}**${declared === undefined ? ' (not declared in this file)' : ''}`];
   if (live.queues !== undefined) {
     const queue = live.queues.find((q) => q.name === name);
-    lines.push('', queue === undefined ? 'Not on the daemon yet: apply creates it (or the first job does).' : `On the daemon: ${countsText(queue.counts)} · ${queue.counts.completed} completed`);
+    lines.push('', queue === undefined ? 'Not on the daemon yet: apply creates it (or the first job does).' : `On the daemon: ${liveCountsText(queue, { completed: true })}`);
   }
   return lines.join('\n');
 }

@@ -11,6 +11,6 @@ export { diagnostics, SOURCE, type DiagnosticData } from './diagnostics';
 export { analyze, offsetAt, type JobsDocument } from './document';
 export { cronHover, fireTimes, hover, NEXT_RUNS, templateText, type FireTime } from './hover';
 export { codeLenses } from './lenses';
-export { countsText, NO_LIVE_DATA, type LiveData, type LiveQueue } from './live';
+export { liveCountsText, NO_LIVE_DATA, type LiveData, type LiveQueue } from './live';
 export { definition, documentSymbols, references } from './navigation';
 export { planOf, planText } from './plan';

@@ -8,7 +8,7 @@ import type { CodeLens } from 'vscode-languageserver-types';
 import { countChanges, planChanges } from '../../shared/jobsfile';
 import { COMMANDS } from './commands';
 import { rangeOf, type JobsDocument } from './document';
-import { countsText, type LiveData } from './live';
+import { liveCountsText, type LiveData } from './live';
 
 /** The lenses of a document; `uri` is handed to the commands as their first argument. */
 export function codeLenses(doc: JobsDocument, uri: string, live: LiveData): CodeLens[] {
@@ -45,7 +45,7 @@ export function codeLenses(doc: JobsDocument, uri: string, live: LiveData): Code
       if (templates.has(location.name)) lenses.push({ range, command: { title: 'Enqueue', command: COMMANDS.enqueueTemplate, arguments: [uri, location.name] } });
     } else if (liveQueues !== undefined) {
       const queue = liveQueues.get(location.name);
-      lenses.push({ range, command: { title: queue === undefined ? 'not on the daemon yet' : countsText(queue.counts), command: '' } });
+      lenses.push({ range, command: { title: queue === undefined ? 'not on the daemon yet' : liveCountsText(queue), command: '' } });
     }
   }
   return lenses;

@@ -4,6 +4,7 @@
  * without the method — so the checks that need it are skipped, never turned into warnings (an
  * unreachable daemon must not make a correct file look wrong).
  */
+import { countsText } from '../../shared/domain/present';
 import type { LiveObject } from '../../shared/jobsfile';
 import type { JobCounts } from '../../shared/types';
 
@@ -11,6 +12,8 @@ import type { JobCounts } from '../../shared/types';
 export interface LiveQueue {
   name: string;
   counts: JobCounts;
+  /** Queued jobs whose start time is ahead (a part of counts.queued); absent: none known. */
+  delayed?: number;
 }
 
 /** A snapshot of the daemon for one request. */
@@ -27,11 +30,10 @@ export interface LiveData {
 /** No daemon: every live check is skipped. */
 export const NO_LIVE_DATA: LiveData = Object.freeze({});
 
-/** A queue's counts in a few words, busiest states first: "3 queued · 1 dead", "empty". */
-export function countsText(counts: JobCounts): string {
-  const parts = [`${counts.queued} queued`];
-  if (counts.running > 0) parts.push(`${counts.running} running`);
-  if (counts.retrying > 0) parts.push(`${counts.retrying} retrying`);
-  if (counts.dead > 0) parts.push(`${counts.dead} dead`);
-  return parts.join(' · ');
+/**
+ * A queue's counts in a few words, as the Queues view and the CLI say them ("3 queued · 1 dead",
+ * "empty"); `completed` adds the completed count, for a hover that has the room.
+ */
+export function liveCountsText(queue: LiveQueue, options: { completed?: boolean } = {}): string {
+  return countsText(queue.counts, queue.delayed ?? 0, options);
 }

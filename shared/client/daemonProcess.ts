@@ -14,10 +14,12 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ConnectionLostError, DaemonNotRunningError, SpoolClient } from '../client';
-import { optionsToArgs, optionsToEnv, type DaemonOptions } from '../daemon-options';
+import { optionsToArgs } from '../daemon-flags';
+import { optionsToEnv, type DaemonOptions } from '../daemon-options';
 import { SpoolError } from '../errors';
 import { defaultLogPath } from '../paths';
 import { ErrorCode, type DaemonStatus } from '../protocol';
+import { processExists } from './processes';
 
 /** The daemon bundle: dist/daemon.js, next to whichever bundle (cli.js, daemon.js, bench.js) runs this. */
 export function daemonScriptPath(): string {
@@ -218,24 +220,6 @@ export async function stopDaemon(socketPath: string, timeoutMs = 30_000): Promis
     await delay(50);
   }
   return { pid };
-}
-
-function processExists(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    // EPERM: it exists but belongs to someone else.
-    return error instanceof Error && 'code' in error && error.code === 'EPERM';
-  }
-  // A detached daemon's parent is gone; until something reaps it, its exit leaves a zombie,
-  // which has stopped all the same.
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch (error) {
-    if (error instanceof Error && 'code' in error && error.code === 'ENOENT') return process.platform !== 'linux';
-    throw error;
-  }
 }
 
 function logTail(logPath: string, lines = 20): string {

@@ -6,12 +6,14 @@
  * (`viewItem =~ /^job\.(dead|cancelled|completed)$/` in package.json) are checked against it by
  * the same test.
  *
- * States (shared/types.ts has the long form): `queued` waits for its turn (or its `runAt`);
- * `running` is held by one worker under a lease; `retrying` waits out its backoff and is then
- * claimed like a due queued job; `completed`, `dead` and `cancelled` are terminal until a user
- * retries the job.
+ * States: `queued` waits for its turn (or its `runAt`); `running` is held by one worker under a
+ * lease; `retrying` waits out its backoff and is then claimed like a due queued job;
+ * `completed`, `dead` and `cancelled` are terminal until a user retries the job. The long form,
+ * who moves a job in and out of each state, is written from this table by `jobStatesDoc`: it
+ * is the doc comment of JobState in shared/types.ts and the JobState description in
+ * docs/openrpc.json (both written by `npm run openrpc`, and checked by its test).
  */
-import { ErrorCode } from '../protocol';
+import { ErrorCode, type MethodName } from '../protocol';
 import { JOB_STATES, type JobState } from '../types';
 
 /**
@@ -27,8 +29,8 @@ export type JobOutcome = JobState | 'deleted';
 /** One row of the table. */
 export interface JobTransition {
   readonly by: JobActor;
-  /** The protocol methods that take this action. */
-  readonly methods: readonly string[];
+  /** The protocol methods that take this action: names of the method table, so a misspelt one does not compile. */
+  readonly methods: readonly MethodName[];
   /**
    * The states in which the action applies, each with the states it may lead to (which one
    * depends on the job: attempts left, a cancel requested, the failure being permanent). In any
@@ -43,6 +45,8 @@ export interface JobTransition {
   readonly refusal: typeof ErrorCode.InvalidState | typeof ErrorCode.LeaseLost | null;
   /** For the CLI's bulk form (`spool retry --queue q`): the states it applies to unless `--state` says. */
   readonly bulkDefault?: readonly JobState[];
+  /** For an action no protocol method takes: when it happens, as the state docs say it. */
+  readonly when?: string;
 }
 
 /** Every action that moves a job (or, for the lease holder's bookkeeping, requires its state). */
@@ -61,11 +65,11 @@ export const JOB_TRANSITIONS = {
    * The daemon's own executors (shell, http) stopped the job because a cancel was requested. No
    * protocol method: a remote worker ends a cancelled job with jobs.fail or jobs.release.
    */
-  markCancelled: { by: 'worker', methods: [], from: { running: ['cancelled'] }, refusal: ErrorCode.LeaseLost },
+  markCancelled: { by: 'worker', methods: [], from: { running: ['cancelled'] }, refusal: ErrorCode.LeaseLost, when: "the daemon's own executors stop it for a requested cancel" },
   /** The lease ran out: handled as a failed attempt. */
-  reap: { by: 'daemon', methods: [], from: { running: ['retrying', 'dead', 'cancelled'] }, refusal: null },
+  reap: { by: 'daemon', methods: [], from: { running: ['retrying', 'dead', 'cancelled'] }, refusal: null, when: 'its lease runs out' },
   /** Start-up recovery of jobs the daemon's own executors left running: given back like a release. */
-  recover: { by: 'daemon', methods: [], from: { running: ['retrying'] }, refusal: null },
+  recover: { by: 'daemon', methods: [], from: { running: ['retrying'] }, refusal: null, when: "the daemon starts and finds it left running by its own executors" },
   /**
    * Waiting jobs are cancelled at once; a running one stays running with the cancel requested,
    * and its worker ends it. Bulk default: the waiting ones only, since stopping running work
@@ -136,4 +140,54 @@ export function outcomes(action: JobAction, state: JobState): readonly JobOutcom
 /** The states a user's bulk action applies to when none are named. */
 export function bulkDefaultStates(action: 'cancel' | 'retry' | 'delete'): readonly JobState[] {
   return JOB_TRANSITIONS[action].bulkDefault;
+}
+
+/**
+ * What the table does not say about a state: how a job is first made, how a queued job is shown,
+ * what a retrying job waits for, what becomes of a terminal one.
+ */
+const STATE_NOTES: Readonly<Record<JobState, string>> = {
+  queued: 'A job is enqueued in this state (`jobs.enqueue`, `jobs.enqueueBatch`, a schedule\'s tick). A queued job whose `runAt` lies in the future is shown as *delayed*; it is still `queued`.',
+  running: 'A running job is held by one worker under a lease.',
+  retrying: 'It waits out its backoff (`runAt`), then is claimed exactly like a due queued job.',
+  completed: 'Terminal: retention cleanup deletes it.',
+  dead: 'Terminal: retention cleanup deletes it.',
+  cancelled: 'Terminal: retention cleanup deletes it.',
+};
+
+/** An action as the state docs name it: its methods, or when it happens when no method takes it. */
+function actionWords(action: JobAction): string {
+  const row = transition(action);
+  if (row.methods.length > 0) return `${action} (${row.methods.map((m) => `\`${m}\``).join(', ')})`;
+  return row.when !== undefined ? `${action} (when ${row.when})` : action;
+}
+
+/** "a", "a or b", "a, b or c". */
+function orList(words: readonly string[]): string {
+  return words.length <= 1 ? (words[0] ?? '') : `${words.slice(0, -1).join(', ')} or ${words[words.length - 1]}`;
+}
+
+/**
+ * The states and who moves a job in and out of each, as a Markdown list written from the table
+ * (one line per state, no hard wraps, so that it reads the same in a doc comment and in JSON).
+ */
+export function jobStatesDoc(): string {
+  const lines = ['The states a job can be in, and which actions move a job in and out of each (shared/domain/states.ts, JOB_TRANSITIONS):', ''];
+  for (const state of JOB_STATES) {
+    const entered: string[] = [];
+    const left: string[] = [];
+    for (const action of JOB_ACTIONS) {
+      const from = transition(action).from;
+      const into = JOB_STATES.filter((other) => other !== state && (from[other] ?? []).includes(state));
+      if (into.length > 0) entered.push(`${actionWords(action)} from ${orList(into.map((s) => `\`${s}\``))}`);
+      const out = from[state];
+      if (out === undefined) continue;
+      const elsewhere = out.filter((to) => to !== state);
+      if (elsewhere.length === 0) left.push(`${actionWords(action)} keeps it \`${state}\``);
+      else left.push(`${actionWords(action)} → ${orList(out.map((to) => `\`${to}\``))}`);
+    }
+    const parts = [entered.length > 0 ? `Entered by ${entered.join('; ')}.` : null, left.length > 0 ? `Actions: ${left.join('; ')}.` : null, STATE_NOTES[state]];
+    lines.push(`- \`${state}\`: ${parts.filter((p): p is string => p !== null).join(' ')}`);
+  }
+  return lines.join('\n');
 }

@@ -5,8 +5,10 @@
  * Within one millisecond the 12-bit `rand_a` field is used as a counter (RFC 9562 §6.2, method 1)
  * so ids made by one generator are strictly increasing even when the clock stands still or
  * steps back (a test clock, an NTP correction).
+ *
+ * The randomness is the Web Crypto API's (`globalThis.crypto`, in Node 20 and in browsers), so
+ * the domain imports no Node module.
  */
-import { randomFillSync } from 'node:crypto';
 
 const POOL_SIZE = 4096;
 
@@ -64,7 +66,7 @@ export class UuidV7 {
   }
 
   private refill(): void {
-    randomFillSync(this.pool);
+    globalThis.crypto.getRandomValues(this.pool);
     this.poolOffset = 0;
   }
 }

@@ -8,11 +8,16 @@
  * The wording, everywhere: "<field> must be <what is allowed> (got <what was given>)", and
  * 'Unknown field "<field>". Allowed: <fields>.' for a key that has no meaning there.
  *
- * Pure: no I/O, nothing from the programs. The daemon's RPC handlers and the engine's
- * validate/*.ts both build on it.
+ * The rule texts (`integerRule`, `lengthRule`, `NAME_RULE`, `mustBe`) are exported so that
+ * checks which do not throw (the jobs file's diagnostics, the CLI's and the editor's option
+ * parsers) say the same words.
+ *
+ * Pure: no I/O, nothing from the programs. The daemon's RPC handlers and the rules of
+ * shared/domain/rules/ both build on it.
  */
 import { SpoolError, clipName, invalidParams } from '../errors';
 import { ErrorCode, LIMITS, NAME_PATTERN } from '../protocol';
+import { isRecord } from './records';
 
 export type Fields = Readonly<Record<string, unknown>>;
 
@@ -28,10 +33,23 @@ export function shown(value: unknown): string {
   return s.length > 60 ? `${s.slice(0, 57)}...` : s;
 }
 
-/** A JSON object: not null, not an array. */
-export function isFields(value: unknown): value is Fields {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+/** The one sentence of a refusal: "<field> must be <allowed> (got <given>)". */
+export function mustBe(field: string, allowed: string, given: string): string {
+  return `${field} must be ${allowed} (got ${given})`;
 }
+
+/** What an integer field allows, in words. */
+export function integerRule(min: number, max: number): string {
+  return `an integer from ${min} to ${max}`;
+}
+
+/** What a string field's length allows, in words. */
+export function lengthRule(min: number, max: number): string {
+  return `${min} to ${max} characters long`;
+}
+
+/** What a name (queue, kind, schedule, template, worker id) allows, in words. */
+export const NAME_RULE = `1 to ${LIMITS.maxNameLength} characters of letters, digits, ".", "_", ":" or "-", starting with a letter or digit`;
 
 /** The path of `key` inside `prefix` ("" for the params themselves). */
 export function join(prefix: string, key: string): string {
@@ -44,7 +62,7 @@ export function join(prefix: string, key: string): string {
  */
 export function object(value: unknown, where: string, allowed: readonly string[]): Fields {
   if (value === undefined || value === null) return {};
-  if (!isFields(value)) throw invalidParams(where, `${where} must be an object (got ${shown(value)})`);
+  if (!isRecord(value)) throw invalidParams(where, `${where} must be an object (got ${shown(value)})`);
   return onlyKeys(value, where, allowed);
 }
 
@@ -71,7 +89,7 @@ export function requiredObject(value: unknown, field: string, allowed: readonly 
 
 export function integer(value: unknown, field: string, min: number, max: number): number {
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) {
-    throw invalidParams(field, `${field} must be an integer from ${min} to ${max} (got ${shown(value)})`, `${min}..${max}`);
+    throw invalidParams(field, mustBe(field, integerRule(min, max), shown(value)), `${min}..${max}`);
   }
   return value;
 }
@@ -100,11 +118,7 @@ export function optionalBoolean(value: unknown, field: string): boolean | undefi
 export function name(value: unknown, field: string): string {
   if (typeof value !== 'string' || !NAME_PATTERN.test(value)) {
     const what = value === '' ? 'an empty string' : shown(value);
-    throw invalidParams(
-      field,
-      `${field} must be 1 to ${LIMITS.maxNameLength} characters of letters, digits, ".", "_", ":" or "-", starting with a letter or digit (got ${what})`,
-      NAME_PATTERN.source,
-    );
+    throw invalidParams(field, mustBe(field, NAME_RULE, what), NAME_PATTERN.source);
   }
   return value;
 }
@@ -116,7 +130,7 @@ export function optionalName(value: unknown, field: string): string | undefined 
 export function string(value: unknown, field: string, maxLength: number, minLength = 0): string {
   if (typeof value !== 'string') throw invalidParams(field, `${field} must be a string (got ${shown(value)})`);
   if (value.length < minLength || value.length > maxLength) {
-    throw invalidParams(field, `${field} must be ${minLength} to ${maxLength} characters long (got ${value.length})`, `${minLength}..${maxLength} characters`);
+    throw invalidParams(field, mustBe(field, lengthRule(minLength, maxLength), String(value.length)), `${minLength}..${maxLength} characters`);
   }
   return value;
 }

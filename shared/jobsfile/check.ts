@@ -4,14 +4,16 @@
  * RateLimit) or reported at its exact range — wrong type, unknown field (with the closest known
  * name), missing required field, duplicate key, a value outside its limits, a duration, rate,
  * backoff, cron or time zone that the domain's one parser refuses. Reading goes on after a
- * problem, so one pass reports them all.
+ * problem, so one pass reports them all. A value out of its limits is refused in the daemon's
+ * words (shared/domain/validate.ts's rule texts), so the file and `project.apply` say the same.
  */
 import type { Node } from 'jsonc-parser';
 import { parseBackoff } from '../domain/backoff';
 import { cronProblem, parseCron, timezoneProblem } from '../domain/cron';
-import { parseDuration, formatDuration } from '../domain/durations';
+import { parseDuration } from '../domain/durations';
 import { parseRate } from '../domain/rates';
-import { shown } from '../domain/validate';
+import { durationRule } from '../domain/rules/options';
+import { integerRule, lengthRule, mustBe, NAME_RULE, shown } from '../domain/validate';
 import { NAME_PATTERN } from '../protocol';
 import type { Layer, Problem, ProblemCode, Severity } from './model';
 import { offsetInString, type LineIndex } from './positions';
@@ -200,11 +202,11 @@ export class Checker {
         return node.type === 'boolean' ? node.value === true : wrongType('true or false');
       case 'integer': {
         if (spec.nullable === true && node.type === 'null') return null;
-        const want = `an integer from ${spec.min} to ${spec.max}${spec.nullable === true ? ', or null' : ''}`;
+        const want = `${integerRule(spec.min, spec.max)}${spec.nullable === true ? ', or null' : ''}`;
         if (node.type !== 'number') return wrongType(want);
         const n: unknown = node.value;
         if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < spec.min || n > spec.max) {
-          this.report(node, 'out-of-range', `${field} must be ${want} (got ${String(n)})`, path, { allowed: want });
+          this.report(node, 'out-of-range', mustBe(field, want, shown(n)), path, { allowed: want });
           return INVALID;
         }
         return n;
@@ -255,28 +257,27 @@ export class Checker {
         const min = spec.minLength ?? 0;
         const max = spec.maxLength ?? Number.MAX_SAFE_INTEGER;
         if (text.length < min || text.length > max) {
-          const want = min > 0 ? `a string of ${min} to ${max} characters` : `a string of at most ${max} characters`;
-          this.report(node, 'out-of-range', `${field} must be ${want} (got ${text.length})`, path, { allowed: want });
+          const want = lengthRule(min, max);
+          this.report(node, 'out-of-range', mustBe(field, want, String(text.length)), path, { allowed: want });
           return INVALID;
         }
         return text;
       }
       case 'name':
         if (!NAME_PATTERN.test(text)) {
-          const allowed = '1 to 128 letters, digits, ".", "_", ":" or "-", starting with a letter or digit';
-          this.report(node, 'invalid-name', `${field} must be a name of ${allowed} (got ${shown(text)})`, path, { allowed });
+          this.report(node, 'invalid-name', mustBe(field, NAME_RULE, shown(text)), path, { allowed: NAME_RULE });
           return INVALID;
         }
         return text;
       case 'duration': {
         const ms = parseDuration(text);
-        const allowed = `a duration from ${formatDuration(spec.minMs ?? 0)} to ${formatDuration(spec.maxMs)}${spec.nullable === true ? ', or null' : ''}`;
+        const allowed = `${durationRule(spec.minMs ?? 0, spec.maxMs)}${spec.nullable === true ? ', or null' : ''}`;
         if (!ms.ok) {
           this.report(node, 'invalid-duration', `${field} is not a duration: ${ms.message} (got ${shown(text)})`, path, { allowed, layer: 'meaning' });
           return INVALID;
         }
         if (ms.value < (spec.minMs ?? 0) || ms.value > spec.maxMs) {
-          this.report(node, 'out-of-range', `${field} must be ${allowed} (got ${shown(text)})`, path, { allowed, layer: 'meaning' });
+          this.report(node, 'out-of-range', mustBe(field, allowed, shown(text)), path, { allowed, layer: 'meaning' });
           return INVALID;
         }
         return ms.value;

@@ -39,4 +39,6 @@ export {
   type ScheduleState,
   type TemplateState,
 } from './plan';
+export { planHash } from './planHash';
+export { PLAIN, planText, type PlanPaint, type PlanTextOptions } from './planText';
 export { jobsFileSchema, type JsonSchema } from './schema';

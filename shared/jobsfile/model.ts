@@ -1,110 +1,22 @@
 /**
- * The jobs file as a daemon needs it: every object named, every duration in milliseconds, every
- * rate a RateLimit, every schedule's job resolved from its template with the parameters
- * substituted. Plain JSON values only (no Map, no URL), so the CLI can send a declaration to the
- * daemon's apply as it is. How the file is written is in `spec.ts` and docs/jobs-as-code.md.
+ * The jobs file's model: the declaration as a daemon needs it (its types are the protocol's,
+ * shared/protocol/projects.ts, since they cross the wire, and are re-exported here), and what a
+ * parse returns: problems, object locations, references. How the file is written is in
+ * `spec.ts` and docs/jobs-as-code.md.
  */
 import type { Node } from 'jsonc-parser';
-import type { Backoff, JobOptions, JobTemplate, MissedRunPolicy, RateLimit } from '../types';
+import type { JobOptions } from '../types';
 import type { Span } from './positions';
+import type { ObjectType, QueueSettings, DeclaredQueue, BuiltinKind, TemplateParam, DeclaredTemplate, OverlapPolicy, DeclaredSchedule, Declaration } from '../protocol/projects';
 
-/** The three kinds of object a jobs file declares, in the order they are applied. */
-export type ObjectType = 'queue' | 'template' | 'schedule';
+export type { ObjectType, QueueSettings, DeclaredQueue, BuiltinKind, TemplateParam, DeclaredTemplate, OverlapPolicy, DeclaredSchedule, Declaration };
 
 /** The object types in apply order: a schedule needs its template, a template its queue. */
 export const OBJECT_TYPES: readonly ObjectType[] = ['queue', 'template', 'schedule'];
 
-/**
- * A queue's settings as the file declares them. A field the file leaves out is not managed:
- * apply leaves the daemon's value as it is (write the default to go back to it).
- */
-export interface QueueSettings {
-  /** Jobs running at once; null: no limit of the queue's own. */
-  concurrency?: number | null;
-  /** null: no rate limit. */
-  rateLimit?: RateLimit | null;
-  /** Attempts a job of the queue gets unless it says otherwise. */
-  maxAttempts?: number;
-  /** The backoff's fields the file gives; the others keep the queue's value. */
-  backoff?: Partial<Backoff>;
-  /** Lease length and shell time limit of the queue's jobs. */
-  timeoutMs?: number;
-  /** null: finished jobs are kept forever. */
-  retentionMs?: number | null;
-  paused?: boolean;
-}
-
-/** A queue declared in the file. */
-export interface DeclaredQueue {
-  name: string;
-  settings: QueueSettings;
-}
-
-/** The kinds the daemon runs itself; any other kind is a custom kind run by remote workers. */
-export type BuiltinKind = 'shell' | 'http';
-
-/** One `{{name}}` a template can take: its default, and what it is for. */
-export interface TemplateParam {
-  /** Absent: every use must give a value. */
-  default?: string;
-  description?: string;
-}
+export { MISSED_POLICIES, OVERLAP_POLICIES } from '../domain/rules/declared';
 
 export type { JobOptions };
-
-/**
- * A template: a job with `{{name}}` placeholders left in, as written. `payload` is the kind's
- * payload (shell: `{command, cwd?, env?}`, http: `{url, method?, headers?, body?}`, custom: the
- * `payload` field) before substitution.
- */
-export interface DeclaredTemplate {
-  name: string;
-  queue: string;
-  kind: string;
-  payload: unknown;
-  options: JobOptions;
-  params: Record<string, TemplateParam>;
-  description?: string;
-}
-
-/** Whether a schedule fires while its previous job has not finished. */
-export type OverlapPolicy = 'allow' | 'skip';
-
-/** The overlap policies, in the order messages list them. */
-export const OVERLAP_POLICIES: readonly OverlapPolicy[] = ['allow', 'skip'];
-
-/** The missed-run policies, in the order messages list them. */
-export const MISSED_POLICIES: readonly MissedRunPolicy[] = ['skip', 'runOnce'];
-
-/**
- * A schedule with its defaults filled in and its job resolved: what the daemon's
- * `schedules.create` takes, plus the template and parameters it came from and the overlap policy.
- */
-export interface DeclaredSchedule {
-  name: string;
-  cron: string;
-  /** IANA zone; "UTC" when the file gives none. */
-  timezone: string;
-  template: string;
-  /** The values the schedule gives (defaults not included). */
-  params: Record<string, string>;
-  enabled: boolean;
-  missedPolicy: MissedRunPolicy;
-  overlapPolicy: OverlapPolicy;
-  /** The template's queue. */
-  queue: string;
-  /** The template's job with every parameter substituted. */
-  job: JobTemplate;
-}
-
-/** A whole jobs file, normalized. Objects keep the file's order. */
-export interface Declaration {
-  /** The owner name: apply changes or deletes only objects this project created. */
-  project: string;
-  queues: DeclaredQueue[];
-  templates: DeclaredTemplate[];
-  schedules: DeclaredSchedule[];
-}
 
 /** How bad a problem is: an error blocks apply; a warning does not. */
 export type Severity = 'error' | 'warning';

@@ -7,6 +7,9 @@
  */
 import { createScanner, parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser';
 import { DEFAULT_TIMEZONE } from '../domain/cron';
+import { isRecord } from '../domain/records';
+import { CWD_RULE, HTTP_URL_RULE } from '../domain/rules/limits';
+import { mustBe, shown } from '../domain/validate';
 import { NAME_PATTERN } from '../protocol';
 import type { Backoff, MissedRunPolicy, RateLimit } from '../types';
 import { Checker, members, pathText, setEntry, type JsonPath } from './check';
@@ -109,10 +112,6 @@ function str(v: unknown): string | undefined {
 
 function num(v: unknown): number | undefined {
   return typeof v === 'number' ? v : undefined;
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 function stringRecord(v: unknown): Record<string, string> | undefined {
@@ -324,16 +323,17 @@ class FileReader {
   }
 
   /**
-   * What the daemon would refuse when the job is enqueued, said now: a shell job's folder must be
-   * an absolute path, an http job's URL absolute http or https. A value that starts with a
-   * placeholder is only known once substituted, so it is left to the daemon.
+   * What the daemon would refuse when the job is enqueued, said now in the daemon's words: a
+   * shell job's folder must be an absolute path, an http job's URL absolute http or https. A
+   * value that starts with a placeholder is only known once substituted, so it is left to the
+   * daemon.
    */
   private checkTargets(nodes: Record<string, Node>, path: JsonPath): void {
     const startsWithPlaceholder = (text: string): boolean => placeholders(text)[0]?.start === 0;
     const cwdNode = nodes['cwd'];
     const cwd = stringOf(cwdNode);
     if (cwdNode !== undefined && cwd !== undefined && cwd.length > 0 && !cwd.startsWith('/') && !startsWithPlaceholder(cwd)) {
-      this.checker.report(cwdNode, 'invalid-path', `${pathText([...path, 'cwd'])} must be an absolute path, starting with / (got ${JSON.stringify(cwd)})`, [...path, 'cwd'], { allowed: 'an absolute path' });
+      this.checker.report(cwdNode, 'invalid-path', mustBe(pathText([...path, 'cwd']), CWD_RULE, shown(cwd)), [...path, 'cwd'], { allowed: CWD_RULE });
     }
     const urlNode = nodes['url'];
     const url = stringOf(urlNode);
@@ -342,9 +342,7 @@ class FileReader {
     const sample = url.replace(/\{\{\s*[A-Za-z_][A-Za-z0-9_]*\s*\}\}/g, 'x');
     const protocol = URL.canParse(sample) ? new URL(sample).protocol : null;
     if (protocol !== 'http:' && protocol !== 'https:') {
-      this.checker.report(urlNode, 'invalid-url', `${pathText([...path, 'url'])} must be an absolute http:// or https:// URL (got ${JSON.stringify(url.length > 60 ? `${url.slice(0, 57)}...` : url)})`, [...path, 'url'], {
-        allowed: 'an absolute http:// or https:// URL',
-      });
+      this.checker.report(urlNode, 'invalid-url', mustBe(pathText([...path, 'url']), HTTP_URL_RULE, shown(url)), [...path, 'url'], { allowed: HTTP_URL_RULE });
     }
   }
 

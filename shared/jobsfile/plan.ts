@@ -19,116 +19,12 @@
 import { formatBackoff, BACKOFF_STRATEGIES } from '../domain/backoff';
 import { formatDuration } from '../domain/durations';
 import { formatRate } from '../domain/rates';
-import type { Backoff, JobTemplate, MissedRunPolicy, Queue, RateLimit, Schedule } from '../types';
+import { isRecord } from '../domain/records';
+import type { Queue, Schedule } from '../types';
 import { OBJECT_TYPES, type Declaration, type DeclaredSchedule, type DeclaredTemplate, type ObjectType, type OverlapPolicy, type QueueSettings } from './model';
+import type { QueueState, TemplateState, ScheduleState, LiveObject, LiveState, FieldChange, ChangeAction, Change, Drift, Conflict, Plan } from '../protocol/projects';
 
-/** A queue's managed settings as the daemon has them (every one has a value there). */
-export interface QueueState {
-  concurrency: number | null;
-  rateLimit: RateLimit | null;
-  maxAttempts: number;
-  backoff: Backoff;
-  timeoutMs: number;
-  retentionMs: number | null;
-  paused: boolean;
-}
-
-/** A template as the daemon records it: the declaration without its name. */
-export type TemplateState = Omit<DeclaredTemplate, 'name'>;
-
-/**
- * A schedule as the daemon has it, in the declaration's shape. `template` and `params` are where
- * the job came from; a daemon that has not recorded them leaves them out and they are not compared.
- */
-export interface ScheduleState {
-  cron: string;
-  timezone: string;
-  enabled: boolean;
-  missedPolicy: MissedRunPolicy;
-  overlapPolicy: OverlapPolicy;
-  queue: string;
-  job: JobTemplate;
-  template?: string;
-  params?: Record<string, string>;
-}
-
-/** What the daemon records per object beside the object itself. */
-interface Ownership<Applied> {
-  name: string;
-  /** The project whose file created it; absent for an object made by hand (or on first use). */
-  owner?: string;
-  /** What that project's last apply declared (the declared value, normalized); absent when none. */
-  applied?: Applied;
-}
-
-/** One object on the daemon, with its owner and last-applied value: what `planChanges` compares. */
-export type LiveObject =
-  | (Ownership<QueueSettings> & { type: 'queue'; current: QueueState; /** Jobs the queue holds now. */ jobs?: number })
-  | (Ownership<TemplateState> & { type: 'template'; current: TemplateState })
-  | (Ownership<ScheduleState> & { type: 'schedule'; current: ScheduleState });
-
-/** Everything a daemon has that a plan needs. */
-export interface LiveState {
-  objects: LiveObject[];
-}
-
-/** One field that differs: `from` the daemon's value `to` the file's (normalized values). */
-export interface FieldChange {
-  field: string;
-  from: unknown;
-  to: unknown;
-}
-
-/** What apply does to one object. */
-export type ChangeAction = 'create' | 'update' | 'delete' | 'unchanged';
-
-/** One line of a plan. */
-export interface Change {
-  action: ChangeAction;
-  type: ObjectType;
-  name: string;
-  /** For an update: the fields that differ. */
-  fields?: FieldChange[];
-  /** Something the reader should know: a rename, drift, adoption, a delete that needs --force. */
-  note?: string;
-  /** On a create: the deleted object of the same body it replaces. */
-  renamedFrom?: string;
-  /** On a delete: the created object of the same body that replaces it. */
-  renamedTo?: string;
-  /** On an update: the file takes ownership of a queue no project owned. */
-  adopt?: boolean;
-  /** On a queue delete: the queue holds jobs, so apply needs --force. */
-  needsForce?: boolean;
-}
-
-/** An object on the daemon changed by hand since this project last applied it. */
-export interface Drift {
-  type: ObjectType;
-  name: string;
-  /** `from` the last-applied value `to` the value now. */
-  fields: FieldChange[];
-}
-
-/** A declared name the daemon already uses for an object this project does not own. */
-export interface Conflict {
-  type: ObjectType;
-  name: string;
-  /** The project that owns it; null when it was made by hand. */
-  owner: string | null;
-  message: string;
-}
-
-/** What apply would do. */
-export interface Plan {
-  project: string;
-  /** In apply order: queues, templates, schedules; within a type, the file's order, then deletes. */
-  changes: Change[];
-  /** Objects no project owns, left alone. */
-  unmanaged: { type: ObjectType; name: string }[];
-  drift: Drift[];
-  /** Apply must refuse while there are any. */
-  conflicts: Conflict[];
-}
+export type { QueueState, TemplateState, ScheduleState, LiveObject, LiveState, FieldChange, ChangeAction, Change, Drift, Conflict, Plan };
 
 /** The plan of `declared` against `live`: see the module comment. */
 export function planChanges(declared: Declaration, live: LiveState): Plan {
@@ -291,7 +187,7 @@ function diff(want: Record<string, unknown>, have: Record<string, unknown>, part
   const out: FieldChange[] = [];
   for (const [field, to] of Object.entries(want)) {
     let from = have[field];
-    if (partialBackoff && field === 'backoff' && isObject(to) && isObject(from)) {
+    if (partialBackoff && field === 'backoff' && isRecord(to) && isRecord(from)) {
       const picked: Record<string, unknown> = {};
       for (const k of Object.keys(to)) picked[k] = from[k];
       from = picked;
@@ -301,10 +197,6 @@ function diff(want: Record<string, unknown>, have: Record<string, unknown>, part
     if (canonicalJson(to) !== canonicalJson(from)) out.push({ field, from: from ?? null, to });
   }
   return out;
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /**
@@ -317,7 +209,7 @@ export function canonicalJson(value: unknown): string {
 
 function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
-  if (isObject(value)) {
+  if (isRecord(value)) {
     const out: Record<string, unknown> = {};
     for (const key of Object.keys(value).sort()) {
       if (value[key] !== undefined) out[key] = sortKeys(value[key]);
@@ -360,10 +252,10 @@ export function scheduleState(s: Schedule, extra: { overlapPolicy?: OverlapPolic
 export function formatFieldValue(field: string, value: unknown): string {
   if (value === null || value === undefined) return 'none';
   if (typeof value === 'number' && (field === 'timeout' || field === 'retention')) return formatDuration(value);
-  if (field === 'rateLimit' && isObject(value) && typeof value['perSecond'] === 'number' && typeof value['burst'] === 'number') {
+  if (field === 'rateLimit' && isRecord(value) && typeof value['perSecond'] === 'number' && typeof value['burst'] === 'number') {
     return formatRate({ perSecond: value['perSecond'], burst: value['burst'] });
   }
-  if (field === 'backoff' && isObject(value)) {
+  if (field === 'backoff' && isRecord(value)) {
     const strategy = BACKOFF_STRATEGIES.find((s) => s === value['strategy']);
     if (strategy !== undefined && typeof value['baseMs'] === 'number' && typeof value['capMs'] === 'number' && typeof value['jitter'] === 'number') {
       return formatBackoff({ strategy, baseMs: value['baseMs'], capMs: value['capMs'], jitter: value['jitter'] });

@@ -3,10 +3,16 @@
  * checks walk this table, the JSON Schema (`schema.ts` → schema/spool.schema.json) is generated
  * from it, and the language server reads its descriptions for completion and hover, so a field
  * added here is known to all three (a test fails when the committed schema is stale).
+ *
+ * The limits are not restated here: each comes from the protocol's LIMITS or from the domain's
+ * rules (shared/domain/rules/), the ones the daemon enforces when the file is applied, so that a
+ * file the editor accepts is one the daemon accepts.
  */
 import { BACKOFF_STRATEGIES } from '../domain/backoff';
+import { MISSED_POLICIES, OVERLAP_POLICIES, PARAM_NAME, PARAM_NAME_RULE } from '../domain/rules/declared';
+import { DEFAULT_TIMEZONE, HEADER_NAME, HEADER_NAME_RULE, HTTP_METHODS, MAX_CONCURRENCY, MAX_DESCRIPTION_LENGTH, MAX_PAYLOAD_TEXT } from '../domain/rules/limits';
+import { NAME_RULE } from '../domain/validate';
 import { LIMITS, NAME_PATTERN } from '../protocol';
-import { MISSED_POLICIES, OVERLAP_POLICIES } from './model';
 
 interface Described {
   /** What the field means, shown in completion, hover and the schema. */
@@ -47,18 +53,17 @@ export interface KeyRule {
   allowed: string;
 }
 
-/** `{{name}}` in a template's strings: a letter or "_" first, then letters, digits or "_". */
-export const PARAM_NAME = /^(?!__proto__$)[A-Za-z_][A-Za-z0-9_]*$/;
+export { PARAM_NAME };
 
 const OBJECT_NAME: KeyRule = {
   pattern: NAME_PATTERN,
-  allowed: `1 to ${LIMITS.maxNameLength} letters, digits, ".", "_", ":" or "-", starting with a letter or digit`,
+  allowed: NAME_RULE,
 };
-const PARAM_KEY: KeyRule = { pattern: PARAM_NAME, allowed: 'a letter or "_", then letters, digits or "_"' };
+const PARAM_KEY: KeyRule = { pattern: PARAM_NAME, allowed: PARAM_NAME_RULE };
 // "__proto__" is refused as a key: as a property of the objects the parser builds it would
 // replace their prototype instead of adding an entry.
 const ENV_KEY: KeyRule = { pattern: /^(?!__proto__$)[^=\u0000]+$/, allowed: 'a variable name without "=" or NUL' };
-const HEADER_KEY: KeyRule = { pattern: /^(?!__proto__$)[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/, allowed: "a header name: letters, digits and !#$%&'*+-.^_`|~" };
+const HEADER_KEY: KeyRule = { pattern: new RegExp(`^(?!__proto__$)${HEADER_NAME.source.slice(1)}`), allowed: `a header name: ${HEADER_NAME_RULE}` };
 
 const MAX_DURATION = LIMITS.maxDurationMs;
 
@@ -78,7 +83,7 @@ export const QUEUE_SPEC: ObjectSpec = {
     concurrency: {
       kind: 'integer',
       min: 1,
-      max: 100_000,
+      max: MAX_CONCURRENCY,
       nullable: true,
       description: 'How many of the queue\'s jobs run at once; null for no limit of the queue\'s own.',
     },
@@ -118,34 +123,34 @@ export const TEMPLATE_SPEC: ObjectSpec = {
   description: 'A job to enqueue by name (from a schedule, `spool run`, or a code lens), with {{param}} placeholders in its strings.',
   required: ['queue', 'kind'],
   fields: {
-    description: { kind: 'string', maxLength: 1000, description: 'What the job does, for the people reading the file.' },
+    description: { kind: 'string', maxLength: MAX_DESCRIPTION_LENGTH, description: 'What the job does, for the people reading the file.' },
     queue: { kind: 'name', ref: 'queue', description: 'The queue the job goes to.' },
     kind: {
       kind: 'name',
       description: 'What runs the job: "shell" (a command run by the daemon), "http" (a request sent by the daemon), or any other name for a custom kind run by remote workers.',
       examples: ['shell', 'http'],
     },
-    command: { kind: 'string', minLength: 1, maxLength: 100_000, kinds: ['shell'], description: 'shell: the command /bin/sh runs. Required for shell jobs.' },
-    cwd: { kind: 'string', minLength: 1, maxLength: 4096, kinds: ['shell'], description: 'shell: the absolute path of the folder the command runs in.' },
+    command: { kind: 'string', minLength: 1, maxLength: MAX_PAYLOAD_TEXT, kinds: ['shell'], description: 'shell: the command /bin/sh runs. Required for shell jobs.' },
+    cwd: { kind: 'string', minLength: 1, maxLength: MAX_PAYLOAD_TEXT, kinds: ['shell'], description: 'shell: the absolute path of the folder the command runs in.' },
     env: {
       kind: 'map',
       keys: ENV_KEY,
       kinds: ['shell'],
-      values: { kind: 'string', maxLength: 100_000, description: 'The variable\'s value.' },
+      values: { kind: 'string', maxLength: MAX_PAYLOAD_TEXT, description: 'The variable\'s value.' },
       description: 'shell: environment variables added to the daemon\'s for the command.',
     },
-    url: { kind: 'string', minLength: 1, maxLength: 8192, kinds: ['http'], description: 'http: the absolute http:// or https:// URL to request. Required for http jobs.' },
+    url: { kind: 'string', minLength: 1, maxLength: MAX_PAYLOAD_TEXT, kinds: ['http'], description: 'http: the absolute http:// or https:// URL to request. Required for http jobs.' },
     method: {
       kind: 'string',
       kinds: ['http'],
-      enum: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+      enum: HTTP_METHODS,
       description: 'http: the request method; GET when left out.',
     },
     headers: {
       kind: 'map',
       keys: HEADER_KEY,
       kinds: ['http'],
-      values: { kind: 'string', maxLength: 8192, description: 'The header\'s value.' },
+      values: { kind: 'string', maxLength: MAX_PAYLOAD_TEXT, description: 'The header\'s value.' },
       description: 'http: request headers.',
     },
     body: { kind: 'json', kinds: ['http'], description: 'http: the request body; a string is sent as it is, any other JSON value as JSON (with a JSON content-type unless a header sets one).' },
@@ -179,8 +184,8 @@ export const TEMPLATE_SPEC: ObjectSpec = {
         kind: 'object',
         description: 'One parameter.',
         fields: {
-          default: { kind: 'string', maxLength: 100_000, description: 'The value used when a schedule or run gives none.' },
-          description: { kind: 'string', maxLength: 1000, description: 'What the parameter is for.' },
+          default: { kind: 'string', maxLength: MAX_PAYLOAD_TEXT, description: 'The value used when a schedule or run gives none.' },
+          description: { kind: 'string', maxLength: MAX_DESCRIPTION_LENGTH, description: 'What the parameter is for.' },
         },
       },
     },
@@ -200,14 +205,14 @@ export const SCHEDULE_SPEC: ObjectSpec = {
     },
     timezone: {
       kind: 'timezone',
-      description: 'The IANA time zone the cron is read in; "UTC" when left out.',
+      description: `The IANA time zone the cron is read in; "${DEFAULT_TIMEZONE}" when left out.`,
       examples: ['UTC', 'Europe/Paris', 'America/New_York'],
     },
     template: { kind: 'name', ref: 'template', description: 'The template it enqueues, by name.' },
     params: {
       kind: 'map',
       keys: PARAM_KEY,
-      values: { kind: 'string', maxLength: 100_000, description: 'The parameter\'s value.' },
+      values: { kind: 'string', maxLength: MAX_PAYLOAD_TEXT, description: 'The parameter\'s value.' },
       description: 'Values for the template\'s {{name}} placeholders; the template\'s defaults fill the rest.',
     },
     enabled: { kind: 'boolean', default: true, description: 'When false, the schedule enqueues nothing; true when left out.' },

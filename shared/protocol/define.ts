@@ -50,8 +50,11 @@ export interface MethodInfo {
 
 /** What a notification's entry holds at run time. */
 export interface NotificationInfo {
-  /** The `events.subscribe` topic that brings it. */
-  readonly topic: 'jobs' | 'queues' | 'schedules' | 'stats' | 'output';
+  /**
+   * The `events.subscribe` topic that brings it. Any word: the topics a subscription may ask for
+   * are the ones the notifications table names (EVENT_TOPICS in notifications.ts).
+   */
+  readonly topic: string;
   readonly summary: string;
   readonly description?: string;
 }

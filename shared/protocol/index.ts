@@ -19,4 +19,4 @@ export * from './methods';
 export * from './notifications';
 
 export type { RateLimit, ResourceLimits } from '../types';
-export { planHash } from './planHash';
+export * from './projects';

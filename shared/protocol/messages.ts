@@ -21,8 +21,7 @@ import type {
   Schedule,
   Worker,
 } from '../types';
-import type { DeclaredTemplate, Declaration, ObjectType } from '../jobsfile/model';
-import type { Change, Drift, LiveObject } from '../jobsfile/plan';
+import type { Change, DeclaredTemplate, Declaration, Drift, LiveObject, ObjectType } from './projects';
 
 /** The params of a method that takes none: absent, or an empty object. */
 export type NoParams = Record<string, never> | undefined;
@@ -562,27 +561,3 @@ export interface Stats {
   failedLastHour: number;
   at: number;
 }
-
-/** The kinds of events a subscription can ask for: `jobs` (jobs.changed), `queues` (queues.changed), `stats` (stats.changed), `output` (jobs.output). */
-export type EventTopic = 'jobs' | 'queues' | 'schedules' | 'stats' | 'output';
-
-/** Which events a subscription receives. */
-export interface SubscribeParams {
-  /** Default all topics. */
-  topics?: EventTopic[];
-  /** Only events of these queues (stats are not filtered). */
-  queues?: string[];
-  /** `output` events only for these jobs (output of every job is a lot). */
-  jobIds?: string[];
-}
-
-/** The subscription's id; every notification it brings carries it. */
-export interface SubscribeResult {
-  subscriptionId: string;
-}
-
-/** The subscription to end. */
-export interface UnsubscribeParams {
-  subscriptionId: string;
-}
-

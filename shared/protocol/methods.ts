@@ -60,19 +60,17 @@ import type {
   ScheduleResult,
   SchedulesListResult,
   Stats,
-  SubscribeParams,
-  SubscribeResult,
   TemplateNameParams,
   TemplateResult,
   TemplatesListResult,
   TokenNameParams,
   TokensListResult,
-  UnsubscribeParams,
   UpdateJobParams,
   UpdateScheduleParams,
   WorkerResult,
   WorkersListResult,
 } from './messages';
+import type { SubscribeParams, SubscribeResult, UnsubscribeParams } from './notifications';
 
 /** Every method, in the order the docs and `spool rpc --help` list them. */
 export const METHODS = {

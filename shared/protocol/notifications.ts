@@ -1,7 +1,9 @@
 /**
  * What the daemon pushes to a connection that called `events.subscribe`: JSON-RPC
  * notifications (no `id`), each carrying the subscription's id. Declared once in
- * `NOTIFICATIONS`, like the methods; `Notifications` and `NOTIFICATION_NAMES` derive from it.
+ * `NOTIFICATIONS`, like the methods; `Notifications`, `NOTIFICATION_NAMES`, the topics a
+ * subscription may ask for (`EventTopic`, `EVENT_TOPICS`) and the params of `events.subscribe`
+ * derive from it.
  */
 import type { JobState, OutputLine } from '../types';
 import { namesOf, notification, type NotificationInfo, type ParamsOfNotification } from './define';
@@ -104,3 +106,33 @@ export type Notifications = { [N in NotificationName]: ParamsOfNotification<(typ
 
 /** Every notification name, in the table's order. */
 export const NOTIFICATION_NAMES: readonly NotificationName[] = namesOf(NOTIFICATIONS);
+
+/**
+ * The kinds of events a subscription can ask for: the topics the notifications table names
+ * (`jobs` brings jobs.changed, `queues` queues.changed, `schedules` schedules.changed, `stats`
+ * stats.changed, `output` jobs.output).
+ */
+export type EventTopic = (typeof NOTIFICATIONS)[NotificationName]['topic'];
+
+/** Every topic, once each, in the order of the first notification that names it. */
+export const EVENT_TOPICS: readonly EventTopic[] = [...new Set(NOTIFICATION_NAMES.map((name): EventTopic => NOTIFICATIONS[name].topic))];
+
+/** Which events a subscription receives. */
+export interface SubscribeParams {
+  /** Default all topics. */
+  topics?: EventTopic[];
+  /** Only events of these queues (stats are not filtered). */
+  queues?: string[];
+  /** `output` events only for these jobs (output of every job is a lot). */
+  jobIds?: string[];
+}
+
+/** The subscription's id; every notification it brings carries it. */
+export interface SubscribeResult {
+  subscriptionId: string;
+}
+
+/** The subscription to end. */
+export interface UnsubscribeParams {
+  subscriptionId: string;
+}

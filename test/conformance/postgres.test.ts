@@ -6,24 +6,7 @@
 import { postgresStorage } from '../../daemon/storage/postgres/index';
 import { sharedPostgres } from '../helpers/postgres';
 import type { StoreFactory, TestStore } from './harness';
-import { defineBackoff } from './suite/backoff';
-import { defineBatch } from './suite/batch';
-import { defineCore } from './suite/core';
-import { defineCounters } from './suite/counters';
-import { defineDaemons } from './suite/daemons';
-import { defineDelayed } from './suite/delayed';
-import { defineLease } from './suite/lease';
-import { defineList } from './suite/list';
-import { defineManage } from './suite/manage';
-import { defineOutput } from './suite/output';
-import { definePayloads } from './suite/payloads';
-import { defineProjects } from './suite/projects';
-import { defineRateLimit } from './suite/rate-limit';
-import { defineSchedules } from './suite/schedules';
-import { defineTokens } from './suite/tokens';
-import { defineUpkeep } from './suite/upkeep';
-import { defineValidation } from './suite/validation';
-import { defineWeights } from './suite/weights';
+import { defineAll } from './suite';
 
 const postgres: StoreFactory = (t): TestStore => {
   // The factories are synchronous; the database is made first and every call awaits it.
@@ -32,21 +15,4 @@ const postgres: StoreFactory = (t): TestStore => {
   return { storage: open(), shared: open };
 };
 
-defineBackoff(postgres);
-defineBatch(postgres);
-defineCore(postgres);
-defineCounters(postgres);
-defineDaemons(postgres);
-defineDelayed(postgres);
-defineLease(postgres);
-defineList(postgres);
-defineManage(postgres);
-defineOutput(postgres);
-definePayloads(postgres);
-defineProjects(postgres);
-defineRateLimit(postgres);
-defineSchedules(postgres);
-defineTokens(postgres);
-defineUpkeep(postgres);
-defineValidation(postgres);
-defineWeights(postgres);
+defineAll(postgres);

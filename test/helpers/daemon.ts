@@ -29,7 +29,7 @@ export interface StartDaemonOptions {
   socketPath?: string;
   /** Default `<dir>/spool.db`. */
   dbPath?: string;
-  /** More command-line arguments, e.g. ['--grace-ms', '500']. */
+  /** More command-line arguments, e.g. ['--grace', '500ms']. */
   args?: string[];
   env?: NodeJS.ProcessEnv;
   /** How long start-up may take. Default 20 s (the machine is shared and busy). */

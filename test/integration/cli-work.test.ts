@@ -1,8 +1,9 @@
 /**
  * `spool work <queue> --exec "<command>"` as a real process: the payload on stdin and in the
  * environment, output captured (long lines split, not cut), exit status to outcome, permanent
- * exit codes, a cancel that stops the command, a graceful drain on SIGTERM, and a second signal
- * that kills the commands and hands their jobs back before exiting.
+ * exit codes, the same failure messages as the daemon's shell executor, a cancel that stops the
+ * command, a graceful drain on SIGTERM, and a second signal that kills the commands and hands
+ * their jobs back before exiting.
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -11,7 +12,7 @@ import { after, before, test } from 'node:test';
 import type { SpoolClient } from '../../shared/client';
 import { LIMITS } from '../../shared/protocol';
 import type { Job } from '../../shared/types';
-import { startDaemon, waitFor, type TestDaemon } from '../helpers/daemon';
+import { processAlive, startDaemon, waitFor, type TestDaemon } from '../helpers/daemon';
 import { runCli, startCli, stopCli, type RunningCli } from './cli-run';
 
 let daemon: TestDaemon;
@@ -77,13 +78,43 @@ test('a non-zero exit fails the attempt with the status; a --permanent-exit stat
   const dead = await finished(retried.job.id);
   assert.equal(dead.state, 'dead');
   assert.equal(dead.attempts, 2, 'retried once, then dead');
-  assert.equal(dead.lastError, 'The command exited with code 3: bad input');
+  assert.equal(dead.lastError, 'The command exited with code 3.\nLast lines of stderr:\nbad input');
   const runs = (await client.call('jobs.get', { id: retried.job.id })).runs;
   assert.deepEqual(runs.map((r) => r.exitCode), [3, 3]);
   const perm = await finished(permanent.job.id);
   assert.equal(perm.state, 'dead');
   assert.equal(perm.attempts, 1, 'a permanent exit status is not retried');
   assert.doesNotMatch(cli.stderr(), /spool work: job /, '--quiet prints no line per job');
+});
+
+test('the same failed command gives the same message under spool work as under the daemon\'s shell executor', async (t) => {
+  // An exit code with stderr, a signal, and the timeout: each run by both.
+  const commands = ['echo "bad input" >&2; echo >&2; exit 3', 'echo dying >&2; kill -KILL $$', 'echo slow >&2; sleep 300'];
+  const pairs = await Promise.all(
+    commands.map(async (command, i) => {
+      const cli = work(t, [`work-same-${i}`, '--exec', command, '--quiet']);
+      await waitFor('the worker to start', () => cli.stderr().includes('is taking jobs'));
+      const options = { maxAttempts: 1, timeoutMs: 1500 };
+      const [shell, worked] = await Promise.all([
+        client.call('jobs.enqueue', { queue: 'work-same-shell', kind: 'shell', payload: { command }, ...options }),
+        client.call('jobs.enqueue', { queue: `work-same-${i}`, kind: 'x', ...options }),
+      ]);
+      return { command, shell: await finished(shell.job.id), worked: await finished(worked.job.id) };
+    }),
+  );
+  for (const { command, shell, worked } of pairs) {
+    assert.equal(shell.state, 'dead', command);
+    assert.equal(worked.state, 'dead', command);
+    assert.equal(worked.lastError, shell.lastError, command);
+  }
+  assert.deepEqual(
+    pairs.map((p) => p.shell.lastError),
+    [
+      'The command exited with code 3.\nLast lines of stderr:\nbad input',
+      'The command was killed by SIGKILL.\nLast lines of stderr:\ndying',
+      'The command was killed by SIGTERM after the 1.5s timeout.\nLast lines of stderr:\nslow',
+    ],
+  );
 });
 
 test('a cancel stops the running command and its children; the job ends cancelled', async (t) => {
@@ -107,10 +138,10 @@ test('a command running past the job\'s timeout is stopped with its children, an
   const childPid = await waitFor('the command to start its child', () => fs.existsSync(pidFile) && Number(fs.readFileSync(pidFile, 'utf8').trim()));
   const done = await finished(job.id);
   assert.equal(done.state, 'dead');
-  assert.equal(done.lastError, "Timed out after 1500 ms; the command's processes were stopped.");
+  assert.equal(done.lastError, 'The command was killed by SIGTERM after the 1.5s timeout.');
   await waitFor('the child to be gone', () => !processAlive(childPid));
   await waitFor('the worker to report the failure', () => cli.stderr().includes(`spool work: job ${job.id} (x, attempt 1 of 1): the command failed after `));
-  assert.match(cli.stderr(), /the command failed after \S+: Timed out after 1500 ms/);
+  assert.match(cli.stderr(), /the command failed after \S+: The command was killed by SIGTERM after the 1\.5s timeout\./);
 });
 
 test('SIGTERM lets the running job finish, then the worker exits 0', async (t) => {
@@ -178,15 +209,6 @@ function killGroup(pid: number): void {
   } catch (error) {
     // ESRCH: the group is gone already, which is what the test expects.
     if (!(error instanceof Error && 'code' in error && error.code === 'ESRCH')) throw error;
-  }
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return error instanceof Error && 'code' in error && error.code === 'EPERM';
   }
 }
 

@@ -61,7 +61,7 @@ test('a stale socket file left by a killed daemon is replaced', async (t) => {
 });
 
 test('SIGTERM lets a short job finish within the grace period', async (t) => {
-  const daemon = await startDaemon({ args: ['--grace-ms', '20000'] });
+  const daemon = await startDaemon({ args: ['--grace', '20s'] });
   t.after(() => daemon.dispose());
   const client = await daemon.client();
   const marker = path.join(daemon.dir, 'started');
@@ -76,7 +76,7 @@ test('SIGTERM lets a short job finish within the grace period', async (t) => {
 });
 
 test('while shutdown waits for a running job, claims are refused and a job enqueued meanwhile does not start', async (t) => {
-  const daemon = await startDaemon({ args: ['--grace-ms', '20000'] });
+  const daemon = await startDaemon({ args: ['--grace', '20s'] });
   t.after(() => daemon.dispose());
   const client = await daemon.client();
   const started = path.join(daemon.dir, 'started');
@@ -125,7 +125,7 @@ test('a daemon that upgrades an older database says so in its log; a new or curr
 });
 
 test('SIGTERM stops a job that outlasts the grace period; it is recovered and runs again', async (t) => {
-  const daemon = await startDaemon({ args: ['--grace-ms', '300'] });
+  const daemon = await startDaemon({ args: ['--grace', '300ms'] });
   const pids = path.join(daemon.dir, 'pids');
   t.after(async () => {
     for (const pid of fs.existsSync(pids) ? fs.readFileSync(pids, 'utf8').split('\n').filter(Boolean).map(Number) : []) {

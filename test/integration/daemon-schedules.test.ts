@@ -63,7 +63,7 @@ describe('scheduler', () => {
   });
 
   test('ticks missed while the daemon was down: skip enqueues nothing, runOnce enqueues one', async (t) => {
-    const daemon = await startDaemon({ args: ['--schedule-grace-ms', '500'] });
+    const daemon = await startDaemon({ args: ['--schedule-grace', '500ms'] });
     t.after(() => daemon.dispose());
     const client = await daemon.client();
     // A yearly expression whose next tick is two seconds away: it falls while the daemon is down.

@@ -77,7 +77,7 @@ describe('shell job resource limits', () => {
       [['--memory', '512'], /Invalid size "512" for --memory: a number needs a unit .*e\.g\. 512MiB/],
       [['--memory', '1MiB'], /Invalid --memory "1MiB": from 16 MiB to/],
       [['--cpu', '1.5s'], /Invalid --cpu "1\.5s": CPU time is counted in whole seconds/],
-      [['--open-files', 'lots'], /Invalid --open-files "lots": a whole number from 4 to 1048576/],
+      [['--open-files', 'lots'], /--open-files must be an integer from 4 to 1048576 \(got "lots"\)/],
     ];
     for (const [flags, message] of cases) {
       const result = await runCli(['enqueue', 'limits-cli', '--shell', 'true', ...flags], { socketPath: daemon.socketPath });

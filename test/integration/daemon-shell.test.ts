@@ -54,7 +54,7 @@ function mostAtOnce(log: string[], queue?: string): number {
 
 /**
  * The daemon below gives a stopped job's process group this long between SIGTERM and SIGKILL
- * (--kill-after-ms): shorter than the 5 s default, so that the stubborn-tree tests can tell the
+ * (--kill-after): shorter than the 5 s default, so that the stubborn-tree tests can tell the
  * option took effect, and wait less.
  */
 const KILL_GRACE_MS = 2000;
@@ -63,7 +63,7 @@ describe('shell executor', () => {
   let daemon: TestDaemon;
   let client: SpoolClient;
   before(async () => {
-    daemon = await startDaemon({ args: ['--kill-after-ms', String(KILL_GRACE_MS)] });
+    daemon = await startDaemon({ args: ['--kill-after', `${KILL_GRACE_MS}ms`] });
     client = await daemon.client();
   });
   after(() => daemon.dispose());
@@ -175,7 +175,7 @@ describe('shell executor', () => {
     assert.ok(processAlive(grandchild));
     const done = await finished(client, job.id);
     assert.equal(done.state, 'dead');
-    assert.match(done.lastError ?? '', /Timed out after 1500 ms/);
+    assert.match(done.lastError ?? '', /^The command was killed by SIGTERM after the 1\.5s timeout\./);
     await waitFor('the grandchild to be gone', () => !processAlive(grandchild));
   });
 
@@ -252,7 +252,7 @@ describe('shell executor', () => {
         const pids = await tree.started();
         const done = await finished(client, job.id);
         assert.equal(done.state, 'dead');
-        assert.match(done.lastError ?? '', /Timed out after 1000 ms/);
+        assert.match(done.lastError ?? '', /^The command was killed by SIGKILL after the 1s timeout\./);
         const took = (done.finishedAt ?? 0) - (done.startedAt ?? 0);
         assert.ok(took >= 1000 + KILL_GRACE_MS - 50 && took < 1000 + KILL_GRACE_MS + 2500, `ended ${took} ms after it started`);
         await waitFor('every process of the tree to be gone', () => pids.every((pid) => !processAlive(pid)), 3000);

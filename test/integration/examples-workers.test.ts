@@ -118,11 +118,23 @@ test('the Python worker finishes its job on the first SIGTERM, and hands it back
     return worker;
   };
   const running = (id: string) => waitFor(`job ${id} to run`, async () => (await client.call('jobs.get', { id })).job.state === 'running');
+  // Running on the daemon is not yet inside the job on the worker: a stop between the claim's
+  // answer and the job hands it straight back (on a loaded machine the worker may not have read
+  // that answer yet when the test sees the job running). Its first heartbeat, which extends the
+  // lease, says the worker has begun the job; a job that has already ended has begun too.
+  const begun = async (id: string): Promise<void> => {
+    await running(id);
+    const claimedLease = (await client.call('jobs.get', { id })).job.leaseExpiresAt ?? 0;
+    await waitFor(`the worker to begin job ${id} (its first heartbeat)`, async () => {
+      const { job } = await client.call('jobs.get', { id });
+      return job.state !== 'running' || (job.leaseExpiresAt ?? 0) > claimedLease;
+    });
+  };
 
   // One SIGTERM: the running job finishes, then the worker exits 0.
   let worker = await start();
-  const short = await client.call('jobs.enqueue', { queue: 'py-stop', kind: 'sleep', payload: { seconds: 1 } });
-  await running(short.job.id);
+  const short = await client.call('jobs.enqueue', { queue: 'py-stop', kind: 'sleep', payload: { seconds: 2 } });
+  await begun(short.job.id);
   worker.kill('SIGTERM');
   assert.equal(await worker.exited, 0, worker.stderr());
   assert.equal((await client.call('jobs.get', { id: short.job.id })).job.state, 'completed');
@@ -130,12 +142,7 @@ test('the Python worker finishes its job on the first SIGTERM, and hands it back
   // Two: the running job is handed back at once, its attempt given back.
   worker = await start();
   const long = await client.call('jobs.enqueue', { queue: 'py-stop', kind: 'sleep', payload: { seconds: 300 } });
-  await running(long.job.id);
-  // Running on the daemon is not yet inside the job on the worker: a stop between the claim's
-  // answer and the job hands it straight back. Its first heartbeat, which extends the lease,
-  // says the worker has begun the job.
-  const claimedLease = (await client.call('jobs.get', { id: long.job.id })).job.leaseExpiresAt ?? 0;
-  await waitFor('the worker to begin the job (its first heartbeat)', async () => ((await client.call('jobs.get', { id: long.job.id })).job.leaseExpiresAt ?? 0) > claimedLease);
+  await begun(long.job.id);
   worker.kill('SIGINT');
   await waitFor('the worker to say it is finishing', () => worker.stderr().includes('SIGINT received'));
   worker.kill('SIGINT');

@@ -3,7 +3,8 @@
  * and `::spool checkpoint {"step":3}`, in the daemon's shell jobs and under `spool work` alike:
  * the job shows the progress while it runs, the next attempt finds the checkpoint in
  * SPOOL_JOB_CHECKPOINT, the report lines are not kept in the output, and a `::spool` line that is
- * not understood is kept with a note saying why. Both give the command the same environment.
+ * not understood is kept, followed by a note that quotes it and says why. Both give the command
+ * the same environment.
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -66,7 +67,13 @@ async function checkReports(name: string, enqueue: (command: string) => Promise<
   assert.ok(lines.includes('stdout:first attempt'), lines.join('\n'));
   assert.ok(!lines.includes('stdout:::spool progress 40 compiling') && !lines.includes('stdout:::spool checkpoint {"step":3}'), `report lines are not output:\n${lines.join('\n')}`);
   assert.ok(lines.includes('stdout:::spool progress lots'), 'a line not understood is kept');
-  assert.ok(lines.some((l) => l.startsWith('log:') && l.includes('not understood as a report') && l.includes('::spool progress <0 to 100> [message]')), lines.join('\n'));
+  // The note follows the line it quotes, in the same words under both runners.
+  const kept = lines.indexOf('stdout:::spool progress lots');
+  assert.equal(
+    lines[kept + 1],
+    'log:The line "::spool progress lots" was not understood as a report: write "::spool progress <0 to 100> [message]", e.g. "::spool progress 40 compiling".',
+    lines.join('\n'),
+  );
 }
 
 describe('::spool report lines', () => {

@@ -270,7 +270,7 @@ describe('language server over stdio, with a daemon that applies jobs files', ()
     assert.deepEqual(await waitFor('the Apply lens', async () => ((await lenses())[0]?.startsWith('Apply') === true ? lenses() : undefined)), ['Apply (3 changes)', 'not on the daemon yet', 'Enqueue', 'Run now']);
     const plan = await lsp.connection.sendRequest<{ changes: number; text: string }>('workspace/executeCommand', { command: 'spool.plan', arguments: [uri('apply')] });
     assert.equal(plan.changes, 3);
-    assert.match(plan.text, /\+ create schedule s/);
+    assert.match(plan.text, /\+ create +schedule s\n/);
     await lsp.connection.sendRequest('workspace/executeCommand', { command: 'spool.apply', arguments: [uri('apply')] });
     await waitFor('the lens to say it is applied', async () => (await lenses())[0] === 'Applied: no changes');
     const run = await lsp.connection.sendRequest<{ job: { id: string; context?: { origin?: string } } }>('workspace/executeCommand', { command: 'spool.runSchedule', arguments: [uri('apply'), 's'] });

@@ -174,7 +174,7 @@ test('a per-second schedule with three daemons running fires once per tick, 30 t
 test('a daemon killed with kill -9 while its worker holds a job: after the lease the job runs on another daemon, and the late complete is refused', async () => {
   const url = await (await sharedPostgres()).database();
   // The first daemon started holds the maintenance lease: killing it also tests the takeover.
-  const [a, b] = await daemonsOn(url, 2, ['--grace-ms', '0']);
+  const [a, b] = await daemonsOn(url, 2, ['--grace', '0']);
   const onA = await (a as TestDaemon).client();
   const onB = await (b as TestDaemon).client();
   const { job } = await onA.call('jobs.enqueue', { queue: 'fragile', kind: 'work', timeoutMs: 2000, maxAttempts: 3 });

@@ -22,7 +22,7 @@ after(async () => {
 });
 
 async function daemonOn(url: string): Promise<TestDaemon> {
-  const d = await startDaemon({ args: ['--store', url, '--grace-ms', '0', '--kill-after-ms', '500'] });
+  const d = await startDaemon({ args: ['--store', url, '--grace', '0', '--kill-after', '500ms'] });
   daemons.push(d);
   return d;
 }

@@ -49,6 +49,15 @@ const RULES: readonly Rule[] = [
   },
   { rule: `shared/ imports no driver (${DRIVERS.join(', ')})`, from: /^shared\//, forbids: isModule(DRIVERS) },
   { rule: 'shared/domain/ does no I/O (no node:fs, node:net, node:child_process…)', from: /^shared\/domain\//, forbids: isModule(NODE_IO) },
+  // The rules run in the editor and the language server as they run in the daemon: no Node
+  // module at all (the I/O ones are the rule above), and nothing from the jobs file, which
+  // builds on the domain rather than under it.
+  {
+    rule: 'shared/domain/ imports no Node module (node:…)',
+    from: /^shared\/domain\//,
+    forbids: (target) => 'module' in target && target.module.startsWith('node:') && !isModule(NODE_IO)(target),
+  },
+  { rule: 'shared/domain/ imports nothing from shared/jobsfile/', from: /^shared\/domain\//, forbids: underFolder(/^shared\/jobsfile\//) },
   { rule: 'cli/, lsp/ and extension/ import nothing from daemon/', from: /^(cli|lsp|extension)\//, forbids: underFolder(/^daemon\//) },
   {
     // The engine talks to a store through its statements (daemon/storage/statements/) and its
@@ -202,6 +211,8 @@ test('each rule bites: a file breaking it is named with its line', () => {
     ['shared/client/y.ts', "\nimport type * as vscode from 'vscode';", /^shared\/client\/y\.ts:2: imports vscode .* no driver/],
     ['shared/domain/z.ts', "const fs = require('node:fs');", /^shared\/domain\/z\.ts:1: imports node:fs .* no I\/O/],
     ['shared/domain/z.ts', "import { spawn } from 'child_process';", /imports child_process .* no I\/O/],
+    ['shared/domain/z.ts', "import { randomFillSync } from 'node:crypto';", /imports node:crypto .* no Node module/],
+    ['shared/domain/rules/z.ts', "import type { Declaration } from '../../jobsfile/model';", /imports shared\/jobsfile\/model\.ts .* nothing from shared\/jobsfile/],
     ['cli/commands/a.ts', "type C = typeof import('../../daemon/config.js');", /^cli\/commands\/a\.ts:1: imports daemon\/config\.ts .* import nothing from daemon\//],
     ['extension/b.ts', "export { x } from '../daemon/main';", /imports daemon\/main\.ts .* import nothing from daemon\//],
     ['daemon/engine/c.ts', "import { openStore } from '../storage/sqlite/open';", /^daemon\/engine\/c\.ts:1: imports daemon\/storage\/sqlite\/open .* a store's internals/],

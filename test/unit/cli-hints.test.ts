@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { closest, newQueueNote } from '../../cli/hints';
+import { newQueueNote } from '../../cli/hints';
+import { closest } from '../../shared/domain/present';
 
 test('closest finds a name within two edits, a swap of neighbours counting as one', () => {
   const queues = ['builds', 'images', 'mail'];
@@ -8,16 +9,16 @@ test('closest finds a name within two edits, a swap of neighbours counting as on
   assert.equal(closest('imags', queues), 'images', 'a letter missing');
   assert.equal(closest('imagesx', queues), 'images', 'a letter too many');
   assert.equal(closest('buildz2', queues), 'builds', 'two edits');
-  assert.equal(closest('buildzzz', queues), null, 'three edits');
-  assert.equal(closest('reports', queues), null);
-  assert.equal(closest('anything', []), null);
+  assert.equal(closest('buildzzz', queues), undefined, 'three edits');
+  assert.equal(closest('reports', queues), undefined);
+  assert.equal(closest('anything', []), undefined);
 });
 
 test('closest prefers the nearest name, and leaves short names alone', () => {
   assert.equal(closest('mails', ['nails', 'mail']), 'nails', 'first of equals');
   assert.equal(closest('jobs.lsit', ['jobs.get', 'jobs.list']), 'jobs.list');
   // One edit apart, but "q1" and "q2" are as likely two queues as a typo.
-  assert.equal(closest('q2', ['q1']), null);
+  assert.equal(closest('q2', ['q1']), undefined);
   assert.equal(closest('abc', ['abd']), 'abd');
 });
 

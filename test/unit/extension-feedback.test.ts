@@ -21,7 +21,7 @@ describe('enqueue steps: what each step takes as it is typed', () => {
   test('a queue name follows the name rule, and the problem names the queue and what is allowed', () => {
     assert.equal(nameProblem('queue', 'builds'), null);
     assert.equal(nameProblem('queue', '  builds  '), null);
-    assert.match(nameProblem('queue', 'my queue') ?? '', /^"my queue" is not a valid queue name: use 1–128 letters, digits/);
+    assert.match(nameProblem('queue', 'my queue') ?? '', /^"my queue" is not a valid queue name: a name is 1 to 128 characters of letters, digits/);
     assert.match(nameProblem('queue', '') ?? '', /Type a queue name/);
   });
 
@@ -34,10 +34,10 @@ describe('enqueue steps: what each step takes as it is typed', () => {
   test('a bare number is not a duration: delay and timeout need their unit, as in the CLI', () => {
     const bare = parseOptions('delay=30');
     assert.equal(bare.ok, false);
-    assert.match(bare.ok ? '' : bare.message, /^delay "30": a number needs a unit \(ms, s, m, h, d or w\), e\.g\. 30s or 30m/);
+    assert.match(bare.ok ? '' : bare.message, /^delay is not a duration: a number needs a unit \(ms, s, m, h, d or w\), e\.g\. 30s or 30m \(got "30"\)/);
     assert.deepEqual(parseOptions('delay=30s'), { ok: true, value: { delayMs: 30_000 } });
     const timeout = parseOptions('timeout=10');
-    assert.match(timeout.ok ? '' : timeout.message, /^timeout "10": a number needs a unit/);
+    assert.match(timeout.ok ? '' : timeout.message, /^timeout is not a duration: a number needs a unit/);
   });
 
   test('options take priority, delay, attempts, backoff and timeout, in any order, in the domain syntax', () => {
@@ -50,10 +50,10 @@ describe('enqueue steps: what each step takes as it is typed', () => {
       const parsed = parseOptions(o);
       return parsed.ok ? '' : parsed.message;
     });
-    assert.match(problems[0] ?? '', /^priority must be a whole number from -1000 to 1000 \(got "high"\)/);
-    assert.match(problems[1] ?? '', /^attempts must be a whole number from 1 to 1000/);
+    assert.match(problems[0] ?? '', /^priority must be an integer from -1000 to 1000 \(got "high"\)/);
+    assert.match(problems[1] ?? '', /^attempts must be an integer from 1 to 1000 \(got 0\)/);
     assert.match(problems[2] ?? '', /^backoff "sometimes": use strategy\[:base\[:cap\[:jitter\]\]\]/);
-    assert.match(problems[3] ?? '', /^timeout "50ms": from 100ms to/);
+    assert.match(problems[3] ?? '', /^timeout must be a duration from 100ms to 7d \(got "50ms"\)/);
     assert.match(problems[4] ?? '', /^Unknown option "colour": use priority=, delay=, attempts=, backoff=, timeout=/);
   });
 
@@ -174,12 +174,12 @@ describe('the cron step shows the expression in words and when it fires, in its 
   test('the next three fire times, in the chosen zone and in the local one', () => {
     assert.deepEqual(cronPreview('0 3 * * *', 'Europe/Paris', now, 'America/New_York'), {
       ok: true,
-      message: 'Every day at 03:00. Next: Sun 11 Jan 03:00, Mon 12 Jan 03:00, Tue 13 Jan 03:00 (Europe/Paris); Sat 10 Jan 21:00, Sun 11 Jan 21:00, Mon 12 Jan 21:00 (local, America/New_York).',
+      message: 'Every day at 03:00. Next: Sun 11 Jan 2026 03:00, Mon 12 Jan 2026 03:00, Tue 13 Jan 2026 03:00 (Europe/Paris); Sat 10 Jan 2026 21:00, Sun 11 Jan 2026 21:00, Mon 12 Jan 2026 21:00 (local, America/New_York).',
     });
   });
 
   test('one zone when the local one is the same; seconds when the expression has them', () => {
-    assert.deepEqual(cronPreview('*/20 * * * * *', 'UTC', now, 'UTC'), { ok: true, message: 'Every 20 seconds. Next: Sat 10 Jan 12:00:20, Sat 10 Jan 12:00:40, Sat 10 Jan 12:01:00 (UTC).' });
+    assert.deepEqual(cronPreview('*/20 * * * * *', 'UTC', now, 'UTC'), { ok: true, message: 'Every 20 seconds. Next: Sat 10 Jan 2026 12:00:20, Sat 10 Jan 2026 12:00:40, Sat 10 Jan 2026 12:01:00 (UTC).' });
   });
 
   test("a problem names the field and what it takes, in the domain's words", () => {

@@ -7,12 +7,12 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Job, Queue } from '../../shared/types';
 import { filterText, parseFilter } from '../../extension/commands/queues/filterSyntax';
+import { firstLine } from '../../shared/domain/present';
 import { toggleOnly } from '../../extension/commands/queues/onlyState';
 import { deadBadgeText, jobLabel } from '../../extension/views/format';
 import {
   countText,
   describeFilter,
-  firstLine,
   groupsToShow,
   jobAccessibleLabel,
   jobDescription,
@@ -81,7 +81,7 @@ test('waiting and finished jobs say when, state first', () => {
   assert.equal(jobDescription(job({ runAt: NOW + 3_600_000 }), 'delayed', NOW), 'starts in 1h');
   assert.equal(
     jobDescription(job({ state: 'retrying', attempts: 1, maxAttempts: 5, runAt: NOW + 30_000, lastError: 'timeout' }), 'retrying', NOW),
-    'retries in 30s · attempt 1/5 · timeout',
+    'next attempt in 30s · attempt 1/5 · timeout',
   );
   assert.equal(jobDescription(job({ state: 'completed', startedAt: NOW - 13_000, finishedAt: NOW - 10_000 }), 'completed', NOW), 'completed 10s ago · took 3s');
   assert.equal(jobDescription(job({ state: 'cancelled', finishedAt: NOW - 3_000 }), 'cancelled', NOW), 'cancelled 3s ago');
@@ -99,7 +99,7 @@ test('the accessible label is the visible text and the state, never the id', () 
   assert.equal(label, 'npm test, dead, exit code 3 · 1m ago');
   assert.ok(!label.includes(dead.id.slice(-8)));
   assert.equal(jobAccessibleLabel(job({ runAt: NOW + 60_000 }), 'delayed', NOW), 'npm test, delayed, starts in 1m');
-  assert.equal(jobAccessibleLabel(job({ state: 'running', attempts: 1, startedAt: NOW, cancelRequested: true }), 'running', NOW), 'npm test, running, cancel requested, running 0s');
+  assert.equal(jobAccessibleLabel(job({ state: 'running', attempts: 1, startedAt: NOW, cancelRequested: true }), 'running', NOW), 'npm test, running, running 0s · cancel requested');
 });
 
 test('firstLine skips blank lines and cuts a long line', () => {

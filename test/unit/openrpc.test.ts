@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { test } from 'node:test';
 import { ErrorCode, METHOD_NAMES, METHODS, NOTIFICATION_NAMES } from '../../shared/protocol';
-import { OPENRPC_PATH, buildOpenRpcDocument, renderOpenRpcDocument, type OpenRpcDocument, type Schema } from '../../scripts/openrpc';
+import { jobStatesDoc } from '../../shared/domain/states';
+import { OPENRPC_PATH, TYPES_PATH, buildOpenRpcDocument, renderOpenRpcDocument, renderTypesFile, type OpenRpcDocument, type Schema } from '../../scripts/openrpc';
 
 const document: OpenRpcDocument = buildOpenRpcDocument();
 
@@ -15,6 +16,15 @@ test('docs/openrpc.json is up to date with the protocol table', () => {
   const committed = fs.readFileSync(OPENRPC_PATH, 'utf8');
   // Not deepEqual on the parsed JSON: its diff of a 100 KB document says less than this does.
   assert.ok(committed === renderOpenRpcDocument(), 'docs/openrpc.json is stale: run npm run openrpc');
+});
+
+test("JobState's comment in shared/types.ts and its description in the document are written from the transitions table", () => {
+  const committed = fs.readFileSync(TYPES_PATH, 'utf8');
+  assert.ok(committed === renderTypesFile(committed), "JobState's comment in shared/types.ts is stale: run npm run openrpc");
+  assert.equal(document.components.schemas['JobState']?.description, jobStatesDoc());
+  // Every action that moves a job out of running is named, release among them.
+  for (const action of ['complete', 'fail', 'release', 'reap', 'recover', 'markCancelled']) assert.match(jobStatesDoc(), new RegExp(`\\b${action} \\(`), action);
+  assert.doesNotMatch(committed, /recoverTo/);
 });
 
 test('every method of METHOD_NAMES is in the document, in order, with the table\'s caller and group commit', () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Plan } from '../../shared/jobsfile';
-import { planHash } from '../../shared/protocol';
+import { planHash } from '../../shared/jobsfile';
 
 const plan = (changes: Plan['changes'], conflicts: Plan['conflicts'] = []): Pick<Plan, 'changes' | 'conflicts'> => ({ changes, conflicts });
 

@@ -15,7 +15,8 @@ import {
   type ParamsOf,
   type ResultOf,
 } from '../../shared/protocol';
-import type { EnqueueParams, JobChange, JobChangedEvent, JobResult, NoParams, ReleaseParams } from '../../shared/protocol';
+import type { EnqueueParams, EventTopic, JobChange, JobChangedEvent, JobResult, NoParams, ReleaseParams } from '../../shared/protocol';
+import type { JobTransition } from '../../shared/domain/states';
 
 /** Compiles only when A and B are the same type. */
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
@@ -66,3 +67,15 @@ export const wrongResult: HandlerGroup<'jobs.release'> = {
 // jobs.changed carries the JobChange record plus the subscription's id, nothing else.
 expectType<Equal<Omit<JobChangedEvent, 'subscriptionId'>, Omit<JobChange, never>>>();
 expectType<Equal<NotificationName, 'jobs.changed' | 'queues.changed' | 'schedules.changed' | 'stats.changed' | 'jobs.output'>>();
+
+// The topics a subscription asks for are the ones the notifications table names, nothing else.
+expectType<Equal<EventTopic, 'jobs' | 'queues' | 'schedules' | 'stats' | 'output'>>();
+
+// A transition names protocol methods: a misspelt one does not compile.
+export const misspeltTransition: JobTransition = {
+  by: 'user',
+  // @ts-expect-error: 'jobs.retri' is not a method of the table.
+  methods: ['jobs.retri'],
+  from: { dead: ['queued'] },
+  refusal: null,
+};

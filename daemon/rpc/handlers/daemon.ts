@@ -1,7 +1,6 @@
 /** Handlers of daemon.* and events.*: the handshake, shutdown, and subscriptions. */
 import { SpoolError } from '../../../shared/errors';
-import { ErrorCode, LIMITS } from '../../../shared/protocol';
-import { EVENT_TOPICS } from '../events';
+import { ErrorCode, EVENT_TOPICS, LIMITS } from '../../../shared/protocol';
 import { array, jobId, nameList, nonEmptyString, object, optionalChoiceList } from '../../../shared/domain/validate';
 import type { HandlerGroup, Services } from './types';
 

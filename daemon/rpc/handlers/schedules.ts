@@ -2,14 +2,17 @@
  * Handlers of schedules.*. The engine stores schedules; the daemon owns cron: it validates the
  * expression and time zone (refusing an invalid one with the parser's reason and
  * `data.field = 'cron'`), computes `next_run_at`, and returns the next fire times so the user can
- * check the expression did what they meant.
+ * check the expression did what they meant. The cron and zone fields are read by the domain's
+ * schedule rules (shared/domain/rules/schedules.ts), with the domain's default zone, so the
+ * handler and the engine agree on what a schedule without a zone means.
  */
 import { invalidParams } from '../../../shared/errors';
 import type { CreateScheduleParams, UpdateScheduleParams } from '../../../shared/protocol';
 import type { Schedule } from '../../../shared/types';
-import { nextFireTime, nextFireTimes, validateCron, type CronSpec } from '../../../shared/domain/cron';
-import { isRecord } from '../envelope';
+import { DEFAULT_TIMEZONE, nextFireTime, nextFireTimes, validateCron, type CronSpec } from '../../../shared/domain/cron';
+import { cron, timezone } from '../../../shared/domain/rules/schedules';
 import { unvalidated } from '../unvalidated';
+import { isRecord } from '../../../shared/domain/records';
 import { nonEmptyString, object } from '../../../shared/domain/validate';
 import type { HandlerGroup, Services } from './types';
 
@@ -23,19 +26,27 @@ type ScheduleMethods =
   | 'schedules.enable'
   | 'schedules.disable';
 
-const DEFAULT_TIMEZONE = 'UTC';
-
 function scheduleName(params: unknown): string {
   return nonEmptyString(object(params, 'params', ['name'])['name'], 'name');
 }
 
-/** The cron fields of the params, type-checked; absent ones are undefined. */
+/** The cron fields of the params, checked by the domain's rules; absent ones are undefined. */
 function cronFields(params: unknown): { cron?: string; timezone?: string } {
   if (!isRecord(params)) return {};
-  const { cron, timezone } = params;
-  if (cron !== undefined && typeof cron !== 'string') throw invalidParams('cron', '"cron" must be a string such as "*/5 * * * *".');
-  if (timezone !== undefined && typeof timezone !== 'string') throw invalidParams('timezone', '"timezone" must be an IANA zone name such as "UTC".');
-  return { cron, timezone };
+  return {
+    cron: params.cron === undefined ? undefined : cron(params.cron),
+    timezone: params.timezone === undefined ? undefined : timezone(params.timezone),
+  };
+}
+
+/**
+ * What a new schedule's first tick is computed from: its cron, read in its zone or, when it
+ * names none, the domain's default zone (the one the engine stores for it).
+ */
+export function createdSpec(params: unknown): CronSpec & { timezone: string } {
+  const fields = cronFields(params);
+  if (fields.cron === undefined) throw invalidParams('cron', 'schedules.create needs "cron", e.g. "*/5 * * * *" (5 fields) or "*/10 * * * * *" (6, seconds first).');
+  return { cron: fields.cron, timezone: fields.timezone ?? DEFAULT_TIMEZONE };
 }
 
 function withNextRuns(schedule: Schedule): { schedule: Schedule; nextRuns: number[] } {
@@ -66,9 +77,7 @@ export function scheduleHandlers(s: Services): HandlerGroup<ScheduleMethods> {
     },
     'schedules.get': async (params) => withNextRuns(await engine.getSchedule(scheduleName(params))),
     'schedules.create': async (params) => {
-      const fields = cronFields(params);
-      if (fields.cron === undefined) throw invalidParams('cron', 'schedules.create needs "cron", e.g. "*/5 * * * *" (5 fields) or "*/10 * * * * *" (6, seconds first).');
-      const spec = { cron: fields.cron, timezone: fields.timezone ?? DEFAULT_TIMEZONE };
+      const spec = createdSpec(params);
       validateCron(spec);
       const created = withNextRuns(await engine.createSchedule(unvalidated<CreateScheduleParams>(params), next(spec)));
       return changed(created.schedule.name, created);

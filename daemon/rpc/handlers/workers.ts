@@ -18,9 +18,9 @@ import {
   type ReleaseParams,
 } from '../../../shared/protocol';
 import type { EngineClaimParams } from '../../engine/api';
-import { isRecord } from '../envelope';
 import type { CallContext } from '../dispatch';
 import { unvalidated } from '../unvalidated';
+import { isRecord } from '../../../shared/domain/records';
 import { object, optionalInteger } from '../../../shared/domain/validate';
 import type { HandlerGroup, Services } from './types';
 

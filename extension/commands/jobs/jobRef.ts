@@ -1,20 +1,18 @@
 /**
  * What Go to Job takes: a whole job id, or its end — the 8 characters the views show (its last
- * 8, see views/format.ts shortId) or more of it. Pure of `vscode`, so it is unit-tested.
+ * 8) or more of it, read as `spool` reads them (shared/domain/present's readJobId). Pure of
+ * `vscode`, so it is unit-tested.
  */
+import { readJobId } from '../../../shared/domain/present';
 
 /** A whole id, the end of one to look up in the daemon, or what is wrong with the text. */
 export type JobRef = { kind: 'full'; id: string } | { kind: 'short'; suffix: string } | { kind: 'invalid'; message: string };
 
-const FULL = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-/** At least the 8 characters the views show; fewer would name too many jobs to be of use. */
-const SHORT = /^[0-9a-f-]{8,35}$/;
-
 export function parseJobRef(text: string): JobRef {
-  const s = text.trim().toLowerCase();
-  if (FULL.test(s)) return { kind: 'full', id: s };
-  if (SHORT.test(s)) return { kind: 'short', suffix: s };
-  if (s === '') return { kind: 'invalid', message: 'Type a job id, or the 8 characters the Queues view shows (Copy Job Id copies the whole id).' };
+  const read = readJobId(text);
+  if (read.kind === 'whole') return { kind: 'full', id: read.id };
+  if (read.kind === 'end') return { kind: 'short', suffix: read.suffix };
+  if (read.kind === 'empty') return { kind: 'invalid', message: 'Type a job id, or the 8 characters the Queues view shows (Copy Job Id copies the whole id).' };
   return { kind: 'invalid', message: `"${text.trim()}" is not a job id: type the whole id (0193b6f0-…) or the 8 characters the views show, e.g. 4f5a6b7c.` };
 }
 

@@ -6,6 +6,7 @@
 import * as vscode from 'vscode';
 import type { Parsed } from '../../../shared/domain/parsed';
 import { formatRate, parseRate } from '../../../shared/domain/rates';
+import { concurrencyText } from '../../../shared/domain/rules/options';
 import type { ConfigureQueueParams } from '../../../shared/protocol';
 import type { Queue, RateLimit } from '../../../shared/types';
 import { command } from '../command';
@@ -19,6 +20,16 @@ export function parseRateInput(text: string): Parsed<RateLimit | null> {
   if (text.trim() === '') return { ok: true, value: null };
   const rate = parseRate(text);
   return rate.ok ? rate : { ok: false, message: `${capitalized(rate.message)}, or leave it empty for no limit.` };
+}
+
+/**
+ * The concurrency typed in the input box, held to the daemon's bound and refused in its words;
+ * empty means no limit, as the prompt says.
+ */
+export function parseConcurrencyInput(text: string): Parsed<number | null> {
+  if (text.trim() === '') return { ok: true, value: null };
+  const concurrency = concurrencyText(text);
+  return concurrency.ok ? concurrency : { ok: false, message: `${capitalized(concurrency.message)}, or leave it empty for no limit.` };
 }
 
 function capitalized(text: string): string {
@@ -43,9 +54,15 @@ export const configureQueue = command('spool.queues.configure', async (ctx, arg)
     title: `Configure ${name} (1/2)`,
     prompt: 'Concurrency: jobs of this queue running at once (empty = no limit)',
     value: current.concurrency === null ? '' : String(current.concurrency),
-    validateInput: (v) => (v.trim() === '' || /^[1-9]\d*$/.test(v.trim()) ? null : 'A whole number of 1 or more, or empty.'),
+    validateInput: (v) => {
+      const parsed = parseConcurrencyInput(v);
+      return parsed.ok ? null : parsed.message;
+    },
   });
   if (concurrency === undefined) return undefined;
+  const concurrencyLimit = parseConcurrencyInput(concurrency);
+  // The input box refuses to close on a message, so this only fails if VS Code skips validation.
+  if (!concurrencyLimit.ok) throw new Error(concurrencyLimit.message);
   const rate = await vscode.window.showInputBox({
     title: `Configure ${name} (2/2)`,
     prompt: 'Rate limit: jobs started per second, minute or hour, like 10/s, 600/m or 10/s burst 20 (empty = no limit)',
@@ -62,7 +79,7 @@ export const configureQueue = command('spool.queues.configure', async (ctx, arg)
   if (!rateLimit.ok) throw new Error(rateLimit.message);
   const { queue } = await client.call('queues.configure', {
     name,
-    concurrency: concurrency.trim() === '' ? null : Number(concurrency),
+    concurrency: concurrencyLimit.value,
     rateLimit: rateLimit.value,
   });
   ctx.queues.refresher.now();

@@ -7,6 +7,7 @@
  */
 import * as vscode from 'vscode';
 import { DEFAULT_TIMEZONE, describeCron, timezoneProblem } from '../../../shared/domain/cron';
+import { fireTimesText } from '../../../shared/domain/present';
 import type { CreateScheduleParams } from '../../../shared/protocol';
 import type { Schedule } from '../../../shared/types';
 import type { SpoolContext } from '../../context';
@@ -15,7 +16,7 @@ import { command } from '../command';
 import { draftJob, type JobDraft } from '../steps/draft';
 import { runSteps, settle, type Step } from '../steps/flow';
 import { kindStep, optionsStep, payloadSteps, queueStep, recent, rememberDraft } from '../steps/jobSteps';
-import { TEMPLATE_OPTIONS, cronPreview, formatFireTime, localTimeZone, nameProblem } from '../steps/rules';
+import { TEMPLATE_OPTIONS, cronPreview, localTimeZone, nameProblem } from '../steps/rules';
 
 function isCreateParams(value: unknown): value is CreateScheduleParams {
   return typeof value === 'object' && value !== null && 'name' in value && 'cron' in value && 'queue' in value && 'job' in value;
@@ -103,10 +104,7 @@ async function ask(ctx: SpoolContext): Promise<CreateScheduleParams | undefined>
 /** The note after creating: the schedule in words and its next runs, in its zone and locally. */
 function createdText(schedule: Schedule, nextRuns: number[]): string {
   const seconds = schedule.cron.trim().split(/\s+/).length === 6;
-  const local = localTimeZone();
-  const inZone = nextRuns.map((t) => formatFireTime(t, schedule.timezone, seconds)).join(', ');
-  const inLocal = local === schedule.timezone ? '' : `; ${nextRuns.map((t) => formatFireTime(t, local, seconds)).join(', ')} (local)`;
-  return `Spool: schedule ${schedule.name} created: ${describeCron(schedule.cron)}, into ${schedule.queue}. Next runs: ${inZone} (${schedule.timezone})${inLocal}.`;
+  return `Spool: schedule ${schedule.name} created: ${describeCron(schedule.cron)}, into ${schedule.queue}. Next runs: ${fireTimesText(nextRuns, schedule.timezone, localTimeZone(), seconds)}.`;
 }
 
 export const createSchedule = command('spool.schedules.create', async (ctx, arg) => {

@@ -2,42 +2,43 @@
  * What each step of Enqueue Job and Create Schedule accepts, checked as the user types: each
  * rule returns the problem in words (naming the field and what it takes) or null. Pure of
  * `vscode`, so the rules are unit-tested; durations, backoff and cron come from shared/domain,
- * the one parser of each syntax, so a value the editor takes is one the CLI and the jobs file take.
+ * the one parser of each syntax, and the options' ranges and refusals from the domain's rules
+ * (shared/domain/rules/), so a value the editor takes is one the CLI, the jobs file and the
+ * daemon take, and one they refuse is refused here in the same words.
  */
 import { parseBackoff } from '../../../shared/domain/backoff';
 import { cronProblem, describeCron, nextFireTimes } from '../../../shared/domain/cron';
-import { formatDuration, parseDuration } from '../../../shared/domain/durations';
 import type { Parsed } from '../../../shared/domain/parsed';
+import { fireTimesText } from '../../../shared/domain/present';
+import { HEADER_NAME, HEADER_NAME_RULE, HTTP_METHODS as DOMAIN_HTTP_METHODS, HTTP_URL_RULE } from '../../../shared/domain/rules/limits';
+import { attemptsText, delayText, priorityText, timeoutText } from '../../../shared/domain/rules/options';
+import { NAME_RULE } from '../../../shared/domain/validate';
 import { LIMITS, NAME_PATTERN } from '../../../shared/protocol';
 import type { Backoff } from '../../../shared/types';
-
-const NAME_RULE = 'use 1–128 letters, digits, ".", "_", ":" or "-", starting with a letter or digit';
 
 /** A queue, kind or schedule name (`what` names which), or what is wrong with it. */
 export function nameProblem(what: string, text: string): string | null {
   const name = text.trim();
   if (name === '') return `Type a ${what} name.`;
-  return NAME_PATTERN.test(name) ? null : `"${name}" is not a valid ${what} name: ${NAME_RULE}.`;
+  return NAME_PATTERN.test(name) ? null : `"${name}" is not a valid ${what} name: a name is ${NAME_RULE}.`;
 }
 
 /** An http job's URL: absolute, http or https, as the daemon's http executor takes it. */
 export function urlProblem(text: string): string | null {
   const url = text.trim();
   if (url === '') return 'Type the URL to call, e.g. https://example.com/hook.';
-  if (!URL.canParse(url)) return `"${url}" is not a URL: type an absolute http:// or https:// URL.`;
+  if (!URL.canParse(url)) return `"${url}" is not a URL: type ${HTTP_URL_RULE}.`;
   const protocol = new URL(url).protocol;
   return protocol === 'http:' || protocol === 'https:' ? null : `The URL must use http or https (got ${protocol}).`;
 }
 
-/** The methods the daemon's http executor sends, in the order the pick offers them. */
-export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
+/** The methods the daemon's http executor sends (the domain's list), in the order the pick offers them. */
+export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const satisfies readonly (typeof DOMAIN_HTTP_METHODS)[number][];
 
 /** Methods whose request carries no body (fetch refuses one), so the body step is skipped. */
 export function takesBody(method: string): boolean {
   return method !== 'GET' && method !== 'HEAD';
 }
-
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 /**
  * Request headers as typed on one line: `Name: value` entries separated by `|` (a character no
@@ -57,7 +58,7 @@ export function parseHeaders(text: string): Parsed<Record<string, string>> {
     const headers: Record<string, string> = {};
     for (const [name, v] of Object.entries(value)) {
       if (typeof v !== 'string') return { ok: false, message: `Header "${name}": its value must be a string.` };
-      if (!HEADER_NAME.test(name)) return { ok: false, message: `"${name}" is not a header name: letters, digits and - (no spaces).` };
+      if (!HEADER_NAME.test(name)) return { ok: false, message: `"${name}" is not a header name: ${HEADER_NAME_RULE}.` };
       headers[name] = v;
     }
     return { ok: true, value: headers };
@@ -67,7 +68,7 @@ export function parseHeaders(text: string): Parsed<Record<string, string>> {
     const colon = entry.indexOf(':');
     if (colon <= 0) return { ok: false, message: `Header "${entry.trim()}": use Name: value, several separated by |.` };
     const name = entry.slice(0, colon).trim();
-    if (!HEADER_NAME.test(name)) return { ok: false, message: `"${name}" is not a header name: letters, digits and - (no spaces).` };
+    if (!HEADER_NAME.test(name)) return { ok: false, message: `"${name}" is not a header name: ${HEADER_NAME_RULE}.` };
     headers[name] = entry.slice(colon + 1).trim();
   }
   return { ok: true, value: headers };
@@ -98,11 +99,6 @@ export type OptionName = 'priority' | 'delay' | 'attempts' | 'backoff' | 'timeou
 export const ENQUEUE_OPTIONS: readonly OptionName[] = ['priority', 'delay', 'attempts', 'backoff', 'timeout'];
 export const TEMPLATE_OPTIONS: readonly OptionName[] = ['priority', 'attempts', 'backoff', 'timeout'];
 
-function wholeNumber(value: string, name: string, min: number, max: number): Parsed<number> {
-  const n = Number(value);
-  return value !== '' && Number.isInteger(n) && n >= min && n <= max ? { ok: true, value: n } : { ok: false, message: `${name} must be a whole number from ${min} to ${max} (got "${value}")` };
-}
-
 /**
  * Parses `priority=5 delay=30s attempts=3 backoff=exponential:1s:5m timeout=10m` (any subset, any
  * order, the names in `allowed`), in the CLI's syntax: a duration needs its unit, as everywhere.
@@ -116,24 +112,20 @@ export function parseOptions(text: string, allowed: readonly OptionName[] = ENQU
     const known = allowed.find((name) => name === key);
     if (known === undefined) return { ok: false, message: `Unknown option "${key}": use ${allowed.map((a) => `${a}=`).join(', ')}` };
     if (known === 'priority') {
-      const n = wholeNumber(value, 'priority', LIMITS.minPriority, LIMITS.maxPriority);
+      const n = priorityText(value, 'priority');
       if (!n.ok) return n;
       options.priority = n.value;
     } else if (known === 'attempts') {
-      const n = wholeNumber(value, 'attempts', 1, LIMITS.maxAttempts);
+      const n = attemptsText(value, 'attempts');
       if (!n.ok) return n;
       options.maxAttempts = n.value;
     } else if (known === 'delay') {
-      const delay = parseDuration(value);
-      if (!delay.ok) return { ok: false, message: `delay "${value}": ${delay.message}` };
-      if (delay.value > LIMITS.maxDurationMs) return { ok: false, message: `delay "${value}": at most ${formatDuration(LIMITS.maxDurationMs)}` };
+      const delay = delayText(value, 'delay');
+      if (!delay.ok) return delay;
       options.delayMs = delay.value;
     } else if (known === 'timeout') {
-      const timeout = parseDuration(value);
-      if (!timeout.ok) return { ok: false, message: `timeout "${value}": ${timeout.message}` };
-      if (timeout.value < LIMITS.minTimeoutMs || timeout.value > LIMITS.maxTimeoutMs) {
-        return { ok: false, message: `timeout "${value}": from ${formatDuration(LIMITS.minTimeoutMs)} to ${formatDuration(LIMITS.maxTimeoutMs)}` };
-      }
+      const timeout = timeoutText(value, 'timeout');
+      if (!timeout.ok) return timeout;
       options.timeoutMs = timeout.value;
     } else {
       const backoff = parseBackoff(value);
@@ -147,27 +139,11 @@ export function parseOptions(text: string, allowed: readonly OptionName[] = ENQU
 /** What the cron step shows under the input: the problem, or the expression in words and when it fires. */
 export type CronPreview = { ok: false; message: string } | { ok: true; message: string };
 
-/** A fire time as the preview shows it: weekday, day, month and time (with seconds for 6 fields). */
-export function formatFireTime(at: number, timezone: string, seconds: boolean): string {
-  const parts = new Intl.DateTimeFormat('en-GB', {
-    timeZone: timezone,
-    weekday: 'short',
-    day: 'numeric',
-    month: 'short',
-    hour: '2-digit',
-    minute: '2-digit',
-    ...(seconds ? { second: '2-digit' } : {}),
-    hourCycle: 'h23',
-  }).formatToParts(at);
-  const get = (type: Intl.DateTimeFormatPartTypes): string => parts.find((p) => p.type === type)?.value ?? '';
-  const time = seconds ? `${get('hour')}:${get('minute')}:${get('second')}` : `${get('hour')}:${get('minute')}`;
-  return `${get('weekday')} ${get('day')} ${get('month')} ${time}`;
-}
-
 /**
  * The cron step's message for `cron` read in `timezone`, from the instant `now`: the domain's
  * problem (field and what it takes), or the expression in words with the next three fire times
- * in the schedule's zone and, when it differs, in `localZone` (the editor's own).
+ * in the schedule's zone and, when it differs, in `localZone` (the editor's own), written as the
+ * language server's cron hover and the CLI write them (shared/domain/present).
  */
 export function cronPreview(cron: string, timezone: string, now: number, localZone: string): CronPreview {
   if (cron.trim() === '') return { ok: false, message: 'Type a cron expression: 5 fields (minute hour day month weekday), or 6 with seconds first, e.g. 0 3 * * *.' };
@@ -175,10 +151,7 @@ export function cronPreview(cron: string, timezone: string, now: number, localZo
   if (problem !== null) return { ok: false, message: problem.message };
   const times = nextFireTimes({ cron, timezone }, now, 3);
   const seconds = cron.trim().split(/\s+/).length === 6;
-  const inZone = times.map((t) => formatFireTime(t, timezone, seconds)).join(', ');
-  let message = `${capitalized(describeCron(cron))}. Next: ${inZone} (${timezone})`;
-  if (localZone !== timezone) message += `; ${times.map((t) => formatFireTime(t, localZone, seconds)).join(', ')} (local, ${localZone})`;
-  return { ok: true, message: `${message}.` };
+  return { ok: true, message: `${capitalized(describeCron(cron))}. Next: ${fireTimesText(times, timezone, localZone, seconds)}.` };
 }
 
 function capitalized(text: string): string {

@@ -1,11 +1,12 @@
 /**
  * What the Queues view says, as pure functions of the records (no `vscode` here, so unit tests
- * run them directly): the state groups and which of them show, job descriptions that put the
- * state first, the filter in words, and how a count of matches reads.
+ * run them directly): the state groups and which of them show, the filter in words, and how a
+ * count of matches reads. A queue's counts and a job's description are shared/domain/present's,
+ * so that they read as in the code lens and the CLI.
  */
-import { formatDuration } from '../../../shared/domain/durations';
+import { dueCount, jobReason, queueText } from '../../../shared/domain/present';
 import type { Job, JobState, Queue } from '../../../shared/types';
-import { jobLabel, relativeTime } from '../format';
+import { jobLabel } from '../format';
 
 /** The groups under a queue. `delayed` is the queued jobs whose runAt lies in the future. */
 export type GroupName = 'running' | 'queued' | 'delayed' | 'retrying' | 'dead' | 'completed' | 'cancelled';
@@ -48,7 +49,7 @@ export function describeFilter(filter: JobViewFilter): string {
 
 export function groupCount(queue: Queue, group: GroupName): number {
   if (group === 'delayed') return queue.delayed;
-  if (group === 'queued') return queue.counts.queued - queue.delayed;
+  if (group === 'queued') return dueCount(queue.counts, queue.delayed);
   return queue.counts[group];
 }
 
@@ -97,15 +98,9 @@ export function queueCounts(queue: Queue): Record<GroupName, MatchCount> {
   return counts;
 }
 
-/** "3 running · 12 queued · 1 dead": the non-zero active counts, in that order. */
+/** "paused · 3 running · 12 queued · 1 dead": the queue's counts as the code lens and the CLI say them. */
 export function queueDescription(queue: Queue): string {
-  const c = queue.counts;
-  const parts: string[] = [];
-  if (c.running > 0) parts.push(`${c.running} running`);
-  if (c.queued + c.retrying > 0) parts.push(`${c.queued + c.retrying} queued`);
-  if (c.dead > 0) parts.push(`${c.dead} dead`);
-  if (parts.length === 0) parts.push(c.completed > 0 ? `${c.completed} completed` : 'empty');
-  return (queue.paused ? 'paused · ' : '') + parts.join(' · ');
+  return queueText(queue);
 }
 
 /** Under a filter, a queue says how many of its jobs match: "12 matching", "50+ matching". */
@@ -113,58 +108,13 @@ export function matchingDescription(queue: Queue, match: MatchCount): string {
   return `${queue.paused ? 'paused · ' : ''}${countText(match)} matching`;
 }
 
-/** The first non-empty line of an error, cut to fit a tree line. */
-export function firstLine(text: string, max = 80): string {
-  const line = text.split('\n').map((l) => l.trim()).find((l) => l !== '') ?? '';
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
-}
-
-/** Time running: whole seconds for the first minute (no "7.3s" flickering), then "1m30s". */
-function elapsed(ms: number): string {
-  return formatDuration(ms, ms < 60_000 ? 1 : 2);
-}
-
-function attempts(job: Job): string | null {
-  // "attempt 1/1" says nothing; the attempt matters once there can be several.
-  return job.maxAttempts > 1 ? `attempt ${job.attempts}/${job.maxAttempts}` : null;
-}
-
 /**
  * A job's description, its state first so that the part cut off a narrow view is the least
- * useful: a dead job's error, a running job's progress and time running, when a waiting job
- * starts, when a finished one ended. `group` is where the job is listed (a queued job may be
- * listed as delayed).
+ * useful; `group` is where the job is listed (a queued job may be listed as delayed). The words
+ * are the CLI's NOTE column's too.
  */
 export function jobDescription(job: Job, group: GroupName, now: number): string {
-  const parts: (string | null)[] = [];
-  switch (group) {
-    case 'running':
-      if (job.progress !== null) parts.push(`${Math.round(job.progress)}%`);
-      parts.push(`running ${elapsed(now - (job.startedAt ?? now))}`);
-      if (job.progressMessage) parts.push(job.progressMessage);
-      parts.push(attempts(job));
-      break;
-    case 'queued':
-      parts.push(`queued ${relativeTime(job.createdAt, now)}`, attempts(job));
-      break;
-    case 'delayed':
-      parts.push(`starts ${relativeTime(job.runAt, now)}`);
-      break;
-    case 'retrying':
-      parts.push(`retries ${relativeTime(job.runAt, now)}`, attempts(job), job.lastError ? firstLine(job.lastError) : null);
-      break;
-    case 'dead':
-      parts.push(job.lastError ? firstLine(job.lastError) : 'dead', relativeTime(job.finishedAt ?? job.createdAt, now), attempts(job));
-      break;
-    case 'completed':
-      parts.push(`completed ${relativeTime(job.finishedAt ?? job.createdAt, now)}`);
-      if (job.startedAt !== null && job.finishedAt !== null) parts.push(`took ${formatDuration(job.finishedAt - job.startedAt, 1)}`);
-      break;
-    case 'cancelled':
-      parts.push(`cancelled ${relativeTime(job.finishedAt ?? job.createdAt, now)}`);
-      break;
-  }
-  return parts.filter((p): p is string => p !== null && p !== '').join(' · ');
+  return jobReason(job, now, group);
 }
 
 /** The state a screen reader announces: the group it is listed in, and a pending cancel. */
@@ -173,7 +123,12 @@ export function stateWords(job: Job, group: GroupName): string {
   return job.cancelRequested ? `${state}, cancel requested` : state;
 }
 
-/** What a screen reader says for a job row: the visible text and the state, not an id. */
+/**
+ * What a screen reader says for a job row: the visible text and the state, not an id. A pending
+ * cancel is said once: the description of a running job says it already.
+ */
 export function jobAccessibleLabel(job: Job, group: GroupName, now: number): string {
-  return `${jobLabel(job)}, ${stateWords(job, group)}, ${jobDescription(job, group, now)}`;
+  const description = jobDescription(job, group, now);
+  const state = description.includes('cancel requested') ? group : stateWords(job, group);
+  return `${jobLabel(job)}, ${state}, ${description}`;
 }

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { nextFireTime } from '../../../shared/domain/cron';
 import { parseJobsFile, planChanges, type Declaration } from '../../../shared/jobsfile';
-import { ErrorCode, planHash } from '../../../shared/protocol';
+import { ErrorCode } from '../../../shared/protocol';
+import { planHash } from '../../../shared/jobsfile';
 import { makeEngine, thrown, type StoreFactory } from '../harness';
 
 /** A declaration from jobs-file text, as the CLI sends it. */

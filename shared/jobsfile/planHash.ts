@@ -5,7 +5,7 @@
  * the daemon refuses rather than apply what nobody reviewed. Declared here, once, so the CLI, the
  * language server and the daemon compute the same value.
  */
-import { canonicalJson, type Plan } from '../jobsfile/plan';
+import { canonicalJson, type Plan } from './plan';
 
 /**
  * A hex fingerprint of the plan's changes (action, type, name, the fields with their values) and

@@ -1,0 +1,158 @@
+/**
+ * Why a job is in its state, in words: the one-line reason the Queues view's rows and the NOTE
+ * column of `spool jobs` show (`starts in 1h`, `next attempt in 30s · attempt 1/5 · timeout`),
+ * and the sentence of the job page (`Attempt 2 failed with exit code 3: … Next attempt in
+ * 30s.`), which say the same things in the same words. Pure: the caller passes the clock.
+ */
+import { formatDuration } from '../durations';
+import type { Job, JobRun, JobState } from '../../types';
+import { relativeTime } from './time';
+
+/** A job's state as it is shown: a queued job whose run time lies ahead is `delayed`. */
+export type ShownState = JobState | 'delayed';
+
+/** The state a job is shown in at `now`. */
+export function shownState(job: Pick<Job, 'state' | 'runAt'>, now: number): ShownState {
+  return job.state === 'queued' && job.runAt > now ? 'delayed' : job.state;
+}
+
+/** The first non-empty line of a text (an error), cut to `max` characters with an ellipsis. */
+export function firstLine(text: string, max = 80): string {
+  const line = text.split('\n').map((l) => l.trim()).find((l) => l !== '') ?? '';
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+/** Time running: whole seconds for the first minute (no "7.3s" flickering), then "1m30s". */
+function elapsed(ms: number): string {
+  return formatDuration(ms, ms < 60_000 ? 1 : 2);
+}
+
+/** "attempt 2/3", or null for a job that has one attempt only ("attempt 1/1" says nothing). */
+function attemptOf(job: Pick<Job, 'attempts' | 'maxAttempts'>): string | null {
+  return job.maxAttempts > 1 ? `attempt ${job.attempts}/${job.maxAttempts}` : null;
+}
+
+/** When a delayed job starts: "starts in 1h". */
+export function startsText(runAt: number, now: number): string {
+  return `starts ${relativeTime(runAt, now)}`;
+}
+
+/** When a retrying job is tried again: "next attempt in 30s". */
+export function nextAttemptText(runAt: number, now: number): string {
+  return `next attempt ${relativeTime(runAt, now)}`;
+}
+
+/**
+ * A job's reason in one line, its state first so that what a narrow view cuts off is the least
+ * useful part: a dead job's error, a running job's progress and time running, when a waiting job
+ * starts, when a finished one ended. `shownAs` is where the job is listed (a queued job may be
+ * listed as delayed); by default its shown state at `now`.
+ */
+export function jobReason(job: Job, now: number, shownAs: ShownState = shownState(job, now)): string {
+  const parts: (string | null)[] = [];
+  const ended = job.finishedAt ?? job.createdAt;
+  switch (shownAs) {
+    case 'running':
+      if (job.progress !== null) parts.push(`${Math.round(job.progress)}%`);
+      parts.push(`running ${elapsed(now - (job.startedAt ?? now))}`);
+      if (job.progressMessage) parts.push(job.progressMessage);
+      if (job.cancelRequested) parts.push('cancel requested');
+      parts.push(attemptOf(job));
+      break;
+    case 'queued':
+      parts.push(`queued ${relativeTime(job.createdAt, now)}`, attemptOf(job));
+      break;
+    case 'delayed':
+      parts.push(startsText(job.runAt, now));
+      break;
+    case 'retrying':
+      parts.push(nextAttemptText(job.runAt, now), attemptOf(job), job.lastError ? firstLine(job.lastError) : null);
+      break;
+    case 'dead':
+      parts.push(job.lastError ? firstLine(job.lastError) : 'dead', relativeTime(ended, now), attemptOf(job));
+      break;
+    case 'completed':
+      parts.push(`completed ${relativeTime(ended, now)}`);
+      if (job.startedAt !== null && job.finishedAt !== null) parts.push(`took ${formatDuration(job.finishedAt - job.startedAt, 1)}`);
+      break;
+    case 'cancelled':
+      parts.push(`cancelled ${relativeTime(ended, now)}`);
+      break;
+  }
+  return parts.filter((p): p is string => p !== null && p !== '').join(' · ');
+}
+
+/** "exit code 3", "HTTP 500", or null when the run recorded neither. */
+export function runStatus(run: Pick<JobRun, 'exitCode' | 'httpStatus'>): string | null {
+  if (run.exitCode !== null) return `exit code ${run.exitCode}`;
+  if (run.httpStatus !== null) return `HTTP ${run.httpStatus}`;
+  return null;
+}
+
+/**
+ * The last run's exit code or HTTP status, to be said beside the error, unless the error says it
+ * already (the shell executor's "The command exited with code 3.").
+ */
+function statusBeside(run: JobRun | undefined, error: string): string | null {
+  if (!run) return null;
+  const code = run.exitCode ?? run.httpStatus;
+  if (code === null || new RegExp(`\\b${code}\\b`).test(error)) return null;
+  return runStatus(run);
+}
+
+/** Ends `text` with a full stop unless it ends with one already (an error message often does). */
+function sentence(text: string): string {
+  return /[.!?]$/.test(text) ? text : `${text}.`;
+}
+
+function capitalized(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** The whole first line of an error: a sentence has room for it. */
+function errorLine(job: Pick<Job, 'lastError'>): string {
+  return job.lastError === null ? '' : (job.lastError.split('\n', 1)[0] ?? '');
+}
+
+/** Why the job is in its state, in one sentence or two (the job page's); `runs` oldest first. */
+export function stateSentence(job: Job, runs: readonly JobRun[], now: number): string {
+  const last = runs[runs.length - 1];
+  const error = errorLine(job);
+  const status = statusBeside(last, error);
+  switch (job.state) {
+    case 'queued':
+      return job.runAt > now ? `${capitalized(startsText(job.runAt, now))}.` : 'Waiting for a worker.';
+    case 'running': {
+      const worker = job.workerId === null ? '' : ` on ${job.workerId}`;
+      const cancel = job.cancelRequested ? ' A cancel was requested; its worker is stopping it.' : '';
+      return `Running${worker}, attempt ${job.attempts} of ${job.maxAttempts}.${cancel}`;
+    }
+    case 'retrying':
+      return `${sentence(`Attempt ${job.attempts} failed${status ? ` with ${status}` : ''}${error ? `: ${error}` : ''}`)} ${capitalized(nextAttemptText(job.runAt, now))}.`;
+    case 'dead':
+      return `Died after ${job.attempts} attempt${job.attempts === 1 ? '' : 's'}${status ? ` with ${status}` : ''}${error ? `: ${error}` : '.'}`;
+    case 'completed':
+      return last?.durationMs !== null && last?.durationMs !== undefined ? `Completed in ${formatDuration(last.durationMs)}.` : 'Completed.';
+    case 'cancelled':
+      return error ? `Cancelled: ${error}` : 'Cancelled.';
+  }
+}
+
+/**
+ * How a job ended, for the last line of its output: "the job completed", "the job was
+ * cancelled", "the job died with exit code 3: the tests failed". Null while it has not ended.
+ */
+export function endLine(job: Job, runs: readonly JobRun[]): string | null {
+  const error = errorLine(job);
+  const status = statusBeside(runs[runs.length - 1], error);
+  switch (job.state) {
+    case 'completed':
+      return 'the job completed';
+    case 'cancelled':
+      return 'the job was cancelled';
+    case 'dead':
+      return `the job died${status ? ` with ${status}` : ''}${error ? `: ${error}` : ''}`;
+    default:
+      return null;
+  }
+}

@@ -1,0 +1,320 @@
+/**
+ * Validation of the job methods' params: enqueue, update, list, output and the bulk forms.
+ */
+import { invalidParams } from '../../errors';
+import { LIMITS, type JobFilter, type JobOrder } from '../../protocol';
+import { JOB_STATES, type Backoff, type BackoffStrategy } from '../../types';
+import {
+  array,
+  integer,
+  jobId,
+  jsonText,
+  name,
+  number,
+  object,
+  oneOf,
+  optionalBoolean,
+  optionalInteger,
+  optionalName,
+  optionalString,
+  requiredObject,
+  shown,
+  string,
+  join,
+  type Fields,
+} from '../validate';
+import { MAX_CONTEXT_FIELD } from './limits';
+import { builtinPayload } from './payloads';
+
+const STRATEGIES: readonly BackoffStrategy[] = ['exponential', 'linear', 'fixed'];
+/** Latest accepted absolute time: year 275760 is where JS dates end; anything near it is a mistake anyway. */
+const MAX_TIME = 8_640_000_000_000_000;
+
+export interface EnqueueInput {
+  queue: string;
+  kind: string;
+  /** Serialized JSON. */
+  payload: string;
+  priority: number;
+  /** 1..LIMITS.maxWeight; 1 unless given. */
+  weight: number;
+  delayMs: number | undefined;
+  runAt: number | undefined;
+  maxAttempts: number | undefined;
+  backoff: Partial<Backoff>;
+  /**
+   * How errors name the job's backoff ("backoff", "jobs[2].backoff"), for the check that needs
+   * the queue's defaults and so runs at insert. Null for a schedule's job: its template was
+   * checked when the schedule was stored, and a schedule that stopped firing over a queue
+   * setting changed since would be worse than a backoff held at its cap.
+   */
+  backoffField: string | null;
+  timeoutMs: number | undefined;
+  /** Serialized JSON array. */
+  tags: string;
+  idempotencyKey: string | null;
+  /** Serialized JSON object or null. */
+  context: string | null;
+}
+
+const ENQUEUE_FIELDS = ['queue', 'kind', 'payload', 'priority', 'weight', 'delayMs', 'runAt', 'maxAttempts', 'backoff', 'timeoutMs', 'tags', 'idempotencyKey', 'context'] as const;
+
+export function partialBackoff(value: unknown, field: string): Partial<Backoff> {
+  const o = object(value, field, ['strategy', 'baseMs', 'capMs', 'jitter']);
+  const backoff: Partial<Backoff> = {};
+  if (o['strategy'] !== undefined) backoff.strategy = oneOf(o['strategy'], join(field, 'strategy'), STRATEGIES);
+  if (o['baseMs'] !== undefined) backoff.baseMs = integer(o['baseMs'], join(field, 'baseMs'), 0, LIMITS.maxDurationMs);
+  if (o['capMs'] !== undefined) backoff.capMs = integer(o['capMs'], join(field, 'capMs'), 0, LIMITS.maxDurationMs);
+  if (o['jitter'] !== undefined) backoff.jitter = number(o['jitter'], join(field, 'jitter'), 0, 1);
+  return backoff;
+}
+
+/**
+ * A backoff completed from its defaults (the queue's, for a job), refused if its cap is below
+ * its base: such a backoff would wait the cap every time, which is never what was meant.
+ * `field` names the partial backoff the caller gave ("backoff", "defaultBackoff").
+ */
+export function mergedBackoff(defaults: Backoff, given: Partial<Backoff>, field: string): Backoff {
+  const backoff = { ...defaults, ...given };
+  if (backoff.capMs < backoff.baseMs) {
+    const capField = join(field, 'capMs');
+    const baseSource = given.baseMs === undefined ? 'the default baseMs' : join(field, 'baseMs');
+    throw invalidParams(capField, `${capField} (${backoff.capMs}) must be at least ${baseSource} (${backoff.baseMs}); raise the cap or lower the base`, '>= baseMs');
+  }
+  return backoff;
+}
+
+export function priority(value: unknown, field: string): number {
+  return integer(value, field, LIMITS.minPriority, LIMITS.maxPriority);
+}
+
+/** A job's weight: how much of its queue's concurrency and its worker's capacity it takes. */
+export function weight(value: unknown, field: string): number {
+  return integer(value, field, 1, LIMITS.maxWeight);
+}
+
+export function maxAttempts(value: unknown, field: string): number {
+  return integer(value, field, 1, LIMITS.maxAttempts);
+}
+
+export function timeoutMs(value: unknown, field: string): number {
+  return integer(value, field, LIMITS.minTimeoutMs, LIMITS.maxTimeoutMs);
+}
+
+export function tags(value: unknown, field: string): string[] {
+  return array(value, field, LIMITS.maxTags).map((tag, i) => string(tag, `${field}[${i}]`, LIMITS.maxTagLength, 1));
+}
+
+function context(value: unknown, field: string): string | null {
+  if (value === undefined || value === null) return null;
+  const o = object(value, field, ['workspace', 'branch', 'commit', 'origin']);
+  const out: Record<string, string> = {};
+  for (const key of ['workspace', 'branch', 'commit', 'origin']) {
+    const v = optionalString(o[key], join(field, key), MAX_CONTEXT_FIELD);
+    if (v !== undefined) out[key] = v;
+  }
+  return JSON.stringify(out);
+}
+
+/**
+ * A job's run time: `delayMs` from now, or `runAt`. Both are held to the same horizon, at most
+ * LIMITS.maxDurationMs (10 years) ahead of `now`: a runAt further out is as surely a mistake (a
+ * time in microseconds, a year typed wrong) as a delay that long.
+ */
+function runTime(o: Fields, prefix: string, now: number): { delayMs: number | undefined; runAt: number | undefined } {
+  const delayMs = optionalInteger(o['delayMs'], join(prefix, 'delayMs'), 0, LIMITS.maxDurationMs);
+  const runAt = optionalInteger(o['runAt'], join(prefix, 'runAt'), 0, MAX_TIME);
+  if (runAt !== undefined && runAt > now + LIMITS.maxDurationMs) {
+    const field = join(prefix, 'runAt');
+    throw invalidParams(
+      field,
+      `${field} must be at most 10 years from now (at most ${now + LIMITS.maxDurationMs}, epoch ms; got ${runAt}); is it in seconds or microseconds instead of milliseconds?`,
+      `epoch ms up to ${now + LIMITS.maxDurationMs}`,
+    );
+  }
+  if (delayMs !== undefined && runAt !== undefined) {
+    throw invalidParams(join(prefix, 'runAt'), `Give either ${join(prefix, 'delayMs')} or ${join(prefix, 'runAt')}, not both`, 'delayMs or runAt');
+  }
+  return { delayMs, runAt };
+}
+
+/** `prefix` is '' for jobs.enqueue and "jobs[i]" inside a batch; `now` bounds runAt. */
+export function enqueueParams(value: unknown, now: number, prefix = ''): EnqueueInput {
+  const o = prefix === '' ? object(value, 'params', ENQUEUE_FIELDS) : requiredObject(value, prefix, ENQUEUE_FIELDS);
+  const f = (key: string): string => join(prefix, key);
+  const queue = name(o['queue'], f('queue'));
+  const kind = name(o['kind'], f('kind'));
+  const payloadValue = o['payload'] === undefined ? null : o['payload'];
+  const payload = jsonText(payloadValue, f('payload'));
+  builtinPayload(kind, payloadValue, f('payload'));
+  const { delayMs, runAt } = runTime(o, prefix, now);
+  return {
+    queue,
+    kind,
+    payload,
+    priority: o['priority'] === undefined ? 0 : priority(o['priority'], f('priority')),
+    weight: o['weight'] === undefined ? 1 : weight(o['weight'], f('weight')),
+    delayMs,
+    runAt,
+    maxAttempts: o['maxAttempts'] === undefined ? undefined : maxAttempts(o['maxAttempts'], f('maxAttempts')),
+    backoff: partialBackoff(o['backoff'], f('backoff')),
+    backoffField: f('backoff'),
+    timeoutMs: o['timeoutMs'] === undefined ? undefined : timeoutMs(o['timeoutMs'], f('timeoutMs')),
+    tags: JSON.stringify(o['tags'] === undefined ? [] : tags(o['tags'], f('tags'))),
+    idempotencyKey: o['idempotencyKey'] === undefined || o['idempotencyKey'] === null ? null : string(o['idempotencyKey'], f('idempotencyKey'), LIMITS.maxIdempotencyKeyLength, 1),
+    context: context(o['context'], f('context')),
+  };
+}
+
+export function enqueueBatchParams(value: unknown, now: number): EnqueueInput[] {
+  const o = object(value, 'params', ['jobs']);
+  return array(o['jobs'], 'jobs', LIMITS.maxBatch, 1).map((job, i) => enqueueParams(job, now, `jobs[${i}]`));
+}
+
+export interface UpdateInput {
+  id: string;
+  priority: number | null;
+  delayMs: number | undefined;
+  runAt: number | undefined;
+  payload: string | null;
+  maxAttempts: number | null;
+  tags: string | null;
+}
+
+/** `now` bounds runAt. */
+export function updateParams(value: unknown, now: number): UpdateInput {
+  const o = object(value, 'params', ['id', 'priority', 'runAt', 'delayMs', 'payload', 'maxAttempts', 'tags']);
+  const { delayMs, runAt } = runTime(o, '', now);
+  return {
+    id: jobId(o['id']),
+    priority: o['priority'] === undefined ? null : priority(o['priority'], 'priority'),
+    delayMs,
+    runAt,
+    payload: o['payload'] === undefined ? null : jsonText(o['payload'], 'payload'),
+    maxAttempts: o['maxAttempts'] === undefined ? null : maxAttempts(o['maxAttempts'], 'maxAttempts'),
+    tags: o['tags'] === undefined ? null : JSON.stringify(tags(o['tags'], 'tags')),
+  };
+}
+
+/** The filter fields of jobs.list and the bulk forms, validated. */
+export type FilterInput = JobFilter;
+
+const FILTER_FIELDS = ['queue', 'states', 'kind', 'tag', 'search', 'branch', 'idSuffix', 'delayed'] as const;
+
+/** The end of a job id as the views show it: lowercase hex digits and dashes, up to a whole id. */
+const ID_SUFFIX = new RegExp(`^[0-9a-f-]{${LIMITS.minIdSuffixLength},36}$`);
+
+function idSuffix(value: unknown, field: string): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || !ID_SUFFIX.test(value)) {
+    throw invalidParams(
+      field,
+      `${field} must be the end of a job id: ${LIMITS.minIdSuffixLength} to 36 characters of 0-9, a-f and "-" (got ${shown(value)})`,
+      `${LIMITS.minIdSuffixLength} to 36 characters of [0-9a-f-]`,
+    );
+  }
+  return value;
+}
+
+function filterFields(o: Fields, prefix: string): FilterInput {
+  const f = (key: string): string => join(prefix, key);
+  const filter: FilterInput = {};
+  const queue = optionalName(o['queue'], f('queue'));
+  if (queue !== undefined) filter.queue = queue;
+  if (o['states'] !== undefined) {
+    const states = array(o['states'], f('states'), JOB_STATES.length).map((s, i) => oneOf(s, `${f('states')}[${i}]`, JOB_STATES));
+    if (states.length > 0) filter.states = [...new Set(states)];
+  }
+  const kind = optionalName(o['kind'], f('kind'));
+  if (kind !== undefined) filter.kind = kind;
+  const tag = optionalString(o['tag'], f('tag'), LIMITS.maxTagLength, 1);
+  if (tag !== undefined) filter.tag = tag;
+  const search = optionalString(o['search'], f('search'), LIMITS.maxSearchLength, 1);
+  if (search !== undefined) filter.search = search;
+  const branch = optionalString(o['branch'], f('branch'), MAX_CONTEXT_FIELD, 1);
+  if (branch !== undefined) filter.branch = branch;
+  const suffix = idSuffix(o['idSuffix'], f('idSuffix'));
+  if (suffix !== undefined) filter.idSuffix = suffix;
+  const delayed = optionalBoolean(o['delayed'], f('delayed'));
+  if (delayed !== undefined) filter.delayed = delayed;
+  return filter;
+}
+
+/** Where the previous page of a job listing ended: its last job's id and run time. */
+export type ListCursor = { id: string; runAt: number };
+
+export interface ListInput extends FilterInput {
+  order: JobOrder;
+  limit: number;
+  after: ListCursor | undefined;
+}
+
+const ORDERS: readonly JobOrder[] = ['newest', 'oldest', 'runAt'];
+
+/** Cursors are opaque to clients: base64url of "order:runAt:id". */
+export function encodeCursor(order: JobOrder, cursor: ListCursor): string {
+  return Buffer.from(`${order}:${cursor.runAt}:${cursor.id}`, 'utf8').toString('base64url');
+}
+
+function decodeCursor(value: unknown, order: JobOrder): ListCursor {
+  const raw = typeof value === 'string' ? Buffer.from(value, 'base64url').toString('utf8') : '';
+  const match = /^(newest|oldest|runAt):(\d+):([0-9a-f-]{36})$/.exec(raw);
+  if (!match) throw invalidParams('cursor', `cursor is not one this daemon issued (got ${shown(value)}); pass nextCursor from the previous page unchanged`);
+  if (match[1] !== order) throw invalidParams('cursor', `cursor belongs to order "${match[1]}" but this request asks for "${order}"; keep the order while paging`);
+  return { runAt: Number(match[2]), id: match[3] ?? '' };
+}
+
+export function listParams(value: unknown): ListInput {
+  const o = object(value, 'params', [...FILTER_FIELDS, 'order', 'limit', 'cursor']);
+  const order = o['order'] === undefined ? 'newest' : oneOf(o['order'], 'order', ORDERS);
+  return {
+    ...filterFields(o, ''),
+    order,
+    limit: o['limit'] === undefined ? 50 : integer(o['limit'], 'limit', 1, LIMITS.maxPageSize),
+    after: o['cursor'] === undefined || o['cursor'] === null ? undefined : decodeCursor(o['cursor'], order),
+  };
+}
+
+/** A page of output after a line, or the newest lines of a job. */
+export type OutputInput = { id: string; after: number; limit: number } | { id: string; last: number };
+
+export function outputParams(value: unknown): OutputInput {
+  const o = object(value, 'params', ['id', 'after', 'limit', 'last']);
+  const id = jobId(o['id']);
+  if (o['last'] !== undefined) {
+    const given = o['after'] !== undefined ? 'after' : o['limit'] !== undefined ? 'limit' : undefined;
+    if (given) throw invalidParams(given, `Give either last (the newest lines) or ${given} (a page after a line), not both`, 'last, or after and limit');
+    return { id, last: integer(o['last'], 'last', 1, LIMITS.maxPageSize) };
+  }
+  return {
+    id,
+    after: o['after'] === undefined ? 0 : integer(o['after'], 'after', 0, Number.MAX_SAFE_INTEGER),
+    limit: o['limit'] === undefined ? 1000 : integer(o['limit'], 'limit', 1, LIMITS.maxPageSize),
+  };
+}
+
+/** A bulk action's jobs: these ids, or every job matching a filter (in one queue, or across every queue). */
+export type BulkInput = { ids: string[] } | { filter: FilterInput };
+
+export function bulkParams(value: unknown): BulkInput {
+  const o = object(value, 'params', ['ids', 'filter']);
+  if ((o['ids'] === undefined) === (o['filter'] === undefined)) {
+    throw invalidParams('ids', 'Give either ids (a list of job ids) or filter (queue, states, kind, tag, search, branch, idSuffix), not both and not neither', 'ids or filter');
+  }
+  if (o['ids'] !== undefined) {
+    return { ids: [...new Set(array(o['ids'], 'ids', LIMITS.maxBatch, 1).map((id, i) => jobId(id, `ids[${i}]`)))] };
+  }
+  const f = requiredObject(o['filter'], 'filter', FILTER_FIELDS);
+  const filter = filterFields(f, 'filter');
+  // Without a queue the action spans every queue, which is what was asked for when states or
+  // another field say which jobs; an empty filter would act on every job there is, which is
+  // never what a caller meant (purge and queue delete exist for that).
+  if (Object.keys(filter).length === 0) {
+    throw invalidParams('filter', 'filter must say which jobs: give at least one of queue, states, kind, tag, search, branch, idSuffix or delayed', FILTER_FIELDS.join(', '));
+  }
+  return { filter };
+}
+
+export function idParam(value: unknown): string {
+  return jobId(object(value, 'params', ['id'])['id']);
+}

@@ -1,0 +1,90 @@
+/**
+ * Validation of the queue methods' params.
+ */
+import { invalidParams } from '../../errors';
+import { LIMITS } from '../../protocol';
+import { JOB_STATES, type Backoff, type JobState, type RateLimit } from '../../types';
+import { maxAttempts, partialBackoff, timeoutMs } from './jobs';
+import { MAX_CONCURRENCY, MAX_RATE } from './limits';
+import { resourceLimits } from './payloads';
+import type { ResourceLimitChanges } from '../../protocol';
+import { array, boolean, integer, name, number, object, oneOf } from '../validate';
+
+export interface ConfigureInput {
+  name: string;
+  concurrency: number | null | undefined;
+  rateLimit: RateLimit | null | undefined;
+  defaultMaxAttempts: number | undefined;
+  defaultBackoff: Partial<Backoff> | undefined;
+  defaultTimeoutMs: number | undefined;
+  retentionMs: number | null | undefined;
+  /** undefined = leave as they are, null = remove them all; within, a null field removes that limit. */
+  limits: ResourceLimitChanges | null | undefined;
+}
+
+export { MAX_CONCURRENCY };
+
+export function rateLimit(value: unknown, field = 'rateLimit'): RateLimit | null {
+  if (value === null) return null;
+  const o = object(value, field, ['perSecond', 'burst']);
+  if (o['perSecond'] === undefined) throw invalidParams(`${field}.perSecond`, `${field}.perSecond is required (jobs started per second, e.g. 5 or 0.5)`);
+  const perSecond = number(o['perSecond'], `${field}.perSecond`, 0.001, MAX_RATE);
+  // Default burst: one second's worth, at least one job.
+  const burst = o['burst'] === undefined ? Math.max(1, Math.ceil(perSecond)) : integer(o['burst'], `${field}.burst`, 1, MAX_RATE);
+  return { perSecond, burst };
+}
+
+/** undefined = leave as is, null = remove the setting, anything else is checked. */
+function nullable<T>(value: unknown, check: (value: unknown) => T): T | null | undefined {
+  if (value === undefined) return undefined;
+  if (value === null) return null;
+  return check(value);
+}
+
+export function configureParams(value: unknown): ConfigureInput {
+  const o = object(value, 'params', ['name', 'concurrency', 'rateLimit', 'defaultMaxAttempts', 'defaultBackoff', 'defaultTimeoutMs', 'retentionMs', 'limits']);
+  return {
+    name: name(o['name'], 'name'),
+    concurrency: nullable(o['concurrency'], (v) => integer(v, 'concurrency', 1, MAX_CONCURRENCY)),
+    rateLimit: o['rateLimit'] === undefined ? undefined : rateLimit(o['rateLimit']),
+    defaultMaxAttempts: o['defaultMaxAttempts'] === undefined ? undefined : maxAttempts(o['defaultMaxAttempts'], 'defaultMaxAttempts'),
+    defaultBackoff: o['defaultBackoff'] === undefined ? undefined : defaultBackoff(o['defaultBackoff']),
+    defaultTimeoutMs: o['defaultTimeoutMs'] === undefined ? undefined : timeoutMs(o['defaultTimeoutMs'], 'defaultTimeoutMs'),
+    retentionMs: nullable(o['retentionMs'], (v) => integer(v, 'retentionMs', 0, LIMITS.maxDurationMs)),
+    limits: nullable(o['limits'], limitChanges),
+  };
+}
+
+/** `limits`: each field a limit as a shell payload's `limits` takes it, or null to remove it. */
+function limitChanges(value: unknown): ResourceLimitChanges {
+  const o = object(value, 'limits', ['memoryBytes', 'cpuSeconds', 'openFiles', 'processes']);
+  const given = Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null && v !== undefined));
+  const changes: ResourceLimitChanges = resourceLimits(given, 'limits');
+  for (const key of ['memoryBytes', 'cpuSeconds', 'openFiles', 'processes'] as const) if (o[key] === null) changes[key] = null;
+  return changes;
+}
+
+/** Unlike a limit, a queue's backoff cannot be removed: null is refused, not read as "no change". */
+function defaultBackoff(value: unknown): Partial<Backoff> {
+  if (value === null) {
+    throw invalidParams('defaultBackoff', 'defaultBackoff cannot be null: a queue always has a backoff. Give the fields to change (strategy, baseMs, capMs, jitter).', 'an object');
+  }
+  return partialBackoff(value, 'defaultBackoff');
+}
+
+export function queueName(value: unknown, field = 'name'): string {
+  return name(value, field);
+}
+
+/** Running jobs are never purged; "all but running" is the default. */
+export function purgeParams(value: unknown): { name: string; states: JobState[] } {
+  const o = object(value, 'params', ['name', 'states']);
+  const purgeable = JOB_STATES.filter((s) => s !== 'running');
+  const states = o['states'] === undefined ? purgeable : array(o['states'], 'states', JOB_STATES.length, 1).map((s, i) => oneOf(s, `states[${i}]`, purgeable));
+  return { name: name(o['name'], 'name'), states: [...new Set(states)] };
+}
+
+export function deleteQueueParams(value: unknown): { name: string; force: boolean } {
+  const o = object(value, 'params', ['name', 'force']);
+  return { name: name(o['name'], 'name'), force: o['force'] === undefined ? false : boolean(o['force'], 'force') };
+}

@@ -1,0 +1,51 @@
+/**
+ * The whole conformance suite, declared once: `defineAll(store)` declares every suite's tests
+ * against one store. Each `<store>.test.ts` calls it with its own factory, so a suite added here
+ * runs on every store (River's riverdrivertest: one suite every driver must pass).
+ */
+import type { StoreFactory } from '../harness';
+import { defineBackoff } from './backoff';
+import { defineBatch } from './batch';
+import { defineCore } from './core';
+import { defineCounters } from './counters';
+import { defineDaemons } from './daemons';
+import { defineDelayed } from './delayed';
+import { defineLease } from './lease';
+import { defineList } from './list';
+import { defineManage } from './manage';
+import { defineOutput } from './output';
+import { definePayloads } from './payloads';
+import { defineProjects } from './projects';
+import { defineRateLimit } from './rateLimit';
+import { defineSchedules } from './schedules';
+import { defineTokens } from './tokens';
+import { defineUpkeep } from './upkeep';
+import { defineValidation } from './validation';
+import { defineWeights } from './weights';
+
+/** Every suite, in the order they run. */
+const SUITES: readonly ((store: StoreFactory) => void)[] = [
+  defineBackoff,
+  defineBatch,
+  defineCore,
+  defineCounters,
+  defineDaemons,
+  defineDelayed,
+  defineLease,
+  defineList,
+  defineManage,
+  defineOutput,
+  definePayloads,
+  defineProjects,
+  defineRateLimit,
+  defineSchedules,
+  defineTokens,
+  defineUpkeep,
+  defineValidation,
+  defineWeights,
+];
+
+/** Declares every conformance test against `store`. */
+export function defineAll(store: StoreFactory): void {
+  for (const define of SUITES) define(store);
+}
