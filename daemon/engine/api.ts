@@ -45,7 +45,7 @@ import type {
   UpdateJobParams,
   UpdateScheduleParams,
 } from '../../shared/protocol';
-import type { Job, OutputLine, OutputStream, Queue, Schedule, Worker, WorkerType } from '../../shared/types';
+import type { Job, OutputLine, OutputStream, Queue, Schedule, Worker, WorkerType } from '../../shared/protocol/types';
 import type { CompleteOutcome, CounterMismatch, DaemonInstance, DaemonRegistration, FireScheduleParams, StorageFactory, StoreDescription, StoredToken } from '../storage/backend';
 
 export interface EngineOptions {

@@ -47,13 +47,13 @@ import type {
   UpdateJobParams,
   UpdateScheduleParams,
 } from '../../shared/protocol';
-import type { Job, JobState, JobTemplate, OutputStream, Queue, Schedule, Worker, WorkerType } from '../../shared/types';
+import type { Job, JobState, JobTemplate, OutputStream, Queue, Schedule, Worker, WorkerType } from '../../shared/protocol/types';
 import type { DaemonInstance, DaemonRegistration, StorageBackend, StoragePolicy, StoredToken } from '../storage/backend';
 import type { CompleteOutcome, CounterMismatch, EngineClaimParams, EngineListener, EngineOptions, EnqueueOutcome, FireScheduleParams, QueueEngine, StoreDescription } from './api';
 import { QUEUE_DEFAULTS, UPKEEP_BATCH } from './defaults';
 import { EventHub } from './events';
 import { kindFilter } from './kinds';
-import { available, nextTokenAt, refill } from './rate-limit';
+import { available, nextTokenAt, refill } from './rateLimit';
 import { jobRules } from './rules';
 import { UuidV7, firstIdAt } from '../../shared/domain/uuid';
 import * as v from './validate/jobs';
@@ -65,7 +65,7 @@ import * as vw from './validate/worker';
 import * as vd from './validate/declaration';
 import { liveObjects } from './projects';
 import { templateToJob } from '../../shared/jobsfile';
-import { invalidParams } from '../../shared/errors';
+import { invalidParams } from '../../shared/protocol/errors';
 import type { Op } from '../storage/statements';
 import * as attempts from './ops/attempts';
 import * as daemons from './ops/daemons';

@@ -3,9 +3,9 @@
  * the rows it read in its transaction that a call cannot go on, and throws one of these, so that
  * a worker or a user reads the same message whichever store the daemon runs on.
  */
-import { SpoolError } from '../../shared/errors';
+import { SpoolError } from '../../shared/protocol/errors';
 import { ErrorCode } from '../../shared/protocol';
-import type { Job } from '../../shared/types';
+import type { Job } from '../../shared/protocol/types';
 
 /**
  * Why `workerId` cannot act on `job`: someone else holds it, or it finished. Whether the caller

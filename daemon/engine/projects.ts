@@ -4,7 +4,7 @@
  * what the store read inside the apply's transaction. Synchronous and without I/O, so the SQLite
  * store can run it inside its transaction (see applyProject in ./ops/projects.ts).
  */
-import { SpoolError } from '../../shared/errors';
+import { SpoolError, errorMessage } from '../../shared/protocol/errors';
 import { nextFireTime } from '../../shared/domain/cron';
 import {
   canonicalJson,
@@ -23,7 +23,7 @@ import {
 } from '../../shared/jobsfile';
 import { ErrorCode, type ApplyProjectResult, type Template } from '../../shared/protocol';
 import { planHash } from '../../shared/jobsfile';
-import type { Schedule } from '../../shared/types';
+import type { Schedule } from '../../shared/protocol/types';
 import type { ApplyDecision, ApplyWrite, Ownership, ProjectObjects, StoredTemplate } from '../storage/backend';
 import * as vd from '../../shared/domain/rules/declaration';
 
@@ -40,7 +40,7 @@ function parsed<T>(text: string, what: string, check: (value: unknown, field: st
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new Error(`The stored ${what} is not JSON (${error instanceof Error ? error.message : String(error)}); apply the jobs file again to rewrite it.`);
+    throw new Error(`The stored ${what} is not JSON (${errorMessage(error)}); apply the jobs file again to rewrite it.`);
   }
   return check(value, what);
 }

@@ -4,9 +4,9 @@
  * failed attempt ends, and how long a heartbeat's lease runs. Pure functions: the store calls
  * them inside its transaction, where nothing may be awaited.
  */
-import { SpoolError } from '../../shared/errors';
+import { SpoolError } from '../../shared/protocol/errors';
 import { ErrorCode } from '../../shared/protocol';
-import type { Job } from '../../shared/types';
+import type { Job } from '../../shared/protocol/types';
 import { invalidState } from './errors';
 import { backoffDelay } from './backoff';
 import type { UpdateInput } from '../../shared/domain/rules/jobs';

@@ -11,9 +11,9 @@
  */
 import { createHash } from 'node:crypto';
 import * as os from 'node:os';
-import { SpoolError } from '../../shared/errors';
+import { SpoolError, errorMessage } from '../../shared/protocol/errors';
 import { ErrorCode, LIMITS } from '../../shared/protocol';
-import type { Job, ResourceLimits } from '../../shared/types';
+import type { Job, ResourceLimits } from '../../shared/protocol/types';
 import type { EngineClaimParams, JobChange, QueueEngine } from '../engine/api';
 import type { Logger } from '../lifecycle/logger';
 import { runHttp } from './http';
@@ -170,7 +170,7 @@ export class ExecutorPool {
       try {
         run = executor({ job, output, killGraceMs: this.killGraceMs, workerId: this.workerId, socketPath: this.socketPath, queueLimits });
       } catch (error) {
-        const reason = error instanceof Error ? error.message : String(error);
+        const reason = errorMessage(error);
         run = { done: Promise.resolve({ kind: 'failed', error: `Could not start the job: ${reason}` }), stop: () => undefined };
       }
     }
@@ -181,7 +181,7 @@ export class ExecutorPool {
     this.logger.debug('Started a built-in job', { job: job.id, kind: job.kind, queue: job.queue, attempt: job.attempts });
     run.done.then(
       (outcome) => void this.finish(job, outcome, output),
-      (error: unknown) => void this.finish(job, { kind: 'failed', error: `The executor failed: ${error instanceof Error ? error.message : String(error)}` }, output),
+      (error: unknown) => void this.finish(job, { kind: 'failed', error: `The executor failed: ${errorMessage(error)}` }, output),
     );
   }
 

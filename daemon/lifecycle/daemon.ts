@@ -8,11 +8,11 @@
 import * as fs from 'node:fs';
 import type * as net from 'node:net';
 import * as path from 'node:path';
-import { SpoolError, isSpoolError } from '../../shared/errors';
-import { defaultLogPath } from '../../shared/paths';
+import { SpoolError, isSpoolError, errorMessage } from '../../shared/protocol/errors';
+import { defaultLogPath } from '../../shared/client/paths';
 import { ErrorCode, PROTOCOL_VERSION, type BackupResult, type DaemonStatus } from '../../shared/protocol';
-import type { Job, JobCounts } from '../../shared/types';
-import { VERSION } from '../../shared/version';
+import type { Job, JobCounts } from '../../shared/protocol/types';
+import { VERSION } from '../../shared/protocol/version';
 import type { DaemonOptions } from '../config';
 import type { EngineClaimParams, JobChange, QueueEngine } from '../engine/api';
 import { BUILTIN_KINDS, openEngine } from '../engine/index';
@@ -373,7 +373,7 @@ export class Daemon {
       } catch (error) {
         await this.server.close();
         removeSocketFile(this.options.socketPath, this.logger);
-        throw new Error(`--listen ${this.options.listen}: ${error instanceof Error ? error.message : String(error)}`);
+        throw new Error(`--listen ${this.options.listen}: ${errorMessage(error)}`);
       }
       const listen = `${bound.family === 'IPv6' ? `[${bound.address}]` : bound.address}:${bound.port}`;
       this.tls = { listen, fingerprint: identity.fingerprint };

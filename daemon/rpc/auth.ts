@@ -6,7 +6,7 @@
  * (shared/protocol/methods.ts) then decides.
  */
 import * as crypto from 'node:crypto';
-import { SpoolError } from '../../shared/errors';
+import { SpoolError } from '../../shared/protocol/errors';
 import { ErrorCode, METHODS, type MethodName, type MethodScope, type TokenScope } from '../../shared/protocol';
 import type { QueueEngine } from '../engine/api';
 import type { Logger } from '../lifecycle/logger';

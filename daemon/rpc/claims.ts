@@ -5,7 +5,7 @@
  * concurrency slot) and `wakeAll()` when a timer finds delayed jobs due. Wake-ups of one commit
  * are coalesced into one pass over the waiting claims, oldest first.
  */
-import type { Job } from '../../shared/types';
+import type { Job } from '../../shared/protocol/types';
 import type { EngineClaimParams } from '../engine/api';
 import type { Logger } from '../lifecycle/logger';
 import type { Connection } from './connection';

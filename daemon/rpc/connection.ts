@@ -4,7 +4,7 @@
  * through it, its waiting claims — is released through `onClose` when it ends, whatever the reason.
  */
 import type * as net from 'node:net';
-import { LineSplitter } from '../../shared/lines';
+import { LineSplitter } from '../../shared/protocol/lines';
 import { LIMITS } from '../../shared/protocol';
 import type { ConnectionAuth } from './auth';
 import type { BudgetHolder, InputBudget } from './inputBudget';

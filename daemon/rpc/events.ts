@@ -6,9 +6,9 @@
  * when somebody listens for them.
  */
 import { randomUUID } from 'node:crypto';
-import { invalidParams } from '../../shared/errors';
+import { invalidParams } from '../../shared/protocol/errors';
 import { EVENT_TOPICS, type EventTopic, type Notifications, type NotificationName, type Stats, type SubscribeParams } from '../../shared/protocol';
-import type { OutputLine } from '../../shared/types';
+import type { OutputLine } from '../../shared/protocol/types';
 import type { JobChange } from '../../shared/protocol';
 import type { Logger } from '../lifecycle/logger';
 import type { Connection } from './connection';

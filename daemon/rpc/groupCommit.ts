@@ -16,7 +16,7 @@
  * a write is committed before any later request is handled.
  */
 import { LIMITS, type CompleteParams, type EnqueueParams, type EnqueueResult } from '../../shared/protocol';
-import type { Job } from '../../shared/types';
+import type { Job } from '../../shared/protocol/types';
 import type { QueueEngine } from '../engine/api';
 
 type Outcome<T> = { ok: true; value: T } | { ok: false; error: unknown };

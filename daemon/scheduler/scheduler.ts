@@ -9,7 +9,7 @@
  * one job for all the missed ticks. Either way `next_run_at` moves to the first tick after now,
  * so a long outage never produces a burst.
  */
-import type { Schedule } from '../../shared/types';
+import type { Schedule } from '../../shared/protocol/types';
 import type { QueueEngine } from '../engine/api';
 import type { Logger } from '../lifecycle/logger';
 import { nextFireTime } from '../../shared/domain/cron';

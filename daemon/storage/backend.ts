@@ -19,7 +19,7 @@
  * calls wait for a server (PostgreSQL) leaves `batch` out, and the engine runs them one by one.
  */
 
-import type { Backoff, Job, JobState, JobTemplate, OutputLine, Queue, RateLimit, Schedule } from '../../shared/types';
+import type { Backoff, Job, JobState, JobTemplate, OutputLine, Queue, RateLimit, Schedule } from '../../shared/protocol/types';
 import type { OverlapPolicy } from '../../shared/jobsfile';
 import type { ConfigureInput } from '../engine/validate/queues';
 import type { ScheduleInput } from '../engine/validate/schedules';

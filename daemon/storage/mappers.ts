@@ -1,8 +1,8 @@
 /**
  * Rows → protocol types. The only place that knows both the column names and the wire shape.
  */
-import type { JobCounts, ResourceLimits, Backoff, BackoffStrategy, Job, JobContext, JobRun, JobState, MissedRunPolicy, OutputLine, OutputStream, RunOutcome, Schedule, Worker, WorkerType } from '../../shared/types';
-import { JOB_STATES } from '../../shared/types';
+import type { JobCounts, ResourceLimits, Backoff, BackoffStrategy, Job, JobContext, JobRun, JobState, MissedRunPolicy, OutputLine, OutputStream, RunOutcome, Schedule, Worker, WorkerType } from '../../shared/protocol/types';
+import { JOB_STATES } from '../../shared/protocol/types';
 import type { OverlapPolicy } from '../../shared/jobsfile';
 import type { DaemonInstance, ManagedType, Ownership, StoredTemplate, StoredToken } from './backend';
 import type { TokenScope } from '../../shared/protocol';

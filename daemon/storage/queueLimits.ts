@@ -2,7 +2,7 @@
  * A queue's resource limits after a configure (the same for every store): `null` removes them
  * all, a field set to null removes that one, a field left out keeps it.
  */
-import type { ResourceLimits } from '../../shared/types';
+import type { ResourceLimits } from '../../shared/protocol/types';
 import type { ConfigureInput } from '../engine/validate/queues';
 
 export function changedLimits(current: ResourceLimits, changes: ConfigureInput['limits']): ResourceLimits {

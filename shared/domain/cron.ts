@@ -5,7 +5,7 @@
  * ticks), the CLI and the extension (words, checks before sending) and the language server.
  * Pure: no I/O, no clock — every "from" instant is passed in.
  */
-import { invalidParams } from '../errors';
+import { invalidParams } from '../protocol/errors';
 import { describeCron as describeParsed } from './cron/describe';
 import { canFire, nextFireAfter } from './cron/next';
 import { clip, parseCron, type CronExpression, type CronProblem } from './cron/parse';

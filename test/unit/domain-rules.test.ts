@@ -19,7 +19,7 @@ import { concurrencyText } from '../../shared/domain/rules/options';
 import { configureParams } from '../../shared/domain/rules/queues';
 import { createScheduleParams, timezone } from '../../shared/domain/rules/schedules';
 import { parseJobsFile, QUEUE_SPEC, TEMPLATE_SPEC } from '../../shared/jobsfile';
-import { SpoolError } from '../../shared/errors';
+import { SpoolError } from '../../shared/protocol/errors';
 import { ErrorCode } from '../../shared/protocol';
 
 function refusal(fn: () => unknown): SpoolError {

@@ -6,9 +6,9 @@
  */
 import * as assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ProtocolMismatchError } from '../../shared/client';
-import { SpoolError } from '../../shared/errors';
-import { DaemonNotRunningError } from '../../shared/connection';
+import { ProtocolMismatchError } from '../../shared/client/client';
+import { SpoolError } from '../../shared/protocol/errors';
+import { DaemonNotRunningError } from '../../shared/client/connection';
 import { ErrorCode, PROTOCOL_VERSION } from '../../shared/protocol';
 import { editorMessage, withoutCliHints } from '../../extension/errors';
 import { parseJobRef, shortRefProblem } from '../../extension/commands/jobs/jobRef';

@@ -11,7 +11,7 @@ import { test, type TestContext } from 'node:test';
 import pg from 'pg';
 import { Engine } from '../../daemon/engine';
 import { postgresStorage } from '../../daemon/storage/postgres/index';
-import type { Job } from '../../shared/types';
+import type { Job } from '../../shared/protocol/types';
 import { FakeClock } from '../helpers/engineTest';
 import { sharedPostgres } from '../helpers/postgres';
 

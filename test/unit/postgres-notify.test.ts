@@ -11,7 +11,7 @@ import { test, type TestContext } from 'node:test';
 import { Engine, type ChangeOrigin, type EngineListener, type JobChange } from '../../daemon/engine';
 import { DaemonMetrics } from '../../daemon/metrics/metrics';
 import { PostgresBackend, postgresStorage, type PostgresOptions } from '../../daemon/storage/postgres/index';
-import type { Job } from '../../shared/types';
+import type { Job } from '../../shared/protocol/types';
 import { sharedPostgres } from '../helpers/postgres';
 import { waitFor } from '../helpers/wait';
 

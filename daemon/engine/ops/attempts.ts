@@ -10,9 +10,9 @@
  * recovery) read it with its row locked (PostgreSQL: FOR UPDATE), so that what they computed
  * from still holds when they write.
  */
-import { jobNotFound, type SpoolError } from '../../../shared/errors';
+import { jobNotFound, type SpoolError } from '../../../shared/protocol/errors';
 import type { HeartbeatResult } from '../../../shared/protocol';
-import type { Job, JobState, OutputStream, RunOutcome } from '../../../shared/types';
+import type { Job, JobState, OutputStream, RunOutcome } from '../../../shared/protocol/types';
 import type { CompleteOutcome } from '../../storage/backend';
 import { savepoint, sql, type Op } from '../../storage/statements';
 import { leaseLost as leaseLostError } from '../errors';

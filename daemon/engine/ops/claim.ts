@@ -10,11 +10,11 @@
  * are peeked, merged in claim order across queues, and each queue then gives its share with one
  * bounded statement.
  */
-import type { Job } from '../../../shared/types';
+import type { Job } from '../../../shared/protocol/types';
 import { sql, type Op } from '../../storage/statements';
 import { CLAIM_ANSWER_BUDGET, compareClaimOrder, type ClaimCandidate, type KindFilter } from '../../storage/statements/claim';
 import type { QueueSettings } from '../../storage/mappers';
-import { available, refill, type Bucket } from '../rate-limit';
+import { available, refill, type Bucket } from '../rateLimit';
 import type { OpContext } from './context';
 
 /** A claim as the engine runs it: the claimer's kinds already turned into a filter. */

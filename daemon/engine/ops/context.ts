@@ -4,7 +4,7 @@
  * the sink of what the operation's transaction changed.
  */
 import type { ChangeSink } from '../../storage/statements';
-import type { Backoff } from '../../../shared/types';
+import type { Backoff } from '../../../shared/protocol/types';
 import type { JobRules } from '../rules';
 
 /** The policy an engine runs its operations with; made once per engine. */

@@ -8,7 +8,7 @@
  * PostgreSQL can see that: SQLite's write lock excludes it) gets that transaction's job.
  */
 import type { EnqueueResult } from '../../../shared/protocol';
-import type { Job } from '../../../shared/types';
+import type { Job } from '../../../shared/protocol/types';
 import type { QueueSettings } from '../../storage/mappers';
 import { sql, type Op } from '../../storage/statements';
 import type { JobInsert } from '../../storage/statements/jobs';

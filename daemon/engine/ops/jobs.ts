@@ -8,9 +8,9 @@
  * racing a cancel on another daemon waits for the lock and then finds the job as this
  * transaction left it.
  */
-import { SpoolError, jobNotFound } from '../../../shared/errors';
+import { SpoolError, jobNotFound } from '../../../shared/protocol/errors';
 import type { BulkResult, JobWithRuns } from '../../../shared/protocol';
-import type { Job } from '../../../shared/types';
+import type { Job } from '../../../shared/protocol/types';
 import { savepoint, sql, type Op } from '../../storage/statements';
 import type { BulkInput, ListInput, UpdateInput } from '../validate/jobs';
 import type { OpContext } from './context';

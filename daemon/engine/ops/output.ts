@@ -3,10 +3,10 @@
  * the per-job cap, see ../../storage/statements/output.ts) and reading them back, a page after a
  * seq or the newest lines.
  */
-import { jobNotFound } from '../../../shared/errors';
+import { jobNotFound } from '../../../shared/protocol/errors';
 import type { JobOutputResult } from '../../../shared/protocol';
-import { TERMINAL_STATES, type Job, type OutputStream } from '../../../shared/types';
-import { truncateLine } from '../../../shared/domain/output-lines';
+import { TERMINAL_STATES, type Job, type OutputStream } from '../../../shared/protocol/types';
+import { truncateLine } from '../../../shared/domain/outputLines';
 import { sql, type Op } from '../../storage/statements';
 import type { OpContext } from './context';
 

@@ -8,7 +8,7 @@
  * interleave: the second plans against what the first committed, so nothing is created twice
  * (see projectLockApply).
  */
-import { SpoolError } from '../../../shared/errors';
+import { SpoolError } from '../../../shared/protocol/errors';
 import type { ApplyProjectResult, Template } from '../../../shared/protocol';
 import { ErrorCode } from '../../../shared/protocol';
 import type { ApplyWrite, ProjectObjects } from '../../storage/backend';

@@ -4,9 +4,9 @@
  * deleted. Purging and deleting many jobs go in batches of `policy.batchSize`, one transaction
  * each (the engine's loop), so that a huge queue never holds the store's locks for long.
  */
-import { SpoolError } from '../../../shared/errors';
+import { SpoolError } from '../../../shared/protocol/errors';
 import { ErrorCode } from '../../../shared/protocol';
-import { TERMINAL_STATES, type JobState, type Queue } from '../../../shared/types';
+import { TERMINAL_STATES, type JobState, type Queue } from '../../../shared/protocol/types';
 import { emptyCounts, type QueueSettings } from '../../storage/mappers';
 import { changedLimits } from '../../storage/queueLimits';
 import { sql, type Op } from '../../storage/statements';

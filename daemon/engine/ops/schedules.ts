@@ -5,9 +5,9 @@
  * A store keeps a schedule's job template as JSON text and gives it back as text: it is parsed
  * here, with the same validation a new template gets, rather than trusted.
  */
-import { SpoolError } from '../../../shared/errors';
+import { SpoolError } from '../../../shared/protocol/errors';
 import { ErrorCode } from '../../../shared/protocol';
-import { TERMINAL_STATES, type Job, type JobTemplate, type Schedule } from '../../../shared/types';
+import { TERMINAL_STATES, type Job, type JobTemplate, type Schedule } from '../../../shared/protocol/types';
 import { scheduleNotFound } from '../../storage/errors';
 import { sql, type Op } from '../../storage/statements';
 import type { StoredSchedule } from '../../storage/statements/schedules';

@@ -2,7 +2,7 @@
  * Access tokens of clients over TCP, written once for every store: stored hashed, never the
  * token itself.
  */
-import { SpoolError } from '../../../shared/errors';
+import { SpoolError } from '../../../shared/protocol/errors';
 import { ErrorCode } from '../../../shared/protocol';
 import type { StoredToken } from '../../storage/backend';
 import { sql, type Op } from '../../storage/statements';

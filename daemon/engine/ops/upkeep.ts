@@ -5,7 +5,7 @@
  * no transaction holds the write lock (SQLite) or many row locks (PostgreSQL) for long.
  */
 import type { QueueStats, Stats } from '../../../shared/protocol';
-import { JOB_STATES } from '../../../shared/types';
+import { JOB_STATES } from '../../../shared/protocol/types';
 import type { CounterMismatch } from '../../storage/backend';
 import { emptyCounts } from '../../storage/mappers';
 import { sql, type Op } from '../../storage/statements';

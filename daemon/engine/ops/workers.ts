@@ -2,7 +2,7 @@
  * Workers, written once for every store: the daemon's executors and registered remote workers,
  * shown in the UI, with when each was last heard from.
  */
-import type { Worker, WorkerType } from '../../../shared/types';
+import type { Worker, WorkerType } from '../../../shared/protocol/types';
 import { workerNotFound } from '../../storage/errors';
 import { sql, type Op } from '../../storage/statements';
 import type { RegisterInput } from '../validate/worker';

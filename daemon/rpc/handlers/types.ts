@@ -6,7 +6,7 @@
  * (test/unit/protocol-table.types.ts shows both).
  */
 import type { BackupResult, DaemonStatus, MethodName, ResultOf } from '../../../shared/protocol';
-import type { Job } from '../../../shared/types';
+import type { Job } from '../../../shared/protocol/types';
 import type { EngineClaimParams, QueueEngine } from '../../engine/api';
 import type { ExecutorPool } from '../../executors/pool';
 import type { Upkeep } from '../../scheduler/upkeep';

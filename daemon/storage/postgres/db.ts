@@ -4,9 +4,9 @@
  * StoreUnavailable and keeps running; the pool reconnects on the next call).
  */
 import pg from 'pg';
-import { SpoolError } from '../../../shared/errors';
+import { SpoolError, errorMessage } from '../../../shared/protocol/errors';
 import { ErrorCode } from '../../../shared/protocol';
-import type { Job, OutputLine } from '../../../shared/types';
+import type { Job, OutputLine } from '../../../shared/protocol/types';
 import type { ChangeRecorder, StoragePolicy } from '../backend';
 import { toRow, type Row } from '../rows';
 
@@ -181,7 +181,7 @@ export function isRetryable(error: unknown): boolean {
 }
 
 export function storeUnavailable(location: string, error: unknown): SpoolError {
-  const why = error instanceof Error ? error.message : String(error);
+  const why = errorMessage(error);
   return new SpoolError(
     ErrorCode.StoreUnavailable,
     `The store is unavailable: the daemon cannot reach PostgreSQL at ${location} (${why}). Nothing of this request was stored; the daemon reconnects by itself, so send it again shortly.`,

@@ -27,6 +27,7 @@ import { migrate } from './migrations';
 import { encodeNotice, CHANNEL } from './notice';
 import { ChangeFeed } from './notify';
 import * as upkeep from './ops/upkeep';
+import { errorMessage } from '../../../shared/protocol/errors';
 
 /** How to open the PostgreSQL store. */
 export interface PostgresOptions {
@@ -156,7 +157,7 @@ export class PostgresBackend implements StorageBackend, Transactions {
     const refusal = storeUnavailable(this.description.location, error);
     if (!this.down) {
       this.down = true;
-      this.options.availability?.(false, error instanceof Error ? error.message : String(error));
+      this.options.availability?.(false, errorMessage(error));
     }
     return refusal;
   }

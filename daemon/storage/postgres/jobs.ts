@@ -5,7 +5,7 @@
  * as it is when the UPDATE reaches it (READ COMMITTED re-checks it after waiting for a
  * concurrent writer). The counters follow by trigger, so `from` in a transition is not needed.
  */
-import type { Job } from '../../../shared/types';
+import type { Job } from '../../../shared/protocol/types';
 import type { AsyncPart } from '../statements';
 import type { AttemptSql } from '../statements/attempts';
 import type { JobInsert, JobSql } from '../statements/jobs';

@@ -20,7 +20,7 @@
  * the other two did, a drain's throughput would halve, hence `wantsRemoteJobs`.
  */
 import pg from 'pg';
-import type { Job } from '../../../shared/types';
+import type { Job } from '../../../shared/protocol/types';
 import type { ChangeRecorder, StoragePolicy } from '../backend';
 import { mapJob } from '../mappers';
 import { text, toRow } from '../rows';

@@ -3,7 +3,7 @@
  * numbered per job from its output_seq, capped per job with a marker line (as in SQLite, see
  * ../sqlite/output.ts).
  */
-import type { OutputLine } from '../../../shared/types';
+import type { OutputLine } from '../../../shared/protocol/types';
 import type { AsyncPart } from '../statements';
 import type { OutputSql } from '../statements/output';
 import { mapOutputLine } from '../mappers';

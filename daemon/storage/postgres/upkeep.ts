@@ -5,7 +5,7 @@
  */
 import type { AsyncPart } from '../statements';
 import type { UpkeepSql } from '../statements/upkeep';
-import type { JobState } from '../../../shared/types';
+import type { JobState } from '../../../shared/protocol/types';
 import { jobState } from '../mappers';
 import { int, text } from '../rows';
 import type { PgTx } from './db';

@@ -2,7 +2,7 @@
  * The store: one SQLite connection, its migrations, and every prepared statement, grouped by
  * table. Everything SQL in Spool lives under daemon/storage/sqlite/; the engine calls these methods.
  */
-import type { JobTemplate } from '../../../shared/types';
+import type { JobTemplate } from '../../../shared/protocol/types';
 import { ClaimStatements } from './claim';
 import { PendingCounts } from './counts';
 import { openDatabase, type Db, type OpenOptions } from './db';
@@ -21,6 +21,7 @@ import { WalCheckpointer, type WalCheckpointStatus } from './walCheckpoints';
 import { WorkerStatements } from './workers';
 import { DaemonStatements } from './daemons';
 import { TokenStatements } from './tokens';
+import { errorMessage } from '../../../shared/protocol/errors';
 
 /**
  * Who copies the WAL back into the database file. 'auto': SQLite, inside the commit that takes
@@ -170,7 +171,7 @@ export class Store {
       this.queues.invalidate();
       this.delayed.clear();
       if (isStorageFull(error)) throw storageFull(this.path);
-      if (isReadOnly(error)) throw readOnlyDatabase(this.path, error instanceof Error ? error.message : String(error));
+      if (isReadOnly(error)) throw readOnlyDatabase(this.path, errorMessage(error));
       throw error;
     } finally {
       this.depth -= 1;

@@ -9,7 +9,7 @@
  * check were ever skipped.
  */
 import type { Statement } from 'better-sqlite3';
-import type { Job, JobState } from '../../../shared/types';
+import type { Job, JobState } from '../../../shared/protocol/types';
 import type { PendingCounts } from './counts';
 import type { Db } from './db';
 import type { DelayedCounts } from './delayed';

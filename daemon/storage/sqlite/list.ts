@@ -14,7 +14,7 @@
  * progress.
  */
 import type { JobOrder } from '../../../shared/protocol';
-import { JOB_STATES, type Job } from '../../../shared/types';
+import { JOB_STATES, type Job } from '../../../shared/protocol/types';
 import type { Db } from './db';
 import { mapJob } from '../mappers';
 import { ArrayRows, scalarText } from './row';

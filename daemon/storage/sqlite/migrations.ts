@@ -14,6 +14,7 @@ import { jobsAsCode } from './migrations/008_jobs_as_code';
 import { jobWeights } from './migrations/009_job_weights';
 import { queueResourceLimits } from './migrations/010_queue_resource_limits';
 import { accessTokens } from './migrations/011_tokens';
+import { errorMessage } from '../../../shared/protocol/errors';
 
 export interface Migration {
   version: number;
@@ -65,7 +66,7 @@ export function migrate(db: Db, now: number): number[] {
     try {
       if (apply.immediate()) applied.push(migration.version);
     } catch (error) {
-      throw new Error(`Migration ${migration.version} (${migration.name}) failed: ${error instanceof Error ? error.message : String(error)}`);
+      throw new Error(`Migration ${migration.version} (${migration.name}) failed: ${errorMessage(error)}`);
     }
   }
   return applied;

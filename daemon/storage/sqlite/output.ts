@@ -4,7 +4,7 @@
  * lines are deleted and one marker line takes the seq of the newest deleted line, saying how
  * many were dropped in all.
  */
-import type { OutputLine } from '../../../shared/types';
+import type { OutputLine } from '../../../shared/protocol/types';
 import type { Db } from './db';
 import { mapOutputLine } from '../mappers';
 import { int, toRow } from './row';

@@ -2,7 +2,7 @@
  * SQL over queues, their counters (queue_counts, kept by the store: counts.ts) and their token
  * buckets. Counter reads add the changes the open write transaction has not written yet.
  */
-import type { JobCounts, JobState, Queue, ResourceLimits } from '../../../shared/types';
+import type { JobCounts, JobState, Queue, ResourceLimits } from '../../../shared/protocol/types';
 import type { QueueDefaults, QueueSql, QueueUpdate } from '../statements/queues';
 import type { UpkeepSql } from '../statements/upkeep';
 import type { PendingCounts } from './counts';

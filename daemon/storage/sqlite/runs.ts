@@ -16,7 +16,7 @@
  * in its commit: leaving it out took the CPU per job of claiming 200 and completing them in one
  * batch down by about 14 % (BENCHMARKS.md). ofJob puts both kinds back into the history.
  */
-import type { JobRun } from '../../../shared/types';
+import type { JobRun } from '../../../shared/protocol/types';
 import type { PendingCounts } from './counts';
 import type { Db } from './db';
 import { mapRun } from '../mappers';

@@ -3,7 +3,7 @@
  * store keeps them and does the compare-and-swap on next_run_at that makes a fire happen once
  * even with two daemons on one file.
  */
-import type { JobTemplate, Schedule } from '../../../shared/types';
+import type { JobTemplate, Schedule } from '../../../shared/protocol/types';
 import type { ScheduleSql, ScheduleSwap, ScheduleWrite, StoredSchedule } from '../statements/schedules';
 import type { UpkeepSql } from '../statements/upkeep';
 import type { Db } from './db';

@@ -3,7 +3,7 @@
  * becomes due. Deletes go in bounded batches so no single transaction holds the write lock
  * for long, whatever the queue's size.
  */
-import type { JobState } from '../../../shared/types';
+import type { JobState } from '../../../shared/protocol/types';
 import type { PendingCounts } from './counts';
 import type { Db } from './db';
 import type { DelayedCounts } from './delayed';

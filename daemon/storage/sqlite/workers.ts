@@ -2,7 +2,7 @@
  * SQL over workers (../statements/workers.ts): the daemon's own executors and remote workers
  * that registered.
  */
-import type { Worker } from '../../../shared/types';
+import type { Worker } from '../../../shared/protocol/types';
 import type { WorkerExecutor, WorkerSql, WorkerWrite } from '../statements/workers';
 import type { Db } from './db';
 import { mapWorker } from '../mappers';

@@ -6,7 +6,7 @@
  * `state = 'running' AND worker_id = workerId` in its WHERE, so that a worker whose lease
  * expired changes nothing, whatever it read before.
  */
-import type { Job, JobState } from '../../../shared/types';
+import type { Job, JobState } from '../../../shared/protocol/types';
 
 /** The complete of one attempt. */
 export type JobComplete = {

@@ -5,7 +5,7 @@
  * each store's statements do their own SQL, which differs most here: SQLite holds the write lock
  * for the whole transaction, PostgreSQL locks the rows it draws on and skips the rows others hold.
  */
-import type { Job } from '../../../shared/types';
+import type { Job } from '../../../shared/protocol/types';
 import type { QueueRateState, QueueSettings } from './queues';
 
 /** Which kinds a claimer may get: only these, or all but these (the built-in kinds a remote worker never gets). */

@@ -83,9 +83,9 @@ export type AsyncPart<Tx, Part> = { [K in keyof Part]: Part[K] extends (...args:
  */
 export interface ChangeSink {
   /** A job was created, changed or (deleted) removed. */
-  job(job: import('../../../shared/types').Job, deleted?: boolean): void;
+  job(job: import('../../../shared/protocol/types').Job, deleted?: boolean): void;
   /** A queue was created, changed, had jobs removed, or (deleted) was removed. */
   queue(name: string, deleted?: boolean): void;
   /** Output lines were stored for a job. */
-  output(jobId: string, queue: string, lines: import('../../../shared/types').OutputLine[]): void;
+  output(jobId: string, queue: string, lines: import('../../../shared/protocol/types').OutputLine[]): void;
 }

@@ -3,7 +3,7 @@
  * running job for its worker carries `state = 'running' AND worker_id = workerId` in its WHERE,
  * so that a worker whose lease expired changes nothing, whatever it read before.
  */
-import type { Job, JobState } from '../../../shared/types';
+import type { Job, JobState } from '../../../shared/protocol/types';
 
 /** A heartbeat's extension of a lease. */
 export type JobHeartbeat = {

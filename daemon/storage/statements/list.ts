@@ -4,7 +4,7 @@
  * 1,000 costs what page 1 costs.
  */
 import type { JobFilter, JobOrder } from '../../../shared/protocol';
-import type { Job } from '../../../shared/types';
+import type { Job } from '../../../shared/protocol/types';
 
 /** Where a page starts: after this job, by the order's key. */
 export type JobListCursor = { id: string; runAt: number };

@@ -4,7 +4,7 @@
  * go and one marker line takes the seq of the newest line dropped, saying how many were dropped
  * in all.
  */
-import type { OutputLine, OutputStream } from '../../../shared/types';
+import type { OutputLine, OutputStream } from '../../../shared/protocol/types';
 
 /** Lines to append to a job's output (already cut to the line limit). */
 export type OutputAppend = {

@@ -4,7 +4,7 @@
  * triggers: either way `queueCounts` answers with what the open transaction has done so far. A
  * rate-limited queue's token bucket is kept in its row (queueSetRateState).
  */
-import type { Backoff, JobCounts, JobState, Queue } from '../../../shared/types';
+import type { Backoff, JobCounts, JobState, Queue } from '../../../shared/protocol/types';
 
 /**
  * A queue's settings (its counts are added by the caller). Declared here, where the statements'

@@ -2,7 +2,7 @@
  * Statements over the run history (job_runs: one row per finished attempt) and the finished
  * figures of stats (see ./index.ts for the protocol).
  */
-import type { JobRun, RunOutcome } from '../../../shared/types';
+import type { JobRun, RunOutcome } from '../../../shared/protocol/types';
 
 /** The end of a job's running attempt, as its history row records it. */
 export type RunEnd = {

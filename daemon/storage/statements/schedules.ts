@@ -4,7 +4,7 @@
  * once. A schedule's job template is stored as JSON text and given back as text: the engine
  * parses it with its own validation rather than trusting the store.
  */
-import type { Schedule } from '../../../shared/types';
+import type { Schedule } from '../../../shared/protocol/types';
 
 /** A schedule as a store holds it: its job template as the stored JSON text, with its owner joined in. */
 export type StoredSchedule = Omit<Schedule, 'job'> & { job: string };

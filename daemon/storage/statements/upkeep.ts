@@ -2,7 +2,7 @@
  * Statements of upkeep (see ./index.ts for the protocol): the finished figures of stats,
  * retention, and the check of the maintained counters.
  */
-import type { JobCounts, JobState } from '../../../shared/types';
+import type { JobCounts, JobState } from '../../../shared/protocol/types';
 
 /** A batch of retention: finished jobs of one queue that finished before `cutoff`. */
 export type JobRetention = {

@@ -2,7 +2,7 @@
  * Statements over workers (see ./index.ts for the protocol): the daemon's built-in executors and
  * the remote workers that registered, shown in the UI.
  */
-import type { Worker } from '../../../shared/types';
+import type { Worker } from '../../../shared/protocol/types';
 
 /** A worker's columns as registering writes them. */
 export type WorkerWrite = {

@@ -14,7 +14,8 @@ import { HEADER_NAME, HEADER_NAME_RULE, HTTP_METHODS as DOMAIN_HTTP_METHODS, HTT
 import { attemptsText, delayText, priorityText, timeoutText } from '../../../shared/domain/rules/options';
 import { NAME_RULE } from '../../../shared/domain/validate';
 import { LIMITS, NAME_PATTERN } from '../../../shared/protocol';
-import type { Backoff } from '../../../shared/types';
+import type { Backoff } from '../../../shared/protocol/types';
+import { errorMessage } from '../../../shared/protocol/errors';
 
 /** A queue, kind or schedule name (`what` names which), or what is wrong with it. */
 export function nameProblem(what: string, text: string): string | null {
@@ -52,7 +53,7 @@ export function parseHeaders(text: string): Parsed<Record<string, string>> {
     try {
       value = JSON.parse(s);
     } catch (error) {
-      return { ok: false, message: `Headers: not valid JSON (${error instanceof Error ? error.message : String(error)}).` };
+      return { ok: false, message: `Headers: not valid JSON (${errorMessage(error)}).` };
     }
     if (typeof value !== 'object' || value === null || Array.isArray(value)) return { ok: false, message: 'Headers: a JSON object of names to string values.' };
     const headers: Record<string, string> = {};
@@ -79,7 +80,7 @@ export function jsonProblem(text: string): string | null {
   try {
     JSON.parse(text);
   } catch (error) {
-    return `Not valid JSON: ${error instanceof Error ? error.message : String(error)}`;
+    return `Not valid JSON: ${errorMessage(error)}`;
   }
   return Buffer.byteLength(text) > LIMITS.maxPayloadBytes ? `The payload is over ${LIMITS.maxPayloadBytes} bytes.` : null;
 }

@@ -1,9 +1,9 @@
 /**
  * Validation of the job methods' params: enqueue, update, list, output and the bulk forms.
  */
-import { invalidParams } from '../../errors';
+import { invalidParams } from '../../protocol/errors';
 import { LIMITS, type JobFilter, type JobOrder } from '../../protocol';
-import { JOB_STATES, type Backoff, type BackoffStrategy } from '../../types';
+import { JOB_STATES, type Backoff, type BackoffStrategy } from '../../protocol/types';
 import {
   array,
   integer,

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { isSpoolError } from '../../../shared/errors';
-import { JOB_STATES } from '../../../shared/types';
+import { isSpoolError } from '../../../shared/protocol/errors';
+import { JOB_STATES } from '../../../shared/protocol/types';
 import { seeded } from '../../helpers/random';
 import { makeEngine, type StoreFactory } from '../harness';
 

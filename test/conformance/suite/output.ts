@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { LIMITS } from '../../../shared/protocol';
-import type { OutputLine } from '../../../shared/types';
+import type { OutputLine } from '../../../shared/protocol/types';
 import { makeEngine, type StoreFactory } from '../harness';
 
 /** The output tests, run against the store `store` makes. */

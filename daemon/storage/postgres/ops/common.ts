@@ -2,8 +2,8 @@
  * What several PostgreSQL operations share: the job columns, reading a job, and a queue's
  * settings (creating the queue with the defaults on first use).
  */
-import { jobNotFound } from '../../../../shared/errors';
-import type { Job } from '../../../../shared/types';
+import { jobNotFound } from '../../../../shared/protocol/errors';
+import type { Job } from '../../../../shared/protocol/types';
 import { mapJob, mapSettings, type QueueSettings } from '../../mappers';
 import type { PgTx } from '../db';
 

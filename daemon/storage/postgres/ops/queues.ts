@@ -2,7 +2,7 @@
  * The queue writes of an apply (configure, delete), made inside its one transaction (the
  * engine's own queue operations are in daemon/engine/ops/queues.ts).
  */
-import { SpoolError } from '../../../../shared/errors';
+import { SpoolError } from '../../../../shared/protocol/errors';
 import { ErrorCode } from '../../../../shared/protocol';
 import type { ConfigureInput } from '../../../engine/validate/queues';
 import { queueNotFound } from '../../../engine/errors';

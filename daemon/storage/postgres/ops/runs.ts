@@ -4,7 +4,7 @@
  * two kinds of attempt have no row: a running one, and a completed one while its job stays
  * completed; `runsOf` puts both back from the job row.
  */
-import type { JobRun } from '../../../../shared/types';
+import type { JobRun } from '../../../../shared/protocol/types';
 import { mapRun } from '../../mappers';
 import type { PgTx } from '../db';
 

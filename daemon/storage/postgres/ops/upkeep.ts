@@ -8,7 +8,7 @@
  * shards is exact in any snapshot. A shard may hold a negative count (jobs inserted by one
  * backend and deleted by another); only the sum means anything.
  */
-import type { JobCounts } from '../../../../shared/types';
+import type { JobCounts } from '../../../../shared/protocol/types';
 import { emptyCounts, jobState, mapSettings, type QueueSettings } from '../../mappers';
 import { int, intOrNull, text } from '../../rows';
 import type { PgTx } from '../db';

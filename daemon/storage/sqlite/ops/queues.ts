@@ -3,9 +3,9 @@
  * configuring, deleting), made inside their one transaction (the engine's own queue operations
  * are in daemon/engine/ops/queues.ts).
  */
-import { SpoolError } from '../../../../shared/errors';
+import { SpoolError } from '../../../../shared/protocol/errors';
 import { ErrorCode } from '../../../../shared/protocol';
-import type { JobState, Queue } from '../../../../shared/types';
+import type { JobState, Queue } from '../../../../shared/protocol/types';
 import { limitColumns, withCounts, type QueueSettings } from '..';
 import { queueNotFound } from '../../../engine/errors';
 import type { SqliteContext } from './context';

@@ -3,7 +3,7 @@
  * takes one. The state (tokens, refilled at) is stored in the queues table and updated inside
  * the claim's transaction, so two processes claiming from one file share one bucket.
  */
-import type { RateLimit } from '../../shared/types';
+import type { RateLimit } from '../../shared/protocol/types';
 
 export interface Bucket {
   tokens: number;

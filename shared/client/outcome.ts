@@ -3,8 +3,8 @@
  * thrown error, and which refusals of a `jobs.complete` mean the result itself can never be
  * recorded. Used by the worker helper (worker.ts).
  */
-import { SpoolError } from './errors';
-import { ErrorCode, LIMITS, type FailParams } from './protocol';
+import { SpoolError } from '../protocol/errors';
+import { ErrorCode, LIMITS, type FailParams } from '../protocol';
 
 export function failParams(ids: { id: string; workerId: string }, error: unknown): FailParams {
   if (error instanceof Error) {

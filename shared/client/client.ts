@@ -11,7 +11,7 @@
  * timeout. Calls that were in flight when the socket dropped fail with `ConnectionLostError`:
  * the daemon may or may not have run them, and only the caller knows whether a retry is safe.
  */
-import { SpoolError } from './errors';
+import { SpoolError } from '../protocol/errors';
 import { defaultSocketPath } from './paths';
 import {
   ErrorCode,
@@ -24,7 +24,7 @@ import {
   type ParamsOf,
   type ResultOf,
   type SubscribeParams,
-} from './protocol';
+} from '../protocol';
 import { Connection, ConnectionLostError, DaemonNotRunningError } from './connection';
 import { targetLabel, tlsTarget, type TlsTarget } from './endpoint';
 
@@ -41,7 +41,7 @@ export interface ConnectOptions {
   /** Default: `defaultSocketPath()` (SPOOL_SOCKET, XDG_RUNTIME_DIR, ~/.spool). */
   socketPath?: string;
   /**
-   * A daemon over TLS instead of the socket (see shared/endpoint.ts). Default: the one the
+   * A daemon over TLS instead of the socket (see shared/client/endpoint.ts). Default: the one the
    * environment names (SPOOL_ENDPOINT, with SPOOL_TOKEN and SPOOL_TLS_FINGERPRINT or
    * SPOOL_TLS_CA) when no `socketPath` is given; else the Unix socket.
    */

@@ -17,9 +17,9 @@
  */
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { DEFAULT_BACKUP_KEEP, DEFAULT_GRACE_MS, DEFAULT_KILL_GRACE_MS, DEFAULT_SCHEDULE_GRACE_MS, MAX_KILL_GRACE_MS, MIN_BACKUP_EVERY_MS, storeUrlProblem, type DaemonOptions, type LogFormat } from './daemon-options';
-import { DURATION_UNITS, parseDuration } from './domain/durations';
-import { parsed, refused, type Parsed } from './domain/parsed';
+import { DEFAULT_BACKUP_KEEP, DEFAULT_GRACE_MS, DEFAULT_KILL_GRACE_MS, DEFAULT_SCHEDULE_GRACE_MS, MAX_KILL_GRACE_MS, MIN_BACKUP_EVERY_MS, storeUrlProblem, type DaemonOptions, type LogFormat } from './daemonOptions';
+import { DURATION_UNITS, parseDuration } from '../domain/durations';
+import { parsed, refused, type Parsed } from '../domain/parsed';
 import { defaultDbPath, defaultSocketPath, type Env } from './paths';
 
 /**

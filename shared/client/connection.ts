@@ -14,10 +14,10 @@ import {
   type JSONRPCResponse,
 } from 'json-rpc-2.0';
 import { fingerprintOf, targetLabel, type TlsTarget } from './endpoint';
-import { checkSocketTrust } from './client/socketTrust';
-import { SpoolError } from './errors';
-import { LineSplitter } from './lines';
-import { ErrorCode, LIMITS, type MethodName, type ParamsOf, type ResultOf } from './protocol';
+import { checkSocketTrust } from './socketTrust';
+import { SpoolError, errorMessage } from '../protocol/errors';
+import { LineSplitter } from '../protocol/lines';
+import { ErrorCode, LIMITS, type MethodName, type ParamsOf, type ResultOf } from '../protocol';
 
 /** Raised when nothing listens at the socket path. */
 export class DaemonNotRunningError extends SpoolError {
@@ -205,7 +205,7 @@ export class Connection {
     } catch (error) {
       // A daemon never sends invalid JSON; if one did, the request it answered would hang until
       // its timeout. Closing says so at once, and the owner reports the error.
-      this.socket.destroy(new Error(`the daemon sent a line that is not JSON (${error instanceof Error ? error.message : String(error)})`));
+      this.socket.destroy(new Error(`the daemon sent a line that is not JSON (${errorMessage(error)})`));
       return;
     }
     if (Array.isArray(message)) {

@@ -5,7 +5,7 @@
  * within about a second at worst.
  */
 import type { Command } from 'commander';
-import { SpoolClient } from '../../shared/client';
+import { SpoolClient } from '../../shared/client/client';
 import { action, arg } from '../action';
 
 /** The kinds of names the completion scripts ask for. */

@@ -2,7 +2,7 @@
  * The one error type Spool's own code throws. It carries a JSON-RPC code and `data` naming what
  * is at fault, so the daemon can put it on the wire unchanged and a client can rebuild it.
  */
-import { ErrorCode, type ErrorData } from './protocol';
+import { ErrorCode, type ErrorData } from '.';
 
 export class SpoolError extends Error {
   override readonly name = 'SpoolError';
@@ -41,4 +41,9 @@ export function jobNotFound(id: string): SpoolError {
 
 export function isSpoolError(error: unknown): error is SpoolError {
   return error instanceof SpoolError;
+}
+
+/** What was thrown, as text: an Error's message, or the value itself (a rejection need not be an Error). */
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

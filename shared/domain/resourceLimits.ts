@@ -2,7 +2,7 @@
  * A shell job's or a queue's resource limits as people read them, in the syntax the CLI's
  * options take: `memory 512 MiB, CPU time 30s, open files 64, processes 100`.
  */
-import type { ResourceLimits } from '../types';
+import type { ResourceLimits } from '../protocol/types';
 import { formatDuration } from './durations';
 import { formatSize } from './sizes';
 

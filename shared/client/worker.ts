@@ -33,11 +33,11 @@
 import * as os from 'node:os';
 import { SpoolClient } from './client';
 import { ConnectionLostError } from './connection';
-import { SpoolError } from './errors';
+import { SpoolError } from '../protocol/errors';
 import type { TlsTarget } from './endpoint';
 import { asError, failParams, isLeaseLost, isRefusal, isStoreUnavailable, unsendable } from './outcome';
-import { ErrorCode } from './protocol';
-import type { Job } from './types';
+import { ErrorCode } from '../protocol';
+import type { Job } from '../protocol/types';
 
 /**
  * Throw this (or any error with `permanent: true`) to send the job to dead without retries.
@@ -82,7 +82,7 @@ export type JobHandler = (job: Job, ctx: WorkContext) => unknown;
 export interface RunWorkerOptions {
   /** Default: the same rules as every Spool client (SPOOL_SOCKET, XDG_RUNTIME_DIR, ~/.spool). */
   socketPath?: string;
-  /** A daemon over TLS (shared/endpoint.ts). Default: the one SPOOL_ENDPOINT names, when no socketPath is given. */
+  /** A daemon over TLS (shared/client/endpoint.ts). Default: the one SPOOL_ENDPOINT names, when no socketPath is given. */
   tls?: TlsTarget;
   /** Use this client instead of opening one (it is not closed when the worker stops). */
   client?: SpoolClient;

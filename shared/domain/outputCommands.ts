@@ -11,6 +11,7 @@
  * A line that starts with `::spool ` but is not one of these is an `invalid` command, which the
  * runners keep in the output with a note saying why it was not understood.
  */
+import { errorMessage } from '../protocol/errors';
 
 /** What a line of output asks for. */
 export type OutputCommand =
@@ -43,7 +44,7 @@ export function parseOutputCommand(line: string): OutputCommand | null {
       try {
         return { kind: 'checkpoint', checkpoint: JSON.parse(match[1]) as unknown };
       } catch (error) {
-        return { kind: 'invalid', reason: `the checkpoint is not JSON (${error instanceof Error ? error.message : String(error)}); write e.g. '::spool checkpoint {"step":3}'` };
+        return { kind: 'invalid', reason: `the checkpoint is not JSON (${errorMessage(error)}); write e.g. '::spool checkpoint {"step":3}'` };
       }
     }
     return { kind: 'invalid', reason: `write "::spool checkpoint <JSON>", e.g. '::spool checkpoint {"step":3}'` };

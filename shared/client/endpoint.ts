@@ -7,8 +7,8 @@
  * SPOOL_TLS_FINGERPRINT, SPOOL_TLS_CA).
  */
 import * as fs from 'node:fs';
-import { SpoolError } from './errors';
-import { ErrorCode } from './protocol';
+import { SpoolError, errorMessage } from '../protocol/errors';
+import { ErrorCode } from '../protocol';
 
 /** A daemon over TLS, and what a client needs to trust it and log in. */
 export interface TlsTarget {
@@ -67,7 +67,7 @@ function readFile(file: string, what: string, field: string): string {
   try {
     return fs.readFileSync(file, 'utf8');
   } catch (error) {
-    throw fail(`Cannot read the ${what} ${file}: ${error instanceof Error ? error.message : String(error)}`, field);
+    throw fail(`Cannot read the ${what} ${file}: ${errorMessage(error)}`, field);
   }
 }
 

@@ -2,7 +2,7 @@
  * Telling a job's runs apart in its output, the same way in `spool logs` and in the editor's
  * output document: a heading line where each run's lines begin after another run's.
  */
-import type { OutputLine } from './types';
+import type { OutputLine } from '../protocol/types';
 
 /**
  * Which run a line belongs to, as a key to compare with the previous line's. Lines from before
