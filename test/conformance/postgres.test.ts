@@ -6,6 +6,7 @@
 import { postgresStorage } from '../../daemon/storage/postgres/index';
 import { sharedPostgres } from '../helpers/postgres';
 import type { StoreFactory, TestStore } from './harness';
+import { defineStatements, type StatementStoreFactory } from './statements';
 import { defineBackoff } from './suite/backoff';
 import { defineBatch } from './suite/batch';
 import { defineCore } from './suite/core';
@@ -32,6 +33,15 @@ const postgres: StoreFactory = (t): TestStore => {
   return { storage: open(), shared: open };
 };
 
+// The statement-level suite: one fresh database per describe block, dropped after it.
+const postgresRaw: StatementStoreFactory = {
+  kind: 'postgres',
+  open: (cleanup) => {
+    const url = sharedPostgres().then((server) => server.database(cleanup));
+    return postgresStorage({ url: () => url, poolSize: 4 });
+  },
+};
+
 defineBackoff(postgres);
 defineBatch(postgres);
 defineCore(postgres);
@@ -50,3 +60,4 @@ defineTokens(postgres);
 defineUpkeep(postgres);
 defineValidation(postgres);
 defineWeights(postgres);
+defineStatements(postgresRaw);

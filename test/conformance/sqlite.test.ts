@@ -3,10 +3,13 @@
  * temporary folder, removed when the test ends. A second engine on the same store (a second
  * daemon) opens the same file, as a second process would.
  */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { sqliteStorage } from '../../daemon/storage/sqlite/backend';
 import { tempDir } from '../helpers/engineTest';
 import type { StoreFactory } from './harness';
+import { defineStatements, type StatementStoreFactory } from './statements';
 import { defineBackoff } from './suite/backoff';
 import { defineBatch } from './suite/batch';
 import { defineCore } from './suite/core';
@@ -31,6 +34,16 @@ const sqlite: StoreFactory = (t) => {
   return { storage: sqliteStorage({ dbPath }), shared: () => sqliteStorage({ dbPath }) };
 };
 
+// The statement-level suite: one database file per describe block, in a folder removed after it.
+const sqliteRaw: StatementStoreFactory = {
+  kind: 'sqlite',
+  open: (cleanup) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'spool-statements-'));
+    cleanup.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+    return sqliteStorage({ dbPath: path.join(dir, 'spool.db') });
+  },
+};
+
 defineBackoff(sqlite);
 defineBatch(sqlite);
 defineCore(sqlite);
@@ -49,3 +62,4 @@ defineTokens(sqlite);
 defineUpkeep(sqlite);
 defineValidation(sqlite);
 defineWeights(sqlite);
+defineStatements(sqliteRaw);

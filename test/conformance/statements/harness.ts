@@ -1,0 +1,171 @@
+/**
+ * What the statement-level suite runs against: a store opened raw, without an engine, with a
+ * minimal policy and a ChangeRecorder that only records. A test runs small operations made of
+ * `sql(...)` calls through the store's own `write` and `read`, so each statement is exercised
+ * exactly as an engine operation would call it, inside one transaction of that store.
+ *
+ * One store serves a whole describe block (a fresh PostgreSQL database costs well over a
+ * second), so the tests of a block use names of their own and look for their rows in listings
+ * rather than expecting listings to hold nothing else.
+ */
+import { after, before } from 'node:test';
+import type { ChangeRecorder, ClaimRequest, StorageBackend, StorageFactory, StoragePolicy } from '../../../daemon/storage/backend';
+import type { Call, ChangeSink, Op, StatementName } from '../../../daemon/storage/statements';
+import type { EnqueueInput } from '../../../daemon/engine/validate/jobs';
+import type { Job, JobTemplate } from '../../../shared/types';
+import { QUEUE_DEFAULTS, UPKEEP_BATCH } from '../../../daemon/engine/defaults';
+import { available, nextTokenAt, refill } from '../../../daemon/engine/rate-limit';
+import { jobRules } from '../../../daemon/engine/rules';
+import { mergedBackoff } from '../../../daemon/engine/validate/jobs';
+import { jsonText } from '../../../shared/domain/validate';
+import { UuidV7, firstIdAt } from '../../../shared/domain/uuid';
+import { FakeClock } from '../../helpers/engineTest';
+
+/** Where a store's removal is registered: a describe block's `after`. */
+export interface Cleanup {
+  after(fn: () => Promise<void> | void): void;
+}
+
+/** Opens a fresh, empty store for a describe block, removed when the block ends. */
+export type StatementStoreFactory = {
+  kind: 'sqlite' | 'postgres';
+  open(cleanup: Cleanup): StorageFactory;
+};
+
+/** The statement names every operation run through a StatementStore yielded, over the whole file. */
+export const exercised = new Set<StatementName>();
+
+/** Passes the operation's calls through, noting each statement's name (nested savepoints too). */
+function* noting<T>(op: Op<T>): Op<T> {
+  let step = op.next();
+  while (step.done !== true) {
+    const call: Call = step.value;
+    let answer: unknown;
+    if (call.name === '$savepoint') answer = yield { name: '$savepoint', op: noting(call.op) };
+    else {
+      exercised.add(call.name);
+      try {
+        answer = yield call;
+      } catch (error) {
+        step = op.throw(error);
+        continue;
+      }
+    }
+    step = op.next(answer);
+  }
+  return step.value;
+}
+
+/** A change the store recorded, as the recorder heard it. */
+export type Recorded = { type: 'job'; id: string; deleted: boolean } | { type: 'queue'; name: string; deleted: boolean } | { type: 'output'; jobId: string; lines: number };
+
+/** A store opened raw, for one describe block. */
+export interface StatementStore {
+  kind: 'sqlite' | 'postgres';
+  /** The clock the policy gives the store (enqueue and claim read it; statements take `now`). */
+  clock: FakeClock;
+  /** Runs the operation in one write transaction. */
+  run<T>(op: () => Op<T>): Promise<T>;
+  /** Runs the operation in one read transaction. */
+  read<T>(op: () => Op<T>): Promise<T>;
+  /** What the store flushed to its recorder after commits, oldest first. */
+  flushed: Recorded[];
+  /** The backend itself: enqueue and claim are not statements yet, and make the jobs the statements act on. */
+  backend: StorageBackend;
+}
+
+const parseTemplate = (json: string): JobTemplate => JSON.parse(json) as JobTemplate;
+
+/** The policy the engine builds, with a fixed random (no jitter) and the clock of the test. */
+function policyOf(clock: FakeClock): StoragePolicy {
+  const ids = new UuidV7(clock.now);
+  return {
+    now: clock.now,
+    newId: () => ids.next(),
+    firstIdAt,
+    rules: jobRules(() => 0.5),
+    queueDefaults: QUEUE_DEFAULTS,
+    mergeBackoff: mergedBackoff,
+    payloadText: (payload, field) => jsonText(payload, field),
+    parseTemplate,
+    refill,
+    available,
+    nextTokenAt,
+    batchSize: UPKEEP_BATCH,
+  };
+}
+
+/** A recorder that keeps, per open transaction, what was recorded, and moves it to `flushed` at commit. */
+function recorder(flushed: Recorded[]): ChangeRecorder {
+  const pending: Recorded[] = [];
+  return {
+    job: (job: Job, deleted = false) => void pending.push({ type: 'job', id: job.id, deleted }),
+    queue: (name, deleted = false) => void pending.push({ type: 'queue', name, deleted }),
+    output: (jobId, _queue, lines) => void pending.push({ type: 'output', jobId, lines: lines.length }),
+    mark: () => pending.length,
+    discard: (mark) => void pending.splice(mark),
+    flush: () => void flushed.push(...pending.splice(0)),
+  };
+}
+
+/**
+ * Opens a store for the describe block being defined (call it in the block's body): the store
+ * opens in the block's `before` hook and is closed, then removed, in its `after` hook.
+ */
+export function statementStore(factory: StatementStoreFactory): () => StatementStore {
+  let store: StatementStore | undefined;
+  const cleanups: (() => Promise<void> | void)[] = [];
+  before(async () => {
+    const clock = new FakeClock();
+    const flushed: Recorded[] = [];
+    const backend = factory.open({ after: (fn) => void cleanups.push(fn) })(policyOf(clock), recorder(flushed));
+    await backend.open?.();
+    store = {
+      kind: factory.kind,
+      clock,
+      flushed,
+      backend,
+      run: (op) => backend.write((_changes: ChangeSink) => noting(op())),
+      read: (op) => backend.read((_changes: ChangeSink) => noting(op())),
+    };
+  });
+  // The store closes before what it was opened on (a file, a database) is removed.
+  after(async () => {
+    await store?.backend.close();
+    for (const fn of cleanups.reverse()) await fn();
+  });
+  return () => {
+    if (store === undefined) throw new Error('the statement store did not open (see the before hook of this block)');
+    return store;
+  };
+}
+
+/** A job as a client enqueues it, with the queue's defaults for what is left out. */
+export function enqueueInput(queue: string, fields: Partial<EnqueueInput> = {}): EnqueueInput {
+  return {
+    queue,
+    kind: 'work',
+    payload: '{}',
+    priority: 0,
+    weight: 1,
+    delayMs: undefined,
+    runAt: undefined,
+    maxAttempts: undefined,
+    backoff: {},
+    backoffField: 'backoff',
+    timeoutMs: undefined,
+    tags: '[]',
+    idempotencyKey: null,
+    context: null,
+    ...fields,
+  };
+}
+
+/** Enqueues one job and claims it for `workerId`: a running job whose lease that worker holds. */
+export async function runningJob(s: StatementStore, queue: string, workerId: string, fields: Partial<EnqueueInput> = {}): Promise<Job> {
+  const { job } = await s.backend.enqueue(enqueueInput(queue, fields));
+  const request: ClaimRequest = { workerId, queues: [queue], max: 1, kinds: { exclude: [] } };
+  const [claimed] = await s.backend.claim(request);
+  if (claimed === undefined || claimed.id !== job.id) throw new Error(`claim of ${job.id} in ${queue} gave ${claimed?.id ?? 'nothing'}`);
+  return claimed;
+}
