@@ -4,12 +4,12 @@
  * and the leader lease, which only PostgreSQL keeps (SQLite's daemon is always the leader).
  */
 import assert from 'node:assert/strict';
-import { before, describe, it } from 'node:test';
+import { afterEach, before, describe, it } from 'node:test';
 import { sql } from '../../../daemon/storage/statements';
 import type { WorkerWrite } from '../../../daemon/storage/statements/workers';
 import { firstIdAt } from '../../../shared/domain/uuid';
 import type { Job } from '../../../shared/types';
-import { enqueueInput, runningJob, statementStore, type StatementStoreFactory } from './harness';
+import { assertCountersAgree, enqueueInput, runningJob, statementStore, type StatementStoreFactory } from './harness';
 
 export function defineAdminStatements(factory: StatementStoreFactory): void {
   describe('statements: workers, daemons, tokens, upkeep', () => {
@@ -18,6 +18,8 @@ export function defineAdminStatements(factory: StatementStoreFactory): void {
     before(() => {
       now = store().clock.ms;
     });
+    // Whatever a test's statements did to jobs, the counters followed.
+    afterEach(() => assertCountersAgree(store()));
 
     it('registers workers, marks them alive or gone, and lists them with their running jobs', async () => {
       const s = store();
@@ -282,6 +284,18 @@ export function defineAdminStatements(factory: StatementStoreFactory): void {
         left: { running: 0, total: 1 },
         counts: { queued: 1, running: 0, retrying: 0, completed: 0, dead: 0, cancelled: 0 },
       });
+
+      // Within one finished state, the oldest go first.
+      const cancelled: Job[] = [];
+      for (let i = 0; i < 3; i += 1) cancelled.push((await s.backend.enqueue(enqueueInput('st-up-order'))).job);
+      const oldestFirst = await s.run(function* () {
+        for (const job of cancelled) yield* sql('jobCancelWaiting', { id: job.id, from: 'queued', now: now + 10 });
+        const deleted = yield* sql('jobDeleteExpired', { queue: 'st-up-order', cutoff: now + 11, beforeId: firstIdAt(now + 11), limit: 2 });
+        const left = [];
+        for (const job of cancelled) if ((yield* sql('jobGet', job.id)) !== undefined) left.push(job.id);
+        return { deleted, left };
+      });
+      assert.deepEqual(oldestFirst, { deleted: 2, left: [cancelled[2]?.id] });
     });
   });
 }

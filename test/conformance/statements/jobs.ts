@@ -5,9 +5,9 @@
  * worker without the lease changes nothing; a missing row gives undefined or false).
  */
 import assert from 'node:assert/strict';
-import { before, describe, it } from 'node:test';
+import { afterEach, before, describe, it } from 'node:test';
 import { sql } from '../../../daemon/storage/statements';
-import { runningJob, statementStore, type StatementStoreFactory } from './harness';
+import { assertCountersAgree, runningJob, statementStore, type StatementStoreFactory } from './harness';
 
 export function defineJobStatements(factory: StatementStoreFactory): void {
   describe('statements: jobs, attempts, output, runs', () => {
@@ -16,6 +16,8 @@ export function defineJobStatements(factory: StatementStoreFactory): void {
     before(() => {
       now = store().clock.ms;
     });
+    // Whatever a test's statements did to jobs, the counters followed.
+    afterEach(() => assertCountersAgree(store()));
 
     it('reads a job, and lets only the worker holding the lease heartbeat, report progress or checkpoint', async () => {
       const s = store();
@@ -269,6 +271,32 @@ export function defineJobStatements(factory: StatementStoreFactory): void {
         };
       });
       assert.deepEqual(expired, { before: [], atD: [d.id], both: [d.id, e.id], first: [d.id] }, 'soonest expired first, up to the limit');
+
+      // The reaper's endings: one attempt left over (dead), one whose cancel was asked (cancelled).
+      const reaped = await s.run(function* () {
+        const [dRow, eRow] = yield* sql('jobRunningForUpdate', ['end-w3']);
+        const byId = new Map([dRow, eRow].map((j) => [j?.id, j]));
+        const endings = [];
+        for (const [job, state] of [[byId.get(d.id), 'dead'], [byId.get(e.id), 'cancelled']] as const) {
+          if (job === undefined) return assert.fail('both jobs run under end-w3');
+          yield* sql('runRecord', { jobId: job.id, outcome: 'lease_expired', error: 'lease expired', stack: null, exitCode: null, httpStatus: 504, now: eLease });
+          endings.push(yield* sql('jobEndAttempt', job, { id: job.id, workerId: 'end-w3', state, runAt: job.runAt, lastError: 'lease expired', result: null, finishedAt: eLease, now: eLease }));
+        }
+        return { endings, stored: [yield* sql('jobGet', d.id), yield* sql('jobGet', e.id)], runs: yield* sql('runsOfJob', e.id), counts: yield* sql('queueCounts', queue) };
+      });
+      assert.deepEqual(
+        reaped.endings.map((j) => [j?.state, j?.finishedAt]),
+        [
+          ['dead', eLease],
+          ['cancelled', eLease],
+        ],
+      );
+      assert.deepEqual(reaped.endings, reaped.stored);
+      assert.deepEqual(
+        reaped.runs.map((r) => [r.outcome, r.httpStatus, r.finishedAt]),
+        [['lease_expired', 504, eLease]],
+      );
+      assert.deepEqual(reaped.counts, { queued: 0, running: 0, retrying: 2, completed: 1, dead: 1, cancelled: 1 }, 'counted inside the transaction that moved them');
     });
 
     it('appends output under the cap with one marker, and pages and tails it', async () => {

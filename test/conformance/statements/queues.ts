@@ -5,12 +5,12 @@
  * what it stored while PostgreSQL's triggers have already written them.
  */
 import assert from 'node:assert/strict';
-import { before, describe, it } from 'node:test';
+import { afterEach, before, describe, it } from 'node:test';
 import { sql } from '../../../daemon/storage/statements';
 import type { QueueDefaults } from '../../../daemon/storage/statements/queues';
 import type { JobListQuery } from '../../../daemon/storage/statements/list';
 import type { Job, JobCounts } from '../../../shared/types';
-import { enqueueInput, runningJob, statementStore, type StatementStoreFactory } from './harness';
+import { assertCountersAgree, enqueueInput, runningJob, statementStore, type StatementStoreFactory } from './harness';
 
 const DEFAULTS: QueueDefaults = {
   concurrency: null,
@@ -31,6 +31,8 @@ export function defineQueueStatements(factory: StatementStoreFactory): void {
     before(() => {
       now = store().clock.ms;
     });
+    // Whatever a test's statements did to jobs, the counters followed.
+    afterEach(() => assertCountersAgree(store()));
 
     it('creates, reads, configures, pauses and deletes a queue', async () => {
       const s = store();
@@ -176,6 +178,21 @@ export function defineQueueStatements(factory: StatementStoreFactory): void {
         missingDelayed: 0,
         missingLeft: { running: 0, total: 0 },
       });
+
+      // A waiting job moved to a later run time is delayed from then on, and back when moved again.
+      const moved = await s.run(function* () {
+        const delayedBefore = yield* sql('queueDelayed', { name: queue, now });
+        const running = yield* sql('jobUpdate', { id: due.id, priority: null, runAt: now + 30_000, payload: null, maxAttempts: null, tags: null, now });
+        yield* sql('jobUpdate', { id: later.id, priority: null, runAt: now, payload: null, maxAttempts: null, tags: null, now });
+        const delayedNow = yield* sql('queueDelayed', { name: queue, now });
+        yield* sql('jobUpdate', { id: later.id, priority: null, runAt: now + 60_000, payload: null, maxAttempts: null, tags: null, now });
+        return { delayedBefore, running, delayedNow, delayedAgain: yield* sql('queueDelayed', { name: queue, now }) };
+      });
+      assert.deepEqual(moved, { delayedBefore: 1, running: undefined, delayedNow: 0, delayedAgain: 1 }, 'a running job is not waiting');
+      const delayedAfter = await s.read(function* () {
+        return yield* sql('queueDelayed', { name: queue, now });
+      });
+      assert.equal(delayedAfter, 1);
 
       const within = await s.run(function* () {
         yield* sql('jobCancelWaiting', { id: later.id, from: 'queued', now: now + 1 });
