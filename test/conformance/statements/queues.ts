@@ -285,6 +285,9 @@ export function defineQueueStatements(factory: StatementStoreFactory): void {
       assert.deepEqual(await list({ kind: 'alpha' }, true), ids([other, j5, j3, j1]));
       assert.deepEqual(await list({ branch: 'dev' }, true), ids([j3]));
       assert.deepEqual(await list({ queue: 'st-list-none' }), []);
+      // An empty state list filters nothing, with a queue or without.
+      assert.deepEqual(await list({ states: [] }), ids([j5, j4, j3, j2, j1]));
+      assert.deepEqual(await list({ states: [] }, true), ids([other, j5, j4, j3, j2, j1]));
     });
   });
 }
