@@ -180,3 +180,14 @@ export async function assertCountersAgree(s: StatementStore): Promise<void> {
   }
   for (const [queue, counts] of counted) assert.deepEqual(kept.get(queue), counts, `queue ${queue} has counters for its jobs`);
 }
+
+/**
+ * Runs `increment` (a read under a lock, then a write of what it read plus one) `times` times at
+ * once, each in its own transaction, and gives back how many the caller should then find:
+ * with the lock each transaction reads what the one before it committed (PostgreSQL: the row
+ * lock makes it wait; SQLite: the write lock of BEGIN IMMEDIATE), so no increment is lost.
+ */
+export async function concurrently(s: StatementStore, times: number, increment: () => Op<void>): Promise<number> {
+  await Promise.all(Array.from({ length: times }, () => s.run(increment)));
+  return times;
+}

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, before, describe, it } from 'node:test';
 import { sql } from '../../../daemon/storage/statements';
-import { assertCountersAgree, runningJob, statementStore, type StatementStoreFactory } from './harness';
+import { assertCountersAgree, concurrently, enqueueInput, runningJob, statementStore, type StatementStoreFactory } from './harness';
 
 export function defineJobStatements(factory: StatementStoreFactory): void {
   describe('statements: jobs, attempts, output, runs', () => {
@@ -171,6 +171,17 @@ export function defineJobStatements(factory: StatementStoreFactory): void {
       assert.equal(changed.updateCancelled, undefined, 'only a waiting job is changed');
       assert.equal(changed.cancelRunning, undefined, 'a running job is not waiting');
       assert.equal(changed.missingUpdate, undefined);
+
+      // Read-modify-writes under jobGetForUpdate do not lose one another's writes.
+      const { job: waiting } = await s.backend.enqueue(enqueueInput('st-jobs-life', { maxAttempts: 1 }));
+      const increments = await concurrently(s, 4, function* () {
+        const locked = (yield* sql('jobGetForUpdate', waiting.id)) ?? assert.fail('the job is there');
+        yield* sql('jobUpdate', { id: waiting.id, priority: null, runAt: null, payload: null, maxAttempts: locked.maxAttempts + 1, tags: null, now: now + 10 });
+      });
+      const incremented = await s.read(function* () {
+        return yield* sql('jobGet', waiting.id);
+      });
+      assert.equal(incremented?.maxAttempts, 1 + increments);
 
       const deleted = await s.run(function* () {
         return { first: yield* sql('jobDelete', job.id), second: yield* sql('jobDelete', job.id), gone: yield* sql('jobGet', job.id), runs: yield* sql('runsOfJob', job.id) };

@@ -7,10 +7,10 @@
 import assert from 'node:assert/strict';
 import { afterEach, before, describe, it } from 'node:test';
 import { sql } from '../../../daemon/storage/statements';
-import type { QueueDefaults } from '../../../daemon/storage/statements/queues';
+import type { QueueDefaults, QueueSettings } from '../../../daemon/storage/statements/queues';
 import type { JobListQuery } from '../../../daemon/storage/statements/list';
 import type { Job, JobCounts } from '../../../shared/types';
-import { assertCountersAgree, enqueueInput, runningJob, statementStore, type StatementStoreFactory } from './harness';
+import { assertCountersAgree, concurrently, enqueueInput, runningJob, statementStore, type StatementStoreFactory } from './harness';
 
 const DEFAULTS: QueueDefaults = {
   concurrency: null,
@@ -132,6 +132,43 @@ export function defineQueueStatements(factory: StatementStoreFactory): void {
         return yield* sql('queueGet', 'st-q-b');
       });
       assert.deepEqual(read, resumed);
+
+      // Read-modify-writes under either lock do not lose one another's writes.
+      const update = (settings: QueueSettings, defaultMaxAttempts: number) => {
+        const backoff = settings.defaultBackoff;
+        const limits = settings.limits;
+        return sql('queueUpdate', {
+          name: settings.name,
+          concurrency: settings.concurrency,
+          ratePerSecond: settings.rateLimit?.perSecond ?? null,
+          rateBurst: settings.rateLimit?.burst ?? null,
+          defaultMaxAttempts,
+          backoffStrategy: backoff.strategy,
+          backoffBaseMs: backoff.baseMs,
+          backoffCapMs: backoff.capMs,
+          backoffJitter: backoff.jitter,
+          defaultTimeoutMs: settings.defaultTimeoutMs,
+          retentionMs: settings.retentionMs,
+          limitMemoryBytes: limits.memoryBytes ?? null,
+          limitCpuSeconds: limits.cpuSeconds ?? null,
+          limitOpenFiles: limits.openFiles ?? null,
+          limitProcesses: limits.processes ?? null,
+          now: now + 8,
+        });
+      };
+      const forUpdate = await concurrently(s, 3, function* () {
+        const settings = (yield* sql('queueGetForUpdate', 'st-q-b')) ?? assert.fail('the queue is there');
+        yield* update(settings, settings.defaultMaxAttempts + 1);
+      });
+      const forConfigure = await concurrently(s, 3, function* () {
+        const settings = (yield* sql('queueGetForConfigure', 'st-q-b')) ?? assert.fail('the queue is there');
+        yield* update(settings, settings.defaultMaxAttempts + 1);
+      });
+      const incremented = await s.read(function* () {
+        return yield* sql('queueGet', 'st-q-b');
+      });
+      assert.equal(incremented?.defaultMaxAttempts, 4 + forUpdate + forConfigure);
+      assert.deepEqual(incremented?.limits, { memoryBytes: 1_048_576, cpuSeconds: 2, openFiles: 64, processes: 8 });
 
       const deleted = await s.run(function* () {
         yield* sql('queueDelete', 'st-q-a');

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { sql } from '../../../daemon/storage/statements';
 import type { ScheduleWrite } from '../../../daemon/storage/statements/schedules';
-import { statementStore, type StatementStoreFactory } from './harness';
+import { concurrently, statementStore, type StatementStoreFactory } from './harness';
 
 export function defineScheduleStatements(factory: StatementStoreFactory): void {
   describe('statements: schedules and projects', () => {
@@ -107,6 +107,18 @@ export function defineScheduleStatements(factory: StatementStoreFactory): void {
         template: 'nightly',
         params: { env: 'prod' },
       });
+
+      // Read-modify-writes under scheduleGetForUpdate do not lose one another's writes (the
+      // tick of another daemon waits for the lock, then sees what this one wrote).
+      const increments = await concurrently(s, 4, function* () {
+        const locked = (yield* sql('scheduleGetForUpdate', 'st-sched-a')) ?? assert.fail('the schedule is there');
+        const count = Number(JSON.parse(locked.job).payload.n);
+        yield* sql('scheduleUpdate', { ...write, name: 'st-sched-a', enabled: 0, nextRunAt: null, job: JSON.stringify({ kind: 'tick', payload: { n: count + 1 } }), now: now + 20 });
+      });
+      const incremented = await s.read(function* () {
+        return yield* sql('scheduleGet', 'st-sched-a');
+      });
+      assert.equal(incremented?.job, JSON.stringify({ kind: 'tick', payload: { n: 1 + increments } }));
 
       const deleted = await s.run(function* () {
         const first = yield* sql('scheduleDelete', 'st-sched-b');
