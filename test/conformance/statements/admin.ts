@@ -285,7 +285,12 @@ export function defineAdminStatements(factory: StatementStoreFactory): void {
         counts: { queued: 1, running: 0, retrying: 0, completed: 0, dead: 0, cancelled: 0 },
       });
 
-      // Within one finished state, the oldest go first.
+      // Within one finished state, the oldest go first. Across states the stores differ, and
+      // neither is oldest first: SQLite walks its index's states in its own order (cancelled
+      // before completed), PostgreSQL takes completed, dead, then cancelled. A batch short of the
+      // limit may so keep an older job of another state than the other store would; retention
+      // runs batches until one comes back short, so the same jobs go in the end, and only that
+      // (above) is held alike.
       const cancelled: Job[] = [];
       for (let i = 0; i < 3; i += 1) cancelled.push((await s.backend.enqueue(enqueueInput('st-up-order'))).job);
       const oldestFirst = await s.run(function* () {

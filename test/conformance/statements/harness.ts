@@ -1,6 +1,6 @@
 /**
  * What the statement-level suite runs against: a store opened raw, without an engine, with a
- * minimal policy and a ChangeRecorder that only records. A test runs small operations made of
+ * minimal policy and a ChangeRecorder that keeps nothing. A test runs small operations made of
  * `sql(...)` calls through the store's own `write` and `read`, so each statement is exercised
  * exactly as an engine operation would call it, inside one transaction of that store.
  *
@@ -8,12 +8,12 @@
  * second), so the tests of a block use names of their own and look for their rows in listings
  * rather than expecting listings to hold nothing else.
  */
+import assert from 'node:assert/strict';
 import { after, before } from 'node:test';
 import type { ChangeRecorder, ClaimRequest, StorageBackend, StorageFactory, StoragePolicy } from '../../../daemon/storage/backend';
 import { sql, type Call, type ChangeSink, type Op, type StatementName } from '../../../daemon/storage/statements';
 import type { EnqueueInput } from '../../../daemon/engine/validate/jobs';
 import type { Job, JobCounts, JobTemplate } from '../../../shared/types';
-import assert from 'node:assert/strict';
 import { QUEUE_DEFAULTS, UPKEEP_BATCH } from '../../../daemon/engine/defaults';
 import { available, nextTokenAt, refill } from '../../../daemon/engine/rate-limit';
 import { jobRules } from '../../../daemon/engine/rules';
@@ -105,22 +105,25 @@ function recorder(): ChangeRecorder {
  */
 export function statementStore(factory: StatementStoreFactory): () => StatementStore {
   let store: StatementStore | undefined;
+  let backend: StorageBackend | undefined;
   const cleanups: (() => Promise<void> | void)[] = [];
   before(async () => {
     const clock = new FakeClock();
-    const backend = factory.open({ after: (fn) => void cleanups.push(fn) })(policyOf(clock), recorder());
-    await backend.open?.();
+    const opened = factory.open({ after: (fn) => void cleanups.push(fn) })(policyOf(clock), recorder());
+    backend = opened;
+    await opened.open?.();
     store = {
       kind: factory.kind,
       clock,
-      backend,
-      run: (op) => backend.write((_changes: ChangeSink) => noting(op())),
-      read: (op) => backend.read((_changes: ChangeSink) => noting(op())),
+      backend: opened,
+      run: (op) => opened.write((_changes: ChangeSink) => noting(op())),
+      read: (op) => opened.read((_changes: ChangeSink) => noting(op())),
     };
   });
-  // The store closes before what it was opened on (a file, a database) is removed.
+  // The store closes (even if it failed to open) before what it was opened on, a file or a
+  // database, is removed.
   after(async () => {
-    await store?.backend.close();
+    await backend?.close();
     for (const fn of cleanups.reverse()) await fn();
   });
   return () => {
