@@ -311,6 +311,7 @@ export function defineQueueStatements(factory: StatementStoreFactory): void {
       assert.deepEqual(await list({ tag: 'blue' }), ids([j3, j2]));
       assert.deepEqual(await list({ search: '50%' }), ids([j1]), 'a wildcard in the search is a plain character');
       assert.deepEqual(await list({ search: 'needle' }), ids([j1]));
+      assert.deepEqual(await list({ search: 'NEEDLE' }), ids([j1]), 'the case of ASCII letters does not matter');
       assert.deepEqual(await list({ branch: 'main' }), ids([j1]));
       assert.deepEqual(await list({ idSuffix: j3.id.slice(-8) }), ids([j3]));
       assert.deepEqual(await list({ delayed: true }), ids([j2]));
