@@ -7,6 +7,7 @@ import { postgresStorage } from '../../daemon/storage/postgres/index';
 import { sharedPostgres } from '../helpers/postgres';
 import type { StoreFactory, TestStore } from './harness';
 import { defineAll } from './suite';
+import { defineStatements, type StatementStoreFactory } from './statements';
 
 const postgres: StoreFactory = (t): TestStore => {
   // The factories are synchronous; the database is made first and every call awaits it.
@@ -15,4 +16,14 @@ const postgres: StoreFactory = (t): TestStore => {
   return { storage: open(), shared: open };
 };
 
+// The statement-level suite: one fresh database per describe block, dropped after it.
+const postgresRaw: StatementStoreFactory = {
+  kind: 'postgres',
+  open: (cleanup) => {
+    const url = sharedPostgres().then((server) => server.database(cleanup));
+    return postgresStorage({ url: () => url, poolSize: 4 });
+  },
+};
+
 defineAll(postgres);
+defineStatements(postgresRaw);

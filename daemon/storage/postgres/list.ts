@@ -34,9 +34,11 @@ export const listStatements: AsyncPart<PgTx, ListSql> = {
     }
     if (input.kind !== undefined) where.push(`kind = ${param(input.kind)}`);
     if (input.tag !== undefined) where.push(`(tags::jsonb) ? ${param(input.tag)}`);
+    // ILIKE: SQLite's LIKE ignores the case of ASCII letters, and a search finds the same jobs
+    // on either store (ILIKE folds other letters too, where SQLite's LIKE does not).
     if (input.search !== undefined) {
       const pattern = param(likePattern(input.search));
-      where.push(`(payload LIKE ${pattern} ESCAPE '\\' OR last_error LIKE ${pattern} ESCAPE '\\')`);
+      where.push(`(payload ILIKE ${pattern} ESCAPE '\\' OR last_error ILIKE ${pattern} ESCAPE '\\')`);
     }
     if (input.branch !== undefined) where.push(`context IS NOT NULL AND ((context::jsonb) ->> 'branch') = ${param(input.branch)}`);
     if (input.idSuffix !== undefined) where.push(`right(id, ${input.idSuffix.length}) = ${param(input.idSuffix)}`);

@@ -51,10 +51,12 @@ export class ListStatements implements ListSql {
    */
   jobList(query: JobListQuery): Job[] {
     // A branch across every queue is one range of jobs_branch, smaller than any per-state split;
-    // an id suffix is one pass over the ids, whatever else the filter says (see listOne).
+    // an id suffix is one pass over the ids, whatever else the filter says (see listOne). An
+    // empty state list filters nothing (as listOne and PostgreSQL read it), so without a queue
+    // it is not split either: split, it would be no part at all and list nothing.
     const perState =
       query.idSuffix === undefined &&
-      (query.queue !== undefined ? query.states === undefined || query.states.length > 1 : query.states !== undefined && query.branch === undefined);
+      (query.queue !== undefined ? query.states === undefined || query.states.length > 1 : query.states !== undefined && query.states.length > 0 && query.branch === undefined);
     if (!perState) return this.listOne(query);
     const parts: JobListQuery[] = [];
     let queues: string[] | undefined;
