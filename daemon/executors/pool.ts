@@ -14,7 +14,8 @@ import * as os from 'node:os';
 import { SpoolError, errorMessage } from '../../shared/protocol/errors';
 import { ErrorCode, LIMITS } from '../../shared/protocol';
 import type { Job, ResourceLimits } from '../../shared/protocol/types';
-import type { EngineClaimParams, JobChange, QueueEngine } from '../engine/api';
+import type { EngineClaimParams, JobChange } from '../engine/api';
+import type { Engine } from '../engine/engine';
 import type { Logger } from '../lifecycle/logger';
 import { runHttp } from './http';
 import { JobOutput } from '../../shared/client/shellJob';
@@ -47,7 +48,7 @@ export class ExecutorPool {
   private stopped = false;
 
   constructor(
-    private readonly engine: QueueEngine,
+    private readonly engine: Engine,
     private readonly socketPath: string,
     readonly cap: number,
     /** After SIGTERM, a job's process group gets this long before SIGKILL. */

@@ -14,11 +14,12 @@ import { ErrorCode, PROTOCOL_VERSION, type BackupResult, type DaemonStatus } fro
 import type { Job, JobCounts } from '../../shared/protocol/types';
 import { VERSION } from '../../shared/protocol/version';
 import type { DaemonOptions } from '../config';
-import type { EngineClaimParams, JobChange, QueueEngine } from '../engine/api';
+import type { EngineClaimParams, JobChange } from '../engine/api';
+import type { Engine } from '../engine/engine';
 import { BUILTIN_KINDS, openEngine } from '../engine/index';
-import { SqliteBackend, sqliteStorage } from '../storage/sqlite/backend';
+import { SqliteStore, sqliteStore } from '../storage/sqlite';
 import { tighten } from '../storage/sqlite/permissions';
-import { postgresStorage } from '../storage/postgres/index';
+import { postgresStore } from '../storage/postgres';
 import { metricsAddress, type MetricsAddress } from '../metrics/address';
 import { DaemonMetrics } from '../metrics/metrics';
 import { MetricsServer } from '../metrics/server';
@@ -95,12 +96,12 @@ export class Daemon {
 
   private constructor(
     readonly options: DaemonOptions,
-    private readonly engine: QueueEngine,
+    private readonly engine: Engine,
     private readonly logger: Logger,
     /** This daemon's record on the database: its heartbeat, and its clean stop. */
     private readonly instance: DaemonInstanceRecord,
     private readonly metrics: { figures: DaemonMetrics; address: MetricsAddress } | null,
-    private readonly sqlite: SqliteBackend | null = null,
+    private readonly sqlite: SqliteStore | null = null,
   ) {
     this.logPath = stderrLogFile(options.dbPath);
     this.events = new EventHub(() => engine.stats(), logger);
@@ -162,10 +163,10 @@ export class Daemon {
     const logTightened = tighten(defaultLogPath(options.dbPath), 0o600);
     if (logTightened !== null) logger.warn('Made the daemon log owner-only; it was readable by other users', { changed: [logTightened] });
     // The SQLite store, kept for what only it can do (an online backup).
-    let sqlite: SqliteBackend | null = null;
-    const storage =
+    let sqlite: SqliteStore | null = null;
+    const factory =
       options.store !== null
-        ? postgresStorage({
+        ? postgresStore({
             url: options.store,
             poll: options.storePoll,
             availability: (up, detail) =>
@@ -173,7 +174,7 @@ export class Daemon {
                 ? logger.info('The store is reachable again', { store: detail })
                 : logger.error('The store is unavailable: requests are refused with StoreUnavailable until PostgreSQL answers again; the daemon reconnects by itself', { error: detail }),
           })
-        : sqliteStorage({
+        : sqliteStore({
             dbPath: options.dbPath,
             durable: options.durable,
             // Checkpoints on a worker thread: a commit that ran one took ~9 ms of the event loop.
@@ -182,10 +183,10 @@ export class Daemon {
             permissionsTightened: (changes) => logger.warn('Made the database owner-only; it was readable by other users', { changed: changes }),
           });
     const opened = openEngine({
-      storage: (policy, changes) => {
-        const backend = storage(policy, changes);
-        if (backend instanceof SqliteBackend) sqlite = backend;
-        return backend;
+      store: (changes, now) => {
+        const store = factory(changes, now);
+        if (store instanceof SqliteStore) sqlite = store;
+        return store;
       },
     });
     try {

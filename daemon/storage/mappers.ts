@@ -1,13 +1,15 @@
 /**
  * Rows → protocol types. The only place that knows both the column names and the wire shape.
  */
-import type { JobCounts, ResourceLimits, Backoff, BackoffStrategy, Job, JobContext, JobRun, JobState, MissedRunPolicy, OutputLine, OutputStream, RunOutcome, Schedule, Worker, WorkerType } from '../../shared/protocol/types';
+import type { ResourceLimits, Backoff, BackoffStrategy, Job, JobContext, JobRun, JobState, MissedRunPolicy, OutputLine, OutputStream, RunOutcome, Schedule, Worker, WorkerType } from '../../shared/protocol/types';
 import { JOB_STATES } from '../../shared/protocol/types';
 import type { OverlapPolicy } from '../../shared/jobsfile';
-import type { DaemonInstance, ManagedType, Ownership, StoredTemplate, StoredToken } from './backend';
+import type { DaemonInstance } from './statements/daemons';
+import type { ManagedType, Ownership, StoredTemplate } from './statements/projects';
+import type { StoredToken } from './statements/tokens';
 import type { TokenScope } from '../../shared/protocol';
 import type { JobInsert } from './statements/jobs';
-import type { QueueSettings } from './statements/queues';
+import type { StoredQueue } from './statements/queues';
 import type { StoredSchedule } from './statements/schedules';
 import { bool, int, intOrNull, json, real, stringArray, text, textOrNull, type Row } from './rows';
 
@@ -165,11 +167,6 @@ function paramsOf(row: Row): Record<string, string> | undefined {
   return out;
 }
 
-export function mapSchedule(row: Row, job: Schedule['job']): Schedule {
-  return { ...mapStoredSchedule(row), job };
-}
-
-/** A schedule row with its job template left as the stored text, for the engine to parse. */
 export function mapStoredSchedule(row: Row): StoredSchedule {
   return {
     name: text(row, 'name'),
@@ -222,7 +219,6 @@ export function mapWorker(row: Row, runningJobIds: string[]): Worker {
 }
 
 /** A queue's settings (its counts are added by the caller): declared with the statements (./statements/queues.ts). */
-export type { QueueSettings };
 
 function limitsOf(row: Row): ResourceLimits {
   const limits: ResourceLimits = {};
@@ -237,11 +233,7 @@ function limitsOf(row: Row): ResourceLimits {
   return limits;
 }
 
-export function emptyCounts(): JobCounts {
-  return { queued: 0, running: 0, retrying: 0, completed: 0, dead: 0, cancelled: 0 };
-}
-
-export function mapSettings(row: Row): QueueSettings {
+export function mapSettings(row: Row): StoredQueue {
   const perSecond = row.get('rate_per_second') === null ? null : real(row, 'rate_per_second');
   const burst = intOrNull(row, 'rate_burst');
   return {

@@ -4,14 +4,14 @@
  * daemon) opens the same file, as a second process would.
  */
 import * as path from 'node:path';
-import { sqliteStorage } from '../../daemon/storage/sqlite/backend';
+import { sqliteStore } from '../../daemon/storage/sqlite';
 import { tempDir } from '../helpers/engineTest';
-import type { StoreFactory } from './harness';
+import type { TestStoreFactory } from './harness';
 import { defineAll } from './suite';
 
-const sqlite: StoreFactory = (t) => {
+const sqlite: TestStoreFactory = (t) => {
   const dbPath = path.join(tempDir(t, 'spool-conformance-'), 'spool.db');
-  return { storage: sqliteStorage({ dbPath }), shared: () => sqliteStorage({ dbPath }) };
+  return { store: sqliteStore({ dbPath }), shared: () => sqliteStore({ dbPath }) };
 };
 
 defineAll(sqlite);

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
-import type { SqliteBackend } from '../../daemon/storage/sqlite/backend';
+import type { SqliteStore } from '../../daemon/storage/sqlite';
 import { openSqliteEngine, sqliteEngine } from '../helpers/sqliteEngine';
-import { BUDGETED_CLAIM_SELECT_FOR_PLAN, CLAIM_SELECT_FOR_PLAN, WEIGHTED_CLAIM_SELECT_FOR_PLAN } from '../../daemon/storage/sqlite';
+import { BUDGETED_CLAIM_SELECT_FOR_PLAN, CLAIM_SELECT_FOR_PLAN, WEIGHTED_CLAIM_SELECT_FOR_PLAN } from '../../daemon/storage/sqlite/database';
 import { openDatabase } from '../../daemon/storage/sqlite/db';
 import { listSql } from '../../daemon/storage/sqlite/list';
 import { MIGRATIONS, migrate } from '../../daemon/storage/sqlite/migrations';
@@ -105,7 +105,7 @@ test('migrations are numbered and recorded, the schema enforces states and attem
   assert.throws(() => insert('running', 1, 1), /CHECK constraint failed/, 'a running job must have a worker and a lease');
   insert('queued', 0, 1);
   // The engine's own connection: durable means synchronous=FULL (2); the default is NORMAL (1).
-  const sync = (b: SqliteBackend): unknown => b.sqlite.db.pragma('synchronous', { simple: true });
+  const sync = (b: SqliteStore): unknown => b.sqlite.db.pragma('synchronous', { simple: true });
   assert.equal(sync(backend), 2);
   const { engine: normal, backend: normalBackend } = openSqliteEngine({ dbPath });
   t.after(() => normal.close());

@@ -13,7 +13,7 @@
 import { jobNotFound, type SpoolError } from '../../../shared/protocol/errors';
 import type { HeartbeatResult } from '../../../shared/protocol';
 import type { Job, JobState, OutputStream, RunOutcome } from '../../../shared/protocol/types';
-import type { CompleteOutcome } from '../../storage/backend';
+import type { CompleteOutcome } from '../api';
 import { savepoint, sql, type Op } from '../../storage/statements';
 import { leaseLost as leaseLostError } from '../errors';
 import type { JobCompleteItem } from '../../storage/statements/attempts';

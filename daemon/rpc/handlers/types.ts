@@ -7,7 +7,8 @@
  */
 import type { BackupResult, DaemonStatus, MethodName, ResultOf } from '../../../shared/protocol';
 import type { Job } from '../../../shared/protocol/types';
-import type { EngineClaimParams, QueueEngine } from '../../engine/api';
+import type { EngineClaimParams } from '../../engine/api';
+import type { Engine } from '../../engine/engine';
 import type { ExecutorPool } from '../../executors/pool';
 import type { Upkeep } from '../../scheduler/upkeep';
 import type { ClaimWaiters } from '../claims';
@@ -19,7 +20,7 @@ import type { Logger } from '../../lifecycle/logger';
 
 /** The daemon's parts a handler may use. */
 export interface Services {
-  engine: QueueEngine;
+  engine: Engine;
   /** Group commit: writes that arrive together share a transaction. */
   writes: WriteGroup;
   claims: ClaimWaiters;

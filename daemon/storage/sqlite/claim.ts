@@ -36,7 +36,8 @@ import type { PendingCounts } from './counts';
 import type { Db } from './db';
 import type { DelayedCounts } from './delayed';
 import { mapJob } from '../mappers';
-import type { QueueSettings, QueueStatements } from './queues';
+import type { QueueStatements } from './queues';
+import type { StoredQueue } from '../statements/queues';
 import { ArrayRows, int, text, textOrNull, toRow } from './row';
 import { CLAIM_ANSWER_BUDGET, compareClaimOrder, type ClaimCandidate, type ClaimJobs, type ClaimQueue, type ClaimResult, type ClaimSql, type KindFilter } from '../statements/claim';
 
@@ -175,7 +176,7 @@ export class ClaimStatements implements ClaimSql {
     return found;
   }
 
-  private addClaimQueue(found: ClaimQueue[], settings: QueueSettings | undefined): void {
+  private addClaimQueue(found: ClaimQueue[], settings: StoredQueue | undefined): void {
     if (settings === undefined || settings.paused) return;
     found.push({
       settings,
