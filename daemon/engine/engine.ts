@@ -53,7 +53,7 @@ import type { DaemonInstance, DaemonRegistration } from '../storage/statements/d
 import type { StoredToken } from '../storage/statements/tokens';
 import type { CompleteOutcome, CounterMismatch, EngineClaimParams, EngineListener, EngineOptions, EnqueueOutcome, FireScheduleParams } from './api';
 import { QUEUE_DEFAULTS, UPKEEP_BATCH } from './defaults';
-import { EventHub } from './events';
+import { ChangeHub } from './events';
 import { kindFilter } from './kinds';
 import { jobRules } from './rules';
 import { UuidV7, firstIdAt } from '../../shared/domain/uuid';
@@ -87,7 +87,7 @@ export class Engine {
   readonly store: StoreDescription;
   /** The store the operations run on. */
   private readonly db: Store;
-  private readonly events: EventHub;
+  private readonly events: ChangeHub;
   /** The clock (epoch ms), injected by tests: it bounds how far ahead a runAt may be. */
   private readonly now: () => number;
   /** The policy the job operations (./ops/) run with. */
@@ -98,7 +98,7 @@ export class Engine {
     this.now = now;
     const random = options.random ?? Math.random;
     const ids = new UuidV7(now);
-    this.events = new EventHub((error) => console.error(`spool engine: an event listener failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`), now);
+    this.events = new ChangeHub((error) => console.error(`spool engine: an event listener failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`), now);
     this.policy = {
       now,
       newId: () => ids.next(),
@@ -360,7 +360,7 @@ export class Engine {
   }
 
   fail(params: FailParams): Promise<Job> {
-    return checked(() => vw.failParams(params), (input) => this.write((c) => attempts.fail(c, input)));
+    return checked(() => vw.failInput(params), (input) => this.write((c) => attempts.fail(c, input)));
   }
 
   /** A worker hands a held job back unfinished: it runs again at once, the attempt given back. */

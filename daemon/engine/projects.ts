@@ -87,7 +87,7 @@ function parsed<T>(text: string, what: string, check: (value: unknown, field: st
 
 /** A stored template as the protocol's record. */
 export function templateRecord(stored: StoredTemplate, owner: string | undefined): Template {
-  const state = parsed(stored.body, `template "${stored.name}"`, vd.templateState);
+  const state = parsed(stored.body, `template "${stored.name}"`, vd.templateStateOf);
   const template: Template = { name: stored.name, ...state, createdAt: stored.createdAt, updatedAt: stored.updatedAt };
   if (owner !== undefined) template.owner = owner;
   return template;
@@ -95,7 +95,7 @@ export function templateRecord(stored: StoredTemplate, owner: string | undefined
 
 /** A stored template as the declaration it was made from. */
 export function declaredTemplate(stored: StoredTemplate): DeclaredTemplate {
-  return { name: stored.name, ...parsed(stored.body, `template "${stored.name}"`, vd.templateState) };
+  return { name: stored.name, ...parsed(stored.body, `template "${stored.name}"`, vd.templateStateOf) };
 }
 
 /** A stored schedule's last-applied value (a declared schedule without its name). */
@@ -123,10 +123,10 @@ export function liveObjects(objects: ProjectObjects): LiveObject[] {
   }
   for (const t of objects.templates) {
     const o = ownership('template', t.name);
-    const live: LiveObject = { type: 'template', name: t.name, current: parsed(t.body, `template "${t.name}"`, vd.templateState) };
+    const live: LiveObject = { type: 'template', name: t.name, current: parsed(t.body, `template "${t.name}"`, vd.templateStateOf) };
     if (o !== undefined) {
       live.owner = o.project;
-      live.applied = parsed<TemplateState>(o.applied, `applied template "${t.name}"`, vd.templateState);
+      live.applied = parsed<TemplateState>(o.applied, `applied template "${t.name}"`, vd.templateStateOf);
     }
     out.push(live);
   }

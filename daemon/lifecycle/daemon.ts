@@ -25,7 +25,7 @@ import { DaemonMetrics } from '../metrics/metrics';
 import { MetricsServer } from '../metrics/server';
 import { ExecutorPool, builtinWorkerId } from '../executors/pool';
 import { ClaimWaiters } from '../rpc/claims';
-import type { Connection } from '../rpc/connection';
+import type { RpcConnection } from '../rpc/connection';
 import { Dispatcher } from '../rpc/dispatch';
 import { EventHub } from '../rpc/events';
 import { WriteGroup } from '../rpc/groupCommit';
@@ -465,7 +465,7 @@ export class Daemon {
     if (earliest !== Infinity) this.upkeep.noteDue(earliest);
   }
 
-  private workerSeen(workerId: string, connection: Connection): void {
+  private workerSeen(workerId: string, connection: RpcConnection): void {
     if (!connection.workerIds.has(workerId)) connection.workerIds.add(workerId);
     const now = Date.now();
     if (now - (this.lastTouch.get(workerId) ?? 0) < TOUCH_INTERVAL_MS) return;
@@ -480,7 +480,7 @@ export class Daemon {
    * to others), not cut short: a worker may speak over short-lived connections, one per request
    * (the socat example does), so a closed connection does not mean the worker stopped working.
    */
-  private connectionClosed(connection: Connection): void {
+  private connectionClosed(connection: RpcConnection): void {
     for (const workerId of connection.workerIds) {
       // The daemon's own executors are alive as long as the daemon is, whoever used their id
       // (a shell job reporting progress under it, say): their row is kept by the heartbeat.

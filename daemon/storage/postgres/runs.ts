@@ -5,13 +5,11 @@
  * both back from the job row.
  */
 import type { AsyncPart } from '../statements';
-import type { RunSql } from '../statements/runs';
+import { BUCKET_MS, type RunSql } from '../statements/runs';
 import type { PgTx } from './db';
 import type { JobRun } from '../../../shared/protocol/types';
 import { mapRun } from '../mappers';
 
-/** Width of a stat bucket (as in SQLite: BUCKET_MS). */
-export const BUCKET_MS = 10_000;
 
 const COMPLETED_ATTEMPT = `jobs WHERE id = $1 AND state = 'completed' AND runs > 0 AND worker_id IS NOT NULL`;
 

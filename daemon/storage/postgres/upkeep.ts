@@ -1,6 +1,6 @@
 /**
  * Statements of upkeep (../statements/upkeep.ts), in PostgreSQL: the finished figures of stats,
- * retention, and the counters' check. The counters are queue_counts' sharded rows (see
+ * retention, the counters' check, and the reads behind the daemon's wake-up time. The counters are queue_counts' sharded rows (see
  * ./queues.ts): only a queue's sum means anything.
  */
 import type { AsyncPart } from '../statements';
@@ -10,7 +10,8 @@ import { jobState } from '../mappers';
 import { int, intOrNull, real, text } from '../rows';
 import type { PgTx } from './db';
 import { allCounts } from './queues';
-import { BUCKET_MS, finishedSince } from './runs';
+import { finishedSince } from './runs';
+import { BUCKET_MS } from '../statements/runs';
 
 const FINISHED: readonly JobState[] = ['completed', 'dead', 'cancelled'];
 

@@ -39,9 +39,9 @@ import { mapJob } from '../mappers';
 import type { QueueStatements } from './queues';
 import type { StoredQueue } from '../statements/queues';
 import { ArrayRows, int, text, textOrNull, toRow } from './row';
-import { CLAIM_ANSWER_BUDGET, compareClaimOrder, type ClaimCandidate, type ClaimJobs, type ClaimQueue, type ClaimResult, type ClaimSql, type KindFilter } from '../statements/claim';
+import { CLAIM_ANSWER_BUDGET, compareClaimOrder, type ClaimCandidate, type ClaimJobs, type ClaimQueue, type ClaimedJobs, type ClaimSql, type KindFilter } from '../statements/claim';
 
-export { CLAIM_ANSWER_BUDGET, compareClaimOrder, type ClaimResult, type KindFilter } from '../statements/claim';
+export { CLAIM_ANSWER_BUDGET, compareClaimOrder, type ClaimedJobs, type KindFilter } from '../statements/claim';
 
 // `+run_at`: the unary plus keeps the planner from using run_at as an index range (a skip-scan
 // over priorities after ANALYZE), which would force a sort; run_at is checked on each entry.
@@ -196,7 +196,7 @@ export class ClaimStatements implements ClaimSql {
    * between the peek and the claim inside the transaction, so the share already fits, and the
    * statements without the weight run.
    */
-  claimJobs(p: ClaimJobs): ClaimResult {
+  claimJobs(p: ClaimJobs): ClaimedJobs {
     const { queue, kinds, limit, workerId, now, budget } = p;
     const room = p.peeked ? null : p.room;
     const include = 'include' in kinds;

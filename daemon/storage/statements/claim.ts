@@ -52,7 +52,7 @@ export type ClaimJobs = {
 };
 
 /** The jobs a claim took, in claim order, and the characters of payload and checkpoint they carry. */
-export type ClaimResult = {
+export type ClaimedJobs = {
   jobs: Job[];
   chars: number;
 };
@@ -66,7 +66,7 @@ export interface ClaimSql {
   /** The next `room` due jobs of each queue, in no particular order across queues. */
   claimPeek(p: { queues: readonly { name: string; room: number }[]; kinds: KindFilter; now: number }): ClaimCandidate[];
   /** Claims the next due jobs of one queue for `workerId`, leased from now. */
-  claimJobs(p: ClaimJobs): ClaimResult;
+  claimJobs(p: ClaimJobs): ClaimedJobs;
 }
 
 /** Highest priority first, then earliest run time, then oldest (ids are time-ordered): the claim order. */
