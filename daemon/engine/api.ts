@@ -7,8 +7,8 @@
  * sizes), rejecting with `SpoolError` `InvalidParams` and `data.field` naming the field, before
  * anything reaches the store. Events are delivered to listeners after the transaction that
  * caused them has committed.
- */import type { JobChange } from '../../shared/protocol';
-import type { ClaimParams, EnqueueResult } from '../../shared/protocol';
+ */
+import type { ClaimParams, EnqueueResult, JobChange } from '../../shared/protocol';
 import type { Job, JobState, OutputLine } from '../../shared/protocol/types';
 import type { StoreFactory } from '../storage/store';
 

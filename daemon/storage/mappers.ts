@@ -1,5 +1,6 @@
 /**
- * Rows → protocol types. The only place that knows both the column names and the wire shape.
+ * Rows → the statements' row types, for both stores: the only place that knows both the column
+ * names and the shapes the statements return (./statements/). The engine never imports it.
  */
 import type { ResourceLimits, Backoff, BackoffStrategy, Job, JobContext, JobRun, JobState, MissedRunPolicy, OutputLine, OutputStream, RunOutcome, Schedule, Worker, WorkerType } from '../../shared/protocol/types';
 import { JOB_STATES } from '../../shared/protocol/types';

@@ -1,6 +1,7 @@
 /**
  * Statements of upkeep (see ./index.ts for the protocol): the finished figures of stats,
- * retention, and the check of the maintained counters.
+ * retention, the check of the maintained counters, and what the daemon's wake-up time is
+ * computed from (the engine adds the rate limits' token math: daemon/engine/ops/upkeep.ts).
  */
 import type { JobCounts, JobState, RateLimit } from '../../../shared/protocol/types';
 import type { QueueRateState } from './queues';
