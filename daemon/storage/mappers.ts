@@ -18,7 +18,7 @@ const STRATEGIES: readonly BackoffStrategy[] = ['exponential', 'linear', 'fixed'
 const OUTCOMES: readonly RunOutcome[] = ['running', 'completed', 'failed', 'lease_expired', 'cancelled', 'interrupted'];
 const STREAMS: readonly OutputStream[] = ['stdout', 'stderr', 'log', 'marker'];
 
-export function oneOf<T extends string>(row: Row, column: string, allowed: readonly T[]): T {
+export function oneOfColumn<T extends string>(row: Row, column: string, allowed: readonly T[]): T {
   return oneOfValue(text(row, column), column, allowed);
 }
 
@@ -29,12 +29,12 @@ function oneOfValue<T extends string>(v: string, column: string, allowed: readon
 }
 
 export function jobState(row: Row, column = 'state'): JobState {
-  return oneOf(row, column, JOB_STATES);
+  return oneOfColumn(row, column, JOB_STATES);
 }
 
 export function backoffOf(row: Row): Backoff {
   return {
-    strategy: oneOf(row, 'backoff_strategy', STRATEGIES),
+    strategy: oneOfColumn(row, 'backoff_strategy', STRATEGIES),
     baseMs: int(row, 'backoff_base_ms'),
     capMs: int(row, 'backoff_cap_ms'),
     jitter: real(row, 'backoff_jitter'),
@@ -131,7 +131,7 @@ export function mapRun(row: Row): JobRun {
     workerId: text(row, 'worker_id'),
     startedAt,
     finishedAt,
-    outcome: oneOf(row, 'outcome', OUTCOMES),
+    outcome: oneOfColumn(row, 'outcome', OUTCOMES),
     error: textOrNull(row, 'error'),
     stack: textOrNull(row, 'stack'),
     exitCode: intOrNull(row, 'exit_code'),
@@ -146,7 +146,7 @@ export function mapOutputLine(row: Row): OutputLine {
     attempt: int(row, 'attempt'),
     // Lines from before migration 7 have no run: 0 says so (real runs count from 1).
     run: intOrNull(row, 'run') ?? 0,
-    stream: oneOf(row, 'stream', STREAMS),
+    stream: oneOfColumn(row, 'stream', STREAMS),
     text: text(row, 'text'),
     at: int(row, 'at'),
   };
@@ -176,8 +176,8 @@ export function mapStoredSchedule(row: Row): StoredSchedule {
     queue: text(row, 'queue'),
     job: text(row, 'job'),
     enabled: bool(row, 'enabled'),
-    missedPolicy: oneOf(row, 'missed_policy', POLICIES),
-    overlapPolicy: oneOf(row, 'overlap_policy', OVERLAP_POLICIES),
+    missedPolicy: oneOfColumn(row, 'missed_policy', POLICIES),
+    overlapPolicy: oneOfColumn(row, 'overlap_policy', OVERLAP_POLICIES),
     nextRunAt: intOrNull(row, 'next_run_at'),
     lastRunAt: intOrNull(row, 'last_run_at'),
     lastJobId: textOrNull(row, 'last_job_id'),
@@ -204,7 +204,7 @@ const WORKER_TYPES: readonly WorkerType[] = ['builtin', 'remote'];
 export function mapWorker(row: Row, runningJobIds: string[]): Worker {
   return {
     id: text(row, 'id'),
-    type: oneOf(row, 'type', WORKER_TYPES),
+    type: oneOfColumn(row, 'type', WORKER_TYPES),
     name: textOrNull(row, 'name'),
     host: textOrNull(row, 'host'),
     pid: intOrNull(row, 'pid'),
@@ -272,7 +272,7 @@ const TOKEN_SCOPES: readonly TokenScope[] = ['admin', 'worker', 'read'];
 
 /** An access token as stored: its hash, never the token. */
 export function mapToken(row: Row): StoredToken {
-  return { name: text(row, 'name'), scope: oneOf(row, 'scope', TOKEN_SCOPES), hash: text(row, 'hash'), createdAt: int(row, 'created_at') };
+  return { name: text(row, 'name'), scope: oneOfColumn(row, 'scope', TOKEN_SCOPES), hash: text(row, 'hash'), createdAt: int(row, 'created_at') };
 }
 
 const MANAGED_TYPES: readonly ManagedType[] = ['queue', 'template', 'schedule'];
@@ -290,7 +290,7 @@ export function mapTemplate(row: Row): StoredTemplate {
 
 export function mapOwnership(row: Row): Ownership {
   return {
-    type: oneOf(row, 'type', MANAGED_TYPES),
+    type: oneOfColumn(row, 'type', MANAGED_TYPES),
     name: text(row, 'name'),
     project: text(row, 'project'),
     applied: text(row, 'applied'),

@@ -24,7 +24,7 @@ import { PgTx, describeUrl, isRetryable, isUnavailable, storeUnavailable } from 
 import { runAsync } from './runner';
 import { postgresStatements } from './statements';
 import type { ChangeSink, Op } from '../statements';
-import { migrate } from './migrations';
+import { migratePostgres } from './migrations';
 import { encodeNotice, CHANNEL } from './notice';
 import { ChangeFeed } from './notify';
 import { errorMessage } from '../../../shared/protocol/errors';
@@ -136,7 +136,7 @@ export class PostgresStore implements Store {
       throw this.unavailable(error);
     }
     try {
-      const versions = await migrate(client, this.now());
+      const versions = await migratePostgres(client, this.now());
       this.migratedValue = { versions, ms: Math.round(performance.now() - started) };
     } finally {
       client.release();

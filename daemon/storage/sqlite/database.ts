@@ -9,7 +9,7 @@ import { openDatabase, type Db, type OpenOptions } from './db';
 import { DelayedCounts } from './delayed';
 import { JobStatements } from './jobs';
 import { ListStatements } from './list';
-import { migrate } from './migrations';
+import { migrateSqlite } from './migrations';
 import { OutputStatements } from './output';
 import { ProjectStatements } from './projects';
 import { QueueStatements } from './queues';
@@ -85,7 +85,7 @@ export class SqliteDatabase {
     }
     try {
       const started = performance.now();
-      const versions = migrate(this.db, options.now);
+      const versions = migrateSqlite(this.db, options.now);
       this.migrated = { versions, ms: Math.round(performance.now() - started) };
       this.counts = new PendingCounts(this.db);
       this.delayed = new DelayedCounts(this.db);
