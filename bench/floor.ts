@@ -10,7 +10,7 @@
  */
 import * as path from 'node:path';
 import { UuidV7 } from '../shared/domain/uuid';
-import { CLAIM_ANSWER_BUDGET, Store, type JobInsert } from '../daemon/storage/sqlite';
+import { CLAIM_ANSWER_BUDGET, SqliteDatabase, type JobInsert } from '../daemon/storage/sqlite/database';
 import type { BenchFigure } from './figure';
 
 const WORKER = 'floor-worker';
@@ -30,16 +30,13 @@ function timed(jobs: number, fn: () => void): Rate {
 }
 
 class Floor {
-  private readonly store: Store;
+  private readonly store: SqliteDatabase;
   private readonly ids = new UuidV7(Date.now);
   private n = 0;
 
   constructor(dbPath: string, withoutListIndex: boolean) {
-    this.store = new Store(dbPath, {
+    this.store = new SqliteDatabase(dbPath, {
       now: Date.now(),
-      parseTemplate: () => {
-        throw new Error('no schedules here');
-      },
       walCheckpoints: 'background',
     });
     if (withoutListIndex) this.store.db.exec('DROP INDEX jobs_list');

@@ -1,11 +1,11 @@
 /**
- * The queue engine: an async library over a store (see api.ts for the contract, and
- * daemon/storage/backend.ts for the store's side).
+ * The queue engine: an async library over a store (daemon/storage/store.ts). The RPC layer, the
+ * executors, the scheduler and the reaper all go through this class and never touch SQL.
  *
- * Each public method validates its raw input first (nothing invalid reaches the store), turns it
- * into the store's operation (the claimer's kinds into a filter, output into chunks) and calls
- * the store; the store runs the operation in one transaction and records what changed on the
- * engine's event hub, which delivers it only after the commit.
+ * Each public method validates its raw input first (nothing invalid reaches the store), computes
+ * the policy (backoff, lease, next run time) and hands the store one job operation (./ops/), a
+ * generator of statement calls that the store runs in one transaction; what it changed is
+ * recorded on the engine's event hub, which delivers it only after the commit.
  *
  * The rule that keeps group commit working: a method makes its store call before its first
  * `await` (the methods here are not `async` at all: they return the store's promise, or a
@@ -47,17 +47,18 @@ import type {
   UpdateJobParams,
   UpdateScheduleParams,
 } from '../../shared/protocol';
-import type { Job, JobState, JobTemplate, OutputStream, Queue, Schedule, Worker, WorkerType } from '../../shared/protocol/types';
-import type { DaemonInstance, DaemonRegistration, StorageBackend, StoragePolicy, StoredToken } from '../storage/backend';
-import type { CompleteOutcome, CounterMismatch, EngineClaimParams, EngineListener, EngineOptions, EnqueueOutcome, FireScheduleParams, QueueEngine, StoreDescription } from './api';
+import type { Job, JobState, OutputStream, Queue, Schedule, Worker, WorkerType } from '../../shared/protocol/types';
+import type { Store, StoreDescription } from '../storage/store';
+import type { DaemonInstance, DaemonRegistration } from '../storage/statements/daemons';
+import type { StoredToken } from '../storage/statements/tokens';
+import type { CompleteOutcome, CounterMismatch, EngineClaimParams, EngineListener, EngineOptions, EnqueueOutcome, FireScheduleParams } from './api';
 import { QUEUE_DEFAULTS, UPKEEP_BATCH } from './defaults';
-import { EventHub } from './events';
+import { ChangeHub } from './events';
 import { kindFilter } from './kinds';
-import { available, nextTokenAt, refill } from './rateLimit';
 import { jobRules } from './rules';
 import { UuidV7, firstIdAt } from '../../shared/domain/uuid';
 import * as v from './validate/jobs';
-import { mergedBackoff, type BulkInput, type EnqueueInput } from './validate/jobs';
+import type { BulkInput, EnqueueInput } from './validate/jobs';
 import { integer, jobId, nameList, name as validName } from '../../shared/domain/validate';
 import * as vq from './validate/queues';
 import * as vs from './validate/schedules';
@@ -81,10 +82,12 @@ import * as claimOps from './ops/claim';
 import * as enqueueOps from './ops/enqueue';
 import { opContext, type OpContext, type Policy } from './ops/context';
 
-export class Engine implements QueueEngine {
+export class Engine {
+  /** The store in neutral words (kind and location), for `daemon.status`. */
   readonly store: StoreDescription;
-  private readonly backend: StorageBackend;
-  private readonly events: EventHub;
+  /** The store the operations run on. */
+  private readonly db: Store;
+  private readonly events: ChangeHub;
   /** The clock (epoch ms), injected by tests: it bounds how far ahead a runAt may be. */
   private readonly now: () => number;
   /** The policy the job operations (./ops/) run with. */
@@ -95,55 +98,55 @@ export class Engine implements QueueEngine {
     this.now = now;
     const random = options.random ?? Math.random;
     const ids = new UuidV7(now);
-    this.events = new EventHub((error) => console.error(`spool engine: an event listener failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`), now);
-    const policy: StoragePolicy = {
+    this.events = new ChangeHub((error) => console.error(`spool engine: an event listener failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`), now);
+    this.policy = {
       now,
       newId: () => ids.next(),
       firstIdAt,
       rules: jobRules(random),
       queueDefaults: QUEUE_DEFAULTS,
-      mergeBackoff: mergedBackoff,
-      parseTemplate: parseStoredTemplate,
-      refill,
-      available,
-      nextTokenAt,
-      batchSize: UPKEEP_BATCH,
-    };
-    this.policy = {
-      now,
-      newId: policy.newId,
-      firstIdAt,
-      rules: policy.rules,
-      queueDefaults: QUEUE_DEFAULTS,
       batchSize: UPKEEP_BATCH,
       maxOutputLinesPerJob: LIMITS.maxOutputLinesPerJob,
     };
-    this.backend = options.storage(policy, this.events);
-    this.store = this.backend.description;
+    this.db = options.store(this.events, now);
+    this.store = this.db.description;
   }
 
   /** Runs a job operation (./ops/) in one write transaction of the store. */
   private write<T>(op: (c: OpContext) => Op<T>): Promise<T> {
-    return this.backend.write((changes) => op(opContext(this.policy, changes)));
+    return this.db.write((changes) => op(opContext(this.policy, changes)));
   }
 
   /** Runs a reading operation (./ops/) in one read transaction of the store. */
   private read<T>(op: (c: OpContext) => Op<T>): Promise<T> {
-    return this.backend.read((changes) => op(opContext(this.policy, changes)));
+    return this.db.read((changes) => op(opContext(this.policy, changes)));
   }
 
+  /** The schema migrations opening the file applied (all of them for a new file), and how long they took. */
   get migrated(): { versions: number[]; ms: number } {
-    return this.backend.migrated;
+    return this.db.migrated;
   }
 
+  /** Settles once the store is open and migrated (at once for SQLite); rejects with why it cannot open. */
   open(): Promise<void> {
-    return this.backend.open ? this.backend.open() : Promise.resolve();
+    return this.db.open ? this.db.open() : Promise.resolve();
   }
 
+  /**
+   * Group commit: runs `fn` — any number of this engine's own calls — in one write transaction,
+   * with one commit (and one fsync) for all of them. Each call inside still succeeds or fails on
+   * its own (a savepoint each): a call that throws undoes only itself, and `fn` may catch it and
+   * go on. Events are delivered after the one commit. `fn` must be synchronous: the calls it
+   * makes are started, not awaited (return their promises, in an array or object: a promise
+   * returned directly is refused, as the mark of an async `fn`). Each call's promise tells how its
+   * own savepoint went; whether the batch committed is told by `batch` itself, which throws when
+   * the commit fails. A store that cannot work synchronously runs the calls one by one, each in
+   * its own transaction.
+   */
   batch<T>(fn: () => T): T {
     // A store that cannot work synchronously has no batch: the calls fn starts run one by one,
     // each in its own transaction, and answer the same.
-    return this.backend.batch ? this.backend.batch(fn) : fn();
+    return this.db.batch ? this.db.batch(fn) : fn();
   }
 
   // ------------------------------------------------------------------------------------------
@@ -153,6 +156,7 @@ export class Engine implements QueueEngine {
     return checked(() => v.enqueueParams(params, this.now()), (input) => this.write((c) => enqueueOps.enqueue(c, input)));
   }
 
+  /** All in one transaction. */
   enqueueBatch(params: { jobs: EnqueueParams[] }): Promise<{ results: EnqueueResult[] }> {
     return checked(
       () => v.enqueueBatchParams(params, this.now()),
@@ -160,6 +164,10 @@ export class Engine implements QueueEngine {
     );
   }
 
+  /**
+   * Enqueues in one transaction, each with the outcome its own `enqueue` would have had: invalid
+   * params fail alone, in their slot (group commit shares one call among pipelined enqueues).
+   */
   enqueueEach(params: EnqueueParams[]): Promise<EnqueueOutcome[]> {
     const now = this.now();
     const inputs: EnqueueInput[] = [];
@@ -289,10 +297,12 @@ export class Engine implements QueueEngine {
     return checked(() => vw.checkpointParams(params), (input) => this.write((c) => attempts.checkpoint(c, input.id, input.workerId, input.checkpoint)));
   }
 
+  /** Appends output lines (capped per job, oldest dropped with a marker line). */
   log(params: LogParams): Promise<void> {
     return checked(() => vw.logParams(params), (input) => this.write((c) => attempts.appendOutput(c, input.id, input.workerId, input.stream, [input.lines])));
   }
 
+  /** Output of the daemon's own executors: same as log but with any stream and no lease check beyond the worker id. */
   appendOutput(jobId: string, workerId: string, stream: Exclude<OutputStream, 'marker'>, lines: string[]): Promise<void> {
     // The wire's per-call limit (LIMITS.maxBatch lines) does not bind the daemon's own executors:
     // a shell command can print thousands of lines between two reads. They are stored in chunks
@@ -317,6 +327,10 @@ export class Engine implements QueueEngine {
     return checked(() => vw.completeParams(params), (input) => this.write((c) => attempts.complete(c, input.id, input.workerId, input.result)));
   }
 
+  /**
+   * Many completes in one transaction and far fewer statements; each gets the outcome its own
+   * `complete` call would have had (invalid params and lost leases fail alone, in their slot).
+   */
   completeMany(params: CompleteParams[]): Promise<CompleteOutcome[]> {
     const inputs: ReturnType<typeof vw.completeParams>[] = [];
     const slots = params.map((item): CompleteOutcome | number => {
@@ -346,13 +360,15 @@ export class Engine implements QueueEngine {
   }
 
   fail(params: FailParams): Promise<Job> {
-    return checked(() => vw.failParams(params), (input) => this.write((c) => attempts.fail(c, input)));
+    return checked(() => vw.failInput(params), (input) => this.write((c) => attempts.fail(c, input)));
   }
 
+  /** A worker hands a held job back unfinished: it runs again at once, the attempt given back. */
   release(params: ReleaseParams): Promise<Job> {
     return checked(() => vw.releaseParams(params), (input) => this.write((c) => attempts.release(c, input)));
   }
 
+  /** Cancelled running jobs end here once the executor or worker has stopped them. */
   markCancelled(id: string, workerId: string): Promise<Job> {
     return checked(
       () => ({ id: jobId(id), workerId: validName(workerId, 'workerId') }),
@@ -371,10 +387,12 @@ export class Engine implements QueueEngine {
     return this.read(() => workers.listWorkers());
   }
 
+  /** A heartbeat of the worker as a whole (any RPC from it). */
   touchWorker(workerId: string): Promise<void> {
     return checked(() => validName(workerId, 'workerId'), (id) => this.write((c) => workers.touchWorker(c, id)));
   }
 
+  /** Its connection closed: shown as gone; its leases run out normally and the reaper takes them. */
   markWorkerGone(workerId: string): Promise<void> {
     return checked(() => validName(workerId, 'workerId'), (id) => this.write(() => workers.markWorkerGone(id)));
   }
@@ -382,6 +400,7 @@ export class Engine implements QueueEngine {
   // ------------------------------------------------------------------------------------------
   // Daemon instances
 
+  /** Records this daemon as running from now. */
   registerDaemon(registration: DaemonRegistration): Promise<DaemonInstance> {
     return checked(
       () => ({
@@ -393,10 +412,12 @@ export class Engine implements QueueEngine {
     );
   }
 
+  /** Every daemon recorded, oldest first. */
   listDaemons(): Promise<DaemonInstance[]> {
     return this.read(() => daemons.listDaemons());
   }
 
+  /** Stores a token by its hash; AlreadyExists when the name is taken. */
   createToken(token: StoredToken): Promise<void> {
     return checked(
       () => {
@@ -408,22 +429,27 @@ export class Engine implements QueueEngine {
     );
   }
 
+  /** Every token, by name. */
   listTokens(): Promise<StoredToken[]> {
     return this.read(() => tokens.listTokens());
   }
 
+  /** Removes a token; false when there was none by that name. */
   revokeToken(name: string): Promise<boolean> {
     return checked(() => validName(name, 'name'), (valid) => this.write(() => tokens.revokeToken(valid)));
   }
 
+  /** This daemon is alive now; its executors' worker row is seen now. False if it has no row or is recorded as stopped. */
   daemonHeartbeat(id: string, pid: number): Promise<boolean> {
     return checked(() => validName(id, 'id'), (valid) => this.write((c) => daemons.daemonHeartbeat(c, valid, pid)));
   }
 
+  /** This daemon stopped cleanly; its executors show as gone. */
   daemonStopped(id: string, pid: number): Promise<boolean> {
     return checked(() => validName(id, 'id'), (valid) => this.write((c) => daemons.daemonStopped(c, valid, pid)));
   }
 
+  /** A dead daemon's jobs were recovered: its row goes, its executors show as gone. */
   forgetDaemon(id: string, pid: number): Promise<boolean> {
     return checked(() => validName(id, 'id'), (valid) => this.write(() => daemons.forgetDaemon(valid, pid)));
   }
@@ -496,6 +522,7 @@ export class Engine implements QueueEngine {
     return checked(() => validName(name, 'name'), (valid) => this.read(() => schedules.getSchedule(valid)));
   }
 
+  /** `nextRunAt` is computed by the caller from the cron expression. */
   createSchedule(params: CreateScheduleParams, nextRunAt: number | null): Promise<Schedule> {
     return checked(() => vs.createScheduleParams(params), (input) => this.write((c) => schedules.createSchedule(c, input, nextRunAt)));
   }
@@ -508,10 +535,12 @@ export class Engine implements QueueEngine {
     return checked(() => validName(name, 'name'), (valid) => this.write(() => schedules.deleteSchedule(valid)));
   }
 
+  /** Compare-and-swap on next_run_at, and the enqueue, in one transaction. Null if another daemon won. */
   fireSchedule(params: FireScheduleParams): Promise<{ schedule: Schedule; job: Job | null } | null> {
     return checked(() => validName(params.name, 'name'), (valid) => this.write((c) => schedules.fireSchedule(c, { ...params, name: valid })));
   }
 
+  /** Enqueue the schedule's job now without moving next_run_at. */
   triggerSchedule(name: string): Promise<EnqueueResult> {
     return checked(() => validName(name, 'name'), (valid) => this.write((c) => schedules.triggerSchedule(c, valid)));
   }
@@ -519,6 +548,7 @@ export class Engine implements QueueEngine {
   // ------------------------------------------------------------------------------------------
   // Jobs as code
 
+  /** Every queue, template and schedule as a plan compares them, with owners and last-applied values. */
   projectState(params: ProjectStateParams): Promise<ProjectStateResult> {
     return checked(
       () => vd.projectParams(params),
@@ -526,6 +556,7 @@ export class Engine implements QueueEngine {
     );
   }
 
+  /** A project's whole plan in one transaction, planned again from what the store holds; all or nothing. */
   applyProject(params: ApplyProjectParams): Promise<ApplyProjectResult> {
     return checked(
       () => vd.applyParams(params),
@@ -537,10 +568,12 @@ export class Engine implements QueueEngine {
     return this.read(() => projects.listTemplates());
   }
 
+  /** Rejects with TemplateNotFound. */
   getTemplate(name: string): Promise<Template> {
     return checked(() => validName(name, 'name'), (valid) => this.read(() => projects.getTemplate(valid)));
   }
 
+  /** Enqueues a template's job, its parameters filled in. Rejects with TemplateNotFound, or InvalidParams for a parameter it lacks or does not take. */
   enqueueTemplate(params: EnqueueTemplateParams): Promise<EnqueueResult> {
     return checked(
       () => vd.enqueueTemplateParams(params),
@@ -559,6 +592,7 @@ export class Engine implements QueueEngine {
   // ------------------------------------------------------------------------------------------
   // Stats and upkeep
 
+  /** O(queues): read from the maintained counters. */
   stats(): Promise<Stats> {
     return this.read((c) => upkeep.stats(c));
   }
@@ -577,10 +611,22 @@ export class Engine implements QueueEngine {
     }
   }
 
+  /**
+   * Takes or keeps the store's leader lease on `role` for `daemonId` for `ttlMs` from now: true
+   * while this daemon holds it (see leaderHold in daemon/storage/statements/daemons.ts); always
+   * true on SQLite, which has no lease.
+   */
   holdLeadership(role: string, daemonId: string, ttlMs: number): Promise<boolean> {
     return this.write((c) => daemons.holdLeadership(c, role, daemonId, ttlMs));
   }
 
+  /**
+   * Start-up recovery: jobs left running by the given worker ids (this daemon's own built-in
+   * executors, from a previous life) go back to `retrying`, due now, without using up an attempt —
+   * a job is never failed because the daemon stopped. The interrupted run ends when the daemon
+   * last knew it running (see recoverInterrupted in ./ops/attempts.ts); `aliveUntil` is that daemon's
+   * last heartbeat, when known.
+   */
   recoverInterrupted(workerIds: string[], aliveUntil?: number): Promise<number> {
     return checked(
       () => nameList(workerIds, 'workerIds', LIMITS.maxBatch),
@@ -588,6 +634,7 @@ export class Engine implements QueueEngine {
     );
   }
 
+  /** Ids of the jobs running under these workers: what recoverInterrupted would recover. */
   runningJobIds(workerIds: string[]): Promise<string[]> {
     return checked(
       () => nameList(workerIds, 'workerIds', LIMITS.maxBatch),
@@ -595,6 +642,7 @@ export class Engine implements QueueEngine {
     );
   }
 
+  /** Retention: delete up to `batchSize` finished jobs older than their queue's retention. Returns how many. */
   cleanup(batchSize: number = UPKEEP_BATCH): Promise<number> {
     return this.retention(Math.max(1, Math.floor(batchSize)));
   }
@@ -621,10 +669,12 @@ export class Engine implements QueueEngine {
     return deleted;
   }
 
+  /** The earliest future time something becomes due: a delayed/retrying job, a lease expiry, a schedule. Null if none. */
   nextWakeAt(): Promise<number | null> {
-    return this.backend.nextWakeAt();
+    return this.read((c) => upkeep.nextWakeAt(c));
   }
 
+  /** Recompute the per-queue counters from the jobs table and say whether they matched (tests and `doctor`). */
   verifyCounters(): Promise<{ ok: boolean; mismatches: CounterMismatch[] }> {
     return this.read(() => upkeep.verifyCounters());
   }
@@ -633,8 +683,9 @@ export class Engine implements QueueEngine {
     return this.events.subscribe(listener);
   }
 
+  /** Closes the store; nothing may be called after. */
   close(): Promise<void> {
-    return this.backend.close();
+    return this.db.close();
   }
 }
 
@@ -662,9 +713,4 @@ function outcome(promise: Promise<EnqueueResult>): Promise<EnqueueOutcome> {
     (result): EnqueueOutcome => ({ ok: true, result }),
     (error: unknown): EnqueueOutcome => ({ ok: false, error }),
   );
-}
-
-/** A stored template was validated when written; parsing it checks it again rather than trusting the file. */
-function parseStoredTemplate(json: string, scheduleName: string): JobTemplate {
-  return vs.jobTemplate(JSON.parse(json), `schedule ${scheduleName} job`);
 }

@@ -10,7 +10,7 @@ type Pending =
   | { type: 'queue'; name: string; deleted: boolean }
   | { type: 'output'; jobId: string; queue: string; lines: OutputLine[] };
 
-export class EventHub {
+export class ChangeHub {
   private readonly listeners = new Set<EngineListener>();
   private pending: Pending[] = [];
 

@@ -8,12 +8,12 @@ import { JSONRPCServer, createJSONRPCErrorResponse, type JSONRPCErrorResponse, t
 import { SpoolError, errorMessage } from '../../shared/protocol/errors';
 import { ErrorCode, LIMITS, METHOD_NAMES } from '../../shared/protocol';
 import type { Logger } from '../lifecycle/logger';
-import type { Connection } from './connection';
+import type { RpcConnection } from './connection';
 import { MAX_DEPTH, checkEnvelope, idOf, nestsDeeperThan } from './envelope';
 import { refusal } from './auth';
 
 export interface CallContext {
-  connection: Connection;
+  connection: RpcConnection;
 }
 
 export type MethodHandler = (params: unknown, context: CallContext) => unknown;
@@ -36,7 +36,7 @@ export class Dispatcher {
   }
 
   /** Handles one line from a connection; the answer (if any) is sent on that connection. */
-  handleLine(connection: Connection, line: string): void {
+  handleLine(connection: RpcConnection, line: string): void {
     let message: unknown;
     try {
       message = JSON.parse(line);

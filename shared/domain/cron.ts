@@ -6,7 +6,7 @@
  * Pure: no I/O, no clock — every "from" instant is passed in.
  */
 import { invalidParams } from '../protocol/errors';
-import { describeCron as describeParsed } from './cron/describe';
+import { describeExpression as describeParsed } from './cron/describe';
 import { canFire, nextFireAfter } from './cron/next';
 import { clip, parseCron, type CronExpression, type CronProblem } from './cron/parse';
 import { DEFAULT_TIMEZONE, timezoneProblem } from './cron/zone';

@@ -257,7 +257,7 @@ test('each rule bites: a file breaking it is named with its line', () => {
     assert.match(found[0], expected);
   }
   // Allowed: the engine through the interface; a program through shared/; the extension's own daemon/ folder.
-  assert.deepEqual(violations(importsOf('daemon/engine/d.ts', "import type { StorageBackend } from '../storage/backend';")), []);
+  assert.deepEqual(violations(importsOf('daemon/engine/d.ts', "import type { Store } from '../storage/store';")), []);
   assert.deepEqual(violations(importsOf('cli/e.ts', "import { SpoolClient } from '../shared/client';")), []);
   assert.deepEqual(violations(importsOf('extension/f.ts', "import { DaemonConnection } from './daemon/connection';")), []);
   assert.deepEqual(violations(importsOf('shared/client/g.ts', "import { spawn } from 'node:child_process';")), []);

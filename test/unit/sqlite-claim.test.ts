@@ -6,17 +6,14 @@ import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { UuidV7 } from '../../shared/domain/uuid';
-import { CLAIM_ANSWER_BUDGET, Store, UNBUDGETED_CLAIM_MAX, type JobInsert } from '../../daemon/storage/sqlite';
+import { CLAIM_ANSWER_BUDGET, SqliteDatabase, UNBUDGETED_CLAIM_MAX, type JobInsert } from '../../daemon/storage/sqlite/database';
 import { tempDir } from './helpers/engine';
 
 const KINDS = { exclude: ['shell', 'http'] };
 
-function openStore(t: Parameters<typeof tempDir>[0]): Store {
-  const store = new Store(path.join(tempDir(t), 'spool.db'), {
+function openStore(t: Parameters<typeof tempDir>[0]): SqliteDatabase {
+  const store = new SqliteDatabase(path.join(tempDir(t), 'spool.db'), {
     now: Date.now(),
-    parseTemplate: () => {
-      throw new Error('no schedules here');
-    },
   });
   t.after(() => store.close());
   const now = Date.now();

@@ -13,7 +13,7 @@
 import { jobNotFound, type SpoolError } from '../../../shared/protocol/errors';
 import type { HeartbeatResult } from '../../../shared/protocol';
 import type { Job, JobState, OutputStream, RunOutcome } from '../../../shared/protocol/types';
-import type { CompleteOutcome } from '../../storage/backend';
+import type { CompleteOutcome } from '../api';
 import { savepoint, sql, type Op } from '../../storage/statements';
 import { leaseLost as leaseLostError } from '../errors';
 import type { JobCompleteItem } from '../../storage/statements/attempts';
@@ -22,7 +22,7 @@ import type { OpContext } from './context';
 import { appendLines } from './output';
 
 /** LeaseLost (or JobNotFound) for `workerId` on job `id`, worded from the job and its history as they are now. */
-export function* leaseLost(id: string, workerId: string): Op<SpoolError> {
+export function* leaseLostOf(id: string, workerId: string): Op<SpoolError> {
   const job = yield* sql('jobGet', id);
   if (!job) return jobNotFound(id);
   const runs = yield* sql('runsOfJob', id);
@@ -32,7 +32,7 @@ export function* leaseLost(id: string, workerId: string): Op<SpoolError> {
 /** The job, its row locked, if `workerId` holds its lease; LeaseLost or JobNotFound otherwise. */
 export function* requireLease(id: string, workerId: string): Op<Job> {
   const job = yield* sql('jobGetForUpdate', id);
-  if (!job || job.state !== 'running' || job.workerId !== workerId) throw yield* leaseLost(id, workerId);
+  if (!job || job.state !== 'running' || job.workerId !== workerId) throw yield* leaseLostOf(id, workerId);
   return job;
 }
 
@@ -41,20 +41,20 @@ export function* heartbeat(c: OpContext, id: string, workerId: string, extendMs:
   const now = c.now();
   const job = yield* requireLease(id, workerId);
   const result = yield* sql('jobHeartbeat', { id, workerId, lease: c.policy.rules.leaseUntil(job, extendMs, now), now });
-  if (!result) throw yield* leaseLost(id, workerId);
+  if (!result) throw yield* leaseLostOf(id, workerId);
   return result;
 }
 
 /** Records progress, percent and message. */
 export function* progress(c: OpContext, id: string, workerId: string, percent: number, message: string | null): Op<void> {
   const job = yield* sql('jobSetProgress', { id, workerId, percent, message, now: c.now() });
-  if (!job) throw yield* leaseLost(id, workerId);
+  if (!job) throw yield* leaseLostOf(id, workerId);
   c.changes.job(job);
 }
 
 /** Stores the job's checkpoint, handed to its next attempt. */
 export function* checkpoint(c: OpContext, id: string, workerId: string, value: string): Op<void> {
-  if (!(yield* sql('jobSetCheckpoint', { id, workerId, checkpoint: value, now: c.now() }))) throw yield* leaseLost(id, workerId);
+  if (!(yield* sql('jobSetCheckpoint', { id, workerId, checkpoint: value, now: c.now() }))) throw yield* leaseLostOf(id, workerId);
 }
 
 /**
@@ -73,7 +73,7 @@ export function* appendOutput(c: OpContext, id: string, workerId: string, stream
  */
 export function* complete(c: OpContext, id: string, workerId: string, result: string | null): Op<Job> {
   const job = yield* sql('jobComplete', { id, workerId, result, now: c.now() });
-  if (!job) throw yield* leaseLost(id, workerId);
+  if (!job) throw yield* leaseLostOf(id, workerId);
   c.changes.job(job);
   return job;
 }
@@ -100,7 +100,7 @@ export function* completeMany(c: OpContext, items: readonly JobCompleteItem[]): 
     }
     const completed = done.get(item.id);
     if (completed === undefined) {
-      outcomes.push({ ok: false, error: yield* leaseLost(item.id, item.workerId) });
+      outcomes.push({ ok: false, error: yield* leaseLostOf(item.id, item.workerId) });
       continue;
     }
     c.changes.job(completed);
@@ -146,7 +146,7 @@ function* endAttempt(c: OpContext, job: Job, workerId: string, ending: Ending): 
     finishedAt: terminal ? now : null,
     now,
   });
-  if (!updated) throw yield* leaseLost(job.id, workerId);
+  if (!updated) throw yield* leaseLostOf(job.id, workerId);
   if (ending.outcome === 'completed') yield* sql('statsCountFinished', { outcome: 'completed', now, n: 1 });
   else if (ending.outcome === 'failed' || ending.outcome === 'lease_expired') yield* sql('statsCountFinished', { outcome: 'failed', now, n: 1 });
   c.changes.job(updated);
@@ -228,7 +228,7 @@ export function* release(c: OpContext, input: ReleaseInput): Op<Job> {
   const job = yield* requireLease(input.id, input.workerId);
   if (job.cancelRequested) return yield* endCancelled(c, job, input.workerId);
   const released = yield* interrupt(c, job, input.reason);
-  if (!released) throw yield* leaseLost(input.id, input.workerId);
+  if (!released) throw yield* leaseLostOf(input.id, input.workerId);
   return released;
 }
 

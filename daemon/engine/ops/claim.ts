@@ -13,7 +13,7 @@
 import type { Job } from '../../../shared/protocol/types';
 import { sql, type Op } from '../../storage/statements';
 import { CLAIM_ANSWER_BUDGET, compareClaimOrder, type ClaimCandidate, type KindFilter } from '../../storage/statements/claim';
-import type { QueueSettings } from '../../storage/mappers';
+import type { StoredQueue } from '../../storage/statements/queues';
 import { available, refill, type Bucket } from '../rateLimit';
 import type { OpContext } from './context';
 
@@ -28,7 +28,7 @@ export interface ClaimRequest {
 }
 
 interface Eligible {
-  queue: QueueSettings;
+  queue: StoredQueue;
   /** Most jobs this queue may give now (the claim's max, its rate limit, its weight room). */
   room: number;
   /** Most weight it may give now (its concurrency and the claimer's capacity); null when nothing bounds it. */

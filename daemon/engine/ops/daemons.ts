@@ -5,7 +5,7 @@
  * A daemon's heartbeat also refreshes its built-in executors' worker row, so they show as seen
  * while their daemon runs, and its stop (or a successor forgetting it) shows them as gone.
  */
-import type { DaemonInstance, DaemonRegistration } from '../../storage/backend';
+import type { DaemonInstance, DaemonRegistration } from '../../storage/statements/daemons';
 import { sql, type Op } from '../../storage/statements';
 import type { OpContext } from './context';
 

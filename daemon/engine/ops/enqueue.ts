@@ -9,7 +9,7 @@
  */
 import type { EnqueueResult } from '../../../shared/protocol';
 import type { Job } from '../../../shared/protocol/types';
-import type { QueueSettings } from '../../storage/mappers';
+import type { StoredQueue } from '../../storage/statements/queues';
 import { sql, type Op } from '../../storage/statements';
 import type { JobInsert } from '../../storage/statements/jobs';
 import { mergedBackoff, type EnqueueInput } from '../validate/jobs';
@@ -17,7 +17,7 @@ import type { OpContext } from './context';
 import { createQueue, ensureQueue } from './queues';
 
 /** The stored form of a new job: the queue's defaults filled in, the backoff checked against them. */
-export function jobRow(c: OpContext, input: EnqueueInput, queue: QueueSettings, now: number): JobInsert {
+export function jobRow(c: OpContext, input: EnqueueInput, queue: StoredQueue, now: number): JobInsert {
   const backoff = input.backoffField === null ? { ...queue.defaultBackoff, ...input.backoff } : mergedBackoff(queue.defaultBackoff, input.backoff, input.backoffField);
   return {
     id: c.policy.newId(),
@@ -68,7 +68,7 @@ export function* enqueue(c: OpContext, input: EnqueueInput): Op<EnqueueResult> {
 export function* enqueueMany(c: OpContext, inputs: readonly EnqueueInput[]): Op<EnqueueResult[]> {
   const now = c.now();
   const known = yield* knownKeys(inputs);
-  const queues = new Map<string, QueueSettings>();
+  const queues = new Map<string, StoredQueue>();
   /** Per input: the job that already had its key, or the index of its row in `inserts`. */
   const slots: ({ existing: Job } | { insert: number; created: boolean })[] = [];
   const inserts: JobInsert[] = [];

@@ -11,7 +11,7 @@
 import { SpoolError } from '../../../shared/protocol/errors';
 import type { ApplyProjectResult, Template } from '../../../shared/protocol';
 import { ErrorCode } from '../../../shared/protocol';
-import type { ApplyWrite, ProjectObjects } from '../../storage/backend';
+import type { ApplyWrite, ProjectObjects } from '../projects';
 
 
 import { sql, type Op } from '../../storage/statements';

@@ -7,8 +7,8 @@
 import { SpoolError } from '../../../shared/protocol/errors';
 import { ErrorCode } from '../../../shared/protocol';
 import { TERMINAL_STATES, type JobState, type Queue } from '../../../shared/protocol/types';
-import { emptyCounts, type QueueSettings } from '../../storage/mappers';
-import { changedLimits } from '../../storage/queueLimits';
+import { emptyCounts, type StoredQueue } from '../../storage/statements/queues';
+import { changedLimits } from '../queueLimits';
 import { sql, type Op } from '../../storage/statements';
 import { queueNotFound } from '../errors';
 import { mergedBackoff } from '../validate/jobs';
@@ -16,7 +16,7 @@ import type { ConfigureInput } from '../validate/queues';
 import type { OpContext } from './context';
 
 /** The queue's settings, creating it with the defaults if it does not exist. */
-export function* ensureQueue(c: OpContext, name: string): Op<QueueSettings> {
+export function* ensureQueue(c: OpContext, name: string): Op<StoredQueue> {
   return (yield* sql('queueGet', name)) ?? (yield* createQueue(c, name));
 }
 
@@ -26,7 +26,7 @@ export function* ensureQueue(c: OpContext, name: string): Op<QueueSettings> {
  * the read and the insert: the insert then does nothing, and announcing the queue is that
  * daemon's.
  */
-export function* createQueue(c: OpContext, name: string): Op<QueueSettings> {
+export function* createQueue(c: OpContext, name: string): Op<StoredQueue> {
   if (yield* sql('queueCreate', { name, defaults: c.policy.queueDefaults, now: c.now() })) c.changes.queue(name);
   const created = yield* sql('queueGet', name);
   if (!created) throw new Error(`Queue "${name}" was inserted but cannot be read back`);

@@ -8,7 +8,7 @@
 import { SpoolError } from '../../../shared/protocol/errors';
 import { ErrorCode } from '../../../shared/protocol';
 import { TERMINAL_STATES, type Job, type JobTemplate, type Schedule } from '../../../shared/protocol/types';
-import { scheduleNotFound } from '../../storage/errors';
+import { scheduleNotFound } from '../errors';
 import { sql, type Op } from '../../storage/statements';
 import type { StoredSchedule } from '../../storage/statements/schedules';
 import { mergedBackoff } from '../validate/jobs';
@@ -16,7 +16,7 @@ import { jobTemplate, type ScheduleChanges, type ScheduleInput } from '../valida
 import type { OpContext } from './context';
 import type { EnqueueResult } from '../../../shared/protocol';
 import { jsonText } from '../../../shared/domain/validate';
-import type { FireScheduleParams } from '../../storage/backend';
+import type { FireScheduleParams } from '../api';
 import { enqueue } from './enqueue';
 
 // ------------------------------------------------------------------------------------------

@@ -4,7 +4,7 @@
  */
 import { SpoolError } from '../../../shared/protocol/errors';
 import { ErrorCode } from '../../../shared/protocol';
-import type { StoredToken } from '../../storage/backend';
+import type { StoredToken } from '../../storage/statements/tokens';
 import { sql, type Op } from '../../storage/statements';
 
 /**

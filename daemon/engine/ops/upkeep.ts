@@ -1,15 +1,17 @@
 /**
  * Stats and upkeep, written once for every store: stats from the maintained counters, a batch of
- * retention, the pruning of old stat buckets and fire records, and the check of the counters.
+ * retention, the pruning of old stat buckets and fire records, the check of the counters, and
+ * the next time anything becomes due (the daemon's wake-up timer).
  * Retention runs in batches, one transaction each (the engine's loop: Engine.cleanup), so that
  * no transaction holds the write lock (SQLite) or many row locks (PostgreSQL) for long.
  */
 import type { QueueStats, Stats } from '../../../shared/protocol';
 import { JOB_STATES } from '../../../shared/protocol/types';
-import type { CounterMismatch } from '../../storage/backend';
-import { emptyCounts } from '../../storage/mappers';
+import type { CounterMismatch } from '../api';
+import { emptyCounts } from '../../storage/statements/queues';
 import { sql, type Op } from '../../storage/statements';
 import type { OpContext } from './context';
+import { nextTokenAt, refill } from '../rateLimit';
 import { listQueues } from './queues';
 
 const MINUTE = 60_000;
@@ -84,4 +86,22 @@ export function* verifyCounters(): Op<{ ok: boolean; mismatches: CounterMismatch
     if (known) mismatches.push({ queue, state: known, counted: 0, actual: count });
   }
   return { ok: mismatches.length === 0, mismatches };
+}
+
+/**
+ * The earliest future moment something becomes due: a delayed or retrying job of a queue that
+ * is not paused, a lease expiry, a schedule, or a rate-limited queue's next token while it has
+ * jobs waiting for one. The token math is the engine's (../rateLimit.ts), so the store only
+ * reports each limited queue's stored bucket.
+ */
+export function* nextWakeAt(c: OpContext): Op<number | null> {
+  const now = c.now();
+  let next = yield* sql('wakeDueAt', now);
+  for (const q of yield* sql('wakeRateLimited')) {
+    const bucket = refill(q.rateLimit, q.bucket, now);
+    if (bucket.tokens >= 1) continue;
+    const at = nextTokenAt(q.rateLimit, bucket);
+    if (next === null || at < next) next = at;
+  }
+  return next;
 }

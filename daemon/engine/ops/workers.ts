@@ -3,7 +3,7 @@
  * shown in the UI, with when each was last heard from.
  */
 import type { Worker, WorkerType } from '../../../shared/protocol/types';
-import { workerNotFound } from '../../storage/errors';
+import { workerNotFound } from '../errors';
 import { sql, type Op } from '../../storage/statements';
 import type { RegisterInput } from '../validate/worker';
 import type { OpContext } from './context';

@@ -7,10 +7,11 @@
  */
 import type { AsyncPart } from '../statements';
 import type { ClaimQueue, ClaimSql, KindFilter } from '../statements/claim';
-import { mapJob, mapSettings, type QueueSettings } from '../mappers';
+import { mapJob, mapSettings } from '../mappers';
+import type { StoredQueue } from '../statements/queues';
 import { int, intOrNull, text, textOrNull, type Row } from '../rows';
 import type { PgTx } from './db';
-import { JOBS_DOT_COLUMNS } from './ops/common';
+import { JOBS_DOT_COLUMNS } from './jobs';
 
 /** Due jobs of queue `queue` (default $1) at $2, of the kinds $3 (an include or exclude list): a walk of jobs_claim. */
 function dueSql(include: boolean, queue = '$1'): string {
@@ -54,7 +55,7 @@ function kindList(kinds: KindFilter): { include: boolean; list: string[] } {
   return 'include' in kinds ? { include: true, list: kinds.include } : { include: false, list: kinds.exclude };
 }
 
-function isLimited(q: QueueSettings): boolean {
+function isLimited(q: StoredQueue): boolean {
   return q.concurrency !== null || q.rateLimit !== null;
 }
 
@@ -77,7 +78,7 @@ export const claimStatements: AsyncPart<PgTx, ClaimSql> = {
       p.queues.length === 0
         ? await tx.rows('SELECT * FROM queues WHERE paused = 0 ORDER BY name')
         : await tx.rows('SELECT * FROM queues WHERE name = ANY($1::text[]) AND paused = 0 ORDER BY name', [p.queues]);
-    const settings = new Map<string, QueueSettings>();
+    const settings = new Map<string, StoredQueue>();
     const rates = new Map<string, { tokens: number | null; refilledAt: number | null }>();
     for (const row of rows) {
       const q = mapSettings(row);

@@ -7,7 +7,7 @@ import pg from 'pg';
 import { SpoolError, errorMessage } from '../../../shared/protocol/errors';
 import { ErrorCode } from '../../../shared/protocol';
 import type { Job, OutputLine } from '../../../shared/protocol/types';
-import type { ChangeRecorder, StoragePolicy } from '../backend';
+import type { ChangeRecorder } from '../store';
 import { toRow, type Row } from '../rows';
 
 // BIGINT (times in epoch ms, counts) as numbers: every value Spool stores fits in 2^53.
@@ -89,21 +89,17 @@ export class TxChanges {
 }
 
 /**
- * One transaction (or, outside `write`/`read`, one statement on the pool): queries, the
- * engine's policy, and the changes it records. Every op in ops/ takes one.
+ * One transaction (or, outside `write`/`read`, one statement on the pool): its queries, the
+ * engine's clock, and the changes it records. Every statement (./jobs.ts, ./queues.ts, …) takes one.
  */
 export class PgTx {
   readonly changes = new TxChanges();
 
   constructor(
     readonly client: Queryable,
-    readonly policy: StoragePolicy,
+    /** The engine's clock (injected by tests). */
+    readonly now: () => number,
   ) {}
-
-  /** The policy's clock. */
-  now(): number {
-    return this.policy.now();
-  }
 
   /** Rows of a statement, each read by column name through the typed getters of ../rows. */
   async rows(text: string, values: readonly unknown[] = []): Promise<Row[]> {
@@ -148,16 +144,6 @@ export class PgTx {
   output(jobId: string, queue: string, lines: OutputLine[]): void {
     this.changes.output(jobId, queue, lines);
   }
-}
-
-/**
- * What an operation that spans several transactions (bulk work in batches: purge, retention,
- * reaping) is given: the store's way to run one transaction, and the policy.
- */
-export interface Transactions {
-  readonly policy: StoragePolicy;
-  writeTx<T>(fn: (tx: PgTx) => Promise<T>): Promise<T>;
-  readTx<T>(fn: (tx: PgTx) => Promise<T>): Promise<T>;
 }
 
 /** SQLSTATE classes and codes that mean the server is gone or refusing connections. */

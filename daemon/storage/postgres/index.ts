@@ -1,5 +1,5 @@
 /**
- * The PostgreSQL store behind the storage interface (issue: team scale). A pool of connections
+ * The PostgreSQL store (../store.ts), for a team's daemons sharing one queue. A pool of connections
  * to one database; every operation runs in its own transaction on one pooled connection and
  * awaits the server, so transactions of one daemon overlap, and several daemons share the
  * database. What each transaction changed is kept apart (TxChanges) and handed to the engine's
@@ -9,7 +9,8 @@
  * `open()` (awaited by the daemon before it listens) reports their failure. Every call awaits
  * the same opening first.
  *
- * The SQL of each operation lives in ops/, by concern, as plain async functions over a PgTx.
+ * The statements live in one file per table (./jobs.ts, ./queues.ts, …), gathered in
+ * ./statements.ts; ./runner.ts drives an operation's generator over them, awaiting each.
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
@@ -18,15 +19,14 @@ import pg from 'pg';
 
 
 
-import type { ChangeRecorder, StorageBackend, StorageFactory, StoragePolicy, StoreDescription } from '../backend';
-import { PgTx, describeUrl, isRetryable, isUnavailable, storeUnavailable, type Transactions } from './db';
+import type { ChangeRecorder, Store, StoreDescription, StoreFactory } from '../store';
+import { PgTx, describeUrl, isRetryable, isUnavailable, storeUnavailable } from './db';
 import { runAsync } from './runner';
 import { postgresStatements } from './statements';
 import type { ChangeSink, Op } from '../statements';
-import { migrate } from './migrations';
+import { migratePostgres } from './migrations';
 import { encodeNotice, CHANNEL } from './notice';
 import { ChangeFeed } from './notify';
-import * as upkeep from './ops/upkeep';
 import { errorMessage } from '../../../shared/protocol/errors';
 
 /** How to open the PostgreSQL store. */
@@ -66,14 +66,14 @@ export const DEFAULT_POLL_MS = 250;
 const DEFAULT_FALLBACK_MS = 2000;
 
 /** The factory an engine is given to open this store. */
-export function postgresStorage(options: PostgresOptions): StorageFactory {
-  return (policy, changes) => new PostgresBackend(options, policy, changes);
+export function postgresStore(options: PostgresOptions): StoreFactory {
+  return (changes, now) => new PostgresStore(options, changes, now);
 }
 
 /** A transaction that fails with a serialization failure or deadlock runs again, up to this many times. */
 const MAX_TRIES = 5;
 
-export class PostgresBackend implements StorageBackend, Transactions {
+export class PostgresStore implements Store {
   private descriptionValue: StoreDescription;
   private migratedValue = { versions: [] as number[], ms: 0 };
   private poolValue: pg.Pool | null = null;
@@ -86,8 +86,9 @@ export class PostgresBackend implements StorageBackend, Transactions {
 
   constructor(
     readonly options: PostgresOptions,
-    readonly policy: StoragePolicy,
     private readonly changes: ChangeRecorder,
+    /** The engine's clock (injected by tests). */
+    private readonly now: () => number,
   ) {
     this.descriptionValue = { kind: 'postgres', location: typeof options.url === 'string' ? describeUrl(options.url) : 'postgres://' };
     this.opening = this.openNow();
@@ -135,13 +136,13 @@ export class PostgresBackend implements StorageBackend, Transactions {
       throw this.unavailable(error);
     }
     try {
-      const versions = await migrate(client, this.policy.now());
+      const versions = await migratePostgres(client, this.now());
       this.migratedValue = { versions, ms: Math.round(performance.now() - started) };
     } finally {
       client.release();
     }
     if (this.closed) return;
-    this.feedValue = new ChangeFeed(url, pool, this.policy, this.changes, this.instanceId, {
+    this.feedValue = new ChangeFeed(url, pool, this.now, this.changes, this.instanceId, {
       poll: this.options.poll === true,
       pollMs: this.options.pollMs ?? DEFAULT_POLL_MS,
       fallbackMs: this.options.fallbackMs ?? DEFAULT_FALLBACK_MS,
@@ -180,7 +181,7 @@ export class PostgresBackend implements StorageBackend, Transactions {
    * Runs `fn` in a transaction on one pooled connection; after the commit its changes go to the
    * engine. Deadlocks and serialization failures run it again; a lost server is StoreUnavailable.
    */
-  async writeTx<T>(fn: (tx: PgTx) => Promise<T>): Promise<T> {
+  private async writeTx<T>(fn: (tx: PgTx) => Promise<T>): Promise<T> {
     await this.opening;
     for (let attempt = 1; ; attempt += 1) {
       let client: pg.PoolClient;
@@ -189,7 +190,7 @@ export class PostgresBackend implements StorageBackend, Transactions {
       } catch (error) {
         throw this.unavailable(error);
       }
-      const tx = new PgTx(client, this.policy);
+      const tx = new PgTx(client, this.now);
       let broken = false;
       try {
         await client.query('BEGIN');
@@ -197,7 +198,7 @@ export class PostgresBackend implements StorageBackend, Transactions {
         // Other daemons hear of the changes with the commit, in the same round trip (the simple
         // query protocol runs both statements): NOTIFY is transactional, so they hear of it only
         // if it committed, and never before the rows are visible to them.
-        const notice = encodeNotice(this.instanceId, tx.changes, this.policy.now());
+        const notice = encodeNotice(this.instanceId, tx.changes, this.now());
         await client.query(notice === null ? 'COMMIT' : `NOTIFY ${CHANNEL}, ${client.escapeLiteral(notice)}; COMMIT`);
         this.reachable();
         this.feedValue?.noteLocal(tx.changes);
@@ -220,7 +221,7 @@ export class PostgresBackend implements StorageBackend, Transactions {
   }
 
   /** A read-only transaction: one consistent snapshot (REPEATABLE READ) for reads that span statements. */
-  async readTx<T>(fn: (tx: PgTx) => Promise<T>): Promise<T> {
+  private async readTx<T>(fn: (tx: PgTx) => Promise<T>): Promise<T> {
     await this.opening;
     let client: pg.PoolClient;
     try {
@@ -231,7 +232,7 @@ export class PostgresBackend implements StorageBackend, Transactions {
     let broken = false;
     try {
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      const result = await fn(new PgTx(client, this.policy));
+      const result = await fn(new PgTx(client, this.now));
       await client.query('COMMIT');
       this.reachable();
       return result;
@@ -257,31 +258,6 @@ export class PostgresBackend implements StorageBackend, Transactions {
   /** Runs a reading operation in one read-only snapshot. */
   read<T>(op: (changes: ChangeSink) => Op<T>): Promise<T> {
     return this.readTx((tx) => runAsync(tx, op(tx.changes), postgresStatements));
-  }
-
-  // ------------------------------------------------------------------------------------------
-  // Jobs
-
-  // ------------------------------------------------------------------------------------------
-  // The worker side
-
-  // ------------------------------------------------------------------------------------------
-  // Workers
-
-  // ------------------------------------------------------------------------------------------
-  // Daemons and tokens
-
-  // ------------------------------------------------------------------------------------------
-  // Schedules
-
-  // ------------------------------------------------------------------------------------------
-  // Jobs as code
-
-  // ------------------------------------------------------------------------------------------
-  // Stats and upkeep
-
-  nextWakeAt(): Promise<number | null> {
-    return this.readTx((tx) => upkeep.nextWakeAt(tx));
   }
 
   async close(): Promise<void> {

@@ -12,8 +12,18 @@ import type { JobInsert, JobSql } from '../statements/jobs';
 import { mapJob, newJob } from '../mappers';
 import { int, text } from '../rows';
 import type { PgTx } from './db';
-import { JOB_COLUMNS, JOBS_DOT_COLUMNS } from './ops/common';
 import { countFinished } from './runs';
+
+/** The job columns every read of a whole job selects (a `j.` prefix where joined). */
+export const JOB_COLUMNS = `id, queue, kind, payload, priority, weight, state, run_at, attempts, max_attempts, runs,
+  backoff_strategy, backoff_base_ms, backoff_cap_ms, backoff_jitter, timeout_ms, lease_expires_at, worker_id,
+  claimed_from, idempotency_key, progress, progress_message, checkpoint, result, last_error, cancel_requested,
+  tags, context, output_seq, output_lines, output_dropped, created_at, updated_at, started_at, finished_at`;
+
+/** The job columns, each prefixed with `jobs.` (for UPDATE … FROM, where `id` alone is ambiguous). */
+export const JOBS_DOT_COLUMNS = JOB_COLUMNS.split(',')
+  .map((c) => `jobs.${c.trim()}`)
+  .join(', ');
 
 export const jobStatements: AsyncPart<PgTx, JobSql> = {
   async jobGet(tx, id) {

@@ -6,7 +6,7 @@ import type { AsyncPart } from '../statements';
 import type { ListSql } from '../statements/list';
 import { mapJob } from '../mappers';
 import type { PgTx } from './db';
-import { JOB_COLUMNS } from './ops/common';
+import { JOB_COLUMNS } from './jobs';
 
 /** Escapes LIKE wildcards so a search for "50%" finds "50%". */
 function likePattern(search: string): string {

@@ -7,10 +7,48 @@
  */
 import type { AsyncPart } from '../statements';
 import type { QueueSql } from '../statements/queues';
-import { emptyCounts, mapSettings } from '../mappers';
-import { int } from '../rows';
+import type { JobCounts } from '../../../shared/protocol/types';
+import { jobState, mapSettings } from '../mappers';
+import { emptyCounts, type StoredQueue } from '../statements/queues';
+import { int, text } from '../rows';
 import type { PgTx } from './db';
-import { allCounts, allSettings, delayedCounts } from './ops/upkeep';
+
+/** Every queue's counts (summed shards), by queue name. */
+export async function allCounts(tx: PgTx, queue?: string): Promise<Map<string, JobCounts>> {
+  const rows = await tx.rows(
+    `SELECT queue, state, sum(count) AS count FROM queue_counts ${queue === undefined ? '' : 'WHERE queue = $1'} GROUP BY queue, state`,
+    queue === undefined ? [] : [queue],
+  );
+  const byQueue = new Map<string, JobCounts>();
+  for (const row of rows) {
+    const name = text(row, 'queue');
+    let counts = byQueue.get(name);
+    if (!counts) byQueue.set(name, (counts = emptyCounts()));
+    counts[jobState(row)] = int(row, 'count');
+  }
+  return byQueue;
+}
+
+/**
+ * Queued jobs per queue whose run time is still to come. Over the jobs_due index (its predicate
+ * repeated, so the planner uses it): only jobs made to run later are in it.
+ */
+export async function delayedCounts(tx: PgTx, now: number, queue?: string): Promise<Map<string, number>> {
+  const rows = await tx.rows(
+    `SELECT queue, count(*) AS count FROM jobs
+     WHERE state IN ('queued', 'retrying') AND run_at > created_at AND state = 'queued' AND run_at > $1 ${queue === undefined ? '' : 'AND queue = $2'}
+     GROUP BY queue`,
+    queue === undefined ? [now] : [now, queue],
+  );
+  return new Map(rows.map((row) => [text(row, 'queue'), int(row, 'count')]));
+}
+
+/** Every queue's settings with its owner, by name. */
+export async function allSettings(tx: PgTx): Promise<StoredQueue[]> {
+  const rows = await tx.rows(`SELECT q.*, m.project AS owner FROM queues q
+    LEFT JOIN managed_objects m ON m.type = 'queue' AND m.name = q.name ORDER BY q.name`);
+  return rows.map(mapSettings);
+}
 
 /** A queue's settings with the project that owns it, if any. */
 const SETTINGS = `SELECT q.*, m.project AS owner FROM queues q

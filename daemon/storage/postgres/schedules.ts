@@ -1,7 +1,7 @@
 /**
  * Statements over schedules (../statements/schedules.ts), in PostgreSQL. Besides the schedules
  * themselves the store keeps schedule_fires, one row per (schedule, fire time), the backstop that
- * makes a tick fire once across daemons (see ops/schedules.ts).
+ * makes a tick fire once across daemons (see fireSchedule in daemon/engine/ops/schedules.ts).
  */
 import type { AsyncPart } from '../statements';
 import type { ScheduleSql, ScheduleWrite } from '../statements/schedules';

@@ -1,16 +1,17 @@
 /**
  * Statements of upkeep (../statements/upkeep.ts), in PostgreSQL: the finished figures of stats,
- * retention, and the counters' check. The counters are queue_counts' sharded rows (see
+ * retention, the counters' check, and the reads behind the daemon's wake-up time. The counters are queue_counts' sharded rows (see
  * ./queues.ts): only a queue's sum means anything.
  */
 import type { AsyncPart } from '../statements';
 import type { UpkeepSql } from '../statements/upkeep';
 import type { JobState } from '../../../shared/protocol/types';
 import { jobState } from '../mappers';
-import { int, text } from '../rows';
+import { int, intOrNull, real, text } from '../rows';
 import type { PgTx } from './db';
-import { allCounts } from './ops/upkeep';
-import { BUCKET_MS, finishedSince } from './ops/runs';
+import { allCounts } from './queues';
+import { finishedSince } from './runs';
+import { BUCKET_MS } from '../statements/runs';
 
 const FINISHED: readonly JobState[] = ['completed', 'dead', 'cancelled'];
 
@@ -57,6 +58,37 @@ export const upkeepStatements: AsyncPart<PgTx, UpkeepSql> = {
       );
     }
     return deleted;
+  },
+
+  /**
+   * One statement: per queue that is not paused, the first entry of jobs_due (a lateral walk of
+   * that queue's index range), the first lease to expire (jobs_lease) and the next schedule.
+   */
+  async wakeDueAt(tx, now) {
+    const row = await tx.row(
+      `SELECT least(
+         (SELECT min(d.next) FROM queues q CROSS JOIN LATERAL (
+            SELECT min(run_at) AS next FROM jobs
+            WHERE queue = q.name AND state IN ('queued', 'retrying') AND run_at > created_at AND run_at > $1) d
+          WHERE q.paused = 0),
+         (SELECT min(lease_expires_at) FROM jobs WHERE state = 'running'),
+         (SELECT min(next_run_at) FROM schedules WHERE enabled = 1)) AS next`,
+      [now],
+    );
+    return row === undefined ? null : intOrNull(row, 'next');
+  },
+
+  async wakeRateLimited(tx) {
+    const rows = await tx.rows(
+      `SELECT q.name, q.rate_per_second, q.rate_burst, q.rate_tokens, q.rate_refilled_at FROM queues q
+       WHERE q.paused = 0 AND q.rate_per_second IS NOT NULL
+         AND EXISTS (SELECT 1 FROM jobs WHERE queue = q.name AND state IN ('queued', 'retrying'))`,
+    );
+    return rows.map((row) => ({
+      name: text(row, 'name'),
+      rateLimit: { perSecond: real(row, 'rate_per_second'), burst: intOrNull(row, 'rate_burst') ?? 1 },
+      bucket: { tokens: row.get('rate_tokens') === null ? null : real(row, 'rate_tokens'), refilledAt: intOrNull(row, 'rate_refilled_at') },
+    }));
   },
 
   async scheduleFiresPrune(tx, p) {

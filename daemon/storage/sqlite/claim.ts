@@ -36,11 +36,12 @@ import type { PendingCounts } from './counts';
 import type { Db } from './db';
 import type { DelayedCounts } from './delayed';
 import { mapJob } from '../mappers';
-import type { QueueSettings, QueueStatements } from './queues';
+import type { QueueStatements } from './queues';
+import type { StoredQueue } from '../statements/queues';
 import { ArrayRows, int, text, textOrNull, toRow } from './row';
-import { CLAIM_ANSWER_BUDGET, compareClaimOrder, type ClaimCandidate, type ClaimJobs, type ClaimQueue, type ClaimResult, type ClaimSql, type KindFilter } from '../statements/claim';
+import { CLAIM_ANSWER_BUDGET, compareClaimOrder, type ClaimCandidate, type ClaimJobs, type ClaimQueue, type ClaimedJobs, type ClaimSql, type KindFilter } from '../statements/claim';
 
-export { CLAIM_ANSWER_BUDGET, compareClaimOrder, type ClaimResult, type KindFilter } from '../statements/claim';
+export { CLAIM_ANSWER_BUDGET, compareClaimOrder, type ClaimedJobs, type KindFilter } from '../statements/claim';
 
 // `+run_at`: the unary plus keeps the planner from using run_at as an index range (a skip-scan
 // over priorities after ANALYZE), which would force a sort; run_at is checked on each entry.
@@ -175,7 +176,7 @@ export class ClaimStatements implements ClaimSql {
     return found;
   }
 
-  private addClaimQueue(found: ClaimQueue[], settings: QueueSettings | undefined): void {
+  private addClaimQueue(found: ClaimQueue[], settings: StoredQueue | undefined): void {
     if (settings === undefined || settings.paused) return;
     found.push({
       settings,
@@ -195,7 +196,7 @@ export class ClaimStatements implements ClaimSql {
    * between the peek and the claim inside the transaction, so the share already fits, and the
    * statements without the weight run.
    */
-  claimJobs(p: ClaimJobs): ClaimResult {
+  claimJobs(p: ClaimJobs): ClaimedJobs {
     const { queue, kinds, limit, workerId, now, budget } = p;
     const room = p.peeked ? null : p.room;
     const include = 'include' in kinds;

@@ -3,7 +3,7 @@
  * a successor yet) on this file, with their heartbeats (migration 9), and the leader lease,
  * which SQLite does without.
  */
-import type { DaemonInstance, DaemonRegistration } from '../backend';
+import type { DaemonInstance, DaemonRegistration } from '../statements/daemons';
 import type { DaemonSql } from '../statements/daemons';
 import type { Db } from './db';
 import { mapDaemon } from '../mappers';

@@ -15,9 +15,9 @@ import type { Db } from './db';
 import type { DelayedCounts } from './delayed';
 import { jobState, mapJob, newJob } from '../mappers';
 import { ArrayRows, int, scalarText, text, toRow, type Row } from './row';
-import type { JobCheckpoint, JobHeartbeat, JobInsert, JobProgress, JobSql, JobTransition, JobUpdate } from '../statements/jobs';
+import type { JobCheckpoint, JobHeartbeat, JobInsert, JobProgress, JobSql, JobMove, JobUpdate } from '../statements/jobs';
 import type { AttemptSql, JobAttemptEnd, JobComplete, JobCompleteItem, JobInterrupt } from '../statements/attempts';
-import { BUCKET_MS } from './runs';
+import { BUCKET_MS } from '../statements/runs';
 
 export type { JobInsert } from '../statements/jobs';
 
@@ -288,13 +288,13 @@ export class JobStatements implements JobSql, AttemptSql {
     return mapOptional(this.requestCancelStmt.get(p));
   }
 
-  jobCancelWaiting(p: JobTransition): Job | undefined {
+  jobCancelWaiting(p: JobMove): Job | undefined {
     const job = this.moved(p.from, mapOptional(this.cancelWaitingStmt.get({ id: p.id, now: p.now })));
     if (job) this.delayed.forget(job.queue);
     return job;
   }
 
-  jobRetry(p: JobTransition): Job | undefined {
+  jobRetry(p: JobMove): Job | undefined {
     this.delayed.noteWrite(p.now);
     return this.moved(p.from, mapOptional(this.retryStmt.get({ id: p.id, now: p.now })));
   }

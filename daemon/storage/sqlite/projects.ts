@@ -4,7 +4,7 @@
  * are columns of schedules (schedules.ts); an object's owner is joined into its row where it is
  * read.
  */
-import type { Ownership, StoredTemplate } from '../backend';
+import type { Ownership, StoredTemplate } from '../statements/projects';
 import type { OwnerWrite, ProjectSql, TemplateWrite } from '../statements/projects';
 import type { Db } from './db';
 import type { QueueStatements } from './queues';

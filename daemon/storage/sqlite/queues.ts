@@ -8,13 +8,12 @@ import type { UpkeepSql } from '../statements/upkeep';
 import type { PendingCounts } from './counts';
 import type { Db } from './db';
 import type { DelayedCounts } from './delayed';
-import { emptyCounts, jobState } from '../mappers';
+import { jobState } from '../mappers';
+import { emptyCounts } from '../statements/queues';
 import { int, intOrNull, real, scalarInt, text, toRow } from './row';
 
-/** A queue's settings as stored, before counts are attached. */
-export type { QueueSettings } from '../mappers';
-import { mapSettings, type QueueSettings } from '../mappers';
-export { emptyCounts } from '../mappers';
+import { mapSettings } from '../mappers';
+import type { StoredQueue } from '../statements/queues';
 
 /** Token-bucket state stored with the queue. */
 export interface RateState {
@@ -66,7 +65,7 @@ export class QueueStatements implements Omit<QueueSql, 'queuePurge'>, Pick<Upkee
    * configure or pause is seen at the next read; this connection's own queue writes, and any
    * rollback (Store.write), drop the cache explicitly.
    */
-  private cache: Map<string, QueueSettings> | null = null;
+  private cache: Map<string, StoredQueue> | null = null;
   private cacheVersion = -1;
   private readonly insertStmt;
   private readonly updateStmt;
@@ -119,7 +118,7 @@ export class QueueStatements implements Omit<QueueSql, 'queuePurge'>, Pick<Upkee
     this.recountStmt = db.prepare('SELECT queue, state, count(*) AS count FROM jobs GROUP BY queue, state');
   }
 
-  private settings(): Map<string, QueueSettings> {
+  private settings(): Map<string, StoredQueue> {
     const version = scalarInt(this.dataVersionStmt.get(), 'data_version');
     if (this.cache === null || version !== this.cacheVersion) {
       this.cache = new Map(
@@ -139,12 +138,12 @@ export class QueueStatements implements Omit<QueueSql, 'queuePurge'>, Pick<Upkee
   }
 
   /** The queue's settings (shared: do not modify). */
-  get(name: string): QueueSettings | undefined {
+  get(name: string): StoredQueue | undefined {
     return this.settings().get(name);
   }
 
   /** Every queue's settings, by name (shared: do not modify). */
-  all(): QueueSettings[] {
+  all(): StoredQueue[] {
     return [...this.settings().values()];
   }
 
@@ -167,17 +166,17 @@ export class QueueStatements implements Omit<QueueSql, 'queuePurge'>, Pick<Upkee
   // Statements of ../statements/queues.ts (QueueSql; queuePurge is in upkeep.ts, with the other
   // deletes of many jobs).
 
-  queueGet(name: string): QueueSettings | undefined {
+  queueGet(name: string): StoredQueue | undefined {
     return this.get(name);
   }
 
   /** Unlike PostgreSQL, SQLite needs no row lock: BEGIN IMMEDIATE holds the write lock for the whole transaction. */
-  queueGetForUpdate(name: string): QueueSettings | undefined {
+  queueGetForUpdate(name: string): StoredQueue | undefined {
     return this.get(name);
   }
 
   /** As queueGetForUpdate: no lock is needed. */
-  queueGetForConfigure(name: string): QueueSettings | undefined {
+  queueGetForConfigure(name: string): StoredQueue | undefined {
     return this.get(name);
   }
 
@@ -200,7 +199,7 @@ export class QueueStatements implements Omit<QueueSql, 'queuePurge'>, Pick<Upkee
     });
   }
 
-  queueList(): QueueSettings[] {
+  queueList(): StoredQueue[] {
     return this.all();
   }
 
@@ -323,6 +322,6 @@ export class QueueStatements implements Omit<QueueSql, 'queuePurge'>, Pick<Upkee
   }
 }
 
-export function withCounts(settings: QueueSettings, counts: JobCounts, delayed: number): Queue {
+export function withCounts(settings: StoredQueue, counts: JobCounts, delayed: number): Queue {
   return { ...settings, counts, delayed };
 }

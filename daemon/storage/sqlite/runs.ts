@@ -21,10 +21,8 @@ import type { PendingCounts } from './counts';
 import type { Db } from './db';
 import { mapRun } from '../mappers';
 import { scalarInt, toRow } from './row';
-import type { RunEnd, RunSql } from '../statements/runs';
+import { BUCKET_MS, type RunEnd, type RunSql } from '../statements/runs';
 import type { UpkeepSql } from '../statements/upkeep';
-
-export const BUCKET_MS = 10_000;
 
 /** A completed job whose row describes its last attempt (a job that never ran has none). */
 const COMPLETED_ATTEMPT = `jobs WHERE id = @jobId AND state = 'completed' AND runs > 0 AND worker_id IS NOT NULL`;

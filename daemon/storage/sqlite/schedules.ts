@@ -3,12 +3,11 @@
  * store keeps them and does the compare-and-swap on next_run_at that makes a fire happen once
  * even with two daemons on one file.
  */
-import type { JobTemplate, Schedule } from '../../../shared/protocol/types';
 import type { ScheduleSql, ScheduleSwap, ScheduleWrite, StoredSchedule } from '../statements/schedules';
 import type { UpkeepSql } from '../statements/upkeep';
 import type { Db } from './db';
-import { mapSchedule, mapStoredSchedule } from '../mappers';
-import { scalarIntOrNull, text, toRow, type Row } from './row';
+import { mapStoredSchedule } from '../mappers';
+import { toRow } from './row';
 
 const SELECT = `SELECT s.*, m.project AS owner FROM schedules s
   LEFT JOIN managed_objects m ON m.type = 'schedule' AND m.name = s.name`;
@@ -21,12 +20,8 @@ export class ScheduleStatements implements ScheduleSql, Pick<UpkeepSql, 'schedul
   private readonly deleteStmt;
   private readonly casStmt;
   private readonly setLastJobStmt;
-  private readonly nextDueStmt;
 
-  constructor(
-    db: Db,
-    private readonly parseTemplate: (json: string, name: string) => JobTemplate,
-  ) {
+  constructor(db: Db) {
     // The owner comes with the row (a join on a primary key): every reader of a schedule sees it.
     this.byNameStmt = db.prepare(`${SELECT} WHERE s.name = @name`);
     this.allStmt = db.prepare(`${SELECT} ORDER BY s.name`);
@@ -47,11 +42,6 @@ export class ScheduleStatements implements ScheduleSql, Pick<UpkeepSql, 'schedul
         last_run_at = CASE WHEN @enqueue = 1 THEN @now ELSE last_run_at END
       WHERE name = @name AND next_run_at IS @expectedNextRunAt`);
     this.setLastJobStmt = db.prepare('UPDATE schedules SET last_job_id = @jobId WHERE name = @name');
-    this.nextDueStmt = db.prepare('SELECT min(next_run_at) FROM schedules WHERE enabled = 1').pluck();
-  }
-
-  private map(row: Row): Schedule {
-    return mapSchedule(row, this.parseTemplate(text(row, 'job'), text(row, 'name')));
   }
 
   scheduleGet(name: string): StoredSchedule | undefined {
@@ -66,12 +56,6 @@ export class ScheduleStatements implements ScheduleSql, Pick<UpkeepSql, 'schedul
 
   scheduleList(): StoredSchedule[] {
     return this.allStmt.all().map((raw) => mapStoredSchedule(toRow(raw, 'schedule')));
-  }
-
-  /** The schedule with its template parsed, for the fire (which parses through the store's callback). */
-  get(name: string): Schedule | undefined {
-    const raw = this.byNameStmt.get({ name });
-    return raw === undefined ? undefined : this.map(toRow(raw, 'schedule'));
   }
 
   scheduleInsert(values: ScheduleWrite): boolean {
@@ -89,10 +73,6 @@ export class ScheduleStatements implements ScheduleSql, Pick<UpkeepSql, 'schedul
 
   /** Unlike PostgreSQL, SQLite keeps no fire records: its compare-and-swap alone makes a fire happen once. */
   scheduleFiresPrune(): void {}
-
-  nextDue(): number | null {
-    return scalarIntOrNull(this.nextDueStmt.get(), 'next schedule');
-  }
 
   /**
    * last_run_at is the last time a tick enqueued a job, so it moves only when `enqueue` is true:

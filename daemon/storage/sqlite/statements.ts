@@ -3,11 +3,11 @@
  * one object, by name, which the runner (./runner.ts) calls. TypeScript checks that together
  * they provide every statement.
  */
-import type { Store } from '.';
+import type { SqliteDatabase } from './database';
 import type { Statements } from '../statements';
 import { bound } from './runner';
 
-export function sqliteStatements(store: Store): Statements {
+export function sqliteStatements(store: SqliteDatabase): Statements {
   return {
     ...bound(store.jobs),
     ...bound(store.runs),

@@ -2,7 +2,7 @@
  * SQL over tokens (../statements/tokens.ts, migration 11): the hashed access tokens of clients
  * over the network.
  */
-import type { StoredToken } from '../backend';
+import type { StoredToken } from '../statements/tokens';
 import type { TokenSql } from '../statements/tokens';
 import type { Db } from './db';
 import { mapToken } from '../mappers';

@@ -6,7 +6,7 @@
  * for the whole transaction, PostgreSQL locks the rows it draws on and skips the rows others hold.
  */
 import type { Job } from '../../../shared/protocol/types';
-import type { QueueRateState, QueueSettings } from './queues';
+import type { QueueRateState, StoredQueue } from './queues';
 
 /** Which kinds a claimer may get: only these, or all but these (the built-in kinds a remote worker never gets). */
 export type KindFilter = { include: string[] } | { exclude: string[] };
@@ -20,7 +20,7 @@ export const CLAIM_ANSWER_BUDGET = 128 * 1024 * 1024;
 
 /** A queue a claim may take from, as it is inside the claim's transaction. */
 export type ClaimQueue = {
-  settings: QueueSettings;
+  settings: StoredQueue;
   /** What its running jobs weigh (what its concurrency counts); 0 when it has no concurrency limit. */
   runningWeight: number;
   /** Its token bucket as stored; null when it has no rate limit. */
@@ -52,7 +52,7 @@ export type ClaimJobs = {
 };
 
 /** The jobs a claim took, in claim order, and the characters of payload and checkpoint they carry. */
-export type ClaimResult = {
+export type ClaimedJobs = {
   jobs: Job[];
   chars: number;
 };
@@ -66,7 +66,7 @@ export interface ClaimSql {
   /** The next `room` due jobs of each queue, in no particular order across queues. */
   claimPeek(p: { queues: readonly { name: string; room: number }[]; kinds: KindFilter; now: number }): ClaimCandidate[];
   /** Claims the next due jobs of one queue for `workerId`, leased from now. */
-  claimJobs(p: ClaimJobs): ClaimResult;
+  claimJobs(p: ClaimJobs): ClaimedJobs;
 }
 
 /** Highest priority first, then earliest run time, then oldest (ids are time-ordered): the claim order. */

@@ -43,7 +43,7 @@ export type JobUpdate = {
 };
 
 /** A job leaving `from`, the state the operation read it in (SQLite's counters move it from there). */
-export type JobTransition = {
+export type JobMove = {
   id: string;
   from: JobState;
   now: number;
@@ -88,14 +88,14 @@ export type JobSql = {
   /** Stores the checkpoint of a job `workerId` holds; false when it does not hold it. */
   jobSetCheckpoint(p: JobCheckpoint): boolean;
   /** A waiting (queued or retrying) job → cancelled; the job, or undefined if it was not waiting. */
-  jobCancelWaiting(p: JobTransition): Job | undefined;
+  jobCancelWaiting(p: JobMove): Job | undefined;
   /** Asks the worker of a running job to stop; the job, or undefined if it is not running. */
   jobRequestCancel(p: { id: string; now: number }): Job | undefined;
   /**
    * A finished (dead, cancelled, completed) job → queued with a fresh attempt budget; its
    * checkpoint stays, unless it completed. The job, or undefined if it had not finished.
    */
-  jobRetry(p: JobTransition): Job | undefined;
+  jobRetry(p: JobMove): Job | undefined;
   /** Changes a waiting job; the job, or undefined if it is not waiting. */
   jobUpdate(p: JobUpdate): Job | undefined;
   /** Deletes a job that is not running (its runs and output go with it); false if none was deleted. */

@@ -6,11 +6,13 @@
  */
 import type { Backoff, JobCounts, JobState, Queue } from '../../../shared/protocol/types';
 
-/**
- * A queue's settings (its counts are added by the caller). Declared here, where the statements'
- * row types live, and re-exported by ../mappers.ts, which maps rows to it.
- */
-export type QueueSettings = Omit<Queue, 'counts' | 'delayed'>;
+/** A queue's settings as a store holds them, with its owning project (its counts are added by the caller). */
+export type StoredQueue = Omit<Queue, 'counts' | 'delayed'>;
+
+/** Counts of no jobs: the start of every sum of a queue's counters, in the stores and the engine alike. */
+export function emptyCounts(): JobCounts {
+  return { queued: 0, running: 0, retrying: 0, completed: 0, dead: 0, cancelled: 0 };
+}
 
 /** The settings a queue gets when its first job (or a pause) creates it. */
 export type QueueDefaults = {
@@ -49,18 +51,18 @@ export type QueueRateState = {
 
 export type QueueSql = {
   /** A queue's settings (with its owning project), or undefined. */
-  queueGet(name: string): QueueSettings | undefined;
+  queueGet(name: string): StoredQueue | undefined;
   /** The same, the queue's row locked for the rest of the transaction (PostgreSQL: FOR UPDATE). */
-  queueGetForUpdate(name: string): QueueSettings | undefined;
+  queueGetForUpdate(name: string): StoredQueue | undefined;
   /**
    * The same, locked against other writers of the queue's settings but not against new jobs
    * (PostgreSQL: FOR NO KEY UPDATE: an enqueue's foreign key check does not wait for it).
    */
-  queueGetForConfigure(name: string): QueueSettings | undefined;
+  queueGetForConfigure(name: string): StoredQueue | undefined;
   /** Inserts the queue with the defaults unless it exists; true when it inserted. */
   queueCreate(p: { name: string; defaults: QueueDefaults; now: number }): boolean;
   /** Every queue's settings, by name. */
-  queueList(): QueueSettings[];
+  queueList(): StoredQueue[];
   /** Writes a queue's settings; a changed rate limit starts a full bucket again. */
   queueUpdate(p: QueueUpdate): void;
   /** Pauses or resumes a queue; false when there is no such queue. */

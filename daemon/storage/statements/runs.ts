@@ -4,6 +4,12 @@
  */
 import type { JobRun, RunOutcome } from '../../../shared/protocol/types';
 
+/**
+ * Width of a stat bucket, in ms: finished attempts are counted per bucket, and stats sum the
+ * buckets of the last minute or hour. Both stores keep the same width, so their figures agree.
+ */
+export const BUCKET_MS = 10_000;
+
 /** The end of a job's running attempt, as its history row records it. */
 export type RunEnd = {
   jobId: string;

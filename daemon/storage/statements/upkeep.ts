@@ -1,8 +1,13 @@
 /**
  * Statements of upkeep (see ./index.ts for the protocol): the finished figures of stats,
- * retention, and the check of the maintained counters.
+ * retention, the check of the maintained counters, and what the daemon's wake-up time is
+ * computed from (the engine adds the rate limits' token math: daemon/engine/ops/upkeep.ts).
  */
-import type { JobCounts, JobState } from '../../../shared/protocol/types';
+import type { JobCounts, JobState, RateLimit } from '../../../shared/protocol/types';
+import type { QueueRateState } from './queues';
+
+/** A rate-limited queue that is not paused and has jobs waiting, with its stored token bucket. */
+export type RateLimitedQueue = { name: string; rateLimit: RateLimit; bucket: QueueRateState };
 
 /** A batch of retention: finished jobs of one queue that finished before `cutoff`. */
 export type JobRetention = {
@@ -28,6 +33,13 @@ export interface UpkeepSql {
    * finishes: `beforeId` bounds the walk.
    */
   jobDeleteExpired(p: JobRetention): number;
+  /**
+   * The earliest time after `now` that a delayed or retrying job of a queue that is not paused
+   * becomes due, a running job's lease expires or an enabled schedule fires; null if none.
+   */
+  wakeDueAt(now: number): number | null;
+  /** The queues whose next job may wait for a rate limit's token: not paused, rate-limited, with jobs queued or retrying. */
+  wakeRateLimited(): RateLimitedQueue[];
   /** Deletes up to `limit` records of fires before `olderThan`. */
   scheduleFiresPrune(p: { olderThan: number; limit: number }): void;
 }

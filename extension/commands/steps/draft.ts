@@ -3,7 +3,7 @@
  * again), and the job they make. Pure of `vscode`, so what the answers become is unit-tested.
  */
 import type { Parsed } from '../../../shared/domain/parsed';
-import { ENQUEUE_OPTIONS, parseHeaders, parseOptions, takesBody, type JobOptions, type OptionName } from './rules';
+import { ENQUEUE_OPTIONS, parseHeaders, parseOptions, takesBody, type EnqueueOptions, type OptionName } from './rules';
 import { errorMessage } from '../../../shared/protocol/errors';
 
 /** The kind step's choice: the two built-in executors, or a kind the user's workers claim. */
@@ -29,7 +29,7 @@ export interface JobDraft {
 export interface DraftedJob {
   kind: string;
   payload: unknown;
-  options: JobOptions;
+  options: EnqueueOptions;
 }
 
 /**

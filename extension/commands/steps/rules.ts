@@ -86,7 +86,7 @@ export function jsonProblem(text: string): string | null {
 }
 
 /** A job's options, as the last step takes them. */
-export interface JobOptions {
+export interface EnqueueOptions {
   priority?: number;
   delayMs?: number;
   maxAttempts?: number;
@@ -104,8 +104,8 @@ export const TEMPLATE_OPTIONS: readonly OptionName[] = ['priority', 'attempts', 
  * Parses `priority=5 delay=30s attempts=3 backoff=exponential:1s:5m timeout=10m` (any subset, any
  * order, the names in `allowed`), in the CLI's syntax: a duration needs its unit, as everywhere.
  */
-export function parseOptions(text: string, allowed: readonly OptionName[] = ENQUEUE_OPTIONS): Parsed<JobOptions> {
-  const options: JobOptions = {};
+export function parseOptions(text: string, allowed: readonly OptionName[] = ENQUEUE_OPTIONS): Parsed<EnqueueOptions> {
+  const options: EnqueueOptions = {};
   for (const part of text.trim().split(/\s+/).filter((p) => p !== '')) {
     const eq = part.indexOf('=');
     const key = eq < 0 ? part : part.slice(0, eq);

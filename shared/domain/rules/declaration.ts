@@ -80,7 +80,7 @@ function integerIn(value: unknown, field: string, min: number, max: number): num
 
 function declaredTemplate(value: unknown, field: string): DeclaredTemplate {
   const o = requiredObject(value, field, ['name', 'queue', 'kind', 'payload', 'options', 'params', 'description']);
-  return { name: name(o['name'], join(field, 'name')), ...templateState(stripName(o), field) };
+  return { name: name(o['name'], join(field, 'name')), ...templateStateOf(stripName(o), field) };
 }
 
 function stripName(o: Record<string, unknown>): Record<string, unknown> {
@@ -89,7 +89,7 @@ function stripName(o: Record<string, unknown>): Record<string, unknown> {
 }
 
 /** A template without its name: what the daemon stores. */
-export function templateState(value: unknown, field: string): TemplateState {
+export function templateStateOf(value: unknown, field: string): TemplateState {
   const o = requiredObject(value, field, ['queue', 'kind', 'payload', 'options', 'params', 'description']);
   // The payload keeps its {{placeholders}}: it is checked for size here, and for its kind once
   // substituted, when a job is made of it.

@@ -107,7 +107,7 @@ export interface FailInput {
   permanent: boolean;
 }
 
-export function failParams(value: unknown): FailInput {
+export function failInput(value: unknown): FailInput {
   const o = object(value, 'params', ['id', 'workerId', 'error', 'stack', 'exitCode', 'httpStatus', 'permanent']);
   return {
     ...workerJob(o),

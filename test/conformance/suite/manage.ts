@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ErrorCode } from '../../../shared/protocol';
-import { makeEngine, thrown, type StoreFactory } from '../harness';
+import { makeEngine, thrown, type TestStoreFactory } from '../harness';
 
 /** The manage tests, run against the store `store` makes. */
-export function defineManage(store: StoreFactory): void {
+export function defineManage(store: TestStoreFactory): void {
   test('cancel: waiting jobs are cancelled at once, finished ones refuse with a clear error', async (t) => {
     const { engine } = makeEngine(t, store);
     const { job } = await engine.enqueue({ queue: 'q', kind: 'k' });

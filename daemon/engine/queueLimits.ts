@@ -3,7 +3,7 @@
  * all, a field set to null removes that one, a field left out keeps it.
  */
 import type { ResourceLimits } from '../../shared/protocol/types';
-import type { ConfigureInput } from '../engine/validate/queues';
+import type { ConfigureInput } from './validate/queues';
 
 export function changedLimits(current: ResourceLimits, changes: ConfigureInput['limits']): ResourceLimits {
   if (changes === undefined) return current;
