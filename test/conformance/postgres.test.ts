@@ -21,7 +21,7 @@ const postgresRaw: StatementStoreFactory = {
   kind: 'postgres',
   open: (cleanup) => {
     const url = sharedPostgres().then((server) => server.database(cleanup));
-    return postgresStorage({ url: () => url, poolSize: 4 });
+    return postgresStore({ url: () => url, poolSize: 4 });
   },
 };
 

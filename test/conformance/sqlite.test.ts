@@ -23,7 +23,7 @@ const sqliteRaw: StatementStoreFactory = {
   open: (cleanup) => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'spool-statements-'));
     cleanup.after(() => fs.rmSync(dir, { recursive: true, force: true }));
-    return sqliteStorage({ dbPath: path.join(dir, 'spool.db') });
+    return sqliteStore({ dbPath: path.join(dir, 'spool.db') });
   },
 };
 

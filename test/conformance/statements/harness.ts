@@ -10,18 +10,17 @@
  */
 import assert from 'node:assert/strict';
 import { after, before } from 'node:test';
-import type { ChangeRecorder, StorageBackend, StorageFactory, StoragePolicy } from '../../../daemon/storage/backend';
+import type { ChangeRecorder, Store, StoreFactory } from '../../../daemon/storage/store';
 import type { EnqueueResult } from '../../../shared/protocol';
 import { claim, type ClaimRequest } from '../../../daemon/engine/ops/claim';
 import { opContext, type Policy } from '../../../daemon/engine/ops/context';
 import { enqueue } from '../../../daemon/engine/ops/enqueue';
 import { sql, type Call, type ChangeSink, type Op, type StatementName } from '../../../daemon/storage/statements';
 import type { EnqueueInput } from '../../../daemon/engine/validate/jobs';
-import type { Job, JobCounts, JobTemplate } from '../../../shared/protocol/types';
+import type { Job, JobCounts } from '../../../shared/protocol/types';
 import { QUEUE_DEFAULTS, UPKEEP_BATCH } from '../../../daemon/engine/defaults';
-import { available, nextTokenAt, refill } from '../../../daemon/engine/rateLimit';
 import { jobRules } from '../../../daemon/engine/rules';
-import { mergedBackoff } from '../../../daemon/engine/validate/jobs';
+
 import { UuidV7, firstIdAt } from '../../../shared/domain/uuid';
 import { FakeClock } from '../../helpers/engineTest';
 
@@ -33,7 +32,7 @@ export interface Cleanup {
 /** Opens a fresh, empty store for a describe block, removed when the block ends. */
 export type StatementStoreFactory = {
   kind: 'sqlite' | 'postgres';
-  open(cleanup: Cleanup): StorageFactory;
+  open(cleanup: Cleanup): StoreFactory;
 };
 
 /** The statement names every operation run through a StatementStore yielded, over the whole file. */
@@ -75,24 +74,10 @@ export interface StatementStore {
   claim(request: ClaimRequest): Promise<Job[]>;
 }
 
-const parseTemplate = (json: string): JobTemplate => JSON.parse(json) as JobTemplate;
-
-/** The policy the engine builds, with a fixed random (no jitter) and the clock of the test. */
-function policyOf(clock: FakeClock): StoragePolicy {
+/** The policy the engine's operations run with, with a fixed random (no jitter) and the clock of the test. */
+function policyOf(clock: FakeClock): Policy {
   const ids = new UuidV7(clock.now);
-  return {
-    now: clock.now,
-    newId: () => ids.next(),
-    firstIdAt,
-    rules: jobRules(() => 0.5),
-    queueDefaults: QUEUE_DEFAULTS,
-    mergeBackoff: mergedBackoff,
-    parseTemplate,
-    refill,
-    available,
-    nextTokenAt,
-    batchSize: UPKEEP_BATCH,
-  };
+  return { now: clock.now, newId: () => ids.next(), firstIdAt, rules: jobRules(() => 0.5), queueDefaults: QUEUE_DEFAULTS, batchSize: UPKEEP_BATCH, maxOutputLinesPerJob: 1000 };
 }
 
 /**
@@ -109,20 +94,19 @@ function recorder(): ChangeRecorder {
  */
 export function statementStore(factory: StatementStoreFactory): () => StatementStore {
   let store: StatementStore | undefined;
-  let backend: StorageBackend | undefined;
+  let backend: Store | undefined;
   const cleanups: (() => Promise<void> | void)[] = [];
   before(async () => {
     const clock = new FakeClock();
-    const storePolicy = policyOf(clock);
-    const opened = factory.open({ after: (fn) => void cleanups.push(fn) })(storePolicy, recorder());
+    const policy = policyOf(clock);
+    const opened = factory.open({ after: (fn) => void cleanups.push(fn) })(recorder(), clock.now);
     backend = opened;
     await opened.open?.();
-    const policy: Policy = { now: clock.now, newId: storePolicy.newId, firstIdAt, rules: storePolicy.rules, queueDefaults: QUEUE_DEFAULTS, batchSize: UPKEEP_BATCH, maxOutputLinesPerJob: 1000 };
     store = {
       kind: factory.kind,
       clock,
-      enqueue: (input) => opened.write((changes) => noting(enqueue(opContext(policy, changes), input))),
-      claim: (request) => opened.write((changes) => noting(claim(opContext(policy, changes), request))),
+      enqueue: (input) => opened.write((changes: ChangeSink) => noting(enqueue(opContext(policy, changes), input))),
+      claim: (request) => opened.write((changes: ChangeSink) => noting(claim(opContext(policy, changes), request))),
       run: (op) => opened.write((_changes: ChangeSink) => noting(op())),
       read: (op) => opened.read((_changes: ChangeSink) => noting(op())),
     };

@@ -11,7 +11,7 @@
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { Store } from '../../../daemon/storage/sqlite';
+import { SqliteDatabase } from '../../../daemon/storage/sqlite/database';
 import { sqliteStatements } from '../../../daemon/storage/sqlite/statements';
 import { postgresStatements } from '../../../daemon/storage/postgres/statements';
 import { tempDir } from '../../helpers/engineTest';
@@ -48,7 +48,7 @@ export function defineStatements(factory: StatementStoreFactory): void {
         t.skip('tests are filtered by name: the suite did not run whole');
         return;
       }
-      const store = new Store(path.join(tempDir(t, 'spool-statements-'), 'spool.db'), { now: Date.now(), parseTemplate: (json) => JSON.parse(json) as never });
+      const store = new SqliteDatabase(path.join(tempDir(t, 'spool-statements-'), 'spool.db'), { now: Date.now() });
       t.after(() => store.close());
       // bound() binds every method of SQLite's table classes, helpers included: the statements
       // are the names PostgreSQL's table (plain object literals, checked by TypeScript to hold

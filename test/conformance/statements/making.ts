@@ -138,4 +138,46 @@ export function defineMakingStatements(factory: StatementStoreFactory): void {
       assert.equal(fired.schedule?.lastRunAt, now + 60_000);
     });
   });
+
+  // A store of its own: the wake-up time is the earliest over every queue, job and schedule.
+  describe('statements: the wake-up time', () => {
+    const store = statementStore(factory);
+    afterEach(() => assertCountersAgree(store()));
+
+    it('finds the earliest delayed job, lease or schedule, and the rate-limited queues with jobs waiting', async () => {
+      const s = store();
+      const now = s.clock.ms;
+      const base = (id: string, queue: string, runAt: number): JobInsert => ({
+        id, queue, kind: 'work', payload: '{}', priority: 0, weight: 1, runAt, maxAttempts: 3, backoffStrategy: 'fixed', backoffBaseMs: 1000,
+        backoffCapMs: 1000, backoffJitter: 0, timeoutMs: 30_000, idempotencyKey: null, tags: '[]', context: null, now,
+      });
+      const empty = await s.read(function* () {
+        return { due: yield* sql('wakeDueAt', now), limited: yield* sql('wakeRateLimited') };
+      });
+      assert.deepEqual(empty, { due: null, limited: [] });
+      const found = await s.run(function* () {
+        for (const q of ['st-wake-a', 'st-wake-paused', 'st-wake-rate']) yield* sql('queueCreate', { name: q, defaults: QUEUE_DEFAULTS, now });
+        yield* sql('jobInsertMany', [
+          base('00000000-0000-7000-8000-00000000d001', 'st-wake-a', now + 90_000),
+          base('00000000-0000-7000-8000-00000000d002', 'st-wake-a', now + 30_000),
+          base('00000000-0000-7000-8000-00000000d003', 'st-wake-paused', now + 10_000),
+          base('00000000-0000-7000-8000-00000000d004', 'st-wake-rate', now),
+        ]);
+        yield* sql('queueSetPaused', { name: 'st-wake-paused', paused: true, now });
+        const rated = yield* sql('queueGet', 'st-wake-rate');
+        if (!rated) throw new Error('st-wake-rate was not created');
+        yield* sql('queueUpdate', {
+          name: 'st-wake-rate', concurrency: null, ratePerSecond: 2, rateBurst: 4, defaultMaxAttempts: rated.defaultMaxAttempts,
+          backoffStrategy: rated.defaultBackoff.strategy, backoffBaseMs: rated.defaultBackoff.baseMs, backoffCapMs: rated.defaultBackoff.capMs,
+          backoffJitter: rated.defaultBackoff.jitter, defaultTimeoutMs: rated.defaultTimeoutMs, retentionMs: rated.retentionMs,
+          limitMemoryBytes: null, limitCpuSeconds: null, limitOpenFiles: null, limitProcesses: null, now,
+        });
+        yield* sql('queueSetRateState', { name: 'st-wake-rate', tokens: 0.25, refilledAt: now });
+        return { due: yield* sql('wakeDueAt', now), limited: yield* sql('wakeRateLimited') };
+      });
+      // The paused queue's job (due sooner) does not count; the job due now is not in the future.
+      assert.equal(found.due, now + 30_000);
+      assert.deepEqual(found.limited, [{ name: 'st-wake-rate', rateLimit: { perSecond: 2, burst: 4 }, bucket: { tokens: 0.25, refilledAt: now } }]);
+    });
+  });
 }

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, before, describe, it } from 'node:test';
 import { sql } from '../../../daemon/storage/statements';
-import type { QueueDefaults, QueueSettings } from '../../../daemon/storage/statements/queues';
+import type { QueueDefaults, StoredQueue } from '../../../daemon/storage/statements/queues';
 import type { JobListQuery } from '../../../daemon/storage/statements/list';
 import type { Job, JobCounts } from '../../../shared/protocol/types';
 import { assertCountersAgree, concurrently, enqueueInput, runningJob, statementStore, type StatementStoreFactory } from './harness';
@@ -134,7 +134,7 @@ export function defineQueueStatements(factory: StatementStoreFactory): void {
       assert.deepEqual(read, resumed);
 
       // Read-modify-writes under either lock do not lose one another's writes.
-      const update = (settings: QueueSettings, defaultMaxAttempts: number) => {
+      const update = (settings: StoredQueue, defaultMaxAttempts: number) => {
         const backoff = settings.defaultBackoff;
         const limits = settings.limits;
         return sql('queueUpdate', {
