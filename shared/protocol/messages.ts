@@ -240,6 +240,8 @@ export interface UpdateJobParams {
   payload?: unknown;
   maxAttempts?: number;
   tags?: string[];
+  /** How much of its queue's concurrency and its worker's capacity the job takes (1–1000). */
+  weight?: number;
 }
 
 /** The bulk forms take ids, or a filter over one queue (e.g. retry all dead in a queue). */

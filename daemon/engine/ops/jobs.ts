@@ -67,7 +67,7 @@ export function* retry(c: OpContext, id: string): Op<Job> {
   return updated;
 }
 
-/** A waiting job's priority, run time, payload, attempts or tags. */
+/** A waiting job's priority, run time, payload, attempts, tags or weight. */
 export function* update(c: OpContext, input: UpdateInput): Op<Job> {
   const job = yield* existing(input.id);
   c.policy.rules.checkUpdate(job, input);
@@ -76,7 +76,7 @@ export function* update(c: OpContext, input: UpdateInput): Op<Job> {
   const updated = changed(
     input.id,
     'updated',
-    yield* sql('jobUpdate', { id: input.id, priority: input.priority, runAt, payload: input.payload, maxAttempts: input.maxAttempts, tags: input.tags, now }),
+    yield* sql('jobUpdate', { id: input.id, priority: input.priority, runAt, payload: input.payload, maxAttempts: input.maxAttempts, tags: input.tags, weight: input.weight, now }),
   );
   c.changes.job(updated);
   return updated;

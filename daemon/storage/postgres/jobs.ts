@@ -95,9 +95,10 @@ export const jobStatements: AsyncPart<PgTx, JobSql> = {
   async jobUpdate(tx, p) {
     const row = await tx.row(
       `UPDATE jobs SET priority = coalesce($2, priority), run_at = coalesce($3, run_at),
-         payload = coalesce($4, payload), max_attempts = coalesce($5, max_attempts), tags = coalesce($6, tags), updated_at = $7
+         payload = coalesce($4, payload), max_attempts = coalesce($5, max_attempts), tags = coalesce($6, tags),
+         weight = coalesce($8, weight), updated_at = $7
        WHERE id = $1 AND state IN ('queued', 'retrying') RETURNING ${JOB_COLUMNS}`,
-      [p.id, p.priority, p.runAt, p.payload, p.maxAttempts, p.tags, p.now],
+      [p.id, p.priority, p.runAt, p.payload, p.maxAttempts, p.tags, p.now, p.weight],
     );
     return row === undefined ? undefined : mapJob(row);
   },

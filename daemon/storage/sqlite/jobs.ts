@@ -124,7 +124,7 @@ export class JobStatements implements JobSql, AttemptSql {
     this.updateStmt = new ArrayRows(db.prepare(`
       UPDATE jobs SET priority = coalesce(@priority, priority), run_at = coalesce(@runAt, run_at),
         payload = coalesce(@payload, payload), max_attempts = coalesce(@maxAttempts, max_attempts),
-        tags = coalesce(@tags, tags), updated_at = @now
+        tags = coalesce(@tags, tags), weight = coalesce(@weight, weight), updated_at = @now
       WHERE id = @id AND state IN ('queued', 'retrying') RETURNING *`), 'job');
     // Start-up recovery gives the attempt back: the daemon stopping is not the job failing.
     // last_error says why it waits again (not an earlier attempt's failure).

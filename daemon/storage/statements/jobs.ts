@@ -39,6 +39,7 @@ export type JobUpdate = {
   maxAttempts: number | null;
   /** JSON text of the tag list. */
   tags: string | null;
+  weight: number | null;
   now: number;
 };
 

@@ -144,25 +144,27 @@ export function defineJobStatements(factory: StatementStoreFactory): void {
       );
 
       const changed = await s.run(function* () {
-        const update = yield* sql('jobUpdate', { id: job.id, priority: 7, runAt: null, payload: '{"a":1}', maxAttempts: 9, tags: '["x","y"]', now: now + 6 });
-        const keep = yield* sql('jobUpdate', { id: job.id, priority: null, runAt: now + 60_000, payload: null, maxAttempts: null, tags: null, now: now + 7 });
+        const update = yield* sql('jobUpdate', { id: job.id, priority: 7, runAt: null, payload: '{"a":1}', maxAttempts: 9, tags: '["x","y"]', weight: 3, now: now + 6 });
+        const keep = yield* sql('jobUpdate', { id: job.id, priority: null, runAt: now + 60_000, payload: null, maxAttempts: null, tags: null, weight: null, now: now + 7 });
         const cancelled = yield* sql('jobCancelWaiting', { id: job.id, from: 'queued', now: now + 8 });
         return {
           update,
           keep,
           cancelled,
           cancelAgain: yield* sql('jobCancelWaiting', { id: job.id, from: 'cancelled', now: now + 9 }),
-          updateCancelled: yield* sql('jobUpdate', { id: job.id, priority: 1, runAt: null, payload: null, maxAttempts: null, tags: null, now: now + 9 }),
+          updateCancelled: yield* sql('jobUpdate', { id: job.id, priority: 1, runAt: null, payload: null, maxAttempts: null, tags: null, weight: null, now: now + 9 }),
           cancelRunning: yield* sql('jobCancelWaiting', { id: running.id, from: 'running', now: now + 9 }),
-          missingUpdate: yield* sql('jobUpdate', { id: 'no-such-job', priority: 1, runAt: null, payload: null, maxAttempts: null, tags: null, now: now + 9 }),
+          missingUpdate: yield* sql('jobUpdate', { id: 'no-such-job', priority: 1, runAt: null, payload: null, maxAttempts: null, tags: null, weight: null, now: now + 9 }),
         };
       });
       assert.equal(changed.update?.priority, 7);
       assert.deepEqual(changed.update?.payload, { a: 1 });
       assert.equal(changed.update?.maxAttempts, 9);
       assert.deepEqual(changed.update?.tags, ['x', 'y']);
+      assert.equal(changed.update?.weight, 3);
       assert.equal(changed.update?.runAt, now + 5, 'a null run time keeps the stored one');
       assert.equal(changed.keep?.priority, 7, 'null keeps every other value');
+      assert.equal(changed.keep?.weight, 3);
       assert.deepEqual(changed.keep?.tags, ['x', 'y']);
       assert.equal(changed.keep?.runAt, now + 60_000);
       assert.equal(changed.cancelled?.state, 'cancelled');
@@ -176,7 +178,7 @@ export function defineJobStatements(factory: StatementStoreFactory): void {
       const { job: waiting } = await s.enqueue(enqueueInput('st-jobs-life', { maxAttempts: 1 }));
       const increments = await concurrently(s, 4, function* () {
         const locked = (yield* sql('jobGetForUpdate', waiting.id)) ?? assert.fail('the job is there');
-        yield* sql('jobUpdate', { id: waiting.id, priority: null, runAt: null, payload: null, maxAttempts: locked.maxAttempts + 1, tags: null, now: now + 10 });
+        yield* sql('jobUpdate', { id: waiting.id, priority: null, runAt: null, payload: null, maxAttempts: locked.maxAttempts + 1, tags: null, weight: null, now: now + 10 });
       });
       const incremented = await s.read(function* () {
         return yield* sql('jobGet', waiting.id);
