@@ -4,7 +4,7 @@
  * statement awaited on the transaction's connection. A transaction that must run again (a
  * serialization failure, a deadlock) starts a fresh generator: operations keep no state outside it.
  */
-import type { AsyncStatements, Op, Settled } from '../statements';
+import { resume, type AsyncStatements, type Op } from '../statements';
 import type { PgTx } from './db';
 
 type AnyStatement = (tx: PgTx, ...args: readonly unknown[]) => Promise<unknown>;
@@ -14,25 +14,15 @@ export async function runAsync<T>(tx: PgTx, op: Op<T>, statements: AsyncStatemen
   let step = op.next();
   while (step.done !== true) {
     const call = step.value;
-    if (call.name === '$savepoint') {
-      const nested = call.op;
-      let settled: Settled<unknown>;
-      try {
-        settled = { ok: true, value: await tx.savepoint(() => runAsync(tx, nested, statements)) };
-      } catch (error) {
-        settled = { ok: false, error };
-      }
-      step = op.next(settled);
-      continue;
-    }
-    let result: unknown;
+    let ok = true;
+    let value: unknown;
     try {
-      result = await (statements[call.name] as AnyStatement)(tx, ...call.args);
+      value = call.name === '$savepoint' ? await tx.savepoint(() => runAsync(tx, call.op, statements)) : await (statements[call.name] as AnyStatement)(tx, ...call.args);
     } catch (error) {
-      step = op.throw(error);
-      continue;
+      ok = false;
+      value = error;
     }
-    step = op.next(result);
+    step = resume(op, call, ok, value);
   }
   return step.value;
 }

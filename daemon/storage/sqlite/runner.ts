@@ -4,7 +4,7 @@
  * inside the caller's transaction with no await (better-sqlite3 is synchronous; group commit
  * needs every batched call inside one transaction).
  */
-import type { Op, Settled, Statements } from '../statements';
+import { resume, type Op, type Statements } from '../statements';
 
 type AnyStatement = (...args: readonly unknown[]) => unknown;
 
@@ -17,25 +17,15 @@ export function runSync<T>(op: Op<T>, statements: Statements, inSavepoint: <U>(f
   let step = op.next();
   while (step.done !== true) {
     const call = step.value;
-    if (call.name === '$savepoint') {
-      const nested = call.op;
-      let settled: Settled<unknown>;
-      try {
-        settled = { ok: true, value: inSavepoint(() => runSync(nested, statements, inSavepoint)) };
-      } catch (error) {
-        settled = { ok: false, error };
-      }
-      step = op.next(settled);
-      continue;
-    }
-    let result: unknown;
+    let ok = true;
+    let value: unknown;
     try {
-      result = (statements[call.name] as AnyStatement)(...call.args);
+      value = call.name === '$savepoint' ? inSavepoint(() => runSync(call.op, statements, inSavepoint)) : (statements[call.name] as AnyStatement)(...call.args);
     } catch (error) {
-      step = op.throw(error);
-      continue;
+      ok = false;
+      value = error;
     }
-    step = op.next(result);
+    step = resume(op, call, ok, value);
   }
   return step.value;
 }

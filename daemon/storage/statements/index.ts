@@ -71,6 +71,17 @@ export function* savepoint<T>(op: Op<T>): Generator<Call, Settled<T>, unknown> {
   return (yield { name: '$savepoint', op }) as Settled<T>;
 }
 
+/**
+ * Hands what a call came to back to the operation, the same way for both runners: a
+ * statement's value is the value of its `yield`, and its error is thrown at the `yield`; a
+ * savepoint's outcome comes back as a value (Settled), whatever it was. `ok` says which `value`
+ * is, a result or what was thrown.
+ */
+export function resume<T>(op: Op<T>, call: Call, ok: boolean, value: unknown): IteratorResult<Call, T> {
+  if (call.name === '$savepoint') return op.next(ok ? { ok: true, value } : { ok: false, error: value });
+  return ok ? op.next(value) : op.throw(value);
+}
+
 /** A store's implementation of the statements, as PostgreSQL writes it: the transaction first, a promise of the result. */
 export type AsyncStatements<Tx> = { [K in StatementName]: (tx: Tx, ...args: Parameters<Statements[K]>) => Promise<ReturnType<Statements[K]>> };
 
