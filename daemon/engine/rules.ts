@@ -1,8 +1,8 @@
 /**
- * The job rules the engine holds and a store applies to a job as it read it in its transaction:
- * which of a user's actions a job's state allows (and the error that says why not), how a
- * failed attempt ends, and how long a heartbeat's lease runs. Pure functions: the store calls
- * them inside its transaction, where nothing may be awaited.
+ * The job rules the engine's operations (./ops/) apply to a job as the store read it in the same
+ * transaction: which of a user's actions a job's state allows (and the error that says why not),
+ * how a failed attempt ends, and how long a heartbeat's lease runs. Pure functions: an operation
+ * runs inside the store's transaction, where nothing may be awaited.
  */
 import { SpoolError } from '../../shared/protocol/errors';
 import { ErrorCode } from '../../shared/protocol';

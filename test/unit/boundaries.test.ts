@@ -57,7 +57,7 @@ const RULES: readonly Rule[] = [
   { rule: 'cli/, lsp/ and extension/ import nothing from daemon/', from: /^(cli|lsp|extension)\//, forbids: underFolder(/^daemon\//) },
   {
     // The engine talks to a store through its statements (daemon/storage/statements/) and its
-    // runner (daemon/storage/backend.ts) only, so a second store needs no engine change.
+    // runner (daemon/storage/store.ts) only, so a second store needs no engine change.
     rule: "daemon/engine/ does not import a store's internals (daemon/storage/sqlite/, daemon/storage/postgres/)",
     from: /^daemon\/engine\//,
     forbids: underFolder(/^daemon\/storage\/(sqlite|postgres)\//),
