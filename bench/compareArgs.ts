@@ -3,6 +3,7 @@
  * <dir-or-ref>] [--blocks N] [--jobs N] [--samples N]`.
  */
 import { parseArgs } from 'node:util';
+import { errorMessage } from '../shared/protocol/errors';
 
 /** What `bench compare` was asked to do. */
 export interface CompareOptions {
@@ -74,7 +75,7 @@ export function parseCompareArgs(argv: readonly string[]): CompareOptions {
       allowPositionals: false,
     }));
   } catch (error) {
-    const message = (error instanceof Error ? error.message : String(error)).replace(/\.?$/, '.');
+    const message = errorMessage(error).replace(/\.?$/, '.');
     throw new UsageError(`${message} Options: --old, --new, --blocks, --jobs, --samples (see --help).`);
   }
   const text = (name: string): string | undefined => {

@@ -11,7 +11,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Engine } from '../daemon/engine';
-import { sqliteStorage } from '../daemon/storage/sqlite/backend';
+import { sqliteStore } from '../daemon/storage/sqlite';
 import type { EnqueueParams } from '../shared/protocol';
 import type { BenchFigure } from './figure';
 import { runFloorBench } from './floor';
@@ -63,7 +63,7 @@ class Scratch {
     const dbPath = path.join(this.dir, `bench-${this.count++}.db`);
     // WAL checkpoints on the engine's background thread, as the daemon runs it: with SQLite's
     // automatic checkpoints, every ~200th commit would also copy and fsync the WAL.
-    const engine = new Engine({ storage: sqliteStorage({ dbPath, walCheckpoints: CHECKPOINTS }) });
+    const engine = new Engine({ store: sqliteStore({ dbPath, walCheckpoints: CHECKPOINTS }) });
     this.open.push(engine);
     return { engine, dbPath };
   }

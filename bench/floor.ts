@@ -10,7 +10,7 @@
  */
 import * as path from 'node:path';
 import { UuidV7 } from '../shared/domain/uuid';
-import { Store, type JobInsert } from '../daemon/storage/sqlite';
+import { CLAIM_ANSWER_BUDGET, SqliteDatabase, type JobInsert } from '../daemon/storage/sqlite/database';
 import type { BenchFigure } from './figure';
 
 const WORKER = 'floor-worker';
@@ -30,16 +30,13 @@ function timed(jobs: number, fn: () => void): Rate {
 }
 
 class Floor {
-  private readonly store: Store;
+  private readonly store: SqliteDatabase;
   private readonly ids = new UuidV7(Date.now);
   private n = 0;
 
   constructor(dbPath: string, withoutListIndex: boolean) {
-    this.store = new Store(dbPath, {
+    this.store = new SqliteDatabase(dbPath, {
       now: Date.now(),
-      parseTemplate: () => {
-        throw new Error('no schedules here');
-      },
       walCheckpoints: 'background',
     });
     if (withoutListIndex) this.store.db.exec('DROP INDEX jobs_list');
@@ -86,12 +83,12 @@ class Floor {
     };
   }
 
-  /** One insert per job, or one insertMany per commit, as the engine's enqueue and enqueueBatch do. */
+  /** One jobInsert per job, or one jobInsertMany per commit, as the engine's enqueue and enqueueBatch do. */
   enqueue(count: number, perCommit: number): void {
     for (let i = 0; i < count; i += perCommit) {
       this.store.write(() => {
-        if (perCommit === 1) this.store.jobs.insert(this.job());
-        else this.store.jobs.insertMany(Array.from({ length: perCommit }, () => this.job()));
+        if (perCommit === 1) this.store.jobs.jobInsert(this.job());
+        else this.store.jobs.jobInsertMany(Array.from({ length: perCommit }, () => this.job()));
       });
     }
   }
@@ -99,20 +96,18 @@ class Floor {
   /** Claims up to `max`, then completes them in a second transaction, as the engine bench does. */
   claimComplete(max: number): number {
     const now = Date.now();
-    const jobs = this.store.write(() => this.store.claims.claim('bench', KINDS, max, WORKER, now).jobs);
+    const jobs = this.store.write(() => this.store.claims.claimJobs({ queue: 'bench', kinds: KINDS, limit: max, workerId: WORKER, now, budget: CLAIM_ANSWER_BUDGET, room: null, peeked: false }).jobs);
     this.store.write(() => {
       if (jobs.length > 1) {
         // As the engine's completeMany does: one UPDATE for the batch (a completed job's row is
-        // the record of its attempt, so no history row).
-        const done = this.store.jobs.completeMany(jobs.map((j) => ({ id: j.id, workerId: WORKER, result: null })), now);
-        if (done.size !== jobs.length) throw new Error('a job lost its lease');
-        this.store.runs.countFinished('completed', now, done.size);
+        // the record of its attempt, so no history row), which also counts the finished jobs.
+        const done = this.store.jobs.jobCompleteMany({ items: jobs.map((j) => ({ id: j.id, workerId: WORKER, result: null })), now });
+        if (done.length !== jobs.length) throw new Error('a job lost its lease');
         return;
       }
       for (const claimed of jobs) {
-        const done = this.store.jobs.complete({ id: claimed.id, workerId: WORKER, result: null, now });
+        const done = this.store.jobs.jobComplete({ id: claimed.id, workerId: WORKER, result: null, now });
         if (!done) throw new Error(`job ${claimed.id} lost its lease`);
-        this.store.runs.countFinished('completed', now);
       }
     });
     return jobs.length;

@@ -21,9 +21,10 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import pg from 'pg';
 import { PgServer, pgBin } from '../scripts/pgServer';
-import { VERSION } from '../shared/version';
+import { VERSION } from '../shared/protocol/version';
 import { killBenchProcesses, launchDaemon, runClient, writeClientScript, type BenchClient, type BenchDaemon } from './daemon';
 import type { BenchFigure } from './figure';
+import { errorMessage } from '../shared/protocol/errors';
 
 const JOBS = 20_000;
 const BATCH = 500;
@@ -39,7 +40,7 @@ export function postgresAvailable(): string | null {
     pgBin();
     return null;
   } catch (error) {
-    return error instanceof Error ? error.message : String(error);
+    return errorMessage(error);
   }
 }
 

@@ -3,15 +3,15 @@
  * client, and output helpers that keep data on stdout and messages on stderr.
  */
 import type { Command } from 'commander';
-import { SpoolClient } from '../shared/client';
-import { tlsTarget, type EndpointFlags, type TlsTarget } from '../shared/endpoint';
-import { defaultSocketPath } from '../shared/paths';
+import { SpoolClient } from '../shared/client/client';
+import { tlsTarget, type EndpointFlags, type TlsTarget } from '../shared/client/endpoint';
+import { defaultSocketPath } from '../shared/client/paths';
 import { colorsEnabled, makeColors, type Colors } from './format/color';
 
 export interface GlobalOptions {
   socket?: string;
   color?: boolean;
-  /** A daemon over TLS (shared/endpoint.ts); each falls back to its environment variable. */
+  /** A daemon over TLS (shared/client/endpoint.ts); each falls back to its environment variable. */
   endpoint?: string;
   tokenFile?: string;
   tlsFingerprint?: string;

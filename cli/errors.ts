@@ -8,7 +8,7 @@
  * code, and by `data.field`, mapped to the flag or argument that sets that field. `spool rpc`
  * alone prints the daemon's words, since there the protocol is what was typed.
  */
-import { SpoolError } from '../shared/errors';
+import { SpoolError, errorMessage } from '../shared/protocol/errors';
 import { ErrorCode } from '../shared/protocol';
 
 export class CliError extends Error {
@@ -102,7 +102,7 @@ const PROTOCOL_ONLY = /[A-Z.]/;
  * add"): the daemon's message in the CLI's words, or any other error's message unchanged.
  */
 export function cliMessage(error: unknown, command: string): string {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   if (!(error instanceof SpoolError) || command === 'rpc') return message;
   return byField(byCode(error, message), error.data.field, command);
 }

@@ -8,8 +8,8 @@
  * so every line is printed once and in order. The end is when `jobs.output` says `done`: the
  * job reached a final state and every line was returned.
  */
-import type { SpoolClient } from '../shared/client';
-import { TERMINAL_STATES, type OutputLine } from '../shared/types';
+import type { SpoolClient } from '../shared/client/client';
+import { TERMINAL_STATES, type OutputLine } from '../shared/protocol/types';
 
 const PAGE = 1000;
 

@@ -6,7 +6,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { JobContext } from '../shared/types';
+import type { JobContext } from '../shared/protocol/types';
 
 export function enqueueContext(cwd: string = process.cwd()): JobContext {
   const context: JobContext = { origin: 'cli', workspace: cwd };

@@ -5,7 +5,7 @@
  * mistake out with the closest existing name (shared/domain/present's suggester, the one the
  * jobs file's checks use); `spool rpc` does the same for a mistyped method.
  */
-import type { SpoolClient } from '../shared/client';
+import type { SpoolClient } from '../shared/client/client';
 import { closest } from '../shared/domain/present';
 
 /** The names of the queues that exist now. */

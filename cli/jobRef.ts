@@ -4,7 +4,7 @@
  * jobs enqueued together share their first characters. `jobs.get` takes only whole ids, so an
  * end is looked up with `jobs.list { idSuffix, limit: 2 }`, which says whether it names one job.
  */
-import type { SpoolClient } from '../shared/client';
+import type { SpoolClient } from '../shared/client/client';
 import { readJobId } from '../shared/domain/present';
 import { CliError } from './errors';
 

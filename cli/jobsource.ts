@@ -6,7 +6,7 @@
  */
 import type { Command } from 'commander';
 import { attemptsText, OPTION_RANGES, priorityText, timeoutText } from '../shared/domain/rules/options';
-import type { JobOptions } from '../shared/types';
+import type { JobOptions } from '../shared/protocol/types';
 import { CliError } from './errors';
 import { parseBackoff } from './parse/duration';
 import { collect, orFail, parseJsonArgument } from './parse/values';

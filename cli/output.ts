@@ -1,6 +1,6 @@
 /** Printing a job's output lines: to stdout/stderr as the job wrote them, or as JSON lines. */
-import { runHeading, runKey } from '../shared/runs';
-import type { OutputLine } from '../shared/types';
+import { runHeading, runKey } from '../shared/domain/runs';
+import type { OutputLine } from '../shared/protocol/types';
 import type { CliContext } from './context';
 
 export function outputPrinter(ctx: CliContext, json: boolean): (lines: OutputLine[]) => void {

@@ -1,9 +1,9 @@
 /** The `spool` command tree: global options and every command, registered in one place. */
 import { Command } from 'commander';
-import { VERSION } from '../shared/version';
+import { VERSION } from '../shared/protocol/version';
 import { registerBackup } from './commands/backup';
 import { registerBulk } from './commands/bulk';
-import { registerCompleteNames } from './commands/complete-names';
+import { registerCompleteNames } from './commands/completeNames';
 import { registerCompletion } from './commands/completion';
 import { registerApply } from './commands/apply';
 import { registerDaemon } from './commands/daemon';

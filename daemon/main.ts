@@ -1,6 +1,6 @@
 /**
  * spoold, the Spool daemon (dist/daemon.js): its command line (program.ts, from the flag table in
- * shared/daemon-flags.ts) wired to the work in lifecycle/control.ts.
+ * shared/client/daemonFlags.ts) wired to the work in lifecycle/control.ts.
  *
  *   node dist/daemon.js [flags] [--detach]
  *   node dist/daemon.js stop | status
@@ -8,6 +8,7 @@
 import { CLI_FOREGROUND_FLAG, type DaemonProgramMessage } from '../shared/client/daemonProcess';
 import { daemonStatus, runDaemon, startDetached, stopDaemon } from './lifecycle/control';
 import { spooldProgram } from './program';
+import { errorMessage } from '../shared/protocol/errors';
 
 const program = spooldProgram({
   async start(options, how) {
@@ -49,7 +50,7 @@ function followParent(): void {
 program.parseAsync(process.argv).then(
   () => process.exit(process.exitCode ?? 0),
   (error: unknown) => {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     // Under `spool daemon`, the command reports the failure as its own (`spool: …`).
     if (process.send && process.connected && process.argv.includes(CLI_FOREGROUND_FLAG)) {
       const report: DaemonProgramMessage = { type: 'failed', message };

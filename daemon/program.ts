@@ -1,5 +1,5 @@
 /**
- * spoold's command line (dist/daemon.js), built from the flag table in shared/daemon-flags.ts,
+ * spoold's command line (dist/daemon.js), built from the flag table in shared/client/daemonFlags.ts,
  * which `spool daemon` is built from too:
  *
  *   spoold [--socket P] [--db P | --store postgres://… [--store-poll]] [--durable] [--log-format text|json]
@@ -15,8 +15,8 @@
  */
 import { Command, Option } from 'commander';
 import { CLI_FOREGROUND_FLAG } from '../shared/client/daemonProcess';
-import type { Env } from '../shared/paths';
-import { VERSION } from '../shared/version';
+import type { Env } from '../shared/client/paths';
+import { VERSION } from '../shared/protocol/version';
 import { DAEMON_FLAGS, DETACH_FLAG, SOCKET_FLAG, STOP_TIMEOUT_FLAG, daemonOptionsFromFlags, flagHelp, flagUsage, parseStopTimeout, socketPathFromFlags, type DaemonOptions } from './config';
 
 /** What spoold's commands do, given what their command lines say. */

@@ -1,5 +1,5 @@
 /**
- * A Node worker for "resize" jobs, built on the worker helper (shared/worker.ts).
+ * A Node worker for "resize" jobs, built on the worker helper (shared/client/worker.ts).
  *
  *   node --import tsx examples/resize-worker.ts [--queue images] [--concurrency 2]   (from the repository's root)
  *   spool enqueue images --kind resize --payload '{"width":640,"height":480,"scale":0.5}'
@@ -14,8 +14,9 @@
  * with `stepDelayMs` (a pause after each step, as if the rows were written somewhere slow).
  * SIGTERM or Ctrl-C lets running jobs finish first; a second one hands them back at once.
  */
-import { PermanentError, runWorker, type WorkContext } from '../shared/worker';
-import type { Job } from '../shared/types';
+import { PermanentError, runWorker, type WorkContext } from '../shared/client/worker';
+import type { Job } from '../shared/protocol/types';
+import { errorMessage } from '../shared/protocol/errors';
 
 interface ResizePayload {
   width: number;
@@ -117,6 +118,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`resize worker: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.stderr.write(`resize worker: ${errorMessage(error)}\n`);
   process.exit(1);
 });

@@ -5,16 +5,16 @@
  * fault), never by matching the daemon's wording, so a reworded daemon message still reads right.
  * Pure of `vscode`, so it is unit-tested.
  */
-import { ProtocolMismatchError } from '../shared/client';
-import { DaemonNotRunningError } from '../shared/connection';
-import { SpoolError } from '../shared/errors';
+import { ProtocolMismatchError } from '../shared/client/client';
+import { DaemonNotRunningError } from '../shared/client/connection';
+import { SpoolError, errorMessage } from '../shared/protocol/errors';
 import { ErrorCode } from '../shared/protocol';
 
 /** The message to show for `error` in the editor. */
 export function editorMessage(error: unknown): string {
   if (error instanceof ProtocolMismatchError) return `${withoutCliHints(error.message)} Restart Daemon stops it and starts this extension's version.`;
   if (error instanceof DaemonNotRunningError) return `${withoutCliHints(error.message)} Run "Spool: Start Daemon" to start one.`;
-  if (!(error instanceof SpoolError)) return error instanceof Error ? error.message : String(error);
+  if (!(error instanceof SpoolError)) return errorMessage(error);
   const { data } = error;
   switch (error.code) {
     case ErrorCode.JobNotFound:

@@ -20,6 +20,7 @@ import { QueuesProvider } from './views/queues/queuesProvider';
 import { SchedulesProvider } from './views/schedulesProvider';
 import { tickWhileVisible } from './views/ticker';
 import { WorkersProvider } from './views/workersProvider';
+import { errorMessage } from '../shared/protocol/errors';
 
 /** What `activate` returns: the API of context.ts, and the output documents' provider, which the extension-host tests look into. */
 export type SpoolExports = SpoolApi & { readonly jobOutput: JobOutputProvider };
@@ -85,7 +86,7 @@ export function activate(extension: vscode.ExtensionContext): SpoolExports {
   void vscode.commands.executeCommand('setContext', 'spool.connectionState', connection.state);
   // Connecting must not hold up activation: the views show "connecting" meanwhile. Failures are
   // reported to the user by the connection itself.
-  connection.connect(readSettings().autoStartDaemon).catch((error: unknown) => log.error(`Connecting failed: ${error instanceof Error ? error.message : String(error)}`));
+  connection.connect(readSettings().autoStartDaemon).catch((error: unknown) => log.error(`Connecting failed: ${errorMessage(error)}`));
   return { context: ctx, statusBarText: () => ctx.statusBar.text, jobOutput };
 }
 

@@ -10,14 +10,14 @@ import { parseJobsFile, type ObjectType, type Span } from '../shared/jobsfile';
  * quotes); `project` when the file is the owner's but no longer declares it (removed or renamed
  * since the last apply); `other` when the file is another project's, or not a jobs file at all.
  */
-export type Declaration = { found: 'declared'; key: Span } | { found: 'project' } | { found: 'other' };
+export type DeclarationSite = { found: 'declared'; key: Span } | { found: 'project' } | { found: 'other' };
 
 /**
  * Finds the key of the `type` object `name` in a jobs file's `text`, if the file's `project` is
  * `owner`. A file with errors still answers: the key of an object being edited is still there,
  * and a user revealing it is likely about to fix it.
  */
-export function findDeclaration(text: string, owner: string, type: ObjectType, name: string): Declaration {
+export function findDeclaration(text: string, owner: string, type: ObjectType, name: string): DeclarationSite {
   const parsed = parseJobsFile(text);
   if (parsed.partial.project !== owner) return { found: 'other' };
   const location = parsed.locations.find((l) => l.type === type && l.name === name);

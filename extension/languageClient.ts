@@ -16,6 +16,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { LanguageClient, type Executable, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
 import { readSettings } from './settings';
+import { errorMessage } from '../shared/protocol/errors';
 
 /** The files the server serves. */
 const SELECTOR = [
@@ -53,7 +54,7 @@ export function startLanguageClient(extension: vscode.ExtensionContext, log: vsc
     };
     const next = new LanguageClient('spool', 'Spool jobs file', serverOptions, clientOptions);
     client = next;
-    next.start().catch((error: unknown) => log.error(`The jobs file's language server did not start: ${error instanceof Error ? error.message : String(error)}`));
+    next.start().catch((error: unknown) => log.error(`The jobs file's language server did not start: ${errorMessage(error)}`));
   };
 
   const stop = async (): Promise<void> => {
@@ -98,7 +99,7 @@ async function offerApply(client: LanguageClient, document: vscode.TextDocument,
   try {
     plan = await client.sendRequest<PlanAnswer | null>('workspace/executeCommand', { command: 'spool.plan', arguments: [uri] });
   } catch (error) {
-    log.warn(`Planning ${document.fileName} failed: ${error instanceof Error ? error.message : String(error)}`);
+    log.warn(`Planning ${document.fileName} failed: ${errorMessage(error)}`);
     return;
   }
   if (plan === null || plan.changes === 0) return;
@@ -111,7 +112,7 @@ async function offerApply(client: LanguageClient, document: vscode.TextDocument,
   if (choice === 'Apply') {
     await client.sendRequest('workspace/executeCommand', { command: 'spool.apply', arguments: [uri] }).catch((error: unknown) => {
       // The server has shown the reason already; the log keeps it.
-      log.warn(`Applying ${document.fileName} failed: ${error instanceof Error ? error.message : String(error)}`);
+      log.warn(`Applying ${document.fileName} failed: ${errorMessage(error)}`);
     });
   } else if (choice === 'Show Plan') {
     const doc = await vscode.workspace.openTextDocument(plans.show(document.uri, plan.text));

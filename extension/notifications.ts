@@ -5,9 +5,9 @@
  * completes. Only ids this window enqueued are tracked, so other windows' jobs never pop up here.
  */
 import * as vscode from 'vscode';
-import type { Job } from '../shared/types';
+import type { Job } from '../shared/protocol/types';
 import type { DaemonConnection } from './daemon/connection';
-import { errorMessage } from './daemon/connection';
+import { errorMessage } from '../shared/protocol/errors';
 import { DeathBatch, REAL_CLOCK, RETRY, RETRY_ALL, SHOW, SHOW_OUTPUT, deathNotice, type Clock, type Death } from './deathBatch';
 import { readSettings } from './settings';
 import { payloadSummary, shortId } from './views/format';

@@ -1,6 +1,6 @@
 /** The extension's settings (`spool.*`), read fresh each time so a change applies at once. */
 import * as vscode from 'vscode';
-import { defaultSocketPath } from '../shared/paths';
+import { defaultSocketPath } from '../shared/client/paths';
 
 export type NotificationLevel = 'all' | 'failures' | 'none';
 

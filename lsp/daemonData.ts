@@ -10,8 +10,8 @@
  * short pause (events come in bursts), calls `onChange` so the server refreshes lenses and
  * diagnostics.
  */
-import { SpoolClient } from '../shared/client';
-import { SpoolError } from '../shared/errors';
+import { SpoolClient } from '../shared/client/client';
+import { SpoolError, errorMessage } from '../shared/protocol/errors';
 import type { LiveObject } from '../shared/jobsfile';
 import { ErrorCode, type MethodName, type ParamsOf, type ResultOf } from '../shared/protocol';
 import type { LiveData } from './service';
@@ -174,7 +174,7 @@ export class DaemonData {
       await client.subscribe({ topics: ['jobs', 'queues'] }, { 'jobs.changed': () => this.eventArrived(), 'queues.changed': () => this.eventArrived() });
     } catch (error) {
       // Without events the cache still expires: lenses are a few seconds late, not wrong.
-      this.options.log(`Could not subscribe to the daemon's events: ${error instanceof Error ? error.message : String(error)}`);
+      this.options.log(`Could not subscribe to the daemon's events: ${errorMessage(error)}`);
     }
     this.changed();
     return this.client;
@@ -194,6 +194,6 @@ export class DaemonData {
   }
 
   private failed(method: string, error: unknown): void {
-    this.options.log(`${method} failed: ${error instanceof Error ? error.message : String(error)} (live data skipped)`);
+    this.options.log(`${method} failed: ${errorMessage(error)} (live data skipped)`);
   }
 }

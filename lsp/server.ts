@@ -19,10 +19,10 @@ import {
   type InitializeResult,
 } from 'vscode-languageserver';
 import { TextDocument } from 'vscode-languageserver-textdocument';
-import { defaultSocketPath } from '../shared/paths';
-import { VERSION } from '../shared/version';
+import { defaultSocketPath } from '../shared/client/paths';
+import { VERSION } from '../shared/protocol/version';
 import { isRecord } from '../shared/domain/records';
-import { SpoolError } from '../shared/errors';
+import { SpoolError, errorMessage } from '../shared/protocol/errors';
 import { ErrorCode, type EnqueueResult } from '../shared/protocol';
 import { planHash } from '../shared/jobsfile';
 import { DaemonData } from './daemonData';
@@ -178,7 +178,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
     try {
       return await runCommand(params.command, doc, typeof name === 'string' ? name : undefined);
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorMessage(error);
       show(MessageType.Error, message);
       throw error instanceof ResponseError ? error : new ResponseError(ErrorCodes.InternalError, message);
     }

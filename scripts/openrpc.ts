@@ -8,10 +8,10 @@
  *
  * The states of a job are described from the transitions table (`jobStatesDoc` of
  * shared/domain/states.ts): that text is JobState's description here, and the script writes it
- * as JobState's doc comment in shared/types.ts too, so that the prose cannot drift from the
+ * as JobState's doc comment in shared/protocol/types.ts too, so that the prose cannot drift from the
  * table the engine enforces.
  *
- *   npm run openrpc          writes docs/openrpc.json and JobState's comment in shared/types.ts
+ *   npm run openrpc          writes docs/openrpc.json and JobState's comment in shared/protocol/types.ts
  *
  * Why the compiler API and not a library: none of the JSON Schema generators is among the
  * project's dependencies, and the types at hand (interfaces, literal unions, `Partial`,
@@ -40,7 +40,7 @@ const PROTOCOL_ENTRY = path.join(ROOT, 'shared', 'protocol', 'index.ts');
 export const OPENRPC_PATH = path.join(ROOT, 'docs', 'openrpc.json');
 
 /** The file whose JobState doc comment is written from the transitions table. */
-export const TYPES_PATH = path.join(ROOT, 'shared', 'types.ts');
+export const TYPES_PATH = path.join(ROOT, 'shared', 'protocol', 'types.ts');
 
 /** The JSON Schema (draft 7, as OpenRPC uses) subset the generator writes. */
 export interface Schema {
@@ -200,7 +200,7 @@ export function renderOpenRpcDocument(): string {
 }
 
 /**
- * shared/types.ts with JobState's doc comment written from the transitions table: the comment
+ * shared/protocol/types.ts with JobState's doc comment written from the transitions table: the comment
  * right above `export type JobState` is replaced, the rest of the file kept as it is.
  */
 export function renderTypesFile(current: string): string {
@@ -208,7 +208,7 @@ export function renderTypesFile(current: string): string {
   const start = current.lastIndexOf('\n/**', declaration);
   const end = current.lastIndexOf('*/', declaration);
   if (declaration < 0 || start < 0 || end < start || current.slice(end + 2, declaration).trim() !== '') {
-    throw new Error('shared/types.ts must have a doc comment right above `export type JobState`.');
+    throw new Error('shared/protocol/types.ts must have a doc comment right above `export type JobState`.');
   }
   const comment = ['/**', ...jobStatesDoc().split('\n').map((line) => (line === '' ? ' *' : ` * ${line}`)), ' */'].join('\n');
   return `${current.slice(0, start + 1)}${comment}${current.slice(end + 2)}`;

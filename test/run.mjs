@@ -1,6 +1,6 @@
 // Runs every test with node's built-in runner (TypeScript loaded through tsx):
 //   node test/run.mjs [unit|conformance|integration|e2e ...]   (default: all levels)
-// conformance runs the one engine suite against every store (test/conformance/<store>.test.ts).
+// conformance runs the engine suite and the statement suite against every store (test/conformance/<store>.test.ts).
 // Integration tests start the built daemon (dist/), so `npm test` builds first.
 // The e2e level needs code-server and chromium (see .ci/run); it runs (after the others) when
 // test/e2e exists and SPOOL_SKIP_E2E is not set.

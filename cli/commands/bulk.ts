@@ -1,6 +1,6 @@
 /** `spool retry|cancel|delete <id...>` and their bulk forms over a queue (or every queue), states, kind, tag, text and branch. */
 import type { Command } from 'commander';
-import type { SpoolClient } from '../../shared/client';
+import type { SpoolClient } from '../../shared/client/client';
 import { bulkDefaultStates } from '../../shared/domain/states';
 import type { BulkParams, BulkResult } from '../../shared/protocol';
 import { action, list } from '../action';

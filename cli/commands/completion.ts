@@ -8,7 +8,7 @@
  */
 import type { Command, Option } from 'commander';
 import { METHOD_NAMES } from '../../shared/protocol';
-import { JOB_STATES } from '../../shared/types';
+import { JOB_STATES } from '../../shared/protocol/types';
 import { action, arg } from '../action';
 import { CliError } from '../errors';
 

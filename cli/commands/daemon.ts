@@ -6,12 +6,12 @@
  */
 import type { Command } from 'commander';
 import * as os from 'node:os';
-import { ConnectionLostError } from '../../shared/client';
+import { ConnectionLostError } from '../../shared/client/client';
 import * as control from '../../shared/client/daemonProcess';
 import { processExists } from '../../shared/client/processes';
-import { DAEMON_FLAGS, DETACH_FLAG, DaemonFlagError, STOP_TIMEOUT_FLAG, daemonOptionsFromFlags, flagHelp, flagUsage, givenDaemonFlags, parseStopTimeout } from '../../shared/daemon-flags';
-import type { DaemonOptions } from '../../shared/daemon-options';
-import type { Env } from '../../shared/paths';
+import { DAEMON_FLAGS, DETACH_FLAG, DaemonFlagError, STOP_TIMEOUT_FLAG, daemonOptionsFromFlags, flagHelp, flagUsage, givenDaemonFlags, parseStopTimeout } from '../../shared/client/daemonFlags';
+import type { DaemonOptions } from '../../shared/client/daemonOptions';
+import type { Env } from '../../shared/client/paths';
 import { action, arg } from '../action';
 import type { CliContext } from '../context';
 import { CliError } from '../errors';

@@ -1,7 +1,7 @@
 /** `spool enqueue <queue> ...`: add a job; with --wait, follow it to its end. */
 import type { Command } from 'commander';
 import { LIMITS, type EnqueueParams } from '../../shared/protocol';
-import { TERMINAL_STATES } from '../../shared/types';
+import { TERMINAL_STATES } from '../../shared/protocol/types';
 import { action, arg } from '../action';
 import type { CliContext } from '../context';
 import { CliError } from '../errors';
@@ -12,7 +12,7 @@ import { newQueueNote, queueNames } from '../hints';
 import { addJobOptions, addJobSourceOptions, resolveJobOptions, resolveJobSource, type JobOptionValues, type JobSourceOptions } from '../jobsource';
 import { outputPrinter } from '../output';
 import { parseDuration } from '../parse/duration';
-import { parseStartTime, type StartTime } from '../parse/start-time';
+import { parseStartTime, type StartTime } from '../parse/startTime';
 import { parseInteger } from '../parse/values';
 import { addLimitOptions, resolveLimits, type LimitOptionValues } from '../parse/limits';
 

@@ -1,7 +1,7 @@
 /** `spool queues` and `spool queue <name> [pause|resume|purge|set|delete]`. */
 import type { Command } from 'commander';
 import type { ConfigureQueueParams, QueueResult } from '../../shared/protocol';
-import { JOB_STATES, type JobState } from '../../shared/types';
+import { JOB_STATES, type JobState } from '../../shared/protocol/types';
 import { confirm } from '../confirm';
 import { action, arg } from '../action';
 import type { CliContext } from '../context';

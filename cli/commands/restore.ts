@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import type { Command } from 'commander';
 import { restoreBackup, verifyBackup } from '../../shared/client/backups';
 import { daemonStatus } from '../../shared/client/daemonProcess';
-import { defaultDbPath } from '../../shared/paths';
+import { defaultDbPath } from '../../shared/client/paths';
 import { action, arg } from '../action';
 import { CliError } from '../errors';
 

@@ -1,6 +1,6 @@
 /** `spool rpc <method> [params]`: any daemon method, raw. */
 import type { Command } from 'commander';
-import { SpoolError } from '../../shared/errors';
+import { SpoolError } from '../../shared/protocol/errors';
 import { ErrorCode, METHOD_NAMES } from '../../shared/protocol';
 import { action, arg } from '../action';
 import { parseDuration } from '../parse/duration';

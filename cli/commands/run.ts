@@ -1,6 +1,6 @@
 /** `spool run TEMPLATE`: enqueue a template of the jobs file by name, with parameters. */
 import type { Command } from 'commander';
-import { TERMINAL_STATES } from '../../shared/types';
+import { TERMINAL_STATES } from '../../shared/protocol/types';
 import { formatDuration } from '../../shared/domain/durations';
 import { action, arg } from '../action';
 import { CliError } from '../errors';

@@ -1,7 +1,7 @@
 /** `spool schedules` and `spool schedule add|set|rm|enable|disable|run|show <name>`. */
 import type { Command } from 'commander';
 import type { CreateScheduleParams, UpdateScheduleParams } from '../../shared/protocol';
-import type { MissedRunPolicy } from '../../shared/types';
+import type { MissedRunPolicy } from '../../shared/protocol/types';
 import { action, arg } from '../action';
 import { CliError } from '../errors';
 import { inZone, scheduleDetails, schedulesTable } from '../format/records';

@@ -13,14 +13,14 @@
  * stderr unless --quiet.
  */
 import type { Command } from 'commander';
-import { SpoolClient } from '../../shared/client';
+import { SpoolClient } from '../../shared/client/client';
 import { jobEnvironment } from '../../shared/client/jobEnv';
 import { runProcessGroup } from '../../shared/client/processGroup';
 import { JobOutput, shellJobOutcome } from '../../shared/client/shellJob';
 import { LIMITS, NAME_PATTERN } from '../../shared/protocol';
-import type { Job } from '../../shared/types';
-import { runWorker, type WorkContext } from '../../shared/worker';
-import { DEFAULT_KILL_GRACE_MS } from '../../shared/daemon-options';
+import type { Job } from '../../shared/protocol/types';
+import { runWorker, type WorkContext } from '../../shared/client/worker';
+import { DEFAULT_KILL_GRACE_MS } from '../../shared/client/daemonOptions';
 import { action, arg } from '../action';
 import type { CliContext } from '../context';
 import { CliError } from '../errors';
@@ -28,6 +28,7 @@ import { parseKillAfter } from '../parse/duration';
 import { formatDuration } from '../format/time';
 import { collect, parseInteger } from '../parse/values';
 import { unknownQueueNote } from '../hints';
+import { errorMessage } from '../../shared/protocol/errors';
 
 type WorkOptions = {
   exec?: string;
@@ -136,7 +137,7 @@ async function serve(
         const took = formatDuration(Date.now() - started);
         // Stopped hard, the job is handed back to run again; the worker says so itself.
         if (wctx.hardStop.aborted) report(`the command was killed after ${took}; the job is handed back`);
-        else report(`the command failed after ${took}: ${error instanceof Error ? error.message : String(error)}`);
+        else report(`the command failed after ${took}: ${errorMessage(error)}`);
         throw error;
       }
     },
@@ -226,7 +227,7 @@ function jobOutput(client: SpoolClient, jobId: string, workerId: string): JobOut
           await client.call('jobs.log', { id: jobId, workerId, stream, lines });
         } catch (error) {
           // Output is a convenience; losing some (the lease was lost, the daemon restarted) must not fail the job.
-          process.stderr.write(`spool work: job ${jobId}: could not save ${lines.length} output line(s): ${error instanceof Error ? error.message : String(error)}\n`);
+          process.stderr.write(`spool work: job ${jobId}: could not save ${lines.length} output line(s): ${errorMessage(error)}\n`);
         }
       },
       record: async (report) => {

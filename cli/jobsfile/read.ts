@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { formatProblem, parseJobsFile, type Declaration, type Problem } from '../../shared/jobsfile';
 import { CliError } from '../errors';
+import { errorMessage } from '../../shared/protocol/errors';
 
 /** The names looked for in the current folder, in order. */
 export const DEFAULT_FILES = ['spool.jsonc', 'spool.json'] as const;
@@ -36,7 +37,7 @@ export function readJobsFile(file: string | undefined, report: (line: string) =>
   try {
     text = fs.readFileSync(path.resolve(cwd, shown), 'utf8');
   } catch (error) {
-    const reason = error instanceof Error && 'code' in error && error.code === 'ENOENT' ? 'it does not exist' : error instanceof Error ? error.message : String(error);
+    const reason = error instanceof Error && 'code' in error && error.code === 'ENOENT' ? 'it does not exist' : errorMessage(error);
     throw new CliError(`Cannot read the jobs file ${shown}: ${reason}.`);
   }
   const parsed = parseJobsFile(text);

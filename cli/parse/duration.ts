@@ -5,8 +5,8 @@
  */
 import * as backoff from '../../shared/domain/backoff';
 import * as durations from '../../shared/domain/durations';
-import type { Backoff } from '../../shared/types';
-import { MAX_KILL_GRACE_MS } from '../../shared/daemon-options';
+import type { Backoff } from '../../shared/protocol/types';
+import { MAX_KILL_GRACE_MS } from '../../shared/client/daemonOptions';
 import { CliError } from '../errors';
 
 /** Milliseconds in `text`; `what` names the option in the error. */

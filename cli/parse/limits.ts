@@ -7,7 +7,7 @@
 import type { Command } from 'commander';
 import * as sizes from '../../shared/domain/sizes';
 import { RESOURCE_LIMIT_RANGES } from '../../shared/protocol';
-import type { ResourceLimits } from '../../shared/types';
+import type { ResourceLimits } from '../../shared/protocol/types';
 import { CliError } from '../errors';
 import { parseDuration } from './duration';
 import { parseInteger } from './values';

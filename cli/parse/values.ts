@@ -6,9 +6,10 @@ import { readFileSync } from 'node:fs';
 import * as rates from '../../shared/domain/rates';
 import { integerText } from '../../shared/domain/rules/options';
 import type { Parsed } from '../../shared/domain/parsed';
-import { JOB_STATES, type JobState, type RateLimit } from '../../shared/types';
+import { JOB_STATES, type JobState, type RateLimit } from '../../shared/protocol/types';
 import { CliError } from '../errors';
 import { parseDuration } from './duration';
+import { errorMessage } from '../../shared/protocol/errors';
 
 /** Reads all of stdin; used for `-` arguments. */
 export async function readStdin(): Promise<string> {
@@ -29,14 +30,14 @@ export async function parseJsonArgument(text: string, what: string): Promise<unk
     try {
       source = readFileSync(file, 'utf8');
     } catch (error) {
-      throw new CliError(`Cannot read ${what} from ${file}: ${error instanceof Error ? error.message : String(error)}.`);
+      throw new CliError(`Cannot read ${what} from ${file}: ${errorMessage(error)}.`);
     }
     from = ` (from ${file})`;
   }
   try {
     return JSON.parse(source);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = errorMessage(error);
     throw new CliError(`Invalid JSON in ${what}${from}: ${reason}. Quote it for the shell, e.g. '{"size": 3}'.`);
   }
 }

@@ -1,56 +1,20 @@
 /**
- * The queue engine as the daemon sees it: a synchronous library over one SQLite file. The RPC
- * layer, the executors, the scheduler and the reaper all go through this interface and never
- * touch SQL themselves (SQL lives in `daemon/storage/sqlite/`).
+ * What the engine (./engine.ts) is given and gives besides its methods: its options, the
+ * listener of what changed, and the values some of its methods take and return. Callers use
+ * the Engine class itself as the engine's type.
  *
- * Every method is synchronous — better-sqlite3 is, and a transaction must never span an
- * `await` — and every method that takes input validates it first (types, unknown fields,
- * ranges, sizes), throwing `SpoolError` with `InvalidParams` and `data.field` naming the field,
- * before anything touches the database. The RPC layer passes the raw params straight in.
- *
- * Events are delivered to listeners after the transaction that caused them has committed.
+ * Every Engine method that takes input validates it first (types, unknown fields, ranges,
+ * sizes), rejecting with `SpoolError` `InvalidParams` and `data.field` naming the field, before
+ * anything reaches the store. Events are delivered to listeners after the transaction that
+ * caused them has committed.
  */
-import type { JobChange } from '../../shared/protocol';
-import type {
-  ApplyProjectParams,
-  ApplyProjectResult,
-  EnqueueTemplateParams,
-  ProjectStateParams,
-  ProjectStateResult,
-  Template,
-  BulkParams,
-  BulkResult,
-  CheckpointParams,
-  ClaimParams,
-  CompleteParams,
-  ConfigureQueueParams,
-  CreateScheduleParams,
-  DeleteQueueParams,
-  EnqueueParams,
-  EnqueueResult,
-  FailParams,
-  HeartbeatParams,
-  HeartbeatResult,
-  JobOutputParams,
-  JobOutputResult,
-  JobWithRuns,
-  ListJobsParams,
-  ListJobsResult,
-  LogParams,
-  ProgressParams,
-  PurgeQueueParams,
-  RegisterWorkerParams,
-  ReleaseParams,
-  Stats,
-  UpdateJobParams,
-  UpdateScheduleParams,
-} from '../../shared/protocol';
-import type { Job, OutputLine, OutputStream, Queue, Schedule, Worker, WorkerType } from '../../shared/types';
-import type { CompleteOutcome, CounterMismatch, DaemonInstance, DaemonRegistration, FireScheduleParams, StorageFactory, StoreDescription, StoredToken } from '../storage/backend';
+import type { ClaimParams, EnqueueResult, JobChange } from '../../shared/protocol';
+import type { Job, JobState, OutputLine } from '../../shared/protocol/types';
+import type { StoreFactory } from '../storage/store';
 
 export interface EngineOptions {
-  /** Opens the store the engine works on (sqliteStorage({ dbPath }) for a SQLite file). */
-  storage: StorageFactory;
+  /** Opens the store the engine works on (sqliteStore({ dbPath }) for a SQLite file, postgresStore({ url }) for a database). */
+  store: StoreFactory;
   /** Injected clock (epoch ms) for tests; default Date.now. */
   now?: () => number;
   /** Injected randomness (0..1) for jitter in tests; default Math.random. */
@@ -102,157 +66,30 @@ export interface EngineClaimParams extends Omit<ClaimParams, 'waitMs'> {
   builtinKinds?: string[];
 }
 
-export type { CompleteOutcome, CounterMismatch, DaemonInstance, DaemonRegistration, FireScheduleParams, StoreDescription } from '../storage/backend';
+export type { StoreDescription } from '../storage/store';
+export type { DaemonInstance, DaemonRegistration } from '../storage/statements/daemons';
+
+/** A schedule's fire: the compare-and-swap the scheduler asks for. */
+export interface FireScheduleParams {
+  name: string;
+  /** The next_run_at the scheduler read; the fire happens only if it is still the stored one. */
+  expectedNextRunAt: number;
+  /** The value to store instead (computed by the scheduler from the cron expression). */
+  newNextRunAt: number | null;
+  /** Enqueue the schedule's job (false when the missed-run policy skips this tick). */
+  enqueue: boolean;
+}
+
+/** One complete of a completeMany: the completed job, or the error its own call would have had. */
+export type CompleteOutcome = { ok: true; job: Job } | { ok: false; error: unknown };
+
+/** A per-queue counter that disagrees with the jobs it counts. */
+export interface CounterMismatch {
+  queue: string;
+  state: JobState;
+  counted: number;
+  actual: number;
+}
 
 /** One enqueue of an enqueueEach: its result, or the error its own call would have had. */
 export type EnqueueOutcome = { ok: true; result: EnqueueResult } | { ok: false; error: unknown };
-
-export interface QueueEngine {
-  // Jobs
-  enqueue(params: EnqueueParams): Promise<EnqueueResult>;
-  /** All in one transaction. */
-  enqueueBatch(params: { jobs: EnqueueParams[] }): Promise<{ results: EnqueueResult[] }>;
-  getJob(id: string): Promise<JobWithRuns>;
-  listJobs(params: ListJobsParams): Promise<ListJobsResult>;
-  output(params: JobOutputParams): Promise<JobOutputResult>;
-  cancel(id: string): Promise<Job>;
-  retry(id: string): Promise<Job>;
-  update(params: UpdateJobParams): Promise<Job>;
-  deleteJob(id: string): Promise<void>;
-  cancelMany(params: BulkParams): Promise<BulkResult>;
-  retryMany(params: BulkParams): Promise<BulkResult>;
-  deleteMany(params: BulkParams): Promise<BulkResult>;
-
-  // The worker side. Only the worker holding the lease may act; others get LeaseLost.
-  claim(params: EngineClaimParams): Promise<Job[]>;
-  heartbeat(params: HeartbeatParams): Promise<HeartbeatResult>;
-  progress(params: ProgressParams): Promise<void>;
-  checkpoint(params: CheckpointParams): Promise<void>;
-  /** Appends output lines (capped per job, oldest dropped with a marker line). */
-  log(params: LogParams): Promise<void>;
-  /** Output of the daemon's own executors: same as log but with any stream and no lease check beyond the worker id. */
-  appendOutput(jobId: string, workerId: string, stream: Exclude<OutputStream, 'marker'>, lines: string[]): Promise<void>;
-  complete(params: CompleteParams): Promise<Job>;
-  /**
-   * Many completes in one transaction and far fewer statements; each gets the outcome its own
-   * `complete` call would have had (invalid params and lost leases fail alone, in their slot).
-   */
-  completeMany(params: CompleteParams[]): Promise<CompleteOutcome[]>;
-  /**
-   * Enqueues in one transaction, each with the outcome its own `enqueue` would have had: invalid
-   * params fail alone, in their slot (group commit shares one call among pipelined enqueues).
-   */
-  enqueueEach(params: EnqueueParams[]): Promise<EnqueueOutcome[]>;
-  fail(params: FailParams): Promise<Job>;
-  /** A worker hands a held job back unfinished: it runs again at once, the attempt given back. */
-  release(params: ReleaseParams): Promise<Job>;
-  /** Cancelled running jobs end here once the executor or worker has stopped them. */
-  markCancelled(id: string, workerId: string): Promise<Job>;
-
-  // Workers
-  registerWorker(params: RegisterWorkerParams, type: WorkerType): Promise<Worker>;
-  listWorkers(): Promise<Worker[]>;
-  /** A heartbeat of the worker as a whole (any RPC from it). */
-  touchWorker(workerId: string): Promise<void>;
-  /** Its connection closed: shown as gone; its leases run out normally and the reaper takes them. */
-  markWorkerGone(workerId: string): Promise<void>;
-
-  // Daemon instances (see StorageBackend): how a daemon tells its dead predecessors on the store.
-  /** Records this daemon as running from now. */
-  registerDaemon(registration: DaemonRegistration): Promise<DaemonInstance>;
-  /** Every daemon recorded, oldest first. */
-  listDaemons(): Promise<DaemonInstance[]>;
-  /** This daemon is alive now; its executors' worker row is seen now. False if it has no row or is recorded as stopped. */
-  daemonHeartbeat(id: string, pid: number): Promise<boolean>;
-  /** This daemon stopped cleanly; its executors show as gone. */
-  daemonStopped(id: string, pid: number): Promise<boolean>;
-  /** A dead daemon's jobs were recovered: its row goes, its executors show as gone. */
-  forgetDaemon(id: string, pid: number): Promise<boolean>;
-
-  // Access tokens (see StorageBackend): the daemon's auth layer hashes and compares them.
-  /** Stores a token by its hash; AlreadyExists when the name is taken. */
-  createToken(token: StoredToken): Promise<void>;
-  /** Every token, by name. */
-  listTokens(): Promise<StoredToken[]>;
-  /** Removes a token; false when there was none by that name. */
-  revokeToken(name: string): Promise<boolean>;
-
-  // Queues
-  listQueues(): Promise<Queue[]>;
-  getQueue(name: string): Promise<Queue>;
-  configureQueue(params: ConfigureQueueParams): Promise<Queue>;
-  pauseQueue(name: string): Promise<Queue>;
-  resumeQueue(name: string): Promise<Queue>;
-  purgeQueue(params: PurgeQueueParams): Promise<number>;
-  deleteQueue(params: DeleteQueueParams): Promise<number>;
-
-  // Schedules (storage; the daemon's scheduler computes fire times with shared/domain/cron)
-  listSchedules(): Promise<Schedule[]>;
-  getSchedule(name: string): Promise<Schedule>;
-  /** `nextRunAt` is computed by the caller from the cron expression. */
-  createSchedule(params: CreateScheduleParams, nextRunAt: number | null): Promise<Schedule>;
-  updateSchedule(params: UpdateScheduleParams, nextRunAt: number | null | undefined): Promise<Schedule>;
-  deleteSchedule(name: string): Promise<void>;
-  /** Compare-and-swap on next_run_at, and the enqueue, in one transaction. Null if another daemon won. */
-  fireSchedule(params: FireScheduleParams): Promise<{ schedule: Schedule; job: Job | null } | null>;
-  /** Enqueue the schedule's job now without moving next_run_at. */
-  triggerSchedule(name: string): Promise<EnqueueResult>;
-
-  // Jobs as code
-  /** Every queue, template and schedule as a plan compares them, with owners and last-applied values. */
-  projectState(params: ProjectStateParams): Promise<ProjectStateResult>;
-  /** A project's whole plan in one transaction, planned again from what the store holds; all or nothing. */
-  applyProject(params: ApplyProjectParams): Promise<ApplyProjectResult>;
-  listTemplates(): Promise<Template[]>;
-  /** Rejects with TemplateNotFound. */
-  getTemplate(name: string): Promise<Template>;
-  /** Enqueues a template's job, its parameters filled in. Rejects with TemplateNotFound, or InvalidParams for a parameter it lacks or does not take. */
-  enqueueTemplate(params: EnqueueTemplateParams): Promise<EnqueueResult>;
-
-  // Stats and upkeep
-  /** O(queues): read from the maintained counters. */
-  stats(): Promise<Stats>;
-  /** Running jobs whose lease expired → retrying (a failed attempt, "lease expired") or dead. Returns how many. */
-  reapExpiredLeases(): Promise<number>;
-  /** The store's leader lease on `role` (see StorageBackend.holdLeadership); always true on a store without one. */
-  holdLeadership(role: string, daemonId: string, ttlMs: number): Promise<boolean>;
-  /**
-   * Start-up recovery: jobs left running by the given worker ids (this daemon's own built-in
-   * executors, from a previous life) go back to `retrying`, due now, without using up an attempt —
-   * a job is never failed because the daemon stopped. The interrupted run ends when the daemon
-   * last knew it running (see StorageBackend.recoverInterrupted); `aliveUntil` is that daemon's
-   * last heartbeat, when known.
-   */
-  recoverInterrupted(workerIds: string[], aliveUntil?: number): Promise<number>;
-  /** Ids of the jobs running under these workers: what recoverInterrupted would recover. */
-  runningJobIds(workerIds: string[]): Promise<string[]>;
-  /** Retention: delete up to `batchSize` finished jobs older than their queue's retention. Returns how many. */
-  cleanup(batchSize?: number): Promise<number>;
-  /** The earliest future time something becomes due: a delayed/retrying job, a lease expiry, a schedule. Null if none. */
-  nextWakeAt(): Promise<number | null>;
-  /** Recompute the per-queue counters from the jobs table and say whether they matched (tests and `doctor`). */
-  verifyCounters(): Promise<{ ok: boolean; mismatches: CounterMismatch[] }>;
-
-  /**
-   * Group commit: runs `fn` — any number of this engine's own calls — in one write transaction,
-   * with one commit (and one fsync) for all of them. Each call inside still succeeds or fails on
-   * its own (a savepoint each): a call that throws undoes only itself, and `fn` may catch it and
-   * go on. Events are delivered after the one commit. `fn` must be synchronous: the calls it
-   * makes are started, not awaited (return their promises, in an array or object: a promise
-   * returned directly is refused, as the mark of an async `fn`). Each call's promise tells how its
-   * own savepoint went; whether the batch committed is told by `batch` itself, which throws when
-   * the commit fails. A store that cannot work synchronously runs the calls one by one, each in
-   * its own transaction.
-   */
-  batch<T>(fn: () => T): T;
-
-  subscribe(listener: EngineListener): () => void;
-  /** The store in neutral words (kind and location), for `daemon.status`. */
-  readonly store: StoreDescription;
-  /** The schema migrations opening the file applied (all of them for a new file), and how long they took. */
-  readonly migrated: { versions: number[]; ms: number };
-  /** Settles once the store is open and migrated (at once for SQLite); rejects with why it cannot open. */
-  open(): Promise<void>;
-  /** Closes the store; nothing may be called after. */
-  close(): Promise<void>;
-}

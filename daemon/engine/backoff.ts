@@ -1,7 +1,7 @@
 /**
  * The wait before attempt n+1 after attempt n failed.
  */
-import type { Backoff } from '../../shared/types';
+import type { Backoff } from '../../shared/protocol/types';
 
 /**
  * Exponential base·2^(n-1), linear base·n, fixed base; capped at capMs, then moved by up to

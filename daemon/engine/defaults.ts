@@ -2,7 +2,7 @@
  * Settings of a queue created on first use, and the kinds the daemon runs itself. These are
  * documented in the README; a queue can change any of them with `queues.configure`.
  */
-import type { Backoff } from '../../shared/types';
+import type { Backoff } from '../../shared/protocol/types';
 
 export const QUEUE_DEFAULTS = {
   concurrency: null,

@@ -1,11 +1,11 @@
 /**
- * The queue engine: an async library over a store (see api.ts for the contract, and
- * daemon/storage/backend.ts for the store's side).
+ * The queue engine: an async library over a store (daemon/storage/store.ts). The RPC layer, the
+ * executors, the scheduler and the reaper all go through this class and never touch SQL.
  *
- * Each public method validates its raw input first (nothing invalid reaches the store), turns it
- * into the store's operation (the claimer's kinds into a filter, output into chunks) and calls
- * the store; the store runs the operation in one transaction and records what changed on the
- * engine's event hub, which delivers it only after the commit.
+ * Each public method validates its raw input first (nothing invalid reaches the store), computes
+ * the policy (backoff, lease, next run time) and hands the store one job operation (./ops/), a
+ * generator of statement calls that the store runs in one transaction; what it changed is
+ * recorded on the engine's event hub, which delivers it only after the commit.
  *
  * The rule that keeps group commit working: a method makes its store call before its first
  * `await` (the methods here are not `async` at all: they return the store's promise, or a
@@ -47,88 +47,127 @@ import type {
   UpdateJobParams,
   UpdateScheduleParams,
 } from '../../shared/protocol';
-import type { Job, JobTemplate, OutputStream, Queue, Schedule, Worker, WorkerType } from '../../shared/types';
-import type { DaemonInstance, DaemonRegistration, StorageBackend, StoragePolicy, StoredToken } from '../storage/backend';
-import type { CompleteOutcome, CounterMismatch, EngineClaimParams, EngineListener, EngineOptions, EnqueueOutcome, FireScheduleParams, QueueEngine, StoreDescription } from './api';
+import type { Job, JobState, OutputStream, Queue, Schedule, Worker, WorkerType } from '../../shared/protocol/types';
+import type { Store, StoreDescription } from '../storage/store';
+import type { DaemonInstance, DaemonRegistration } from '../storage/statements/daemons';
+import type { StoredToken } from '../storage/statements/tokens';
+import type { CompleteOutcome, CounterMismatch, EngineClaimParams, EngineListener, EngineOptions, EnqueueOutcome, FireScheduleParams } from './api';
 import { QUEUE_DEFAULTS, UPKEEP_BATCH } from './defaults';
-import { EventHub } from './events';
+import { ChangeHub } from './events';
 import { kindFilter } from './kinds';
-import { truncateLine } from '../../shared/domain/output-lines';
-import { available, nextTokenAt, refill } from './rate-limit';
 import { jobRules } from './rules';
 import { UuidV7, firstIdAt } from '../../shared/domain/uuid';
 import * as v from './validate/jobs';
-import { mergedBackoff, type EnqueueInput } from './validate/jobs';
-import { integer, jobId, jsonText, nameList, name as validName } from '../../shared/domain/validate';
+import type { BulkInput, EnqueueInput } from './validate/jobs';
+import { integer, jobId, nameList, name as validName } from '../../shared/domain/validate';
 import * as vq from './validate/queues';
 import * as vs from './validate/schedules';
 import * as vw from './validate/worker';
 import * as vd from './validate/declaration';
-import { decideApply, liveObjects, templateRecord } from './projects';
+import { liveObjects } from './projects';
 import { templateToJob } from '../../shared/jobsfile';
-import { invalidParams } from '../../shared/errors';
+import { invalidParams } from '../../shared/protocol/errors';
+import type { Op } from '../storage/statements';
+import * as attempts from './ops/attempts';
+import * as daemons from './ops/daemons';
+import * as jobs from './ops/jobs';
+import * as output from './ops/output';
+import * as projects from './ops/projects';
+import * as queues from './ops/queues';
+import * as schedules from './ops/schedules';
+import * as tokens from './ops/tokens';
+import * as upkeep from './ops/upkeep';
+import * as workers from './ops/workers';
+import * as claimOps from './ops/claim';
+import * as enqueueOps from './ops/enqueue';
+import { opContext, type OpContext, type Policy } from './ops/context';
 
-export class Engine implements QueueEngine {
+export class Engine {
+  /** The store in neutral words (kind and location), for `daemon.status`. */
   readonly store: StoreDescription;
-  private readonly backend: StorageBackend;
-  private readonly events: EventHub;
+  /** The store the operations run on. */
+  private readonly db: Store;
+  private readonly events: ChangeHub;
   /** The clock (epoch ms), injected by tests: it bounds how far ahead a runAt may be. */
   private readonly now: () => number;
+  /** The policy the job operations (./ops/) run with. */
+  private readonly policy: Policy;
 
   constructor(options: EngineOptions) {
     const now = options.now ?? Date.now;
     this.now = now;
     const random = options.random ?? Math.random;
     const ids = new UuidV7(now);
-    this.events = new EventHub((error) => console.error(`spool engine: an event listener failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`), now);
-    const policy: StoragePolicy = {
+    this.events = new ChangeHub((error) => console.error(`spool engine: an event listener failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`), now);
+    this.policy = {
       now,
       newId: () => ids.next(),
       firstIdAt,
       rules: jobRules(random),
       queueDefaults: QUEUE_DEFAULTS,
-      mergeBackoff: mergedBackoff,
-      payloadText: (payload, field) => jsonText(payload, field),
-      parseTemplate: parseStoredTemplate,
-      refill,
-      available,
-      nextTokenAt,
       batchSize: UPKEEP_BATCH,
       maxOutputLinesPerJob: LIMITS.maxOutputLinesPerJob,
-      truncateLine: (line) => truncateLine(line),
     };
-    this.backend = options.storage(policy, this.events);
-    this.store = this.backend.description;
+    this.db = options.store(this.events, now);
+    this.store = this.db.description;
   }
 
+  /** Runs a job operation (./ops/) in one write transaction of the store. */
+  private write<T>(op: (c: OpContext) => Op<T>): Promise<T> {
+    return this.db.write((changes) => op(opContext(this.policy, changes)));
+  }
+
+  /** Runs a reading operation (./ops/) in one read transaction of the store. */
+  private read<T>(op: (c: OpContext) => Op<T>): Promise<T> {
+    return this.db.read((changes) => op(opContext(this.policy, changes)));
+  }
+
+  /** The schema migrations opening the file applied (all of them for a new file), and how long they took. */
   get migrated(): { versions: number[]; ms: number } {
-    return this.backend.migrated;
+    return this.db.migrated;
   }
 
+  /** Settles once the store is open and migrated (at once for SQLite); rejects with why it cannot open. */
   open(): Promise<void> {
-    return this.backend.open ? this.backend.open() : Promise.resolve();
+    return this.db.open ? this.db.open() : Promise.resolve();
   }
 
+  /**
+   * Group commit: runs `fn` — any number of this engine's own calls — in one write transaction,
+   * with one commit (and one fsync) for all of them. Each call inside still succeeds or fails on
+   * its own (a savepoint each): a call that throws undoes only itself, and `fn` may catch it and
+   * go on. Events are delivered after the one commit. `fn` must be synchronous: the calls it
+   * makes are started, not awaited (return their promises, in an array or object: a promise
+   * returned directly is refused, as the mark of an async `fn`). Each call's promise tells how its
+   * own savepoint went; whether the batch committed is told by `batch` itself, which throws when
+   * the commit fails. A store that cannot work synchronously runs the calls one by one, each in
+   * its own transaction.
+   */
   batch<T>(fn: () => T): T {
     // A store that cannot work synchronously has no batch: the calls fn starts run one by one,
     // each in its own transaction, and answer the same.
-    return this.backend.batch ? this.backend.batch(fn) : fn();
+    return this.db.batch ? this.db.batch(fn) : fn();
   }
 
   // ------------------------------------------------------------------------------------------
   // Jobs
 
   enqueue(params: EnqueueParams): Promise<EnqueueResult> {
-    return checked(() => v.enqueueParams(params, this.now()), (input) => this.backend.enqueue(input));
+    return checked(() => v.enqueueParams(params, this.now()), (input) => this.write((c) => enqueueOps.enqueue(c, input)));
   }
 
+  /** All in one transaction. */
   enqueueBatch(params: { jobs: EnqueueParams[] }): Promise<{ results: EnqueueResult[] }> {
     return checked(
       () => v.enqueueBatchParams(params, this.now()),
-      (inputs) => this.backend.enqueueMany(inputs).then((results) => ({ results })),
+      (inputs) => this.write((c) => enqueueOps.enqueueMany(c, inputs)).then((results) => ({ results })),
     );
   }
 
+  /**
+   * Enqueues in one transaction, each with the outcome its own `enqueue` would have had: invalid
+   * params fail alone, in their slot (group commit shares one call among pipelined enqueues).
+   */
   enqueueEach(params: EnqueueParams[]): Promise<EnqueueOutcome[]> {
     const now = this.now();
     const inputs: EnqueueInput[] = [];
@@ -145,24 +184,24 @@ export class Engine implements QueueEngine {
     // store refuses them as a whole, each is tried alone so that only the culprit fails; those
     // tries come after the batch, in transactions of their own (a store error is rare here:
     // validation has already passed).
-    return this.backend.enqueueMany(inputs).then(
+    return this.write((c) => enqueueOps.enqueueMany(c, inputs)).then(
       (results) => slots.map((s) => (typeof s === 'number' ? ok(results[s]) : s)),
-      () => Promise.all(slots.map((s) => (typeof s === 'number' ? outcome(this.backend.enqueue(inputs[s] as EnqueueInput)) : s))),
+      () => Promise.all(slots.map((s) => (typeof s === 'number' ? outcome(this.write((c) => enqueueOps.enqueue(c, inputs[s] as EnqueueInput))) : s))),
     );
   }
 
   getJob(id: string): Promise<JobWithRuns> {
-    return checked(() => jobId(id), (valid) => this.backend.getJob(valid));
+    return checked(() => jobId(id), (valid) => this.read(() => jobs.getJob(valid)));
   }
 
   listJobs(params: ListJobsParams): Promise<ListJobsResult> {
     return checked(
       () => v.listParams(params),
       (input) =>
-        this.backend.listJobs({ ...input, limit: input.limit + 1 }).then((jobs) => {
-          const page = jobs.slice(0, input.limit);
+        this.read((c) => jobs.listJobs(c, { ...input, limit: input.limit + 1 })).then((found) => {
+          const page = found.slice(0, input.limit);
           const last = page[page.length - 1];
-          return { jobs: page, nextCursor: jobs.length > input.limit && last ? v.encodeCursor(input.order, { id: last.id, runAt: last.runAt }) : null };
+          return { jobs: page, nextCursor: found.length > input.limit && last ? v.encodeCursor(input.order, { id: last.id, runAt: last.runAt }) : null };
         }),
     );
   }
@@ -170,36 +209,66 @@ export class Engine implements QueueEngine {
   output(params: JobOutputParams): Promise<JobOutputResult> {
     return checked(
       () => v.outputParams(params),
-      (input) => ('last' in input ? this.backend.outputTail(input.id, input.last) : this.backend.output(input.id, input.after, input.limit)),
+      (input) => this.read(() => ('last' in input ? output.outputTail(input.id, input.last) : output.output(input.id, input.after, input.limit))),
     );
   }
 
   cancel(id: string): Promise<Job> {
-    return checked(() => jobId(id), (valid) => this.backend.cancel(valid));
+    return checked(() => jobId(id), (valid) => this.write((c) => jobs.cancel(c, valid)));
   }
 
   retry(id: string): Promise<Job> {
-    return checked(() => jobId(id), (valid) => this.backend.retry(valid));
+    return checked(() => jobId(id), (valid) => this.write((c) => jobs.retry(c, valid)));
   }
 
   update(params: UpdateJobParams): Promise<Job> {
-    return checked(() => v.updateParams(params, this.now()), (input) => this.backend.update(input));
+    return checked(() => v.updateParams(params, this.now()), (input) => this.write((c) => jobs.update(c, input)));
   }
 
   deleteJob(id: string): Promise<void> {
-    return checked(() => jobId(id), (valid) => this.backend.deleteJob(valid));
+    return checked(() => jobId(id), (valid) => this.write((c) => jobs.deleteJob(c, valid)));
   }
 
   cancelMany(params: BulkParams): Promise<BulkResult> {
-    return checked(() => v.bulkParams(params), (input) => this.backend.cancelMany(input));
+    return checked(
+      () => v.bulkParams(params),
+      (input) =>
+        this.bulk(input, (c, id) => jobs.cancel(c, id)).then(({ count, errors, values }) => ({
+          count,
+          errors,
+          stopRequested: values.filter((job) => job.state === 'running').length,
+        })),
+    );
   }
 
   retryMany(params: BulkParams): Promise<BulkResult> {
-    return checked(() => v.bulkParams(params), (input) => this.backend.retryMany(input));
+    return checked(() => v.bulkParams(params), (input) => this.bulk(input, (c, id) => jobs.retry(c, id)).then(({ count, errors }) => ({ count, errors })));
   }
 
   deleteMany(params: BulkParams): Promise<BulkResult> {
-    return checked(() => v.bulkParams(params), (input) => this.backend.deleteMany(input));
+    return checked(() => v.bulkParams(params), (input) => this.bulk(input, (c, id) => jobs.deleteJob(c, id)).then(({ count, errors }) => ({ count, errors })));
+  }
+
+  /**
+   * Ids, or every match of a filter, in transactions of batchSize jobs each; refusals are
+   * collected, not thrown. The ids are read first (its store call made before the first await,
+   * see the rule at the top of the file); each batch is then a transaction of its own, so a bulk
+   * action over a huge queue never holds the store's locks for long.
+   */
+  private async bulk<T>(input: BulkInput, action: (c: OpContext, id: string) => Op<T>): Promise<jobs.Applied<T>> {
+    const ids = await this.read((c) => jobs.bulkIds(c, input));
+    const all: jobs.Applied<T> = { count: 0, errors: [], values: [] };
+    const size = this.policy.batchSize;
+    for (let i = 0; i < ids.length; i += size) {
+      const chunk = ids.slice(i, i + size);
+      // Each transaction's outcome is its own (PostgreSQL may run one again after a
+      // serialization failure), and is added up only once it has committed.
+      const done = await this.write((c) => jobs.applyEach(chunk, (id) => action(c, id)));
+      all.count += done.count;
+      all.errors.push(...done.errors);
+      all.values.push(...done.values);
+    }
+    return all;
   }
 
   // ------------------------------------------------------------------------------------------
@@ -211,27 +280,29 @@ export class Engine implements QueueEngine {
       (input) => {
         const kinds = kindFilter(input);
         if (kinds === null) return Promise.resolve([]);
-        return this.backend.claim({ workerId: input.workerId, queues: input.queues, max: input.max, kinds });
+        return this.write((c) => claimOps.claim(c, { workerId: input.workerId, queues: input.queues, max: input.max, kinds }));
       },
     );
   }
 
   heartbeat(params: HeartbeatParams): Promise<HeartbeatResult> {
-    return checked(() => vw.heartbeatParams(params), (input) => this.backend.heartbeat(input.id, input.workerId, input.extendMs));
+    return checked(() => vw.heartbeatParams(params), (input) => this.write((c) => attempts.heartbeat(c, input.id, input.workerId, input.extendMs)));
   }
 
   progress(params: ProgressParams): Promise<void> {
-    return checked(() => vw.progressParams(params), (input) => this.backend.progress(input.id, input.workerId, input.percent, input.message));
+    return checked(() => vw.progressParams(params), (input) => this.write((c) => attempts.progress(c, input.id, input.workerId, input.percent, input.message)));
   }
 
   checkpoint(params: CheckpointParams): Promise<void> {
-    return checked(() => vw.checkpointParams(params), (input) => this.backend.checkpoint(input.id, input.workerId, input.checkpoint));
+    return checked(() => vw.checkpointParams(params), (input) => this.write((c) => attempts.checkpoint(c, input.id, input.workerId, input.checkpoint)));
   }
 
+  /** Appends output lines (capped per job, oldest dropped with a marker line). */
   log(params: LogParams): Promise<void> {
-    return checked(() => vw.logParams(params), (input) => this.backend.appendOutput(input.id, input.workerId, input.stream, [input.lines]));
+    return checked(() => vw.logParams(params), (input) => this.write((c) => attempts.appendOutput(c, input.id, input.workerId, input.stream, [input.lines])));
   }
 
+  /** Output of the daemon's own executors: same as log but with any stream and no lease check beyond the worker id. */
   appendOutput(jobId: string, workerId: string, stream: Exclude<OutputStream, 'marker'>, lines: string[]): Promise<void> {
     // The wire's per-call limit (LIMITS.maxBatch lines) does not bind the daemon's own executors:
     // a shell command can print thousands of lines between two reads. They are stored in chunks
@@ -247,15 +318,19 @@ export class Engine implements QueueEngine {
       (chunks) => {
         const first = chunks[0];
         if (first === undefined) return Promise.resolve();
-        return this.backend.appendOutput(first.id, first.workerId, first.stream, chunks.map((c) => c.lines));
+        return this.write((c) => attempts.appendOutput(c, first.id, first.workerId, first.stream, chunks.map((chunk) => chunk.lines)));
       },
     );
   }
 
   complete(params: CompleteParams): Promise<Job> {
-    return checked(() => vw.completeParams(params), (input) => this.backend.complete(input.id, input.workerId, input.result));
+    return checked(() => vw.completeParams(params), (input) => this.write((c) => attempts.complete(c, input.id, input.workerId, input.result)));
   }
 
+  /**
+   * Many completes in one transaction and far fewer statements; each gets the outcome its own
+   * `complete` call would have had (invalid params and lost leases fail alone, in their slot).
+   */
   completeMany(params: CompleteParams[]): Promise<CompleteOutcome[]> {
     const inputs: ReturnType<typeof vw.completeParams>[] = [];
     const slots = params.map((item): CompleteOutcome | number => {
@@ -268,14 +343,14 @@ export class Engine implements QueueEngine {
     });
     if (inputs.length === 0) return Promise.resolve(slots.filter((s) => typeof s !== 'number'));
     // As in enqueueEach: one store call now, each alone (after the batch) if it fails as a whole.
-    return this.backend.completeMany(inputs).then(
+    return this.write((c) => attempts.completeMany(c, inputs)).then(
       (done) => slots.map((s) => (typeof s === 'number' ? (done[s] ?? { ok: false, error: new Error(`completeMany lost the outcome of item ${s}`) }) : s)),
       () =>
         Promise.all(
           slots.map((s) => {
             if (typeof s !== 'number') return s;
             const input = inputs[s] as ReturnType<typeof vw.completeParams>;
-            return this.backend.complete(input.id, input.workerId, input.result).then(
+            return this.write((c) => attempts.complete(c, input.id, input.workerId, input.result)).then(
               (job): CompleteOutcome => ({ ok: true, job }),
               (error: unknown): CompleteOutcome => ({ ok: false, error }),
             );
@@ -285,17 +360,19 @@ export class Engine implements QueueEngine {
   }
 
   fail(params: FailParams): Promise<Job> {
-    return checked(() => vw.failParams(params), (input) => this.backend.fail(input));
+    return checked(() => vw.failInput(params), (input) => this.write((c) => attempts.fail(c, input)));
   }
 
+  /** A worker hands a held job back unfinished: it runs again at once, the attempt given back. */
   release(params: ReleaseParams): Promise<Job> {
-    return checked(() => vw.releaseParams(params), (input) => this.backend.release(input));
+    return checked(() => vw.releaseParams(params), (input) => this.write((c) => attempts.release(c, input)));
   }
 
+  /** Cancelled running jobs end here once the executor or worker has stopped them. */
   markCancelled(id: string, workerId: string): Promise<Job> {
     return checked(
       () => ({ id: jobId(id), workerId: validName(workerId, 'workerId') }),
-      (input) => this.backend.markCancelled(input.id, input.workerId),
+      (input) => this.write((c) => attempts.markCancelled(c, input.id, input.workerId)),
     );
   }
 
@@ -303,24 +380,27 @@ export class Engine implements QueueEngine {
   // Workers
 
   registerWorker(params: RegisterWorkerParams, type: WorkerType): Promise<Worker> {
-    return checked(() => vw.registerParams(params), (input) => this.backend.registerWorker(input, type));
+    return checked(() => vw.registerParams(params), (input) => this.write((c) => workers.registerWorker(c, input, type)));
   }
 
   listWorkers(): Promise<Worker[]> {
-    return this.backend.listWorkers();
+    return this.read(() => workers.listWorkers());
   }
 
+  /** A heartbeat of the worker as a whole (any RPC from it). */
   touchWorker(workerId: string): Promise<void> {
-    return checked(() => validName(workerId, 'workerId'), (id) => this.backend.touchWorker(id));
+    return checked(() => validName(workerId, 'workerId'), (id) => this.write((c) => workers.touchWorker(c, id)));
   }
 
+  /** Its connection closed: shown as gone; its leases run out normally and the reaper takes them. */
   markWorkerGone(workerId: string): Promise<void> {
-    return checked(() => validName(workerId, 'workerId'), (id) => this.backend.markWorkerGone(id));
+    return checked(() => validName(workerId, 'workerId'), (id) => this.write(() => workers.markWorkerGone(id)));
   }
 
   // ------------------------------------------------------------------------------------------
   // Daemon instances
 
+  /** Records this daemon as running from now. */
   registerDaemon(registration: DaemonRegistration): Promise<DaemonInstance> {
     return checked(
       () => ({
@@ -328,14 +408,16 @@ export class Engine implements QueueEngine {
         id: validName(registration.id, 'id'),
         pid: integer(registration.pid, 'pid', 1, 2 ** 31 - 1),
       }),
-      (valid) => this.backend.registerDaemon(valid),
+      (valid) => this.write((c) => daemons.registerDaemon(c, valid)),
     );
   }
 
+  /** Every daemon recorded, oldest first. */
   listDaemons(): Promise<DaemonInstance[]> {
-    return this.backend.listDaemons();
+    return this.read(() => daemons.listDaemons());
   }
 
+  /** Stores a token by its hash; AlreadyExists when the name is taken. */
   createToken(token: StoredToken): Promise<void> {
     return checked(
       () => {
@@ -343,125 +425,155 @@ export class Engine implements QueueEngine {
         if (!/^[0-9a-f]{64}$/.test(token.hash)) throw invalidParams('hash', 'The hash must be 64 lower-case hex digits (a SHA-256).');
         return { ...token, name: validName(token.name, 'name') };
       },
-      (valid) => this.backend.createToken(valid),
+      (valid) => this.write(() => tokens.createToken(valid)),
     );
   }
 
+  /** Every token, by name. */
   listTokens(): Promise<StoredToken[]> {
-    return this.backend.listTokens();
+    return this.read(() => tokens.listTokens());
   }
 
+  /** Removes a token; false when there was none by that name. */
   revokeToken(name: string): Promise<boolean> {
-    return checked(() => validName(name, 'name'), (valid) => this.backend.revokeToken(valid));
+    return checked(() => validName(name, 'name'), (valid) => this.write(() => tokens.revokeToken(valid)));
   }
 
+  /** This daemon is alive now; its executors' worker row is seen now. False if it has no row or is recorded as stopped. */
   daemonHeartbeat(id: string, pid: number): Promise<boolean> {
-    return checked(() => validName(id, 'id'), (valid) => this.backend.daemonHeartbeat(valid, pid));
+    return checked(() => validName(id, 'id'), (valid) => this.write((c) => daemons.daemonHeartbeat(c, valid, pid)));
   }
 
+  /** This daemon stopped cleanly; its executors show as gone. */
   daemonStopped(id: string, pid: number): Promise<boolean> {
-    return checked(() => validName(id, 'id'), (valid) => this.backend.daemonStopped(valid, pid));
+    return checked(() => validName(id, 'id'), (valid) => this.write((c) => daemons.daemonStopped(c, valid, pid)));
   }
 
+  /** A dead daemon's jobs were recovered: its row goes, its executors show as gone. */
   forgetDaemon(id: string, pid: number): Promise<boolean> {
-    return checked(() => validName(id, 'id'), (valid) => this.backend.forgetDaemon(valid, pid));
+    return checked(() => validName(id, 'id'), (valid) => this.write(() => daemons.forgetDaemon(valid, pid)));
   }
 
   // ------------------------------------------------------------------------------------------
   // Queues
 
   listQueues(): Promise<Queue[]> {
-    return this.backend.listQueues();
+    return this.read((c) => queues.listQueues(c));
   }
 
   getQueue(name: string): Promise<Queue> {
-    return checked(() => vq.queueName(name), (valid) => this.backend.getQueue(valid));
+    return checked(() => vq.queueName(name), (valid) => this.read((c) => queues.getQueue(c, valid)));
   }
 
   configureQueue(params: ConfigureQueueParams): Promise<Queue> {
-    return checked(() => vq.configureParams(params), (input) => this.backend.configureQueue(input));
+    return checked(() => vq.configureParams(params), (input) => this.write((c) => queues.configureQueue(c, input)));
   }
 
   pauseQueue(name: string): Promise<Queue> {
-    return checked(() => vq.queueName(name), (valid) => this.backend.setPaused(valid, true));
+    return checked(() => vq.queueName(name), (valid) => this.write((c) => queues.setPaused(c, valid, true)));
   }
 
   resumeQueue(name: string): Promise<Queue> {
-    return checked(() => vq.queueName(name), (valid) => this.backend.setPaused(valid, false));
+    return checked(() => vq.queueName(name), (valid) => this.write((c) => queues.setPaused(c, valid, false)));
   }
 
+  /** In batches, one transaction each, so a huge purge never holds the store's locks for long. */
   purgeQueue(params: PurgeQueueParams): Promise<number> {
-    return checked(() => vq.purgeParams(params), (input) => this.backend.purgeQueue(input.name, input.states));
+    return checked(
+      () => vq.purgeParams(params),
+      (input) => this.read((c) => queues.getQueue(c, input.name)).then(() => this.purgeAll(input.name, input.states)),
+    );
   }
 
+  /**
+   * With `force`, the waiting and finished jobs go in batches first; then, in one transaction
+   * with the queue locked, the check again and the delete (with force, jobs that arrived
+   * meanwhile go in that transaction too).
+   */
   deleteQueue(params: DeleteQueueParams): Promise<number> {
-    return checked(() => vq.deleteQueueParams(params), (input) => this.backend.deleteQueue(input.name, input.force));
+    return checked(
+      () => vq.deleteQueueParams(params),
+      (input) =>
+        this.read(() => queues.checkQueueDeletable(input.name, input.force)).then(async () => {
+          const purged = input.force ? await this.purgeAll(input.name, queues.WAITING_AND_FINISHED) : 0;
+          return purged + (await this.write((c) => queues.deleteQueueNow(c, input.name, input.force)));
+        }),
+    );
+  }
+
+  /** Purge batches until one deletes fewer than batchSize jobs; how many went in all. */
+  private async purgeAll(name: string, states: readonly JobState[]): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const deleted = await this.write((c) => queues.purgeBatch(c, name, states));
+      total += deleted;
+      if (deleted < this.policy.batchSize) return total;
+    }
   }
 
   // ------------------------------------------------------------------------------------------
   // Schedules
 
   listSchedules(): Promise<Schedule[]> {
-    return this.backend.listSchedules();
+    return this.read(() => schedules.listSchedules());
   }
 
   getSchedule(name: string): Promise<Schedule> {
-    return checked(() => validName(name, 'name'), (valid) => this.backend.getSchedule(valid));
+    return checked(() => validName(name, 'name'), (valid) => this.read(() => schedules.getSchedule(valid)));
   }
 
+  /** `nextRunAt` is computed by the caller from the cron expression. */
   createSchedule(params: CreateScheduleParams, nextRunAt: number | null): Promise<Schedule> {
-    return checked(() => vs.createScheduleParams(params), (input) => this.backend.createSchedule(input, nextRunAt));
+    return checked(() => vs.createScheduleParams(params), (input) => this.write((c) => schedules.createSchedule(c, input, nextRunAt)));
   }
 
   updateSchedule(params: UpdateScheduleParams, nextRunAt: number | null | undefined): Promise<Schedule> {
-    return checked(() => vs.updateScheduleParams(params), (changes) => this.backend.updateSchedule(changes, nextRunAt));
+    return checked(() => vs.updateScheduleParams(params), (changes) => this.write((c) => schedules.updateSchedule(c, changes, nextRunAt)));
   }
 
   deleteSchedule(name: string): Promise<void> {
-    return checked(() => validName(name, 'name'), (valid) => this.backend.deleteSchedule(valid));
+    return checked(() => validName(name, 'name'), (valid) => this.write(() => schedules.deleteSchedule(valid)));
   }
 
+  /** Compare-and-swap on next_run_at, and the enqueue, in one transaction. Null if another daemon won. */
   fireSchedule(params: FireScheduleParams): Promise<{ schedule: Schedule; job: Job | null } | null> {
-    return checked(() => validName(params.name, 'name'), (valid) => this.backend.fireSchedule({ ...params, name: valid }));
+    return checked(() => validName(params.name, 'name'), (valid) => this.write((c) => schedules.fireSchedule(c, { ...params, name: valid })));
   }
 
+  /** Enqueue the schedule's job now without moving next_run_at. */
   triggerSchedule(name: string): Promise<EnqueueResult> {
-    return checked(() => validName(name, 'name'), (valid) => this.backend.triggerSchedule(valid));
+    return checked(() => validName(name, 'name'), (valid) => this.write((c) => schedules.triggerSchedule(c, valid)));
   }
 
   // ------------------------------------------------------------------------------------------
   // Jobs as code
 
+  /** Every queue, template and schedule as a plan compares them, with owners and last-applied values. */
   projectState(params: ProjectStateParams): Promise<ProjectStateResult> {
     return checked(
       () => vd.projectParams(params),
-      () => this.backend.projectObjects().then((objects) => ({ objects: liveObjects(objects) })),
+      () => this.read((c) => projects.projectObjects(c)).then((objects) => ({ objects: liveObjects(objects) })),
     );
   }
 
+  /** A project's whole plan in one transaction, planned again from what the store holds; all or nothing. */
   applyProject(params: ApplyProjectParams): Promise<ApplyProjectResult> {
     return checked(
       () => vd.applyParams(params),
-      (input) => this.backend.applyProject((objects) => decideApply(input, objects, this.now())),
+      (input) => this.write((c) => projects.applyProject(c, input)),
     );
   }
 
-  async listTemplates(): Promise<Template[]> {
-    const objects = await this.backend.projectObjects();
-    const owners = new Map(objects.owned.filter((o) => o.type === 'template').map((o) => [o.name, o.project]));
-    return objects.templates.map((t) => templateRecord(t, owners.get(t.name)));
+  listTemplates(): Promise<Template[]> {
+    return this.read(() => projects.listTemplates());
   }
 
+  /** Rejects with TemplateNotFound. */
   getTemplate(name: string): Promise<Template> {
-    return checked(
-      () => validName(name, 'name'),
-      async (valid) => {
-        const [stored, objects] = await Promise.all([this.backend.getTemplate(valid), this.backend.projectObjects()]);
-        return templateRecord(stored, objects.owned.find((o) => o.type === 'template' && o.name === valid)?.project);
-      },
-    );
+    return checked(() => validName(name, 'name'), (valid) => this.read(() => projects.getTemplate(valid)));
   }
 
+  /** Enqueues a template's job, its parameters filled in. Rejects with TemplateNotFound, or InvalidParams for a parameter it lacks or does not take. */
   enqueueTemplate(params: EnqueueTemplateParams): Promise<EnqueueResult> {
     return checked(
       () => vd.enqueueTemplateParams(params),
@@ -480,50 +592,100 @@ export class Engine implements QueueEngine {
   // ------------------------------------------------------------------------------------------
   // Stats and upkeep
 
+  /** O(queues): read from the maintained counters. */
   stats(): Promise<Stats> {
-    return this.backend.stats();
+    return this.read((c) => upkeep.stats(c));
   }
 
-  reapExpiredLeases(): Promise<number> {
-    return this.backend.reapExpiredLeases();
+  /**
+   * Running jobs whose lease expired end as failed attempts ("lease expired"), batchSize per
+   * transaction, so that no write lock is held long; a batch that comes back full is followed
+   * by another.
+   */
+  async reapExpiredLeases(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const reaped = await this.write((c) => attempts.reapBatch(c));
+      total += reaped;
+      if (reaped < this.policy.batchSize) return total;
+    }
   }
 
+  /**
+   * Takes or keeps the store's leader lease on `role` for `daemonId` for `ttlMs` from now: true
+   * while this daemon holds it (see leaderHold in daemon/storage/statements/daemons.ts); always
+   * true on SQLite, which has no lease.
+   */
   holdLeadership(role: string, daemonId: string, ttlMs: number): Promise<boolean> {
-    return this.backend.holdLeadership ? this.backend.holdLeadership(role, daemonId, ttlMs) : Promise.resolve(true);
+    return this.write((c) => daemons.holdLeadership(c, role, daemonId, ttlMs));
   }
 
+  /**
+   * Start-up recovery: jobs left running by the given worker ids (this daemon's own built-in
+   * executors, from a previous life) go back to `retrying`, due now, without using up an attempt —
+   * a job is never failed because the daemon stopped. The interrupted run ends when the daemon
+   * last knew it running (see recoverInterrupted in ./ops/attempts.ts); `aliveUntil` is that daemon's
+   * last heartbeat, when known.
+   */
   recoverInterrupted(workerIds: string[], aliveUntil?: number): Promise<number> {
     return checked(
       () => nameList(workerIds, 'workerIds', LIMITS.maxBatch),
-      (ids) => (ids.length === 0 ? Promise.resolve(0) : this.backend.recoverInterrupted(ids, aliveUntil)),
+      (ids) => (ids.length === 0 ? Promise.resolve(0) : this.write((c) => attempts.recoverInterrupted(c, ids, aliveUntil))),
     );
   }
 
+  /** Ids of the jobs running under these workers: what recoverInterrupted would recover. */
   runningJobIds(workerIds: string[]): Promise<string[]> {
     return checked(
       () => nameList(workerIds, 'workerIds', LIMITS.maxBatch),
-      (ids) => (ids.length === 0 ? Promise.resolve([]) : this.backend.runningJobIds(ids)),
+      (ids) => (ids.length === 0 ? Promise.resolve([]) : this.read(() => attempts.runningJobIds(ids))),
     );
   }
 
+  /** Retention: delete up to `batchSize` finished jobs older than their queue's retention. Returns how many. */
   cleanup(batchSize: number = UPKEEP_BATCH): Promise<number> {
-    return this.backend.cleanup(Math.max(1, Math.floor(batchSize)));
+    return this.retention(Math.max(1, Math.floor(batchSize)));
   }
 
+  /**
+   * Up to `limit` finished jobs past their queue's retention, in transactions of at most the
+   * policy's batch size (no transaction holds the write lock, or many row locks, for long); then
+   * the old stat buckets and fire records. The first store call is made before the first await.
+   */
+  private async retention(limit: number): Promise<number> {
+    const queues = await this.read(() => upkeep.retainingQueues());
+    let left = limit;
+    let deleted = 0;
+    for (const q of queues) {
+      while (left > 0) {
+        const size = Math.min(this.policy.batchSize, left);
+        const n = await this.write((c) => upkeep.retentionBatch(c, q.name, q.retentionMs, size));
+        deleted += n;
+        left -= n;
+        if (n < size) break;
+      }
+    }
+    await this.write((c) => upkeep.pruneHistory(c));
+    return deleted;
+  }
+
+  /** The earliest future time something becomes due: a delayed/retrying job, a lease expiry, a schedule. Null if none. */
   nextWakeAt(): Promise<number | null> {
-    return this.backend.nextWakeAt();
+    return this.read((c) => upkeep.nextWakeAt(c));
   }
 
+  /** Recompute the per-queue counters from the jobs table and say whether they matched (tests and `doctor`). */
   verifyCounters(): Promise<{ ok: boolean; mismatches: CounterMismatch[] }> {
-    return this.backend.verifyCounters();
+    return this.read(() => upkeep.verifyCounters());
   }
 
   subscribe(listener: EngineListener): () => void {
     return this.events.subscribe(listener);
   }
 
+  /** Closes the store; nothing may be called after. */
   close(): Promise<void> {
-    return this.backend.close();
+    return this.db.close();
   }
 }
 
@@ -551,9 +713,4 @@ function outcome(promise: Promise<EnqueueResult>): Promise<EnqueueOutcome> {
     (result): EnqueueOutcome => ({ ok: true, result }),
     (error: unknown): EnqueueOutcome => ({ ok: false, error }),
   );
-}
-
-/** A stored template was validated when written; parsing it checks it again rather than trusting the file. */
-function parseStoredTemplate(json: string, scheduleName: string): JobTemplate {
-  return vs.jobTemplate(JSON.parse(json), `schedule ${scheduleName} job`);
 }

@@ -2,7 +2,7 @@
  * Engine events, held back until the transaction that caused them has committed: a listener
  * must never hear of a job state that a rollback then undid.
  */
-import type { Job, OutputLine } from '../../shared/types';
+import type { Job, OutputLine } from '../../shared/protocol/types';
 import type { ChangeOrigin, EngineListener, JobChange } from './api';
 
 type Pending =
@@ -10,7 +10,7 @@ type Pending =
   | { type: 'queue'; name: string; deleted: boolean }
   | { type: 'output'; jobId: string; queue: string; lines: OutputLine[] };
 
-export class EventHub {
+export class ChangeHub {
   private readonly listeners = new Set<EngineListener>();
   private pending: Pending[] = [];
 

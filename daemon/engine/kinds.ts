@@ -1,7 +1,7 @@
 /**
  * Which kinds a claimer may get: policy the engine decides before the store claims anything.
  */
-import type { KindFilter } from '../storage/backend';
+import type { KindFilter } from '../storage/statements/claim';
 import { BUILTIN_KINDS } from './defaults';
 import type { ClaimInput } from '../../shared/domain/rules/worker';
 

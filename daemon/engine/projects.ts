@@ -2,9 +2,9 @@
  * Jobs as code, the engine's half: what a store holds turned into the `LiveObject`s a plan is
  * made against, and an apply's decision — the plan, the refusals, and the writes — made from
  * what the store read inside the apply's transaction. Synchronous and without I/O, so the SQLite
- * store can run it inside its transaction (see StorageBackend.applyProject).
+ * store can run it inside its transaction (see applyProject in ./ops/projects.ts).
  */
-import { SpoolError } from '../../shared/errors';
+import { SpoolError, errorMessage } from '../../shared/protocol/errors';
 import { nextFireTime } from '../../shared/domain/cron';
 import {
   canonicalJson,
@@ -23,9 +23,49 @@ import {
 } from '../../shared/jobsfile';
 import { ErrorCode, type ApplyProjectResult, type Template } from '../../shared/protocol';
 import { planHash } from '../../shared/jobsfile';
-import type { Schedule } from '../../shared/types';
-import type { ApplyDecision, ApplyWrite, Ownership, ProjectObjects, StoredTemplate } from '../storage/backend';
+import type { Schedule } from '../../shared/protocol/types';
+import type { Queue } from '../../shared/protocol/types';
+import type { OverlapPolicy } from '../../shared/jobsfile';
+import type { Ownership, StoredTemplate } from '../storage/statements/projects';
+import type { ConfigureInput } from './validate/queues';
+import type { ScheduleInput } from './validate/schedules';
 import * as vd from '../../shared/domain/rules/declaration';
+
+/** Everything a plan is made against: every queue, template and schedule, and every ownership record. */
+export interface ProjectObjects {
+  queues: Queue[];
+  templates: StoredTemplate[];
+  schedules: Schedule[];
+  owned: Ownership[];
+}
+
+/** A schedule as apply writes it: its fields, where its job came from, its overlap policy. */
+export interface ScheduleDeclared extends ScheduleInput {
+  overlapPolicy: OverlapPolicy;
+  template: string;
+  params: Record<string, string>;
+}
+
+/**
+ * One write of an apply, decided by the engine from what the store read in the same
+ * transaction. A `put` creates the object or changes it, and records `project` as its owner and
+ * `applied` as what it declared.
+ */
+export type ApplyWrite =
+  | { type: 'queue'; action: 'put'; name: string; settings: ConfigureInput; paused: boolean | undefined; project: string; applied: string }
+  /** Deletes the queue; with `force` its waiting and finished jobs first. Running jobs refuse it (InvalidState). */
+  | { type: 'queue'; action: 'delete'; name: string; force: boolean }
+  | { type: 'template'; action: 'put'; name: string; queue: string; kind: string; body: string; project: string; applied: string }
+  | { type: 'template'; action: 'delete'; name: string }
+  /** `nextRunAt` undefined keeps the stored next fire time (the cron, zone and enabled did not change). */
+  | { type: 'schedule'; action: 'put'; schedule: ScheduleDeclared; nextRunAt: number | null | undefined; project: string; applied: string }
+  | { type: 'schedule'; action: 'delete'; name: string };
+
+/** What the engine decided, from what the store read: the writes, and what the call answers. */
+export interface ApplyDecision<T> {
+  writes: ApplyWrite[];
+  result: T;
+}
 
 /** What an apply was asked, validated. */
 export interface ApplyInput {
@@ -40,14 +80,14 @@ function parsed<T>(text: string, what: string, check: (value: unknown, field: st
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new Error(`The stored ${what} is not JSON (${error instanceof Error ? error.message : String(error)}); apply the jobs file again to rewrite it.`);
+    throw new Error(`The stored ${what} is not JSON (${errorMessage(error)}); apply the jobs file again to rewrite it.`);
   }
   return check(value, what);
 }
 
 /** A stored template as the protocol's record. */
 export function templateRecord(stored: StoredTemplate, owner: string | undefined): Template {
-  const state = parsed(stored.body, `template "${stored.name}"`, vd.templateState);
+  const state = parsed(stored.body, `template "${stored.name}"`, vd.templateStateOf);
   const template: Template = { name: stored.name, ...state, createdAt: stored.createdAt, updatedAt: stored.updatedAt };
   if (owner !== undefined) template.owner = owner;
   return template;
@@ -55,7 +95,7 @@ export function templateRecord(stored: StoredTemplate, owner: string | undefined
 
 /** A stored template as the declaration it was made from. */
 export function declaredTemplate(stored: StoredTemplate): DeclaredTemplate {
-  return { name: stored.name, ...parsed(stored.body, `template "${stored.name}"`, vd.templateState) };
+  return { name: stored.name, ...parsed(stored.body, `template "${stored.name}"`, vd.templateStateOf) };
 }
 
 /** A stored schedule's last-applied value (a declared schedule without its name). */
@@ -83,10 +123,10 @@ export function liveObjects(objects: ProjectObjects): LiveObject[] {
   }
   for (const t of objects.templates) {
     const o = ownership('template', t.name);
-    const live: LiveObject = { type: 'template', name: t.name, current: parsed(t.body, `template "${t.name}"`, vd.templateState) };
+    const live: LiveObject = { type: 'template', name: t.name, current: parsed(t.body, `template "${t.name}"`, vd.templateStateOf) };
     if (o !== undefined) {
       live.owner = o.project;
-      live.applied = parsed<TemplateState>(o.applied, `applied template "${t.name}"`, vd.templateState);
+      live.applied = parsed<TemplateState>(o.applied, `applied template "${t.name}"`, vd.templateStateOf);
     }
     out.push(live);
   }

@@ -1,17 +1,41 @@
 /**
- * The job rules the engine holds and a store applies to a job as it read it in its transaction:
- * which of a user's actions a job's state allows (and the error that says why not), how a
- * failed attempt ends, and how long a heartbeat's lease runs. Pure functions: the store calls
- * them inside its transaction, where nothing may be awaited.
+ * The job rules the engine's operations (./ops/) apply to a job as the store read it in the same
+ * transaction: which of a user's actions a job's state allows (and the error that says why not),
+ * how a failed attempt ends, and how long a heartbeat's lease runs. Pure functions: an operation
+ * runs inside the store's transaction, where nothing may be awaited.
  */
-import { SpoolError } from '../../shared/errors';
+import { SpoolError } from '../../shared/protocol/errors';
 import { ErrorCode } from '../../shared/protocol';
-import type { Job } from '../../shared/types';
-import type { FailureOutcome, JobRules } from '../storage/backend';
-import { invalidState } from '../storage/errors';
+import type { Job } from '../../shared/protocol/types';
+import { invalidState } from './errors';
 import { backoffDelay } from './backoff';
 import type { UpdateInput } from '../../shared/domain/rules/jobs';
 import { builtinPayload } from '../../shared/domain/rules/payloads';
+
+/** How a failed attempt ends: the job's next state, and when it runs again (retrying). */
+export interface FailureOutcome {
+  state: 'retrying' | 'dead' | 'cancelled';
+  runAt: number;
+}
+
+/**
+ * The job rules, applied by the job operations (./ops/) to the job as the store read it in the same transaction. Each refusal
+ * is a SpoolError that says what to do instead.
+ */
+export interface JobRules {
+  /** What a cancel does: cancel a waiting job now, or request it of a running one; refuses a finished job (InvalidState). */
+  cancel(job: Job): 'cancel' | 'request';
+  /** Refuses (InvalidState) a retry of a job that has not finished. */
+  checkRetry(job: Job): void;
+  /** Refuses a change to a job that is not waiting (InvalidState), or one the stored job cannot take (InvalidParams: attempts, payload for its kind). */
+  checkUpdate(job: Job, input: UpdateInput): void;
+  /** Refuses (InvalidState) to delete a running job. */
+  checkDelete(job: Job): void;
+  /** How an attempt that failed (or whose lease expired) ends: cancelled if a cancel was requested, dead if permanent or out of attempts, else retrying after the job's backoff. */
+  afterFailure(job: Job, permanent: boolean, now: number): FailureOutcome;
+  /** When the lease a heartbeat extends runs out: `extendMs`, or the job's timeout, from now. */
+  leaseUntil(job: Job, extendMs: number | undefined, now: number): number;
+}
 
 /** The rules, with the randomness that jitters backoff (injected by tests). */
 export function jobRules(random: () => number): JobRules {

@@ -16,7 +16,7 @@
 import { PRLIMIT } from '../../shared/client/processGroup';
 import { formatDuration } from '../../shared/domain/durations';
 import { formatSize } from '../../shared/domain/sizes';
-import type { ResourceLimits } from '../../shared/types';
+import type { ResourceLimits } from '../../shared/protocol/types';
 
 /** How the command ended: the shell's exit code or signal, and the last lines of its stderr. */
 export interface Ending {

@@ -11,18 +11,19 @@
  */
 import { createHash } from 'node:crypto';
 import * as os from 'node:os';
-import { SpoolError } from '../../shared/errors';
+import { SpoolError, errorMessage } from '../../shared/protocol/errors';
 import { ErrorCode, LIMITS } from '../../shared/protocol';
-import type { Job, ResourceLimits } from '../../shared/types';
-import type { EngineClaimParams, JobChange, QueueEngine } from '../engine/api';
+import type { Job, ResourceLimits } from '../../shared/protocol/types';
+import type { EngineClaimParams, JobChange } from '../engine/api';
+import type { Engine } from '../engine/engine';
 import type { Logger } from '../lifecycle/logger';
 import { runHttp } from './http';
 import { JobOutput } from '../../shared/client/shellJob';
 import { runShell } from './shell';
 import type { Executor, Outcome, RunningJob } from './types';
 
-export const BUILTIN_KINDS = ['shell', 'http'] as const;
-const EXECUTORS: Record<(typeof BUILTIN_KINDS)[number], Executor> = { shell: runShell, http: runHttp };
+export const EXECUTOR_KINDS = ['shell', 'http'] as const;
+const EXECUTORS: Record<(typeof EXECUTOR_KINDS)[number], Executor> = { shell: runShell, http: runHttp };
 /**
  * `builtin:<host>:<12 hex digits of the socket path's SHA-256>`. The hash stands for the path
  * because worker ids are names (NAME_PATTERN: no slashes, at most 128 characters); it is stable
@@ -47,7 +48,7 @@ export class ExecutorPool {
   private stopped = false;
 
   constructor(
-    private readonly engine: QueueEngine,
+    private readonly engine: Engine,
     private readonly socketPath: string,
     readonly cap: number,
     /** After SIGTERM, a job's process group gets this long before SIGKILL. */
@@ -69,7 +70,7 @@ export class ExecutorPool {
     // Started before the first claim (a synchronous store has registered it when this returns);
     // the executors work without the row, which only shows them in the workers list.
     this.engine
-      .registerWorker({ workerId: this.workerId, name: 'built-in executors', host: os.hostname(), pid: process.pid, kinds: [...BUILTIN_KINDS], concurrency: this.cap }, 'builtin')
+      .registerWorker({ workerId: this.workerId, name: 'built-in executors', host: os.hostname(), pid: process.pid, kinds: [...EXECUTOR_KINDS], concurrency: this.cap }, 'builtin')
       .catch((error: unknown) => this.logger.warn('Could not register the built-in executors as a worker', { error }));
     this.wake();
   }
@@ -124,7 +125,7 @@ export class ExecutorPool {
     if (free <= 0) return;
     let jobs: Job[];
     try {
-      jobs = await this.claimJobs({ workerId: this.workerId, builtinKinds: [...BUILTIN_KINDS], max: free });
+      jobs = await this.claimJobs({ workerId: this.workerId, builtinKinds: [...EXECUTOR_KINDS], max: free });
     } catch (error) {
       this.logger.error('Built-in executors could not claim jobs', { error });
       return;
@@ -170,7 +171,7 @@ export class ExecutorPool {
       try {
         run = executor({ job, output, killGraceMs: this.killGraceMs, workerId: this.workerId, socketPath: this.socketPath, queueLimits });
       } catch (error) {
-        const reason = error instanceof Error ? error.message : String(error);
+        const reason = errorMessage(error);
         run = { done: Promise.resolve({ kind: 'failed', error: `Could not start the job: ${reason}` }), stop: () => undefined };
       }
     }
@@ -181,7 +182,7 @@ export class ExecutorPool {
     this.logger.debug('Started a built-in job', { job: job.id, kind: job.kind, queue: job.queue, attempt: job.attempts });
     run.done.then(
       (outcome) => void this.finish(job, outcome, output),
-      (error: unknown) => void this.finish(job, { kind: 'failed', error: `The executor failed: ${error instanceof Error ? error.message : String(error)}` }, output),
+      (error: unknown) => void this.finish(job, { kind: 'failed', error: `The executor failed: ${errorMessage(error)}` }, output),
     );
   }
 

@@ -19,7 +19,7 @@ import * as fs from 'node:fs';
 import { jobEnvironment } from '../../shared/client/jobEnv';
 import { PRLIMIT, runProcessGroup, type ProcessGroupRun } from '../../shared/client/processGroup';
 import { shellJobOutcome } from '../../shared/client/shellJob';
-import type { ResourceLimits } from '../../shared/types';
+import type { ResourceLimits } from '../../shared/protocol/types';
 import { limitHit, limitsRefused } from './limits';
 import { shellPayload, type ShellPayload } from '../../shared/domain/rules/payloads';
 import { withPayload, type Executor, type ExecutorContext, type Outcome, type RunningJob, type StopReason } from './types';

@@ -2,8 +2,8 @@
  * What every built-in executor (shell, http) provides: start a job, report how it ended, and
  * stop it on request. The pool (pool.ts) turns outcomes into engine calls.
  */
-import { isSpoolError } from '../../shared/errors';
-import type { Job, ResourceLimits } from '../../shared/types';
+import { isSpoolError } from '../../shared/protocol/errors';
+import type { Job, ResourceLimits } from '../../shared/protocol/types';
 import type { JobOutput } from '../../shared/client/shellJob';
 
 /** How an attempt ended, from the executor's point of view. */

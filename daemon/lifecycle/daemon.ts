@@ -8,23 +8,24 @@
 import * as fs from 'node:fs';
 import type * as net from 'node:net';
 import * as path from 'node:path';
-import { SpoolError, isSpoolError } from '../../shared/errors';
-import { defaultLogPath } from '../../shared/paths';
+import { SpoolError, isSpoolError, errorMessage } from '../../shared/protocol/errors';
+import { defaultLogPath } from '../../shared/client/paths';
 import { ErrorCode, PROTOCOL_VERSION, type BackupResult, type DaemonStatus } from '../../shared/protocol';
-import type { Job, JobCounts } from '../../shared/types';
-import { VERSION } from '../../shared/version';
+import type { Job, JobCounts } from '../../shared/protocol/types';
+import { VERSION } from '../../shared/protocol/version';
 import type { DaemonOptions } from '../config';
-import type { EngineClaimParams, JobChange, QueueEngine } from '../engine/api';
+import type { EngineClaimParams, JobChange } from '../engine/api';
+import type { Engine } from '../engine/engine';
 import { BUILTIN_KINDS, openEngine } from '../engine/index';
-import { SqliteBackend, sqliteStorage } from '../storage/sqlite/backend';
+import { SqliteStore, sqliteStore } from '../storage/sqlite';
 import { tighten } from '../storage/sqlite/permissions';
-import { postgresStorage } from '../storage/postgres/index';
+import { postgresStore } from '../storage/postgres';
 import { metricsAddress, type MetricsAddress } from '../metrics/address';
 import { DaemonMetrics } from '../metrics/metrics';
 import { MetricsServer } from '../metrics/server';
 import { ExecutorPool, builtinWorkerId } from '../executors/pool';
 import { ClaimWaiters } from '../rpc/claims';
-import type { Connection } from '../rpc/connection';
+import type { RpcConnection } from '../rpc/connection';
 import { Dispatcher } from '../rpc/dispatch';
 import { EventHub } from '../rpc/events';
 import { WriteGroup } from '../rpc/groupCommit';
@@ -95,12 +96,12 @@ export class Daemon {
 
   private constructor(
     readonly options: DaemonOptions,
-    private readonly engine: QueueEngine,
+    private readonly engine: Engine,
     private readonly logger: Logger,
     /** This daemon's record on the database: its heartbeat, and its clean stop. */
     private readonly instance: DaemonInstanceRecord,
     private readonly metrics: { figures: DaemonMetrics; address: MetricsAddress } | null,
-    private readonly sqlite: SqliteBackend | null = null,
+    private readonly sqlite: SqliteStore | null = null,
   ) {
     this.logPath = stderrLogFile(options.dbPath);
     this.events = new EventHub(() => engine.stats(), logger);
@@ -162,10 +163,10 @@ export class Daemon {
     const logTightened = tighten(defaultLogPath(options.dbPath), 0o600);
     if (logTightened !== null) logger.warn('Made the daemon log owner-only; it was readable by other users', { changed: [logTightened] });
     // The SQLite store, kept for what only it can do (an online backup).
-    let sqlite: SqliteBackend | null = null;
-    const storage =
+    let sqlite: SqliteStore | null = null;
+    const factory =
       options.store !== null
-        ? postgresStorage({
+        ? postgresStore({
             url: options.store,
             poll: options.storePoll,
             availability: (up, detail) =>
@@ -173,7 +174,7 @@ export class Daemon {
                 ? logger.info('The store is reachable again', { store: detail })
                 : logger.error('The store is unavailable: requests are refused with StoreUnavailable until PostgreSQL answers again; the daemon reconnects by itself', { error: detail }),
           })
-        : sqliteStorage({
+        : sqliteStore({
             dbPath: options.dbPath,
             durable: options.durable,
             // Checkpoints on a worker thread: a commit that ran one took ~9 ms of the event loop.
@@ -182,10 +183,10 @@ export class Daemon {
             permissionsTightened: (changes) => logger.warn('Made the database owner-only; it was readable by other users', { changed: changes }),
           });
     const opened = openEngine({
-      storage: (policy, changes) => {
-        const backend = storage(policy, changes);
-        if (backend instanceof SqliteBackend) sqlite = backend;
-        return backend;
+      store: (changes, now) => {
+        const store = factory(changes, now);
+        if (store instanceof SqliteStore) sqlite = store;
+        return store;
       },
     });
     try {
@@ -373,7 +374,7 @@ export class Daemon {
       } catch (error) {
         await this.server.close();
         removeSocketFile(this.options.socketPath, this.logger);
-        throw new Error(`--listen ${this.options.listen}: ${error instanceof Error ? error.message : String(error)}`);
+        throw new Error(`--listen ${this.options.listen}: ${errorMessage(error)}`);
       }
       const listen = `${bound.family === 'IPv6' ? `[${bound.address}]` : bound.address}:${bound.port}`;
       this.tls = { listen, fingerprint: identity.fingerprint };
@@ -464,7 +465,7 @@ export class Daemon {
     if (earliest !== Infinity) this.upkeep.noteDue(earliest);
   }
 
-  private workerSeen(workerId: string, connection: Connection): void {
+  private workerSeen(workerId: string, connection: RpcConnection): void {
     if (!connection.workerIds.has(workerId)) connection.workerIds.add(workerId);
     const now = Date.now();
     if (now - (this.lastTouch.get(workerId) ?? 0) < TOUCH_INTERVAL_MS) return;
@@ -479,7 +480,7 @@ export class Daemon {
    * to others), not cut short: a worker may speak over short-lived connections, one per request
    * (the socat example does), so a closed connection does not mean the worker stopped working.
    */
-  private connectionClosed(connection: Connection): void {
+  private connectionClosed(connection: RpcConnection): void {
     for (const workerId of connection.workerIds) {
       // The daemon's own executors are alive as long as the daemon is, whoever used their id
       // (a shell job reporting progress under it, say): their row is kept by the heartbeat.

@@ -25,7 +25,8 @@ import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import { processExists } from '../../shared/client/processes';
-import type { DaemonInstance, QueueEngine } from '../engine/api';
+import type { DaemonInstance } from '../engine/api';
+import type { Engine } from '../engine/engine';
 import { findLeftovers, stopLeftovers } from '../executors/leftovers';
 import type { Logger } from './logger';
 
@@ -100,7 +101,7 @@ export class DaemonInstanceRecord {
   private recovering = false;
 
   constructor(
-    private readonly engine: QueueEngine,
+    private readonly engine: Engine,
     private readonly socketPath: string,
     /** The worker id this daemon's built-in executors claim under. */
     private readonly executorId: string,

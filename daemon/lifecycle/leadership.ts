@@ -6,7 +6,7 @@
  * lease would run out by its own clock, less a margin, so that two daemons never both believe it
  * for long. On a store without leases (SQLite) every daemon is leader, as before.
  */
-import type { QueueEngine } from '../engine/api';
+import type { Engine } from '../engine/engine';
 import type { Logger } from './logger';
 
 export const LEADER_TTL_MS = 5_000;
@@ -28,7 +28,7 @@ export class Leadership {
   private leading = false;
 
   constructor(
-    private readonly engine: Pick<QueueEngine, 'holdLeadership'>,
+    private readonly engine: Pick<Engine, 'holdLeadership'>,
     private readonly daemonId: string,
     private readonly logger: Logger,
     /** Log when the lease comes or goes: only where the store has leases (several daemons may share it). */

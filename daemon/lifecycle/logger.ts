@@ -2,7 +2,7 @@
  * The daemon's log: one line per event on stderr, as text for people or as JSON lines for log
  * collectors (`--log-format json`). A detached daemon's stderr is its log file.
  */
-import { isSpoolError } from '../../shared/errors';
+import { isSpoolError } from '../../shared/protocol/errors';
 import { ErrorCode } from '../../shared/protocol';
 import type { LogFormat } from '../config';
 

@@ -6,10 +6,10 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { DaemonNotRunningError, SpoolClient } from '../../shared/client';
+import { DaemonNotRunningError, SpoolClient } from '../../shared/client/client';
 import { folderOpenToOthers } from '../../shared/client/socketTrust';
-import { SpoolError } from '../../shared/errors';
-import { defaultSocketPath, type Env } from '../../shared/paths';
+import { SpoolError } from '../../shared/protocol/errors';
+import { defaultSocketPath, type Env } from '../../shared/client/paths';
 import { ErrorCode } from '../../shared/protocol';
 
 export class SocketInUseError extends SpoolError {

@@ -10,9 +10,9 @@
  *   Prometheus counters do; `rate()` and `increase()` handle a restart's reset.
  */
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { SpoolError } from '../../shared/errors';
+import { SpoolError } from '../../shared/protocol/errors';
 import { ErrorCode, type JobChange, type Stats } from '../../shared/protocol';
-import { JOB_STATES, type Job } from '../../shared/types';
+import { JOB_STATES, type Job } from '../../shared/protocol/types';
 import type { ChangeOrigin } from '../engine/api';
 
 /** What the daemon reads at scrape time: the store's counts and its connections. */

@@ -7,6 +7,7 @@ import * as http from 'node:http';
 import type { Logger } from '../lifecycle/logger';
 import type { MetricsAddress } from './address';
 import type { DaemonMetrics } from './metrics';
+import { errorMessage } from '../../shared/protocol/errors';
 
 export class MetricsServer {
   private constructor(
@@ -46,7 +47,7 @@ export class MetricsServer {
         resolve();
       });
     }).catch((error: unknown) => {
-      const reason = error instanceof Error ? error.message : String(error);
+      const reason = errorMessage(error);
       throw new Error(`Cannot serve metrics on ${address.host}:${address.port}: ${reason}. Choose another --metrics address.`);
     });
     server.on('error', (error) => logger.error('The metrics endpoint failed', { error }));

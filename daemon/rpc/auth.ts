@@ -6,9 +6,9 @@
  * (shared/protocol/methods.ts) then decides.
  */
 import * as crypto from 'node:crypto';
-import { SpoolError } from '../../shared/errors';
+import { SpoolError } from '../../shared/protocol/errors';
 import { ErrorCode, METHODS, type MethodName, type MethodScope, type TokenScope } from '../../shared/protocol';
-import type { QueueEngine } from '../engine/api';
+import type { Engine } from '../engine/engine';
 import type { Logger } from '../lifecycle/logger';
 
 /** How a connection came in, and (over TCP) what it has logged in as. */
@@ -75,7 +75,7 @@ export function refusal(method: string, auth: ConnectionAuth): SpoolError | null
  * how long a refusal takes says nothing about how close a guess came. The token itself is never
  * logged: a refusal logs the connection and where it came from.
  */
-export async function login(engine: QueueEngine, logger: Logger, token: string, connection: { id: number; remote: string }): Promise<{ name: string; scope: TokenScope }> {
+export async function login(engine: Engine, logger: Logger, token: string, connection: { id: number; remote: string }): Promise<{ name: string; scope: TokenScope }> {
   const presented = Buffer.from(hashToken(token), 'hex');
   let found: { name: string; scope: TokenScope } | null = null;
   for (const stored of await engine.listTokens()) {

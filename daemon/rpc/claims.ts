@@ -5,14 +5,14 @@
  * concurrency slot) and `wakeAll()` when a timer finds delayed jobs due. Wake-ups of one commit
  * are coalesced into one pass over the waiting claims, oldest first.
  */
-import type { Job } from '../../shared/types';
+import type { Job } from '../../shared/protocol/types';
 import type { EngineClaimParams } from '../engine/api';
 import type { Logger } from '../lifecycle/logger';
-import type { Connection } from './connection';
+import type { RpcConnection } from './connection';
 
 interface Waiter {
   params: EngineClaimParams;
-  connection: Connection;
+  connection: RpcConnection;
   resolve: (jobs: Job[]) => void;
   reject: (error: unknown) => void;
   timer: NodeJS.Timeout;
@@ -21,7 +21,7 @@ interface Waiter {
 export class ClaimWaiters {
   private readonly waiters = new Set<Waiter>();
   /** The waits of each connection, to end them when it closes (one close listener per connection). */
-  private readonly byConnection = new Map<Connection, Set<Waiter>>();
+  private readonly byConnection = new Map<RpcConnection, Set<Waiter>>();
   private wokenQueues = new Set<string>();
   private wokenAll = false;
   private drainScheduled = false;
@@ -38,7 +38,7 @@ export class ClaimWaiters {
   }
 
   /** Parks a claim that found nothing; resolves with the jobs it later gets, or [] when the wait ends. */
-  wait(params: EngineClaimParams, waitMs: number, connection: Connection): Promise<Job[]> {
+  wait(params: EngineClaimParams, waitMs: number, connection: RpcConnection): Promise<Job[]> {
     return new Promise((resolve, reject) => {
       const waiter: Waiter = {
         params,

@@ -4,7 +4,7 @@
  * through it, its waiting claims — is released through `onClose` when it ends, whatever the reason.
  */
 import type * as net from 'node:net';
-import { LineSplitter } from '../../shared/lines';
+import { LineSplitter } from '../../shared/protocol/lines';
 import { LIMITS } from '../../shared/protocol';
 import type { ConnectionAuth } from './auth';
 import type { BudgetHolder, InputBudget } from './inputBudget';
@@ -30,18 +30,18 @@ const PAUSE_READING_LINES = 8192;
 const MAX_UNSENT_BYTES = 64 * 1024 * 1024;
 
 export interface ConnectionHandlers {
-  onLine(connection: Connection, line: string): void;
+  onLine(connection: RpcConnection, line: string): void;
   /** A line over LIMITS.maxLineBytes: answered with an error, then the connection is closed. */
-  onOverflow(connection: Connection, bytes: number): void;
-  onInvalidUtf8(connection: Connection, bytes: number): void;
+  onOverflow(connection: RpcConnection, bytes: number): void;
+  onInvalidUtf8(connection: RpcConnection, bytes: number): void;
   /**
    * The unfinished lines of all connections passed the daemon's budget and this connection's
    * (`held` bytes) was the largest: its line has been dropped; answer with an error and close.
    */
-  onOverBudget(connection: Connection, held: number, total: number, limit: number): void;
+  onOverBudget(connection: RpcConnection, held: number, total: number, limit: number): void;
 }
 
-export class Connection implements BudgetHolder {
+export class RpcConnection implements BudgetHolder {
   /** Worker ids that called worker methods over this connection; marked gone when it closes. */
   readonly workerIds = new Set<string>();
   /** How the connection came in, and over TCP what it logged in as (rpc/auth.ts). */
@@ -72,7 +72,7 @@ export class Connection implements BudgetHolder {
     readonly id: number,
     private readonly socket: net.Socket,
     private readonly handlers: ConnectionHandlers,
-    private readonly onTooSlow: (connection: Connection, unsent: number) => void,
+    private readonly onTooSlow: (connection: RpcConnection, unsent: number) => void,
     private readonly budget: InputBudget,
   ) {
     const splitter = new LineSplitter({

@@ -5,15 +5,15 @@
  * exception: each gets an error response, and unexpected failures are logged with context.
  */
 import { JSONRPCServer, createJSONRPCErrorResponse, type JSONRPCErrorResponse, type JSONRPCID, type JSONRPCResponse } from 'json-rpc-2.0';
-import { SpoolError } from '../../shared/errors';
+import { SpoolError, errorMessage } from '../../shared/protocol/errors';
 import { ErrorCode, LIMITS, METHOD_NAMES } from '../../shared/protocol';
 import type { Logger } from '../lifecycle/logger';
-import type { Connection } from './connection';
+import type { RpcConnection } from './connection';
 import { MAX_DEPTH, checkEnvelope, idOf, nestsDeeperThan } from './envelope';
 import { refusal } from './auth';
 
 export interface CallContext {
-  connection: Connection;
+  connection: RpcConnection;
 }
 
 export type MethodHandler = (params: unknown, context: CallContext) => unknown;
@@ -36,12 +36,12 @@ export class Dispatcher {
   }
 
   /** Handles one line from a connection; the answer (if any) is sent on that connection. */
-  handleLine(connection: Connection, line: string): void {
+  handleLine(connection: RpcConnection, line: string): void {
     let message: unknown;
     try {
       message = JSON.parse(line);
     } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
+      const reason = errorMessage(error);
       connection.send(createJSONRPCErrorResponse(null, ErrorCode.ParseError, `Parse error: the line is not valid JSON (${reason}).`));
       return;
     }
@@ -114,7 +114,7 @@ export class Dispatcher {
       } catch (error) {
         if (error instanceof SpoolError) throw error;
         this.logger.error(`Unexpected error in ${method}`, { connection: context.connection.id, error });
-        const reason = error instanceof Error ? error.message : String(error);
+        const reason = errorMessage(error);
         throw new SpoolError(ErrorCode.InternalError, `Internal error in ${method}: ${reason}. The daemon log has the details.`);
       }
     };
@@ -123,7 +123,7 @@ export class Dispatcher {
 
 function toErrorResponse(id: JSONRPCID, error: unknown): JSONRPCErrorResponse {
   if (error instanceof SpoolError) return createJSONRPCErrorResponse(id, error.code, error.message, error.data);
-  const reason = error instanceof Error ? error.message : String(error);
+  const reason = errorMessage(error);
   return createJSONRPCErrorResponse(id, ErrorCode.InternalError, `Internal error: ${reason}.`);
 }
 

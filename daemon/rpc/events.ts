@@ -6,12 +6,12 @@
  * when somebody listens for them.
  */
 import { randomUUID } from 'node:crypto';
-import { invalidParams } from '../../shared/errors';
+import { invalidParams } from '../../shared/protocol/errors';
 import { EVENT_TOPICS, type EventTopic, type Notifications, type NotificationName, type Stats, type SubscribeParams } from '../../shared/protocol';
-import type { OutputLine } from '../../shared/types';
+import type { OutputLine } from '../../shared/protocol/types';
 import type { JobChange } from '../../shared/protocol';
 import type { Logger } from '../lifecycle/logger';
-import type { Connection } from './connection';
+import type { RpcConnection } from './connection';
 
 /** At most this many `stats.changed` per second and subscription: ~4/s. */
 export const STATS_INTERVAL_MS = 250;
@@ -20,7 +20,7 @@ const MAX_SUBSCRIPTIONS_PER_CONNECTION = 64;
 
 interface Subscription {
   id: string;
-  connection: Connection;
+  connection: RpcConnection;
   topics: ReadonlySet<EventTopic>;
   queues: ReadonlySet<string> | null;
   jobIds: ReadonlySet<string> | null;
@@ -29,7 +29,7 @@ interface Subscription {
 export class EventHub {
   private readonly subscriptions = new Map<string, Subscription>();
   /** Subscription ids of each connection; dropped with it (one close listener per connection). */
-  private readonly byConnection = new Map<Connection, Set<string>>();
+  private readonly byConnection = new Map<RpcConnection, Set<string>>();
   private statsTimer: NodeJS.Timeout | null = null;
   private lastStatsAt = 0;
   private statsDirty = false;
@@ -39,7 +39,7 @@ export class EventHub {
     private readonly logger: Logger,
   ) {}
 
-  subscribe(connection: Connection, params: SubscribeParams): string {
+  subscribe(connection: RpcConnection, params: SubscribeParams): string {
     let owned = this.byConnection.get(connection);
     if (!owned) {
       const ids = (owned = new Set());
@@ -68,7 +68,7 @@ export class EventHub {
   }
 
   /** Returns false when the connection holds no subscription with that id. */
-  unsubscribe(connection: Connection, subscriptionId: string): boolean {
+  unsubscribe(connection: RpcConnection, subscriptionId: string): boolean {
     const subscription = this.subscriptions.get(subscriptionId);
     if (!subscription || subscription.connection !== connection) return false;
     this.subscriptions.delete(subscriptionId);

@@ -16,8 +16,8 @@
  * a write is committed before any later request is handled.
  */
 import { LIMITS, type CompleteParams, type EnqueueParams, type EnqueueResult } from '../../shared/protocol';
-import type { Job } from '../../shared/types';
-import type { QueueEngine } from '../engine/api';
+import type { Job } from '../../shared/protocol/types';
+import type { Engine } from '../engine/engine';
 
 type Outcome<T> = { ok: true; value: T } | { ok: false; error: unknown };
 
@@ -46,7 +46,7 @@ export class WriteGroup {
   private scheduled = false;
 
   constructor(
-    private readonly engine: QueueEngine,
+    private readonly engine: Engine,
     /** False (`--no-group-commit`): each write commits alone, at once. */
     private readonly enabled: boolean,
   ) {}

@@ -1,5 +1,5 @@
 /**
- * The Unix socket the daemon listens on. Each accepted socket becomes a Connection whose lines go
+ * The Unix socket the daemon listens on. Each accepted socket becomes a RpcConnection whose lines go
  * to the Dispatcher. The socket file is created with mode 0600 (owner only): the daemon runs
  * shell commands, so only its user may talk to it.
  */
@@ -9,7 +9,7 @@ import * as tls from 'node:tls';
 import { createJSONRPCErrorResponse } from 'json-rpc-2.0';
 import { ErrorCode, LIMITS } from '../../shared/protocol';
 import type { Logger } from '../lifecycle/logger';
-import { Connection } from './connection';
+import { RpcConnection } from './connection';
 import type { Dispatcher } from './dispatch';
 import { InputBudget } from './inputBudget';
 
@@ -21,10 +21,10 @@ export const LOGIN_TIMEOUT_MS = 5000;
 export const MAX_UNAUTHENTICATED = 64;
 
 export class RpcServer {
-  readonly connections = new Set<Connection>();
+  readonly connections = new Set<RpcConnection>();
   private readonly server: net.Server;
   private nextId = 1;
-  private readonly connectionListeners: ((connection: Connection) => void)[] = [];
+  private readonly connectionListeners: ((connection: RpcConnection) => void)[] = [];
   private tlsServer: tls.Server | null = null;
   private unauthenticated = 0;
   /** Unfinished lines across all connections, bounded together (see inputBudget.ts). */
@@ -35,13 +35,13 @@ export class RpcServer {
     private readonly dispatcher: Dispatcher,
     private readonly logger: Logger,
   ) {
-    // allowHalfOpen: a peer that half-closes after its requests still gets the answers (see Connection).
+    // allowHalfOpen: a peer that half-closes after its requests still gets the answers (see RpcConnection).
     this.server = net.createServer({ allowHalfOpen: true }, (socket) => this.accept(socket));
     this.server.on('error', (error) => this.logger.error('Socket server error', { socket: socketPath, error }));
   }
 
   /** Called for every new connection (to release what it owns when it closes). */
-  onConnection(listener: (connection: Connection) => void): void {
+  onConnection(listener: (connection: RpcConnection) => void): void {
     this.connectionListeners.push(listener);
   }
 
@@ -146,8 +146,8 @@ export class RpcServer {
     }
   }
 
-  private accept(socket: net.Socket): Connection {
-    const connection = new Connection(
+  private accept(socket: net.Socket): RpcConnection {
+    const connection = new RpcConnection(
       this.nextId++,
       socket,
       {

@@ -11,6 +11,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { errorMessage } from '../../shared/protocol/errors';
 
 export interface TlsIdentity {
   cert: string;
@@ -63,7 +64,7 @@ function read(file: string, flag: string): string {
   try {
     return fs.readFileSync(file, 'utf8');
   } catch (error) {
-    throw new Error(`${flag}: cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new Error(`${flag}: cannot read ${file}: ${errorMessage(error)}`);
   }
 }
 

@@ -9,8 +9,8 @@
  * one job for all the missed ticks. Either way `next_run_at` moves to the first tick after now,
  * so a long outage never produces a burst.
  */
-import type { Schedule } from '../../shared/types';
-import type { QueueEngine } from '../engine/api';
+import type { Schedule } from '../../shared/protocol/types';
+import type { Engine } from '../engine/engine';
 import type { Logger } from '../lifecycle/logger';
 import { nextFireTime } from '../../shared/domain/cron';
 
@@ -28,7 +28,7 @@ export class Scheduler {
   private lastMonotonic = 0;
 
   constructor(
-    private readonly engine: QueueEngine,
+    private readonly engine: Engine,
     private readonly graceMs: number,
     private readonly logger: Logger,
     private readonly now: () => number = Date.now,

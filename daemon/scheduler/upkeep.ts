@@ -20,7 +20,7 @@
  * between them, so that a large backlog of old jobs never blocks the event loop for long; it goes
  * on while batches come back full, so that it keeps up with however fast jobs finish.
  */
-import type { QueueEngine } from '../engine/api';
+import type { Engine } from '../engine/engine';
 import type { Logger } from '../lifecycle/logger';
 import type { Scheduler } from './scheduler';
 
@@ -54,7 +54,7 @@ export class Upkeep {
   private tickAgain = false;
 
   constructor(
-    private readonly engine: Pick<QueueEngine, 'reapExpiredLeases' | 'nextWakeAt' | 'cleanup'>,
+    private readonly engine: Pick<Engine, 'reapExpiredLeases' | 'nextWakeAt' | 'cleanup'>,
     private readonly scheduler: Pick<Scheduler, 'fireDue'>,
     /** Delayed work may be due: wake waiting claims and the executors. */
     private readonly onDue: () => void,

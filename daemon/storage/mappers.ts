@@ -1,18 +1,24 @@
 /**
- * Rows → protocol types. The only place that knows both the column names and the wire shape.
+ * Rows → the statements' row types, for both stores: the only place that knows both the column
+ * names and the shapes the statements return (./statements/). The engine never imports it.
  */
-import type { JobCounts, Queue, ResourceLimits, Backoff, BackoffStrategy, Job, JobContext, JobRun, JobState, MissedRunPolicy, OutputLine, OutputStream, RunOutcome, Schedule, Worker, WorkerType } from '../../shared/types';
-import { JOB_STATES } from '../../shared/types';
+import type { ResourceLimits, Backoff, BackoffStrategy, Job, JobContext, JobRun, JobState, MissedRunPolicy, OutputLine, OutputStream, RunOutcome, Schedule, Worker, WorkerType } from '../../shared/protocol/types';
+import { JOB_STATES } from '../../shared/protocol/types';
 import type { OverlapPolicy } from '../../shared/jobsfile';
-import type { DaemonInstance, ManagedType, Ownership, StoredTemplate } from './backend';
-import type { JobInsert } from './jobInsert';
+import type { DaemonInstance } from './statements/daemons';
+import type { ManagedType, Ownership, StoredTemplate } from './statements/projects';
+import type { StoredToken } from './statements/tokens';
+import type { TokenScope } from '../../shared/protocol';
+import type { JobInsert } from './statements/jobs';
+import type { StoredQueue } from './statements/queues';
+import type { StoredSchedule } from './statements/schedules';
 import { bool, int, intOrNull, json, real, stringArray, text, textOrNull, type Row } from './rows';
 
 const STRATEGIES: readonly BackoffStrategy[] = ['exponential', 'linear', 'fixed'];
 const OUTCOMES: readonly RunOutcome[] = ['running', 'completed', 'failed', 'lease_expired', 'cancelled', 'interrupted'];
 const STREAMS: readonly OutputStream[] = ['stdout', 'stderr', 'log', 'marker'];
 
-export function oneOf<T extends string>(row: Row, column: string, allowed: readonly T[]): T {
+export function oneOfColumn<T extends string>(row: Row, column: string, allowed: readonly T[]): T {
   return oneOfValue(text(row, column), column, allowed);
 }
 
@@ -23,12 +29,12 @@ function oneOfValue<T extends string>(v: string, column: string, allowed: readon
 }
 
 export function jobState(row: Row, column = 'state'): JobState {
-  return oneOf(row, column, JOB_STATES);
+  return oneOfColumn(row, column, JOB_STATES);
 }
 
 export function backoffOf(row: Row): Backoff {
   return {
-    strategy: oneOf(row, 'backoff_strategy', STRATEGIES),
+    strategy: oneOfColumn(row, 'backoff_strategy', STRATEGIES),
     baseMs: int(row, 'backoff_base_ms'),
     capMs: int(row, 'backoff_cap_ms'),
     jitter: real(row, 'backoff_jitter'),
@@ -125,7 +131,7 @@ export function mapRun(row: Row): JobRun {
     workerId: text(row, 'worker_id'),
     startedAt,
     finishedAt,
-    outcome: oneOf(row, 'outcome', OUTCOMES),
+    outcome: oneOfColumn(row, 'outcome', OUTCOMES),
     error: textOrNull(row, 'error'),
     stack: textOrNull(row, 'stack'),
     exitCode: intOrNull(row, 'exit_code'),
@@ -140,7 +146,7 @@ export function mapOutputLine(row: Row): OutputLine {
     attempt: int(row, 'attempt'),
     // Lines from before migration 7 have no run: 0 says so (real runs count from 1).
     run: intOrNull(row, 'run') ?? 0,
-    stream: oneOf(row, 'stream', STREAMS),
+    stream: oneOfColumn(row, 'stream', STREAMS),
     text: text(row, 'text'),
     at: int(row, 'at'),
   };
@@ -162,16 +168,16 @@ function paramsOf(row: Row): Record<string, string> | undefined {
   return out;
 }
 
-export function mapSchedule(row: Row, job: Schedule['job']): Schedule {
+export function mapStoredSchedule(row: Row): StoredSchedule {
   return {
     name: text(row, 'name'),
     cron: text(row, 'cron'),
     timezone: text(row, 'timezone'),
     queue: text(row, 'queue'),
-    job,
+    job: text(row, 'job'),
     enabled: bool(row, 'enabled'),
-    missedPolicy: oneOf(row, 'missed_policy', POLICIES),
-    overlapPolicy: oneOf(row, 'overlap_policy', OVERLAP_POLICIES),
+    missedPolicy: oneOfColumn(row, 'missed_policy', POLICIES),
+    overlapPolicy: oneOfColumn(row, 'overlap_policy', OVERLAP_POLICIES),
     nextRunAt: intOrNull(row, 'next_run_at'),
     lastRunAt: intOrNull(row, 'last_run_at'),
     lastJobId: textOrNull(row, 'last_job_id'),
@@ -198,7 +204,7 @@ const WORKER_TYPES: readonly WorkerType[] = ['builtin', 'remote'];
 export function mapWorker(row: Row, runningJobIds: string[]): Worker {
   return {
     id: text(row, 'id'),
-    type: oneOf(row, 'type', WORKER_TYPES),
+    type: oneOfColumn(row, 'type', WORKER_TYPES),
     name: textOrNull(row, 'name'),
     host: textOrNull(row, 'host'),
     pid: intOrNull(row, 'pid'),
@@ -213,8 +219,7 @@ export function mapWorker(row: Row, runningJobIds: string[]): Worker {
   };
 }
 
-/** A queue's settings (its counts are added by the caller). */
-export type QueueSettings = Omit<Queue, 'counts' | 'delayed'>;
+/** A queue's settings (its counts are added by the caller): declared with the statements (./statements/queues.ts). */
 
 function limitsOf(row: Row): ResourceLimits {
   const limits: ResourceLimits = {};
@@ -229,11 +234,7 @@ function limitsOf(row: Row): ResourceLimits {
   return limits;
 }
 
-export function emptyCounts(): JobCounts {
-  return { queued: 0, running: 0, retrying: 0, completed: 0, dead: 0, cancelled: 0 };
-}
-
-export function mapSettings(row: Row): QueueSettings {
+export function mapSettings(row: Row): StoredQueue {
   const perSecond = row.get('rate_per_second') === null ? null : real(row, 'rate_per_second');
   const burst = intOrNull(row, 'rate_burst');
   return {
@@ -267,6 +268,13 @@ export function mapDaemon(row: Row): DaemonInstance {
   };
 }
 
+const TOKEN_SCOPES: readonly TokenScope[] = ['admin', 'worker', 'read'];
+
+/** An access token as stored: its hash, never the token. */
+export function mapToken(row: Row): StoredToken {
+  return { name: text(row, 'name'), scope: oneOfColumn(row, 'scope', TOKEN_SCOPES), hash: text(row, 'hash'), createdAt: int(row, 'created_at') };
+}
+
 const MANAGED_TYPES: readonly ManagedType[] = ['queue', 'template', 'schedule'];
 
 export function mapTemplate(row: Row): StoredTemplate {
@@ -282,7 +290,7 @@ export function mapTemplate(row: Row): StoredTemplate {
 
 export function mapOwnership(row: Row): Ownership {
   return {
-    type: oneOf(row, 'type', MANAGED_TYPES),
+    type: oneOfColumn(row, 'type', MANAGED_TYPES),
     name: text(row, 'name'),
     project: text(row, 'project'),
     applied: text(row, 'applied'),
@@ -290,20 +298,4 @@ export function mapOwnership(row: Row): Ownership {
   };
 }
 
-/** A schedule's columns as a store's insert and update write them. */
-export interface ScheduleWrite {
-  name: string;
-  cron: string;
-  timezone: string;
-  queue: string;
-  job: string;
-  enabled: number;
-  missedPolicy: string;
-  nextRunAt: number | null;
-  now: number;
-  /** Set by apply; a hand-made schedule keeps 'allow' and no template. */
-  overlapPolicy: string;
-  template: string | null;
-  /** JSON text of the template's parameters. */
-  params: string | null;
-}
+export type { ScheduleWrite } from './statements/schedules';

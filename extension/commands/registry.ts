@@ -5,7 +5,8 @@
  */
 import * as vscode from 'vscode';
 import type { SpoolContext } from '../context';
-import { ConnectFailedError, NotConnectedError, errorMessage } from '../daemon/connection';
+import { ConnectFailedError, NotConnectedError } from '../daemon/connection';
+import { errorMessage } from '../../shared/protocol/errors';
 import type { SpoolCommand } from './command';
 import { editorMessage } from '../errors';
 import { forgetAccessToken, setAccessToken } from './daemon/accessToken';

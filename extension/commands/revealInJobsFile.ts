@@ -11,6 +11,7 @@ import { findDeclaration } from '../jobsFileDeclaration';
 import { isQueueNode } from '../views/queues/nodes';
 import { isScheduleNode } from '../views/schedulesProvider';
 import { command } from './command';
+import { errorMessage } from '../../shared/protocol/errors';
 
 /** The jobs file's names, in the order they are looked for in a folder. */
 const FILE_NAMES = ['spool.jsonc', 'spool.json'];
@@ -58,7 +59,7 @@ async function nestedFiles(ctx: SpoolContext, roots: readonly vscode.Uri[]): Pro
     const seen = new Set(roots.map((u) => u.toString()));
     return all.filter((u) => !seen.has(u.toString()));
   } catch (error) {
-    ctx.log.warn(`Reveal in spool.jsonc: the workspace could not be searched for jobs files: ${error instanceof Error ? error.message : String(error)}`);
+    ctx.log.warn(`Reveal in spool.jsonc: the workspace could not be searched for jobs files: ${errorMessage(error)}`);
     return [];
   }
 }

@@ -3,7 +3,7 @@
  * the multi-selection, a job id string, or — from the palette — a pick.
  */
 import * as vscode from 'vscode';
-import type { Job } from '../../shared/types';
+import type { Job } from '../../shared/protocol/types';
 import type { SpoolContext } from '../context';
 import { isGroupNode, isJobNode, isQueueNode } from '../views/queues/nodes';
 import { isScheduleNode } from '../views/schedulesProvider';

@@ -7,7 +7,8 @@
  * listener behind and a late event from it reaches nobody.
  */
 import * as vscode from 'vscode';
-import type { SpoolClient } from '../../shared/client';
+import type { SpoolClient } from '../../shared/client/client';
+import { errorMessage } from '../../shared/protocol/errors';
 
 export class ClientScope implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
@@ -43,7 +44,7 @@ export class ClientScope implements vscode.Disposable {
         disposable.dispose();
       } catch (error) {
         // One failing cleanup must not keep the others from running.
-        this.log.error(`Disposing a listener of the dropped daemon client failed: ${error instanceof Error ? error.message : String(error)}`);
+        this.log.error(`Disposing a listener of the dropped daemon client failed: ${errorMessage(error)}`);
       }
     }
   }

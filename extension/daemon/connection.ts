@@ -9,15 +9,16 @@
  * and everything in the scope is disposed when the client is dropped.
  */
 import * as vscode from 'vscode';
-import { DaemonNotRunningError, ProtocolMismatchError, SpoolClient } from '../../shared/client';
-import type { TlsTarget } from '../../shared/endpoint';
-import { isSpoolError } from '../../shared/errors';
+import { DaemonNotRunningError, ProtocolMismatchError, SpoolClient } from '../../shared/client/client';
+import type { TlsTarget } from '../../shared/client/endpoint';
+import { isSpoolError } from '../../shared/protocol/errors';
 import { ErrorCode, type DaemonStatus, type JobChangedEvent, type QueueChangedEvent, type ScheduleChangedEvent, type Stats } from '../../shared/protocol';
 import { editorMessage } from '../errors';
 import { readSettings, type SpoolSettings } from '../settings';
 import { ClientScope } from './clientScope';
 import { launchDaemon } from './launcher';
 import { RemoteSettingsError, remoteTarget, tokenKey } from './remote';
+import { errorMessage } from '../../shared/protocol/errors';
 
 /**
  * `connecting`: dialling. `starting`: launching a daemon. `connected`: requests flow.
@@ -484,8 +485,4 @@ async function waitUntil(condition: () => boolean | Promise<boolean>, timeoutMs:
     if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs / 1000} s waiting for ${what}.`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-}
-
-export function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -2,11 +2,11 @@
  * Starts the daemon bundled in the extension (`dist/daemon.js --detach`) with the Node on PATH
  * or `spool.nodePath`. The daemon itself is a separate process that outlives the window, so one
  * daemon serves every window; the extension host never loads SQLite. Its arguments are written
- * from the daemon's flag table (shared/daemon-flags.ts), like those of `spool daemon --detach`.
+ * from the daemon's flag table (shared/client/daemonFlags.ts), like those of `spool daemon --detach`.
  */
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
-import { DETACH_FLAG, optionsToArgs } from '../../shared/daemon-flags';
+import { DETACH_FLAG, optionsToArgs } from '../../shared/client/daemonFlags';
 import type { SpoolSettings } from '../settings';
 
 export interface LaunchResult {

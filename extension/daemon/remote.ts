@@ -6,7 +6,8 @@
  * `vscode` import: the rules are tested on their own.
  */
 import * as fs from 'node:fs';
-import { normalizeFingerprint, parseEndpoint, targetLabel, type TlsTarget } from '../../shared/endpoint';
+import { normalizeFingerprint, parseEndpoint, targetLabel, type TlsTarget } from '../../shared/client/endpoint';
+import { errorMessage } from '../../shared/protocol/errors';
 
 export interface RemoteSettings {
   /** `tls://host:port`; empty for the local daemon. */
@@ -63,7 +64,7 @@ export function remoteTarget(settings: RemoteSettings, token: string | undefined
     try {
       ca = readFile(settings.tlsCa);
     } catch (error) {
-      throw new RemoteSettingsError(`Cannot read the CA file of spool.tlsCa (${settings.tlsCa}): ${error instanceof Error ? error.message : String(error)}`, 'settings');
+      throw new RemoteSettingsError(`Cannot read the CA file of spool.tlsCa (${settings.tlsCa}): ${errorMessage(error)}`, 'settings');
     }
   }
   return { ...where, token: token.trim(), ...(fingerprint ? { fingerprint } : {}), ...(ca ? { ca } : {}) };

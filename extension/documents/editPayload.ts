@@ -6,10 +6,11 @@
  */
 import * as vscode from 'vscode';
 import { NAME_PATTERN, type EnqueueParams } from '../../shared/protocol';
-import type { Job } from '../../shared/types';
+import type { Job } from '../../shared/protocol/types';
 import type { DaemonConnection } from '../daemon/connection';
 import { mayEnqueue } from '../trust';
 import type { EnqueuedJobs } from '../notifications';
+import { errorMessage } from '../../shared/protocol/errors';
 
 export const EDIT_SCHEME = 'spool-edit';
 
@@ -28,7 +29,7 @@ export function parseEdited(text: string): EnqueueParams {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new Error(`The document is not valid JSON (${error instanceof Error ? error.message : String(error)}). Fix it and save again.`);
+    throw new Error(`The document is not valid JSON (${errorMessage(error)}). Fix it and save again.`);
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('The document must be a JSON object with "queue", "kind" and "payload".');
   const queue: unknown = Reflect.get(value, 'queue');

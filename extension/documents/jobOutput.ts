@@ -10,12 +10,12 @@
  * cancelled, or died with its exit code or HTTP status and its error.
  */
 import * as vscode from 'vscode';
-import type { SpoolClient, Subscription } from '../../shared/client';
+import type { SpoolClient, Subscription } from '../../shared/client/client';
 import { LIMITS } from '../../shared/protocol';
-import { runHeading, runKey } from '../../shared/runs';
-import type { Job, OutputLine } from '../../shared/types';
+import { runHeading, runKey } from '../../shared/domain/runs';
+import type { Job, OutputLine } from '../../shared/protocol/types';
 import type { DaemonConnection } from '../daemon/connection';
-import { errorMessage } from '../daemon/connection';
+import { errorMessage } from '../../shared/protocol/errors';
 import { endLine, jobTitle } from '../views/jobPage/model';
 
 export const OUTPUT_SCHEME = 'spool-output';

@@ -3,7 +3,7 @@
  * shown end of a job id are shared/domain/present's (the CLI writes them the same), passed on
  * here; cron in words is the domain's describeCron.
  */
-import type { Job } from '../../shared/types';
+import type { Job } from '../../shared/protocol/types';
 
 export { relativeTime, shortId } from '../../shared/domain/present';
 

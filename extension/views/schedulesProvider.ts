@@ -4,7 +4,7 @@
  * fired or deleted from anywhere (the CLI, another window) show without a refresh.
  */
 import * as vscode from 'vscode';
-import type { Schedule } from '../../shared/types';
+import type { Schedule } from '../../shared/protocol/types';
 import { describeCron } from '../../shared/domain/cron';
 import type { DaemonConnection } from '../daemon/connection';
 import { ownerDescription, ownerTooltip } from '../jobsFileDeclaration';

@@ -4,7 +4,7 @@
  * last heartbeat; under each, the jobs it is running.
  */
 import * as vscode from 'vscode';
-import type { Worker } from '../../shared/types';
+import type { Worker } from '../../shared/protocol/types';
 import { relativeTime, shortId } from './format';
 import { StatsListProvider } from './statsListProvider';
 

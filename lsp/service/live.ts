@@ -6,7 +6,7 @@
  */
 import { countsText } from '../../shared/domain/present';
 import type { LiveObject } from '../../shared/jobsfile';
-import type { JobCounts } from '../../shared/types';
+import type { JobCounts } from '../../shared/protocol/types';
 
 /** A queue on the daemon and how many jobs it holds per state. */
 export interface LiveQueue {

@@ -13,11 +13,11 @@
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ConnectionLostError, DaemonNotRunningError, SpoolClient } from '../client';
-import { optionsToArgs } from '../daemon-flags';
-import { optionsToEnv, type DaemonOptions } from '../daemon-options';
-import { SpoolError } from '../errors';
-import { defaultLogPath } from '../paths';
+import { ConnectionLostError, DaemonNotRunningError, SpoolClient } from './client';
+import { optionsToArgs } from './daemonFlags';
+import { optionsToEnv, type DaemonOptions } from './daemonOptions';
+import { SpoolError, errorMessage } from '../protocol/errors';
+import { defaultLogPath } from './paths';
 import { ErrorCode, type DaemonStatus } from '../protocol';
 import { processExists } from './processes';
 
@@ -226,7 +226,7 @@ function logTail(logPath: string, lines = 20): string {
   try {
     return fs.readFileSync(logPath, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
   } catch (error) {
-    return `(could not read the log: ${error instanceof Error ? error.message : String(error)})`;
+    return `(could not read the log: ${errorMessage(error)})`;
   }
 }
 

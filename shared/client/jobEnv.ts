@@ -5,7 +5,7 @@
  * an earlier attempt saved, and reach the daemon. Every process the command starts inherits
  * `SPOOL_JOB_ID`, which is how a job's processes are found again (jobProcesses.ts).
  */
-import type { Job } from '../types';
+import type { Job } from '../protocol/types';
 
 /** The variables' names. */
 export const JOB_ENV = {

@@ -23,7 +23,7 @@
  */
 import { spawn } from 'node:child_process';
 import type { Readable } from 'node:stream';
-import type { ResourceLimits } from '../types';
+import type { ResourceLimits } from '../protocol/types';
 import { findJobProcessesAsync, signalJobProcesses, waitUntilGone } from './jobProcesses';
 
 /** After the shell exits, how long its pipes may stay open (held by a process that left the group). */

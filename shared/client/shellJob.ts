@@ -11,7 +11,7 @@
  * the other.
  *
  * A line that is a report (`::spool progress 40 compiling`, `::spool checkpoint {"step":3}`,
- * shared/domain/output-commands.ts) is recorded as progress or a checkpoint instead, in its place
+ * shared/domain/outputCommands.ts) is recorded as progress or a checkpoint instead, in its place
  * among the lines, and is not kept in the output; of a burst of progress reports only the latest
  * is recorded. A line that starts with `::spool ` but is not understood is kept, followed by a
  * `log` line saying why. A report the daemon refuses is told in the `log` stream.
@@ -24,10 +24,11 @@
  */
 import { StringDecoder } from 'node:string_decoder';
 import { formatDuration } from '../domain/durations';
-import { parseOutputCommand, type OutputCommand } from '../domain/output-commands';
-import { splitLine } from '../domain/output-lines';
-import type { OutputStream } from '../types';
+import { parseOutputCommand, type OutputCommand } from '../domain/outputCommands';
+import { splitLine } from '../domain/outputLines';
+import type { OutputStream } from '../protocol/types';
 import type { ProcessGroupExit, TimeoutReason } from './processGroup';
+import { errorMessage } from '../protocol/errors';
 
 /** The streams a job's output lines are stored in. */
 export type JobOutputStream = Exclude<OutputStream, 'marker'>;
@@ -175,7 +176,7 @@ export class JobOutput {
     try {
       await this.target.record(report);
     } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
+      const reason = errorMessage(error);
       await this.target.append('log', [`The job's ${report.kind} report was not recorded: ${reason}`]).catch((e: unknown) => this.target.onError(e));
     }
   }

@@ -14,7 +14,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { SpoolError } from '../errors';
+import { SpoolError } from '../protocol/errors';
 import { ErrorCode } from '../protocol';
 
 const STICKY = 0o1000;

@@ -4,7 +4,7 @@
  * Base and cap are durations (`parseDuration`'s syntax, so a bare number is refused there too);
  * jitter is a fraction from 0 to 1. Fields left out come from the queue's default backoff.
  */
-import type { Backoff, BackoffStrategy } from '../types';
+import type { Backoff, BackoffStrategy } from '../protocol/types';
 import { formatDuration, parseDuration } from './durations';
 import { parsed, refused, type Parsed } from './parsed';
 

@@ -5,8 +5,8 @@
  * ticks), the CLI and the extension (words, checks before sending) and the language server.
  * Pure: no I/O, no clock — every "from" instant is passed in.
  */
-import { invalidParams } from '../errors';
-import { describeCron as describeParsed } from './cron/describe';
+import { invalidParams } from '../protocol/errors';
+import { describeExpression as describeParsed } from './cron/describe';
 import { canFire, nextFireAfter } from './cron/next';
 import { clip, parseCron, type CronExpression, type CronProblem } from './cron/parse';
 import { DEFAULT_TIMEZONE, timezoneProblem } from './cron/zone';

@@ -5,7 +5,7 @@
  * shell, `10/s:20`. `off` or `none` removes the limit. A bare number is refused, as for
  * durations: `10` could be per second or per minute (see docs/cli.md).
  */
-import type { RateLimit } from '../types';
+import type { RateLimit } from '../protocol/types';
 import { parsed, refused, type Parsed } from './parsed';
 
 const PER_UNIT: Readonly<Record<string, number>> = { s: 1, m: 60, h: 3600 };

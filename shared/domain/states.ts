@@ -10,11 +10,11 @@
  * lease; `retrying` waits out its backoff and is then claimed like a due queued job;
  * `completed`, `dead` and `cancelled` are terminal until a user retries the job. The long form,
  * who moves a job in and out of each state, is written from this table by `jobStatesDoc`: it
- * is the doc comment of JobState in shared/types.ts and the JobState description in
+ * is the doc comment of JobState in shared/protocol/types.ts and the JobState description in
  * docs/openrpc.json (both written by `npm run openrpc`, and checked by its test).
  */
 import { ErrorCode, type MethodName } from '../protocol';
-import { JOB_STATES, type JobState } from '../types';
+import { JOB_STATES, type JobState } from '../protocol/types';
 
 /**
  * Who takes an action: a person or script through the client methods (`user`), the worker that

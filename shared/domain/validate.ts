@@ -15,7 +15,7 @@
  * Pure: no I/O, nothing from the programs. The daemon's RPC handlers and the rules of
  * shared/domain/rules/ both build on it.
  */
-import { SpoolError, clipName, invalidParams } from '../errors';
+import { SpoolError, clipName, invalidParams, errorMessage } from '../protocol/errors';
 import { ErrorCode, LIMITS, NAME_PATTERN } from '../protocol';
 import { isRecord } from './records';
 
@@ -28,7 +28,7 @@ export function shown(value: unknown): string {
   try {
     s = JSON.stringify(value) ?? typeof value;
   } catch (error) {
-    s = `an unserializable ${typeof value} (${error instanceof Error ? error.message : String(error)})`;
+    s = `an unserializable ${typeof value} (${errorMessage(error)})`;
   }
   return s.length > 60 ? `${s.slice(0, 57)}...` : s;
 }
@@ -190,7 +190,7 @@ export function jsonText(value: unknown, field: string, limit: number = LIMITS.m
   try {
     text = JSON.stringify(value);
   } catch (error) {
-    throw invalidParams(field, `${field} must be JSON-serializable: ${error instanceof Error ? error.message : String(error)}`);
+    throw invalidParams(field, `${field} must be JSON-serializable: ${errorMessage(error)}`);
   }
   if (text === undefined) throw invalidParams(field, `${field} must be a JSON value (got ${typeof value})`);
   // Buffer.byteLength counts without encoding a copy: this runs on every enqueue's payload.

@@ -5,7 +5,7 @@
  * `spec.ts` and docs/jobs-as-code.md.
  */
 import type { Node } from 'jsonc-parser';
-import type { JobOptions } from '../types';
+import type { JobOptions } from '../protocol/types';
 import type { Span } from './positions';
 import type { ObjectType, QueueSettings, DeclaredQueue, BuiltinKind, TemplateParam, DeclaredTemplate, OverlapPolicy, DeclaredSchedule, Declaration } from '../protocol/projects';
 

@@ -6,7 +6,7 @@
  */
 import { parsed, refused, type Parsed } from '../domain/parsed';
 import type { EnqueueParams } from '../protocol';
-import type { JobTemplate } from '../types';
+import type { JobTemplate } from '../protocol/types';
 import type { DeclaredTemplate } from './model';
 import { closest } from './suggest';
 

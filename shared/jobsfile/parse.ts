@@ -11,7 +11,7 @@ import { isRecord } from '../domain/records';
 import { CWD_RULE, HTTP_URL_RULE } from '../domain/rules/limits';
 import { mustBe, shown } from '../domain/validate';
 import { NAME_PATTERN } from '../protocol';
-import type { Backoff, MissedRunPolicy, RateLimit } from '../types';
+import type { Backoff, MissedRunPolicy, RateLimit } from '../protocol/types';
 import { Checker, members, pathText, setEntry, type JsonPath } from './check';
 import type {
   Declaration,
@@ -31,6 +31,7 @@ import { jobTemplateOf, placeholders } from './params';
 import { LineIndex } from './positions';
 import { FILE_SPEC, QUEUE_SPEC, SCHEDULE_SPEC, TEMPLATE_SPEC, type KindGroup, type ObjectSpec } from './spec';
 import { closest } from './suggest';
+import { errorMessage } from '../protocol/errors';
 
 /**
  * How deeply arrays and objects may nest. jsonc-parser recurses per level and overflows the stack
@@ -74,7 +75,7 @@ export function parseJobsFile(text: string): ParseResult {
   } catch (error) {
     // Nothing above should throw; if something does, say so where the user looks rather than
     // taking the caller (a language server) down with it.
-    checker.report({ offset: 0, length: 0 }, 'syntax', `The file could not be checked: ${error instanceof Error ? error.message : String(error)}. Please report this.`, []);
+    checker.report({ offset: 0, length: 0 }, 'syntax', `The file could not be checked: ${errorMessage(error)}. Please report this.`, []);
   }
   const problems = checker.problems.sort((a, b) => a.range.offset - b.range.offset);
   const partial = file.declaration();

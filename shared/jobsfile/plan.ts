@@ -20,7 +20,7 @@ import { formatBackoff, BACKOFF_STRATEGIES } from '../domain/backoff';
 import { formatDuration } from '../domain/durations';
 import { formatRate } from '../domain/rates';
 import { isRecord } from '../domain/records';
-import type { Queue, Schedule } from '../types';
+import type { Queue, Schedule } from '../protocol/types';
 import { OBJECT_TYPES, type Declaration, type DeclaredSchedule, type DeclaredTemplate, type ObjectType, type OverlapPolicy, type QueueSettings } from './model';
 import type { QueueState, TemplateState, ScheduleState, LiveObject, LiveState, FieldChange, ChangeAction, Change, Drift, Conflict, Plan } from '../protocol/projects';
 

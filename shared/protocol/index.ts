@@ -18,5 +18,5 @@ export * from './messages';
 export * from './methods';
 export * from './notifications';
 
-export type { RateLimit, ResourceLimits } from '../types';
+export type { RateLimit, ResourceLimits } from './types';
 export * from './projects';

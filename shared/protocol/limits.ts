@@ -3,7 +3,7 @@
  * the daemon enforces, the name pattern, and the error codes with their `data`. The OpenRPC
  * generator reads the doc comments of `ErrorCode` as the errors' descriptions.
  */
-import type { JobState } from '../types';
+import type { JobState } from './types';
 
 /** Bumped on any incompatible change; clients compare it with `daemon.status`. */
 export const PROTOCOL_VERSION = 1;

@@ -1,7 +1,7 @@
 /**
  * The records, params and results that travel in Spool's requests and responses. Each method's
  * pair is named in the method table (`methods.ts`); the nouns they carry (jobs, runs, queues,
- * schedules, workers) are in `shared/types.ts`. Types only: the OpenRPC generator turns them
+ * schedules, workers) are in `shared/protocol/types.ts`. Types only: the OpenRPC generator turns them
  * into JSON Schema, with these doc comments as the descriptions.
  */
 import type {
@@ -20,7 +20,7 @@ import type {
   ResourceLimits,
   Schedule,
   Worker,
-} from '../types';
+} from './types';
 import type { Change, DeclaredTemplate, Declaration, Drift, LiveObject, ObjectType } from './projects';
 
 /** The params of a method that takes none: absent, or an empty object. */
@@ -240,6 +240,8 @@ export interface UpdateJobParams {
   payload?: unknown;
   maxAttempts?: number;
   tags?: string[];
+  /** How much of its queue's concurrency and its worker's capacity the job takes (1–1000). */
+  weight?: number;
 }
 
 /** The bulk forms take ids, or a filter over one queue (e.g. retry all dead in a queue). */

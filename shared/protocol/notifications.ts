@@ -5,7 +5,7 @@
  * subscription may ask for (`EventTopic`, `EVENT_TOPICS`) and the params of `events.subscribe`
  * derive from it.
  */
-import type { JobState, OutputLine } from '../types';
+import type { JobState, OutputLine } from './types';
 import { namesOf, notification, type NotificationInfo, type ParamsOfNotification } from './define';
 import type { Stats } from './messages';
 

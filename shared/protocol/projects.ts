@@ -4,7 +4,7 @@
  * answers, and the plan both sides compute. Declared here, in the protocol, so the method table
  * can name them; shared/jobsfile/ parses the file into them and computes plans (planChanges).
  */
-import type { Backoff, JobOptions, JobTemplate, MissedRunPolicy, RateLimit } from '../types';
+import type { Backoff, JobOptions, JobTemplate, MissedRunPolicy, RateLimit } from './types';
 
 /** The three kinds of object a jobs file declares, in the order they are applied. */
 export type ObjectType = 'queue' | 'template' | 'schedule';

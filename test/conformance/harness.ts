@@ -6,7 +6,7 @@
  */
 import type { TestContext } from 'node:test';
 import { Engine } from '../../daemon/engine';
-import type { StorageFactory } from '../../daemon/storage/backend';
+import type { StoreFactory } from '../../daemon/storage/store';
 import { FakeClock } from '../helpers/engineTest';
 
 export { thrown } from '../helpers/engineTest';
@@ -14,13 +14,13 @@ export { thrown } from '../helpers/engineTest';
 /** One store for one test: fresh and empty, removed when the test ends. */
 export interface TestStore {
   /** Opens the store for the test's engine. */
-  storage: StorageFactory;
+  store: StoreFactory;
   /** Opens the same store again: another daemon sharing it (another process on the file, another server on the database). */
-  shared(): StorageFactory;
+  shared(): StoreFactory;
 }
 
 /** Makes a fresh store for a test, and registers its removal with `t`. */
-export type StoreFactory = (t: TestContext) => TestStore;
+export type TestStoreFactory = (t: TestContext) => TestStore;
 
 export interface TestEngine {
   engine: Engine;
@@ -32,11 +32,11 @@ export interface TestEngine {
 }
 
 /** A real engine over a fresh store, with a clock and randomness the test controls; closed when the test ends. */
-export function makeEngine(t: TestContext, store: StoreFactory, options: { random?: () => number } = {}): TestEngine {
+export function makeEngine(t: TestContext, store: TestStoreFactory, options: { random?: () => number } = {}): TestEngine {
   const clock = new FakeClock();
   let random = 0.5;
   const opened = store(t);
-  const engine = new Engine({ storage: opened.storage, now: clock.now, random: options.random ?? (() => random) });
+  const engine = new Engine({ store: opened.store, now: clock.now, random: options.random ?? (() => random) });
   t.after(() => engine.close());
   return {
     engine,
@@ -45,7 +45,7 @@ export function makeEngine(t: TestContext, store: StoreFactory, options: { rando
       random = value;
     },
     openShared: (shared = {}) => {
-      const other = new Engine({ storage: opened.shared(), now: clock.now, ...(shared.random === undefined ? {} : { random: shared.random }) });
+      const other = new Engine({ store: opened.shared(), now: clock.now, ...(shared.random === undefined ? {} : { random: shared.random }) });
       t.after(() => other.close());
       return other;
     },

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
-import { SpoolClient } from '../../shared/client';
+import { SpoolClient } from '../../shared/client/client';
 import { startDaemon, type TestDaemon } from '../helpers/daemon';
 import { openVsCode, runHostSuite, waitFor, type VsCode } from './harness';
 import { reportHostRun } from './support/hostRun';

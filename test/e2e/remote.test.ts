@@ -11,7 +11,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import type { SpoolClient } from '../../shared/client';
+import type { SpoolClient } from '../../shared/client/client';
 import { startDaemon, type TestDaemon } from '../helpers/daemon';
 import { runCli } from '../integration/cli-run';
 import { openVsCode, tempDir, waitFor, type VsCode } from './harness';

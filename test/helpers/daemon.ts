@@ -15,7 +15,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { SpoolClient } from '../../shared/client';
+import { SpoolClient } from '../../shared/client/client';
 import { waitFor } from './wait';
 
 export { waitFor };

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { SpoolError } from '../../shared/errors';
+import { SpoolError } from '../../shared/protocol/errors';
 
 /** Awaits a call that must fail with a SpoolError of `code` (and `data.field`, when given); returns the error. */
 export async function rejectsWith(promise: Promise<unknown>, code: number, field?: string): Promise<SpoolError> {

@@ -4,7 +4,7 @@
  * object.
  */
 import { Engine } from '../../daemon/engine';
-import { SqliteBackend, type SqliteOptions } from '../../daemon/storage/sqlite/backend';
+import { SqliteStore, type SqliteOptions } from '../../daemon/storage/sqlite';
 
 export interface SqliteEngineOptions extends SqliteOptions {
   now?: () => number;
@@ -15,12 +15,12 @@ export function sqliteEngine(options: SqliteEngineOptions): Engine {
   return openSqliteEngine(options).engine;
 }
 
-/** The engine and the SQLite store under it, for tests that reach below the storage interface. */
-export function openSqliteEngine(options: SqliteEngineOptions): { engine: Engine; backend: SqliteBackend } {
-  const { now, random, ...storage } = options;
-  let backend: SqliteBackend | undefined;
+/** The engine and the SQLite store under it, for tests that reach below the Store interface. */
+export function openSqliteEngine(options: SqliteEngineOptions): { engine: Engine; backend: SqliteStore } {
+  const { now, random, ...sqlite } = options;
+  let backend: SqliteStore | undefined;
   const engine = new Engine({
-    storage: (policy, changes) => (backend = new SqliteBackend(storage, policy, changes)),
+    store: (changes, clock) => (backend = new SqliteStore(sqlite, changes, clock)),
     ...(now === undefined ? {} : { now }),
     ...(random === undefined ? {} : { random }),
   });

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
-import type { SpoolClient } from '../../shared/client';
+import type { SpoolClient } from '../../shared/client/client';
 import type { ListJobsResult } from '../../shared/protocol';
 import { startDaemon, type TestDaemon } from '../helpers/daemon';
 import { parseJson, runCli } from './cli-run';

@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { EnqueueResult, JobWithRuns, Stats } from '../../shared/protocol';
-import type { OutputLine } from '../../shared/types';
+import type { OutputLine } from '../../shared/protocol/types';
 import { startDaemon, waitFor, type TestDaemon } from '../helpers/daemon';
 import { cliEnv, parseJson, runCli, SPOOL_BIN, startCli, stopCli, UUID } from './cli-run';
 

@@ -6,8 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import type { SpoolClient } from '../../shared/client';
-import type { Job } from '../../shared/types';
+import type { SpoolClient } from '../../shared/client/client';
+import type { Job } from '../../shared/protocol/types';
 import { startDaemon, waitFor, type TestDaemon } from '../helpers/daemon';
 import { runCli, startCli, stopCli } from './cli-run';
 

@@ -9,9 +9,9 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
-import type { SpoolClient } from '../../shared/client';
+import type { SpoolClient } from '../../shared/client/client';
 import { LIMITS } from '../../shared/protocol';
-import type { Job } from '../../shared/types';
+import type { Job } from '../../shared/protocol/types';
 import { processAlive, startDaemon, waitFor, type TestDaemon } from '../helpers/daemon';
 import { runCli, startCli, stopCli, type RunningCli } from './cli-run';
 

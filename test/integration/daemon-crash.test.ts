@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import type { SpoolClient } from '../../shared/client';
+import type { SpoolClient } from '../../shared/client/client';
 import { processAlive, startDaemon, waitFor } from '../helpers/daemon';
 
 async function allJobs(client: SpoolClient, queue: string): Promise<{ id: string; payload: unknown }[]> {

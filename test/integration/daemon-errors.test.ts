@@ -10,9 +10,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { SpoolClient } from '../../shared/client';
+import type { SpoolClient } from '../../shared/client/client';
 import { ErrorCode, type JobChangedEvent } from '../../shared/protocol';
-import type { Job } from '../../shared/types';
+import type { Job } from '../../shared/protocol/types';
 import { startDaemon, waitFor, type TestDaemon } from '../helpers/daemon';
 import { rejectsWith } from '../helpers/errors';
 

@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import type { SpoolClient } from '../../shared/client';
-import type { Job } from '../../shared/types';
+import type { SpoolClient } from '../../shared/client/client';
+import type { Job } from '../../shared/protocol/types';
 import { startDaemon, waitFor, type TestDaemon } from '../helpers/daemon';
 
 describe('http executor', () => {

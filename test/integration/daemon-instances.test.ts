@@ -9,8 +9,8 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import type { SpoolClient } from '../../shared/client';
-import type { Job, Worker } from '../../shared/types';
+import type { SpoolClient } from '../../shared/client/client';
+import type { Job, Worker } from '../../shared/protocol/types';
 import { processAlive, startDaemon, waitFor, type TestDaemon } from '../helpers/daemon';
 
 async function daemonPair(t: { after: (fn: () => Promise<void>) => void }): Promise<{ a: TestDaemon; startB: () => Promise<TestDaemon> }> {

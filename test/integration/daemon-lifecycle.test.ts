@@ -11,7 +11,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
-import { SpoolClient } from '../../shared/client';
+import { SpoolClient } from '../../shared/client/client';
 import { ErrorCode } from '../../shared/protocol';
 import { DAEMON_SCRIPT, processAlive, RawConnection, startDaemon, waitFor } from '../helpers/daemon';
 import { rejectsWith } from '../helpers/errors';

@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
 import * as path from 'node:path';
 import { describe, test } from 'node:test';
-import type { SpoolClient } from '../../shared/client';
-import type { Job } from '../../shared/types';
+import type { SpoolClient } from '../../shared/client/client';
+import type { Job } from '../../shared/protocol/types';
 import { startDaemon, waitFor } from '../helpers/daemon';
 
 async function jobsOf(client: SpoolClient, queue: string): Promise<Job[]> {

@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { SpoolClient } from '../../shared/client';
+import { SpoolClient } from '../../shared/client/client';
 import { ErrorCode } from '../../shared/protocol';
 import { DAEMON_SCRIPT, startDaemon, waitFor } from '../helpers/daemon';
 import { rejectsWith } from '../helpers/errors';

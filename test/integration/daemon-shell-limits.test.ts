@@ -6,10 +6,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { SpoolClient } from '../../shared/client';
-import { SpoolError } from '../../shared/errors';
+import type { SpoolClient } from '../../shared/client/client';
+import { SpoolError } from '../../shared/protocol/errors';
 import { ErrorCode } from '../../shared/protocol';
-import type { Job, ResourceLimits } from '../../shared/types';
+import type { Job, ResourceLimits } from '../../shared/protocol/types';
 import { startDaemon, waitFor, type TestDaemon } from '../helpers/daemon';
 import { runCli } from './cli-run';
 

@@ -10,10 +10,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { SpoolClient } from '../../shared/client';
-import { SpoolError } from '../../shared/errors';
+import type { SpoolClient } from '../../shared/client/client';
+import { SpoolError } from '../../shared/protocol/errors';
 import { ErrorCode, type JobOutputEvent } from '../../shared/protocol';
-import type { Job } from '../../shared/types';
+import type { Job } from '../../shared/protocol/types';
 import { processAlive, startDaemon, waitFor, type TestDaemon } from '../helpers/daemon';
 
 async function finished(client: SpoolClient, id: string): Promise<Job> {

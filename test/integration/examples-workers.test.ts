@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
-import type { SpoolClient } from '../../shared/client';
-import type { Job } from '../../shared/types';
+import type { SpoolClient } from '../../shared/client/client';
+import type { Job } from '../../shared/protocol/types';
 import { startDaemon, waitFor, type TestDaemon } from '../helpers/daemon';
 import { cliEnv, ROOT, SPOOL_BIN } from './cli-run';
 

@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
-import type { SpoolClient } from '../../shared/client';
+import type { SpoolClient } from '../../shared/client/client';
 import { parseJobsFile } from '../../shared/jobsfile';
 import { startDaemon, type TestDaemon } from '../helpers/daemon';
 import { parseJson, runCli, type CliResult } from './cli-run';

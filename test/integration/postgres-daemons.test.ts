@@ -14,7 +14,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, test } from 'node:test';
 import pg from 'pg';
-import { SpoolClient } from '../../shared/client';
+import { SpoolClient } from '../../shared/client/client';
 import { ErrorCode } from '../../shared/protocol';
 import { startDaemon, waitFor, type TestDaemon } from '../helpers/daemon';
 import { PgServer, sharedPostgres } from '../helpers/postgres';

@@ -1,5 +1,5 @@
 /**
- * A worker (the Node worker library, shared/worker.ts) attached to a real daemon on PostgreSQL,
+ * A worker (the Node worker library, shared/client/worker.ts) attached to a real daemon on PostgreSQL,
  * finishing a job while PostgreSQL is stopped: the complete is answered StoreUnavailable, which
  * says nothing about the result, so the worker sends it again until the database is back rather
  * than failing the job; the job ends completed, on its first attempt, with its result. The same
@@ -11,9 +11,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import pg from 'pg';
-import { SpoolError } from '../../shared/errors';
+import { SpoolError } from '../../shared/protocol/errors';
 import { ErrorCode } from '../../shared/protocol';
-import { runWorker } from '../../shared/worker';
+import { runWorker } from '../../shared/client/worker';
 import { startDaemon, waitFor } from '../helpers/daemon';
 import { PgServer } from '../helpers/postgres';
 

@@ -11,9 +11,9 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
-import { ConnectionLostError, SpoolClient, type ConnectionState } from '../../shared/client';
+import { ConnectionLostError, SpoolClient, type ConnectionState } from '../../shared/client/client';
 import type { JobChangedEvent } from '../../shared/protocol';
-import { runWorker } from '../../shared/worker';
+import { runWorker } from '../../shared/client/worker';
 import { startDaemon, waitFor, type TestDaemon } from '../helpers/daemon';
 
 let daemon: TestDaemon;

@@ -10,10 +10,10 @@ import { spawn } from 'node:child_process';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
-import { ConnectionLostError, DaemonNotRunningError, SpoolClient } from '../../shared/client';
+import { ConnectionLostError, DaemonNotRunningError, SpoolClient } from '../../shared/client/client';
 import { LIMITS } from '../../shared/protocol';
-import type { Job } from '../../shared/types';
-import { PermanentError, runWorker, type RunWorkerOptions, type WorkerHandle } from '../../shared/worker';
+import type { Job } from '../../shared/protocol/types';
+import { PermanentError, runWorker, type RunWorkerOptions, type WorkerHandle } from '../../shared/client/worker';
 import { startDaemon, waitFor, type TestDaemon } from '../helpers/daemon';
 
 let daemon: TestDaemon;

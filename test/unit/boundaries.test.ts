@@ -48,26 +48,51 @@ const RULES: readonly Rule[] = [
     forbids: underFolder(new RegExp(`^(${PROGRAMS.join('|')})/`)),
   },
   { rule: `shared/ imports no driver (${DRIVERS.join(', ')})`, from: /^shared\//, forbids: isModule(DRIVERS) },
-  { rule: 'shared/domain/ does no I/O (no node:fs, node:net, node:child_process…)', from: /^shared\/domain\//, forbids: isModule(NODE_IO) },
-  // The rules run in the editor and the language server as they run in the daemon: no Node
-  // module at all (the I/O ones are the rule above), and nothing from the jobs file, which
-  // builds on the domain rather than under it.
   {
-    rule: 'shared/domain/ imports no Node module (node:…)',
+    // Pure rules run anywhere (a webview, a browser): no Node module at all, I/O or not.
+    rule: 'shared/domain/ does no I/O (no node: module: node:fs, node:net, node:crypto…)',
     from: /^shared\/domain\//,
-    forbids: (target) => 'module' in target && target.module.startsWith('node:') && !isModule(NODE_IO)(target),
+    forbids: (target) => isModule([...NODE_IO, 'crypto'])(target) || ('module' in target && target.module.startsWith('node:')),
   },
-  { rule: 'shared/domain/ imports nothing from shared/jobsfile/', from: /^shared\/domain\//, forbids: underFolder(/^shared\/jobsfile\//) },
   { rule: 'cli/, lsp/ and extension/ import nothing from daemon/', from: /^(cli|lsp|extension)\//, forbids: underFolder(/^daemon\//) },
   {
-    // The engine talks to a store through daemon/storage/backend.ts (and the refusals every store
-    // words alike, daemon/storage/errors.ts) only, so a second store needs no engine change.
-    rule: "daemon/engine/ does not import a store's internals (daemon/storage/<store>/)",
+    // The engine talks to a store through its statements (daemon/storage/statements/) and its
+    // runner (daemon/storage/store.ts) only, so a second store needs no engine change.
+    rule: "daemon/engine/ does not import a store's internals (daemon/storage/sqlite/, daemon/storage/postgres/)",
     from: /^daemon\/engine\//,
-    forbids: underFolder(/^daemon\/storage\/[^/]+\//),
+    forbids: underFolder(/^daemon\/storage\/(sqlite|postgres)\//),
   },
   { rule: 'daemon/engine/ imports no database driver', from: /^daemon\/engine\//, forbids: isModule(DRIVERS) },
+  {
+    // A store provides statements; the policy and the flow of every operation are the engine's.
+    rule: 'daemon/storage/ imports nothing from the engine (daemon/engine/)',
+    from: /^daemon\/storage\//,
+    forbids: underFolder(/^daemon\/engine\//),
+  },
+  {
+    // Row mapping is how a store reads its own rows; the engine sees the statements' types only.
+    rule: "daemon/engine/ does not import a store's row helpers (daemon/storage/mappers.ts, rows.ts)",
+    from: /^daemon\/engine\//,
+    forbids: underFolder(/^daemon\/storage\/(mappers|rows)\.ts$/),
+  },
+  { rule: 'cli/ imports nothing from lsp/ or extension/', from: /^cli\//, forbids: underFolder(/^(lsp|extension)\//) },
+  { rule: 'lsp/ imports nothing from cli/ or extension/', from: /^lsp\//, forbids: underFolder(/^(cli|extension)\//) },
+  { rule: 'extension/ imports nothing from cli/', from: /^extension\//, forbids: underFolder(/^cli\//) },
+  {
+    // The language service is pure functions over a document: the types of LSP, not its server.
+    rule: 'lsp/service/ imports no language server runtime (vscode-languageserver, -protocol, vscode-jsonrpc)',
+    from: /^lsp\/service\//,
+    forbids: (target) => isModule(['vscode-jsonrpc', 'vscode-languageserver-protocol'])(target) || ('module' in target && target.module === 'vscode-languageserver'),
+  },
+  { rule: 'shared/ imports no language server package (vscode-languageserver*)', from: /^shared\//, forbids: (target) => 'module' in target && target.module.startsWith('vscode-languageserver') },
+  // shared/ in layers, each importing only those before it: protocol ← domain ← jobsfile ← client.
+  { rule: 'shared/protocol/ imports no later layer (domain, jobsfile, client)', from: /^shared\/protocol\//, forbids: underFolder(/^shared\/(domain|jobsfile|client)\//) },
+  { rule: 'shared/domain/ imports no later layer (jobsfile, client)', from: /^shared\/domain\//, forbids: underFolder(/^shared\/(jobsfile|client)\//) },
+  { rule: 'shared/jobsfile/ imports no later layer (client)', from: /^shared\/jobsfile\//, forbids: underFolder(/^shared\/client\//) },
 ];
+
+/** Nothing loose at shared/'s root: every file belongs to a layer. */
+const SHARED_LAYERS = ['protocol', 'domain', 'jobsfile', 'client'];
 
 /**
  * Import cycles known today, each as its files in sorted order. None: the two there were (the
@@ -211,11 +236,20 @@ test('each rule bites: a file breaking it is named with its line', () => {
     ['shared/client/y.ts', "\nimport type * as vscode from 'vscode';", /^shared\/client\/y\.ts:2: imports vscode .* no driver/],
     ['shared/domain/z.ts', "const fs = require('node:fs');", /^shared\/domain\/z\.ts:1: imports node:fs .* no I\/O/],
     ['shared/domain/z.ts', "import { spawn } from 'child_process';", /imports child_process .* no I\/O/],
-    ['shared/domain/z.ts', "import { randomFillSync } from 'node:crypto';", /imports node:crypto .* no Node module/],
-    ['shared/domain/rules/z.ts', "import type { Declaration } from '../../jobsfile/model';", /imports shared\/jobsfile\/model\.ts .* nothing from shared\/jobsfile/],
+    ['shared/domain/z.ts', "import { randomFillSync } from 'node:crypto';", /imports node:crypto .* no I\/O/],
+    ['shared/domain/rules/z.ts', "import type { Declaration } from '../../jobsfile/model';", /imports shared\/jobsfile\/model\.ts .* no later layer/],
     ['cli/commands/a.ts', "type C = typeof import('../../daemon/config.js');", /^cli\/commands\/a\.ts:1: imports daemon\/config\.ts .* import nothing from daemon\//],
     ['extension/b.ts', "export { x } from '../daemon/main';", /imports daemon\/main\.ts .* import nothing from daemon\//],
     ['daemon/engine/c.ts', "import { openStore } from '../storage/sqlite/open';", /^daemon\/engine\/c\.ts:1: imports daemon\/storage\/sqlite\/open .* a store's internals/],
+    ['daemon/engine/ops/c.ts', "import { mapJob } from '../../storage/mappers';", /imports daemon\/storage\/mappers\.ts .* row helpers/],
+    ['daemon/storage/sqlite/d.ts', "import { jobRules } from '../../engine/rules';", /imports daemon\/engine\/rules\.ts .* nothing from the engine/],
+    ['cli/commands/e.ts', "import { check } from '../../lsp/service/diagnostics';", /imports lsp\/service\/diagnostics\.ts .* cli\/ imports nothing from lsp\//],
+    ['cli/f.ts', "import type { X } from '../extension/x';", /cli\/ imports nothing from lsp\/ or extension\//],
+    ['lsp/service/g.ts', "import { createConnection } from 'vscode-languageserver';", /lsp\/service\/ imports no language server runtime/],
+    ['shared/jobsfile/h.ts', "import type { Range } from 'vscode-languageserver-types';", /shared\/ imports no language server package/],
+    ['shared/protocol/i.ts', "import type { Plan } from '../jobsfile/plan';", /shared\/protocol\/ imports no later layer/],
+    ['shared/domain/j.ts', "import { SpoolClient } from '../client/client';", /shared\/domain\/ imports no later layer/],
+    ['shared/domain/k.ts', "import { randomFillSync } from 'node:crypto';", /shared\/domain\/ does no I\/O/],
   ];
   for (const [file, text, expected] of cases) {
     const found = violations(importsOf(file, text));
@@ -223,10 +257,17 @@ test('each rule bites: a file breaking it is named with its line', () => {
     assert.match(found[0], expected);
   }
   // Allowed: the engine through the interface; a program through shared/; the extension's own daemon/ folder.
-  assert.deepEqual(violations(importsOf('daemon/engine/d.ts', "import type { StorageBackend } from '../storage/backend';")), []);
+  assert.deepEqual(violations(importsOf('daemon/engine/d.ts', "import type { Store } from '../storage/store';")), []);
   assert.deepEqual(violations(importsOf('cli/e.ts', "import { SpoolClient } from '../shared/client';")), []);
   assert.deepEqual(violations(importsOf('extension/f.ts', "import { DaemonConnection } from './daemon/connection';")), []);
   assert.deepEqual(violations(importsOf('shared/client/g.ts', "import { spawn } from 'node:child_process';")), []);
+  assert.deepEqual(violations(importsOf('lsp/service/h.ts', "import type { Hover } from 'vscode-languageserver-types';")), []);
+  assert.deepEqual(violations(importsOf('shared/jobsfile/i.ts', "import { parseDuration } from '../domain/durations';")), []);
+});
+
+test("every file of shared/ sits in a layer's folder", () => {
+  const loose = sourceFiles(path.join(ROOT, 'shared')).filter((file) => !SHARED_LAYERS.some((layer) => file.startsWith(`shared/${layer}/`)));
+  assert.deepEqual(loose, []);
 });
 
 test('the repository keeps the import boundaries of its layout', () => {

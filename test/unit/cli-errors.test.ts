@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { cliMessage } from '../../cli/errors';
-import { invalidParams, SpoolError } from '../../shared/errors';
+import { invalidParams, SpoolError } from '../../shared/protocol/errors';
 import { ErrorCode } from '../../shared/protocol';
 
 test('a field becomes its flag, with or without the prefix of a schedule\'s job or a bulk filter', () => {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { CliContext } from '../../cli/context';
 import { outputPrinter } from '../../cli/output';
-import type { OutputLine, OutputStream } from '../../shared/types';
+import type { OutputLine, OutputStream } from '../../shared/protocol/types';
 
 function capture(): { ctx: CliContext; stdout: string[]; stderr: string[] } {
   const stdout: string[] = [];

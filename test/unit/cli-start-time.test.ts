@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { AT_TOLERANCE_MS, parseStartTime } from '../../cli/parse/start-time';
+import { AT_TOLERANCE_MS, parseStartTime } from '../../cli/parse/startTime';
 
 const now = Date.UTC(2030, 5, 15, 12, 0, 0);
 

@@ -1,5 +1,5 @@
 /**
- * The daemon's flag table (shared/daemon-flags.ts) and what is derived from it: spoold's parser
+ * The daemon's flag table (shared/client/daemonFlags.ts) and what is derived from it: spoold's parser
  * (daemon/program.ts) and `spool daemon` (cli/commands/daemon.ts) declare the same flags and read
  * them alike, accepting the same arguments and refusing the same ones with the same message;
  * optionsToArgs, which `spool daemon` and the extension's launcher start spoold with, reads back
@@ -16,9 +16,10 @@ import { daemonStartOptions } from '../../cli/commands/daemon';
 import { buildProgram } from '../../cli/program';
 import { spooldProgram } from '../../daemon/program';
 import { launchArgs } from '../../extension/daemon/launcher';
-import { DAEMON_FLAGS, DETACH_FLAG, STOP_TIMEOUT_FLAG, defaultDaemonOptions, flagUsage, optionsToArgs, parseStopTimeout, type CommandFlag, type DaemonFlag } from '../../shared/daemon-flags';
-import { DEFAULT_BACKUP_KEEP, DEFAULT_GRACE_MS, DEFAULT_KILL_GRACE_MS, DEFAULT_SCHEDULE_GRACE_MS, optionsToEnv, type DaemonOptions } from '../../shared/daemon-options';
-import type { Env } from '../../shared/paths';
+import { DAEMON_FLAGS, DETACH_FLAG, STOP_TIMEOUT_FLAG, defaultDaemonOptions, flagUsage, optionsToArgs, parseStopTimeout, type CommandFlag, type DaemonFlag } from '../../shared/client/daemonFlags';
+import { DEFAULT_BACKUP_KEEP, DEFAULT_GRACE_MS, DEFAULT_KILL_GRACE_MS, DEFAULT_SCHEDULE_GRACE_MS, optionsToEnv, type DaemonOptions } from '../../shared/client/daemonOptions';
+import type { Env } from '../../shared/client/paths';
+import { errorMessage } from '../../shared/protocol/errors';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const SOCKET = '/tmp/spool-flags-test/spool.sock';
@@ -40,7 +41,7 @@ function quiet(program: Command): Command {
 type Outcome = { options: DaemonOptions } | { refused: string };
 
 function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return errorMessage(error);
 }
 
 /** Starts spoold's parser on `args` (after `dist/daemon.js`), with a start that only records what it was given. */
@@ -312,7 +313,7 @@ test('docs/cli.md shows every flag of the table as the table says it', () => {
   const doc = fs.readFileSync(path.join(ROOT, 'docs', 'cli.md'), 'utf8');
   for (const flag of [...DAEMON_FLAGS, DETACH_FLAG, STOP_TIMEOUT_FLAG]) assert.ok(doc.includes(`\`${flagUsage(flag)}\``), `docs/cli.md does not name ${flagUsage(flag)}`);
   const expected = docsTable();
-  assert.ok(doc.includes(expected), `docs/cli.md's table of the daemon's flags differs from the table in shared/daemon-flags.ts; it should read:\n\n${expected}\n`);
+  assert.ok(doc.includes(expected), `docs/cli.md's table of the daemon's flags differs from the table in shared/client/daemonFlags.ts; it should read:\n\n${expected}\n`);
 });
 
 test('no document names a flag spoold no longer takes', () => {

@@ -25,7 +25,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { cronProblem, describeCron, nextFireTime, nextFireTimes, parseCron, validateCron, type CronFieldName } from '../../shared/domain/cron';
 import { ErrorCode } from '../../shared/protocol';
-import { SpoolError } from '../../shared/errors';
+import { SpoolError } from '../../shared/protocol/errors';
 
 /** [source test, expression, zone, after (exclusive), the next fire times]. */
 type Vector = [string, string, string, string, string[]];

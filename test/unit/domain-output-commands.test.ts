@@ -1,7 +1,7 @@
 /** The `::spool` report lines a job's command prints: what each means, and what is refused and why. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { parseOutputCommand } from '../../shared/domain/output-commands';
+import { parseOutputCommand } from '../../shared/domain/outputCommands';
 
 test('ordinary lines are not commands', () => {
   for (const line of ['', 'progress 40', ' ::spool progress 40', '::spoolprogress 40', 'echo ::spool progress 40']) {

@@ -25,7 +25,7 @@ import {
 } from '../../shared/domain/present';
 import { planText, type PlanPaint } from '../../shared/jobsfile';
 import type { Plan } from '../../shared/jobsfile';
-import type { Job, JobCounts, JobRun } from '../../shared/types';
+import type { Job, JobCounts, JobRun } from '../../shared/protocol/types';
 
 const NOW = 1_800_000_000_000;
 

@@ -12,14 +12,14 @@ import * as daemonDeclaration from '../../daemon/engine/validate/declaration';
 import * as daemonJobs from '../../daemon/engine/validate/jobs';
 import { parseOptions } from '../../extension/commands/steps/rules';
 import { DEFAULT_TIMEZONE } from '../../shared/domain/cron';
-import { declaredScheduleOf, templateState } from '../../shared/domain/rules/declaration';
+import { declaredScheduleOf, templateStateOf } from '../../shared/domain/rules/declaration';
 import { enqueueParams } from '../../shared/domain/rules/jobs';
 import { MAX_CONCURRENCY, MAX_DESCRIPTION_LENGTH } from '../../shared/domain/rules/limits';
 import { concurrencyText } from '../../shared/domain/rules/options';
 import { configureParams } from '../../shared/domain/rules/queues';
 import { createScheduleParams, timezone } from '../../shared/domain/rules/schedules';
 import { parseJobsFile, QUEUE_SPEC, TEMPLATE_SPEC } from '../../shared/jobsfile';
-import { SpoolError } from '../../shared/errors';
+import { SpoolError } from '../../shared/protocol/errors';
 import { ErrorCode } from '../../shared/protocol';
 
 function refusal(fn: () => unknown): SpoolError {
@@ -78,8 +78,8 @@ describe("a template's description", () => {
 
     // The daemon, through the path its engine imports: the same bound, the same sentence.
     const state = { queue: 'q', kind: 'work', payload: null };
-    assert.equal(daemonDeclaration.templateState({ ...state, description: longest }, 'file.templates[0]').description, longest);
-    const error = refusal(() => daemonDeclaration.templateState({ ...state, description: tooLong }, 'file.templates[0]'));
+    assert.equal(daemonDeclaration.templateStateOf({ ...state, description: longest }, 'file.templates[0]').description, longest);
+    const error = refusal(() => daemonDeclaration.templateStateOf({ ...state, description: tooLong }, 'file.templates[0]'));
     assert.equal(error.code, ErrorCode.InvalidParams);
     assert.equal(error.data.field, 'file.templates[0].description');
     assert.equal(error.message, `file.templates[0].description must be 0 to ${MAX_DESCRIPTION_LENGTH} characters long (got ${MAX_DESCRIPTION_LENGTH + 1})`);
@@ -90,7 +90,7 @@ describe("a template's description", () => {
     const template = parsed.declaration?.templates[0];
     assert.ok(template !== undefined);
     const { name: _name, ...rest } = template;
-    assert.deepEqual(templateState(rest, 'file.templates[0]'), rest);
+    assert.deepEqual(templateStateOf(rest, 'file.templates[0]'), rest);
   });
 });
 
@@ -165,5 +165,5 @@ describe("a schedule's zone", () => {
 
 test('the daemon imports the rules through daemon/engine/validate, which are the domain rules themselves', () => {
   assert.equal(daemonJobs.enqueueParams, enqueueParams);
-  assert.equal(daemonDeclaration.templateState, templateState);
+  assert.equal(daemonDeclaration.templateStateOf, templateStateOf);
 });

@@ -17,7 +17,7 @@ import { test, type TestContext } from 'node:test';
 import type { Engine } from '../../daemon/engine';
 import { JOB_ACTIONS, JOB_TRANSITIONS, outcomes, statesFor, transition, type JobAction, type JobOutcome } from '../../shared/domain/states';
 import { ErrorCode } from '../../shared/protocol';
-import { JOB_STATES, type JobState } from '../../shared/types';
+import { JOB_STATES, type JobState } from '../../shared/protocol/types';
 import { makeEngine, type FakeClock } from './helpers/engine';
 
 const ROOT = path.resolve(__dirname, '..', '..');

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { array, choiceList, integer, jsonText, name, nonEmptyString, object, oneOf, optionalChoiceList } from '../../shared/domain/validate';
-import { SpoolError } from '../../shared/errors';
+import { SpoolError } from '../../shared/protocol/errors';
 import { ErrorCode } from '../../shared/protocol';
 
 function refusal(fn: () => unknown): SpoolError {

@@ -6,14 +6,14 @@
  */
 import * as assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ProtocolMismatchError } from '../../shared/client';
-import { SpoolError } from '../../shared/errors';
-import { DaemonNotRunningError } from '../../shared/connection';
+import { ProtocolMismatchError } from '../../shared/client/client';
+import { SpoolError } from '../../shared/protocol/errors';
+import { DaemonNotRunningError } from '../../shared/client/connection';
 import { ErrorCode, PROTOCOL_VERSION } from '../../shared/protocol';
 import { editorMessage, withoutCliHints } from '../../extension/errors';
 import { parseJobRef, shortRefProblem } from '../../extension/commands/jobs/jobRef';
 import { draftJob } from '../../extension/commands/steps/draft';
-import { walkSteps, type Outcome, type Step, type StepInput } from '../../extension/commands/steps/plan';
+import { walkSteps, type StepOutcome, type Step, type StepInput } from '../../extension/commands/steps/plan';
 import { TEMPLATE_OPTIONS, cronPreview, jsonProblem, nameProblem, parseHeaders, parseOptions, takesBody, urlProblem } from '../../extension/commands/steps/rules';
 import { DeathBatch, deathNotice, shortError, type Clock, type Death } from '../../extension/deathBatch';
 
@@ -119,7 +119,7 @@ describe('the steps are numbered among those that apply, and Back returns to the
   };
 
   /** A step that answers from a script (`next` once the script is used up). */
-  function scripted(answers: Outcome[], applies?: (d: Draft) => boolean, store?: (d: Draft) => void): Step<Draft> {
+  function scripted(answers: StepOutcome[], applies?: (d: Draft) => boolean, store?: (d: Draft) => void): Step<Draft> {
     return {
       ...(applies ? { applies } : {}),
       run: async (_input, draft) => {
@@ -131,7 +131,7 @@ describe('the steps are numbered among those that apply, and Back returns to the
   }
 
   test('an http job has more steps than a shell one, and Back from the URL returns to the kind', async () => {
-    const kindAnswers: Outcome[] = ['next', 'next'];
+    const kindAnswers: StepOutcome[] = ['next', 'next'];
     let kindTimes = 0;
     const steps: Step<Draft>[] = [
       scripted([]),

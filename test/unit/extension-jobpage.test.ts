@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { allows, statesFor } from '../../shared/domain/states';
-import { JOB_STATES, type Job, type JobRun, type JobState, type OutputLine } from '../../shared/types';
+import { JOB_STATES, type Job, type JobRun, type JobState, type OutputLine } from '../../shared/protocol/types';
 import { MESSAGE, readPageMessage } from '../../extension/views/jobPage/messages';
 import { endLine, jobTitle, localTime, pageActions, PAGE_OUTPUT_LINES, relativeTimes, stateReason, type JobPageInput } from '../../extension/views/jobPage/model';
 import { escapeHtml, renderJobBody, renderJobDocument } from '../../extension/views/jobPage/render';

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { Job, Queue } from '../../shared/types';
+import type { Job, Queue } from '../../shared/protocol/types';
 import { filterText, parseFilter } from '../../extension/commands/queues/filterSyntax';
 import { firstLine } from '../../shared/domain/present';
 import { toggleOnly } from '../../extension/commands/queues/onlyState';

@@ -20,7 +20,7 @@ import {
   type LiveObject,
   type QueueState,
 } from '../../shared/jobsfile';
-import type { Queue, Schedule } from '../../shared/types';
+import type { Queue, Schedule } from '../../shared/protocol/types';
 
 const EXAMPLE = fs.readFileSync(path.resolve(__dirname, '..', '..', 'examples', 'spool.jsonc'), 'utf8');
 

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { LineSplitter } from '../../shared/lines';
+import { LineSplitter } from '../../shared/protocol/lines';
 
 test('a 3 MiB line read in odd-sized pieces comes out whole, and nothing is held after it', () => {
   const lines: string[] = [];

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { CompletionItem, Diagnostic, Hover, TextEdit } from 'vscode-languageserver-types';
 import type { LiveObject, QueueState } from '../../shared/jobsfile';
-import type { JobCounts } from '../../shared/types';
+import type { JobCounts } from '../../shared/protocol/types';
 import * as service from '../../lsp/service';
 import { marked } from '../helpers/cursor';
 

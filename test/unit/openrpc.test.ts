@@ -18,9 +18,9 @@ test('docs/openrpc.json is up to date with the protocol table', () => {
   assert.ok(committed === renderOpenRpcDocument(), 'docs/openrpc.json is stale: run npm run openrpc');
 });
 
-test("JobState's comment in shared/types.ts and its description in the document are written from the transitions table", () => {
+test("JobState's comment in shared/protocol/types.ts and its description in the document are written from the transitions table", () => {
   const committed = fs.readFileSync(TYPES_PATH, 'utf8');
-  assert.ok(committed === renderTypesFile(committed), "JobState's comment in shared/types.ts is stale: run npm run openrpc");
+  assert.ok(committed === renderTypesFile(committed), "JobState's comment in shared/protocol/types.ts is stale: run npm run openrpc");
   assert.equal(document.components.schemas['JobState']?.description, jobStatesDoc());
   // Every action that moves a job out of running is named, release among them.
   for (const action of ['complete', 'fail', 'release', 'reap', 'recover', 'markCancelled']) assert.match(jobStatesDoc(), new RegExp(`\\b${action} \\(`), action);

@@ -1,11 +1,11 @@
 /**
  * Where the daemon, the CLI and the extension look for the socket and the database when nobody
- * says (shared/paths.ts): they must all agree, so the rules are pinned here.
+ * says (shared/client/paths.ts): they must all agree, so the rules are pinned here.
  */
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { defaultDbPath, defaultLogPath, defaultSocketPath } from '../../shared/paths';
+import { defaultDbPath, defaultLogPath, defaultSocketPath } from '../../shared/client/paths';
 
 test('the socket: SPOOL_SOCKET, else under XDG_RUNTIME_DIR, else ~/.spool', () => {
   assert.equal(defaultSocketPath({ SPOOL_SOCKET: 'rel/s.sock', XDG_RUNTIME_DIR: '/run/user/1', HOME: '/home/a' }), path.resolve('rel/s.sock'));

@@ -10,8 +10,8 @@ import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
 import pg from 'pg';
 import { Engine } from '../../daemon/engine';
-import { postgresStorage } from '../../daemon/storage/postgres/index';
-import type { Job } from '../../shared/types';
+import { postgresStore } from '../../daemon/storage/postgres';
+import type { Job } from '../../shared/protocol/types';
 import { FakeClock } from '../helpers/engineTest';
 import { sharedPostgres } from '../helpers/postgres';
 
@@ -26,7 +26,7 @@ async function twoDaemons(t: TestContext): Promise<TwoDaemons> {
   const url = await (await sharedPostgres()).database(t);
   const clock = new FakeClock();
   const open = (): Engine => {
-    const engine = new Engine({ storage: postgresStorage({ url, poolSize: 6 }), now: clock.now, random: () => 0.5 });
+    const engine = new Engine({ store: postgresStore({ url, poolSize: 6 }), now: clock.now, random: () => 0.5 });
     t.after(() => engine.close());
     return engine;
   };

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Engine } from '../../daemon/engine';
-import { postgresStorage } from '../../daemon/storage/postgres/index';
+import { postgresStore } from '../../daemon/storage/postgres';
 import { FakeClock } from '../helpers/engineTest';
 import { sharedPostgres } from '../helpers/postgres';
 
@@ -16,7 +16,7 @@ test('counters stay exact while two engines enqueue, claim, complete, fail and c
   const url = await (await sharedPostgres()).database(t);
   const clock = new FakeClock();
   const open = (): Engine => {
-    const engine = new Engine({ storage: postgresStorage({ url, poolSize: 6 }), now: clock.now, random: () => 0.5 });
+    const engine = new Engine({ store: postgresStore({ url, poolSize: 6 }), now: clock.now, random: () => 0.5 });
     t.after(() => engine.close());
     return engine;
   };

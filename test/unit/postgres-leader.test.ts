@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Engine } from '../../daemon/engine';
-import { postgresStorage } from '../../daemon/storage/postgres/index';
+import { postgresStore } from '../../daemon/storage/postgres';
 import { FakeClock } from '../helpers/engineTest';
 import { sharedPostgres } from '../helpers/postgres';
 
@@ -15,7 +15,7 @@ test('one daemon holds the maintenance lease; another takes it only once it has 
   const url = await (await sharedPostgres()).database(t);
   const clock = new FakeClock();
   const open = (): Engine => {
-    const engine = new Engine({ storage: postgresStorage({ url, poolSize: 2 }), now: clock.now });
+    const engine = new Engine({ store: postgresStore({ url, poolSize: 2 }), now: clock.now });
     t.after(() => engine.close());
     return engine;
   };
@@ -40,7 +40,7 @@ test('daemons racing for a free or run-out lease elect exactly one, round after 
   const url = await (await sharedPostgres()).database(t);
   const clock = new FakeClock();
   const engines = Array.from({ length: 4 }, () => {
-    const engine = new Engine({ storage: postgresStorage({ url, poolSize: 2 }), now: clock.now });
+    const engine = new Engine({ store: postgresStore({ url, poolSize: 2 }), now: clock.now });
     t.after(() => engine.close());
     return engine;
   });

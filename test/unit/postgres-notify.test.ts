@@ -10,8 +10,8 @@ import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
 import { Engine, type ChangeOrigin, type EngineListener, type JobChange } from '../../daemon/engine';
 import { DaemonMetrics } from '../../daemon/metrics/metrics';
-import { PostgresBackend, postgresStorage, type PostgresOptions } from '../../daemon/storage/postgres/index';
-import type { Job } from '../../shared/types';
+import { PostgresStore, postgresStore, type PostgresOptions } from '../../daemon/storage/postgres';
+import type { Job } from '../../shared/protocol/types';
 import { sharedPostgres } from '../helpers/postgres';
 import { waitFor } from '../helpers/wait';
 
@@ -28,7 +28,7 @@ interface Heard {
 
 interface Daemonish {
   engine: Engine;
-  store: PostgresBackend;
+  store: PostgresStore;
   heard: Heard;
 }
 
@@ -36,12 +36,12 @@ interface Daemonish {
 const LISTEN_ONLY: Partial<PostgresOptions> = { fallbackMs: 600_000 };
 
 async function open(t: TestContext, url: string, options: Partial<PostgresOptions> = LISTEN_ONLY): Promise<Daemonish> {
-  let store: PostgresBackend | null = null;
+  let store: PostgresStore | null = null;
   const engine = new Engine({
-    storage: (policy, changes) => {
-      const backend = postgresStorage({ url, poolSize: 4, ...options })(policy, changes);
-      if (backend instanceof PostgresBackend) store = backend;
-      return backend;
+    store: (changes, now) => {
+      const opened = postgresStore({ url, poolSize: 4, ...options })(changes, now);
+      if (opened instanceof PostgresStore) store = opened;
+      return opened;
     },
   });
   t.after(() => engine.close());

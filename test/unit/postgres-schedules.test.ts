@@ -12,7 +12,7 @@ import pg from 'pg';
 import { Engine } from '../../daemon/engine';
 import type { Logger } from '../../daemon/lifecycle/logger';
 import { Scheduler } from '../../daemon/scheduler/scheduler';
-import { postgresStorage } from '../../daemon/storage/postgres/index';
+import { postgresStore } from '../../daemon/storage/postgres';
 import { nextFireTime } from '../../shared/domain/cron';
 import { FakeClock } from '../helpers/engineTest';
 import { sharedPostgres } from '../helpers/postgres';
@@ -32,7 +32,7 @@ async function daemons(t: TestContext, count: number): Promise<Daemons> {
   const url = await (await sharedPostgres()).database(t);
   const clock = new FakeClock();
   const engines = Array.from({ length: count }, () => {
-    const engine = new Engine({ storage: postgresStorage({ url, poolSize: 3 }), now: clock.now, random: () => 0.5 });
+    const engine = new Engine({ store: postgresStore({ url, poolSize: 3 }), now: clock.now, random: () => 0.5 });
     t.after(() => engine.close());
     return engine;
   });

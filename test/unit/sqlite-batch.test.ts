@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { isSpoolError } from '../../shared/errors';
+import { isSpoolError } from '../../shared/protocol/errors';
 import { ErrorCode } from '../../shared/protocol';
 import { makeEngine } from './helpers/engine';
 

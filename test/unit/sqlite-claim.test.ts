@@ -6,17 +6,14 @@ import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { UuidV7 } from '../../shared/domain/uuid';
-import { Store, UNBUDGETED_CLAIM_MAX, type JobInsert } from '../../daemon/storage/sqlite';
+import { CLAIM_ANSWER_BUDGET, SqliteDatabase, UNBUDGETED_CLAIM_MAX, type JobInsert } from '../../daemon/storage/sqlite/database';
 import { tempDir } from './helpers/engine';
 
 const KINDS = { exclude: ['shell', 'http'] };
 
-function openStore(t: Parameters<typeof tempDir>[0]): Store {
-  const store = new Store(path.join(tempDir(t), 'spool.db'), {
+function openStore(t: Parameters<typeof tempDir>[0]): SqliteDatabase {
+  const store = new SqliteDatabase(path.join(tempDir(t), 'spool.db'), {
     now: Date.now(),
-    parseTemplate: () => {
-      throw new Error('no schedules here');
-    },
   });
   t.after(() => store.close());
   const now = Date.now();
@@ -68,20 +65,20 @@ function jobs(count: number, payloadChars: number): JobInsert[] {
 test('a claim stops after the job that crosses the answer budget, and the rest stay queued in order', async (t) => {
   const store = openStore(t);
   const inserted = jobs(10, 1000);
-  store.write(() => store.jobs.insertMany(inserted));
+  store.write(() => store.jobs.jobInsertMany(inserted));
   // The second job carries a saved checkpoint of 1,000 characters too (a retry resumes from it).
   store.db.prepare('UPDATE jobs SET checkpoint = ? WHERE id = ?').run(JSON.stringify('c'.repeat(998)), inserted[1]?.id);
   const now = Date.now();
   // 2,500 characters: 0 and 1,000 come before the first two jobs, 3,000 before the third.
-  const first = store.write(() => store.claims.claim('q', KINDS, 10, 'w', now, 2500));
+  const first = store.write(() => store.claims.claimJobs({ queue: 'q', kinds: KINDS, limit: 10, workerId: 'w', now, budget: 2500, room: null, peeked: false }));
   assert.deepEqual(first.jobs.map((j) => j.id), inserted.slice(0, 2).map((j) => j.id));
   assert.equal(first.chars, 3000);
   // A budget smaller than one job still takes one: a claim never comes back empty for its size.
-  const one = store.write(() => store.claims.claim('q', KINDS, 10, 'w', now, 1));
+  const one = store.write(() => store.claims.claimJobs({ queue: 'q', kinds: KINDS, limit: 10, workerId: 'w', now, budget: 1, room: null, peeked: false }));
   assert.deepEqual(one.jobs.map((j) => j.id), [inserted[2]?.id]);
   // Without a lower budget, a claim above UNBUDGETED_CLAIM_MAX uses the budgeted statement and takes all.
   assert.ok(UNBUDGETED_CLAIM_MAX < 100);
-  const rest = store.write(() => store.claims.claim('q', KINDS, 100, 'w', now));
+  const rest = store.write(() => store.claims.claimJobs({ queue: 'q', kinds: KINDS, limit: 100, workerId: 'w', now, budget: CLAIM_ANSWER_BUDGET, room: null, peeked: false }));
   assert.deepEqual(rest.jobs.map((j) => j.id), inserted.slice(3).map((j) => j.id));
   assert.equal(rest.chars, 7000);
 });

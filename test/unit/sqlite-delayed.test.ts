@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import { sqliteEngine } from '../helpers/sqliteEngine';
-import { isSpoolError } from '../../shared/errors';
+import { isSpoolError } from '../../shared/protocol/errors';
 import { makeEngine } from './helpers/engine';
 import { seeded } from '../helpers/random';
 

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import { sqliteEngine } from '../helpers/sqliteEngine';
-import { MIGRATIONS } from '../../daemon/storage/sqlite/migrations';
+import { SQLITE_MIGRATIONS } from '../../daemon/storage/sqlite/migrations';
 import { tempDir } from './helpers/engine';
 import { waitFor } from '../helpers/wait';
 
@@ -126,6 +126,6 @@ test('four processes opening a new database file at once create and migrate it o
   t.after(() => db.close());
   assert.deepEqual(
     db.prepare('SELECT version, count(*) AS n FROM schema_migrations GROUP BY version ORDER BY version').all(),
-    MIGRATIONS.map((m) => ({ version: m.version, n: 1 })),
+    SQLITE_MIGRATIONS.map((m) => ({ version: m.version, n: 1 })),
   );
 });

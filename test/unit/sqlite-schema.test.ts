@@ -2,12 +2,12 @@ import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
-import type { SqliteBackend } from '../../daemon/storage/sqlite/backend';
+import type { SqliteStore } from '../../daemon/storage/sqlite';
 import { openSqliteEngine, sqliteEngine } from '../helpers/sqliteEngine';
-import { BUDGETED_CLAIM_SELECT_FOR_PLAN, CLAIM_SELECT_FOR_PLAN, WEIGHTED_CLAIM_SELECT_FOR_PLAN } from '../../daemon/storage/sqlite';
+import { BUDGETED_CLAIM_SELECT_FOR_PLAN, CLAIM_SELECT_FOR_PLAN, WEIGHTED_CLAIM_SELECT_FOR_PLAN } from '../../daemon/storage/sqlite/database';
 import { openDatabase } from '../../daemon/storage/sqlite/db';
 import { listSql } from '../../daemon/storage/sqlite/list';
-import { MIGRATIONS, migrate } from '../../daemon/storage/sqlite/migrations';
+import { SQLITE_MIGRATIONS, migrateSqlite } from '../../daemon/storage/sqlite/migrations';
 import { makeEngine, tempDir } from './helpers/engine';
 
 function plan(db: Database.Database, sql: string, params: Record<string, unknown>): string {
@@ -89,7 +89,7 @@ test('migrations are numbered and recorded, the schema enforces states and attem
   t.after(() => db.close());
   assert.deepEqual(
     db.prepare('SELECT version, name FROM schema_migrations ORDER BY version').all(),
-    MIGRATIONS.map((m) => ({ version: m.version, name: m.name })),
+    SQLITE_MIGRATIONS.map((m) => ({ version: m.version, name: m.name })),
   );
   assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
   db.prepare(`INSERT INTO queues (name, default_max_attempts, backoff_strategy, backoff_base_ms, backoff_cap_ms, backoff_jitter, default_timeout_ms, created_at, updated_at)
@@ -105,7 +105,7 @@ test('migrations are numbered and recorded, the schema enforces states and attem
   assert.throws(() => insert('running', 1, 1), /CHECK constraint failed/, 'a running job must have a worker and a lease');
   insert('queued', 0, 1);
   // The engine's own connection: durable means synchronous=FULL (2); the default is NORMAL (1).
-  const sync = (b: SqliteBackend): unknown => b.sqlite.db.pragma('synchronous', { simple: true });
+  const sync = (b: SqliteStore): unknown => b.sqlite.db.pragma('synchronous', { simple: true });
   assert.equal(sync(backend), 2);
   const { engine: normal, backend: normalBackend } = openSqliteEngine({ dbPath });
   t.after(() => normal.close());
@@ -166,14 +166,14 @@ test('a migration that fails halfway leaves nothing behind and records no versio
   const triggersLeft = (): unknown[] => db.prepare(`SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'jobs_count_%' ORDER BY name`).pluck().all();
   const versions = (): unknown[] => db.prepare('SELECT version FROM schema_migrations ORDER BY version').pluck().all();
 
-  assert.throws(() => migrate(db, 0), /^Error: Migration 3 \(job counters kept by the store\) failed: duplicate column name: claimed_from/);
+  assert.throws(() => migrateSqlite(db, 0), /^Error: Migration 3 \(job counters kept by the store\) failed: duplicate column name: claimed_from/);
   assert.deepEqual(triggersLeft(), [...triggers].sort(), 'the triggers its first statements dropped are back');
-  const all = MIGRATIONS.map((m) => m.version);
+  const all = SQLITE_MIGRATIONS.map((m) => m.version);
   assert.deepEqual(versions(), all.filter((v) => v !== 3));
   assert.equal(db.inTransaction, false);
 
   db.exec('ALTER TABLE jobs DROP COLUMN claimed_from');
-  assert.deepEqual(migrate(db, 0), [3]);
+  assert.deepEqual(migrateSqlite(db, 0), [3]);
   assert.deepEqual(triggersLeft(), []);
   assert.deepEqual(versions(), all);
 });

@@ -1,5 +1,5 @@
 /** Handlers of daemon.* and events.*: the handshake, shutdown, and subscriptions. */
-import { SpoolError } from '../../../shared/errors';
+import { SpoolError } from '../../../shared/protocol/errors';
 import { ErrorCode, EVENT_TOPICS, LIMITS } from '../../../shared/protocol';
 import { array, jobId, nameList, nonEmptyString, object, optionalChoiceList } from '../../../shared/domain/validate';
 import type { HandlerGroup, Services } from './types';

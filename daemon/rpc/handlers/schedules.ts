@@ -6,9 +6,9 @@
  * schedule rules (shared/domain/rules/schedules.ts), with the domain's default zone, so the
  * handler and the engine agree on what a schedule without a zone means.
  */
-import { invalidParams } from '../../../shared/errors';
+import { invalidParams } from '../../../shared/protocol/errors';
 import type { CreateScheduleParams, UpdateScheduleParams } from '../../../shared/protocol';
-import type { Schedule } from '../../../shared/types';
+import type { Schedule } from '../../../shared/protocol/types';
 import { DEFAULT_TIMEZONE, nextFireTime, nextFireTimes, validateCron, type CronSpec } from '../../../shared/domain/cron';
 import { cron, timezone } from '../../../shared/domain/rules/schedules';
 import { unvalidated } from '../unvalidated';

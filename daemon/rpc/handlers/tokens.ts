@@ -1,5 +1,5 @@
 /** Handlers of auth.login and tokens.*: logging in over TCP, and managing tokens over the Unix socket. */
-import { SpoolError } from '../../../shared/errors';
+import { SpoolError } from '../../../shared/protocol/errors';
 import { ErrorCode, TOKEN_SCOPES, type TokenInfo } from '../../../shared/protocol';
 import { name, object, oneOf, string } from '../../../shared/domain/validate';
 import { login, newToken } from '../auth';

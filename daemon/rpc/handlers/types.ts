@@ -6,12 +6,13 @@
  * (test/unit/protocol-table.types.ts shows both).
  */
 import type { BackupResult, DaemonStatus, MethodName, ResultOf } from '../../../shared/protocol';
-import type { Job } from '../../../shared/types';
-import type { EngineClaimParams, QueueEngine } from '../../engine/api';
+import type { Job } from '../../../shared/protocol/types';
+import type { EngineClaimParams } from '../../engine/api';
+import type { Engine } from '../../engine/engine';
 import type { ExecutorPool } from '../../executors/pool';
 import type { Upkeep } from '../../scheduler/upkeep';
 import type { ClaimWaiters } from '../claims';
-import type { Connection } from '../connection';
+import type { RpcConnection } from '../connection';
 import type { CallContext } from '../dispatch';
 import type { EventHub } from '../events';
 import type { WriteGroup } from '../groupCommit';
@@ -19,7 +20,7 @@ import type { Logger } from '../../lifecycle/logger';
 
 /** The daemon's parts a handler may use. */
 export interface Services {
-  engine: QueueEngine;
+  engine: Engine;
   /** Group commit: writes that arrive together share a transaction. */
   writes: WriteGroup;
   claims: ClaimWaiters;
@@ -33,7 +34,7 @@ export interface Services {
   requestShutdown(reason: string): void;
   readonly shuttingDown: boolean;
   /** A worker id spoke over this connection: touch it, and mark it gone when the connection closes. */
-  workerSeen(workerId: string, connection: Connection): void;
+  workerSeen(workerId: string, connection: RpcConnection): void;
   /** Jobs were handed to a worker: their leases are due to expire. */
   claimed(jobs: Job[]): void;
   /** The engine's claim, plus the daemon's bookkeeping (see Daemon.claim). */

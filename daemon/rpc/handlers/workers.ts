@@ -4,7 +4,7 @@
  * the worker is alive and ties it to the connection, so that a worker whose connection closes is
  * shown as gone and its waiting claims end.
  */
-import { SpoolError } from '../../../shared/errors';
+import { SpoolError } from '../../../shared/protocol/errors';
 import {
   ErrorCode,
   LIMITS,

@@ -4,10 +4,10 @@
  * StoreUnavailable and keeps running; the pool reconnects on the next call).
  */
 import pg from 'pg';
-import { SpoolError } from '../../../shared/errors';
+import { SpoolError, errorMessage } from '../../../shared/protocol/errors';
 import { ErrorCode } from '../../../shared/protocol';
-import type { Job, OutputLine } from '../../../shared/types';
-import type { ChangeRecorder, StoragePolicy } from '../backend';
+import type { Job, OutputLine } from '../../../shared/protocol/types';
+import type { ChangeRecorder } from '../store';
 import { toRow, type Row } from '../rows';
 
 // BIGINT (times in epoch ms, counts) as numbers: every value Spool stores fits in 2^53.
@@ -89,21 +89,17 @@ export class TxChanges {
 }
 
 /**
- * One transaction (or, outside `write`/`read`, one statement on the pool): queries, the
- * engine's policy, and the changes it records. Every op in ops/ takes one.
+ * One transaction (or, outside `write`/`read`, one statement on the pool): its queries, the
+ * engine's clock, and the changes it records. Every statement (./jobs.ts, ./queues.ts, …) takes one.
  */
 export class PgTx {
   readonly changes = new TxChanges();
 
   constructor(
     readonly client: Queryable,
-    readonly policy: StoragePolicy,
+    /** The engine's clock (injected by tests). */
+    readonly now: () => number,
   ) {}
-
-  /** The policy's clock. */
-  now(): number {
-    return this.policy.now();
-  }
 
   /** Rows of a statement, each read by column name through the typed getters of ../rows. */
   async rows(text: string, values: readonly unknown[] = []): Promise<Row[]> {
@@ -150,16 +146,6 @@ export class PgTx {
   }
 }
 
-/**
- * What an operation that spans several transactions (bulk work in batches: purge, retention,
- * reaping) is given: the store's way to run one transaction, and the policy.
- */
-export interface Transactions {
-  readonly policy: StoragePolicy;
-  write<T>(fn: (tx: PgTx) => Promise<T>): Promise<T>;
-  read<T>(fn: (tx: PgTx) => Promise<T>): Promise<T>;
-}
-
 /** SQLSTATE classes and codes that mean the server is gone or refusing connections. */
 const UNAVAILABLE_CODES = new Set(['57P01', '57P02', '57P03', '53300', '08000', '08001', '08003', '08004', '08006', '08007', '08P01']);
 const UNAVAILABLE_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
@@ -181,7 +167,7 @@ export function isRetryable(error: unknown): boolean {
 }
 
 export function storeUnavailable(location: string, error: unknown): SpoolError {
-  const why = error instanceof Error ? error.message : String(error);
+  const why = errorMessage(error);
   return new SpoolError(
     ErrorCode.StoreUnavailable,
     `The store is unavailable: the daemon cannot reach PostgreSQL at ${location} (${why}). Nothing of this request was stored; the daemon reconnects by itself, so send it again shortly.`,

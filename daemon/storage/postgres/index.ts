@@ -1,5 +1,5 @@
 /**
- * The PostgreSQL store behind the storage interface (issue: team scale). A pool of connections
+ * The PostgreSQL store (../store.ts), for a team's daemons sharing one queue. A pool of connections
  * to one database; every operation runs in its own transaction on one pooled connection and
  * awaits the server, so transactions of one daemon overlap, and several daemons share the
  * database. What each transaction changed is kept apart (TxChanges) and handed to the engine's
@@ -9,49 +9,25 @@
  * `open()` (awaited by the daemon before it listens) reports their failure. Every call awaits
  * the same opening first.
  *
- * The SQL of each operation lives in ops/, by concern, as plain async functions over a PgTx.
+ * The statements live in one file per table (./jobs.ts, ./queues.ts, …), gathered in
+ * ./statements.ts; ./runner.ts drives an operation's generator over them, awaiting each.
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import type { BulkResult, EnqueueResult, HeartbeatResult, JobOutputResult, JobWithRuns, Stats } from '../../../shared/protocol';
-import type { Job, JobState, OutputStream, Queue, Schedule, Worker, WorkerType } from '../../../shared/types';
-import type { BulkInput, EnqueueInput, ListInput, UpdateInput } from '../../engine/validate/jobs';
-import type { ConfigureInput } from '../../engine/validate/queues';
-import type { ScheduleChanges, ScheduleInput } from '../../engine/validate/schedules';
-import type { FailInput, RegisterInput, ReleaseInput } from '../../engine/validate/worker';
-import type {
-  ApplyDecision,
-  ChangeRecorder,
-  ClaimRequest,
-  CompleteOutcome,
-  CounterMismatch,
-  DaemonInstance,
-  DaemonRegistration,
-  FireScheduleParams,
-  ProjectObjects,
-  StorageBackend,
-  StorageFactory,
-  StoragePolicy,
-  StoreDescription,
-  StoredTemplate,
-  StoredToken,
-} from '../backend';
-import { PgTx, describeUrl, isRetryable, isUnavailable, storeUnavailable, type Transactions } from './db';
-import { holdLeadership } from './leader';
-import { migrate } from './migrations';
+
+
+
+
+
+import type { ChangeRecorder, Store, StoreDescription, StoreFactory } from '../store';
+import { PgTx, describeUrl, isRetryable, isUnavailable, storeUnavailable } from './db';
+import { runAsync } from './runner';
+import { postgresStatements } from './statements';
+import type { ChangeSink, Op } from '../statements';
+import { migratePostgres } from './migrations';
 import { encodeNotice, CHANNEL } from './notice';
 import { ChangeFeed } from './notify';
-import * as attempts from './ops/attempts';
-import { claim as claimJobs } from './ops/claim';
-import { enqueueMany, enqueueOne } from './ops/common';
-import * as jobs from './ops/jobs';
-import * as manage from './ops/manage';
-import * as admin from './ops/admin';
-import * as projects from './ops/projects';
-import * as queues from './ops/queues';
-import * as schedules from './ops/schedules';
-import * as upkeep from './ops/upkeep';
-import * as workers from './ops/workers';
+import { errorMessage } from '../../../shared/protocol/errors';
 
 /** How to open the PostgreSQL store. */
 export interface PostgresOptions {
@@ -90,14 +66,14 @@ export const DEFAULT_POLL_MS = 250;
 const DEFAULT_FALLBACK_MS = 2000;
 
 /** The factory an engine is given to open this store. */
-export function postgresStorage(options: PostgresOptions): StorageFactory {
-  return (policy, changes) => new PostgresBackend(options, policy, changes);
+export function postgresStore(options: PostgresOptions): StoreFactory {
+  return (changes, now) => new PostgresStore(options, changes, now);
 }
 
 /** A transaction that fails with a serialization failure or deadlock runs again, up to this many times. */
 const MAX_TRIES = 5;
 
-export class PostgresBackend implements StorageBackend, Transactions {
+export class PostgresStore implements Store {
   private descriptionValue: StoreDescription;
   private migratedValue = { versions: [] as number[], ms: 0 };
   private poolValue: pg.Pool | null = null;
@@ -110,8 +86,9 @@ export class PostgresBackend implements StorageBackend, Transactions {
 
   constructor(
     readonly options: PostgresOptions,
-    readonly policy: StoragePolicy,
     private readonly changes: ChangeRecorder,
+    /** The engine's clock (injected by tests). */
+    private readonly now: () => number,
   ) {
     this.descriptionValue = { kind: 'postgres', location: typeof options.url === 'string' ? describeUrl(options.url) : 'postgres://' };
     this.opening = this.openNow();
@@ -159,13 +136,13 @@ export class PostgresBackend implements StorageBackend, Transactions {
       throw this.unavailable(error);
     }
     try {
-      const versions = await migrate(client, this.policy.now());
+      const versions = await migratePostgres(client, this.now());
       this.migratedValue = { versions, ms: Math.round(performance.now() - started) };
     } finally {
       client.release();
     }
     if (this.closed) return;
-    this.feedValue = new ChangeFeed(url, pool, this.policy, this.changes, this.instanceId, {
+    this.feedValue = new ChangeFeed(url, pool, this.now, this.changes, this.instanceId, {
       poll: this.options.poll === true,
       pollMs: this.options.pollMs ?? DEFAULT_POLL_MS,
       fallbackMs: this.options.fallbackMs ?? DEFAULT_FALLBACK_MS,
@@ -181,7 +158,7 @@ export class PostgresBackend implements StorageBackend, Transactions {
     const refusal = storeUnavailable(this.description.location, error);
     if (!this.down) {
       this.down = true;
-      this.options.availability?.(false, error instanceof Error ? error.message : String(error));
+      this.options.availability?.(false, errorMessage(error));
     }
     return refusal;
   }
@@ -204,7 +181,7 @@ export class PostgresBackend implements StorageBackend, Transactions {
    * Runs `fn` in a transaction on one pooled connection; after the commit its changes go to the
    * engine. Deadlocks and serialization failures run it again; a lost server is StoreUnavailable.
    */
-  async write<T>(fn: (tx: PgTx) => Promise<T>): Promise<T> {
+  private async writeTx<T>(fn: (tx: PgTx) => Promise<T>): Promise<T> {
     await this.opening;
     for (let attempt = 1; ; attempt += 1) {
       let client: pg.PoolClient;
@@ -213,7 +190,7 @@ export class PostgresBackend implements StorageBackend, Transactions {
       } catch (error) {
         throw this.unavailable(error);
       }
-      const tx = new PgTx(client, this.policy);
+      const tx = new PgTx(client, this.now);
       let broken = false;
       try {
         await client.query('BEGIN');
@@ -221,7 +198,7 @@ export class PostgresBackend implements StorageBackend, Transactions {
         // Other daemons hear of the changes with the commit, in the same round trip (the simple
         // query protocol runs both statements): NOTIFY is transactional, so they hear of it only
         // if it committed, and never before the rows are visible to them.
-        const notice = encodeNotice(this.instanceId, tx.changes, this.policy.now());
+        const notice = encodeNotice(this.instanceId, tx.changes, this.now());
         await client.query(notice === null ? 'COMMIT' : `NOTIFY ${CHANNEL}, ${client.escapeLiteral(notice)}; COMMIT`);
         this.reachable();
         this.feedValue?.noteLocal(tx.changes);
@@ -244,7 +221,7 @@ export class PostgresBackend implements StorageBackend, Transactions {
   }
 
   /** A read-only transaction: one consistent snapshot (REPEATABLE READ) for reads that span statements. */
-  async read<T>(fn: (tx: PgTx) => Promise<T>): Promise<T> {
+  private async readTx<T>(fn: (tx: PgTx) => Promise<T>): Promise<T> {
     await this.opening;
     let client: pg.PoolClient;
     try {
@@ -255,7 +232,7 @@ export class PostgresBackend implements StorageBackend, Transactions {
     let broken = false;
     try {
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      const result = await fn(new PgTx(client, this.policy));
+      const result = await fn(new PgTx(client, this.now));
       await client.query('COMMIT');
       this.reachable();
       return result;
@@ -273,284 +250,14 @@ export class PostgresBackend implements StorageBackend, Transactions {
     }
   }
 
-  // ------------------------------------------------------------------------------------------
-  // Jobs
-
-  enqueue(input: EnqueueInput): Promise<EnqueueResult> {
-    return this.write((tx) => enqueueOne(tx, input));
+  /** Runs a job operation (../statements/index.ts) in one write transaction, through ./runner.ts. */
+  write<T>(op: (changes: ChangeSink) => Op<T>): Promise<T> {
+    return this.writeTx((tx) => runAsync(tx, op(tx.changes), postgresStatements));
   }
 
-  enqueueMany(inputs: readonly EnqueueInput[]): Promise<EnqueueResult[]> {
-    return this.write((tx) => enqueueMany(tx, inputs));
-  }
-
-  getJob(id: string): Promise<JobWithRuns> {
-    return this.read((tx) => jobs.getJob(tx, id));
-  }
-
-  listJobs(input: ListInput): Promise<Job[]> {
-    return this.read((tx) => jobs.listJobs(tx, input));
-  }
-
-  output(id: string, after: number, limit: number): Promise<JobOutputResult> {
-    return this.read((tx) => jobs.output(tx, id, after, limit));
-  }
-
-  outputTail(id: string, last: number): Promise<JobOutputResult> {
-    return this.read((tx) => jobs.outputTail(tx, id, last));
-  }
-
-  cancel(id: string): Promise<Job> {
-    return this.write((tx) => manage.cancel(tx, id));
-  }
-
-  retry(id: string): Promise<Job> {
-    return this.write((tx) => manage.retry(tx, id));
-  }
-
-  update(input: UpdateInput): Promise<Job> {
-    return this.write((tx) => manage.update(tx, input));
-  }
-
-  deleteJob(id: string): Promise<void> {
-    return this.write((tx) => manage.deleteJob(tx, id));
-  }
-
-  async cancelMany(input: BulkInput): Promise<BulkResult> {
-    let stopRequested = 0;
-    const result = await this.bulk(input, async (tx, id) => {
-      if ((await manage.cancel(tx, id)).state === 'running') stopRequested += 1;
-    });
-    return { ...result, stopRequested };
-  }
-
-  retryMany(input: BulkInput): Promise<BulkResult> {
-    return this.bulk(input, (tx, id) => manage.retry(tx, id));
-  }
-
-  deleteMany(input: BulkInput): Promise<BulkResult> {
-    return this.bulk(input, (tx, id) => manage.deleteJob(tx, id));
-  }
-
-  /** Ids, or every match of a filter, in transactions of batchSize jobs each; refusals collected. */
-  private async bulk(input: BulkInput, action: (tx: PgTx, id: string) => Promise<unknown>): Promise<BulkResult> {
-    const ids = await this.read((tx) => manage.bulkIds(tx, input));
-    const result: BulkResult = { count: 0, errors: [] };
-    const size = this.policy.batchSize;
-    for (let i = 0; i < ids.length; i += size) {
-      const chunk = ids.slice(i, i + size);
-      await this.write((tx) => manage.applyEach(tx, chunk, (id) => action(tx, id), result));
-    }
-    return result;
-  }
-
-  // ------------------------------------------------------------------------------------------
-  // The worker side
-
-  claim(request: ClaimRequest): Promise<Job[]> {
-    return this.write((tx) => claimJobs(tx, request));
-  }
-
-  heartbeat(id: string, workerId: string, extendMs: number | undefined): Promise<HeartbeatResult> {
-    return this.write((tx) => attempts.heartbeat(tx, id, workerId, extendMs));
-  }
-
-  progress(id: string, workerId: string, percent: number, message: string | null): Promise<void> {
-    return this.write((tx) => attempts.progress(tx, id, workerId, percent, message));
-  }
-
-  checkpoint(id: string, workerId: string, value: string): Promise<void> {
-    return this.write((tx) => attempts.checkpoint(tx, id, workerId, value));
-  }
-
-  appendOutput(id: string, workerId: string, stream: Exclude<OutputStream, 'marker'>, chunks: readonly string[][]): Promise<void> {
-    return this.write((tx) => attempts.appendOutput(tx, id, workerId, stream, chunks));
-  }
-
-  complete(id: string, workerId: string, result: string | null): Promise<Job> {
-    return this.write((tx) => attempts.complete(tx, id, workerId, result));
-  }
-
-  completeMany(items: readonly { id: string; workerId: string; result: string | null }[]): Promise<CompleteOutcome[]> {
-    return this.write((tx) => attempts.completeMany(tx, items));
-  }
-
-  fail(input: FailInput): Promise<Job> {
-    return this.write((tx) => attempts.fail(tx, input));
-  }
-
-  release(input: ReleaseInput): Promise<Job> {
-    return this.write((tx) => attempts.release(tx, input));
-  }
-
-  markCancelled(id: string, workerId: string): Promise<Job> {
-    return this.write((tx) => attempts.markCancelled(tx, id, workerId));
-  }
-
-  // ------------------------------------------------------------------------------------------
-  // Workers
-
-  registerWorker(input: RegisterInput, type: WorkerType): Promise<Worker> {
-    return this.write((tx) => workers.registerWorker(tx, input, type));
-  }
-
-  listWorkers(): Promise<Worker[]> {
-    return this.read((tx) => workers.listWorkers(tx));
-  }
-
-  touchWorker(workerId: string): Promise<void> {
-    return this.write((tx) => workers.touchWorker(tx, workerId));
-  }
-
-  markWorkerGone(workerId: string): Promise<void> {
-    return this.write((tx) => workers.markWorkerGone(tx, workerId));
-  }
-
-  // ------------------------------------------------------------------------------------------
-  // Daemons and tokens
-
-  registerDaemon(registration: DaemonRegistration): Promise<DaemonInstance> {
-    return this.write((tx) => admin.registerDaemon(tx, registration));
-  }
-
-  listDaemons(): Promise<DaemonInstance[]> {
-    return this.read((tx) => admin.listDaemons(tx));
-  }
-
-  daemonHeartbeat(id: string, pid: number): Promise<boolean> {
-    return this.write((tx) => admin.daemonHeartbeat(tx, id, pid));
-  }
-
-  daemonStopped(id: string, pid: number): Promise<boolean> {
-    return this.write((tx) => admin.daemonStopped(tx, id, pid));
-  }
-
-  forgetDaemon(id: string, pid: number): Promise<boolean> {
-    return this.write((tx) => admin.forgetDaemon(tx, id, pid));
-  }
-
-  createToken(token: StoredToken): Promise<void> {
-    return this.write((tx) => admin.createToken(tx, token));
-  }
-
-  listTokens(): Promise<StoredToken[]> {
-    return this.read((tx) => admin.listTokens(tx));
-  }
-
-  revokeToken(name: string): Promise<boolean> {
-    return this.write((tx) => admin.revokeToken(tx, name));
-  }
-
-  // ------------------------------------------------------------------------------------------
-  // Queues
-
-  listQueues(): Promise<Queue[]> {
-    return this.read((tx) => queues.listQueues(tx));
-  }
-
-  getQueue(name: string): Promise<Queue> {
-    return this.read((tx) => queues.getQueue(tx, name));
-  }
-
-  configureQueue(input: ConfigureInput): Promise<Queue> {
-    return this.write((tx) => queues.configureQueue(tx, input));
-  }
-
-  setPaused(name: string, paused: boolean): Promise<Queue> {
-    return this.write((tx) => queues.setPaused(tx, name, paused));
-  }
-
-  purgeQueue(name: string, states: JobState[]): Promise<number> {
-    return queues.purgeQueue(this, name, states);
-  }
-
-  deleteQueue(name: string, force: boolean): Promise<number> {
-    return queues.deleteQueue(this, name, force);
-  }
-
-  // ------------------------------------------------------------------------------------------
-  // Schedules
-
-  listSchedules(): Promise<Schedule[]> {
-    return this.read((tx) => schedules.listSchedules(tx));
-  }
-
-  getSchedule(name: string): Promise<Schedule> {
-    return this.read((tx) => schedules.getSchedule(tx, name));
-  }
-
-  createSchedule(input: ScheduleInput, nextRunAt: number | null): Promise<Schedule> {
-    return this.write((tx) => schedules.createSchedule(tx, input, nextRunAt));
-  }
-
-  updateSchedule(changes: ScheduleChanges, nextRunAt: number | null | undefined): Promise<Schedule> {
-    return this.write((tx) => schedules.updateSchedule(tx, changes, nextRunAt));
-  }
-
-  deleteSchedule(name: string): Promise<void> {
-    return this.write((tx) => schedules.deleteSchedule(tx, name));
-  }
-
-  fireSchedule(params: FireScheduleParams): Promise<{ schedule: Schedule; job: Job | null } | null> {
-    return this.write((tx) => schedules.fireSchedule(tx, params));
-  }
-
-  triggerSchedule(name: string): Promise<EnqueueResult> {
-    return this.write((tx) => schedules.triggerSchedule(tx, name));
-  }
-
-  // ------------------------------------------------------------------------------------------
-  // Jobs as code
-
-  projectObjects(): Promise<ProjectObjects> {
-    return this.read((tx) => projects.projectObjects(tx));
-  }
-
-  listTemplates(): Promise<StoredTemplate[]> {
-    return this.read((tx) => projects.listTemplates(tx));
-  }
-
-  getTemplate(name: string): Promise<StoredTemplate> {
-    return this.read((tx) => projects.getTemplate(tx, name));
-  }
-
-  applyProject<T>(decide: (objects: ProjectObjects) => ApplyDecision<T>): Promise<T> {
-    return this.write((tx) => projects.applyProject(tx, decide));
-  }
-
-  // ------------------------------------------------------------------------------------------
-  // Stats and upkeep
-
-  stats(): Promise<Stats> {
-    return this.read((tx) => upkeep.stats(tx));
-  }
-
-  reapExpiredLeases(): Promise<number> {
-    return attempts.reapExpiredLeases(this);
-  }
-
-  holdLeadership(role: string, daemonId: string, ttlMs: number): Promise<boolean> {
-    return this.write((tx) => holdLeadership(tx, role, daemonId, ttlMs));
-  }
-
-  recoverInterrupted(workerIds: string[], aliveUntil?: number): Promise<number> {
-    return this.write((tx) => attempts.recoverInterrupted(tx, workerIds, aliveUntil));
-  }
-
-  runningJobIds(workerIds: string[]): Promise<string[]> {
-    return this.read((tx) => attempts.runningJobIds(tx, workerIds));
-  }
-
-  cleanup(limit: number): Promise<number> {
-    return upkeep.cleanup(this, limit);
-  }
-
-  nextWakeAt(): Promise<number | null> {
-    return this.read((tx) => attempts.nextWakeAt(tx));
-  }
-
-  verifyCounters(): Promise<{ ok: boolean; mismatches: CounterMismatch[] }> {
-    return this.read((tx) => upkeep.verifyCounters(tx));
+  /** Runs a reading operation in one read-only snapshot. */
+  read<T>(op: (changes: ChangeSink) => Op<T>): Promise<T> {
+    return this.readTx((tx) => runAsync(tx, op(tx.changes), postgresStatements));
   }
 
   async close(): Promise<void> {

@@ -1,29 +1,29 @@
 /**
  * The PostgreSQL store's numbered migrations, run when a daemon opens the store. They run under
- * a session advisory lock, so that several daemons starting at once migrate once: the first takes
+ * a session advisory lock, so that several daemons starting at once migratePostgres once: the first takes
  * the lock and migrates, the others wait for it and then find nothing left to do.
  */
 import type pg from 'pg';
-import { initialSchema } from './migrations/001_initial';
+import { postgresInitialSchema } from './migrations/001_initial';
 
-export const MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [{ version: 1, name: 'initial', sql: initialSchema }];
+export const POSTGRES_MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [{ version: 1, name: 'initial', sql: postgresInitialSchema }];
 
 /** The advisory lock key of migrations (any constant; "spool" in ASCII). */
 const MIGRATION_LOCK = 0x73706f6f6c;
 
 /** Applies the migrations this database lacks, in order, each in its own transaction; which it applied. */
-export async function migrate(client: pg.ClientBase, now: number): Promise<number[]> {
+export async function migratePostgres(client: pg.ClientBase, now: number): Promise<number[]> {
   await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
   try {
     await client.query('CREATE TABLE IF NOT EXISTS spool_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)');
     const applied = new Set((await client.query<{ version: number }>('SELECT version FROM spool_migrations')).rows.map((r) => r.version));
     const newest = Math.max(0, ...applied);
-    const known = Math.max(...MIGRATIONS.map((m) => m.version));
+    const known = Math.max(...POSTGRES_MIGRATIONS.map((m) => m.version));
     if (newest > known) {
       throw new Error(`The database was migrated by a newer Spool (schema version ${newest}; this one knows up to ${known}). Upgrade this daemon, or point it at another database.`);
     }
     const done: number[] = [];
-    for (const migration of MIGRATIONS) {
+    for (const migration of POSTGRES_MIGRATIONS) {
       if (applied.has(migration.version)) continue;
       await client.query('BEGIN');
       try {

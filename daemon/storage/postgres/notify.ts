@@ -20,13 +20,13 @@
  * the other two did, a drain's throughput would halve, hence `wantsRemoteJobs`.
  */
 import pg from 'pg';
-import type { Job } from '../../../shared/types';
-import type { ChangeRecorder, StoragePolicy } from '../backend';
+import type { Job } from '../../../shared/protocol/types';
+import type { ChangeRecorder } from '../store';
 import { mapJob } from '../mappers';
 import { text, toRow } from '../rows';
 import type { TxChanges } from './db';
 import { CHANNEL, decodeNotice, type Notice } from './notice';
-import { JOB_COLUMNS } from './ops/common';
+import { JOB_COLUMNS } from './jobs';
 
 export interface FeedOptions {
   /** Poll instead of LISTEN (transaction poolers). */
@@ -74,13 +74,14 @@ export class ChangeFeed {
   constructor(
     private readonly url: string,
     private readonly pool: pg.Pool,
-    private readonly policy: StoragePolicy,
+    /** The engine's clock (injected by tests). */
+    private readonly now: () => number,
     private readonly recorder: ChangeRecorder,
     /** This store's id in notices: what it hears from itself it ignores. */
     readonly instanceId: string,
     private readonly options: FeedOptions,
   ) {
-    this.pollSince = policy.now() - SLACK_MS;
+    this.pollSince = now() - SLACK_MS;
   }
 
   start(): void {
@@ -156,7 +157,7 @@ export class ChangeFeed {
   private lost(client: pg.Client): void {
     if (this.listener !== client) return;
     this.listener = null;
-    this.lostAt = this.policy.now();
+    this.lostAt = this.now();
     client.end().catch(() => undefined);
     this.retry();
   }
@@ -185,7 +186,7 @@ export class ChangeFeed {
       recorder.flush();
     }
     if (recorder.wantsRemoteJobs?.() !== true) return;
-    const since = (notice.since ?? this.policy.now()) - SLACK_MS;
+    const since = (notice.since ?? this.now()) - SLACK_MS;
     if (notice.all === true) this.wantAllSince = Math.min(this.wantAllSince ?? since, since);
     for (const id of notice.jobs ?? []) this.wantIds.add(id);
     for (const queue of notice.jobsIn ?? []) this.wantQueues.set(queue, Math.min(this.wantQueues.get(queue) ?? since, since));
@@ -220,7 +221,7 @@ export class ChangeFeed {
       `SELECT q.name FROM queues q
         WHERE q.paused = 0
           AND EXISTS (SELECT 1 FROM jobs j WHERE j.queue = q.name AND j.state IN ('queued', 'retrying') AND j.run_at <= $1)`,
-      [this.policy.now()],
+      [this.now()],
     );
     for (const row of result.rows) this.recorder.wake?.(text(toRow(row, 'PostgreSQL'), 'name'));
   }

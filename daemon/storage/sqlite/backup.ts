@@ -8,7 +8,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { sha256OfFile } from '../../../shared/client/backups';
-import { SpoolError } from '../../../shared/errors';
+import { SpoolError, errorMessage } from '../../../shared/protocol/errors';
 import { ErrorCode, type BackupResult } from '../../../shared/protocol';
 import type { Db } from './db';
 import { createPrivateFile } from './permissions';
@@ -52,7 +52,7 @@ export async function backupDatabase(db: Db, target: string, now: () => number =
         field: 'path',
       });
     }
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = errorMessage(error);
     throw new SpoolError(ErrorCode.InvalidParams, `Cannot write the backup ${target}: ${reason}.`, { field: 'path' });
   }
 }

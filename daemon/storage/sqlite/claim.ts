@@ -32,29 +32,16 @@
  * statement serves every list.
  */
 import { LIMITS } from '../../../shared/protocol';
-import type { Job } from '../../../shared/types';
 import type { PendingCounts } from './counts';
 import type { Db } from './db';
-import type { KindFilter } from '../backend';
 import type { DelayedCounts } from './delayed';
 import { mapJob } from '../mappers';
+import type { QueueStatements } from './queues';
+import type { StoredQueue } from '../statements/queues';
 import { ArrayRows, int, text, textOrNull, toRow } from './row';
+import { CLAIM_ANSWER_BUDGET, compareClaimOrder, type ClaimCandidate, type ClaimJobs, type ClaimQueue, type ClaimedJobs, type ClaimSql, type KindFilter } from '../statements/claim';
 
-export type { KindFilter } from '../backend';
-
-/** The jobs a claim took, and the characters of payload and checkpoint they carry (see CLAIM_ANSWER_BUDGET). */
-export interface ClaimResult {
-  jobs: Job[];
-  chars: number;
-}
-
-export interface ClaimCandidate {
-  queue: string;
-  weight: number;
-  priority: number;
-  runAt: number;
-  id: string;
-}
+export { CLAIM_ANSWER_BUDGET, compareClaimOrder, type ClaimedJobs, type KindFilter } from '../statements/claim';
 
 // `+run_at`: the unary plus keeps the planner from using run_at as an index range (a skip-scan
 // over priorities after ANALYZE), which would force a sort; run_at is checked on each entry.
@@ -67,12 +54,6 @@ const ORDER = `ORDER BY priority DESC, run_at, id LIMIT +@limit`;
 const INCLUDE = `AND kind IN (SELECT value FROM json_each(@kinds))`;
 const EXCLUDE = `AND kind NOT IN (SELECT value FROM json_each(@kinds))`;
 
-/**
- * What a claim's answer may carry: payload and checkpoint characters of the jobs it takes. A
- * claim stops at the job that crosses it, so one answer stays far below what a JavaScript string
- * (and so one JSON-RPC line) can hold, whatever `max` and the payload sizes are.
- */
-export const CLAIM_ANSWER_BUDGET = 128 * 1024 * 1024;
 /**
  * Claims of at most this many jobs cannot reach the budget (payload and checkpoint are each
  * limited to LIMITS.maxPayloadBytes), so they skip the running sum, which costs a claim of 50
@@ -146,7 +127,7 @@ export const WEIGHTED_CLAIM_SELECT_FOR_PLAN = weightedClaimIdsSql(EXCLUDE);
 /** The same with the answer budget (claims of more than UNBUDGETED_CLAIM_MAX jobs). */
 export const BUDGETED_CLAIM_SELECT_FOR_PLAN = claimIdsSql(EXCLUDE, true);
 
-export class ClaimStatements {
+export class ClaimStatements implements ClaimSql {
   private readonly claimInclude;
   private readonly claimExclude;
   private readonly claimOneInclude;
@@ -164,6 +145,7 @@ export class ClaimStatements {
     db: Db,
     private readonly counts: PendingCounts,
     private readonly delayed: DelayedCounts,
+    private readonly queues: QueueStatements,
   ) {
     this.claimInclude = new ArrayRows(db.prepare(claimSql(INCLUDE, false)), 'job');
     this.claimExclude = new ArrayRows(db.prepare(claimSql(EXCLUDE, false)), 'job');
@@ -179,6 +161,30 @@ export class ClaimStatements {
     this.peekExclude = db.prepare(peekSql(EXCLUDE));
   }
 
+  // Statements of ../statements/claim.ts (ClaimSql).
+
+  /**
+   * From the cached settings (QueueStatements), with a read of the running weight for a queue
+   * with a concurrency limit and of the bucket for one with a rate limit. Unlike PostgreSQL,
+   * nothing is locked and queues without due jobs are not left out: BEGIN IMMEDIATE holds the
+   * write lock, and a queue with nothing due costs its claim one index probe that finds nothing.
+   */
+  claimQueues(p: { queues: readonly string[]; kinds: KindFilter; now: number }): ClaimQueue[] {
+    const found: ClaimQueue[] = [];
+    if (p.queues.length === 0) for (const settings of this.queues.all()) this.addClaimQueue(found, settings);
+    else for (const name of p.queues) this.addClaimQueue(found, this.queues.queueGet(name));
+    return found;
+  }
+
+  private addClaimQueue(found: ClaimQueue[], settings: StoredQueue | undefined): void {
+    if (settings === undefined || settings.paused) return;
+    found.push({
+      settings,
+      runningWeight: settings.concurrency === null ? 0 : this.queues.runningWeight(settings.name),
+      rate: settings.rateLimit === null ? null : this.queues.rateState(settings.name),
+    });
+  }
+
   /**
    * Claims up to `limit` due jobs of one queue for `workerId` and returns them in claim order.
    * The run history gets its row when the attempt ends (RunStatements.record); until then the
@@ -186,8 +192,13 @@ export class ClaimStatements {
    *
    * `room`, when given, is the weight the claim may take at most (the queue's concurrency or the
    * claimer's capacity left): the claim takes the longest prefix of the claim order that fits.
+   * Unlike PostgreSQL, a `peeked` share is taken as it is, without the room: nothing can change
+   * between the peek and the claim inside the transaction, so the share already fits, and the
+   * statements without the weight run.
    */
-  claim(queue: string, kinds: KindFilter, limit: number, workerId: string, now: number, budget = CLAIM_ANSWER_BUDGET, room: number | null = null): ClaimResult {
+  claimJobs(p: ClaimJobs): ClaimedJobs {
+    const { queue, kinds, limit, workerId, now, budget } = p;
+    const room = p.peeked ? null : p.room;
     const include = 'include' in kinds;
     const budgeted = limit > UNBUDGETED_CLAIM_MAX || budget < CLAIM_ANSWER_BUDGET;
     const weighted = room !== null;
@@ -230,20 +241,21 @@ export class ClaimStatements {
     return { jobs: jobs.sort(compareClaimOrder), chars };
   }
 
-  /** The next `limit` due jobs of a queue in claim order, without claiming them. */
-  peek(queue: string, kinds: KindFilter, limit: number, now: number): ClaimCandidate[] {
-    const stmt = 'include' in kinds ? this.peekInclude : this.peekExclude;
-    const list = 'include' in kinds ? kinds.include : kinds.exclude;
-    return stmt.all({ queue, now, limit, kinds: JSON.stringify(list) }).map((raw) => {
-      const row = toRow(raw, 'claim candidate');
-      return { queue, weight: int(row, 'weight'), priority: int(row, 'priority'), runAt: int(row, 'run_at'), id: text(row, 'id') };
-    });
+  /**
+   * The next `room` due jobs of each queue in claim order, without claiming them: one bounded
+   * walk of jobs_claim per queue (unlike PostgreSQL's one statement for all: a statement here
+   * costs no round trip).
+   */
+  claimPeek(p: { queues: readonly { name: string; room: number }[]; kinds: KindFilter; now: number }): ClaimCandidate[] {
+    const stmt = 'include' in p.kinds ? this.peekInclude : this.peekExclude;
+    const kinds = JSON.stringify('include' in p.kinds ? p.kinds.include : p.kinds.exclude);
+    const candidates: ClaimCandidate[] = [];
+    for (const { name: queue, room } of p.queues) {
+      for (const raw of stmt.all({ queue, now: p.now, limit: room, kinds })) {
+        const row = toRow(raw, 'claim candidate');
+        candidates.push({ queue, weight: int(row, 'weight'), priority: int(row, 'priority'), runAt: int(row, 'run_at'), id: text(row, 'id') });
+      }
+    }
+    return candidates;
   }
-}
-
-/** Highest priority first, then earliest run time, then oldest (ids are time-ordered). */
-export function compareClaimOrder(a: { priority: number; runAt: number; id: string }, b: { priority: number; runAt: number; id: string }): number {
-  if (a.priority !== b.priority) return b.priority - a.priority;
-  if (a.runAt !== b.runAt) return a.runAt - b.runAt;
-  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }

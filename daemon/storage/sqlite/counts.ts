@@ -15,7 +15,7 @@
  * takes its own changes back out (mark / rollbackTo), so a refused call inside a batch counts
  * nothing, as it writes nothing.
  */
-import type { JobState } from '../../../shared/types';
+import type { JobState } from '../../../shared/protocol/types';
 import type { Db } from './db';
 
 type Counter =

@@ -3,10 +3,11 @@
  */
 import Database from 'better-sqlite3';
 import * as path from 'node:path';
-import { defaultDbPath } from '../../../shared/paths';
+import { defaultDbPath } from '../../../shared/client/paths';
 import * as fs from 'node:fs';
 import { readOnlyDatabase } from './sqliteErrors';
 import { createPrivateFile, ensurePrivateFolder, sidecarFiles, tightenDatabaseFiles, type PermissionChange } from './permissions';
+import { errorMessage } from '../../../shared/protocol/errors';
 
 export type Db = Database.Database;
 
@@ -93,8 +94,4 @@ function enableWal(db: Db, timeoutMs: number): void {
       Atomics.wait(pause, 0, 0, 5 + Math.floor(Math.random() * 10));
     }
   }
-}
-
-export function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

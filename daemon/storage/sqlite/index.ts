@@ -1,217 +1,152 @@
 /**
- * The store: one SQLite connection, its migrations, and every prepared statement, grouped by
- * table. Everything SQL in Spool lives under daemon/storage/sqlite/; the engine calls these methods.
+ * The SQLite store (../store.ts): one file, one connection (./database.ts), every operation run
+ * synchronously inside the call by ./runner.ts, in one write transaction (BEGIN IMMEDIATE) or
+ * one read transaction, and its outcome returned as an already settled promise.
+ *
+ * Working synchronously is what keeps the embedded path fast. better-sqlite3 is synchronous, and
+ * a transaction must never span an await (another caller's statements would land inside it), so
+ * nothing here awaits. It is also what makes group commit possible: `batch` opens one transaction,
+ * and every operation the batched function starts runs inside it, as a savepoint, before that
+ * function returns (see daemon/engine/engine.ts for the rule the engine keeps so that this holds).
  */
-import type { JobTemplate } from '../../../shared/types';
-import { ClaimStatements } from './claim';
-import { PendingCounts } from './counts';
-import { openDatabase, type Db, type OpenOptions } from './db';
-import { DelayedCounts } from './delayed';
-import { JobStatements } from './jobs';
-import { ListStatements } from './list';
-import { migrate } from './migrations';
-import { OutputStatements } from './output';
-import { ProjectStatements } from './projects';
-import { QueueStatements } from './queues';
-import { RunStatements } from './runs';
-import { ScheduleStatements } from './schedules';
-import { databaseOpenError, isReadOnly, isStorageFull, readOnlyDatabase, storageFull } from './sqliteErrors';
-import { UpkeepStatements } from './upkeep';
-import { WalCheckpointer, type WalCheckpointStatus } from './walCheckpoints';
-import { WorkerStatements } from './workers';
-import { DaemonStatements } from './daemons';
-import { TokenStatements } from './tokens';
+import type { BackupResult } from '../../../shared/protocol';
+import type { ChangeRecorder, Store, StoreDescription, StoreFactory } from '../store';
+import { SqliteDatabase, type WalCheckpointMode, type WalCheckpointStatus } from './database';
+import { backupDatabase } from './backup';
+import { runSync } from './runner';
+import { sqliteStatements } from './statements';
+import type { ChangeSink, Op, Statements } from '../statements';
 
-/**
- * Who copies the WAL back into the database file. 'auto': SQLite, inside the commit that takes
- * the WAL past 1,000 pages, on the caller's thread. 'background': a worker thread with its own
- * connection (see checkpointer.ts), so no commit pays for it.
- */
-export type WalCheckpointMode = 'auto' | 'background';
-
-/** SQLite's default: an automatic checkpoint once the WAL holds this many pages. */
-const AUTO_CHECKPOINT_PAGES = 1000;
-
-export interface StoreOptions extends OpenOptions {
-  /** Used for migration timestamps. */
-  now: number;
-  /** Turns a schedule's stored job template back into its type (validation lives in the engine). */
-  parseTemplate: (json: string, scheduleName: string) => JobTemplate;
-  /** Default 'auto'. */
+/** How to open the SQLite store: the notions only this store has. */
+export interface SqliteOptions {
+  /** The SQLite file; created with its folder if missing. */
+  dbPath: string;
+  /** synchronous=FULL instead of NORMAL: every commit survives power loss, at a cost. */
+  durable?: boolean;
+  /**
+   * Who copies the WAL back into the database file (named so as not to be confused with a job's
+   * checkpoint). 'auto' (the default): SQLite does, inside the commit that takes the WAL past
+   * 1,000 pages, on the calling thread — milliseconds that one call pays. 'background': a worker
+   * thread with its own connection does, and no commit waits for it (the daemon's choice). The
+   * thread stops with close().
+   */
   walCheckpoints?: WalCheckpointMode;
-  /** Told when the background checkpointer fails; the store has then gone back to 'auto'. */
+  /**
+   * Told when the background checkpointer fails; the store has then gone back to automatic
+   * checkpoints and keeps working. Default: a line on stderr.
+   */
   walCheckpointFailed?: (error: Error) => void;
+  /** Told what was made owner-only at open (files an older version left readable by others). */
+  permissionsTightened?: (changes: string[]) => void;
 }
 
-export class Store {
-  readonly db: Db;
-  readonly jobs: JobStatements;
-  readonly claims: ClaimStatements;
-  readonly runs: RunStatements;
-  readonly output: OutputStatements;
-  readonly queues: QueueStatements;
-  readonly list: ListStatements;
-  readonly schedules: ScheduleStatements;
-  readonly workers: WorkerStatements;
-  readonly daemons: DaemonStatements;
-  readonly tokens: TokenStatements;
-  readonly upkeep: UpkeepStatements;
-  /** Templates and the ownership records of what a project's apply manages. */
-  readonly projects: ProjectStatements;
-  /** Counter changes of the open write transaction, written when it commits. */
-  readonly counts: PendingCounts;
-  /** Delayed jobs per queue, counted when asked and kept while nothing changed them. */
-  readonly delayed: DelayedCounts;
-  /** The schema migrations this open applied (none for a file already up to date), and how long they took. */
+/** The factory an engine is given to open this store. */
+export function sqliteStore(options: SqliteOptions): StoreFactory {
+  return (changes, now) => new SqliteStore(options, changes, now);
+}
+
+export class SqliteStore implements Store {
+  readonly description: StoreDescription;
   readonly migrated: { versions: number[]; ms: number };
-  /** One transaction wrapper made once: building one per call would cost on every claim. */
-  private readonly transaction: ReturnType<Db['transaction']>;
-  private checkpointer: WalCheckpointer | null = null;
-  /** Open write() calls: above 1, the inner ones are savepoints. */
+  /** The file, for SQLite-specific tools and tests. */
+  readonly dbPath: string;
+  private readonly database: SqliteDatabase;
+  private readonly statements: Statements;
+  private readonly changes: ChangeRecorder;
+  /** Open write() calls: above 1, the inner ones are savepoints of a batch(). */
   private depth = 0;
-  /** SQLite rolled back the open transaction under a savepoint; the outer write must fail. */
-  private transactionLost = false;
-  /** ... and it was for lack of room: the rest of the batch fails with StorageFull too. */
-  private lostToFullDisk = false;
-  private walCheckpoints: WalCheckpointMode = 'auto';
 
-  constructor(
-    readonly path: string,
-    options: StoreOptions,
-  ) {
-    try {
-      this.db = openDatabase(path, options);
-    } catch (error) {
-      throw databaseOpenError(path, error);
-    }
-    try {
-      const started = performance.now();
-      const versions = migrate(this.db, options.now);
-      this.migrated = { versions, ms: Math.round(performance.now() - started) };
-      this.counts = new PendingCounts(this.db);
-      this.delayed = new DelayedCounts(this.db);
-      this.jobs = new JobStatements(this.db, this.counts, this.delayed);
-      this.claims = new ClaimStatements(this.db, this.counts, this.delayed);
-      this.runs = new RunStatements(this.db, this.counts);
-      this.output = new OutputStatements(this.db);
-      this.queues = new QueueStatements(this.db, this.counts, this.delayed);
-      this.list = new ListStatements(this.db);
-      this.schedules = new ScheduleStatements(this.db, options.parseTemplate);
-      this.workers = new WorkerStatements(this.db);
-      this.daemons = new DaemonStatements(this.db);
-      this.tokens = new TokenStatements(this.db);
-      this.upkeep = new UpkeepStatements(this.db, this.counts, this.delayed);
-      this.projects = new ProjectStatements(this.db);
-      this.transaction = this.db.transaction((fn: () => unknown) => fn());
-      // After the migrations, so the checkpointer's connection finds the file in WAL mode.
-      if (options.walCheckpoints === 'background') this.startCheckpointer(options.walCheckpointFailed);
-    } catch (error) {
-      this.checkpointer?.close();
-      this.db.close();
-      throw databaseOpenError(path, error);
-    }
-  }
-
-  private startCheckpointer(failed: ((error: Error) => void) | undefined): void {
-    this.db.pragma('wal_autocheckpoint = 0');
-    this.walCheckpoints = 'background';
-    this.checkpointer = new WalCheckpointer({
-      dbPath: this.path,
-      onFailure: (error) => {
-        // Arrives as an event between transactions. Without a checkpointer nothing would ever
-        // copy the WAL back, so the writer checkpoints on commit again, as in 'auto'.
-        this.walCheckpoints = 'auto';
-        if (this.db.open) this.db.pragma(`wal_autocheckpoint = ${AUTO_CHECKPOINT_PAGES}`);
-        (failed ?? ((e: Error) => console.error(`spool store: the background WAL checkpointer failed; checkpoints run on commit again: ${e.stack ?? e.message}`)))(error);
-      },
+  constructor(options: SqliteOptions, changes: ChangeRecorder, now: () => number) {
+    this.dbPath = options.dbPath;
+    this.changes = changes;
+    this.database = new SqliteDatabase(options.dbPath, {
+      now: now(),
+      walCheckpoints: options.walCheckpoints ?? 'auto',
+      ...(options.durable === undefined ? {} : { durable: options.durable }),
+      ...(options.walCheckpointFailed === undefined ? {} : { walCheckpointFailed: options.walCheckpointFailed }),
+      ...(options.permissionsTightened === undefined ? {} : { permissionsTightened: options.permissionsTightened }),
     });
-  }
-
-  /** Who checkpoints the WAL now, and what the background checkpointer has done if there is one. */
-  walCheckpointStatus(): { mode: WalCheckpointMode; checkpointer: WalCheckpointStatus | null } {
-    // While open, read from the connection itself: 'background' means its own checkpoints are off.
-    const mode = this.db.open ? (this.db.pragma('wal_autocheckpoint', { simple: true }) === 0 ? 'background' : 'auto') : this.walCheckpoints;
-    return { mode, checkpointer: this.checkpointer?.status() ?? null };
+    this.migrated = this.database.migrated;
+    this.description = { kind: 'sqlite', location: options.dbPath };
+    this.statements = sqliteStatements(this.database);
   }
 
   /**
-   * Runs `fn` in a write transaction started with BEGIN IMMEDIATE, so that with two processes
-   * on one file the write lock is taken up front (waiting up to busy_timeout) rather than on
-   * the first write, where SQLite could only fail with SQLITE_BUSY. `fn` must be synchronous.
+   * A consistent copy of the file at `target` while the store keeps working (see backup.ts).
+   * SQLite's own: not part of the Store interface (PostgreSQL has pg_dump).
    */
-  write<T>(fn: () => T): T {
-    // Inside an open write, better-sqlite3 makes this a savepoint (Engine.batch, group commit).
-    const outermost = this.depth === 0;
-    if (!outermost && this.transactionLost) throw this.lostError();
-    let result: T | undefined;
-    const mark = this.counts.mark();
+  backup(target: string): Promise<BackupResult> {
+    return backupDatabase(this.database.db, target);
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Transactions
+
+  /**
+   * A write transaction, then the changes it recorded are flushed. Inside batch() it is a
+   * savepoint (that is how better-sqlite3 nests transactions): a failing call undoes only itself,
+   * and its changes are discarded; the others' wait for the outer commit.
+   */
+  private writeNow<T>(fn: () => T): T {
+    const mark = this.changes.mark();
+    let result: T;
     this.depth += 1;
     try {
-      this.transaction.immediate(() => {
-        result = fn();
-        if (outermost) {
-          if (this.transactionLost) throw this.lostError();
-          // The transaction's counter changes, in the same commit as the jobs they count.
-          this.counts.flush();
-        }
-      });
+      result = this.database.write(fn);
     } catch (error) {
-      if (outermost) this.counts.clear();
-      else if (!this.db.inTransaction) {
-        // Some errors (a full disk, an I/O error) make SQLite roll back the whole transaction,
-        // not just this savepoint: everything pending goes, and the rest of the batch must not
-        // go on writing outside any transaction.
-        this.counts.clear();
-        this.transactionLost = true;
-        this.lostToFullDisk ||= isStorageFull(error);
-      } else this.counts.rollbackTo(mark);
-      // Settings read inside the rolled-back transaction (a queue it created) must not outlive it,
-      // nor delayed counts kept while it was open.
-      this.queues.invalidate();
-      this.delayed.clear();
-      if (isStorageFull(error)) throw storageFull(this.path);
-      if (isReadOnly(error)) throw readOnlyDatabase(this.path, error instanceof Error ? error.message : String(error));
+      this.changes.discard(mark);
       throw error;
     } finally {
       this.depth -= 1;
-      if (outermost) {
-        this.transactionLost = false;
-        this.lostToFullDisk = false;
-      }
     }
-    // Tells the background checkpointer, if any, that the WAL has grown (a shared-memory add).
-    if (outermost) this.checkpointer?.committed();
-    // fn returned normally (or the transaction threw), so result holds its value.
-    return result as T;
+    if (this.depth === 0) this.changes.flush();
+    return result;
   }
 
-  private lostError(): Error {
-    return this.lostToFullDisk ? storageFull(this.path) : transactionLostError();
+  /** Runs a job operation (../statements/index.ts) in one write transaction, synchronously, its outcome as a settled promise. */
+  write<T>(op: (changes: ChangeSink) => Op<T>): Promise<T> {
+    return settled(() => this.writeNow(() => runSync(op(this.changes), this.statements, this.inSavepoint)));
   }
 
-  /** A read transaction: one consistent snapshot for reads that span statements. */
-  read<T>(fn: () => T): T {
-    let result: T | undefined;
-    this.transaction.deferred(() => {
-      result = fn();
+  /** Runs a reading operation in one read transaction (one consistent snapshot), synchronously. */
+  read<T>(op: (changes: ChangeSink) => Op<T>): Promise<T> {
+    return settled(() => this.database.read(() => runSync(op(this.changes), this.statements, this.inSavepoint)));
+  }
+
+  /** A savepoint inside the open write transaction: better-sqlite3 nests transactions that way. */
+  private readonly inSavepoint = <U>(fn: () => U): U => this.writeNow(fn);
+
+  batch<T>(fn: () => T): T {
+    return this.writeNow(() => {
+      const result = fn();
+      // A promise here would mean fn awaited before making some of its calls: those would run
+      // after the commit, outside the group, and each in a transaction of its own.
+      if (result instanceof Promise) throw new Error('batch() takes a synchronous function: a transaction must never span an await');
+      return result;
     });
-    return result as T;
   }
 
-  /** Stops the checkpointer first: the writer, closing last, checkpoints what is left and removes the WAL. */
-  close(): void {
-    this.checkpointer?.close();
-    if (this.db.open) this.db.close();
+  /** Who checkpoints the WAL now ('background' only while the checkpointer thread works) and its counters. */
+  walCheckpointStatus(): { mode: WalCheckpointMode; checkpointer: WalCheckpointStatus | null } {
+    return this.database.walCheckpointStatus();
+  }
+
+  /** The database itself, for SQLite-specific tests that reach below the interface (raw statements on its connection). */
+  get sqlite(): SqliteDatabase {
+    return this.database;
+  }
+
+  close(): Promise<void> {
+    this.database.close();
+    return Promise.resolve();
   }
 }
 
-export type { Db } from './db';
-export type { WalCheckpointStatus } from './walCheckpoints';
-export { BUDGETED_CLAIM_SELECT_FOR_PLAN, CLAIM_ANSWER_BUDGET, CLAIM_SELECT_FOR_PLAN, WEIGHTED_CLAIM_SELECT_FOR_PLAN, UNBUDGETED_CLAIM_MAX, compareClaimOrder, type ClaimResult, type KindFilter } from './claim';
-export { BUCKET_MS } from './runs';
-export { emptyCounts, limitColumns, withCounts, type QueueSettings } from './queues';
-export type { JobInsert } from './jobs';
-
-function transactionLostError(): Error {
-  return new Error('The write transaction was rolled back by an earlier error in the same batch (a full disk or an I/O error); nothing of the batch was stored. Check the disk (space, errors in the daemon log), then send the requests again.');
+/** The outcome of `fn`, run now, as a settled promise: the work is done before this returns. */
+function settled<T>(fn: () => T): Promise<T> {
+  try {
+    return Promise.resolve(fn());
+  } catch (error) {
+    return Promise.reject(error);
+  }
 }

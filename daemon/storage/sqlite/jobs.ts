@@ -9,32 +9,22 @@
  * check were ever skipped.
  */
 import type { Statement } from 'better-sqlite3';
-import type { Job, JobState } from '../../../shared/types';
+import type { Job, JobState } from '../../../shared/protocol/types';
 import type { PendingCounts } from './counts';
 import type { Db } from './db';
 import type { DelayedCounts } from './delayed';
 import { jobState, mapJob, newJob } from '../mappers';
-import { ArrayRows, int, text, toRow, type Row } from './row';
-import type { JobInsert } from '../jobInsert';
+import { ArrayRows, int, scalarText, text, toRow, type Row } from './row';
+import type { JobCheckpoint, JobHeartbeat, JobInsert, JobProgress, JobSql, JobMove, JobUpdate } from '../statements/jobs';
+import type { AttemptSql, JobAttemptEnd, JobComplete, JobCompleteItem, JobInterrupt } from '../statements/attempts';
+import { BUCKET_MS } from '../statements/runs';
 
-export type { JobInsert } from '../jobInsert';
+export type { JobInsert } from '../statements/jobs';
 
-/** How a running attempt ends, from the job's side. */
-export interface AttemptEnd {
-  id: string;
-  workerId: string;
-  state: JobState;
-  runAt: number;
-  lastError: string | null;
-  result: string | null;
-  finishedAt: number | null;
-  now: number;
-}
-
-/** Rows per statement in insertMany. */
+/** Rows per statement in jobInsertMany. */
 const INSERT_CHUNK = 16;
 
-/** An INSERT of `rows` new jobs; its parameters are each row's values in JobStatements.insert's order. */
+/** An INSERT of `rows` new jobs; its parameters are each row's values in JobStatements.jobInsert's order. */
 function insertSql(rows: number): string {
   const row = `(?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
   return `
@@ -48,9 +38,9 @@ function mapOptional(row: Row | undefined): Job | undefined {
   return row === undefined ? undefined : mapJob(row);
 }
 
-export class JobStatements {
+export class JobStatements implements JobSql, AttemptSql {
   private readonly insertStmt;
-  /** Multi-row INSERTs for insertMany, prepared the first time each row count is needed. */
+  /** Multi-row INSERTs for jobInsertMany, prepared the first time each row count is needed. */
   private readonly insertChunkStmts = new Map<number, Statement>();
   private readonly insertRows: (rows: number) => Statement;
   private readonly byIdStmt;
@@ -69,6 +59,7 @@ export class JobStatements {
   private readonly recoverStmt;
   private readonly expiredStmt;
   private readonly runningOfWorkersStmt;
+  private readonly runningIdsOfWorkersStmt;
 
   constructor(
     db: Db,
@@ -133,7 +124,7 @@ export class JobStatements {
     this.updateStmt = new ArrayRows(db.prepare(`
       UPDATE jobs SET priority = coalesce(@priority, priority), run_at = coalesce(@runAt, run_at),
         payload = coalesce(@payload, payload), max_attempts = coalesce(@maxAttempts, max_attempts),
-        tags = coalesce(@tags, tags), updated_at = @now
+        tags = coalesce(@tags, tags), weight = coalesce(@weight, weight), updated_at = @now
       WHERE id = @id AND state IN ('queued', 'retrying') RETURNING *`), 'job');
     // Start-up recovery gives the attempt back: the daemon stopping is not the job failing.
     // last_error says why it waits again (not an earlier attempt's failure).
@@ -145,14 +136,18 @@ export class JobStatements {
       SELECT * FROM jobs INDEXED BY jobs_lease WHERE state = 'running' AND lease_expires_at <= @now ORDER BY lease_expires_at LIMIT +@limit`), 'job');
     this.runningOfWorkersStmt = new ArrayRows(db.prepare(`
       SELECT * FROM jobs INDEXED BY jobs_lease WHERE state = 'running' AND worker_id IN (SELECT value FROM json_each(@workerIds))`), 'job');
+    this.runningIdsOfWorkersStmt = db.prepare(`
+      SELECT id FROM jobs INDEXED BY jobs_lease WHERE state = 'running' AND worker_id IN (SELECT value FROM json_each(@workerIds)) ORDER BY id`).pluck();
   }
 
   /**
    * Inserts a new job and returns it as stored. The job is built from the values rather than
    * read back with RETURNING *: on the enqueue path that read-back and its mapping cost more
-   * than the insert itself. A unit test holds the two equal (enqueue result = getJob).
+   * than the insert itself. A unit test holds the two equal (enqueue result = getJob). Never
+   * undefined: unlike PostgreSQL, no other transaction can insert the key between the
+   * enqueue's read and this insert (BEGIN IMMEDIATE holds the write lock).
    */
-  insert(values: JobInsert): Job {
+  jobInsert(values: JobInsert): Job {
     // Positional parameters, in the column order of the INSERT: binding these 18 values by name
     // made pipelined enqueues 10-20 % slower (BENCHMARKS.md).
     const v = values;
@@ -171,7 +166,7 @@ export class JobStatements {
    * A statement of sixteen rows costs less per row than sixteen statements of one: measured on
    * batches of 1,000, about 9-10 µs of CPU per job against 12.5-13.5.
    */
-  insertMany(values: readonly JobInsert[]): Job[] {
+  jobInsertMany(values: readonly JobInsert[]): Job[] {
     for (let start = 0; start < values.length; start += INSERT_CHUNK) {
       const chunk = values.slice(start, start + INSERT_CHUNK);
       const params: unknown[] = [];
@@ -191,36 +186,55 @@ export class JobStatements {
     return values.map(newJob);
   }
 
+  jobGetByIdempotencyKey(key: string): Job | undefined {
+    return mapOptional(this.byKeyStmt.get({ key }));
+  }
+
+  /** One indexed read per key: unlike PostgreSQL's, SQLite's statements cost no round trip, and this one is prepared once. */
+  jobGetByIdempotencyKeys(keys: readonly string[]): Job[] {
+    const jobs: Job[] = [];
+    for (const key of keys) {
+      const job = mapOptional(this.byKeyStmt.get({ key }));
+      if (job) jobs.push(job);
+    }
+    return jobs;
+  }
+
   byId(id: string): Job | undefined {
     return mapOptional(this.byIdStmt.get({ id }));
   }
 
-  byIdempotencyKey(key: string): Job | undefined {
-    return mapOptional(this.byKeyStmt.get({ key }));
+  // Statements of ../statements/jobs.ts (JobSql).
+
+  jobGet(id: string): Job | undefined {
+    return mapOptional(this.byIdStmt.get({ id }));
   }
 
-  /** Undefined when the worker does not hold the lease. */
-  heartbeat(params: { id: string; workerId: string; lease: number; now: number }): { leaseExpiresAt: number; cancelRequested: boolean } | undefined {
+  /** Unlike PostgreSQL, SQLite needs no row lock: BEGIN IMMEDIATE holds the write lock for the whole transaction. */
+  jobGetForUpdate(id: string): Job | undefined {
+    return mapOptional(this.byIdStmt.get({ id }));
+  }
+
+  jobHeartbeat(params: JobHeartbeat): { leaseExpiresAt: number; cancelRequested: boolean } | undefined {
     const raw = this.heartbeatStmt.get(params);
     if (raw === undefined) return undefined;
     const row = toRow(raw, 'heartbeat');
     return { leaseExpiresAt: int(row, 'lease_expires_at'), cancelRequested: int(row, 'cancel_requested') !== 0 };
   }
 
-  progress(params: { id: string; workerId: string; percent: number; message: string | null; now: number }): Job | undefined {
+  jobSetProgress(params: JobProgress): Job | undefined {
     return mapOptional(this.progressStmt.get(params));
   }
 
-  checkpoint(params: { id: string; workerId: string; checkpoint: string; now: number }): boolean {
+  jobSetCheckpoint(params: JobCheckpoint): boolean {
     return this.checkpointStmt.run(params).changes > 0;
   }
 
   /**
-   * Ends the running attempt of `job`, as read in this transaction; undefined if `workerId` does
-   * not hold its lease. The job is returned as the UPDATE leaves it, built from `job` rather than
-   * read back with RETURNING *, which on the complete path cost more than the update itself.
+   * The job is returned as the UPDATE leaves it, built from `job` rather than read back with
+   * RETURNING *, which on the complete path cost more than the update itself.
    */
-  endAttempt(job: Job, params: AttemptEnd): Job | undefined {
+  jobEndAttempt(job: Job, params: JobAttemptEnd): Job | undefined {
     if (this.endAttemptStmt.run(params).changes === 0) return undefined;
     this.counts.move(job.queue, 'running', params.state);
     this.counts.runningWeight(job.queue, 1 - job.weight);
@@ -238,59 +252,60 @@ export class JobStatements {
   }
 
   /**
-   * Ends the attempt `workerId` runs as completed; undefined if it does not hold the lease. The
-   * job row stays the record of that attempt (see RunStatements).
+   * The job row stays the record of the completed attempt (see RunStatements). The finished
+   * figure is counted in memory (PendingCounts, written at commit), so counting it here costs
+   * no statement.
    */
-  complete(params: { id: string; workerId: string; result: string | null; now: number }): Job | undefined {
+  jobComplete(params: JobComplete): Job | undefined {
     const row = this.completeStmt.get(params);
     if (row === undefined) return undefined;
     const job = mapJob(row);
     this.counts.move(job.queue, 'running', 'completed');
     this.counts.runningWeight(job.queue, 1 - job.weight);
+    this.counts.finished(Math.floor(params.now / BUCKET_MS), 'completed', 1);
     return job;
   }
 
   /**
-   * `complete` for many jobs in one statement: the statement's overhead is paid once (claiming
-   * 50 and completing them went from ~20k to ~26k jobs/s on the store alone). Returns what was completed, by job
-   * id; a job missing from the map was not completed (its worker does not hold the lease).
-   * The ids must be distinct: a job named twice would be completed once and reported once.
+   * One statement for the whole batch: its overhead is paid once (claiming 50 and completing
+   * them went from ~20k to ~26k jobs/s on the store alone). The ids must be distinct: a job
+   * named twice would be completed once and reported once.
    */
-  completeMany(items: readonly { id: string; workerId: string; result: string | null }[], now: number): Map<string, Job> {
-    const rows = this.completeManyStmt.all({ items: JSON.stringify(items.map((i) => [i.id, i.workerId, i.result])), now });
-    const done = new Map<string, Job>();
+  jobCompleteMany(params: { items: readonly JobCompleteItem[]; now: number }): Job[] {
+    const rows = this.completeManyStmt.all({ items: JSON.stringify(params.items.map((i) => [i.id, i.workerId, i.result])), now: params.now });
+    const done: Job[] = [];
     for (const row of rows) {
       const job = mapJob(row);
       this.counts.move(job.queue, 'running', 'completed');
       this.counts.runningWeight(job.queue, 1 - job.weight);
-      done.set(job.id, job);
+      done.push(job);
     }
+    this.counts.finished(Math.floor(params.now / BUCKET_MS), 'completed', done.length);
     return done;
   }
 
-  requestCancel(id: string, now: number): Job | undefined {
-    return mapOptional(this.requestCancelStmt.get({ id, now }));
+  jobRequestCancel(p: { id: string; now: number }): Job | undefined {
+    return mapOptional(this.requestCancelStmt.get(p));
   }
 
-  /** `job` as read in this transaction: its state is the one the job leaves. */
-  cancelWaiting(job: Job, now: number): Job | undefined {
-    this.delayed.forget(job.queue);
-    return this.moved(job, mapOptional(this.cancelWaitingStmt.get({ id: job.id, now })));
+  jobCancelWaiting(p: JobMove): Job | undefined {
+    const job = this.moved(p.from, mapOptional(this.cancelWaitingStmt.get({ id: p.id, now: p.now })));
+    if (job) this.delayed.forget(job.queue);
+    return job;
   }
 
-  /** `job` as read in this transaction: its state is the one the job leaves. */
-  retry(job: Job, now: number): Job | undefined {
-    this.delayed.noteWrite(now);
-    return this.moved(job, mapOptional(this.retryStmt.get({ id: job.id, now })));
+  jobRetry(p: JobMove): Job | undefined {
+    this.delayed.noteWrite(p.now);
+    return this.moved(p.from, mapOptional(this.retryStmt.get({ id: p.id, now: p.now })));
   }
 
-  private moved(before: Job, after: Job | undefined): Job | undefined {
-    if (after) this.counts.move(after.queue, before.state, after.state);
+  /** The counters follow a job from `from`, the state it was read in, to the state it is in now. */
+  private moved(from: JobState, after: Job | undefined): Job | undefined {
+    if (after) this.counts.move(after.queue, from, after.state);
     return after;
   }
 
-  /** Refuses (returns false) for a running job. */
-  delete(id: string): boolean {
+  jobDelete(id: string): boolean {
     const raw = this.deleteStmt.get({ id });
     if (raw === undefined) return false;
     const row = toRow(raw, 'deleted job');
@@ -299,25 +314,16 @@ export class JobStatements {
     return true;
   }
 
-  update(params: {
-    id: string;
-    priority: number | null;
-    runAt: number | null;
-    payload: string | null;
-    maxAttempts: number | null;
-    tags: string | null;
-    now: number;
-  }): Job | undefined {
-    const job = mapOptional(this.updateStmt.get(params));
+  jobUpdate(p: JobUpdate): Job | undefined {
+    const job = mapOptional(this.updateStmt.get(p));
     if (job) this.delayed.forget(job.queue);
     return job;
   }
 
-  /** A running job back to retrying at once, its attempt given back; `reason` says why. */
-  recover(id: string, now: number, reason: string): Job | undefined {
+  jobInterrupt(params: JobInterrupt): Job | undefined {
     // Its run time is now: delayed if the clock were to step back (see DelayedCounts.noteWrite).
-    this.delayed.noteWrite(now);
-    const job = mapOptional(this.recoverStmt.get({ id, now, reason }));
+    this.delayed.noteWrite(params.now);
+    const job = mapOptional(this.recoverStmt.get(params));
     if (job) {
       this.counts.move(job.queue, 'running', 'retrying');
       this.counts.runningWeight(job.queue, 1 - job.weight);
@@ -325,11 +331,17 @@ export class JobStatements {
     return job;
   }
 
-  expiredLeases(now: number, limit: number): Job[] {
-    return this.expiredStmt.all({ now, limit }).map(mapJob);
+  /** Unlike PostgreSQL, SQLite locks nothing: BEGIN IMMEDIATE holds the write lock, so no other reaper runs meanwhile. */
+  jobExpiredLeases(params: { now: number; limit: number }): Job[] {
+    return this.expiredStmt.all(params).map(mapJob);
   }
 
-  runningOf(workerIds: string[]): Job[] {
+  /** Unlike PostgreSQL, SQLite needs no row lock: BEGIN IMMEDIATE holds the write lock for the whole transaction. */
+  jobRunningForUpdate(workerIds: readonly string[]): Job[] {
     return this.runningOfWorkersStmt.all({ workerIds: JSON.stringify(workerIds) }).map(mapJob);
+  }
+
+  jobRunningIds(workerIds: readonly string[]): string[] {
+    return this.runningIdsOfWorkersStmt.all({ workerIds: JSON.stringify(workerIds) }).map((id) => scalarText(id, 'job id'));
   }
 }

@@ -13,22 +13,12 @@
  * through `jobs_lease`, which holds exactly them, and sorted: they are as few as the work in
  * progress.
  */
-import type { JobFilter, JobOrder } from '../../../shared/protocol';
-import { JOB_STATES, type Job } from '../../../shared/types';
-import type { ListCursor } from '../backend';
+import type { JobOrder } from '../../../shared/protocol';
+import { JOB_STATES, type Job } from '../../../shared/protocol/types';
 import type { Db } from './db';
 import { mapJob } from '../mappers';
 import { ArrayRows, scalarText } from './row';
-
-export type { ListCursor } from '../backend';
-
-export interface ListQuery extends JobFilter {
-  order: JobOrder;
-  limit: number;
-  after?: ListCursor;
-  now: number;
-}
-
+import type { JobListQuery, ListSql } from '../statements/list';
 
 /** Escapes LIKE wildcards so a search for "50%" finds "50%". */
 function likePattern(search: string): string {
@@ -42,7 +32,7 @@ function compareIn(order: JobOrder): (a: Job, b: Job) => number {
   return (a, b) => a.runAt - b.runAt || byId(a, b);
 }
 
-export class ListStatements {
+export class ListStatements implements ListSql {
   private readonly cache = new Map<string, ArrayRows>();
   private readonly queueNames;
 
@@ -59,14 +49,16 @@ export class ListStatements {
    * per queue and state: the alternative walks every job to find the few in those states.
    * Running jobs are read once for all queues through `jobs_lease`, which holds only them.
    */
-  list(query: ListQuery): Job[] {
+  jobList(query: JobListQuery): Job[] {
     // A branch across every queue is one range of jobs_branch, smaller than any per-state split;
-    // an id suffix is one pass over the ids, whatever else the filter says (see listOne).
+    // an id suffix is one pass over the ids, whatever else the filter says (see listOne). An
+    // empty state list filters nothing (as listOne and PostgreSQL read it), so without a queue
+    // it is not split either: split, it would be no part at all and list nothing.
     const perState =
       query.idSuffix === undefined &&
-      (query.queue !== undefined ? query.states === undefined || query.states.length > 1 : query.states !== undefined && query.branch === undefined);
+      (query.queue !== undefined ? query.states === undefined || query.states.length > 1 : query.states !== undefined && query.states.length > 0 && query.branch === undefined);
     if (!perState) return this.listOne(query);
-    const parts: ListQuery[] = [];
+    const parts: JobListQuery[] = [];
     let queues: string[] | undefined;
     for (const state of query.states ?? JOB_STATES) {
       if (query.queue !== undefined || state === 'running') parts.push({ ...query, states: [state] });
@@ -80,7 +72,7 @@ export class ListStatements {
     return merged.slice(0, query.limit);
   }
 
-  private listOne(query: ListQuery): Job[] {
+  private listOne(query: JobListQuery): Job[] {
     const { sql, params } = listSql(query);
     let stmt = this.cache.get(sql);
     if (stmt === undefined) {
@@ -92,7 +84,7 @@ export class ListStatements {
 }
 
 /** The SELECT and its parameters for one listing (one queue and state at most, or any filter). */
-export function listSql(query: ListQuery): { sql: string; params: Record<string, string | number> } {
+export function listSql(query: JobListQuery): { sql: string; params: Record<string, string | number> } {
   const where: string[] = [];
   const params: Record<string, string | number> = { limit: query.limit };
   if (query.queue !== undefined) {

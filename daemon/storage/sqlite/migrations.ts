@@ -1,9 +1,9 @@
 /**
  * Numbered schema migrations, recorded in `schema_migrations` and each applied in its own
- * write transaction. Add a migration by appending to MIGRATIONS; never edit a released one.
+ * write transaction. Add a migration by appending to SQLITE_MIGRATIONS; never edit a released one.
  */
 import type { Db } from './db';
-import { initialSchema } from './migrations/001_initial';
+import { sqliteInitialSchema } from './migrations/001_initial';
 import { runsWhenFinished } from './migrations/002_runs_when_finished';
 import { countersByStore } from './migrations/003_counters_by_store';
 import { listIndexWithoutRunning } from './migrations/004_list_index_without_running';
@@ -14,6 +14,7 @@ import { jobsAsCode } from './migrations/008_jobs_as_code';
 import { jobWeights } from './migrations/009_job_weights';
 import { queueResourceLimits } from './migrations/010_queue_resource_limits';
 import { accessTokens } from './migrations/011_tokens';
+import { errorMessage } from '../../../shared/protocol/errors';
 
 export interface Migration {
   version: number;
@@ -21,8 +22,8 @@ export interface Migration {
   sql: string;
 }
 
-export const MIGRATIONS: readonly Migration[] = [
-  { version: 1, name: 'initial schema', sql: initialSchema },
+export const SQLITE_MIGRATIONS: readonly Migration[] = [
+  { version: 1, name: 'initial schema', sql: sqliteInitialSchema },
   { version: 2, name: 'run rows written when an attempt ends', sql: runsWhenFinished },
   { version: 3, name: 'job counters kept by the store', sql: countersByStore },
   { version: 4, name: 'listing index without running jobs', sql: listIndexWithoutRunning },
@@ -37,7 +38,7 @@ export const MIGRATIONS: readonly Migration[] = [
 ];
 
 /** Applies every migration the file lacks; returns the versions applied. */
-export function migrate(db: Db, now: number): number[] {
+export function migrateSqlite(db: Db, now: number): number[] {
   db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
     version    INTEGER PRIMARY KEY,
     name       TEXT NOT NULL,
@@ -46,14 +47,14 @@ export function migrate(db: Db, now: number): number[] {
   const applied: number[] = [];
   const has = db.prepare<[{ version: number }], { version: number }>('SELECT version FROM schema_migrations WHERE version = @version').pluck();
   const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (@version, @name, @now)');
-  const newest = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;
+  const newest = SQLITE_MIGRATIONS[SQLITE_MIGRATIONS.length - 1]?.version ?? 0;
   const latestOnFile = db.prepare('SELECT max(version) FROM schema_migrations').pluck().get();
   if (typeof latestOnFile === 'number' && latestOnFile > newest) {
     throw new Error(
       `The database is at schema version ${latestOnFile} but this Spool knows versions up to ${newest}. Upgrade Spool, or use a different database file.`,
     );
   }
-  for (const migration of MIGRATIONS) {
+  for (const migration of SQLITE_MIGRATIONS) {
     // Checked again inside the write transaction: two processes opening a new file at once
     // must not both apply the same migration.
     const apply = db.transaction(() => {
@@ -65,7 +66,7 @@ export function migrate(db: Db, now: number): number[] {
     try {
       if (apply.immediate()) applied.push(migration.version);
     } catch (error) {
-      throw new Error(`Migration ${migration.version} (${migration.name}) failed: ${error instanceof Error ? error.message : String(error)}`);
+      throw new Error(`Migration ${migration.version} (${migration.name}) failed: ${errorMessage(error)}`);
     }
   }
   return applied;

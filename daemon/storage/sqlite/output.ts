@@ -1,12 +1,14 @@
 /**
- * SQL over job_output: lines of a job's output, numbered per job by `seq` across attempts, capped
- * per job. When the cap is passed, the oldest lines are deleted and one marker line takes the
- * seq of the newest deleted line, saying how many were dropped in all.
+ * The output statements (../statements/output.ts) over job_output: lines of a job's output,
+ * numbered per job by `seq` across attempts, capped per job. When the cap is passed, the oldest
+ * lines are deleted and one marker line takes the seq of the newest deleted line, saying how
+ * many were dropped in all.
  */
-import type { OutputLine, OutputStream } from '../../../shared/types';
+import type { OutputLine } from '../../../shared/protocol/types';
 import type { Db } from './db';
 import { mapOutputLine } from '../mappers';
 import { int, toRow } from './row';
+import type { OutputAppend, OutputSql } from '../statements/output';
 
 export interface OutputState {
   seq: number;
@@ -16,7 +18,7 @@ export interface OutputState {
   run: number;
 }
 
-export class OutputStatements {
+export class OutputStatements implements OutputSql {
   private readonly stateStmt;
   private readonly insertStmt;
   private readonly setStateStmt;
@@ -44,7 +46,7 @@ export class OutputStatements {
     this.tailStmt = db.prepare('SELECT * FROM (SELECT * FROM job_output WHERE job_id = @jobId ORDER BY seq DESC LIMIT +@last) ORDER BY seq');
   }
 
-  state(jobId: string): OutputState | undefined {
+  private state(jobId: string): OutputState | undefined {
     const raw = this.stateStmt.get({ jobId });
     if (raw === undefined) return undefined;
     const row = toRow(raw, 'output state');
@@ -52,11 +54,13 @@ export class OutputStatements {
   }
 
   /**
-   * Appends lines (already truncated to the line limit) and enforces the per-job cap. Returns
-   * the lines as stored, plus the marker line when one was (re)written. The lines belong to the
-   * job's current run (its last claim); `attempt` is that run's attempt number.
+   * Unlike PostgreSQL, which inserts the lines with one statement over an array, SQLite inserts
+   * them one by one through the prepared INSERT: a statement run costs a few microseconds
+   * here, with no round trip to save. The lines belong to the job's current run (its last
+   * claim); `attempt` is that run's attempt number.
    */
-  append(jobId: string, attempt: number, stream: Exclude<OutputStream, 'marker'>, texts: string[], at: number, cap: number): OutputLine[] {
+  outputAppend(p: OutputAppend): OutputLine[] {
+    const { jobId, attempt, stream, lines: texts, now: at, cap } = p;
     const state = this.state(jobId);
     if (state === undefined) return [];
     const written: OutputLine[] = [];
@@ -90,17 +94,16 @@ export class OutputStatements {
     return written;
   }
 
-  /** When the job's latest output line was written; undefined if it has none. */
-  lastAt(jobId: string): number | undefined {
+  outputLastAt(jobId: string): number | undefined {
     const at: unknown = this.lastAtStmt.get({ jobId });
     return typeof at === 'number' ? at : undefined;
   }
 
-  page(jobId: string, after: number, limit: number): OutputLine[] {
-    return this.pageStmt.all({ jobId, after, limit }).map((raw) => mapOutputLine(toRow(raw, 'output line')));
+  outputPage(p: { jobId: string; after: number; limit: number }): OutputLine[] {
+    return this.pageStmt.all(p).map((raw) => mapOutputLine(toRow(raw, 'output line')));
   }
 
-  tail(jobId: string, last: number): OutputLine[] {
-    return this.tailStmt.all({ jobId, last }).map((raw) => mapOutputLine(toRow(raw, 'output line')));
+  outputTail(p: { jobId: string; last: number }): OutputLine[] {
+    return this.tailStmt.all(p).map((raw) => mapOutputLine(toRow(raw, 'output line')));
   }
 }

@@ -1,16 +1,17 @@
 /**
- * SQL over what jobs as code adds: templates and the ownership records of managed objects
- * (migration 8). A schedule's template, parameters and overlap policy are columns of schedules
- * (schedules.ts); an object's owner is joined into its row where it is read.
+ * SQL over what jobs as code adds (../statements/projects.ts): templates and the ownership
+ * records of managed objects (migration 8). A schedule's template, parameters and overlap policy
+ * are columns of schedules (schedules.ts); an object's owner is joined into its row where it is
+ * read.
  */
-import type { ManagedType, Ownership, StoredTemplate } from '../backend';
+import type { Ownership, StoredTemplate } from '../statements/projects';
+import type { OwnerWrite, ProjectSql, TemplateWrite } from '../statements/projects';
 import type { Db } from './db';
+import type { QueueStatements } from './queues';
 import { mapOwnership, mapTemplate } from '../mappers';
 import { toRow } from './row';
 
-
-
-export class ProjectStatements {
+export class ProjectStatements implements ProjectSql {
   private readonly templatesStmt;
   private readonly templateStmt;
   private readonly putTemplateStmt;
@@ -18,7 +19,10 @@ export class ProjectStatements {
   private readonly ownedStmt;
   private readonly ownStmt;
 
-  constructor(db: Db) {
+  constructor(
+    db: Db,
+    private readonly queues: QueueStatements,
+  ) {
     this.templatesStmt = db.prepare('SELECT * FROM templates ORDER BY name');
     this.templateStmt = db.prepare('SELECT * FROM templates WHERE name = @name');
     this.putTemplateStmt = db.prepare(`
@@ -31,30 +35,38 @@ export class ProjectStatements {
       ON CONFLICT (type, name) DO UPDATE SET project = excluded.project, applied = excluded.applied, applied_at = excluded.applied_at`);
   }
 
-  templates(): StoredTemplate[] {
+  /**
+   * Unlike PostgreSQL, SQLite needs no lock of its own: an apply is one BEGIN IMMEDIATE
+   * transaction, and a second apply (from this process or another on the file) waits for the
+   * write lock, then plans against what the first committed.
+   */
+  projectLockApply(): void {}
+
+  templateList(): StoredTemplate[] {
     return this.templatesStmt.all().map((raw) => mapTemplate(toRow(raw, 'template')));
   }
 
-  template(name: string): StoredTemplate | undefined {
+  templateGet(name: string): StoredTemplate | undefined {
     const raw = this.templateStmt.get({ name });
     return raw === undefined ? undefined : mapTemplate(toRow(raw, 'template'));
   }
 
-  putTemplate(values: { name: string; queue: string; kind: string; body: string; now: number }): void {
+  templatePut(values: TemplateWrite): void {
     this.putTemplateStmt.run(values);
   }
 
   /** Its ownership record goes with it (trigger templates_unmanage). */
-  deleteTemplate(name: string): boolean {
+  templateDelete(name: string): boolean {
     return this.deleteTemplateStmt.run({ name }).changes > 0;
   }
 
-  owned(): Ownership[] {
+  ownerList(): Ownership[] {
     return this.ownedStmt.all().map((raw) => mapOwnership(toRow(raw, 'managed object')));
   }
 
-  /** Records `project` as the owner of an object and `applied` as what it declared. */
-  own(values: { type: ManagedType; name: string; project: string; applied: string; now: number }): void {
+  /** A queue's owner is read with its cached settings: they are read again after it changes. */
+  ownerPut(values: OwnerWrite): void {
     this.ownStmt.run(values);
+    if (values.type === 'queue') this.queues.invalidate();
   }
 }

@@ -2,17 +2,18 @@
  * SQL over queues, their counters (queue_counts, kept by the store: counts.ts) and their token
  * buckets. Counter reads add the changes the open write transaction has not written yet.
  */
-import type { JobCounts, JobState, Queue, ResourceLimits } from '../../../shared/types';
+import type { JobCounts, JobState, Queue, ResourceLimits } from '../../../shared/protocol/types';
+import type { QueueDefaults, QueueSql, QueueUpdate } from '../statements/queues';
+import type { UpkeepSql } from '../statements/upkeep';
 import type { PendingCounts } from './counts';
 import type { Db } from './db';
 import type { DelayedCounts } from './delayed';
-import { emptyCounts, jobState } from '../mappers';
+import { jobState } from '../mappers';
+import { emptyCounts } from '../statements/queues';
 import { int, intOrNull, real, scalarInt, text, toRow } from './row';
 
-/** A queue's settings as stored, before counts are attached. */
-export type { QueueSettings } from '../mappers';
-import { mapSettings, type QueueSettings } from '../mappers';
-export { emptyCounts } from '../mappers';
+import { mapSettings } from '../mappers';
+import type { StoredQueue } from '../statements/queues';
 
 /** Token-bucket state stored with the queue. */
 export interface RateState {
@@ -54,7 +55,7 @@ export function limitColumns(limits: ResourceLimits): LimitColumns {
   };
 }
 
-export class QueueStatements {
+export class QueueStatements implements Omit<QueueSql, 'queuePurge'>, Pick<UpkeepSql, 'counterAll' | 'counterRecount'> {
   private readonly allStmt;
   private readonly dataVersionStmt;
   /**
@@ -64,7 +65,7 @@ export class QueueStatements {
    * configure or pause is seen at the next read; this connection's own queue writes, and any
    * rollback (Store.write), drop the cache explicitly.
    */
-  private cache: Map<string, QueueSettings> | null = null;
+  private cache: Map<string, StoredQueue> | null = null;
   private cacheVersion = -1;
   private readonly insertStmt;
   private readonly updateStmt;
@@ -117,7 +118,7 @@ export class QueueStatements {
     this.recountStmt = db.prepare('SELECT queue, state, count(*) AS count FROM jobs GROUP BY queue, state');
   }
 
-  private settings(): Map<string, QueueSettings> {
+  private settings(): Map<string, StoredQueue> {
     const version = scalarInt(this.dataVersionStmt.get(), 'data_version');
     if (this.cache === null || version !== this.cacheVersion) {
       this.cache = new Map(
@@ -137,12 +138,12 @@ export class QueueStatements {
   }
 
   /** The queue's settings (shared: do not modify). */
-  get(name: string): QueueSettings | undefined {
+  get(name: string): StoredQueue | undefined {
     return this.settings().get(name);
   }
 
   /** Every queue's settings, by name (shared: do not modify). */
-  all(): QueueSettings[] {
+  all(): StoredQueue[] {
     return [...this.settings().values()];
   }
 
@@ -160,6 +161,89 @@ export class QueueStatements {
   setPaused(name: string, paused: boolean, now: number): boolean {
     this.invalidate();
     return this.setPausedStmt.run({ name, paused: paused ? 1 : 0, now }).changes > 0;
+  }
+
+  // Statements of ../statements/queues.ts (QueueSql; queuePurge is in upkeep.ts, with the other
+  // deletes of many jobs).
+
+  queueGet(name: string): StoredQueue | undefined {
+    return this.get(name);
+  }
+
+  /** Unlike PostgreSQL, SQLite needs no row lock: BEGIN IMMEDIATE holds the write lock for the whole transaction. */
+  queueGetForUpdate(name: string): StoredQueue | undefined {
+    return this.get(name);
+  }
+
+  /** As queueGetForUpdate: no lock is needed. */
+  queueGetForConfigure(name: string): StoredQueue | undefined {
+    return this.get(name);
+  }
+
+  queueCreate(p: { name: string; defaults: QueueDefaults; now: number }): boolean {
+    const d = p.defaults;
+    return this.insert({
+      name: p.name,
+      concurrency: d.concurrency,
+      ratePerSecond: null,
+      rateBurst: null,
+      paused: 0,
+      defaultMaxAttempts: d.maxAttempts,
+      backoffStrategy: d.backoff.strategy,
+      backoffBaseMs: d.backoff.baseMs,
+      backoffCapMs: d.backoff.capMs,
+      backoffJitter: d.backoff.jitter,
+      defaultTimeoutMs: d.timeoutMs,
+      retentionMs: d.retentionMs,
+      now: p.now,
+    });
+  }
+
+  queueList(): StoredQueue[] {
+    return this.all();
+  }
+
+  queueUpdate(p: QueueUpdate): void {
+    this.update(p);
+  }
+
+  queueSetPaused(p: { name: string; paused: boolean; now: number }): boolean {
+    return this.setPaused(p.name, p.paused, p.now);
+  }
+
+  queueCounts(name: string): JobCounts {
+    return this.counts(name);
+  }
+
+  /** Statement counterAll (../statements/upkeep.ts): every queue's maintained counts. */
+  counterAll(): Map<string, JobCounts> {
+    return this.allCounts();
+  }
+
+  queueCountsAll(): Map<string, JobCounts> {
+    return this.allCounts();
+  }
+
+  queueDelayed(p: { name: string; now: number }): number {
+    return this.delayed(p.name, p.now);
+  }
+
+  queueDelayedAll(now: number): Map<string, number> {
+    return new Map(this.all().map((q) => [q.name, this.delayed(q.name, now)]));
+  }
+
+  /**
+   * Unlike PostgreSQL, SQLite answers from its counters (with the open transaction's changes):
+   * BEGIN IMMEDIATE holds the write lock, so no other process has added or claimed a job of the
+   * queue since they were read, and counting the jobs themselves would cost a scan.
+   */
+  queueJobsLeft(name: string): { running: number; total: number } {
+    const counts = this.counts(name);
+    return { running: counts.running, total: Object.values(counts).reduce((a, b) => a + b, 0) };
+  }
+
+  queueDelete(name: string): void {
+    this.delete(name);
   }
 
   rateState(name: string): RateState {
@@ -226,14 +310,18 @@ export class QueueStatements {
   }
 
   /** Counts by a full scan of jobs: only for verifying the maintained counters. */
-  recount(): { queue: string; state: JobState; count: number }[] {
+  counterRecount(): { queue: string; state: JobState; count: number }[] {
     return this.recountStmt.all().map((raw) => {
       const row = toRow(raw, 'recount');
       return { queue: text(row, 'queue'), state: jobState(row), count: int(row, 'count') };
     });
   }
+
+  queueSetRateState(p: { name: string; tokens: number; refilledAt: number }): void {
+    this.setRateStmt.run(p);
+  }
 }
 
-export function withCounts(settings: QueueSettings, counts: JobCounts, delayed: number): Queue {
+export function withCounts(settings: StoredQueue, counts: JobCounts, delayed: number): Queue {
   return { ...settings, counts, delayed };
 }

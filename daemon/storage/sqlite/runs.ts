@@ -9,35 +9,25 @@
  * - a completed attempt, while the job stays completed: worker_id, started_at and finished_at
  *   stay on the job row and the state says the outcome, which is all such a row would hold
  *   (a completion has no error, stack, exit code or HTTP status). Its row is written only if
- *   the job leaves `completed`, by a user's retry (keepCompleted); a delete takes the history
+ *   the job leaves `completed`, by a user's retry (runKeepCompleted); a delete takes the history
  *   with it anyway (migration 6).
  *
  * Completing is the most common end of an attempt, and a history row is one more B-tree write
  * in its commit: leaving it out took the CPU per job of claiming 200 and completing them in one
  * batch down by about 14 % (BENCHMARKS.md). ofJob puts both kinds back into the history.
  */
-import type { JobRun, RunOutcome } from '../../../shared/types';
+import type { JobRun } from '../../../shared/protocol/types';
 import type { PendingCounts } from './counts';
 import type { Db } from './db';
 import { mapRun } from '../mappers';
 import { scalarInt, toRow } from './row';
-
-export const BUCKET_MS = 10_000;
+import { BUCKET_MS, type RunEnd, type RunSql } from '../statements/runs';
+import type { UpkeepSql } from '../statements/upkeep';
 
 /** A completed job whose row describes its last attempt (a job that never ran has none). */
 const COMPLETED_ATTEMPT = `jobs WHERE id = @jobId AND state = 'completed' AND runs > 0 AND worker_id IS NOT NULL`;
 
-export interface RunEnd {
-  jobId: string;
-  outcome: Exclude<RunOutcome, 'running'>;
-  error: string | null;
-  stack: string | null;
-  exitCode: number | null;
-  httpStatus: number | null;
-  now: number;
-}
-
-export class RunStatements {
+export class RunStatements implements RunSql, Pick<UpkeepSql, 'statsFinishedSince' | 'statsPrune'> {
   private readonly recordStmt;
   private readonly keepCompletedStmt;
   private readonly ofJobStmt;
@@ -77,11 +67,7 @@ export class RunStatements {
     this.pruneStmt = db.prepare('DELETE FROM stat_buckets WHERE bucket < @before');
   }
 
-  /**
-   * Writes the history row of the job's running attempt, ending now. Call it before the job
-   * row leaves 'running' (the row is read from it); does nothing for a job not running.
-   */
-  record(values: RunEnd): void {
+  runRecord(values: RunEnd): void {
     this.recordStmt.run(values);
   }
 
@@ -89,28 +75,32 @@ export class RunStatements {
    * Writes the history row of a completed job's last attempt, which until now only its job row
    * described. Call it before the job leaves `completed`; does nothing for any other job.
    */
-  keepCompleted(jobId: string): void {
+  runKeepCompleted(jobId: string): void {
     this.keepCompletedStmt.run({ jobId });
+  }
+
+  runsOfJob(jobId: string): JobRun[] {
+    return this.ofJob(jobId);
   }
 
   ofJob(jobId: string): JobRun[] {
     return this.ofJobStmt.all({ jobId }).map((raw) => mapRun(toRow(raw, 'job run')));
   }
 
-  /** Counts `n` finished attempts in their 10-second bucket (written when the transaction commits). */
-  countFinished(outcome: 'completed' | 'failed', now: number, n = 1): void {
-    this.counts.finished(Math.floor(now / BUCKET_MS), outcome, n);
+  /** Counted in memory and written when the transaction commits (PendingCounts), so no statement runs here. */
+  statsCountFinished(p: { outcome: 'completed' | 'failed'; now: number; n: number }): void {
+    if (p.n > 0) this.counts.finished(Math.floor(p.now / BUCKET_MS), p.outcome, p.n);
   }
 
-  /** Completed and failed attempts in the buckets overlapping the last `windowMs`. */
-  finishedSince(now: number, windowMs: number): { completed: number; failed: number } {
-    const from = Math.floor((now - windowMs) / BUCKET_MS) + 1;
+  /** With the counts the open write transaction has not written yet. */
+  statsFinishedSince(p: { now: number; windowMs: number }): { completed: number; failed: number } {
+    const from = Math.floor((p.now - p.windowMs) / BUCKET_MS) + 1;
     const row = toRow(this.windowStmt.get({ from }), 'stat window');
     const pending = this.counts.finishedSince(from);
     return { completed: scalarInt(row.get('completed'), 'completed') + pending.completed, failed: scalarInt(row.get('failed'), 'failed') + pending.failed };
   }
 
-  pruneBuckets(olderThan: number): void {
+  statsPrune(olderThan: number): void {
     this.pruneStmt.run({ before: Math.floor(olderThan / BUCKET_MS) });
   }
 }

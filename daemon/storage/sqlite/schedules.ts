@@ -1,17 +1,18 @@
 /**
- * SQL over schedules. Fire times are computed by the daemon's scheduler (shared/domain/cron); the
+ * SQL over schedules (../statements/schedules.ts). Fire times are computed by the daemon's scheduler (shared/domain/cron); the
  * store keeps them and does the compare-and-swap on next_run_at that makes a fire happen once
  * even with two daemons on one file.
  */
-import type { JobTemplate, Schedule } from '../../../shared/types';
+import type { ScheduleSql, ScheduleSwap, ScheduleWrite, StoredSchedule } from '../statements/schedules';
+import type { UpkeepSql } from '../statements/upkeep';
 import type { Db } from './db';
-import { mapSchedule, type ScheduleWrite } from '../mappers';
-import { scalarIntOrNull, text, toRow, type Row } from './row';
+import { mapStoredSchedule } from '../mappers';
+import { toRow } from './row';
 
 const SELECT = `SELECT s.*, m.project AS owner FROM schedules s
   LEFT JOIN managed_objects m ON m.type = 'schedule' AND m.name = s.name`;
 
-export class ScheduleStatements {
+export class ScheduleStatements implements ScheduleSql, Pick<UpkeepSql, 'scheduleFiresPrune'> {
   private readonly byNameStmt;
   private readonly allStmt;
   private readonly insertStmt;
@@ -19,12 +20,8 @@ export class ScheduleStatements {
   private readonly deleteStmt;
   private readonly casStmt;
   private readonly setLastJobStmt;
-  private readonly nextDueStmt;
 
-  constructor(
-    db: Db,
-    private readonly parseTemplate: (json: string, name: string) => JobTemplate,
-  ) {
+  constructor(db: Db) {
     // The owner comes with the row (a join on a primary key): every reader of a schedule sees it.
     this.byNameStmt = db.prepare(`${SELECT} WHERE s.name = @name`);
     this.allStmt = db.prepare(`${SELECT} ORDER BY s.name`);
@@ -45,49 +42,59 @@ export class ScheduleStatements {
         last_run_at = CASE WHEN @enqueue = 1 THEN @now ELSE last_run_at END
       WHERE name = @name AND next_run_at IS @expectedNextRunAt`);
     this.setLastJobStmt = db.prepare('UPDATE schedules SET last_job_id = @jobId WHERE name = @name');
-    this.nextDueStmt = db.prepare('SELECT min(next_run_at) FROM schedules WHERE enabled = 1').pluck();
   }
 
-  private map(row: Row): Schedule {
-    return mapSchedule(row, this.parseTemplate(text(row, 'job'), text(row, 'name')));
-  }
-
-  get(name: string): Schedule | undefined {
+  scheduleGet(name: string): StoredSchedule | undefined {
     const raw = this.byNameStmt.get({ name });
-    return raw === undefined ? undefined : this.map(toRow(raw, 'schedule'));
+    return raw === undefined ? undefined : mapStoredSchedule(toRow(raw, 'schedule'));
   }
 
-  all(): Schedule[] {
-    return this.allStmt.all().map((raw) => this.map(toRow(raw, 'schedule')));
+  /** Unlike PostgreSQL, SQLite needs no row lock: BEGIN IMMEDIATE holds the write lock for the whole transaction. */
+  scheduleGetForUpdate(name: string): StoredSchedule | undefined {
+    return this.scheduleGet(name);
   }
 
-  /** False when a schedule with that name exists. */
-  insert(values: ScheduleWrite): boolean {
+  scheduleList(): StoredSchedule[] {
+    return this.allStmt.all().map((raw) => mapStoredSchedule(toRow(raw, 'schedule')));
+  }
+
+  scheduleInsert(values: ScheduleWrite): boolean {
     return this.insertStmt.run(values).changes > 0;
   }
 
-  update(values: ScheduleWrite): void {
+  scheduleUpdate(values: ScheduleWrite): void {
     this.updateStmt.run(values);
   }
 
-  delete(name: string): boolean {
+  /** Unlike PostgreSQL, SQLite keeps no fire records (schedule_fires): its compare-and-swap alone makes a fire happen once. */
+  scheduleDelete(name: string): boolean {
     return this.deleteStmt.run({ name }).changes > 0;
   }
 
+  /** Unlike PostgreSQL, SQLite keeps no fire records: its compare-and-swap alone makes a fire happen once. */
+  scheduleFiresPrune(): void {}
+
   /**
-   * True when next_run_at still was `expectedNextRunAt` and now is `newNextRunAt`. last_run_at
-   * is the last time a tick enqueued a job, so it moves only when `enqueue` is true: a skipped
-   * tick or a move of next_run_at alone leaves it.
+   * last_run_at is the last time a tick enqueued a job, so it moves only when `enqueue` is true:
+   * a skipped tick or a move of next_run_at alone leaves it. Unlike PostgreSQL, where it moves
+   * once the fire is recorded (scheduleRecordFire), it moves here with the swap.
    */
-  compareAndSwap(params: { name: string; expectedNextRunAt: number; newNextRunAt: number | null; enqueue: boolean; now: number }): boolean {
-    return this.casStmt.run({ ...params, enqueue: params.enqueue ? 1 : 0 }).changes > 0;
+  scheduleSwapNextRun(p: ScheduleSwap): boolean {
+    return this.casStmt.run({ ...p, enqueue: p.enqueue ? 1 : 0 }).changes > 0;
   }
 
-  setLastJob(name: string, jobId: string): void {
-    this.setLastJobStmt.run({ name, jobId });
+  /**
+   * Unlike PostgreSQL, SQLite keeps no record of fires: its daemons share one machine and take
+   * turns at the file's write lock, and the swap is the guard (last_run_at moved with it).
+   */
+  scheduleRecordFire(_p: { name: string; fireAt: number; now: number }): boolean {
+    return true;
   }
 
-  nextDue(): number | null {
-    return scalarIntOrNull(this.nextDueStmt.get(), 'next schedule');
+  /** Unlike PostgreSQL, there is no fire record to complete (see scheduleRecordFire). */
+  scheduleFireSetJob(_p: { name: string; fireAt: number; jobId: string }): void {}
+
+  scheduleSetLastJob(p: { name: string; jobId: string }): void {
+    this.setLastJobStmt.run(p);
   }
 }

@@ -5,7 +5,7 @@
  * an internal error, so a client can tell "try again after freeing space" from a bug.
  */
 import Database from 'better-sqlite3';
-import { SpoolError } from '../../../shared/errors';
+import { SpoolError, errorMessage } from '../../../shared/protocol/errors';
 import { ErrorCode } from '../../../shared/protocol';
 
 /** SQLite's primary result code: extended codes (SQLITE_READONLY_DBMOVED) start with it. */
@@ -34,7 +34,7 @@ export function storageFull(dbPath: string): SpoolError {
  * returned as they were.
  */
 export function databaseOpenError(dbPath: string, error: unknown): Error {
-  const words = error instanceof Error ? error.message : String(error);
+  const words = errorMessage(error);
   switch (primaryCode(error)) {
     case 'SQLITE_NOTADB':
       return new Error(

@@ -1,25 +1,31 @@
 /**
- * SQL for bulk removal and timers: purging a queue, retention, and the next time anything
- * becomes due. Deletes go in bounded batches so no single transaction holds the write lock
- * for long, whatever the queue's size.
+ * Statements of upkeep (../statements/upkeep.ts) in SQLite, with a queue's purge: the bulk
+ * deletes, and what the daemon's wake-up timer reads. Deletes go in bounded batches so no single
+ * transaction holds the write lock for long, whatever the queue's size.
  */
-import type { JobState } from '../../../shared/types';
+import type { JobState } from '../../../shared/protocol/types';
 import type { PendingCounts } from './counts';
 import type { Db } from './db';
 import type { DelayedCounts } from './delayed';
+import type { QueueStatements } from './queues';
 import { jobState } from '../mappers';
+import type { JobRetention, RateLimitedQueue, UpkeepSql } from '../statements/upkeep';
+import type { QueueSql } from '../statements/queues';
 import { scalarIntOrNull, toRow } from './row';
 
-export class UpkeepStatements {
+/** The bulk deletes (a queue's purge and retention) and the wake-up timer's reads. */
+export class UpkeepStatements implements Pick<QueueSql, 'queuePurge'>, Pick<UpkeepSql, 'jobDeleteExpired' | 'wakeDueAt' | 'wakeRateLimited'> {
   private readonly purgeStmt;
   private readonly retentionStmt;
   private readonly nextDueStmt;
   private readonly nextLeaseStmt;
+  private readonly nextScheduleStmt;
 
   constructor(
     db: Db,
     private readonly counts: PendingCounts,
     private readonly delayed: DelayedCounts,
+    private readonly queues: QueueStatements,
   ) {
     this.purgeStmt = db.prepare(`
       DELETE FROM jobs WHERE id IN (
@@ -45,20 +51,21 @@ export class UpkeepStatements {
       .prepare(`SELECT min(run_at) FROM jobs INDEXED BY jobs_due WHERE queue = @queue AND state IN ('queued', 'retrying') AND run_at > created_at AND state = @state AND run_at > @now`)
       .pluck();
     this.nextLeaseStmt = db.prepare(`SELECT min(lease_expires_at) FROM jobs INDEXED BY jobs_lease WHERE state = 'running'`).pluck();
+    this.nextScheduleStmt = db.prepare('SELECT min(next_run_at) FROM schedules WHERE enabled = 1').pluck();
   }
 
   /** Deletes up to `limit` jobs of the queue in the given states (never running ones). */
-  purge(queue: string, states: JobState[], limit: number): number {
-    this.delayed.forget(queue);
-    return this.counted(queue, this.purgeStmt.all({ queue, states: JSON.stringify(states), limit }));
+  queuePurge(p: { name: string; states: JobState[]; limit: number }): number {
+    this.delayed.forget(p.name);
+    return this.counted(p.name, this.purgeStmt.all({ queue: p.name, states: JSON.stringify(p.states), limit: p.limit }));
   }
 
   /**
    * Deletes up to `limit` finished jobs of the queue that finished before `cutoff`, oldest first.
    * `beforeId` is the smallest id made at `cutoff`: only jobs with smaller ids are looked at.
    */
-  retention(queue: string, cutoff: number, beforeId: string, limit: number): number {
-    return this.counted(queue, this.retentionStmt.all({ queue, cutoff, beforeId, limit }));
+  jobDeleteExpired(p: JobRetention): number {
+    return this.counted(p.queue, this.retentionStmt.all(p));
   }
 
   /** Takes the deleted rows (their states, from RETURNING) off the queue's counters. */
@@ -67,11 +74,33 @@ export class UpkeepStatements {
     return deleted.length;
   }
 
-  nextDue(queue: string, state: 'queued' | 'retrying', now: number): number | null {
-    return scalarIntOrNull(this.nextDueStmt.get({ queue, state, now }), 'next due');
+  /**
+   * Per queue that is not paused, the first entry of jobs_due for each waiting state (a query a
+   * queue keeps to its index range, where one over all queues would scan), then the first lease
+   * to expire and the next schedule.
+   */
+  wakeDueAt(now: number): number | null {
+    let next: number | null = null;
+    const consider = (t: number | null): void => {
+      if (t !== null && (next === null || t < next)) next = t;
+    };
+    for (const q of this.queues.all()) {
+      if (q.paused) continue;
+      for (const state of ['queued', 'retrying'] as const) consider(scalarIntOrNull(this.nextDueStmt.get({ queue: q.name, state, now }), 'next due'));
+    }
+    consider(scalarIntOrNull(this.nextLeaseStmt.get(), 'next lease expiry'));
+    consider(scalarIntOrNull(this.nextScheduleStmt.get(), 'next schedule'));
+    return next;
   }
 
-  nextLeaseExpiry(): number | null {
-    return scalarIntOrNull(this.nextLeaseStmt.get(), 'next lease expiry');
+  /** From the queues' settings and their maintained counters: no scan of jobs. */
+  wakeRateLimited(): RateLimitedQueue[] {
+    const out: RateLimitedQueue[] = [];
+    for (const q of this.queues.all()) {
+      if (q.paused || q.rateLimit === null) continue;
+      const counts = this.queues.counts(q.name);
+      if (counts.queued + counts.retrying > 0) out.push({ name: q.name, rateLimit: q.rateLimit, bucket: this.queues.rateState(q.name) });
+    }
+    return out;
   }
 }

@@ -1,25 +1,14 @@
 /**
- * SQL over workers: the daemon's own executors and remote workers that registered.
+ * SQL over workers (../statements/workers.ts): the daemon's own executors and remote workers
+ * that registered.
  */
-import type { Worker } from '../../../shared/types';
+import type { Worker } from '../../../shared/protocol/types';
+import type { WorkerExecutor, WorkerSql, WorkerWrite } from '../statements/workers';
 import type { Db } from './db';
 import { mapWorker } from '../mappers';
 import { int, text, toRow } from './row';
 
-export interface WorkerWrite {
-  id: string;
-  type: string;
-  name: string | null;
-  host: string | null;
-  pid: number | null;
-  queues: string;
-  kinds: string;
-  concurrency: number | null;
-  capacity: number | null;
-  now: number;
-}
-
-export class WorkerStatements {
+export class WorkerStatements implements WorkerSql {
   private readonly upsertStmt;
   private readonly byIdStmt;
   private readonly allStmt;
@@ -27,6 +16,8 @@ export class WorkerStatements {
   private readonly goneStmt;
   private readonly runningStmt;
   private readonly capacityLeftStmt;
+  private readonly executorSeenStmt;
+  private readonly executorGoneStmt;
 
   constructor(db: Db) {
     // Registering again (a reconnect) keeps started_at and marks the worker alive.
@@ -45,6 +36,8 @@ export class WorkerStatements {
     this.capacityLeftStmt = db.prepare(`
       SELECT capacity - (SELECT coalesce(sum(weight), 0) FROM jobs INDEXED BY jobs_lease WHERE state = 'running' AND worker_id = @id) AS room
       FROM workers WHERE id = @id AND capacity IS NOT NULL`);
+    this.executorSeenStmt = db.prepare(`UPDATE workers SET last_heartbeat_at = @now, alive = 1 WHERE id = @id AND type = 'builtin' AND pid IS @pid`);
+    this.executorGoneStmt = db.prepare(`UPDATE workers SET alive = 0 WHERE id = @id AND type = 'builtin' AND pid IS @pid`);
   }
 
   /**
@@ -56,31 +49,45 @@ export class WorkerStatements {
     return raw === undefined ? undefined : int(toRow(raw, 'worker capacity'), 'room');
   }
 
-  upsert(values: WorkerWrite): void {
+  workerUpsert(values: WorkerWrite): void {
     this.upsertStmt.run(values);
   }
 
-  get(id: string): Worker | undefined {
+  workerGet(id: string): Worker | undefined {
     const raw = this.byIdStmt.get({ id });
     return raw === undefined ? undefined : mapWorker(toRow(raw, 'worker'), this.runningJobIds(id));
   }
 
-  all(): Worker[] {
+  workerList(): Worker[] {
     return this.allStmt.all().map((raw) => {
       const row = toRow(raw, 'worker');
       return mapWorker(row, this.runningJobIds(text(row, 'id')));
     });
   }
 
-  touch(id: string, now: number): boolean {
-    return this.touchStmt.run({ id, now }).changes > 0;
+  workerTouch(p: { id: string; now: number }): boolean {
+    return this.touchStmt.run(p).changes > 0;
   }
 
-  markGone(id: string): boolean {
+  workerMarkGone(id: string): boolean {
     return this.goneStmt.run({ id }).changes > 0;
+  }
+
+  workerExecutorSeen(p: WorkerExecutor): void {
+    this.executorSeenStmt.run(p);
+  }
+
+  workerExecutorGone(p: Omit<WorkerExecutor, 'now'>): void {
+    this.executorGoneStmt.run(p);
   }
 
   private runningJobIds(id: string): string[] {
     return this.runningStmt.all({ id }).map((raw) => text(toRow(raw, 'running job'), 'id'));
+  }
+
+  /** Statement of ../statements/workers.ts: the worker's capacity less what it holds, null when it declared none. */
+  workerCapacityLeft(id: string): number | null {
+    const raw = this.capacityLeftStmt.get({ id });
+    return raw === undefined ? null : int(toRow(raw, 'worker capacity'), 'room');
   }
 }

@@ -1,7 +1,7 @@
 /** Open the daemon's log file (beside its database); VS Code reloads it as it grows. */
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
-import { defaultDbPath, defaultLogPath } from '../../../shared/paths';
+import { defaultDbPath, defaultLogPath } from '../../../shared/client/paths';
 import { readSettings } from '../../settings';
 import { command } from '../command';
 

@@ -1,7 +1,7 @@
 /** Sending an enqueue from this window: trust check, context (workspace, origin), tracking for notifications. */
 import * as vscode from 'vscode';
 import type { EnqueueParams } from '../../../shared/protocol';
-import type { Job } from '../../../shared/types';
+import type { Job } from '../../../shared/protocol/types';
 import type { SpoolContext } from '../../context';
 import { assertMayEnqueue } from '../../trust';
 

@@ -7,7 +7,7 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { Queue } from '../../../shared/types';
+import type { Queue } from '../../../shared/protocol/types';
 import type { SpoolContext } from '../../context';
 import { announceJob } from '../../notifications';
 import { command } from '../command';

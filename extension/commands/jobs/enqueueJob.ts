@@ -7,7 +7,7 @@
  */
 import * as vscode from 'vscode';
 import { ErrorCode, type EnqueueParams } from '../../../shared/protocol';
-import { SpoolError } from '../../../shared/errors';
+import { SpoolError } from '../../../shared/protocol/errors';
 import { announceJob } from '../../notifications';
 import { isQueueNode } from '../../views/queues/nodes';
 import { command } from '../command';

@@ -4,7 +4,7 @@
  * others are retried, by id.
  */
 import * as vscode from 'vscode';
-import type { SpoolClient } from '../../../shared/client';
+import type { SpoolClient } from '../../../shared/client/client';
 import { LIMITS, type BulkResult, type ListJobsResult } from '../../../shared/protocol';
 import { mayEnqueue } from '../../trust';
 import { command } from '../command';

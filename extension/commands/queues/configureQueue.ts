@@ -8,7 +8,7 @@ import type { Parsed } from '../../../shared/domain/parsed';
 import { formatRate, parseRate } from '../../../shared/domain/rates';
 import { concurrencyText } from '../../../shared/domain/rules/options';
 import type { ConfigureQueueParams } from '../../../shared/protocol';
-import type { Queue, RateLimit } from '../../../shared/types';
+import type { Queue, RateLimit } from '../../../shared/protocol/types';
 import { command } from '../command';
 import { queueTarget } from '../targets';
 

@@ -6,6 +6,7 @@
 import * as vscode from 'vscode';
 import { command } from '../command';
 import { filterText, parseFilter } from './filterSyntax';
+import { errorMessage } from '../../../shared/protocol/errors';
 
 export const filterJobs = command('spool.queues.filter', async (ctx, arg) => {
   const text =
@@ -22,7 +23,7 @@ export const filterJobs = command('spool.queues.filter', async (ctx, arg) => {
               parseFilter(v);
               return null;
             } catch (error) {
-              return error instanceof Error ? error.message : String(error);
+              return errorMessage(error);
             }
           },
         });

@@ -9,7 +9,7 @@ import * as vscode from 'vscode';
 import { DEFAULT_TIMEZONE, describeCron, timezoneProblem } from '../../../shared/domain/cron';
 import { fireTimesText } from '../../../shared/domain/present';
 import type { CreateScheduleParams } from '../../../shared/protocol';
-import type { Schedule } from '../../../shared/types';
+import type { Schedule } from '../../../shared/protocol/types';
 import type { SpoolContext } from '../../context';
 import { assertMayEnqueue } from '../../trust';
 import { command } from '../command';

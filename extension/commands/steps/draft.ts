@@ -3,7 +3,8 @@
  * again), and the job they make. Pure of `vscode`, so what the answers become is unit-tested.
  */
 import type { Parsed } from '../../../shared/domain/parsed';
-import { ENQUEUE_OPTIONS, parseHeaders, parseOptions, takesBody, type JobOptions, type OptionName } from './rules';
+import { ENQUEUE_OPTIONS, parseHeaders, parseOptions, takesBody, type EnqueueOptions, type OptionName } from './rules';
+import { errorMessage } from '../../../shared/protocol/errors';
 
 /** The kind step's choice: the two built-in executors, or a kind the user's workers claim. */
 export type KindChoice = 'shell' | 'http' | 'custom';
@@ -28,7 +29,7 @@ export interface JobDraft {
 export interface DraftedJob {
   kind: string;
   payload: unknown;
-  options: JobOptions;
+  options: EnqueueOptions;
 }
 
 /**
@@ -66,7 +67,7 @@ export function draftJob(draft: JobDraft, cwd: string | undefined, allowed: read
     try {
       payload = JSON.parse(draft.payload ?? '{}');
     } catch (error) {
-      return { ok: false, message: `The payload is not valid JSON: ${error instanceof Error ? error.message : String(error)}` };
+      return { ok: false, message: `The payload is not valid JSON: ${errorMessage(error)}` };
     }
     return { ok: true, value: { kind, payload, options: options.value } };
   }

@@ -5,7 +5,7 @@
  * answers are offered again (kept in the extension's global state).
  */
 import * as vscode from 'vscode';
-import type { Queue } from '../../../shared/types';
+import type { Queue } from '../../../shared/protocol/types';
 import type { SpoolContext } from '../../context';
 import { UNTRUSTED_SHELL } from '../../trust';
 import type { JobDraft, KindChoice } from './draft';

@@ -30,18 +30,18 @@ export interface StepInput {
 }
 
 /** Where a step sends the flow: on, back, or out. */
-export type Outcome = 'next' | 'back' | 'cancel';
+export type StepOutcome = 'next' | 'back' | 'cancel';
 
 /** One step: it asks, stores its answer in the flow's state, and says where to go. */
 export interface Step<S> {
   /** Whether the step is asked, given the answers so far. Default: always. */
   applies?: (state: S) => boolean;
   /** Shows the step's widget and stores the answer. */
-  run(input: StepInput, state: S): Promise<Outcome>;
+  run(input: StepInput, state: S): Promise<StepOutcome>;
 }
 
 /** Turns a widget's answer into the step's outcome, storing a value with `store`. */
-export function settle<T>(answer: Answer<T>, store: (value: T) => void): Outcome {
+export function settle<T>(answer: Answer<T>, store: (value: T) => void): StepOutcome {
   if (answer === BACK) return 'back';
   if (answer === undefined) return 'cancel';
   store(answer);
@@ -58,7 +58,7 @@ function asked<S>(step: Step<S> | undefined, state: S): boolean {
  * (an http job has more steps than a shell one). Back goes to the nearest earlier step that
  * applies, and from the first stays there. True when the last step was answered.
  */
-export async function walkSteps<S>(steps: readonly Step<S>[], state: S, from: number, ask: (step: Step<S>, position: number, total: number) => Promise<Outcome>): Promise<boolean> {
+export async function walkSteps<S>(steps: readonly Step<S>[], state: S, from: number, ask: (step: Step<S>, position: number, total: number) => Promise<StepOutcome>): Promise<boolean> {
   let index = from;
   while (index < steps.length) {
     const step = steps[index];

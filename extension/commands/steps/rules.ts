@@ -14,7 +14,8 @@ import { HEADER_NAME, HEADER_NAME_RULE, HTTP_METHODS as DOMAIN_HTTP_METHODS, HTT
 import { attemptsText, delayText, priorityText, timeoutText } from '../../../shared/domain/rules/options';
 import { NAME_RULE } from '../../../shared/domain/validate';
 import { LIMITS, NAME_PATTERN } from '../../../shared/protocol';
-import type { Backoff } from '../../../shared/types';
+import type { Backoff } from '../../../shared/protocol/types';
+import { errorMessage } from '../../../shared/protocol/errors';
 
 /** A queue, kind or schedule name (`what` names which), or what is wrong with it. */
 export function nameProblem(what: string, text: string): string | null {
@@ -52,7 +53,7 @@ export function parseHeaders(text: string): Parsed<Record<string, string>> {
     try {
       value = JSON.parse(s);
     } catch (error) {
-      return { ok: false, message: `Headers: not valid JSON (${error instanceof Error ? error.message : String(error)}).` };
+      return { ok: false, message: `Headers: not valid JSON (${errorMessage(error)}).` };
     }
     if (typeof value !== 'object' || value === null || Array.isArray(value)) return { ok: false, message: 'Headers: a JSON object of names to string values.' };
     const headers: Record<string, string> = {};
@@ -79,13 +80,13 @@ export function jsonProblem(text: string): string | null {
   try {
     JSON.parse(text);
   } catch (error) {
-    return `Not valid JSON: ${error instanceof Error ? error.message : String(error)}`;
+    return `Not valid JSON: ${errorMessage(error)}`;
   }
   return Buffer.byteLength(text) > LIMITS.maxPayloadBytes ? `The payload is over ${LIMITS.maxPayloadBytes} bytes.` : null;
 }
 
 /** A job's options, as the last step takes them. */
-export interface JobOptions {
+export interface EnqueueOptions {
   priority?: number;
   delayMs?: number;
   maxAttempts?: number;
@@ -103,8 +104,8 @@ export const TEMPLATE_OPTIONS: readonly OptionName[] = ['priority', 'attempts', 
  * Parses `priority=5 delay=30s attempts=3 backoff=exponential:1s:5m timeout=10m` (any subset, any
  * order, the names in `allowed`), in the CLI's syntax: a duration needs its unit, as everywhere.
  */
-export function parseOptions(text: string, allowed: readonly OptionName[] = ENQUEUE_OPTIONS): Parsed<JobOptions> {
-  const options: JobOptions = {};
+export function parseOptions(text: string, allowed: readonly OptionName[] = ENQUEUE_OPTIONS): Parsed<EnqueueOptions> {
+  const options: EnqueueOptions = {};
   for (const part of text.trim().split(/\s+/).filter((p) => p !== '')) {
     const eq = part.indexOf('=');
     const key = eq < 0 ? part : part.slice(0, eq);

@@ -7,7 +7,7 @@
  */
 import { relativeTime, shownState, type ShownState } from '../../../shared/domain/present';
 import { allows } from '../../../shared/domain/states';
-import type { Job, JobRun, OutputLine } from '../../../shared/types';
+import type { Job, JobRun, OutputLine } from '../../../shared/protocol/types';
 import { payloadSummary } from '../format';
 import { PAGE_ACTIONS, type PageAction } from './messages';
 

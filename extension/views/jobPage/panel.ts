@@ -8,12 +8,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
-import type { SpoolClient, Subscription } from '../../../shared/client';
-import { SpoolError } from '../../../shared/errors';
+import type { SpoolClient, Subscription } from '../../../shared/client/client';
+import { SpoolError } from '../../../shared/protocol/errors';
 import { ErrorCode, LIMITS } from '../../../shared/protocol';
-import { TERMINAL_STATES, type Job, type JobRun, type OutputLine } from '../../../shared/types';
+import { TERMINAL_STATES, type Job, type JobRun, type OutputLine } from '../../../shared/protocol/types';
 import type { DaemonConnection } from '../../daemon/connection';
-import { errorMessage } from '../../daemon/connection';
+import { errorMessage } from '../../../shared/protocol/errors';
 import { MESSAGE, PAGE_ACTIONS, readPageMessage, type ToPageMessage } from './messages';
 import { jobTitle, PAGE_OUTPUT_LINES, relativeTimes, type JobPageInput } from './model';
 import { renderJobBody, renderJobDocument } from './render';

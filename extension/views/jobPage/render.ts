@@ -13,8 +13,8 @@
  * follows the theme, light, dark or high contrast.
  */
 import { formatDuration } from '../../../shared/domain/durations';
-import { runHeading, runKey } from '../../../shared/runs';
-import type { Job, JobRun, OutputLine } from '../../../shared/types';
+import { runHeading, runKey } from '../../../shared/domain/runs';
+import type { Job, JobRun, OutputLine } from '../../../shared/protocol/types';
 import { relativeTime } from '../format';
 import { PAGE_ACTIONS, type PageAction } from './messages';
 import { jobTimes, jobTitle, localTime, pageActions, runStatus, stateLabel, stateReason, STATE_GLYPHS, type JobPageInput } from './model';

@@ -7,7 +7,7 @@
 import * as vscode from 'vscode';
 import { formatDuration } from '../../../shared/domain/durations';
 import { formatRate } from '../../../shared/domain/rates';
-import type { Job, Queue } from '../../../shared/types';
+import type { Job, Queue } from '../../../shared/protocol/types';
 import { ownerDescription, ownerTooltip } from '../../jobsFileDeclaration';
 import { jobLabel, relativeTime } from '../format';
 import { GROUP_TITLES, countText, jobAccessibleLabel, jobDescription, matchingDescription, queueDescription, type GroupName, type MatchCount } from './text';

@@ -11,7 +11,7 @@
  */
 import * as vscode from 'vscode';
 import type { JobOrder, ListJobsParams } from '../../../shared/protocol';
-import type { Job, Queue } from '../../../shared/types';
+import type { Job, Queue } from '../../../shared/protocol/types';
 import type { DaemonConnection } from '../../daemon/connection';
 import { readSettings } from '../../settings';
 import { Refresher } from '../refresher';

@@ -5,7 +5,7 @@
  * so that they read as in the code lens and the CLI.
  */
 import { dueCount, jobReason, queueText } from '../../../shared/domain/present';
-import type { Job, JobState, Queue } from '../../../shared/types';
+import type { Job, JobState, Queue } from '../../../shared/protocol/types';
 import { jobLabel } from '../format';
 
 /** The groups under a queue. `delayed` is the queued jobs whose runAt lies in the future. */

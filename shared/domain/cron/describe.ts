@@ -54,7 +54,7 @@ const two = (n: number): string => String(n).padStart(2, '0');
  * shown from the start ("every day at 03:00", "weekdays at 09:00", "every Monday at 09:00");
  * frequent ones name the days after ("every 15 minutes, Monday to Friday").
  */
-export function describeCron(cron: CronExpression): string {
+export function describeExpression(cron: CronExpression): string {
   const time = timePhrase(cron);
   const { days, months } = dayParts(cron, time.fixed);
   const inMonths = months === '' ? '' : `, ${months}`;

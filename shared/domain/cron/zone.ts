@@ -5,6 +5,7 @@
  */
 import type { CronProblem } from './parse';
 import { clip } from './parse';
+import { errorMessage } from '../../protocol/errors';
 
 /** The time zone a schedule uses when none is given. */
 export const DEFAULT_TIMEZONE = 'UTC';
@@ -17,7 +18,7 @@ export function timezoneProblem(timezone: string): CronProblem | null {
     formatter(timezone);
     return null;
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = errorMessage(error);
     return {
       field: 'timezone',
       message: `Unknown time zone "${clip(timezone)}" (${reason.replace(/\.+$/, '')}). Use an IANA name such as "Europe/Paris" or "UTC".`,

@@ -4,7 +4,7 @@
  * whose start time is still ahead (the protocol counts those inside `queued` as well, so they
  * are taken out here rather than shown twice).
  */
-import type { JobCounts } from '../../types';
+import type { JobCounts } from '../../protocol/types';
 
 /** Queued jobs that may start now: the queued count less the delayed ones. */
 export function dueCount(counts: Pick<JobCounts, 'queued'>, delayed: number): number {

@@ -5,7 +5,7 @@
  * 30s.`), which say the same things in the same words. Pure: the caller passes the clock.
  */
 import { formatDuration } from '../durations';
-import type { Job, JobRun, JobState } from '../../types';
+import type { Job, JobRun, JobState } from '../../protocol/types';
 import { relativeTime } from './time';
 
 /** A job's state as it is shown: a queued job whose run time lies ahead is `delayed`. */

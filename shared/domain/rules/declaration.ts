@@ -6,13 +6,13 @@
  * `file` ("file.schedules[2].cron"). The same functions read back what an apply stored, so a
  * stored value that no longer passes is an error rather than a wrong plan.
  */
-import { invalidParams } from '../../errors';
+import { invalidParams, errorMessage } from '../../protocol/errors';
 import { validateCron } from '../cron';
 import { array, boolean, join, jsonText, name, object, oneOf, requiredObject, shown, string } from '../validate';
 import { isRecord } from '../records';
 import { MISSED_POLICIES, OVERLAP_POLICIES, PARAM_NAME, PARAM_NAME_RULE } from './declared';
 import type { Declaration, DeclaredQueue, DeclaredSchedule, DeclaredTemplate, QueueSettings, TemplateParam, TemplateState } from '../../protocol/projects';
-import type { JobOptions } from '../../types';
+import type { JobOptions } from '../../protocol/types';
 import { LIMITS } from '../../protocol';
 import { maxAttempts, partialBackoff, priority, tags, timeoutMs } from './jobs';
 import { DEFAULT_TIMEZONE, MAX_CONCURRENCY, MAX_CRON_LENGTH, MAX_DESCRIPTION_LENGTH } from './limits';
@@ -80,7 +80,7 @@ function integerIn(value: unknown, field: string, min: number, max: number): num
 
 function declaredTemplate(value: unknown, field: string): DeclaredTemplate {
   const o = requiredObject(value, field, ['name', 'queue', 'kind', 'payload', 'options', 'params', 'description']);
-  return { name: name(o['name'], join(field, 'name')), ...templateState(stripName(o), field) };
+  return { name: name(o['name'], join(field, 'name')), ...templateStateOf(stripName(o), field) };
 }
 
 function stripName(o: Record<string, unknown>): Record<string, unknown> {
@@ -89,7 +89,7 @@ function stripName(o: Record<string, unknown>): Record<string, unknown> {
 }
 
 /** A template without its name: what the daemon stores. */
-export function templateState(value: unknown, field: string): TemplateState {
+export function templateStateOf(value: unknown, field: string): TemplateState {
   const o = requiredObject(value, field, ['queue', 'kind', 'payload', 'options', 'params', 'description']);
   // The payload keeps its {{placeholders}}: it is checked for size here, and for its kind once
   // substituted, when a job is made of it.
@@ -163,7 +163,7 @@ export function declaredScheduleOf(value: unknown, field: string): DeclaredSched
   try {
     validateCron({ cron: schedule.cron, timezone: schedule.timezone });
   } catch (error) {
-    throw invalidParams(join(field, 'cron'), `${join(field, 'cron')}: ${error instanceof Error ? error.message : String(error)}`, 'a cron expression');
+    throw invalidParams(join(field, 'cron'), `${join(field, 'cron')}: ${errorMessage(error)}`, 'a cron expression');
   }
   return schedule;
 }

@@ -4,7 +4,7 @@
  * the protocol's (shared/protocol/projects.ts: they cross the wire in `projects.apply`), so the
  * rules and the jobs file share them without the domain importing shared/jobsfile.
  */
-import type { MissedRunPolicy } from '../../types';
+import type { MissedRunPolicy } from '../../protocol/types';
 import type { OverlapPolicy } from '../../protocol/projects';
 
 /** `{{name}}` in a template's strings: a letter or "_" first, then letters, digits or "_". */

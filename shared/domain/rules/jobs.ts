@@ -1,9 +1,9 @@
 /**
  * Validation of the job methods' params: enqueue, update, list, output and the bulk forms.
  */
-import { invalidParams } from '../../errors';
+import { invalidParams } from '../../protocol/errors';
 import { LIMITS, type JobFilter, type JobOrder } from '../../protocol';
-import { JOB_STATES, type Backoff, type BackoffStrategy } from '../../types';
+import { JOB_STATES, type Backoff, type BackoffStrategy } from '../../protocol/types';
 import {
   array,
   integer,
@@ -179,11 +179,12 @@ export interface UpdateInput {
   payload: string | null;
   maxAttempts: number | null;
   tags: string | null;
+  weight: number | null;
 }
 
 /** `now` bounds runAt. */
 export function updateParams(value: unknown, now: number): UpdateInput {
-  const o = object(value, 'params', ['id', 'priority', 'runAt', 'delayMs', 'payload', 'maxAttempts', 'tags']);
+  const o = object(value, 'params', ['id', 'priority', 'runAt', 'delayMs', 'payload', 'maxAttempts', 'tags', 'weight']);
   const { delayMs, runAt } = runTime(o, '', now);
   return {
     id: jobId(o['id']),
@@ -193,6 +194,7 @@ export function updateParams(value: unknown, now: number): UpdateInput {
     payload: o['payload'] === undefined ? null : jsonText(o['payload'], 'payload'),
     maxAttempts: o['maxAttempts'] === undefined ? null : maxAttempts(o['maxAttempts'], 'maxAttempts'),
     tags: o['tags'] === undefined ? null : JSON.stringify(tags(o['tags'], 'tags')),
+    weight: o['weight'] === undefined ? null : weight(o['weight'], 'weight'),
   };
 }
 

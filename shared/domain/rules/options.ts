@@ -5,7 +5,7 @@
  * the daemon answer the same value with the same sentence. `field` is how the caller's user
  * names the option ("--priority", "priority"). Durations use the one syntax of ../durations.
  */
-import { SpoolError } from '../../errors';
+import { SpoolError } from '../../protocol/errors';
 import { LIMITS } from '../../protocol';
 import { formatDuration, parseDuration } from '../durations';
 import { parsed, refused, type Parsed } from '../parsed';

@@ -9,10 +9,10 @@
  * Errors are InvalidParams naming the field under the caller's prefix ("payload.command",
  * "jobs[2].payload.url", "job.payload.env.HOME") and what is allowed there.
  */
-import { clipName, invalidParams } from '../../errors';
+import { clipName, invalidParams } from '../../protocol/errors';
 import { join, object, onlyKeys, shown, type Fields } from '../validate';
 import { isRecord } from '../records';
-import type { ResourceLimits } from '../../types';
+import type { ResourceLimits } from '../../protocol/types';
 import { RESOURCE_LIMIT_RANGES } from '../../protocol';
 import { CWD_RULE, HEADER_NAME, HEADER_NAME_RULE, HTTP_METHODS, HTTP_URL_RULE } from './limits';
 

@@ -1,9 +1,9 @@
 /**
  * Validation of the queue methods' params.
  */
-import { invalidParams } from '../../errors';
+import { invalidParams } from '../../protocol/errors';
 import { LIMITS } from '../../protocol';
-import { JOB_STATES, type Backoff, type JobState, type RateLimit } from '../../types';
+import { JOB_STATES, type Backoff, type JobState, type RateLimit } from '../../protocol/types';
 import { maxAttempts, partialBackoff, timeoutMs } from './jobs';
 import { MAX_CONCURRENCY, MAX_RATE } from './limits';
 import { resourceLimits } from './payloads';

@@ -2,8 +2,8 @@
  * Validation of schedule params and job templates. The cron expression and time zone are only
  * checked for shape here; the daemon's scheduler parses them (shared/domain/cron) and computes fire times.
  */
-import { invalidParams } from '../../errors';
-import type { JobTemplate, Schedule } from '../../types';
+import { invalidParams, errorMessage } from '../../protocol/errors';
+import type { JobTemplate, Schedule } from '../../protocol/types';
 import { MISSED_POLICIES } from './declared';
 import { maxAttempts, partialBackoff, priority, tags, timeoutMs, weight } from './jobs';
 import { DEFAULT_TIMEZONE, MAX_CRON_LENGTH, MAX_TIMEZONE_LENGTH } from './limits';
@@ -45,7 +45,7 @@ export function timezone(value: unknown, field = 'timezone'): string {
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: zone });
   } catch (error) {
-    throw invalidParams(field, `${field} must be an IANA time zone such as "UTC" or "Europe/Paris" (got "${zone}": ${error instanceof Error ? error.message : String(error)})`, 'IANA time zone');
+    throw invalidParams(field, `${field} must be an IANA time zone such as "UTC" or "Europe/Paris" (got "${zone}": ${errorMessage(error)})`, 'IANA time zone');
   }
   return zone;
 }

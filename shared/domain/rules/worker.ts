@@ -2,9 +2,9 @@
  * Validation of the worker-side params: claim, heartbeat, progress, checkpoint, log, complete,
  * fail, and worker registration.
  */
-import { invalidParams } from '../../errors';
+import { invalidParams } from '../../protocol/errors';
 import { LIMITS } from '../../protocol';
-import type { OutputStream } from '../../types';
+import type { OutputStream } from '../../protocol/types';
 import { array, boolean, integer, jobId, jsonText, name, nameList, object, oneOf, optionalInteger, optionalName, optionalString, shown, string, type Fields } from '../validate';
 
 export interface ClaimInput {
@@ -107,7 +107,7 @@ export interface FailInput {
   permanent: boolean;
 }
 
-export function failParams(value: unknown): FailInput {
+export function failInput(value: unknown): FailInput {
   const o = object(value, 'params', ['id', 'workerId', 'error', 'stack', 'exitCode', 'httpStatus', 'permanent']);
   return {
     ...workerJob(o),

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { backoffDelay } from '../../../daemon/engine';
-import { makeEngine, type StoreFactory } from '../harness';
+import { makeEngine, type TestStoreFactory } from '../harness';
 
 /** The backoff tests, run against the store `store` makes. */
-export function defineBackoff(store: StoreFactory): void {
+export function defineBackoff(store: TestStoreFactory): void {
   test('exponential, linear and fixed backoff follow their formula and the cap, with no jitter at random 0.5', async () => {
     const mid = (): number => 0.5;
     const exp = { strategy: 'exponential', baseMs: 1000, capMs: 10_000, jitter: 0.3 } as const;

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { isSpoolError } from '../../../shared/errors';
+import { isSpoolError } from '../../../shared/protocol/errors';
 import { ErrorCode } from '../../../shared/protocol';
-import { makeEngine, type StoreFactory } from '../harness';
+import { makeEngine, type TestStoreFactory } from '../harness';
 
 /** The batch tests, run against the store `store` makes. */
-export function defineBatch(store: StoreFactory): void {
+export function defineBatch(store: TestStoreFactory): void {
   test('enqueueBatch stores every job in order across its multi-row inserts, keys deduplicated in and out of the batch', async (t) => {
     const { engine } = makeEngine(t, store);
     const before = (await engine.enqueue({ queue: 'a', kind: 'k', idempotencyKey: 'known' })).job;

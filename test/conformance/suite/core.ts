@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ErrorCode } from '../../../shared/protocol';
-import { makeEngine, thrown, type StoreFactory } from '../harness';
+import { makeEngine, thrown, type TestStoreFactory } from '../harness';
 
 /** The core tests, run against the store `store` makes. */
-export function defineCore(store: StoreFactory): void {
+export function defineCore(store: TestStoreFactory): void {
   test('an enqueued job is stored queued with the queue defaults, and its queue is created on first use', async (t) => {
     const { engine, clock } = makeEngine(t, store);
     const { job, created } = await engine.enqueue({ queue: 'emails', kind: 'send', payload: { to: 'a@example.com' }, tags: ['x'] });

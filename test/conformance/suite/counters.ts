@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { isSpoolError } from '../../../shared/errors';
-import { JOB_STATES } from '../../../shared/types';
+import { isSpoolError } from '../../../shared/protocol/errors';
+import { JOB_STATES } from '../../../shared/protocol/types';
 import { seeded } from '../../helpers/random';
-import { makeEngine, type StoreFactory } from '../harness';
+import { makeEngine, type TestStoreFactory } from '../harness';
 
 /** The counters tests, run against the store `store` makes. */
-export function defineCounters(store: StoreFactory): void {
+export function defineCounters(store: TestStoreFactory): void {
   test('counters agree with a recount after a randomized sequence of 5,000 operations', async (t) => {
     const seed = Number(process.env['SPOOL_TEST_SEED'] ?? 20300101);
     const rand = seeded(seed);

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { makeEngine, type StoreFactory } from '../harness';
+import { makeEngine, type TestStoreFactory } from '../harness';
 
 const A = { id: 'daemon-a', host: 'box', pid: 101, processStart: '5000', socketPath: '/run/a.sock', executorId: 'builtin:box:a' };
 const B = { id: 'daemon-b', host: 'box', pid: 202, processStart: null, socketPath: '/run/b.sock', executorId: 'builtin:box:b' };
 
 /** The daemon-instance tests, run against the store `store` makes. */
-export function defineDaemons(store: StoreFactory): void {
+export function defineDaemons(store: TestStoreFactory): void {
   test('daemons record themselves with pid, process start, host, socket and executor id, seen by every daemon on the store', async (t) => {
     const { engine, clock, openShared } = makeEngine(t, store);
     const a = await engine.registerDaemon(A);

@@ -5,10 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { makeEngine, type StoreFactory } from '../harness';
+import { makeEngine, type TestStoreFactory } from '../harness';
 
 /** The delayed tests, run against the store `store` makes. */
-export function defineDelayed(store: StoreFactory): void {
+export function defineDelayed(store: TestStoreFactory): void {
   test('a clock that steps back below a claim or a retry made since does not reuse the kept count', async (t) => {
     const { engine, clock } = makeEngine(t, store);
     // A claim at a later time took the counted job; then the clock went back before its run time.

@@ -3,7 +3,7 @@
  * against one store. Each `<store>.test.ts` calls it with its own factory, so a suite added here
  * runs on every store (River's riverdrivertest: one suite every driver must pass).
  */
-import type { StoreFactory } from '../harness';
+import type { TestStoreFactory } from '../harness';
 import { defineBackoff } from './backoff';
 import { defineBatch } from './batch';
 import { defineCore } from './core';
@@ -24,7 +24,7 @@ import { defineValidation } from './validation';
 import { defineWeights } from './weights';
 
 /** Every suite, in the order they run. */
-const SUITES: readonly ((store: StoreFactory) => void)[] = [
+const SUITES: readonly ((store: TestStoreFactory) => void)[] = [
   defineBackoff,
   defineBatch,
   defineCore,
@@ -46,6 +46,6 @@ const SUITES: readonly ((store: StoreFactory) => void)[] = [
 ];
 
 /** Declares every conformance test against `store`. */
-export function defineAll(store: StoreFactory): void {
+export function defineAll(store: TestStoreFactory): void {
   for (const define of SUITES) define(store);
 }

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ErrorCode } from '../../../shared/protocol';
-import { makeEngine, thrown, type StoreFactory } from '../harness';
+import { makeEngine, thrown, type TestStoreFactory } from '../harness';
 
 /** The lease tests, run against the store `store` makes. */
-export function defineLease(store: StoreFactory): void {
+export function defineLease(store: TestStoreFactory): void {
   test('only the lease holder may heartbeat, report progress, checkpoint, log, complete, fail or release', async (t) => {
     const { engine } = makeEngine(t, store);
     const { job } = await engine.enqueue({ queue: 'q', kind: 'k' });

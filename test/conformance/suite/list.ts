@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { UuidV7 } from '../../../shared/domain/uuid';
-import { makeEngine, type StoreFactory } from '../harness';
+import { makeEngine, type TestStoreFactory } from '../harness';
 
 /** The list tests, run against the store `store` makes. */
-export function defineList(store: StoreFactory): void {
+export function defineList(store: TestStoreFactory): void {
   test('listing filters by queue, states, kind, tag, text and delay', async (t) => {
     const { engine } = makeEngine(t, store);
     const a = (await engine.enqueue({ queue: 'q', kind: 'email', payload: { to: 'ann@example.com' }, tags: ['vip'] })).job;

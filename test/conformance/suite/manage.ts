@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ErrorCode } from '../../../shared/protocol';
-import { makeEngine, thrown, type StoreFactory } from '../harness';
+import { makeEngine, thrown, type TestStoreFactory } from '../harness';
 
 /** The manage tests, run against the store `store` makes. */
-export function defineManage(store: StoreFactory): void {
+export function defineManage(store: TestStoreFactory): void {
   test('cancel: waiting jobs are cancelled at once, finished ones refuse with a clear error', async (t) => {
     const { engine } = makeEngine(t, store);
     const { job } = await engine.enqueue({ queue: 'q', kind: 'k' });
@@ -54,16 +54,24 @@ export function defineManage(store: StoreFactory): void {
     assert.match(error.message, /it is running\. Cancel it first/);
   });
 
-  test('update changes a queued job and refuses running or finished ones', async (t) => {
+  test('update changes a queued job (its weight too) and refuses running or finished ones', async (t) => {
     const { engine, clock } = makeEngine(t, store);
     const { job } = await engine.enqueue({ queue: 'q', kind: 'k', payload: { a: 1 } });
     const updated = await engine.update({ id: job.id, priority: 9, delayMs: 500, payload: { a: 2 }, maxAttempts: 8, tags: ['t'] });
     assert.deepEqual([updated.priority, updated.runAt, updated.payload, updated.maxAttempts, updated.tags], [9, clock.ms + 500, { a: 2 }, 8, ['t']]);
     assert.equal((await engine.update({ id: job.id, runAt: clock.ms })).runAt, clock.ms);
+    // A waiting job's weight changes too (how much of its queue's concurrency it will take), and
+    // a weight out of range is refused, naming the field.
+    assert.equal((await engine.update({ id: job.id, weight: 4 })).weight, 4);
+    const badWeight = await thrown(() => engine.update({ id: job.id, weight: 0 }));
+    assert.equal(badWeight.code, ErrorCode.InvalidParams);
+    assert.equal(badWeight.data['field'], 'weight');
+    assert.equal((await engine.getJob(job.id)).job.weight, 4);
     await engine.claim({ workerId: 'w' });
     const error = await thrown(() => engine.update({ id: job.id, priority: 1 }));
     assert.equal(error.code, ErrorCode.InvalidState);
     assert.match(error.message, /only queued or retrying jobs can change, and it is running/);
+    assert.equal((await thrown(() => engine.update({ id: job.id, weight: 2 }))).code, ErrorCode.InvalidState);
     await engine.fail({ id: job.id, workerId: 'w', error: 'x' });
     const tooFew = await thrown(() => engine.update({ id: job.id, maxAttempts: 1 }));
     assert.equal(tooFew.data['field'], 'maxAttempts');

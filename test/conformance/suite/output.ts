@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { LIMITS } from '../../../shared/protocol';
-import type { OutputLine } from '../../../shared/types';
-import { makeEngine, type StoreFactory } from '../harness';
+import type { OutputLine } from '../../../shared/protocol/types';
+import { makeEngine, type TestStoreFactory } from '../harness';
 
 /** The output tests, run against the store `store` makes. */
-export function defineOutput(store: StoreFactory): void {
+export function defineOutput(store: TestStoreFactory): void {
   test('output is kept per job in order across attempts, paged by seq, and done once the job finished', async (t) => {
     const { engine } = makeEngine(t, store);
     const { job } = await engine.enqueue({ queue: 'q', kind: 'k', backoff: { strategy: 'fixed', baseMs: 0, jitter: 0 } });

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ErrorCode } from '../../../shared/protocol';
-import { makeEngine, thrown, type StoreFactory } from '../harness';
+import { makeEngine, thrown, type TestStoreFactory } from '../harness';
 
 const SCHEDULE = { name: 'nightly', cron: '0 3 * * *', queue: 'q' };
 
 /** The payloads tests, run against the store `store` makes. */
-export function definePayloads(store: StoreFactory): void {
+export function definePayloads(store: TestStoreFactory): void {
   test('a shell or http job whose payload cannot run is refused at enqueue, naming the field and what is allowed', async (t) => {
     const { engine } = makeEngine(t, store);
     const cases: [unknown, string, RegExp, RegExp][] = [

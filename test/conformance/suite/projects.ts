@@ -4,7 +4,7 @@ import { nextFireTime } from '../../../shared/domain/cron';
 import { parseJobsFile, planChanges, type Declaration } from '../../../shared/jobsfile';
 import { ErrorCode } from '../../../shared/protocol';
 import { planHash } from '../../../shared/jobsfile';
-import { makeEngine, thrown, type StoreFactory } from '../harness';
+import { makeEngine, thrown, type TestStoreFactory } from '../harness';
 
 /** A declaration from jobs-file text, as the CLI sends it. */
 function declare(text: string): Declaration {
@@ -27,7 +27,7 @@ function file(options: { cron?: string; queues?: string; overlap?: 'allow' | 'sk
 }
 
 /** The jobs-as-code tests (templates, ownership, apply), run against the store `store` makes. */
-export function defineProjects(store: StoreFactory): void {
+export function defineProjects(store: TestStoreFactory): void {
   test('apply creates every object with its owner; the second plan is all unchanged', async (t) => {
     const { engine, clock } = makeEngine(t, store);
     const first = await engine.applyProject({ project: 'web', file: file() });

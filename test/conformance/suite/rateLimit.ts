@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { makeEngine, type StoreFactory } from '../harness';
+import { makeEngine, type TestStoreFactory } from '../harness';
 
 /** The rate-limit tests, run against the store `store` makes. */
-export function defineRateLimit(store: StoreFactory): void {
+export function defineRateLimit(store: TestStoreFactory): void {
   test('a rate-limited queue starts at most burst + perSecond·t jobs over a window of t seconds', async (t) => {
     const { engine, clock } = makeEngine(t, store);
     await engine.configureQueue({ name: 'api', rateLimit: { perSecond: 5, burst: 3 } });

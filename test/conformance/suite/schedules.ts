@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ErrorCode } from '../../../shared/protocol';
-import { makeEngine, thrown, type StoreFactory } from '../harness';
+import { makeEngine, thrown, type TestStoreFactory } from '../harness';
 
 const SCHEDULE = { name: 'nightly', cron: '0 3 * * *', timezone: 'Europe/Paris', queue: 'maintenance', job: { kind: 'shell', payload: { command: 'make clean' }, priority: 2 } };
 
 /** The schedules tests, run against the store `store` makes. */
-export function defineSchedules(store: StoreFactory): void {
+export function defineSchedules(store: TestStoreFactory): void {
   test('schedules are stored, updated, listed and deleted', async (t) => {
     const { engine, clock } = makeEngine(t, store);
     const created = await engine.createSchedule(SCHEDULE, clock.ms + 1000);

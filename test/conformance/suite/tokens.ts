@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ErrorCode } from '../../../shared/protocol';
-import { makeEngine, thrown, type StoreFactory } from '../harness';
+import { makeEngine, thrown, type TestStoreFactory } from '../harness';
 
 const HASH_A = 'a'.repeat(64);
 const HASH_B = 'b'.repeat(64);
 
 /** The access-token tests, run against the store `store` makes. */
-export function defineTokens(store: StoreFactory): void {
+export function defineTokens(store: TestStoreFactory): void {
   test('tokens are stored by name with their scope and hash, listed by name, and revoked', async (t) => {
     const { engine, clock, openShared } = makeEngine(t, store);
     await engine.createToken({ name: 'ci', scope: 'worker', hash: HASH_B, createdAt: clock.ms });

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { makeEngine, type StoreFactory } from '../harness';
+import { makeEngine, type TestStoreFactory } from '../harness';
 
 const HOUR = 3_600_000;
 
 /** The upkeep tests, run against the store `store` makes. */
-export function defineUpkeep(store: StoreFactory): void {
+export function defineUpkeep(store: TestStoreFactory): void {
   test('retention deletes only finished jobs older than the queue retention, in bounded batches', async (t) => {
     const { engine, clock } = makeEngine(t, store);
     await engine.configureQueue({ name: 'q', retentionMs: HOUR });

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ErrorCode, LIMITS } from '../../../shared/protocol';
-import { makeEngine, thrown, type StoreFactory } from '../harness';
+import { makeEngine, thrown, type TestStoreFactory } from '../harness';
 
 const JOB = { queue: 'q', kind: 'k' };
 
 /** The validation tests, run against the store `store` makes. */
-export function defineValidation(store: StoreFactory): void {
+export function defineValidation(store: TestStoreFactory): void {
   test('invalid enqueue input is refused with an error naming the field and what is allowed', async (t) => {
     const { engine } = makeEngine(t, store);
     const cases: [unknown, string, RegExp][] = [

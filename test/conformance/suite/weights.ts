@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ErrorCode, LIMITS } from '../../../shared/protocol';
-import { makeEngine, thrown, type StoreFactory } from '../harness';
+import { makeEngine, thrown, type TestStoreFactory } from '../harness';
 
 /** The job weight and worker capacity tests, run against the store `store` makes. */
-export function defineWeights(store: StoreFactory): void {
+export function defineWeights(store: TestStoreFactory): void {
   test("a schedule's job template carries a weight to the jobs it makes, and a bad one is refused naming the field", async (t) => {
     const { engine } = makeEngine(t, store);
     await engine.createSchedule({ name: 'heavy-nightly', cron: '0 3 * * *', queue: 'q', job: { kind: 'encode', weight: 4 } }, null);

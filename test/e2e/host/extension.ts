@@ -5,8 +5,8 @@
  */
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { SpoolClient } from '../../../shared/client';
-import type { Job } from '../../../shared/types';
+import { SpoolClient } from '../../../shared/client/client';
+import type { Job } from '../../../shared/protocol/types';
 import { children, connected, groupNode, label, queueNode, spool, waitFor } from './api';
 import { configString, hostSuite } from './framework';
 import { menuFor } from './menus';

@@ -10,7 +10,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { SpoolClient } from '../../../shared/client';
+import { SpoolClient } from '../../../shared/client/client';
 import { jobOutputUri } from '../../../extension/documents/jobOutput';
 import { connected, spool, waitFor } from './api';
 import { configString, hostSuite, type HostConfig } from './framework';

@@ -9,7 +9,7 @@ import * as v8 from 'node:v8';
 import * as vm from 'node:vm';
 import * as vscode from 'vscode';
 import type { SpoolApi } from '../../../extension/context';
-import { SpoolClient } from '../../../shared/client';
+import { SpoolClient } from '../../../shared/client/client';
 import { connected, spool, waitFor } from './api';
 import { configString, hostSuite } from './framework';
 

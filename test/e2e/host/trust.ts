@@ -4,8 +4,8 @@
  */
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { SpoolClient } from '../../../shared/client';
-import type { Job } from '../../../shared/types';
+import { SpoolClient } from '../../../shared/client/client';
+import type { Job } from '../../../shared/protocol/types';
 import { connected, spool, waitFor } from './api';
 import { configString, hostSuite } from './framework';
 

@@ -11,6 +11,7 @@ import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { codeServerEntry, tempDir } from './paths';
 import { waitFor } from './wait';
+import { errorMessage } from '../../../shared/protocol/errors';
 
 const run = promisify(execFile);
 
@@ -93,7 +94,7 @@ export async function startCodeServer(options: CodeServerOptions): Promise<CodeS
     await run(process.execPath, [entry, ...common, '--install-extension', options.vsixPath], { env, maxBuffer: 16 * 1024 * 1024 });
   } catch (error) {
     remove();
-    throw new Error(`code-server could not install ${options.vsixPath}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new Error(`code-server could not install ${options.vsixPath}: ${errorMessage(error)}`);
   }
   const installed = fs.readdirSync(extensions).find((name) => name.startsWith('spool.spool-'));
   if (!installed) {

@@ -16,6 +16,7 @@ import type { CodeServer } from './codeServer';
 import { artifactPath } from './paths';
 import { waitFor } from './wait';
 import type { HostResult } from '../host/framework';
+import { errorMessage } from '../../../shared/protocol/errors';
 
 export interface HostRun {
   exitCode: number;
@@ -66,7 +67,7 @@ export async function runHostSuite(
     await waitFor('the extension-host tests to finish', () => exitCode !== undefined, { timeoutMs: options.timeoutMs ?? 180_000, intervalMs: 200 });
   } catch (error) {
     await page.screenshot({ path: artifactPath(`host-timeout-${path.basename(suite, '.ts')}.png`) });
-    throw new Error(`${error instanceof Error ? error.message : String(error)}\nworkbench log:\n${log}\ncode-server log:\n${server.log()}`);
+    throw new Error(`${errorMessage(error)}\nworkbench log:\n${log}\ncode-server log:\n${server.log()}`);
   } finally {
     await page.close();
   }

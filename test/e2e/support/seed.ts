@@ -3,9 +3,9 @@
  * over the socket. Jobs of kind `report` are never run by the daemon itself (only remote
  * workers claim custom kinds), so they stay where the seed puts them.
  */
-import type { SpoolClient } from '../../../shared/client';
+import type { SpoolClient } from '../../../shared/client/client';
 import type { EnqueueParams } from '../../../shared/protocol';
-import type { Job } from '../../../shared/types';
+import type { Job } from '../../../shared/protocol/types';
 import { waitFor } from './wait';
 
 export const SEED_WORKER = 'e2e-seed-worker';

@@ -5,7 +5,7 @@
 import * as path from 'node:path';
 import type { TestContext } from 'node:test';
 import type { Engine } from '../../../daemon/engine';
-import type { SqliteBackend } from '../../../daemon/storage/sqlite/backend';
+import type { SqliteStore } from '../../../daemon/storage/sqlite';
 import { FakeClock, tempDir } from '../../helpers/engineTest';
 import { openSqliteEngine, type SqliteEngineOptions } from '../../helpers/sqliteEngine';
 
@@ -14,7 +14,7 @@ export { FakeClock, tempDir, thrown } from '../../helpers/engineTest';
 export interface TestEngine {
   engine: Engine;
   /** The SQLite store under the engine, for tests that reach below the storage interface. */
-  backend: SqliteBackend;
+  backend: SqliteStore;
   clock: FakeClock;
   dir: string;
   dbPath: string;

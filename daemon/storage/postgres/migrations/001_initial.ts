@@ -13,7 +13,7 @@
  * one counter row; `stats` sums the shards and is exact. The per-minute finished figures are
  * sharded the same way.
  */
-export const initialSchema = `
+export const postgresInitialSchema = `
 CREATE TABLE queues (
   name                 TEXT PRIMARY KEY,
   concurrency          INTEGER CHECK (concurrency IS NULL OR concurrency >= 1),

@@ -8,7 +8,7 @@
  * lease. Indexes are partial where a path only ever looks at some states, so each one stays as
  * small as the work it serves (a million completed jobs cost the claim index nothing).
  */
-export const initialSchema = `
+export const sqliteInitialSchema = `
 CREATE TABLE queues (
   name                 TEXT PRIMARY KEY,
   concurrency          INTEGER CHECK (concurrency IS NULL OR concurrency >= 1),

@@ -1,0 +1,122 @@
+/**
+ * Enqueueing, written once for every store: the job's stored form computed from its queue's
+ * defaults, idempotency keys, and the insert.
+ *
+ * Same key, same job: the first one wins and is returned as it is now (`created: false`), never
+ * overwritten. A key repeated within one batch gets the job its first use created, as it would
+ * one call at a time. A key another transaction inserted between the read and the insert (only
+ * PostgreSQL can see that: SQLite's write lock excludes it) gets that transaction's job.
+ */
+import type { EnqueueResult } from '../../../shared/protocol';
+import type { Job } from '../../../shared/protocol/types';
+import type { StoredQueue } from '../../storage/statements/queues';
+import { sql, type Op } from '../../storage/statements';
+import type { JobInsert } from '../../storage/statements/jobs';
+import { mergedBackoff, type EnqueueInput } from '../validate/jobs';
+import type { OpContext } from './context';
+import { createQueue, ensureQueue } from './queues';
+
+/** The stored form of a new job: the queue's defaults filled in, the backoff checked against them. */
+export function jobRow(c: OpContext, input: EnqueueInput, queue: StoredQueue, now: number): JobInsert {
+  const backoff = input.backoffField === null ? { ...queue.defaultBackoff, ...input.backoff } : mergedBackoff(queue.defaultBackoff, input.backoff, input.backoffField);
+  return {
+    id: c.policy.newId(),
+    queue: input.queue,
+    kind: input.kind,
+    payload: input.payload,
+    priority: input.priority,
+    weight: input.weight,
+    runAt: input.runAt ?? now + (input.delayMs ?? 0),
+    maxAttempts: input.maxAttempts ?? queue.defaultMaxAttempts,
+    backoffStrategy: backoff.strategy,
+    backoffBaseMs: backoff.baseMs,
+    backoffCapMs: backoff.capMs,
+    backoffJitter: backoff.jitter,
+    timeoutMs: input.timeoutMs ?? queue.defaultTimeoutMs,
+    idempotencyKey: input.idempotencyKey,
+    tags: input.tags,
+    context: input.context,
+    now,
+  };
+}
+
+/** The job another transaction inserted with `key` while this one ran. */
+function* keyWinner(key: string | null): Op<Job> {
+  const winner = key === null ? undefined : yield* sql('jobGetByIdempotencyKey', key);
+  if (!winner) throw new Error('An enqueue lost its idempotency key to another transaction whose job cannot be read');
+  return winner;
+}
+
+/** One job (its own statement: a one-row insert costs less than a batch of one). */
+export function* enqueue(c: OpContext, input: EnqueueInput): Op<EnqueueResult> {
+  const key = input.idempotencyKey;
+  if (key !== null) {
+    const existing = yield* sql('jobGetByIdempotencyKey', key);
+    if (existing) return { job: existing, created: false };
+  }
+  const queue = (yield* sql('queueGet', input.queue)) ?? (yield* createQueue(c, input.queue));
+  const job = yield* sql('jobInsert', jobRow(c, input, queue, c.now()));
+  if (!job) return { job: yield* keyWinner(key), created: false };
+  c.changes.job(job);
+  return { job, created: true };
+}
+
+/**
+ * Many jobs, inserted together. The keys are read in one statement and each queue's settings
+ * once.
+ */
+export function* enqueueMany(c: OpContext, inputs: readonly EnqueueInput[]): Op<EnqueueResult[]> {
+  const now = c.now();
+  const known = yield* knownKeys(inputs);
+  const queues = new Map<string, StoredQueue>();
+  /** Per input: the job that already had its key, or the index of its row in `inserts`. */
+  const slots: ({ existing: Job } | { insert: number; created: boolean })[] = [];
+  const inserts: JobInsert[] = [];
+  const insertedKeys = new Map<string, number>();
+  for (const input of inputs) {
+    const key = input.idempotencyKey;
+    if (key !== null) {
+      const inBatch = insertedKeys.get(key);
+      if (inBatch !== undefined) {
+        slots.push({ insert: inBatch, created: false });
+        continue;
+      }
+      const existing = known?.get(key);
+      if (existing) {
+        slots.push({ existing });
+        continue;
+      }
+    }
+    let queue = queues.get(input.queue);
+    if (queue === undefined) {
+      queue = yield* ensureQueue(c, input.queue);
+      queues.set(input.queue, queue);
+    }
+    if (key !== null) insertedKeys.set(key, inserts.length);
+    slots.push({ insert: inserts.length, created: true });
+    inserts.push(jobRow(c, input, queue, now));
+  }
+  const jobs = inserts.length === 0 ? [] : yield* sql('jobInsertMany', inserts);
+  for (const job of jobs) if (job) c.changes.job(job);
+  const results: EnqueueResult[] = [];
+  for (const slot of slots) {
+    if ('existing' in slot) {
+      results.push({ job: slot.existing, created: false });
+      continue;
+    }
+    const job = jobs[slot.insert];
+    // Undefined: the key was lost to another transaction's commit, and its job is the winner's.
+    results.push(job ? { job, created: slot.created } : { job: yield* keyWinner(inserts[slot.insert]?.idempotencyKey ?? null), created: false });
+  }
+  return results;
+}
+
+/** The jobs already holding the batch's keys, by key; undefined when no input has a key. */
+function* knownKeys(inputs: readonly EnqueueInput[]): Op<Map<string, Job> | undefined> {
+  let keys: Set<string> | undefined;
+  for (const input of inputs) if (input.idempotencyKey !== null) (keys ??= new Set()).add(input.idempotencyKey);
+  if (keys === undefined) return undefined;
+  const known = new Map<string, Job>();
+  for (const job of yield* sql('jobGetByIdempotencyKeys', [...keys])) if (job.idempotencyKey !== null) known.set(job.idempotencyKey, job);
+  return known;
+}

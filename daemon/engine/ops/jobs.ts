@@ -1,0 +1,131 @@
+/**
+ * Reading and managing single jobs, written once for every store: a job with its history,
+ * listing, and a user's actions (cancel, retry, update, delete) with the pieces of their bulk
+ * forms (the ids a filter names, and each id's action in a savepoint).
+ *
+ * Each action reads the job with its row lock (jobGetForUpdate), lets the job rules decide,
+ * then writes with the states it may act on as the statement's guard: a worker's complete
+ * racing a cancel on another daemon waits for the lock and then finds the job as this
+ * transaction left it.
+ */
+import { SpoolError, jobNotFound } from '../../../shared/protocol/errors';
+import type { BulkResult, JobWithRuns } from '../../../shared/protocol';
+import type { Job } from '../../../shared/protocol/types';
+import { savepoint, sql, type Op } from '../../storage/statements';
+import type { BulkInput, ListInput, UpdateInput } from '../validate/jobs';
+import type { OpContext } from './context';
+
+/** A job and its runs. Rejects with JobNotFound. */
+export function* getJob(id: string): Op<JobWithRuns> {
+  const job = yield* sql('jobGet', id);
+  if (!job) throw jobNotFound(id);
+  return { job, runs: yield* sql('runsOfJob', id) };
+}
+
+/** Up to `input.limit` jobs in order, after the cursor. */
+export function* listJobs(c: OpContext, input: ListInput): Op<Job[]> {
+  return yield* sql('jobList', { ...input, now: c.now() });
+}
+
+/** The job, its row locked; rejects with JobNotFound. */
+function* existing(id: string): Op<Job> {
+  const job = yield* sql('jobGetForUpdate', id);
+  if (!job) throw jobNotFound(id);
+  return job;
+}
+
+/** The job a guarded write gave back; none means the job changed under a lock that should have held it. */
+function changed(id: string, what: string, job: Job | undefined): Job {
+  if (!job) throw new Error(`Job ${id} changed while being ${what}`);
+  return job;
+}
+
+/** queued/retrying → cancelled; running → cancel requested (the worker stops it); finished → error. */
+export function* cancel(c: OpContext, id: string): Op<Job> {
+  const job = yield* existing(id);
+  const now = c.now();
+  const updated = changed(
+    id,
+    'cancelled',
+    c.policy.rules.cancel(job) === 'cancel' ? yield* sql('jobCancelWaiting', { id, from: job.state, now }) : yield* sql('jobRequestCancel', { id, now }),
+  );
+  c.changes.job(updated);
+  return updated;
+}
+
+/**
+ * dead/cancelled/completed → queued with a fresh attempt budget; the run history stays, and so
+ * does the checkpoint, except that a completed job starts over from nothing.
+ */
+export function* retry(c: OpContext, id: string): Op<Job> {
+  const job = yield* existing(id);
+  c.policy.rules.checkRetry(job);
+  // The job row is about to stop describing its completed attempt: the history gets its row.
+  if (job.state === 'completed') yield* sql('runKeepCompleted', id);
+  const updated = changed(id, 'retried', yield* sql('jobRetry', { id, from: job.state, now: c.now() }));
+  c.changes.job(updated);
+  return updated;
+}
+
+/** A waiting job's priority, run time, payload, attempts, tags or weight. */
+export function* update(c: OpContext, input: UpdateInput): Op<Job> {
+  const job = yield* existing(input.id);
+  c.policy.rules.checkUpdate(job, input);
+  const now = c.now();
+  const runAt = input.runAt ?? (input.delayMs !== undefined ? now + input.delayMs : null);
+  const updated = changed(
+    input.id,
+    'updated',
+    yield* sql('jobUpdate', { id: input.id, priority: input.priority, runAt, payload: input.payload, maxAttempts: input.maxAttempts, tags: input.tags, weight: input.weight, now }),
+  );
+  c.changes.job(updated);
+  return updated;
+}
+
+/** Deletes a job that is not running, with its runs and output. */
+export function* deleteJob(c: OpContext, id: string): Op<void> {
+  const job = yield* existing(id);
+  c.policy.rules.checkDelete(job);
+  if (!(yield* sql('jobDelete', id))) throw new Error(`Job ${id} changed while being deleted`);
+  c.changes.job(job, true);
+}
+
+/** The ids a bulk action applies to: the given ids, or every match of the filter, oldest first. */
+export function* bulkIds(c: OpContext, input: BulkInput): Op<string[]> {
+  if ('ids' in input) return input.ids;
+  const ids: string[] = [];
+  let after: { id: string; runAt: number } | undefined;
+  for (;;) {
+    const page = yield* sql('jobList', { ...input.filter, order: 'oldest', limit: c.policy.batchSize, after, now: c.now() });
+    for (const job of page) ids.push(job.id);
+    const last = page[page.length - 1];
+    if (page.length < c.policy.batchSize || !last) return ids;
+    after = { id: last.id, runAt: last.runAt };
+  }
+}
+
+/** What one transaction of a bulk action did: its count and refusals, and what each action returned. */
+export interface Applied<T> extends BulkResult {
+  values: T[];
+}
+
+/**
+ * Applies `action` to each id inside the caller's transaction, each in a savepoint: a refused
+ * one (SpoolError) undoes only itself and is collected, not thrown; any other error ends the
+ * transaction.
+ */
+export function* applyEach<T>(ids: readonly string[], action: (id: string) => Op<T>): Op<Applied<T>> {
+  const applied: Applied<T> = { count: 0, errors: [], values: [] };
+  for (const id of ids) {
+    const settled = yield* savepoint(action(id));
+    if (settled.ok) {
+      applied.count += 1;
+      applied.values.push(settled.value);
+    } else if (settled.error instanceof SpoolError) {
+      applied.errors.push({ id, code: settled.error.code, message: settled.error.message });
+    } else {
+      throw settled.error;
+    }
+  }
+  return applied;
+}

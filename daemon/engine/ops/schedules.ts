@@ -1,0 +1,175 @@
+/**
+ * Schedules, written once for every store: reading and changing them, and a tick's fire and a
+ * trigger, both of which enqueue the schedule's job.
+ *
+ * A store keeps a schedule's job template as JSON text and gives it back as text: it is parsed
+ * here, with the same validation a new template gets, rather than trusted.
+ */
+import { SpoolError } from '../../../shared/protocol/errors';
+import { ErrorCode } from '../../../shared/protocol';
+import { TERMINAL_STATES, type Job, type JobTemplate, type Schedule } from '../../../shared/protocol/types';
+import { scheduleNotFound } from '../errors';
+import { sql, type Op } from '../../storage/statements';
+import type { StoredSchedule } from '../../storage/statements/schedules';
+import { mergedBackoff } from '../validate/jobs';
+import { jobTemplate, type ScheduleChanges, type ScheduleInput } from '../validate/schedules';
+import type { OpContext } from './context';
+import type { EnqueueResult } from '../../../shared/protocol';
+import { jsonText } from '../../../shared/domain/validate';
+import type { FireScheduleParams } from '../api';
+import { enqueue } from './enqueue';
+
+// ------------------------------------------------------------------------------------------
+// Reading and changing schedules
+
+/** A stored template was validated when written; parsing it checks it again rather than trusting the store. */
+export function parseSchedule(stored: StoredSchedule): Schedule {
+  return { ...stored, job: jobTemplate(JSON.parse(stored.job), `schedule ${stored.name} job`) };
+}
+
+/** Every schedule. */
+export function* listSchedules(): Op<Schedule[]> {
+  return (yield* sql('scheduleList')).map(parseSchedule);
+}
+
+/** One schedule. Rejects with ScheduleNotFound. */
+export function* getSchedule(name: string): Op<Schedule> {
+  const stored = yield* sql('scheduleGet', name);
+  if (!stored) throw scheduleNotFound(name);
+  return parseSchedule(stored);
+}
+
+/**
+ * Refuses a template whose backoff, completed from its queue's defaults as they are now (or the
+ * defaults of a queue yet to be created), has its cap below its base.
+ */
+function* checkTemplateBackoff(c: OpContext, queue: string, template: JobTemplate): Op<void> {
+  if (template.backoff === undefined) return;
+  const defaults = (yield* sql('queueGet', queue))?.defaultBackoff ?? c.policy.queueDefaults.backoff;
+  mergedBackoff(defaults, template.backoff, 'job.backoff');
+}
+
+/** Creates a schedule with its first fire time. Rejects with AlreadyExists. */
+export function* createSchedule(c: OpContext, input: ScheduleInput, nextRunAt: number | null): Op<Schedule> {
+  yield* checkTemplateBackoff(c, input.queue, input.job);
+  const inserted = yield* sql('scheduleInsert', {
+    name: input.name,
+    cron: input.cron,
+    timezone: input.timezone,
+    queue: input.queue,
+    job: JSON.stringify(input.job),
+    enabled: input.enabled ? 1 : 0,
+    missedPolicy: input.missedPolicy,
+    nextRunAt: input.enabled ? nextRunAt : null,
+    now: c.now(),
+    overlapPolicy: 'allow',
+    template: null,
+    params: null,
+  });
+  if (!inserted) {
+    throw new SpoolError(ErrorCode.AlreadyExists, `A schedule named "${input.name}" exists already. Change it with schedules.update (from the command line: spool schedule set ${input.name} …), or remove it first (spool schedule rm ${input.name}).`, { schedule: input.name });
+  }
+  return yield* getSchedule(input.name);
+}
+
+/**
+ * Changes a schedule; `nextRunAt` undefined keeps the stored one (the caller recomputes it when
+ * cron, zone or enabled change). Rejects with ScheduleNotFound.
+ */
+export function* updateSchedule(c: OpContext, changes: ScheduleChanges, nextRunAt: number | null | undefined): Op<Schedule> {
+  // Locked: a tick of another daemon waits, and its swap then compares with what this writes.
+  const stored = yield* sql('scheduleGetForUpdate', changes.name);
+  if (!stored) throw scheduleNotFound(changes.name);
+  const current = parseSchedule(stored);
+  if (changes.job !== undefined) yield* checkTemplateBackoff(c, changes.queue ?? current.queue, changes.job);
+  const enabled = changes.enabled ?? current.enabled;
+  yield* sql('scheduleUpdate', {
+    name: current.name,
+    cron: changes.cron ?? current.cron,
+    timezone: changes.timezone ?? current.timezone,
+    queue: changes.queue ?? current.queue,
+    job: JSON.stringify(changes.job ?? current.job),
+    enabled: enabled ? 1 : 0,
+    missedPolicy: changes.missedPolicy ?? current.missedPolicy,
+    nextRunAt: !enabled ? null : nextRunAt === undefined ? current.nextRunAt : nextRunAt,
+    now: c.now(),
+    // A change by hand keeps what apply recorded: plan then reports it as drift.
+    overlapPolicy: current.overlapPolicy ?? 'allow',
+    template: current.template ?? null,
+    params: current.params === undefined ? null : JSON.stringify(current.params),
+  });
+  return yield* getSchedule(current.name);
+}
+
+/** Deletes a schedule. Rejects with ScheduleNotFound. */
+export function* deleteSchedule(name: string): Op<void> {
+  if (!(yield* sql('scheduleDelete', name))) throw scheduleNotFound(name);
+}
+
+// ------------------------------------------------------------------------------------------
+// A tick's fire and a trigger
+//
+// A tick fires once, whatever the number of daemons on the store, by the compare-and-swap on
+// next_run_at inside the fire's transaction: the swap only matches while next_run_at is still the
+// value the scheduler read, so of two daemons (or two ticks) one swaps and the other finds
+// nothing to do. PostgreSQL adds a record per (schedule, fire time) as a backstop (see
+// scheduleRecordFire).
+
+/** Enqueues the schedule's job as its template says, and remembers it as the schedule's last. */
+function* enqueueFrom(c: OpContext, schedule: Schedule): Op<EnqueueResult> {
+  const t = schedule.job;
+  const result = yield* enqueue(c, {
+    queue: schedule.queue,
+    kind: t.kind,
+    payload: jsonText(t.payload === undefined ? null : t.payload, `schedule ${schedule.name} job.payload`),
+    priority: t.priority ?? 0,
+    weight: t.weight ?? 1,
+    delayMs: undefined,
+    runAt: undefined,
+    maxAttempts: t.maxAttempts,
+    backoff: t.backoff ?? {},
+    backoffField: null,
+    timeoutMs: t.timeoutMs,
+    tags: JSON.stringify(t.tags ?? []),
+    idempotencyKey: null,
+    context: JSON.stringify({ origin: `schedule:${schedule.name}` }),
+  });
+  yield* sql('scheduleSetLastJob', { name: schedule.name, jobId: result.job.id });
+  return result;
+}
+
+/**
+ * A schedule whose overlap policy is `skip` enqueues nothing while the job it enqueued last is
+ * unfinished (queued, retrying or running); the tick still moves next_run_at on. The job is read
+ * locked in the fire's own transaction, so it cannot finish or start between the check and the
+ * commit.
+ */
+function* overlapSkips(schedule: Schedule): Op<boolean> {
+  if (schedule.overlapPolicy !== 'skip' || schedule.lastJobId === null) return false;
+  const last = yield* sql('jobGetForUpdate', schedule.lastJobId);
+  return last !== undefined && !TERMINAL_STATES.includes(last.state);
+}
+
+/** A tick: the compare-and-swap and the enqueue, in one transaction. Null if another daemon won. Rejects with ScheduleNotFound. */
+export function* fireSchedule(c: OpContext, params: FireScheduleParams): Op<{ schedule: Schedule; job: Job | null } | null> {
+  const now = c.now();
+  if (!(yield* sql('scheduleSwapNextRun', { ...params, now }))) {
+    // Another daemon won (or the schedule changed): nothing to do. A schedule that is gone is an error.
+    yield* getSchedule(params.name);
+    return null;
+  }
+  if (!params.enqueue) return { schedule: yield* getSchedule(params.name), job: null };
+  // One fire per (schedule, fire time), whatever the swap believed. When it was fired already,
+  // next_run_at still moves on (else the tick would stay due), and nothing else.
+  if (!(yield* sql('scheduleRecordFire', { name: params.name, fireAt: params.expectedNextRunAt, now }))) return null;
+  const schedule = yield* getSchedule(params.name);
+  if (yield* overlapSkips(schedule)) return { schedule, job: null };
+  const { job } = yield* enqueueFrom(c, schedule);
+  yield* sql('scheduleFireSetJob', { name: params.name, fireAt: params.expectedNextRunAt, jobId: job.id });
+  return { schedule: yield* getSchedule(params.name), job };
+}
+
+/** Enqueues the schedule's job now without moving its next run time. Rejects with ScheduleNotFound. */
+export function* triggerSchedule(c: OpContext, name: string): Op<EnqueueResult> {
+  return yield* enqueueFrom(c, yield* getSchedule(name));
+}

@@ -1,0 +1,146 @@
+/**
+ * The statements of a claim (../statements/claim.ts), in PostgreSQL: FOR UPDATE SKIP LOCKED so
+ * that daemons claiming at once never take the same job. Per-queue concurrency (counting job
+ * weights) and rate limits hold across daemons: a limited queue's row is locked inside the
+ * claim's transaction while its running weight and token bucket are read and drawn on;
+ * unlimited queues take no queue-row lock at all (no hot row).
+ */
+import type { AsyncPart } from '../statements';
+import type { ClaimQueue, ClaimSql, KindFilter } from '../statements/claim';
+import { mapJob, mapSettings } from '../mappers';
+import type { StoredQueue } from '../statements/queues';
+import { int, intOrNull, text, textOrNull, type Row } from '../rows';
+import type { PgTx } from './db';
+import { JOBS_DOT_COLUMNS } from './jobs';
+
+/** Due jobs of queue `queue` (default $1) at $2, of the kinds $3 (an include or exclude list): a walk of jobs_claim. */
+function dueSql(include: boolean, queue = '$1'): string {
+  return `queue = ${queue} AND state IN ('queued', 'retrying') AND run_at <= $2 AND ${include ? '' : 'NOT '}(kind = ANY($3::text[]))`;
+}
+const CLAIM_ORDER = 'ORDER BY priority DESC, run_at, id';
+
+/**
+ * The claim of one queue, one statement. The CTE picks the next $4 due jobs in claim order and
+ * locks them with SKIP LOCKED: a claimer never waits for another, and a row another claimer has
+ * locked (or, once it committed, claimed: READ COMMITTED re-checks the state of a row it locks)
+ * is stepped over, so no job is claimed twice. The CTE is also the fence that keeps the planner
+ * from updating more rows than the LIMIT (Oban's note on its engine). The second step keeps the
+ * longest prefix whose weights fit in $6 (the queue's concurrency or the claimer's capacity
+ * left; NULL when nothing bounds it) and whose answer stays under the budget $7: a job too heavy
+ * for the room stops the claim there, so it is never overtaken by lighter ones behind it.
+ */
+function claimSql(include: boolean): string {
+  return `
+    WITH next AS (
+      SELECT id, weight, priority, run_at, length(payload) + coalesce(length(checkpoint), 0) AS chars
+      FROM jobs WHERE ${dueSql(include)} ${CLAIM_ORDER} LIMIT $4
+      FOR UPDATE SKIP LOCKED
+    ), fitting AS (
+      SELECT id FROM (
+        SELECT id, sum(weight) OVER w AS used, sum(chars) OVER w - chars AS before
+        FROM next WINDOW w AS (${CLAIM_ORDER} ROWS UNBOUNDED PRECEDING)
+      ) walked
+      WHERE ($6::bigint IS NULL OR used <= $6) AND before < $7
+    )
+    UPDATE jobs SET claimed_from = jobs.state, state = 'running', attempts = jobs.attempts + 1, runs = jobs.runs + 1,
+      worker_id = $5, lease_expires_at = $2 + jobs.timeout_ms, started_at = $2, finished_at = NULL,
+      progress = NULL, progress_message = NULL, cancel_requested = 0, updated_at = $2
+    FROM fitting WHERE jobs.id = fitting.id
+    RETURNING ${JOBS_DOT_COLUMNS}`;
+}
+const CLAIM_INCLUDE = claimSql(true);
+const CLAIM_EXCLUDE = claimSql(false);
+
+function kindList(kinds: KindFilter): { include: boolean; list: string[] } {
+  return 'include' in kinds ? { include: true, list: kinds.include } : { include: false, list: kinds.exclude };
+}
+
+function isLimited(q: StoredQueue): boolean {
+  return q.concurrency !== null || q.rateLimit !== null;
+}
+
+function rateState(row: Row): { tokens: number | null; refilledAt: number | null } {
+  const tokens = row.get('rate_tokens');
+  return { tokens: typeof tokens === 'number' ? tokens : null, refilledAt: intOrNull(row, 'rate_refilled_at') };
+}
+
+export const claimStatements: AsyncPart<PgTx, ClaimSql> = {
+  /**
+   * A queue with a concurrency or rate limit is locked (its row, FOR NO KEY UPDATE, in name
+   * order so that claimers never deadlock) before its running weight and tokens are read: every
+   * daemon's claims of that queue take turns there, so the limit holds across daemons. Unlike
+   * SQLite, which holds the write lock anyway, only limited queues with due jobs are locked and
+   * returned, so that a claimer does not queue behind others for a queue it would take nothing
+   * from.
+   */
+  async claimQueues(tx, p) {
+    const rows =
+      p.queues.length === 0
+        ? await tx.rows('SELECT * FROM queues WHERE paused = 0 ORDER BY name')
+        : await tx.rows('SELECT * FROM queues WHERE name = ANY($1::text[]) AND paused = 0 ORDER BY name', [p.queues]);
+    const settings = new Map<string, StoredQueue>();
+    const rates = new Map<string, { tokens: number | null; refilledAt: number | null }>();
+    for (const row of rows) {
+      const q = mapSettings(row);
+      settings.set(q.name, q);
+      rates.set(q.name, rateState(row));
+    }
+    let limited = [...settings.values()].filter(isLimited).map((q) => q.name);
+    if (limited.length > 0) {
+      const { include, list } = kindList(p.kinds);
+      const busy = await tx.rows(`SELECT q AS name FROM unnest($1::text[]) AS q WHERE EXISTS (SELECT 1 FROM jobs WHERE ${dueSql(include, 'q')})`, [limited, p.now, list]);
+      const withWork = new Set(busy.map((r) => text(r, 'name')));
+      for (const name of limited) if (!withWork.has(name)) settings.delete(name);
+      limited = limited.filter((name) => withWork.has(name));
+    }
+    const running = new Map<string, number>();
+    if (limited.length > 0) {
+      // The rows as they are once locked (READ COMMITTED returns the latest version of a locked
+      // row). FOR NO KEY UPDATE rather than FOR UPDATE: claimers still take turns, but an enqueue
+      // into the queue, whose foreign key check takes FOR KEY SHARE on this row, does not wait for
+      // them.
+      for (const row of await tx.rows('SELECT * FROM queues WHERE name = ANY($1::text[]) ORDER BY name FOR NO KEY UPDATE', [limited])) {
+        const q = mapSettings(row);
+        if (q.paused) settings.delete(q.name);
+        else settings.set(q.name, q);
+        rates.set(q.name, rateState(row));
+      }
+      // A statement of its own, after the locks: its snapshot sees every claim committed before.
+      // jobs_running_queue: the running set of a limited queue is bounded by its limit.
+      const weights = await tx.rows(`SELECT queue, sum(weight) AS weight FROM jobs WHERE state = 'running' AND queue = ANY($1::text[]) GROUP BY queue`, [limited]);
+      for (const row of weights) running.set(text(row, 'queue'), int(row, 'weight'));
+    }
+    const queues: ClaimQueue[] = [];
+    for (const q of settings.values()) {
+      queues.push({ settings: q, runningWeight: running.get(q.name) ?? 0, rate: q.rateLimit === null ? null : (rates.get(q.name) ?? { tokens: null, refilledAt: null }) });
+    }
+    return queues;
+  },
+
+  /** One statement for every queue: a bounded walk of jobs_claim per queue, joined laterally. */
+  async claimPeek(tx, p) {
+    const { include, list } = kindList(p.kinds);
+    const rows = await tx.rows(
+      `SELECT e.q AS queue, j.weight, j.priority, j.run_at, j.id
+       FROM unnest($1::text[], $4::int[]) AS e(q, room) CROSS JOIN LATERAL (
+         SELECT weight, priority, run_at, id FROM jobs WHERE ${dueSql(include, 'e.q')} ${CLAIM_ORDER} LIMIT e.room) j`,
+      [p.queues.map((q) => q.name), p.now, list, p.queues.map((q) => q.room)],
+    );
+    return rows.map((r) => ({ queue: text(r, 'queue'), weight: int(r, 'weight'), priority: int(r, 'priority'), runAt: int(r, 'run_at'), id: text(r, 'id') }));
+  },
+
+  /**
+   * Unlike SQLite, the room applies even to a `peeked` share: another daemon may have claimed
+   * some of the peeked jobs meanwhile, and the jobs behind them must still fit.
+   */
+  async claimJobs(tx, p) {
+    const { include, list } = kindList(p.kinds);
+    const rows = await tx.rows(include ? CLAIM_INCLUDE : CLAIM_EXCLUDE, [p.queue, p.now, list, p.limit, p.workerId, p.room, p.budget]);
+    let chars = 0;
+    const jobs = rows.map((row) => {
+      chars += text(row, 'payload').length + (textOrNull(row, 'checkpoint')?.length ?? 0);
+      return mapJob(row);
+    });
+    return { jobs, chars };
+  },
+};

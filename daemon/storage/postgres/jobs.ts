@@ -1,0 +1,240 @@
+/**
+ * Statements over single jobs (../statements/jobs.ts), in PostgreSQL. Every statement that
+ * changes a running job for its worker carries `state = 'running' AND worker_id = $w` in its
+ * WHERE, and a user's action carries the states it may act on: the guard is checked on the row
+ * as it is when the UPDATE reaches it (READ COMMITTED re-checks it after waiting for a
+ * concurrent writer). The counters follow by trigger, so `from` in a transition is not needed.
+ */
+import type { Job } from '../../../shared/protocol/types';
+import type { AsyncPart } from '../statements';
+import type { AttemptSql } from '../statements/attempts';
+import type { JobInsert, JobSql } from '../statements/jobs';
+import { mapJob, newJob } from '../mappers';
+import { int, text } from '../rows';
+import type { PgTx } from './db';
+import { countFinished } from './runs';
+
+/** The job columns every read of a whole job selects (a `j.` prefix where joined). */
+export const JOB_COLUMNS = `id, queue, kind, payload, priority, weight, state, run_at, attempts, max_attempts, runs,
+  backoff_strategy, backoff_base_ms, backoff_cap_ms, backoff_jitter, timeout_ms, lease_expires_at, worker_id,
+  claimed_from, idempotency_key, progress, progress_message, checkpoint, result, last_error, cancel_requested,
+  tags, context, output_seq, output_lines, output_dropped, created_at, updated_at, started_at, finished_at`;
+
+/** The job columns, each prefixed with `jobs.` (for UPDATE … FROM, where `id` alone is ambiguous). */
+export const JOBS_DOT_COLUMNS = JOB_COLUMNS.split(',')
+  .map((c) => `jobs.${c.trim()}`)
+  .join(', ');
+
+export const jobStatements: AsyncPart<PgTx, JobSql> = {
+  async jobGet(tx, id) {
+    const row = await tx.row(`SELECT ${JOB_COLUMNS} FROM jobs WHERE id = $1`, [id]);
+    return row === undefined ? undefined : mapJob(row);
+  },
+
+  async jobGetForUpdate(tx, id) {
+    const row = await tx.row(`SELECT ${JOB_COLUMNS} FROM jobs WHERE id = $1 FOR UPDATE`, [id]);
+    return row === undefined ? undefined : mapJob(row);
+  },
+
+  async jobHeartbeat(tx, p) {
+    const row = await tx.row(
+      `UPDATE jobs SET lease_expires_at = greatest(lease_expires_at, $3), updated_at = $4
+       WHERE id = $1 AND state = 'running' AND worker_id = $2
+       RETURNING lease_expires_at, cancel_requested`,
+      [p.id, p.workerId, p.lease, p.now],
+    );
+    return row === undefined ? undefined : { leaseExpiresAt: int(row, 'lease_expires_at'), cancelRequested: int(row, 'cancel_requested') !== 0 };
+  },
+
+  async jobSetProgress(tx, p) {
+    const row = await tx.row(
+      `UPDATE jobs SET progress = $3, progress_message = $4, updated_at = $5
+       WHERE id = $1 AND state = 'running' AND worker_id = $2
+       RETURNING ${JOB_COLUMNS}`,
+      [p.id, p.workerId, p.percent, p.message, p.now],
+    );
+    return row === undefined ? undefined : mapJob(row);
+  },
+
+  async jobSetCheckpoint(tx, p) {
+    const changed = await tx.run(`UPDATE jobs SET checkpoint = $3, updated_at = $4 WHERE id = $1 AND state = 'running' AND worker_id = $2`, [
+      p.id,
+      p.workerId,
+      p.checkpoint,
+      p.now,
+    ]);
+    return changed > 0;
+  },
+
+  async jobCancelWaiting(tx, p) {
+    const row = await tx.row(
+      `UPDATE jobs SET state = 'cancelled', finished_at = $2, updated_at = $2
+       WHERE id = $1 AND state IN ('queued', 'retrying') RETURNING ${JOB_COLUMNS}`,
+      [p.id, p.now],
+    );
+    return row === undefined ? undefined : mapJob(row);
+  },
+
+  async jobRequestCancel(tx, p) {
+    const row = await tx.row(`UPDATE jobs SET cancel_requested = 1, updated_at = $2 WHERE id = $1 AND state = 'running' RETURNING ${JOB_COLUMNS}`, [p.id, p.now]);
+    return row === undefined ? undefined : mapJob(row);
+  },
+
+  // The last attempt's worker and start time go: a queued job has neither (the history keeps them).
+  async jobRetry(tx, p) {
+    const row = await tx.row(
+      `UPDATE jobs SET state = 'queued', attempts = 0, run_at = $2, worker_id = NULL, started_at = NULL, finished_at = NULL,
+         last_error = NULL, result = NULL, progress = NULL, progress_message = NULL, cancel_requested = 0,
+         checkpoint = CASE WHEN state = 'completed' THEN NULL ELSE checkpoint END, updated_at = $2
+       WHERE id = $1 AND state IN ('dead', 'cancelled', 'completed') RETURNING ${JOB_COLUMNS}`,
+      [p.id, p.now],
+    );
+    return row === undefined ? undefined : mapJob(row);
+  },
+
+  async jobUpdate(tx, p) {
+    const row = await tx.row(
+      `UPDATE jobs SET priority = coalesce($2, priority), run_at = coalesce($3, run_at),
+         payload = coalesce($4, payload), max_attempts = coalesce($5, max_attempts), tags = coalesce($6, tags),
+         weight = coalesce($8, weight), updated_at = $7
+       WHERE id = $1 AND state IN ('queued', 'retrying') RETURNING ${JOB_COLUMNS}`,
+      [p.id, p.priority, p.runAt, p.payload, p.maxAttempts, p.tags, p.now, p.weight],
+    );
+    return row === undefined ? undefined : mapJob(row);
+  },
+
+  async jobDelete(tx, id) {
+    return (await tx.run(`DELETE FROM jobs WHERE id = $1 AND state <> 'running'`, [id])) > 0;
+  },
+
+  async jobInsert(tx, row) {
+    return (await insertJobs(tx, [row]))[0];
+  },
+
+  async jobInsertMany(tx, rows) {
+    return insertJobs(tx, rows);
+  },
+
+  async jobGetByIdempotencyKey(tx, key) {
+    const row = await tx.row(`SELECT ${JOB_COLUMNS} FROM jobs WHERE idempotency_key = $1`, [key]);
+    return row === undefined ? undefined : mapJob(row);
+  },
+
+  async jobGetByIdempotencyKeys(tx, keys) {
+    return (await tx.rows(`SELECT ${JOB_COLUMNS} FROM jobs WHERE idempotency_key = ANY($1::text[])`, [keys])).map(mapJob);
+  },
+};
+
+/** What a complete sets, for one job and for many. */
+const COMPLETE_SET = `state = 'completed', last_error = NULL, lease_expires_at = NULL, cancel_requested = 0`;
+
+/**
+ * The attempt-ending statements (../statements/attempts.ts). The operations that compute an
+ * ending from the job (fail, release, cancel, the reaper) lock its row first (jobGetForUpdate,
+ * jobExpiredLeases, jobRunningForUpdate), so that what they computed from still holds when
+ * these write.
+ */
+export const attemptStatements: AsyncPart<PgTx, AttemptSql> = {
+  /** One UPDATE … RETURNING that checks the lease (no read before); then the finished count, in this connection's shard. */
+  async jobComplete(tx, p) {
+    const row = await tx.row(
+      `UPDATE jobs SET ${COMPLETE_SET}, result = coalesce($3, result), finished_at = $4, updated_at = $4
+       WHERE id = $1 AND state = 'running' AND worker_id = $2
+       RETURNING ${JOB_COLUMNS}`,
+      [p.id, p.workerId, p.result, p.now],
+    );
+    if (row === undefined) return undefined;
+    await countFinished(tx, 'completed', p.now, 1);
+    return mapJob(row);
+  },
+
+  /** One UPDATE … FROM unnest (River's completer shape), each job guarded by its own lease; counted once. */
+  async jobCompleteMany(tx, p) {
+    if (p.items.length === 0) return [];
+    const rows = await tx.rows(
+      `UPDATE jobs SET ${COMPLETE_SET}, result = coalesce(item.result, jobs.result), finished_at = $4, updated_at = $4
+       FROM unnest($1::text[], $2::text[], $3::text[]) AS item(id, worker_id, result)
+       WHERE jobs.id = item.id AND jobs.state = 'running' AND jobs.worker_id = item.worker_id
+       RETURNING ${JOBS_DOT_COLUMNS}`,
+      [p.items.map((i) => i.id), p.items.map((i) => i.workerId), p.items.map((i) => i.result), p.now],
+    );
+    await countFinished(tx, 'completed', p.now, rows.length);
+    return rows.map(mapJob);
+  },
+
+  async jobEndAttempt(tx, _job, p) {
+    const row = await tx.row(
+      `UPDATE jobs SET state = $3, run_at = $4, last_error = $5, result = coalesce($6, result), lease_expires_at = NULL,
+         finished_at = $7, cancel_requested = 0, updated_at = $8
+       WHERE id = $1 AND state = 'running' AND worker_id = $2
+       RETURNING ${JOB_COLUMNS}`,
+      [p.id, p.workerId, p.state, p.runAt, p.lastError, p.result, p.finishedAt, p.now],
+    );
+    return row === undefined ? undefined : mapJob(row);
+  },
+
+  async jobInterrupt(tx, p) {
+    // The daemon (or worker) stopping is not the job failing: the attempt is given back.
+    const row = await tx.row(
+      `UPDATE jobs SET state = 'retrying', attempts = attempts - 1, run_at = $2, lease_expires_at = NULL,
+         last_error = $3, cancel_requested = 0, updated_at = $2
+       WHERE id = $1 AND state = 'running' RETURNING ${JOB_COLUMNS}`,
+      [p.id, p.now, p.reason],
+    );
+    return row === undefined ? undefined : mapJob(row);
+  },
+
+  /**
+   * SKIP LOCKED: two daemons reaping at once (or a worker completing a job the reaper looks at)
+   * never wait on each other, and a job is reaped once.
+   */
+  async jobExpiredLeases(tx, p) {
+    const rows = await tx.rows(
+      `SELECT ${JOB_COLUMNS} FROM jobs WHERE state = 'running' AND lease_expires_at <= $1
+       ORDER BY lease_expires_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+      [p.now, p.limit],
+    );
+    return rows.map(mapJob);
+  },
+
+  async jobRunningForUpdate(tx, workerIds) {
+    const rows = await tx.rows(`SELECT ${JOB_COLUMNS} FROM jobs WHERE state = 'running' AND worker_id = ANY($1::text[]) ORDER BY id FOR UPDATE`, [workerIds]);
+    return rows.map(mapJob);
+  },
+
+  async jobRunningIds(tx, workerIds) {
+    const rows = await tx.rows(`SELECT id FROM jobs WHERE state = 'running' AND worker_id = ANY($1::text[]) ORDER BY id`, [workerIds]);
+    return rows.map((r) => text(r, 'id'));
+  },
+};
+
+/**
+ * Inserts new jobs in one statement (arrays unnested: one round trip whatever the count). A job
+ * whose idempotency key another transaction inserted meanwhile is not inserted (ON CONFLICT DO
+ * NOTHING, after waiting for that transaction to commit): its place holds undefined, and the
+ * caller reads the winner.
+ */
+async function insertJobs(tx: PgTx, rows: readonly JobInsert[]): Promise<(Job | undefined)[]> {
+  if (rows.length === 0) return [];
+  const col = <K extends keyof JobInsert>(k: K): JobInsert[K][] => rows.map((r) => r[k]);
+  const inserted = await tx.rows(
+    `INSERT INTO jobs (id, queue, kind, payload, priority, weight, state, run_at, max_attempts, backoff_strategy, backoff_base_ms,
+       backoff_cap_ms, backoff_jitter, timeout_ms, idempotency_key, tags, context, created_at, updated_at)
+     SELECT id, queue, kind, payload, priority, weight, 'queued', run_at, max_attempts, backoff_strategy, backoff_base_ms,
+       backoff_cap_ms, backoff_jitter, timeout_ms, idempotency_key, tags, context, $18, $18
+     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::int[], $7::bigint[], $8::int[], $9::text[],
+       $10::bigint[], $11::bigint[], $12::float8[], $13::bigint[], $14::text[], $15::text[], $16::text[], $17::bigint[])
+       AS t(id, queue, kind, payload, priority, weight, run_at, max_attempts, backoff_strategy, backoff_base_ms,
+         backoff_cap_ms, backoff_jitter, timeout_ms, idempotency_key, tags, context, ord)
+     ORDER BY ord
+     ON CONFLICT (idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+     RETURNING id`,
+    [
+      col('id'), col('queue'), col('kind'), col('payload'), col('priority'), col('weight'), col('runAt'), col('maxAttempts'),
+      col('backoffStrategy'), col('backoffBaseMs'), col('backoffCapMs'), col('backoffJitter'), col('timeoutMs'),
+      col('idempotencyKey'), col('tags'), col('context'), rows.map((_, i) => i), rows[0]?.now ?? tx.now(),
+    ],
+  );
+  const ids = new Set(inserted.map((r) => r.get('id')));
+  return rows.map((r) => (ids.has(r.id) ? newJob(r) : undefined));
+}

@@ -1,0 +1,164 @@
+/**
+ * Statements over queues and their counters (../statements/queues.ts), in PostgreSQL.
+ *
+ * queue_counts holds, per queue and state, one row per shard (the backend that wrote it), kept
+ * by statement-level triggers inside each transaction that moves jobs: the sum of a queue's
+ * shards is exact in any snapshot, this transaction's own moves included.
+ */
+import type { AsyncPart } from '../statements';
+import type { QueueSql } from '../statements/queues';
+import type { JobCounts } from '../../../shared/protocol/types';
+import { jobState, mapSettings } from '../mappers';
+import { emptyCounts, type StoredQueue } from '../statements/queues';
+import { int, text } from '../rows';
+import type { PgTx } from './db';
+
+/** Every queue's counts (summed shards), by queue name. */
+export async function allCounts(tx: PgTx, queue?: string): Promise<Map<string, JobCounts>> {
+  const rows = await tx.rows(
+    `SELECT queue, state, sum(count) AS count FROM queue_counts ${queue === undefined ? '' : 'WHERE queue = $1'} GROUP BY queue, state`,
+    queue === undefined ? [] : [queue],
+  );
+  const byQueue = new Map<string, JobCounts>();
+  for (const row of rows) {
+    const name = text(row, 'queue');
+    let counts = byQueue.get(name);
+    if (!counts) byQueue.set(name, (counts = emptyCounts()));
+    counts[jobState(row)] = int(row, 'count');
+  }
+  return byQueue;
+}
+
+/**
+ * Queued jobs per queue whose run time is still to come. Over the jobs_due index (its predicate
+ * repeated, so the planner uses it): only jobs made to run later are in it.
+ */
+export async function delayedCounts(tx: PgTx, now: number, queue?: string): Promise<Map<string, number>> {
+  const rows = await tx.rows(
+    `SELECT queue, count(*) AS count FROM jobs
+     WHERE state IN ('queued', 'retrying') AND run_at > created_at AND state = 'queued' AND run_at > $1 ${queue === undefined ? '' : 'AND queue = $2'}
+     GROUP BY queue`,
+    queue === undefined ? [now] : [now, queue],
+  );
+  return new Map(rows.map((row) => [text(row, 'queue'), int(row, 'count')]));
+}
+
+/** Every queue's settings with its owner, by name. */
+export async function allSettings(tx: PgTx): Promise<StoredQueue[]> {
+  const rows = await tx.rows(`SELECT q.*, m.project AS owner FROM queues q
+    LEFT JOIN managed_objects m ON m.type = 'queue' AND m.name = q.name ORDER BY q.name`);
+  return rows.map(mapSettings);
+}
+
+/** A queue's settings with the project that owns it, if any. */
+const SETTINGS = `SELECT q.*, m.project AS owner FROM queues q
+  LEFT JOIN managed_objects m ON m.type = 'queue' AND m.name = q.name WHERE q.name = $1`;
+
+export const queueStatements: AsyncPart<PgTx, QueueSql> = {
+  async queueGet(tx, name) {
+    const row = await tx.row(SETTINGS, [name]);
+    return row === undefined ? undefined : mapSettings(row);
+  },
+
+  async queueGetForUpdate(tx, name) {
+    const row = await tx.row(`${SETTINGS} FOR UPDATE OF q`, [name]);
+    return row === undefined ? undefined : mapSettings(row);
+  },
+
+  // A claim drawing on the rate bucket, or another configure, waits; an enqueue into the queue
+  // (its foreign key check takes FOR KEY SHARE) does not.
+  async queueGetForConfigure(tx, name) {
+    const row = await tx.row(`${SETTINGS} FOR NO KEY UPDATE OF q`, [name]);
+    return row === undefined ? undefined : mapSettings(row);
+  },
+
+  async queueCreate(tx, p) {
+    const d = p.defaults;
+    const inserted = await tx.run(
+      `INSERT INTO queues (name, concurrency, paused, default_max_attempts, backoff_strategy, backoff_base_ms, backoff_cap_ms,
+         backoff_jitter, default_timeout_ms, retention_ms, created_at, updated_at)
+       VALUES ($1, $2, 0, $3, $4, $5, $6, $7, $8, $9, $10, $10) ON CONFLICT (name) DO NOTHING`,
+      [p.name, d.concurrency, d.maxAttempts, d.backoff.strategy, d.backoff.baseMs, d.backoff.capMs, d.backoff.jitter, d.timeoutMs, d.retentionMs, p.now],
+    );
+    return inserted > 0;
+  },
+
+  queueList(tx) {
+    return allSettings(tx);
+  },
+
+  // A changed rate limit starts a full bucket again (tokens NULL = full).
+  async queueUpdate(tx, p) {
+    await tx.run(
+      `UPDATE queues SET concurrency = $2,
+         rate_tokens = CASE WHEN rate_per_second IS NOT DISTINCT FROM $3::float8 AND rate_burst IS NOT DISTINCT FROM $4::int THEN rate_tokens ELSE NULL END,
+         rate_per_second = $3, rate_burst = $4, default_max_attempts = $5, backoff_strategy = $6, backoff_base_ms = $7,
+         backoff_cap_ms = $8, backoff_jitter = $9, default_timeout_ms = $10, retention_ms = $11, limit_memory_bytes = $12,
+         limit_cpu_seconds = $13, limit_open_files = $14, limit_processes = $15, updated_at = $16
+       WHERE name = $1`,
+      [
+        p.name,
+        p.concurrency,
+        p.ratePerSecond,
+        p.rateBurst,
+        p.defaultMaxAttempts,
+        p.backoffStrategy,
+        p.backoffBaseMs,
+        p.backoffCapMs,
+        p.backoffJitter,
+        p.defaultTimeoutMs,
+        p.retentionMs,
+        p.limitMemoryBytes,
+        p.limitCpuSeconds,
+        p.limitOpenFiles,
+        p.limitProcesses,
+        p.now,
+      ],
+    );
+  },
+
+  async queueSetPaused(tx, p) {
+    return (await tx.run('UPDATE queues SET paused = $2, updated_at = $3 WHERE name = $1', [p.name, p.paused ? 1 : 0, p.now])) > 0;
+  },
+
+  async queueCounts(tx, name) {
+    return (await allCounts(tx, name)).get(name) ?? emptyCounts();
+  },
+
+  queueCountsAll(tx) {
+    return allCounts(tx);
+  },
+
+  async queueDelayed(tx, p) {
+    return (await delayedCounts(tx, p.now, p.name)).get(p.name) ?? 0;
+  },
+
+  queueDelayedAll(tx, now) {
+    return delayedCounts(tx, now);
+  },
+
+  // Counted from the jobs, not the counters: another daemon may have claimed one of the queue's
+  // jobs since the counters were read, and the queue row's lock does not stop a claim.
+  async queueJobsLeft(tx, name) {
+    const row = await tx.row(`SELECT count(*) FILTER (WHERE state = 'running') AS running, count(*) AS total FROM jobs WHERE queue = $1`, [name]);
+    return row === undefined ? { running: 0, total: 0 } : { running: int(row, 'running'), total: int(row, 'total') };
+  },
+
+  // A materialized CTE: as `id IN (subquery)` the planner may run the LIMIT more than once.
+  async queuePurge(tx, p) {
+    return tx.run(
+      `WITH batch AS MATERIALIZED (SELECT id FROM jobs WHERE queue = $1 AND state = ANY($2::text[]) AND state <> 'running' LIMIT $3)
+       DELETE FROM jobs WHERE id IN (SELECT id FROM batch)`,
+      [p.name, p.states, p.limit],
+    );
+  },
+
+  async queueDelete(tx, name) {
+    await tx.run('DELETE FROM queues WHERE name = $1', [name]);
+    await tx.run('DELETE FROM queue_counts WHERE queue = $1', [name]);
+  },
+
+  async queueSetRateState(tx, p) {
+    await tx.run('UPDATE queues SET rate_tokens = $2, rate_refilled_at = $3 WHERE name = $1', [p.name, p.tokens, p.refilledAt]);
+  },
+};

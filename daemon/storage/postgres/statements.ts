@@ -1,0 +1,35 @@
+/**
+ * The PostgreSQL store's statement table (../statements/index.ts): every file's statements as
+ * one object, by name, which the runner (./runner.ts) awaits. TypeScript checks that together
+ * they provide every statement.
+ */
+import type { AsyncStatements } from '../statements';
+import type { PgTx } from './db';
+import { attemptStatements, jobStatements } from './jobs';
+import { claimStatements } from './claim';
+import { daemonStatements } from './daemons';
+import { listStatements } from './list';
+import { outputStatements } from './output';
+import { projectStatements } from './projects';
+import { queueStatements } from './queues';
+import { runStatements } from './runs';
+import { scheduleStatements } from './schedules';
+import { tokenStatements } from './tokens';
+import { upkeepStatements } from './upkeep';
+import { workerStatements } from './workers';
+
+export const postgresStatements: AsyncStatements<PgTx> = {
+  ...attemptStatements,
+  ...jobStatements,
+  ...claimStatements,
+  ...daemonStatements,
+  ...listStatements,
+  ...outputStatements,
+  ...projectStatements,
+  ...queueStatements,
+  ...runStatements,
+  ...scheduleStatements,
+  ...tokenStatements,
+  ...upkeepStatements,
+  ...workerStatements,
+};

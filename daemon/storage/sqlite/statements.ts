@@ -1,0 +1,25 @@
+/**
+ * The SQLite store's statement table (../statements/index.ts): its table classes' statements as
+ * one object, by name, which the runner (./runner.ts) calls. TypeScript checks that together
+ * they provide every statement.
+ */
+import type { SqliteDatabase } from './database';
+import type { Statements } from '../statements';
+import { bound } from './runner';
+
+export function sqliteStatements(store: SqliteDatabase): Statements {
+  return {
+    ...bound(store.jobs),
+    ...bound(store.runs),
+    ...bound(store.list),
+    ...bound(store.queues),
+    ...bound(store.upkeep),
+    ...bound(store.output),
+    ...bound(store.schedules),
+    ...bound(store.projects),
+    ...bound(store.workers),
+    ...bound(store.daemons),
+    ...bound(store.tokens),
+    ...bound(store.claims),
+  };
+}

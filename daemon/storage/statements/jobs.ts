@@ -1,0 +1,115 @@
+/**
+ * Statements over single jobs (see ./index.ts for the protocol). Every statement that changes a
+ * running job for its worker carries `state = 'running' AND worker_id = workerId` in its WHERE,
+ * so that a worker whose lease expired changes nothing, whatever it read before.
+ */
+import type { Job, JobState } from '../../../shared/protocol/types';
+
+/** A heartbeat's extension of a lease. */
+export type JobHeartbeat = {
+  id: string;
+  workerId: string;
+  /** The new expiry (epoch ms); the stored one is kept if later. */
+  lease: number;
+  now: number;
+};
+
+export type JobProgress = {
+  id: string;
+  workerId: string;
+  percent: number;
+  message: string | null;
+  now: number;
+};
+
+export type JobCheckpoint = {
+  id: string;
+  workerId: string;
+  checkpoint: string;
+  now: number;
+};
+
+/** A user's change to a waiting job; null keeps the stored value. */
+export type JobUpdate = {
+  id: string;
+  priority: number | null;
+  runAt: number | null;
+  /** JSON text. */
+  payload: string | null;
+  maxAttempts: number | null;
+  /** JSON text of the tag list. */
+  tags: string | null;
+  weight: number | null;
+  now: number;
+};
+
+/** A job leaving `from`, the state the operation read it in (SQLite's counters move it from there). */
+export type JobMove = {
+  id: string;
+  from: JobState;
+  now: number;
+};
+
+/**
+ * The stored form of a new job, as the engine computes it from the input and its queue's
+ * defaults: JSON already serialized, every default already resolved. The store only inserts it.
+ */
+export type JobInsert = {
+  id: string;
+  queue: string;
+  kind: string;
+  payload: string;
+  priority: number;
+  weight: number;
+  runAt: number;
+  maxAttempts: number;
+  backoffStrategy: string;
+  backoffBaseMs: number;
+  backoffCapMs: number;
+  backoffJitter: number;
+  timeoutMs: number;
+  idempotencyKey: string | null;
+  tags: string;
+  context: string | null;
+  now: number;
+};
+
+export type JobSql = {
+  /** One job, or undefined. */
+  jobGet(id: string): Job | undefined;
+  /**
+   * One job, its row locked for the rest of the transaction (PostgreSQL: FOR UPDATE), so that
+   * what an operation computes from it still holds when it writes.
+   */
+  jobGetForUpdate(id: string): Job | undefined;
+  /** Extends the lease of a job `workerId` holds; undefined when it does not hold it. */
+  jobHeartbeat(p: JobHeartbeat): { leaseExpiresAt: number; cancelRequested: boolean } | undefined;
+  /** Records progress on a job `workerId` holds; the job, or undefined when it does not hold it. */
+  jobSetProgress(p: JobProgress): Job | undefined;
+  /** Stores the checkpoint of a job `workerId` holds; false when it does not hold it. */
+  jobSetCheckpoint(p: JobCheckpoint): boolean;
+  /** A waiting (queued or retrying) job → cancelled; the job, or undefined if it was not waiting. */
+  jobCancelWaiting(p: JobMove): Job | undefined;
+  /** Asks the worker of a running job to stop; the job, or undefined if it is not running. */
+  jobRequestCancel(p: { id: string; now: number }): Job | undefined;
+  /**
+   * A finished (dead, cancelled, completed) job → queued with a fresh attempt budget; its
+   * checkpoint stays, unless it completed. The job, or undefined if it had not finished.
+   */
+  jobRetry(p: JobMove): Job | undefined;
+  /** Changes a waiting job; the job, or undefined if it is not waiting. */
+  jobUpdate(p: JobUpdate): Job | undefined;
+  /** Deletes a job that is not running (its runs and output go with it); false if none was deleted. */
+  jobDelete(id: string): boolean;
+  /**
+   * Inserts a new job and returns it as stored; undefined when another transaction inserted
+   * its idempotency key meanwhile (only PostgreSQL can see that: SQLite's write lock excludes it).
+   */
+  jobInsert(row: JobInsert): Job | undefined;
+  /** Inserts new jobs together, each as jobInsert would (undefined for a key lost to another transaction), in order. */
+  jobInsertMany(rows: readonly JobInsert[]): (Job | undefined)[];
+  /** The job holding an idempotency key, or undefined. */
+  jobGetByIdempotencyKey(key: string): Job | undefined;
+  /** The jobs holding any of these (distinct) idempotency keys, in no order. */
+  jobGetByIdempotencyKeys(keys: readonly string[]): Job[];
+};

@@ -1,0 +1,183 @@
+/**
+ * Statement-level conformance of making and claiming jobs and of a schedule's fire: inserts with
+ * idempotency keys, the claim's peek, a queue's token bucket, and the fire's compare-and-swap
+ * and records, called raw on every store alike. The differences the stores comment at these
+ * statements are checked as such (SQLite keeps no fire records: its swap is the guard).
+ */
+import assert from 'node:assert/strict';
+import { afterEach, before, describe, it } from 'node:test';
+import { QUEUE_DEFAULTS } from '../../../daemon/engine/defaults';
+import { sql } from '../../../daemon/storage/statements';
+import type { JobInsert } from '../../../daemon/storage/statements/jobs';
+import type { ScheduleWrite } from '../../../daemon/storage/statements/schedules';
+import { assertCountersAgree, statementStore, type StatementStoreFactory } from './harness';
+
+export function defineMakingStatements(factory: StatementStoreFactory): void {
+  describe('statements: making and claiming jobs, a schedule fire', () => {
+    const store = statementStore(factory);
+    let now = 0;
+    before(() => {
+      now = store().clock.ms;
+    });
+    afterEach(() => assertCountersAgree(store()));
+
+    const row = (id: string, queue: string, fields: Partial<JobInsert> = {}): JobInsert => ({
+      id,
+      queue,
+      kind: 'work',
+      payload: '{}',
+      priority: 0,
+      weight: 1,
+      runAt: now,
+      maxAttempts: 3,
+      backoffStrategy: 'exponential',
+      backoffBaseMs: 1000,
+      backoffCapMs: 60_000,
+      backoffJitter: 0,
+      timeoutMs: 30_000,
+      idempotencyKey: null,
+      tags: '[]',
+      context: null,
+      now,
+      ...fields,
+    });
+
+    it('inserts jobs together, in order, and finds them by their idempotency keys', async () => {
+      const s = store();
+      const queue = 'st-make-keys';
+      const made = await s.run(function* () {
+        yield* sql('queueCreate', { name: queue, defaults: QUEUE_DEFAULTS, now });
+        const jobs = yield* sql('jobInsertMany', [
+          row('00000000-0000-7000-8000-00000000a001', queue, { idempotencyKey: 'st-key-1', priority: 5 }),
+          row('00000000-0000-7000-8000-00000000a002', queue, { idempotencyKey: 'st-key-2' }),
+          row('00000000-0000-7000-8000-00000000a003', queue),
+        ]);
+        return {
+          jobs,
+          one: yield* sql('jobGetByIdempotencyKey', 'st-key-2'),
+          none: yield* sql('jobGetByIdempotencyKey', 'st-key-none'),
+          many: (yield* sql('jobGetByIdempotencyKeys', ['st-key-1', 'st-key-2', 'st-key-none'])).map((j) => j.id).sort(),
+          read: yield* sql('jobGet', '00000000-0000-7000-8000-00000000a001'),
+        };
+      });
+      assert.deepEqual(made.jobs.map((j) => j?.id), ['00000000-0000-7000-8000-00000000a001', '00000000-0000-7000-8000-00000000a002', '00000000-0000-7000-8000-00000000a003']);
+      // What an insert answers is what a later read finds: SQLite builds it from the values.
+      assert.deepEqual(made.jobs[0], made.read);
+      assert.equal(made.read?.state, 'queued');
+      assert.equal(made.read?.priority, 5);
+      assert.equal(made.one?.id, '00000000-0000-7000-8000-00000000a002');
+      assert.equal(made.none, undefined);
+      assert.deepEqual(made.many, ['00000000-0000-7000-8000-00000000a001', '00000000-0000-7000-8000-00000000a002']);
+    });
+
+    it("peeks at each queue's next due jobs within its room, and keeps a queue's token bucket", async () => {
+      const s = store();
+      const peeked = await s.run(function* () {
+        for (const q of ['st-peek-a', 'st-peek-b']) yield* sql('queueCreate', { name: q, defaults: QUEUE_DEFAULTS, now });
+        yield* sql('jobInsertMany', [
+          row('00000000-0000-7000-8000-00000000b001', 'st-peek-a', { priority: 1 }),
+          row('00000000-0000-7000-8000-00000000b002', 'st-peek-a', { priority: 9 }),
+          row('00000000-0000-7000-8000-00000000b003', 'st-peek-a', { runAt: now + 60_000 }),
+          row('00000000-0000-7000-8000-00000000b004', 'st-peek-b', { weight: 3 }),
+          row('00000000-0000-7000-8000-00000000b005', 'st-peek-b', { kind: 'other' }),
+        ]);
+        yield* sql('queueSetRateState', { name: 'st-peek-b', tokens: 2.5, refilledAt: now });
+        return {
+          candidates: yield* sql('claimPeek', { queues: [{ name: 'st-peek-a', room: 1 }, { name: 'st-peek-b', room: 5 }], kinds: { include: ['work'] }, now }),
+          queues: yield* sql('claimQueues', { queues: ['st-peek-b'], kinds: { include: ['work'] }, now }),
+        };
+      });
+      const byQueue = (q: string) => peeked.candidates.filter((c) => c.queue === q).map((c) => c.id);
+      // Room 1 in the first queue: its best due job only (priority 9); the delayed one is not due.
+      assert.deepEqual(byQueue('st-peek-a'), ['00000000-0000-7000-8000-00000000b002']);
+      // The other kind is left out whatever the room.
+      assert.deepEqual(byQueue('st-peek-b'), ['00000000-0000-7000-8000-00000000b004']);
+      assert.equal(peeked.candidates.find((c) => c.queue === 'st-peek-b')?.weight, 3);
+      // The bucket is stored as given (this queue has no rate limit, so the claim does not read it back).
+      assert.equal(peeked.queues.length, 1);
+    });
+
+    it("fires a schedule once per tick by its compare-and-swap, and records the fire's job as the schedule's last", async () => {
+      const s = store();
+      const write: ScheduleWrite = {
+        name: 'st-fire',
+        cron: '* * * * *',
+        timezone: 'UTC',
+        queue: 'st-fire-q',
+        job: '{"kind":"tick"}',
+        enabled: 1,
+        missedPolicy: 'skip',
+        nextRunAt: now + 60_000,
+        now,
+        overlapPolicy: 'allow',
+        template: null,
+        params: null,
+      };
+      const fired = await s.run(function* () {
+        yield* sql('scheduleInsert', write);
+        yield* sql('queueCreate', { name: 'st-fire-q', defaults: QUEUE_DEFAULTS, now });
+        const swap = yield* sql('scheduleSwapNextRun', { name: 'st-fire', expectedNextRunAt: now + 60_000, newNextRunAt: now + 120_000, enqueue: true, now: now + 60_000 });
+        // A second daemon read the same next_run_at: its swap no longer matches.
+        const stale = yield* sql('scheduleSwapNextRun', { name: 'st-fire', expectedNextRunAt: now + 60_000, newNextRunAt: now + 120_000, enqueue: true, now: now + 60_001 });
+        const record = yield* sql('scheduleRecordFire', { name: 'st-fire', fireAt: now + 60_000, now: now + 60_000 });
+        const [job] = yield* sql('jobInsertMany', [row('00000000-0000-7000-8000-00000000c001', 'st-fire-q')]);
+        if (!job) throw new Error('the fire job was not inserted');
+        yield* sql('scheduleFireSetJob', { name: 'st-fire', fireAt: now + 60_000, jobId: job.id });
+        yield* sql('scheduleSetLastJob', { name: 'st-fire', jobId: job.id });
+        const again = yield* sql('scheduleRecordFire', { name: 'st-fire', fireAt: now + 60_000, now: now + 60_002 });
+        return { swap, stale, record, again, schedule: yield* sql('scheduleGet', 'st-fire') };
+      });
+      assert.equal(fired.swap, true);
+      assert.equal(fired.stale, false);
+      assert.equal(fired.record, true, 'the first record of a fire time is taken');
+      // PostgreSQL keeps one record per (schedule, fire time): the second is refused. SQLite keeps
+      // none (its swap is the guard) and answers true.
+      assert.equal(fired.again, s.kind === 'sqlite');
+      assert.equal(fired.schedule?.nextRunAt, now + 120_000);
+      assert.equal(fired.schedule?.lastJobId, '00000000-0000-7000-8000-00000000c001');
+      assert.equal(fired.schedule?.lastRunAt, now + 60_000);
+    });
+  });
+
+  // A store of its own: the wake-up time is the earliest over every queue, job and schedule.
+  describe('statements: the wake-up time', () => {
+    const store = statementStore(factory);
+    afterEach(() => assertCountersAgree(store()));
+
+    it('finds the earliest delayed job, lease or schedule, and the rate-limited queues with jobs waiting', async () => {
+      const s = store();
+      const now = s.clock.ms;
+      const base = (id: string, queue: string, runAt: number): JobInsert => ({
+        id, queue, kind: 'work', payload: '{}', priority: 0, weight: 1, runAt, maxAttempts: 3, backoffStrategy: 'fixed', backoffBaseMs: 1000,
+        backoffCapMs: 1000, backoffJitter: 0, timeoutMs: 30_000, idempotencyKey: null, tags: '[]', context: null, now,
+      });
+      const empty = await s.read(function* () {
+        return { due: yield* sql('wakeDueAt', now), limited: yield* sql('wakeRateLimited') };
+      });
+      assert.deepEqual(empty, { due: null, limited: [] });
+      const found = await s.run(function* () {
+        for (const q of ['st-wake-a', 'st-wake-paused', 'st-wake-rate']) yield* sql('queueCreate', { name: q, defaults: QUEUE_DEFAULTS, now });
+        yield* sql('jobInsertMany', [
+          base('00000000-0000-7000-8000-00000000d001', 'st-wake-a', now + 90_000),
+          base('00000000-0000-7000-8000-00000000d002', 'st-wake-a', now + 30_000),
+          base('00000000-0000-7000-8000-00000000d003', 'st-wake-paused', now + 10_000),
+          base('00000000-0000-7000-8000-00000000d004', 'st-wake-rate', now),
+        ]);
+        yield* sql('queueSetPaused', { name: 'st-wake-paused', paused: true, now });
+        const rated = yield* sql('queueGet', 'st-wake-rate');
+        if (!rated) throw new Error('st-wake-rate was not created');
+        yield* sql('queueUpdate', {
+          name: 'st-wake-rate', concurrency: null, ratePerSecond: 2, rateBurst: 4, defaultMaxAttempts: rated.defaultMaxAttempts,
+          backoffStrategy: rated.defaultBackoff.strategy, backoffBaseMs: rated.defaultBackoff.baseMs, backoffCapMs: rated.defaultBackoff.capMs,
+          backoffJitter: rated.defaultBackoff.jitter, defaultTimeoutMs: rated.defaultTimeoutMs, retentionMs: rated.retentionMs,
+          limitMemoryBytes: null, limitCpuSeconds: null, limitOpenFiles: null, limitProcesses: null, now,
+        });
+        yield* sql('queueSetRateState', { name: 'st-wake-rate', tokens: 0.25, refilledAt: now });
+        return { due: yield* sql('wakeDueAt', now), limited: yield* sql('wakeRateLimited') };
+      });
+      // The paused queue's job (due sooner) does not count; the job due now is not in the future.
+      assert.equal(found.due, now + 30_000);
+      assert.deepEqual(found.limited, [{ name: 'st-wake-rate', rateLimit: { perSecond: 2, burst: 4 }, bucket: { tokens: 0.25, refilledAt: now } }]);
+    });
+  });
+}
