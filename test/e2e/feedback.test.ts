@@ -93,7 +93,7 @@ uiTest('Enqueue Job: a typo is refused as it is typed and kept, Back returns to 
   await atStep('step 4 of 4');
   // A bare number is not a duration, here as in the CLI.
   await q.input.fill('delay=30');
-  await waitFor('the delay to be refused inline', async () => (await textOf(q.message)).includes('delay "30": a number needs a unit'), { timeoutMs: 10_000 });
+  await waitFor('the delay to be refused inline', async () => (await textOf(q.message)).includes('delay is not a duration: a number needs a unit'), { timeoutMs: 10_000 });
   // Out of the way of the title, where a hover would show a tooltip over it.
   await page.mouse.move(700, 600);
   await screenshot(page, 'feedback-enqueue-steps.png');
@@ -190,7 +190,7 @@ uiTest('Create Schedule shows the cron in words and its next fire times in its z
   await waitFor('the hour to be refused inline', async () => (await textOf(q.message)).includes('hour field'), { timeoutMs: 10_000 });
   await q.input.fill('0 3 * * *');
   // The times are the daemon's zone's and the editor's; the test reads their shape, not the date.
-  const preview = /^Every day at 03:00\. Next: (\w{3} \d{1,2} \w{3} 03:00, ){2}\w{3} \d{1,2} \w{3} 03:00 \(Europe\/Paris\)(; .* \(local, .*\))?\.$/;
+  const preview = /^Every day at 03:00\. Next: (\w{3} \d{1,2} \w{3} \d{4} 03:00, ){2}\w{3} \d{1,2} \w{3} \d{4} 03:00 \(Europe\/Paris\)(; .* \(local, .*\))?\.$/;
   await waitFor('the cron in words with its next fire times', async () => preview.test(await textOf(q.message)), { timeoutMs: 10_000 });
   await page.mouse.move(700, 600);
   await screenshot(page, 'feedback-schedule-cron.png');

@@ -35,7 +35,7 @@ uiTest('the Spool view shows the seeded queue with its counts, and the status ba
   await openSpoolView(page);
   const reports = rowAt(page, 1, 'reports ');
   await reports.waitFor({ timeout: 30_000 });
-  assert.equal(await ariaLabel(reports), 'reports 1 running · 4 queued · 2 dead');
+  assert.equal(await ariaLabel(reports), 'reports 1 running · 3 queued · 1 delayed · 2 dead');
   await expand(reports);
   await rowAt(page, 2, 'Dead ').waitFor({ timeout: 15_000 });
   assert.equal(await ariaLabel(rowAt(page, 2, 'Running ')), 'Running 1');

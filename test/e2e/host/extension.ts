@@ -46,7 +46,7 @@ export const run = hostSuite({
   'the Queues view shows the seeded queue with its counts and state groups': async () => {
     const api = await spool();
     const reports = await queueNode(api, 'reports');
-    assert.equal(reports.item.description, '1 running · 4 queued · 2 dead');
+    assert.equal(reports.item.description, '1 running · 3 queued · 1 delayed · 2 dead');
     assert.equal(reports.item.contextValue, 'queue.active.hasDead');
     // The empty groups (Retrying, Cancelled) are hidden.
     const groups = await children(api, reports.node);
