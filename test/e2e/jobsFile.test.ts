@@ -58,9 +58,21 @@ test('a user opens spool.jsonc: a squiggle under the bad cron, and a hover with 
     await screenshot(page, 'jobs-file-squiggle.png');
 
     const cron = editor.locator('.view-line span', { hasText: '30 4 * * *' }).last();
-    await cron.hover();
     const hover = page.locator('.monaco-hover', { hasText: 'Next 5 runs' }).first();
-    await hover.waitFor({ timeout: 30_000 });
+    // A hover asked for while the language server is still busy with the file comes back empty
+    // and is not asked for again until the pointer moves: move away and back until it shows.
+    await waitFor(
+      'the hover with the next runs',
+      async () => {
+        await page.mouse.move(5, 5);
+        await cron.hover();
+        return hover.waitFor({ timeout: 5_000 }).then(
+          () => true,
+          () => false,
+        );
+      },
+      { timeoutMs: 60_000 },
+    );
     const text = await hover.innerText();
     assert.match(text, /every day at 04:30/);
     assert.equal((text.match(/04:30 UTC/g) ?? []).length, 5, text);
