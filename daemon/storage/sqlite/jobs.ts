@@ -200,10 +200,6 @@ export class JobStatements implements JobSql, AttemptSql {
     return jobs;
   }
 
-  byId(id: string): Job | undefined {
-    return mapOptional(this.byIdStmt.get({ id }));
-  }
-
   // Statements of ../statements/jobs.ts (JobSql).
 
   jobGet(id: string): Job | undefined {

@@ -251,10 +251,6 @@ export class QueueStatements implements Omit<QueueSql, 'queuePurge'>, Pick<Upkee
     return { tokens: row.get('rate_tokens') === null ? null : real(row, 'rate_tokens'), refilledAt: intOrNull(row, 'rate_refilled_at') };
   }
 
-  setRateState(name: string, tokens: number, refilledAt: number): void {
-    this.setRateStmt.run({ name, tokens, refilledAt });
-  }
-
   counts(name: string): JobCounts {
     const counts = emptyCounts();
     for (const raw of this.countsStmt.all({ name })) {

@@ -40,15 +40,6 @@ export class WorkerStatements implements WorkerSql {
     this.executorGoneStmt = db.prepare(`UPDATE workers SET alive = 0 WHERE id = @id AND type = 'builtin' AND pid IS @pid`);
   }
 
-  /**
-   * How much more weight the worker may take: its capacity less the weight of the jobs it
-   * holds; undefined when it declared no capacity (or never registered).
-   */
-  capacityLeft(id: string): number | undefined {
-    const raw = this.capacityLeftStmt.get({ id });
-    return raw === undefined ? undefined : int(toRow(raw, 'worker capacity'), 'room');
-  }
-
   workerUpsert(values: WorkerWrite): void {
     this.upsertStmt.run(values);
   }
