@@ -1,5 +1,6 @@
 // Runs every test with node's built-in runner (TypeScript loaded through tsx):
-//   node test/run.mjs [unit|conformance|integration|e2e ...]   (default: all levels)
+//   node test/run.mjs [unit|conformance|integration|security|e2e ...]   (default: all levels)
+// security holds one test per promise of SECURITY.md, each against real daemons and real files.
 // conformance runs the engine suite and the statement suite against every store (test/conformance/<store>.test.ts).
 // Integration tests start the built daemon (dist/), so `npm test` builds first.
 // The e2e level needs code-server and chromium (see .ci/run); it runs (after the others) when
@@ -10,7 +11,7 @@ import { join } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
 const levels = process.argv.slice(2).filter((a) => !a.startsWith('-'));
-const wanted = levels.length > 0 ? levels : ['unit', 'conformance', 'integration', 'e2e'];
+const wanted = levels.length > 0 ? levels : ['unit', 'conformance', 'integration', 'security', 'e2e'];
 
 function testFiles(dir) {
   if (!existsSync(dir)) return [];
