@@ -3,6 +3,7 @@
 //   daemon.js     spoold, the queue daemon (better-sqlite3 stays a native module beside it)
 //   cli.js        the `spool` command, a client: no driver, no daemon code (`spool daemon` starts daemon.js)
 //   lsp.js        the language server of spool.jsonc (`spool lsp --stdio` and the extension run it)
+//   mcp.js        the Model Context Protocol server for coding agents (`spool mcp`)
 //   bench.js      `npm run bench`
 //   checkpointer.js  the daemon's WAL checkpointer thread, loaded by path from beside daemon.js
 //                    (and bench.js) — a worker thread needs a file of its own
@@ -32,7 +33,7 @@ const common = {
 const builds = [
   { ...common, entryPoints: { extension: 'extension/extension.ts' }, external: ['vscode'] },
   // The queues the benchmark compares against (dev dependencies) load from node_modules at run time.
-  { ...common, entryPoints: { daemon: 'daemon/main.ts', cli: 'cli/main.ts', lsp: 'lsp/main.ts', bench: 'bench/main.ts', checkpointer: 'daemon/storage/sqlite/checkpointer.ts' }, external: [...common.external, 'graphile-worker', 'pg-boss'] },
+  { ...common, entryPoints: { daemon: 'daemon/main.ts', cli: 'cli/main.ts', lsp: 'lsp/main.ts', mcp: 'mcp/main.ts', bench: 'bench/main.ts', checkpointer: 'daemon/storage/sqlite/checkpointer.ts' }, external: [...common.external, 'graphile-worker', 'pg-boss'] },
 ];
 
 if (watch) {

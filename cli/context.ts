@@ -56,6 +56,21 @@ export class CliContext {
     return target ? { tls: target } : { socketPath: this.socketPath };
   }
 
+  /**
+   * The connection options as the environment variables they default from, for a program of
+   * Spool's this command starts (the language server, the MCP server): it reaches the same daemon.
+   */
+  connectionEnv(): Record<string, string> {
+    const f = this.endpointFlags;
+    return {
+      SPOOL_SOCKET: this.socketPath,
+      ...(f.endpoint === undefined ? {} : { SPOOL_ENDPOINT: f.endpoint }),
+      ...(f.tokenFile === undefined ? {} : { SPOOL_TOKEN_FILE: f.tokenFile }),
+      ...(f.tlsFingerprint === undefined ? {} : { SPOOL_TLS_FINGERPRINT: f.tlsFingerprint }),
+      ...(f.tlsCa === undefined ? {} : { SPOOL_TLS_CA: f.tlsCa }),
+    };
+  }
+
   static of(command: Command): CliContext {
     return new CliContext(command.optsWithGlobals<GlobalOptions>());
   }

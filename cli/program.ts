@@ -11,6 +11,7 @@ import { registerEnqueue } from './commands/enqueue';
 import { registerJobs } from './commands/jobs';
 import { registerPlan } from './commands/plan';
 import { registerLsp } from './commands/lsp';
+import { registerMcp } from './commands/mcp';
 import { registerQueues } from './commands/queues';
 import { registerRestore } from './commands/restore';
 import { registerRpc } from './commands/rpc';
@@ -67,6 +68,7 @@ Every command that prints data takes --json. Run spool <command> --help for its 
   registerToken(program);
   registerRpc(program);
   registerLsp(program);
+  registerMcp(program);
   registerCompletion(program);
   registerCompleteNames(program);
   return program;

@@ -16,7 +16,7 @@ import ts from 'typescript';
 const ROOT = path.resolve(__dirname, '..', '..');
 
 /** The programs: folders that may depend on shared/, never the other way round. */
-const PROGRAMS = ['daemon', 'cli', 'lsp', 'extension'];
+const PROGRAMS = ['daemon', 'cli', 'lsp', 'mcp', 'extension'];
 /** Modules that tie code to one host or one database: never in shared/. */
 const DRIVERS = ['vscode', 'better-sqlite3', 'pg'];
 /** Node modules that do I/O (files, network, processes, threads, the terminal, the machine). */
@@ -78,6 +78,8 @@ const RULES: readonly Rule[] = [
   { rule: 'cli/ imports nothing from lsp/ or extension/', from: /^cli\//, forbids: underFolder(/^(lsp|extension)\//) },
   { rule: 'lsp/ imports nothing from cli/ or extension/', from: /^lsp\//, forbids: underFolder(/^(cli|extension)\//) },
   { rule: 'extension/ imports nothing from cli/', from: /^extension\//, forbids: underFolder(/^cli\//) },
+  // The MCP server is a client like the CLI, built on shared/ alone.
+  { rule: 'mcp/ imports only shared/', from: /^mcp\//, forbids: underFolder(/^(daemon|cli|lsp|extension)\//) },
   {
     // The language service is pure functions over a document: the types of LSP, not its server.
     rule: 'lsp/service/ imports no language server runtime (vscode-languageserver, -protocol, vscode-jsonrpc)',
