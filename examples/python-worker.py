@@ -1,7 +1,6 @@
 #!/usr/bin/env python3
-"""A Spool worker in Python 3 with only the standard library (socket + json).
-
-It speaks the daemon's protocol directly: newline-delimited JSON-RPC 2.0 over the Unix socket.
+"""A Spool worker in Python 3 with only the standard library, on the Python client module
+(packages/python/spool_client.py: newline-delimited JSON-RPC 2.0 over the Unix socket or TLS).
 
     python3 examples/python-worker.py --queue text [--kind upper] [--max-jobs N]
     spool enqueue text --kind upper --payload '{"text": "hello"}'
@@ -28,135 +27,18 @@ $SPOOL_TLS_FINGERPRINT, as `spool daemon status` shows it) or a CA (--tls-ca, $S
 never unverified. The first call on the connection is then `auth.login`.
 """
 import argparse
-import hashlib
 import json
 import os
-import re
 import signal
-import socket
 import ssl
 import sys
 import time
+from pathlib import Path
 
-
-def default_socket_path():
-    if os.environ.get("SPOOL_SOCKET"):
-        return os.path.abspath(os.environ["SPOOL_SOCKET"])
-    if os.environ.get("XDG_RUNTIME_DIR"):
-        return os.path.join(os.environ["XDG_RUNTIME_DIR"], "spool", "spool.sock")
-    return os.path.join(os.path.expanduser("~"), ".spool", "spool.sock")
-
-
-LEASE_LOST = 1011  # the error code when this worker no longer holds the job
-
-
-def tls_target(args):
-    """The daemon over TLS that the flags or the environment name, or None for the Unix socket."""
-    endpoint = args.endpoint or os.environ.get("SPOOL_ENDPOINT")
-    if not endpoint:
-        return None
-    match = re.fullmatch(r"tls://(?:\[([^\]]+)\]|([^:/\[\]]+)):(\d{1,5})/?", endpoint.strip())
-    if not match:
-        sys.exit(f'The endpoint "{endpoint}" is not tls://HOST:PORT. Spool speaks only TLS over the network.')
-    host, port = match.group(1) or match.group(2), int(match.group(3))
-    token_file = args.token_file or os.environ.get("SPOOL_TOKEN_FILE")
-    if token_file:
-        with open(token_file, encoding="utf-8") as f:
-            token = f.read().strip()
-    else:
-        token = os.environ.get("SPOOL_TOKEN", "").strip()
-    if not token:
-        sys.exit(f"{endpoint} needs a token: pass --token-file FILE or set SPOOL_TOKEN.")
-    fingerprint = args.tls_fingerprint or os.environ.get("SPOOL_TLS_FINGERPRINT")
-    ca = args.tls_ca or os.environ.get("SPOOL_TLS_CA")
-    if not fingerprint and not ca:
-        sys.exit(f"Refusing to connect to {endpoint} without checking who answers: pass --tls-fingerprint "
-                 "(SPOOL_TLS_FINGERPRINT), as `spool daemon status` shows it, or --tls-ca FILE (SPOOL_TLS_CA).")
-    if fingerprint:
-        hexdigits = re.sub(r"^sha256(?: fingerprint)?[:=]", "", fingerprint.strip(), flags=re.I).replace(":", "").lower()
-        if not re.fullmatch(r"[0-9a-f]{64}", hexdigits):
-            sys.exit(f'The TLS fingerprint "{fingerprint}" is not sha256: and 64 hex digits.')
-        fingerprint = "sha256:" + hexdigits
-    return {"host": host, "port": port, "token": token, "fingerprint": fingerprint, "ca": ca, "label": f"tls://{host}:{port}"}
-
-
-class RpcError(Exception):
-    def __init__(self, error):
-        super().__init__(error.get("message", "unknown error"))
-        self.code = error.get("code")
-        self.data = error.get("data") or {}
-
-
-class NoDaemon(Exception):
-    pass
-
-
-class Spool:
-    """One connection; one request at a time, so each answer is the next line with our id."""
-
-    def __init__(self, path, timeout=None):
-        """`path`: the Unix socket, or a TLS target from tls_target()."""
-        if isinstance(path, dict):
-            self.sock = self._connect_tls(path, timeout)
-        else:
-            self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            self.sock.settimeout(timeout)
-            try:
-                self.sock.connect(path)
-            except (FileNotFoundError, ConnectionRefusedError):
-                self.sock.close()
-                raise NoDaemon(f"No Spool daemon at {path}. Start one with `spool daemon --detach`.")
-        self.reader = self.sock.makefile("r", encoding="utf-8", newline="\n")
-        self.next_id = 0
-        if isinstance(path, dict):
-            self.call("auth.login", {"token": path["token"]})
-
-    @staticmethod
-    def _connect_tls(target, timeout):
-        try:
-            raw = socket.create_connection((target["host"], target["port"]), timeout=timeout or 10)
-        except ConnectionRefusedError:
-            raise NoDaemon(f"No Spool daemon at {target['label']} (connection refused).")
-        if target["ca"]:
-            # The CA checks the chain and the host name.
-            context = ssl.create_default_context(cafile=target["ca"])
-        else:
-            # A self-signed certificate has no chain to check: its fingerprint is compared
-            # below, after the handshake and before a byte of the protocol is sent.
-            context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-            context.check_hostname = False
-            context.verify_mode = ssl.CERT_NONE
-        context.minimum_version = ssl.TLSVersion.TLSv1_2
-        sock = context.wrap_socket(raw, server_hostname=target["host"])
-        if target["fingerprint"]:
-            presented = "sha256:" + hashlib.sha256(sock.getpeercert(binary_form=True)).hexdigest()
-            if presented != target["fingerprint"]:
-                sock.close()
-                raise NoDaemon(f"The server at {target['label']} presented a certificate with fingerprint {presented}, "
-                               f"not the expected {target['fingerprint']}; nothing was sent.")
-        sock.settimeout(timeout)
-        return sock
-
-    def call(self, method, params=None):
-        self.next_id += 1
-        request = {"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params or {}}
-        self.sock.sendall((json.dumps(request) + "\n").encode("utf-8"))
-        while True:
-            line = self.reader.readline()
-            if not line:
-                raise ConnectionError("the daemon closed the connection")
-            message = json.loads(line)
-            # Notifications (no id) only come after events.subscribe, which this worker never
-            # sends; skip any anyway.
-            if message.get("id") != self.next_id:
-                continue
-            if "error" in message:
-                raise RpcError(message["error"])
-            return message["result"]
-
-    def close(self):
-        self.reader.close()
-        self.sock.close()
+# The client module lives in packages/python; copy spool_client.py beside your worker, or put its
+# folder on PYTHONPATH, to use it elsewhere.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "packages" / "python"))
+from spool_client import LEASE_LOST, Client, ConfigError, NoDaemon, RpcError, default_socket_path, tls_target  # noqa: E402
 
 
 class Cancelled(Exception):
@@ -170,7 +52,7 @@ class BadPayload(Exception):
 KINDS = ["upper", "reverse", "sleep"]
 
 
-def handle(spool, job, ids):
+def handle(spool: Client, job, ids):
     """The work itself. Raise BadPayload for a payload that can never succeed."""
     kind, payload = job["kind"], job["payload"]
     if kind == "sleep":
@@ -186,7 +68,7 @@ def handle(spool, job, ids):
             if left <= 0:
                 return {"slept": seconds}
             time.sleep(min(every, left))
-            if spool.call("jobs.heartbeat", ids)["cancelRequested"]:
+            if spool.heartbeat(ids["id"], ids["workerId"]):
                 raise Cancelled()
     if not isinstance(payload, dict) or not isinstance(payload.get("text"), str):
         raise BadPayload('the payload must be {"text": "..."}')
@@ -225,11 +107,8 @@ def release(socket_path, ids, reason):
     """Hands a held job back, on a new connection (the old one may be cut off mid-request),
     waiting at most a few seconds: the worker is exiting."""
     try:
-        spool = Spool(socket_path, timeout=5)
-        try:
-            spool.call("jobs.release", dict(ids, reason=reason))
-        finally:
-            spool.close()
+        with Client(socket_path, timeout=5) as spool:
+            spool.release(ids["id"], ids["workerId"], reason)
         print(f"job {ids['id']} handed back: it runs again without using up an attempt", file=sys.stderr)
     except RpcError as error:
         if error.code == LEASE_LOST:
@@ -254,55 +133,40 @@ def main():
 
     # Signals are handled from the start, so a Ctrl-C while connecting stops quietly too.
     stop = Stop()
-    target = tls_target(args) or args.socket
-    where = target["label"] if isinstance(target, dict) else target
     try:
-        spool = Spool(target)
-    except (NoDaemon, RpcError, ssl.SSLError) as error:
+        target = tls_target(args.endpoint, args.token_file, args.tls_fingerprint, args.tls_ca) or args.socket
+        spool = Client(target)
+    except (ConfigError, NoDaemon, RpcError, ssl.SSLError) as error:
         sys.exit(str(error))
-    status = spool.call("daemon.status")
-    worker = spool.call("workers.register", {
-        "name": "python-worker example",
-        "host": socket.gethostname(),
-        "pid": os.getpid(),
-        "queues": args.queue or [],
-        "kinds": args.kind or KINDS,
-        "concurrency": 1,
-    })["worker"]
-    worker_id = worker["id"]
-    print(f"python worker {worker_id} connected to Spool {status['version']} at {where}", file=sys.stderr)
+    status = spool.status()
+    worker_id = spool.register_worker("python-worker example", kinds=args.kind or KINDS, queues=args.queue or [])
+    print(f"python worker {worker_id} connected to Spool {status['version']} at {spool.where}", file=sys.stderr)
 
     done = 0
     held = None  # the ids of the job this worker holds the lease of, while it runs one
     try:
         while not stop.requested and (args.max_jobs == 0 or done < args.max_jobs):
-            claimed = spool.call("jobs.claim", {
-                "workerId": worker_id,
-                "queues": args.queue or [],
-                "kinds": args.kind or KINDS,
-                "max": 1,
-                "waitMs": 5000,
-            })["jobs"]
+            claimed = spool.claim(worker_id, kinds=args.kind or KINDS, queues=args.queue or [])
             for job in claimed:
                 held = ids = {"id": job["id"], "workerId": worker_id}
                 if stop.requested:
                     # The claim was already waiting when the stop came: hand the job straight back.
-                    spool.call("jobs.release", dict(ids, reason="the worker was stopping when the claim returned"))
+                    spool.release(job["id"], worker_id, "the worker was stopping when the claim returned")
                     held = None
                     continue
                 try:
-                    if spool.call("jobs.heartbeat", ids)["cancelRequested"]:
+                    if spool.heartbeat(job["id"], worker_id):
                         raise Cancelled()
                     result = handle(spool, job, ids)
-                    spool.call("jobs.log", dict(ids, lines=[f"{job['kind']}: {json.dumps(result)}"]))
-                    spool.call("jobs.complete", dict(ids, result=result))
+                    spool.log(job["id"], worker_id, [f"{job['kind']}: {json.dumps(result)}"])
+                    spool.complete(job["id"], worker_id, result)
                     print(f"job {job['id']} completed: {json.dumps(result)}", file=sys.stderr)
                 except Cancelled:
                     # A job whose cancel was requested ends cancelled when its worker fails it.
-                    spool.call("jobs.fail", dict(ids, error="cancelled"))
+                    spool.fail(job["id"], worker_id, "cancelled")
                     print(f"job {job['id']} cancelled", file=sys.stderr)
                 except BadPayload as error:
-                    spool.call("jobs.fail", dict(ids, error=str(error), permanent=True))
+                    spool.fail(job["id"], worker_id, str(error), permanent=True)
                     print(f"job {job['id']} failed for good: {error}", file=sys.stderr)
                 except RpcError as error:
                     if error.code != LEASE_LOST:
