@@ -5,6 +5,7 @@
 //   lsp.js        the language server of spool.jsonc (`spool lsp --stdio` and the extension run it)
 //   mcp.js        the Model Context Protocol server for coding agents (`spool mcp`)
 //   bench.js      `npm run bench`
+//   packages/client/dist/index.js  the spool-client package (its declarations: npm run build:client)
 //   checkpointer.js  the daemon's WAL checkpointer thread, loaded by path from beside daemon.js
 //                    (and bench.js) — a worker thread needs a file of its own
 // Flags: --watch rebuilds on change; --production minifies and drops source maps.
@@ -34,14 +35,16 @@ const builds = [
   { ...common, entryPoints: { extension: 'extension/extension.ts' }, external: ['vscode'] },
   // The queues the benchmark compares against (dev dependencies) load from node_modules at run time.
   { ...common, entryPoints: { daemon: 'daemon/main.ts', cli: 'cli/main.ts', lsp: 'lsp/main.ts', mcp: 'mcp/main.ts', bench: 'bench/main.ts', checkpointer: 'daemon/storage/sqlite/checkpointer.ts' }, external: [...common.external, 'graphile-worker', 'pg-boss'] },
+  // spool-client: the client and worker library as a package of its own, no daemon code.
+  { ...common, entryPoints: { index: 'packages/client/index.ts' }, outdir: 'packages/client/dist' },
 ];
 
 if (watch) {
   for (const options of builds) {
-    const ctx = await esbuild.context({ ...options, outdir: 'dist' });
+    const ctx = await esbuild.context({ outdir: 'dist', ...options });
     await ctx.watch();
   }
   console.log('esbuild: watching for changes');
 } else {
-  await Promise.all(builds.map((options) => esbuild.build({ ...options, outdir: 'dist' })));
+  await Promise.all(builds.map((options) => esbuild.build({ outdir: 'dist', ...options })));
 }

@@ -1,5 +1,6 @@
 /**
- * A Node worker for "resize" jobs, built on the worker helper (shared/client/worker.ts).
+ * A Node worker for "resize" jobs, built on the worker helper of the spool-client package
+ * (packages/client; in another project: npm install <path to spool>/packages/client).
  *
  *   node --import tsx examples/resize-worker.ts [--queue images] [--concurrency 2]   (from the repository's root)
  *   spool enqueue images --kind resize --payload '{"width":640,"height":480,"scale":0.5}'
@@ -14,9 +15,7 @@
  * with `stepDelayMs` (a pause after each step, as if the rows were written somewhere slow).
  * SIGTERM or Ctrl-C lets running jobs finish first; a second one hands them back at once.
  */
-import { PermanentError, runWorker, type WorkContext } from '../shared/client/worker';
-import type { Job } from '../shared/protocol/types';
-import { errorMessage } from '../shared/protocol/errors';
+import { errorMessage, PermanentError, runWorker, type Job, type WorkContext } from 'spool-client';
 
 interface ResizePayload {
   width: number;
