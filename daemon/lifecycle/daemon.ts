@@ -406,6 +406,9 @@ export class Daemon {
       claim: (params) => this.claim(params),
       logger: this.logger,
       tokenRevoked: (name) => this.server.closeLoginsOf(name),
+      get logins() {
+        return daemon.server.logins;
+      },
     };
   }
 

@@ -10,11 +10,21 @@ import { SpoolError } from '../../shared/protocol/errors';
 import { ErrorCode, METHODS, type MethodName, type MethodScope, type TokenScope } from '../../shared/protocol';
 import type { Engine } from '../engine/engine';
 import type { Logger } from '../lifecycle/logger';
+import { MAX_LOGIN_ATTEMPTS, type LoginGuard } from './loginGuard';
 
 /** How a connection came in, and (over TCP) what it has logged in as. */
 export type ConnectionAuth =
   | { readonly transport: 'unix' }
-  | { readonly transport: 'tls'; readonly remote: string; login: { name: string; scope: TokenScope } | null };
+  | {
+      readonly transport: 'tls';
+      /** `address:port`, for the log. */
+      readonly remote: string;
+      /** The peer's address: limits on connections and failed logins are kept per address. */
+      readonly source: string;
+      login: { name: string; scope: TokenScope } | null;
+      /** auth.login calls made before one succeeded (at most MAX_LOGIN_ATTEMPTS are checked). */
+      attempts: number;
+    };
 
 /** Which token scopes may call a method of each scope. */
 const ALLOWED: Record<MethodScope, readonly TokenScope[]> = {
@@ -70,12 +80,36 @@ export function refusal(method: string, auth: ConnectionAuth): SpoolError | null
   );
 }
 
+/** What `login` needs of the connection: who it is, and a way to close it after the answer. */
+export interface LoginConnection {
+  readonly id: number;
+  readonly auth: Extract<ConnectionAuth, { transport: 'tls' }>;
+  /** Handles no more requests; closes once the ones in progress are answered. */
+  endWhenAnswered(maxWaitMs: number): void;
+}
+
 /**
- * Checks a presented token against every stored hash, each compared in constant time, so that
+ * Logs a TLS connection in, within the limits of rpc/loginGuard.ts: a connection is closed after
+ * MAX_LOGIN_ATTEMPTS failures, and an address that failed too often is refused unchecked for a
+ * while. The token is checked against every stored hash, each compared in constant time, so that
  * how long a refusal takes says nothing about how close a guess came. The token itself is never
  * logged: a refusal logs the connection and where it came from.
  */
-export async function login(engine: Engine, logger: Logger, token: string, connection: { id: number; remote: string }): Promise<{ name: string; scope: TokenScope }> {
+export async function login(engine: Engine, guard: LoginGuard, logger: Logger, token: string, connection: LoginConnection): Promise<{ name: string; scope: TokenScope }> {
+  const { auth } = connection;
+  const where = { connection: connection.id, remote: auth.remote };
+  const refuse = (message: string): never => {
+    connection.endWhenAnswered(1000);
+    throw new SpoolError(ErrorCode.Unauthorized, message, { field: 'token' });
+  };
+  if (auth.login === null && ++auth.attempts > MAX_LOGIN_ATTEMPTS) {
+    refuse(`Unauthorized: a connection may try ${MAX_LOGIN_ATTEMPTS} logins; the connection is closed. Connect again with the right token.`);
+  }
+  const wait = guard.waitBeforeLogin(auth.source);
+  if (wait > 0) {
+    guard.refused('throttled', auth.source, 'Refused a login unchecked: too many failed logins from its address', where);
+    refuse(`Unauthorized: too many failed logins from ${auth.source}; logins from it are refused for the next ${Math.ceil(wait / 1000)} s. The connection is closed.`);
+  }
   const presented = Buffer.from(hashToken(token), 'hex');
   let found: { name: string; scope: TokenScope } | null = null;
   for (const stored of await engine.listTokens()) {
@@ -85,13 +119,12 @@ export async function login(engine: Engine, logger: Logger, token: string, conne
     }
   }
   if (found === null) {
-    logger.warn('Refused a login with a wrong token', { connection: connection.id, remote: connection.remote });
-    throw new SpoolError(
-      ErrorCode.Unauthorized,
-      'Unauthorized: the token is not known to this daemon (wrong, or revoked). Make one with `spool token create NAME --scope …` on the daemon\'s machine.',
-      { field: 'token' },
-    );
+    guard.failed(auth.source);
+    guard.refused('login', auth.source, 'Refused a login with a wrong token', where);
+    const unknown = "Unauthorized: the token is not known to this daemon (wrong, or revoked). Make one with `spool token create NAME --scope …` on the daemon's machine.";
+    if (auth.login === null && auth.attempts >= MAX_LOGIN_ATTEMPTS) refuse(`${unknown} This connection made ${MAX_LOGIN_ATTEMPTS} failed logins and is closed.`);
+    throw new SpoolError(ErrorCode.Unauthorized, unknown, { field: 'token' });
   }
-  logger.info('A connection logged in', { connection: connection.id, remote: connection.remote, token: found.name, scope: found.scope });
+  logger.info('A connection logged in', { ...where, token: found.name, scope: found.scope });
   return found;
 }

@@ -7,6 +7,7 @@ import type * as net from 'node:net';
 import { LineSplitter } from '../../shared/protocol/lines';
 import { LIMITS } from '../../shared/protocol';
 import type { ConnectionAuth } from './auth';
+import { MAX_DEPTH } from './envelope';
 import type { BudgetHolder, InputBudget } from './inputBudget';
 
 /** Above this many unsent bytes the connection stops reading requests until the peer catches up. */
@@ -31,8 +32,10 @@ const MAX_UNSENT_BYTES = 64 * 1024 * 1024;
 
 export interface ConnectionHandlers {
   onLine(connection: RpcConnection, line: string): void;
-  /** A line over LIMITS.maxLineBytes: answered with an error, then the connection is closed. */
+  /** A line over the connection's limit (`maxLineBytes`): answered with an error, then the connection is closed. */
   onOverflow(connection: RpcConnection, bytes: number): void;
+  /** A line nesting deeper than MAX_DEPTH, dropped as it arrived: answered with an error. */
+  onTooDeep(connection: RpcConnection): void;
   onInvalidUtf8(connection: RpcConnection, bytes: number): void;
   /**
    * The unfinished lines of all connections passed the daemon's budget and this connection's
@@ -67,6 +70,7 @@ export class RpcConnection implements BudgetHolder {
   private readonly splitter: LineSplitter;
   /** Bytes of an unfinished line last reported to the budget. */
   private partialBytes = 0;
+  private lineLimit = LIMITS.maxLineBytes;
 
   constructor(
     readonly id: number,
@@ -80,6 +84,8 @@ export class RpcConnection implements BudgetHolder {
       onLine: (line) => this.input.push(() => handlers.onLine(this, line)),
       onOverflow: (bytes) => this.input.push(() => handlers.onOverflow(this, bytes)),
       onInvalidUtf8: (bytes) => this.input.push(() => handlers.onInvalidUtf8(this, bytes)),
+      maxDepth: MAX_DEPTH,
+      onTooDeep: () => this.input.push(() => handlers.onTooDeep(this)),
     });
     this.splitter = splitter;
     // After `end`, whatever the peer still sends is read (so its hang-up is seen) and dropped.
@@ -107,6 +113,17 @@ export class RpcConnection implements BudgetHolder {
 
   get isClosed(): boolean {
     return this.closed;
+  }
+
+  /** The longest line this connection may send now, in bytes. */
+  get maxLineBytes(): number {
+    return this.lineLimit;
+  }
+
+  /** Sets the longest line this connection may send from now on (less before a TLS login). */
+  limitLines(bytes: number): void {
+    this.lineLimit = bytes;
+    this.splitter.setMaxLineBytes(bytes);
   }
 
   /**
@@ -234,6 +251,9 @@ export class RpcConnection implements BudgetHolder {
     if (lastMessage !== undefined) this.socket.write(JSON.stringify(lastMessage) + '\n');
     this.socket.end();
     this.updateReading();
+    // A peer that has not logged in is not read any further: what it still sends would cost the
+    // daemon its decryption, for nothing.
+    if (this.auth.transport === 'tls' && this.auth.login === null) this.socket.pause();
     // A peer that never reads (or never hangs up) would keep the socket forever.
     setTimeout(() => this.close(), 2000).unref();
   }

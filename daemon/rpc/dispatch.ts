@@ -65,6 +65,14 @@ export class Dispatcher {
       );
       return;
     }
+    const auth = connection.auth;
+    if (auth.transport === 'tls' && auth.login === null) {
+      // A login is one request; a batch of them would be a way to try many at once.
+      connection.send(
+        createJSONRPCErrorResponse(null, ErrorCode.InvalidRequest, 'Invalid request: batches are refused before logging in; send auth.login on its own first.'),
+      );
+      return;
+    }
     if (message.length === 0 || message.length > LIMITS.maxBatch) {
       const why = message.length === 0 ? 'an empty batch' : `a batch holds at most ${LIMITS.maxBatch} messages`;
       connection.send(createJSONRPCErrorResponse(null, ErrorCode.InvalidRequest, `Invalid request: ${why}.`, { limit: LIMITS.maxBatch }));

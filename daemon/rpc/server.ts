@@ -11,14 +11,30 @@ import { ErrorCode, LIMITS } from '../../shared/protocol';
 import type { Logger } from '../lifecycle/logger';
 import { RpcConnection } from './connection';
 import type { Dispatcher } from './dispatch';
+import { MAX_DEPTH } from './envelope';
 import { InputBudget } from './inputBudget';
+import { LoginGuard } from './loginGuard';
 
 /** At shutdown, how long a connection may take to answer the requests it is handling. */
 const ANSWER_WAIT_MS = 1000;
-/** Over TCP: how long a connection has to finish its TLS handshake, then to log in. */
-export const LOGIN_TIMEOUT_MS = 5000;
-/** Over TCP: connections that have not logged in yet, at most; more are closed at once. */
+/** Over TCP: how long a connection has to finish its TLS handshake. */
+export const HANDSHAKE_TIMEOUT_MS = 5000;
+/** Over TCP: how long a connection has to log in once its handshake is done. */
+export const LOGIN_TIMEOUT_MS = 3000;
+/**
+ * Over TCP: connections that have not logged in yet, at most. A new one beyond it closes the
+ * oldest waiting connection of the address that has the most, so that loops opening connections
+ * and never logging in cannot keep a client out: it gets in, and has its turn to log in.
+ */
 export const MAX_UNAUTHENTICATED = 64;
+/** Over TCP: connections from one address that have not logged in yet, at most (its oldest goes first). */
+export const MAX_UNAUTHENTICATED_PER_SOURCE = 16;
+/**
+ * Over TCP, the longest line before logging in: a login line is under 2 KiB. After login a line
+ * may have LIMITS.maxLineBytes. The Unix socket's peers are the daemon's own user and get the
+ * full limit from the start.
+ */
+export const PRE_LOGIN_MAX_LINE_BYTES = 4096;
 
 export class RpcServer {
   readonly connections = new Set<RpcConnection>();
@@ -26,7 +42,11 @@ export class RpcServer {
   private nextId = 1;
   private readonly connectionListeners: ((connection: RpcConnection) => void)[] = [];
   private tlsServer: tls.Server | null = null;
+  /** TLS connections that have not logged in yet, by address, each oldest first. */
+  private readonly waiting = new Map<string, Set<RpcConnection>>();
   private unauthenticated = 0;
+  /** Limits on logins and the log of refusals over TLS. */
+  readonly logins: LoginGuard;
   /** Unfinished lines across all connections, bounded together (see inputBudget.ts). */
   private readonly inputBudget = new InputBudget();
 
@@ -38,6 +58,7 @@ export class RpcServer {
     // allowHalfOpen: a peer that half-closes after its requests still gets the answers (see RpcConnection).
     this.server = net.createServer({ allowHalfOpen: true }, (socket) => this.accept(socket));
     this.server.on('error', (error) => this.logger.error('Socket server error', { socket: socketPath, error }));
+    this.logins = new LoginGuard(logger);
   }
 
   /** Called for every new connection (to release what it owns when it closes). */
@@ -81,6 +102,7 @@ export class RpcServer {
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve())).then(() => tlsClosed);
     for (const connection of this.connections) connection.endWhenAnswered(ANSWER_WAIT_MS);
     await closed;
+    this.logins.close();
   }
 
   /**
@@ -88,7 +110,7 @@ export class RpcServer {
    * answer (its bytes fail the handshake) and is closed. Resolves with the bound address.
    */
   listenTls(host: string, port: number, identity: { cert: string; key: string }): Promise<net.AddressInfo> {
-    const server = tls.createServer({ cert: identity.cert, key: identity.key, minVersion: 'TLSv1.2', handshakeTimeout: LOGIN_TIMEOUT_MS, allowHalfOpen: true }, (socket) =>
+    const server = tls.createServer({ cert: identity.cert, key: identity.key, minVersion: 'TLSv1.2', handshakeTimeout: HANDSHAKE_TIMEOUT_MS, allowHalfOpen: true }, (socket) =>
       this.acceptTls(socket),
     );
     server.on('tlsClientError', (error, socket) => {
@@ -106,24 +128,27 @@ export class RpcServer {
     });
   }
 
-  /** A TLS connection: it may call nothing but auth.login until it has logged in, within LOGIN_TIMEOUT_MS. */
+  /**
+   * A TLS connection: it may call nothing but auth.login, with lines of at most
+   * PRE_LOGIN_MAX_LINE_BYTES, until it has logged in, within LOGIN_TIMEOUT_MS. When too many are
+   * waiting to log in, the oldest waiting one of the busiest address is closed to make room.
+   */
   private acceptTls(socket: tls.TLSSocket): void {
-    const remote = `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? '?'}`;
-    if (this.unauthenticated >= MAX_UNAUTHENTICATED) {
-      this.logger.warn('Closing a TCP connection: too many have not logged in yet', { remote, limit: MAX_UNAUTHENTICATED });
-      socket.destroy();
-      return;
-    }
+    const source = socket.remoteAddress ?? '?';
+    const remote = `${source}:${socket.remotePort ?? '?'}`;
+    const fromSource = this.waiting.get(source);
+    if (fromSource !== undefined && fromSource.size >= MAX_UNAUTHENTICATED_PER_SOURCE) this.makeRoom(fromSource, MAX_UNAUTHENTICATED_PER_SOURCE);
+    else if (this.unauthenticated >= MAX_UNAUTHENTICATED) this.makeRoom(this.busiestSource(), MAX_UNAUTHENTICATED);
     const connection = this.accept(socket);
-    connection.auth = { transport: 'tls', remote, login: null };
+    connection.auth = { transport: 'tls', remote, source, login: null, attempts: 0 };
+    connection.limitLines(PRE_LOGIN_MAX_LINE_BYTES);
+    const waiting = this.waiting.get(source) ?? new Set<RpcConnection>();
+    this.waiting.set(source, waiting);
+    waiting.add(connection);
     this.unauthenticated++;
-    let counted = true;
-    const uncount = (): void => {
-      if (counted) this.unauthenticated--;
-      counted = false;
-    };
     const timer = setTimeout(() => {
-      this.logger.warn('Closing a TCP connection that did not log in in time', { connection: connection.id, remote, ms: LOGIN_TIMEOUT_MS });
+      this.logins.refused('late', source, 'Closing a TCP connection that did not log in in time', { connection: connection.id, remote, ms: LOGIN_TIMEOUT_MS });
+      this.stopWaiting(connection);
       connection.end(
         createJSONRPCErrorResponse(null, ErrorCode.Unauthorized, `Unauthorized: no auth.login within ${LOGIN_TIMEOUT_MS} ms; the connection is closed.`),
       );
@@ -131,12 +156,56 @@ export class RpcServer {
     timer.unref();
     connection.onLoggedIn(() => {
       clearTimeout(timer);
-      uncount();
+      this.stopWaiting(connection);
+      connection.limitLines(LIMITS.maxLineBytes);
     });
     connection.onClose(() => {
       clearTimeout(timer);
-      uncount();
+      this.stopWaiting(connection);
     });
+  }
+
+  /** The connection no longer counts as waiting to log in (it did, it closed, or it was closed). */
+  private stopWaiting(connection: RpcConnection): void {
+    if (connection.auth.transport !== 'tls') return;
+    const waiting = this.waiting.get(connection.auth.source);
+    if (!waiting?.delete(connection)) return;
+    this.unauthenticated--;
+    if (waiting.size === 0) this.waiting.delete(connection.auth.source);
+  }
+
+  /** The waiting connections of the address with the most of them. */
+  private busiestSource(): Set<RpcConnection> {
+    let busiest = new Set<RpcConnection>();
+    for (const waiting of this.waiting.values()) if (waiting.size > busiest.size) busiest = waiting;
+    return busiest;
+  }
+
+  /**
+   * Closes the oldest of `waiting` that has not tried to log in yet (one whose login is being
+   * checked is spared when another can go), telling it why.
+   */
+  private makeRoom(waiting: Set<RpcConnection>, limit: number): void {
+    let oldest: RpcConnection | undefined;
+    for (const connection of waiting) {
+      oldest ??= connection;
+      if (connection.auth.transport === 'tls' && connection.auth.attempts === 0) {
+        oldest = connection;
+        break;
+      }
+    }
+    if (oldest === undefined || oldest.auth.transport !== 'tls') return;
+    const { source, remote } = oldest.auth;
+    this.logins.refused('evicted', source, 'Closed a TCP connection that had not logged in yet, to make room for a newer one', { connection: oldest.id, remote, limit });
+    this.stopWaiting(oldest);
+    oldest.end(
+      createJSONRPCErrorResponse(
+        null,
+        ErrorCode.Unauthorized,
+        `Unauthorized: closed to make room: ${limit} connections from this address or in all had not logged in yet, and this one was the oldest. Log in right after connecting.`,
+        { limit },
+      ),
+    );
   }
 
   /** Closes every TCP connection logged in with the token `name` (it was revoked). */
@@ -153,14 +222,20 @@ export class RpcServer {
       {
         onLine: (c, line) => this.dispatcher.handleLine(c, line),
         onOverflow: (c, bytes) => {
-          this.logger.warn('Closing a connection that sent a line over the size limit', { connection: c.id, bytes, limit: LIMITS.maxLineBytes });
-          c.end(
-            createJSONRPCErrorResponse(
-              null,
-              ErrorCode.InvalidRequest,
-              `Invalid request: a line is longer than ${LIMITS.maxLineBytes} bytes; the connection is closed.`,
-              { limit: LIMITS.maxLineBytes },
-            ),
+          const limit = c.maxLineBytes;
+          const fields = { connection: c.id, bytes, limit };
+          const beforeLogin = c.auth.transport === 'tls' && c.auth.login === null;
+          if (c.auth.transport === 'tls' && beforeLogin) {
+            this.logins.refused('oversized', c.auth.source, 'Closing a TCP connection that sent a line over the limit before logging in', { ...fields, remote: c.auth.remote });
+          } else {
+            this.logger.warn('Closing a connection that sent a line over the size limit', fields);
+          }
+          const why = beforeLogin ? `before auth.login succeeds, a line may hold at most ${limit} bytes` : `a line is longer than ${limit} bytes`;
+          c.end(createJSONRPCErrorResponse(null, ErrorCode.InvalidRequest, `Invalid request: ${why}; the connection is closed.`, { limit }));
+        },
+        onTooDeep: (c) => {
+          c.send(
+            createJSONRPCErrorResponse(null, ErrorCode.InvalidRequest, `Invalid request: the message nests deeper than ${MAX_DEPTH} levels.`, { limit: MAX_DEPTH }),
           );
         },
         onOverBudget: (c, held, total, limit) => {

@@ -15,7 +15,7 @@ export function tokenHandlers(s: Services): HandlerGroup<TokenMethods> {
       const auth = context.connection.auth;
       // Over the Unix socket there is nothing to log in to: the local user may do everything.
       if (auth.transport === 'unix') return { name: 'local', scope: 'admin' };
-      const found = await login(s.engine, s.logger, token, { id: context.connection.id, remote: auth.remote });
+      const found = await login(s.engine, s.logins, s.logger, token, { id: context.connection.id, auth, endWhenAnswered: (ms) => context.connection.endWhenAnswered(ms) });
       auth.login = found;
       context.connection.loggedIn();
       return found;

@@ -17,6 +17,7 @@ import type { CallContext } from '../dispatch';
 import type { EventHub } from '../events';
 import type { WriteGroup } from '../groupCommit';
 import type { Logger } from '../../lifecycle/logger';
+import type { LoginGuard } from '../loginGuard';
 
 /** The daemon's parts a handler may use. */
 export interface Services {
@@ -42,6 +43,8 @@ export interface Services {
   logger: Logger;
   /** A token was revoked: the connections logged in with it are closed. */
   tokenRevoked(name: string): void;
+  /** Limits on logins over TLS, and their log (rpc/loginGuard.ts). */
+  logins: LoginGuard;
 }
 
 /** The handler of one method: raw params in, the method's result out. */
