@@ -14,7 +14,7 @@
  */
 import type { Command } from 'commander';
 import { SpoolClient } from '../../shared/client/client';
-import { jobEnvironment } from '../../shared/client/jobEnv';
+import { inheritedEnvironment, jobEnvironment } from '../../shared/client/jobEnv';
 import { runProcessGroup } from '../../shared/client/processGroup';
 import { JobOutput, shellJobOutcome } from '../../shared/client/shellJob';
 import { LIMITS, NAME_PATTERN } from '../../shared/protocol';
@@ -171,7 +171,7 @@ function runCommand(
 ): Promise<{ exitCode: number }> {
   const payload = JSON.stringify(job.payload ?? null);
   // The environment the daemon's shell jobs get too (shared/client/jobEnv.ts).
-  const env: NodeJS.ProcessEnv = { ...process.env, ...jobEnvironment(job, wctx.workerId, socketPath) };
+  const env: NodeJS.ProcessEnv = { ...inheritedEnvironment(process.env), ...jobEnvironment(job, wctx.workerId, socketPath) };
   const output = jobOutput(client, job.id, wctx.workerId);
   // The runner the daemon's shell executor uses: its own process group, so a cancel reaches the
   // command's children too; the job's lease length bounds the command, as it bounds the daemon's

@@ -5,7 +5,8 @@
  * started — `process.kill(-pgid)` signals the whole group: SIGTERM first, SIGKILL after the grace
  * period. When the shell itself exits, whatever it left running in its group is killed too: no
  * child outlives its job — not even one that left the group with `setsid`, found by the
- * SPOOL_JOB_ID in its environment (the environment is jobEnv.ts's, the same as `spool work`'s).
+ * SPOOL_JOB_ID in its environment (the environment is jobEnv.ts's, the same as `spool work`'s:
+ * the daemon's own, less its credentials, plus the job's variables).
  *
  * Resource limits (the queue's, overridden field by field by `payload.limits`) are set on the
  * shell with `prlimit`; a failure that shows a limit was hit says which (limits.ts).
@@ -16,7 +17,7 @@
  * `permanentExitCodes`).
  */
 import * as fs from 'node:fs';
-import { jobEnvironment } from '../../shared/client/jobEnv';
+import { inheritedEnvironment, jobEnvironment } from '../../shared/client/jobEnv';
 import { PRLIMIT, runProcessGroup, type ProcessGroupRun } from '../../shared/client/processGroup';
 import { shellJobOutcome } from '../../shared/client/shellJob';
 import type { ResourceLimits } from '../../shared/protocol/types';
@@ -59,7 +60,8 @@ class ShellRun implements RunningJob {
       command: payload.command,
       cwd: payload.cwd,
       env: {
-        ...process.env,
+        // The daemon's environment, less its credentials (SPOOL_STORE, PGPASSWORD, tokens).
+        ...inheritedEnvironment(process.env),
         ...payload.env,
         // After the payload's env: the job's own variables are not the payload's to change
         // (SPOOL_JOB_ID is how the job's processes are found again).

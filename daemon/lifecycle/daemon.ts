@@ -19,6 +19,7 @@ import type { Engine } from '../engine/engine';
 import { BUILTIN_KINDS, openEngine } from '../engine/index';
 import { SqliteStore, sqliteStore } from '../storage/sqlite';
 import { tighten } from '../storage/sqlite/permissions';
+import { checkOwnFile } from '../../shared/client/fileTrust';
 import { postgresStore } from '../storage/postgres';
 import { metricsAddress, type MetricsAddress } from '../metrics/address';
 import { DaemonMetrics } from '../metrics/metrics';
@@ -160,6 +161,8 @@ export class Daemon {
     const tightened = prepareSocketFolder(options.socketPath);
     if (tightened !== null) logger.warn(tightened);
     await claimSocketPath(options.socketPath);
+    // A log another user created beside the database is refused, not tightened or written to.
+    checkOwnFile(defaultLogPath(options.dbPath), 'the daemon log', 'Another user could read what the daemon logs there. Keep the database in a folder only you can write.', 'log');
     const logTightened = tighten(defaultLogPath(options.dbPath), 0o600);
     if (logTightened !== null) logger.warn('Made the daemon log owner-only; it was readable by other users', { changed: [logTightened] });
     // The SQLite store, kept for what only it can do (an online backup).

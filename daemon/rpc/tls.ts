@@ -4,6 +4,10 @@
  * the files 0600) and reused after. Node cannot make X.509 certificates itself, so the `openssl`
  * command makes it: a self-signed EC P-256 certificate naming the listen host (and, for a
  * wildcard address, this machine's names) as subject alternative names.
+ *
+ * A certificate and key are served only if nobody else could have put them there or read the
+ * key (checkTlsFiles): clients pin the certificate they are shown, so one another user planted
+ * beside a database in a shared folder would be the one they trust.
  */
 import { execFileSync } from 'node:child_process';
 import * as crypto from 'node:crypto';
@@ -11,7 +15,10 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { errorMessage } from '../../shared/protocol/errors';
+import { notOwnReason } from '../../shared/client/fileTrust';
+import { octalMode, userName } from '../../shared/client/socketTrust';
+import { ErrorCode } from '../../shared/protocol';
+import { errorMessage, SpoolError } from '../../shared/protocol/errors';
 
 export interface TlsIdentity {
   cert: string;
@@ -53,11 +60,50 @@ export function loadTlsIdentity(options: { certPath?: string; keyPath?: string; 
     const dir = path.join(options.dataDir, 'tls');
     certPath = path.join(dir, 'cert.pem');
     keyPath = path.join(dir, 'key.pem');
+    // The folder, and what is in it, is Spool's own: this user's alone.
+    checkTlsFile(dir, 'the TLS folder', 'own', 0o022);
+    checkTlsFile(certPath, 'the TLS certificate', 'own', 0o022);
+    checkTlsFile(keyPath, 'the TLS key', 'own', 0o077);
     if (!fs.existsSync(certPath) || !fs.existsSync(keyPath)) generate(dir, certPath, keyPath, options.host);
+  } else {
+    // Files named with --tls-cert and --tls-key may also be root's (a certificate an
+    // administrator installed), and the key readable by a group (ssl-cert), never by others.
+    checkTlsFile(certPath, '--tls-cert', 'own-or-root', 0o022);
+    checkTlsFile(keyPath, '--tls-key', 'own-or-root', 0o026);
+    for (const dir of new Set([path.dirname(path.resolve(certPath)), path.dirname(path.resolve(keyPath))])) checkTlsFile(dir, 'the folder of --tls-cert or --tls-key', 'own-or-root', 0o022, true);
   }
   const cert = read(certPath, '--tls-cert');
   const key = read(keyPath, '--tls-key');
   return { cert, key, fingerprint: certificateFingerprint(cert), certPath };
+}
+
+/**
+ * Refuses (Forbidden, naming the file and why) a certificate, key or folder another user owns, or
+ * whose mode allows what `forbidden` names (writing by others; for a key, reading too). A folder
+ * with the sticky bit may be writable by others (/tmp): nobody else may replace a file in it.
+ */
+function checkTlsFile(file: string, what: string, owners: 'own' | 'own-or-root', forbidden: number, stickyAllowed = false): void {
+  const uid = process.getuid?.();
+  if (uid === undefined) return;
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(file);
+  } catch (error) {
+    if (error instanceof Error && 'code' in error && error.code === 'ENOENT') return;
+    throw error;
+  }
+  let reason: string | null = null;
+  if (stat.uid !== uid && !(owners === 'own-or-root' && stat.uid === 0)) reason = notOwnReason(stat, uid);
+  else if ((stat.mode & forbidden) !== 0 && !(stickyAllowed && (stat.mode & 0o1000) !== 0)) {
+    reason = `its mode ${octalMode(stat.mode)} lets other users ${(stat.mode & forbidden & 0o022) !== 0 ? 'write' : 'read'} it`;
+  }
+  if (reason === null) return;
+  throw new SpoolError(
+    ErrorCode.Forbidden,
+    `Refusing ${what} ${file}: ${reason}, so clients could be shown a certificate someone else controls. ` +
+      `Keep the TLS files where only ${userName(uid)} can write them (and read the key), e.g. chmod 600 for the files and 700 for their folder, or pass --tls-cert and --tls-key.`,
+    { field: 'tls' },
+  );
 }
 
 function read(file: string, flag: string): string {

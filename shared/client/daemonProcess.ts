@@ -18,6 +18,7 @@ import { optionsToArgs } from './daemonFlags';
 import { optionsToEnv, type DaemonOptions } from './daemonOptions';
 import { SpoolError, errorMessage } from '../protocol/errors';
 import { defaultLogPath } from './paths';
+import { openOwnLog } from './fileTrust';
 import { ErrorCode, type DaemonStatus } from '../protocol';
 import { processExists } from './processes';
 
@@ -134,7 +135,7 @@ export async function startDetached(options: DaemonOptions, timeoutMs = 15_000 +
   const logPath = defaultLogPath(options.dbPath);
 
   fs.mkdirSync(path.dirname(logPath), { recursive: true, mode: 0o700 });
-  const log = fs.openSync(logPath, 'a', 0o600);
+  const log = openOwnLog(logPath, 'the daemon log');
   const state: { exited: { code: number | null; signal: NodeJS.Signals | null } | null } = { exited: null };
   const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, daemonScriptPath(), ...optionsToArgs(options)], {
     detached: true,

@@ -4,6 +4,10 @@
  * tell which job it runs (to report on it, or to find its own files), resume from the checkpoint
  * an earlier attempt saved, and reach the daemon. Every process the command starts inherits
  * `SPOOL_JOB_ID`, which is how a job's processes are found again (jobProcesses.ts).
+ *
+ * The rest of the environment is the daemon's (or the worker's) own, less the variables that
+ * carry its credentials (SECRET_ENV): a job may be enqueued by anyone with a worker token, and
+ * `env` in a shell job must not print the database's password or a token.
  */
 import type { Job } from '../protocol/types';
 
@@ -37,4 +41,19 @@ export function jobEnvironment(job: Job, workerId: string, socketPath: string): 
   };
   if (job.checkpoint !== null && job.checkpoint !== undefined) env[JOB_ENV.checkpoint] = JSON.stringify(job.checkpoint);
   return env;
+}
+
+/**
+ * Variables that hold the daemon's or a worker's own credentials, or say where they are: the
+ * PostgreSQL store's URL (it may carry a password) and what libpq reads a password or key from,
+ * and a client's token. They are never passed on to a job's command (a payload's own `env` may
+ * still set them, as its sender chose).
+ */
+export const SECRET_ENV: readonly string[] = ['SPOOL_STORE', 'PGPASSWORD', 'PGPASSFILE', 'PGSSLKEY', 'SPOOL_TOKEN', 'SPOOL_TOKEN_FILE'];
+
+/** `env` without the SECRET_ENV variables: what a job's command inherits from the process running it. */
+export function inheritedEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const kept = { ...env };
+  for (const name of SECRET_ENV) delete kept[name];
+  return kept;
 }

@@ -20,7 +20,7 @@ import { ErrorCode } from '../protocol';
 const STICKY = 0o1000;
 
 /** A user's name from /etc/passwd, for the message; the uid alone when it is not found there. */
-function userName(uid: number): string {
+export function userName(uid: number): string {
   try {
     const line = fs
       .readFileSync('/etc/passwd', 'utf8')
@@ -33,7 +33,7 @@ function userName(uid: number): string {
   }
 }
 
-function octal(mode: number): string {
+export function octalMode(mode: number): string {
   return (mode & 0o7777).toString(8).padStart(4, '0');
 }
 
@@ -44,7 +44,7 @@ function octal(mode: number): string {
 export function folderOpenToOthers(dir: string): string | null {
   const stat = fs.statSync(dir);
   if ((stat.mode & 0o022) === 0 || (stat.mode & STICKY) !== 0) return null;
-  return `its folder ${dir} is writable by other users (mode ${octal(stat.mode)}) without the sticky bit, so anyone could put their own socket there`;
+  return `its folder ${dir} is writable by other users (mode ${octalMode(stat.mode)}) without the sticky bit, so anyone could put their own socket there`;
 }
 
 /**

@@ -66,7 +66,8 @@ test('a database on a read-only file system: start-up says it cannot write it an
   if (!mountTmpfs(t, later, mount, '4m')) return;
   const dbPath = path.join(mount, 'spool.db');
   const db = new Database(dbPath);
-  db.exec('CREATE TABLE notes (text TEXT)');
+  // A Spool database in the making (another program's SQLite file is refused before this check).
+  db.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)');
   db.close();
   assert.equal(spawnSync('mount', ['-o', 'remount,ro', mount]).status, 0);
   const socketPath = path.join(dir, 'spool.sock');

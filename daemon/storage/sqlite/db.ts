@@ -6,7 +6,9 @@ import * as path from 'node:path';
 import { defaultDbPath } from '../../../shared/client/paths';
 import * as fs from 'node:fs';
 import { readOnlyDatabase } from './sqliteErrors';
-import { createPrivateFile, ensurePrivateFolder, sidecarFiles, tightenDatabaseFiles, type PermissionChange } from './permissions';
+import { checkDatabaseFiles, createPrivateFile, ensurePrivateFolder, sidecarFiles, tightenDatabaseFiles, type PermissionChange } from './permissions';
+import { SpoolError } from '../../../shared/protocol/errors';
+import { ErrorCode } from '../../../shared/protocol';
 import { errorMessage } from '../../../shared/protocol/errors';
 
 export type Db = Database.Database;
@@ -48,6 +50,9 @@ function isDefaultDataFolder(dir: string): boolean {
  */
 export function openDatabase(dbPath: string, options: OpenOptions = {}): Db {
   const folder = path.dirname(path.resolve(dbPath));
+  // Nothing is created or tightened before the files are known to be this user's own, and an
+  // existing file to be a Spool database: a file given by mistake keeps its mode.
+  if (checkDatabaseFiles(dbPath)) checkSpoolSchema(dbPath);
   const changes = ensurePrivateFolder(folder, isDefaultDataFolder(folder));
   createPrivateFile(dbPath);
   changes.push(...tightenDatabaseFiles(dbPath));
@@ -66,6 +71,14 @@ export function openDatabase(dbPath: string, options: OpenOptions = {}): Db {
     db = new Database(dbPath);
   } catch (error) {
     throw new Error(`Cannot open the Spool database at ${dbPath}: ${errorMessage(error)}. Check that the folder is writable.`);
+  }
+  try {
+    // Checked again now that SQLite has opened them: a -wal or -shm another user created in a
+    // shared folder between the first check and the open is refused before anything is read.
+    checkDatabaseFiles(dbPath);
+  } catch (error) {
+    db.close();
+    throw error;
   }
   const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
   db.pragma(`busy_timeout = ${busyTimeoutMs}`);
@@ -93,5 +106,28 @@ function enableWal(db: Db, timeoutMs: number): void {
       if (!(error instanceof Database.SqliteError) || error.code !== 'SQLITE_BUSY' || Date.now() > deadline) throw error;
       Atomics.wait(pause, 0, 0, 5 + Math.floor(Math.random() * 10));
     }
+  }
+}
+
+/**
+ * Refuses an existing SQLite file that is not a Spool database (it has tables, but not Spool's
+ * schema_migrations), before Spool adds its tables to it or changes its mode. Read-only: a file
+ * that is not SQLite at all fails here with SQLite's "file is not a database", which the store
+ * words for the user.
+ */
+function checkSpoolSchema(dbPath: string): void {
+  const db = new Database(dbPath, { readonly: true, fileMustExist: true });
+  try {
+    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all().map(String);
+    if (tables.length > 0 && !tables.includes('schema_migrations')) {
+      const shown = tables.slice(0, 5).join(', ') + (tables.length > 5 ? ', …' : '');
+      throw new SpoolError(
+        ErrorCode.InvalidParams,
+        `Refusing the database ${dbPath}: it is a SQLite database, but not a Spool one (its tables: ${shown}). Point --db at a Spool database or at a new file.`,
+        { field: 'db' },
+      );
+    }
+  } finally {
+    db.close();
   }
 }

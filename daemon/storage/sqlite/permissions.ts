@@ -3,9 +3,15 @@
  * is made 0700 and the database, its -wal and -shm, the daemon's log and backups 0600, whatever
  * the umask (a umask of 000 would otherwise give 0777 folders and 0666 files). Files an older
  * version left readable by others are tightened at start-up, and the caller logs what changed.
+ * Files that are not the daemon user's own (another user's, or writable by others) are refused
+ * before anything is opened or changed (checkDatabaseFiles).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { notOwnReason } from '../../../shared/client/fileTrust';
+import { folderOpenToOthers } from '../../../shared/client/socketTrust';
+import { SpoolError } from '../../../shared/protocol/errors';
+import { ErrorCode } from '../../../shared/protocol';
 
 /** What was tightened, in words for the log: "spool.db 0644 → 0600". */
 export type PermissionChange = string;
@@ -95,4 +101,57 @@ export function tightenDatabaseFiles(dbPath: string): PermissionChange[] {
     if (change !== null) changes.push(change);
   }
   return changes;
+}
+
+/** The names of the database's files in messages. */
+const FILE_ROLES: Record<string, string> = { '': 'the database', '-wal': "the database's write-ahead log", '-shm': "the database's shared-memory index" };
+
+/**
+ * Refuses (Forbidden, naming the file and why) a database, -wal or -shm that another user owns,
+ * that other users may write, or that is not a regular file (a folder given as --db by mistake),
+ * and a database folder others may write without the sticky bit (anyone could swap the files).
+ * Runs before anything is created, opened or tightened. Returns whether the database file
+ * exists with content (an existing database, to be checked to be Spool's before it is opened).
+ */
+export function checkDatabaseFiles(dbPath: string): boolean {
+  const uid = process.getuid?.();
+  const folder = path.dirname(path.resolve(dbPath));
+  let existing = false;
+  if (uid === undefined) return fs.existsSync(dbPath) && fs.statSync(dbPath).size > 0;
+  if (fs.existsSync(folder)) {
+    const open = folderOpenToOthers(folder);
+    if (open !== null) {
+      throw new SpoolError(
+        ErrorCode.Forbidden,
+        `Refusing the database ${dbPath}: ${open.replace('their own socket', 'their own database')}. Keep the database in a folder only you can write (chmod 700 ${folder}), or pick another --db.`,
+        { field: 'db' },
+      );
+    }
+  }
+  for (const [suffix, role] of Object.entries(FILE_ROLES)) {
+    const file = `${dbPath}${suffix}`;
+    let stat: fs.Stats;
+    try {
+      stat = fs.statSync(file);
+    } catch (error) {
+      if (error instanceof Error && 'code' in error && error.code === 'ENOENT') continue;
+      throw error;
+    }
+    if (!stat.isFile()) {
+      const kind = stat.isDirectory() ? 'a folder' : 'not a regular file';
+      const advice = suffix === '' && stat.isDirectory() ? `Name a database file in it instead, such as --db ${path.join(dbPath, 'spool.db')}.` : 'Point --db elsewhere.';
+      throw new SpoolError(ErrorCode.InvalidParams, `Refusing ${role} ${file}: it is ${kind}, not a database file. ${advice}`, { field: 'db' });
+    }
+    const reason = notOwnReason(stat, uid);
+    if (reason !== null) {
+      throw new SpoolError(
+        ErrorCode.Forbidden,
+        `Refusing ${role} ${file}: ${reason}, so its jobs and their payloads could be read or planted by someone else. ` +
+          'Keep the database in a folder only you can write (a shared folder such as /tmp is not one), or, if the file is yours, make it yours alone (chown, chmod 600).',
+        { field: 'db' },
+      );
+    }
+    if (suffix === '') existing = stat.size > 0;
+  }
+  return existing;
 }
