@@ -14,7 +14,18 @@ import type { Logger } from '../lifecycle/logger';
 /** How a connection came in, and (over TCP) what it has logged in as. */
 export type ConnectionAuth =
   | { readonly transport: 'unix' }
-  | { readonly transport: 'tls'; readonly remote: string; login: { name: string; scope: TokenScope } | null };
+  | { readonly transport: 'tls'; readonly remote: string; login: Login | null };
+
+/**
+ * What a TLS connection logged in as. The stored hash is kept so that the daemon can check the
+ * session against the tokens now stored (a token revoked, or revoked and made again under its
+ * name, no longer matches).
+ */
+export interface Login {
+  name: string;
+  scope: TokenScope;
+  hash: string;
+}
 
 /** Which token scopes may call a method of each scope. */
 const ALLOWED: Record<MethodScope, readonly TokenScope[]> = {
@@ -75,13 +86,13 @@ export function refusal(method: string, auth: ConnectionAuth): SpoolError | null
  * how long a refusal takes says nothing about how close a guess came. The token itself is never
  * logged: a refusal logs the connection and where it came from.
  */
-export async function login(engine: Engine, logger: Logger, token: string, connection: { id: number; remote: string }): Promise<{ name: string; scope: TokenScope }> {
+export async function login(engine: Engine, logger: Logger, token: string, connection: { id: number; remote: string }): Promise<Login> {
   const presented = Buffer.from(hashToken(token), 'hex');
-  let found: { name: string; scope: TokenScope } | null = null;
+  let found: Login | null = null;
   for (const stored of await engine.listTokens()) {
     const candidate = Buffer.from(stored.hash, 'hex');
     if (candidate.length === presented.length && crypto.timingSafeEqual(candidate, presented) && found === null) {
-      found = { name: stored.name, scope: stored.scope };
+      found = { name: stored.name, scope: stored.scope, hash: stored.hash };
     }
   }
   if (found === null) {
@@ -92,6 +103,15 @@ export async function login(engine: Engine, logger: Logger, token: string, conne
       { field: 'token' },
     );
   }
-  logger.info('A connection logged in', { connection: connection.id, remote: connection.remote, token: found.name, scope: found.scope });
   return found;
+}
+
+/** Whether a session's token is still stored as it was when the session logged in. */
+export function stillStored(login: Login, stored: readonly { name: string; hash: string }[]): boolean {
+  return stored.some((token) => token.name === login.name && token.hash === login.hash);
+}
+
+/** The refusal of a login whose token was revoked while it logged in. */
+export function revokedDuringLogin(name: string): SpoolError {
+  return new SpoolError(ErrorCode.Unauthorized, `Unauthorized: the token "${name}" was revoked while this connection logged in.`, { field: 'token' });
 }

@@ -40,8 +40,6 @@ export interface Services {
   /** The engine's claim, plus the daemon's bookkeeping (see Daemon.claim). */
   claim(params: EngineClaimParams): Promise<Job[]>;
   logger: Logger;
-  /** A token was revoked: the connections logged in with it are closed. */
-  tokenRevoked(name: string): void;
 }
 
 /** The handler of one method: raw params in, the method's result out. */
