@@ -9,12 +9,19 @@
  *   token while it is revoked; no login that succeeded still works once the revoke is
  *   acknowledged by the daemon it was made on, and those on another daemon close within about a
  *   second.
+ * - A worker whose token is revoked stops with the reason (the worker library's `done` rejects;
+ *   `spool work` exits non-zero saying so) instead of trying to log in again forever.
  */
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { after, test } from 'node:test';
 import { SpoolClient } from '../../shared/client/client';
+import { runWorker } from '../../shared/client/worker';
+import { ErrorCode } from '../../shared/protocol';
 import { startDaemon, waitFor, type TestDaemon } from '../helpers/daemon';
 import { sharedPostgres } from '../helpers/postgres';
+import { startCli, stopCli } from '../integration/cli-run';
 
 const daemons: TestDaemon[] = [];
 after(async () => {
@@ -154,4 +161,41 @@ test('PostgreSQL: 40 connections logging in on two daemons while the token is re
   const late = await Promise.race([Promise.all(others.map((l) => l.closed)).then(() => 'closed' as const), deadline]);
   assert.equal(late, 'closed', 'every session on the other daemon closed within about a second');
   await assertNoneWorks(others);
+});
+
+test('a worker whose token is revoked stops with the reason instead of reconnecting forever (library and spool work)', async (t) => {
+  const d = await listening();
+  const { token } = await d.local.call('tokens.create', { name: 'revoked-worker', scope: 'worker' });
+  const worker = await runWorker({
+    tls: { host: '127.0.0.1', port: d.port, token, fingerprint: d.fingerprint },
+    queues: ['revoked'],
+    handler: () => null,
+  });
+  t.after(() => worker.stop().catch(() => undefined));
+
+  const tokenFile = path.join(d.daemon.dir, 'worker.token');
+  fs.writeFileSync(tokenFile, (await d.local.call('tokens.create', { name: 'revoked-cli', scope: 'worker' })).token, { mode: 0o600 });
+  const endpoint = `tls://127.0.0.1:${d.port}`;
+  const cli = startCli(['--endpoint', endpoint, '--tls-fingerprint', d.fingerprint, '--token-file', tokenFile, 'work', 'revoked', '--exec', 'true'], {
+    socketPath: path.join(d.daemon.dir, 'nothing.sock'),
+  });
+  t.after(() => stopCli(cli));
+  await waitFor('spool work to be taking jobs', () => /is taking jobs from revoked/.test(cli.stderr()));
+
+  await d.local.call('tokens.revoke', { name: 'revoked-worker' });
+  await d.local.call('tokens.revoke', { name: 'revoked-cli' });
+  const refusal = await worker.done.then(
+    () => assert.fail('the worker stopped as if asked to'),
+    (error: unknown) => error as { code?: number; message?: string },
+  );
+  assert.equal(refusal.code, ErrorCode.Unauthorized);
+  assert.match(refusal.message ?? '', /not known to this daemon \(wrong, or revoked\)/);
+
+  const exited = await Promise.race([cli.exited, new Promise<null>((resolve) => setTimeout(() => resolve(null), 20_000).unref())]);
+  assert.ok(exited !== null, `spool work still runs after its token was revoked: ${cli.stderr()}`);
+  assert.equal(exited.code, 1);
+  assert.match(exited.stderr, /spool: the daemon refused this worker's token when it reconnected, so the worker stopped\. Unauthorized: the token is not known/);
+  // One refused login each, not one per retry.
+  const refused = d.daemon.log().split('\n').filter((line) => /Refused a login with a wrong token/.test(line)).length;
+  assert.ok(refused <= 2, `${refused} refused logins logged`);
 });
