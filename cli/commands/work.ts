@@ -17,7 +17,8 @@ import { SpoolClient } from '../../shared/client/client';
 import { inheritedEnvironment, jobEnvironment } from '../../shared/client/jobEnv';
 import { runProcessGroup } from '../../shared/client/processGroup';
 import { JobOutput, shellJobOutcome } from '../../shared/client/shellJob';
-import { LIMITS, NAME_PATTERN } from '../../shared/protocol';
+import { ErrorCode, LIMITS, NAME_PATTERN } from '../../shared/protocol';
+import { isSpoolError } from '../../shared/protocol/errors';
 import type { Job } from '../../shared/protocol/types';
 import { runWorker, type WorkContext } from '../../shared/client/worker';
 import { DEFAULT_KILL_GRACE_MS } from '../../shared/client/daemonOptions';
@@ -146,7 +147,15 @@ async function serve(
   ctx.note(`Worker ${worker.workerId} is taking jobs from ${queues.join(', ')}; Ctrl-C to stop.`);
   const unknown = await unknownQueueNote(client, queues).catch(() => null);
   if (unknown !== null) ctx.note(`${unknown} It waits for that queue's first job.`);
-  await worker.done;
+  try {
+    await worker.done;
+  } catch (error) {
+    // A refused token is final (revoked while the worker ran): say so instead of reconnecting forever.
+    if (isSpoolError(error) && error.code === ErrorCode.Unauthorized) {
+      throw new CliError(`the daemon refused this worker's token when it reconnected, so the worker stopped. ${error.message}`);
+    }
+    throw error;
+  }
   return 0;
 }
 

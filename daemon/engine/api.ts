@@ -41,6 +41,8 @@ export interface EngineListener {
    */
   jobChanged?(change: JobChange, job: Job, origin: ChangeOrigin): void;
   queueChanged?(name: string, deleted: boolean): void;
+  /** A token was revoked, by this daemon or by another on the same store: close its sessions. */
+  tokenRevoked?(name: string): void;
   output?(jobId: string, queue: string, lines: OutputLine[]): void;
   /**
    * Another daemon on the same store made jobs claimable: jobs of `queue` (every queue when null)

@@ -436,7 +436,7 @@ export class Engine {
 
   /** Removes a token; false when there was none by that name. */
   revokeToken(name: string): Promise<boolean> {
-    return checked(() => validName(name, 'name'), (valid) => this.write(() => tokens.revokeToken(valid)));
+    return checked(() => validName(name, 'name'), (valid) => this.write((c) => tokens.revokeToken(c, valid)));
   }
 
   /** This daemon is alive now; its executors' worker row is seen now. False if it has no row or is recorded as stopped. */

@@ -8,7 +8,8 @@ import type { ChangeOrigin, EngineListener, JobChange } from './api';
 type Pending =
   | { type: 'job'; change: JobChange; job: Job; origin: ChangeOrigin }
   | { type: 'queue'; name: string; deleted: boolean }
-  | { type: 'output'; jobId: string; queue: string; lines: OutputLine[] };
+  | { type: 'output'; jobId: string; queue: string; lines: OutputLine[] }
+  | { type: 'token'; name: string };
 
 export class ChangeHub {
   private readonly listeners = new Set<EngineListener>();
@@ -72,6 +73,11 @@ export class ChangeHub {
     this.pending.push({ type: 'output', jobId, queue, lines });
   }
 
+  tokenRevoked(name: string): void {
+    if (this.listeners.size === 0) return;
+    this.pending.push({ type: 'token', name });
+  }
+
   /** Another daemon made jobs claimable: passed straight on (nothing to commit or undo). */
   wake(queue: string | null, dueAt?: number, kinds?: readonly string[]): void {
     for (const listener of [...this.listeners]) {
@@ -112,7 +118,8 @@ export class ChangeHub {
         try {
           if (event.type === 'job') listener.jobChanged?.(event.change, event.job, event.origin);
           else if (event.type === 'queue') listener.queueChanged?.(event.name, event.deleted);
-          else listener.output?.(event.jobId, event.queue, event.lines);
+          else if (event.type === 'output') listener.output?.(event.jobId, event.queue, event.lines);
+          else listener.tokenRevoked?.(event.name);
         } catch (error) {
           this.report(error);
         }

@@ -32,6 +32,7 @@ import { EventHub } from '../rpc/events';
 import { WriteGroup } from '../rpc/groupCommit';
 import { GROUPED_METHODS, methodTable, type Services } from '../rpc/handlers/index';
 import { RpcServer } from '../rpc/server';
+import { SessionCheck } from '../rpc/sessionCheck';
 import { loadTlsIdentity, parseListen } from '../rpc/tls';
 import { Scheduler } from '../scheduler/scheduler';
 import { Upkeep } from '../scheduler/upkeep';
@@ -85,6 +86,8 @@ export class Daemon {
   private readonly leadership: Leadership;
   private renewals = 0;
   private readonly server: RpcServer;
+  /** Over TLS: logged-in sessions checked against the stored tokens every second. */
+  private readonly sessions: SessionCheck;
   /** Set when listening on TCP (`--listen`): the bound address and the certificate's fingerprint. */
   private tls: { listen: string; fingerprint: string } | null = null;
   private readonly backups: ScheduledBackups | null;
@@ -141,6 +144,7 @@ export class Daemon {
       if (!GROUPED_METHODS.has(method)) this.writes.flush();
     });
     this.server = new RpcServer(options.socketPath, dispatcher, logger);
+    this.sessions = new SessionCheck(this.server, () => engine.listTokens(), logger);
     this.backups = options.backups === null ? null : new ScheduledBackups(options.backups, (target) => this.backup(target), logger);
     this.server.onConnection((connection) => connection.onClose(() => this.connectionClosed(connection)));
     this.metrics?.figures.setSources({
@@ -221,12 +225,15 @@ export class Daemon {
           metrics?.figures.jobChanged(change, job, origin);
         },
         queueChanged: (name, deleted) => started.queueChanged(name, deleted),
+        // Revoked here or by another daemon of the store: its sessions here close now.
+        tokenRevoked: (name) => started.server.closeLoginsOf(name),
         output: (jobId, queue, lines) => started.events.output(jobId, queue, lines),
         wake: (queue, dueAt, kinds) => started.wake(queue, dueAt, kinds),
         // Jobs other daemons change are read back only for this daemon's subscribers.
         wantsRemoteJobs: () => started.events.wantsJobs(),
       });
       started.pool.start();
+      if (started.tls !== null) started.sessions.start();
       started.instance.startHeartbeat();
       await started.leadership.start();
       started.upkeep.start();
@@ -314,6 +321,7 @@ export class Daemon {
     this.logger.info('Shutting down', { reason, graceMs: this.options.graceMs });
     this.claims.releaseAll();
     this.upkeep.stop();
+    this.sessions.stop();
     await this.backups?.stop();
     try {
       await this.pool.shutdown(this.options.graceMs);
@@ -340,6 +348,7 @@ export class Daemon {
   /** Start-up failed after listen: stop listening and remove the socket file. */
   private async abandonListener(): Promise<void> {
     this.unsubscribe();
+    this.sessions.stop();
     this.upkeep.stop();
     await this.leadership.stop();
     await this.backups?.stop();
@@ -408,7 +417,6 @@ export class Daemon {
       claimed: (jobs) => this.claimed(jobs),
       claim: (params) => this.claim(params),
       logger: this.logger,
-      tokenRevoked: (name) => this.server.closeLoginsOf(name),
       get logins() {
         return daemon.server.logins;
       },

@@ -9,7 +9,6 @@ import * as crypto from 'node:crypto';
 import { SpoolError } from '../../shared/protocol/errors';
 import { ErrorCode, METHODS, type MethodName, type MethodScope, type TokenScope } from '../../shared/protocol';
 import type { Engine } from '../engine/engine';
-import type { Logger } from '../lifecycle/logger';
 import { MAX_LOGIN_ATTEMPTS, type LoginGuard } from './loginGuard';
 
 /** How a connection came in, and (over TCP) what it has logged in as. */
@@ -21,10 +20,21 @@ export type ConnectionAuth =
       readonly remote: string;
       /** The peer's address: limits on connections and failed logins are kept per address. */
       readonly source: string;
-      login: { name: string; scope: TokenScope } | null;
+      login: Login | null;
       /** auth.login calls made before one succeeded (at most MAX_LOGIN_ATTEMPTS are checked). */
       attempts: number;
     };
+
+/**
+ * What a TLS connection logged in as. The stored hash is kept so that the daemon can check the
+ * session against the tokens now stored (a token revoked, or revoked and made again under its
+ * name, no longer matches).
+ */
+export interface Login {
+  name: string;
+  scope: TokenScope;
+  hash: string;
+}
 
 /** Which token scopes may call a method of each scope. */
 const ALLOWED: Record<MethodScope, readonly TokenScope[]> = {
@@ -95,7 +105,7 @@ export interface LoginConnection {
  * how long a refusal takes says nothing about how close a guess came. The token itself is never
  * logged: a refusal logs the connection and where it came from.
  */
-export async function login(engine: Engine, guard: LoginGuard, logger: Logger, token: string, connection: LoginConnection): Promise<{ name: string; scope: TokenScope }> {
+export async function login(engine: Engine, guard: LoginGuard, token: string, connection: LoginConnection): Promise<Login> {
   const { auth } = connection;
   const where = { connection: connection.id, remote: auth.remote };
   const refuse = (message: string): never => {
@@ -111,11 +121,11 @@ export async function login(engine: Engine, guard: LoginGuard, logger: Logger, t
     refuse(`Unauthorized: too many failed logins from ${auth.source}; logins from it are refused for the next ${Math.ceil(wait / 1000)} s. The connection is closed.`);
   }
   const presented = Buffer.from(hashToken(token), 'hex');
-  let found: { name: string; scope: TokenScope } | null = null;
+  let found: Login | null = null;
   for (const stored of await engine.listTokens()) {
     const candidate = Buffer.from(stored.hash, 'hex');
     if (candidate.length === presented.length && crypto.timingSafeEqual(candidate, presented) && found === null) {
-      found = { name: stored.name, scope: stored.scope };
+      found = { name: stored.name, scope: stored.scope, hash: stored.hash };
     }
   }
   if (found === null) {
@@ -125,6 +135,15 @@ export async function login(engine: Engine, guard: LoginGuard, logger: Logger, t
     if (auth.login === null && auth.attempts >= MAX_LOGIN_ATTEMPTS) refuse(`${unknown} This connection made ${MAX_LOGIN_ATTEMPTS} failed logins and is closed.`);
     throw new SpoolError(ErrorCode.Unauthorized, unknown, { field: 'token' });
   }
-  logger.info('A connection logged in', { ...where, token: found.name, scope: found.scope });
   return found;
+}
+
+/** Whether a session's token is still stored as it was when the session logged in. */
+export function stillStored(login: Login, stored: readonly { name: string; hash: string }[]): boolean {
+  return stored.some((token) => token.name === login.name && token.hash === login.hash);
+}
+
+/** The refusal of a login whose token was revoked while it logged in. */
+export function revokedDuringLogin(name: string): SpoolError {
+  return new SpoolError(ErrorCode.Unauthorized, `Unauthorized: the token "${name}" was revoked while this connection logged in.`, { field: 'token' });
 }

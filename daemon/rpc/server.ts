@@ -9,6 +9,7 @@ import * as tls from 'node:tls';
 import { createJSONRPCErrorResponse } from 'json-rpc-2.0';
 import { ErrorCode, LIMITS } from '../../shared/protocol';
 import type { Logger } from '../lifecycle/logger';
+import { stillStored } from './auth';
 import { RpcConnection } from './connection';
 import type { Dispatcher } from './dispatch';
 import { MAX_DEPTH } from './envelope';
@@ -213,6 +214,27 @@ export class RpcServer {
     for (const connection of this.connections) {
       if (connection.auth.transport === 'tls' && connection.auth.login?.name === name) connection.close();
     }
+  }
+
+  /** Whether some TCP connection is logged in. */
+  hasLogins(): boolean {
+    for (const connection of this.connections) if (connection.auth.transport === 'tls' && connection.auth.login !== null) return true;
+    return false;
+  }
+
+  /**
+   * Closes every TCP connection whose token is no longer among `stored` as it was at its login
+   * (revoked, or revoked and made again under the same name); the names of those closed.
+   */
+  closeLoginsNotIn(stored: readonly { name: string; hash: string }[]): string[] {
+    const closed: string[] = [];
+    for (const connection of this.connections) {
+      const login = connection.auth.transport === 'tls' ? connection.auth.login : null;
+      if (login === null || stillStored(login, stored)) continue;
+      closed.push(login.name);
+      connection.close();
+    }
+    return closed;
   }
 
   private accept(socket: net.Socket): RpcConnection {

@@ -39,6 +39,8 @@ export interface ChangeRecorder {
   queue(name: string, deleted?: boolean): void;
   /** Output lines were stored for a job. */
   output(jobId: string, queue: string, lines: OutputLine[]): void;
+  /** A token was revoked (here, or by another daemon on the same store): its sessions close. */
+  tokenRevoked?(name: string): void;
   /** Where the transaction (or savepoint) about to start begins, to discard back to. */
   mark(): number;
   /** Forgets what was recorded since `mark`: the transaction or savepoint rolled back. */

@@ -11,7 +11,7 @@
  * timeout. Calls that were in flight when the socket dropped fail with `ConnectionLostError`:
  * the daemon may or may not have run them, and only the caller knows whether a retry is safe.
  */
-import { SpoolError } from '../protocol/errors';
+import { SpoolError, isSpoolError } from '../protocol/errors';
 import { defaultSocketPath } from './paths';
 import {
   ErrorCode,
@@ -117,6 +117,8 @@ export class SpoolClient {
   private reconnecting = false;
   /** Why the latest reconnect attempt failed, while `disconnected`; for a status line. */
   lastReconnectError: Error | null = null;
+  /** Why the client closed for good, when it was not `close()` (a refused token, say). */
+  closeReason: Error | null = null;
 
   private constructor(
     conn: Connection,
@@ -374,6 +376,12 @@ export class SpoolClient {
       this.reconnecting = false;
     }
     if (this.closed) return;
+    if (failure !== null && isSpoolError(failure) && failure.code === ErrorCode.Unauthorized) {
+      // The daemon answers but refuses the token (revoked, or replaced): trying again cannot
+      // change that, and each try is a refused login in its log. Closed for good, with why.
+      this.finish(failure);
+      return;
+    }
     if (failure !== null) {
       // The state is already `disconnected`; keep the reason for `lastReconnectError` and keep
       // dialling until close().
@@ -440,6 +448,7 @@ export class SpoolClient {
   private finish(error?: Error): void {
     if (this.closed) return;
     this.closed = true;
+    this.closeReason = error ?? null;
     if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
     this.reconnectTimer = null;
     const conn = this.conn;

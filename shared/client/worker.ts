@@ -19,7 +19,8 @@
  *   the daemon refuses (over the size limit) or JSON cannot carry (a BigInt), since the same
  *   handler would return the same result again;
  * - claims only while connected: while the daemon is away it waits for the reconnect, and
- *   `stop()` ends that wait at once;
+ *   `stop()` ends that wait at once; a daemon that answers but refuses the token (revoked) is
+ *   final: the worker stops and `done` rejects with the daemon's Unauthorized error;
  * - drains on `stop()`, on `signal` abort or on SIGTERM/SIGINT (`handleSignals`): claims no
  *   more, lets running handlers finish (jobs a claim still in flight brings are handed back
  *   with `jobs.release` instead of started), then closes. A second signal stops hard: it aborts
@@ -299,7 +300,8 @@ class Worker implements WorkerHandle {
         jobs = result.jobs;
         pause = RETRY_PAUSE_MS;
       } catch (error) {
-        if (this.client.isClosed) throw error;
+        // Closed for good: with why when the client knows (the daemon refused the token).
+        if (this.client.isClosed) throw this.client.closeReason ?? error;
         this.report(asError(error));
         // The daemon is restarting, shutting down or overloaded: back off, then claim again.
         await this.sleepUntilWoken(pause);
@@ -311,13 +313,17 @@ class Worker implements WorkerHandle {
     await Promise.all(this.active.values());
   }
 
-  /** Wait until the client is connected again (or closed), a job finishes, or stop() is called. */
+  /**
+   * Wait until the client is connected again (or closed), a job finishes, or stop() is called.
+   * Closed for good (the daemon refused the token on reconnecting), the worker stops with why.
+   */
   private async waitForDaemon(): Promise<void> {
     const woken = this.sleepUntilWoken(0);
     const wake = this.wake;
     const off = this.client.onStateChange(() => wake?.());
     await woken;
     off();
+    if (this.client.isClosed && this.client.closeReason !== null) throw this.client.closeReason;
   }
 
   /** Wait until a job finishes, stop() is called, or `ms` passes (0 = no time limit). */

@@ -138,8 +138,8 @@ test('a daemon on another host keeps its job while its heartbeat goes on, and lo
   const row = await jobRow(sql, job.id);
   assert.equal(row.attempts, 0, 'the attempt was given back');
   assert.ok(row.state === 'retrying' || row.state === 'queued', row.state);
-  const { rows } = await sql.query('SELECT id FROM daemons WHERE id = $1', ['far-daemon']);
-  assert.equal(rows.length, 0, 'the dead daemon\'s record is gone');
+  // The job goes back in one write, and the record goes in the next: wait for that one too.
+  await waitFor("the dead daemon's record to be gone", async () => (await sql.query('SELECT id FROM daemons WHERE id = $1', ['far-daemon'])).rows.length === 0, 10_000);
   // The log line comes after the record went, through the daemon's standard error.
   await waitFor('the leader to log what it recovered', () => /build-box-2/.test(b.log()), 10_000);
 });

@@ -20,7 +20,7 @@ test('every method of the table declares one scope of the known ones', () => {
 test('a token scope allows exactly the methods of its own scope and the weaker ones', () => {
   const rank: Record<MethodScope, number> = { public: 0, read: 1, worker: 2, admin: 3, local: 99 };
   for (const scope of TOKEN_SCOPES) {
-    const auth: ConnectionAuth = { transport: 'tls', remote: '127.0.0.1:1', source: '127.0.0.1', attempts: 0, login: { name: 't', scope } };
+    const auth: ConnectionAuth = { transport: 'tls', remote: '127.0.0.1:1', source: '127.0.0.1', attempts: 0, login: { name: 't', scope, hash: '' } };
     for (const name of METHOD_NAMES) {
       const refused = refusal(name, auth);
       const allowed = rank[METHODS[name].scope] <= rank[scope];

@@ -6,6 +6,7 @@ import { SpoolError } from '../../../shared/protocol/errors';
 import { ErrorCode } from '../../../shared/protocol';
 import type { StoredToken } from '../../storage/statements/tokens';
 import { sql, type Op } from '../../storage/statements';
+import type { OpContext } from './context';
 
 /**
  * Stores a new token. Rejects with AlreadyExists when the name is taken: the insert does nothing
@@ -22,7 +23,12 @@ export function* listTokens(): Op<StoredToken[]> {
   return yield* sql('tokenList');
 }
 
-/** Removes a token; false when there was none by that name. */
-export function* revokeToken(name: string): Op<boolean> {
-  return yield* sql('tokenDelete', name);
+/**
+ * Removes a token; false when there was none by that name. The revocation is recorded, so that
+ * after the commit every daemon on the store closes the sessions logged in with it.
+ */
+export function* revokeToken(c: OpContext, name: string): Op<boolean> {
+  const removed = yield* sql('tokenDelete', name);
+  if (removed) c.changes.tokenRevoked?.(name);
+  return removed;
 }

@@ -2,7 +2,7 @@
 import { SpoolError } from '../../../shared/protocol/errors';
 import { ErrorCode, TOKEN_SCOPES, type TokenInfo } from '../../../shared/protocol';
 import { name, object, oneOf, string } from '../../../shared/domain/validate';
-import { login, newToken } from '../auth';
+import { login, newToken, revokedDuringLogin, stillStored } from '../auth';
 import type { HandlerGroup, Services } from './types';
 
 type TokenMethods = 'auth.login' | 'tokens.create' | 'tokens.list' | 'tokens.revoke';
@@ -15,10 +15,21 @@ export function tokenHandlers(s: Services): HandlerGroup<TokenMethods> {
       const auth = context.connection.auth;
       // Over the Unix socket there is nothing to log in to: the local user may do everything.
       if (auth.transport === 'unix') return { name: 'local', scope: 'admin' };
-      const found = await login(s.engine, s.logins, s.logger, token, { id: context.connection.id, auth, endWhenAnswered: (ms) => context.connection.endWhenAnswered(ms) });
+      const found = await login(s.engine, s.logins, token, { id: context.connection.id, auth, endWhenAnswered: (ms) => context.connection.endWhenAnswered(ms) });
+      // A revoke may commit between the read above and now: its sessions were closed before this
+      // one counted as one. The session is set first and the token read again after: a revoke
+      // that commits before this read is seen by it, and one that commits after closes the
+      // session like any other (on every daemon: a notice, and the daemon's re-check).
       auth.login = found;
+      if (!stillStored(found, await s.engine.listTokens())) {
+        auth.login = null;
+        s.logger.warn('Refused a login: its token was revoked meanwhile', { connection: context.connection.id, remote: auth.remote, token: found.name });
+        throw revokedDuringLogin(found.name);
+      }
+      if (context.connection.isClosed) throw revokedDuringLogin(found.name);
+      s.logger.info('A connection logged in', { connection: context.connection.id, remote: auth.remote, token: found.name, scope: found.scope });
       context.connection.loggedIn();
-      return found;
+      return { name: found.name, scope: found.scope };
     },
     'tokens.create': async (params) => {
       const p = object(params, 'params', ['name', 'scope']);
@@ -40,7 +51,8 @@ export function tokenHandlers(s: Services): HandlerGroup<TokenMethods> {
       if (!(await s.engine.revokeToken(tokenName))) {
         throw new SpoolError(ErrorCode.InvalidParams, `No token named "${tokenName}". \`spool token list\` shows them.`, { field: 'name' });
       }
-      s.tokenRevoked(tokenName);
+      // The sessions logged in with it were closed when the revoke committed (the engine's
+      // tokenRevoked event, on every daemon of the store), before this answer.
       return { ok: true };
     },
   };

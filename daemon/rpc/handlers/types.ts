@@ -41,8 +41,6 @@ export interface Services {
   /** The engine's claim, plus the daemon's bookkeeping (see Daemon.claim). */
   claim(params: EngineClaimParams): Promise<Job[]>;
   logger: Logger;
-  /** A token was revoked: the connections logged in with it are closed. */
-  tokenRevoked(name: string): void;
   /** Limits on logins over TLS, and their log (rpc/loginGuard.ts). */
   logins: LoginGuard;
 }

@@ -44,6 +44,8 @@ export class TxChanges {
   changedSince = Infinity;
   /** Queues created, changed or (true) deleted. */
   readonly changedQueues = new Map<string, boolean>();
+  /** Tokens revoked: every daemon closes the sessions logged in with them. */
+  readonly revokedTokens = new Set<string>();
 
   job(job: Job, deleted = false): void {
     this.calls.push((r) => r.job(job, deleted));
@@ -65,6 +67,11 @@ export class TxChanges {
 
   output(jobId: string, queue: string, lines: OutputLine[]): void {
     if (lines.length > 0) this.calls.push((r) => r.output(jobId, queue, lines));
+  }
+
+  tokenRevoked(name: string): void {
+    this.calls.push((r) => r.tokenRevoked?.(name));
+    this.revokedTokens.add(name);
   }
 
   /** Savepoint support: how far to roll back to. */
@@ -143,6 +150,10 @@ export class PgTx {
 
   output(jobId: string, queue: string, lines: OutputLine[]): void {
     this.changes.output(jobId, queue, lines);
+  }
+
+  tokenRevoked(name: string): void {
+    this.changes.tokenRevoked(name);
   }
 }
 

@@ -35,25 +35,29 @@ export interface Notice {
   /** The compact form: the jobs of these queues changed since `since`. */
   jobsIn?: string[];
   since?: number;
+  /** Tokens revoked: every daemon closes the sessions logged in with them (kept in every form). */
+  tokens?: string[];
   /** The smallest form: every queue may have work, and any job may have changed since `since`. */
   all?: true;
 }
 
 /** The payload for a committed transaction's changes, or null when it changed nothing others care about. */
 export function encodeNotice(from: string, changes: TxChanges, now: number): string | null {
-  if (changes.wokenQueues.size === 0 && changes.changedJobs.size === 0 && changes.changedQueues.size === 0) return null;
+  if (changes.wokenQueues.size === 0 && changes.changedJobs.size === 0 && changes.changedQueues.size === 0 && changes.revokedTokens.size === 0) return null;
+  // A revoke is one short name per transaction: it always fits, and is kept in every form.
+  const tokens = changes.revokedTokens.size > 0 ? { tokens: [...changes.revokedTokens] } : {};
   const wake: Record<string, number> = {};
   for (const [queue, due] of changes.wokenQueues) wake[queue] = due <= now ? 0 : due;
   const queues = Object.fromEntries(changes.changedQueues);
   const since = Number.isFinite(changes.changedSince) ? changes.changedSince : now;
   const kinds = changes.wokenKinds.size <= MAX_KINDS ? { kinds: [...changes.wokenKinds] } : {};
-  const full: Notice = { from, wake, ...kinds, queues, jobs: [...changes.changedJobs.keys()] };
+  const full: Notice = { from, wake, ...kinds, queues, ...tokens, jobs: [...changes.changedJobs.keys()] };
   let text = JSON.stringify(full);
   if (Buffer.byteLength(text) <= MAX_PAYLOAD_BYTES) return text;
-  const compact: Notice = { from, wake, ...kinds, queues, jobsIn: [...changes.changedJobQueues], since };
+  const compact: Notice = { from, wake, ...kinds, queues, ...tokens, jobsIn: [...changes.changedJobQueues], since };
   text = JSON.stringify(compact);
   if (Buffer.byteLength(text) <= MAX_PAYLOAD_BYTES) return text;
-  return JSON.stringify({ from, wake: {}, queues: {}, all: true, since } satisfies Notice);
+  return JSON.stringify({ from, wake: {}, queues: {}, ...tokens, all: true, since } satisfies Notice);
 }
 
 /** A payload read back; null for one this version cannot read (another program on the channel). */
@@ -74,6 +78,8 @@ export function decodeNotice(payload: string): Notice | null {
   if (kinds !== null) notice.kinds = kinds;
   const jobs = stringList(Reflect.get(value, 'jobs'));
   if (jobs !== null) notice.jobs = jobs;
+  const tokens = stringList(Reflect.get(value, 'tokens'));
+  if (tokens !== null) notice.tokens = tokens;
   const jobsIn = stringList(Reflect.get(value, 'jobsIn'));
   if (jobsIn !== null) notice.jobsIn = jobsIn;
   const since: unknown = Reflect.get(value, 'since');

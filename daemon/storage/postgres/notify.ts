@@ -181,8 +181,10 @@ export class ChangeFeed {
     if (notice.all === true) recorder.wake?.(null);
     for (const [queue, due] of Object.entries(notice.wake)) recorder.wake?.(queue, due === 0 ? undefined : due, notice.kinds);
     const queues = Object.entries(notice.queues);
-    if (queues.length > 0) {
+    const tokens = notice.tokens ?? [];
+    if (queues.length > 0 || tokens.length > 0) {
       for (const [name, deleted] of queues) recorder.queue(name, deleted);
+      for (const name of tokens) recorder.tokenRevoked?.(name);
       recorder.flush();
     }
     if (recorder.wantsRemoteJobs?.() !== true) return;

@@ -99,4 +99,6 @@ export interface ChangeSink {
   queue(name: string, deleted?: boolean): void;
   /** Output lines were stored for a job. */
   output(jobId: string, queue: string, lines: import('../../../shared/protocol/types').OutputLine[]): void;
+  /** A token was revoked: the sessions logged in with it close, on every daemon of the store. */
+  tokenRevoked?(name: string): void;
 }
