@@ -137,7 +137,8 @@ function byField(message: string, field: string | undefined, command: string): s
     if (!PROTOCOL_ONLY.test(name)) continue;
     text = text.replace(new RegExp(`(?<![\\w.-])(?:job\\.|filter\\.)?${escape(name)}(\\[\\d+\\])?(?![\\w-])`, 'g'), wordsFor(name, words, command));
   }
-  return text.charAt(0).toUpperCase() + text.slice(1);
+  // A sentence starts with a capital, but a URL that leads one ("tls://host:port needs a token") is kept as written.
+  return /^[a-z][a-z+.-]*:\/\//.test(text) ? text : text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 /**

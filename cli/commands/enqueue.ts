@@ -6,11 +6,10 @@ import { action, arg } from '../action';
 import type { CliContext } from '../context';
 import { CliError } from '../errors';
 import { readOutput } from '../follow';
-import { formatDuration } from '../format/time';
 import { enqueueContext } from '../gitcontext';
 import { newQueueNote, queueNames } from '../hints';
 import { addJobOptions, addJobSourceOptions, resolveJobOptions, resolveJobSource, type JobOptionValues, type JobSourceOptions } from '../jobsource';
-import { outputPrinter } from '../output';
+import { jobEnded, outputPrinter } from '../output';
 import { parseDuration } from '../parse/duration';
 import { parseStartTime, type StartTime } from '../parse/startTime';
 import { parseInteger } from '../parse/values';
@@ -107,12 +106,10 @@ async function enqueue(ctx: CliContext, args: (string | string[] | undefined)[],
   await readOutput(client, job.id, job.queue, { follow: true, onLines: outputPrinter(ctx, o.json === true) });
   const final = (await client.call('jobs.get', { id: job.id })).job;
   // One JSON object per line throughout, so that a script can read the output lines and the job alike.
-  if (o.json) ctx.print(JSON.stringify({ job: final }));
-  else {
-    const took = final.startedAt !== null && final.finishedAt !== null ? ` in ${formatDuration(final.finishedAt - final.startedAt)}` : '';
-    if (final.state === 'completed') ctx.note(ctx.colors.green(`Job ${final.id} completed${took}.`));
-    else ctx.note(ctx.colors.red(`Job ${final.id} is ${final.state} after ${final.attempts} attempt(s)${final.lastError ? `: ${(final.lastError.split('\n')[0] ?? '').replace(/\.$/, '')}` : ''}.`));
+  if (o.json) {
+    ctx.print(JSON.stringify({ job: final }));
+    if (!TERMINAL_STATES.includes(final.state)) throw new CliError(`Job ${final.id} is still ${final.state}.`);
+    return final.state === 'completed' ? 0 : 1;
   }
-  if (!TERMINAL_STATES.includes(final.state)) throw new CliError(`Job ${final.id} is still ${final.state}.`);
-  return final.state === 'completed' ? 0 : 1;
+  return jobEnded(ctx, final, { quiet: false });
 }

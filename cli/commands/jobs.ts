@@ -6,7 +6,7 @@ import { action, arg } from '../action';
 import { CliError } from '../errors';
 import { readOutput } from '../follow';
 import { jobDetails, jobsTable } from '../format/records';
-import { outputPrinter } from '../output';
+import { jobEnded, outputPrinter } from '../output';
 import { collect, parseInteger, parseStates } from '../parse/values';
 import { unknownQueueNote } from '../hints';
 import { resolveJobId } from '../jobRef';
@@ -112,6 +112,9 @@ Examples:
         const client = await ctx.client();
         const { job } = await client.call('jobs.get', { id });
         await readOutput(client, id, job.queue, { follow: o.follow === true, onLines: outputPrinter(ctx, o.json === true) });
+        if (o.follow !== true) return 0;
+        // Followed to its end: exit as `enqueue --wait` does, 0 only if it completed.
+        return jobEnded(ctx, (await client.call('jobs.get', { id })).job, { quiet: true });
       }),
     );
 }

@@ -136,6 +136,8 @@ export async function startDetached(options: DaemonOptions, timeoutMs = 15_000 +
 
   fs.mkdirSync(path.dirname(logPath), { recursive: true, mode: 0o700 });
   const log = openOwnLog(logPath, 'the daemon log');
+  // The log is appended to by every start: only what this start wrote explains its failure.
+  const logStart = fs.fstatSync(log).size;
   const state: { exited: { code: number | null; signal: NodeJS.Signals | null } | null } = { exited: null };
   const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, daemonScriptPath(), ...optionsToArgs(options)], {
     detached: true,
@@ -155,9 +157,12 @@ export async function startDetached(options: DaemonOptions, timeoutMs = 15_000 +
     if (status) return status.pid === pid ? { pid, socketPath: options.socketPath, dbPath: status.dbPath, logPath, started: true } : running(status);
     if (state.exited !== null) {
       const { code, signal } = state.exited;
+      const written = logSince(logPath, logStart);
+      // The reason leads: the CLI prints an error's first line only.
       throw new SpoolError(
         ErrorCode.InternalError,
-        `The daemon exited during start-up (${signal ?? `exit code ${code}`}). End of its log (${logPath}):\n${logTail(logPath)}`,
+        `The daemon exited during start-up (${signal ?? `exit code ${code}`}): ${startFailure(written)} Its log: ${logPath}` +
+          (written.length > 0 ? `\n${written.slice(-20).join('\n')}` : ''),
       );
     }
     if (Date.now() > deadline) {
@@ -223,12 +228,26 @@ export async function stopDaemon(socketPath: string, timeoutMs = 30_000): Promis
   return { pid };
 }
 
-function logTail(logPath: string, lines = 20): string {
+/** The lines written to the log from byte `start` on (one start's), or why they could not be read. */
+function logSince(logPath: string, start: number): string[] {
   try {
-    return fs.readFileSync(logPath, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+    const text = fs.readFileSync(logPath).subarray(start).toString('utf8').trimEnd();
+    return text === '' ? [] : text.split('\n');
   } catch (error) {
-    return `(could not read the log: ${errorMessage(error)})`;
+    return [`(could not read the log: ${errorMessage(error)})`];
   }
+}
+
+/**
+ * Why a start failed, from what it logged: spoold's last words (`spoold: <reason>`, how it reports
+ * a failure), else its last line.
+ */
+function startFailure(lines: readonly string[]): string {
+  const last = [...lines].reverse();
+  const said = last.find((line) => line.startsWith('spoold: '));
+  const reason = said?.slice('spoold: '.length) ?? last.find((line) => line.trim() !== '')?.trim();
+  if (reason === undefined) return 'it wrote nothing to its log.';
+  return /[.!?)]$/.test(reason) ? reason : `${reason}.`;
 }
 
 function delay(ms: number): Promise<void> {

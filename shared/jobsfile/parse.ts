@@ -89,6 +89,30 @@ export function parseJobsFile(text: string): ParseResult {
   };
 }
 
+/** The parser's errors, those at one offset together (a file cut short misses a closer per open bracket there). */
+function atOnePlace(errors: readonly ParseError[]): [ParseError, ...ParseError[]][] {
+  const groups: [ParseError, ...ParseError[]][] = [];
+  for (const e of errors) {
+    const last = groups[groups.length - 1];
+    if (last !== undefined && last[0].offset === e.offset) last.push(e);
+    else groups.push([e]);
+  }
+  return groups;
+}
+
+/**
+ * One message for the errors at one place: closers missing there become the closers to add, in
+ * order ("Expected }]} here…"), rather than the same message once per open bracket.
+ */
+function syntaxMessage(group: readonly [ParseError, ...ParseError[]]): string {
+  const names = group.map((e) => printParseErrorCode(e.error));
+  const closers = names.map((name) => (name === 'CloseBraceExpected' ? '}' : name === 'CloseBracketExpected' ? ']' : null));
+  if (group.length > 1 && closers.every((c) => c !== null)) {
+    return `Expected ${closers.join('')} here: ${group.length} objects or arrays are still open.`;
+  }
+  return [...new Set(names)].map((name) => SYNTAX_MESSAGES[name] ?? `JSON syntax error (${name}).`).join(' ');
+}
+
 /** The first bracket nested deeper than MAX_DEPTH, found with the scanner (which does not recurse). */
 function tooDeep(text: string): number | null {
   const scanner = createScanner(text, true);
@@ -177,9 +201,9 @@ class FileReader {
     const errors: ParseError[] = [];
     const root = parseTree(text, errors, { allowTrailingComma: true, disallowComments: false, allowEmptyContent: true });
     this.tree = root;
-    for (const e of errors.slice(0, MAX_SYNTAX_PROBLEMS)) {
-      const name = printParseErrorCode(e.error);
-      this.checker.report({ offset: e.offset, length: Math.max(e.length, 1) }, 'syntax', SYNTAX_MESSAGES[name] ?? `JSON syntax error (${name}).`, []);
+    for (const group of atOnePlace(errors.slice(0, MAX_SYNTAX_PROBLEMS))) {
+      const e = group[0];
+      this.checker.report({ offset: e.offset, length: Math.max(e.length, 1) }, 'syntax', syntaxMessage(group), []);
     }
     const more = errors[MAX_SYNTAX_PROBLEMS];
     if (more !== undefined) {

@@ -50,7 +50,7 @@ test('enqueue --wait exits 1 when the job ends dead, and says why', async () => 
   assert.equal(r.code, 1);
   assert.equal(r.stdout, 'trying\n');
   assert.match(r.stderr, /^broken$/m);
-  assert.match(r.stderr, /Job \S+ is dead after 1 attempt\(s\): .*3/);
+  assert.match(r.stderr, /Job \S+ is dead after 1 attempt: .*3/);
 });
 
 test('enqueue --wait follows retries to the end, marking each new attempt', async () => {
@@ -121,6 +121,25 @@ test('logs -f shows the lines of a running job as they come, then ends with the 
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.stdout, 'one\nthree\n');
   assert.equal(r.stderr, 'two\n');
+});
+
+test('logs -f exits 1 when the job it followed ended dead or cancelled, as enqueue --wait does, and says how it ended', async (t) => {
+  const failing = parseJson<EnqueueResult>((await spool(['enqueue', 'follow-ends', '--shell', 'echo trying; exit 3', '--attempts', '1', '--json'])).stdout).job.id;
+  const dead = await spool(['logs', '-f', failing]);
+  assert.equal(dead.code, 1, dead.stderr);
+  assert.equal(dead.stdout, 'trying\n');
+  assert.match(dead.stderr, new RegExp(`^Job ${failing} is dead after 1 attempt: .*exit.*3`, 'm'));
+
+  const g = gate();
+  const long = parseJson<EnqueueResult>((await spool(['enqueue', 'follow-ends', '--shell', `echo started; ${g.wait}`, '--json'])).stdout).job.id;
+  t.after(() => g.open());
+  const cli = startCli(['logs', '-f', long], { socketPath: daemon.socketPath });
+  t.after(() => stopCli(cli));
+  await waitFor('the running job\'s first line', () => cli.stdout().includes('started\n'));
+  assert.equal((await spool(['cancel', long])).code, 0);
+  const cancelled = await cli.exited;
+  assert.equal(cancelled.code, 1, cancelled.stderr);
+  assert.match(cancelled.stderr, new RegExp(`^Job ${long} is cancelled after 1 attempt`, 'm'));
 });
 
 test('logs -f --json prints every line once, in order, when many lines arrive quickly', async () => {

@@ -101,6 +101,11 @@ test('the CLI over TLS: --endpoint, --tls-fingerprint and --token-file (or their
   assert.notEqual(tokensRemotely.code, 0);
   assert.match(tokensRemotely.stderr, /on the daemon's machine, over its Unix socket/);
 
+  // The endpoint leads the message as it was given: a URL is not capitalised like a sentence.
+  const tokenless = await spool(['--endpoint', endpoint, '--tls-fingerprint', fingerprint, 'queues'], { ...away, SPOOL_TOKEN: '' });
+  assert.notEqual(tokenless.code, 0);
+  assert.match(tokenless.stderr, new RegExp(`^spool: ${endpoint.replace(/[.]/g, '\\.')} needs a token: pass --token-file FILE or set SPOOL_TOKEN`));
+
   const unverified = await spool(['--endpoint', endpoint, '--token-file', file, 'queues'], away);
   assert.notEqual(unverified.code, 0);
   assert.match(unverified.stderr, /Refusing to connect .*--tls-fingerprint/);

@@ -67,7 +67,7 @@ describe('shell job resource limits', () => {
   test('spool enqueue --shell … --memory 256MiB: the job gets the limit, and --wait tells what killed it', async () => {
     const result = await runCli(['enqueue', 'limits-cli', '--shell', `python3 -c 'x = bytearray(1024 ** 3)'`, '--memory', '256MiB', '--cpu', '1m', '--open-files', '64', '--processes', '5000', '--attempts', '1', '--wait'], { socketPath: daemon.socketPath });
     assert.equal(result.code, 1, result.stderr);
-    assert.match(result.stderr, /is dead after 1 attempt\(s\): Killed: memory limit 256 MiB/);
+    assert.match(result.stderr, /is dead after 1 attempt: Killed: memory limit 256 MiB/);
     const { jobs } = await client.call('jobs.list', { queue: 'limits-cli' });
     assert.deepEqual((jobs[0]?.payload as { limits?: unknown }).limits, { memoryBytes: 256 * MiB, cpuSeconds: 60, openFiles: 64, processes: 5000 });
   });

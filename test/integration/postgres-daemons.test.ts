@@ -215,7 +215,7 @@ test('spool daemon --store with a database nobody answers at fails plainly, exit
     });
     const r = spawnSync(process.execPath, [path.resolve(__dirname, '..', '..', 'dist', 'cli.js'), '--socket', socket, 'daemon', '--db', path.join(dir, 'spool.db'), '--store', `postgres://spool:secret-pw@127.0.0.1:${port}/spool`], { encoding: 'utf8', timeout: 30_000 });
     assert.equal(r.status, 1, r.stdout + r.stderr);
-    assert.match(r.stderr, /store is unavailable: the daemon cannot reach PostgreSQL at postgres:\/\/spool@127\.0\.0\.1:\d+\/spool/);
+    assert.match(r.stderr, /^spool: The daemon cannot reach PostgreSQL at postgres:\/\/spool@127\.0\.0\.1:\d+\/spool, so it did not start: the connection was refused/);
     assert.doesNotMatch(r.stdout + r.stderr, /secret-pw/, 'the password is never printed');
     assert.equal(fs.existsSync(socket), false, 'no socket left behind');
   } finally {

@@ -117,6 +117,15 @@ test('syntax: a JSON error is reported where jsonc-parser finds it, and the rest
   assert.match(cut.message, /closing brace/);
 });
 
+test('syntax: a file cut short inside nested objects and arrays is one problem naming the closers to add, in order', () => {
+  const text = '{\n  "project": "web",\n  "queues": { "q": {} },\n  "templates": {\n    "t": { "queue": "q", "kind": "shell", "payload": { "command": "echo", "tags": ["a", { "x": 1 ';
+  const problems = parseJobsFile(text).problems.filter((p) => p.layer === 'syntax');
+  assert.equal(problems.length, 1, problems.map((p) => p.message).join('\n'));
+  assert.equal(problems[0]?.layer, 'syntax');
+  assert.equal(problems[0]?.message, 'Expected }]}}}} here: 6 objects or arrays are still open.');
+  assert.equal(problems[0]?.range.offset, text.length);
+});
+
 test('syntax: comments and trailing commas are allowed; an empty file needs a project', () => {
   assert.deepEqual(parseJobsFile('// team jobs\n{ "project": "web", /* none yet */ "queues": {}, }').problems, []);
   // A byte-order mark, as some Windows editors write, is no error.

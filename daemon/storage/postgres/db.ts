@@ -186,6 +186,38 @@ export function storeUnavailable(location: string, error: unknown): SpoolError {
   );
 }
 
+/**
+ * Why a daemon cannot start on PostgreSQL: the database is not reached at all, said in words a
+ * person can act on (refused, unknown host, no answer, authentication, missing database). Unlike
+ * an outage while running, nothing reconnects: the daemon stops.
+ */
+export function cannotOpen(location: string, error: unknown): SpoolError {
+  return new SpoolError(ErrorCode.StoreUnavailable, `The daemon cannot reach PostgreSQL at ${location}, so it did not start: ${whyUnreachable(error)}`, { store: 'postgres', location });
+}
+
+function whyUnreachable(error: unknown): string {
+  const said = errorMessage(error);
+  const code: unknown = error instanceof Error ? Reflect.get(error, 'code') : undefined;
+  switch (code) {
+    case 'ECONNREFUSED':
+      return `the connection was refused (${said}): no server listens there. Start PostgreSQL, or check the host and port in --store.`;
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return `the host is unknown (${said}). Check the host name in --store.`;
+    case 'ETIMEDOUT':
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+      return `the host does not answer (${said}). Check the host in --store and the network between them.`;
+    case '28P01':
+    case '28000':
+      return `authentication failed (${said}). Check the user and password in --store (or PGPASSWORD).`;
+    case '3D000':
+      return `the database does not exist (${said}). Create it first (createdb), or name another in --store.`;
+  }
+  if (/timeout/i.test(said)) return `it did not answer in time (${said}). Check the host and port in --store.`;
+  return `${said}.`;
+}
+
 /** The connection string without its password, for logs and `daemon.status`. */
 export function describeUrl(url: string): string {
   try {

@@ -20,7 +20,7 @@ import pg from 'pg';
 
 
 import type { ChangeRecorder, Store, StoreDescription, StoreFactory } from '../store';
-import { PgTx, describeUrl, isRetryable, isUnavailable, storeUnavailable } from './db';
+import { PgTx, cannotOpen, describeUrl, isRetryable, isUnavailable, storeUnavailable } from './db';
 import { runAsync } from './runner';
 import { postgresStatements } from './statements';
 import type { ChangeSink, Op } from '../statements';
@@ -133,7 +133,8 @@ export class PostgresStore implements Store {
     try {
       client = await this.pool.connect();
     } catch (error) {
-      throw this.unavailable(error);
+      // At start, a database that cannot be reached is no outage to wait out: the daemon stops.
+      throw cannotOpen(this.description.location, error);
     }
     try {
       const versions = await migratePostgres(client, this.now());
