@@ -50,7 +50,7 @@ test('the extension in VS Code, against a seeded daemon', async (t) => {
     'Purge Queue with confirmation given empties the queue',
     'the Schedules view shows cron in words, and Run Now / Disable / Enable / Delete work',
     'the Workers view lists the built-in executors and the seed worker',
-    'Edit & Re-enqueue: saving the edited document enqueues a new job',
+    'Edit & Re-enqueue: saving keeps the edit, and only Enqueue Edited Job enqueues a new job',
     'the status bar follows counts pushed by the daemon',
     'Cancel on a running job stops it',
     'Enqueue Current File as Shell Job runs the saved script',

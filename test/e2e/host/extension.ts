@@ -308,20 +308,30 @@ export const run = hostSuite({
     assert.ok(heavyItem.tooltip instanceof vscode.MarkdownString && heavyItem.tooltip.value.includes('capacity 6 (job weight held at once)'), String(heavyItem.tooltip));
   },
 
-  'Edit & Re-enqueue: saving the edited document enqueues a new job': async (config) => {
+  'Edit & Re-enqueue: saving keeps the edit, and only Enqueue Edited Job enqueues a new job': async (config) => {
     const api = await spool();
     const [done] = await children(api, (await groupNode(api, 'reports', 'Completed')).node);
     assert.ok(done && done.node.type === 'job');
     const uri = await vscode.commands.executeCommand<string>('spool.jobs.editAndRequeue', done.node);
     const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri);
     assert.ok(doc);
-    const edit = new vscode.WorkspaceEdit();
-    edit.replace(doc.uri, new vscode.Range(0, 0, doc.lineCount, 0), JSON.stringify({ queue: 'edited', kind: 'shell', payload: { command: 'echo edited' } }));
-    assert.ok(await vscode.workspace.applyEdit(edit));
+    const replace = async (value: unknown): Promise<void> => {
+      const edit = new vscode.WorkspaceEdit();
+      edit.replace(doc.uri, new vscode.Range(0, 0, doc.lineCount, 0), JSON.stringify(value));
+      assert.ok(await vscode.workspace.applyEdit(edit));
+    };
+    // Half-way through an edit, saved (auto-save does this after a few keystrokes): nothing is
+    // enqueued, even though the half-edited document is a valid job.
+    await replace({ queue: 'edited', kind: 'shell', payload: { command: 'echo half' } });
     assert.ok(await doc.save());
+    await replace({ queue: 'edited', kind: 'shell', payload: { command: 'echo edited' } });
+    const job = await vscode.commands.executeCommand<Job | undefined>('spool.jobs.enqueueEdited', doc.uri);
+    assert.ok(job);
     const client = await direct(configString(config, 'socketPath'));
-    const list = await waitFor('the re-enqueued job', async () => (await client.call('jobs.list', { queue: 'edited' })).jobs[0]);
-    assert.deepEqual(list.payload, { command: 'echo edited' });
+    // The save came first, and a save that enqueued would have finished before save() returned.
+    const { jobs } = await client.call('jobs.list', { queue: 'edited' });
+    assert.deepEqual(jobs.map((j) => [j.id, j.payload]), [[job.id, { command: 'echo edited' }]]);
+    assert.ok(await doc.save());
   },
 
   'the status bar follows counts pushed by the daemon': async (config) => {
