@@ -34,6 +34,7 @@ test('the extension in VS Code, against a seeded daemon', async (t) => {
     'the Queues view shows the seeded queue with its counts and state groups',
     'spool.showEmptyGroups shows the groups that hold no jobs',
     'jobs in a group show kind and payload, attempts, a state icon and a contextValue per state',
+    'a due job that no live worker takes says so on its row and on its page',
     'context values decide which menu items a user sees',
     'a large group loads one page, and "Load more…" loads the next',
     'Enqueue Job runs a shell job to completion',

@@ -97,6 +97,18 @@ export const run = hostSuite({
     assert.ok(running[0]!.item.iconPath instanceof vscode.ThemeIcon && running[0]!.item.iconPath.id === 'sync~spin');
   },
 
+  'a due job that no live worker takes says so on its row and on its page': async (config) => {
+    const api = await spool();
+    const client = await direct(configString(config, 'socketPath'));
+    const { job } = await client.call('jobs.enqueue', { queue: 'idle', kind: 'resize', payload: { size: 64 } });
+    const row = await waitFor('the job under Queued', async () => (await children(api, (await groupNode(api, 'idle', 'Queued')).node)).find((c) => c.node.type === 'job' && c.node.job.id === job.id));
+    assert.match(String(row.item.description), /^queued .* · no worker takes kind resize on queue idle$/);
+    await vscode.commands.executeCommand('spool.jobs.openDetails', job.id);
+    // "Waiting for a worker." said nothing of why; the page names what holds the job back.
+    await waitFor('the page to say why the job waits', () => api.context.jobPages.page(job.id)?.html.includes('Waiting: no worker takes kind resize on queue idle.'));
+    await client.call('jobs.delete', { id: job.id });
+  },
+
   'context values decide which menu items a user sees': () => {
     const dead = menuFor('spool.queues', 'job.dead');
     assert.ok(dead.inline.includes('spool.jobs.retry') && dead.context.includes('spool.jobs.retry'));
@@ -340,8 +352,10 @@ export const run = hostSuite({
     // Jobs of earlier tests may still be running or retrying, so the totals can move on their
     // own: the status bar is compared with what the daemon counts at the same moment.
     const matchesDaemon = async (): Promise<boolean> => {
-      const { totals } = await client.call('stats.get');
-      return api.statusBarText() === `$(pulse) ${totals.running} running · ${totals.queued + totals.retrying} queued`;
+      // "queued" as the Queues view says it: due now, without the delayed and retrying jobs.
+      const { totals, queues } = await client.call('stats.get');
+      const due = totals.queued - queues.reduce((n, q) => n + q.delayed, 0);
+      return api.statusBarText() === `$(pulse) ${totals.running} running · ${due} queued${totals.dead > 0 ? ` · ${totals.dead} dead` : ''}`;
     };
     await waitFor('the status bar to show the current counts', matchesDaemon);
     await client.call('jobs.enqueueBatch', { jobs: [1, 2, 3].map((n) => ({ queue: 'status', kind: 'report', payload: { n } })) });
