@@ -4,6 +4,7 @@
  */
 import * as vscode from 'vscode';
 import type { Stats } from '../shared/protocol';
+import { countColumns, delayedTotal } from '../shared/domain/present';
 import type { ConnectionStateName, DaemonConnection } from './daemon/connection';
 
 export interface StatusView {
@@ -35,9 +36,10 @@ export function render(state: ConnectionStateName, stats: Stats | null, remote: 
 function renderLocal(state: ConnectionStateName, stats: Stats | null): StatusView {
   switch (state) {
     case 'connected': {
-      const totals = stats?.totals;
+      // The words of the Queues view (shared/domain/present/counts.ts): queued = due now.
+      const totals = stats === null ? null : countColumns(stats.totals, delayedTotal(stats.queues));
       const running = totals?.running ?? 0;
-      const queued = (totals?.queued ?? 0) + (totals?.retrying ?? 0);
+      const queued = totals?.queued ?? 0;
       const dead = totals?.dead ?? 0;
       let text = `$(pulse) ${running} running · ${queued} queued`;
       if (dead > 0) text += ` · ${dead} dead`;
@@ -64,9 +66,10 @@ function breakdown(stats: Stats | null): vscode.MarkdownString {
   if (!stats || stats.queues.length === 0) {
     md.appendMarkdown('No queues yet.\n\n');
   } else {
-    md.appendMarkdown('| queue | running | queued | dead |\n|---|---:|---:|---:|\n');
+    md.appendMarkdown('| queue | running | queued | delayed | retrying | dead |\n|---|---:|---:|---:|---:|---:|\n');
     for (const q of stats.queues) {
-      md.appendMarkdown(`| ${q.name}${q.paused ? ' (paused)' : ''} | ${q.counts.running} | ${q.counts.queued + q.counts.retrying} | ${q.counts.dead} |\n`);
+      const c = countColumns(q.counts, q.delayed);
+      md.appendMarkdown(`| ${q.name}${q.paused ? ' (paused)' : ''} | ${c.running} | ${c.queued} | ${c.delayed} | ${c.retrying} | ${c.dead} |\n`);
     }
     md.appendMarkdown(`\nLast hour: ${stats.completedLastHour} completed, ${stats.failedLastHour} failed.\n\n`);
   }

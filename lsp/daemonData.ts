@@ -1,5 +1,6 @@
 /**
- * The language server's value provider for live data: what the daemon at the socket knows, for
+ * The language server's value provider for live data: what the daemon it follows knows (at the
+ * socket, or over TLS: the same daemon as the editor's views), for
  * the pure service (`lsp/service`), behind a cache. Any failure — no daemon, a daemon that goes
  * away mid-request, an older daemon without `project.state` (MethodNotFound) — gives "no live
  * data" for that part, so the service skips its live checks rather than warning; nothing here
@@ -11,6 +12,7 @@
  * diagnostics.
  */
 import { SpoolClient } from '../shared/client/client';
+import { targetLabel, type TlsTarget } from '../shared/client/endpoint';
 import { SpoolError, errorMessage } from '../shared/protocol/errors';
 import type { LiveObject } from '../shared/jobsfile';
 import { ErrorCode, type MethodName, type ParamsOf, type ResultOf } from '../shared/protocol';
@@ -27,13 +29,31 @@ const REQUEST_TIMEOUT_MS = 3000;
 
 /** Raised by `call` when no daemon answers: the message says what to do. */
 export class NoDaemonError extends Error {
-  constructor(socketPath: string) {
-    super(`No Spool daemon answers at ${socketPath}: start one with \`spool daemon --detach\`.`);
+  constructor(where: DaemonTarget) {
+    super(
+      'problem' in where
+        ? where.problem
+        : 'tls' in where
+          ? `The Spool daemon at ${targetLabel(where.tls)} does not answer: check that it runs there, and spool.endpoint.`
+          : `No Spool daemon answers at ${where.socketPath}: start one with \`spool daemon --detach\`.`,
+    );
   }
 }
 
+/**
+ * The daemon the server follows: the one on this machine at a socket, one on another machine
+ * over TLS (the editor's `spool.endpoint`, or SPOOL_ENDPOINT), or none, with why (a remote
+ * daemon named without its token, say).
+ */
+export type DaemonTarget = { socketPath: string } | { tls: TlsTarget } | { problem: string };
+
+/** How messages and lenses name a target. */
+export function daemonLabel(where: DaemonTarget): string {
+  return 'tls' in where ? targetLabel(where.tls) : 'socketPath' in where ? where.socketPath : 'no daemon';
+}
+
 export interface DaemonDataOptions {
-  socketPath: string;
+  target: DaemonTarget;
   /** Called (debounced) when the daemon's data changed or it came or went. */
   onChange: () => void;
   /** A line for the server's log. */
@@ -52,6 +72,8 @@ export class DaemonData {
   private changeTimer: NodeJS.Timeout | null = null;
   private readonly retryTimer: NodeJS.Timeout;
   private disposed = false;
+  /** Why the last connection attempt failed, so a reason is logged once. */
+  private lastRefusal = '';
 
   constructor(private readonly options: DaemonDataOptions) {
     // A daemon that starts after the editor: try now and then, and refresh once it answers.
@@ -61,8 +83,14 @@ export class DaemonData {
     this.retryTimer.unref();
   }
 
-  get socketPath(): string {
-    return this.options.socketPath;
+  /** The daemon followed, as messages name it: `tls://host:port`, or the socket's path. */
+  get label(): string {
+    return daemonLabel(this.options.target);
+  }
+
+  /** True when the daemon followed is on another machine. */
+  get remote(): boolean {
+    return 'tls' in this.options.target;
   }
 
   /** What the daemon knows for a file of `project` (undefined: no project yet). Never throws. */
@@ -70,7 +98,7 @@ export class DaemonData {
     const client = await this.connect();
     if (client === null) return {};
     const now = Date.now();
-    const out: LiveData = {};
+    const out: LiveData = 'tls' in this.options.target ? { remote: this.label } : {};
     try {
       if (this.queues === null || now - this.queues.at > CACHE_MS) {
         const result = await client.call('queues.list', undefined, { timeoutMs: REQUEST_TIMEOUT_MS });
@@ -110,14 +138,14 @@ export class DaemonData {
   /** A typed call for a command; throws NoDaemonError when no daemon answers. */
   async call<M extends MethodName>(method: M, params: ParamsOf<M>): Promise<ResultOf<M>> {
     const client = await this.connect(true);
-    if (client === null) throw new NoDaemonError(this.options.socketPath);
+    if (client === null) throw new NoDaemonError(this.options.target);
     return client.call(method, params);
   }
 
   /** A call of a method this build's protocol table may not have yet (`project.apply`). */
   async callUnchecked(method: string, params: unknown): Promise<unknown> {
     const client = await this.connect(true);
-    if (client === null) throw new NoDaemonError(this.options.socketPath);
+    if (client === null) throw new NoDaemonError(this.options.target);
     return client.callUnchecked(method, params);
   }
 
@@ -138,7 +166,7 @@ export class DaemonData {
   /** The connected client, or null when no daemon answers (attempts are spaced unless `now`). */
   private async connect(now = false): Promise<SpoolClient | null> {
     if (this.client !== null) return this.client;
-    if (this.disposed) return null;
+    if (this.disposed || 'problem' in this.options.target) return null;
     if (this.connecting !== null) return this.connecting;
     if (!now && Date.now() - this.lastAttempt < RETRY_MS) return null;
     this.lastAttempt = Date.now();
@@ -149,10 +177,17 @@ export class DaemonData {
   }
 
   private async open(): Promise<SpoolClient | null> {
+    const target = this.options.target;
+    if ('problem' in target) return null;
     let client: SpoolClient;
     try {
-      client = await SpoolClient.connect({ socketPath: this.options.socketPath, connectTimeoutMs: 1000, requestTimeoutMs: REQUEST_TIMEOUT_MS });
-    } catch {
+      // A daemon over TLS logs in with the token as it connects (a refused token fails here).
+      client = await SpoolClient.connect({ ...target, connectTimeoutMs: 'tls' in target ? 5000 : 1000, requestTimeoutMs: REQUEST_TIMEOUT_MS });
+    } catch (error) {
+      // Said once, not at every attempt.
+      const reason = errorMessage(error);
+      if ('tls' in target && reason !== this.lastRefusal) this.failed(`Connecting to ${this.label}`, error);
+      this.lastRefusal = reason;
       return null;
     }
     if (this.disposed) {
@@ -161,15 +196,16 @@ export class DaemonData {
     }
     client.onClose(() => {
       if (this.client !== client) return;
-      this.options.log(`The daemon at ${this.options.socketPath} went away: live data is off until it answers again.`);
+      this.options.log(`The daemon at ${this.label} went away: live data is off until it answers again.`);
       this.client = null;
       this.invalidate();
       this.changed();
     });
     this.client = client;
+    this.lastRefusal = '';
     this.hasProjectState = true;
     this.invalidate();
-    this.options.log(`Connected to the daemon at ${this.options.socketPath}.`);
+    this.options.log(`Connected to the daemon at ${this.label}.`);
     try {
       await client.subscribe({ topics: ['jobs', 'queues'] }, { 'jobs.changed': () => this.eventArrived(), 'queues.changed': () => this.eventArrived() });
     } catch (error) {

@@ -20,18 +20,26 @@ import {
 } from 'vscode-languageserver';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { defaultSocketPath } from '../shared/client/paths';
+import { tlsTarget } from '../shared/client/endpoint';
+import { shortId } from '../shared/domain/present';
 import { VERSION } from '../shared/protocol/version';
 import { isRecord } from '../shared/domain/records';
 import { SpoolError, errorMessage } from '../shared/protocol/errors';
 import { ErrorCode, type EnqueueResult } from '../shared/protocol';
 import { planHash } from '../shared/jobsfile';
-import { DaemonData } from './daemonData';
+import { DaemonData, type DaemonTarget } from './daemonData';
 import * as service from './service';
 
 /** What a server can be started with; the defaults fit `spool lsp --stdio`. */
 export interface ServerOptions {
-  /** The daemon's socket; else the initialization option `socketPath`, else SPOOL_SOCKET and the usual rule. */
+  /**
+   * The daemon's socket; else the initialization option `socketPath`, else the daemon over TLS
+   * that SPOOL_ENDPOINT names (with SPOOL_TOKEN or SPOOL_TOKEN_FILE, and SPOOL_TLS_FINGERPRINT or
+   * SPOOL_TLS_CA, as the CLI reads them), else SPOOL_SOCKET and the usual rule.
+   */
   socketPath?: string;
+  /** The environment the TLS variables are read from (tests pass their own). */
+  env?: NodeJS.ProcessEnv;
   /** The clock hover counts fire times from (tests pass a fixed one). */
   now?: () => number;
   /** The pause after an edit before diagnostics are published. */
@@ -42,6 +50,16 @@ export interface ServerOptions {
 interface InitializationOptions {
   socketPath?: string;
   /**
+   * Why the editor's daemon cannot be reached, when its settings name one on another machine
+   * without all it needs (a token, say): live data stays off, and commands say this.
+   */
+  unreachable?: string;
+  /**
+   * True when the editor tells of the jobs the lenses enqueue itself (VS Code, with Open Job and
+   * Show Output buttons): the server then sends no message of its own for them.
+   */
+  announcesJobs?: boolean;
+  /**
    * False in an editor's untrusted workspace: the file is checked, but nothing it declares runs
    * (no shell job is enqueued, nothing is applied), since it is code from the repository.
    */
@@ -49,6 +67,21 @@ interface InitializationOptions {
 }
 
 const UNTRUSTED = 'This workspace is not trusted: Spool checks its jobs file but does not run shell commands or apply it. Trust the workspace to run them.';
+
+/** The daemon to follow: see ServerOptions.socketPath. A TLS setting that does not hold gives its reason. */
+function targetOf(options: ServerOptions, init: InitializationOptions): DaemonTarget {
+  if (options.socketPath !== undefined) return { socketPath: options.socketPath };
+  if (typeof init.unreachable === 'string' && init.unreachable !== '') return { problem: init.unreachable };
+  if (typeof init.socketPath === 'string' && init.socketPath !== '') return { socketPath: init.socketPath };
+  const env = options.env ?? process.env;
+  try {
+    const tls = tlsTarget({}, env);
+    if (tls !== null) return { tls };
+  } catch (error) {
+    return { problem: errorMessage(error) };
+  }
+  return { socketPath: defaultSocketPath(env) };
+}
 
 /** Serves one connection until it closes. */
 export function startServer(connection: Connection, options: ServerOptions = {}): void {
@@ -60,6 +93,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
   let data: DaemonData | null = null;
   let lensRefresh = false;
   let trusted = true;
+  let announcesJobs = false;
 
   // A notification, not window.showInformationMessage: that one is a request (it waits for a
   // choice among actions), which some editors answer with a prompt that blocks (Neovim 0.7).
@@ -110,8 +144,8 @@ export function startServer(connection: Connection, options: ServerOptions = {})
 
   connection.onInitialize((params): InitializeResult => {
     const init = (params.initializationOptions ?? {}) as InitializationOptions;
-    const socketPath = options.socketPath ?? (typeof init.socketPath === 'string' && init.socketPath !== '' ? init.socketPath : defaultSocketPath());
-    data = new DaemonData({ socketPath, onChange: refresh, log: (m) => connection.console.log(m) });
+    data = new DaemonData({ target: targetOf(options, init), onChange: refresh, log: (m) => connection.console.log(m) });
+    announcesJobs = init.announcesJobs === true;
     lensRefresh = params.capabilities.workspace?.codeLens?.refreshSupport === true;
     trusted = init.trusted !== false;
     return {
@@ -196,7 +230,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
         if (!trusted && target.value.job.kind === 'shell') throw new ResponseError(ErrorCodes.InvalidRequest, UNTRUSTED);
         const result = await enqueue(doc, target.value);
         data.invalidate();
-        show(MessageType.Info, `Enqueued job ${result.job.id} on queue ${result.job.queue}${command === service.COMMANDS.runSchedule ? ` (schedule ${name})` : ''}.`);
+        if (!announcesJobs) show(MessageType.Info, `Enqueued ${result.job.kind} job ${shortId(result.job.id)} on queue ${result.job.queue}${command === service.COMMANDS.runSchedule ? ` (schedule ${name})` : ''}${data.remote ? ` at ${data.label}` : ''}.`);
         return result;
       }
       case service.COMMANDS.plan: {
@@ -222,7 +256,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
           data.invalidate();
           refresh();
           const changes = isRecord(result) && Array.isArray(result['changes']) ? (result['changes'] as { action?: unknown }[]).filter((c) => c.action !== 'unchanged').length : undefined;
-          show(MessageType.Info, `Applied project ${doc.parse.declaration.project}${changes !== undefined ? `: ${changes} change${changes === 1 ? '' : 's'}` : ''}.`);
+          show(MessageType.Info, `Applied project ${doc.parse.declaration.project}${data.remote ? ` to ${data.label}` : ''}${changes !== undefined ? `: ${changes} change${changes === 1 ? '' : 's'}` : ''}.`);
           return result;
         } catch (error) {
           if (error instanceof SpoolError && error.code === ErrorCode.MethodNotFound) {

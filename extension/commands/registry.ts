@@ -20,6 +20,7 @@ import { copyJobId } from './jobs/copyJobId';
 import { copyJobPayload } from './jobs/copyJobPayload';
 import { deleteJob } from './jobs/deleteJob';
 import { editAndRequeue } from './jobs/editAndRequeue';
+import { enqueueEdited } from './jobs/enqueueEdited';
 import { enqueueFile } from './jobs/enqueueFile';
 import { enqueueJob } from './jobs/enqueueJob';
 import { goToJob } from './jobs/goToJob';
@@ -80,6 +81,7 @@ export const COMMANDS: readonly SpoolCommand[] = [
   copyJobId,
   copyJobPayload,
   editAndRequeue,
+  enqueueEdited,
   goToJob,
   retryAllDead,
   loadMore,

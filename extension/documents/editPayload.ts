@@ -1,8 +1,10 @@
 /**
  * Edit & Re-enqueue: a job's queue, kind, payload and options open as a JSON document
- * (`spool-edit:/<id>.json`); saving it enqueues a new job with the edited values. The original
- * job is left as it is. A small file system provider makes "save" mean "enqueue"; it forgets a
- * document's contents when the document closes.
+ * (`spool-edit:/re-enqueue-<id>.json`); "Enqueue Edited Job" (the button in the editor's title
+ * bar) enqueues a new job with the edited values. Saving only keeps the text: with auto-save on,
+ * a save comes after every few keystrokes, and a half-edited job must never be enqueued. The
+ * original job is left as it is. A small file system provider holds the documents' text; it
+ * forgets a document's contents when the document closes.
  */
 import * as vscode from 'vscode';
 import { NAME_PATTERN, type EnqueueParams } from '../../shared/protocol';
@@ -29,7 +31,7 @@ export function parseEdited(text: string): EnqueueParams {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new Error(`The document is not valid JSON (${errorMessage(error)}). Fix it and save again.`);
+    throw new Error(`The document is not valid JSON (${errorMessage(error)}). Fix it and enqueue again.`);
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('The document must be a JSON object with "queue", "kind" and "payload".');
   const queue: unknown = Reflect.get(value, 'queue');
@@ -99,15 +101,21 @@ export class EditPayloadProvider implements vscode.FileSystemProvider, vscode.Di
     return file.data;
   }
 
-  /** Saving enqueues a new job; a document that does not validate is refused with the reason. */
-  async writeFile(uri: vscode.Uri, content: Uint8Array): Promise<void> {
-    const params = parseEdited(Buffer.from(content).toString('utf8'));
-    if (!mayEnqueue(params.kind)) throw vscode.FileSystemError.NoPermissions('This workspace is not trusted: Spool does not enqueue shell jobs here.');
-    const { job } = await this.connection.client().call('jobs.enqueue', { ...params, context: { origin: 'vscode' } });
-    this.enqueued.track(job.id);
+  /** Saving keeps the text and nothing else (see the module comment). */
+  writeFile(uri: vscode.Uri, content: Uint8Array): void {
+    if (!this.files.has(uri.path)) throw vscode.FileSystemError.FileNotFound(uri);
     this.files.set(uri.path, { data: content, mtime: Date.now() });
     this.changeEmitter.fire([{ type: vscode.FileChangeType.Changed, uri }]);
-    void vscode.window.showInformationMessage(`Enqueued job ${job.id} in ${job.queue}.`);
+  }
+
+  /** Enqueues a new job from the document's text as it stands (saved or not); refuses it with the reason. */
+  async enqueue(document: vscode.TextDocument): Promise<Job> {
+    if (document.uri.scheme !== EDIT_SCHEME) throw new Error('Enqueue Edited Job works on a document opened by Edit & Re-enqueue Job.');
+    const params = parseEdited(document.getText());
+    if (!mayEnqueue(params.kind)) throw new Error('This workspace is not trusted: Spool does not enqueue shell jobs here.');
+    const { job } = await this.connection.client().call('jobs.enqueue', { ...params, context: { origin: 'vscode' } });
+    this.enqueued.track(job.id);
+    return job;
   }
 
   delete(uri: vscode.Uri): void {

@@ -1,6 +1,7 @@
 /**
  * Code lenses, each a server-side command (`workspace/executeCommand`) so any editor can run it:
- * `Apply (N changes)` at the top when the daemon's state is known; `Run now` on each schedule;
+ * `Apply (N changes)` at the top when the daemon's state is known (`Apply to tls://host:port (N
+ * changes)` when the daemon is on another machine); `Run now` on each schedule;
  * `Enqueue` on each template; live counts on each queue (`3 queued · 1 dead`) when a daemon
  * answered. Without a daemon only the lenses that need none of its data are shown.
  */
@@ -29,7 +30,7 @@ export function codeLenses(doc: JobsDocument, uri: string, live: LiveData): Code
             ? { title: `Apply: ${plan.conflicts.length} name conflict${plan.conflicts.length === 1 ? '' : 's'} with the daemon`, command: '' }
             : n === 0
               ? { title: 'Applied: no changes', command: '' }
-              : { title: `Apply (${n} change${n === 1 ? '' : 's'})`, command: COMMANDS.apply, arguments: [uri] },
+              : { title: `Apply${live.remote === undefined ? '' : ` to ${live.remote}`} (${n} change${n === 1 ? '' : 's'})`, command: COMMANDS.apply, arguments: [uri] },
       });
     }
   }

@@ -25,6 +25,11 @@ export interface LiveData {
    * no daemon answered, or it does not have `project.state`.
    */
   objects?: readonly LiveObject[];
+  /**
+   * The daemon's address (`tls://host:port`) when it runs on another machine, so the lenses say
+   * where Apply goes; undefined for the daemon on this machine, which goes without saying.
+   */
+  remote?: string;
 }
 
 /** No daemon: every live check is skipped. */

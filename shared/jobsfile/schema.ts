@@ -1,8 +1,9 @@
 /**
  * The JSON Schema of the jobs file, generated from the field table (`spec.ts`) that the parser
  * checks against, so the two cannot disagree. The committed copy, schema/spool.schema.json, is
- * what the extension registers for spool.jsonc and spool.json (`contributes.jsonValidation`);
- * test/unit/jobsfile-schema.test.ts fails when it is stale and rewrites it with
+ * for editors without Spool's language server (a `$schema` reference in the file); VS Code does
+ * not register it, since its language server gives the same help and a second source showed
+ * everything twice. test/unit/jobsfile-schema.test.ts fails when it is stale and rewrites it with
  * SPOOL_UPDATE_SCHEMA=1.
  *
  * The schema is the editor's first help (completion, hover, simple checks); the parser remains

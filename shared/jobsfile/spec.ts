@@ -237,7 +237,7 @@ export const FILE_SPEC: ObjectSpec = {
   description: 'Spool jobs as code: the queues, job templates and schedules of one project, applied with `spool apply`.',
   required: ['project'],
   fields: {
-    $schema: { kind: 'string', description: 'The JSON Schema this file follows, for editors that do not know Spool (the extension registers it for spool.jsonc and spool.json itself).' },
+    $schema: { kind: 'string', description: 'The JSON Schema this file follows, for editors that do not know Spool (the VS Code extension needs none: its language server checks the file).' },
     project: {
       kind: 'name',
       description: 'The owner name. Apply only ever changes or deletes objects that this project\'s file created; objects made by hand or by another project are left alone.',

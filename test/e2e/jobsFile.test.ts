@@ -116,6 +116,11 @@ test('after a save, the extension offers to apply the file, and Show Plan opens 
     await toast.locator('a.monaco-button', { hasText: 'Show Plan' }).click();
     await page.locator('.monaco-editor .view-line', { hasText: 'Plan for project "e2e-ui"' }).first().waitFor({ timeout: 30_000 });
     await page.locator('.monaco-editor .view-line', { hasText: '+ create schedule broken' }).first().waitFor({ timeout: 10_000 });
+    // The plan is plain text: as JSON with Comments it had an "Expected a JSON object" error.
+    const tab = page.locator('.tabs-container .tab.active');
+    assert.match(await tab.innerText(), /Plan of spool\.jsonc/);
+    assert.equal((await page.locator('.statusbar-item[id="status.editor.mode"]').innerText()).trim(), 'Plain Text');
+    assert.equal(await page.locator('.editor-instance .monaco-editor .squiggly-error').count(), 0);
     await screenshot(page, 'jobs-file-plan.png');
   } catch (error) {
     await screenshot(page, 'failed-jobs-file-offer.png').catch(() => undefined);
@@ -127,6 +132,7 @@ test('jobs file', async (t) => {
   const run = await runHostSuite(vscode.server, vscode.browser, path.join(__dirname, 'host', 'jobsFile.ts'), { socketPath: daemon.socketPath });
   await reportHostRun(t, run, [
     'a bad cron is underlined where it is wrong, and a hover on a cron gives its next runs',
+    'the jobs file is a Spool Jobs File: each completion once, and only the language server\'s problems',
     'code lenses run on the server: Run now and Enqueue, and the queue\'s live count',
     'the Apply lens applies the file, when the daemon has project.apply',
   ]);

@@ -27,6 +27,8 @@ export interface LspClient {
   lensRefreshes(): number;
   /** Everything the server wrote to stderr. */
   stderr(): string;
+  /** The messages the server showed (`window/showMessage`), oldest first. */
+  messages(): string[];
   /** Opens a document (version 1). */
   open(uri: string, text: string): Promise<void>;
   /** Replaces a document's whole text. */
@@ -47,6 +49,7 @@ export async function startLsp(options: { env?: NodeJS.ProcessEnv; command?: str
   const connection = createProtocolConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
   const diagnostics = new Map<string, { version: number | undefined; diagnostics: Diagnostic[] }>();
   let refreshes = 0;
+  const shown: string[] = [];
   connection.onNotification(PublishDiagnosticsNotification.type, (p) => {
     diagnostics.set(p.uri, { version: p.version, diagnostics: p.diagnostics });
   });
@@ -55,7 +58,7 @@ export async function startLsp(options: { env?: NodeJS.ProcessEnv; command?: str
   });
   // Messages the server shows: answered, and otherwise ignored.
   connection.onRequest('window/showMessageRequest', () => null);
-  connection.onNotification('window/showMessage', () => undefined);
+  connection.onNotification('window/showMessage', (p: { message: string }) => void shown.push(p.message));
   connection.onNotification('window/logMessage', () => undefined);
   connection.listen();
   const exited = new Promise<never>((_, reject) =>
@@ -76,6 +79,7 @@ export async function startLsp(options: { env?: NodeJS.ProcessEnv; command?: str
     diagnostics,
     lensRefreshes: () => refreshes,
     stderr: () => stderr,
+    messages: () => [...shown],
     open: (uri, text) => connection.sendNotification('textDocument/didOpen', { textDocument: { uri, languageId: 'jsonc', version: 1, text } }),
     change: (uri, version, text) => connection.sendNotification('textDocument/didChange', { textDocument: { uri, version }, contentChanges: [{ text }] }),
     diagnosticsOf: (uri, accept = () => true, version) =>

@@ -11,6 +11,7 @@ import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { CodeLens, CompletionItem, Diagnostic, Hover } from 'vscode-languageserver-protocol';
 import { fireTimes } from '../../lsp/service';
+import { shortId } from '../../shared/domain/present';
 import { marked, positionOf } from '../helpers/cursor';
 import { startDaemon, waitFor, type TestDaemon } from '../helpers/daemon';
 import { startLsp, type LspClient } from '../helpers/lsp';
@@ -187,6 +188,70 @@ describe('language server over stdio, without a daemon', () => {
     await lsp.diagnosticsOf(uri('big'), () => true);
     const h = await lsp.connection.sendRequest<Hover | null>('textDocument/hover', { textDocument: { uri: uri('offline') }, position: positionOf(file.text, FILE.indexOf('0 3 * * *')) });
     assert.match(hoverText(h), /every day at 03:00/);
+  });
+});
+
+describe('language server over stdio, following a daemon on another machine (SPOOL_ENDPOINT)', () => {
+  let local: TestDaemon;
+  let remote: TestDaemon;
+  let endpoint: string;
+  let env: NodeJS.ProcessEnv;
+  const text = '{ "project": "lsp-remote", "queues": { "emails": { "concurrency": 2 } }, "templates": { "t": { "queue": "emails", "kind": "thumbnail", "payload": 1 } } }';
+
+  before(async () => {
+    local = await startDaemon();
+    remote = await startDaemon({ args: ['--listen', '127.0.0.1:0'] });
+    const admin = await remote.client();
+    const status = await admin.call('daemon.status');
+    assert.ok(status.listen !== undefined && status.tlsFingerprint !== undefined);
+    endpoint = `tls://${status.listen}`;
+    const { token } = await admin.call('tokens.create', { name: 'editor', scope: 'admin' });
+    // Two jobs on the remote daemon's queue, none on the local one's.
+    for (let i = 0; i < 2; i++) await admin.call('jobs.enqueue', { queue: 'emails', kind: 'thumbnail', payload: i });
+    // The local daemon is at SPOOL_SOCKET too: the endpoint must win over it, as it does for the views.
+    env = { SPOOL_SOCKET: local.socketPath, SPOOL_ENDPOINT: endpoint, SPOOL_TOKEN: token, SPOOL_TLS_FINGERPRINT: status.tlsFingerprint };
+  });
+
+  after(async () => {
+    await local?.dispose();
+    await remote?.dispose();
+  });
+
+  test('the lenses count the remote daemon\'s jobs, and Apply names it and changes it, not the daemon at the socket', async (t) => {
+    try {
+      await (await remote.client()).callUnchecked('project.state', { project: 'lsp-remote' });
+    } catch {
+      return t.skip('this daemon has no project.state / project.apply');
+    }
+    const lsp = await startLsp({ env });
+    try {
+      await lsp.open(uri('remote'), text);
+      const lenses = async () => lensTitles(await lsp.connection.sendRequest<CodeLens[] | null>('textDocument/codeLens', { textDocument: { uri: uri('remote') } }));
+      const titles = await waitFor('the lenses with the remote counts', async () => ((await lenses()).some((l) => l.startsWith('Apply')) ? lenses() : undefined));
+      assert.deepEqual(titles, [`Apply to ${endpoint} (2 changes)`, '2 queued', 'Enqueue']);
+      await lsp.connection.sendRequest('workspace/executeCommand', { command: 'spool.apply', arguments: [uri('remote')] });
+      assert.equal((await (await remote.client()).call('queues.get', { name: 'emails' })).queue.concurrency, 2);
+      await assert.rejects((await local.client()).call('queues.get', { name: 'emails' }), /emails/);
+      assert.ok(lsp.messages().includes(`Applied project lsp-remote to ${endpoint}: 2 changes.`), JSON.stringify(lsp.messages()));
+      const run = await lsp.connection.sendRequest<{ job: { id: string } }>('workspace/executeCommand', { command: 'spool.enqueueTemplate', arguments: [uri('remote'), 't'] });
+      assert.equal((await (await remote.client()).call('jobs.get', { id: run.job.id })).job.queue, 'emails');
+      assert.ok(lsp.messages().includes(`Enqueued thumbnail job ${shortId(run.job.id)} on queue emails at ${endpoint}.`), JSON.stringify(lsp.messages()));
+    } finally {
+      await lsp.close();
+    }
+  });
+
+  test('a remote daemon named without its token: no live data, and a command says what is missing', async () => {
+    const { SPOOL_TOKEN: _token, ...withoutToken } = env;
+    const lsp = await startLsp({ env: { ...withoutToken, SPOOL_TOKEN: '' } });
+    try {
+      await lsp.open(uri('no-token'), text);
+      await lsp.diagnosticsOf(uri('no-token'));
+      assert.deepEqual(lensTitles(await lsp.connection.sendRequest<CodeLens[] | null>('textDocument/codeLens', { textDocument: { uri: uri('no-token') } })), ['Enqueue']);
+      await assert.rejects(lsp.connection.sendRequest('workspace/executeCommand', { command: 'spool.enqueueTemplate', arguments: [uri('no-token'), 't'] }), /needs a token/);
+    } finally {
+      await lsp.close();
+    }
   });
 });
 

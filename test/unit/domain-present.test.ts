@@ -7,7 +7,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
   closest,
+  countColumns,
   countsText,
+  delayedTotal,
   dueCount,
   endLine,
   fireTime,
@@ -20,6 +22,8 @@ import {
   shortId,
   shownState,
   stateSentence,
+  noWorkerText,
+  waitingSentence,
   typoLimit,
   wallClockDiffers,
 } from '../../shared/domain/present';
@@ -107,6 +111,13 @@ test("a queue's counts: due and delayed apart, busiest first, completed only whe
   assert.equal(countsText(counts({ queued: 3, completed: 7 }), 0, { completed: true }), '3 queued · 7 completed');
   assert.equal(queueText({ paused: true, counts: counts({ retrying: 1 }), delayed: 0 }), 'paused · 1 retrying');
 });
+test('the status bar\'s columns use the words of countsText: queued is due now, delayed and retrying apart', () => {
+  const c = counts({ queued: 14, retrying: 4, running: 1, dead: 2 });
+  assert.deepEqual(countColumns(c, 9), { running: 1, queued: 5, delayed: 9, retrying: 4, dead: 2 });
+  assert.equal(countsText(c, 9), '1 running · 5 queued · 9 delayed · 4 retrying · 2 dead');
+  assert.equal(delayedTotal([{ delayed: 3 }, { delayed: 6 }]), 9);
+});
+
 
 test("a job's reason in one line, state first, the same words for every state", () => {
   assert.equal(shownState(job({ runAt: NOW + 1000 }), NOW), 'delayed');
@@ -126,7 +137,7 @@ test("the job page's sentence says the reason in the same words", () => {
   const retrying = job({ state: 'retrying', attempts: 2, maxAttempts: 3, runAt: NOW + 30_000, lastError: 'The tests failed' });
   assert.equal(stateSentence(retrying, [run({ exitCode: 3 })], NOW), 'Attempt 2 failed with exit code 3: The tests failed. Next attempt in 30s.');
   assert.equal(stateSentence(job({ runAt: NOW + 3_600_000 }), [], NOW), 'Starts in 1h.');
-  assert.equal(stateSentence(job({}), [], NOW), 'Waiting for a worker.');
+  assert.equal(stateSentence(job({}), [], NOW), 'Due; waiting for a worker to be free.');
   assert.equal(endLine(job({ state: 'dead', lastError: 'The command exited with code 3.' }), [run({ exitCode: 3 })]), 'the job died: The command exited with code 3.');
   assert.equal(endLine(job({ state: 'running' }), []), null);
 });
@@ -152,4 +163,24 @@ test('a plan reads the same everywhere: changes, drift, unmanaged objects, confl
   assert.match(planText(plan), /= unchanged template test/);
   const marked: PlanPaint = { green: (s) => `<g>${s}`, yellow: (s) => `<y>${s}`, red: (s) => `<r>${s}`, dim: (s) => `<d>${s}` };
   assert.match(planText(plan, { paint: marked }), /^<g> {2}\+ create/m);
+});
+
+test('a due queued job says why it waits: paused, no worker for its kind, concurrency full, its weight, or a busy worker', () => {
+  const queue = { name: 'images', paused: false, concurrency: 2, rateLimit: null, counts: counts({ queued: 5 }) };
+  const resize = { queue: 'images', kind: 'resize', weight: 1 };
+  const alive = { type: 'remote' as const, queues: [], kinds: ['resize'], alive: true, lastHeartbeatAt: NOW - 1000 };
+  const gone = { type: 'remote' as const, queues: ['images'], kinds: [], alive: false, lastHeartbeatAt: NOW - 600_000 };
+  const shell = { type: 'builtin' as const, queues: [], kinds: ['shell'], alive: false, lastHeartbeatAt: NOW - 3_600_000 };
+  assert.equal(waitingSentence(resize, { queue: { ...queue, paused: true }, workers: [alive] }, NOW), 'Waiting: queue images is paused; resume it to run its jobs.');
+  assert.equal(waitingSentence(resize, { queue, workers: [shell] }, NOW), 'Waiting: no worker takes kind resize on queue images.');
+  assert.equal(waitingSentence(resize, { queue, workers: [shell, gone] }, NOW), 'Waiting: no worker takes kind resize on queue images (the last one was seen 10m ago).');
+  assert.equal(waitingSentence(resize, { queue: { ...queue, counts: counts({ queued: 5, running: 2 }) }, workers: [alive] }, NOW), 'Waiting: queue images is at its concurrency (2 of 2 running).');
+  assert.equal(waitingSentence({ ...resize, weight: 3 }, { queue, workers: [alive] }, NOW), 'Waiting: its weight 3 is more than the concurrency of queue images (2), so it cannot start there.');
+  assert.equal(waitingSentence(resize, { queue, workers: [alive, shell] }, NOW), 'Due; waiting for the worker that takes it to be free.');
+  assert.equal(waitingSentence(resize, { queue: { ...queue, rateLimit: { perSecond: 0.5, burst: 1 } }, workers: [alive] }, NOW), 'Due; waiting for the worker that takes it to be free (queue images starts at most 30/m).');
+  assert.equal(waitingSentence(resize, { queue, workers: [alive, { ...alive }] }, NOW), 'Due; waiting for one of the 2 workers that take it to be free.');
+  assert.equal(noWorkerText(resize, [alive], NOW), null);
+  assert.equal(noWorkerText(resize, undefined, NOW), null);
+  // The daemon's own executors are there as long as it answers.
+  assert.equal(noWorkerText({ queue: 'images', kind: 'shell' }, [shell], NOW), null);
 });

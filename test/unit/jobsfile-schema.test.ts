@@ -68,19 +68,26 @@ test('every field of the schema has a description', () => {
   assert.deepEqual(missing, []);
 });
 
-test('the package registers the schema for spool.jsonc and spool.json, and ships it', () => {
+test('in VS Code the jobs file has one source of help: its own language, served by the language server alone', () => {
   const pkg: unknown = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
   assert.ok(isSchema(pkg) && isSchema(pkg['contributes']));
-  const validation = pkg['contributes']['jsonValidation'];
-  assert.ok(Array.isArray(validation));
-  const entry: unknown = validation.find((v: unknown) => isSchema(v) && v['url'] === './schema/spool.schema.json');
-  assert.ok(isSchema(entry), 'a jsonValidation entry with url ./schema/spool.schema.json');
-  assert.deepEqual(entry['fileMatch'], ['spool.jsonc', 'spool.json']);
+  // Registered as JSON with a schema, the file had VS Code's JSON service beside the language
+  // server: every completion twice, and a schema warning beside each Spool error.
+  assert.equal(pkg['contributes']['jsonValidation'], undefined);
   const languages = pkg['contributes']['languages'];
   assert.ok(Array.isArray(languages));
-  assert.ok(languages.some((l: unknown) => isSchema(l) && l['id'] === 'jsonc' && Array.isArray(l['filenames']) && l['filenames'].includes('spool.jsonc')));
+  const language: unknown = languages.find((l: unknown) => isSchema(l) && l['id'] === 'spool-jobs');
+  assert.ok(isSchema(language), 'a language spool-jobs');
+  assert.deepEqual(language['filenames'], ['spool.jsonc', 'spool.json']);
+  assert.ok(!languages.some((l: unknown) => isSchema(l) && (l['id'] === 'json' || l['id'] === 'jsonc')), 'the file is not given to the JSON language');
+  const grammars = pkg['contributes']['grammars'];
+  assert.ok(Array.isArray(grammars));
+  const grammar: unknown = grammars.find((g: unknown) => isSchema(g) && g['language'] === 'spool-jobs');
+  assert.ok(isSchema(grammar) && typeof grammar['path'] === 'string');
+  // The grammar is JSON with Comments' own, so the file is coloured as before.
+  assert.match(fs.readFileSync(path.join(ROOT, grammar['path']), 'utf8'), /"include": "source\.json\.comments"/);
   const ignore = fs.readFileSync(path.join(ROOT, '.vscodeignore'), 'utf8');
-  assert.match(ignore, /^!schema\/spool\.schema\.json$/m, '.vscodeignore keeps the schema in the package');
+  assert.match(ignore, /^!syntaxes\/\*\*$/m, '.vscodeignore keeps the grammar and language configuration in the package');
 });
 
 test('docs/jobs-as-code.md documents every field and carries the example file as it is', () => {

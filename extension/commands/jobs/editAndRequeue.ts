@@ -1,4 +1,4 @@
-/** Edit & Re-enqueue: opens the job's queue, kind, payload and options as JSON; saving enqueues a new job. */
+/** Edit & Re-enqueue: opens the job's queue, kind, payload and options as JSON; Enqueue Edited Job (in the title bar) enqueues a new job. */
 import * as vscode from 'vscode';
 import { command } from '../command';
 import { jobTargets } from '../targets';
@@ -9,6 +9,6 @@ export const editAndRequeue = command('spool.jobs.editAndRequeue', async (ctx, .
   const uri = ctx.editor.prepare(job);
   const doc = await vscode.workspace.openTextDocument(uri);
   await vscode.window.showTextDocument(doc, { preview: false });
-  void vscode.window.setStatusBarMessage('Spool: edit the job and save (Ctrl+S) to enqueue it as a new job.', 8000);
+  void vscode.window.setStatusBarMessage('Spool: edit the job, then click Enqueue Edited Job in the title bar to enqueue it as a new job.', 8000);
   return uri.toString();
 });

@@ -6,6 +6,7 @@
  */
 import * as vscode from 'vscode';
 import type { Queue } from '../../../shared/protocol/types';
+import { queueText } from '../../../shared/domain/present';
 import type { SpoolContext } from '../../context';
 import { UNTRUSTED_SHELL } from '../../trust';
 import type { JobDraft, KindChoice } from './draft';
@@ -29,7 +30,8 @@ export async function remember(ctx: SpoolContext, key: string, entry: string): P
 export function queueStep<S extends JobDraft>(queues: readonly Queue[], recents: readonly string[]): Step<S> {
   const known = new Set(queues.map((q) => q.name));
   const items = [
-    ...queues.map((q) => ({ label: q.name, description: q.paused ? 'paused' : `${q.counts.queued} queued` })),
+    // The Queues view's words for the same queue (queued = due now, delayed apart).
+    ...queues.map((q) => ({ label: q.name, description: queueText(q) })),
     ...recents.filter((q) => !known.has(q)).map((label) => ({ label, description: 'recent' })),
   ];
   return {

@@ -5,7 +5,7 @@
  * no `vscode`, no clock (the caller passes `now`), so the unit tests read it directly. render.ts
  * turns it into HTML; the output document (documents/jobOutput.ts) ends with `endLine`.
  */
-import { relativeTime, shownState, type ShownState } from '../../../shared/domain/present';
+import { relativeTime, shownState, type ShownState, type WaitingFacts } from '../../../shared/domain/present';
 import { allows } from '../../../shared/domain/states';
 import type { Job, JobRun, OutputLine } from '../../../shared/protocol/types';
 import { payloadSummary } from '../format';
@@ -31,6 +31,8 @@ export interface JobPageInput {
   /** True once the daemon said the job was deleted: the page keeps what it last showed. */
   deleted: boolean;
   now: number;
+  /** For a due queued job: its queue and the workers, to say why it has not started. */
+  waiting?: WaitingFacts;
 }
 
 /** What a job is, in a few words: `builds › npm test`, `hooks › POST https://…`, `reports › report {"month":…}`. */

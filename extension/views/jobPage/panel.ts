@@ -16,6 +16,7 @@ import type { DaemonConnection } from '../../daemon/connection';
 import { errorMessage } from '../../../shared/protocol/errors';
 import { MESSAGE, PAGE_ACTIONS, readPageMessage, type ToPageMessage } from './messages';
 import { jobTitle, PAGE_OUTPUT_LINES, relativeTimes, type JobPageInput } from './model';
+import type { WaitingFacts } from '../../../shared/domain/present';
 import { renderJobBody, renderJobDocument } from './render';
 
 /** The webview type of a job page. */
@@ -42,6 +43,8 @@ class JobPage implements vscode.Disposable {
   private after = 0;
   private outputDone = false;
   private deleted = false;
+  /** Why a due queued job has not started: its queue and the workers (see readWaiting). */
+  private waiting: WaitingFacts | null = null;
   private subscription: Subscription | null = null;
   private subscribedOn: SpoolClient | null = null;
   private refreshTimer: NodeJS.Timeout | null = null;
@@ -88,7 +91,7 @@ class JobPage implements vscode.Disposable {
     const [first] = await Promise.all([client.call('jobs.get', { id: this.id }), this.follow(client)]);
     this.job = first.job;
     this.runs = first.runs;
-    await this.readOutput();
+    await Promise.all([this.readOutput(), this.readWaiting(client)]);
     this.loaded = true;
     this.body = renderJobBody(this.input());
     this.setDocument();
@@ -120,7 +123,26 @@ class JobPage implements vscode.Disposable {
   }
 
   private input(): JobPageInput {
-    return { job: this.job, runs: this.runs, output: { lines: this.lines, total: this.after }, deleted: this.deleted, now: Date.now() };
+    return { job: this.job, runs: this.runs, output: { lines: this.lines, total: this.after }, deleted: this.deleted, now: Date.now(), ...(this.waiting ? { waiting: this.waiting } : {}) };
+  }
+
+  /**
+   * For a due queued job, its queue and the workers: the page says why it has not started (paused,
+   * no worker for its kind, concurrency full…) instead of "waiting for a worker". Read again with
+   * the job; a failure only leaves the reason shorter.
+   */
+  private async readWaiting(client: SpoolClient): Promise<void> {
+    if (this.job.state !== 'queued' || this.job.runAt > Date.now()) {
+      this.waiting = null;
+      return;
+    }
+    try {
+      const [{ queue }, { workers }] = await Promise.all([client.call('queues.get', { name: this.job.queue }), client.call('workers.list')]);
+      this.waiting = { queue, workers };
+    } catch (error) {
+      this.log.warn(`Reading why job ${this.id} waits failed: ${errorMessage(error)}`);
+      this.waiting = null;
+    }
   }
 
   private schedule(): void {
@@ -154,7 +176,7 @@ class JobPage implements vscode.Disposable {
         this.outputDone = false;
         await this.follow(this.connection.client());
       }
-      await this.readOutput();
+      await Promise.all([this.readOutput(), this.readWaiting(this.connection.client())]);
     } catch (error) {
       if (error instanceof SpoolError && error.code === ErrorCode.JobNotFound) {
         this.deleted = true;

@@ -132,12 +132,13 @@ export function jobTooltip(job: Job, now = Date.now()): vscode.MarkdownString {
   return md;
 }
 
-export function jobItem(node: JobNode, now = Date.now()): vscode.TreeItem {
+/** `noWorker`: for a due queued job no live worker takes, what the row adds (see present/waiting.ts). */
+export function jobItem(node: JobNode, now = Date.now(), noWorker: string | null = null): vscode.TreeItem {
   const job = node.job;
   const item = new vscode.TreeItem(jobLabel(job), vscode.TreeItemCollapsibleState.None);
   // The group is part of the id: a job that moves shows up in its new group without clashing.
   item.id = `job:${node.group}:${job.id}`;
-  item.description = jobDescription(job, node.group, now);
+  item.description = jobDescription(job, node.group, now) + (noWorker === null ? '' : ` · ${noWorker}`);
   item.iconPath = stateIcon(node.group);
   item.contextValue = `job.${job.state}`;
   item.tooltip = jobTooltip(job, now);

@@ -11,7 +11,8 @@
  */
 import * as vscode from 'vscode';
 import type { JobOrder, ListJobsParams } from '../../../shared/protocol';
-import type { Job, Queue } from '../../../shared/protocol/types';
+import type { Job, Queue, Worker } from '../../../shared/protocol/types';
+import { noWorkerText } from '../../../shared/domain/present';
 import type { DaemonConnection } from '../../daemon/connection';
 import { readSettings } from '../../settings';
 import { Refresher } from '../refresher';
@@ -60,6 +61,8 @@ export class QueuesProvider implements vscode.TreeDataProvider<QueueTreeNode>, v
   readonly onDidChangeTreeData = this.changeEmitter.event;
   readonly refresher = new Refresher(() => this.refresh());
   private queues: Queue[] = [];
+  /** The workers as last listed with the queues; undefined when they could not be read. */
+  private workers: Worker[] | undefined = undefined;
   /** Per queue: how many jobs each group lists (matches, under a kind or text filter). */
   private readonly counts = new Map<string, Record<GroupName, MatchCount>>();
   /** Loaded pages per `queue\0group`; cleared on refresh, then reloaded to the same length. */
@@ -139,8 +142,10 @@ export class QueuesProvider implements vscode.TreeDataProvider<QueueTreeNode>, v
         return queueItem(node);
       case 'group':
         return groupItem(node);
-      case 'job':
-        return jobItem(node);
+      case 'job': {
+        const now = Date.now();
+        return jobItem(node, now, node.group === 'queued' ? noWorkerText(node.job, this.workers, now) : null);
+      }
       case 'loadMore':
         return loadMoreItem(node);
     }
@@ -193,8 +198,11 @@ export class QueuesProvider implements vscode.TreeDataProvider<QueueTreeNode>, v
   private async rootChildren(): Promise<QueueTreeNode[]> {
     const reuse = this.redrawing && this.queuesRead;
     this.redrawing = false;
-    const queues = reuse ? this.queues : (await this.connection.client().call('queues.list')).queues;
+    const client = this.connection.client();
+    // The workers too: a due job that no live worker takes says so on its row.
+    const [queues, workers] = reuse ? [this.queues, this.workers] : await Promise.all([client.call('queues.list').then((r) => r.queues), client.call('workers.list').then((r) => r.workers, () => undefined)]);
     this.queues = queues;
+    this.workers = workers;
     this.queuesRead = true;
     for (const name of this.groupNodes.keys()) if (!queues.some((q) => q.name === name)) this.groupNodes.delete(name);
     void vscode.commands.executeCommand('setContext', 'spool.noQueues', queues.length === 0);

@@ -1,8 +1,13 @@
 /**
- * A queue's counts in words, one way in the Queues view, the language server's code lens and
- * hover, and `spool queues`: `queued` counts the due jobs only, and `delayed` the queued ones
- * whose start time is still ahead (the protocol counts those inside `queued` as well, so they
- * are taken out here rather than shown twice).
+ * A queue's counts in words, one way everywhere they are shown: the Queues view, the status bar
+ * and its tooltip, the queue pickers of Enqueue Job and Create Schedule, the language server's
+ * code lens and hover, and `spool queues` / `spool stats`. Each word means one thing:
+ *
+ * - `queued`: due jobs waiting for a worker (their start time has come);
+ * - `delayed`: queued jobs whose start time is still ahead (the protocol counts those inside
+ *   `queued` as well, so they are taken out here rather than shown twice);
+ * - `retrying`: jobs waiting for their next attempt after a failure;
+ * - `running`, `dead`, `completed`, `cancelled`: as the states say.
  */
 import type { JobCounts } from '../../protocol/types';
 
@@ -33,4 +38,17 @@ export function countsText(counts: JobCounts, delayed = 0, options: { completed?
 /** A queue's description: its counts, after "paused · " when it is paused. */
 export function queueText(queue: { paused: boolean; counts: JobCounts; delayed: number }): string {
   return `${queue.paused ? 'paused · ' : ''}${countsText(queue.counts, queue.delayed)}`;
+}
+
+/** The delayed jobs of several queues added up (`stats.get` gives them per queue only). */
+export function delayedTotal(queues: readonly { delayed: number }[]): number {
+  return queues.reduce((sum, q) => sum + q.delayed, 0);
+}
+
+/**
+ * The counts of the status bar's tooltip, one row per queue, in the words of `countsText`:
+ * running, queued (due), delayed, retrying, dead.
+ */
+export function countColumns(counts: JobCounts, delayed: number): { running: number; queued: number; delayed: number; retrying: number; dead: number } {
+  return { running: counts.running, queued: dueCount(counts, delayed), delayed, retrying: counts.retrying, dead: counts.dead };
 }

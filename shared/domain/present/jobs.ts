@@ -7,6 +7,7 @@
 import { formatDuration } from '../durations';
 import type { Job, JobRun, JobState } from '../../protocol/types';
 import { relativeTime } from './time';
+import { waitingSentence, type WaitingFacts } from './waiting';
 
 /** A job's state as it is shown: a queued job whose run time lies ahead is `delayed`. */
 export type ShownState = JobState | 'delayed';
@@ -114,14 +115,17 @@ function errorLine(job: Pick<Job, 'lastError'>): string {
   return job.lastError === null ? '' : (job.lastError.split('\n', 1)[0] ?? '');
 }
 
-/** Why the job is in its state, in one sentence or two (the job page's); `runs` oldest first. */
-export function stateSentence(job: Job, runs: readonly JobRun[], now: number): string {
+/**
+ * Why the job is in its state, in one sentence or two (the job page's); `runs` oldest first.
+ * `waiting`: the job's queue and the workers, for why a due queued job has not started.
+ */
+export function stateSentence(job: Job, runs: readonly JobRun[], now: number, waiting: WaitingFacts = {}): string {
   const last = runs[runs.length - 1];
   const error = errorLine(job);
   const status = statusBeside(last, error);
   switch (job.state) {
     case 'queued':
-      return job.runAt > now ? `${capitalized(startsText(job.runAt, now))}.` : 'Waiting for a worker.';
+      return job.runAt > now ? `${capitalized(startsText(job.runAt, now))}.` : waitingSentence(job, waiting, now);
     case 'running': {
       const worker = job.workerId === null ? '' : ` on ${job.workerId}`;
       const cancel = job.cancelRequested ? ' A cancel was requested; its worker is stopping it.' : '';

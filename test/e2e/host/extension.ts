@@ -97,6 +97,18 @@ export const run = hostSuite({
     assert.ok(running[0]!.item.iconPath instanceof vscode.ThemeIcon && running[0]!.item.iconPath.id === 'sync~spin');
   },
 
+  'a due job that no live worker takes says so on its row and on its page': async (config) => {
+    const api = await spool();
+    const client = await direct(configString(config, 'socketPath'));
+    const { job } = await client.call('jobs.enqueue', { queue: 'idle', kind: 'resize', payload: { size: 64 } });
+    const row = await waitFor('the job under Queued', async () => (await children(api, (await groupNode(api, 'idle', 'Queued')).node)).find((c) => c.node.type === 'job' && c.node.job.id === job.id));
+    assert.match(String(row.item.description), /^queued .* · no worker takes kind resize on queue idle$/);
+    await vscode.commands.executeCommand('spool.jobs.openDetails', job.id);
+    // "Waiting for a worker." said nothing of why; the page names what holds the job back.
+    await waitFor('the page to say why the job waits', () => api.context.jobPages.page(job.id)?.html.includes('Waiting: no worker takes kind resize on queue idle.'));
+    await client.call('jobs.delete', { id: job.id });
+  },
+
   'context values decide which menu items a user sees': () => {
     const dead = menuFor('spool.queues', 'job.dead');
     assert.ok(dead.inline.includes('spool.jobs.retry') && dead.context.includes('spool.jobs.retry'));
@@ -308,20 +320,30 @@ export const run = hostSuite({
     assert.ok(heavyItem.tooltip instanceof vscode.MarkdownString && heavyItem.tooltip.value.includes('capacity 6 (job weight held at once)'), String(heavyItem.tooltip));
   },
 
-  'Edit & Re-enqueue: saving the edited document enqueues a new job': async (config) => {
+  'Edit & Re-enqueue: saving keeps the edit, and only Enqueue Edited Job enqueues a new job': async (config) => {
     const api = await spool();
     const [done] = await children(api, (await groupNode(api, 'reports', 'Completed')).node);
     assert.ok(done && done.node.type === 'job');
     const uri = await vscode.commands.executeCommand<string>('spool.jobs.editAndRequeue', done.node);
     const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri);
     assert.ok(doc);
-    const edit = new vscode.WorkspaceEdit();
-    edit.replace(doc.uri, new vscode.Range(0, 0, doc.lineCount, 0), JSON.stringify({ queue: 'edited', kind: 'shell', payload: { command: 'echo edited' } }));
-    assert.ok(await vscode.workspace.applyEdit(edit));
+    const replace = async (value: unknown): Promise<void> => {
+      const edit = new vscode.WorkspaceEdit();
+      edit.replace(doc.uri, new vscode.Range(0, 0, doc.lineCount, 0), JSON.stringify(value));
+      assert.ok(await vscode.workspace.applyEdit(edit));
+    };
+    // Half-way through an edit, saved (auto-save does this after a few keystrokes): nothing is
+    // enqueued, even though the half-edited document is a valid job.
+    await replace({ queue: 'edited', kind: 'shell', payload: { command: 'echo half' } });
     assert.ok(await doc.save());
+    await replace({ queue: 'edited', kind: 'shell', payload: { command: 'echo edited' } });
+    const job = await vscode.commands.executeCommand<Job | undefined>('spool.jobs.enqueueEdited', doc.uri);
+    assert.ok(job);
     const client = await direct(configString(config, 'socketPath'));
-    const list = await waitFor('the re-enqueued job', async () => (await client.call('jobs.list', { queue: 'edited' })).jobs[0]);
-    assert.deepEqual(list.payload, { command: 'echo edited' });
+    // The save came first, and a save that enqueued would have finished before save() returned.
+    const { jobs } = await client.call('jobs.list', { queue: 'edited' });
+    assert.deepEqual(jobs.map((j) => [j.id, j.payload]), [[job.id, { command: 'echo edited' }]]);
+    assert.ok(await doc.save());
   },
 
   'the status bar follows counts pushed by the daemon': async (config) => {
@@ -330,8 +352,10 @@ export const run = hostSuite({
     // Jobs of earlier tests may still be running or retrying, so the totals can move on their
     // own: the status bar is compared with what the daemon counts at the same moment.
     const matchesDaemon = async (): Promise<boolean> => {
-      const { totals } = await client.call('stats.get');
-      return api.statusBarText() === `$(pulse) ${totals.running} running · ${totals.queued + totals.retrying} queued`;
+      // "queued" as the Queues view says it: due now, without the delayed and retrying jobs.
+      const { totals, queues } = await client.call('stats.get');
+      const due = totals.queued - queues.reduce((n, q) => n + q.delayed, 0);
+      return api.statusBarText() === `$(pulse) ${totals.running} running · ${due} queued${totals.dead > 0 ? ` · ${totals.dead} dead` : ''}`;
     };
     await waitFor('the status bar to show the current counts', matchesDaemon);
     await client.call('jobs.enqueueBatch', { jobs: [1, 2, 3].map((n) => ({ queue: 'status', kind: 'report', payload: { n } })) });

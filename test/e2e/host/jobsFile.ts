@@ -60,6 +60,22 @@ export const run = hostSuite({
     assert.match(text, /every day at 03:00/);
     assert.equal(text.split('\n').filter((l) => /^- \w{3} \d{1,2} \w{3} \d{4} 03:00 UTC$/.test(l)).length, 5, text);
   },
+  'the jobs file is a Spool Jobs File: each completion once, and only the language server\'s problems': async () => {
+    const editor = await openJobsFile();
+    const uri = editor.document.uri;
+    // As JSON with a schema, VS Code's JSON service answered beside the language server.
+    assert.equal(editor.document.languageId, 'spool-jobs');
+    const inQueue = editor.document.positionAt(TEXT.indexOf('"work": {') + '"work": {'.length);
+    const items = await waitFor('completions in a queue', async () => {
+      const list = await vscode.commands.executeCommand<vscode.CompletionList>('vscode.executeCompletionItemProvider', uri, inQueue);
+      return list.items.length > 0 ? list.items : undefined;
+    });
+    const labels = items.map((i) => (typeof i.label === 'string' ? i.label : i.label.label));
+    assert.ok(labels.some((l) => l.includes('concurrency')), labels.join(', '));
+    assert.deepEqual(labels.filter((l, i) => labels.indexOf(l) !== i), [], 'no completion twice');
+    await waitFor('the language server\'s diagnostics', () => vscode.languages.getDiagnostics(uri).some((d) => d.source === 'spool'));
+    assert.deepEqual(vscode.languages.getDiagnostics(uri).filter((d) => d.source !== 'spool').map((d) => `${String(d.source)}: ${d.message}`), []);
+  },
   'code lenses run on the server: Run now and Enqueue, and the queue\'s live count': async () => {
     const editor = await openJobsFile();
     const lenses = await waitFor('the lenses with a live count', async () => {
@@ -89,8 +105,9 @@ export const run = hostSuite({
       await editor.edit((e) => e.replace(new vscode.Range(editor.document.positionAt(TEXT.indexOf('9",')), editor.document.positionAt(TEXT.indexOf('9",') + 1)), '1'));
       const apply = await waitFor('the Apply lens', () => lensAt(/^Apply \(\d+ changes?\)$/));
       assert.ok(apply.command);
-      // The lens's command runs on the server; the language client forwards it.
-      await vscode.commands.executeCommand(apply.command.command, ...(apply.command.arguments ?? []));
+      // The lens's command runs on the server; the language client forwards it. Apply asks first
+      // (a modal question naming the daemon); `{ confirmed: true }` is the answer given.
+      await vscode.commands.executeCommand(apply.command.command, ...(apply.command.arguments ?? []), { confirmed: true });
       await waitFor('the lens to say it is applied', () => lensAt(/^Applied: no changes$/));
       const state = (await client.callUnchecked('project.state', { project: 'e2e' })) as { objects: { type: string; name: string; owner?: string }[] };
       assert.deepEqual(state.objects.filter((o) => o.owner === 'e2e').map((o) => `${o.type} ${o.name}`).sort(), ['queue work', 'schedule bad', 'schedule good', 'template job']);
