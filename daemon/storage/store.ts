@@ -63,8 +63,9 @@ export interface ChangeRecorder {
   /**
    * A job another daemon changed, as this store read it back after that daemon's commit:
    * delivered (at the next flush) like a change of this daemon's own, marked as remote.
+   * `deleted`: the job was deleted, and `job` is how the notice carried it (without its payload).
    */
-  remoteJob?(job: Job): void;
+  remoteJob?(job: Job, deleted?: boolean): void;
 }
 
 /**

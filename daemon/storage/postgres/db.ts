@@ -44,12 +44,18 @@ export class TxChanges {
   changedSince = Infinity;
   /** Queues created, changed or (true) deleted. */
   readonly changedQueues = new Map<string, boolean>();
+  /** Jobs deleted, as they were last: other daemons cannot read them back, so the notice carries them. */
+  readonly deletedJobs = new Map<string, Job>();
   /** Tokens revoked: every daemon closes the sessions logged in with them. */
   readonly revokedTokens = new Set<string>();
 
   job(job: Job, deleted = false): void {
     this.calls.push((r) => r.job(job, deleted));
-    if (deleted) return;
+    if (deleted) {
+      this.changedJobs.delete(job.id);
+      this.deletedJobs.set(job.id, job);
+      return;
+    }
     this.changedJobs.set(job.id, job);
     this.changedJobQueues.add(job.queue);
     this.changedSince = Math.min(this.changedSince, job.updatedAt);

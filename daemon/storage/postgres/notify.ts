@@ -188,6 +188,14 @@ export class ChangeFeed {
       recorder.flush();
     }
     if (recorder.wantsRemoteJobs?.() !== true) return;
+    const deleted = notice.deleted ?? [];
+    if (deleted.length > 0) {
+      for (const job of deleted) {
+        this.seen.delete(job.id);
+        recorder.remoteJob?.(job, true);
+      }
+      recorder.flush();
+    }
     const since = (notice.since ?? this.now()) - SLACK_MS;
     if (notice.all === true) this.wantAllSince = Math.min(this.wantAllSince ?? since, since);
     for (const id of notice.jobs ?? []) this.wantIds.add(id);
