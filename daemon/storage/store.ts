@@ -100,6 +100,13 @@ export interface Store {
    * undoes only itself). Changes are flushed after the one commit. `fn` must be synchronous.
    */
   batch?<T>(fn: () => T): T;
+  /**
+   * How far the engine's clock is ahead of the database server's (ms; negative: behind), over one
+   * round trip: a store whose data lives on a server several daemons share (PostgreSQL), where
+   * leases and due times written by one daemon's clock are read against another's. A store on
+   * this machine (SQLite) leaves it out.
+   */
+  clockSkew?(): Promise<number>;
   /** Closes the store; nothing may be called after. */
   close(): Promise<void>;
 }
