@@ -89,6 +89,12 @@ export class ChangeHub {
     }
   }
 
+  /** True while some listener follows the output of the job (made on other daemons). */
+  wantsRemoteOutput(jobId: string, queue: string): boolean {
+    for (const listener of this.listeners) if (listener.wantsRemoteOutput?.(jobId, queue) === true) return true;
+    return false;
+  }
+
   /** True while some listener wants job changes other daemons make. */
   wantsRemoteJobs(): boolean {
     for (const listener of this.listeners) if (listener.wantsRemoteJobs?.() === true) return true;

@@ -232,6 +232,8 @@ export class Daemon {
         wake: (queue, dueAt, kinds) => started.wake(queue, dueAt, kinds),
         // Jobs other daemons change are read back only for this daemon's subscribers.
         wantsRemoteJobs: () => started.events.wantsJobs(),
+        // Output lines other daemons store are read back only for a job someone here follows.
+        wantsRemoteOutput: (jobId, queue) => started.events.wantsOutput(jobId, queue),
       });
       started.pool.start();
       if (started.tls !== null) started.sessions.start();

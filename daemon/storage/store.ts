@@ -66,6 +66,12 @@ export interface ChangeRecorder {
    * `deleted`: the job was deleted, and `job` is how the notice carried it (without its payload).
    */
   remoteJob?(job: Job, deleted?: boolean): void;
+  /**
+   * Whether anything here follows the output of job `jobId` of `queue`: the store reads another
+   * daemon's new output lines back (a query per batch of lines) only while this says yes, and
+   * delivers them through `output`.
+   */
+  wantsRemoteOutput?(jobId: string, queue: string): boolean;
 }
 
 /**

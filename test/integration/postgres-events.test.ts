@@ -64,6 +64,25 @@ test('a subscriber on daemon A hears of a job deleted through daemon B, and of o
   await waitFor('daemon A to announce the queue changed', () => queues.slice(before).includes('deleting-many'), 10_000);
 });
 
+test('a follower on daemon A gets the output lines a worker on daemon B logs while the job runs, batch by batch', async () => {
+  const onA = await a.client();
+  const onB = await b.client();
+  const { job } = await onA.call('jobs.enqueue', { queue: 'chatty', kind: 'talk' });
+  const lines: string[] = [];
+  await onA.subscribe({ topics: ['output'], jobIds: [job.id] }, { 'jobs.output': (event) => lines.push(...event.lines.map((l) => l.text)) });
+  const { jobs } = await onB.call('jobs.claim', { workerId: 'talker', queues: ['chatty'], kinds: ['talk'], waitMs: 10_000 }, { timeoutMs: 15_000 });
+  assert.equal(jobs[0]?.id, job.id);
+  for (let batch = 1; batch <= 4; batch += 1) {
+    const sent = [`line ${batch}a`, `line ${batch}b`];
+    await onB.call('jobs.log', { id: job.id, workerId: 'talker', lines: sent });
+    // Each batch arrives on A while the job still runs on B.
+    await waitFor(`batch ${batch} on daemon A`, () => lines.length >= batch * 2, 10_000);
+  }
+  assert.deepEqual(lines, ['line 1a', 'line 1b', 'line 2a', 'line 2b', 'line 3a', 'line 3b', 'line 4a', 'line 4b'], 'each line once, in order');
+  assert.equal((await onA.call('jobs.get', { id: job.id })).job.state, 'running');
+  await onB.call('jobs.complete', { id: job.id, workerId: 'talker', result: null });
+});
+
 test('spool logs -f on daemon A prints the output and exits 0 when a worker on daemon B completes the job', async (t) => {
   const onA = await a.client();
   const onB = await b.client();

@@ -41,6 +41,11 @@ export interface Notice {
   /** The compact form: the jobs of these queues changed since `since`. */
   jobsIn?: string[];
   since?: number;
+  /**
+   * Jobs that got output lines: id → [queue, seq of the first new line]. A daemon where someone
+   * follows such a job reads the lines back from there; the others ignore it.
+   */
+  output?: Record<string, [string, number]>;
   /** Tokens revoked: every daemon closes the sessions logged in with them (kept in every form). */
   tokens?: string[];
   /** The smallest form: every queue may have work, and any job may have changed since `since`. */
@@ -50,7 +55,9 @@ export interface Notice {
 /** The payload for a committed transaction's changes, or null when it changed nothing others care about. */
 export function encodeNotice(from: string, changes: TxChanges, now: number): string | null {
   const nothing = changes.wokenQueues.size === 0 && changes.changedJobs.size === 0 && changes.changedQueues.size === 0;
-  if (nothing && changes.revokedTokens.size === 0 && changes.deletedJobs.size === 0) return null;
+  if (nothing && changes.revokedTokens.size === 0 && changes.deletedJobs.size === 0 && changes.outputJobs.size === 0) return null;
+  const output =
+    changes.outputJobs.size > 0 ? { output: Object.fromEntries([...changes.outputJobs].map(([id, o]) => [id, [o.queue, o.first]])) as Record<string, [string, number]> } : {};
   // A revoke is one short name per transaction: it always fits, and is kept in every form.
   const tokens = changes.revokedTokens.size > 0 ? { tokens: [...changes.revokedTokens] } : {};
   const wake: Record<string, number> = {};
@@ -59,13 +66,13 @@ export function encodeNotice(from: string, changes: TxChanges, now: number): str
   const since = Number.isFinite(changes.changedSince) ? changes.changedSince : now;
   const kinds = changes.wokenKinds.size <= MAX_KINDS ? { kinds: [...changes.wokenKinds] } : {};
   const deleted = changes.deletedJobs.size > 0 ? { deleted: [...changes.deletedJobs.values()].map((job) => ({ ...job, payload: null, result: null, checkpoint: null, context: null })) } : {};
-  const full: Notice = { from, wake, ...kinds, queues, ...tokens, ...deleted, jobs: [...changes.changedJobs.keys()] };
+  const full: Notice = { from, wake, ...kinds, queues, ...tokens, ...output, ...deleted, jobs: [...changes.changedJobs.keys()] };
   let text = JSON.stringify(full);
   if (Buffer.byteLength(text) <= MAX_PAYLOAD_BYTES) return text;
   // The deleted jobs do not fit: their queues are named as changed (a view reads them again).
   const withDeletedQueues = { ...queues };
   for (const job of changes.deletedJobs.values()) withDeletedQueues[job.queue] ??= false;
-  const compact: Notice = { from, wake, ...kinds, queues: withDeletedQueues, ...tokens, jobsIn: [...changes.changedJobQueues], since };
+  const compact: Notice = { from, wake, ...kinds, queues: withDeletedQueues, ...tokens, ...output, jobsIn: [...changes.changedJobQueues], since };
   text = JSON.stringify(compact);
   if (Buffer.byteLength(text) <= MAX_PAYLOAD_BYTES) return text;
   return JSON.stringify({ from, wake: {}, queues: {}, ...tokens, all: true, since } satisfies Notice);
@@ -91,6 +98,13 @@ export function decodeNotice(payload: string): Notice | null {
   if (jobs !== null) notice.jobs = jobs;
   const tokens = stringList(Reflect.get(value, 'tokens'));
   if (tokens !== null) notice.tokens = tokens;
+  const output: unknown = Reflect.get(value, 'output');
+  if (typeof output === 'object' && output !== null && !Array.isArray(output)) {
+    notice.output = {};
+    for (const [id, entry] of Object.entries(output)) {
+      if (Array.isArray(entry) && typeof entry[0] === 'string' && typeof entry[1] === 'number') notice.output[id] = [entry[0], entry[1]];
+    }
+  }
   const deleted: unknown = Reflect.get(value, 'deleted');
   if (Array.isArray(deleted)) notice.deleted = deleted.filter(isDeletedJob);
   const jobsIn = stringList(Reflect.get(value, 'jobsIn'));
