@@ -8,6 +8,7 @@
  */
 import type { Engine } from '../engine/engine';
 import type { Logger } from './logger';
+import { Repeat } from './repeat';
 import { CLOCK_SKEW_WARN_MS, describeClockSkew } from '../../shared/domain/clock';
 
 /** How often the skew is measured again. */
@@ -17,31 +18,26 @@ export class ClockWatch {
   /** The last measured skew (ms; positive: this daemon's clock is ahead); null before the first, or without a server clock. */
   skewMs: number | null = null;
   private warned = false;
-  private timer: NodeJS.Timeout | null = null;
+  private readonly repeat: Repeat;
   private stopped = false;
 
   constructor(
     private readonly engine: Engine,
     private readonly logger: Logger,
-    private readonly intervalMs = CLOCK_CHECK_MS,
-  ) {}
+    intervalMs = CLOCK_CHECK_MS,
+  ) {
+    this.repeat = new Repeat(() => this.measure(), intervalMs);
+  }
 
   /** Measures now, then every interval; nothing for a store without a server clock (SQLite). */
   async start(): Promise<void> {
-    if (!(await this.measure())) return;
-    this.schedule();
+    if (!(await this.measure()) || this.stopped) return;
+    this.repeat.start();
   }
 
   stop(): void {
     this.stopped = true;
-    if (this.timer !== null) clearTimeout(this.timer);
-    this.timer = null;
-  }
-
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => void this.measure().finally(() => this.schedule()), this.intervalMs);
-    this.timer.unref();
+    this.repeat.stop();
   }
 
   /** One measurement; false when the store has no server clock. A failure (the server is away) keeps the last value. */
