@@ -14,6 +14,7 @@ import type { DaemonOptions } from '../../shared/client/daemonOptions';
 import type { Env } from '../../shared/client/paths';
 import { action, arg } from '../action';
 import type { CliContext } from '../context';
+import { CLOCK_SKEW_WARN_MS, describeClockSkew } from '../../shared/domain/clock';
 import { CliError } from '../errors';
 import { renderFields } from '../format/table';
 import { formatDuration } from '../format/time';
@@ -70,6 +71,7 @@ async function daemon(ctx: CliContext, what: string, o: DaemonCliOptions): Promi
             ['jobs', `${c.running} running, ${c.queued} queued, ${c.retrying} retrying, ${c.dead} dead, ${c.completed} completed`],
             ['executors', `${status.executors.running} of ${status.executors.cap} busy`],
             ...(status.listen === undefined ? [] : ([['tls', `${status.listen}, certificate ${status.tlsFingerprint ?? '?'}`]] as [string, string][])),
+            ...(status.clockSkewMs === undefined ? [] : ([['clock', clockLine(status.clockSkewMs)]] as [string, string][])),
           ],
           ctx.colors.dim,
         ),
@@ -144,4 +146,11 @@ function flagValue<T>(read: () => T): T {
     if (error instanceof DaemonFlagError) throw new CliError(error.message);
     throw error;
   }
+}
+
+/** The status line for the daemon's clock against the database server's. */
+function clockLine(skewMs: number): string {
+  const how = describeClockSkew(skewMs);
+  if (Math.abs(skewMs) <= CLOCK_SKEW_WARN_MS) return `${how} the database server's`;
+  return `WARNING: ${how} the database server's; leases and due times use each daemon's clock, so keep clocks in step with NTP (chrony or systemd-timesyncd)`;
 }

@@ -57,6 +57,8 @@ export interface EngineListener {
    * only cost throughput.
    */
   wantsRemoteJobs?(): boolean;
+  /** Whether this listener follows the output of job `jobId` (of `queue`) made on other daemons. */
+  wantsRemoteOutput?(jobId: string, queue: string): boolean;
 }
 
 /** The claim as the daemon asks for it: waiting (long-poll) is the daemon's business, not the engine's. */

@@ -683,6 +683,14 @@ export class Engine {
     return this.events.subscribe(listener);
   }
 
+  /**
+   * How far this daemon's clock is ahead of the database server's, in ms (negative: behind); null
+   * for a store on this machine (SQLite), which has no other clock.
+   */
+  async clockSkew(): Promise<number | null> {
+    return this.db.clockSkew === undefined ? null : this.db.clockSkew();
+  }
+
   /** Closes the store; nothing may be called after. */
   close(): Promise<void> {
     return this.db.close();

@@ -37,8 +37,8 @@ export class ChangeHub {
    * A job another daemon changed, read back by the store. Stamped with the job's own update
    * time: that daemon's clock said when it happened, this one only heard of it later.
    */
-  remoteJob(job: Job): void {
-    this.pushJob(job, false, 'remote', job.updatedAt);
+  remoteJob(job: Job, deleted = false): void {
+    this.pushJob(job, deleted, 'remote', job.updatedAt);
   }
 
   private pushJob(job: Job, deleted: boolean, origin: ChangeOrigin, at: number): void {
@@ -87,6 +87,12 @@ export class ChangeHub {
         this.report(error);
       }
     }
+  }
+
+  /** True while some listener follows the output of the job (made on other daemons). */
+  wantsRemoteOutput(jobId: string, queue: string): boolean {
+    for (const listener of this.listeners) if (listener.wantsRemoteOutput?.(jobId, queue) === true) return true;
+    return false;
   }
 
   /** True while some listener wants job changes other daemons make. */

@@ -37,6 +37,7 @@ import { loadTlsIdentity, parseListen } from '../rpc/tls';
 import { Scheduler } from '../scheduler/scheduler';
 import { Upkeep } from '../scheduler/upkeep';
 import type { Logger } from './logger';
+import { ClockWatch } from './clock';
 import { DaemonInstanceRecord } from './instance';
 import { Leadership } from './leadership';
 import { ScheduledBackups } from './scheduledBackups';
@@ -86,6 +87,8 @@ export class Daemon {
   private readonly leadership: Leadership;
   private renewals = 0;
   private readonly server: RpcServer;
+  /** The clock against the database server's (PostgreSQL). */
+  private readonly clock: ClockWatch;
   /** Over TLS: logged-in sessions checked against the stored tokens every second. */
   private readonly sessions: SessionCheck;
   /** Set when listening on TCP (`--listen`): the bound address and the certificate's fingerprint. */
@@ -145,6 +148,7 @@ export class Daemon {
     });
     this.server = new RpcServer(options.socketPath, dispatcher, logger);
     this.sessions = new SessionCheck(this.server, () => engine.listTokens(), logger);
+    this.clock = new ClockWatch(engine, logger);
     this.backups = options.backups === null ? null : new ScheduledBackups(options.backups, (target) => this.backup(target), logger);
     this.server.onConnection((connection) => connection.onClose(() => this.connectionClosed(connection)));
     this.metrics?.figures.setSources({
@@ -231,9 +235,12 @@ export class Daemon {
         wake: (queue, dueAt, kinds) => started.wake(queue, dueAt, kinds),
         // Jobs other daemons change are read back only for this daemon's subscribers.
         wantsRemoteJobs: () => started.events.wantsJobs(),
+        // Output lines other daemons store are read back only for a job someone here follows.
+        wantsRemoteOutput: (jobId, queue) => started.events.wantsOutput(jobId, queue),
       });
       started.pool.start();
       if (started.tls !== null) started.sessions.start();
+      await started.clock.start();
       started.instance.startHeartbeat();
       await started.leadership.start();
       started.upkeep.start();
@@ -284,6 +291,7 @@ export class Daemon {
       ...(storeUnavailable === undefined ? {} : { storeUnavailable }),
       executors: { running: this.pool.running, cap: this.pool.cap },
       ...(this.tls ? { listen: this.tls.listen, tlsFingerprint: this.tls.fingerprint } : {}),
+      ...(this.clock.skewMs === null ? {} : { clockSkewMs: this.clock.skewMs }),
     };
   }
 
@@ -322,6 +330,7 @@ export class Daemon {
     this.claims.releaseAll();
     this.upkeep.stop();
     this.sessions.stop();
+    this.clock.stop();
     await this.backups?.stop();
     try {
       await this.pool.shutdown(this.options.graceMs);
@@ -349,6 +358,7 @@ export class Daemon {
   private async abandonListener(): Promise<void> {
     this.unsubscribe();
     this.sessions.stop();
+    this.clock.stop();
     this.upkeep.stop();
     await this.leadership.stop();
     await this.backups?.stop();

@@ -80,6 +80,14 @@ export class EventHub {
     return this.subscriptions.size;
   }
 
+  /** True while some subscription receives the output of job `jobId` of `queue`. */
+  wantsOutput(jobId: string, queue: string): boolean {
+    for (const s of this.subscriptions.values()) {
+      if (s.topics.has('output') && (!s.jobIds || s.jobIds.has(jobId)) && (!s.queues || s.queues.has(queue))) return true;
+    }
+    return false;
+  }
+
   /** True while some subscription receives `jobs.changed`. */
   wantsJobs(): boolean {
     for (const s of this.subscriptions.values()) if (s.topics.has('jobs')) return true;

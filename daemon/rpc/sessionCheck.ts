@@ -6,38 +6,31 @@
  * It reads the tokens only while some connection is logged in over TLS.
  */
 import type { Logger } from '../lifecycle/logger';
+import { Repeat } from '../lifecycle/repeat';
 import type { RpcServer } from './server';
 
 /** How often logged-in sessions are checked against the stored tokens. */
 export const SESSION_CHECK_MS = 1000;
 
 export class SessionCheck {
-  private timer: NodeJS.Timeout | null = null;
-  private stopped = false;
+  private readonly repeat: Repeat;
 
   constructor(
     private readonly server: RpcServer,
     /** The tokens stored now (name and hash). */
     private readonly stored: () => Promise<readonly { name: string; hash: string }[]>,
     private readonly logger: Logger,
-    private readonly intervalMs = SESSION_CHECK_MS,
-  ) {}
+    intervalMs = SESSION_CHECK_MS,
+  ) {
+    this.repeat = new Repeat(() => this.check(), intervalMs);
+  }
 
   start(): void {
-    this.stopped = false;
-    this.schedule();
+    this.repeat.start();
   }
 
   stop(): void {
-    this.stopped = true;
-    if (this.timer !== null) clearTimeout(this.timer);
-    this.timer = null;
-  }
-
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => void this.check().finally(() => this.schedule()), this.intervalMs);
-    this.timer.unref();
+    this.repeat.stop();
   }
 
   /** Closes the sessions whose token is no longer stored as it was at their login. */

@@ -63,8 +63,15 @@ export interface ChangeRecorder {
   /**
    * A job another daemon changed, as this store read it back after that daemon's commit:
    * delivered (at the next flush) like a change of this daemon's own, marked as remote.
+   * `deleted`: the job was deleted, and `job` is how the notice carried it (without its payload).
    */
-  remoteJob?(job: Job): void;
+  remoteJob?(job: Job, deleted?: boolean): void;
+  /**
+   * Whether anything here follows the output of job `jobId` of `queue`: the store reads another
+   * daemon's new output lines back (a query per batch of lines) only while this says yes, and
+   * delivers them through `output`.
+   */
+  wantsRemoteOutput?(jobId: string, queue: string): boolean;
 }
 
 /**
@@ -99,6 +106,13 @@ export interface Store {
    * undoes only itself). Changes are flushed after the one commit. `fn` must be synchronous.
    */
   batch?<T>(fn: () => T): T;
+  /**
+   * How far the engine's clock is ahead of the database server's (ms; negative: behind), over one
+   * round trip: a store whose data lives on a server several daemons share (PostgreSQL), where
+   * leases and due times written by one daemon's clock are read against another's. A store on
+   * this machine (SQLite) leaves it out.
+   */
+  clockSkew?(): Promise<number>;
   /** Closes the store; nothing may be called after. */
   close(): Promise<void>;
 }

@@ -56,6 +56,12 @@ export interface DaemonStatus {
    */
   listen?: string;
   tlsFingerprint?: string;
+  /**
+   * PostgreSQL: how far this daemon's clock is ahead of the database server's, in ms (negative:
+   * behind), as last measured (every 30 s). Over 1000 either way, the daemon warns: leases and
+   * due times are written by each daemon's clock.
+   */
+  clockSkewMs?: number;
 }
 
 /** What a token's holder may call over TCP: `read` reads, `worker` also enqueues and works jobs, `admin` everything. */

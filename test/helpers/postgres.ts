@@ -3,4 +3,35 @@
  * one per test process, with a database per test. No mock anywhere: every PostgreSQL test in the
  * suite talks to a real server.
  */
+import assert from 'node:assert/strict';
+import { after } from 'node:test';
+
 export { PgServer, pgBin, sharedPostgres } from '../../scripts/pgServer';
+
+/**
+ * What node-postgres prints when one client is given a query while another is still running on
+ * it (`client.query()` queued behind a query in flight: deprecated, and removed in pg 9).
+ */
+export const DRIVER_WARNING = /already executing a query|DeprecationWarning/;
+
+/**
+ * Fails the file, once its tests have run, if node-postgres warned in this process (overlapping
+ * queries on one client, say): call it at the top of a file that opens stores or clients itself.
+ */
+export function failOnDriverWarnings(): void {
+  const seen: string[] = [];
+  const listener = (warning: Error): void => {
+    if (DRIVER_WARNING.test(`${warning.name} ${warning.message}`)) seen.push(warning.message);
+  };
+  process.on('warning', listener);
+  after(() => {
+    process.off('warning', listener);
+    assert.deepEqual(seen, [], 'node-postgres warned in this process');
+  });
+}
+
+/** Fails if a daemon's standard error holds a warning of node-postgres. */
+export function assertNoDriverWarnings(log: string, who = 'the daemon'): void {
+  const lines = log.split('\n').filter((line) => DRIVER_WARNING.test(line));
+  assert.deepEqual(lines, [], `${who} printed a warning of node-postgres`);
+}

@@ -17,10 +17,12 @@ import pg from 'pg';
 import { SpoolClient } from '../../shared/client/client';
 import { ErrorCode } from '../../shared/protocol';
 import { startDaemon, waitFor, type TestDaemon } from '../helpers/daemon';
-import { PgServer, sharedPostgres } from '../helpers/postgres';
+import { PgServer, assertNoDriverWarnings, sharedPostgres } from '../helpers/postgres';
 
 const daemons: TestDaemon[] = [];
 after(async () => {
+  // Overlapping queries on one client of a daemon's would show here (node-postgres warns of them).
+  for (const d of daemons) assertNoDriverWarnings(d.log());
   await Promise.all(daemons.map((d) => d.dispose()));
 });
 

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { JobChangedEvent } from '../../shared/protocol';
 import { startDaemon, waitFor, type TestDaemon } from '../helpers/daemon';
-import { sharedPostgres } from '../helpers/postgres';
+import { assertNoDriverWarnings, sharedPostgres } from '../helpers/postgres';
 import { startCli, stopCli } from './cli-run';
 
 let a: TestDaemon;
@@ -20,6 +20,7 @@ before(async () => {
   b = await startDaemon({ args: ['--store', url] });
 });
 after(async () => {
+  for (const d of [a, b]) if (d !== undefined) assertNoDriverWarnings(d.log());
   await a?.dispose();
   await b?.dispose();
 });
@@ -40,6 +41,46 @@ test("a subscriber on daemon A sees a job finish that a worker on daemon B compl
     ['queued', 'running', 'completed'],
     'each change once, in order',
   );
+});
+
+test('a subscriber on daemon A hears of a job deleted through daemon B, and of one deleted among many', async () => {
+  const onA = await a.client();
+  const onB = await b.client();
+  const heard: JobChangedEvent[] = [];
+  const queues: string[] = [];
+  await onA.subscribe({ topics: ['jobs', 'queues'] }, { 'jobs.changed': (event) => heard.push(event), 'queues.changed': (event) => queues.push(event.name) });
+  const { job } = await onA.call('jobs.enqueue', { queue: 'deleting', kind: 'doomed' });
+  await waitFor('daemon A to announce the job', () => heard.some((e) => e.id === job.id));
+  await onB.call('jobs.delete', { id: job.id });
+  const deleted = await waitFor('daemon A to announce the job deleted', () => heard.find((e) => e.id === job.id && e.deleted === true), 10_000);
+  assert.equal(deleted.queue, 'deleting');
+  assert.equal(deleted.kind, 'doomed');
+  // Too many to carry one by one in a notice: the queue is announced as changed instead.
+  const { results } = await onA.call('jobs.enqueueBatch', { jobs: Array.from({ length: 200 }, () => ({ queue: 'deleting-many', kind: 'doomed' })) });
+  // The queue's creation is announced first; only what comes after the delete counts.
+  await waitFor('daemon A to announce the new queue', () => queues.includes('deleting-many'), 10_000);
+  const before = queues.length;
+  await onB.call('jobs.deleteMany', { ids: results.map((r) => r.job.id) });
+  await waitFor('daemon A to announce the queue changed', () => queues.slice(before).includes('deleting-many'), 10_000);
+});
+
+test('a follower on daemon A gets the output lines a worker on daemon B logs while the job runs, batch by batch', async () => {
+  const onA = await a.client();
+  const onB = await b.client();
+  const { job } = await onA.call('jobs.enqueue', { queue: 'chatty', kind: 'talk' });
+  const lines: string[] = [];
+  await onA.subscribe({ topics: ['output'], jobIds: [job.id] }, { 'jobs.output': (event) => lines.push(...event.lines.map((l) => l.text)) });
+  const { jobs } = await onB.call('jobs.claim', { workerId: 'talker', queues: ['chatty'], kinds: ['talk'], waitMs: 10_000 }, { timeoutMs: 15_000 });
+  assert.equal(jobs[0]?.id, job.id);
+  for (let batch = 1; batch <= 4; batch += 1) {
+    const sent = [`line ${batch}a`, `line ${batch}b`];
+    await onB.call('jobs.log', { id: job.id, workerId: 'talker', lines: sent });
+    // Each batch arrives on A while the job still runs on B.
+    await waitFor(`batch ${batch} on daemon A`, () => lines.length >= batch * 2, 10_000);
+  }
+  assert.deepEqual(lines, ['line 1a', 'line 1b', 'line 2a', 'line 2b', 'line 3a', 'line 3b', 'line 4a', 'line 4b'], 'each line once, in order');
+  assert.equal((await onA.call('jobs.get', { id: job.id })).job.state, 'running');
+  await onB.call('jobs.complete', { id: job.id, workerId: 'talker', result: null });
 });
 
 test('spool logs -f on daemon A prints the output and exits 0 when a worker on daemon B completes the job', async (t) => {

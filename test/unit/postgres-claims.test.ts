@@ -13,7 +13,9 @@ import { Engine } from '../../daemon/engine';
 import { postgresStore } from '../../daemon/storage/postgres';
 import type { Job } from '../../shared/protocol/types';
 import { FakeClock } from '../helpers/engineTest';
-import { sharedPostgres } from '../helpers/postgres';
+import { failOnDriverWarnings, sharedPostgres } from '../helpers/postgres';
+
+failOnDriverWarnings();
 
 interface TwoDaemons {
   engines: [Engine, Engine];
@@ -31,12 +33,13 @@ async function twoDaemons(t: TestContext): Promise<TwoDaemons> {
     return engine;
   };
   const engines: [Engine, Engine] = [open(), open()];
-  const client = new pg.Client({ connectionString: url });
-  // The database is dropped (its connections ended) when the test ends, maybe before this client closes.
-  client.on('error', () => undefined);
-  await client.connect();
-  t.after(() => client.end().catch(() => undefined));
-  return { engines, clock, sql: (text, values = []) => client.query(text, values) };
+  // A pool, not one client: claimers ask at once, and one client would queue a query behind
+  // another's (which node-postgres warns of, and pg 9 refuses).
+  const pool = new pg.Pool({ connectionString: url, max: 4 });
+  // The database is dropped (its connections ended) when the test ends, maybe before this pool closes.
+  pool.on('error', () => undefined);
+  t.after(() => pool.end().catch(() => undefined));
+  return { engines, clock, sql: (text, values = []) => pool.query(text, values) };
 }
 
 async function enqueue(engine: Engine, queue: string, count: number): Promise<void> {

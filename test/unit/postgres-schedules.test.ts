@@ -15,7 +15,9 @@ import { Scheduler } from '../../daemon/scheduler/scheduler';
 import { postgresStore } from '../../daemon/storage/postgres';
 import { nextFireTime } from '../../shared/domain/cron';
 import { FakeClock } from '../helpers/engineTest';
-import { sharedPostgres } from '../helpers/postgres';
+import { failOnDriverWarnings, sharedPostgres } from '../helpers/postgres';
+
+failOnDriverWarnings();
 
 const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} } as unknown as Logger;
 const EVERY_MINUTE = { cron: '* * * * *', timezone: 'UTC' };
@@ -36,12 +38,13 @@ async function daemons(t: TestContext, count: number): Promise<Daemons> {
     t.after(() => engine.close());
     return engine;
   });
-  const client = new pg.Client({ connectionString: url });
-  // The database is dropped (its connections ended) when the test ends, maybe before this client closes.
-  client.on('error', () => undefined);
-  await client.connect();
-  t.after(() => client.end().catch(() => undefined));
-  return { engines, clock, sql: (text, values = []) => client.query(text, values) };
+  // A pool, not one client: claimers ask at once, and one client would queue a query behind
+  // another's (which node-postgres warns of, and pg 9 refuses).
+  const pool = new pg.Pool({ connectionString: url, max: 4 });
+  // The database is dropped (its connections ended) when the test ends, maybe before this pool closes.
+  pool.on('error', () => undefined);
+  t.after(() => pool.end().catch(() => undefined));
+  return { engines, clock, sql: (text, values = []) => pool.query(text, values) };
 }
 
 /** The first minute after `ms`. */

@@ -44,12 +44,20 @@ export class TxChanges {
   changedSince = Infinity;
   /** Queues created, changed or (true) deleted. */
   readonly changedQueues = new Map<string, boolean>();
+  /** Jobs deleted, as they were last: other daemons cannot read them back, so the notice carries them. */
+  readonly deletedJobs = new Map<string, Job>();
+  /** Jobs that got output lines: queue, and the first line's seq (a follower elsewhere reads from there). */
+  readonly outputJobs = new Map<string, { queue: string; first: number }>();
   /** Tokens revoked: every daemon closes the sessions logged in with them. */
   readonly revokedTokens = new Set<string>();
 
   job(job: Job, deleted = false): void {
     this.calls.push((r) => r.job(job, deleted));
-    if (deleted) return;
+    if (deleted) {
+      this.changedJobs.delete(job.id);
+      this.deletedJobs.set(job.id, job);
+      return;
+    }
     this.changedJobs.set(job.id, job);
     this.changedJobQueues.add(job.queue);
     this.changedSince = Math.min(this.changedSince, job.updatedAt);
@@ -66,7 +74,12 @@ export class TxChanges {
   }
 
   output(jobId: string, queue: string, lines: OutputLine[]): void {
-    if (lines.length > 0) this.calls.push((r) => r.output(jobId, queue, lines));
+    if (lines.length === 0) return;
+    this.calls.push((r) => r.output(jobId, queue, lines));
+    let first = Infinity;
+    for (const line of lines) first = Math.min(first, line.seq);
+    const known = this.outputJobs.get(jobId);
+    this.outputJobs.set(jobId, { queue, first: Math.min(known?.first ?? Infinity, first) });
   }
 
   tokenRevoked(name: string): void {

@@ -261,6 +261,24 @@ export class PostgresStore implements Store {
     return this.readTx((tx) => runAsync(tx, op(tx.changes), postgresStatements));
   }
 
+  /**
+   * The engine's clock against the server's (clock_timestamp(), not now(): the time of the
+   * statement, not of its transaction), taken at the midpoint of the round trip.
+   */
+  async clockSkew(): Promise<number> {
+    await this.opening;
+    const sent = this.now();
+    let server: number;
+    try {
+      const result = await this.pool.query('SELECT (extract(epoch from clock_timestamp()) * 1000)::float8 AS now');
+      server = Number((result.rows[0] as { now: unknown } | undefined)?.now);
+    } catch (error) {
+      throw isUnavailable(error) ? this.unavailable(error) : error;
+    }
+    const received = this.now();
+    return Math.round((sent + received) / 2 - server);
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;

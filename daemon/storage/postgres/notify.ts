@@ -18,11 +18,17 @@
  *
  * Reading changed jobs back costs a query per notice; with three daemons each reading back what
  * the other two did, a drain's throughput would halve, hence `wantsRemoteJobs`.
+ *
+ * Output lines: a daemon that stores a batch of a job's lines says so in its notice (the job, its
+ * queue, the first line's seq). A daemon where someone follows that job (`wantsRemoteOutput`)
+ * reads the new lines back, one query per batch, and delivers them as output; the others do
+ * nothing. A daemon that polls hears no notices: its followers see the lines when they read the
+ * output again (at the job's end, `spool logs -f` does).
  */
 import pg from 'pg';
 import type { Job } from '../../../shared/protocol/types';
 import type { ChangeRecorder } from '../store';
-import { mapJob } from '../mappers';
+import { mapJob, mapOutputLine } from '../mappers';
 import { text, toRow } from '../rows';
 import type { TxChanges } from './db';
 import { CHANNEL, decodeNotice, type Notice } from './notice';
@@ -50,6 +56,8 @@ const PAGE = 500;
 const MAX_PAGES = 10;
 /** Jobs remembered as delivered (id → version), to drop the same version read back twice. */
 const SEEN_MAX = 20_000;
+/** Output lines per read-back query. */
+const OUTPUT_PAGE = 1000;
 
 export class ChangeFeed {
   private closed = false;
@@ -66,6 +74,11 @@ export class ChangeFeed {
   private readonly wantQueues = new Map<string, number>();
   private wantAllSince: number | null = null;
   private reading: Promise<void> | null = null;
+  /** Output to read back: job id → its queue and the first seq wanted. */
+  private readonly wantOutput = new Map<string, { queue: string; from: number }>();
+  /** The last output seq delivered per followed job (bounded like `seen`): a line is never delivered twice. */
+  private readonly outputSeq = new Map<string, number>();
+  private readingOutput: Promise<void> | null = null;
   /** Poll-only: where the next read of changed jobs starts. */
   private pollSince: number;
   /** How many times the listener has (re)connected and listens: tests wait on it. */
@@ -97,6 +110,7 @@ export class ChangeFeed {
     this.listener = null;
     await listener?.end().catch(() => undefined);
     await this.reading?.catch(() => undefined);
+    await this.readingOutput?.catch(() => undefined);
   }
 
   /** True while the listener listens (poll-only: never). */
@@ -187,7 +201,21 @@ export class ChangeFeed {
       for (const name of tokens) recorder.tokenRevoked?.(name);
       recorder.flush();
     }
+    for (const [jobId, [queue, first]] of Object.entries(notice.output ?? {})) {
+      if (recorder.wantsRemoteOutput?.(jobId, queue) !== true) continue;
+      const known = this.wantOutput.get(jobId);
+      this.wantOutput.set(jobId, { queue, from: Math.min(known?.from ?? first, first) });
+    }
+    if (this.wantOutput.size > 0) this.readOutputSoon();
     if (recorder.wantsRemoteJobs?.() !== true) return;
+    const deleted = notice.deleted ?? [];
+    if (deleted.length > 0) {
+      for (const job of deleted) {
+        this.seen.delete(job.id);
+        recorder.remoteJob?.(job, true);
+      }
+      recorder.flush();
+    }
     const since = (notice.since ?? this.now()) - SLACK_MS;
     if (notice.all === true) this.wantAllSince = Math.min(this.wantAllSince ?? since, since);
     for (const id of notice.jobs ?? []) this.wantIds.add(id);
@@ -293,6 +321,44 @@ export class ChangeFeed {
       from = last.updatedAt > from ? last.updatedAt : from + 1;
     }
     return jobs;
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Reading output lines back, for a job someone here follows
+
+  private readOutputSoon(): void {
+    if (this.readingOutput !== null || this.closed) return;
+    this.readingOutput = this.readOutput()
+      .catch(() => {
+        // The server went away: a follower reads the output again when it reconnects.
+      })
+      .finally(() => {
+        this.readingOutput = null;
+        if (this.wantOutput.size > 0) this.readOutputSoon();
+      });
+  }
+
+  /** Reads the new lines of every job asked for, in seq order, and delivers them as output. */
+  private async readOutput(): Promise<void> {
+    const wanted = [...this.wantOutput];
+    this.wantOutput.clear();
+    for (const [jobId, { queue, from }] of wanted) {
+      const after = Math.max(from - 1, this.outputSeq.get(jobId) ?? -1);
+      const result = await this.pool.query(`SELECT * FROM job_output WHERE job_id = $1 AND seq > $2 ORDER BY seq LIMIT ${OUTPUT_PAGE}`, [jobId, after]);
+      const lines = result.rows.map((row: unknown) => mapOutputLine(toRow(row, 'PostgreSQL')));
+      const last = lines[lines.length - 1];
+      if (last === undefined || this.closed) continue;
+      this.outputSeq.delete(jobId);
+      this.outputSeq.set(jobId, last.seq);
+      if (this.outputSeq.size > SEEN_MAX) {
+        const oldest = this.outputSeq.keys().next().value;
+        if (oldest !== undefined) this.outputSeq.delete(oldest);
+      }
+      // A page full: there may be more; read on from the last line.
+      if (lines.length >= OUTPUT_PAGE && !this.wantOutput.has(jobId)) this.wantOutput.set(jobId, { queue, from: last.seq + 1 });
+      this.recorder.output(jobId, queue, lines);
+      this.recorder.flush();
+    }
   }
 
   /** Delivers the versions not delivered (nor made here) before, as remote job changes. */
