@@ -70,6 +70,9 @@ async function daemon(ctx: CliContext, what: string, o: DaemonCliOptions): Promi
             ['jobs', `${c.running} running, ${c.queued} queued, ${c.retrying} retrying, ${c.dead} dead, ${c.completed} completed`],
             ['executors', `${status.executors.running} of ${status.executors.cap} busy`],
             ...(status.listen === undefined ? [] : ([['tls', `${status.listen}, certificate ${status.tlsFingerprint ?? '?'}`]] as [string, string][])),
+            ...(status.containment === undefined
+              ? []
+              : ([['shell jobs', status.containment.kind === 'cgroup' ? `a cgroup each, under ${status.containment.path}` : `process group and SPOOL_JOB_ID only (${status.containment.reason})`]] as [string, string][])),
           ],
           ctx.colors.dim,
         ),

@@ -25,6 +25,7 @@ import { metricsAddress, type MetricsAddress } from '../metrics/address';
 import { DaemonMetrics } from '../metrics/metrics';
 import { MetricsServer } from '../metrics/server';
 import { ExecutorPool, builtinWorkerId } from '../executors/pool';
+import { containment, containmentWords } from '../executors/cgroups';
 import { ClaimWaiters } from '../rpc/claims';
 import type { RpcConnection } from '../rpc/connection';
 import { Dispatcher } from '../rpc/dispatch';
@@ -237,6 +238,7 @@ export class Daemon {
         socket: options.socketPath,
         ...(options.store === null ? { db: options.dbPath, durable: options.durable } : { store: engine.store.location, poll: options.storePoll }),
         executors: options.maxExecutors,
+        containment: containmentWords(containment()),
         ...(started.metricsServer ? { metrics: `http://${hostPort(started.metricsServer.address)}/metrics`, name: options.name } : {}),
       });
       return started;
@@ -277,6 +279,7 @@ export class Daemon {
       ...(storeUnavailable === undefined ? {} : { storeUnavailable }),
       executors: { running: this.pool.running, cap: this.pool.cap },
       ...(this.tls ? { listen: this.tls.listen, tlsFingerprint: this.tls.fingerprint } : {}),
+      containment: containment(),
     };
   }
 
