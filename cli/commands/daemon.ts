@@ -72,7 +72,7 @@ async function daemon(ctx: CliContext, what: string, o: DaemonCliOptions): Promi
             ...(status.listen === undefined ? [] : ([['tls', `${status.listen}, certificate ${status.tlsFingerprint ?? '?'}`]] as [string, string][])),
             ...(status.containment === undefined
               ? []
-              : ([['shell jobs', status.containment.kind === 'cgroup' ? `a cgroup each, under ${status.containment.path}` : `process group and SPOOL_JOB_ID only (${status.containment.reason})`]] as [string, string][])),
+              : ([['processes', status.containment.kind === 'cgroup' ? `a cgroup per shell job, under ${status.containment.path}` : `shell jobs held by process group and SPOOL_JOB_ID only (${status.containment.reason})`]] as [string, string][])),
           ],
           ctx.colors.dim,
         ),

@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import type * as net from 'node:net';
 import * as path from 'node:path';
 import { SpoolError, isSpoolError, errorMessage } from '../../shared/protocol/errors';
-import { defaultLogPath } from '../../shared/client/paths';
+import { defaultLogPath, defaultTlsFolder } from '../../shared/client/paths';
 import { ErrorCode, PROTOCOL_VERSION, type BackupResult, type DaemonStatus } from '../../shared/protocol';
 import type { Job, JobCounts } from '../../shared/protocol/types';
 import { VERSION } from '../../shared/protocol/version';
@@ -359,7 +359,7 @@ export class Daemon {
       tcp === null
         ? null
         : loadTlsIdentity({
-            dataDir: path.dirname(path.resolve(this.options.dbPath)),
+            tlsFolder: defaultTlsFolder(path.resolve(this.options.dbPath)),
             host: tcp.host,
             ...(this.options.tlsCert === null ? {} : { certPath: this.options.tlsCert }),
             ...(this.options.tlsKey === null ? {} : { keyPath: this.options.tlsKey }),

@@ -67,7 +67,7 @@ test('spool daemon status says how shell jobs are contained', async (t) => {
   t.after(() => daemon.dispose());
   const status = await runCli(['daemon', 'status'], { socketPath: daemon.socketPath });
   assert.equal(status.code, 0, status.stderr);
-  assert.match(status.stdout, /^shell jobs: +(a cgroup each, under \/.*\/spool|process group and SPOOL_JOB_ID only \(.+\))$/m);
+  assert.match(status.stdout, /^processes: +(a cgroup per shell job, under \/.*\/spool|shell jobs held by process group and SPOOL_JOB_ID only \(.+\))$/m);
   assert.match(daemon.log(), /Spool daemon ready .*containment=/);
 });
 
