@@ -80,7 +80,27 @@ function detect(): Containment {
   } catch (error) {
     return { kind: 'process-group', reason: `cannot create a cgroup under ${parent}: ${errorMessage(error)}` };
   }
+  removeEmptyLeftovers(base);
   return { kind: 'cgroup', path: base };
+}
+
+/** A job's cgroup younger than this may be one another daemon just made, its shell not yet in it. */
+const LEFTOVER_AGE_MS = 60_000;
+
+/**
+ * Removes the empty job cgroups that killed daemons left (their processes gone since), those of
+ * jobs no daemon recovers included. The kernel refuses to remove one that holds a process.
+ */
+function removeEmptyLeftovers(base: string): void {
+  for (const name of fs.readdirSync(base)) {
+    const cgroup = path.join(base, name);
+    if (!name.startsWith('job-')) continue;
+    try {
+      if (Date.now() - fs.statSync(cgroup).mtimeMs > LEFTOVER_AGE_MS && pidsIn(cgroup).length === 0) removeWhenEmpty(cgroup);
+    } catch {
+      // Removed by another daemon meanwhile.
+    }
+  }
 }
 
 /** Removes an empty cgroup; one still populated stays (the kernel refuses with EBUSY). */
