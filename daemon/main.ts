@@ -4,10 +4,12 @@
  *
  *   node dist/daemon.js [flags] [--detach]
  *   node dist/daemon.js stop | status
+ *   node dist/daemon.js check-database FILE
  */
 import { CLI_FOREGROUND_FLAG, type DaemonProgramMessage } from '../shared/client/daemonProcess';
 import { daemonStatus, runDaemon, startDetached, stopDaemon } from './lifecycle/control';
 import { spooldProgram } from './program';
+import { databaseFileProblem } from './storage/sqlite/checkFile';
 import { errorMessage } from '../shared/protocol/errors';
 
 const program = spooldProgram({
@@ -33,6 +35,11 @@ const program = spooldProgram({
       return;
     }
     process.stdout.write(JSON.stringify(status, null, 2) + '\n');
+  },
+  async checkDatabase(file) {
+    const problem = databaseFileProblem(file);
+    process.stdout.write(problem === null ? 'ok\n' : `${problem}\n`);
+    if (problem !== null) process.exitCode = 1;
   },
 });
 

@@ -9,6 +9,7 @@
  *          [--backup-every 6h --backup-dir D [--backup-keep N]] [--detach]
  *   spoold stop [--socket P] [--timeout 30s]
  *   spoold status [--socket P]
+ *   spoold check-database FILE
  *
  * What each command does is passed in (main.ts passes the real work), so that a test can read a
  * command line exactly as spoold reads it without starting a daemon.
@@ -25,6 +26,8 @@ export interface SpooldActions {
   start(options: DaemonOptions, how: { detach: boolean; cliForeground: boolean }): Promise<void>;
   stop(socketPath: string, timeoutMs: number): Promise<void>;
   status(socketPath: string): Promise<void>;
+  /** Says whether a SQLite file is a whole Spool database (`spool restore` asks before replacing one). */
+  checkDatabase(file: string): Promise<void>;
 }
 
 /** `stop` and `status` take the table's --socket, with its default, to ask the daemon there. */
@@ -63,5 +66,11 @@ export function spooldProgram(actions: SpooldActions, env: Env = process.env): C
     .description("print the running daemon's status as JSON (exit code 1 when none answers)")
     .option(flagUsage(SOCKET_FLAG), SOCKET_HELP)
     .action(async (values: { socket?: string }) => actions.status(socketPathFromFlags(values, env)));
+
+  program
+    .command('check-database')
+    .description("check that a SQLite file is a whole Spool database (SQLite's integrity check, then its schema); prints why not and exits 1 otherwise")
+    .argument('<file>', 'the file to check')
+    .action(async (file: string) => actions.checkDatabase(file));
   return program;
 }

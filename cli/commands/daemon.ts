@@ -72,6 +72,9 @@ async function daemon(ctx: CliContext, what: string, o: DaemonCliOptions): Promi
             ['executors', `${status.executors.running} of ${status.executors.cap} busy`],
             ...(status.listen === undefined ? [] : ([['tls', `${status.listen}, certificate ${status.tlsFingerprint ?? '?'}`]] as [string, string][])),
             ...(status.clockSkewMs === undefined ? [] : ([['clock', clockLine(status.clockSkewMs)]] as [string, string][])),
+            ...(status.containment === undefined
+              ? []
+              : ([['processes', status.containment.kind === 'cgroup' ? `a cgroup per shell job, under ${status.containment.path}` : `shell jobs held by process group and SPOOL_JOB_ID only (${status.containment.reason})`]] as [string, string][])),
           ],
           ctx.colors.dim,
         ),

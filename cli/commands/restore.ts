@@ -1,8 +1,8 @@
 /** `spool restore FILE`: put a checked backup in place of a stopped daemon's database. */
 import * as path from 'node:path';
 import type { Command } from 'commander';
-import { restoreBackup, verifyBackup } from '../../shared/client/backups';
-import { daemonStatus } from '../../shared/client/daemonProcess';
+import { DamagedBackupError, restoreBackup, verifyBackup } from '../../shared/client/backups';
+import { daemonStatus, databaseFileProblem } from '../../shared/client/daemonProcess';
 import { defaultDbPath } from '../../shared/client/paths';
 import { action, arg } from '../action';
 import { CliError } from '../errors';
@@ -10,7 +10,7 @@ import { CliError } from '../errors';
 export function registerRestore(program: Command): void {
   program
     .command('restore')
-    .description('Restore a backup (checked against its FILE.sha256) into the database of a stopped daemon')
+    .description("Restore a backup (checked against its FILE.sha256, then by SQLite's integrity check) into the database of a stopped daemon")
     .argument('<file>', 'a backup written by `spool backup`')
     .option('--db <path>', 'the database to replace (default: $SPOOL_DB, $XDG_DATA_HOME/spool/spool.db)')
     .addHelpText(
@@ -37,7 +37,13 @@ export function registerRestore(program: Command): void {
         const problem = await verifyBackup(file);
         if (problem !== null) throw new CliError(`Cannot restore: ${problem} Nothing was changed.`);
         const dbPath = o.db !== undefined ? path.resolve(o.db) : defaultDbPath();
-        const kept = restoreBackup(file, dbPath);
+        let kept: string | null;
+        try {
+          kept = restoreBackup(file, dbPath, databaseFileProblem);
+        } catch (error) {
+          if (error instanceof DamagedBackupError) throw new CliError(`Cannot restore: ${error.message} Nothing was changed.`);
+          throw error;
+        }
         ctx.print(`Restored ${file} into ${dbPath}${kept === null ? '' : `; the database it replaced is kept as ${kept}`}. Start the daemon with \`spool daemon --detach\`.`);
       }),
     );

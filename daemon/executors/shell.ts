@@ -5,7 +5,8 @@
  * started — `process.kill(-pgid)` signals the whole group: SIGTERM first, SIGKILL after the grace
  * period. When the shell itself exits, whatever it left running in its group is killed too: no
  * child outlives its job — not even one that left the group with `setsid`, found by the
- * SPOOL_JOB_ID in its environment (the environment is jobEnv.ts's, the same as `spool work`'s:
+ * SPOOL_JOB_ID in its environment, and, where the daemon may make a cgroup per job (cgroups.ts),
+ * not even one that also dropped SPOOL_JOB_ID (the environment is jobEnv.ts's, the same as `spool work`'s:
  * the daemon's own, less its credentials, plus the job's variables).
  *
  * Resource limits (the queue's, overridden field by field by `payload.limits`) are set on the
@@ -21,6 +22,7 @@ import { inheritedEnvironment, jobEnvironment } from '../../shared/client/jobEnv
 import { PRLIMIT, runProcessGroup, type ProcessGroupRun } from '../../shared/client/processGroup';
 import { shellJobOutcome } from '../../shared/client/shellJob';
 import type { ResourceLimits } from '../../shared/protocol/types';
+import { jobCgroup } from './cgroups';
 import { limitHit, limitsRefused } from './limits';
 import { shellPayload, type ShellPayload } from '../../shared/domain/rules/payloads';
 import { withPayload, type Executor, type ExecutorContext, type Outcome, type RunningJob, type StopReason } from './types';
@@ -56,6 +58,8 @@ class ShellRun implements RunningJob {
     }
     // The queue's limits, each replaced by the job's own where it gives one.
     const limits: ResourceLimits = { ...this.context.queueLimits, ...payload.limits };
+    // A cgroup of its own where the daemon may make one (cgroups.ts): no process can leave it.
+    const container = jobCgroup(job.id, (message) => output.log(message));
     const group = runProcessGroup<StopReason>({
       command: payload.command,
       cwd: payload.cwd,
@@ -71,6 +75,7 @@ class ShellRun implements RunningJob {
         SPOOL_ATTEMPT: String(job.attempts),
       },
       jobId: job.id,
+      ...(container === null ? {} : { container }),
       limits,
       timeoutMs: job.timeoutMs,
       killGraceMs: this.context.killGraceMs,

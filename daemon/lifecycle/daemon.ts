@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import type * as net from 'node:net';
 import * as path from 'node:path';
 import { SpoolError, isSpoolError, errorMessage } from '../../shared/protocol/errors';
-import { defaultLogPath } from '../../shared/client/paths';
+import { defaultLogPath, defaultTlsFolder } from '../../shared/client/paths';
 import { ErrorCode, PROTOCOL_VERSION, type BackupResult, type DaemonStatus } from '../../shared/protocol';
 import type { Job, JobCounts } from '../../shared/protocol/types';
 import { VERSION } from '../../shared/protocol/version';
@@ -25,6 +25,7 @@ import { metricsAddress, type MetricsAddress } from '../metrics/address';
 import { DaemonMetrics } from '../metrics/metrics';
 import { MetricsServer } from '../metrics/server';
 import { ExecutorPool, builtinWorkerId } from '../executors/pool';
+import { containment, containmentWords } from '../executors/cgroups';
 import { ClaimWaiters } from '../rpc/claims';
 import type { RpcConnection } from '../rpc/connection';
 import { Dispatcher } from '../rpc/dispatch';
@@ -251,6 +252,7 @@ export class Daemon {
         socket: options.socketPath,
         ...(options.store === null ? { db: options.dbPath, durable: options.durable } : { store: engine.store.location, poll: options.storePoll }),
         executors: options.maxExecutors,
+        containment: containmentWords(containment()),
         ...(started.metricsServer ? { metrics: `http://${hostPort(started.metricsServer.address)}/metrics`, name: options.name } : {}),
       });
       return started;
@@ -292,6 +294,7 @@ export class Daemon {
       executors: { running: this.pool.running, cap: this.pool.cap },
       ...(this.tls ? { listen: this.tls.listen, tlsFingerprint: this.tls.fingerprint } : {}),
       ...(this.clock.skewMs === null ? {} : { clockSkewMs: this.clock.skewMs }),
+      containment: containment(),
     };
   }
 
@@ -375,7 +378,7 @@ export class Daemon {
       tcp === null
         ? null
         : loadTlsIdentity({
-            dataDir: path.dirname(path.resolve(this.options.dbPath)),
+            tlsFolder: defaultTlsFolder(path.resolve(this.options.dbPath)),
             host: tcp.host,
             ...(this.options.tlsCert === null ? {} : { certPath: this.options.tlsCert }),
             ...(this.options.tlsKey === null ? {} : { keyPath: this.options.tlsKey }),

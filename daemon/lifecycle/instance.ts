@@ -28,6 +28,7 @@ import { processExists } from '../../shared/client/processes';
 import type { DaemonInstance } from '../engine/api';
 import type { Engine } from '../engine/engine';
 import { findLeftovers, stopLeftovers } from '../executors/leftovers';
+import { stopLeftoverCgroups } from '../executors/cgroups';
 import type { Logger } from './logger';
 
 /**
@@ -189,6 +190,10 @@ export class DaemonInstanceRecord {
     // Only processes on this host can be found and stopped; a daemon dead on another host is
     // judged by its heartbeat, and what it left there ended with it or is stopped when a daemon
     // starts there again.
+    // A cgroup a killed daemon's job ran in holds every process it started (cgroups.ts); the
+    // /proc scan then finds those of jobs that ran without one.
+    const heldCgroups = await stopLeftoverCgroups(running);
+    if (heldCgroups.length > 0) this.logger.info("Stopped what shell jobs of a daemon killed earlier had left running in their cgroups", { jobs: heldCgroups.length });
     const leftovers = findLeftovers(running);
     const stoppedPids = leftovers.length > 0 ? await stopLeftovers(leftovers, killGraceMs) : [];
     if (leftovers.length > 0) {

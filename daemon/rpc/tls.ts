@@ -1,7 +1,7 @@
 /**
  * The daemon's TLS identity for `--listen`: a certificate and key given with `--tls-cert` and
  * `--tls-key`, or one made on first start in the data folder (`tls/` beside the database, 0700,
- * the files 0600) and reused after. Node cannot make X.509 certificates itself, so the `openssl`
+ * the files 0600; `team.db.tls/` beside a database of another name than spool.db) and reused after. Node cannot make X.509 certificates itself, so the `openssl`
  * command makes it: a self-signed EC P-256 certificate naming the listen host (and, for a
  * wildcard address, this machine's names) as subject alternative names.
  *
@@ -49,15 +49,15 @@ export function certificateFingerprint(certPem: string): string {
   return 'sha256:' + new crypto.X509Certificate(certPem).fingerprint256.replaceAll(':', '').toLowerCase();
 }
 
-/** Loads the given certificate and key, or the data folder's, made first if missing. */
-export function loadTlsIdentity(options: { certPath?: string; keyPath?: string; dataDir: string; host: string }): TlsIdentity {
+/** Loads the given certificate and key, or those in `tlsFolder` (shared/client/paths.ts), made first if missing. */
+export function loadTlsIdentity(options: { certPath?: string; keyPath?: string; tlsFolder: string; host: string }): TlsIdentity {
   if ((options.certPath === undefined) !== (options.keyPath === undefined)) {
     throw new Error('--tls-cert and --tls-key go together: give both, or neither (a certificate is then made in the data folder).');
   }
   let certPath = options.certPath;
   let keyPath = options.keyPath;
   if (certPath === undefined || keyPath === undefined) {
-    const dir = path.join(options.dataDir, 'tls');
+    const dir = options.tlsFolder;
     certPath = path.join(dir, 'cert.pem');
     keyPath = path.join(dir, 'key.pem');
     // The folder, and what is in it, is Spool's own: this user's alone.

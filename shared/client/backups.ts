@@ -1,8 +1,9 @@
 /**
  * Backup files as the CLI and the daemon's scheduled backups name, prune, check and restore
  * them. A backup is a SQLite file with its SHA-256 beside it (`FILE.sha256`, `sha256sum`
- * format); restoring is a plain file copy into a stopped daemon's database path, so this needs
- * no database driver (shared/ must not load one).
+ * format); restoring is a file copy into a stopped daemon's database path, checked (by the
+ * caller's `check`: the daemon program runs SQLite's integrity check) before it replaces anything,
+ * so this needs no database driver (shared/ must not load one).
  */
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -64,20 +65,40 @@ export async function verifyBackup(file: string): Promise<string | null> {
   return null;
 }
 
+/** A backup that is not a whole Spool database: nothing was replaced. */
+export class DamagedBackupError extends Error {}
+
 /**
  * Puts a verified backup in place of the database at `dbPath` (whose daemon is stopped): copied
- * beside it under a temporary name (0600), renamed over it, and the old database's -wal and -shm
+ * beside it under a temporary name (0600), checked there with `check` (why it is not a whole
+ * Spool database, or null; the copy is removed and DamagedBackupError thrown when it says why),
+ * renamed over it, and the old database's -wal and -shm
  * removed, since they belong to the file replaced and SQLite would apply them to the new one.
  * The database replaced is kept as `dbPath.before-restore` for the user to delete. Returns that
  * path, or null when there was no database.
  */
-export function restoreBackup(file: string, dbPath: string): string | null {
+export function restoreBackup(file: string, dbPath: string, check: (copy: string) => string | null): string | null {
   const folder = path.dirname(dbPath);
   fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
   const partial = `${dbPath}.restore-partial`;
-  fs.rmSync(partial, { force: true });
+  const removePartial = (): void => {
+    for (const suffix of ['', '-wal', '-shm', '-journal']) fs.rmSync(`${partial}${suffix}`, { force: true });
+  };
+  removePartial();
   fs.copyFileSync(file, partial);
   fs.chmodSync(partial, 0o600);
+  // The copy is what will be served, so the copy is checked (a read of the backup could differ).
+  let problem: string | null;
+  try {
+    problem = check(partial);
+  } catch (error) {
+    removePartial();
+    throw error;
+  }
+  if (problem !== null) {
+    removePartial();
+    throw new DamagedBackupError(`${file} is not a whole Spool database: ${problem}`);
+  }
   const fd = fs.openSync(partial, 'r');
   try {
     fs.fsyncSync(fd);

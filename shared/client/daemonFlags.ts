@@ -374,7 +374,7 @@ export interface CommandFlag {
 export const DETACH_FLAG: CommandFlag = {
   flag: '--detach',
   placeholder: null,
-  help: 'run in the background (logging to daemon.log beside the database) and return once the daemon answers',
+  help: 'run in the background (logging to daemon.log beside spool.db, or DB.log beside another database) and return once the daemon answers',
   defaultText: null,
   allowed: null,
   command: null,

@@ -9,8 +9,10 @@
  *   database) and returns once it answers `daemon.status`.
  * - `stopDaemon` asks a running one to shut down gracefully and waits until it has.
  * - `daemonStatus` asks one for its status, or says nobody answers.
+ * - `databaseFileProblem` asks the daemon program whether a SQLite file is a whole Spool
+ *   database (`spool restore` checks the copy before it replaces a database).
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ConnectionLostError, DaemonNotRunningError, SpoolClient } from './client';
@@ -252,4 +254,17 @@ function startFailure(lines: readonly string[]): string {
 
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * Why `file` is not a whole Spool database (SQLite's integrity check, then its schema), or null
+ * when it is one. The daemon program does the check (`spoold check-database FILE`): it carries the
+ * SQLite driver, which the CLI does not load.
+ */
+export function databaseFileProblem(file: string): string | null {
+  const run = spawnSync(process.execPath, [daemonScriptPath(), 'check-database', file], { encoding: 'utf8', timeout: 10 * 60_000 });
+  if (run.status === 0) return null;
+  if (run.status === 1 && run.stdout.trim() !== '') return run.stdout.trim();
+  const why = run.error?.message ?? (run.stderr.trim() || `exit ${run.status ?? run.signal}`);
+  throw new SpoolError(ErrorCode.InternalError, `Could not check ${file} with the daemon program (${daemonScriptPath()}): ${why}`);
 }

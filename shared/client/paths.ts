@@ -21,7 +21,25 @@ export function defaultDbPath(env: Env = process.env): string {
   return path.join(dataHome, 'spool', 'spool.db');
 }
 
-/** The daemon's log file sits beside its database, for `spool daemon --detach` and the extension's "Show Daemon Log". */
+/**
+ * The daemon's log file sits beside its database, for `spool daemon --detach` and the extension's
+ * "Show Daemon Log": `daemon.log` beside Spool's usual `spool.db`, else the database's file name
+ * and `.log` (`team.db.log`), so that two daemons on two databases in one folder each have theirs.
+ */
 export function defaultLogPath(dbPath: string): string {
-  return path.join(path.dirname(dbPath), 'daemon.log');
+  return besideDatabase(dbPath, 'daemon.log', '.log');
+}
+
+/**
+ * The folder of the TLS certificate and key a daemon makes for `--listen`, beside its database:
+ * `tls/` beside `spool.db`, else the database's file name and `.tls` (`team.db.tls/`), one per
+ * database for the same reason as the log.
+ */
+export function defaultTlsFolder(dbPath: string): string {
+  return besideDatabase(dbPath, 'tls', '.tls');
+}
+
+function besideDatabase(dbPath: string, usualName: string, suffix: string): string {
+  const name = path.basename(dbPath);
+  return path.join(path.dirname(dbPath), name === 'spool.db' ? usualName : `${name}${suffix}`);
 }

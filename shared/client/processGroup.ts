@@ -17,6 +17,9 @@
  *   only the group is stopped.
  * - Such a process may still hold the pipes: they get a short while to close, then are closed
  *   from this side, so the run ends anyway.
+ * - Given a container (the daemon's cgroup per job, daemon/executors/cgroups.ts), the shell first
+ *   moves itself into it, then runs the command: everything the command starts is born there,
+ *   whatever its group, session or environment, and every stop and the end of the run reach it.
  * - Resource limits, when given, are set on the shell by `prlimit` (util-linux), which sets them
  *   on itself and then executes the shell: the shell keeps prlimit's pid, so the group is the
  *   same, and every process the command starts inherits the limits.
@@ -61,6 +64,18 @@ export interface ProcessGroupOptions {
   limits?: ResourceLimits;
   /** Override of PIPE_CLOSE_WAIT_MS (tests). */
   pipeCloseWaitMs?: number;
+  /** Where the shell puts itself (and so every process the command starts) before the command runs. */
+  container?: JobContainer;
+}
+
+/** A container no process can leave (a cgroup), holding one run's processes. */
+export interface JobContainer {
+  /** The file the shell writes its pid to, to move itself in (`cgroup.procs`). */
+  readonly procsFile: string;
+  /** Sends `signal` to every process in it. */
+  signal(signal: NodeJS.Signals): void;
+  /** Kills whatever is still in it and removes it. */
+  close(): Promise<void>;
 }
 
 /** How a run ended. */
@@ -88,7 +103,13 @@ export interface ProcessGroupRun<R extends string> {
 
 /** Starts `command` in a process group of its own. See the module comment for how it is stopped. */
 export function runProcessGroup<R extends string>(options: ProcessGroupOptions): ProcessGroupRun<R> {
-  const shell = ['/bin/sh', '-c', options.command];
+  // With a container, a first shell moves itself in (its pid stays the group's), then becomes the
+  // command's shell: nothing the command runs exists outside the container. If the move fails,
+  // the command does not run.
+  const shell =
+    options.container === undefined
+      ? ['/bin/sh', '-c', options.command]
+      : ['/bin/sh', '-c', 'echo $$ > "$0" || exit 125; exec /bin/sh -c "$1"', options.container.procsFile, options.command];
   const limits = options.limits === undefined ? [] : prlimitArguments(options.limits);
   const [file, ...args] = limits.length > 0 ? [PRLIMIT, ...limits, '--', ...shell] : shell;
   const child = spawn(file, args, {
@@ -110,6 +131,7 @@ export function runProcessGroup<R extends string>(options: ProcessGroupOptions):
     if (error !== null) options.onProblem?.(`Could not send ${signal} to process group ${pid}: ${error.message}`);
     // The search reads /proc without blocking; a process it misses now is found by the sweep at exit.
     if (options.jobId !== undefined) void signalEscapees(options.jobId, signal);
+    options.container?.signal(signal);
   };
   const kill = (): void => {
     killed = true;
@@ -150,6 +172,7 @@ export function runProcessGroup<R extends string>(options: ProcessGroupOptions):
     // Whatever the shell started and left behind in its group goes with it.
     kill();
     if (killTimer !== null) clearTimeout(killTimer);
+    await options.container?.close();
     if (exit.spawnError === null && options.jobId !== undefined) await killEscapees(options.jobId);
     if (exit.spawnError === null) await waitForPipes(closed, options.pipeCloseWaitMs ?? PIPE_CLOSE_WAIT_MS, stdout, stderr);
     return { ...exit, stoppedFor };

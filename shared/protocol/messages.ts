@@ -62,6 +62,13 @@ export interface DaemonStatus {
    * due times are written by each daemon's clock.
    */
   clockSkewMs?: number;
+  /**
+   * How shell jobs are contained, so that none of their processes outlives a cancel: `cgroup`,
+   * a cgroup v2 per job under `path`; or `process-group`, their process group and the
+   * SPOOL_JOB_ID in their environment (a process that leaves both escapes), with `reason` saying
+   * why no cgroup could be used.
+   */
+  containment?: { kind: 'cgroup'; path: string } | { kind: 'process-group'; reason: string };
 }
 
 /** What a token's holder may call over TCP: `read` reads, `worker` also enqueues and works jobs, `admin` everything. */

@@ -37,7 +37,7 @@ test('spool daemon runs the daemon in the foreground until SIGTERM, then exits 0
   const dir = tempDir(t);
   const socketPath = path.join(dir, 's.sock');
   // A log an earlier detached daemon left beside the database is not this one's log.
-  fs.writeFileSync(path.join(dir, 'daemon.log'), 'an earlier daemon\n');
+  fs.writeFileSync(path.join(dir, 'db.sqlite.log'), 'an earlier daemon\n');
   const daemon = startCli(['daemon', '--db', path.join(dir, 'db.sqlite')], { socketPath });
   t.after(() => stopCli(daemon));
   const status = await waitFor('the daemon to answer', async () => {
@@ -121,20 +121,20 @@ test('spool daemon --detach starts it in the background and prints where things 
   assert.equal(started.code, 0, started.stderr);
   assert.match(started.stdout, /^Started the Spool daemon \(pid (\d+)\)\.\n {2}socket: {3}(.+)\n {2}database: (.+)\n {2}log: {6}(.+)\n$/);
   assert.ok(started.stdout.includes(socketPath));
-  assert.ok(started.stdout.includes(path.join(dir, 'data', 'daemon.log')));
+  assert.ok(started.stdout.includes(path.join(dir, 'data', 'db.sqlite.log')));
   const again = await runCli(['daemon', '--detach', '--db', db], { socketPath });
   assert.match(again.stdout, /^A Spool daemon is already running \(pid \d+\)\./);
   // Asked with another database, it says which one the running daemon uses, and its log.
   const other = await runCli(['daemon', '--detach', '--db', path.join(dir, 'other.sqlite')], { socketPath });
   assert.equal(other.code, 0, other.stderr);
-  assert.ok(other.stdout.endsWith(`\n  database: ${db}\n  log:      ${path.join(dir, 'data', 'daemon.log')}\n`), other.stdout);
+  assert.ok(other.stdout.endsWith(`\n  database: ${db}\n  log:      ${path.join(dir, 'data', 'db.sqlite.log')}\n`), other.stdout);
   assert.equal(other.stderr, 'It keeps its own settings: --db applies only to a daemon this command starts. Stop it first (spool daemon stop) to start one with it.\n');
   assert.equal(fs.existsSync(path.join(dir, 'other.sqlite')), false);
 
   const status = await runCli(['daemon', 'status'], { socketPath });
   assert.equal(status.code, 0);
   assert.match(status.stdout, /^daemon: +running, pid \d+, up /m);
-  assert.ok(status.stdout.includes(`\nlog:        ${path.join(dir, 'data', 'daemon.log')}\n`), status.stdout);
+  assert.ok(status.stdout.includes(`\nlog:        ${path.join(dir, 'data', 'db.sqlite.log')}\n`), status.stdout);
 
   const stopped = await runCli(['daemon', 'stop'], { socketPath });
   assert.equal(stopped.code, 0, stopped.stderr);

@@ -154,7 +154,7 @@ test('--db naming a folder, a file that is not a database, or another program\'s
 
 test('a daemon.log another user created beside the database is refused by `spool daemon --detach` and the daemon, and nothing is appended to it', needsRoot, async (t) => {
   const dir = sharedFolder(t);
-  const dbPath = path.join(dir, 'logged.db');
+  const dbPath = path.join(dir, 'spool.db');
   const logPath = path.join(dir, 'daemon.log');
   fs.writeFileSync(logPath, 'planted\n');
   fs.chownSync(logPath, NOBODY, NOBODY);
@@ -174,7 +174,7 @@ test('a daemon.log another user created beside the database is refused by `spool
 
 test('a TLS certificate and key another user planted beside the database are not served', needsRoot, async (t) => {
   const dir = sharedFolder(t);
-  const dbPath = path.join(dir, 'tls.db');
+  const dbPath = path.join(dir, 'spool.db');
   const tlsDir = path.join(dir, 'tls');
   fs.mkdirSync(tlsDir);
   const made = spawnSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', path.join(tlsDir, 'key.pem'), '-out', path.join(tlsDir, 'cert.pem'), '-days', '1', '-subj', '/CN=planted'], { encoding: 'utf8' });
@@ -213,4 +213,24 @@ test('a TLS certificate and key another user planted beside the database are not
   run = startRefused(dir, dbPath, ['--listen', '127.0.0.1:0', '--tls-cert', path.join(tlsDir, 'cert.pem'), '--tls-key', path.join(tlsDir, 'key.pem')]);
   assert.equal(run.status, 1);
   assert.match(run.stderr, /Refusing --tls-cert .*cert\.pem: it belongs to nobody/);
+});
+
+test('two daemons on two databases in one folder each have their own log and TLS folder', async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'spool-sec-files-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const sockets = ['a', 'b'].map((name) => path.join(dir, `${name}.sock`));
+  t.after(async () => {
+    for (const socketPath of sockets) await runCli(['daemon', 'stop'], { socketPath });
+  });
+  for (const [i, name] of ['a', 'b'].entries()) {
+    const started = await runCli(['daemon', '--detach', '--db', path.join(dir, `${name}.db`), '--listen', '127.0.0.1:0'], { socketPath: sockets[i] ?? '' });
+    assert.equal(started.code, 0, started.stderr);
+    assert.ok(started.stdout.includes(`log:      ${path.join(dir, `${name}.db.log`)}`), started.stdout);
+  }
+  for (const name of ['a', 'b']) {
+    assert.match(fs.readFileSync(path.join(dir, `${name}.db.log`), 'utf8'), new RegExp(`Spool daemon ready .*${name}\\.db`));
+    assert.ok(fs.existsSync(path.join(dir, `${name}.db.tls`, 'cert.pem')), `${name}.db has its own certificate`);
+  }
+  assert.equal(fs.existsSync(path.join(dir, 'daemon.log')), false);
+  assert.equal(fs.existsSync(path.join(dir, 'tls')), false);
 });

@@ -52,6 +52,7 @@ async function spoold(args: readonly string[], env: Env = ENV): Promise<Outcome 
       start: async (options, how) => void (started = { options, detach: how.detach }),
       stop: async () => {},
       status: async () => {},
+      checkDatabase: async () => {},
     },
     env,
   );
@@ -110,7 +111,7 @@ function declared(command: Command): string[] {
 const usages = (flags: readonly (DaemonFlag | CommandFlag)[]): string[] => flags.map(flagUsage);
 
 test('spoold and spool daemon declare every flag of the table, with the same argument, and no other', () => {
-  const program = spooldProgram({ start: async () => {}, stop: async () => {}, status: async () => {} });
+  const program = spooldProgram({ start: async () => {}, stop: async () => {}, status: async () => {}, checkDatabase: async () => {} });
   assert.deepEqual(declared(program), [...usages(DAEMON_FLAGS), flagUsage(DETACH_FLAG)].sort());
   const stop = program.commands.find((command) => command.name() === 'stop');
   assert.ok(stop);
@@ -210,7 +211,7 @@ test('stop --timeout takes a duration in both programs, with the same limits', a
   const stop = async (args: string[]): Promise<number | string> => {
     // A program of its own for each command line: commander keeps option values between parses.
     let waited: number | undefined;
-    const program = spooldProgram({ start: async () => {}, stop: async (_socket, timeoutMs) => void (waited = timeoutMs), status: async () => {} }, ENV);
+    const program = spooldProgram({ start: async () => {}, stop: async (_socket, timeoutMs) => void (waited = timeoutMs), status: async () => {}, checkDatabase: async () => {} }, ENV);
     quiet(program);
     try {
       await program.parseAsync(['stop', ...args], { from: 'user' });

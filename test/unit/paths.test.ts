@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { defaultDbPath, defaultLogPath, defaultSocketPath } from '../../shared/client/paths';
+import { defaultDbPath, defaultLogPath, defaultSocketPath, defaultTlsFolder } from '../../shared/client/paths';
 
 test('the socket: SPOOL_SOCKET, else under XDG_RUNTIME_DIR, else ~/.spool', () => {
   assert.equal(defaultSocketPath({ SPOOL_SOCKET: 'rel/s.sock', XDG_RUNTIME_DIR: '/run/user/1', HOME: '/home/a' }), path.resolve('rel/s.sock'));
@@ -19,4 +19,11 @@ test('the database: SPOOL_DB, else under XDG_DATA_HOME, else ~/.local/share; the
   assert.equal(defaultDbPath({ XDG_DATA_HOME: '/x', HOME: '/home/a' }), '/x/spool/spool.db');
   assert.equal(defaultDbPath({ HOME: '/home/a' }), '/home/a/.local/share/spool/spool.db');
   assert.equal(defaultLogPath('/x/spool/spool.db'), '/x/spool/daemon.log');
+});
+
+test('two databases in one folder each have their own log and TLS folder', () => {
+  assert.equal(defaultLogPath('/srv/q/team.db'), '/srv/q/team.db.log');
+  assert.equal(defaultTlsFolder('/srv/q/team.db'), '/srv/q/team.db.tls');
+  assert.equal(defaultTlsFolder('/srv/q/spool.db'), '/srv/q/tls');
+  assert.notEqual(defaultLogPath('/srv/q/a.db'), defaultLogPath('/srv/q/b.db'));
 });
