@@ -47,7 +47,7 @@ import type {
   UpdateJobParams,
   UpdateScheduleParams,
 } from '../../shared/protocol';
-import type { Job, JobState, OutputStream, Queue, Schedule, Worker, WorkerType } from '../../shared/protocol/types';
+import type { ClaimedJob, Job, JobState, OutputStream, Queue, Schedule, Worker, WorkerType } from '../../shared/protocol/types';
 import type { Store, StoreDescription } from '../storage/store';
 import type { DaemonInstance, DaemonRegistration } from '../storage/statements/daemons';
 import type { StoredToken } from '../storage/statements/tokens';
@@ -275,7 +275,7 @@ export class Engine {
   // ------------------------------------------------------------------------------------------
   // The worker side
 
-  claim(params: EngineClaimParams): Promise<Job[]> {
+  claim(params: EngineClaimParams): Promise<ClaimedJob[]> {
     return checked(
       () => vw.claimParams(params),
       (input) => {

@@ -224,7 +224,7 @@ async function insertJobs(tx: PgTx, rows: readonly JobInsert[]): Promise<(Job | 
        last_error, finished_at, depends_on, waiting_for, step, workflow_run_id)
      SELECT id, queue, kind, payload, priority, weight, state, run_at, max_attempts, backoff_strategy, backoff_base_ms,
        backoff_cap_ms, backoff_jitter, timeout_ms, idempotency_key, tags, context, $18, $18,
-       last_error, CASE WHEN state = 'cancelled' THEN $18 END, depends_on, waiting_for, step, workflow_run_id
+       last_error, CASE WHEN state = 'cancelled' THEN $18::bigint END, depends_on, waiting_for, step, workflow_run_id
      FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::int[], $7::bigint[], $8::int[], $9::text[],
        $10::bigint[], $11::bigint[], $12::float8[], $13::bigint[], $14::text[], $15::text[], $16::text[], $17::bigint[],
        $19::text[], $20::text[], $21::int[], $22::int[], $23::text[], $24::text[])
