@@ -16,7 +16,7 @@
  * `permanentExitCodes`).
  */
 import * as fs from 'node:fs';
-import { jobEnvironment } from '../../shared/client/jobEnv';
+import { dependencyEnvironment, jobEnvironment } from '../../shared/client/jobEnv';
 import { PRLIMIT, runProcessGroup, type ProcessGroupRun } from '../../shared/client/processGroup';
 import { shellJobOutcome } from '../../shared/client/shellJob';
 import type { ResourceLimits } from '../../shared/protocol/types';
@@ -55,6 +55,7 @@ class ShellRun implements RunningJob {
     }
     // The queue's limits, each replaced by the job's own where it gives one.
     const limits: ResourceLimits = { ...this.context.queueLimits, ...payload.limits };
+    const dependencies = dependencyEnvironment(job);
     const group = runProcessGroup<StopReason>({
       command: payload.command,
       cwd: payload.cwd,
@@ -64,6 +65,7 @@ class ShellRun implements RunningJob {
         // After the payload's env: the job's own variables are not the payload's to change
         // (SPOOL_JOB_ID is how the job's processes are found again).
         ...jobEnvironment(job, this.context.workerId, this.context.socketPath),
+        ...dependencies.env,
         // The names shell jobs had before the environment was shared with `spool work`, kept.
         SPOOL_QUEUE: job.queue,
         SPOOL_ATTEMPT: String(job.attempts),
@@ -77,7 +79,7 @@ class ShellRun implements RunningJob {
       onProblem: (message) => output.log(message),
     });
     this.group = group;
-    const exit = await group.done;
+    const exit = await group.done.finally(() => dependencies.remove());
     await output.flush();
 
     const stderrTail = output.tail();
@@ -92,6 +94,7 @@ class ShellRun implements RunningJob {
       stderrTail,
       program: Object.keys(limits).length > 0 ? `${PRLIMIT} (util-linux, which sets the job's resource limits)` : '/bin/sh',
       cause: limitHit(limits, { code: exit.code, signal: exit.signal, stderrTail }),
+      result: output.result(),
     });
     if (outcome.kind !== 'stopped') return outcome;
     return outcome.reason === 'cancel' ? { kind: 'cancelled' } : { kind: 'stopped' };
