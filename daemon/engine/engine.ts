@@ -234,7 +234,7 @@ export class Engine {
     return checked(
       () => v.bulkParams(params),
       (input) =>
-        this.bulk(input, (c, id) => jobs.cancel(c, id)).then(({ count, errors, values }) => ({
+        this.bulkCancel(input).then(({ count, errors, values }) => ({
           count,
           errors,
           stopRequested: values.filter((job) => job.state === 'running').length,
@@ -256,6 +256,12 @@ export class Engine {
    * see the rule at the top of the file); each batch is then a transaction of its own, so a bulk
    * action over a huge queue never holds the store's locks for long.
    */
+  /** A bulk cancel: a job an earlier cancel of it cancelled as a dependent counts as cancelled when it comes to it. */
+  private bulkCancel(input: BulkInput): Promise<jobs.Applied<Job>> {
+    const cascaded = new Set<string>();
+    return this.bulk(input, (c, id) => jobs.cancel(c, id, cascaded));
+  }
+
   private async bulk<T>(input: BulkInput, action: (c: OpContext, id: string) => Op<T>): Promise<jobs.Applied<T>> {
     const ids = await this.read((c) => jobs.bulkIds(c, input));
     const all: jobs.Applied<T> = { count: 0, errors: [], values: [] };

@@ -90,9 +90,10 @@ export function* planDependencies(c: OpContext, planned: readonly PlannedJob[]):
  * What jobs that just ended mean for the jobs waiting for them: each dependent whose condition
  * is met counts one dependency less (and is queued at none), each whose condition can no longer
  * hold ends cancelled, and those cancellations are passed on in turn, level by level, in this
- * same transaction. Jobs that have not ended, or have no dependents, are passed over.
+ * same transaction. Jobs that have not ended, or have no dependents, are passed over. The ids of
+ * the jobs cancelled are added to `cancelledIds` when given.
  */
-export function* settleDependents(c: OpContext, jobs: readonly Job[]): Op<void> {
+export function* settleDependents(c: OpContext, jobs: readonly Job[], cancelledIds?: Set<string>): Op<void> {
   let ended = jobs.filter((job) => job.dependents > 0 && hasEnded(job.state));
   while (ended.length > 0) {
     const met = new Map<string, number>();
@@ -117,6 +118,7 @@ export function* settleDependents(c: OpContext, jobs: readonly Job[]): Op<void> 
     for (const [reason, ids] of cancels) {
       for (const job of yield* sql('jobCancelBlocked', { ids, reason, now })) {
         c.changes.job(job);
+        cancelledIds?.add(job.id);
         if (job.dependents > 0) next.push(job);
       }
     }

@@ -41,9 +41,15 @@ function changed(id: string, what: string, job: Job | undefined): Job {
   return job;
 }
 
-/** queued/retrying → cancelled; running → cancel requested (the worker stops it); finished → error. */
-export function* cancel(c: OpContext, id: string): Op<Job> {
+/**
+ * blocked/queued/retrying → cancelled, and the jobs depending on it as their conditions say;
+ * running → cancel requested (the worker stops it); finished → error. A bulk cancel passes
+ * `cascaded`, the jobs its earlier cancels cancelled as dependents: one of those it comes to
+ * is counted as cancelled, not refused as finished.
+ */
+export function* cancel(c: OpContext, id: string, cascaded?: Set<string>): Op<Job> {
   const job = yield* existing(id);
+  if (job.state === 'cancelled' && cascaded?.has(id)) return job;
   const now = c.now();
   const updated = changed(
     id,
@@ -51,7 +57,7 @@ export function* cancel(c: OpContext, id: string): Op<Job> {
     c.policy.rules.cancel(job) === 'cancel' ? yield* sql('jobCancelWaiting', { id, from: job.state, now }) : yield* sql('jobRequestCancel', { id, now }),
   );
   c.changes.job(updated);
-  if (updated.state === 'cancelled' && updated.dependents > 0) yield* settleDependents(c, [updated]);
+  if (updated.state === 'cancelled' && updated.dependents > 0) yield* settleDependents(c, [updated], cascaded);
   return updated;
 }
 
