@@ -99,19 +99,20 @@ export function* settleDependents(c: OpContext, jobs: readonly Job[], cancelledI
     const met = new Map<string, number>();
     const cancels = new Map<string, string[]>();
     const cancelled = new Set<string>();
-    for (const job of ended) {
-      for (const edge of yield* sql('dependencyResolve', job.id)) {
-        if (conditionHolds(edge.on, job.state)) {
-          met.set(edge.jobId, (met.get(edge.jobId) ?? 0) + 1);
-          continue;
-        }
-        if (cancelled.has(edge.jobId)) continue;
-        cancelled.add(edge.jobId);
-        const reason = cancelReason(job.id, job.state, edge.on);
-        const ids = cancels.get(reason);
-        if (ids === undefined) cancels.set(reason, [edge.jobId]);
-        else ids.push(edge.jobId);
+    const byId = new Map(ended.map((job) => [job.id, job]));
+    for (const edge of yield* sql('dependencyResolve', [...byId.keys()])) {
+      const job = byId.get(edge.dependsOnId);
+      if (job === undefined) continue;
+      if (conditionHolds(edge.on, job.state)) {
+        met.set(edge.jobId, (met.get(edge.jobId) ?? 0) + 1);
+        continue;
       }
+      if (cancelled.has(edge.jobId)) continue;
+      cancelled.add(edge.jobId);
+      const reason = cancelReason(job.id, job.state, edge.on);
+      const ids = cancels.get(reason);
+      if (ids === undefined) cancels.set(reason, [edge.jobId]);
+      else ids.push(edge.jobId);
     }
     const next: Job[] = [];
     const now = c.now();

@@ -40,9 +40,13 @@ export const dependencyStatements: AsyncPart<PgTx, DependencySql> = {
     );
   },
 
-  async dependencyResolve(tx, id) {
-    const rows = await tx.rows(`UPDATE job_dependencies SET resolved = 1 WHERE depends_on_id = $1 AND resolved = 0 RETURNING job_id, on_condition`, [id]);
-    return rows.map((row) => ({ jobId: text(row, 'job_id'), on: oneOfColumn(row, 'on_condition', DEPENDENCY_CONDITIONS) }));
+  async dependencyResolve(tx, ids) {
+    if (ids.length === 0) return [];
+    const rows = await tx.rows(
+      `UPDATE job_dependencies SET resolved = 1 WHERE depends_on_id = ANY($1::text[]) AND resolved = 0 RETURNING depends_on_id, job_id, on_condition`,
+      [ids],
+    );
+    return rows.map((row) => ({ dependsOnId: text(row, 'depends_on_id'), jobId: text(row, 'job_id'), on: oneOfColumn(row, 'on_condition', DEPENDENCY_CONDITIONS) }));
   },
 
   async jobDependenciesMet(tx, p) {

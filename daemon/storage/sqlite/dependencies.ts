@@ -40,7 +40,8 @@ export class DependencyStatements implements DependencySql {
       INSERT INTO job_dependencies (depends_on_id, job_id, on_condition, resolved)
       SELECT e.value ->> 1, e.value ->> 0, e.value ->> 2, e.value ->> 3 FROM json_each(@edges) AS e`);
     this.resolveStmt = db.prepare(`
-      UPDATE job_dependencies SET resolved = 1 WHERE depends_on_id = @id AND resolved = 0 RETURNING job_id, on_condition`);
+      UPDATE job_dependencies SET resolved = 1
+      WHERE depends_on_id IN (SELECT value FROM json_each(@ids)) AND resolved = 0 RETURNING depends_on_id, job_id, on_condition`);
     // A job whose last dependency this was is queued in the same statement; its run time stays
     // (a delayed job still waits for it).
     this.metStmt = new ArrayRows(db.prepare(`
@@ -79,10 +80,10 @@ export class DependencyStatements implements DependencySql {
     this.insertEdgesStmt.run({ edges: JSON.stringify(edges.map((e) => [e.jobId, e.dependsOnId, e.on, e.resolved ? 1 : 0])) });
   }
 
-  dependencyResolve(id: string): { jobId: string; on: DependencyCondition }[] {
-    return this.resolveStmt.all({ id }).map((raw) => {
+  dependencyResolve(ids: readonly string[]): { dependsOnId: string; jobId: string; on: DependencyCondition }[] {
+    return this.resolveStmt.all({ ids: JSON.stringify(ids) }).map((raw) => {
       const row = toRow(raw, 'dependency');
-      return { jobId: text(row, 'job_id'), on: oneOfColumn(row, 'on_condition', DEPENDENCY_CONDITIONS) };
+      return { dependsOnId: text(row, 'depends_on_id'), jobId: text(row, 'job_id'), on: oneOfColumn(row, 'on_condition', DEPENDENCY_CONDITIONS) };
     });
   }
 

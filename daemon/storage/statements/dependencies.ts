@@ -38,11 +38,11 @@ export type DependencySql = {
   /** Inserts edges (each pair once). */
   dependencyInsertMany(edges: readonly DependencyEdge[]): void;
   /**
-   * Job `id` has ended: its unresolved edges are marked resolved, and the jobs waiting on them
-   * come back with each edge's condition (a job's edges after a user retry are counted again
-   * only if the retry reopened them).
+   * Jobs `ids` have ended: their unresolved edges are marked resolved, and the jobs waiting on
+   * them come back with each edge's job ended and condition, in one statement for a batch of
+   * completes (a job's edges after a user retry are counted again only if the retry reopened them).
    */
-  dependencyResolve(id: string): { jobId: string; on: DependencyCondition }[];
+  dependencyResolve(ids: readonly string[]): { dependsOnId: string; jobId: string; on: DependencyCondition }[];
   /**
    * `n` more dependencies of each blocked job have ended as it required: its waiting_for goes
    * down by `n`, and at 0 it is queued. The jobs as left, those still blocked included; a job

@@ -84,28 +84,30 @@ export function defineDependencyStatements(factory: StatementStoreFactory): void
       assert.equal(seen.none, false);
 
       const ended = await s.run(function* () {
-        const resolved = yield* sql('dependencyResolve', a.id);
-        const again = yield* sql('dependencyResolve', a.id);
+        const resolved = yield* sql('dependencyResolve', [a.id]);
+        const again = yield* sql('dependencyResolve', [a.id]);
+        const none = yield* sql('dependencyResolve', []);
         const met = yield* sql('jobDependenciesMet', { counts: [{ id: childId, n: 1 }, { id: otherId, n: 1 }], now: now + 2 });
-        const byB = yield* sql('dependencyResolve', b.id);
+        const byB = yield* sql('dependencyResolve', [b.id]);
         const cancelled = yield* sql('jobCancelBlocked', { ids: [childId, otherId], reason: 'dependency failed', now: now + 3 });
         const metAfter = yield* sql('jobDependenciesMet', { counts: [{ id: childId, n: 1 }], now: now + 4 });
-        return { resolved, again, met, byB, cancelled, metAfter };
+        return { resolved, again, none, met, byB, cancelled, metAfter };
       });
       assert.deepEqual(
         ended.resolved.sort((x, y) => (x.jobId < y.jobId ? -1 : 1)),
         [
-          { jobId: childId, on: 'succeeded' },
-          { jobId: otherId, on: 'finished' },
+          { dependsOnId: a.id, jobId: childId, on: 'succeeded' },
+          { dependsOnId: a.id, jobId: otherId, on: 'finished' },
         ],
       );
       assert.deepEqual(ended.again, [], 'a resolved edge is not counted twice');
+      assert.deepEqual(ended.none, []);
       const met = new Map(ended.met.map((job) => [job.id, job]));
       assert.equal(met.get(childId)?.state, 'blocked');
       assert.equal(met.get(childId)?.waitingFor, 1);
       assert.equal(met.get(otherId)?.state, 'queued', 'the last dependency met queues the job in the same statement');
       assert.equal(met.get(otherId)?.waitingFor, 0);
-      assert.deepEqual(ended.byB, [{ jobId: childId, on: 'failed' }], 'only unresolved edges come back');
+      assert.deepEqual(ended.byB, [{ dependsOnId: b.id, jobId: childId, on: 'failed' }], 'only unresolved edges come back');
       assert.deepEqual(
         ended.cancelled.map((job) => [job.id, job.state, job.lastError, job.finishedAt]),
         [[childId, 'cancelled', 'dependency failed', now + 3]],
