@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: prints the versions measured, then the engine benchmark (in-process) and the
  * daemon benchmark (over the socket), then the language server's. SPOOL_BENCH_QUICK=1 makes a fast,
- * smaller run; SPOOL_BENCH_PART=engine, =daemon, =apply, =lsp or =postgres runs only that part.
+ * smaller run; SPOOL_BENCH_PART=engine, =daemon, =apply, =lsp, =dependencies or =postgres runs only that part.
  *
  * `npm run bench -- compare --old <dir-or-ref> …` compares two builds' daemons instead, in one
  * interleaved run (compare.ts); `npm run bench -- --help` says how.
@@ -12,6 +12,7 @@ import { runApplyBench } from './apply';
 import { runCompare } from './compare';
 import { COMPARE_USAGE, parseCompareArgs, UsageError } from './compareArgs';
 import { runDaemonBench } from './daemon';
+import { runDependenciesBench } from './dependencies';
 import { runEngineBench, type BenchFigure } from './engine';
 import { runLspBench } from './lsp';
 import { runPostgresBench } from './postgres';
@@ -22,6 +23,7 @@ npm run bench                 (or node dist/bench.js, once built)
   The engine in-process, then the daemon over its socket; every figure against its target.
   SPOOL_BENCH_QUICK=1         a smaller, faster run
   SPOOL_BENCH_PART=engine     only the engine (=daemon: only the daemon; =apply: only spool apply; =lsp: only the language server;
+                              =dependencies: job graphs on SQLite and PostgreSQL, in-process;
                               =postgres: Spool on PostgreSQL beside graphile-worker and pg-boss, on a throwaway server)
   SPOOL_BENCH_CHECKPOINTS=auto  the engine with SQLite's automatic checkpoints
   SPOOL_BENCH_CPU_PROFILE=<dir> a V8 CPU profile of each benchmark daemon, written there
@@ -50,6 +52,8 @@ async function runAll(): Promise<void> {
   if (part === undefined) console.log('');
   if (part === undefined || part === 'apply') lines.push(summary('Jobs as code', await runApplyBench()));
   if (part === undefined || part === 'lsp') lines.push(summary('Language server', runLspBench({ quick: process.env['SPOOL_BENCH_QUICK'] === '1' })));
+  if (part === undefined) console.log('');
+  if (part === undefined || part === 'dependencies') lines.push(summary('Dependencies', await runDependenciesBench({ quick: process.env['SPOOL_BENCH_QUICK'] === '1' })));
   if (part === undefined) console.log('');
   if (part === undefined || part === 'postgres') lines.push(summary('PostgreSQL', await runPostgresBench({ quick: process.env['SPOOL_BENCH_QUICK'] === '1' })));
   console.log(`\n${lines.join('\n')}`);

@@ -8,7 +8,7 @@ import type { CliContext } from '../context';
 import { CliError } from '../errors';
 import { collect, parseStates } from '../parse/values';
 
-type BulkOptions = { queue?: string; state?: string[]; kind?: string; tag?: string; search?: string; branch?: string; json?: boolean };
+type BulkOptions = { queue?: string; state?: string[]; kind?: string; tag?: string; search?: string; branch?: string; json?: boolean; cascade?: boolean };
 
 interface Verb {
   name: 'retry' | 'cancel' | 'delete';
@@ -39,7 +39,7 @@ const VERBS: Verb[] = [
   {
     name: 'delete',
     past: 'Deleted',
-    description: 'Delete jobs and their output (not running ones: cancel them first)',
+    description: 'Delete jobs and their output (not running ones: cancel them first; not one that unfinished jobs depend on, unless --cascade)',
     example: 'spool delete --queue images --state completed',
     one: (c, id) => c.call('jobs.delete', { id }),
     many: (c, p) => c.call('jobs.deleteMany', p),
@@ -48,8 +48,9 @@ const VERBS: Verb[] = [
 
 export function registerBulk(program: Command): void {
   for (const verb of VERBS) {
-    program
-      .command(verb.name)
+    const cmd = program.command(verb.name);
+    if (verb.name === 'delete') cmd.option('--cascade', 'with one id: delete the jobs that depend on it (and on them) too');
+    cmd
       .description(verb.description)
       .argument('[ids...]', 'job ids')
       .option('-q, --queue <queue>', 'instead of ids: every matching job of this queue (without it: of every queue)')
@@ -73,10 +74,13 @@ async function runVerb(ctx: CliContext, verb: Verb, ids: string[], o: BulkOption
   if (ids.length === 0 && o.queue === undefined && filters.length === 0) {
     throw new CliError(`Say which jobs: spool ${verb.name} <id...>, or spool ${verb.name} [--queue <queue>] --state … (or --kind, --tag, --search, --branch).`);
   }
+  if (o.cascade && ids.length !== 1) throw new CliError('--cascade deletes one job with the jobs that depend on it: give one job id.');
   const client = await ctx.client();
   let result: BulkResult;
   let mayBeRunning = ids.length > 1;
-  if (ids.length === 1 && ids[0] !== undefined) {
+  if (o.cascade && ids[0] !== undefined) {
+    result = { count: (await client.call('jobs.delete', { id: ids[0], cascade: true })).deleted, errors: [] };
+  } else if (ids.length === 1 && ids[0] !== undefined) {
     // One id: the single-job method, whose error says exactly why (not found, wrong state).
     const answer = await verb.one(client, ids[0]);
     const running = verb.name === 'cancel' && isRunningJob(answer);

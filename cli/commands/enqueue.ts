@@ -1,7 +1,7 @@
 /** `spool enqueue <queue> ...`: add a job; with --wait, follow it to its end. */
 import type { Command } from 'commander';
 import { LIMITS, type EnqueueParams } from '../../shared/protocol';
-import { TERMINAL_STATES } from '../../shared/protocol/types';
+import { DEPENDENCY_CONDITIONS, TERMINAL_STATES, type DependsOn } from '../../shared/protocol/types';
 import { action, arg } from '../action';
 import type { CliContext } from '../context';
 import { CliError } from '../errors';
@@ -12,7 +12,7 @@ import { addJobOptions, addJobSourceOptions, resolveJobOptions, resolveJobSource
 import { jobEnded, outputPrinter } from '../output';
 import { parseDuration } from '../parse/duration';
 import { parseStartTime, type StartTime } from '../parse/startTime';
-import { parseInteger } from '../parse/values';
+import { collect, parseInteger } from '../parse/values';
 import { addLimitOptions, resolveLimits, type LimitOptionValues } from '../parse/limits';
 
 type EnqueueOptions = JobSourceOptions &
@@ -24,7 +24,22 @@ type EnqueueOptions = JobSourceOptions &
     weight?: string;
     wait?: boolean;
     json?: boolean;
+    after?: string[];
   };
+
+/** `--after ID`, `--after ID:failed`, `--after ID:finished` (and `ID:succeeded`, the default spelt out). */
+export function parseAfter(values: readonly string[]): DependsOn[] {
+  return values.map((value) => {
+    const colon = value.lastIndexOf(':');
+    if (colon < 0) return value;
+    const id = value.slice(0, colon);
+    const on = DEPENDENCY_CONDITIONS.find((c) => c === value.slice(colon + 1));
+    if (on === undefined || id === '') {
+      throw new CliError(`--after ${value}: write a job id, optionally followed by :succeeded (the default), :failed or :finished, e.g. --after ${id || 'ID'}:failed.`);
+    }
+    return { id, on };
+  });
+}
 
 export function registerEnqueue(program: Command): void {
   const cmd = program
@@ -41,6 +56,7 @@ export function registerEnqueue(program: Command): void {
     .option('--key <key>', 'idempotency key, global across queues: enqueueing the same key again returns the existing job (wherever it is) and enqueues nothing')
     .option('--wait', 'wait for the job to finish, showing its output; exit 0 if it completed, 1 if not')
     .option('--json', 'print the result as JSON (with --wait: one JSON object per line, the output lines, then {job})')
+    .option('--after <id[:on]>', 'run only after job <id> ends: when it succeeded (the default), :failed or :finished whatever the outcome (repeatable); until then the job is blocked', collect)
     .addHelpText(
       'after',
       `
@@ -51,6 +67,8 @@ Examples:
   spool enqueue hooks --http https://example.com/hook --method POST --body '{"ok":true}'
   spool enqueue images --kind resize --payload '{"path":"a.png","width":640}' --priority 5
   spool enqueue video --shell "./encode.sh big.mov" --weight 4
+  spool enqueue deploy --shell "make deploy" --after 0193a5b2-7c1e-7d4f-8a9b-1c2d3e4f5a6b
+  spool enqueue builds --shell "make clean" --after 0193a5b2-7c1e-7d4f-8a9b-1c2d3e4f5a6b:finished
   spool enqueue images --kind resize --payload @job.json --delay 10m --attempts 5 --backoff exponential:1s:5m
   echo '{"n":1}' | spool enqueue work --kind count --payload - --key count-1`,
     )
@@ -77,6 +95,7 @@ async function enqueue(ctx: CliContext, args: (string | string[] | undefined)[],
   }
   if (o.key !== undefined) params.idempotencyKey = o.key;
   if (o.weight !== undefined) params.weight = parseInteger(o.weight, '--weight', 1, LIMITS.maxWeight);
+  if (o.after !== undefined && o.after.length > 0) params.dependsOn = parseAfter(o.after);
   const client = await ctx.client();
   const queuesBefore = await queueNames(client);
   const result = await client.call('jobs.enqueue', params);

@@ -83,9 +83,9 @@ Examples:
 
   program
     .command('job')
-    .description('Show one job: its record and the history of its runs')
+    .description('Show one job: its record, the jobs it depends on and that depend on it, and the history of its runs')
     .argument('<id>', 'the job id, or its last 8 characters (or more) as the views show them')
-    .option('--json', 'print {job, runs} as JSON')
+    .option('--json', 'print {job, runs, dependencies, dependents} as JSON')
     .addHelpText(
       'after',
       '\nExamples:\n  spool job 0193f0c2-7a4e-7b1c-9d2e-3f4a5b6c7d8e\n  spool job 3f4a5b6c\n  spool job 0193f0c2-7a4e-7b1c-9d2e-3f4a5b6c7d8e --json | jq .job.state',
@@ -95,7 +95,7 @@ Examples:
         const client = await ctx.client();
         const result = await client.call('jobs.get', { id: await resolveJobId(client, arg(args, 0)) });
         if (o.json) ctx.printJson(result);
-        else ctx.print(jobDetails(result.job, result.runs, ctx.colors));
+        else ctx.print(jobDetails(result.job, result.runs, ctx.colors, Date.now(), result));
       }),
     );
 

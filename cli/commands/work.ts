@@ -14,12 +14,12 @@
  */
 import type { Command } from 'commander';
 import { SpoolClient } from '../../shared/client/client';
-import { inheritedEnvironment, jobEnvironment } from '../../shared/client/jobEnv';
+import { dependencyEnvironment, inheritedEnvironment, jobEnvironment } from '../../shared/client/jobEnv';
 import { runProcessGroup } from '../../shared/client/processGroup';
 import { JobOutput, shellJobOutcome } from '../../shared/client/shellJob';
 import { ErrorCode, LIMITS, NAME_PATTERN } from '../../shared/protocol';
 import { isSpoolError } from '../../shared/protocol/errors';
-import type { Job } from '../../shared/protocol/types';
+import type { ClaimedJob } from '../../shared/protocol/types';
 import { runWorker, type WorkContext } from '../../shared/client/worker';
 import { DEFAULT_KILL_GRACE_MS } from '../../shared/client/daemonOptions';
 import { action, arg } from '../action';
@@ -173,14 +173,15 @@ function runCommand(
   client: SpoolClient,
   socketPath: string,
   command: string,
-  job: Job,
+  job: ClaimedJob,
   wctx: WorkContext,
   permanentCodes: Set<number>,
   killAfterMs: number,
-): Promise<{ exitCode: number }> {
+): Promise<unknown> {
   const payload = JSON.stringify(job.payload ?? null);
   // The environment the daemon's shell jobs get too (shared/client/jobEnv.ts).
-  const env: NodeJS.ProcessEnv = { ...inheritedEnvironment(process.env), ...jobEnvironment(job, wctx.workerId, socketPath) };
+  const dependencies = dependencyEnvironment(job);
+  const env: NodeJS.ProcessEnv = { ...inheritedEnvironment(process.env), ...jobEnvironment(job, wctx.workerId, socketPath), ...dependencies.env };
   const output = jobOutput(client, job.id, wctx.workerId);
   // The runner the daemon's shell executor uses: its own process group, so a cancel reaches the
   // command's children too; the job's lease length bounds the command, as it bounds the daemon's
@@ -207,11 +208,12 @@ function runCommand(
   else wctx.signal.addEventListener('abort', onAbort, { once: true });
 
   return group.done.then(async (exit) => {
+    dependencies.remove();
     wctx.signal.removeEventListener('abort', onAbort);
     wctx.hardStop.removeEventListener('abort', kill);
     await output.flush();
     // The daemon's shell executor words its outcomes alike (shared/client/shellJob.ts).
-    const outcome = shellJobOutcome(exit, { timeoutMs: job.timeoutMs, permanentExitCodes: [...permanentCodes], stderrTail: output.tail() });
+    const outcome = shellJobOutcome(exit, { timeoutMs: job.timeoutMs, permanentExitCodes: [...permanentCodes], stderrTail: output.tail(), result: output.result() });
     if (outcome.kind === 'completed') return outcome.result;
     if (outcome.kind === 'stopped') throw new CommandFailed(`Stopped: ${describeAbort(wctx.signal)}`, exit.code ?? undefined, false);
     throw new CommandFailed(outcome.error, outcome.exitCode, outcome.permanent);

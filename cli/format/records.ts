@@ -8,7 +8,7 @@ import { formatBackoff } from '../../shared/domain/backoff';
 import { formatRate } from '../../shared/domain/rates';
 import { dueCount, fireTime, jobReason, wallClockDiffers } from '../../shared/domain/present';
 import { formatLimits } from '../../shared/domain/resourceLimits';
-import type { Job, JobRun, JobState, Queue, Schedule, Worker } from '../../shared/protocol/types';
+import type { Job, JobDependency, JobRun, JobState, Queue, Schedule, Worker } from '../../shared/protocol/types';
 import type { Colors } from './color';
 import { renderFields, renderTable, type Column } from './table';
 import { formatDuration, formatRelative, formatTimestamp } from './time';
@@ -55,7 +55,13 @@ export function jobsTable(jobs: readonly Job[], c: Colors, now = Date.now()): st
   );
 }
 
-export function jobDetails(job: Job, runs: readonly JobRun[], c: Colors, now = Date.now()): string {
+/** A job's dependencies and dependents, as `spool job` lists them under its record. */
+export interface JobRelations {
+  dependencies: readonly JobDependency[];
+  dependents: readonly JobDependency[];
+}
+
+export function jobDetails(job: Job, runs: readonly JobRun[], c: Colors, now = Date.now(), relations: JobRelations = { dependencies: [], dependents: [] }): string {
   const when = (t: number | null): string => (t === null ? '-' : `${formatTimestamp(t)} (${formatRelative(t, now)})`);
   const fields: [string, string][] = [
     ['id', job.id],
@@ -81,12 +87,17 @@ export function jobDetails(job: Job, runs: readonly JobRun[], c: Colors, now = D
   if (job.checkpoint !== null && job.checkpoint !== undefined) fields.push(['checkpoint', JSON.stringify(job.checkpoint)]);
   if (job.result !== null && job.result !== undefined) fields.push(['result', JSON.stringify(job.result)]);
   if (job.lastError) fields.push(['last error', c.red(job.lastError)]);
+  if (job.step !== null) fields.push(['step', job.step]);
+  if (job.workflowRunId !== null) fields.push(['workflow run', job.workflowRunId]);
+  if (job.state === 'blocked') fields.push(['waiting for', `${job.waitingFor} of the ${job.dependsOn} jobs it depends on`]);
   const ctx = job.context;
   if (ctx) {
     const parts = [ctx.origin, ctx.workspace, ctx.branch, ctx.commit?.slice(0, 12)].filter((p) => p);
     if (parts.length > 0) fields.push(['context', parts.join(' ')]);
   }
   let text = renderFields(fields, c.dim);
+  text += relationTable('DEPENDS ON', relations.dependencies, job.dependsOn, c);
+  text += relationTable('DEPENDED ON BY', relations.dependents, job.dependents, c);
   if (runs.length > 0) {
     text +=
       '\n' +
@@ -106,6 +117,28 @@ export function jobDetails(job: Job, runs: readonly JobRun[], c: Colors, now = D
       );
   }
   return text;
+}
+
+/** Jobs at the other end of a dependency, under a heading that says which end (empty when none). */
+function relationTable(heading: string, jobs: readonly JobDependency[], total: number, c: Colors): string {
+  if (jobs.length === 0) return '';
+  const more = total > jobs.length ? `\n${c.dim(`… and ${total - jobs.length} more`)}` : '';
+  return (
+    '\n' +
+    renderTable(
+      jobs,
+      [
+        { header: heading, value: (d) => d.id },
+        { header: 'ON', value: (d) => d.on },
+        { header: 'STATE', value: (d) => colorState(d.state, c) },
+        { header: 'QUEUE', value: (d) => d.queue },
+        { header: 'STEP', value: (d) => d.step ?? '-' },
+        { header: 'RESULT', value: (d) => (d.result === null || d.result === undefined ? '-' : oneLine(JSON.stringify(d.result), 60)) },
+      ],
+      c.bold,
+    ) +
+    more
+  );
 }
 
 /**

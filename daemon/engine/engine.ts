@@ -47,7 +47,7 @@ import type {
   UpdateJobParams,
   UpdateScheduleParams,
 } from '../../shared/protocol';
-import type { Job, JobState, OutputStream, Queue, Schedule, Worker, WorkerType } from '../../shared/protocol/types';
+import type { ClaimedJob, Job, JobState, OutputStream, Queue, Schedule, Worker, WorkerType } from '../../shared/protocol/types';
 import type { Store, StoreDescription } from '../storage/store';
 import type { DaemonInstance, DaemonRegistration } from '../storage/statements/daemons';
 import type { StoredToken } from '../storage/statements/tokens';
@@ -225,15 +225,16 @@ export class Engine {
     return checked(() => v.updateParams(params, this.now()), (input) => this.write((c) => jobs.update(c, input)));
   }
 
-  deleteJob(id: string): Promise<void> {
-    return checked(() => jobId(id), (valid) => this.write((c) => jobs.deleteJob(c, valid)));
+  /** Deletes a job (with `cascade`, the jobs that depend on it too); how many were deleted. */
+  deleteJob(id: string, cascade = false): Promise<number> {
+    return checked(() => jobId(id), (valid) => this.write((c) => jobs.deleteJob(c, valid, cascade)));
   }
 
   cancelMany(params: BulkParams): Promise<BulkResult> {
     return checked(
       () => v.bulkParams(params),
       (input) =>
-        this.bulk(input, (c, id) => jobs.cancel(c, id)).then(({ count, errors, values }) => ({
+        this.bulkCancel(input).then(({ count, errors, values }) => ({
           count,
           errors,
           stopRequested: values.filter((job) => job.state === 'running').length,
@@ -246,7 +247,7 @@ export class Engine {
   }
 
   deleteMany(params: BulkParams): Promise<BulkResult> {
-    return checked(() => v.bulkParams(params), (input) => this.bulk(input, (c, id) => jobs.deleteJob(c, id)).then(({ count, errors }) => ({ count, errors })));
+    return checked(() => v.bulkParams(params), (input) => this.bulk(input, (c, id) => jobs.deleteJob(c, id, false)).then(({ count, errors }) => ({ count, errors })));
   }
 
   /**
@@ -255,6 +256,12 @@ export class Engine {
    * see the rule at the top of the file); each batch is then a transaction of its own, so a bulk
    * action over a huge queue never holds the store's locks for long.
    */
+  /** A bulk cancel: a job an earlier cancel of it cancelled as a dependent counts as cancelled when it comes to it. */
+  private bulkCancel(input: BulkInput): Promise<jobs.Applied<Job>> {
+    const cascaded = new Set<string>();
+    return this.bulk(input, (c, id) => jobs.cancel(c, id, cascaded));
+  }
+
   private async bulk<T>(input: BulkInput, action: (c: OpContext, id: string) => Op<T>): Promise<jobs.Applied<T>> {
     const ids = await this.read((c) => jobs.bulkIds(c, input));
     const all: jobs.Applied<T> = { count: 0, errors: [], values: [] };
@@ -274,7 +281,7 @@ export class Engine {
   // ------------------------------------------------------------------------------------------
   // The worker side
 
-  claim(params: EngineClaimParams): Promise<Job[]> {
+  claim(params: EngineClaimParams): Promise<ClaimedJob[]> {
     return checked(
       () => vw.claimParams(params),
       (input) => {

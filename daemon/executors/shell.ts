@@ -18,7 +18,7 @@
  * `permanentExitCodes`).
  */
 import * as fs from 'node:fs';
-import { inheritedEnvironment, jobEnvironment } from '../../shared/client/jobEnv';
+import { dependencyEnvironment, inheritedEnvironment, jobEnvironment } from '../../shared/client/jobEnv';
 import { PRLIMIT, runProcessGroup, type ProcessGroupRun } from '../../shared/client/processGroup';
 import { shellJobOutcome } from '../../shared/client/shellJob';
 import type { ResourceLimits } from '../../shared/protocol/types';
@@ -60,6 +60,7 @@ class ShellRun implements RunningJob {
     const limits: ResourceLimits = { ...this.context.queueLimits, ...payload.limits };
     // A cgroup of its own where the daemon may make one (cgroups.ts): no process can leave it.
     const container = jobCgroup(job.id, (message) => output.log(message));
+    const dependencies = dependencyEnvironment(job);
     const group = runProcessGroup<StopReason>({
       command: payload.command,
       cwd: payload.cwd,
@@ -70,6 +71,7 @@ class ShellRun implements RunningJob {
         // After the payload's env: the job's own variables are not the payload's to change
         // (SPOOL_JOB_ID is how the job's processes are found again).
         ...jobEnvironment(job, this.context.workerId, this.context.socketPath),
+        ...dependencies.env,
         // The names shell jobs had before the environment was shared with `spool work`, kept.
         SPOOL_QUEUE: job.queue,
         SPOOL_ATTEMPT: String(job.attempts),
@@ -84,7 +86,7 @@ class ShellRun implements RunningJob {
       onProblem: (message) => output.log(message),
     });
     this.group = group;
-    const exit = await group.done;
+    const exit = await group.done.finally(() => dependencies.remove());
     await output.flush();
 
     const stderrTail = output.tail();
@@ -99,6 +101,7 @@ class ShellRun implements RunningJob {
       stderrTail,
       program: Object.keys(limits).length > 0 ? `${PRLIMIT} (util-linux, which sets the job's resource limits)` : '/bin/sh',
       cause: limitHit(limits, { code: exit.code, signal: exit.signal, stderrTail }),
+      result: output.result(),
     });
     if (outcome.kind !== 'stopped') return outcome;
     return outcome.reason === 'cancel' ? { kind: 'cancelled' } : { kind: 'stopped' };

@@ -3,7 +3,7 @@
  * stop it on request. The pool (pool.ts) turns outcomes into engine calls.
  */
 import { isSpoolError } from '../../shared/protocol/errors';
-import type { Job, ResourceLimits } from '../../shared/protocol/types';
+import type { ClaimedJob, ResourceLimits } from '../../shared/protocol/types';
 import type { JobOutput } from '../../shared/client/shellJob';
 
 /** How an attempt ended, from the executor's point of view. */
@@ -24,7 +24,8 @@ export interface RunningJob {
 }
 
 export interface ExecutorContext {
-  job: Job;
+  /** The job, with its dependencies and their results when it has any. */
+  job: ClaimedJob;
   output: JobOutput;
   /** After SIGTERM, how long a process group has before SIGKILL. */
   killGraceMs: number;

@@ -8,8 +8,16 @@
  * The rest of the environment is the daemon's (or the worker's) own, less the variables that
  * carry its credentials (SECRET_ENV): a job may be enqueued by anyone with a worker token, and
  * `env` in a shell job must not print the database's password or a token.
+ *
+ * A job that depends on others gets them too (`dependencyEnvironment`): `SPOOL_DEPENDENCIES`, the
+ * path of a JSON file holding what a worker's claim carries (`[{id, on, state, step, queue,
+ * kind, result}]`), and for each dependency with a step name whose result is a string or a
+ * number, `SPOOL_RESULT_<STEP>` (the step's name in capitals, other characters as `_`).
  */
-import type { Job } from '../protocol/types';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { ClaimedJob, Job } from '../protocol/types';
 
 /** The variables' names. */
 export const JOB_ENV = {
@@ -22,7 +30,39 @@ export const JOB_ENV = {
   checkpoint: 'SPOOL_JOB_CHECKPOINT',
   workerId: 'SPOOL_WORKER_ID',
   socket: 'SPOOL_SOCKET',
+  dependencies: 'SPOOL_DEPENDENCIES',
 } as const;
+
+/** The variable that carries the result of the dependency that ran step `step`. */
+export function resultVariable(step: string): string {
+  return `SPOOL_RESULT_${step.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
+}
+
+/** The variables of a job's dependencies, and how to remove the file they name once the command has ended. */
+export interface DependencyEnvironment {
+  env: Record<string, string>;
+  remove(): void;
+}
+
+/**
+ * The variables of `job`'s dependencies (none for a job without). The file is written 0600 in a
+ * folder of its own, 0700, under the system's temporary folder: results can hold what only the
+ * job's user may read.
+ */
+export function dependencyEnvironment(job: ClaimedJob): DependencyEnvironment {
+  const dependencies = job.dependencies;
+  if (dependencies === undefined || dependencies.length === 0) return { env: {}, remove: () => undefined };
+  const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'spool-dependencies-'));
+  const file = path.join(folder, 'dependencies.json');
+  fs.writeFileSync(file, JSON.stringify(dependencies), { mode: 0o600 });
+  const env: Record<string, string> = { [JOB_ENV.dependencies]: file };
+  for (const d of dependencies) {
+    if (d.step === null) continue;
+    if (typeof d.result === 'string') env[resultVariable(d.step)] = d.result;
+    else if (typeof d.result === 'number') env[resultVariable(d.step)] = String(d.result);
+  }
+  return { env, remove: () => fs.rmSync(folder, { recursive: true, force: true }) };
+}
 
 /**
  * The variables for one attempt of `job`, run by worker `workerId` of the daemon at `socketPath`.

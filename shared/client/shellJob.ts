@@ -13,10 +13,12 @@
  * A line that is a report (`::spool progress 40 compiling`, `::spool checkpoint {"step":3}`,
  * shared/domain/outputCommands.ts) is recorded as progress or a checkpoint instead, in its place
  * among the lines, and is not kept in the output; of a burst of progress reports only the latest
- * is recorded. A line that starts with `::spool ` but is not understood is kept, followed by a
+ * is recorded. A `::spool result <JSON>` line is kept by the output, not recorded: the last one
+ * is the result the job completes with. A line that starts with `::spool ` but is not understood is kept, followed by a
  * `log` line saying why. A report the daemon refuses is told in the `log` stream.
  *
- * How it ended (`shellJobOutcome`): exit 0 completes the job with `{exitCode: 0}`; another exit
+ * How it ended (`shellJobOutcome`): exit 0 completes the job with the result its output gave,
+ * or `{exitCode: 0}` when it gave none; another exit
  * code, a signal or the job's timeout fails it with a message that says which ("The command
  * exited with code 2.", "The command was killed by SIGKILL after the 30s timeout."), followed
  * by the last lines of stderr; a stop the caller asked for (a cancel, a shutdown) is handed back
@@ -34,7 +36,7 @@ import { errorMessage } from '../protocol/errors';
 export type JobOutputStream = Exclude<OutputStream, 'marker'>;
 
 /** What a job's command reported about itself in its output: progress or a checkpoint. */
-export type JobReport = Exclude<OutputCommand, { kind: 'invalid' }>;
+export type JobReport = Exclude<OutputCommand, { kind: 'invalid' } | { kind: 'result' }>;
 
 /** Where a job's output goes: the daemon's engine, or `jobs.log` calls over a connection. */
 export interface JobOutputTarget {
@@ -71,6 +73,8 @@ export class JobOutput {
   // the next chunk instead of turning them into replacement characters.
   private readonly decoders = { stdout: new StringDecoder('utf8'), stderr: new StringDecoder('utf8') };
   private readonly stderrTail: string[] = [];
+  /** The value of the last `::spool result` line, if any. */
+  private reported: { value: unknown } | undefined;
   /** Every write so far, in order: each starts after the one before it has been stored. */
   private written: Promise<void> = Promise.resolve();
   private readonly flushDelayMs: number;
@@ -114,6 +118,11 @@ export class JobOutput {
     return this.writeQueued();
   }
 
+  /** The result the last `::spool result` line gave, if one did. */
+  result(): { value: unknown } | undefined {
+    return this.reported;
+  }
+
   /** The last non-blank lines of stderr, for a failure message. */
   tail(): string {
     return this.stderrTail.join('\n');
@@ -123,6 +132,10 @@ export class JobOutput {
   private line(stream: 'stdout' | 'stderr', raw: string): void {
     const text = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
     const command = parseOutputCommand(text);
+    if (command !== null && command.kind === 'result') {
+      this.reported = { value: command.result };
+      return;
+    }
     if (command !== null && command.kind !== 'invalid') {
       const last = this.queued[this.queued.length - 1];
       // Progress reported faster than it is written: only the latest of a burst matters.
@@ -200,7 +213,7 @@ function groupQueued(queued: readonly Queued[], maxBatch: number): Group[] {
 
 /** How a shell job's attempt ended, for its runner to report. */
 export type ShellJobOutcome<R extends string> =
-  | { kind: 'completed'; result: { exitCode: 0 } }
+  | { kind: 'completed'; result: unknown }
   | { kind: 'failed'; error: string; exitCode?: number; permanent: boolean }
   /** Stopped for a reason the runner gave (a cancel, a shutdown): the runner says what that means. */
   | { kind: 'stopped'; reason: Exclude<R, TimeoutReason> };
@@ -216,6 +229,8 @@ export interface ShellJobEnding {
   program?: string;
   /** What explains the failure, put before the rest of the message ("Killed: memory limit 512 MiB"). */
   cause?: string | null;
+  /** The result the command's output gave (JobOutput.result()); `{exitCode: 0}` is the result without one. */
+  result?: { value: unknown } | undefined;
 }
 
 /** The job's outcome, and its message, from how its process group ended. */
@@ -233,7 +248,7 @@ export function shellJobOutcome<R extends string>(exit: ProcessGroupExit<R>, end
   }
   // Every reason but the timeout is the runner's own.
   if (stoppedFor !== null) return { kind: 'stopped', reason: stoppedFor as Exclude<R, TimeoutReason> };
-  if (code === 0) return { kind: 'completed', result: { exitCode: 0 } };
+  if (code === 0) return { kind: 'completed', result: ending.result === undefined ? { exitCode: 0 } : ending.result.value };
   const lead = ending.cause === undefined || ending.cause === null ? '' : `${ending.cause}. `;
   if (code !== null) {
     return { kind: 'failed', error: `${lead}The command exited with code ${code}.${tail}`, exitCode: code, permanent: ending.permanentExitCodes.includes(code) };

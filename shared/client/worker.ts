@@ -38,7 +38,7 @@ import { SpoolError } from '../protocol/errors';
 import type { TlsTarget } from './endpoint';
 import { asError, failParams, isLeaseLost, isRefusal, isStoreUnavailable, unsendable } from './outcome';
 import { ErrorCode } from '../protocol';
-import type { Job } from '../protocol/types';
+import type { ClaimedJob, Job } from '../protocol/types';
 
 /**
  * Throw this (or any error with `permanent: true`) to send the job to dead without retries.
@@ -78,7 +78,7 @@ export interface WorkContext {
 }
 
 /** Returns the job's result (any JSON value, or undefined) or throws to fail it. */
-export type JobHandler = (job: Job, ctx: WorkContext) => unknown;
+export type JobHandler = (job: ClaimedJob, ctx: WorkContext) => unknown;
 
 export interface RunWorkerOptions {
   /** Default: the same rules as every Spool client (SPOOL_SOCKET, XDG_RUNTIME_DIR, ~/.spool). */

@@ -5,9 +5,12 @@
  *
  *     ::spool progress 40 compiling
  *     ::spool checkpoint {"step":3}
+ *     ::spool result {"artifact":"dist/app.tar.gz"}
  *
  * `progress` takes a percentage from 0 to 100 (a fraction is allowed) and an optional message,
- * the rest of the line; `checkpoint` takes one JSON value (`null` clears the saved checkpoint).
+ * the rest of the line; `checkpoint` takes one JSON value (`null` clears the saved checkpoint);
+ * `result` takes one JSON value, the job's result when it completes (the last one wins), which
+ * is handed to the jobs that depend on it.
  * A line that starts with `::spool ` but is not one of these is an `invalid` command, which the
  * runners keep in the output with a note saying why it was not understood.
  */
@@ -17,6 +20,7 @@ import { errorMessage } from '../protocol/errors';
 export type OutputCommand =
   | { kind: 'progress'; percent: number; message: string | null }
   | { kind: 'checkpoint'; checkpoint: unknown }
+  | { kind: 'result'; result: unknown }
   | { kind: 'invalid'; reason: string };
 
 /** Every command line starts with this. */
@@ -24,6 +28,7 @@ export const OUTPUT_COMMAND_PREFIX = '::spool ';
 
 const PROGRESS = /^progress[ \t]+([0-9]+(?:\.[0-9]+)?)(?:[ \t]+(.*))?$/;
 const CHECKPOINT = /^checkpoint[ \t]+(.+)$/;
+const RESULT = /^result[ \t]+(.+)$/;
 
 /** The command in `line`, or null when the line is ordinary output. */
 export function parseOutputCommand(line: string): OutputCommand | null {
@@ -49,5 +54,16 @@ export function parseOutputCommand(line: string): OutputCommand | null {
     }
     return { kind: 'invalid', reason: `write "::spool checkpoint <JSON>", e.g. '::spool checkpoint {"step":3}'` };
   }
-  return { kind: 'invalid', reason: 'the commands are "::spool progress <0 to 100> [message]" and "::spool checkpoint <JSON>"' };
+  if (rest.startsWith('result')) {
+    const match = RESULT.exec(rest);
+    if (match !== null) {
+      try {
+        return { kind: 'result', result: JSON.parse(match[1]) as unknown };
+      } catch (error) {
+        return { kind: 'invalid', reason: `the result is not JSON (${errorMessage(error)}); write e.g. '::spool result {"artifact":"dist/app.tar.gz"}'` };
+      }
+    }
+    return { kind: 'invalid', reason: `write "::spool result <JSON>", e.g. '::spool result {"artifact":"dist/app.tar.gz"}'` };
+  }
+  return { kind: 'invalid', reason: 'the commands are "::spool progress <0 to 100> [message]", "::spool checkpoint <JSON>" and "::spool result <JSON>"' };
 }

@@ -115,21 +115,42 @@ interface Job {
   engine: Engine;
   clock: FakeClock;
   id: string;
+  /** The job it depends on, in queue `p`, when it has one. */
+  dependency?: string;
+  /** Whether that job fails when it is run (so that the dependent is cancelled). */
+  dependencyFails?: boolean;
 }
 
-/** How a job gets into a state; `lastAttempt` makes a failure final, `cancelRequested` asks a running job to stop. */
+/**
+ * How a job gets into a state; `lastAttempt` makes a failure final, `cancelRequested` asks a
+ * running job to stop. `dependencyFails` gives a blocked job a dependency that will fail;
+ * `fromBlocked` cancels a job while it is blocked; `dependencyRetried` retries the job's
+ * dependency once the job has finished, so that a retry of the job finds it not ended.
+ */
 interface Setup {
   state: JobState;
   lastAttempt?: boolean;
   cancelRequested?: boolean;
+  dependencyFails?: boolean;
+  fromBlocked?: boolean;
+  dependencyRetried?: boolean;
 }
 
 /** A fresh engine with one job in `setup.state`, reached through the engine's own methods. */
 async function jobIn(t: TestContext, setup: Setup): Promise<Job> {
   const { engine, clock } = makeEngine(t);
   const maxAttempts = setup.lastAttempt || setup.state === 'dead' ? 1 : 3;
-  const { job } = await engine.enqueue({ queue: 'q', kind: 'k', maxAttempts, backoff: { strategy: 'fixed', baseMs: BACKOFF_MS, jitter: 0 } });
+  const withDependency = setup.state === 'blocked' || setup.fromBlocked === true || setup.dependencyRetried === true;
+  const dependency = withDependency ? (await engine.enqueue({ queue: 'p', kind: 'k', maxAttempts: 1 })).job.id : undefined;
+  const { job } = await engine.enqueue({ queue: 'q', kind: 'k', maxAttempts, backoff: { strategy: 'fixed', baseMs: BACKOFF_MS, jitter: 0 }, ...(dependency ? { dependsOn: [dependency] } : {}) });
   const { id } = job;
+  const base = { engine, clock, id, ...(dependency ? { dependency } : {}), ...(setup.dependencyFails ? { dependencyFails: true } : {}) };
+  if (setup.state === 'blocked' || setup.fromBlocked) {
+    if (setup.fromBlocked) await engine.cancel(id);
+    assert.equal(await stateOf(base), setup.state, `set-up reaches ${setup.state}`);
+    return base;
+  }
+  if (dependency !== undefined) await endDependency(base, false);
   if (setup.state !== 'queued' && setup.state !== 'cancelled') {
     const claimed = await engine.claim({ workerId: WORKER });
     assert.deepEqual(claimed.map((j) => j.id), [id]);
@@ -137,8 +158,20 @@ async function jobIn(t: TestContext, setup: Setup): Promise<Job> {
   if (setup.state === 'retrying' || setup.state === 'dead') await engine.fail({ id, workerId: WORKER, error: 'boom' });
   if (setup.state === 'completed') await engine.complete({ id, workerId: WORKER });
   if (setup.state === 'cancelled' || setup.cancelRequested) await engine.cancel(id);
-  assert.equal(await stateOf({ engine, clock, id }), setup.state, `set-up reaches ${setup.state}`);
-  return { engine, clock, id };
+  if (setup.dependencyRetried && dependency !== undefined) await engine.retry(dependency);
+  assert.equal(await stateOf(base), setup.state, `set-up reaches ${setup.state}`);
+  return base;
+}
+
+/** Runs the job's dependency (queued in queue `p`) to its end: completed, or dead when `fails`. */
+async function endDependency(job: Job, fails: boolean): Promise<boolean> {
+  if (job.dependency === undefined) return false;
+  const claimed = await job.engine.claim({ workerId: WORKER, queues: ['p'] });
+  if (!claimed.some((j) => j.id === job.dependency)) return false;
+  const w = { id: job.dependency, workerId: WORKER };
+  if (fails) await job.engine.fail({ ...w, error: 'boom', permanent: true });
+  else await job.engine.complete(w);
+  return true;
 }
 
 async function stateOf(job: Job): Promise<JobOutcome> {
@@ -189,6 +222,11 @@ async function act(action: JobAction, job: Job): Promise<{ applied: boolean; err
       }
       case 'recover':
         return { applied: (await engine.recoverInterrupted([WORKER])) > 0 };
+      case 'unblock': {
+        const before = await stateOf(job);
+        await endDependency(job, job.dependencyFails === true);
+        return { applied: (await stateOf(job)) !== before };
+      }
       case 'cancel':
         await engine.cancel(id);
         break;
@@ -234,14 +272,19 @@ for (const action of JOB_ACTIONS) {
 
 /** Jobs that reach the other outcomes of an action: its last attempt, or a cancel requested. */
 const VARIANTS: readonly Setup[] = [
+  { state: 'blocked' },
+  { state: 'blocked', dependencyFails: true },
   { state: 'running' },
   { state: 'running', lastAttempt: true },
   { state: 'running', cancelRequested: true },
   { state: 'queued' },
   { state: 'retrying' },
   { state: 'completed' },
+  { state: 'completed', dependencyRetried: true },
   { state: 'dead' },
+  { state: 'dead', dependencyRetried: true },
   { state: 'cancelled' },
+  { state: 'cancelled', fromBlocked: true },
 ];
 
 test('every outcome the transitions table lists is one the engine reaches', async (t) => {

@@ -37,11 +37,16 @@ export class UpkeepStatements implements Pick<QueueSql, 'queuePurge'>, Pick<Upke
     // one that finished before the cutoff was created before it too. Without the bound, a batch
     // that finds fewer than `limit` expired jobs would walk every job still inside its retention
     // window (hundreds of thousands on a busy queue) while holding the write lock.
+    // A job that a job not yet ended depends on is kept: that job is still to be handed its
+    // result (a workflow broken by its own retention is what Oban #722 reported).
     this.retentionStmt = db.prepare(`
       DELETE FROM jobs WHERE id IN (
         SELECT id FROM jobs INDEXED BY jobs_list
         WHERE queue = @queue AND state IN ('completed', 'dead', 'cancelled') AND state <> 'running'
           AND id < @beforeId AND finished_at < @cutoff
+          AND (dependents = 0 OR NOT EXISTS (
+            SELECT 1 FROM job_dependencies d JOIN jobs c ON c.id = d.job_id
+            WHERE d.depends_on_id = jobs.id AND c.state NOT IN ('completed', 'dead', 'cancelled')))
         LIMIT +@limit)
       RETURNING state`);
     // Both read the first entry of a partial index (jobs_due, jobs_lease): O(log n). The terms

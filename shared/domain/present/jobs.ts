@@ -124,6 +124,8 @@ export function stateSentence(job: Job, runs: readonly JobRun[], now: number, wa
   const error = errorLine(job);
   const status = statusBeside(last, error);
   switch (job.state) {
+    case 'blocked':
+      return `Waiting for ${job.waitingFor} of the ${job.dependsOn} jobs it depends on to end.`;
     case 'queued':
       return job.runAt > now ? `${capitalized(startsText(job.runAt, now))}.` : waitingSentence(job, waiting, now);
     case 'running': {

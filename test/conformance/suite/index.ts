@@ -10,6 +10,7 @@ import { defineCore } from './core';
 import { defineCounters } from './counters';
 import { defineDaemons } from './daemons';
 import { defineDelayed } from './delayed';
+import { defineDependencies } from './dependencies';
 import { defineLease } from './lease';
 import { defineList } from './list';
 import { defineManage } from './manage';
@@ -31,6 +32,7 @@ const SUITES: readonly ((store: TestStoreFactory) => void)[] = [
   defineCounters,
   defineDaemons,
   defineDelayed,
+  defineDependencies,
   defineLease,
   defineList,
   defineManage,
