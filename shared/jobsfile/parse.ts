@@ -15,6 +15,7 @@ import type {
   DeclaredQueue,
   DeclaredSchedule,
   DeclaredTemplate,
+  DeclaredWorkflow,
   ObjectLocation,
   ObjectType,
   OverlapPolicy,
@@ -25,6 +26,7 @@ import type {
 } from './model';
 import { checkPlaceholders, checkTargets, groupOf, isBackoff, optionsOf, payloadOf, stringOf } from './jobFields';
 import { jobTemplateOf } from './params';
+import { readWorkflows } from './workflows';
 import { LineIndex } from './positions';
 import { FILE_SPEC, QUEUE_SPEC, SCHEDULE_SPEC, TEMPLATE_SPEC, type ObjectSpec } from './spec';
 import { closest } from './suggest';
@@ -82,6 +84,7 @@ export function parseJobsFile(text: string): ParseResult {
     problems,
     locations: file.locations,
     references: file.references,
+    workflows: file.workflows,
     tree: file.tree,
   };
 }
@@ -138,6 +141,7 @@ class FileReader {
   readonly locations: ObjectLocation[] = [];
   readonly references: Reference[] = [];
   tree: Node | undefined;
+  workflows: DeclaredWorkflow[] = [];
   private project = '';
   private readonly queues: DeclaredQueue[] = [];
   private readonly templateReads = new Map<string, TemplateRead>();
@@ -169,7 +173,7 @@ class FileReader {
       if (errors.length === 0) this.checker.report({ offset: 0, length: 0 }, 'missing-required', 'The file is empty: it needs at least { "project": "<name>" }.', ['project']);
       return;
     }
-    const top = this.checker.object(root, FILE_SPEC, [], { manual: ['queues', 'templates', 'schedules'] });
+    const top = this.checker.object(root, FILE_SPEC, [], { manual: ['queues', 'templates', 'schedules', 'workflows'] });
     if (top === null) return;
     this.project = str(top.values['project']) ?? '';
     this.eachEntry(top.nodes['queues'], 'queues', 'queue', (name, keyNode, value, path) => this.queue(name, keyNode, value, path));
@@ -182,6 +186,7 @@ class FileReader {
     // References are checked once every map is read: a schedule may come before its template.
     for (const [name, read] of this.templateReads) this.checkQueueRef(name, read);
     for (const s of schedules) this.schedule(s);
+    this.workflows = readWorkflows(this.checker, top.nodes['workflows'], this.templateReads);
   }
 
   /** Every entry of one of the file's three maps, names checked, each handed to `each`. */

@@ -200,3 +200,53 @@ export interface Plan {
   /** Apply must refuse while there are any. */
   conflicts: Conflict[];
 }
+
+/**
+ * When a step starts after a step it needs has ended: `succeeded` (the default), `failed`, or
+ * `finished` (whatever the outcome, cancelled included).
+ */
+export type NeedCondition = 'succeeded' | 'failed' | 'finished';
+
+/** One step a workflow step waits for, and the outcome it waits for. */
+export interface StepNeed {
+  step: string;
+  on: NeedCondition;
+}
+
+/** The types a workflow parameter may have; a value is given as text and checked against it. */
+export type WorkflowParamType = 'string' | 'number' | 'boolean';
+
+/** One `{{name}}` a workflow takes. */
+export interface WorkflowParam extends TemplateParam {
+  type: WorkflowParamType;
+}
+
+/**
+ * One step of a workflow, as a job ready to substitute: a template step has its template's job
+ * with the template's own parameters already filled in (from the step's `params`, the workflow's
+ * parameters of the same name, or the template's defaults), so the placeholders left are the
+ * workflow's parameters and the step's matrix variables.
+ */
+export interface DeclaredStep {
+  name: string;
+  queue: string;
+  kind: string;
+  payload: unknown;
+  options: JobOptions;
+  /** The steps it waits for, in the file's order. */
+  needs: StepNeed[];
+  /** Variables and their values: one job per combination (absent: one job). */
+  matrix?: Record<string, string[]>;
+  /** The template it was made from, if any. */
+  template?: string;
+  description?: string;
+}
+
+/** A workflow: steps and what each waits for, started as one run. */
+export interface DeclaredWorkflow {
+  name: string;
+  params: Record<string, WorkflowParam>;
+  /** In the file's order. */
+  steps: DeclaredStep[];
+  description?: string;
+}
