@@ -345,6 +345,8 @@ export function fieldAt(path: readonly (string | number)[]): FieldSpec | undefin
   let spec: FieldSpec = FILE_SPEC;
   for (const segment of path) {
     if (spec.kind === 'map') spec = spec.values;
+    // A `needs` entry, written as an object, is a NEED_SPEC (as a bare name, a string of it).
+    else if (spec.kind === 'needs' && typeof segment === 'number') spec = NEED_SPEC;
     else if (spec.kind === 'object' && typeof segment === 'string' && Object.hasOwn(spec.fields, segment)) {
       const next: FieldSpec | undefined = spec.fields[segment];
       if (next === undefined) return undefined;

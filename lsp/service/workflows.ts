@@ -1,0 +1,92 @@
+/**
+ * A workflow's steps in the editor: the step names `needs` can take (completion), and a step's
+ * place in the graph — what it waits for and what waits for it (hover). Both read the tree as
+ * written rather than the parsed workflows, so a step with an error is still offered and shown
+ * while the file is being typed.
+ */
+import type { Node } from 'jsonc-parser';
+import { CompletionItemKind, type CompletionItem } from 'vscode-languageserver-types';
+import { NEED_CONDITIONS } from '../../shared/domain/rules/declared';
+import type { NeedCondition } from '../../shared/jobsfile';
+import { memberValue, nodeAtPath, stringValue, type JobsDocument } from './document';
+
+/** One edge of a workflow as written: `from` waits for `to` to end `on` an outcome. */
+interface Edge {
+  from: string;
+  to: string;
+  on: NeedCondition;
+}
+
+/** The steps of workflow `name` as written: their names in order, and every need between them. */
+function graphOf(doc: JobsDocument, name: string): { steps: string[]; edges: Edge[]; nodes: Map<string, Node> } {
+  const stepsNode = nodeAtPath(doc, ['workflows', name, 'steps']);
+  const steps: string[] = [];
+  const edges: Edge[] = [];
+  const nodes = new Map<string, Node>();
+  if (stepsNode?.type !== 'object') return { steps, edges, nodes };
+  for (const property of stepsNode.children ?? []) {
+    const key = stringValue(property.children?.[0]);
+    const body = property.children?.[1];
+    if (key === undefined) continue;
+    steps.push(key);
+    if (body !== undefined) nodes.set(key, body);
+    const needs = memberValue(body, 'needs');
+    if (needs?.type !== 'array') continue;
+    for (const item of needs.children ?? []) {
+      const to = stringValue(item) ?? stringValue(memberValue(item, 'step'));
+      if (to === undefined) continue;
+      const on = NEED_CONDITIONS.find((c) => c === stringValue(memberValue(item, 'on'))) ?? 'succeeded';
+      edges.push({ from: key, to, on });
+    }
+  }
+  return { steps, edges, nodes };
+}
+
+/**
+ * Completion of a step name in `needs` (a bare name, or the `step` of an object): the other
+ * steps of the workflow, those the step does not wait for yet first. `path` is the location's.
+ */
+export function stepNameItems(doc: JobsDocument, path: readonly (string | number)[], edit: (text: string) => Pick<CompletionItem, 'textEdit' | 'insertText'>): CompletionItem[] | undefined {
+  const [section, workflow, steps, step, needs, index, field] = path;
+  const bare = path.length === 6;
+  if (section !== 'workflows' || typeof workflow !== 'string' || steps !== 'steps' || typeof step !== 'string' || needs !== 'needs' || typeof index !== 'number') return undefined;
+  if (!bare && !(path.length === 7 && field === 'step')) return undefined;
+  const graph = graphOf(doc, workflow);
+  const waited = new Set(graph.edges.filter((e) => e.from === step).map((e) => e.to));
+  return graph.steps
+    .filter((s) => s !== step)
+    .map((s) => ({
+      label: s,
+      kind: CompletionItemKind.Function,
+      detail: waited.has(s) ? 'step (already needed)' : 'step',
+      sortText: `${waited.has(s) ? '1' : '0'}${s}`,
+      ...edit(JSON.stringify(s)),
+    }));
+}
+
+/** The step a hover is on: a step's key, or a step name in `needs`; undefined otherwise. */
+export function hoveredStep(path: readonly (string | number)[], atKey: boolean, value: string | undefined): { workflow: string; step: string } | undefined {
+  const [section, workflow, steps, step, needs, , field] = path;
+  if (section !== 'workflows' || typeof workflow !== 'string' || steps !== 'steps' || typeof step !== 'string') return undefined;
+  if (path.length === 4 && atKey) return { workflow, step };
+  const inNeeds = needs === 'needs' && !atKey && (path.length === 6 || (path.length === 7 && field === 'step'));
+  return inNeeds && value !== undefined ? { workflow, step: value } : undefined;
+}
+
+/** A step's hover: what it runs, what it waits for, and what waits for it. */
+export function stepHover(doc: JobsDocument, workflow: string, step: string): string {
+  const graph = graphOf(doc, workflow);
+  if (!graph.steps.includes(step)) return `**Step ${step}**: workflow "${workflow}" has no such step.`;
+  const declared = doc.parse.workflows.find((w) => w.name === workflow)?.steps.find((s) => s.name === step);
+  const lines = [`**Step ${step}** of workflow ${workflow}${declared !== undefined ? ` — ${declared.kind} job on queue \`${declared.queue}\`${declared.template !== undefined ? ` (template ${declared.template})` : ''}` : ''}`];
+  if (declared?.matrix !== undefined) {
+    const jobs = Object.values(declared.matrix).reduce((n, values) => n * values.length, 1);
+    lines.push('', `${jobs} job${jobs === 1 ? '' : 's'}, one per ${Object.entries(declared.matrix).map(([k, v]) => `${k} (${v.join(', ')})`).join(' × ')}`);
+  }
+  const condition = (on: NeedCondition): string => (on === 'succeeded' ? '' : ` (${on})`);
+  const waitsFor = graph.edges.filter((e) => e.from === step);
+  const waitedBy = graph.edges.filter((e) => e.to === step);
+  lines.push('', `Waits for: ${waitsFor.length === 0 ? 'nothing — it starts with the run' : waitsFor.map((e) => `${e.to}${condition(e.on)}`).join(', ')}`);
+  lines.push('', `Waited for by: ${waitedBy.length === 0 ? 'no step' : waitedBy.map((e) => `${e.from}${condition(e.on)}`).join(', ')}`);
+  return lines.join('\n');
+}
