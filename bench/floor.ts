@@ -11,6 +11,7 @@
 import * as path from 'node:path';
 import { UuidV7 } from '../shared/domain/uuid';
 import { CLAIM_ANSWER_BUDGET, SqliteDatabase, type JobInsert } from '../daemon/storage/sqlite/database';
+import { PLAIN_JOB_INSERT } from '../daemon/storage/statements/jobs';
 import type { BenchFigure } from './figure';
 
 const WORKER = 'floor-worker';
@@ -67,6 +68,7 @@ class Floor {
       queue: 'bench',
       kind: 'work',
       payload: `{"n":${this.n++}}`,
+      ...PLAIN_JOB_INSERT,
       priority: 0,
       weight: 1,
       runAt: now,

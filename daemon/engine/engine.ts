@@ -225,8 +225,9 @@ export class Engine {
     return checked(() => v.updateParams(params, this.now()), (input) => this.write((c) => jobs.update(c, input)));
   }
 
-  deleteJob(id: string): Promise<void> {
-    return checked(() => jobId(id), (valid) => this.write((c) => jobs.deleteJob(c, valid)));
+  /** Deletes a job (with `cascade`, the jobs that depend on it too); how many were deleted. */
+  deleteJob(id: string, cascade = false): Promise<number> {
+    return checked(() => jobId(id), (valid) => this.write((c) => jobs.deleteJob(c, valid, cascade)));
   }
 
   cancelMany(params: BulkParams): Promise<BulkResult> {
@@ -246,7 +247,7 @@ export class Engine {
   }
 
   deleteMany(params: BulkParams): Promise<BulkResult> {
-    return checked(() => v.bulkParams(params), (input) => this.bulk(input, (c, id) => jobs.deleteJob(c, id)).then(({ count, errors }) => ({ count, errors })));
+    return checked(() => v.bulkParams(params), (input) => this.bulk(input, (c, id) => jobs.deleteJob(c, id, false)).then(({ count, errors }) => ({ count, errors })));
   }
 
   /**

@@ -41,22 +41,27 @@ export interface JobRules {
 export function jobRules(random: () => number): JobRules {
   return {
     cancel(job: Job): 'cancel' | 'request' {
-      if (job.state === 'queued' || job.state === 'retrying') return 'cancel';
+      if (job.state === 'blocked' || job.state === 'queued' || job.state === 'retrying') return 'cancel';
       if (job.state === 'running') return 'request';
       throw invalidState(job, `Cannot cancel job ${job.id}: it is already finished (${job.state}). Retry it to run it again, or delete it.`);
     },
 
     checkRetry(job: Job): void {
-      if (job.state === 'queued' || job.state === 'retrying' || job.state === 'running') {
-        const advice = job.state === 'running' ? 'Cancel it first, or wait for it to finish.' : 'It will run when its turn comes; update its run time to run it sooner.';
+      if (job.state === 'blocked' || job.state === 'queued' || job.state === 'retrying' || job.state === 'running') {
+        const advice =
+          job.state === 'running'
+            ? 'Cancel it first, or wait for it to finish.'
+            : job.state === 'blocked'
+              ? 'It runs when the jobs it depends on have ended.'
+              : 'It will run when its turn comes; update its run time to run it sooner.';
         throw invalidState(job, `Cannot retry job ${job.id}: it is ${job.state}. ${advice}`);
       }
     },
 
     checkUpdate(job: Job, input: UpdateInput): void {
-      if (job.state !== 'queued' && job.state !== 'retrying') {
+      if (job.state !== 'blocked' && job.state !== 'queued' && job.state !== 'retrying') {
         const advice = job.state === 'running' ? 'Cancel it first, or wait for it to finish.' : 'Retry it to run it again.';
-        throw invalidState(job, `Cannot update job ${job.id}: only queued or retrying jobs can change, and it is ${job.state}. ${advice}`);
+        throw invalidState(job, `Cannot update job ${job.id}: only blocked, queued or retrying jobs can change, and it is ${job.state}. ${advice}`);
       }
       if (input.maxAttempts !== null && input.maxAttempts <= job.attempts) {
         throw new SpoolError(

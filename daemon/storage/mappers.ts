@@ -3,7 +3,8 @@
  * names and the shapes the statements return (./statements/). The engine never imports it.
  */
 import type { ResourceLimits, Backoff, BackoffStrategy, Job, JobContext, JobRun, JobState, MissedRunPolicy, OutputLine, OutputStream, RunOutcome, Schedule, Worker, WorkerType } from '../../shared/protocol/types';
-import { JOB_STATES } from '../../shared/protocol/types';
+import { DEPENDENCY_CONDITIONS, JOB_STATES, type JobDependency } from '../../shared/protocol/types';
+import type { StoredDependency } from './statements/dependencies';
 import type { OverlapPolicy } from '../../shared/jobsfile';
 import type { DaemonInstance } from './statements/daemons';
 import type { ManagedType, Ownership, StoredTemplate } from './statements/projects';
@@ -84,6 +85,11 @@ export function mapJob(row: Row): Job {
     updatedAt: int(row, 'updated_at'),
     startedAt: intOrNull(row, 'started_at'),
     finishedAt: intOrNull(row, 'finished_at'),
+    dependsOn: int(row, 'depends_on'),
+    waitingFor: int(row, 'waiting_for'),
+    dependents: int(row, 'dependents'),
+    step: textOrNull(row, 'step'),
+    workflowRunId: textOrNull(row, 'workflow_run_id'),
   };
 }
 
@@ -97,7 +103,7 @@ export function newJob(values: JobInsert): Job {
     payload: JSON.parse(values.payload),
     priority: values.priority,
     weight: values.weight,
-    state: 'queued',
+    state: values.state,
     runAt: values.runAt,
     attempts: 0,
     maxAttempts: values.maxAttempts,
@@ -110,15 +116,38 @@ export function newJob(values: JobInsert): Job {
     progressMessage: null,
     checkpoint: null,
     result: null,
-    lastError: null,
+    lastError: values.lastError,
     cancelRequested: false,
     tags: Array.isArray(tags) ? tags.filter((t): t is string => typeof t === 'string') : [],
     context: values.context === null ? null : contextFrom(JSON.parse(values.context)),
     createdAt: values.now,
     updatedAt: values.now,
     startedAt: null,
-    finishedAt: null,
+    finishedAt: values.state === 'cancelled' ? values.now : null,
+    dependsOn: values.dependsOn,
+    waitingFor: values.waitingFor,
+    dependents: 0,
+    step: values.step,
+    workflowRunId: values.workflowRunId,
   };
+}
+
+/** The job at the other end of a dependency (`id`, `state`, `step`, `queue`, `kind`, `result`) and the edge's `on_condition`. */
+export function mapDependency(row: Row): JobDependency {
+  return {
+    id: text(row, 'id'),
+    on: oneOfColumn(row, 'on_condition', DEPENDENCY_CONDITIONS),
+    state: jobState(row),
+    step: textOrNull(row, 'step'),
+    queue: text(row, 'queue'),
+    kind: text(row, 'kind'),
+    result: json(row, 'result'),
+  };
+}
+
+/** mapDependency, with the job that has it (`job_id`) and whether the edge is `resolved`. */
+export function mapStoredDependency(row: Row): StoredDependency {
+  return { ...mapDependency(row), jobId: text(row, 'job_id'), resolved: bool(row, 'resolved') };
 }
 
 export function mapRun(row: Row): JobRun {

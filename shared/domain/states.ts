@@ -6,7 +6,7 @@
  * (`viewItem =~ /^job\.(dead|cancelled|completed)$/` in package.json) are checked against it by
  * the same test.
  *
- * States: `queued` waits for its turn (or its `runAt`); `running` is held by one worker under a
+ * States: `blocked` waits for the jobs it depends on to end; `queued` waits for its turn (or its `runAt`); `running` is held by one worker under a
  * lease; `retrying` waits out its backoff and is then claimed like a due queued job;
  * `completed`, `dead` and `cancelled` are terminal until a user retries the job. The long form,
  * who moves a job in and out of each state, is written from this table by `jobStatesDoc`: it
@@ -68,6 +68,11 @@ export const JOB_TRANSITIONS = {
   markCancelled: { by: 'worker', methods: [], from: { running: ['cancelled'] }, refusal: ErrorCode.LeaseLost, when: "the daemon's own executors stop it for a requested cancel" },
   /** The lease ran out: handled as a failed attempt. */
   reap: { by: 'daemon', methods: [], from: { running: ['retrying', 'dead', 'cancelled'] }, refusal: null, when: 'its lease runs out' },
+  /**
+   * The last job a blocked job waits for ends as its condition asks: it is queued. One ends so
+   * that a condition can no longer hold: it ends cancelled, and so may its own dependents.
+   */
+  unblock: { by: 'daemon', methods: [], from: { blocked: ['queued', 'cancelled'] }, refusal: null, when: 'the jobs it depends on end' },
   /** Start-up recovery of jobs the daemon's own executors left running: given back like a release. */
   recover: { by: 'daemon', methods: [], from: { running: ['retrying'] }, refusal: null, when: "the daemon starts and finds it left running by its own executors" },
   /**
@@ -78,28 +83,33 @@ export const JOB_TRANSITIONS = {
   cancel: {
     by: 'user',
     methods: ['jobs.cancel', 'jobs.cancelMany'],
-    from: { queued: ['cancelled'], retrying: ['cancelled'], running: ['running'] },
+    from: { blocked: ['cancelled'], queued: ['cancelled'], retrying: ['cancelled'], running: ['running'] },
     refusal: ErrorCode.InvalidState,
-    bulkDefault: ['queued', 'retrying'],
+    bulkDefault: ['blocked', 'queued', 'retrying'],
   },
-  /** A finished job runs again with a fresh attempt budget; its history stays. Bulk default: the dead ones, what a retry is mostly for. */
+  /**
+   * A finished job runs again with a fresh attempt budget; its history stays. A job with
+   * dependencies has them checked again: blocked while one has not ended, refused when one
+   * ended so that its condition cannot hold. Bulk default: the dead ones, what a retry is mostly for.
+   */
   retry: {
     by: 'user',
     methods: ['jobs.retry', 'jobs.retryMany'],
-    from: { completed: ['queued'], dead: ['queued'], cancelled: ['queued'] },
+    from: { completed: ['queued', 'blocked'], dead: ['queued', 'blocked'], cancelled: ['queued', 'blocked'] },
     refusal: ErrorCode.InvalidState,
     bulkDefault: ['dead'],
   },
   /** Priority, run time, payload, attempts, tags of a job that has not started (or waits to retry). */
-  update: { by: 'user', methods: ['jobs.update'], from: { queued: ['queued'], retrying: ['retrying'] }, refusal: ErrorCode.InvalidState },
+  update: { by: 'user', methods: ['jobs.update'], from: { blocked: ['blocked'], queued: ['queued'], retrying: ['retrying'] }, refusal: ErrorCode.InvalidState },
   /**
-   * Anything not running (cancel that first). Bulk default: finished jobs only, since deleting
+   * Anything not running (cancel that first); a job that unfinished jobs depend on only with
+   * `cascade`, which deletes them too. Bulk default: finished jobs only, since deleting
    * waiting work across a whole queue is something to ask for by name.
    */
   delete: {
     by: 'user',
     methods: ['jobs.delete', 'jobs.deleteMany'],
-    from: { queued: ['deleted'], retrying: ['deleted'], completed: ['deleted'], dead: ['deleted'], cancelled: ['deleted'] },
+    from: { blocked: ['deleted'], queued: ['deleted'], retrying: ['deleted'], completed: ['deleted'], dead: ['deleted'], cancelled: ['deleted'] },
     refusal: ErrorCode.InvalidState,
     bulkDefault: ['completed', 'cancelled', 'dead'],
   },
@@ -147,7 +157,8 @@ export function bulkDefaultStates(action: 'cancel' | 'retry' | 'delete'): readon
  * what a retrying job waits for, what becomes of a terminal one.
  */
 const STATE_NOTES: Readonly<Record<JobState, string>> = {
-  queued: 'A job is enqueued in this state (`jobs.enqueue`, `jobs.enqueueBatch`, a schedule\'s tick). A queued job whose `runAt` lies in the future is shown as *delayed*; it is still `queued`.',
+  blocked: 'A job is enqueued in this state when it depends on jobs that have not all ended (`dependsOn`); it is never claimed, and is queued (or cancelled) in the transaction that ends the last of them. Retention never deletes a job a blocked job depends on.',
+  queued: 'A job is enqueued in this state (`jobs.enqueue`, `jobs.enqueueBatch`, a schedule\'s tick) unless it waits for dependencies. A queued job whose `runAt` lies in the future is shown as *delayed*; it is still `queued`.',
   running: 'A running job is held by one worker under a lease.',
   retrying: 'It waits out its backoff (`runAt`), then is claimed exactly like a due queued job.',
   completed: 'Terminal: retention cleanup deletes it.',

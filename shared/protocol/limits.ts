@@ -34,6 +34,10 @@ export const LIMITS = {
   maxCapacity: 100_000,
   /** jobs.enqueueBatch, jobs.claim's max, bulk ids. */
   maxBatch: 1000,
+  /** A job's dependsOn: the jobs it waits for (a fan-in of 10,000 is one job). */
+  maxDependencies: 10_000,
+  /** The dependents jobs.get lists (the first ones, oldest first); Job.dependents counts them all. */
+  maxListedDependents: 1000,
   /** jobs.list and jobs.output page size. */
   maxPageSize: 1000,
   /** Long-poll wait of jobs.claim. */

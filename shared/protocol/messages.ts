@@ -6,7 +6,10 @@
  */
 import type {
   Backoff,
+  ClaimedJob,
+  DependsOn,
   Job,
+  JobDependency,
   JobContext,
   JobCounts,
   JobRun,
@@ -138,6 +141,12 @@ export interface EnqueueParams {
   /** A repeated key returns the existing job with `created: false`; it is never overwritten. */
   idempotencyKey?: string;
   context?: JobContext;
+  /**
+   * Jobs that must end first (at most LIMITS.maxDependencies, each an existing job): the job
+   * waits `blocked` until they have, then is queued; it ends `cancelled` when one ends so that
+   * its condition can no longer hold.
+   */
+  dependsOn?: DependsOn[];
 }
 
 /** A job as enqueued, or the one an idempotency key matched. */
@@ -167,6 +176,20 @@ export interface JobIdParams {
 export interface JobWithRuns {
   job: Job;
   runs: JobRun[];
+  /** The jobs it depends on, with their states and results (oldest first). */
+  dependencies: JobDependency[];
+  /** The jobs that depend on it, with their states (oldest first; at most LIMITS.maxListedDependents). */
+  dependents: JobDependency[];
+}
+
+/** A job to delete. */
+export interface DeleteJobParams {
+  id: string;
+  /**
+   * Delete the jobs that depend on it (and theirs) as well. Without it, a job that unfinished
+   * jobs depend on is refused.
+   */
+  cascade?: boolean;
 }
 
 /** The order of `jobs.list`: newest or oldest created first, or soonest `runAt` first. */
@@ -279,7 +302,7 @@ export interface ClaimParams {
 
 /** The claimed jobs, now running and leased to the worker; empty when none was ready in time. */
 export interface ClaimResult {
-  jobs: Job[];
+  jobs: ClaimedJob[];
 }
 
 /** A job and the worker that holds its lease. */

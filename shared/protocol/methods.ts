@@ -36,6 +36,7 @@ import type {
   HeartbeatParams,
   HeartbeatResult,
   JobIdParams,
+  DeleteJobParams,
   JobOutputParams,
   JobOutputResult,
   JobResult,
@@ -164,11 +165,11 @@ export const METHODS = {
     summary: 'Change a queued or retrying job.',
     errors: ['JobNotFound', 'InvalidState', 'InvalidParams', 'PayloadTooLarge', 'StoreUnavailable'],
   }),
-  'jobs.delete': method<JobIdParams, DeletedResult>()({
+  'jobs.delete': method<DeleteJobParams, DeletedResult>()({
     caller: 'client',
     scope: 'admin',
     grouped: false,
-    summary: 'Delete a job that is not running.',
+    summary: 'Delete a job that is not running; with `cascade`, the jobs that depend on it too.',
     errors: ['JobNotFound', 'InvalidState', 'InvalidParams', 'StoreUnavailable'],
   }),
   'jobs.cancelMany': method<BulkParams, BulkResult>()({

@@ -14,9 +14,10 @@
  * - `dead`: Entered by fail (`jobs.fail`) from `running`; reap (when its lease runs out) from `running`. Actions: retry (`jobs.retry`, `jobs.retryMany`) → `queued`; delete (`jobs.delete`, `jobs.deleteMany`) → `deleted`. Terminal: retention cleanup deletes it.
  * - `cancelled`: Entered by fail (`jobs.fail`) from `running`; release (`jobs.release`) from `running`; markCancelled (when the daemon's own executors stop it for a requested cancel) from `running`; reap (when its lease runs out) from `running`; cancel (`jobs.cancel`, `jobs.cancelMany`) from `queued` or `retrying`. Actions: retry (`jobs.retry`, `jobs.retryMany`) → `queued`; delete (`jobs.delete`, `jobs.deleteMany`) → `deleted`. Terminal: retention cleanup deletes it.
  */
-export type JobState = 'queued' | 'running' | 'retrying' | 'completed' | 'dead' | 'cancelled';
+export type JobState = 'blocked' | 'queued' | 'running' | 'retrying' | 'completed' | 'dead' | 'cancelled';
 
 export const JOB_STATES: readonly JobState[] = [
+  'blocked',
   'queued',
   'running',
   'retrying',
@@ -90,6 +91,47 @@ export interface Job {
   updatedAt: number;
   startedAt: number | null;
   finishedAt: number | null;
+  /** How many jobs this one was enqueued depending on (`dependsOn`). */
+  dependsOn: number;
+  /** Of those, how many have not ended yet: the job is `blocked` while this is above 0. */
+  waitingFor: number;
+  /** How many jobs were enqueued depending on this one (not lowered when one of them is deleted). */
+  dependents: number;
+  /** The workflow step this job runs, when a workflow made it; null otherwise. */
+  step: string | null;
+  /** The workflow run this job belongs to, when a workflow made it; null otherwise. */
+  workflowRunId: string | null;
+}
+
+/**
+ * When a dependency lets its dependent run: `succeeded` (it completed), `failed` (it ended
+ * without completing: dead, or cancelled), `finished` (it ended, whatever the outcome).
+ */
+export type DependencyCondition = 'succeeded' | 'failed' | 'finished';
+
+export const DEPENDENCY_CONDITIONS: readonly DependencyCondition[] = ['succeeded', 'failed', 'finished'];
+
+/** One dependency as `jobs.enqueue` takes it: a bare id is short for `{ id, on: 'succeeded' }`. */
+export type DependsOn = string | { id: string; on?: DependencyCondition };
+
+/** A job at the other end of a dependency, as `jobs.get` and a claim show it. */
+export interface JobDependency {
+  id: string;
+  /** The condition of the edge between the two jobs. */
+  on: DependencyCondition;
+  state: JobState;
+  /** The workflow step of that job, or null. */
+  step: string | null;
+  queue: string;
+  kind: string;
+  /** That job's result: what it completed with, or null. */
+  result: unknown;
+}
+
+/** A claimed job, running and leased to the claimer; `dependencies` when it was enqueued depending on others. */
+export interface ClaimedJob extends Job {
+  /** The jobs it depends on, as they ended, with their results (present only when `dependsOn` > 0). */
+  dependencies?: JobDependency[];
 }
 
 /** How one attempt ended. `running` while it has not. */

@@ -57,7 +57,7 @@ function run(fields: Partial<JobRun>): JobRun {
 }
 
 function counts(fields: Partial<JobCounts>): JobCounts {
-  return { queued: 0, running: 0, retrying: 0, completed: 0, dead: 0, cancelled: 0, ...fields };
+  return { blocked: 0, queued: 0, running: 0, retrying: 0, completed: 0, dead: 0, cancelled: 0, ...fields };
 }
 
 test('relative times: one unit, "just now" within a second, "-" for none', () => {
@@ -101,7 +101,7 @@ test('did you mean: one edit per three characters, at most two, case-insensitive
 
 test("a queue's counts: due and delayed apart, busiest first, completed only when nothing else", () => {
   assert.equal(dueCount({ queued: 5 }, 2), 3);
-  assert.equal(countsText(counts({ queued: 5, running: 3, dead: 1 }), 2), '3 running · 3 queued · 2 delayed · 1 dead');
+  assert.equal(countsText(counts({ blocked: 0, queued: 5, running: 3, dead: 1 }), 2), '3 running · 3 queued · 2 delayed · 1 dead');
   assert.equal(countsText(counts({ completed: 40 })), '40 completed');
   assert.equal(countsText(counts({})), 'empty');
   assert.equal(countsText(counts({ queued: 3, completed: 7 }), 0, { completed: true }), '3 queued · 7 completed');

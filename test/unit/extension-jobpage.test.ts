@@ -43,6 +43,11 @@ function job(overrides: Partial<Job> = {}): Job {
     updatedAt: NOW - 10_000,
     startedAt: NOW - 60_000,
     finishedAt: NOW - 10_000,
+    dependsOn: 0,
+    waitingFor: 0,
+    dependents: 0,
+    step: null,
+    workflowRunId: null,
     ...overrides,
   };
 }

@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import { UuidV7 } from '../../shared/domain/uuid';
 import { CLAIM_ANSWER_BUDGET, SqliteDatabase, UNBUDGETED_CLAIM_MAX, type JobInsert } from '../../daemon/storage/sqlite/database';
+import { PLAIN_JOB_INSERT } from '../../daemon/storage/statements/jobs';
 import { tempDir } from './helpers/engine';
 
 const KINDS = { exclude: ['shell', 'http'] };
@@ -46,6 +47,7 @@ function jobs(count: number, payloadChars: number): JobInsert[] {
     kind: 'k',
     // A JSON string of exactly payloadChars characters, quotes included.
     payload: JSON.stringify(String(i % 10).repeat(payloadChars - 2)),
+      ...PLAIN_JOB_INSERT,
     priority: 0,
     weight: 1,
     runAt: now,

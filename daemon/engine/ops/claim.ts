@@ -10,12 +10,13 @@
  * are peeked, merged in claim order across queues, and each queue then gives its share with one
  * bounded statement.
  */
-import type { Job } from '../../../shared/protocol/types';
+import type { ClaimedJob, Job } from '../../../shared/protocol/types';
 import { sql, type Op } from '../../storage/statements';
 import { CLAIM_ANSWER_BUDGET, compareClaimOrder, type ClaimCandidate, type KindFilter } from '../../storage/statements/claim';
 import type { StoredQueue } from '../../storage/statements/queues';
 import { available, refill, type Bucket } from '../rateLimit';
 import type { OpContext } from './context';
+import { dependenciesOfClaimed } from './dependencies';
 
 /** A claim as the engine runs it: the claimer's kinds already turned into a filter. */
 export interface ClaimRequest {
@@ -45,7 +46,7 @@ function smaller(a: number | null, b: number | null): number | null {
  * one write transaction: what a limited queue or the claimer's capacity allows is read and drawn
  * on before the transaction ends.
  */
-export function* claim(c: OpContext, request: ClaimRequest): Op<Job[]> {
+export function* claim(c: OpContext, request: ClaimRequest): Op<ClaimedJob[]> {
   const now = c.now();
   let capacity = yield* sql('workerCapacityLeft', request.workerId);
   if (capacity !== null && capacity <= 0) return [];
@@ -95,7 +96,13 @@ export function* claim(c: OpContext, request: ClaimRequest): Op<Job[]> {
   }
   claimed.sort(compareClaimOrder);
   for (const job of claimed) c.changes.job(job);
-  return claimed;
+  // A job that depends on others gets them, with their results, in the same answer.
+  const dependencies = yield* dependenciesOfClaimed(claimed);
+  if (dependencies.size === 0) return claimed;
+  return claimed.map((job) => {
+    const of = dependencies.get(job.id);
+    return of === undefined ? job : { ...job, dependencies: of };
+  });
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
  * Enqueueing, written once for every store: the job's stored form computed from its queue's
- * defaults, idempotency keys, and the insert.
+ * defaults, idempotency keys, the jobs it depends on (./dependencies.ts), and the insert.
  *
  * Same key, same job: the first one wins and is returned as it is now (`created: false`), never
  * overwritten. A key repeated within one batch gets the job its first use created, as it would
@@ -11,10 +11,11 @@ import type { EnqueueResult } from '../../../shared/protocol';
 import type { Job } from '../../../shared/protocol/types';
 import type { StoredQueue } from '../../storage/statements/queues';
 import { sql, type Op } from '../../storage/statements';
-import type { JobInsert } from '../../storage/statements/jobs';
+import { PLAIN_JOB_INSERT, type JobInsert } from '../../storage/statements/jobs';
 import { mergedBackoff, type EnqueueInput } from '../validate/jobs';
 import type { OpContext } from './context';
 import { createQueue, ensureQueue } from './queues';
+import { planDependencies, type PlannedJob } from './dependencies';
 
 /** The stored form of a new job: the queue's defaults filled in, the backoff checked against them. */
 export function jobRow(c: OpContext, input: EnqueueInput, queue: StoredQueue, now: number): JobInsert {
@@ -36,6 +37,7 @@ export function jobRow(c: OpContext, input: EnqueueInput, queue: StoredQueue, no
     idempotencyKey: input.idempotencyKey,
     tags: input.tags,
     context: input.context,
+    ...PLAIN_JOB_INSERT,
     now,
   };
 }
@@ -55,8 +57,11 @@ export function* enqueue(c: OpContext, input: EnqueueInput): Op<EnqueueResult> {
     if (existing) return { job: existing, created: false };
   }
   const queue = (yield* sql('queueGet', input.queue)) ?? (yield* createQueue(c, input.queue));
-  const job = yield* sql('jobInsert', jobRow(c, input, queue, c.now()));
+  const row = jobRow(c, input, queue, c.now());
+  const edges = input.dependsOn.length === 0 ? [] : yield* planDependencies(c, [{ row, dependsOn: input.dependsOn }]);
+  const job = yield* sql('jobInsert', row);
   if (!job) return { job: yield* keyWinner(key), created: false };
+  if (edges.length > 0) yield* sql('dependencyInsertMany', edges);
   c.changes.job(job);
   return { job, created: true };
 }
@@ -72,6 +77,7 @@ export function* enqueueMany(c: OpContext, inputs: readonly EnqueueInput[]): Op<
   /** Per input: the job that already had its key, or the index of its row in `inserts`. */
   const slots: ({ existing: Job } | { insert: number; created: boolean })[] = [];
   const inserts: JobInsert[] = [];
+  const planned: PlannedJob[] = [];
   const insertedKeys = new Map<string, number>();
   for (const input of inputs) {
     const key = input.idempotencyKey;
@@ -94,10 +100,19 @@ export function* enqueueMany(c: OpContext, inputs: readonly EnqueueInput[]): Op<
     }
     if (key !== null) insertedKeys.set(key, inserts.length);
     slots.push({ insert: inserts.length, created: true });
-    inserts.push(jobRow(c, input, queue, now));
+    const row = jobRow(c, input, queue, now);
+    inserts.push(row);
+    if (input.dependsOn.length > 0) planned.push({ row, dependsOn: input.dependsOn });
   }
+  const edges = planned.length === 0 ? [] : yield* planDependencies(c, planned);
   const jobs = inserts.length === 0 ? [] : yield* sql('jobInsertMany', inserts);
   for (const job of jobs) if (job) c.changes.job(job);
+  if (edges.length > 0) {
+    // A job whose key another transaction took was not inserted: its edges go with it.
+    const inserted = new Set<string>();
+    for (const job of jobs) if (job) inserted.add(job.id);
+    yield* sql('dependencyInsertMany', edges.filter((edge) => inserted.has(edge.jobId)));
+  }
   const results: EnqueueResult[] = [];
   for (const slot of slots) {
     if ('existing' in slot) {

@@ -14,12 +14,13 @@ import type { Job } from '../../../shared/protocol/types';
 import { savepoint, sql, type Op } from '../../storage/statements';
 import type { BulkInput, ListInput, UpdateInput } from '../validate/jobs';
 import type { OpContext } from './context';
+import { checkNoUnfinishedDependents, dependenciesAround, retryWaitsFor, settleDependents } from './dependencies';
 
 /** A job and its runs. Rejects with JobNotFound. */
 export function* getJob(id: string): Op<JobWithRuns> {
   const job = yield* sql('jobGet', id);
   if (!job) throw jobNotFound(id);
-  return { job, runs: yield* sql('runsOfJob', id) };
+  return { job, runs: yield* sql('runsOfJob', id), ...(yield* dependenciesAround(job)) };
 }
 
 /** Up to `input.limit` jobs in order, after the cursor. */
@@ -50,6 +51,7 @@ export function* cancel(c: OpContext, id: string): Op<Job> {
     c.policy.rules.cancel(job) === 'cancel' ? yield* sql('jobCancelWaiting', { id, from: job.state, now }) : yield* sql('jobRequestCancel', { id, now }),
   );
   c.changes.job(updated);
+  if (updated.state === 'cancelled' && updated.dependents > 0) yield* settleDependents(c, [updated]);
   return updated;
 }
 
@@ -60,9 +62,10 @@ export function* cancel(c: OpContext, id: string): Op<Job> {
 export function* retry(c: OpContext, id: string): Op<Job> {
   const job = yield* existing(id);
   c.policy.rules.checkRetry(job);
+  const waitingFor = yield* retryWaitsFor(job);
   // The job row is about to stop describing its completed attempt: the history gets its row.
   if (job.state === 'completed') yield* sql('runKeepCompleted', id);
-  const updated = changed(id, 'retried', yield* sql('jobRetry', { id, from: job.state, now: c.now() }));
+  const updated = changed(id, 'retried', yield* sql('jobRetry', { id, from: job.state, now: c.now(), waitingFor: waitingFor.length }));
   c.changes.job(updated);
   return updated;
 }
@@ -82,12 +85,35 @@ export function* update(c: OpContext, input: UpdateInput): Op<Job> {
   return updated;
 }
 
-/** Deletes a job that is not running, with its runs and output. */
-export function* deleteJob(c: OpContext, id: string): Op<void> {
+/**
+ * Deletes a job that is not running, with its runs and output; how many jobs were deleted. A job
+ * that unfinished jobs depend on is refused, unless `cascade`: then the jobs that depend on it
+ * (and on them, and so on) go too, or none does if one of them is running.
+ */
+export function* deleteJob(c: OpContext, id: string, cascade = false): Op<number> {
   const job = yield* existing(id);
   c.policy.rules.checkDelete(job);
-  if (!(yield* sql('jobDelete', id))) throw new Error(`Job ${id} changed while being deleted`);
-  c.changes.job(job, true);
+  if (!cascade) yield* checkNoUnfinishedDependents(job);
+  const doomed = [job];
+  if (cascade) {
+    const seen = new Set([id]);
+    for (let i = 0; i < doomed.length; i += 1) {
+      const parent = doomed[i];
+      if (parent === undefined || parent.dependents === 0) continue;
+      for (const d of yield* sql('dependentsOf', { id: parent.id, limit: Number.MAX_SAFE_INTEGER })) {
+        if (seen.has(d.id)) continue;
+        seen.add(d.id);
+        const dependent = yield* existing(d.id);
+        c.policy.rules.checkDelete(dependent);
+        doomed.push(dependent);
+      }
+    }
+  }
+  for (const gone of doomed) {
+    if (!(yield* sql('jobDelete', gone.id))) throw new Error(`Job ${gone.id} changed while being deleted`);
+    c.changes.job(gone, true);
+  }
+  return doomed.length;
 }
 
 /** The ids a bulk action applies to: the given ids, or every match of the filter, oldest first. */

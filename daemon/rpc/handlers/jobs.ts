@@ -1,6 +1,6 @@
 /** Handlers of the jobs.* methods a client (not a worker) calls. */
 import type { BulkParams, EnqueueParams, JobOutputParams, ListJobsParams, UpdateJobParams } from '../../../shared/protocol';
-import { nonEmptyString, object } from '../../../shared/domain/validate';
+import { nonEmptyString, object, optionalBoolean } from '../../../shared/domain/validate';
 import { unvalidated } from '../unvalidated';
 import type { HandlerGroup, Services } from './types';
 
@@ -35,8 +35,8 @@ export function jobHandlers(s: Services): HandlerGroup<JobMethods> {
     'jobs.retry': async (params) => ({ job: await engine.retry(jobId(params)) }),
     'jobs.update': async (params) => ({ job: await engine.update(unvalidated<UpdateJobParams>(params)) }),
     'jobs.delete': async (params) => {
-      await engine.deleteJob(jobId(params));
-      return { deleted: 1 };
+      const o = object(params, 'params', ['id', 'cascade']);
+      return { deleted: await engine.deleteJob(nonEmptyString(o['id'], 'id'), optionalBoolean(o['cascade'], 'cascade') ?? false) };
     },
     'jobs.cancelMany': (params) => engine.cancelMany(unvalidated<BulkParams>(params)),
     'jobs.retryMany': (params) => engine.retryMany(unvalidated<BulkParams>(params)),

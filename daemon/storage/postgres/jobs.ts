@@ -18,7 +18,8 @@ import { countFinished } from './runs';
 export const JOB_COLUMNS = `id, queue, kind, payload, priority, weight, state, run_at, attempts, max_attempts, runs,
   backoff_strategy, backoff_base_ms, backoff_cap_ms, backoff_jitter, timeout_ms, lease_expires_at, worker_id,
   claimed_from, idempotency_key, progress, progress_message, checkpoint, result, last_error, cancel_requested,
-  tags, context, output_seq, output_lines, output_dropped, created_at, updated_at, started_at, finished_at`;
+  tags, context, output_seq, output_lines, output_dropped, created_at, updated_at, started_at, finished_at,
+  depends_on, waiting_for, dependents, step, workflow_run_id`;
 
 /** The job columns, each prefixed with `jobs.` (for UPDATE … FROM, where `id` alone is ambiguous). */
 export const JOBS_DOT_COLUMNS = JOB_COLUMNS.split(',')
@@ -69,7 +70,7 @@ export const jobStatements: AsyncPart<PgTx, JobSql> = {
   async jobCancelWaiting(tx, p) {
     const row = await tx.row(
       `UPDATE jobs SET state = 'cancelled', finished_at = $2, updated_at = $2
-       WHERE id = $1 AND state IN ('queued', 'retrying') RETURNING ${JOB_COLUMNS}`,
+       WHERE id = $1 AND state IN ('blocked', 'queued', 'retrying') RETURNING ${JOB_COLUMNS}`,
       [p.id, p.now],
     );
     return row === undefined ? undefined : mapJob(row);
@@ -83,11 +84,11 @@ export const jobStatements: AsyncPart<PgTx, JobSql> = {
   // The last attempt's worker and start time go: a queued job has neither (the history keeps them).
   async jobRetry(tx, p) {
     const row = await tx.row(
-      `UPDATE jobs SET state = 'queued', attempts = 0, run_at = $2, worker_id = NULL, started_at = NULL, finished_at = NULL,
+      `UPDATE jobs SET state = CASE WHEN $3::int > 0 THEN 'blocked' ELSE 'queued' END, waiting_for = $3, attempts = 0, run_at = $2, worker_id = NULL, started_at = NULL, finished_at = NULL,
          last_error = NULL, result = NULL, progress = NULL, progress_message = NULL, cancel_requested = 0,
          checkpoint = CASE WHEN state = 'completed' THEN NULL ELSE checkpoint END, updated_at = $2
        WHERE id = $1 AND state IN ('dead', 'cancelled', 'completed') RETURNING ${JOB_COLUMNS}`,
-      [p.id, p.now],
+      [p.id, p.now, p.waitingFor],
     );
     return row === undefined ? undefined : mapJob(row);
   },
@@ -97,7 +98,7 @@ export const jobStatements: AsyncPart<PgTx, JobSql> = {
       `UPDATE jobs SET priority = coalesce($2, priority), run_at = coalesce($3, run_at),
          payload = coalesce($4, payload), max_attempts = coalesce($5, max_attempts), tags = coalesce($6, tags),
          weight = coalesce($8, weight), updated_at = $7
-       WHERE id = $1 AND state IN ('queued', 'retrying') RETURNING ${JOB_COLUMNS}`,
+       WHERE id = $1 AND state IN ('blocked', 'queued', 'retrying') RETURNING ${JOB_COLUMNS}`,
       [p.id, p.priority, p.runAt, p.payload, p.maxAttempts, p.tags, p.now, p.weight],
     );
     return row === undefined ? undefined : mapJob(row);
@@ -219,13 +220,17 @@ async function insertJobs(tx: PgTx, rows: readonly JobInsert[]): Promise<(Job | 
   const col = <K extends keyof JobInsert>(k: K): JobInsert[K][] => rows.map((r) => r[k]);
   const inserted = await tx.rows(
     `INSERT INTO jobs (id, queue, kind, payload, priority, weight, state, run_at, max_attempts, backoff_strategy, backoff_base_ms,
-       backoff_cap_ms, backoff_jitter, timeout_ms, idempotency_key, tags, context, created_at, updated_at)
-     SELECT id, queue, kind, payload, priority, weight, 'queued', run_at, max_attempts, backoff_strategy, backoff_base_ms,
-       backoff_cap_ms, backoff_jitter, timeout_ms, idempotency_key, tags, context, $18, $18
+       backoff_cap_ms, backoff_jitter, timeout_ms, idempotency_key, tags, context, created_at, updated_at,
+       last_error, finished_at, depends_on, waiting_for, step, workflow_run_id)
+     SELECT id, queue, kind, payload, priority, weight, state, run_at, max_attempts, backoff_strategy, backoff_base_ms,
+       backoff_cap_ms, backoff_jitter, timeout_ms, idempotency_key, tags, context, $18, $18,
+       last_error, CASE WHEN state = 'cancelled' THEN $18 END, depends_on, waiting_for, step, workflow_run_id
      FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::int[], $7::bigint[], $8::int[], $9::text[],
-       $10::bigint[], $11::bigint[], $12::float8[], $13::bigint[], $14::text[], $15::text[], $16::text[], $17::bigint[])
+       $10::bigint[], $11::bigint[], $12::float8[], $13::bigint[], $14::text[], $15::text[], $16::text[], $17::bigint[],
+       $19::text[], $20::text[], $21::int[], $22::int[], $23::text[], $24::text[])
        AS t(id, queue, kind, payload, priority, weight, run_at, max_attempts, backoff_strategy, backoff_base_ms,
-         backoff_cap_ms, backoff_jitter, timeout_ms, idempotency_key, tags, context, ord)
+         backoff_cap_ms, backoff_jitter, timeout_ms, idempotency_key, tags, context, ord,
+         state, last_error, depends_on, waiting_for, step, workflow_run_id)
      ORDER BY ord
      ON CONFLICT (idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
      RETURNING id`,
@@ -233,6 +238,7 @@ async function insertJobs(tx: PgTx, rows: readonly JobInsert[]): Promise<(Job | 
       col('id'), col('queue'), col('kind'), col('payload'), col('priority'), col('weight'), col('runAt'), col('maxAttempts'),
       col('backoffStrategy'), col('backoffBaseMs'), col('backoffCapMs'), col('backoffJitter'), col('timeoutMs'),
       col('idempotencyKey'), col('tags'), col('context'), rows.map((_, i) => i), rows[0]?.now ?? tx.now(),
+      col('state'), col('lastError'), col('dependsOn'), col('waitingFor'), col('step'), col('workflowRunId'),
     ],
   );
   const ids = new Set(inserted.map((r) => r.get('id')));

@@ -5,8 +5,12 @@
  */
 import type pg from 'pg';
 import { postgresInitialSchema } from './migrations/001_initial';
+import { postgresJobDependencies } from './migrations/002_job_dependencies';
 
-export const POSTGRES_MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [{ version: 1, name: 'initial', sql: postgresInitialSchema }];
+export const POSTGRES_MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
+  { version: 1, name: 'initial', sql: postgresInitialSchema },
+  { version: 2, name: 'dependencies between jobs, and the blocked state', sql: postgresJobDependencies },
+];
 
 /** The advisory lock key of migrations (any constant; "spool" in ASCII). */
 const MIGRATION_LOCK = 0x73706f6f6c;

@@ -8,6 +8,7 @@ import type { PgTx } from './db';
 import { attemptStatements, jobStatements } from './jobs';
 import { claimStatements } from './claim';
 import { daemonStatements } from './daemons';
+import { dependencyStatements } from './dependencies';
 import { listStatements } from './list';
 import { outputStatements } from './output';
 import { projectStatements } from './projects';
@@ -23,6 +24,7 @@ export const postgresStatements: AsyncStatements<PgTx> = {
   ...jobStatements,
   ...claimStatements,
   ...daemonStatements,
+  ...dependencyStatements,
   ...listStatements,
   ...outputStatements,
   ...projectStatements,

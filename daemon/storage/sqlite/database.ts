@@ -8,6 +8,7 @@ import { PendingCounts } from './counts';
 import { openDatabase, type Db, type OpenOptions } from './db';
 import { DelayedCounts } from './delayed';
 import { JobStatements } from './jobs';
+import { DependencyStatements } from './dependencies';
 import { ListStatements } from './list';
 import { migrateSqlite } from './migrations';
 import { OutputStatements } from './output';
@@ -45,6 +46,7 @@ export interface SqliteDatabaseOptions extends OpenOptions {
 export class SqliteDatabase {
   readonly db: Db;
   readonly jobs: JobStatements;
+  readonly dependencies: DependencyStatements;
   readonly claims: ClaimStatements;
   readonly runs: RunStatements;
   readonly output: OutputStatements;
@@ -90,6 +92,7 @@ export class SqliteDatabase {
       this.counts = new PendingCounts(this.db);
       this.delayed = new DelayedCounts(this.db);
       this.jobs = new JobStatements(this.db, this.counts, this.delayed);
+      this.dependencies = new DependencyStatements(this.db, this.counts, this.delayed);
       this.runs = new RunStatements(this.db, this.counts);
       this.output = new OutputStatements(this.db);
       this.queues = new QueueStatements(this.db, this.counts, this.delayed);

@@ -26,12 +26,23 @@ const INSERT_CHUNK = 16;
 
 /** An INSERT of `rows` new jobs; its parameters are each row's values in JobStatements.jobInsert's order. */
 function insertSql(rows: number): string {
-  const row = `(?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+  const row = `(${Array.from({ length: 25 }, () => '?').join(', ')})`;
   return `
     INSERT INTO jobs (id, queue, kind, payload, priority, weight, state, run_at, max_attempts,
       backoff_strategy, backoff_base_ms, backoff_cap_ms, backoff_jitter, timeout_ms,
-      idempotency_key, tags, context, created_at, updated_at)
+      idempotency_key, tags, context, created_at, updated_at,
+      last_error, finished_at, depends_on, waiting_for, step, workflow_run_id)
     VALUES ${Array.from({ length: rows }, () => row).join(', ')}`;
+}
+
+/** One row's parameters, in the column order of insertSql. */
+function insertValues(v: JobInsert): unknown[] {
+  return [
+    v.id, v.queue, v.kind, v.payload, v.priority, v.weight, v.state, v.runAt, v.maxAttempts,
+    v.backoffStrategy, v.backoffBaseMs, v.backoffCapMs, v.backoffJitter, v.timeoutMs,
+    v.idempotencyKey, v.tags, v.context, v.now, v.now,
+    v.lastError, v.state === 'cancelled' ? v.now : null, v.dependsOn, v.waitingFor, v.step, v.workflowRunId,
+  ];
 }
 
 function mapOptional(row: Row | undefined): Job | undefined {
@@ -111,12 +122,12 @@ export class JobStatements implements JobSql, AttemptSql {
       UPDATE jobs SET cancel_requested = 1, updated_at = @now WHERE id = @id AND state = 'running' RETURNING *`), 'job');
     this.cancelWaitingStmt = new ArrayRows(db.prepare(`
       UPDATE jobs SET state = 'cancelled', finished_at = @now, updated_at = @now
-      WHERE id = @id AND state IN ('queued', 'retrying') RETURNING *`), 'job');
+      WHERE id = @id AND state IN ('blocked', 'queued', 'retrying') RETURNING *`), 'job');
     // A user's retry: a fresh attempt budget; runs (the history) and the checkpoint stay,
     // except that a completed job starts over from nothing. The last attempt's worker and start
     // time go: a queued job has neither (the history keeps them).
     this.retryStmt = new ArrayRows(db.prepare(`
-      UPDATE jobs SET state = 'queued', attempts = 0, run_at = @now, worker_id = NULL, started_at = NULL, finished_at = NULL,
+      UPDATE jobs SET state = CASE WHEN @waitingFor > 0 THEN 'blocked' ELSE 'queued' END, waiting_for = @waitingFor, attempts = 0, run_at = @now, worker_id = NULL, started_at = NULL, finished_at = NULL,
         last_error = NULL, result = NULL, progress = NULL, progress_message = NULL, cancel_requested = 0,
         checkpoint = CASE WHEN state = 'completed' THEN NULL ELSE checkpoint END, updated_at = @now
       WHERE id = @id AND state IN ('dead', 'cancelled', 'completed') RETURNING *`), 'job');
@@ -125,7 +136,7 @@ export class JobStatements implements JobSql, AttemptSql {
       UPDATE jobs SET priority = coalesce(@priority, priority), run_at = coalesce(@runAt, run_at),
         payload = coalesce(@payload, payload), max_attempts = coalesce(@maxAttempts, max_attempts),
         tags = coalesce(@tags, tags), weight = coalesce(@weight, weight), updated_at = @now
-      WHERE id = @id AND state IN ('queued', 'retrying') RETURNING *`), 'job');
+      WHERE id = @id AND state IN ('blocked', 'queued', 'retrying') RETURNING *`), 'job');
     // Start-up recovery gives the attempt back: the daemon stopping is not the job failing.
     // last_error says why it waits again (not an earlier attempt's failure).
     this.recoverStmt = new ArrayRows(db.prepare(`
@@ -151,12 +162,8 @@ export class JobStatements implements JobSql, AttemptSql {
     // Positional parameters, in the column order of the INSERT: binding these 18 values by name
     // made pipelined enqueues 10-20 % slower (BENCHMARKS.md).
     const v = values;
-    this.insertStmt.run(
-      v.id, v.queue, v.kind, v.payload, v.priority, v.weight, v.runAt, v.maxAttempts,
-      v.backoffStrategy, v.backoffBaseMs, v.backoffCapMs, v.backoffJitter, v.timeoutMs,
-      v.idempotencyKey, v.tags, v.context, v.now, v.now,
-    );
-    this.counts.add(values.queue, 'queued', 1);
+    this.insertStmt.run(insertValues(v));
+    this.counts.add(values.queue, values.state, 1);
     if (v.runAt > v.now) this.delayed.forget(v.queue);
     return newJob(values);
   }
@@ -170,17 +177,11 @@ export class JobStatements implements JobSql, AttemptSql {
     for (let start = 0; start < values.length; start += INSERT_CHUNK) {
       const chunk = values.slice(start, start + INSERT_CHUNK);
       const params: unknown[] = [];
-      for (const v of chunk) {
-        params.push(
-          v.id, v.queue, v.kind, v.payload, v.priority, v.weight, v.runAt, v.maxAttempts,
-          v.backoffStrategy, v.backoffBaseMs, v.backoffCapMs, v.backoffJitter, v.timeoutMs,
-          v.idempotencyKey, v.tags, v.context, v.now, v.now,
-        );
-      }
+      for (const v of chunk) params.push(...insertValues(v));
       this.insertRows(chunk.length).run(params);
     }
     for (const v of values) {
-      this.counts.add(v.queue, 'queued', 1);
+      this.counts.add(v.queue, v.state, 1);
       if (v.runAt > v.now) this.delayed.forget(v.queue);
     }
     return values.map(newJob);
@@ -290,9 +291,9 @@ export class JobStatements implements JobSql, AttemptSql {
     return job;
   }
 
-  jobRetry(p: JobMove): Job | undefined {
+  jobRetry(p: JobMove & { waitingFor: number }): Job | undefined {
     this.delayed.noteWrite(p.now);
-    return this.moved(p.from, mapOptional(this.retryStmt.get({ id: p.id, now: p.now })));
+    return this.moved(p.from, mapOptional(this.retryStmt.get({ id: p.id, now: p.now, waitingFor: p.waitingFor })));
   }
 
   /** The counters follow a job from `from`, the state it was read in, to the state it is in now. */

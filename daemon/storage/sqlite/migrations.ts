@@ -14,12 +14,18 @@ import { jobsAsCode } from './migrations/008_jobs_as_code';
 import { jobWeights } from './migrations/009_job_weights';
 import { queueResourceLimits } from './migrations/010_queue_resource_limits';
 import { accessTokens } from './migrations/011_tokens';
+import { jobDependencies } from './migrations/012_job_dependencies';
 import { errorMessage } from '../../../shared/protocol/errors';
 
 export interface Migration {
   version: number;
   name: string;
   sql: string;
+  /**
+   * Run with foreign keys off (set outside the transaction, as SQLite requires), checked before
+   * the commit: for a migration that rebuilds a table others refer to.
+   */
+  foreignKeysOff?: true;
 }
 
 export const SQLITE_MIGRATIONS: readonly Migration[] = [
@@ -34,7 +40,7 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
   { version: 9, name: 'job weights, worker capacities, the branch index and daemon instances', sql: jobWeights },
   { version: 10, name: 'queue resource limits', sql: queueResourceLimits },
   { version: 11, name: 'access tokens for clients over the network', sql: accessTokens },
-  // 11 is another branch's; the numbers only need to grow.
+  { version: 12, name: 'dependencies between jobs, and the blocked state', sql: jobDependencies, foreignKeysOff: true },
 ];
 
 /** Applies every migration the file lacks; returns the versions applied. */
@@ -60,13 +66,17 @@ export function migrateSqlite(db: Db, now: number): number[] {
     const apply = db.transaction(() => {
       if (has.get({ version: migration.version }) !== undefined) return false;
       db.exec(migration.sql);
+      if (migration.foreignKeysOff && db.prepare('PRAGMA foreign_key_check').all().length > 0) throw new Error('it left rows whose foreign keys point nowhere');
       record.run({ version: migration.version, name: migration.name, now });
       return true;
     });
+    if (migration.foreignKeysOff) db.pragma('foreign_keys = OFF');
     try {
       if (apply.immediate()) applied.push(migration.version);
     } catch (error) {
       throw new Error(`Migration ${migration.version} (${migration.name}) failed: ${errorMessage(error)}`);
+    } finally {
+      if (migration.foreignKeysOff) db.pragma('foreign_keys = ON');
     }
   }
   return applied;

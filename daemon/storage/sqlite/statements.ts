@@ -10,6 +10,7 @@ import { bound } from './runner';
 export function sqliteStatements(store: SqliteDatabase): Statements {
   return {
     ...bound(store.jobs),
+    ...bound(store.dependencies),
     ...bound(store.runs),
     ...bound(store.list),
     ...bound(store.queues),

@@ -23,6 +23,7 @@
 import type { AttemptSql } from './attempts';
 import type { ClaimSql } from './claim';
 import type { DaemonSql } from './daemons';
+import type { DependencySql } from './dependencies';
 import type { JobSql } from './jobs';
 import type { ListSql } from './list';
 import type { OutputSql } from './output';
@@ -34,7 +35,7 @@ import type { TokenSql } from './tokens';
 import type { UpkeepSql } from './upkeep';
 import type { WorkerSql } from './workers';
 
-export interface Statements extends JobSql, ListSql, AttemptSql, ClaimSql, RunSql, OutputSql, QueueSql, ScheduleSql, ProjectSql, WorkerSql, DaemonSql, TokenSql, UpkeepSql {}
+export interface Statements extends DependencySql, JobSql, ListSql, AttemptSql, ClaimSql, RunSql, OutputSql, QueueSql, ScheduleSql, ProjectSql, WorkerSql, DaemonSql, TokenSql, UpkeepSql {}
 
 /** The name of a statement. */
 export type StatementName = keyof Statements;

@@ -71,8 +71,22 @@ export type JobInsert = {
   idempotencyKey: string | null;
   tags: string;
   context: string | null;
+  /**
+   * `queued`; `blocked` while `waitingFor` is above 0; `cancelled` (finished now, `lastError`
+   * saying why) when a dependency already ended so that its condition cannot hold.
+   */
+  state: 'queued' | 'blocked' | 'cancelled';
+  lastError: string | null;
+  /** How many jobs it depends on, and how many of them have not ended. */
+  dependsOn: number;
+  waitingFor: number;
+  step: string | null;
+  workflowRunId: string | null;
   now: number;
 };
+
+/** The fields of a JobInsert for a job with no dependencies and no workflow: queued at once. */
+export const PLAIN_JOB_INSERT = { state: 'queued', lastError: null, dependsOn: 0, waitingFor: 0, step: null, workflowRunId: null } as const satisfies Partial<JobInsert>;
 
 export type JobSql = {
   /** One job, or undefined. */
@@ -88,15 +102,16 @@ export type JobSql = {
   jobSetProgress(p: JobProgress): Job | undefined;
   /** Stores the checkpoint of a job `workerId` holds; false when it does not hold it. */
   jobSetCheckpoint(p: JobCheckpoint): boolean;
-  /** A waiting (queued or retrying) job → cancelled; the job, or undefined if it was not waiting. */
+  /** A waiting (blocked, queued or retrying) job → cancelled; the job, or undefined if it was not waiting. */
   jobCancelWaiting(p: JobMove): Job | undefined;
   /** Asks the worker of a running job to stop; the job, or undefined if it is not running. */
   jobRequestCancel(p: { id: string; now: number }): Job | undefined;
   /**
-   * A finished (dead, cancelled, completed) job → queued with a fresh attempt budget; its
+   * A finished (dead, cancelled, completed) job → queued with a fresh attempt budget, or
+   * blocked when `waitingFor` (its dependencies that have not ended) is above 0; its
    * checkpoint stays, unless it completed. The job, or undefined if it had not finished.
    */
-  jobRetry(p: JobMove): Job | undefined;
+  jobRetry(p: JobMove & { waitingFor: number }): Job | undefined;
   /** Changes a waiting job; the job, or undefined if it is not waiting. */
   jobUpdate(p: JobUpdate): Job | undefined;
   /** Deletes a job that is not running (its runs and output go with it); false if none was deleted. */

@@ -50,6 +50,7 @@ export { endLine, runStatus, stateSentence as stateReason } from '../../../share
 
 /** The glyph drawn before a state (no icon font is loaded into the page; see render.ts). */
 export const STATE_GLYPHS: Readonly<Record<ShownState, string>> = {
+  blocked: '⧖',
   queued: '○',
   delayed: '◷',
   running: '⟳',

@@ -120,6 +120,8 @@ export function stateSentence(job: Job, runs: readonly JobRun[], now: number): s
   const error = errorLine(job);
   const status = statusBeside(last, error);
   switch (job.state) {
+    case 'blocked':
+      return `Waiting for ${job.waitingFor} of the ${job.dependsOn} jobs it depends on to end.`;
     case 'queued':
       return job.runAt > now ? `${capitalized(startsText(job.runAt, now))}.` : 'Waiting for a worker.';
     case 'running': {

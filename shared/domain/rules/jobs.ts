@@ -3,7 +3,7 @@
  */
 import { invalidParams } from '../../protocol/errors';
 import { LIMITS, type JobFilter, type JobOrder } from '../../protocol';
-import { JOB_STATES, type Backoff, type BackoffStrategy } from '../../protocol/types';
+import { DEPENDENCY_CONDITIONS, JOB_STATES, type Backoff, type BackoffStrategy, type DependencyCondition } from '../../protocol/types';
 import {
   array,
   integer,
@@ -55,9 +55,38 @@ export interface EnqueueInput {
   idempotencyKey: string | null;
   /** Serialized JSON object or null. */
   context: string | null;
+  /** The jobs it waits for, each named once, with the field that named it (for errors). */
+  dependsOn: DependencyInput[];
 }
 
-const ENQUEUE_FIELDS = ['queue', 'kind', 'payload', 'priority', 'weight', 'delayMs', 'runAt', 'maxAttempts', 'backoff', 'timeoutMs', 'tags', 'idempotencyKey', 'context'] as const;
+/** One dependency of a job to enqueue. */
+export interface DependencyInput {
+  id: string;
+  on: DependencyCondition;
+  /** How errors name it: "dependsOn[2]", "jobs[0].dependsOn[1]". */
+  field: string;
+}
+
+const ENQUEUE_FIELDS = ['queue', 'kind', 'payload', 'priority', 'weight', 'delayMs', 'runAt', 'maxAttempts', 'backoff', 'timeoutMs', 'tags', 'idempotencyKey', 'context', 'dependsOn'] as const;
+
+/** `dependsOn`: ids, or `{ id, on }`; each job at most once. */
+export function dependsOnParam(value: unknown, field: string): DependencyInput[] {
+  if (value === undefined || value === null) return [];
+  const seen = new Set<string>();
+  return array(value, field, LIMITS.maxDependencies).map((item, i) => {
+    const at = `${field}[${i}]`;
+    let dependency: DependencyInput;
+    if (typeof item === 'string') dependency = { id: jobId(item, at), on: 'succeeded', field: at };
+    else {
+      const o = requiredObject(item, at, ['id', 'on']);
+      dependency = { id: jobId(o['id'], join(at, 'id')), on: o['on'] === undefined ? 'succeeded' : oneOf(o['on'], join(at, 'on'), DEPENDENCY_CONDITIONS), field: at };
+    }
+    const id = dependency.id.toLowerCase();
+    if (seen.has(id)) throw invalidParams(at, `${at} names job ${dependency.id} again: name each job once`, 'each job once');
+    seen.add(id);
+    return { ...dependency, id };
+  });
+}
 
 export function partialBackoff(value: unknown, field: string): Partial<Backoff> {
   const o = object(value, field, ['strategy', 'baseMs', 'capMs', 'jitter']);
@@ -163,6 +192,7 @@ export function enqueueParams(value: unknown, now: number, prefix = ''): Enqueue
     tags: JSON.stringify(o['tags'] === undefined ? [] : tags(o['tags'], f('tags'))),
     idempotencyKey: o['idempotencyKey'] === undefined || o['idempotencyKey'] === null ? null : string(o['idempotencyKey'], f('idempotencyKey'), LIMITS.maxIdempotencyKeyLength, 1),
     context: context(o['context'], f('context')),
+    dependsOn: dependsOnParam(o['dependsOn'], f('dependsOn')),
   };
 }
 

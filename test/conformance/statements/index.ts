@@ -16,6 +16,7 @@ import { sqliteStatements } from '../../../daemon/storage/sqlite/statements';
 import { postgresStatements } from '../../../daemon/storage/postgres/statements';
 import { tempDir } from '../../helpers/engineTest';
 import { defineAdminStatements } from './admin';
+import { defineDependencyStatements } from './dependencies';
 import { exercised, type StatementStoreFactory } from './harness';
 import { defineJobStatements } from './jobs';
 import { defineMakingStatements } from './making';
@@ -41,6 +42,7 @@ export function defineStatements(factory: StatementStoreFactory): void {
   defineQueueStatements(factory);
   defineScheduleStatements(factory);
   defineAdminStatements(factory);
+  defineDependencyStatements(factory);
 
   describe('statements: coverage', () => {
     it('calls every statement of the stores, the listed exceptions aside', (t) => {

@@ -96,7 +96,7 @@ export function defineJobStatements(factory: StatementStoreFactory): void {
           again: yield* sql('jobComplete', { id: job.id, workerId: 'w1', result: null, now: now + 3 }),
           missing: yield* sql('jobComplete', { id: 'no-such-job', workerId: 'w1', result: null, now: now + 3 }),
           deleteRunning: yield* sql('jobDelete', running.id),
-          retryRunning: yield* sql('jobRetry', { id: running.id, from: 'running', now: now + 3 }),
+          retryRunning: yield* sql('jobRetry', { id: running.id, from: 'running', now: now + 3, waitingFor: 0 }),
         };
       });
       assert.equal(done.other, undefined);
@@ -124,8 +124,8 @@ export function defineJobStatements(factory: StatementStoreFactory): void {
         yield* sql('runKeepCompleted', job.id);
         // Not completed: nothing to keep.
         yield* sql('runKeepCompleted', running.id);
-        const retry = yield* sql('jobRetry', { id: job.id, from: 'completed', now: now + 5 });
-        const twice = yield* sql('jobRetry', { id: job.id, from: 'queued', now: now + 5 });
+        const retry = yield* sql('jobRetry', { id: job.id, from: 'completed', now: now + 5, waitingFor: 0 });
+        const twice = yield* sql('jobRetry', { id: job.id, from: 'queued', now: now + 5, waitingFor: 0 });
         return { retry, twice, runs: yield* sql('runsOfJob', job.id), runningRuns: yield* sql('runsOfJob', running.id) };
       });
       assert.equal(retried.retry?.state, 'queued');
@@ -309,7 +309,7 @@ export function defineJobStatements(factory: StatementStoreFactory): void {
         reaped.runs.map((r) => [r.outcome, r.httpStatus, r.finishedAt]),
         [['lease_expired', 504, eLease]],
       );
-      assert.deepEqual(reaped.counts, { queued: 0, running: 0, retrying: 2, completed: 1, dead: 1, cancelled: 1 }, 'counted inside the transaction that moved them');
+      assert.deepEqual(reaped.counts, { blocked: 0, queued: 0, running: 0, retrying: 2, completed: 1, dead: 1, cancelled: 1 }, 'counted inside the transaction that moved them');
     });
 
     it('appends output under the cap with one marker, and pages and tails it', async () => {

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { afterEach, before, describe, it } from 'node:test';
 import { QUEUE_DEFAULTS } from '../../../daemon/engine/defaults';
 import { sql } from '../../../daemon/storage/statements';
-import type { JobInsert } from '../../../daemon/storage/statements/jobs';
+import { PLAIN_JOB_INSERT, type JobInsert } from '../../../daemon/storage/statements/jobs';
 import type { ScheduleWrite } from '../../../daemon/storage/statements/schedules';
 import { assertCountersAgree, statementStore, type StatementStoreFactory } from './harness';
 
@@ -28,6 +28,7 @@ export function defineMakingStatements(factory: StatementStoreFactory): void {
       payload: '{}',
       priority: 0,
       weight: 1,
+      ...PLAIN_JOB_INSERT,
       runAt: now,
       maxAttempts: 3,
       backoffStrategy: 'exponential',
@@ -149,7 +150,7 @@ export function defineMakingStatements(factory: StatementStoreFactory): void {
       const now = s.clock.ms;
       const base = (id: string, queue: string, runAt: number): JobInsert => ({
         id, queue, kind: 'work', payload: '{}', priority: 0, weight: 1, runAt, maxAttempts: 3, backoffStrategy: 'fixed', backoffBaseMs: 1000,
-        backoffCapMs: 1000, backoffJitter: 0, timeoutMs: 30_000, idempotencyKey: null, tags: '[]', context: null, now,
+        backoffCapMs: 1000, backoffJitter: 0, timeoutMs: 30_000, idempotencyKey: null, tags: '[]', context: null, ...PLAIN_JOB_INSERT, now,
       });
       const empty = await s.read(function* () {
         return { due: yield* sql('wakeDueAt', now), limited: yield* sql('wakeRateLimited') };

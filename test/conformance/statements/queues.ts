@@ -21,7 +21,7 @@ const DEFAULTS: QueueDefaults = {
 };
 
 function counts(partial: Partial<JobCounts>): JobCounts {
-  return { queued: 0, running: 0, retrying: 0, completed: 0, dead: 0, cancelled: 0, ...partial };
+  return { blocked: 0, queued: 0, running: 0, retrying: 0, completed: 0, dead: 0, cancelled: 0, ...partial };
 }
 
 export function defineQueueStatements(factory: StatementStoreFactory): void {
@@ -204,8 +204,8 @@ export function defineQueueStatements(factory: StatementStoreFactory): void {
         };
       });
       assert.deepEqual(before, {
-        counts: counts({ queued: 1, running: 1 }),
-        all: counts({ queued: 1, running: 1 }),
+        counts: counts({ blocked: 0, queued: 1, running: 1 }),
+        all: counts({ blocked: 0, queued: 1, running: 1 }),
         delayed: 1,
         delayedLater: 0,
         delayedAll: 1,
