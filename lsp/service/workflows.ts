@@ -6,15 +6,14 @@
  */
 import type { Node } from 'jsonc-parser';
 import { CompletionItemKind, type CompletionItem } from 'vscode-languageserver-types';
-import { NEED_CONDITIONS } from '../../shared/domain/rules/declared';
-import type { NeedCondition } from '../../shared/jobsfile';
+import { DEPENDENCY_CONDITIONS, type DependencyCondition } from '../../shared/protocol/types';
 import { memberValue, nodeAtPath, stringValue, type JobsDocument } from './document';
 
 /** One edge of a workflow as written: `from` waits for `to` to end `on` an outcome. */
 interface Edge {
   from: string;
   to: string;
-  on: NeedCondition;
+  on: DependencyCondition;
 }
 
 /** The steps of workflow `name` as written: their names in order, and every need between them. */
@@ -35,7 +34,7 @@ function graphOf(doc: JobsDocument, name: string): { steps: string[]; edges: Edg
     for (const item of needs.children ?? []) {
       const to = stringValue(item) ?? stringValue(memberValue(item, 'step'));
       if (to === undefined) continue;
-      const on = NEED_CONDITIONS.find((c) => c === stringValue(memberValue(item, 'on'))) ?? 'succeeded';
+      const on = DEPENDENCY_CONDITIONS.find((c) => c === stringValue(memberValue(item, 'on'))) ?? 'succeeded';
       edges.push({ from: key, to, on });
     }
   }
@@ -83,7 +82,7 @@ export function stepHover(doc: JobsDocument, workflow: string, step: string): st
     const jobs = Object.values(declared.matrix).reduce((n, values) => n * values.length, 1);
     lines.push('', `${jobs} job${jobs === 1 ? '' : 's'}, one per ${Object.entries(declared.matrix).map(([k, v]) => `${k} (${v.join(', ')})`).join(' × ')}`);
   }
-  const condition = (on: NeedCondition): string => (on === 'succeeded' ? '' : ` (${on})`);
+  const condition = (on: DependencyCondition): string => (on === 'succeeded' ? '' : ` (${on})`);
   const waitsFor = graph.edges.filter((e) => e.from === step);
   const waitedBy = graph.edges.filter((e) => e.to === step);
   lines.push('', `Waits for: ${waitsFor.length === 0 ? 'nothing — it starts with the run' : waitsFor.map((e) => `${e.to}${condition(e.on)}`).join(', ')}`);

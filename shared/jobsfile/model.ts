@@ -20,13 +20,12 @@ import type {
   DeclaredWorkflow,
   DeclaredStep,
   StepNeed,
-  NeedCondition,
   WorkflowParam,
   WorkflowParamType,
 } from '../protocol/projects';
 
 export type { ObjectType, QueueSettings, DeclaredQueue, BuiltinKind, TemplateParam, DeclaredTemplate, OverlapPolicy, DeclaredSchedule, Declaration };
-export type { DeclaredWorkflow, DeclaredStep, StepNeed, NeedCondition, WorkflowParam, WorkflowParamType };
+export type { DeclaredWorkflow, DeclaredStep, StepNeed, WorkflowParam, WorkflowParamType };
 
 /** The object types in apply order: a schedule needs its template, a template its queue. */
 export const OBJECT_TYPES: readonly ObjectType[] = ['queue', 'template', 'schedule'];

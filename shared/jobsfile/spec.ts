@@ -9,10 +9,11 @@
  * file the editor accepts is one the daemon accepts.
  */
 import { BACKOFF_STRATEGIES } from '../domain/backoff';
-import { MAX_MATRIX_VALUES, MAX_WORKFLOW_STEPS, MISSED_POLICIES, NEED_CONDITIONS, OVERLAP_POLICIES, PARAM_NAME, PARAM_NAME_RULE, WORKFLOW_PARAM_TYPES } from '../domain/rules/declared';
+import { MAX_MATRIX_VALUES, MAX_WORKFLOW_STEPS, MISSED_POLICIES, OVERLAP_POLICIES, PARAM_NAME, PARAM_NAME_RULE, WORKFLOW_PARAM_TYPES } from '../domain/rules/declared';
 import { DEFAULT_TIMEZONE, HEADER_NAME, HEADER_NAME_RULE, HTTP_METHODS, MAX_CONCURRENCY, MAX_DESCRIPTION_LENGTH, MAX_PAYLOAD_TEXT } from '../domain/rules/limits';
 import { NAME_RULE } from '../domain/validate';
 import { LIMITS, NAME_PATTERN } from '../protocol';
+import { DEPENDENCY_CONDITIONS } from '../protocol/types';
 
 interface Described {
   /** What the field means, shown in completion, hover and the schema. */
@@ -250,13 +251,13 @@ export const NEED_SPEC: ObjectSpec = {
     step: { kind: 'name', description: 'The name of a step of the same workflow.' },
     on: {
       kind: 'string',
-      enum: NEED_CONDITIONS,
+      enum: DEPENDENCY_CONDITIONS,
       enumDescriptions: [
         'Start when that step succeeded; if it fails or is cancelled, this step is cancelled.',
         'Start only when that step failed (a step that reports or repairs a failure); if it succeeds, this step is cancelled.',
         'Start when that step ended, whatever the outcome, cancelled included (a cleanup).',
       ],
-      description: `The outcome waited for: ${NEED_CONDITIONS.join(', ')}; "succeeded" when left out.`,
+      description: `The outcome waited for: ${DEPENDENCY_CONDITIONS.join(', ')}; "succeeded" when left out.`,
     },
   },
 };

@@ -6,7 +6,8 @@
  */
 import { parsed, refused, type Parsed } from '../domain/parsed';
 import type { EnqueueParams } from '../protocol';
-import type { DeclaredWorkflow, NeedCondition, WorkflowParam } from '../protocol/projects';
+import type { DeclaredWorkflow, WorkflowParam } from '../protocol/projects';
+import type { DependencyCondition } from '../protocol/types';
 import { jobTemplateOf } from './params';
 import { closest } from './suggest';
 
@@ -20,7 +21,7 @@ export interface StepJob {
   label: string;
   job: EnqueueParams;
   /** The jobs it waits for, by position in the list (always earlier), and the outcome. */
-  dependsOn: { index: number; on: NeedCondition }[];
+  dependsOn: { index: number; on: DependencyCondition }[];
 }
 
 /**

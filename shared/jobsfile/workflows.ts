@@ -9,10 +9,11 @@
  */
 import type { Node } from 'jsonc-parser';
 import { isRecord } from '../domain/records';
-import { MAX_STEP_INSTANCES, MAX_WORKFLOW_STEPS, NEED_CONDITIONS, WORKFLOW_PARAM_TYPES } from '../domain/rules/declared';
+import { MAX_STEP_INSTANCES, MAX_WORKFLOW_STEPS, WORKFLOW_PARAM_TYPES } from '../domain/rules/declared';
 import { NAME_RULE } from '../domain/validate';
 import { NAME_PATTERN } from '../protocol';
-import type { DeclaredStep, DeclaredTemplate, DeclaredWorkflow, NeedCondition, StepNeed, TemplateParam, WorkflowParam, WorkflowParamType } from '../protocol/projects';
+import { DEPENDENCY_CONDITIONS, type DependencyCondition } from '../protocol/types';
+import type { DeclaredStep, DeclaredTemplate, DeclaredWorkflow, StepNeed, TemplateParam, WorkflowParam, WorkflowParamType } from '../protocol/projects';
 import { members, pathText, setEntry, type Checker, type JsonPath } from './check';
 import { checkPlaceholders, checkStrings, checkTargets, groupOf, optionsOf, payloadOf, stringOf } from './jobFields';
 import { placeholderNames, substitute } from './params';
@@ -164,14 +165,14 @@ function readNeeds(checker: Checker, node: Node | undefined, path: JsonPath): Ne
       return;
     }
     if (item.type !== 'object') {
-      checker.report(item, 'wrong-type', `${pathText(at)} must be a step name or { "step": name, "on": ${NEED_CONDITIONS.join(' | ')} }`, at, { allowed: 'a step name or { "step", "on" }' });
+      checker.report(item, 'wrong-type', `${pathText(at)} must be a step name or { "step": name, "on": ${DEPENDENCY_CONDITIONS.join(' | ')} }`, at, { allowed: 'a step name or { "step", "on" }' });
       return;
     }
     const need = checker.object(item, NEED_SPEC, at);
     const stepNode = need?.nodes['step'];
     const step = need?.values['step'];
     if (need === null || stepNode === undefined || typeof step !== 'string') return;
-    const on: NeedCondition = NEED_CONDITIONS.find((c) => c === need.values['on']) ?? 'succeeded';
+    const on: DependencyCondition = DEPENDENCY_CONDITIONS.find((c) => c === need.values['on']) ?? 'succeeded';
     if (need.nodes['on'] !== undefined && need.values['on'] === undefined) return;
     out.push({ step, on, node: stepNode });
   });

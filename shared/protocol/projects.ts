@@ -4,7 +4,7 @@
  * answers, and the plan both sides compute. Declared here, in the protocol, so the method table
  * can name them; shared/jobsfile/ parses the file into them and computes plans (planChanges).
  */
-import type { Backoff, JobOptions, JobTemplate, MissedRunPolicy, RateLimit } from './types';
+import type { Backoff, DependencyCondition, JobOptions, JobTemplate, MissedRunPolicy, RateLimit } from './types';
 
 /** The three kinds of object a jobs file declares, in the order they are applied. */
 export type ObjectType = 'queue' | 'template' | 'schedule';
@@ -201,16 +201,11 @@ export interface Plan {
   conflicts: Conflict[];
 }
 
-/**
- * When a step starts after a step it needs has ended: `succeeded` (the default), `failed`, or
- * `finished` (whatever the outcome, cancelled included).
- */
-export type NeedCondition = 'succeeded' | 'failed' | 'finished';
-
 /** One step a workflow step waits for, and the outcome it waits for. */
 export interface StepNeed {
   step: string;
-  on: NeedCondition;
+  /** The outcome waited for: the condition of the dependencies between their jobs. */
+  on: DependencyCondition;
 }
 
 /** The types a workflow parameter may have; a value is given as text and checked against it. */

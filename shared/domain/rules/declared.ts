@@ -1,12 +1,12 @@
 /**
  * The rules' words for a jobs file's objects: which parameter names a template may take, and
  * the overlap and missed-run policies in the order messages list them, and a workflow's
- * conditions, parameter types and sizes. The objects' types are
+ * parameter types and sizes. The objects' types are
  * the protocol's (shared/protocol/projects.ts: they cross the wire in `projects.apply`), so the
  * rules and the jobs file share them without the domain importing shared/jobsfile.
  */
 import type { MissedRunPolicy } from '../../protocol/types';
-import type { NeedCondition, OverlapPolicy, WorkflowParamType } from '../../protocol/projects';
+import type { OverlapPolicy, WorkflowParamType } from '../../protocol/projects';
 
 /** `{{name}}` in a template's strings: a letter or "_" first, then letters, digits or "_". */
 export const PARAM_NAME = /^(?!__proto__$)[A-Za-z_][A-Za-z0-9_]*$/;
@@ -19,9 +19,6 @@ export const OVERLAP_POLICIES: readonly OverlapPolicy[] = ['allow', 'skip'];
 
 /** The missed-run policies, in the order messages list them. */
 export const MISSED_POLICIES: readonly MissedRunPolicy[] = ['skip', 'runOnce'];
-
-/** A step's conditions on a step it needs, the default first. */
-export const NEED_CONDITIONS: readonly NeedCondition[] = ['succeeded', 'failed', 'finished'];
 
 /** The types a workflow parameter may declare. */
 export const WORKFLOW_PARAM_TYPES: readonly WorkflowParamType[] = ['string', 'number', 'boolean'];
