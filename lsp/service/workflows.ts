@@ -7,6 +7,7 @@
 import type { Node } from 'jsonc-parser';
 import { CompletionItemKind, type CompletionItem } from 'vscode-languageserver-types';
 import { DEPENDENCY_CONDITIONS, type DependencyCondition } from '../../shared/protocol/types';
+import { stepJobCount } from '../../shared/jobsfile';
 import { memberValue, nodeAtPath, stringValue, type JobsDocument } from './document';
 
 /** One edge of a workflow as written: `from` waits for `to` to end `on` an outcome. */
@@ -79,7 +80,7 @@ export function stepHover(doc: JobsDocument, workflow: string, step: string): st
   const declared = doc.parse.workflows.find((w) => w.name === workflow)?.steps.find((s) => s.name === step);
   const lines = [`**Step ${step}** of workflow ${workflow}${declared !== undefined ? ` — ${declared.kind} job on queue \`${declared.queue}\`${declared.template !== undefined ? ` (template ${declared.template})` : ''}` : ''}`];
   if (declared?.matrix !== undefined) {
-    const jobs = Object.values(declared.matrix).reduce((n, values) => n * values.length, 1);
+    const jobs = stepJobCount(declared);
     lines.push('', `${jobs} job${jobs === 1 ? '' : 's'}, one per ${Object.entries(declared.matrix).map(([k, v]) => `${k} (${v.join(', ')})`).join(' × ')}`);
   }
   const condition = (on: DependencyCondition): string => (on === 'succeeded' ? '' : ` (${on})`);

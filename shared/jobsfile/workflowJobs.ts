@@ -119,3 +119,21 @@ function combinations(matrix: Record<string, string[]> | undefined): Record<stri
   for (const [name, values] of Object.entries(matrix ?? {})) out = out.flatMap((c) => values.map((v) => ({ ...c, [name]: v })));
   return out;
 }
+
+/**
+ * Each step's stage: 1 for a step that needs none, else one more than the latest stage of the
+ * steps it needs — the column a graph drawn left to right puts it in. A step in a cycle or
+ * needing an unknown step (a file with errors) gets no stage.
+ */
+export function stepStages(workflow: DeclaredWorkflow): Map<string, number> {
+  const stages = new Map<string, number>();
+  const order = stepOrder(workflow);
+  if (!order.ok) return stages;
+  for (const step of order.value) stages.set(step.name, 1 + Math.max(0, ...step.needs.map((n) => stages.get(n.step) ?? 0)));
+  return stages;
+}
+
+/** How many jobs a step makes: the product of its matrix lists' lengths, 1 without a matrix. */
+export function stepJobCount(step: DeclaredWorkflow['steps'][number]): number {
+  return Object.values(step.matrix ?? {}).reduce((n, values) => n * values.length, 1);
+}

@@ -351,7 +351,11 @@ function checkNeeds(checker: Checker, path: JsonPath, steps: readonly StepRead[]
       });
     }
   }
-  for (const cycle of findCycles(steps)) {
+  const order = new Map(steps.map((s, i) => [s.name, i]));
+  for (const found of findCycles(steps)) {
+    // Named from the step written first in the file, whichever step the walk entered it by.
+    const first = found.reduce((best, c, i) => ((order.get(c.step) ?? 0) < (order.get(found[best]?.step ?? '') ?? 0) ? i : best), 0);
+    const cycle = [...found.slice(first), ...found.slice(0, first)];
     const names = [...cycle.map((c) => c.step), cycle[0]?.step ?? ''];
     const closing = cycle[cycle.length - 1];
     if (closing === undefined) continue;
