@@ -1,6 +1,7 @@
 /**
- * A workflow's steps in the editor: the step names `needs` can take (completion), and a step's
- * place in the graph — what it waits for and what waits for it (hover). Both read the tree as
+ * A workflow's steps in the editor: the step names `needs` can take (completion), a step's place
+ * in the graph — what it waits for and what waits for it (hover), the step a need names (go to
+ * definition), and the workflows with their steps in the outline. All read the tree as
  * written rather than the parsed workflows, so a step with an error is still offered and shown
  * while the file is being typed.
  */
@@ -8,7 +9,8 @@ import type { Node } from 'jsonc-parser';
 import { CompletionItemKind, type CompletionItem } from 'vscode-languageserver-types';
 import { DEPENDENCY_CONDITIONS, type DependencyCondition } from '../../shared/protocol/types';
 import { stepJobCount } from '../../shared/jobsfile';
-import { memberValue, nodeAtPath, stringValue, type JobsDocument } from './document';
+import { DocumentSymbol, SymbolKind, type Range } from 'vscode-languageserver-types';
+import { memberValue, nodeAtPath, rangeAt, stringValue, type JobsDocument } from './document';
 
 /** One edge of a workflow as written: `from` waits for `to` to end `on` an outcome. */
 interface Edge {
@@ -89,4 +91,35 @@ export function stepHover(doc: JobsDocument, workflow: string, step: string): st
   lines.push('', `Waits for: ${waitsFor.length === 0 ? 'nothing — it starts with the run' : waitsFor.map((e) => `${e.to}${condition(e.on)}`).join(', ')}`);
   lines.push('', `Waited for by: ${waitedBy.length === 0 ? 'no step' : waitedBy.map((e) => `${e.from}${condition(e.on)}`).join(', ')}`);
   return lines.join('\n');
+}
+
+/** The range of a step's key (go to definition from a need), or null when the workflow has no such step. */
+export function stepKeyRange(doc: JobsDocument, workflow: string, step: string): Range | null {
+  const body = graphOf(doc, workflow).nodes.get(step);
+  const key = body?.parent?.children?.[0];
+  return key === undefined ? null : rangeAt(doc, key.offset, key.length);
+}
+
+/** The outline's "workflows" section: each workflow, its steps as children with what they wait for. */
+export function workflowSymbols(doc: JobsDocument): DocumentSymbol | undefined {
+  const section = nodeAtPath(doc, ['workflows']);
+  const property = section?.parent;
+  const sectionKey = property?.children?.[0];
+  if (section?.type !== 'object' || property === undefined || sectionKey === undefined || property.parent !== doc.parse.tree) return undefined;
+  const workflows: DocumentSymbol[] = [];
+  for (const entry of section.children ?? []) {
+    const key = entry.children?.[0];
+    const name = stringValue(key);
+    if (key === undefined || name === undefined) continue;
+    const graph = graphOf(doc, name);
+    const steps = graph.steps.flatMap((step) => {
+      const body = graph.nodes.get(step);
+      const stepKey = body?.parent?.children?.[0];
+      if (body?.parent === undefined || stepKey === undefined) return [];
+      const waits = graph.edges.filter((e) => e.from === step).map((e) => e.to);
+      return [DocumentSymbol.create(step, waits.length > 0 ? `after ${waits.join(', ')}` : '', SymbolKind.Function, rangeAt(doc, body.parent.offset, body.parent.length), rangeAt(doc, stepKey.offset, stepKey.length))];
+    });
+    workflows.push(DocumentSymbol.create(name, `${steps.length} step${steps.length === 1 ? '' : 's'}`, SymbolKind.Module, rangeAt(doc, entry.offset, entry.length), rangeAt(doc, key.offset, key.length), steps));
+  }
+  return DocumentSymbol.create('workflows', `${workflows.length}`, SymbolKind.Namespace, rangeAt(doc, property.offset, property.length), rangeAt(doc, sectionKey.offset, sectionKey.length), workflows);
 }

@@ -2,14 +2,15 @@
  * Workflows in the language server, as an editor sees them: dist/lsp.js over stdio (no daemon:
  * the workflow checks are the file's own). Diagnostics at the exact range of an unknown step, a
  * cycle (named), an empty matrix and an undeclared placeholder; completion of step names in
- * `needs`; hover on a step with what it waits for and what waits for it.
+ * `needs`; hover on a step with what it waits for and what waits for it; go to definition from a
+ * need to its step; the outline's workflows and steps.
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { CompletionItem, Hover } from 'vscode-languageserver-protocol';
+import type { CompletionItem, DocumentSymbol, Hover, Location, Range } from 'vscode-languageserver-protocol';
 import { marked, positionOf } from '../helpers/cursor';
 import { startLsp, type LspClient } from '../helpers/lsp';
 
@@ -131,5 +132,25 @@ describe('language server over stdio: workflows', () => {
     const first = RELEASE.indexOf('"build":') + 2;
     const b = hoverText(await lsp.connection.sendRequest<Hover | null>('textDocument/hover', { textDocument: { uri: uri('release') }, position: positionOf(RELEASE, first) }));
     assert.match(b, /Waits for: nothing — it starts with the run/);
+  });
+
+  test('go to definition from a need lands on the step it names; the outline lists workflows and their steps', async () => {
+    const need = RELEASE.indexOf('"needs": ["package"]') + '"needs": ["pa'.length;
+    const found = await lsp.connection.sendRequest<Location | Location[] | Range | null>('textDocument/definition', { textDocument: { uri: uri('release') }, position: positionOf(RELEASE, need) });
+    const target = Array.isArray(found) ? found[0] : found;
+    assert.ok(target !== null && target !== undefined);
+    const range = 'range' in target ? target.range : target;
+    const key = RELEASE.indexOf('"package": {');
+    assert.deepEqual(range, { start: positionOf(RELEASE, key), end: positionOf(RELEASE, key + '"package"'.length) });
+
+    const symbols = await lsp.connection.sendRequest<DocumentSymbol[]>('textDocument/documentSymbol', { textDocument: { uri: uri('release') } });
+    const workflows = symbols.find((s) => s.name === 'workflows');
+    assert.ok(workflows, symbols.map((s) => s.name).join());
+    const release = workflows.children?.find((w) => w.name === 'release');
+    assert.equal(release?.detail, '5 steps');
+    assert.deepEqual(
+      release?.children?.map((c) => [c.name, c.detail]),
+      [['build', ''], ['test', 'after build'], ['package', 'after test'], ['deploy', 'after package'], ['cleanup', 'after deploy']],
+    );
   });
 });
