@@ -10,7 +10,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { CompletionItem, DocumentSymbol, Hover, Location, Range } from 'vscode-languageserver-protocol';
+import type { CodeAction, CompletionItem, DocumentSymbol, Hover, Location, Range } from 'vscode-languageserver-protocol';
 import { marked, positionOf } from '../helpers/cursor';
 import { startLsp, type LspClient } from '../helpers/lsp';
 
@@ -92,6 +92,11 @@ describe('language server over stdio: workflows', () => {
     assert.match(String(cycle?.message), /has a cycle: build → test → build\./);
     const unknown = diagnostics.find((d) => d.code === 'unknown-step');
     assert.match(String(unknown?.message), /Did you mean "build"\?/);
+    // The quick fix puts the closest step's name in place of the unknown one.
+    const actions = await lsp.connection.sendRequest<CodeAction[]>('textDocument/codeAction', { textDocument: { uri: uri('broken') }, range: unknown?.range, context: { diagnostics: [unknown] } });
+    const fix = actions.find((a) => a.title === 'Change to "build"');
+    assert.ok(fix, actions.map((a) => a.title).join(' | '));
+    assert.deepEqual(fix.edit?.changes?.[uri('broken')], [{ range: file.ranges[2], newText: '"build"' }]);
   });
 
   test('completion in needs offers the other steps of the workflow, bare and as { "step" }', async () => {
