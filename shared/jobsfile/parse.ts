@@ -186,7 +186,7 @@ class FileReader {
     // References are checked once every map is read: a schedule may come before its template.
     for (const [name, read] of this.templateReads) this.checkQueueRef(name, read);
     for (const s of schedules) this.schedule(s);
-    this.workflows = readWorkflows(this.checker, top.nodes['workflows'], this.templateReads);
+    this.workflows = readWorkflows(this.checker, top.nodes['workflows'], this.templateReads, this.queueNames);
   }
 
   /** Every entry of one of the file's three maps, names checked, each handed to `each`. */

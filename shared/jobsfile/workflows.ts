@@ -43,14 +43,34 @@ interface StepRead {
 }
 
 /** Every workflow of the `workflows` node (undefined: the file has none). */
-export function readWorkflows(checker: Checker, node: Node | undefined, templates: ReadonlyMap<string, TemplateForSteps>): DeclaredWorkflow[] {
+export function readWorkflows(checker: Checker, node: Node | undefined, templates: ReadonlyMap<string, TemplateForSteps>, queues: ReadonlySet<string>): DeclaredWorkflow[] {
   if (node === undefined) return [];
   const out: DeclaredWorkflow[] = [];
   for (const { name, keyNode, value, path } of entries(checker, node, ['workflows'], 'workflow')) {
     const workflow = readWorkflow(checker, name, keyNode, value, path, templates);
+    if (workflow !== null) for (const step of workflow.steps) if (step.template === undefined) checkQueue(checker, queues, step.queue, value, [...path, 'steps', step.name, 'queue']);
     if (workflow !== null) out.push(workflow);
   }
   return out;
+}
+
+/**
+ * An inline step's queue that the file does not declare: a warning, as for a template (the
+ * daemon makes a queue on first use; the file just does not manage its settings).
+ */
+function checkQueue(checker: Checker, queues: ReadonlySet<string>, queue: string, workflowNode: Node, path: JsonPath): void {
+  if (queues.has(queue)) return;
+  let node: Node | undefined = workflowNode;
+  for (const key of path.slice(2)) node = node?.type === 'object' ? members(node).find((m) => m.key === key)?.value : undefined;
+  if (node === undefined) return;
+  const near = closest(queue, queues);
+  checker.report(
+    node,
+    'unknown-queue',
+    `${pathText(path)} names the queue "${queue}", which this file does not declare under "queues": the daemon makes it on first use with default settings.${near !== undefined ? ` Did you mean "${near}"?` : ''}`,
+    path,
+    { severity: 'warning', allowed: [...queues].join(', ') || 'no queues are declared', ...(near !== undefined ? { suggestion: near } : {}) },
+  );
 }
 
 /** The entries of a map of named objects: keys checked (pattern, duplicates). */

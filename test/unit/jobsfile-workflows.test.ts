@@ -196,6 +196,13 @@ test("a template step takes the template's job: its job fields are refused, its 
   assert.deepEqual(given.workflows[0]?.steps[0]?.payload, { command: 'pkg v{{version}}' });
 });
 
+test("an inline step's queue the file does not declare is a warning, as a template's is", () => {
+  const problem = expectOne(workflow('"a": { "queue": ⟦"qq"⟧, "shell": "x" }'), 'unknown-queue');
+  assert.equal(problem.severity, 'warning');
+  assert.match(problem.message, /workflows\.w\.steps\.a\.queue names the queue "qq", which this file does not declare under "queues"/);
+  assert.deepEqual(parseJobsFile(workflow('"a": { "template": "pkg" }')).problems, [], 'a template step\'s queue is checked at the template');
+});
+
 test('an inline step needs a queue and a job, written one way', () => {
   expectOne(workflow('⟦"a"⟧: { "queue": "q" }'), 'missing-required');
   expectOne(workflow('⟦"a"⟧: { "shell": "x" }'), 'missing-required');
