@@ -2,8 +2,9 @@
  * `parseJobsFile`: a jobs file's text in, its normalized declaration and every problem out, each
  * at the exact range of the offending key or value. The layers run in order — JSON syntax
  * (jsonc-parser's, which still gives a tree to check the rest of), schema and values (`check.ts`,
- * driven by `spec.ts`), then the file's meaning (references between objects, parameters). Pure,
- * and it never throws: whatever the text, the answer is a result.
+ * driven by `spec.ts`), then the file's meaning (references between objects, parameters, and
+ * the checks across a workflow's steps in `workflows.ts`). Pure, and it never throws: whatever
+ * the text, the answer is a result.
  */
 import { createScanner, parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser';
 import { DEFAULT_TIMEZONE } from '../domain/cron';
@@ -189,7 +190,7 @@ class FileReader {
     this.workflows = readWorkflows(this.checker, top.nodes['workflows'], this.templateReads, this.queueNames);
   }
 
-  /** Every entry of one of the file's three maps, names checked, each handed to `each`. */
+  /** Every entry of the queues, templates or schedules map, names checked, each handed to `each`. */
   private eachEntry(node: Node | undefined, section: string, type: ObjectType, each: (name: string, keyNode: Node, value: Node, path: JsonPath) => void): void {
     if (node === undefined) return;
     const spec = FILE_SPEC.fields[section];
