@@ -105,6 +105,8 @@ function readWorkflow(checker: Checker, name: string, keyNode: Node, node: Node,
       checker.report(stepsNode, 'out-of-range', `${pathText([...path, 'steps'])} has ${found.length} steps; a workflow may have up to ${MAX_WORKFLOW_STEPS}.`, [...path, 'steps'], {
         allowed: `up to ${MAX_WORKFLOW_STEPS} steps`,
       });
+      // Not read further: one problem says it all, and a huge file stays quick to check.
+      return null;
     }
     for (const entry of found) steps.push(readStep(checker, entry.name, entry.keyNode, entry.value, entry.path, params, templates));
     if (found.length === 0 && stepsNode.type === 'object') {

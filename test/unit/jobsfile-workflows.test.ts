@@ -211,3 +211,13 @@ test('an inline step needs a queue and a job, written one way', () => {
   assert.deepEqual(custom.problems, []);
   assert.deepEqual(custom.workflows[0]?.steps[0]?.payload, { size: '{{version}}' });
 });
+
+test('a workflow of more steps than allowed is one problem, at its steps', () => {
+  const steps = Array.from({ length: 500 }, (_, i) => `"s${i}": { "queue": "q", "shell": "x"${i > 0 ? `, "needs": ["s${i - 1}"]` : ''} }`).join(', ');
+  const { problems } = parseJobsFile(workflow(steps));
+  assert.deepEqual(
+    problems.map((p) => p.code),
+    ['out-of-range'],
+  );
+  assert.match(problems[0]?.message ?? '', /workflows\.w\.steps has 500 steps; a workflow may have up to 200/);
+});
