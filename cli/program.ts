@@ -19,6 +19,7 @@ import { registerRun } from './commands/run';
 import { registerSchedules } from './commands/schedules';
 import { registerStatus } from './commands/status';
 import { registerWork } from './commands/work';
+import { registerWorkflows } from './commands/workflows';
 import { registerToken } from './commands/token';
 
 export function buildProgram(): Command {
@@ -61,6 +62,7 @@ Every command that prints data takes --json. Run spool <command> --help for its 
   registerPlan(program);
   registerApply(program);
   registerRun(program);
+  registerWorkflows(program);
   registerStatus(program);
   registerBackup(program);
   registerRestore(program);

@@ -5,7 +5,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { formatProblem, parseJobsFile, type Declaration, type Problem } from '../../shared/jobsfile';
+import { formatProblem, parseJobsFile, type Declaration, type DeclaredWorkflow, type Problem } from '../../shared/jobsfile';
 import { CliError } from '../errors';
 import { errorMessage } from '../../shared/protocol/errors';
 
@@ -16,6 +16,8 @@ export interface JobsFile {
   /** As the person wrote it, or the default name found. */
   path: string;
   declaration: Declaration;
+  /** The file's workflows (not part of what apply sends). */
+  workflows: DeclaredWorkflow[];
   /** Warnings: shown, never blocking. */
   warnings: Problem[];
 }
@@ -46,5 +48,5 @@ export function readJobsFile(file: string | undefined, report: (line: string) =>
   if (parsed.declaration === null || errors.length > 0) {
     throw new CliError(`${shown} has ${errors.length} error${errors.length === 1 ? '' : 's'} (above); nothing was sent to the daemon.`);
   }
-  return { path: shown, declaration: parsed.declaration, warnings: parsed.problems.filter((p) => p.severity === 'warning') };
+  return { path: shown, declaration: parsed.declaration, workflows: parsed.workflows, warnings: parsed.problems.filter((p) => p.severity === 'warning') };
 }

@@ -2,7 +2,8 @@
  * Completion by JSON path, as the JSON language service's contributions do: field names with
  * their documentation where a key goes; where a value goes, what the field takes — queue and
  * template names (the file's, and the daemon's when it answered), time zones, kinds, backoff
- * strategies, the values of an enumeration, true or false, the field's examples. Inside a string
+ * strategies, the values of an enumeration, true or false, the field's examples, a workflow's
+ * step names in `needs`. Inside a string
  * the whole string is replaced, quotes included.
  */
 import { getLocation } from 'jsonc-parser';
@@ -11,6 +12,7 @@ import { BACKOFF_STRATEGIES } from '../../shared/domain/backoff';
 import { fieldAt, knownTimezones, type FieldSpec } from '../../shared/jobsfile';
 import { memberValue, nodeAt, nodeAtPath, offsetAt, rangeAt, stringValue, type JobsDocument } from './document';
 import { liveCountsText, type LiveData } from './live';
+import { stepNameItems } from './workflows';
 
 /** The completion items at `position`. */
 export function completion(doc: JobsDocument, position: Position, live: LiveData): CompletionItem[] {
@@ -22,6 +24,8 @@ export function completion(doc: JobsDocument, position: Position, live: LiveData
   const inString = node !== undefined && node.type === 'string' && offset > node.offset && offset < node.offset + node.length;
   const replace = inString ? rangeAt(doc, node.offset, node.length) : undefined;
   if (location.isAtPropertyKey) return keyItems(doc, path.slice(0, -1), replace, live);
+  const steps = stepNameItems(doc, path, (text) => edit(text, replace));
+  if (steps !== undefined) return steps;
   const spec = fieldAt(path);
   if (spec === undefined) return [];
   return valueItems(doc, path, spec, replace, live);

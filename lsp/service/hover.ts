@@ -1,8 +1,9 @@
 /**
  * Hover: on a cron, the expression in words and its next five fire times in the schedule's time
  * zone, the ones a daylight-saving change moves marked; on a queue (its key or a template's
- * `queue`), its settings and live counts; on a schedule's `template`, the template; on any other
- * key, the field's documentation from the field table.
+ * `queue`), its settings and live counts; on a schedule's `template`, the template; on a
+ * workflow's step, what it waits for and what waits for it; on any other key, the field's
+ * documentation from the field table.
  */
 import { getLocation } from 'jsonc-parser';
 import type { Hover, MarkupContent, Position } from 'vscode-languageserver-types';
@@ -13,6 +14,7 @@ import { fireTime } from '../../shared/domain/present';
 import { fieldAt, type DeclaredTemplate } from '../../shared/jobsfile';
 import { memberValue, nodeAt, nodeAtPath, offsetAt, rangeAt, stringValue, type JobsDocument } from './document';
 import { liveCountsText, type LiveData } from './live';
+import { hoveredStep, stepHover } from './workflows';
 
 /** How many fire times a cron's hover lists. */
 export const NEXT_RUNS = 5;
@@ -57,6 +59,9 @@ export function hover(doc: JobsDocument, position: Position, live: LiveData, now
     if (templateName === undefined) return null;
     return { contents: markdown(templateHover(doc, templateName)), range };
   }
+  // A workflow's step (its key, or its name in a `needs`): where it sits in the graph.
+  const step = hoveredStep(path, location.isAtPropertyKey, stringValue(node));
+  if (step !== undefined) return { contents: markdown(stepHover(doc, step.workflow, step.step)), range };
   // Any other key: its documentation.
   if (location.isAtPropertyKey) {
     const spec = fieldAt(path);

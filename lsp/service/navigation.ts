@@ -1,11 +1,13 @@
 /**
  * Navigation between the file's objects: go to definition (a schedule's template, a template's
- * queue), find references (who names an object), and the outline (document symbols: the three
- * sections and their objects).
+ * queue, the step a workflow's need names), find references (who names an object), and the
+ * outline (document symbols: the sections and their objects, a workflow's steps under it).
  */
 import { DocumentSymbol, SymbolKind, type Position, type Range } from 'vscode-languageserver-types';
 import type { ObjectLocation, ObjectType } from '../../shared/jobsfile';
-import { nodeAtPath, offsetAt, rangeAt, rangeOf, within, type JobsDocument } from './document';
+import { getLocation } from 'jsonc-parser';
+import { nodeAt, nodeAtPath, offsetAt, rangeAt, rangeOf, stringValue, within, type JobsDocument } from './document';
+import { hoveredStep, stepKeyRange, workflowSymbols } from './workflows';
 
 /** The object at `offset`: a reference's target, or the object whose key it is on. */
 function targetAt(doc: JobsDocument, offset: number): { type: ObjectType; name: string } | undefined {
@@ -21,7 +23,12 @@ function locationOf(doc: JobsDocument, target: { type: ObjectType; name: string 
 
 /** The range of the key that declares what is under the cursor, or null (not declared in the file). */
 export function definition(doc: JobsDocument, position: Position): Range | null {
-  const target = targetAt(doc, offsetAt(doc, position));
+  const offset = offsetAt(doc, position);
+  const at = getLocation(doc.text, offset);
+  const node = nodeAt(doc, offset);
+  const step = hoveredStep(at.path, at.isAtPropertyKey, node?.type === 'string' ? stringValue(node) : undefined);
+  if (step !== undefined) return stepKeyRange(doc, step.workflow, step.step);
+  const target = targetAt(doc, offset);
   const location = target === undefined ? undefined : locationOf(doc, target);
   return location === undefined ? null : rangeOf(location.key);
 }
@@ -57,6 +64,8 @@ export function documentSymbols(doc: JobsDocument): DocumentSymbol[] {
       .map((l) => DocumentSymbol.create(l.name, detailOf(doc, l), section.kind, spanRange(doc, l), rangeOf(l.key)));
     out.push(DocumentSymbol.create(section.key, `${children.length}`, SymbolKind.Namespace, rangeAt(doc, property.offset, property.length), rangeAt(doc, keyNode.offset, keyNode.length), children));
   }
+  const workflows = workflowSymbols(doc);
+  if (workflows !== undefined) out.push(workflows);
   return out;
 }
 

@@ -98,7 +98,7 @@ export class Checker {
    * out) and value nodes. Null when `node` is not an object. `group` is a template's kind group,
    * to refuse a field of another kind; `nameNode` is the key naming the object, where a missing
    * required field is reported. Fields in `manual` are checked for presence only: the caller
-   * reads them itself (the file's three maps, whose entries need their own nodes).
+   * reads them itself (the file's maps of objects, whose entries need their own nodes).
    */
   object(node: Node, spec: ObjectSpec, path: JsonPath, options: { nameNode?: Node; group?: KindGroup; manual?: readonly string[] } = {}): { values: Record<string, unknown>; nodes: Record<string, Node> } | null {
     const { nameNode, group, manual = [] } = options;

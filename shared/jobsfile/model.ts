@@ -7,9 +7,25 @@
 import type { Node } from 'jsonc-parser';
 import type { JobOptions } from '../protocol/types';
 import type { Span } from './positions';
-import type { ObjectType, QueueSettings, DeclaredQueue, BuiltinKind, TemplateParam, DeclaredTemplate, OverlapPolicy, DeclaredSchedule, Declaration } from '../protocol/projects';
+import type {
+  ObjectType,
+  QueueSettings,
+  DeclaredQueue,
+  BuiltinKind,
+  TemplateParam,
+  DeclaredTemplate,
+  OverlapPolicy,
+  DeclaredSchedule,
+  Declaration,
+  DeclaredWorkflow,
+  DeclaredStep,
+  StepNeed,
+  WorkflowParam,
+  WorkflowParamType,
+} from '../protocol/projects';
 
 export type { ObjectType, QueueSettings, DeclaredQueue, BuiltinKind, TemplateParam, DeclaredTemplate, OverlapPolicy, DeclaredSchedule, Declaration };
+export type { DeclaredWorkflow, DeclaredStep, StepNeed, WorkflowParam, WorkflowParamType };
 
 /** The object types in apply order: a schedule needs its template, a template its queue. */
 export const OBJECT_TYPES: readonly ObjectType[] = ['queue', 'template', 'schedule'];
@@ -48,7 +64,11 @@ export type ProblemCode =
   | 'unknown-queue'
   | 'unknown-param'
   | 'undeclared-param'
-  | 'missing-param';
+  | 'missing-param'
+  | 'unknown-step'
+  | 'workflow-cycle'
+  | 'empty-matrix'
+  | 'unused-matrix';
 
 /** One thing wrong with a jobs file, at the exact range of the offending key or value. */
 export interface Problem {
@@ -91,6 +111,11 @@ export interface ParseResult {
    * the file is being typed. Objects with an error may be missing or lack the faulty field.
    */
   partial: Declaration;
+  /**
+   * The workflows as far as they could be read (a step with an error is left out). Not part of
+   * the declaration `projects.apply` takes: a run starts from the file's workflow as it is.
+   */
+  workflows: DeclaredWorkflow[];
   /** Every problem, in the order of the text. */
   problems: Problem[];
   /** Every declared object's key and body, in the order of the text. */

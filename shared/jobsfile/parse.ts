@@ -2,23 +2,21 @@
  * `parseJobsFile`: a jobs file's text in, its normalized declaration and every problem out, each
  * at the exact range of the offending key or value. The layers run in order — JSON syntax
  * (jsonc-parser's, which still gives a tree to check the rest of), schema and values (`check.ts`,
- * driven by `spec.ts`), then the file's meaning (references between objects, parameters). Pure,
- * and it never throws: whatever the text, the answer is a result.
+ * driven by `spec.ts`), then the file's meaning (references between objects, parameters, and
+ * the checks across a workflow's steps in `workflows.ts`). Pure, and it never throws: whatever
+ * the text, the answer is a result.
  */
 import { createScanner, parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser';
 import { DEFAULT_TIMEZONE } from '../domain/cron';
 import { isRecord } from '../domain/records';
-import { CWD_RULE, HTTP_URL_RULE } from '../domain/rules/limits';
-import { mustBe, shown } from '../domain/validate';
-import { NAME_PATTERN } from '../protocol';
-import type { Backoff, MissedRunPolicy, RateLimit } from '../protocol/types';
+import type { MissedRunPolicy, RateLimit } from '../protocol/types';
 import { Checker, members, pathText, setEntry, type JsonPath } from './check';
 import type {
   Declaration,
   DeclaredQueue,
   DeclaredSchedule,
   DeclaredTemplate,
-  JobOptions,
+  DeclaredWorkflow,
   ObjectLocation,
   ObjectType,
   OverlapPolicy,
@@ -27,9 +25,11 @@ import type {
   Reference,
   TemplateParam,
 } from './model';
-import { jobTemplateOf, placeholders } from './params';
+import { checkPlaceholders, checkTargets, groupOf, isBackoff, optionsOf, payloadOf, stringOf } from './jobFields';
+import { jobTemplateOf } from './params';
+import { readWorkflows } from './workflows';
 import { LineIndex } from './positions';
-import { FILE_SPEC, QUEUE_SPEC, SCHEDULE_SPEC, TEMPLATE_SPEC, type KindGroup, type ObjectSpec } from './spec';
+import { FILE_SPEC, QUEUE_SPEC, SCHEDULE_SPEC, TEMPLATE_SPEC, type ObjectSpec } from './spec';
 import { closest } from './suggest';
 import { errorMessage } from '../protocol/errors';
 
@@ -85,6 +85,7 @@ export function parseJobsFile(text: string): ParseResult {
     problems,
     locations: file.locations,
     references: file.references,
+    workflows: file.workflows,
     tree: file.tree,
   };
 }
@@ -125,12 +126,6 @@ function tooDeep(text: string): number | null {
   return null;
 }
 
-/** A string value of a node, when it is one. */
-function stringOf(node: Node | undefined): string | undefined {
-  const v: unknown = node?.value;
-  return node?.type === 'string' && typeof v === 'string' ? v : undefined;
-}
-
 function str(v: unknown): string | undefined {
   return typeof v === 'string' ? v : undefined;
 }
@@ -148,17 +143,6 @@ function stringRecord(v: unknown): Record<string, string> | undefined {
 
 function isRateLimit(v: unknown): v is RateLimit {
   return isRecord(v) && typeof v['perSecond'] === 'number' && typeof v['burst'] === 'number';
-}
-
-function isBackoff(v: unknown): v is Partial<Backoff> {
-  return isRecord(v) && typeof v['strategy'] === 'string';
-}
-
-/** A template's kind group: shell and http are built in, any other kind is custom. */
-function groupOf(kind: string | undefined): KindGroup | undefined {
-  // An invalid kind is reported as such; guessing a group would add errors about its fields.
-  if (kind === undefined || !NAME_PATTERN.test(kind)) return undefined;
-  return kind === 'shell' || kind === 'http' ? kind : 'custom';
 }
 
 /** A template as read, with the nodes the meaning checks need. */
@@ -182,6 +166,7 @@ class FileReader {
   readonly locations: ObjectLocation[] = [];
   readonly references: Reference[] = [];
   tree: Node | undefined;
+  workflows: DeclaredWorkflow[] = [];
   private project = '';
   private readonly queues: DeclaredQueue[] = [];
   private readonly templateReads = new Map<string, TemplateRead>();
@@ -213,7 +198,7 @@ class FileReader {
       if (errors.length === 0) this.checker.report({ offset: 0, length: 0 }, 'missing-required', 'The file is empty: it needs at least { "project": "<name>" }.', ['project']);
       return;
     }
-    const top = this.checker.object(root, FILE_SPEC, [], { manual: ['queues', 'templates', 'schedules'] });
+    const top = this.checker.object(root, FILE_SPEC, [], { manual: ['queues', 'templates', 'schedules', 'workflows'] });
     if (top === null) return;
     this.project = str(top.values['project']) ?? '';
     this.eachEntry(top.nodes['queues'], 'queues', 'queue', (name, keyNode, value, path) => this.queue(name, keyNode, value, path));
@@ -226,9 +211,10 @@ class FileReader {
     // References are checked once every map is read: a schedule may come before its template.
     for (const [name, read] of this.templateReads) this.checkQueueRef(name, read);
     for (const s of schedules) this.schedule(s);
+    this.workflows = readWorkflows(this.checker, top.nodes['workflows'], this.templateReads, this.queueNames);
   }
 
-  /** Every entry of one of the file's three maps, names checked, each handed to `each`. */
+  /** Every entry of the queues, templates or schedules map, names checked, each handed to `each`. */
   private eachEntry(node: Node | undefined, section: string, type: ObjectType, each: (name: string, keyNode: Node, value: Node, path: JsonPath) => void): void {
     if (node === undefined) return;
     const spec = FILE_SPEC.fields[section];
@@ -301,74 +287,17 @@ class FileReader {
     if (needs !== undefined && read.nodes[needs] === undefined) {
       this.checker.missing(node, keyNode, needs, TEMPLATE_SPEC.fields[needs]?.description ?? '', path);
     }
-    this.checkPlaceholders(read.nodes, params, path);
-    this.checkTargets(read.nodes, path);
+    checkPlaceholders(this.checker, read.nodes, Object.keys(params), path, `${pathText(path)} does not declare`, 'Declare it under "params" (with a default if every use may leave it out).');
+    checkTargets(this.checker, read.nodes, path);
     const kind = str(v['kind']);
     const queue = str(v['queue']);
     if (kind === undefined || queue === undefined || group === undefined || (needs !== undefined && !(needs in v))) return;
     const payload = payloadOf(group, v);
-    const options: JobOptions = {};
-    const priority = num(v['priority']);
-    if (priority !== undefined) options.priority = priority;
-    const attempts = num(v['attempts']);
-    if (attempts !== undefined) options.maxAttempts = attempts;
-    if (isBackoff(v['backoff'])) options.backoff = v['backoff'];
-    const timeout = num(v['timeout']);
-    if (timeout !== undefined) options.timeoutMs = timeout;
-    if (Array.isArray(v['tags'])) options.tags = v['tags'].filter((t): t is string => typeof t === 'string');
+    const options = optionsOf(v);
     const template: DeclaredTemplate = { name, queue, kind, payload, options, params };
     const description = str(v['description']);
     if (description !== undefined) template.description = description;
     entry.template = template;
-  }
-
-  /** Every `{{name}}` in the payload fields' strings must be one of the template's parameters. */
-  private checkPlaceholders(nodes: Record<string, Node>, params: Record<string, TemplateParam>, path: JsonPath): void {
-    const declared = Object.keys(params);
-    for (const field of ['command', 'cwd', 'env', 'url', 'headers', 'body', 'payload']) {
-      const node = nodes[field];
-      if (node === undefined) continue;
-      eachString(node, [...path, field], (stringNode, at) => {
-        const text = stringOf(stringNode) ?? '';
-        for (const p of placeholders(text)) {
-          if (Object.hasOwn(params, p.name)) continue;
-          const near = closest(p.name, declared);
-          this.checker.reportInString(
-            stringNode,
-            p.start,
-            p.end,
-            'undeclared-param',
-            `${pathText(at)} uses {{${p.name}}}, which ${pathText(path)} does not declare.${near !== undefined ? ` Did you mean "${near}"?` : ''} Declare it under "params" (with a default if every use may leave it out).`,
-            at,
-            { allowed: declared.length > 0 ? declared.join(', ') : 'no parameters are declared', ...(near !== undefined ? { suggestion: near } : {}) },
-          );
-        }
-      });
-    }
-  }
-
-  /**
-   * What the daemon would refuse when the job is enqueued, said now in the daemon's words: a
-   * shell job's folder must be an absolute path, an http job's URL absolute http or https. A
-   * value that starts with a placeholder is only known once substituted, so it is left to the
-   * daemon.
-   */
-  private checkTargets(nodes: Record<string, Node>, path: JsonPath): void {
-    const startsWithPlaceholder = (text: string): boolean => placeholders(text)[0]?.start === 0;
-    const cwdNode = nodes['cwd'];
-    const cwd = stringOf(cwdNode);
-    if (cwdNode !== undefined && cwd !== undefined && cwd.length > 0 && !cwd.startsWith('/') && !startsWithPlaceholder(cwd)) {
-      this.checker.report(cwdNode, 'invalid-path', mustBe(pathText([...path, 'cwd']), CWD_RULE, shown(cwd)), [...path, 'cwd'], { allowed: CWD_RULE });
-    }
-    const urlNode = nodes['url'];
-    const url = stringOf(urlNode);
-    if (urlNode === undefined || url === undefined || url.length === 0 || startsWithPlaceholder(url)) return;
-    // Placeholders later in the URL stand for some text: check the rest around a sample.
-    const sample = url.replace(/\{\{\s*[A-Za-z_][A-Za-z0-9_]*\s*\}\}/g, 'x');
-    const protocol = URL.canParse(sample) ? new URL(sample).protocol : null;
-    if (protocol !== 'http:' && protocol !== 'https:') {
-      this.checker.report(urlNode, 'invalid-url', mustBe(pathText([...path, 'url']), HTTP_URL_RULE, shown(url)), [...path, 'url'], { allowed: HTTP_URL_RULE });
-    }
   }
 
   private checkQueueRef(name: string, read: TemplateRead): void {
@@ -470,25 +399,6 @@ function missedPolicy(v: unknown): MissedRunPolicy {
 
 function overlapPolicy(v: unknown): OverlapPolicy {
   return v === 'skip' ? 'skip' : 'allow';
-}
-
-/** The kind's payload from a template's read values: only the kind's own fields, as written. */
-function payloadOf(group: KindGroup, v: Record<string, unknown>): unknown {
-  const pick = (fields: readonly string[]): Record<string, unknown> => {
-    const out: Record<string, unknown> = {};
-    for (const f of fields) if (f in v) out[f] = v[f];
-    return out;
-  };
-  if (group === 'shell') return pick(['command', 'cwd', 'env']);
-  if (group === 'http') return pick(['url', 'method', 'headers', 'body']);
-  return v['payload'] ?? null;
-}
-
-/** Calls `each` for every string node under `node` (values only, not keys), with its path. */
-function eachString(node: Node, path: JsonPath, each: (node: Node, path: JsonPath) => void): void {
-  if (node.type === 'string') each(node, path);
-  else if (node.type === 'array') (node.children ?? []).forEach((child, i) => eachString(child, [...path, i], each));
-  else if (node.type === 'object') for (const m of members(node)) if (m.value !== undefined) eachString(m.value, [...path, m.key], each);
 }
 
 /** The spec an object type is read with (for the language server's field documentation). */

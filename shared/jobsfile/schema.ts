@@ -10,7 +10,7 @@
  * the judge: a cron, a time zone or a reference between objects is beyond what a schema says.
  */
 import { NAME_PATTERN } from '../protocol';
-import { FILE_SPEC, TEMPLATE_SPEC, type FieldSpec, type ObjectSpec } from './spec';
+import { FILE_SPEC, NEED_SPEC, TEMPLATE_SPEC, type FieldSpec, type ObjectSpec } from './spec';
 
 /** A JSON Schema (draft-07) object, as far as this file uses it. */
 export type JsonSchema = { [key: string]: unknown };
@@ -83,6 +83,8 @@ function fieldSchema(spec: FieldSpec): JsonSchema {
       return base;
     case 'stringList':
       return { ...base, type: 'array', maxItems: spec.maxItems, items: { type: 'string', minLength: 1, maxLength: spec.maxLength } };
+    case 'needs':
+      return { ...base, type: 'array', items: { anyOf: [{ type: 'string', pattern: NAME_PATTERN.source, description: 'A step that must succeed first.' }, objectSchema(NEED_SPEC)] } };
   }
 }
 

@@ -9,10 +9,11 @@
  * file the editor accepts is one the daemon accepts.
  */
 import { BACKOFF_STRATEGIES } from '../domain/backoff';
-import { MISSED_POLICIES, OVERLAP_POLICIES, PARAM_NAME, PARAM_NAME_RULE } from '../domain/rules/declared';
+import { MAX_MATRIX_VALUES, MAX_WORKFLOW_STEPS, MISSED_POLICIES, OVERLAP_POLICIES, PARAM_NAME, PARAM_NAME_RULE, WORKFLOW_PARAM_TYPES } from '../domain/rules/declared';
 import { DEFAULT_TIMEZONE, HEADER_NAME, HEADER_NAME_RULE, HTTP_METHODS, MAX_CONCURRENCY, MAX_DESCRIPTION_LENGTH, MAX_PAYLOAD_TEXT } from '../domain/rules/limits';
 import { NAME_RULE } from '../domain/validate';
 import { LIMITS, NAME_PATTERN } from '../protocol';
+import { DEPENDENCY_CONDITIONS } from '../protocol/types';
 
 interface Described {
   /** What the field means, shown in completion, hover and the schema. */
@@ -34,6 +35,8 @@ export type FieldSpec =
   | (Described & { kind: 'json' })
   | (Described & { kind: 'stringList'; maxItems: number; maxLength: number })
   | (Described & { kind: 'map'; keys: KeyRule; values: FieldSpec })
+  /** A workflow step's `needs`: step names, or `{ step, on }` objects. */
+  | (Described & { kind: 'needs' })
   | ObjectSpec;
 
 /** Which kinds of template a field belongs to; absent: every kind. */
@@ -117,6 +120,19 @@ export const QUEUE_SPEC: ObjectSpec = {
   },
 };
 
+/** An http job's fields: a template's (with "kind": "http"), and a step's "http" object. */
+const HTTP_FIELDS = {
+  url: { kind: 'string', minLength: 1, maxLength: MAX_PAYLOAD_TEXT, description: 'http: the absolute http:// or https:// URL to request. Required for http jobs.' },
+  method: { kind: 'string', enum: HTTP_METHODS, description: 'http: the request method; GET when left out.' },
+  headers: {
+    kind: 'map',
+    keys: HEADER_KEY,
+    values: { kind: 'string', maxLength: MAX_PAYLOAD_TEXT, description: 'The header\'s value.' },
+    description: 'http: request headers.',
+  },
+  body: { kind: 'json', description: 'http: the request body; a string is sent as it is, any other JSON value as JSON (with a JSON content-type unless a header sets one).' },
+} as const satisfies Record<string, FieldSpec>;
+
 /** A template under `templates.<name>`: one job, with `{{param}}` placeholders. */
 export const TEMPLATE_SPEC: ObjectSpec = {
   kind: 'object',
@@ -139,21 +155,10 @@ export const TEMPLATE_SPEC: ObjectSpec = {
       values: { kind: 'string', maxLength: MAX_PAYLOAD_TEXT, description: 'The variable\'s value.' },
       description: 'shell: environment variables added to the daemon\'s for the command.',
     },
-    url: { kind: 'string', minLength: 1, maxLength: MAX_PAYLOAD_TEXT, kinds: ['http'], description: 'http: the absolute http:// or https:// URL to request. Required for http jobs.' },
-    method: {
-      kind: 'string',
-      kinds: ['http'],
-      enum: HTTP_METHODS,
-      description: 'http: the request method; GET when left out.',
-    },
-    headers: {
-      kind: 'map',
-      keys: HEADER_KEY,
-      kinds: ['http'],
-      values: { kind: 'string', maxLength: MAX_PAYLOAD_TEXT, description: 'The header\'s value.' },
-      description: 'http: request headers.',
-    },
-    body: { kind: 'json', kinds: ['http'], description: 'http: the request body; a string is sent as it is, any other JSON value as JSON (with a JSON content-type unless a header sets one).' },
+    url: { ...HTTP_FIELDS.url, kinds: ['http'] },
+    method: { ...HTTP_FIELDS.method, kinds: ['http'] },
+    headers: { ...HTTP_FIELDS.headers, kinds: ['http'] },
+    body: { ...HTTP_FIELDS.body, kinds: ['http'] },
     payload: { kind: 'json', kinds: ['custom'], description: 'Custom kinds: the JSON value the worker receives. Required for custom kinds (null is a value).' },
     priority: {
       kind: 'integer',
@@ -192,6 +197,14 @@ export const TEMPLATE_SPEC: ObjectSpec = {
   },
 };
 
+/** Values for a template's `{{name}}` placeholders (a schedule's, a workflow step's). */
+const PARAM_VALUES = (description: string): FieldSpec => ({
+  kind: 'map',
+  keys: PARAM_KEY,
+  values: { kind: 'string', maxLength: MAX_PAYLOAD_TEXT, description: 'The parameter\'s value.' },
+  description,
+});
+
 /** A schedule under `schedules.<name>`. */
 export const SCHEDULE_SPEC: ObjectSpec = {
   kind: 'object',
@@ -209,12 +222,7 @@ export const SCHEDULE_SPEC: ObjectSpec = {
       examples: ['UTC', 'Europe/Paris', 'America/New_York'],
     },
     template: { kind: 'name', ref: 'template', description: 'The template it enqueues, by name.' },
-    params: {
-      kind: 'map',
-      keys: PARAM_KEY,
-      values: { kind: 'string', maxLength: MAX_PAYLOAD_TEXT, description: 'The parameter\'s value.' },
-      description: 'Values for the template\'s {{name}} placeholders; the template\'s defaults fill the rest.',
-    },
+    params: PARAM_VALUES('Values for the template\'s {{name}} placeholders; the template\'s defaults fill the rest.'),
     enabled: { kind: 'boolean', default: true, description: 'When false, the schedule enqueues nothing; true when left out.' },
     missedPolicy: {
       kind: 'string',
@@ -231,10 +239,90 @@ export const SCHEDULE_SPEC: ObjectSpec = {
   },
 };
 
+/** The fields of a template that make its job (all but its parameters), for inline steps. */
+const { params: _templateParams, ...JOB_FIELDS } = TEMPLATE_SPEC.fields;
+
+/** A step's `needs` objects: a step name and the outcome waited for. */
+export const NEED_SPEC: ObjectSpec = {
+  kind: 'object',
+  description: 'A step this one waits for, and the outcome it waits for.',
+  required: ['step'],
+  fields: {
+    step: { kind: 'name', description: 'The name of a step of the same workflow.' },
+    on: {
+      kind: 'string',
+      enum: DEPENDENCY_CONDITIONS,
+      enumDescriptions: [
+        'Start when that step succeeded; if it fails or is cancelled, this step is cancelled.',
+        'Start only when that step failed (a step that reports or repairs a failure); if it succeeds, this step is cancelled.',
+        'Start when that step ended, whatever the outcome, cancelled included (a cleanup).',
+      ],
+      description: `The outcome waited for: ${DEPENDENCY_CONDITIONS.join(', ')}; "succeeded" when left out.`,
+    },
+  },
+};
+
+/** A step under `workflows.<name>.steps.<step>`: a template, or an inline job. */
+export const STEP_SPEC: ObjectSpec = {
+  kind: 'object',
+  description:
+    'One step of the workflow: a template by name ("template"), or a job written like a template ("queue" with "kind" and its fields), where "shell": "<command>" and "http": { "url": … } are short for the two built-in kinds. {{name}} placeholders take the workflow\'s parameters and the step\'s matrix variables.',
+  fields: {
+    template: { kind: 'name', ref: 'template', description: 'The template whose job the step runs. Its parameters take the step\'s "params", else the workflow\'s parameters of the same name, else their defaults.' },
+    params: PARAM_VALUES('Values for the template\'s {{name}} placeholders; they may use the workflow\'s parameters and the step\'s matrix variables.'),
+    ...JOB_FIELDS,
+    queue: { kind: 'name', ref: 'queue', description: 'The queue the step\'s job goes to (an inline step; a template step uses its template\'s).' },
+    kind: { kind: 'name', examples: ['shell', 'http'], description: 'What runs the step\'s job: "shell", "http", or a custom kind run by remote workers. Left out with "shell" or "http" given.' },
+    shell: { kind: 'string', minLength: 1, maxLength: MAX_PAYLOAD_TEXT, kinds: ['shell'], description: 'Short for "kind": "shell" with this "command": the command /bin/sh runs.' },
+    http: {
+      kind: 'object',
+      kinds: ['http'],
+      description: 'Short for "kind": "http" with these fields: the request the daemon sends.',
+      required: ['url'],
+      fields: HTTP_FIELDS,
+    },
+    needs: {
+      kind: 'needs',
+      description: 'The steps this one waits for: a name waits for that step to succeed; { "step": name, "on": "failed" | "finished" } waits for another outcome. A step with a matrix is waited for in all its jobs.',
+    },
+    matrix: {
+      kind: 'map',
+      keys: PARAM_KEY,
+      values: { kind: 'stringList', maxItems: MAX_MATRIX_VALUES, maxLength: MAX_PAYLOAD_TEXT, description: 'The values the variable takes, one job each.' },
+      description: 'Runs the step once per combination of the variables\' values, each a {{name}} placeholder of the step; the steps that need it wait for all of them.',
+    },
+  },
+};
+
+/** A workflow under `workflows.<name>`. */
+export const WORKFLOW_SPEC: ObjectSpec = {
+  kind: 'object',
+  description: 'Steps that wait for each other, started together as one run (`spool run <workflow>`).',
+  required: ['steps'],
+  fields: {
+    description: { kind: 'string', maxLength: MAX_DESCRIPTION_LENGTH, description: 'What the workflow does, for the people reading the file.' },
+    params: {
+      kind: 'map',
+      keys: PARAM_KEY,
+      description: 'The {{name}} placeholders the steps use, each given when a run starts (or by its default).',
+      values: {
+        kind: 'object',
+        description: 'One parameter.',
+        fields: {
+          type: { kind: 'string', enum: WORKFLOW_PARAM_TYPES, description: `What the value must be: ${WORKFLOW_PARAM_TYPES.join(', ')}; "string" when left out.` },
+          default: { kind: 'string', maxLength: MAX_PAYLOAD_TEXT, description: 'The value used when a run gives none.' },
+          description: { kind: 'string', maxLength: MAX_DESCRIPTION_LENGTH, description: 'What the parameter is for.' },
+        },
+      },
+    },
+    steps: { kind: 'map', keys: OBJECT_NAME, values: STEP_SPEC, description: `The steps by name (up to ${MAX_WORKFLOW_STEPS}), each a job that may wait for others.` },
+  },
+};
+
 /** The whole file. */
 export const FILE_SPEC: ObjectSpec = {
   kind: 'object',
-  description: 'Spool jobs as code: the queues, job templates and schedules of one project, applied with `spool apply`.',
+  description: 'Spool jobs as code: the queues, job templates, schedules and workflows of one project, applied with `spool apply`.',
   required: ['project'],
   fields: {
     $schema: { kind: 'string', description: 'The JSON Schema this file follows, for editors that do not know Spool (the VS Code extension needs none: its language server checks the file).' },
@@ -245,6 +333,7 @@ export const FILE_SPEC: ObjectSpec = {
     queues: { kind: 'map', keys: OBJECT_NAME, values: QUEUE_SPEC, description: 'Queues by name, with their settings.' },
     templates: { kind: 'map', keys: OBJECT_NAME, values: TEMPLATE_SPEC, description: 'Job templates by name.' },
     schedules: { kind: 'map', keys: OBJECT_NAME, values: SCHEDULE_SPEC, description: 'Schedules by name.' },
+    workflows: { kind: 'map', keys: OBJECT_NAME, values: WORKFLOW_SPEC, description: 'Workflows by name: steps that wait for each other, run together.' },
   },
 };
 
@@ -257,6 +346,8 @@ export function fieldAt(path: readonly (string | number)[]): FieldSpec | undefin
   let spec: FieldSpec = FILE_SPEC;
   for (const segment of path) {
     if (spec.kind === 'map') spec = spec.values;
+    // A `needs` entry, written as an object, is a NEED_SPEC (as a bare name, a string of it).
+    else if (spec.kind === 'needs' && typeof segment === 'number') spec = NEED_SPEC;
     else if (spec.kind === 'object' && typeof segment === 'string' && Object.hasOwn(spec.fields, segment)) {
       const next: FieldSpec | undefined = spec.fields[segment];
       if (next === undefined) return undefined;

@@ -4,7 +4,7 @@
  * answers, and the plan both sides compute. Declared here, in the protocol, so the method table
  * can name them; shared/jobsfile/ parses the file into them and computes plans (planChanges).
  */
-import type { Backoff, JobOptions, JobTemplate, MissedRunPolicy, RateLimit } from './types';
+import type { Backoff, DependencyCondition, JobOptions, JobTemplate, MissedRunPolicy, RateLimit } from './types';
 
 /** The three kinds of object a jobs file declares, in the order they are applied. */
 export type ObjectType = 'queue' | 'template' | 'schedule';
@@ -199,4 +199,49 @@ export interface Plan {
   drift: Drift[];
   /** Apply must refuse while there are any. */
   conflicts: Conflict[];
+}
+
+/** One step a workflow step waits for, and the outcome it waits for. */
+export interface StepNeed {
+  step: string;
+  /** The outcome waited for: the condition of the dependencies between their jobs. */
+  on: DependencyCondition;
+}
+
+/** The types a workflow parameter may have; a value is given as text and checked against it. */
+export type WorkflowParamType = 'string' | 'number' | 'boolean';
+
+/** One `{{name}}` a workflow takes. */
+export interface WorkflowParam extends TemplateParam {
+  type: WorkflowParamType;
+}
+
+/**
+ * One step of a workflow, as a job ready to substitute: a template step has its template's job
+ * with the template's own parameters already filled in (from the step's `params`, the workflow's
+ * parameters of the same name, or the template's defaults), so the placeholders left are the
+ * workflow's parameters and the step's matrix variables.
+ */
+export interface DeclaredStep {
+  name: string;
+  queue: string;
+  kind: string;
+  payload: unknown;
+  options: JobOptions;
+  /** The steps it waits for, in the file's order. */
+  needs: StepNeed[];
+  /** Variables and their values: one job per combination (absent: one job). */
+  matrix?: Record<string, string[]>;
+  /** The template it was made from, if any. */
+  template?: string;
+  description?: string;
+}
+
+/** A workflow: steps and what each waits for, started as one run. */
+export interface DeclaredWorkflow {
+  name: string;
+  params: Record<string, WorkflowParam>;
+  /** In the file's order. */
+  steps: DeclaredStep[];
+  description?: string;
 }
