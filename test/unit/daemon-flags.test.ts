@@ -135,7 +135,7 @@ const ACCEPTED: readonly { args: string[]; env?: Env }[] = [
     args: [
       '--db', 'relative/spool.db', '--durable', '--log-format', 'json', '--grace', '1m30s', '--max-executors', '1024',
       '--kill-after', '1h', '--schedule-grace', '0', '--no-group-commit', '--name', 'build-box', '--metrics', '127.0.0.1:9464',
-      '--metrics-allow-remote', '--listen', '0.0.0.0:7420', '--tls-cert', 'tls/cert.pem', '--tls-key', 'tls/key.pem',
+      '--metrics-allow-remote', '--metrics-token', 'metrics.token', '--listen', '0.0.0.0:7420', '--tls-cert', 'tls/cert.pem', '--tls-key', 'tls/key.pem',
       '--backup-every', '6h', '--backup-dir', 'backups', '--backup-keep', '10000',
     ],
   },
