@@ -24,6 +24,7 @@ import { postgresStore } from '../storage/postgres';
 import { metricsAddress, type MetricsAddress } from '../metrics/address';
 import { DaemonMetrics } from '../metrics/metrics';
 import { MetricsServer } from '../metrics/server';
+import { readMetricsToken } from '../metrics/token';
 import { ExecutorPool, builtinWorkerId } from '../executors/pool';
 import { containment, containmentWords } from '../executors/cgroups';
 import { ClaimWaiters } from '../rpc/claims';
@@ -108,7 +109,7 @@ export class Daemon {
     private readonly logger: Logger,
     /** This daemon's record on the database: its heartbeat, and its clean stop. */
     private readonly instance: DaemonInstanceRecord,
-    private readonly metrics: { figures: DaemonMetrics; address: MetricsAddress } | null,
+    private readonly metrics: { figures: DaemonMetrics; address: MetricsAddress; token: string | null } | null,
     private readonly sqlite: SqliteStore | null = null,
   ) {
     this.logPath = stderrLogFile(options.dbPath);
@@ -166,7 +167,15 @@ export class Daemon {
   /** Brings a daemon up; fails (having cleaned up) if the socket is taken or the database cannot open. */
   static async start(options: DaemonOptions, logger: Logger): Promise<Daemon> {
     // Checked before anything is opened: a refused address leaves nothing to clean up.
-    const metrics = options.metrics === null ? null : { figures: new DaemonMetrics(options.name), address: metricsAddress(options.metrics, options.metricsAllowRemote) };
+    const metrics =
+      options.metrics === null
+        ? null
+        : {
+            figures: new DaemonMetrics(options.name),
+            address: metricsAddress(options.metrics, options.metricsAllowRemote),
+            token: options.metricsToken === null ? null : readMetricsToken(options.metricsToken),
+          };
+    if (metrics === null && options.metricsToken !== null) throw new Error('--metrics-token goes with --metrics HOST:PORT: there is no metrics endpoint to protect without it.');
     const tightened = prepareSocketFolder(options.socketPath);
     if (tightened !== null) logger.warn(tightened);
     await claimSocketPath(options.socketPath);
@@ -371,7 +380,7 @@ export class Daemon {
 
   private async listen(): Promise<void> {
     // The metrics endpoint first: if its port is taken, the daemon fails before it took the socket.
-    if (this.metrics) this.metricsServer = await MetricsServer.listen(this.metrics.address, this.metrics.figures, this.logger);
+    if (this.metrics) this.metricsServer = await MetricsServer.listen(this.metrics.address, this.metrics.figures, this.logger, this.metrics.token);
     // The certificate first: a daemon that cannot serve TLS as asked does not start at all.
     const tcp = this.options.listen === null ? null : parseListen(this.options.listen);
     const identity =

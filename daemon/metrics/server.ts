@@ -8,6 +8,7 @@ import type { Logger } from '../lifecycle/logger';
 import type { MetricsAddress } from './address';
 import type { DaemonMetrics } from './metrics';
 import { errorMessage } from '../../shared/protocol/errors';
+import { bearerMatches } from './token';
 
 export class MetricsServer {
   private constructor(
@@ -17,8 +18,15 @@ export class MetricsServer {
   ) {}
 
   /** Listens on `address`; rejects (nothing left open) when the address cannot be bound. */
-  static async listen(address: MetricsAddress, metrics: DaemonMetrics, logger: Logger): Promise<MetricsServer> {
+  /** With `token` (--metrics-token), a scrape must send `Authorization: Bearer <token>`. */
+  static async listen(address: MetricsAddress, metrics: DaemonMetrics, logger: Logger, token: string | null = null): Promise<MetricsServer> {
     const server = http.createServer((request, response) => {
+      if (token !== null && !bearerMatches(request.headers.authorization, token)) {
+        response
+          .writeHead(401, { 'www-authenticate': 'Bearer realm="spool metrics"', 'content-type': 'text/plain; charset=utf-8' })
+          .end('Unauthorized: this endpoint needs the token of --metrics-token, sent as "Authorization: Bearer <token>".\n');
+        return;
+      }
       const path = (request.url ?? '/').split('?')[0];
       if (path !== '/metrics') {
         response.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('Not found: Spool serves its metrics at /metrics.\n');

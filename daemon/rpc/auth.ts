@@ -109,7 +109,9 @@ export async function login(engine: Engine, guard: LoginGuard, token: string, co
   const { auth } = connection;
   const where = { connection: connection.id, remote: auth.remote };
   const refuse = (message: string): never => {
-    connection.endWhenAnswered(1000);
+    // Once this call is counted in flight (the dispatcher does so after the handler returns), so
+    // that its answer is sent before the connection ends.
+    queueMicrotask(() => connection.endWhenAnswered(1000));
     throw new SpoolError(ErrorCode.Unauthorized, message, { field: 'token' });
   };
   if (auth.login === null && ++auth.attempts > MAX_LOGIN_ATTEMPTS) {

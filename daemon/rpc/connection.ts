@@ -251,9 +251,6 @@ export class RpcConnection implements BudgetHolder {
     if (lastMessage !== undefined) this.socket.write(JSON.stringify(lastMessage) + '\n');
     this.socket.end();
     this.updateReading();
-    // A peer that has not logged in is not read any further: what it still sends would cost the
-    // daemon its decryption, for nothing.
-    if (this.auth.transport === 'tls' && this.auth.login === null) this.socket.pause();
     // A peer that never reads (or never hangs up) would keep the socket forever.
     setTimeout(() => this.close(), 2000).unref();
   }

@@ -33,15 +33,19 @@ export function checkEnvelope(message: unknown): EnvelopeCheck {
   const id = idOf(message);
   if (hasId && id === null && message.id !== null) return invalid('"id" must be a string, a finite number or null');
   const params = message.params;
-  if (params !== undefined && params !== null && (typeof params !== 'object' || Array.isArray(params))) {
+  // null is a value, not an absence: `params: null` is refused like null for any param (docs/protocol.md).
+  if (params !== undefined && (params === null || typeof params !== 'object' || Array.isArray(params))) {
     return {
       ok: false,
-      response: createJSONRPCErrorResponse(idOf(message), ErrorCode.InvalidParams, 'Invalid params: Spool methods take named params (a JSON object).', {
-        field: 'params',
-      }),
+      response: createJSONRPCErrorResponse(
+        idOf(message),
+        ErrorCode.InvalidParams,
+        `Invalid params: Spool methods take named params (a JSON object), or none: leave "params" out (got ${params === null ? 'null' : Array.isArray(params) ? 'an array' : typeof params}).`,
+        { field: 'params' },
+      ),
     };
   }
-  const request: JSONRPCRequest = { jsonrpc: '2.0', method: message.method, params: params ?? undefined };
+  const request: JSONRPCRequest = { jsonrpc: '2.0', method: message.method, params };
   if (hasId) request.id = id;
   return { ok: true, request };
 }

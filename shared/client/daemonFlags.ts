@@ -324,6 +324,13 @@ export const DAEMON_FLAGS: readonly DaemonFlag[] = [
     help: 'serve Prometheus metrics at http://HOST:PORT/metrics, on loopback only unless --metrics-allow-remote',
   }),
   switchFlag({ flag: '--metrics-allow-remote', field: 'metricsAllowRemote', sets: true, help: 'allow --metrics on an address other than loopback (plain HTTP: keep it behind a proxy)' }),
+  // The daemon reads and checks the file (the user's own, 0600) when it starts.
+  valueFlag({
+    flag: '--metrics-token',
+    field: 'metricsToken',
+    syntax: text('file', 'give the file holding the token', true),
+    help: 'a file (0600) holding a token that scrapes of --metrics must send as "Authorization: Bearer TOKEN"',
+  }),
   // Checked (HOST:PORT, both or neither of cert and key) by the daemon when it starts, which says which flag is at fault.
   valueFlag({
     flag: '--listen',
@@ -445,6 +452,7 @@ function toOptions(fields: Fields): DaemonOptions {
     name: need(fields, 'name'),
     metrics: fields.metrics ?? null,
     metricsAllowRemote: need(fields, 'metricsAllowRemote'),
+    metricsToken: fields.metricsToken ?? null,
     listen: fields.listen ?? null,
     tlsCert: fields.tlsCert ?? null,
     tlsKey: fields.tlsKey ?? null,

@@ -45,6 +45,8 @@ export interface DaemonOptions {
   metrics: string | null;
   /** Serve metrics on an address other than loopback (they name every queue, over plain HTTP). */
   metricsAllowRemote: boolean;
+  /** A file (0600, the daemon user's) holding the bearer token a scrape must send, or null for none. */
+  metricsToken: string | null;
   /** `HOST:PORT` to also listen on over TLS (with tokens), or null for the Unix socket alone. */
   listen: string | null;
   /** The TLS certificate and key (PEM files); null: made on first start in the data folder. */

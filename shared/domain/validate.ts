@@ -58,10 +58,11 @@ export function join(prefix: string, key: string): string {
 
 /**
  * An object with only the allowed keys. `where` names it in messages ("params" for the
- * method's own params). Absent params (undefined) count as an empty object.
+ * method's own params). Absent params (undefined) count as an empty object; null is refused, as
+ * null is for every field whose schema does not say what null means.
  */
 export function object(value: unknown, where: string, allowed: readonly string[]): Fields {
-  if (value === undefined || value === null) return {};
+  if (value === undefined) return {};
   if (!isRecord(value)) throw invalidParams(where, `${where} must be an object (got ${shown(value)})`);
   return onlyKeys(value, where, allowed);
 }

@@ -180,16 +180,24 @@ export interface FloodStats {
 
 /**
  * Runs test/helpers/tlsFlood.ts in a process of its own (see there); resolves with what it saw.
- * `signal` (the test's) kills it if the test ends first.
+ * `signal` (the test's) kills it if the test ends first; `onFull` is called once as many
+ * connections are open as asked for.
  */
-export function flood(options: FloodOptions, signal?: AbortSignal): Promise<FloodStats> {
+export function flood(options: FloodOptions, signal?: AbortSignal, onFull?: () => void): Promise<FloodStats> {
   const script = path.join(__dirname, 'tlsFlood.ts');
   const child = spawn(process.execPath, ['--import', 'tsx', script], { stdio: ['pipe', 'pipe', 'pipe'], signal });
   child.stdin.end(JSON.stringify(options));
   let out = '';
   let err = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  child.stderr.on('data', (d: Buffer) => {
+    err += d.toString();
+    if (err.startsWith('full\n')) {
+      err = err.slice(5);
+      onFull?.();
+      onFull = undefined;
+    }
+  });
   return new Promise((resolve, reject) => {
     child.once('error', reject);
     child.once('close', (code) => {

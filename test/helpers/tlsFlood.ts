@@ -48,7 +48,8 @@ function open(onClose: () => void, write?: Buffer): void {
     if (options.deepBytes) socket.write('{"jsonrpc":"2.0","id":"status","method":"daemon.status"}\n');
   };
   socket.on(options.socketPath ? 'connect' : 'secureConnect', () => {
-    stats.opened++;
+    // Told once (on stderr) when as many connections are open as asked for: the flood is on.
+    if (++stats.opened === options.connections) process.stderr.write('full\n');
     if (options.token) socket.write(JSON.stringify({ jsonrpc: '2.0', id: 'login', method: 'auth.login', params: { token: options.token } }) + '\n');
     else send();
   });

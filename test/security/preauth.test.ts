@@ -9,6 +9,13 @@ import { ErrorCode, LIMITS } from '../../shared/protocol';
 import { PRE_LOGIN_MAX_LINE_BYTES } from '../../daemon/rpc/server';
 import { flood, measureLatency, rawTls, startTlsDaemon, type RawTls, type TlsDaemon } from '../helpers/tls';
 
+/**
+ * A well-behaved client's p99 must stay under this. Measured on 2 busy cores: 100-230 ms (the
+ * machine's own load); before the fix the same lines stopped every client for 14-20 s. The bound
+ * leaves room for a loaded machine and still fails on any stall of that kind.
+ */
+const P99_BOUND_MS = 1000;
+
 interface Reply {
   id: number | string | null;
   result?: unknown;
@@ -63,7 +70,7 @@ for (const over of ['TLS, logged in', 'the Unix socket'] as const) {
     assert.deepEqual(stats.codes, { [ErrorCode.InvalidRequest]: 1 }, 'refused once');
     // The connection is still usable: the rest of the line was skipped, the next one was handled.
     assert.equal(stats.answered, 1);
-    assert.ok(figures.p99 < 250, `a bystander's p99 was ${figures.p99} ms`);
+    assert.ok(figures.p99 < P99_BOUND_MS, `a bystander's p99 was ${figures.p99} ms`);
   });
 }
 
@@ -80,5 +87,5 @@ test('60 connections that have not logged in, each sending 10 lines of 349 KB, d
   // Refused for the line's size, or (while many were opening at once) closed to make room; an
   // answer may be lost when the daemon closes while the peer is still sending (a reset).
   assert.deepEqual(Object.keys(stats.codes).filter((code) => ![ErrorCode.InvalidRequest, ErrorCode.Unauthorized].map(String).includes(code)), []);
-  assert.ok(figures.p99 < 250, `a logged-in client's p99 was ${figures.p99} ms`);
+  assert.ok(figures.p99 < P99_BOUND_MS, `a logged-in client's p99 was ${figures.p99} ms`);
 });

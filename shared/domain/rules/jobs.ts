@@ -9,6 +9,7 @@ import {
   integer,
   jobId,
   jsonText,
+  mustBe,
   name,
   number,
   object,
@@ -135,7 +136,7 @@ export function tags(value: unknown, field: string): string[] {
 }
 
 function context(value: unknown, field: string): string | null {
-  if (value === undefined || value === null) return null;
+  if (value === undefined) return null;
   const o = object(value, field, ['workspace', 'branch', 'commit', 'origin']);
   const out: Record<string, string> = {};
   for (const key of ['workspace', 'branch', 'commit', 'origin']) {
@@ -190,7 +191,7 @@ export function enqueueParams(value: unknown, now: number, prefix = ''): Enqueue
     backoffField: f('backoff'),
     timeoutMs: o['timeoutMs'] === undefined ? undefined : timeoutMs(o['timeoutMs'], f('timeoutMs')),
     tags: JSON.stringify(o['tags'] === undefined ? [] : tags(o['tags'], f('tags'))),
-    idempotencyKey: o['idempotencyKey'] === undefined || o['idempotencyKey'] === null ? null : string(o['idempotencyKey'], f('idempotencyKey'), LIMITS.maxIdempotencyKeyLength, 1),
+    idempotencyKey: o['idempotencyKey'] === undefined ? null : string(o['idempotencyKey'], f('idempotencyKey'), LIMITS.maxIdempotencyKeyLength, 1),
     context: context(o['context'], f('context')),
     dependsOn: dependsOnParam(o['dependsOn'], f('dependsOn')),
   };
@@ -289,7 +290,8 @@ export function encodeCursor(order: JobOrder, cursor: ListCursor): string {
 }
 
 function decodeCursor(value: unknown, order: JobOrder): ListCursor {
-  const raw = typeof value === 'string' ? Buffer.from(value, 'base64url').toString('utf8') : '';
+  if (typeof value !== 'string') throw invalidParams('cursor', mustBe('cursor', 'a string, the nextCursor of the previous page; leave it out for the first page', shown(value)));
+  const raw = Buffer.from(value, 'base64url').toString('utf8');
   const match = /^(newest|oldest|runAt):(\d+):([0-9a-f-]{36})$/.exec(raw);
   if (!match) throw invalidParams('cursor', `cursor is not one this daemon issued (got ${shown(value)}); pass nextCursor from the previous page unchanged`);
   if (match[1] !== order) throw invalidParams('cursor', `cursor belongs to order "${match[1]}" but this request asks for "${order}"; keep the order while paging`);
@@ -303,7 +305,7 @@ export function listParams(value: unknown): ListInput {
     ...filterFields(o, ''),
     order,
     limit: o['limit'] === undefined ? 50 : integer(o['limit'], 'limit', 1, LIMITS.maxPageSize),
-    after: o['cursor'] === undefined || o['cursor'] === null ? undefined : decodeCursor(o['cursor'], order),
+    after: o['cursor'] === undefined ? undefined : decodeCursor(o['cursor'], order),
   };
 }
 

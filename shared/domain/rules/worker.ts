@@ -112,9 +112,9 @@ export function failInput(value: unknown): FailInput {
   return {
     ...workerJob(o),
     error: truncate(string(o['error'], 'error', Number.MAX_SAFE_INTEGER, 1), MAX_ERROR),
-    stack: o['stack'] === undefined || o['stack'] === null ? null : truncate(string(o['stack'], 'stack', Number.MAX_SAFE_INTEGER), MAX_STACK),
-    exitCode: o['exitCode'] === undefined || o['exitCode'] === null ? null : integer(o['exitCode'], 'exitCode', -2147483648, 2147483647),
-    httpStatus: o['httpStatus'] === undefined || o['httpStatus'] === null ? null : integer(o['httpStatus'], 'httpStatus', 100, 999),
+    stack: o['stack'] === undefined ? null : truncate(string(o['stack'], 'stack', Number.MAX_SAFE_INTEGER), MAX_STACK),
+    exitCode: o['exitCode'] === undefined ? null : integer(o['exitCode'], 'exitCode', -2147483648, 2147483647),
+    httpStatus: o['httpStatus'] === undefined ? null : integer(o['httpStatus'], 'httpStatus', 100, 999),
     permanent: o['permanent'] === undefined ? false : boolean(o['permanent'], 'permanent'),
   };
 }
