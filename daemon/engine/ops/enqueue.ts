@@ -15,6 +15,16 @@ import type { JobInsert } from '../../storage/statements/jobs';
 import { mergedBackoff, type EnqueueInput } from '../validate/jobs';
 import type { OpContext } from './context';
 import { createQueue, ensureQueue } from './queues';
+import { tooHeavy } from '../errors';
+
+/**
+ * Refuses a job that weighs more than its queue's concurrency: it could never start. A
+ * schedule's tick is not refused (`refuse` false): the refusal would come back at every wake-up,
+ * with nobody there to read it.
+ */
+function checkWeight(input: EnqueueInput, queue: StoredQueue, refuse: boolean): void {
+  if (refuse && queue.concurrency !== null && input.weight > queue.concurrency) throw tooHeavy(input.queue, input.weight, queue.concurrency);
+}
 
 /** The stored form of a new job: the queue's defaults filled in, the backoff checked against them. */
 export function jobRow(c: OpContext, input: EnqueueInput, queue: StoredQueue, now: number): JobInsert {
@@ -48,13 +58,14 @@ function* keyWinner(key: string | null): Op<Job> {
 }
 
 /** One job (its own statement: a one-row insert costs less than a batch of one). */
-export function* enqueue(c: OpContext, input: EnqueueInput): Op<EnqueueResult> {
+export function* enqueue(c: OpContext, input: EnqueueInput, refuseTooHeavy = true): Op<EnqueueResult> {
   const key = input.idempotencyKey;
   if (key !== null) {
     const existing = yield* sql('jobGetByIdempotencyKey', key);
     if (existing) return { job: existing, created: false };
   }
   const queue = (yield* sql('queueGet', input.queue)) ?? (yield* createQueue(c, input.queue));
+  checkWeight(input, queue, refuseTooHeavy);
   const job = yield* sql('jobInsert', jobRow(c, input, queue, c.now()));
   if (!job) return { job: yield* keyWinner(key), created: false };
   c.changes.job(job);
@@ -92,6 +103,7 @@ export function* enqueueMany(c: OpContext, inputs: readonly EnqueueInput[]): Op<
       queue = yield* ensureQueue(c, input.queue);
       queues.set(input.queue, queue);
     }
+    checkWeight(input, queue, true);
     if (key !== null) insertedKeys.set(key, inserts.length);
     slots.push({ insert: inserts.length, created: true });
     inserts.push(jobRow(c, input, queue, now));

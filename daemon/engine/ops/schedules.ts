@@ -133,7 +133,7 @@ function* enqueueFrom(c: OpContext, schedule: Schedule): Op<EnqueueResult> {
     tags: JSON.stringify(t.tags ?? []),
     idempotencyKey: null,
     context: JSON.stringify({ origin: `schedule:${schedule.name}` }),
-  });
+  }, false);
   yield* sql('scheduleSetLastJob', { name: schedule.name, jobId: result.job.id });
   return result;
 }
