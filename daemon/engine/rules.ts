@@ -48,7 +48,7 @@ export function jobRules(random: () => number): JobRules {
 
     checkRetry(job: Job): void {
       if (job.state === 'queued' || job.state === 'retrying' || job.state === 'running') {
-        const advice = job.state === 'running' ? 'Cancel it first, or wait for it to finish.' : 'It will run when its turn comes; update its run time to run it sooner.';
+        const advice = job.state === 'running' ? 'Cancel it first, or wait for it to finish.' : 'It will run when its turn comes; to run it sooner, set its run time to now (jobs.update with delayMs: 0).';
         throw invalidState(job, `Cannot retry job ${job.id}: it is ${job.state}. ${advice}`);
       }
     },
