@@ -108,9 +108,40 @@ async function runVerb(ctx: CliContext, verb: Verb, ids: string[], o: BulkOption
   if (o.json) ctx.printJson(result);
   else {
     ctx.print(summary(verb, result, mayBeRunning));
-    for (const e of result.errors) ctx.note(`${e.id}: ${e.message}`);
+    for (const line of errorLines(verb, result.errors)) ctx.note(line);
   }
   return result.errors.length > 0 ? 1 : 0;
+}
+
+/**
+ * The jobs a bulk command could not act on, one line per reason: `spool cancel --state completed`
+ * over 135 finished jobs says once why none could be cancelled, not 135 times. A reason met by
+ * one job keeps its own line, with its id.
+ */
+function errorLines(verb: Verb, errors: BulkResult['errors']): string[] {
+  const prefix = (id: string): string => `Cannot ${verb.name} job ${id}: `;
+  const byReason = new Map<string, { ids: string[]; reason: string }>();
+  const lines: string[] = [];
+  for (const e of errors) {
+    if (!e.message.startsWith(prefix(e.id))) {
+      lines.push(`${e.id}: ${e.message}`);
+      continue;
+    }
+    const reason = e.message.slice(prefix(e.id).length);
+    const group = byReason.get(reason) ?? { ids: [], reason };
+    group.ids.push(e.id);
+    byReason.set(reason, group);
+  }
+  for (const { ids, reason } of byReason.values()) {
+    const [first] = ids;
+    if (ids.length === 1 && first !== undefined) lines.push(`${first}: ${prefix(first)}${reason}`);
+    else {
+      // The reason is said of one job ("it is already finished… Retry it"): said of them all.
+      const plural = reason.replace(/^it is /, 'they are ').replace(/\bit\b/g, 'them');
+      lines.push(`Cannot ${verb.name} ${jobs(ids.length)} (${first} and ${ids.length - 1} more; --json lists them): ${plural}`);
+    }
+  }
+  return lines;
 }
 
 /** The filter options given besides --queue, as typed: `--state`, `--kind`, `--tag`, `--search`, `--branch`. */
