@@ -70,6 +70,7 @@ async function daemon(ctx: CliContext, what: string, o: DaemonCliOptions): Promi
             ['jobs', `${c.running} running, ${c.queued} queued, ${c.retrying} retrying, ${c.dead} dead, ${c.completed} completed`],
             ['executors', `${status.executors.running} of ${status.executors.cap} busy`],
             ...(status.listen === undefined ? [] : ([['tls', `${status.listen}, certificate ${status.tlsFingerprint ?? '?'}`]] as [string, string][])),
+            ...(status.metrics === undefined ? [] : ([['metrics', status.metrics]] as [string, string][])),
           ],
           ctx.colors.dim,
         ),

@@ -234,7 +234,7 @@ export class Daemon {
         socket: options.socketPath,
         ...(options.store === null ? { db: options.dbPath, durable: options.durable } : { store: engine.store.location, poll: options.storePoll }),
         executors: options.maxExecutors,
-        ...(started.metricsServer ? { metrics: `http://${hostPort(started.metricsServer.address)}/metrics`, name: options.name } : {}),
+        ...(started.metricsServer ? { metrics: metricsUrl(started.metricsServer.address), name: options.name } : {}),
       });
       return started;
     } catch (error) {
@@ -274,6 +274,7 @@ export class Daemon {
       ...(storeUnavailable === undefined ? {} : { storeUnavailable }),
       executors: { running: this.pool.running, cap: this.pool.cap },
       ...(this.tls ? { listen: this.tls.listen, tlsFingerprint: this.tls.fingerprint } : {}),
+      ...(this.metricsServer ? { metrics: metricsUrl(this.metricsServer.address) } : {}),
     };
   }
 
@@ -496,6 +497,10 @@ export class Daemon {
       });
     }
   }
+}
+
+function metricsUrl(address: MetricsAddress): string {
+  return `http://${hostPort(address)}/metrics`;
 }
 
 function hostPort(address: MetricsAddress): string {

@@ -56,6 +56,8 @@ export interface DaemonStatus {
    */
   listen?: string;
   tlsFingerprint?: string;
+  /** Present when the daemon serves Prometheus metrics (`--metrics`): their URL, `http://HOST:PORT/metrics`. */
+  metrics?: string;
 }
 
 /** What a token's holder may call over TCP: `read` reads, `worker` also enqueues and works jobs, `admin` everything. */
