@@ -123,7 +123,11 @@ test('hand-made objects are listed as unmanaged and never touched', async () => 
   assert.ok(plan.unmanaged.some((u) => u.type === 'schedule' && u.name === 'delta-hand-schedule'));
   assert.ok(!plan.changes.some((c) => c.name.startsWith('delta-hand')));
   const text = await spool(dir, 'plan');
-  assert.match(text.stdout, /Unmanaged \(no project owns them; never touched\):[\s\S]*schedule delta-hand-schedule/);
+  // Counted by type, one line; --verbose lists them.
+  assert.match(text.stdout, /^Unmanaged \(no project owns them; never touched\): \d+ queues?, \d+ schedules? \(spool plan --verbose lists them\)\.$/m);
+  assert.doesNotMatch(text.stdout, /delta-hand-schedule/);
+  const verbose = await spool(dir, 'plan', '--verbose');
+  assert.match(verbose.stdout, /Unmanaged \(no project owns them; never touched\):[\s\S]*schedule delta-hand-schedule/);
   assert.equal((await spool(dir, 'apply', '--yes')).code, 0);
   const hand = (await client.call('schedules.get', { name: 'delta-hand-schedule' })).schedule;
   assert.deepEqual([hand.owner, hand.cron], [undefined, '0 1 * * *']);
