@@ -3,7 +3,9 @@ import type { Command } from 'commander';
 import type { CreateScheduleParams, UpdateScheduleParams } from '../../shared/protocol';
 import type { MissedRunPolicy } from '../../shared/protocol/types';
 import { action, arg } from '../action';
+import type { CliContext } from '../context';
 import { CliError } from '../errors';
+import { ownedChangeNote } from '../owned';
 import { inZone, scheduleDetails, schedulesTable } from '../format/records';
 import { formatRelative, formatTimestamp } from '../format/time';
 import { addJobOptions, addJobSourceOptions, resolveJobOptions, resolveJobSource, type JobOptionValues, type JobSourceOptions } from '../jobsource';
@@ -118,6 +120,7 @@ Examples:
           throw new CliError('Say what to change: --cron, --tz, --queue, --missed, the job (--shell, --http or --kind), or its --priority, --attempts, --backoff, --timeout or --tag.');
         }
         const result = await client.call('schedules.update', params);
+        ownedNote(ctx, name, result.schedule.owner, 'changed');
         if (o.json) return ctx.printJson(result);
         ctx.print(scheduleDetails(result, ctx.colors));
       }),
@@ -143,7 +146,9 @@ Examples:
           const client = await ctx.client();
           switch (s.method) {
             case 'schedules.delete': {
+              const { owner } = (await client.call('schedules.get', { name })).schedule;
               const r = await client.call(s.method, { name });
+              ownedNote(ctx, name, owner, 'deleted');
               return o.json ? ctx.printJson(r) : ctx.print(`Deleted schedule ${name}.`);
             }
             case 'schedules.trigger': {
@@ -154,12 +159,19 @@ Examples:
             case 'schedules.disable':
             case 'schedules.get': {
               const r = await client.call(s.method, { name });
+              if (s.method !== 'schedules.get') ownedNote(ctx, name, r.schedule.owner, 'changed');
               return o.json ? ctx.printJson(r) : ctx.print(scheduleDetails(r, ctx.colors));
             }
           }
         }),
       );
   }
+}
+
+/** A warning on stderr when spool.jsonc owns the schedule just changed by hand. */
+function ownedNote(ctx: CliContext, name: string, owner: string | undefined, change: 'changed' | 'deleted'): void {
+  const note = ownedChangeNote('schedule', name, owner, change);
+  if (note !== null) ctx.note(ctx.colors.yellow(note));
 }
 
 function parseMissed(text: string): MissedRunPolicy {
