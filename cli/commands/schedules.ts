@@ -61,7 +61,7 @@ Examples:
     .action(
       action<AddOptions>(async (ctx, args, o) => {
         const name = arg(args, 0);
-        const source = await resolveJobSource(o);
+        const source = await resolveJobSource(o, ctx.target() !== null ? ctx : null);
         const params: CreateScheduleParams = {
           name,
           cron: o.cron,
@@ -114,7 +114,7 @@ Examples:
         if (o.queue !== undefined) params.queue = o.queue;
         if (o.missed !== undefined) params.missedPolicy = parseMissed(o.missed);
         const options = resolveJobOptions(o);
-        if (o.shell !== undefined || o.http !== undefined || o.kind !== undefined) params.job = { ...(await resolveJobSource(o)), ...options };
+        if (o.shell !== undefined || o.http !== undefined || o.kind !== undefined) params.job = { ...(await resolveJobSource(o, ctx.target() !== null ? ctx : null)), ...options };
         else if (Object.keys(options).length > 0) params.job = { ...(await client.call('schedules.get', { name })).schedule.job, ...options };
         if (Object.keys(params).length === 1) {
           throw new CliError('Say what to change: --cron, --tz, --queue, --missed, the job (--shell, --http or --kind), or its --priority, --attempts, --backoff, --timeout or --tag.');
