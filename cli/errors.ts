@@ -49,6 +49,7 @@ const FIELD_WORDS: readonly [field: string, words: string][] = [
   ['kind', '--kind'],
   ['kinds', '--kind'],
   ['priority', '--priority'],
+  ['weight', '--weight'],
   ['maxAttempts', '--attempts'],
   ['defaultMaxAttempts', '--attempts'],
   ['timeoutMs', '--timeout'],
@@ -104,7 +105,17 @@ const PROTOCOL_ONLY = /[A-Z.]/;
 export function cliMessage(error: unknown, command: string): string {
   const message = errorMessage(error);
   if (!(error instanceof SpoolError) || command === 'rpc') return message;
-  return byField(byCode(error, message), error.data.field, command);
+  return withCommand(error, byField(byCode(error, message), error.data.field, command));
+}
+
+/**
+ * A change the CLI has no command of its own for, named as the `spool rpc` call that does it,
+ * ready to paste (after byField, which would take the JSON's field names for flags).
+ */
+function withCommand(error: SpoolError, message: string): string {
+  const { id } = error.data;
+  if (error.code !== ErrorCode.InvalidState || typeof id !== 'string') return message;
+  return message.replace(/ \(jobs\.update with (?:delayMs|--delay): 0\)\./, `: spool rpc jobs.update '{"id":"${id}","delayMs":0}'`);
 }
 
 /** Messages that point to a protocol method rewritten to point to the command that does it. */

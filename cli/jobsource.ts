@@ -34,7 +34,7 @@ export type JobOptionValues = {
 export function addJobSourceOptions(cmd: Command): Command {
   return cmd
     .option('--shell <command>', 'run a shell command (kind shell; /bin/sh -c in the current folder)')
-    .option('--cwd <dir>', 'with --shell: the folder to run in (default: the current one)')
+    .option('--cwd <dir>', "with --shell: the folder to run in (default: the current one; over --endpoint, the daemon's)")
     .option('--env <KEY=VALUE>', 'with --shell: an environment variable (repeatable)', collect)
     .option('--http <url>', 'call a URL (kind http; 2xx succeeds, 4xx fails for good, 5xx retries)')
     .option('--method <method>', 'with --http: the HTTP method (default GET)')
@@ -53,8 +53,13 @@ export function addJobOptions(cmd: Command): Command {
     .option('--tag <tag>', 'a tag to find the job by (repeatable)', collect);
 }
 
-/** The job's kind and payload from the source options; exactly one source must be given. */
-export async function resolveJobSource(o: JobSourceOptions): Promise<{ kind: string; payload: unknown }> {
+/**
+ * The job's kind and payload from the source options; exactly one source must be given. A shell
+ * job runs in the current folder, unless it goes to a daemon on another machine (`remote`), where
+ * that folder need not exist: there it runs in the daemon's own working folder unless --cwd
+ * says otherwise, and `note` is told so.
+ */
+export async function resolveJobSource(o: JobSourceOptions, remote: { note(text: string): void } | null = null): Promise<{ kind: string; payload: unknown }> {
   const given = [o.shell !== undefined && '--shell', o.http !== undefined && '--http', o.kind !== undefined && '--kind'].filter((x) => x);
   if (given.length !== 1) {
     throw new CliError(
@@ -69,6 +74,10 @@ export async function resolveJobSource(o: JobSourceOptions): Promise<{ kind: str
       const eq = pair.indexOf('=');
       if (eq <= 0) throw new CliError(`Invalid --env "${pair}": use KEY=VALUE.`);
       env[pair.slice(0, eq)] = pair.slice(eq + 1);
+    }
+    if (remote !== null && o.cwd === undefined) {
+      remote.note("The job runs in the daemon's working folder on its machine (this folder may not exist there); give --cwd DIR to choose one.");
+      return { kind: 'shell', payload: { command: o.shell, ...(o.env ? { env } : {}) } };
     }
     return { kind: 'shell', payload: { command: o.shell, cwd: o.cwd ?? process.cwd(), ...(o.env ? { env } : {}) } };
   }

@@ -2,13 +2,13 @@
 import type { Command } from 'commander';
 import type { SpoolClient } from '../../shared/client/client';
 import { bulkDefaultStates } from '../../shared/domain/states';
-import type { BulkParams, BulkResult } from '../../shared/protocol';
+import type { BulkParams, BulkResult, JobFilter } from '../../shared/protocol';
 import { action, list } from '../action';
 import type { CliContext } from '../context';
 import { CliError } from '../errors';
-import { collect, parseStates } from '../parse/values';
+import { collect, parseQueues, parseStates } from '../parse/values';
 
-type BulkOptions = { queue?: string; state?: string[]; kind?: string; tag?: string; search?: string; branch?: string; json?: boolean; cascade?: boolean };
+type BulkOptions = { queue?: string[]; state?: string[]; kind?: string; tag?: string; search?: string; branch?: string; json?: boolean; cascade?: boolean };
 
 interface Verb {
   name: 'retry' | 'cancel' | 'delete';
@@ -53,7 +53,7 @@ export function registerBulk(program: Command): void {
     cmd
       .description(verb.description)
       .argument('[ids...]', 'job ids')
-      .option('-q, --queue <queue>', 'instead of ids: every matching job of this queue (without it: of every queue)')
+      .option('-q, --queue <queue>', 'instead of ids: every matching job of these queues, comma-separated or repeated (without it: of every queue)', collect)
       .option('-s, --state <state>', `instead of ids: jobs in these states (default ${bulkDefaultStates(verb.name).join(',')})`, collect)
       .option('-k, --kind <kind>', 'instead of ids: only this kind')
       .option('-t, --tag <tag>', 'instead of ids: only jobs with this tag')
@@ -98,23 +98,69 @@ async function runVerb(ctx: CliContext, verb: Verb, ids: string[], o: BulkOption
     const states = o.state !== undefined ? parseStates(o.state) : [...bulkDefaultStates(verb.name)];
     mayBeRunning = states.includes('running');
     const filter = {
-      ...(o.queue !== undefined ? { queue: o.queue } : {}),
       states,
       ...(o.kind !== undefined ? { kind: o.kind } : {}),
       ...(o.tag !== undefined ? { tag: o.tag } : {}),
       ...(o.search !== undefined ? { search: o.search } : {}),
       ...(o.branch !== undefined ? { branch: o.branch } : {}),
     };
-    result = await verb.many(client, { filter });
-    // Nothing matched: a queue that does not exist is a mistake to report, not "0 jobs".
-    if (result.count === 0 && result.errors.length === 0 && o.queue !== undefined) await client.call('queues.get', { name: o.queue });
+    const queues = o.queue !== undefined ? parseQueues(o.queue) : [];
+    result = queues.length === 0 ? await verb.many(client, { filter }) : await manyQueues(client, verb, queues, filter);
   }
   if (o.json) ctx.printJson(result);
   else {
     ctx.print(summary(verb, result, mayBeRunning));
-    for (const e of result.errors) ctx.note(`${e.id}: ${e.message}`);
+    for (const line of errorLines(verb, result.errors)) ctx.note(line);
   }
   return result.errors.length > 0 ? 1 : 0;
+}
+
+/**
+ * A bulk action over each queue given, in turn (the protocol's filter names one queue), and the
+ * results summed. Nothing matched in a queue that does not exist is a mistake to report, not
+ * "0 jobs".
+ */
+async function manyQueues(client: SpoolClient, verb: Verb, queues: readonly string[], filter: JobFilter): Promise<BulkResult> {
+  const total: BulkResult = { count: 0, errors: [] };
+  for (const queue of queues) {
+    const result = await verb.many(client, { filter: { ...filter, queue } });
+    if (result.count === 0 && result.errors.length === 0) await client.call('queues.get', { name: queue });
+    total.count += result.count;
+    total.errors.push(...result.errors);
+    if (result.stopRequested !== undefined) total.stopRequested = (total.stopRequested ?? 0) + result.stopRequested;
+  }
+  return total;
+}
+
+/**
+ * The jobs a bulk command could not act on, one line per reason: `spool cancel --state completed`
+ * over 135 finished jobs says once why none could be cancelled, not 135 times. A reason met by
+ * one job keeps its own line, with its id.
+ */
+function errorLines(verb: Verb, errors: BulkResult['errors']): string[] {
+  const prefix = (id: string): string => `Cannot ${verb.name} job ${id}: `;
+  const byReason = new Map<string, { ids: string[]; reason: string }>();
+  const lines: string[] = [];
+  for (const e of errors) {
+    if (!e.message.startsWith(prefix(e.id))) {
+      lines.push(`${e.id}: ${e.message}`);
+      continue;
+    }
+    const reason = e.message.slice(prefix(e.id).length);
+    const group = byReason.get(reason) ?? { ids: [], reason };
+    group.ids.push(e.id);
+    byReason.set(reason, group);
+  }
+  for (const { ids, reason } of byReason.values()) {
+    const [first] = ids;
+    if (ids.length === 1 && first !== undefined) lines.push(`${first}: ${prefix(first)}${reason}`);
+    else {
+      // The reason is said of one job ("it is already finished… Retry it"): said of them all.
+      const plural = reason.replace(/^it is /, 'they are ').replace(/\bit\b/g, 'them');
+      lines.push(`Cannot ${verb.name} ${jobs(ids.length)} (${first} and ${ids.length - 1} more; --json lists them): ${plural}`);
+    }
+  }
+  return lines;
 }
 
 /** The filter options given besides --queue, as typed: `--state`, `--kind`, `--tag`, `--search`, `--branch`. */

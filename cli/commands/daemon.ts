@@ -75,6 +75,7 @@ async function daemon(ctx: CliContext, what: string, o: DaemonCliOptions): Promi
             ...(status.containment === undefined
               ? []
               : ([['processes', status.containment.kind === 'cgroup' ? `a cgroup per shell job, under ${status.containment.path}` : `shell jobs held by process group and SPOOL_JOB_ID only (${status.containment.reason})`]] as [string, string][])),
+            ...(status.metrics === undefined ? [] : ([['metrics', status.metrics]] as [string, string][])),
           ],
           ctx.colors.dim,
         ),

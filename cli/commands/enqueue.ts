@@ -77,7 +77,7 @@ Examples:
 
 async function enqueue(ctx: CliContext, args: (string | string[] | undefined)[], o: EnqueueOptions): Promise<number> {
   const queue = arg(args, 0);
-  const source = await resolveJobSource(o);
+  const source = await resolveJobSource(o, ctx.target() !== null ? ctx : null);
   const params: EnqueueParams = { queue, ...source, ...resolveJobOptions(o), context: enqueueContext() };
   const limits = resolveLimits(o);
   if (limits !== undefined) {

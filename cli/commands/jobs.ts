@@ -1,18 +1,20 @@
 /** `spool jobs`, `spool job <id>`, `spool logs <id> [-f]`: reading jobs and their output. */
 import type { Command } from 'commander';
-import type { JobOrder, ListJobsParams } from '../../shared/protocol';
+import type { SpoolClient } from '../../shared/client/client';
+import type { JobOrder, ListJobsParams, ListJobsResult } from '../../shared/protocol';
+import type { Job } from '../../shared/protocol/types';
 import { LIMITS } from '../../shared/protocol';
 import { action, arg } from '../action';
 import { CliError } from '../errors';
 import { readOutput } from '../follow';
 import { jobDetails, jobsTable } from '../format/records';
 import { jobEnded, outputPrinter } from '../output';
-import { collect, parseInteger, parseStates } from '../parse/values';
+import { collect, parseInteger, parseQueues, parseStates } from '../parse/values';
 import { unknownQueueNote } from '../hints';
 import { resolveJobId } from '../jobRef';
 
 type ListOptions = {
-  queue?: string;
+  queue?: string[];
   state?: string[];
   kind?: string;
   tag?: string;
@@ -31,7 +33,7 @@ export function registerJobs(program: Command): void {
   program
     .command('jobs')
     .description('List jobs, newest first')
-    .option('-q, --queue <queue>', 'only this queue')
+    .option('-q, --queue <queue>', 'only these queues (comma-separated or repeated)', collect)
     .option('-s, --state <state>', 'only these states: queued, running, retrying, completed, dead, cancelled (comma-separated or repeated)', collect)
     .option('-k, --kind <kind>', 'only this kind')
     .option('-t, --tag <tag>', 'only jobs with this tag')
@@ -48,6 +50,7 @@ export function registerJobs(program: Command): void {
 Examples:
   spool jobs
   spool jobs --queue images --state dead
+  spool jobs --queue builds,images --state queued
   spool jobs --state queued,retrying --limit 200
   spool jobs --branch feature/login
   spool jobs --search "timeout" --json | jq '.jobs[].id'`,
@@ -55,7 +58,8 @@ Examples:
     .action(
       action<ListOptions>(async (ctx, _args, o) => {
         const params: ListJobsParams = {};
-        if (o.queue) params.queue = o.queue;
+        const queues = o.queue ? parseQueues(o.queue) : [];
+        if (queues.length > 1 && o.cursor) throw new CliError('--cursor continues a listing of one queue: give one --queue with it.');
         if (o.state) params.states = parseStates(o.state);
         if (o.kind) params.kind = o.kind;
         if (o.tag) params.tag = o.tag;
@@ -70,14 +74,15 @@ Examples:
         params.limit = o.limit !== undefined ? parseInteger(o.limit, '--limit', 1, LIMITS.maxPageSize) : 50;
         if (o.cursor) params.cursor = o.cursor;
         const client = await ctx.client();
-        const result = await client.call('jobs.list', params);
+        const result = await listAcross(client, queues, params);
         if (o.json) return ctx.printJson(result);
         if (result.jobs.length === 0) {
-          ctx.note((params.queue !== undefined ? await unknownQueueNote(client, [params.queue]) : null) ?? 'No jobs match.');
+          ctx.note((queues.length > 0 ? await unknownQueueNote(client, queues) : null) ?? 'No jobs match.');
           return;
         }
         ctx.print(jobsTable(result.jobs, ctx.colors));
-        if (result.nextCursor) ctx.note(ctx.colors.dim(`More jobs: add --cursor ${result.nextCursor}`));
+        if (result.nextCursor === '') ctx.note(ctx.colors.dim('More jobs: raise --limit, or list one queue at a time to page with --cursor.'));
+        else if (result.nextCursor) ctx.note(ctx.colors.dim(`More jobs: add --cursor ${result.nextCursor}`));
       }),
     );
 
@@ -117,4 +122,22 @@ Examples:
         return jobEnded(ctx, (await client.call('jobs.get', { id })).job, { quiet: true });
       }),
     );
+}
+
+/**
+ * `jobs.list` over the queues given (every queue when none): one call per queue, merged in the
+ * listing's order and cut to its limit. Across several queues there is no cursor to continue
+ * with; a queue that had more says so by a nextCursor of "" (the note then asks for one queue).
+ */
+async function listAcross(client: SpoolClient, queues: readonly string[], params: ListJobsParams): Promise<ListJobsResult> {
+  if (queues.length <= 1) return client.call('jobs.list', queues.length === 1 ? { ...params, queue: queues[0] } : params);
+  const pages = await Promise.all(queues.map((queue) => client.call('jobs.list', { ...params, queue })));
+  const order = params.order ?? 'newest';
+  // Job ids are UUIDv7: in creation order.
+  const byId = (a: Job, b: Job): number => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+  const compare = order === 'newest' ? (a: Job, b: Job) => byId(b, a) : order === 'oldest' ? byId : (a: Job, b: Job) => a.runAt - b.runAt || byId(a, b);
+  const all = pages.flatMap((p) => p.jobs).sort(compare);
+  const limit = params.limit ?? 50;
+  const more = all.length > limit || pages.some((p) => p.nextCursor !== null);
+  return { jobs: all.slice(0, limit), nextCursor: more ? '' : null };
 }

@@ -1,11 +1,12 @@
 /** `spool queues` and `spool queue <name> [pause|resume|purge|set|delete]`. */
 import type { Command } from 'commander';
 import type { ConfigureQueueParams, QueueResult } from '../../shared/protocol';
-import { JOB_STATES, type JobState } from '../../shared/protocol/types';
+import { JOB_STATES, type JobState, type Queue } from '../../shared/protocol/types';
 import { confirm } from '../confirm';
 import { action, arg } from '../action';
 import type { CliContext } from '../context';
 import { CliError } from '../errors';
+import { ownedChangeNote } from '../owned';
 import { queueDetails, queuesTable } from '../format/records';
 import { parseTimeout } from '../jobsource';
 import { parseBackoff, parseDuration } from '../parse/duration';
@@ -82,6 +83,11 @@ async function queueAction(ctx: CliContext, name: string, what: string, o: Queue
   if (!act) throw new CliError(`Unknown queue action "${what}": use ${ACTIONS.join(', ')}.`);
   const client = await ctx.client();
   const show = (result: unknown, text: string): void => (o.json ? ctx.printJson(result) : ctx.print(text));
+  /** After a change by hand: a warning if spool.jsonc owns the queue (apply would undo it). */
+  const owned = (queue: Queue): void => {
+    const note = ownedChangeNote('queue', name, queue.owner, 'changed');
+    if (note !== null) ctx.note(ctx.colors.yellow(note));
+  };
   switch (act satisfies QueueAction) {
     case 'show': {
       const r = await client.call('queues.get', { name });
@@ -89,10 +95,12 @@ async function queueAction(ctx: CliContext, name: string, what: string, o: Queue
     }
     case 'pause': {
       const r = await client.call('queues.pause', { name });
+      owned(r.queue);
       return show(r, `Paused ${name}: no new jobs start; running ones finish. Resume with: spool queue ${name} resume`);
     }
     case 'resume': {
       const r = await client.call('queues.resume', { name });
+      owned(r.queue);
       return show(r, `Resumed ${name}.`);
     }
     case 'purge': {
@@ -107,6 +115,7 @@ async function queueAction(ctx: CliContext, name: string, what: string, o: Queue
     }
     case 'set': {
       const r = await client.call('queues.configure', configureParams(name, o));
+      owned(r.queue);
       return show(r, queueDetails(r.queue, ctx.colors));
     }
   }

@@ -3,7 +3,9 @@ import type { Command } from 'commander';
 import type { CreateScheduleParams, UpdateScheduleParams } from '../../shared/protocol';
 import type { MissedRunPolicy } from '../../shared/protocol/types';
 import { action, arg } from '../action';
+import type { CliContext } from '../context';
 import { CliError } from '../errors';
+import { ownedChangeNote } from '../owned';
 import { inZone, scheduleDetails, schedulesTable } from '../format/records';
 import { formatRelative, formatTimestamp } from '../format/time';
 import { addJobOptions, addJobSourceOptions, resolveJobOptions, resolveJobSource, type JobOptionValues, type JobSourceOptions } from '../jobsource';
@@ -59,7 +61,7 @@ Examples:
     .action(
       action<AddOptions>(async (ctx, args, o) => {
         const name = arg(args, 0);
-        const source = await resolveJobSource(o);
+        const source = await resolveJobSource(o, ctx.target() !== null ? ctx : null);
         const params: CreateScheduleParams = {
           name,
           cron: o.cron,
@@ -112,12 +114,13 @@ Examples:
         if (o.queue !== undefined) params.queue = o.queue;
         if (o.missed !== undefined) params.missedPolicy = parseMissed(o.missed);
         const options = resolveJobOptions(o);
-        if (o.shell !== undefined || o.http !== undefined || o.kind !== undefined) params.job = { ...(await resolveJobSource(o)), ...options };
+        if (o.shell !== undefined || o.http !== undefined || o.kind !== undefined) params.job = { ...(await resolveJobSource(o, ctx.target() !== null ? ctx : null)), ...options };
         else if (Object.keys(options).length > 0) params.job = { ...(await client.call('schedules.get', { name })).schedule.job, ...options };
         if (Object.keys(params).length === 1) {
           throw new CliError('Say what to change: --cron, --tz, --queue, --missed, the job (--shell, --http or --kind), or its --priority, --attempts, --backoff, --timeout or --tag.');
         }
         const result = await client.call('schedules.update', params);
+        ownedNote(ctx, name, result.schedule.owner, 'changed');
         if (o.json) return ctx.printJson(result);
         ctx.print(scheduleDetails(result, ctx.colors));
       }),
@@ -143,7 +146,9 @@ Examples:
           const client = await ctx.client();
           switch (s.method) {
             case 'schedules.delete': {
+              const { owner } = (await client.call('schedules.get', { name })).schedule;
               const r = await client.call(s.method, { name });
+              ownedNote(ctx, name, owner, 'deleted');
               return o.json ? ctx.printJson(r) : ctx.print(`Deleted schedule ${name}.`);
             }
             case 'schedules.trigger': {
@@ -154,12 +159,19 @@ Examples:
             case 'schedules.disable':
             case 'schedules.get': {
               const r = await client.call(s.method, { name });
+              if (s.method !== 'schedules.get') ownedNote(ctx, name, r.schedule.owner, 'changed');
               return o.json ? ctx.printJson(r) : ctx.print(scheduleDetails(r, ctx.colors));
             }
           }
         }),
       );
   }
+}
+
+/** A warning on stderr when spool.jsonc owns the schedule just changed by hand. */
+function ownedNote(ctx: CliContext, name: string, owner: string | undefined, change: 'changed' | 'deleted'): void {
+  const note = ownedChangeNote('schedule', name, owner, change);
+  if (note !== null) ctx.note(ctx.colors.yellow(note));
 }
 
 function parseMissed(text: string): MissedRunPolicy {

@@ -6,9 +6,12 @@ import { planText } from '../../shared/jobsfile';
 import type { Change, Plan } from '../../shared/jobsfile';
 import type { Colors } from '../format/color';
 
-/** The plan, ready to print; `showUnchanged` lists unchanged objects too (plan does, apply's summary does not). */
-export function renderPlan(plan: Plan, colors: Colors, showUnchanged = true): string {
-  return planText(plan, { paint: colors, showUnchanged });
+/**
+ * The plan, ready to print; `showUnchanged` lists unchanged objects too (plan does, apply's
+ * summary does not), `verbose` every unmanaged object rather than their counts.
+ */
+export function renderPlan(plan: Plan, colors: Colors, showUnchanged = true, verbose = false): string {
+  return planText(plan, { paint: colors, showUnchanged, listUnmanaged: verbose, listHint: 'spool plan --verbose lists them' });
 }
 
 /** `--json`: the changes as the protocol names them, plus what a script needs to decide. */

@@ -73,6 +73,13 @@ export function parseStates(values: string[]): JobState[] {
   return states;
 }
 
+/** `--queue a`, `--queue a,b`, or the option repeated: the names, each once, in the order given. */
+export function parseQueues(values: string[]): string[] {
+  const names = values.flatMap((s) => s.split(',')).map((s) => s.trim());
+  if (names.some((name) => name === '')) throw new CliError(`--queue needs queue names separated by commas, e.g. --queue builds,images (got "${values.join(',')}").`);
+  return [...new Set(names)];
+}
+
 /** A rate limit in shared/domain's syntax (`10/s`, `600/m`, `10/s burst 20`, `off`); null removes the limit. */
 export function parseRate(text: string): RateLimit | null {
   const rate = rates.parseRate(text);

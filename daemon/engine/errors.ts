@@ -49,3 +49,15 @@ export function scheduleNotFound(name: string): SpoolError {
 export function workerNotFound(id: string): SpoolError {
   return new SpoolError(ErrorCode.WorkerNotFound, `No worker with id ${id}. Register it with workers.register first.`, { workerId: id });
 }
+
+/**
+ * A job heavier than its queue's concurrency could never start, and would hold back every job
+ * behind it: refused when it is enqueued (or made heavier).
+ */
+export function tooHeavy(queue: string, weight: number, concurrency: number, field = 'weight'): SpoolError {
+  return new SpoolError(
+    ErrorCode.InvalidParams,
+    `${field} ${weight} is more than the concurrency of queue "${queue}" (${concurrency}): the job could never start. Give it a weight of at most ${concurrency}, or raise the queue's concurrency to ${weight} first (spool queue ${queue} set --concurrency ${weight}).`,
+    { field, allowed: `1..${concurrency}`, queue },
+  );
+}

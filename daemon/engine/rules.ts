@@ -53,7 +53,7 @@ export function jobRules(random: () => number): JobRules {
             ? 'Cancel it first, or wait for it to finish.'
             : job.state === 'blocked'
               ? 'It runs when the jobs it depends on have ended.'
-              : 'It will run when its turn comes; update its run time to run it sooner.';
+              : 'It will run when its turn comes; to run it sooner, set its run time to now (jobs.update with delayMs: 0).';
         throw invalidState(job, `Cannot retry job ${job.id}: it is ${job.state}. ${advice}`);
       }
     },

@@ -262,7 +262,7 @@ export class Daemon {
         ...(options.store === null ? { db: options.dbPath, durable: options.durable } : { store: engine.store.location, poll: options.storePoll }),
         executors: options.maxExecutors,
         containment: containmentWords(containment()),
-        ...(started.metricsServer ? { metrics: `http://${hostPort(started.metricsServer.address)}/metrics`, name: options.name } : {}),
+        ...(started.metricsServer ? { metrics: metricsUrl(started.metricsServer.address), name: options.name } : {}),
       });
       return started;
     } catch (error) {
@@ -304,6 +304,7 @@ export class Daemon {
       ...(this.tls ? { listen: this.tls.listen, tlsFingerprint: this.tls.fingerprint } : {}),
       ...(this.clock.skewMs === null ? {} : { clockSkewMs: this.clock.skewMs }),
       containment: containment(),
+      ...(this.metricsServer ? { metrics: metricsUrl(this.metricsServer.address) } : {}),
     };
   }
 
@@ -532,6 +533,10 @@ export class Daemon {
       });
     }
   }
+}
+
+function metricsUrl(address: MetricsAddress): string {
+  return `http://${hostPort(address)}/metrics`;
 }
 
 function hostPort(address: MetricsAddress): string {

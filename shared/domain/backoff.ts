@@ -41,3 +41,18 @@ export function parseBackoff(text: string): Parsed<Partial<Backoff>> {
 export function formatBackoff(b: Backoff): string {
   return `${b.strategy}:${formatDuration(b.baseMs)}:${formatDuration(b.capMs)}:${b.jitter}`;
 }
+
+/**
+ * The backoff a partial one is in effect once its missing parts come from `defaults` (the
+ * queue's default backoff for a job or a queue's own, the daemon's for a new queue): "fixed:10s"
+ * on a queue with exponential:1s:1h:0.3 waits as fixed:10s:1h:0.3, jitter included. For plan
+ * output and editor hovers, so that what is written and what runs do not silently differ.
+ */
+export function effectiveBackoff(given: Partial<Backoff>, defaults: Backoff): Backoff {
+  return {
+    strategy: given.strategy ?? defaults.strategy,
+    baseMs: given.baseMs ?? defaults.baseMs,
+    capMs: given.capMs ?? defaults.capMs,
+    jitter: given.jitter ?? defaults.jitter,
+  };
+}

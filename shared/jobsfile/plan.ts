@@ -16,11 +16,11 @@
  * - drift: an owned object whose current value differs from what was last applied, i.e. it was
  *   changed by hand; the next apply puts the file's value back.
  */
-import { formatBackoff, BACKOFF_STRATEGIES } from '../domain/backoff';
+import { effectiveBackoff, formatBackoff, BACKOFF_STRATEGIES } from '../domain/backoff';
 import { formatDuration } from '../domain/durations';
 import { formatRate } from '../domain/rates';
 import { isRecord } from '../domain/records';
-import type { Queue, Schedule } from '../protocol/types';
+import type { Backoff, Queue, Schedule } from '../protocol/types';
 import { OBJECT_TYPES, type Declaration, type DeclaredSchedule, type DeclaredTemplate, type ObjectType, type OverlapPolicy, type QueueSettings } from './model';
 import type { QueueState, TemplateState, ScheduleState, LiveObject, LiveState, FieldChange, ChangeAction, Change, Drift, Conflict, Plan } from '../protocol/projects';
 
@@ -190,6 +190,14 @@ function diff(want: Record<string, unknown>, have: Record<string, unknown>, part
     if (partialBackoff && field === 'backoff' && isRecord(to) && isRecord(from)) {
       const picked: Record<string, unknown> = {};
       for (const k of Object.keys(to)) picked[k] = from[k];
+      if (canonicalJson(to) === canonicalJson(picked)) continue;
+      // Shown whole, as it will be in effect: "fixed:10s" keeps the queue's cap and jitter.
+      const whole = backoffOf(from);
+      const given = backoffOf({ ...from, ...to });
+      if (whole !== null && given !== null) {
+        out.push({ field, from: whole, to: effectiveBackoff(given, whole) });
+        continue;
+      }
       from = picked;
     }
     // Where a schedule came from is compared only when the daemon recorded it.
@@ -248,6 +256,14 @@ export function scheduleState(s: Schedule, extra: { overlapPolicy?: OverlapPolic
   return state;
 }
 
+/** A whole backoff as a plan's field holds it, or null when a part is missing. */
+function backoffOf(value: Record<string, unknown>): Backoff | null {
+  const strategy = BACKOFF_STRATEGIES.find((s) => s === value['strategy']);
+  const { baseMs, capMs, jitter } = value;
+  if (strategy === undefined || typeof baseMs !== 'number' || typeof capMs !== 'number' || typeof jitter !== 'number') return null;
+  return { strategy, baseMs, capMs, jitter };
+}
+
 /** A field's value as the file writes it, for a plan printed to people ("30s", "10/s burst 20"). */
 export function formatFieldValue(field: string, value: unknown): string {
   if (value === null || value === undefined) return 'none';
@@ -256,10 +272,9 @@ export function formatFieldValue(field: string, value: unknown): string {
     return formatRate({ perSecond: value['perSecond'], burst: value['burst'] });
   }
   if (field === 'backoff' && isRecord(value)) {
+    const whole = backoffOf(value);
+    if (whole !== null) return formatBackoff(whole);
     const strategy = BACKOFF_STRATEGIES.find((s) => s === value['strategy']);
-    if (strategy !== undefined && typeof value['baseMs'] === 'number' && typeof value['capMs'] === 'number' && typeof value['jitter'] === 'number') {
-      return formatBackoff({ strategy, baseMs: value['baseMs'], capMs: value['capMs'], jitter: value['jitter'] });
-    }
     const parts = [strategy ?? String(value['strategy'] ?? '?')];
     if (typeof value['baseMs'] === 'number') parts.push(formatDuration(value['baseMs']));
     if (typeof value['capMs'] === 'number') parts.push(formatDuration(value['capMs']));

@@ -2,7 +2,7 @@
  * A plan as a person reads it, the same in `spool plan`, `spool apply` and the editor's Show Plan:
  * one line per object with its action, the fields an update changes (from → to, written as in
  * the file), notes (renames, adoption, --force), then the drift found, the unmanaged objects left
- * alone, the conflicts, and a count. Colours are the caller's (the CLI's, or none).
+ * alone (counted by type unless asked to list them), the conflicts, and a count. Colours are the caller's (the CLI's, or none).
  */
 import { countChanges, formatFieldValue, type Change, type Plan } from './plan';
 
@@ -21,10 +21,14 @@ export const PLAIN: PlanPaint = { green: same, yellow: same, red: same, dim: sam
 
 const SIGNS: Readonly<Record<Change['action'], string>> = { create: '+', update: '~', delete: '-', unchanged: '=' };
 
-/** How the plan is written: its colours, and whether unchanged objects are listed (plan does, apply's summary does not). */
+/** How the plan is written: its colours, whether unchanged objects are listed (plan does, apply's summary does not), and how unmanaged ones are. */
 export interface PlanTextOptions {
   paint?: PlanPaint;
   showUnchanged?: boolean;
+  /** List the unmanaged objects one per line; by default they are counted by type. */
+  listUnmanaged?: boolean;
+  /** How to list them, said after the counts (the CLI's "spool plan --verbose lists them"). */
+  listHint?: string;
 }
 
 /** The plan, ready to print or show. */
@@ -48,8 +52,16 @@ export function planText(plan: Plan, options: PlanTextOptions = {}): string {
     }
   }
   if (plan.unmanaged.length > 0) {
-    lines.push('', paint.dim('Unmanaged (no project owns them; never touched):'));
-    for (const u of plan.unmanaged) lines.push(paint.dim(`  ${u.type} ${u.name}`));
+    if (options.listUnmanaged === true) {
+      lines.push('', paint.dim('Unmanaged (no project owns them; never touched):'));
+      for (const u of plan.unmanaged) lines.push(paint.dim(`  ${u.type} ${u.name}`));
+    } else {
+      // A daemon used by hand has many: one line per type, so that the changes stay in sight.
+      const counts = new Map<string, number>();
+      for (const u of plan.unmanaged) counts.set(u.type, (counts.get(u.type) ?? 0) + 1);
+      const listed = [...counts].map(([type, n]) => `${n} ${type}${n === 1 ? '' : 's'}`).join(', ');
+      lines.push('', paint.dim(`Unmanaged (no project owns them; never touched): ${listed}${options.listHint ? ` (${options.listHint})` : ''}.`));
+    }
   }
   if (plan.conflicts.length > 0) {
     lines.push('', paint.red('Conflicts (apply refuses until they are resolved):'));

@@ -72,6 +72,8 @@ export interface DaemonStatus {
    * why no cgroup could be used.
    */
   containment?: { kind: 'cgroup'; path: string } | { kind: 'process-group'; reason: string };
+  /** Present when the daemon serves Prometheus metrics (`--metrics`): their URL, `http://HOST:PORT/metrics`. */
+  metrics?: string;
 }
 
 /** What a token's holder may call over TCP: `read` reads, `worker` also enqueues and works jobs, `admin` everything. */

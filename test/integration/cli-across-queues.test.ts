@@ -68,3 +68,27 @@ test('jobs --branch and the bulk commands with --branch and --state work across 
   assert.equal((await spool(['job', theirs])).code, 1, 'the deleted job is gone');
   assert.deepEqual(await Promise.all(ours.map(stateOf)), ['queued', 'queued']);
 });
+
+test('--queue takes a comma list, as --state does: spool jobs lists the queues named, newest first; a bulk action acts on each', async () => {
+  const ids: Record<string, string[]> = { 'qa-one': [], 'qa-two': [], 'qa-three': [] };
+  for (const queue of ['qa-one', 'qa-two', 'qa-three', 'qa-one', 'qa-two']) ids[queue]?.push((await client.call('jobs.enqueue', { queue, kind: 'k', delayMs: 3_600_000 })).job.id);
+  const listed = parseJson<ListJobsResult>((await spool(['jobs', '--queue', 'qa-one,qa-two', '--json'])).stdout);
+  assert.deepEqual(
+    listed.jobs.map((j) => j.id),
+    [...(ids['qa-one'] ?? []), ...(ids['qa-two'] ?? [])].sort().reverse(),
+    'both queues, newest first, and nothing of the third',
+  );
+  const limited = await spool(['jobs', '--queue', 'qa-one', '--queue', 'qa-two', '--limit', '3']);
+  assert.equal(limited.code, 0, limited.stderr);
+  assert.equal(limited.stdout.trim().split('\n').length, 4, 'a heading and three jobs');
+  assert.match(limited.stderr, /More jobs: raise --limit, or list one queue at a time/);
+  assert.match((await spool(['jobs', '--queue', 'qa-one,qa-two', '--cursor', 'x'])).stderr, /--cursor continues a listing of one queue/);
+
+  const cancelled = await spool(['cancel', '--queue', 'qa-one,qa-three', '--state', 'queued']);
+  assert.equal(cancelled.code, 0, cancelled.stderr);
+  assert.equal(cancelled.stdout, 'Cancelled 3 jobs.\n');
+  assert.equal((await client.call('queues.get', { name: 'qa-two' })).queue.counts.queued, 2, 'the queue not named is untouched');
+  const unknown = await spool(['retry', '--queue', 'qa-one,qa-nowhere']);
+  assert.equal(unknown.code, 1);
+  assert.match(unknown.stderr, /qa-nowhere/);
+});

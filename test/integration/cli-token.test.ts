@@ -119,3 +119,20 @@ test('the CLI over TLS: --endpoint, --tls-fingerprint and --token-file (or their
   assert.notEqual(refused.code, 0);
   assert.match(refused.stderr, /Unauthorized: the token is not known/);
 });
+
+test("a --shell job sent over --endpoint runs in the daemon's working folder unless --cwd names one, and the CLI says so", async () => {
+  const file = path.join(daemon.dir, 'remote-shell-admin.token');
+  const made = await spool(['token', 'create', 'remote-shell-admin', '--scope', 'admin', '--out', file]);
+  assert.equal(made.code, 0, made.stderr);
+  const away = { SPOOL_SOCKET: path.join(daemon.dir, 'nothing.sock') };
+  const remote = ['--endpoint', endpoint, '--tls-fingerprint', fingerprint, '--token-file', file];
+  const sent = await spool([...remote, 'enqueue', 'remote-shell', '--shell', 'pwd', '--delay', '1h'], away);
+  assert.equal(sent.code, 0, sent.stderr);
+  assert.match(sent.stderr, /The job runs in the daemon's working folder on its machine \(this folder may not exist there\); give --cwd DIR to choose one\./);
+  const { job } = await local.call('jobs.get', { id: sent.stdout.trim() });
+  assert.deepEqual(job.payload, { command: 'pwd' }, 'no folder of the client sent along');
+  const chosen = await spool([...remote, 'enqueue', 'remote-shell', '--shell', 'pwd', '--cwd', '/tmp', '--delay', '1h'], away);
+  assert.equal(chosen.code, 0, chosen.stderr);
+  assert.doesNotMatch(chosen.stderr, /working folder/);
+  assert.deepEqual((await local.call('jobs.get', { id: chosen.stdout.trim() })).job.payload, { command: 'pwd', cwd: '/tmp' });
+});

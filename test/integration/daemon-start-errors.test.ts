@@ -10,6 +10,7 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
+import { freePort } from '../helpers/ports';
 import { PgServer } from '../helpers/postgres';
 import { runCli } from './cli-run';
 
@@ -17,16 +18,6 @@ function tempDir(t: { after(fn: () => void): void }): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'spool-start-errors-'));
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
   return dir;
-}
-
-/** A loopback port nothing listens on (bound and closed). */
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 test('spool daemon --detach that fails prints the reason the daemon gave, from this start only', async (t) => {

@@ -123,7 +123,11 @@ test('hand-made objects are listed as unmanaged and never touched', async () => 
   assert.ok(plan.unmanaged.some((u) => u.type === 'schedule' && u.name === 'delta-hand-schedule'));
   assert.ok(!plan.changes.some((c) => c.name.startsWith('delta-hand')));
   const text = await spool(dir, 'plan');
-  assert.match(text.stdout, /Unmanaged \(no project owns them; never touched\):[\s\S]*schedule delta-hand-schedule/);
+  // Counted by type, one line; --verbose lists them.
+  assert.match(text.stdout, /^Unmanaged \(no project owns them; never touched\): \d+ queues?, \d+ schedules? \(spool plan --verbose lists them\)\.$/m);
+  assert.doesNotMatch(text.stdout, /delta-hand-schedule/);
+  const verbose = await spool(dir, 'plan', '--verbose');
+  assert.match(verbose.stdout, /Unmanaged \(no project owns them; never touched\):[\s\S]*schedule delta-hand-schedule/);
   assert.equal((await spool(dir, 'apply', '--yes')).code, 0);
   const hand = (await client.call('schedules.get', { name: 'delta-hand-schedule' })).schedule;
   assert.deepEqual([hand.owner, hand.cron], [undefined, '0 1 * * *']);
@@ -219,4 +223,22 @@ test('spool run enqueues a template with its parameters, and --wait follows it t
   const bad = await spool(dir, 'run', 'iota-echo', '-p', 'whom=x');
   assert.equal(bad.code, 1);
   assert.match(bad.stderr, /no parameter "whom".*Did you mean "who"/);
+});
+
+test('changing by hand a queue or schedule the jobs file owns warns that the next apply undoes it, naming the file', async () => {
+  const dir = project(jobsFile('owned'));
+  assert.equal((await spool(dir, 'apply', '--yes')).code, 0);
+  const set = await spool(dir, 'queue', 'owned-q', 'set', '--concurrency', '3');
+  assert.equal(set.code, 0, set.stderr);
+  assert.match(set.stderr, /^Queue "owned-q" is declared in spool\.jsonc \(project "owned"\): the next `spool apply` puts the file's values back\. Change it in the file to keep the change\.$/m);
+  const disabled = await spool(dir, 'schedule', 'disable', 'owned-nightly');
+  assert.match(disabled.stderr, /^Schedule "owned-nightly" is declared in spool\.jsonc \(project "owned"\): the next `spool apply` puts the file's values back/m);
+  // Elsewhere (no jobs file of that project here), the project is named instead.
+  const elsewhere = project(jobsFile('other-owner'));
+  const removed = await spool(elsewhere, 'schedule', 'rm', 'owned-nightly');
+  assert.equal(removed.code, 0, removed.stderr);
+  assert.match(removed.stderr, /^Schedule "owned-nightly" is declared in the spool\.jsonc of project "owned": the next `spool apply` makes it again\./m);
+  // A queue no project owns is changed without a word.
+  await client.call('queues.configure', { name: 'owned-by-hand' });
+  assert.equal((await spool(dir, 'queue', 'owned-by-hand', 'set', '--concurrency', '2')).stderr, '');
 });

@@ -19,7 +19,11 @@ test('closest prefers the nearest name, and leaves short names alone', () => {
   assert.equal(closest('jobs.lsit', ['jobs.get', 'jobs.list']), 'jobs.list');
   // One edit apart, but "q1" and "q2" are as likely two queues as a typo.
   assert.equal(closest('q2', ['q1']), undefined);
-  assert.equal(closest('abc', ['abd']), 'abd');
+  // Nor three letters: "cap" is no typo of "cas".
+  assert.equal(closest('cap', ['cas']), undefined);
+  assert.equal(closest('evn', ['env']), 'env', 'two neighbours swapped are a typo even in three letters');
+  assert.equal(closest('caps', ['cars']), 'cars', 'one edit in four letters');
+  assert.equal(closest('bulidz', ['builds']), undefined, 'two edits in six letters');
 });
 
 test('newQueueNote speaks only of a new queue close to an existing one', () => {

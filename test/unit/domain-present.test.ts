@@ -158,7 +158,10 @@ test('a plan reads the same everywhere: changes, drift, unmanaged objects, confl
   assert.match(text, /^Plan for project "demo":\n {2}\+ create {4}queue {4}emails\n {2}~ update {4}queue {4}builds\n {8}concurrency: 2 → 4\n/);
   assert.doesNotMatch(text, /template +test/, 'unchanged objects are counted, not listed');
   assert.match(text, /\nDrift \(changed by hand since the last apply; apply puts the file's values back\):\n {2}queue builds: concurrency 4 → 2\n/);
-  assert.match(text, /\nUnmanaged \(no project owns them; never touched\):\n {2}queue scratch\n/);
+  assert.match(text, /\nUnmanaged \(no project owns them; never touched\): 1 queue\.\n/, 'counted by type');
+  assert.match(planText(plan, { listUnmanaged: true }), /\nUnmanaged \(no project owns them; never touched\):\n {2}queue scratch\n/);
+  const many: Plan = { ...plan, unmanaged: [...plan.unmanaged, { type: 'queue', name: 'tmp' }, { type: 'schedule', name: 'ad-hoc' }] };
+  assert.match(planText(many, { listHint: 'plan --verbose lists them' }), /\nUnmanaged \(no project owns them; never touched\): 2 queues, 1 schedule \(plan --verbose lists them\)\.\n/);
   assert.match(text, /\n1 to create, 1 to update, 0 to delete, 1 unchanged\.$/);
   assert.match(planText(plan), /= unchanged template test/);
   const marked: PlanPaint = { green: (s) => `<g>${s}`, yellow: (s) => `<y>${s}`, red: (s) => `<r>${s}`, dim: (s) => `<d>${s}` };

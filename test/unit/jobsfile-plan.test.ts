@@ -12,6 +12,7 @@ import {
   formatFieldValue,
   hasChanges,
   parseJobsFile,
+  planText,
   planChanges,
   queueState,
   scheduleState,
@@ -106,6 +107,15 @@ test('a queue setting the file leaves out is not managed; a partial backoff comp
   const current: QueueState = { ...DEFAULT_QUEUE, concurrency: 7, backoff: { strategy: 'fixed', baseMs: 5000, capMs: 9_000_000, jitter: 0 } };
   const plan = planChanges(d, { objects: [{ type: 'queue', name: 'q', owner: 'p', applied: d.queues[0]?.settings ?? {}, current }] });
   assert.deepEqual(plan.changes, [{ action: 'unchanged', type: 'queue', name: 'q' }]);
+});
+
+test('a partial backoff that changes is shown whole, as it will be in effect: the queue\'s cap and jitter kept', () => {
+  const d = declare('{ "project": "p", "queues": { "q": { "backoff": "fixed:10s" } } }');
+  const plan = planChanges(d, { objects: [{ type: 'queue', name: 'q', owner: 'p', applied: {}, current: DEFAULT_QUEUE }] });
+  const [change] = plan.changes;
+  assert.equal(change?.action, 'update');
+  assert.deepEqual(change?.fields, [{ field: 'backoff', from: DEFAULT_QUEUE.backoff, to: { strategy: 'fixed', baseMs: 10_000, capMs: 3_600_000, jitter: 0.3 } }]);
+  assert.match(planText(plan), /^ {8}backoff: exponential:1s:1h:0\.3 → fixed:10s:1h:0\.3$/m);
 });
 
 test('only this project\'s objects are deleted; hand-made ones are listed as unmanaged; other projects\' are left out', () => {

@@ -16,6 +16,16 @@ import { mergedBackoff, type EnqueueInput } from '../validate/jobs';
 import type { OpContext } from './context';
 import { createQueue, ensureQueue } from './queues';
 import { planDependencies, type PlannedJob } from './dependencies';
+import { tooHeavy } from '../errors';
+
+/**
+ * Refuses a job that weighs more than its queue's concurrency: it could never start. A
+ * schedule's tick is not refused (`refuse` false): the refusal would come back at every wake-up,
+ * with nobody there to read it.
+ */
+function checkWeight(input: EnqueueInput, queue: StoredQueue, refuse: boolean): void {
+  if (refuse && queue.concurrency !== null && input.weight > queue.concurrency) throw tooHeavy(input.queue, input.weight, queue.concurrency);
+}
 
 /** The stored form of a new job: the queue's defaults filled in, the backoff checked against them. */
 export function jobRow(c: OpContext, input: EnqueueInput, queue: StoredQueue, now: number): JobInsert {
@@ -50,13 +60,14 @@ function* keyWinner(key: string | null): Op<Job> {
 }
 
 /** One job (its own statement: a one-row insert costs less than a batch of one). */
-export function* enqueue(c: OpContext, input: EnqueueInput): Op<EnqueueResult> {
+export function* enqueue(c: OpContext, input: EnqueueInput, refuseTooHeavy = true): Op<EnqueueResult> {
   const key = input.idempotencyKey;
   if (key !== null) {
     const existing = yield* sql('jobGetByIdempotencyKey', key);
     if (existing) return { job: existing, created: false };
   }
   const queue = (yield* sql('queueGet', input.queue)) ?? (yield* createQueue(c, input.queue));
+  checkWeight(input, queue, refuseTooHeavy);
   const row = jobRow(c, input, queue, c.now());
   const edges = input.dependsOn.length === 0 ? [] : yield* planDependencies(c, [{ row, dependsOn: input.dependsOn }]);
   const job = yield* sql('jobInsert', row);
@@ -98,6 +109,7 @@ export function* enqueueMany(c: OpContext, inputs: readonly EnqueueInput[]): Op<
       queue = yield* ensureQueue(c, input.queue);
       queues.set(input.queue, queue);
     }
+    checkWeight(input, queue, true);
     if (key !== null) insertedKeys.set(key, inserts.length);
     slots.push({ insert: inserts.length, created: true });
     const row = jobRow(c, input, queue, now);

@@ -9,6 +9,7 @@
  * transaction left it.
  */
 import { SpoolError, jobNotFound } from '../../../shared/protocol/errors';
+import { tooHeavy } from '../errors';
 import type { BulkResult, JobWithRuns } from '../../../shared/protocol';
 import type { Job } from '../../../shared/protocol/types';
 import { savepoint, sql, type Op } from '../../storage/statements';
@@ -80,6 +81,11 @@ export function* retry(c: OpContext, id: string): Op<Job> {
 export function* update(c: OpContext, input: UpdateInput): Op<Job> {
   const job = yield* existing(input.id);
   c.policy.rules.checkUpdate(job, input);
+  if (input.weight !== null) {
+    // Made heavier than its queue's concurrency, it could never start: refused as at enqueue.
+    const queue = yield* sql('queueGet', job.queue);
+    if (queue?.concurrency != null && input.weight > queue.concurrency) throw tooHeavy(job.queue, input.weight, queue.concurrency);
+  }
   const now = c.now();
   const runAt = input.runAt ?? (input.delayMs !== undefined ? now + input.delayMs : null);
   const updated = changed(

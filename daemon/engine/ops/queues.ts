@@ -57,6 +57,9 @@ export function* configureQueue(c: OpContext, input: ConfigureInput): Op<Queue> 
   // Read again with its lock: what is merged below is what the write replaces.
   const current = yield* sql('queueGetForConfigure', input.name);
   if (!current) throw queueNotFound(input.name);
+  if (input.concurrency != null && (current.concurrency === null || input.concurrency < current.concurrency)) {
+    yield* checkNoneTooHeavy(input.name, input.concurrency);
+  }
   const backoff = mergedBackoff(current.defaultBackoff, input.defaultBackoff ?? {}, 'defaultBackoff');
   const rate = input.rateLimit === undefined ? current.rateLimit : input.rateLimit;
   const limits = changedLimits(current.limits, input.limits);
@@ -80,6 +83,21 @@ export function* configureQueue(c: OpContext, input: ConfigureInput): Op<Queue> 
   });
   c.changes.queue(input.name);
   return yield* getQueue(c, input.name);
+}
+
+/**
+ * Refuses a concurrency lower than a waiting job's weight: that job could never start, and would
+ * hold back every job behind it.
+ */
+function* checkNoneTooHeavy(name: string, concurrency: number): Op<void> {
+  const heavier = yield* sql('queueHeavierWaiting', { name, weight: concurrency });
+  if (heavier.count === 0) return;
+  const jobs = heavier.count === 1 ? `1 waiting job that weighs ${heavier.heaviest}` : `${heavier.count} waiting jobs that weigh more (up to ${heavier.heaviest})`;
+  throw new SpoolError(
+    ErrorCode.InvalidState,
+    `concurrency ${concurrency} for queue "${name}" would leave ${jobs} unable ever to start. Cancel them or lower their weight first (spool jobs --queue ${name} --state queued,retrying lists them), or keep a concurrency of at least ${heavier.heaviest}.`,
+    { queue: name, field: 'concurrency', allowed: `${heavier.heaviest}.. or none` },
+  );
 }
 
 /**

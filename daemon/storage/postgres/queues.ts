@@ -137,6 +137,14 @@ export const queueStatements: AsyncPart<PgTx, QueueSql> = {
     return delayedCounts(tx, now);
   },
 
+  async queueHeavierWaiting(tx, p) {
+    const row = await tx.row(
+      `SELECT count(*) AS count, coalesce(max(weight), 0) AS heaviest FROM jobs WHERE queue = $1 AND state IN ('queued', 'retrying') AND weight > $2`,
+      [p.name, p.weight],
+    );
+    return row === undefined ? { count: 0, heaviest: 0 } : { count: int(row, 'count'), heaviest: int(row, 'heaviest') };
+  },
+
   // Counted from the jobs, not the counters: another daemon may have claimed one of the queue's
   // jobs since the counters were read, and the queue row's lock does not stop a claim.
   async queueJobsLeft(tx, name) {

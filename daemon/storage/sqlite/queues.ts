@@ -77,6 +77,7 @@ export class QueueStatements implements Omit<QueueSql, 'queuePurge'>, Pick<Upkee
   private readonly countOneStmt;
   private readonly deleteStmt;
   private readonly runningWeightStmt;
+  private readonly heavierWaitingStmt;
   private readonly recountStmt;
 
   constructor(
@@ -115,6 +116,8 @@ export class QueueStatements implements Omit<QueueSql, 'queuePurge'>, Pick<Upkee
     this.runningWeightStmt = db.prepare(`
       SELECT coalesce((SELECT count FROM queue_counts WHERE queue = @name AND state = 'running'), 0) AS running, running_extra_weight AS extra
       FROM queues WHERE name = @name`);
+    this.heavierWaitingStmt = db.prepare(`SELECT count(*) AS count, coalesce(max(weight), 0) AS heaviest FROM jobs
+      WHERE queue = @name AND state IN ('queued', 'retrying') AND weight > @weight`);
     this.recountStmt = db.prepare('SELECT queue, state, count(*) AS count FROM jobs GROUP BY queue, state');
   }
 
@@ -240,6 +243,11 @@ export class QueueStatements implements Omit<QueueSql, 'queuePurge'>, Pick<Upkee
   queueJobsLeft(name: string): { running: number; total: number } {
     const counts = this.counts(name);
     return { running: counts.running, total: Object.values(counts).reduce((a, b) => a + b, 0) };
+  }
+
+  queueHeavierWaiting(p: { name: string; weight: number }): { count: number; heaviest: number } {
+    const row = toRow(this.heavierWaitingStmt.get(p), 'heavier waiting jobs');
+    return { count: int(row, 'count'), heaviest: int(row, 'heaviest') };
   }
 
   queueDelete(name: string): void {

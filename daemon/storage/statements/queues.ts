@@ -75,6 +75,8 @@ export type QueueSql = {
   queueDelayed(p: { name: string; now: number }): number;
   /** The same for every queue, by name (a queue with none may be missing). */
   queueDelayedAll(now: number): Map<string, number>;
+  /** A queue's waiting (queued or retrying) jobs that weigh more than `weight`: how many, and the heaviest one's weight (0 when none). */
+  queueHeavierWaiting(p: { name: string; weight: number }): { count: number; heaviest: number };
   /** A queue's running jobs and all its jobs, counted from the jobs themselves as this transaction sees them. */
   queueJobsLeft(name: string): { running: number; total: number };
   /** Deletes up to `limit` of the queue's jobs in `states` (never running ones); how many went. */

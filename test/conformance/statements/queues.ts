@@ -182,6 +182,25 @@ export function defineQueueStatements(factory: StatementStoreFactory): void {
       assert.deepEqual(deleted, { get: undefined, list: ['st-q-b'], counts: counts({}), all: undefined }, 'its counters went with it');
     });
 
+    it('finds the waiting jobs heavier than a weight: how many, and the heaviest', async () => {
+      const s = store();
+      const queue = 'st-q-heavy';
+      await s.enqueue(enqueueInput(queue, { weight: 2 }));
+      await s.enqueue(enqueueInput(queue, { weight: 5 }));
+      await s.enqueue(enqueueInput(queue, { weight: 3 }));
+      // A running job is not waiting, however heavy.
+      await runningJob(s, queue, 'w1', { weight: 9, priority: 10 });
+      const found = await s.read(function* () {
+        return {
+          over1: yield* sql('queueHeavierWaiting', { name: queue, weight: 1 }),
+          over2: yield* sql('queueHeavierWaiting', { name: queue, weight: 2 }),
+          over5: yield* sql('queueHeavierWaiting', { name: queue, weight: 5 }),
+          none: yield* sql('queueHeavierWaiting', { name: 'st-q-none', weight: 1 }),
+        };
+      });
+      assert.deepEqual(found, { over1: { count: 3, heaviest: 5 }, over2: { count: 2, heaviest: 5 }, over5: { count: 0, heaviest: 0 }, none: { count: 0, heaviest: 0 } });
+    });
+
     it('counts jobs by state and delayed jobs, inside the transaction that moves them too, and purges', async () => {
       const s = store();
       const queue = 'st-q-counts';

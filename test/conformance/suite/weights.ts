@@ -31,6 +31,39 @@ export function defineWeights(store: TestStoreFactory): void {
     assert.equal(inBatch.data['field'], 'jobs[1].weight');
   });
 
+  test("a job heavier than its queue's concurrency is refused at enqueue (alone, in a batch, by an update), naming the weight and the concurrency", async (t) => {
+    const { engine } = makeEngine(t, store);
+    await engine.configureQueue({ name: 'q', concurrency: 2 });
+    const refused = await thrown(() => engine.enqueue({ queue: 'q', kind: 'k', weight: 3 }));
+    assert.equal(refused.code, ErrorCode.InvalidParams);
+    assert.equal(refused.data['field'], 'weight');
+    assert.equal(refused.data['allowed'], '1..2');
+    assert.match(refused.message, /^weight 3 is more than the concurrency of queue "q" \(2\): the job could never start\. .*--concurrency 3/);
+    assert.equal((await engine.enqueue({ queue: 'q', kind: 'k', weight: 2 })).job.weight, 2, 'as heavy as the concurrency is fine');
+    const inBatch = await thrown(() => engine.enqueueBatch({ jobs: [{ queue: 'q', kind: 'k' }, { queue: 'q', kind: 'k', weight: 3 }] }));
+    assert.equal(inBatch.code, ErrorCode.InvalidParams);
+    assert.equal((await engine.listJobs({ queue: 'q' })).jobs.length, 1, 'nothing of the batch was stored');
+    const light = (await engine.enqueue({ queue: 'q', kind: 'k' })).job;
+    const heavier = await thrown(() => engine.update({ id: light.id, weight: 3 }));
+    assert.equal(heavier.code, ErrorCode.InvalidParams);
+    assert.equal(heavier.data['field'], 'weight');
+    assert.equal((await engine.enqueue({ queue: 'unlimited', kind: 'k', weight: 1000 })).job.weight, 1000, 'a queue without a concurrency takes any weight');
+  });
+
+  test("a queue's concurrency cannot be lowered below a waiting job's weight; the refusal says how many and how heavy", async (t) => {
+    const { engine } = makeEngine(t, store);
+    await engine.enqueue({ queue: 'q', kind: 'k', weight: 4 });
+    await engine.enqueue({ queue: 'q', kind: 'k', weight: 3 });
+    const refused = await thrown(() => engine.configureQueue({ name: 'q', concurrency: 2 }));
+    assert.equal(refused.code, ErrorCode.InvalidState);
+    assert.equal(refused.data['field'], 'concurrency');
+    assert.match(refused.message, /^concurrency 2 for queue "q" would leave 2 waiting jobs that weigh more \(up to 4\) unable ever to start\./);
+    assert.equal((await engine.getQueue('q')).concurrency, null, 'unchanged');
+    assert.equal((await engine.configureQueue({ name: 'q', concurrency: 4 })).concurrency, 4, 'as low as the heaviest is fine');
+    const one = await thrown(() => engine.configureQueue({ name: 'q', concurrency: 3 }));
+    assert.match(one.message, /would leave 1 waiting job that weighs 4 unable ever to start/);
+  });
+
   test("a queue's concurrency counts weights: one job of weight 4 takes the room of four of weight 1", async (t) => {
     const { engine } = makeEngine(t, store);
     await engine.configureQueue({ name: 'q', concurrency: 4 });
