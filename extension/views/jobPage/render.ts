@@ -136,7 +136,7 @@ export function renderJobBody(input: JobPageInput): string {
     banner,
     `<header><h1>${escapeHtml(jobTitle(job))}</h1>`,
     `<p class="state state-${state}" data-state="${state}"><span class="glyph" aria-hidden="true">${STATE_GLYPHS[state]}</span> <strong>${state}</strong> — ${escapeHtml(stateReason(job, runs, now, input.waiting))}</p>`,
-    `<div class="actions">${buttons(pageActions(job, input.deleted))}</div></header>`,
+    `<div class="actions">${buttons(pageActions(job, input.deleted, input.tokenScope ?? null))}</div></header>`,
     '<dl>',
     row('Id', code(job.id)),
     row('Queue', escapeHtml(job.queue)),
