@@ -55,6 +55,7 @@ test('the extension in VS Code, against a seeded daemon', async (t) => {
     'the status bar follows counts pushed by the daemon',
     'Cancel on a running job stops it',
     'Enqueue Current File as Shell Job runs the saved script',
+    'Enqueue Current File refuses a file that is not a script',
     'Go to Job by Id opens the details of that job',
     'Copy Job Id and Copy Job Payload put them on the clipboard',
     'the Schedules and Workers filters narrow their views and show in the description',

@@ -392,6 +392,18 @@ export const run = hostSuite({
     assert.deepEqual(output.lines.map((l) => l.text), [`built in ${folder}`]);
   },
 
+  'Enqueue Current File refuses a file that is not a script': async (config) => {
+    const fs = await import('node:fs');
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    assert.ok(folder, 'a workspace folder is open');
+    const settings = `${folder}/settings.json`;
+    fs.writeFileSync(settings, '{ "editor.fontSize": 14 }\n');
+    // It was run as `sh settings.json`; the refusal (shown as an error) enqueues nothing.
+    const job = await vscode.commands.executeCommand<Job | undefined>('spool.jobs.enqueueFile', vscode.Uri.file(settings), 'not-scripts');
+    assert.equal(job, undefined);
+    assert.deepEqual((await (await direct(configString(config, 'socketPath'))).call('jobs.list', { queue: 'not-scripts' })).jobs, []);
+  },
+
   'Go to Job by Id opens the details of that job': async (config) => {
     const api = await spool();
     const [done] = await children(api, (await groupNode(api, 'reports', 'Completed')).node);
