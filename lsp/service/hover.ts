@@ -70,10 +70,20 @@ function markdown(value: string): MarkupContent {
   return { kind: 'markdown', value };
 }
 
+/** Text shown as itself in Markdown: its punctuation (`*`, `_`, backquotes, brackets…) escaped. */
+export function escapeMarkdown(text: string): string {
+  return text.replace(/[\\`*_[\]<>]/g, (c) => `\\${c}`);
+}
+
 /** A cron's hover text: words, then the next runs, or why there are none. */
 export function cronHover(cron: string, timezone: string, now: number): string {
   const parsed = parseCron(cron);
-  if (!parsed.ok) return `\`${cron}\`: ${parsed.problem.message}`;
+  if (!parsed.ok) {
+    // Said once (the expression is the hover's subject, not repeated in the reason), and escaped:
+    // "*, a range …(*/10)" read as Markdown emphasis ("it takes 0-23, , *a range…*").
+    const prefix = /^Invalid cron expression "[^"]*": /;
+    return `**Not a valid cron expression.** ${escapeMarkdown(parsed.problem.message.replace(prefix, ''))}`;
+  }
   const lines = [`**${describeCron(cron)}** (${timezone})`, ''];
   if (timezoneProblem(timezone) !== null) {
     lines.push(`Next runs unknown: the time zone "${timezone}" is not one the runtime knows.`);

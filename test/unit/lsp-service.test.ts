@@ -86,6 +86,14 @@ test('hover on a cron: words, next five runs in the zone, the one moved by the c
   assert.equal(runs.filter((r) => r.includes('moved')).length, 1);
 });
 
+test('hover on an invalid cron: the reason once, with its asterisks escaped so Markdown shows them as they are', () => {
+  const m = marked(base(`    "a": { "cron": "0 2|5 * * *", "template": "digest" }`));
+  const value = text(service.hover(service.analyze(m.text), m.position, service.NO_LIVE_DATA, NOW));
+  // It read "it takes 0-23, , *a range (1-5)… (*/10)*" in VS Code, after the expression twice.
+  assert.equal(value, '**Not a valid cron expression.** 25 is out of range 0-23 in the hour field "25"; it takes 0-23, \\*, a range (1-5), a list (1,15) or a step (\\*/10).');
+  assert.doesNotMatch(value.replace(/\\\*/g, '').replace(/^\*\*[^*]+\*\*/, ''), /\*/, 'no asterisk left for Markdown to read as emphasis');
+});
+
 test('hover on a template reference shows the template; on a key, the field\'s documentation; on a queue, its live counts', () => {
   const m = marked(base(`    "a": { "cron": "0 3 * * *", "template": "dig|est" }`));
   const doc = service.analyze(m.text);
