@@ -8,6 +8,12 @@ import type { Backoff, BackoffStrategy } from '../protocol/types';
 import { formatDuration, parseDuration } from './durations';
 import { parsed, refused, type Parsed } from './parsed';
 
+/**
+ * The backoff of a queue created on first use (the daemon's QUEUE_DEFAULTS): 1 s, 2 s, 4 s, … up
+ * to an hour, ±30%. Shared so that an editor can say what a backoff given in part becomes.
+ */
+export const NEW_QUEUE_BACKOFF: Readonly<Backoff> = { strategy: 'exponential', baseMs: 1000, capMs: 3_600_000, jitter: 0.3 };
+
 /** The strategies, in the order messages list them. */
 export const BACKOFF_STRATEGIES: readonly BackoffStrategy[] = ['exponential', 'linear', 'fixed'];
 
@@ -40,4 +46,19 @@ export function parseBackoff(text: string): Parsed<Partial<Backoff>> {
 /** A whole backoff in the syntax `parseBackoff` reads, so it can be copied into `--backoff`. */
 export function formatBackoff(b: Backoff): string {
   return `${b.strategy}:${formatDuration(b.baseMs)}:${formatDuration(b.capMs)}:${b.jitter}`;
+}
+
+/**
+ * The backoff a partial one is in effect once its missing parts come from `defaults` (the
+ * queue's default backoff for a job or a queue's own, the daemon's for a new queue): "fixed:10s"
+ * on a queue with exponential:1s:1h:0.3 waits as fixed:10s:1h:0.3, jitter included. For plan
+ * output and editor hovers, so that what is written and what runs do not silently differ.
+ */
+export function effectiveBackoff(given: Partial<Backoff>, defaults: Backoff): Backoff {
+  return {
+    strategy: given.strategy ?? defaults.strategy,
+    baseMs: given.baseMs ?? defaults.baseMs,
+    capMs: given.capMs ?? defaults.capMs,
+    jitter: given.jitter ?? defaults.jitter,
+  };
 }
