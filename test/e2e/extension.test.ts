@@ -47,7 +47,7 @@ test('the extension in VS Code, against a seeded daemon', async (t) => {
     'Pause and Resume change the queue and its contextValue',
     'Configure Queue sets concurrency and a rate limit',
     'Filter narrows the jobs listed and shows in the view description',
-    'Retry All Dead Jobs retries the dead jobs of a queue',
+    'Retry All Dead Jobs retries the dead jobs of a queue, and follows them as a single retry does',
     'Purge Queue with confirmation given empties the queue',
     'the Schedules view shows cron in words, and Run Now / Disable / Enable / Delete work',
     'the Workers view lists the built-in executors and the seed worker',

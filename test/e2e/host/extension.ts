@@ -262,11 +262,16 @@ export const run = hostSuite({
     assert.equal(api.context.queuesView.description, undefined);
   },
 
-  'Retry All Dead Jobs retries the dead jobs of a queue': async (config) => {
+  'Retry All Dead Jobs retries the dead jobs of a queue, and follows them as a single retry does': async (config) => {
+    const client = await direct(configString(config, 'socketPath'));
+    const dead = (await client.call('jobs.list', { queue: 'reports', states: ['dead'] })).jobs.map((j) => j.id);
     const result = await vscode.commands.executeCommand<{ count: number }>('spool.jobs.retryAllDead', 'reports');
     assert.equal(result?.count, 1);
-    const q = await (await direct(configString(config, 'socketPath'))).call('queues.get', { name: 'reports' });
+    const q = await client.call('queues.get', { name: 'reports' });
     assert.equal(q.queue.counts.dead, 0);
+    // Followed: one that dies again raises the warning a single retry's death does.
+    const api = await spool();
+    assert.deepEqual(dead.filter((id) => !api.context.enqueued.has(id)), []);
   },
 
   'Purge Queue with confirmation given empties the queue': async (config) => {
