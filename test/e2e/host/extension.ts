@@ -287,7 +287,7 @@ export const run = hostSuite({
     const nightly = nodes.find((n) => n.schedule.name === 'nightly');
     assert.ok(nightly);
     let item = api.context.schedules.getTreeItem(nightly);
-    assert.match(String(item.description), /^every day at 03:00 · next in \d+[smh]$/);
+    assert.match(String(item.description), /^every day at 03:00 \(UTC\) · next in \d+[smh]$/);
     assert.equal(item.contextValue, 'schedule.enabled');
     const job = await vscode.commands.executeCommand<Job>('spool.schedules.runNow', nightly);
     assert.equal(job?.queue, 'reports');
