@@ -17,7 +17,7 @@ export { pathText } from './check';
 export { jobTemplateOf, placeholderNames, placeholders, resolveParams, substitute, templateToJob, type Placeholder } from './params';
 export { formatProblem } from './format';
 export { fieldAt, FILE_SPEC, PARAM_NAME, QUEUE_SPEC, SCHEDULE_SPEC, TEMPLATE_SPEC, type FieldSpec, type KindGroup, type KeyRule, type ObjectSpec } from './spec';
-export { closest, knownTimezones } from './suggest';
+export { closest, knownTimezones, suggestTimezone } from './suggest';
 export {
   canonicalJson,
   countChanges,
