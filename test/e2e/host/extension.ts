@@ -85,7 +85,8 @@ export const run = hostSuite({
     assert.equal(dead.length, 2);
     for (const { item } of dead) {
       assert.match(label(item), /^report: \{"month":"2026-0[12]","doomed":true\}$/);
-      assert.match(String(item.description), /^the report template is missing · \d+s ago/);
+      // Seconds or minutes: the seed may take a while on a busy machine.
+      assert.match(String(item.description), /^the report template is missing · \d+[sm] ago/);
       assert.equal(item.contextValue, 'job.dead');
       assert.ok(item.iconPath instanceof vscode.ThemeIcon && item.iconPath.id === 'error');
       assert.ok(item.tooltip instanceof vscode.MarkdownString && item.tooltip.value.includes('the report template is missing'));
@@ -328,27 +329,26 @@ export const run = hostSuite({
   'Edit & Re-enqueue: saving keeps the edit, and only Enqueue Edited Job enqueues a new job': async (config) => {
     const api = await spool();
     const [done] = await children(api, (await groupNode(api, 'reports', 'Completed')).node);
-    assert.ok(done && done.node.type === 'job');
+    assert.ok(done && done.node.type === 'job', 'a completed job to edit');
     const uri = await vscode.commands.executeCommand<string>('spool.jobs.editAndRequeue', done.node);
     const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri);
-    assert.ok(doc);
+    assert.ok(doc, 'the document is open');
     const replace = async (value: unknown): Promise<void> => {
       const edit = new vscode.WorkspaceEdit();
       edit.replace(doc.uri, new vscode.Range(0, 0, doc.lineCount, 0), JSON.stringify(value));
-      assert.ok(await vscode.workspace.applyEdit(edit));
+      assert.ok(await vscode.workspace.applyEdit(edit), 'the edit applies');
     };
     // Half-way through an edit, saved (auto-save does this after a few keystrokes): nothing is
     // enqueued, even though the half-edited document is a valid job.
     await replace({ queue: 'edited', kind: 'shell', payload: { command: 'echo half' } });
-    assert.ok(await doc.save());
+    assert.ok(await doc.save(), 'the half-edited document saves');
     await replace({ queue: 'edited', kind: 'shell', payload: { command: 'echo edited' } });
     const job = await vscode.commands.executeCommand<Job | undefined>('spool.jobs.enqueueEdited', doc.uri);
-    assert.ok(job);
+    assert.ok(job, 'Enqueue Edited Job enqueued a job');
     const client = await direct(configString(config, 'socketPath'));
     // The save came first, and a save that enqueued would have finished before save() returned.
     const { jobs } = await client.call('jobs.list', { queue: 'edited' });
     assert.deepEqual(jobs.map((j) => [j.id, j.payload]), [[job.id, { command: 'echo edited' }]]);
-    assert.ok(await doc.save());
   },
 
   'the status bar follows counts pushed by the daemon': async (config) => {
