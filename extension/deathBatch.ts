@@ -114,7 +114,7 @@ export function deathNotice(deaths: readonly Death[], firstError: string | null)
   if (deaths.length === 1 && only) {
     const why = error === '' ? '' : ` ${error.charAt(0).toUpperCase()}${error.slice(1)}.`;
     return {
-      message: `Spool: ${only.kind} job ${shortId(only.id)} in ${only.queue} failed after ${only.attempt} attempt(s) and is dead.${why}`,
+      message: `Spool: ${only.kind} job ${shortId(only.id)} in ${only.queue} failed after ${only.attempt} attempt${only.attempt === 1 ? '' : 's'} and is dead.${why}`,
       actions: [RETRY, SHOW_OUTPUT],
     };
   }

@@ -9,6 +9,7 @@ import { ProtocolMismatchError } from '../shared/client/client';
 import { DaemonNotRunningError } from '../shared/client/connection';
 import { SpoolError, errorMessage } from '../shared/protocol/errors';
 import { ErrorCode } from '../shared/protocol';
+import { refusedByScope } from './daemon/tokenScope';
 
 /** The message to show for `error` in the editor. */
 export function editorMessage(error: unknown): string {
@@ -23,6 +24,13 @@ export function editorMessage(error: unknown): string {
       return `No queue named "${data.queue ?? ''}". The Queues view lists the queues; a queue is created by its first job.`;
     case ErrorCode.ScheduleNotFound:
       return `No schedule named "${data.schedule ?? ''}": it may have been deleted. The Schedules view lists the schedules there are.`;
+    case ErrorCode.Forbidden: {
+      // A token's scope (data.scope) that does not allow the method: said in the editor's words,
+      // not the protocol's ("may not call jobs.retry").
+      const scope = data.scope;
+      if (scope === 'read' || scope === 'worker' || scope === 'admin') return refusedByScope(scope, String(data.allowed ?? 'admin').split(/,\s*/));
+      return withoutCliHints(error.message);
+    }
     case ErrorCode.WorkerNotFound:
       return `No worker with id ${data.workerId ?? ''}: it may have stopped. The Workers view lists the workers connected now.`;
     default:

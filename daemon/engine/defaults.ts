@@ -3,13 +3,14 @@
  * documented in the README; a queue can change any of them with `queues.configure`.
  */
 import type { Backoff } from '../../shared/protocol/types';
+import { NEW_QUEUE_BACKOFF } from '../../shared/domain/backoff';
 
 export const QUEUE_DEFAULTS = {
   concurrency: null,
   /** Three tries: a flaky job gets two more chances, a broken one reaches the dead set soon. */
   maxAttempts: 3,
   /** 1 s, 2 s, 4 s, … up to an hour, ±30%. */
-  backoff: { strategy: 'exponential', baseMs: 1000, capMs: 3_600_000, jitter: 0.3 } satisfies Backoff,
+  backoff: { ...NEW_QUEUE_BACKOFF } satisfies Backoff,
   /** Lease length (and a shell job's time limit): five minutes. */
   timeoutMs: 5 * 60_000,
   /** Finished jobs are kept a week. */

@@ -86,7 +86,7 @@ export function refusal(method: string, auth: ConnectionAuth): SpoolError | null
   return new SpoolError(
     ErrorCode.Forbidden,
     `The token "${auth.login.name}" has scope ${auth.login.scope}, which may not call ${method}: that needs ${allowed.join(' or ')}. Use a token made with \`spool token create NAME --scope ${allowed[0]}\`.`,
-    { field: 'method', allowed: allowed.join(', ') },
+    { field: 'method', scope: auth.login.scope, allowed: allowed.join(', ') },
   );
 }
 

@@ -18,6 +18,7 @@ import { readSettings, type SpoolSettings } from '../settings';
 import { ClientScope } from './clientScope';
 import { launchDaemon } from './launcher';
 import { RemoteSettingsError, remoteTarget, tokenKey } from './remote';
+import { mayEnqueue, mayManage, scopeLimit, type WindowScope } from './tokenScope';
 import { errorMessage } from '../../shared/protocol/errors';
 
 /**
@@ -56,6 +57,7 @@ export class NotConnectedError extends Error {
 export class DaemonConnection implements vscode.Disposable {
   /** The adopted client and what is registered on it; null while there is none. */
   private current: ClientScope | null = null;
+  private scopeNow: WindowScope = null;
   private stateName: ConnectionStateName = 'connecting';
   private lastStatus: DaemonStatus | null = null;
   private lastStats: Stats | null = null;
@@ -188,6 +190,20 @@ export class DaemonConnection implements vscode.Disposable {
     await this.adopt(client);
   }
 
+  /** What the token of the daemon shown lets this window do: null over the Unix socket (everything). */
+  get tokenScope(): WindowScope {
+    return this.scopeNow;
+  }
+
+  /** Menus hide what the token cannot do (see daemon/tokenScope.ts); the log says why. */
+  private showTokenScope(scope: WindowScope): void {
+    this.scopeNow = scope;
+    void vscode.commands.executeCommand('setContext', 'spool.cannotEnqueue', !mayEnqueue(scope));
+    void vscode.commands.executeCommand('setContext', 'spool.cannotManage', !mayManage(scope));
+    const limit = scopeLimit(scope);
+    if (limit !== null) this.log.info(`${limit}: the actions it cannot do are hidden.`);
+  }
+
   private offerFix(message: string, fix: 'token' | 'settings'): void {
     const action = fix === 'token' ? 'Set Access Token' : 'Open Settings';
     void vscode.window.showWarningMessage(message, action).then((choice) => {
@@ -286,6 +302,7 @@ export class DaemonConnection implements vscode.Disposable {
     const scope = new ClientScope(client, this.log);
     this.current = scope;
     this.lastStatus = status;
+    this.showTokenScope(client.tokenScope);
     this.log.info(`Connected to Spool ${status.version} at ${this.daemonLabel} (pid ${status.pid}, database ${status.dbPath}).`);
     scope.addCleanup(
       client.onStateChange((state, error) => {

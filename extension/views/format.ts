@@ -35,7 +35,10 @@ export function jobLabel(job: Job): string {
 }
 
 
-/** The dead-jobs badge: the count and a tooltip that says what it counts; none for zero. */
+/**
+ * The dead-jobs badge: the count and a tooltip that says what it counts; none for zero. VS Code
+ * shows the tooltip after the container's title ("Spool - 3 dead jobs"), so it does not name Spool.
+ */
 export function deadBadgeText(dead: number): { value: number; tooltip: string } | undefined {
-  return dead > 0 ? { value: dead, tooltip: `Spool: ${dead} dead job${dead === 1 ? '' : 's'}` } : undefined;
+  return dead > 0 ? { value: dead, tooltip: `${dead} dead job${dead === 1 ? '' : 's'}` } : undefined;
 }

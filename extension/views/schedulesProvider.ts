@@ -25,7 +25,8 @@ export function scheduleItem(node: ScheduleNode, now = Date.now()): vscode.TreeI
   const item = new vscode.TreeItem(s.name, vscode.TreeItemCollapsibleState.None);
   item.id = `schedule:${s.name}`;
   const when = s.enabled ? (s.nextRunAt !== null ? `next ${relativeTime(s.nextRunAt, now)}` : 'no next run') : 'disabled';
-  item.description = `${describeCron(s.cron)} · ${when}${s.owner !== undefined ? ` · ${ownerDescription(s.owner)}` : ''}`;
+  // The zone the times are in: "02:00" alone read as local time for a Paris schedule.
+  item.description = `${describeCron(s.cron)} (${s.timezone}) · ${when}${s.owner !== undefined ? ` · ${ownerDescription(s.owner)}` : ''}`;
   item.iconPath = new vscode.ThemeIcon(s.enabled ? 'calendar' : 'circle-slash');
   // `.owned` offers Reveal in spool.jsonc where a project's file declares the schedule.
   item.contextValue = `${s.enabled ? 'schedule.enabled' : 'schedule.disabled'}${s.owner !== undefined ? '.owned' : ''}`;

@@ -83,7 +83,16 @@ function mapKeyItems(doc: JobsDocument, parent: (string | number)[], replace: Ra
 
 /** What a value of `spec` at `path` can be. */
 function valueItems(doc: JobsDocument, path: (string | number)[], spec: FieldSpec, replace: Range | undefined, live: LiveData): CompletionItem[] {
-  const value = (label: string, kind: CompletionItemKind, extra: Partial<CompletionItem> = {}): CompletionItem => ({ label, kind, ...edit(JSON.stringify(label), replace), ...extra });
+  // Inside a string the editor filters on what is typed from the range's start, opening quote
+  // included ("Europe/Par): the items are matched as quoted text, or a fuzzy match on the bare
+  // label ranks Pacific/Rarotonga before Europe/Paris.
+  const value = (label: string, kind: CompletionItemKind, extra: Partial<CompletionItem> = {}): CompletionItem => ({
+    label,
+    kind,
+    ...edit(JSON.stringify(label), replace),
+    ...(replace !== undefined ? { filterText: JSON.stringify(label) } : {}),
+    ...extra,
+  });
   switch (spec.kind) {
     case 'name': {
       if (spec.ref === 'queue') return queueNames(doc, live).map(([name, detail]) => value(name, CompletionItemKind.Module, detail !== undefined ? { detail } : {}));

@@ -7,6 +7,9 @@
  */
 import { getLocation } from 'jsonc-parser';
 import type { Hover, MarkupContent, Position } from 'vscode-languageserver-types';
+import { effectiveBackoff, formatBackoff, NEW_QUEUE_BACKOFF, parseBackoff } from '../../shared/domain/backoff';
+import { formatDuration } from '../../shared/domain/durations';
+import type { Backoff } from '../../shared/protocol/types';
 import { describeCron, DEFAULT_TIMEZONE, nextFireTimes, parseCron, timezoneProblem } from '../../shared/domain/cron';
 import { nextMatchingWall } from '../../shared/domain/cron/next';
 import { utcOffset } from '../../shared/domain/cron/zone';
@@ -45,6 +48,12 @@ export function hover(doc: JobsDocument, position: Position, live: LiveData, now
     const timezone = stringValue(memberValue(nodeAtPath(doc, ['schedules', name]), 'timezone')) ?? DEFAULT_TIMEZONE;
     return { contents: markdown(cronHover(cron, timezone, now)), range };
   }
+  // A backoff value: what it is in effect, its missing parts filled in.
+  if ((section === 'queues' || section === 'templates') && typeof name === 'string' && field === 'backoff' && path.length === 3 && !location.isAtPropertyKey) {
+    const text = stringValue(node);
+    const value = text === undefined ? null : backoffHover(doc, section, name, text);
+    return value === null ? null : { contents: markdown(value), range };
+  }
   // A queue: its key under "queues", or a template's "queue".
   const queueName =
     section === 'queues' && typeof name === 'string' && path.length === 2 && location.isAtPropertyKey
@@ -75,10 +84,49 @@ function markdown(value: string): MarkupContent {
   return { kind: 'markdown', value };
 }
 
+/**
+ * What a backoff is in effect: "fixed:10s" keeps the cap and the jitter of its queue's backoff
+ * (fixed:10s:1h:0.3 on a new queue), which the text alone does not show. Null when the text does
+ * not read as a backoff (the diagnostic says why).
+ */
+export function backoffHover(doc: JobsDocument, section: 'queues' | 'templates', name: string, text: string): string | null {
+  const given = parseBackoff(text);
+  if (!given.ok) return null;
+  let defaults: Backoff = NEW_QUEUE_BACKOFF;
+  let source = 'the backoff of a new queue';
+  if (section === 'templates') {
+    const queue = stringValue(memberValue(nodeAtPath(doc, ['templates', name]), 'queue'));
+    const declared = queue === undefined ? undefined : stringValue(memberValue(nodeAtPath(doc, ['queues', queue]), 'backoff'));
+    const queueBackoff = declared === undefined ? undefined : parseBackoff(declared);
+    if (queueBackoff?.ok === true && queue !== undefined) {
+      defaults = effectiveBackoff(queueBackoff.value, NEW_QUEUE_BACKOFF);
+      source = `the backoff of queue ${queue} in this file`;
+    } else {
+      source = queue === undefined ? source : `the backoff of queue ${queue} (a new queue's, unless the queue on the daemon has its own)`;
+    }
+  }
+  const effect = effectiveBackoff(given.value, defaults);
+  const missing = (['baseMs', 'capMs', 'jitter'] as const).filter((k) => given.value[k] === undefined).map((k) => (k === 'baseMs' ? 'base' : k === 'capMs' ? 'cap' : 'jitter'));
+  const shown = `\`${formatBackoff(effect)}\``;
+  if (missing.length === 0) return `**Backoff** ${shown}: ${effect.strategy}, from ${formatDuration(effect.baseMs)} up to ${formatDuration(effect.capMs)}, ±${Math.round(effect.jitter * 100)}%.`;
+  const words = missing.length === 1 ? missing[0] : `${missing.slice(0, -1).join(', ')} and ${missing[missing.length - 1]}`;
+  return `**In effect:** ${shown} — the ${words} come${missing.length === 1 ? 's' : ''} from ${source}${effect.jitter > 0 && given.value.jitter === undefined ? `, so the waits vary by ±${Math.round(effect.jitter * 100)}%` : ''}.`;
+}
+
+/** Text shown as itself in Markdown: its punctuation (`*`, `_`, backquotes, brackets…) escaped. */
+export function escapeMarkdown(text: string): string {
+  return text.replace(/[\\`*_[\]<>]/g, (c) => `\\${c}`);
+}
+
 /** A cron's hover text: words, then the next runs, or why there are none. */
 export function cronHover(cron: string, timezone: string, now: number): string {
   const parsed = parseCron(cron);
-  if (!parsed.ok) return `\`${cron}\`: ${parsed.problem.message}`;
+  if (!parsed.ok) {
+    // Said once (the expression is the hover's subject, not repeated in the reason), and escaped:
+    // "*, a range …(*/10)" read as Markdown emphasis ("it takes 0-23, , *a range…*").
+    const prefix = /^Invalid cron expression "[^"]*": /;
+    return `**Not a valid cron expression.** ${escapeMarkdown(parsed.problem.message.replace(prefix, ''))}`;
+  }
   const lines = [`**${describeCron(cron)}** (${timezone})`, ''];
   if (timezoneProblem(timezone) !== null) {
     lines.push(`Next runs unknown: the time zone "${timezone}" is not one the runtime knows.`);

@@ -24,6 +24,7 @@ import {
   type ParamsOf,
   type ResultOf,
   type SubscribeParams,
+  type TokenScope,
 } from '../protocol';
 import { Connection, ConnectionLostError, DaemonNotRunningError } from './connection';
 import { targetLabel, tlsTarget, type TlsTarget } from './endpoint';
@@ -131,6 +132,14 @@ export class SpoolClient {
   ) {
     this.conn = conn;
     this.attach(conn);
+  }
+
+  /**
+   * Over TLS, the scope of the token the client logged in with (`read`, `worker`, `admin`): what
+   * it may call. Null over the Unix socket, which has no limit.
+   */
+  get tokenScope(): TokenScope | null {
+    return this.conn?.tokenScope ?? null;
   }
 
   /** Connect to the daemon; fails with DaemonNotRunningError when nothing answers. */

@@ -17,7 +17,7 @@ import { fingerprintOf, targetLabel, type TlsTarget } from './endpoint';
 import { checkSocketTrust } from './socketTrust';
 import { SpoolError, errorMessage } from '../protocol/errors';
 import { LineSplitter } from '../protocol/lines';
-import { ErrorCode, LIMITS, type MethodName, type ParamsOf, type ResultOf } from '../protocol';
+import { ErrorCode, LIMITS, type MethodName, type ParamsOf, type ResultOf, type TokenScope } from '../protocol';
 
 /** Raised when nothing listens at the socket path. */
 export class DaemonNotRunningError extends SpoolError {
@@ -53,6 +53,8 @@ export class Connection {
   private readonly rpc: JSONRPCClient;
   private closed = false;
   private lastError: Error | undefined;
+  /** Over TLS, the scope of the token this connection logged in with; null over the Unix socket (the local user's, with no limit). */
+  tokenScope: TokenScope | null = null;
 
   private constructor(
     private readonly socket: net.Socket,
@@ -152,7 +154,7 @@ export class Connection {
     });
     const connection = new Connection(socket, label);
     try {
-      await connection.request('auth.login', { token: target.token }, connectTimeoutMs);
+      connection.tokenScope = (await connection.request('auth.login', { token: target.token }, connectTimeoutMs)).scope;
     } catch (error) {
       connection.close();
       throw error;

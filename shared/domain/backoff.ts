@@ -8,6 +8,12 @@ import type { Backoff, BackoffStrategy } from '../protocol/types';
 import { formatDuration, parseDuration } from './durations';
 import { parsed, refused, type Parsed } from './parsed';
 
+/**
+ * The backoff of a queue created on first use (the daemon's QUEUE_DEFAULTS): 1 s, 2 s, 4 s, … up
+ * to an hour, ±30%. Shared so that an editor can say what a backoff given in part becomes.
+ */
+export const NEW_QUEUE_BACKOFF: Readonly<Backoff> = { strategy: 'exponential', baseMs: 1000, capMs: 3_600_000, jitter: 0.3 };
+
 /** The strategies, in the order messages list them. */
 export const BACKOFF_STRATEGIES: readonly BackoffStrategy[] = ['exponential', 'linear', 'fixed'];
 

@@ -20,7 +20,7 @@ export { jobTemplateOf, placeholderNames, placeholders, resolveParams, substitut
 export { formatProblem } from './format';
 export { resolveWorkflowParams, stepJobCount, stepStages, workflowJobs, type StepJob } from './workflowJobs';
 export { fieldAt, FILE_SPEC, NEED_SPEC, PARAM_NAME, QUEUE_SPEC, SCHEDULE_SPEC, STEP_SPEC, TEMPLATE_SPEC, WORKFLOW_SPEC, type FieldSpec, type KindGroup, type KeyRule, type ObjectSpec } from './spec';
-export { closest, knownTimezones } from './suggest';
+export { closest, knownTimezones, suggestTimezone } from './suggest';
 export {
   canonicalJson,
   countChanges,

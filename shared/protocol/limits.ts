@@ -148,5 +148,7 @@ export interface ErrorData {
   store?: string;
   /** Where that store is, without credentials (StoreUnavailable). */
   location?: string;
+  /** The scope of the connection's token when that scope refused the method (Forbidden). */
+  scope?: 'admin' | 'worker' | 'read';
 }
 

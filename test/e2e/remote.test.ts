@@ -3,8 +3,8 @@
  * (`--listen`) on a folder of its own, with a read token made by the CLI. VS Code is set to its
  * endpoint and certificate fingerprint, not to the local socket; with no token stored it says
  * so, with a button that asks for the token in a password box; then the Queues view shows the
- * remote queue with its counts, named as the remote daemon's, and no local daemon is started. A
- * wrong token is refused in plain words.
+ * remote queue with its counts, named as the remote daemon's, and no local daemon is started; the
+ * read token's menus offer nothing it cannot do. A wrong token is refused in plain words.
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -15,7 +15,7 @@ import type { SpoolClient } from '../../shared/client/client';
 import { startDaemon, type TestDaemon } from '../helpers/daemon';
 import { runCli } from '../integration/cli-run';
 import { openVsCode, tempDir, waitFor, type VsCode } from './harness';
-import { answer, openSpoolView, openWorkbench, queuesPane, row, runCommand, screenshot, statusBarText } from './support/workbench';
+import { answer, expand, openSpoolView, openWorkbench, queuesPane, row, rowAt, runCommand, screenshot, statusBarText } from './support/workbench';
 
 const folder = tempDir('spool-remote-');
 let daemon: TestDaemon;
@@ -80,6 +80,26 @@ test("the Queues view shows the remote daemon's queue with its counts, and says 
   await waitFor('the Queues view to name the endpoint', async () => ((await header.textContent()) ?? '').includes(endpoint), { timeoutMs: 15_000 });
   await screenshot(page, 'remote-queues.png');
   assert.equal(fs.existsSync(path.join(folder.dir, 'local.sock')), false, 'no local daemon was started');
+});
+
+test('a read token: the menus and the inline buttons offer nothing it cannot do', async () => {
+  const queue = row(page, /on-the-build-box/);
+  // A paused queue offers Resume inline to a token that may change it; a read token gets none.
+  await queue.hover();
+  assert.equal(await queue.locator('.action-label[aria-label^="Resume Queue"]').count(), 0);
+  await expand(queue);
+  const queued = rowAt(page, 2, 'Queued ');
+  await queued.waitFor({ timeout: 30_000 });
+  await expand(queued);
+  const job = rowAt(page, 3, 'remote-kind');
+  await job.waitFor({ timeout: 30_000 });
+  await job.click({ button: 'right' });
+  const menu = page.locator('.context-view .monaco-menu');
+  await menu.locator('.action-item', { hasText: 'Copy Job Id' }).first().waitFor({ timeout: 15_000 });
+  for (const hidden of ['Cancel Job', 'Delete Job', 'Edit & Re-enqueue Job']) assert.equal(await menu.locator('.action-item', { hasText: hidden }).count(), 0, `${hidden} is not offered`);
+  await screenshot(page, 'remote-read-token-menu.png');
+  await page.keyboard.press('Escape');
+  await menu.waitFor({ state: 'detached', timeout: 15_000 });
 });
 
 test('a wrong token is refused in plain words, offering to set it again', async () => {

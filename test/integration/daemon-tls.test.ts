@@ -49,12 +49,13 @@ async function connect(t: { after: (fn: () => void) => void }, token: string, ex
   return client;
 }
 
-async function errorOf(promise: Promise<unknown>): Promise<{ code: number; message: string }> {
+async function errorOf(promise: Promise<unknown>): Promise<{ code: number; message: string; data?: { scope?: string; allowed?: string } }> {
   try {
     await promise;
   } catch (error) {
     assert.ok(error instanceof Error);
-    return { code: (error as Error & { code: number }).code, message: error.message };
+    const e = error as Error & { code: number; data?: { scope?: string; allowed?: string } };
+    return { code: e.code, message: error.message, ...(e.data ? { data: e.data } : {}) };
   }
   assert.fail('expected a refusal');
 }
@@ -116,7 +117,11 @@ test('each scope may call what it should, and is refused Forbidden, naming the s
       }
       const refused = await errorOf(outcome);
       assert.equal(refused.code, ErrorCode.Forbidden, `${scope} calling ${method}`);
-      if (allowed.length > 0) assert.match(refused.message, new RegExp(`scope ${scope}.*needs ${allowed.join(' or ')}`), refused.message);
+      if (allowed.length > 0) {
+        assert.match(refused.message, new RegExp(`scope ${scope}.*needs ${allowed.join(' or ')}`), refused.message);
+        // The scope in the data too, so a client can say it in its own words (the extension does).
+        assert.deepEqual([refused.data?.scope, refused.data?.allowed], [scope, allowed.join(', ')]);
+      }
       else assert.match(refused.message, /Unix socket/, refused.message);
     }
   }

@@ -90,6 +90,21 @@ describe('language server over stdio, with a daemon', () => {
     assert.ok(expected.some((e) => text.includes(e)), `${text}\nexpected one of:\n${expected.join('\n--\n')}`);
   });
 
+  test('time-zone completion in a string is filtered on the quoted text typed: "Europe/Par offers Europe/Paris once, not Pacific/Rarotonga', async () => {
+    const m = marked(FILE.replace('"cron": "0 3 * * *", "template": "thumbs"', '"cron": "0 3 * * *", "timezone": "Europe/Par|", "template": "thumbs"'));
+    await lsp.open(uri('zones'), m.text);
+    const items = await lsp.connection.sendRequest<CompletionItem[]>('textDocument/completion', { textDocument: { uri: uri('zones') }, position: m.position });
+    // What an editor filters with: the text from the edit's start to the cursor, quote included.
+    const typed = (i: CompletionItem): string => {
+      const range = i.textEdit !== undefined && 'range' in i.textEdit ? i.textEdit.range : undefined;
+      assert.ok(range, `${i.label} replaces the string`);
+      return m.text.slice(m.offset - (m.position.character - range.start.character), m.offset);
+    };
+    const matching = items.filter((i) => (i.filterText ?? i.label).startsWith(typed(i))).map((i) => i.label);
+    assert.deepEqual(matching, ['Europe/Paris']);
+    assert.equal(items.filter((i) => i.label === 'Europe/Paris').length, 1);
+  });
+
   test('completion of a template\'s queue offers the file\'s queues and the daemon\'s', async () => {
     const m = marked(FILE.replace('"queue": "emails", "kind": "thumbnail", "payload": { "size": 64 }', '"queue": |, "kind": "thumbnail", "payload": { "size": 64 }'));
     await lsp.open(uri('complete'), m.text);

@@ -14,7 +14,7 @@ import { editorMessage, withoutCliHints } from '../../extension/errors';
 import { parseJobRef, shortRefProblem } from '../../extension/commands/jobs/jobRef';
 import { draftJob } from '../../extension/commands/steps/draft';
 import { walkSteps, type StepOutcome, type Step, type StepInput } from '../../extension/commands/steps/plan';
-import { TEMPLATE_OPTIONS, cronPreview, jsonProblem, nameProblem, parseHeaders, parseOptions, takesBody, urlProblem } from '../../extension/commands/steps/rules';
+import { TEMPLATE_OPTIONS, cronPreview, jsonProblem, nameProblem, parseHeaders, parseOptions, takesBody, urlProblem, zoneProblem } from '../../extension/commands/steps/rules';
 import { DeathBatch, deathNotice, shortError, type Clock, type Death } from '../../extension/deathBatch';
 
 describe('enqueue steps: what each step takes as it is typed', () => {
@@ -262,7 +262,7 @@ describe('dead-job notifications are merged', () => {
     clock.advance(10_000);
     assert.deepEqual(flushed.map((b) => b.length), [1, 1]);
     assert.deepEqual(deathNotice(flushed[0] ?? [], 'The command exited with code 3.'), {
-      message: 'Spool: shell job 00000001 in ui-demo failed after 1 attempt(s) and is dead. Exit 3.',
+      message: 'Spool: shell job 00000001 in ui-demo failed after 1 attempt and is dead. Exit 3.',
       actions: ['Retry', 'Show Output'],
     });
   });
@@ -323,4 +323,12 @@ describe("daemon errors are shown in the editor's words", () => {
     const state = new SpoolError(ErrorCode.InvalidState, 'Cannot retry job 0193: it is running. Cancel it first.', { id: '0193', state: 'running' });
     assert.equal(editorMessage(state), 'Cannot retry job 0193: it is running. Cancel it first.');
   });
+});
+
+test('Create Schedule\'s zone step suggests the zone meant: "paris" is Europe/Paris, a misspelt name its closest zone', () => {
+  assert.equal(zoneProblem('Europe/Paris'), null);
+  assert.equal(zoneProblem('paris'), 'Unknown time zone "paris": did you mean Europe/Paris? Pick it from the list, or type an IANA name such as "Europe/Paris".');
+  assert.match(zoneProblem('new york') ?? '', /did you mean America\/New_York\?/);
+  assert.match(zoneProblem('Europe/Pariss') ?? '', /did you mean Europe\/Paris\?/);
+  assert.match(zoneProblem('qqqqqqqqqq') ?? '', /^Unknown time zone "qqqqqqqqqq" \(/);
 });

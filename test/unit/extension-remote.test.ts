@@ -1,10 +1,16 @@
 /**
  * The extension's remote daemon settings (extension/daemon/remote.ts): what makes a TLS target,
- * and what is refused with which words, in the settings' own names.
+ * and what is refused with which words, in the settings' own names; and what a token's scope
+ * lets the window do (extension/daemon/tokenScope.ts).
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { RemoteSettingsError, remoteTarget, tokenKey } from '../../extension/daemon/remote';
+import { mayEnqueue, mayManage, type WindowScope } from '../../extension/daemon/tokenScope';
+import { editorMessage } from '../../extension/errors';
+import { pageActions } from '../../extension/views/jobPage/model';
+import { ErrorCode } from '../../shared/protocol';
+import { SpoolError } from '../../shared/protocol/errors';
 
 const FP = `sha256:${'ab'.repeat(32)}`;
 
@@ -56,4 +62,26 @@ test('no token (or a blank one) asks for the set-token command; a bad endpoint o
 test('tokens are kept per endpoint', () => {
   assert.notEqual(tokenKey('tls://a:1'), tokenKey('tls://b:1'));
   assert.equal(tokenKey(' tls://a:1 '), tokenKey('tls://a:1'));
+});
+
+test('a read or worker token: what the window may do, and a refusal in the editor\'s words, not the protocol\'s', () => {
+  assert.deepEqual([null, 'admin', 'worker', 'read'].map((s) => [mayEnqueue(s as WindowScope), mayManage(s as WindowScope)]), [
+    [true, true],
+    [true, true],
+    [true, false],
+    [false, false],
+  ]);
+  const forbidden = new SpoolError(ErrorCode.Forbidden, 'The token "editor" has scope read, which may not call jobs.retry: that needs admin.', { field: 'method', scope: 'read', allowed: 'admin' });
+  const message = editorMessage(forbidden);
+  assert.equal(message, 'This token can only read: this needs an admin token. Make one on the daemon\'s machine and set it with "Spool: Set Access Token for Remote Daemon".');
+  assert.doesNotMatch(message, /may not call|jobs\.retry/);
+  const enqueue = new SpoolError(ErrorCode.Forbidden, 'The token "editor" has scope read, which may not call jobs.enqueue: that needs worker or admin.', { field: 'method', scope: 'read', allowed: 'worker, admin' });
+  assert.match(editorMessage(enqueue), /^This token can only read: this needs a worker or admin token\./);
+});
+
+test('the job page offers no action a read token cannot do', () => {
+  const dead = { state: 'dead' as const };
+  assert.deepEqual(pageActions(dead, false, 'read'), ['copyId', 'openJson', 'showOutput']);
+  assert.deepEqual(pageActions(dead, false, 'worker'), ['editAndRequeue', 'copyId', 'openJson', 'showOutput']);
+  assert.deepEqual(pageActions(dead, false, null), ['retry', 'editAndRequeue', 'delete', 'copyId', 'openJson', 'showOutput']);
 });

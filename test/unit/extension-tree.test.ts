@@ -84,6 +84,7 @@ test('waiting and finished jobs say when, state first', () => {
     'next attempt in 30s · attempt 1/5 · timeout',
   );
   assert.equal(jobDescription(job({ state: 'completed', startedAt: NOW - 13_000, finishedAt: NOW - 10_000 }), 'completed', NOW), 'completed 10s ago · took 3s');
+  assert.equal(jobDescription(job({ state: 'completed', startedAt: NOW - 10_400, finishedAt: NOW - 10_000 }), 'completed', NOW), 'completed 10s ago · took under 1s');
   assert.equal(jobDescription(job({ state: 'cancelled', finishedAt: NOW - 3_000 }), 'cancelled', NOW), 'cancelled 3s ago');
 });
 
@@ -151,8 +152,9 @@ test('the filter in words, and the state toggles switching on and off while keep
 
 test('the dead-jobs badge counts them and says so; none for zero', () => {
   assert.equal(deadBadgeText(0), undefined);
-  assert.deepEqual(deadBadgeText(1), { value: 1, tooltip: 'Spool: 1 dead job' });
-  assert.deepEqual(deadBadgeText(12), { value: 12, tooltip: 'Spool: 12 dead jobs' });
+  // VS Code puts the container's title before it: "Spool - 12 dead jobs", not "Spool - Spool: …".
+  assert.deepEqual(deadBadgeText(1), { value: 1, tooltip: '1 dead job' });
+  assert.deepEqual(deadBadgeText(12), { value: 12, tooltip: '12 dead jobs' });
 });
 
 test('the filter syntax reads states, a kind and text in any order, and writes them back', () => {

@@ -86,6 +86,25 @@ test('hover on a cron: words, next five runs in the zone, the one moved by the c
   assert.equal(runs.filter((r) => r.includes('moved')).length, 1);
 });
 
+test('hover on an invalid cron: the reason once, with its asterisks escaped so Markdown shows them as they are', () => {
+  const m = marked(base(`    "a": { "cron": "0 2|5 * * *", "template": "digest" }`));
+  const value = text(service.hover(service.analyze(m.text), m.position, service.NO_LIVE_DATA, NOW));
+  // It read "it takes 0-23, , *a range (1-5)… (*/10)*" in VS Code, after the expression twice.
+  assert.equal(value, '**Not a valid cron expression.** 25 is out of range 0-23 in the hour field "25"; it takes 0-23, \\*, a range (1-5), a list (1,15) or a step (\\*/10).');
+  assert.doesNotMatch(value.replace(/\\\*/g, '').replace(/^\*\*[^*]+\*\*/, ''), /\*/, 'no asterisk left for Markdown to read as emphasis');
+});
+
+test('hover on a backoff given in part shows it as it is in effect: "fixed:10s" keeps its queue\'s cap and jitter', () => {
+  const m = marked(base(`    "a": { "cron": "0 3 * * *", "template": "digest" }`).replace('"params":', '"backoff": "fixed:1|0s", "params":'));
+  const value = text(service.hover(service.analyze(m.text), m.position, service.NO_LIVE_DATA, NOW));
+  assert.equal(value, "**In effect:** `fixed:10s:1h:0.3` — the cap and jitter come from the backoff of queue emails (a new queue's, unless the queue on the daemon has its own), so the waits vary by ±30%.");
+  // The queue's backoff in the file is the one completed.
+  const q = marked(base(`    "a": { "cron": "0 3 * * *", "template": "digest" }`).replace('"concurrency": 2', '"concurrency": 2, "backoff": "linear:2s:5m:0"').replace('"params":', '"backoff": "fixed:1|0s", "params":'));
+  assert.equal(text(service.hover(service.analyze(q.text), q.position, service.NO_LIVE_DATA, NOW)), "**In effect:** `fixed:10s:5m:0` — the cap and jitter come from the backoff of queue emails in this file.");
+  const whole = marked(base(`    "a": { "cron": "0 3 * * *", "template": "digest" }`).replace('"concurrency": 2', '"concurrency": 2, "backoff": "linear:2s:5m|:0"'));
+  assert.equal(text(service.hover(service.analyze(whole.text), whole.position, service.NO_LIVE_DATA, NOW)), '**Backoff** `linear:2s:5m:0`: linear, from 2s up to 5m, ±0%.');
+});
+
 test('hover on a template reference shows the template; on a key, the field\'s documentation; on a queue, its live counts', () => {
   const m = marked(base(`    "a": { "cron": "0 3 * * *", "template": "dig|est" }`));
   const doc = service.analyze(m.text);

@@ -1,7 +1,8 @@
 /**
  * Retry All Dead Jobs of a queue (the clicked queue or Dead group, a name, or a pick of the
- * queues that have dead jobs). In an untrusted workspace the dead shell jobs stay dead: only the
- * others are retried, by id.
+ * queues that have dead jobs). The dead jobs are listed and retried by id, and this window
+ * follows each one as it follows a single retry: one that dies again raises the same warning. In
+ * an untrusted workspace the dead shell jobs stay dead: only the others are retried.
  */
 import * as vscode from 'vscode';
 import type { SpoolClient } from '../../../shared/client/client';
@@ -15,12 +16,12 @@ export const retryAllDead = command('spool.jobs.retryAllDead', async (ctx, arg) 
   if (!queue) return undefined;
   const client = ctx.connection.client();
   const trusted = vscode.workspace.isTrusted;
-  const { result, shellLeft } = trusted
-    ? { result: await client.call('jobs.retryMany', { filter: { queue, states: ['dead'] } }), shellLeft: 0 }
-    : await retryDeadExceptShell(client, queue);
+  const { result, shellLeft, ids } = await retryDead(client, queue, trusted);
+  const refused = new Set(result.errors.map((e) => e.id));
+  for (const id of ids) if (!refused.has(id)) ctx.enqueued.track(id);
   if (shellLeft > 0) {
     void vscode.window.showWarningMessage(
-      `Spool: retried ${result.count} dead job(s) of ${queue}; ${shellLeft} dead shell job(s) stay dead because this workspace is not trusted, so Spool does not run shell commands from it.`,
+      `Spool: retried ${result.count} dead job${result.count === 1 ? '' : 's'} of ${queue}; ${shellLeft} dead shell job${shellLeft === 1 ? '' : 's'} stay dead because this workspace is not trusted, so Spool does not run shell commands from it.`,
     );
   } else if (result.count === 0 && result.errors.length === 0) void vscode.window.showInformationMessage(`Queue ${queue} has no dead jobs.`);
   else reportBulk('retried', result.count, result.errors);
@@ -43,15 +44,15 @@ async function pickQueueWithDead(client: SpoolClient): Promise<string | undefine
   return pick?.label;
 }
 
-/** The dead jobs of `queue` that are not shell jobs, retried by id; and how many shell jobs were left. */
-async function retryDeadExceptShell(client: SpoolClient, queue: string): Promise<{ result: BulkResult; shellLeft: number }> {
+/** The dead jobs of `queue` (shell jobs only when `shell`), retried by id; the ids, and how many shell jobs were left. */
+async function retryDead(client: SpoolClient, queue: string, shell: boolean): Promise<{ result: BulkResult; shellLeft: number; ids: string[] }> {
   const ids: string[] = [];
   let shellLeft = 0;
   let cursor: string | null = null;
   do {
     const page: ListJobsResult = await client.call('jobs.list', { queue, states: ['dead'], limit: LIMITS.maxPageSize, ...(cursor ? { cursor } : {}) });
     for (const job of page.jobs) {
-      if (mayEnqueue(job.kind)) ids.push(job.id);
+      if (shell || mayEnqueue(job.kind)) ids.push(job.id);
       else shellLeft++;
     }
     cursor = page.nextCursor;
@@ -62,5 +63,5 @@ async function retryDeadExceptShell(client: SpoolClient, queue: string): Promise
     result.count += part.count;
     result.errors.push(...part.errors);
   }
-  return { result, shellLeft };
+  return { result, shellLeft, ids };
 }

@@ -14,12 +14,12 @@ export const purgeQueue = command('spool.queues.purge', async (ctx, arg, options
     const { queue } = await ctx.connection.client().call('queues.get', { name });
     const c = queue.counts;
     const count = c.queued + c.retrying + c.dead + c.completed + c.cancelled;
-    const running = c.running > 0 ? ` ${c.running} running job(s) are kept.` : '';
-    const answer = await vscode.window.showWarningMessage(`Purge queue ${name}? This deletes ${count} job(s) and their history.${running}`, { modal: true }, 'Purge');
+    const running = c.running > 0 ? ` ${c.running} running job${c.running === 1 ? ' is' : 's are'} kept.` : '';
+    const answer = await vscode.window.showWarningMessage(`Purge queue ${name}? This deletes ${count} job${count === 1 ? '' : 's'} and ${count === 1 ? 'its' : 'their'} history.${running}`, { modal: true }, 'Purge');
     if (answer !== 'Purge') return undefined;
   }
   const result = await ctx.connection.client().call('queues.purge', { name });
-  void vscode.window.setStatusBarMessage(`Spool: purged ${result.deleted} job(s) from ${name}.`, 4000);
+  void vscode.window.setStatusBarMessage(`Spool: purged ${result.deleted} job${result.deleted === 1 ? '' : 's'} from ${name}.`, 4000);
   ctx.queues.refresher.now();
   return result;
 });

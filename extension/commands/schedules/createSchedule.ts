@@ -6,7 +6,7 @@
  * object it creates that directly.
  */
 import * as vscode from 'vscode';
-import { DEFAULT_TIMEZONE, describeCron, timezoneProblem } from '../../../shared/domain/cron';
+import { DEFAULT_TIMEZONE, describeCron } from '../../../shared/domain/cron';
 import { fireTimesText } from '../../../shared/domain/present';
 import type { CreateScheduleParams } from '../../../shared/protocol';
 import type { Schedule } from '../../../shared/protocol/types';
@@ -16,7 +16,8 @@ import { command } from '../command';
 import { draftJob, type JobDraft } from '../steps/draft';
 import { runSteps, settle, type Step } from '../steps/flow';
 import { kindStep, optionsStep, payloadSteps, queueStep, recent, rememberDraft } from '../steps/jobSteps';
-import { TEMPLATE_OPTIONS, cronPreview, localTimeZone, nameProblem } from '../steps/rules';
+import { TEMPLATE_OPTIONS, cronPreview, localTimeZone, nameProblem, zoneProblem } from '../steps/rules';
+import { knownTimezones } from '../../../shared/jobsfile';
 
 function isCreateParams(value: unknown): value is CreateScheduleParams {
   return typeof value === 'object' && value !== null && 'name' in value && 'cron' in value && 'queue' in value && 'job' in value;
@@ -33,7 +34,9 @@ interface ScheduleDraft extends JobDraft {
 
 function scheduleSteps(ctx: SpoolContext, queues: Parameters<typeof queueStep>[0], taken: ReadonlySet<string>): Step<ScheduleDraft>[] {
   const local = localTimeZone();
-  const zones = [{ label: DEFAULT_TIMEZONE, description: 'the default' }, ...(local !== DEFAULT_TIMEZONE ? [{ label: local, description: 'this computer’s zone' }] : [])];
+  // Every zone the runtime knows, so that typing "paris" finds Europe/Paris in the list.
+  const first = [{ label: DEFAULT_TIMEZONE, description: 'the default' }, ...(local !== DEFAULT_TIMEZONE ? [{ label: local, description: 'this computer’s zone' }] : [])];
+  const zones = [...first, ...knownTimezones().filter((z) => !first.some((f) => f.label === z)).map((label) => ({ label }))];
   return [
     {
       run: async (input, state) =>
@@ -55,7 +58,7 @@ function scheduleSteps(ctx: SpoolContext, queues: Parameters<typeof queueStep>[0
             items: zones,
             value: state.timezone,
             typedLabel: (typed) => `$(globe) ${typed}`,
-            check: (typed) => timezoneProblem(typed)?.message ?? null,
+            check: zoneProblem,
           }),
           (timezone) => (state.timezone = timezone.trim()),
         ),

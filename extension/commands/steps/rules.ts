@@ -7,7 +7,8 @@
  * daemon take, and one they refuse is refused here in the same words.
  */
 import { parseBackoff } from '../../../shared/domain/backoff';
-import { cronProblem, describeCron, nextFireTimes } from '../../../shared/domain/cron';
+import { cronProblem, describeCron, nextFireTimes, timezoneProblem } from '../../../shared/domain/cron';
+import { suggestTimezone } from '../../../shared/jobsfile';
 import type { Parsed } from '../../../shared/domain/parsed';
 import { fireTimesText } from '../../../shared/domain/present';
 import { HEADER_NAME, HEADER_NAME_RULE, HTTP_METHODS as DOMAIN_HTTP_METHODS, HTTP_URL_RULE } from '../../../shared/domain/rules/limits';
@@ -162,4 +163,12 @@ function capitalized(text: string): string {
 /** The editor's own time zone, as the local times of the cron preview use it. */
 export function localTimeZone(): string {
   return Intl.DateTimeFormat().resolvedOptions().timeZone;
+}
+
+/** Why a typed zone is refused, with the zone most likely meant ("paris": Europe/Paris); null when it is known. */
+export function zoneProblem(typed: string): string | null {
+  const problem = timezoneProblem(typed.trim());
+  if (problem === null) return null;
+  const meant = suggestTimezone(typed);
+  return meant === undefined ? problem.message : `Unknown time zone "${typed.trim()}": did you mean ${meant}? Pick it from the list, or type an IANA name such as "Europe/Paris".`;
 }

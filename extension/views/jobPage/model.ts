@@ -10,6 +10,7 @@ import { allows } from '../../../shared/domain/states';
 import type { Job, JobRun, OutputLine } from '../../../shared/protocol/types';
 import { payloadSummary } from '../format';
 import { PAGE_ACTIONS, type PageAction } from './messages';
+import { mayEnqueue, mayManage, type WindowScope } from '../../daemon/tokenScope';
 
 /** How many of the newest output lines the page shows; the live output document has them all. */
 export const PAGE_OUTPUT_LINES = 200;
@@ -33,6 +34,8 @@ export interface JobPageInput {
   now: number;
   /** For a due queued job: its queue and the workers, to say why it has not started. */
   waiting?: WaitingFacts;
+  /** The scope of the remote daemon's token (null or absent: the Unix socket, no limit). */
+  tokenScope?: WindowScope;
 }
 
 /** What a job is, in a few words: `builds › npm test`, `hooks › POST https://…`, `reports › report {"month":…}`. */
@@ -87,12 +90,15 @@ export function localTime(at: number): string {
 
 /**
  * The actions the page offers, in order: those that move the job where the transitions table
- * allows them in its state, the others always. A deleted job offers only Copy Id.
+ * allows them in its state, the others always. A deleted job offers only Copy Id. What the
+ * token's scope cannot do is not offered (a read token: no Retry, Cancel, Delete or Re-enqueue).
  */
-export function pageActions(job: Pick<Job, 'state'>, deleted: boolean): PageAction[] {
+export function pageActions(job: Pick<Job, 'state'>, deleted: boolean, scope: WindowScope = null): PageAction[] {
   const all = Object.keys(PAGE_ACTIONS).filter((a): a is PageAction => Object.hasOwn(PAGE_ACTIONS, a));
   if (deleted) return all.filter((a) => a === 'copyId');
   return all.filter((a) => {
+    if (a === 'editAndRequeue' && !mayEnqueue(scope)) return false;
+    if (PAGE_ACTIONS[a].transition !== null && !mayManage(scope)) return false;
     const transition = PAGE_ACTIONS[a].transition;
     return transition === null || allows(transition, job.state);
   });

@@ -123,7 +123,7 @@ class JobPage implements vscode.Disposable {
   }
 
   private input(): JobPageInput {
-    return { job: this.job, runs: this.runs, output: { lines: this.lines, total: this.after }, deleted: this.deleted, now: Date.now(), ...(this.waiting ? { waiting: this.waiting } : {}) };
+    return { job: this.job, runs: this.runs, output: { lines: this.lines, total: this.after }, deleted: this.deleted, now: Date.now(), tokenScope: this.connection.tokenScope, ...(this.waiting ? { waiting: this.waiting } : {}) };
   }
 
   /**

@@ -136,7 +136,7 @@ export function renderJobBody(input: JobPageInput): string {
     banner,
     `<header><h1>${escapeHtml(jobTitle(job))}</h1>`,
     `<p class="state state-${state}" data-state="${state}"><span class="glyph" aria-hidden="true">${STATE_GLYPHS[state]}</span> <strong>${state}</strong> — ${escapeHtml(stateReason(job, runs, now, input.waiting))}</p>`,
-    `<div class="actions">${buttons(pageActions(job, input.deleted))}</div></header>`,
+    `<div class="actions">${buttons(pageActions(job, input.deleted, input.tokenScope ?? null))}</div></header>`,
     '<dl>',
     row('Id', code(job.id)),
     row('Queue', escapeHtml(job.queue)),
@@ -182,10 +182,10 @@ button.secondary:hover { background: var(--vscode-button-secondaryHoverBackgroun
 button:focus-visible, a:focus-visible, summary:focus-visible { outline: 1px solid var(--vscode-focusBorder); outline-offset: 2px; }
 dl { display: grid; grid-template-columns: max-content 1fr; gap: 4px 16px; margin: 12px 0; }
 dt { color: var(--vscode-descriptionForeground); }
-dd { margin: 0; min-width: 0; }
+dd { margin: 0; min-width: 0; overflow-wrap: anywhere; }
 .tag { background: var(--vscode-badge-background); color: var(--vscode-badge-foreground); border-radius: 8px; padding: 0 6px; }
 table.runs { border-collapse: collapse; width: 100%; }
-table.runs th, table.runs td { text-align: left; padding: 3px 8px; border-bottom: 1px solid var(--vscode-editorWidget-border, transparent); vertical-align: top; }
+table.runs th, table.runs td { text-align: left; overflow-wrap: anywhere; padding: 3px 8px; border-bottom: 1px solid var(--vscode-editorWidget-border, transparent); vertical-align: top; }
 table.runs th { color: var(--vscode-descriptionForeground); font-weight: 600; }
 tr.outcome-failed td.error, tr.outcome-lease_expired td.error { color: var(--vscode-errorForeground); }
 summary { cursor: pointer; }

@@ -112,7 +112,7 @@ export function groupItem(node: GroupNode): vscode.TreeItem {
   if (node.filtered) {
     // A Markdown tooltip, not a string: VS Code reads a string tooltip out as the row's
     // accessible name in place of the label and count.
-    item.tooltip = new vscode.MarkdownString().appendText(`${count} ${node.group} job(s) in ${node.queue} match the filter.`);
+    item.tooltip = new vscode.MarkdownString().appendText(`${count} ${node.group} job${count === '1' ? '' : 's'} in ${node.queue} match${count === '1' ? 'es' : ''} the filter.`);
   }
   item.iconPath = stateIcon(node.group);
   item.contextValue = `group.${node.group}${node.count === 0 ? '.empty' : ''}`;

@@ -33,6 +33,11 @@ function attemptOf(job: Pick<Job, 'attempts' | 'maxAttempts'>): string | null {
   return job.maxAttempts > 1 ? `attempt ${job.attempts}/${job.maxAttempts}` : null;
 }
 
+/** How long a finished job ran: "took 3s", "took under 1s" (not "took 0s"). */
+export function tookText(ms: number): string {
+  return ms < 1000 ? 'took under 1s' : `took ${formatDuration(ms, 1)}`;
+}
+
 /** When a delayed job starts: "starts in 1h". */
 export function startsText(runAt: number, now: number): string {
   return `starts ${relativeTime(runAt, now)}`;
@@ -74,7 +79,7 @@ export function jobReason(job: Job, now: number, shownAs: ShownState = shownStat
       break;
     case 'completed':
       parts.push(`completed ${relativeTime(ended, now)}`);
-      if (job.startedAt !== null && job.finishedAt !== null) parts.push(`took ${formatDuration(job.finishedAt - job.startedAt, 1)}`);
+      if (job.startedAt !== null && job.finishedAt !== null) parts.push(tookText(job.finishedAt - job.startedAt));
       break;
     case 'cancelled':
       parts.push(`cancelled ${relativeTime(ended, now)}`);

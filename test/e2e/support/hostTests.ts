@@ -62,7 +62,9 @@ export async function runHostSuite(
     ['skipWelcome', 'true'],
   ];
   const url = `${server.url}/?folder=${encodeURIComponent(server.workspace)}&payload=${encodeURIComponent(JSON.stringify(payload))}`;
-  await page.goto(url);
+  // Only until the page answers: what counts is the suite's exit code, waited for below. Waiting
+  // for the workbench's "load" event as well timed out at 30 s on a loaded machine.
+  await page.goto(url, { waitUntil: 'commit' });
   try {
     await waitFor('the extension-host tests to finish', () => exitCode !== undefined, { timeoutMs: options.timeoutMs ?? 180_000, intervalMs: 200 });
   } catch (error) {
