@@ -41,7 +41,7 @@ uiTest('the Spool view shows the seeded queue with its counts, and the status ba
   assert.equal(await ariaLabel(rowAt(page, 2, 'Running ')), 'Running 1');
   assert.equal(await ariaLabel(rowAt(page, 2, 'Queued ')), 'Queued 3');
   assert.equal(await ariaLabel(rowAt(page, 2, 'Dead ')), 'Dead 2');
-  await waitFor('the status bar counts', async () => (await statusBarText(page)) === '1 running · 4 queued · 2 dead');
+  await waitFor('the status bar counts', async () => (await statusBarText(page)) === '1 running · 3 queued · 2 dead');
   await expand(rowAt(page, 2, 'Dead '));
   const deadJob = row(page, /report: \{"month"/);
   await deadJob.waitFor({ timeout: 15_000 });
@@ -58,7 +58,7 @@ uiTest('a dead job retried from its context menu leaves the Dead group', async (
   await contextMenu(page, deadJob, 'Retry Job');
   await waitFor('the Dead group to count one job', async () => (await ariaLabel(rowAt(page, 2, 'Dead '))) === 'Dead 1', { timeoutMs: 15_000 });
   assert.equal(await ariaLabel(rowAt(page, 2, 'Queued ')), 'Queued 4');
-  await waitFor('the status bar to follow', async () => (await statusBarText(page)) === '1 running · 5 queued · 1 dead', { timeoutMs: 10_000 });
+  await waitFor('the status bar to follow', async () => (await statusBarText(page)) === '1 running · 4 queued · 1 dead', { timeoutMs: 10_000 });
   await screenshot(page, 'ui-retry.png');
 });
 
@@ -70,7 +70,7 @@ uiTest('a running job cancelled from its context menu ends cancelled', async () 
   await waitFor('the Cancelled group to count the job', async () => (await ariaLabel(rowAt(page, 2, 'Cancelled '))) === 'Cancelled 1', { timeoutMs: 30_000 });
   // With nothing running, the Running group is hidden.
   await waitFor('the empty Running group to disappear', async () => (await rowAt(page, 2, 'Running ').count()) === 0, { timeoutMs: 10_000 });
-  await waitFor('the status bar to show nothing running', async () => (await statusBarText(page)) === '0 running · 5 queued · 1 dead', { timeoutMs: 10_000 });
+  await waitFor('the status bar to show nothing running', async () => (await statusBarText(page)) === '0 running · 4 queued · 1 dead', { timeoutMs: 10_000 });
 });
 
 uiTest('a shell job enqueued through the palette quick pick appears, runs and completes', async () => {
@@ -102,7 +102,7 @@ uiTest('a job enqueued here that ends dead raises a warning with Retry and Show 
   await answer(page, 'attempts=1', { expect: 'Options (optional)' });
   const toast = page.locator('.notification-toast', { hasText: 'is dead' }).first();
   await toast.waitFor({ timeout: 60_000 });
-  assert.match((await toast.textContent()) ?? '', /Spool: shell job \S+ in ui-demo failed after 1 attempt\(s\) and is dead\./);
+  assert.match((await toast.textContent()) ?? '', /Spool: shell job \S+ in ui-demo failed after 1 attempt and is dead\./);
   await screenshot(page, 'ui-dead-notification.png');
   await toast.locator('.monaco-button', { hasText: 'Show Output' }).click();
   const editor = page.locator('.editor-instance .view-lines', { hasText: 'about to fail' }).first();
@@ -115,7 +115,7 @@ uiTest('Purge Queue asks first, saying how many jobs it would delete', async () 
   await contextMenu(page, rowAt(page, 1, 'ui-demo '), 'Purge Queue…');
   const dialog = page.locator('.monaco-dialog-box');
   await dialog.waitFor({ timeout: 15_000 });
-  assert.match(((await dialog.textContent()) ?? '').replace(/\s+/g, ' '), /Purge queue ui-demo\? This deletes 2 job\(s\) and their history\./);
+  assert.match(((await dialog.textContent()) ?? '').replace(/\s+/g, ' '), /Purge queue ui-demo\? This deletes 2 jobs and their history\./);
   await screenshot(page, 'ui-purge-confirmation.png');
   await dialog.locator('.monaco-button', { hasText: 'Cancel' }).click();
   await dialog.waitFor({ state: 'detached', timeout: 15_000 });
