@@ -16,21 +16,10 @@
  */
 import * as net from 'node:net';
 import * as tls from 'node:tls';
+import type { FloodOptions } from './tls';
 
-interface Options {
-  port: number;
-  mode: 'lines' | 'hold';
-  connections: number;
-  localAddress?: string;
-  line?: string;
-  lines?: number;
-  token?: string;
-  deepBytes?: number;
-  socketPath?: string;
-  durationMs?: number;
-}
 
-let options: Options;
+let options: FloodOptions;
 const stats = { opened: 0, closed: 0, answered: 0, codes: {} as Record<string, number> };
 
 function open(onClose: () => void, write?: Buffer): void {
@@ -85,7 +74,7 @@ function deepLine(bytes: number): Buffer {
 async function main(): Promise<void> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  options = JSON.parse(Buffer.concat(chunks).toString()) as Options;
+  options = JSON.parse(Buffer.concat(chunks).toString()) as FloodOptions;
   if (options.mode === 'lines') {
     const data = options.deepBytes ? deepLine(options.deepBytes) : Buffer.from(`${options.line ?? ''}\n`.repeat(options.lines ?? 1));
     await Promise.all(Array.from({ length: options.connections }, () => new Promise<void>((resolve) => open(resolve, data))));
