@@ -20,3 +20,4 @@ export * from './notifications';
 
 export type { RateLimit, ResourceLimits } from './types';
 export * from './projects';
+export * from './workflows';
