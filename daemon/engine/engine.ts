@@ -718,6 +718,8 @@ export class Engine {
       }
     }
     await this.write((c) => upkeep.pruneHistory(c));
+    // A workflow run's record goes with the last of its jobs: looked for only when jobs went.
+    if (deleted > 0) await this.write((c) => upkeep.pruneWorkflowRuns(c));
     return deleted;
   }
 
