@@ -389,7 +389,7 @@ export const METHODS = {
     caller: 'client',
     scope: 'read',
     grouped: false,
-    summary: 'What a jobs file is planned against: every queue, template and schedule, with its owner and last-applied value.',
+    summary: 'What a jobs file is planned against: every queue, template, workflow and schedule, with its owner and last-applied value.',
     description:
       'Objects of every project and of none are listed: a plan needs them to tell creates from conflicts, and to list what is unmanaged. `spool plan` and the language server call it, then `planChanges` (shared/jobsfile).',
     errors: ['InvalidParams', 'StoreUnavailable'],
@@ -398,7 +398,7 @@ export const METHODS = {
     caller: 'client',
     scope: 'admin',
     grouped: false,
-    summary: "Apply a project's jobs file: create, update and delete its queues, templates and schedules in one transaction.",
+    summary: "Apply a project's jobs file: create, update and delete its queues, templates, workflows and schedules in one transaction.",
     description:
       'The daemon plans again inside the transaction, from what it holds, so two applies racing never create an object twice. All or nothing: an invalid declaration, a conflict (a declared name used by a hand-made object or another project), a queue to delete that holds jobs without `force`, or a plan that differs from `expected`, changes nothing. Objects no project owns are never touched. A changed cron takes its next fire time from now and never fires at once.',
     errors: ['InvalidParams', 'InvalidState', 'StoreUnavailable'],
