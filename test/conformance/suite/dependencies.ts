@@ -243,6 +243,25 @@ export function defineDependencies(store: TestStoreFactory): void {
     assert.equal(await engine.cleanup(), 1, 'once it ended, retention takes the old job');
   });
 
+  test('dependencies: retention keeps every job of an unfinished chain, a running job\'s dependencies too, and takes them once it ends', async (t) => {
+    const { engine, clock } = makeEngine(t, store);
+    await engine.configureQueue({ name: 'q', retentionMs: HOUR });
+    const first = await enqueue(engine);
+    const second = await enqueue(engine, [first.id]);
+    const third = await enqueue(engine, [second.id], 'last');
+    await endJob(engine, first.id, 'succeeded', 'one');
+    await endJob(engine, second.id, 'succeeded', 'two');
+    const [running] = await engine.claim({ workerId: 'w', queues: ['last'] });
+    assert.equal(running?.id, third.id);
+    clock.advance(2 * HOUR);
+    assert.equal(await engine.cleanup(), 1, 'only the job nothing unfinished depends on goes');
+    await thrown(() => engine.getJob(first.id));
+    assert.equal((await engine.getJob(second.id)).job.result, 'two', 'the running job\'s dependency is kept with its result');
+    await engine.complete({ id: third.id, workerId: 'w' });
+    assert.equal(await engine.cleanup(), 1, 'once its dependent ended, retention takes it');
+    assert.equal((await thrown(() => engine.getJob(second.id))).code, ErrorCode.JobNotFound);
+  });
+
   test('dependencies: dependsOn is validated, naming the field', async (t) => {
     const { engine } = makeEngine(t, store);
     const a = await enqueue(engine);
