@@ -28,6 +28,7 @@ import type {
   ConfigureQueueParams,
   CreateScheduleParams,
   DeleteQueueParams,
+  EnqueueBatchParams,
   EnqueueParams,
   EnqueueResult,
   FailParams,
@@ -160,7 +161,7 @@ export class Engine {
   }
 
   /** All in one transaction. */
-  enqueueBatch(params: { jobs: EnqueueParams[] }): Promise<{ results: EnqueueResult[] }> {
+  enqueueBatch(params: EnqueueBatchParams): Promise<{ results: EnqueueResult[] }> {
     return checked(
       () => v.enqueueBatchParams(params, this.now()),
       (inputs) => this.write((c) => enqueueOps.enqueueMany(c, inputs)).then((results) => ({ results })),

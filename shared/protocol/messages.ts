@@ -7,6 +7,7 @@
 import type {
   Backoff,
   ClaimedJob,
+  BatchDependsOn,
   DependsOn,
   Job,
   JobDependency,
@@ -171,10 +172,19 @@ export interface EnqueueResult {
   created: boolean;
 }
 
+/** A job of `jobs.enqueueBatch`: its `dependsOn` may also name earlier jobs of the batch by index. */
+export interface EnqueueBatchJob extends Omit<EnqueueParams, 'dependsOn'> {
+  /**
+   * Jobs that must end first, as in `jobs.enqueue`; `{ index, on }` names an earlier job of the
+   * same batch by its position (0 for the first; only earlier positions).
+   */
+  dependsOn?: BatchDependsOn[];
+}
+
 /** Several jobs to enqueue in one transaction: all of them are enqueued, or none. */
 export interface EnqueueBatchParams {
   /** 1..LIMITS.maxBatch jobs. */
-  jobs: EnqueueParams[];
+  jobs: EnqueueBatchJob[];
 }
 
 /** One result per job of `jobs.enqueueBatch`, in the order given. */

@@ -115,6 +115,13 @@ export const DEPENDENCY_CONDITIONS: readonly DependencyCondition[] = ['succeeded
 /** One dependency as `jobs.enqueue` takes it: a bare id is short for `{ id, on: 'succeeded' }`. */
 export type DependsOn = string | { id: string; on?: DependencyCondition };
 
+/**
+ * One dependency of a job of `jobs.enqueueBatch`: a job that exists, as in `jobs.enqueue`, or
+ * `{ index, on }`, an earlier job of the same batch by its position (0 for the first), so that a
+ * whole graph is enqueued in one transaction.
+ */
+export type BatchDependsOn = DependsOn | { index: number; on?: DependencyCondition };
+
 /** A job at the other end of a dependency, as `jobs.get` and a claim show it. */
 export interface JobDependency {
   id: string;

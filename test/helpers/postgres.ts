@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after } from 'node:test';
+import type { TestDaemon } from './daemon';
 
 export { PgServer, pgBin, sharedPostgres } from '../../scripts/pgServer';
 
@@ -34,4 +35,19 @@ export function failOnDriverWarnings(): void {
 export function assertNoDriverWarnings(log: string, who = 'the daemon'): void {
   const lines = log.split('\n').filter((line) => DRIVER_WARNING.test(line));
   assert.deepEqual(lines, [], `${who} printed a warning of node-postgres`);
+}
+
+/**
+ * The daemons a file starts on PostgreSQL, checked and stopped once its tests have run: none may
+ * have printed a warning of node-postgres, and each is stopped, not killed (a clean stop ends the
+ * shell jobs the daemon runs), then its folder removed. Push each daemon started to the list.
+ */
+export function daemonsStoppedAfter(): TestDaemon[] {
+  const daemons: TestDaemon[] = [];
+  after(async () => {
+    for (const d of daemons) assertNoDriverWarnings(d.log());
+    await Promise.all(daemons.map((d) => d.stop().catch(() => undefined)));
+    await Promise.all(daemons.map((d) => d.dispose()));
+  });
+  return daemons;
 }

@@ -1,6 +1,8 @@
 /**
  * Dependencies between shell jobs in a real daemon: a `::spool result` line becomes the job's
- * result and reaches the job that depends on it through SPOOL_DEPENDENCIES; and a chain killed
+ * result and reaches the job that depends on it through SPOOL_DEPENDENCIES; a worker waiting in
+ * jobs.claim gets a child as soon as its parent completes (woken, not at the end of its wait);
+ * and a chain killed
  * with -9 in the middle finishes after a restart, each step once to its end, in order, the
  * interrupted step's first run stopped before its second starts.
  */
@@ -44,6 +46,35 @@ test('a shell job reports its result with ::spool result, and the job depending 
   const got = await client.call('jobs.get', { id: deploy.id });
   assert.deepEqual(got.dependencies.map((d) => [d.id, d.state]), [[build.id, 'completed']]);
   assert.deepEqual((await client.call('jobs.get', { id: build.id })).dependents.map((d) => [d.id, d.state]), [[deploy.id, 'completed']]);
+});
+
+test('a worker waiting in jobs.claim gets the child the moment its parent completes, on another connection, with no poll between', async (t) => {
+  const daemon = await startDaemon();
+  t.after(() => daemon.dispose());
+  const parents = await daemon.client();
+  const children = await daemon.client();
+  const times: number[] = [];
+  for (let i = 0; i < 10; i += 1) {
+    const { job: parent } = await parents.call('jobs.enqueue', { queue: 'parents', kind: 'parent' });
+    const { job: child } = await parents.call('jobs.enqueue', { queue: 'children', kind: 'child', dependsOn: [parent.id] });
+    await parents.call('jobs.claim', { workerId: 'parent-worker', queues: ['parents'], kinds: ['parent'] });
+    // Waits far longer than the test allows: only a wake-up can answer it in time.
+    const waiting = children.call('jobs.claim', { workerId: 'child-worker', queues: ['children'], kinds: ['child'], waitMs: 30_000 }, { timeoutMs: 60_000 });
+    // A call after it on the same connection is answered once the daemon has read the claim.
+    assert.equal((await children.call('jobs.get', { id: child.id })).job.state, 'blocked');
+    const started = performance.now();
+    await parents.call('jobs.complete', { id: parent.id, workerId: 'parent-worker' });
+    const { jobs } = await waiting;
+    times.push(performance.now() - started);
+    assert.ok((times[i] ?? Infinity) < 10_000, `the waiting claim was answered by a wake-up, not at the end of its 30 s wait (${Math.round(times[i] ?? 0)} ms)`);
+    assert.deepEqual(
+      jobs.map((j) => j.id),
+      [child.id],
+    );
+    await children.call('jobs.complete', { id: child.id, workerId: 'child-worker' });
+  }
+  times.sort((a, b) => a - b);
+  console.log(`parent complete sent → waiting claim answered with the child: median ${times[5]?.toFixed(1)} ms, slowest ${times[9]?.toFixed(1)} ms`);
 });
 
 test('kill -9 in the middle of a chain of shell jobs: after a restart the chain finishes, each step once to its end, in order', async (t) => {

@@ -9,20 +9,14 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import pg from 'pg';
 import { startDaemon, waitFor, type TestDaemon } from '../helpers/daemon';
-import { PgServer, assertNoDriverWarnings, failOnDriverWarnings, sharedPostgres } from '../helpers/postgres';
+import { PgServer, daemonsStoppedAfter, failOnDriverWarnings, sharedPostgres } from '../helpers/postgres';
 
 failOnDriverWarnings();
 
-const daemons: TestDaemon[] = [];
-after(async () => {
-  for (const d of daemons) assertNoDriverWarnings(d.log());
-  // Stopped, not killed: a clean stop ends the shell jobs the daemon runs.
-  await Promise.all(daemons.map((d) => d.stop().catch(() => undefined)));
-  await Promise.all(daemons.map((d) => d.dispose()));
-});
+const daemons = daemonsStoppedAfter();
 
 async function daemonOn(url: string): Promise<TestDaemon> {
   const d = await startDaemon({ args: ['--store', url, '--grace', '0', '--kill-after', '500ms'] });

@@ -58,21 +58,25 @@ export interface PlannedJob {
  * dependents (its row locked, so it cannot end unseen until this transaction commits), and
  * each new row gets its state, counts and, when a dependency has already ended so that its
  * condition cannot hold, its cancellation. The edges to insert after the jobs come back.
+ *
+ * `batch`: rows of the same insert that later ones may depend on (`jobs.enqueueBatch` by index),
+ * planned in order, so each is settled before its dependents read its state. Their dependents
+ * are counted once they exist (batchDependentCounts).
  */
-export function* planDependencies(c: OpContext, planned: readonly PlannedJob[]): Op<DependencyEdge[]> {
+export function* planDependencies(c: OpContext, planned: readonly PlannedJob[], batch?: ReadonlyMap<string, JobInsert>): Op<DependencyEdge[]> {
   const counts = new Map<string, number>();
-  for (const { dependsOn } of planned) for (const d of dependsOn) counts.set(d.id, (counts.get(d.id) ?? 0) + 1);
-  if (counts.size === 0) return [];
+  for (const { dependsOn } of planned) for (const d of dependsOn) if (batch?.has(d.id) !== true) counts.set(d.id, (counts.get(d.id) ?? 0) + 1);
+  if (counts.size === 0 && batch === undefined) return [];
   const rows: JobCount[] = [...counts].map(([id, n]) => ({ id, n }));
   const states = new Map<string, JobState>();
-  for (const { id, state } of yield* sql('jobAddDependents', { counts: rows, now: c.now() })) states.set(id, state);
+  if (rows.length > 0) for (const { id, state } of yield* sql('jobAddDependents', { counts: rows, now: c.now() })) states.set(id, state);
   const edges: DependencyEdge[] = [];
   for (const { row, dependsOn } of planned) {
     if (dependsOn.length === 0) continue;
     let waitingFor = 0;
     let cancelled: string | null = null;
     for (const d of dependsOn) {
-      const state = states.get(d.id);
+      const state = states.get(d.id) ?? batch?.get(d.id)?.state;
       if (state === undefined) throw invalidParams(d.field, `${d.field} names job ${d.id}, which does not exist: a job can depend only on jobs that exist`, 'the id of an existing job');
       const ended = hasEnded(state);
       if (!ended) waitingFor += 1;
@@ -85,6 +89,13 @@ export function* planDependencies(c: OpContext, planned: readonly PlannedJob[]):
     row.lastError = cancelled;
   }
   return edges;
+}
+
+/** How many edges of `edges` name each job of `batch` (the counts its rows are inserted without). */
+export function batchDependentCounts(edges: readonly DependencyEdge[], batch: ReadonlyMap<string, JobInsert>): JobCount[] {
+  const counts = new Map<string, number>();
+  for (const edge of edges) if (batch.has(edge.dependsOnId)) counts.set(edge.dependsOnId, (counts.get(edge.dependsOnId) ?? 0) + 1);
+  return [...counts].map(([id, n]) => ({ id, n }));
 }
 
 /**

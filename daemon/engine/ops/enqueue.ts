@@ -12,11 +12,14 @@ import type { Job } from '../../../shared/protocol/types';
 import type { StoredQueue } from '../../storage/statements/queues';
 import { sql, type Op } from '../../storage/statements';
 import { PLAIN_JOB_INSERT, type JobInsert } from '../../storage/statements/jobs';
-import { mergedBackoff, type EnqueueInput } from '../validate/jobs';
+import { mergedBackoff, type DependencyInput, type EnqueueInput } from '../validate/jobs';
 import type { OpContext } from './context';
 import { createQueue, ensureQueue } from './queues';
-import { planDependencies, type PlannedJob } from './dependencies';
+import { batchDependentCounts, planDependencies, type PlannedJob } from './dependencies';
 import { tooHeavy } from '../errors';
+import { invalidParams, SpoolError } from '../../../shared/protocol/errors';
+import { ErrorCode } from '../../../shared/protocol';
+import type { DependencyEdge } from '../../storage/statements/dependencies';
 
 /**
  * Refuses a job that weighs more than its queue's concurrency: it could never start. A
@@ -77,6 +80,9 @@ export function* enqueue(c: OpContext, input: EnqueueInput, refuseTooHeavy = tru
   return { job, created: true };
 }
 
+/** What became of one input of a batch: the job that already had its key, or its row in the insert. */
+type Slot = { existing: Job } | { insert: number; created: boolean };
+
 /**
  * Many jobs, inserted together. The keys are read in one statement and each queue's settings
  * once.
@@ -86,10 +92,12 @@ export function* enqueueMany(c: OpContext, inputs: readonly EnqueueInput[]): Op<
   const known = yield* knownKeys(inputs);
   const queues = new Map<string, StoredQueue>();
   /** Per input: the job that already had its key, or the index of its row in `inserts`. */
-  const slots: ({ existing: Job } | { insert: number; created: boolean })[] = [];
+  const slots: Slot[] = [];
   const inserts: JobInsert[] = [];
   const planned: PlannedJob[] = [];
   const insertedKeys = new Map<string, number>();
+  /** Rows that later jobs of the batch depend on by index, by id. */
+  let batch: Map<string, JobInsert> | undefined;
   for (const input of inputs) {
     const key = input.idempotencyKey;
     if (key !== null) {
@@ -104,6 +112,7 @@ export function* enqueueMany(c: OpContext, inputs: readonly EnqueueInput[]): Op<
         continue;
       }
     }
+    const dependsOn = input.batchDependsOn === undefined ? input.dependsOn : [...input.dependsOn, ...batchDependencies(input, slots, inserts, (batch ??= new Map()))];
     let queue = queues.get(input.queue);
     if (queue === undefined) {
       queue = yield* ensureQueue(c, input.queue);
@@ -114,17 +123,18 @@ export function* enqueueMany(c: OpContext, inputs: readonly EnqueueInput[]): Op<
     slots.push({ insert: inserts.length, created: true });
     const row = jobRow(c, input, queue, now);
     inserts.push(row);
-    if (input.dependsOn.length > 0) planned.push({ row, dependsOn: input.dependsOn });
+    if (dependsOn.length > 0) planned.push({ row, dependsOn });
   }
-  const edges = planned.length === 0 ? [] : yield* planDependencies(c, planned);
+  const edges = planned.length === 0 ? [] : yield* planDependencies(c, planned, batch);
   const jobs = inserts.length === 0 ? [] : yield* sql('jobInsertMany', inserts);
-  for (const job of jobs) if (job) c.changes.job(job);
   if (edges.length > 0) {
     // A job whose key another transaction took was not inserted: its edges go with it.
     const inserted = new Set<string>();
     for (const job of jobs) if (job) inserted.add(job.id);
+    if (batch !== undefined) yield* countBatchDependents(c, jobs, edges, batch, inserted);
     yield* sql('dependencyInsertMany', edges.filter((edge) => inserted.has(edge.jobId)));
   }
+  for (const job of jobs) if (job) c.changes.job(job);
   const results: EnqueueResult[] = [];
   for (const slot of slots) {
     if ('existing' in slot) {
@@ -136,6 +146,57 @@ export function* enqueueMany(c: OpContext, inputs: readonly EnqueueInput[]): Op<
     results.push(job ? { job, created: slot.created } : { job: yield* keyWinner(inserts[slot.insert]?.idempotencyKey ?? null), created: false });
   }
   return results;
+}
+
+/**
+ * The dependencies of `input` on earlier jobs of its batch, as ids: a job inserted by this batch
+ * (its row is added to `batch`, so that its dependents are planned from its planned state), or
+ * the existing job an earlier job's idempotency key matched. Refused when that names a job the
+ * input also names by id.
+ */
+function batchDependencies(input: EnqueueInput, slots: readonly Slot[], inserts: readonly JobInsert[], batch: Map<string, JobInsert>): DependencyInput[] {
+  const named = new Set(input.dependsOn.map((d) => d.id));
+  return (input.batchDependsOn ?? []).map((d) => {
+    const slot = slots[d.index];
+    if (slot === undefined) throw new Error(`${d.field} names job ${d.index} of the batch, which validation let through without a slot`);
+    let id: string;
+    if ('existing' in slot) id = slot.existing.id;
+    else {
+      const row = inserts[slot.insert];
+      if (row === undefined) throw new Error(`${d.field} names a row the batch does not hold`);
+      batch.set(row.id, row);
+      id = row.id;
+    }
+    if (named.has(id)) throw invalidParams(d.field, `${d.field} names job ${id} (job ${d.index} of the batch) again: name each job once`, 'each job once');
+    named.add(id);
+    return { id, on: d.on, field: d.field };
+  });
+}
+
+/**
+ * The inserted rows of the batch gain their dependents from within the batch (their rows were
+ * inserted with none). A row that lost its idempotency key to another transaction (PostgreSQL
+ * only) was not inserted, and the jobs that depend on it cannot be settled: the batch is refused,
+ * and sent again finds that key's job.
+ */
+function* countBatchDependents(c: OpContext, jobs: readonly (Job | undefined)[], edges: readonly DependencyEdge[], batch: ReadonlyMap<string, JobInsert>, inserted: ReadonlySet<string>): Op<void> {
+  const counts = batchDependentCounts(edges, batch);
+  const lost = counts.find(({ id }) => !inserted.has(id));
+  if (lost !== undefined) {
+    throw new SpoolError(
+      ErrorCode.InvalidState,
+      `Job ${lost.id} of the batch lost its idempotency key to another enqueue that committed meanwhile, and later jobs of the batch depend on it. Nothing was enqueued; send the batch again.`,
+      { id: lost.id },
+    );
+  }
+  if (counts.length === 0) return;
+  const updated = new Map<string, Job>();
+  for (const job of jobs) if (job && batch.has(job.id)) updated.set(job.id, job);
+  yield* sql('jobAddDependents', { counts, now: c.now() });
+  for (const { id, n } of counts) {
+    const job = updated.get(id);
+    if (job) job.dependents += n;
+  }
 }
 
 /** The jobs already holding the batch's keys, by key; undefined when no input has a key. */

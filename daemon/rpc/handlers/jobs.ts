@@ -1,5 +1,5 @@
 /** Handlers of the jobs.* methods a client (not a worker) calls. */
-import type { BulkParams, EnqueueParams, JobOutputParams, ListJobsParams, UpdateJobParams } from '../../../shared/protocol';
+import type { BulkParams, EnqueueBatchParams, EnqueueParams, JobOutputParams, ListJobsParams, UpdateJobParams } from '../../../shared/protocol';
 import { nonEmptyString, object, optionalBoolean } from '../../../shared/domain/validate';
 import { unvalidated } from '../unvalidated';
 import type { HandlerGroup, Services } from './types';
@@ -27,7 +27,7 @@ export function jobHandlers(s: Services): HandlerGroup<JobMethods> {
   const { engine } = s;
   return {
     'jobs.enqueue': (params) => s.writes.enqueue(unvalidated<EnqueueParams>(params)),
-    'jobs.enqueueBatch': (params) => engine.enqueueBatch(unvalidated<{ jobs: EnqueueParams[] }>(params)),
+    'jobs.enqueueBatch': (params) => engine.enqueueBatch(unvalidated<EnqueueBatchParams>(params)),
     'jobs.get': (params) => engine.getJob(jobId(params)),
     'jobs.list': (params) => engine.listJobs(unvalidated<ListJobsParams>(params)),
     'jobs.output': (params) => engine.output(unvalidated<JobOutputParams>(params)),

@@ -25,6 +25,7 @@ import {
   type Fields,
 } from '../validate';
 import { MAX_CONTEXT_FIELD } from './limits';
+import { isRecord } from '../records';
 import { builtinPayload } from './payloads';
 
 const STRATEGIES: readonly BackoffStrategy[] = ['exponential', 'linear', 'fixed'];
@@ -58,6 +59,19 @@ export interface EnqueueInput {
   context: string | null;
   /** The jobs it waits for, each named once, with the field that named it (for errors). */
   dependsOn: DependencyInput[];
+  /**
+   * In `jobs.enqueueBatch`: the earlier jobs of the same batch it waits for, by position (the
+   * enqueue resolves them to ids). Absent elsewhere.
+   */
+  batchDependsOn?: BatchDependencyInput[];
+}
+
+/** A dependency on an earlier job of the same batch, by its position in the batch. */
+export interface BatchDependencyInput {
+  index: number;
+  on: DependencyCondition;
+  /** How errors name it: "jobs[2].dependsOn[0]". */
+  field: string;
 }
 
 /** One dependency of a job to enqueue. */
@@ -72,21 +86,60 @@ const ENQUEUE_FIELDS = ['queue', 'kind', 'payload', 'priority', 'weight', 'delay
 
 /** `dependsOn`: ids, or `{ id, on }`; each job at most once. */
 export function dependsOnParam(value: unknown, field: string): DependencyInput[] {
-  if (value === undefined || value === null) return [];
+  return dependsOnItems(value, field, undefined).dependsOn;
+}
+
+/**
+ * `dependsOn` of the job at `position` of a batch: as in `jobs.enqueue`, and `{ index, on }`
+ * naming an earlier job of the batch (0 to position - 1); each job at most once.
+ */
+export function batchDependsOnParam(value: unknown, field: string, position: number): { dependsOn: DependencyInput[]; batchDependsOn: BatchDependencyInput[] } {
+  return dependsOnItems(value, field, position);
+}
+
+function dependsOnItems(value: unknown, field: string, position: number | undefined): { dependsOn: DependencyInput[]; batchDependsOn: BatchDependencyInput[] } {
+  const dependsOn: DependencyInput[] = [];
+  const batchDependsOn: BatchDependencyInput[] = [];
+  if (value === undefined || value === null) return { dependsOn, batchDependsOn };
   const seen = new Set<string>();
-  return array(value, field, LIMITS.maxDependencies).map((item, i) => {
+  array(value, field, LIMITS.maxDependencies).forEach((item, i) => {
     const at = `${field}[${i}]`;
-    let dependency: DependencyInput;
-    if (typeof item === 'string') dependency = { id: jobId(item, at), on: 'succeeded', field: at };
-    else {
-      const o = requiredObject(item, at, ['id', 'on']);
-      dependency = { id: jobId(o['id'], join(at, 'id')), on: o['on'] === undefined ? 'succeeded' : oneOf(o['on'], join(at, 'on'), DEPENDENCY_CONDITIONS), field: at };
+    if (typeof item === 'string') {
+      const id = jobId(item, at).toLowerCase();
+      if (seen.has(id)) throw invalidParams(at, `${at} names job ${id} again: name each job once`, 'each job once');
+      seen.add(id);
+      dependsOn.push({ id, on: 'succeeded', field: at });
+      return;
     }
-    const id = dependency.id.toLowerCase();
-    if (seen.has(id)) throw invalidParams(at, `${at} names job ${dependency.id} again: name each job once`, 'each job once');
+    if (position === undefined && isRecord(item) && 'index' in item) {
+      throw invalidParams(join(at, 'index'), `${join(at, 'index')} names a job of the same batch, which only jobs.enqueueBatch has; here name the job by its id`, 'id, on');
+    }
+    const o = requiredObject(item, at, position === undefined ? ['id', 'on'] : ['id', 'index', 'on']);
+    const on = o['on'] === undefined ? 'succeeded' : oneOf(o['on'], join(at, 'on'), DEPENDENCY_CONDITIONS);
+    if (position !== undefined && o['index'] !== undefined) {
+      if (o['id'] !== undefined) throw invalidParams(at, `Give either ${join(at, 'id')} or ${join(at, 'index')}, not both`, 'id or index');
+      const index = batchIndex(o['index'], join(at, 'index'), position);
+      if (seen.has(`#${index}`)) throw invalidParams(at, `${at} names job ${index} of the batch again: name each job once`, 'each job once');
+      seen.add(`#${index}`);
+      batchDependsOn.push({ index, on, field: at });
+      return;
+    }
+    const id = jobId(o['id'], join(at, 'id')).toLowerCase();
+    if (seen.has(id)) throw invalidParams(at, `${at} names job ${id} again: name each job once`, 'each job once');
     seen.add(id);
-    return { ...dependency, id };
+    dependsOn.push({ id, on, field: at });
   });
+  return { dependsOn, batchDependsOn };
+}
+
+/** The position of an earlier job of the batch, for the job at `position`. */
+function batchIndex(value: unknown, field: string, position: number): number {
+  if (position === 0) throw invalidParams(field, `${field}: the first job of a batch has no earlier job to depend on`, 'the index of an earlier job of the batch');
+  const expected = `0 to ${position - 1}, the position of an earlier job of the batch`;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value >= position) {
+    throw invalidParams(field, `${field} must be ${expected} (a job can depend only on jobs before it in the batch); got ${JSON.stringify(value)}`, expected);
+  }
+  return value;
 }
 
 export function partialBackoff(value: unknown, field: string): Partial<Backoff> {
@@ -199,7 +252,13 @@ export function enqueueParams(value: unknown, now: number, prefix = ''): Enqueue
 
 export function enqueueBatchParams(value: unknown, now: number): EnqueueInput[] {
   const o = object(value, 'params', ['jobs']);
-  return array(o['jobs'], 'jobs', LIMITS.maxBatch, 1).map((job, i) => enqueueParams(job, now, `jobs[${i}]`));
+  return array(o['jobs'], 'jobs', LIMITS.maxBatch, 1).map((job, i) => {
+    const prefix = `jobs[${i}]`;
+    const { dependsOn: _dependsOn, ...rest } = requiredObject(job, prefix, ENQUEUE_FIELDS);
+    const input = enqueueParams(rest, now, prefix);
+    const { dependsOn, batchDependsOn } = batchDependsOnParam(_dependsOn, join(prefix, 'dependsOn'), i);
+    return batchDependsOn.length === 0 ? { ...input, dependsOn } : { ...input, dependsOn, batchDependsOn };
+  });
 }
 
 export interface UpdateInput {

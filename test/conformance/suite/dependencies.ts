@@ -243,6 +243,25 @@ export function defineDependencies(store: TestStoreFactory): void {
     assert.equal(await engine.cleanup(), 1, 'once it ended, retention takes the old job');
   });
 
+  test('dependencies: retention keeps every job of an unfinished chain, a running job\'s dependencies too, and takes them once it ends', async (t) => {
+    const { engine, clock } = makeEngine(t, store);
+    await engine.configureQueue({ name: 'q', retentionMs: HOUR });
+    const first = await enqueue(engine);
+    const second = await enqueue(engine, [first.id]);
+    const third = await enqueue(engine, [second.id], 'last');
+    await endJob(engine, first.id, 'succeeded', 'one');
+    await endJob(engine, second.id, 'succeeded', 'two');
+    const [running] = await engine.claim({ workerId: 'w', queues: ['last'] });
+    assert.equal(running?.id, third.id);
+    clock.advance(2 * HOUR);
+    assert.equal(await engine.cleanup(), 1, 'only the job nothing unfinished depends on goes');
+    await thrown(() => engine.getJob(first.id));
+    assert.equal((await engine.getJob(second.id)).job.result, 'two', 'the running job\'s dependency is kept with its result');
+    await engine.complete({ id: third.id, workerId: 'w' });
+    assert.equal(await engine.cleanup(), 1, 'once its dependent ended, retention takes it');
+    assert.equal((await thrown(() => engine.getJob(second.id))).code, ErrorCode.JobNotFound);
+  });
+
   test('dependencies: dependsOn is validated, naming the field', async (t) => {
     const { engine } = makeEngine(t, store);
     const a = await enqueue(engine);
@@ -259,6 +278,134 @@ export function defineDependencies(store: TestStoreFactory): void {
       assert.equal(error.data['field'], field);
       assert.match(error.message, message);
     }
+  });
+
+  test('dependencies: a batch enqueues a whole graph in one transaction, later jobs naming earlier ones by index', async (t) => {
+    const { engine } = makeEngine(t, store);
+    const before = await enqueue(engine, [], 'p');
+    const { results } = await engine.enqueueBatch({
+      jobs: [
+        { queue: 'q', kind: 'build' },
+        { queue: 'q', kind: 'test', dependsOn: [{ index: 0 }] },
+        { queue: 'q', kind: 'test', dependsOn: [{ index: 0, on: 'succeeded' }, before.id] },
+        { queue: 'q', kind: 'package', dependsOn: [{ index: 1 }, { index: 2 }] },
+        { queue: 'q', kind: 'cleanup', dependsOn: [{ index: 3, on: 'finished' }] },
+        { queue: 'q', kind: 'notify', dependsOn: [{ index: 0, on: 'failed' }] },
+      ],
+    });
+    const [build, test1, test2, pack, cleanup, notify] = results.map((r) => r.job);
+    assert.ok(build && test1 && test2 && pack && cleanup && notify);
+    assert.deepEqual(
+      results.map((r) => [r.job.state, r.job.dependsOn, r.job.waitingFor, r.job.dependents]),
+      [
+        ['queued', 0, 0, 3],
+        ['blocked', 1, 1, 1],
+        ['blocked', 2, 2, 1],
+        ['blocked', 2, 2, 1],
+        ['blocked', 1, 1, 0],
+        ['blocked', 1, 1, 0],
+      ],
+      'the answer shows each job as stored, its dependents from the batch counted',
+    );
+    assert.equal((await engine.getJob(build.id)).job.dependents, 3);
+    assert.deepEqual((await engine.getJob(pack.id)).dependencies.map((d) => [d.id, d.on]).sort(), [
+      [test1.id, 'succeeded'],
+      [test2.id, 'succeeded'],
+    ].sort());
+    assert.deepEqual((await engine.getJob(cleanup.id)).dependencies.map((d) => [d.id, d.on]), [[pack.id, 'finished']]);
+    assert.deepEqual((await engine.claim({ workerId: 'w', queues: ['q'], max: 10 })).map((j) => j.id), [build.id]);
+    await engine.complete({ id: build.id, workerId: 'w' });
+    assert.equal(await stateOf(engine, notify.id), 'cancelled', 'the job on failed is cancelled when the build succeeds');
+    assert.equal(await stateOf(engine, test1.id), 'queued');
+    assert.equal(await stateOf(engine, test2.id), 'blocked', 'it waits for the job outside the batch too');
+    await endJob(engine, before.id, 'succeeded');
+    const tests = await engine.claim({ workerId: 'w', max: 10 });
+    assert.deepEqual(tests.map((j) => j.id).sort(), [test1.id, test2.id].sort());
+    await engine.complete({ id: test1.id, workerId: 'w' });
+    await engine.fail({ id: test2.id, workerId: 'w', error: 'boom', permanent: true });
+    assert.equal(await stateOf(engine, pack.id), 'cancelled');
+    const [cleaned] = await engine.claim({ workerId: 'w', max: 10 });
+    assert.equal(cleaned?.id, cleanup.id, 'the cleanup runs whatever became of the package');
+    assert.equal((await engine.verifyCounters()).ok, true);
+  });
+
+  test('dependencies: in a batch, a job depending on an earlier one that is cancelled at once is settled by the same rule', async (t) => {
+    const { engine } = makeEngine(t, store);
+    const failed = await enqueue(engine, [], 'p');
+    await endJob(engine, failed.id, 'failed');
+    const { results } = await engine.enqueueBatch({
+      jobs: [
+        { queue: 'q', kind: 'k', dependsOn: [failed.id] },
+        { queue: 'q', kind: 'k', dependsOn: [{ index: 0, on: 'failed' }] },
+        { queue: 'q', kind: 'k', dependsOn: [{ index: 0 }] },
+        { queue: 'q', kind: 'k', dependsOn: [{ index: 1, on: 'finished' }] },
+      ],
+    });
+    assert.deepEqual(
+      results.map((r) => r.job.state),
+      ['cancelled', 'queued', 'cancelled', 'blocked'],
+    );
+    assert.match(results[2]?.job.lastError ?? '', new RegExp(`^dependency ${results[0]?.job.id} was cancelled`));
+    assert.equal((await engine.verifyCounters()).ok, true);
+  });
+
+  test('dependencies: in a batch, an index names the job an idempotency key matched, and a job is named once', async (t) => {
+    const { engine } = makeEngine(t, store);
+    const existing = (await engine.enqueue({ queue: 'p', kind: 'k', idempotencyKey: 'build-1' })).job;
+    const { results } = await engine.enqueueBatch({
+      jobs: [
+        { queue: 'p', kind: 'k', idempotencyKey: 'build-1' },
+        { queue: 'p', kind: 'k', idempotencyKey: 'build-2' },
+        { queue: 'p', kind: 'k', idempotencyKey: 'build-2' },
+        { queue: 'q', kind: 'k', dependsOn: [{ index: 0 }, { index: 2 }] },
+      ],
+    });
+    const child = results[3]?.job;
+    assert.equal(results[0]?.job.id, existing.id);
+    assert.equal(results[2]?.job.id, results[1]?.job.id);
+    assert.deepEqual((await engine.getJob(child?.id ?? '')).dependencies.map((d) => d.id).sort(), [existing.id, results[1]?.job.id].sort());
+    assert.equal((await engine.getJob(existing.id)).job.dependents, 1);
+    assert.equal((await engine.getJob(results[1]?.job.id ?? '')).job.dependents, 1);
+    const twice = await thrown(() =>
+      engine.enqueueBatch({
+        jobs: [
+          { queue: 'p', kind: 'k', idempotencyKey: 'build-1' },
+          { queue: 'q', kind: 'k', dependsOn: [existing.id, { index: 0, on: 'failed' }] },
+        ],
+      }),
+    );
+    assert.equal(twice.code, ErrorCode.InvalidParams);
+    assert.equal(twice.data['field'], 'jobs[1].dependsOn[1]');
+    assert.match(twice.message, /names job .* again/);
+    assert.equal((await engine.getQueue('q')).counts.blocked, 1, 'nothing of the refused batch was enqueued');
+  });
+
+  test('dependencies: an index in a batch is validated, naming the field, and the batch is refused whole', async (t) => {
+    const { engine } = makeEngine(t, store);
+    const a = await enqueue(engine);
+    const cases: [unknown[], string, RegExp][] = [
+      [[{ index: 0 }], 'jobs[0].dependsOn[0].index', /first job of a batch has no earlier job/],
+      [[], 'jobs[1].dependsOn[0].index', /must be 0 to 0, the position of an earlier job of the batch .*got 1/],
+      [[{ index: 5 }], 'jobs[1].dependsOn[0].index', /must be 0 to 0.*got 5/],
+      [[{ index: -1 }], 'jobs[1].dependsOn[0].index', /got -1/],
+      [[{ index: 0.5 }], 'jobs[1].dependsOn[0].index', /got 0.5/],
+      [[{ index: '0' }], 'jobs[1].dependsOn[0].index', /got "0"/],
+      [[{ index: 0, id: a.id }], 'jobs[1].dependsOn[0]', /either jobs\[1\]\.dependsOn\[0\]\.id or jobs\[1\]\.dependsOn\[0\]\.index/],
+      [[{ index: 0 }, { index: 0, on: 'failed' }], 'jobs[1].dependsOn[1]', /names job 0 of the batch again/],
+      [[{ index: 0, on: 'later' }], 'jobs[1].dependsOn[0].on', /succeeded, failed, finished/],
+    ];
+    for (const [dependsOn, field, message] of cases) {
+      const second = field.startsWith('jobs[0]') ? [] : [{ queue: 'q', kind: 'k', dependsOn: dependsOn.length === 0 ? [{ index: 1 }] : dependsOn }];
+      const first = field.startsWith('jobs[0]') ? { queue: 'q', kind: 'k', dependsOn } : { queue: 'q', kind: 'k' };
+      const error = await thrown(() => engine.enqueueBatch({ jobs: [first, ...second] } as never));
+      assert.equal(error.code, ErrorCode.InvalidParams, field);
+      assert.equal(error.data['field'], field);
+      assert.match(error.message, message);
+    }
+    const single = await thrown(() => engine.enqueue({ queue: 'q', kind: 'k', dependsOn: [{ index: 0 }] } as never));
+    assert.equal(single.data['field'], 'dependsOn[0].index');
+    assert.match(single.message, /only jobs.enqueueBatch has/);
+    assert.equal((await engine.getQueue('q')).counts.queued, 1, 'only the first job of the test was ever enqueued');
   });
 
   test('dependencies: two jobs ending at once on two daemons make their dependent ready exactly once', async (t) => {
