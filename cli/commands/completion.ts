@@ -24,7 +24,7 @@ const SHELLS = ['bash', 'zsh', 'fish'] as const;
 const ACTION_WORDS: Readonly<Record<string, readonly string[]>> = {
   rpc: METHOD_NAMES,
   completion: SHELLS,
-  daemon: ['start', 'stop', 'status'],
+  daemon: ['start', 'stop', 'status', 'install-service'],
   queue: ['pause', 'resume', 'purge', 'set', 'delete', 'show'],
 };
 
