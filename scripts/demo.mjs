@@ -50,7 +50,7 @@ if (code !== 0) {
 }
 
 say('\n' + bold('3. Next'));
-say('Try (or run `npm link` once to call it plain `spool`):');
+say('Try (or install it, `npm pack && npm install -g ./spool-*.tgz`, to call it plain `spool`):');
 const next = [
   ['node bin/spool jobs', 'list jobs, newest first'],
   [`node bin/spool job ${jobId || '<id>'}`, "the job's record and its runs"],

@@ -5,8 +5,14 @@
  * script calls back into `spool __complete <kind>` (commands/complete-names.ts), which asks the
  * daemon (at the `--socket` typed on the line, if any) and prints nothing when none answers.
  * zsh loads the bash script through bashcompinit, which every zsh ships.
+ *
+ * The script calls back into the spool that wrote it, by its path (the Node.js that ran it, and
+ * its bin/spool), so names complete when that spool is not on the PATH (`./bin/spool completion
+ * bash`, a global install under another prefix); `spool` on the PATH only when those files are gone.
  */
 import type { Command, Option } from 'commander';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { METHOD_NAMES } from '../../shared/protocol';
 import { JOB_STATES } from '../../shared/protocol/types';
 import { action, arg } from '../action';
@@ -18,7 +24,7 @@ const SHELLS = ['bash', 'zsh', 'fish'] as const;
 const ACTION_WORDS: Readonly<Record<string, readonly string[]>> = {
   rpc: METHOD_NAMES,
   completion: SHELLS,
-  daemon: ['start', 'stop', 'status'],
+  daemon: ['start', 'stop', 'status', 'install-service'],
   queue: ['pause', 'resume', 'purge', 'set', 'delete', 'show'],
 };
 
@@ -31,6 +37,28 @@ const NAME_OPTIONS: readonly [flags: string, kind: 'queues' | 'workers'][] = [
   ['-q|--queue', 'queues'],
   ['--worker-id', 'workers'],
 ];
+
+/** The program that wrote a script, for the script to call back: node and the spool script it ran. */
+export interface SpoolSelf {
+  node: string;
+  script: string;
+}
+
+/**
+ * This process as a command the script can run again, or null when it cannot be run without a
+ * loader (the CLI's TypeScript source, under tsx) or its script is unknown.
+ */
+export function spoolSelf(argv: readonly string[] = process.argv, node: string = process.execPath): SpoolSelf | null {
+  const script = argv[1];
+  if (script === undefined || script.endsWith('.ts')) return null;
+  const absolute = path.resolve(script);
+  return fs.existsSync(absolute) ? { node, script: absolute } : null;
+}
+
+/** A word in single quotes for bash and zsh. */
+function shellQuote(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}
 
 interface Node {
   path: string;
@@ -51,16 +79,27 @@ function walk(cmd: Command, prefix: string, out: Node[]): void {
   for (const s of subs) walk(s, prefix ? `${prefix} ${s.name()}` : s.name(), out);
 }
 
-export function bashCompletion(program: Command): string {
+export function bashCompletion(program: Command, self: SpoolSelf | null = null): string {
   const nodes: Node[] = [];
   walk(program, '', nodes);
   const global = program.options.flatMap((o) => [o.long].filter((x): x is string => typeof x === 'string'));
   const cases = nodes.map((n) => `    "${n.path}") words="${[...n.words, ...(n.path ? global : [])].join(' ')}" ;;`).join('\n');
   const paths = nodes.filter((n) => n.path).map((n) => `"${n.path}"`).join('|');
   const queueOptions = ACTION_WORDS['queue']?.join(' ') ?? '';
+  const run =
+    self === null
+      ? `_spool_run() { command spool "$@"; }`
+      : `# The spool that wrote this script, by its path: it need not be on the PATH.
+_spool_node=${shellQuote(self.node)}
+_spool_script=${shellQuote(self.script)}
+_spool_run() {
+  if [ -x "$_spool_node" ] && [ -f "$_spool_script" ]; then "$_spool_node" "$_spool_script" "$@"
+  else command spool "$@"; fi
+}`;
   return `# spool completion for bash. Load it with:  source <(spool completion bash)
 # Live names come from \`spool __complete queues|schedules|workers\`, which prints nothing when no
 # daemon answers.
+${run}
 _spool_names() {
   local i socket=""
   for ((i = 1; i < COMP_CWORD; i++)); do
@@ -69,8 +108,8 @@ _spool_names() {
       --socket=*) socket="\${COMP_WORDS[i]#--socket=}" ;;
     esac
   done
-  if [ -n "$socket" ]; then command spool --socket "$socket" __complete "$1" 2>/dev/null
-  else command spool __complete "$1" 2>/dev/null; fi
+  if [ -n "$socket" ]; then _spool_run --socket "$socket" __complete "$1" 2>/dev/null
+  else _spool_run __complete "$1" 2>/dev/null; fi
 }
 _spool() {
   local cur prev cmd w i n words
@@ -111,11 +150,11 @@ complete -F _spool spool
 `;
 }
 
-export function zshCompletion(program: Command): string {
+export function zshCompletion(program: Command, self: SpoolSelf | null = null): string {
   return `# spool completion for zsh. Load it with:  source <(spool completion zsh)
 autoload -U +X compinit && compinit
 autoload -U +X bashcompinit && bashcompinit
-${bashCompletion(program).split('\n').slice(1).join('\n')}`;
+${bashCompletion(program, self).split('\n').slice(1).join('\n')}`;
 }
 
 /** A fish string literal (single quotes; fish knows only the \\' and \\\\ escapes in them). */
@@ -138,7 +177,7 @@ function fishOption(path: string, o: Option): string {
   return parts.join(' ');
 }
 
-export function fishCompletion(program: Command): string {
+export function fishCompletion(program: Command, self: SpoolSelf | null = null): string {
   const nodes: Node[] = [];
   walk(program, '', nodes);
   const lines: string[] = [];
@@ -195,6 +234,21 @@ function __spool_is_queue_action
     test (count $args) -eq 2; and test "$args[1]" = queue
 end
 
+${
+  self === null
+    ? `function __spool_run
+    command spool $argv
+end`
+    : `# The spool that wrote this script, by its path: it need not be on the PATH.
+function __spool_run
+    if test -x ${fishQuote(self.node)}; and test -f ${fishQuote(self.script)}
+        ${fishQuote(self.node)} ${fishQuote(self.script)} $argv
+    else
+        command spool $argv
+    end
+end`
+}
+
 # Live names from the daemon, at the --socket given on the line if any.
 function __spool_names
     set -l words (commandline -opc)
@@ -204,7 +258,7 @@ function __spool_names
             set socket --socket $words[(math $i + 1)]
         end
     end
-    command spool $socket __complete $argv[1] 2>/dev/null
+    __spool_run $socket __complete $argv[1] 2>/dev/null
 end
 
 complete -c spool -f
@@ -231,9 +285,10 @@ Examples:
     .action(
       action(async (ctx, args) => {
         const shell = arg(args, 0);
-        if (shell === 'bash') ctx.print(bashCompletion(program));
-        else if (shell === 'zsh') ctx.print(zshCompletion(program));
-        else if (shell === 'fish') ctx.print(fishCompletion(program));
+        const self = spoolSelf();
+        if (shell === 'bash') ctx.print(bashCompletion(program, self));
+        else if (shell === 'zsh') ctx.print(zshCompletion(program, self));
+        else if (shell === 'fish') ctx.print(fishCompletion(program, self));
         else throw new CliError(`Unknown shell "${shell}": use ${SHELLS.join(', ')}.`);
       }),
     );

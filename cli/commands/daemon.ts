@@ -1,8 +1,9 @@
 /**
- * `spool daemon [start|stop|status]`: run the daemon program (dist/daemon.js) in the foreground
- * (the default: a child of this process, logging to its stderr), start it in the background
- * (`--detach`), stop it, or show its status. The CLI never loads the daemon's code: it starts
- * the daemon program and talks to it over its socket.
+ * `spool daemon [start|stop|status|install-service]`: run the daemon program (dist/daemon.js) in
+ * the foreground (the default: a child of this process, logging to its stderr), start it in the
+ * background (`--detach`), stop it, show its status, or write a systemd user service that runs
+ * it (daemonService.ts). The CLI never loads the daemon's code: it starts the daemon program and
+ * talks to it over its socket.
  */
 import type { Command } from 'commander';
 import * as os from 'node:os';
@@ -18,25 +19,30 @@ import { CLOCK_SKEW_WARN_MS, describeClockSkew } from '../../shared/domain/clock
 import { CliError } from '../errors';
 import { renderFields } from '../format/table';
 import { formatDuration } from '../format/time';
+import { enableSteps, serviceUnit, writeServiceUnit, type ServiceFlags } from './daemonService';
 
 /** What commander collects: one property per flag of the table (`killAfter`, `backupKeep`…), and the command's own. */
-type DaemonCliOptions = Record<string, unknown> & {
-  detach?: boolean;
-  timeout?: string;
-  json?: boolean;
-};
+type DaemonCliOptions = Record<string, unknown> &
+  ServiceFlags & {
+    detach?: boolean;
+    timeout?: string;
+    json?: boolean;
+  };
 
 export function registerDaemon(program: Command): void {
   const command = program
     .command('daemon')
-    .description('Run the Spool daemon (foreground by default), start it in the background, stop it, or show its status')
-    .argument('[action]', 'start (default), stop or status')
+    .description('Run the Spool daemon (foreground by default), start it in the background, stop it, show its status, or install it as a systemd user service')
+    .argument('[action]', 'start (default), stop, status or install-service')
     .option(`-d, ${flagUsage(DETACH_FLAG)}`, `start: ${flagHelp(DETACH_FLAG)}`);
   // The daemon's own flags, from the table spoold's parser is built from; `spool --socket` is the socket.
   for (const flag of DAEMON_FLAGS) if (!flag.cliGlobal) command.option(flagUsage(flag), `start: ${flagHelp(flag)}`);
   command
     .option(flagUsage(STOP_TIMEOUT_FLAG), `stop: ${flagHelp(STOP_TIMEOUT_FLAG)}`)
     .option('--json', 'status: print the status as JSON')
+    .option('--unit <name>', 'install-service: the service\'s name (default: spool, in ~/.config/systemd/user/spool.service)')
+    .option('--force', 'install-service: replace a unit of that name that differs')
+    .option('--print', 'install-service: print the unit instead of writing it')
     .addHelpText(
       'after',
       `
@@ -47,7 +53,9 @@ Examples:
   spool daemon status
   spool daemon stop
   spool --socket /tmp/test.sock daemon --detach --db /tmp/test.db
-  spool daemon --detach --store postgres://spool@db.internal:5432/spool   # the queue in PostgreSQL`,
+  spool daemon --detach --store postgres://spool@db.internal:5432/spool   # the queue in PostgreSQL
+  spool daemon install-service --metrics 127.0.0.1:9464   # a systemd user service with these flags
+  spool daemon install-service --print                    # show the unit, write nothing`,
     )
     .action(action<DaemonCliOptions>((ctx, args, o) => daemon(ctx, arg(args, 0) || 'start', o)));
 }
@@ -91,7 +99,8 @@ async function daemon(ctx: CliContext, what: string, o: DaemonCliOptions): Promi
     ctx.print(stopped ? `Stopped the Spool daemon (pid ${stopped.pid}).` : `No Spool daemon is running at ${ctx.socketPath}.`);
     return 0;
   }
-  if (what !== 'start') throw new CliError(`Unknown daemon action "${what}": use start, stop or status.`);
+  if (what === 'install-service') return installService(ctx, o);
+  if (what !== 'start') throw new CliError(`Unknown daemon action "${what}": use start, stop, status or install-service.`);
   const options = daemonStartOptions(o, ctx.socketPath);
   if (o.detach) {
     const started = await control.startDetached(options);
@@ -111,6 +120,23 @@ async function daemon(ctx: CliContext, what: string, o: DaemonCliOptions): Promi
   // A daemon ended by a signal it did not handle: exit as a shell reports it (128 + the signal's number).
   if (ended.signal !== null) return 128 + (os.constants.signals[ended.signal] ?? 0);
   return ended.code ?? 1;
+}
+
+/** Writes (or prints) the systemd user unit, and says how to enable it. */
+async function installService(ctx: CliContext, o: DaemonCliOptions): Promise<number> {
+  const unit = serviceUnit(daemonStartOptions(o, ctx.socketPath), o);
+  if (o.print) {
+    ctx.print(unit.text.replace(/\n$/, ''));
+    if (unit.secretFile !== null) ctx.note(`Nothing was written: without --print, the store URL (it holds a password) goes to ${unit.secretFile.path}, which only you may read.`);
+    return 0;
+  }
+  const written = writeServiceUnit(unit, o.force === true);
+  ctx.print(`${written === 'unchanged' ? 'Unchanged' : written === 'replaced' ? 'Replaced' : 'Wrote'} ${unit.file}, a service for the daemon on ${unit.socketPath}.`);
+  if (unit.secretFile !== null) ctx.print(`The store URL, with its password, is in ${unit.secretFile.path} (only you may read it).`);
+  ctx.print(enableSteps(unit.name));
+  const running = await control.daemonStatus(unit.socketPath, 1000);
+  if (running) ctx.note(`A daemon is running on that socket now (pid ${running.pid}); the service cannot start beside it. Stop it first: spool daemon stop`);
+  return 0;
 }
 
 /**

@@ -769,6 +769,21 @@ describe('completion and help', () => {
     assert.deepEqual(complete(['spool', 'enqueue', 'q', '--wa'], none), ['--wait']);
   });
 
+  test('with no spool on the PATH, the script asks the spool that wrote it for live names (./bin/spool completion bash)', async (t) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'spool-comp-self-'));
+    t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+    await spool(['enqueue', 'cli-comp-self', '--kind', 'later', '--delay', '1h']);
+    // Written by the repository's bin/spool, run by path from another folder.
+    const script = (await runCli(['completion', 'bash'], { socketPath: daemon.socketPath, cwd: dir })).stdout;
+    assert.ok(script.includes(`_spool_script='${SPOOL_BIN}'`), script.slice(0, 600));
+    fs.writeFileSync(path.join(dir, 'spool.bash'), script);
+    const line = `source '${path.join(dir, 'spool.bash')}'; COMP_WORDS=(spool enqueue cli-comp-s); COMP_CWORD=2; _spool; printf '%s\\n' "\${COMPREPLY[@]}"`;
+    // A PATH with no spool and no node on it: bash needs none for the rest of the script.
+    const run = spawnSync('/bin/bash', ['--norc', '-c', line], { env: { PATH: path.join(dir, 'empty'), SPOOL_SOCKET: daemon.socketPath }, encoding: 'utf8', timeout: 30_000 });
+    assert.equal(run.status, 0, run.stderr);
+    assert.deepEqual(run.stdout.split('\n').filter((w) => w !== ''), ['cli-comp-self']);
+  });
+
   test('spool __complete prints names one per line, and nothing within about a second when the daemon does not answer', async (t) => {
     const names = await spool(['__complete', 'queues']);
     assert.equal(names.code, 0);
@@ -811,7 +826,9 @@ describe('completion and help', () => {
     assert.match(text, /^complete -c spool -f -n '__spool_is enqueue' -a '\(__spool_names queues\)'$/m);
     assert.match(text, /^complete -c spool -f -n '__spool_is schedule rm' -a '\(__spool_names schedules\)'$/m);
     assert.match(text, /^complete -c spool -n '__spool_on work' -l worker-id -r -f -a '\(__spool_names workers\)' -d '/m);
-    assert.match(text, /command spool \$socket __complete \$argv\[1\] 2>\/dev\/null/);
+    assert.match(text, /__spool_run \$socket __complete \$argv\[1\] 2>\/dev\/null/);
+    // The spool that wrote the script, by its path; spool on the PATH only when that is gone.
+    assert.ok(text.includes(`        '${process.execPath}' '${SPOOL_BIN}' $argv\n    else\n        command spool $argv\n`), text);
     assert.doesNotMatch(text, /__complete'/, 'the hidden command is not offered');
     if (spawnSync('sh', ['-c', 'command -v fish']).status === 0) {
       const check = spawnSync('fish', ['--no-execute'], { input: text });

@@ -144,7 +144,7 @@ test('spool daemon --detach starts it in the background and prints where things 
   assert.equal(none.stdout, `No Spool daemon is running at ${socketPath}.\n`);
   const bad = await runCli(['daemon', 'restartish'], { socketPath });
   assert.equal(bad.code, 1);
-  assert.equal(bad.stderr, 'spool: Unknown daemon action "restartish": use start, stop or status.\n');
+  assert.equal(bad.stderr, 'spool: Unknown daemon action "restartish": use start, stop, status or install-service.\n');
 });
 
 test('spool daemon --kill-after sets how long a stopped shell job gets between SIGTERM and SIGKILL', async (t) => {
