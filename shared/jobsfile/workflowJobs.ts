@@ -92,11 +92,17 @@ export function workflowJobs(workflow: DeclaredWorkflow, given: Readonly<Record<
   return parsed(jobs);
 }
 
+/** What ordering steps looks at: their names and needs (a declared workflow, or a run's steps). */
+interface StepsOf<S extends { name: string; needs: readonly { step: string }[] }> {
+  name: string;
+  steps: readonly S[];
+}
+
 /** The steps, each after those it needs; refused on a cycle or an unknown step. */
-function stepOrder(workflow: DeclaredWorkflow): Parsed<DeclaredWorkflow['steps']> {
+function stepOrder<S extends { name: string; needs: readonly { step: string }[] }>(workflow: StepsOf<S>): Parsed<S[]> {
   const names = new Set(workflow.steps.map((s) => s.name));
   const placed = new Set<string>();
-  const out: DeclaredWorkflow['steps'] = [];
+  const out: S[] = [];
   let left = [...workflow.steps];
   while (left.length > 0) {
     const ready = left.filter((s) => s.needs.every((n) => placed.has(n.step)));
@@ -123,9 +129,10 @@ function combinations(matrix: Record<string, string[]> | undefined): Record<stri
 /**
  * Each step's stage: 1 for a step that needs none, else one more than the latest stage of the
  * steps it needs — the column a graph drawn left to right puts it in. A step in a cycle or
- * needing an unknown step (a file with errors) gets no stage.
+ * needing an unknown step (a file with errors) gets no stage. Takes a declared workflow, or the
+ * steps a run was made from (`WorkflowRunDetail`).
  */
-export function stepStages(workflow: DeclaredWorkflow): Map<string, number> {
+export function stepStages(workflow: StepsOf<{ name: string; needs: readonly { step: string }[] }>): Map<string, number> {
   const stages = new Map<string, number>();
   const order = stepOrder(workflow);
   if (!order.ok) return stages;
