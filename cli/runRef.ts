@@ -14,13 +14,20 @@ const MIN_PART = 4;
 /** Pages of runs read at most while looking (500 each): beyond, the whole id is asked for. */
 const MAX_PAGES = 20;
 
-/** The whole id of the run `text` names. */
-export async function resolveRunId(client: SpoolClient, text: string): Promise<string> {
+/** `text` as typed, lowercase and trimmed; refused when it cannot be (a part of) a run id. Checked before connecting. */
+export function runIdText(text: string): string {
   const typed = text.trim().toLowerCase();
   if (WHOLE_JOB_ID.test(typed)) return typed;
-  if (!/^[0-9a-f-]+$/.test(typed) || typed.length < MIN_PART) {
+  if (!/^[0-9a-f-]+$/.test(typed) || typed.length < MIN_PART || typed.length >= 36) {
     throw new CliError(`"${text}" is not a run id: give the whole id, or at least ${MIN_PART} of its first or last characters (spool workflows lists runs).`);
   }
+  return typed;
+}
+
+/** The whole id of the run `text` names. */
+export async function resolveRunId(client: SpoolClient, text: string): Promise<string> {
+  const typed = runIdText(text);
+  if (WHOLE_JOB_ID.test(typed)) return typed;
   const found = new Set<string>();
   let cursor: string | null = null;
   for (let page = 0; page < MAX_PAGES; page++) {

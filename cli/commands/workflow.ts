@@ -9,7 +9,7 @@ import { action, arg } from '../action';
 import type { CliContext } from '../context';
 import { renderRunGraph, runStateText } from '../format/workflowGraph';
 import { runCountsText, stepStateWord } from '../../shared/domain/present';
-import { resolveRunId } from '../runRef';
+import { resolveRunId, runIdText } from '../runRef';
 import { cancelRun, getRun, retryRun } from '../workflowCalls';
 import { waitAndReport } from './runWorkflow';
 
@@ -27,10 +27,10 @@ RUN is a run's id, or its first or last characters (at least 4) when they name o
 \`spool workflows\` lists recent runs.
 
 Examples:
-  spool workflow show 0193a5b2
-  spool workflow wait 0193a5b2
-  spool workflow cancel 0193a5b2
-  spool workflow retry 0193a5b2`,
+  spool workflow show 3e4f5a6b
+  spool workflow wait 3e4f5a6b
+  spool workflow cancel 3e4f5a6b
+  spool workflow retry 3e4f5a6b --wait`,
     );
 
   workflow
@@ -38,9 +38,10 @@ Examples:
     .description("Draw a run's steps in columns by stage, each with its state and duration")
     .argument('<run>', 'the run id, or a unique beginning or end of it')
     .option('--json', 'print the run with its steps and jobs as JSON')
-    .addHelpText('after', '\nExamples:\n  spool workflow show 0193a5b2\n  spool workflow show 0193a5b2 --json')
+    .addHelpText('after', '\nExamples:\n  spool workflow show 3e4f5a6b\n  spool workflow show 3e4f5a6b --json')
     .action(
       action<{ json?: boolean }>(async (ctx, args, o) => {
+        runIdText(arg(args, 0));
         const client = await ctx.client();
         const run = await getRun(client, await resolveRunId(client, arg(args, 0)));
         if (o.json) return ctx.printJson(run);
@@ -53,9 +54,10 @@ Examples:
     .description('Follow a run step by step until it ends; exit 0 if it succeeded, 1 if not')
     .argument('<run>', 'the run id, or a unique beginning or end of it')
     .option('--json', 'print the run as JSON when it ends, instead of a line per step')
-    .addHelpText('after', '\nExamples:\n  spool workflow wait 0193a5b2')
+    .addHelpText('after', '\nExamples:\n  spool workflow wait 3e4f5a6b')
     .action(
       action<{ json?: boolean }>(async (ctx, args, o) => {
+        runIdText(arg(args, 0));
         const client = await ctx.client();
         return waitAndReport(ctx, await resolveRunId(client, arg(args, 0)), o.json === true);
       }),
@@ -66,9 +68,10 @@ Examples:
     .description('Cancel every job of a run that has not ended; the jobs that waited for them with on: failed or finished still run')
     .argument('<run>', 'the run id, or a unique beginning or end of it')
     .option('--json', 'print {run, changed} as JSON')
-    .addHelpText('after', '\nExamples:\n  spool workflow cancel 0193a5b2')
+    .addHelpText('after', '\nExamples:\n  spool workflow cancel 3e4f5a6b')
     .action(
       action<{ json?: boolean }>(async (ctx, args, o) => {
+        runIdText(arg(args, 0));
         const client = await ctx.client();
         const id = await resolveRunId(client, arg(args, 0));
         const before = await getRun(client, id);
@@ -89,9 +92,10 @@ Examples:
     .argument('<run>', 'the run id, or a unique beginning or end of it')
     .option('--wait', 'then follow the run until it ends; exit 0 if it succeeded, 1 if not')
     .option('--json', 'print {run, changed} as JSON (with --wait: {run} when it ends)')
-    .addHelpText('after', '\nExamples:\n  spool workflow retry 0193a5b2\n  spool workflow retry 0193a5b2 --wait')
+    .addHelpText('after', '\nExamples:\n  spool workflow retry 3e4f5a6b\n  spool workflow retry 3e4f5a6b --wait')
     .action(
       action<{ json?: boolean; wait?: boolean }>(async (ctx, args, o) => {
+        runIdText(arg(args, 0));
         const client = await ctx.client();
         const id = await resolveRunId(client, arg(args, 0));
         const before = await getRun(client, id);
