@@ -78,11 +78,8 @@ Examples:
         const result = await cancelRun(client, id);
         if (o.json) return ctx.printJson(result);
         const after = await getRun(client, id);
-        const cancelled = changedLabels(before, after, (s) => s === 'cancelled');
         if (result.changed === 0) return ctx.print(`Nothing to cancel: every job of run ${id} (${after.workflow}) had ended. The run is ${runStateText(after.state, ctx.colors)}.`);
-        ctx.print(
-          `Cancelled ${result.changed} job${result.changed === 1 ? '' : 's'} of run ${id} (${after.workflow})${cancelled.length > 0 ? `: ${cancelled.join(', ')}` : ''}. The run is ${runStateText(after.state, ctx.colors)}: ${runCountsText(after.counts)}.`,
-        );
+        ctx.print(cancelText(before, after, result.changed, ctx));
       }),
     );
 
@@ -110,7 +107,7 @@ Examples:
 /** What a retry changed, in words: which jobs run again, and which keep their results. */
 export function retryText(before: WorkflowRunDetail, after: WorkflowRunDetail, changed: number): string {
   if (changed === 0) return `Nothing to retry: no job of run ${after.id} (${after.workflow}) failed or was cancelled.`;
-  const again = changedLabels(before, after, () => true);
+  const again = changedLabels(before, after);
   const kept = after.jobs.filter((j) => j.state === 'completed').map((j) => j.label);
   return (
     `Retrying ${changed} job${changed === 1 ? '' : 's'} of run ${after.id} (${after.workflow})${again.length > 0 ? `: ${again.join(', ')}` : ''}.` +
@@ -119,10 +116,24 @@ export function retryText(before: WorkflowRunDetail, after: WorkflowRunDetail, c
   );
 }
 
-/** The jobs whose state changed between two reads (and whose new state `which` accepts), by label, with the old state. */
-function changedLabels(before: WorkflowRunDetail, after: WorkflowRunDetail, which: (state: string) => boolean): string[] {
+/** What a cancel changed, in words: the jobs cancelled (with their state before), those asked to stop. */
+function cancelText(before: WorkflowRunDetail, after: WorkflowRunDetail, changed: number, ctx: CliContext): string {
+  const now = new Map(after.jobs.map((j) => [j.id, j.state]));
+  const named = before.jobs.flatMap((j) => {
+    const state = now.get(j.id);
+    if (state === 'cancelled' && j.state !== 'cancelled') return [`${j.label} (was ${stepStateWord(j.state)})`];
+    // A running job is asked to stop: it ends cancelled once its process has.
+    if (state === 'running' && j.state === 'running') return [`${j.label} (stopping)`];
+    return [];
+  });
+  const state = after.state === 'running' ? 'running until its jobs have stopped' : runStateText(after.state, ctx.colors);
+  return `Cancelled ${changed} job${changed === 1 ? '' : 's'} of run ${after.id} (${after.workflow})${named.length > 0 ? `: ${named.join(', ')}` : ''}. The run is ${state}: ${runCountsText(after.counts)}.`;
+}
+
+/** The jobs whose state changed between two reads, by label, with the old state. */
+function changedLabels(before: WorkflowRunDetail, after: WorkflowRunDetail): string[] {
   const was = new Map(before.jobs.map((j) => [j.id, j.state]));
-  return after.jobs.filter((j) => was.get(j.id) !== j.state && which(j.state)).map((j) => {
+  return after.jobs.filter((j) => was.get(j.id) !== j.state).map((j) => {
     const old = was.get(j.id);
     return old === undefined ? j.label : `${j.label} (was ${stepStateWord(old)})`;
   });
