@@ -108,11 +108,13 @@ Examples:
 export function retryText(before: WorkflowRunDetail, after: WorkflowRunDetail, changed: number): string {
   if (changed === 0) return `Nothing to retry: no job of run ${after.id} (${after.workflow}) failed or was cancelled.`;
   const again = changedLabels(before, after);
-  const kept = after.jobs.filter((j) => j.state === 'completed').map((j) => j.label);
+  const was = new Map(before.jobs.map((j) => [j.id, j.state]));
+  const kept = after.jobs.filter((j) => j.state === 'completed' && was.get(j.id) === 'completed').map((j) => j.label);
   return (
     `Retrying ${changed} job${changed === 1 ? '' : 's'} of run ${after.id} (${after.workflow})${again.length > 0 ? `: ${again.join(', ')}` : ''}.` +
     (kept.length > 0 ? ` ${kept.join(', ')} ${kept.length === 1 ? 'keeps its result' : 'keep their results'}.` : '') +
-    ` The run is ${after.state} again.`
+    // A quick job may have ended the run again before it was read.
+    (after.state === 'running' ? ' The run is running again.' : ` The run has ended again: ${after.state}.`)
   );
 }
 
