@@ -8,7 +8,7 @@
  * by stage. Pure: the caller passes the width, the colours and the clock.
  */
 import { stepStages } from '../../shared/jobsfile';
-import { runCountsText, stepStateWord } from '../../shared/domain/present';
+import { firstLine, runCountsText, stepStateWord } from '../../shared/domain/present';
 import type { JobState } from '../../shared/protocol/types';
 import type { WorkflowRun, WorkflowRunDetail, WorkflowRunJob, WorkflowRunState } from '../../shared/protocol/workflows';
 import type { Colors } from './color';
@@ -117,6 +117,8 @@ function stepBlocks(run: WorkflowRunDetail, o: GraphOptions): StepBlock[] {
     if (!matrix) {
       const job = jobs[0];
       lines.push(job === undefined ? c.dim('no job') : jobLine(job, '', o));
+      // Why it failed, in a few words: the job's page (`spool job`) has the rest.
+      if (job?.state === 'dead' && job.lastError !== null && job.lastError !== '') lines.push(c.dim(firstLine(job.lastError, 40)));
     } else {
       lines.push(c.dim(runCountsText(countsOf(jobs))));
       const width = Math.max(0, ...jobs.slice(0, MAX_INSTANCES_SHOWN).map((j) => instanceName(j).length));

@@ -5,7 +5,7 @@
  * two reads gets the line of where it is now (a step that started and ended at once: only its
  * end). Pure: the caller keeps the states seen and passes the clock.
  */
-import { runCountsText, stepStateWord } from '../../shared/domain/present';
+import { firstLine, runCountsText, stepStateWord } from '../../shared/domain/present';
 import type { JobState } from '../../shared/protocol/types';
 import type { WorkflowRunDetail, WorkflowRunJob } from '../../shared/protocol/workflows';
 import type { Colors } from './color';
@@ -17,19 +17,20 @@ export type SeenStates = Map<string, { state: JobState; attempts: number }>;
 /** The lines for what changed since `seen`, which is brought up to date. */
 export function progressLines(run: WorkflowRunDetail, seen: SeenStates, c: Colors, now: number): string[] {
   const lines: string[] = [];
+  const labels = new Map(run.jobs.map((j) => [j.id, j.label]));
   for (const job of run.jobs) {
     const before = seen.get(job.id);
     if (before !== undefined && before.state === job.state && before.attempts === job.attempts) continue;
     seen.set(job.id, { state: job.state, attempts: job.attempts });
-    const line = changeLine(job, before?.state, c, now);
+    const line = changeLine(job, before?.state, c, now, labels);
     if (line !== null) lines.push(line);
   }
   return lines;
 }
 
-function changeLine(job: WorkflowRunJob, before: JobState | undefined, c: Colors, now: number): string | null {
+function changeLine(job: WorkflowRunJob, before: JobState | undefined, c: Colors, now: number, labels: ReadonlyMap<string, string>): string | null {
   const took = jobDuration(job, now);
-  const error = job.lastError !== null && job.lastError !== '' ? `: ${job.lastError}` : '';
+  const error = job.lastError !== null && job.lastError !== '' ? `: ${errorText(job.lastError, labels)}` : '';
   switch (job.state) {
     case 'running':
       return `${c.cyan('started')}    ${job.label}${job.attempts > 1 ? c.dim(` (attempt ${job.attempts}/${job.maxAttempts})`) : ''}`;
@@ -53,4 +54,12 @@ export function finalLine(run: WorkflowRunDetail, c: Colors, now: number): strin
   const head = `Run ${run.id} of ${run.workflow} ${runStateText(run.state, c)} in ${runDuration(run, now)}: ${runCountsText(run.counts)}.`;
   if (run.state === 'failed' || run.state === 'cancelled') return `${head} Retry the failed part with \`spool workflow retry ${run.id}\`.`;
   return head;
+}
+
+/**
+ * A job's last error on one line, the jobs of the run it names called by their labels
+ * (`dependency build failed`, not the dependency's id).
+ */
+function errorText(error: string, labels: ReadonlyMap<string, string>): string {
+  return firstLine(error.replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, (id) => labels.get(id) ?? id), 160);
 }

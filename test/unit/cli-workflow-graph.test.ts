@@ -127,9 +127,13 @@ test('progress prints a line per change since the last read: started, succeeded,
   assert.deepEqual(progressLines(run, seen, plain, T0 + 31_000), []);
   const next = release();
   next.jobs = next.jobs.map((j) =>
-    j.id === 'j-mac' ? { ...j, state: 'completed', finishedAt: T0 + 40_000 } : j.id === 'j-package' || j.id === 'j-deploy' ? { ...j, state: 'cancelled', lastError: 'dependency test (win) failed' } : j,
+    j.id === 'j-mac'
+      ? { ...j, state: 'completed', finishedAt: T0 + 40_000 }
+      : j.id === 'j-package' || j.id === 'j-deploy'
+        ? { ...j, id: j.id === 'j-package' ? '0193a5b2-7c1e-7d4f-8a9b-000000000001' : j.id, state: 'cancelled', lastError: `dependency ${j.id === 'j-package' ? 'j-win' : '0193a5b2-7c1e-7d4f-8a9b-000000000001'} failed, and this job ran only if it succeeded\nmore` }
+        : j,
   );
-  assert.deepEqual(progressLines(next, seen, plain, T0 + 41_000), ['succeeded  test (mac) in 28s', 'cancelled  package: dependency test (win) failed', 'cancelled  deploy: dependency test (win) failed']);
+  assert.deepEqual(progressLines(next, seen, plain, T0 + 41_000), ['succeeded  test (mac) in 28s', 'cancelled  package: dependency j-win failed, and this job ran only if it succeeded', 'cancelled  deploy: dependency package failed, and this job ran only if it succeeded']);
 });
 
 test('the last line gives the run state, its counts, and how to retry a failed run', () => {
