@@ -12,10 +12,13 @@ import type { CliContext } from './context';
 import { progressLines, type SeenStates } from './format/workflowProgress';
 import { getRun } from './workflowCalls';
 
-/** Follows run `id`, printing its progress unless `quiet`; resolves with the run as it ended. */
-export async function followRun(ctx: CliContext, client: SpoolClient, id: string, quiet: boolean): Promise<WorkflowRunDetail> {
+/**
+ * Follows run `id`, printing its progress unless `quiet`; resolves with the run as it ended.
+ * `since`: the run as read before (a retry's), whose jobs are printed only once they change.
+ */
+export async function followRun(ctx: CliContext, client: SpoolClient, id: string, quiet: boolean, since?: WorkflowRunDetail): Promise<WorkflowRunDetail> {
   const first = await getRun(client, id);
-  const seen: SeenStates = new Map();
+  const seen: SeenStates = new Map(since?.jobs.map((j) => [j.id, { state: j.state, attempts: j.attempts }]));
   const show = (run: WorkflowRunDetail): void => {
     const lines = progressLines(run, seen, ctx.colors, Date.now());
     if (!quiet && lines.length > 0) ctx.print(lines.join('\n'));

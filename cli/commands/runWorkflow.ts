@@ -5,6 +5,7 @@
  * `spool run` (commands/run.ts) once the name is known to be a workflow's.
  */
 import { resolveWorkflowParams, type DeclaredWorkflow } from '../../shared/jobsfile';
+import type { WorkflowRunDetail } from '../../shared/protocol/workflows';
 import type { CliContext } from '../context';
 import { CliError } from '../errors';
 import { finalLine } from '../format/workflowProgress';
@@ -41,10 +42,13 @@ export async function runWorkflow(ctx: CliContext, source: WorkflowSource, o: Ru
   return waitAndReport(ctx, run.id, o.json === true);
 }
 
-/** Follows a run to its end, then prints its last line (or, with json, the run); 0 only when it succeeded. */
-export async function waitAndReport(ctx: CliContext, id: string, json: boolean): Promise<number> {
+/**
+ * Follows a run to its end, then prints its last line (or, with json, the run); 0 only when it
+ * succeeded. `since`: the run as read before, whose unchanged jobs are not announced again.
+ */
+export async function waitAndReport(ctx: CliContext, id: string, json: boolean, since?: WorkflowRunDetail): Promise<number> {
   const client = await ctx.client();
-  const ended = await followRun(ctx, client, id, json);
+  const ended = await followRun(ctx, client, id, json, since);
   if (json) ctx.printJson({ run: ended });
   else ctx.print(finalLine(ended, ctx.colors, Date.now()));
   return ended.state === 'succeeded' ? 0 : 1;

@@ -65,7 +65,7 @@ Examples:
 
   workflow
     .command('cancel')
-    .description('Cancel every job of a run that has not ended; the jobs that waited for them with on: failed or finished still run')
+    .description('Cancel every job of a run that has not ended (running ones are asked to stop)')
     .argument('<run>', 'the run id, or a unique beginning or end of it')
     .option('--json', 'print {run, changed} as JSON')
     .addHelpText('after', '\nExamples:\n  spool workflow cancel 3e4f5a6b')
@@ -99,7 +99,7 @@ Examples:
         const result = await retryRun(client, id);
         if (o.json && !o.wait) return ctx.printJson(result);
         if (!o.json) ctx.print(retryText(before, await getRun(client, id), result.changed));
-        return o.wait ? waitAndReport(ctx, id, o.json === true) : 0;
+        return o.wait ? waitAndReport(ctx, id, o.json === true, before) : 0;
       }),
     );
 }
