@@ -241,3 +241,18 @@ test('spool workflows lists the file\'s workflows with their last run, and the r
   );
   assert.ok(json.runs.length > 0);
 });
+
+test('shell completion offers workflow names after spool run and run ids after spool workflow show|wait|cancel|retry', async () => {
+  const names = await spool(['__complete', 'workflows']);
+  assert.equal(names.code, 0, names.stderr);
+  assert.deepEqual(names.stdout.trim().split('\n').sort(), ['bad', 'flaky', 'ok', 'slow']);
+  const ids = await spool(['__complete', 'runs']);
+  const { runs } = (await client.callUnchecked('workflows.runs', { limit: 50 })) as WorkflowRunsResult;
+  assert.deepEqual(ids.stdout.split('\n').filter((l) => l !== ''), runs.map((r) => r.id));
+  const bash = (await spool(['completion', 'bash'])).stdout;
+  assert.match(bash, /"run"\|"workflows"\) COMPREPLY=\(\$\(compgen -W "\$\(_spool_names workflows\)"/);
+  assert.match(bash, /"workflow show"\|"workflow wait"\|"workflow cancel"\|"workflow retry"\) COMPREPLY=\(\$\(compgen -W "\$\(_spool_names runs\)"/);
+  assert.match(bash, /"workflow"\) words="show wait cancel retry /);
+  const fish = (await spool(['completion', 'fish'])).stdout;
+  assert.match(fish, /-n '__spool_is workflow show' -a '\(__spool_names runs\)'/);
+});
