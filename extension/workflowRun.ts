@@ -9,6 +9,7 @@ import * as vscode from 'vscode';
 import type { WorkflowParam } from '../shared/protocol/projects';
 import type { WorkflowRunStarted } from '../shared/protocol/workflows';
 import { isRecord } from '../shared/domain/records';
+import { paramTypeProblem } from '../shared/jobsfile';
 import { readSettings } from './settings';
 
 const SHOW_RUN = 'Show Run';
@@ -28,9 +29,11 @@ export async function askWorkflowParams(workflow: string, params: Record<string,
       value: param.default ?? '',
       ignoreFocusOut: true,
       validateInput: (text) => paramProblem(name, param, text),
+      placeHolder: param.default === undefined ? undefined : `empty: the default, ${param.default}`,
     });
     if (value === undefined) return undefined;
-    values[name] = value;
+    // Left empty: the default.
+    if (value !== '' || param.default === undefined) values[name] = value;
   }
   return values;
 }
@@ -38,9 +41,8 @@ export async function askWorkflowParams(workflow: string, params: Record<string,
 /** Why a typed value does not fit its parameter, or null when it does. */
 export function paramProblem(name: string, param: WorkflowParam, text: string): string | null {
   if (text === '' && param.default === undefined) return `${name} has no default: give a value.`;
-  if (param.type === 'number' && !(text.trim() !== '' && Number.isFinite(Number(text)))) return `${name} must be a number.`;
-  if (param.type === 'boolean' && text !== 'true' && text !== 'false') return `${name} must be true or false.`;
-  return null;
+  const wrong = text === '' ? null : paramTypeProblem(param, text);
+  return wrong === null ? null : `${name} must be ${wrong}.`;
 }
 
 /** The parameters as spool.workflowParams answers them. */

@@ -44,7 +44,7 @@ export function resolveWorkflowParams(workflow: DeclaredWorkflow, given: Readonl
       missing.push(name);
       continue;
     }
-    const wrong = typeProblem(param, value);
+    const wrong = paramTypeProblem(param, value);
     if (wrong !== null) return refused(`parameter "${name}" of workflow "${workflow.name}" must be ${wrong} (got "${value}")`);
     values[name] = value;
   }
@@ -54,8 +54,8 @@ export function resolveWorkflowParams(workflow: DeclaredWorkflow, given: Readonl
   return parsed(values);
 }
 
-/** What a value of the parameter's type must be, when `value` is not one; null when it is. */
-function typeProblem(param: WorkflowParam, value: string): string | null {
+/** What a value of the parameter's type must be (`a number`), when `value` is not one; null when it is. */
+export function paramTypeProblem(param: WorkflowParam, value: string): string | null {
   if (param.type === 'number') return value.trim() !== '' && Number.isFinite(Number(value)) ? null : 'a number';
   if (param.type === 'boolean') return value === 'true' || value === 'false' ? null : 'true or false';
   return null;
