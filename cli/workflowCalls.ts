@@ -1,5 +1,6 @@
 /**
- * The daemon's workflow methods as the CLI calls them, typed by shared/protocol/workflows.ts.
+ * The daemon's workflow methods as the CLI calls them (shared/protocol/workflows.ts), one small
+ * function each, so a command reads as what it does.
  */
 import type { SpoolClient } from '../shared/client/client';
 import type {
@@ -12,26 +13,26 @@ import type {
   WorkflowsListResult,
 } from '../shared/protocol/workflows';
 
-export async function listWorkflows(client: SpoolClient): Promise<WorkflowsListResult> {
-  return (await client.callUnchecked('workflows.list', {})) as WorkflowsListResult;
+export function listWorkflows(client: SpoolClient): Promise<WorkflowsListResult> {
+  return client.call('workflows.list');
 }
 
-export async function startRun(client: SpoolClient, params: WorkflowRunParams): Promise<WorkflowRunStarted> {
-  return (await client.callUnchecked('workflows.run', params)) as WorkflowRunStarted;
+export function startRun(client: SpoolClient, params: WorkflowRunParams): Promise<WorkflowRunStarted> {
+  return client.call('workflows.run', params);
 }
 
-export async function listRuns(client: SpoolClient, params: WorkflowRunsParams): Promise<WorkflowRunsResult> {
-  return (await client.callUnchecked('workflows.runs', params)) as WorkflowRunsResult;
+export function listRuns(client: SpoolClient, params: WorkflowRunsParams): Promise<WorkflowRunsResult> {
+  return client.call('workflows.runs', params);
 }
 
-export async function getRun(client: SpoolClient, id: string): Promise<WorkflowRunDetail> {
-  return (await client.callUnchecked('workflows.get', { id })) as WorkflowRunDetail;
+export function getRun(client: SpoolClient, id: string): Promise<WorkflowRunDetail> {
+  return client.call('workflows.get', { id });
 }
 
-export async function cancelRun(client: SpoolClient, id: string): Promise<WorkflowRunActionResult> {
-  return (await client.callUnchecked('workflows.cancel', { id })) as WorkflowRunActionResult;
+export function cancelRun(client: SpoolClient, id: string): Promise<WorkflowRunActionResult> {
+  return client.call('workflows.cancel', { id });
 }
 
-export async function retryRun(client: SpoolClient, id: string): Promise<WorkflowRunActionResult> {
-  return (await client.callUnchecked('workflows.retry', { id })) as WorkflowRunActionResult;
+export function retryRun(client: SpoolClient, id: string): Promise<WorkflowRunActionResult> {
+  return client.call('workflows.retry', { id });
 }

@@ -8,7 +8,7 @@
  * throws at a snapshot's caller.
  *
  * It connects lazily, retries now and then while documents are open (so lenses appear when a
- * daemon starts), and subscribes to jobs and queue events: each one drops the cache and, after a
+ * daemon starts), and subscribes to job, queue and workflow run events: each one drops the cache and, after a
  * short pause (events come in bursts), calls `onChange` so the server refreshes lenses and
  * diagnostics.
  */
@@ -19,7 +19,6 @@ import type { LiveObject } from '../shared/jobsfile';
 import { ErrorCode, type MethodName, type ParamsOf, type ResultOf } from '../shared/protocol';
 import type { LiveData } from './service';
 import type { WorkflowRun } from '../shared/protocol/workflows';
-import { isRecord } from '../shared/domain/records';
 
 /** How long a snapshot is reused when no event says it changed (events may be missed). */
 const CACHE_MS = 5000;
@@ -137,9 +136,8 @@ export class DaemonData {
       for (const name of workflows) {
         let cached = this.runs.get(name);
         if (cached === undefined || now - cached.at > CACHE_MS) {
-          const result = await client.callUnchecked('workflows.runs', { workflow: name, limit: 1 }, { timeoutMs: REQUEST_TIMEOUT_MS });
-          const runs = isRecord(result) && Array.isArray(result['runs']) ? (result['runs'] as WorkflowRun[]) : [];
-          cached = { at: now, value: runs[0] ?? null };
+          const result = await client.call('workflows.runs', { workflow: name, limit: 1 }, { timeoutMs: REQUEST_TIMEOUT_MS });
+          cached = { at: now, value: result.runs[0] ?? null };
           this.runs.set(name, cached);
         }
         if (cached.value !== null) out.set(name, cached.value);
@@ -249,7 +247,10 @@ export class DaemonData {
     this.invalidate();
     this.options.log(`Connected to the daemon at ${this.label}.`);
     try {
-      await client.subscribe({ topics: ['jobs', 'queues'] }, { 'jobs.changed': () => this.eventArrived(), 'queues.changed': () => this.eventArrived() });
+      await client.subscribe(
+        { topics: ['jobs', 'queues', 'workflows'] },
+        { 'jobs.changed': () => this.eventArrived(), 'queues.changed': () => this.eventArrived(), 'workflows.changed': () => this.eventArrived() },
+      );
     } catch (error) {
       // Without events the cache still expires: lenses are a few seconds late, not wrong.
       this.options.log(`Could not subscribe to the daemon's events: ${errorMessage(error)}`);

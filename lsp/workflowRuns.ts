@@ -30,7 +30,7 @@ export async function runWorkflow(data: DaemonData, doc: service.JobsDocument, n
   const target = service.workflowRunTarget(doc, name, values);
   if (!target.ok) throw new ResponseError(ErrorCodes.InvalidParams, target.message);
   if (untrusted !== null && target.value.workflow.steps.some((s) => s.kind === 'shell')) throw new ResponseError(ErrorCodes.InvalidRequest, untrusted);
-  const result = await data.callUnchecked('workflows.run', { workflow: name, params: target.value.params, definition: target.value.workflow });
+  const result = await data.call('workflows.run', { workflow: name, params: target.value.params, definition: target.value.workflow });
   data.invalidate();
-  return result as WorkflowRunStarted;
+  return result;
 }

@@ -12,7 +12,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { SpoolClient } from '../../shared/client/client';
-import type { WorkflowRunDetail, WorkflowRunsResult } from '../../shared/protocol/workflows';
+import type { WorkflowRunDetail } from '../../shared/protocol/workflows';
 import { startDaemon, waitFor, type TestDaemon } from '../helpers/daemon';
 import { runCli, type CliResult } from './cli-run';
 
@@ -74,7 +74,7 @@ after(async () => {
 });
 
 async function runOf(id: string): Promise<WorkflowRunDetail> {
-  return (await client.callUnchecked('workflows.get', { id })) as WorkflowRunDetail;
+  return await client.call('workflows.get', { id });
 }
 
 /** The run id of the last line of a --wait's output. */
@@ -150,7 +150,7 @@ test('a run is named by its whole id or a unique part of it; anything else is re
   assert.equal(none.code, 1);
   assert.match(none.stderr, /No run id begins or ends with ffffffffff\. List runs with `spool workflows`\./);
   // Runs started within a minute share their first 8 characters (the time comes first).
-  const { runs } = (await client.callUnchecked('workflows.runs', { limit: 2 })) as WorkflowRunsResult;
+  const { runs } = await client.call('workflows.runs', { limit: 2 });
   const [a, b] = runs;
   assert.ok(a !== undefined && b !== undefined);
   let shared = 0;
@@ -208,7 +208,7 @@ test('spool workflow retry runs again only the failed step and what depends on i
 });
 
 test('bad parameters are refused in the shared words before anything is sent', async () => {
-  const count = async (): Promise<number> => ((await client.callUnchecked('workflows.runs', { limit: 500 })) as WorkflowRunsResult).runs.length;
+  const count = async (): Promise<number> => (await client.call('workflows.runs', { limit: 500 })).runs.length;
   const runs = await count();
   const missing = await spool(['run', 'ok']);
   assert.equal(missing.code, 1);
@@ -247,7 +247,7 @@ test('shell completion offers workflow names after spool run and run ids after s
   assert.equal(names.code, 0, names.stderr);
   assert.deepEqual(names.stdout.trim().split('\n').sort(), ['bad', 'flaky', 'ok', 'slow']);
   const ids = await spool(['__complete', 'runs']);
-  const { runs } = (await client.callUnchecked('workflows.runs', { limit: 50 })) as WorkflowRunsResult;
+  const { runs } = await client.call('workflows.runs', { limit: 50 });
   assert.deepEqual(ids.stdout.split('\n').filter((l) => l !== ''), runs.map((r) => r.id));
   const bash = (await spool(['completion', 'bash'])).stdout;
   assert.match(bash, /"run"\|"workflows"\) COMPREPLY=\(\$\(compgen -W "\$\(_spool_names workflows\)"/);

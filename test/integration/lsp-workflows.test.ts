@@ -12,7 +12,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { CodeAction, CodeLens, CompletionItem, DocumentSymbol, Hover, Location, Range } from 'vscode-languageserver-protocol';
-import type { WorkflowRunDetail, WorkflowRunStarted } from '../../shared/protocol/workflows';
+import type { WorkflowRunStarted } from '../../shared/protocol/workflows';
 import { startDaemon, waitFor, type TestDaemon } from '../helpers/daemon';
 import { marked, positionOf } from '../helpers/cursor';
 import { startLsp, type LspClient } from '../helpers/lsp';
@@ -195,7 +195,7 @@ describe('language server over stdio: the Run workflow lens', () => {
     assert.equal(started.run.workflow, 'release');
     assert.equal(started.jobs.length, 7);
     const client = await daemon.client();
-    await waitFor('the run to end', async () => ((await client.callUnchecked('workflows.get', { id: started.run.id })) as WorkflowRunDetail).state !== 'running', 60_000);
+    await waitFor('the run to end', async () => (await client.call('workflows.get', { id: started.run.id })).state !== 'running', 60_000);
     const title = await waitFor('the lens to count the finished run', async () => (await lenses()).map((l) => l.command?.title ?? '').find((t) => /^last run .* succeeded: 7 succeeded$/.test(t)), 30_000);
     assert.match(title, /^last run (just now|\d+s ago) succeeded: 7 succeeded$/);
   });
