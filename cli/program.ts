@@ -19,6 +19,7 @@ import { registerRun } from './commands/run';
 import { registerSchedules } from './commands/schedules';
 import { registerStatus } from './commands/status';
 import { registerWork } from './commands/work';
+import { registerWorkflow } from './commands/workflow';
 import { registerWorkflows } from './commands/workflows';
 import { registerToken } from './commands/token';
 
@@ -49,6 +50,7 @@ Examples:
   spool work images --exec "./resize.sh"             run a command per job
   spool plan                                         what spool apply would change, from spool.jsonc
   spool apply                                        make the daemon match spool.jsonc
+  spool run release --param version=1.2 --wait      run a workflow of spool.jsonc, step by step
   spool rpc queues.list                              call any daemon method
 
 Every command that prints data takes --json. Run spool <command> --help for its options.`,
@@ -63,6 +65,7 @@ Every command that prints data takes --json. Run spool <command> --help for its 
   registerApply(program);
   registerRun(program);
   registerWorkflows(program);
+  registerWorkflow(program);
   registerStatus(program);
   registerBackup(program);
   registerRestore(program);

@@ -2,8 +2,9 @@
  * The language server of spool.jsonc in VS Code: dist/lsp.js (the same server `spool lsp --stdio`
  * runs for other editors) started through vscode-languageclient, with the Node.js the extension
  * starts the daemon with (`spool.nodePath`). Diagnostics, hover, completion, lenses and quick fixes
- * all come from the server; its lens commands (Run now, Enqueue, Apply) run there too, forwarded
- * by the client. The server starts when the first jobs file is opened.
+ * all come from the server; its lens commands (Run now, Enqueue, Run workflow, Apply) run there
+ * too, forwarded by the client (Run workflow asks for the workflow's parameters first,
+ * workflowRun.ts). The server starts when the first jobs file is opened.
  *
  * After a save, when the daemon can say how the file differs from what it has (`project.state`)
  * and there are changes, it offers to apply them (Apply / Show Plan). An older daemon without
@@ -27,6 +28,7 @@ import { errorMessage } from '../shared/protocol/errors';
 import type { Job } from '../shared/protocol/types';
 import { RemoteSettingsError, remoteTarget, tokenKey } from './daemon/remote';
 import { announceJob } from './notifications';
+import { announceRun, askWorkflowParams, isRunStarted, paramsOf } from './workflowRun';
 
 /** The files the server serves. */
 const SELECTOR = [
@@ -73,6 +75,15 @@ export function startLanguageClient(extension: vscode.ExtensionContext, log: vsc
           const confirmed = args.some((a) => typeof a === 'object' && a !== null && 'confirmed' in a && a.confirmed === true);
           const plain = args.filter((a) => !(typeof a === 'object' && a !== null && 'confirmed' in a));
           if (command === 'spool.apply' && !confirmed && typeof uri === 'string' && !(await confirmApply(next, uri, daemon.label))) return undefined;
+          // Run workflow: its parameters are asked for first, then the run is announced.
+          if (command === 'spool.runWorkflow' && plain.length === 2) {
+            const params = paramsOf(await next('spool.workflowParams', plain));
+            const values = params === null ? {} : await askWorkflowParams(String(plain[1]), params);
+            if (values === undefined) return undefined;
+            const started: unknown = await next(command, [...plain, values]);
+            if (isRunStarted(started)) void announceRun(String(plain[1]), started);
+            return started;
+          }
           const result: unknown = await next(command, plain);
           if ((command === 'spool.runSchedule' || command === 'spool.enqueueTemplate') && isEnqueued(result)) {
             void announceJob(command === 'spool.runSchedule' ? `schedule ${String(plain[1])} enqueued` : `template ${String(plain[1])} enqueued`, result.job);

@@ -1,13 +1,14 @@
 /**
  * The language server's value provider for live data: what the daemon it follows knows (at the
  * socket, or over TLS: the same daemon as the editor's views), for
- * the pure service (`lsp/service`), behind a cache. Any failure — no daemon, a daemon that goes
+ * the pure service (`lsp/service`), behind a cache: queues, the project's objects, and the last
+ * run of each workflow the file declares. Any failure — no daemon, a daemon that goes
  * away mid-request, an older daemon without `project.state` (MethodNotFound) — gives "no live
  * data" for that part, so the service skips its live checks rather than warning; nothing here
  * throws at a snapshot's caller.
  *
  * It connects lazily, retries now and then while documents are open (so lenses appear when a
- * daemon starts), and subscribes to jobs and queue events: each one drops the cache and, after a
+ * daemon starts), and subscribes to job, queue and workflow run events: each one drops the cache and, after a
  * short pause (events come in bursts), calls `onChange` so the server refreshes lenses and
  * diagnostics.
  */
@@ -17,6 +18,7 @@ import { SpoolError, errorMessage } from '../shared/protocol/errors';
 import type { LiveObject } from '../shared/jobsfile';
 import { ErrorCode, type MethodName, type ParamsOf, type ResultOf } from '../shared/protocol';
 import type { LiveData } from './service';
+import type { WorkflowRun } from '../shared/protocol/workflows';
 
 /** How long a snapshot is reused when no event says it changed (events may be missed). */
 const CACHE_MS = 5000;
@@ -69,6 +71,10 @@ export class DaemonData {
   private readonly states = new Map<string, { at: number; value: readonly LiveObject[] | undefined }>();
   /** False once the daemon answered MethodNotFound to `project.state`; reset per connection. */
   private hasProjectState = true;
+  /** The last run of each workflow asked about, by name (null: it never ran). */
+  private readonly runs = new Map<string, { at: number; value: WorkflowRun | null }>();
+  /** False once the daemon answered MethodNotFound to `workflows.runs`; reset per connection. */
+  private hasWorkflowRuns = true;
   private changeTimer: NodeJS.Timeout | null = null;
   private readonly retryTimer: NodeJS.Timeout;
   private disposed = false;
@@ -93,8 +99,11 @@ export class DaemonData {
     return 'tls' in this.options.target;
   }
 
-  /** What the daemon knows for a file of `project` (undefined: no project yet). Never throws. */
-  async snapshot(project: string | undefined): Promise<LiveData> {
+  /**
+   * What the daemon knows for a file of `project` (undefined: no project yet) declaring
+   * `workflows`. Never throws.
+   */
+  async snapshot(project: string | undefined, workflows: readonly string[] = []): Promise<LiveData> {
     const client = await this.connect();
     if (client === null) return {};
     const now = Date.now();
@@ -113,7 +122,36 @@ export class DaemonData {
       const objects = await this.projectState(client, project, now);
       if (objects !== undefined) out.objects = objects;
     }
+    if (workflows.length > 0 && this.hasWorkflowRuns) {
+      const lastRuns = await this.lastRuns(client, workflows, now);
+      if (lastRuns !== undefined) out.lastRuns = lastRuns;
+    }
     return out;
+  }
+
+  /** The last run of each of `workflows` that has run; undefined when the daemon cannot say. */
+  private async lastRuns(client: SpoolClient, workflows: readonly string[], now: number): Promise<ReadonlyMap<string, WorkflowRun> | undefined> {
+    const out = new Map<string, WorkflowRun>();
+    try {
+      for (const name of workflows) {
+        let cached = this.runs.get(name);
+        if (cached === undefined || now - cached.at > CACHE_MS) {
+          const result = await client.call('workflows.runs', { workflow: name, limit: 1 }, { timeoutMs: REQUEST_TIMEOUT_MS });
+          cached = { at: now, value: result.runs[0] ?? null };
+          this.runs.set(name, cached);
+        }
+        if (cached.value !== null) out.set(name, cached.value);
+      }
+      return out;
+    } catch (error) {
+      if (error instanceof SpoolError && error.code === ErrorCode.MethodNotFound) {
+        // A daemon without workflow runs: no counts on the lenses. Not an error.
+        this.hasWorkflowRuns = false;
+        return undefined;
+      }
+      this.failed('workflows.runs', error);
+      return undefined;
+    }
   }
 
   private async projectState(client: SpoolClient, project: string, now: number): Promise<readonly LiveObject[] | undefined> {
@@ -153,6 +191,7 @@ export class DaemonData {
   invalidate(): void {
     this.queues = null;
     this.states.clear();
+    this.runs.clear();
   }
 
   dispose(): void {
@@ -204,10 +243,14 @@ export class DaemonData {
     this.client = client;
     this.lastRefusal = '';
     this.hasProjectState = true;
+    this.hasWorkflowRuns = true;
     this.invalidate();
     this.options.log(`Connected to the daemon at ${this.label}.`);
     try {
-      await client.subscribe({ topics: ['jobs', 'queues'] }, { 'jobs.changed': () => this.eventArrived(), 'queues.changed': () => this.eventArrived() });
+      await client.subscribe(
+        { topics: ['jobs', 'queues', 'workflows'] },
+        { 'jobs.changed': () => this.eventArrived(), 'queues.changed': () => this.eventArrived(), 'workflows.changed': () => this.eventArrived() },
+      );
     } catch (error) {
       // Without events the cache still expires: lenses are a few seconds late, not wrong.
       this.options.log(`Could not subscribe to the daemon's events: ${errorMessage(error)}`);

@@ -28,6 +28,7 @@ import { SpoolError, errorMessage } from '../shared/protocol/errors';
 import { ErrorCode, type EnqueueResult } from '../shared/protocol';
 import { planHash } from '../shared/jobsfile';
 import { DaemonData, type DaemonTarget } from './daemonData';
+import { runWorkflow, workflowParams } from './workflowRuns';
 import * as service from './service';
 
 /** What a server can be started with; the defaults fit `spool lsp --stdio`. */
@@ -112,7 +113,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
     return doc;
   };
 
-  const live = async (doc: service.JobsDocument): Promise<service.LiveData> => (data === null ? service.NO_LIVE_DATA : data.snapshot(doc.parse.partial.project));
+  const live = async (doc: service.JobsDocument): Promise<service.LiveData> => (data === null ? service.NO_LIVE_DATA : data.snapshot(doc.parse.partial.project, doc.parse.workflows.map((w) => w.name)));
 
   const publish = async (uri: string): Promise<void> => {
     const textDocument = documents.get(uri);
@@ -183,7 +184,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
   });
   connection.onCodeLens(async (params) => {
     const doc = analysisOf(params.textDocument.uri);
-    return doc === undefined ? [] : service.codeLenses(doc, params.textDocument.uri, await live(doc));
+    return doc === undefined ? [] : service.codeLenses(doc, params.textDocument.uri, await live(doc), now());
   });
   connection.onDefinition((params) => {
     const doc = analysisOf(params.textDocument.uri);
@@ -204,13 +205,13 @@ export function startServer(connection: Connection, options: ServerOptions = {})
   });
 
   connection.onExecuteCommand(async (params) => {
-    const [uri, name] = params.arguments ?? [];
+    const [uri, name, extra] = params.arguments ?? [];
     if (typeof uri !== 'string') throw new ResponseError(ErrorCodes.InvalidParams, `${params.command} takes the document's URI as its first argument.`);
     const doc = analysisOf(uri);
     if (doc === undefined) throw new ResponseError(ErrorCodes.InvalidParams, `${uri} is not open in the editor.`);
     if (data === null) throw new ResponseError(ErrorCodes.ServerNotInitialized, 'The server is not initialized.');
     try {
-      return await runCommand(params.command, doc, typeof name === 'string' ? name : undefined);
+      return await runCommand(params.command, doc, typeof name === 'string' ? name : undefined, extra);
     } catch (error) {
       const message = errorMessage(error);
       show(MessageType.Error, message);
@@ -219,9 +220,18 @@ export function startServer(connection: Connection, options: ServerOptions = {})
   });
 
   /** One lens command; its result goes back to the editor, and what it did is shown. */
-  const runCommand = async (command: string, doc: service.JobsDocument, name: string | undefined): Promise<unknown> => {
+  const runCommand = async (command: string, doc: service.JobsDocument, name: string | undefined, extra: unknown): Promise<unknown> => {
     if (data === null) return null;
     switch (command) {
+      case service.COMMANDS.workflowParams:
+      case service.COMMANDS.runWorkflow: {
+        if (name === undefined) throw new ResponseError(ErrorCodes.InvalidParams, `${command} takes the workflow name as its second argument.`);
+        if (command === service.COMMANDS.workflowParams) return workflowParams(doc, name);
+        const started = await runWorkflow(data, doc, name, extra, trusted ? null : UNTRUSTED);
+        refresh();
+        if (!announcesJobs) show(MessageType.Info, `Started run ${shortId(started.run.id)} of workflow ${name}: ${started.jobs.length} job${started.jobs.length === 1 ? '' : 's'}${data.remote ? ` at ${data.label}` : ''}.`);
+        return started;
+      }
       case service.COMMANDS.runSchedule:
       case service.COMMANDS.enqueueTemplate: {
         if (name === undefined) throw new ResponseError(ErrorCodes.InvalidParams, `${command} takes the ${command === service.COMMANDS.runSchedule ? 'schedule' : 'template'} name as its second argument.`);

@@ -1,7 +1,8 @@
 /**
  * `spool completion bash|zsh|fish`: a completion script generated from the command tree itself,
  * so it never falls behind the commands. Completes commands, subcommands, options, job states,
- * `spool rpc` method names, and the live names of queues, schedules and workers: for those the
+ * `spool rpc` method names, and the live names of queues, schedules, workers, workflows and
+ * workflow runs: for those the
  * script calls back into `spool __complete <kind>` (commands/complete-names.ts), which asks the
  * daemon (at the `--socket` typed on the line, if any) and prints nothing when none answers.
  * zsh loads the bash script through bashcompinit, which every zsh ships.
@@ -28,9 +29,11 @@ const ACTION_WORDS: Readonly<Record<string, readonly string[]>> = {
   queue: ['pause', 'resume', 'purge', 'set', 'delete', 'show'],
 };
 
-/** Commands whose first argument names a queue, or a schedule. */
+/** Commands whose first argument names a queue, a schedule, a workflow, or a workflow run. */
 const QUEUE_ARGUMENT = ['enqueue', 'work', 'queue'];
 const SCHEDULE_ARGUMENT = ['schedule set', 'schedule rm', 'schedule enable', 'schedule disable', 'schedule run', 'schedule show'];
+const WORKFLOW_ARGUMENT = ['run', 'workflows'];
+const RUN_ARGUMENT = ['workflow show', 'workflow wait', 'workflow cancel', 'workflow retry'];
 
 /** Options whose value is a live name, and which kind of name. */
 const NAME_OPTIONS: readonly [flags: string, kind: 'queues' | 'workers'][] = [
@@ -97,7 +100,7 @@ _spool_run() {
   else command spool "$@"; fi
 }`;
   return `# spool completion for bash. Load it with:  source <(spool completion bash)
-# Live names come from \`spool __complete queues|schedules|workers\`, which prints nothing when no
+# Live names come from \`spool __complete queues|schedules|workers|workflows|runs\`, which prints nothing when no
 # daemon answers.
 ${run}
 _spool_names() {
@@ -135,6 +138,8 @@ ${NAME_OPTIONS.map(([flags, kind]) => `    ${flags}) COMPREPLY=($(compgen -W "$(
       case "$cmd" in
         ${QUEUE_ARGUMENT.map((c) => `"${c}"`).join('|')}) COMPREPLY=($(compgen -W "$(_spool_names queues)" -- "$cur")); return ;;
         ${SCHEDULE_ARGUMENT.map((c) => `"${c}"`).join('|')}) COMPREPLY=($(compgen -W "$(_spool_names schedules)" -- "$cur")); return ;;
+        ${WORKFLOW_ARGUMENT.map((c) => `"${c}"`).join('|')}) COMPREPLY=($(compgen -W "$(_spool_names workflows)" -- "$cur")); return ;;
+        ${RUN_ARGUMENT.map((c) => `"${c}"`).join('|')}) COMPREPLY=($(compgen -W "$(_spool_names runs)" -- "$cur")); return ;;
       esac ;;
     esac
   fi
@@ -189,12 +194,14 @@ export function fishCompletion(program: Command, self: SpoolSelf | null = null):
     if (words.length > 0) lines.push(`complete -c spool -f -n ${fishQuote(here)} -a ${fishQuote(words.join(' '))}`);
     if (QUEUE_ARGUMENT.includes(n.path)) lines.push(`complete -c spool -f -n ${fishQuote(here)} -a ${fishQuote('(__spool_names queues)')}`);
     if (SCHEDULE_ARGUMENT.includes(n.path)) lines.push(`complete -c spool -f -n ${fishQuote(here)} -a ${fishQuote('(__spool_names schedules)')}`);
+    if (WORKFLOW_ARGUMENT.includes(n.path)) lines.push(`complete -c spool -f -n ${fishQuote(here)} -a ${fishQuote('(__spool_names workflows)')}`);
+    if (RUN_ARGUMENT.includes(n.path)) lines.push(`complete -c spool -f -n ${fishQuote(here)} -a ${fishQuote('(__spool_names runs)')}`);
     if (n.path === 'queue') lines.push(`complete -c spool -f -n ${fishQuote('__spool_is_queue_action')} -a ${fishQuote(ACTION_WORDS['queue']?.join(' ') ?? '')}`);
     for (const o of n.command.options) lines.push(fishOption(n.path, o));
   }
   return `# spool completion for fish. Load it with:  spool completion fish | source
 # or save it:  spool completion fish > ~/.config/fish/completions/spool.fish
-# Live names come from \`spool __complete queues|schedules|workers\`, which prints nothing when no
+# Live names come from \`spool __complete queues|schedules|workers|workflows|runs\`, which prints nothing when no
 # daemon answers.
 
 # The words typed after "spool" that are not options (an option's value counts as a word).
@@ -274,7 +281,8 @@ export function registerCompletion(program: Command): void {
     .addHelpText(
       'after',
       `
-Queue, schedule and worker names are completed from the running daemon.
+Queue, schedule, worker and workflow names and workflow run ids are completed from the running
+daemon (and workflow names from spool.jsonc in the current folder).
 
 Examples:
   source <(spool completion bash)                      # this shell only

@@ -3,7 +3,7 @@
  * pure part of each: which job a schedule's "Run now" or a template's "Enqueue" sends, read from
  * the file as it is in the editor (not as last applied).
  */
-import { templateToJob } from '../../shared/jobsfile';
+import { resolveWorkflowParams, templateToJob, type DeclaredWorkflow } from '../../shared/jobsfile';
 import type { Parsed } from '../../shared/domain/parsed';
 import type { EnqueueParams } from '../../shared/protocol';
 import type { JobsDocument } from './document';
@@ -18,6 +18,13 @@ export const COMMANDS = {
   enqueueTemplate: 'spool.enqueueTemplate',
   /** [uri]: the plan of the file against the daemon, as text (null when the daemon cannot say). */
   plan: 'spool.plan',
+  /**
+   * [uri, workflow, params?]: start a run of the workflow as the file declares it now (sent as
+   * `definition`), with `params` (name → value) and the defaults for the rest.
+   */
+  runWorkflow: 'spool.runWorkflow',
+  /** [uri, workflow]: the workflow's parameters (`{params}`), for an editor to ask for their values before runWorkflow. */
+  workflowParams: 'spool.workflowParams',
 } as const;
 
 /**
@@ -55,4 +62,14 @@ export function templateJob(doc: JobsDocument, name: string): Parsed<EnqueuePara
   const template = doc.parse.partial.templates.find((t) => t.name === name);
   if (template === undefined) return { ok: false, message: `The template "${name}" has errors or is not in the file; fix them first.` };
   return templateToJob(template, {});
+}
+
+/** What a workflow's "Run workflow" sends: the workflow as the file declares it, and the values checked. */
+export function workflowRunTarget(doc: JobsDocument, name: string, given: Readonly<Record<string, string>>): Parsed<{ workflow: DeclaredWorkflow; params: Record<string, string> }> {
+  const workflow = doc.parse.workflows.find((w) => w.name === name);
+  const broken = doc.parse.problems.some((p) => p.severity === 'error' && p.path[0] === 'workflows' && p.path[1] === name);
+  if (workflow === undefined || broken) return { ok: false, message: `The workflow "${name}" has errors or is not in the file; fix them first.` };
+  const values = resolveWorkflowParams(workflow, given);
+  if (!values.ok) return { ok: false, message: `Cannot start a run: ${values.message}.` };
+  return { ok: true, value: { workflow, params: { ...given } } };
 }

@@ -5,7 +5,7 @@
  * passed in. Bad input never throws: broken JSON gives diagnostics and fewer answers.
  */
 export { codeActions } from './actions';
-export { COMMANDS, enqueueTarget, scheduleJob, templateJob, type EnqueueTarget } from './commands';
+export { COMMANDS, enqueueTarget, scheduleJob, templateJob, workflowRunTarget, type EnqueueTarget } from './commands';
 export { completion } from './completion';
 export { diagnostics, SOURCE, type DiagnosticData } from './diagnostics';
 export { analyze, offsetAt, type JobsDocument } from './document';

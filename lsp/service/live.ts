@@ -7,6 +7,7 @@
 import { countsText } from '../../shared/domain/present';
 import type { LiveObject } from '../../shared/jobsfile';
 import type { JobCounts } from '../../shared/protocol/types';
+import type { WorkflowRun } from '../../shared/protocol/workflows';
 
 /** A queue on the daemon and how many jobs it holds per state. */
 export interface LiveQueue {
@@ -30,6 +31,11 @@ export interface LiveData {
    * where Apply goes; undefined for the daemon on this machine, which goes without saying.
    */
   remote?: string;
+  /**
+   * The last run of each workflow of the file that has run, by workflow name (`workflows.runs`);
+   * undefined: no daemon answered, or it has no workflow runs.
+   */
+  lastRuns?: ReadonlyMap<string, WorkflowRun>;
 }
 
 /** No daemon: every live check is skipped. */

@@ -1,7 +1,8 @@
 /**
  * A workflow's steps in the editor: the step names `needs` can take (completion), a step's place
  * in the graph — what it waits for and what waits for it (hover), the step a need names (go to
- * definition), and the workflows with their steps in the outline. All read the tree as
+ * definition), the workflows with their steps in the outline, and where each workflow's name is
+ * (its code lenses). All read the tree as
  * written rather than the parsed workflows, so a step with an error is still offered and shown
  * while the file is being typed.
  */
@@ -122,4 +123,15 @@ export function workflowSymbols(doc: JobsDocument): DocumentSymbol | undefined {
     workflows.push(DocumentSymbol.create(name, `${steps.length} step${steps.length === 1 ? '' : 's'}`, SymbolKind.Module, rangeAt(doc, entry.offset, entry.length), rangeAt(doc, key.offset, key.length), steps));
   }
   return DocumentSymbol.create('workflows', `${workflows.length}`, SymbolKind.Namespace, rangeAt(doc, property.offset, property.length), rangeAt(doc, sectionKey.offset, sectionKey.length), workflows);
+}
+
+/** Each workflow's name and the range of its key, in the file's order (where its lenses go). */
+export function workflowKeys(doc: JobsDocument): { name: string; range: Range }[] {
+  const section = nodeAtPath(doc, ['workflows']);
+  if (section?.type !== 'object') return [];
+  return (section.children ?? []).flatMap((entry) => {
+    const key = entry.children?.[0];
+    const name = stringValue(key);
+    return key === undefined || name === undefined ? [] : [{ name, range: rangeAt(doc, key.offset, key.length) }];
+  });
 }

@@ -18,7 +18,7 @@ export { MAX_DEPTH, OBJECT_SPECS, parseJobsFile } from './parse';
 export { pathText } from './check';
 export { jobTemplateOf, placeholderNames, placeholders, resolveParams, substitute, templateToJob, type Placeholder } from './params';
 export { formatProblem } from './format';
-export { resolveWorkflowParams, stepJobCount, stepStages, workflowJobs, type StepJob } from './workflowJobs';
+export { paramTypeProblem, resolveWorkflowParams, stepJobCount, stepStages, workflowJobs, type StepJob } from './workflowJobs';
 export { fieldAt, FILE_SPEC, NEED_SPEC, PARAM_NAME, QUEUE_SPEC, SCHEDULE_SPEC, STEP_SPEC, TEMPLATE_SPEC, WORKFLOW_SPEC, type FieldSpec, type KindGroup, type KeyRule, type ObjectSpec } from './spec';
 export { closest, knownTimezones, suggestTimezone } from './suggest';
 export {

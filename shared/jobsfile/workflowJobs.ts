@@ -44,7 +44,7 @@ export function resolveWorkflowParams(workflow: DeclaredWorkflow, given: Readonl
       missing.push(name);
       continue;
     }
-    const wrong = typeProblem(param, value);
+    const wrong = paramTypeProblem(param, value);
     if (wrong !== null) return refused(`parameter "${name}" of workflow "${workflow.name}" must be ${wrong} (got "${value}")`);
     values[name] = value;
   }
@@ -54,8 +54,8 @@ export function resolveWorkflowParams(workflow: DeclaredWorkflow, given: Readonl
   return parsed(values);
 }
 
-/** What a value of the parameter's type must be, when `value` is not one; null when it is. */
-function typeProblem(param: WorkflowParam, value: string): string | null {
+/** What a value of the parameter's type must be (`a number`), when `value` is not one; null when it is. */
+export function paramTypeProblem(param: WorkflowParam, value: string): string | null {
   if (param.type === 'number') return value.trim() !== '' && Number.isFinite(Number(value)) ? null : 'a number';
   if (param.type === 'boolean') return value === 'true' || value === 'false' ? null : 'true or false';
   return null;
@@ -92,11 +92,17 @@ export function workflowJobs(workflow: DeclaredWorkflow, given: Readonly<Record<
   return parsed(jobs);
 }
 
+/** What ordering steps looks at: their names and needs (a declared workflow, or a run's steps). */
+interface StepsOf<S extends { name: string; needs: readonly { step: string }[] }> {
+  name: string;
+  steps: readonly S[];
+}
+
 /** The steps, each after those it needs; refused on a cycle or an unknown step. */
-function stepOrder(workflow: DeclaredWorkflow): Parsed<DeclaredWorkflow['steps']> {
+function stepOrder<S extends { name: string; needs: readonly { step: string }[] }>(workflow: StepsOf<S>): Parsed<S[]> {
   const names = new Set(workflow.steps.map((s) => s.name));
   const placed = new Set<string>();
-  const out: DeclaredWorkflow['steps'] = [];
+  const out: S[] = [];
   let left = [...workflow.steps];
   while (left.length > 0) {
     const ready = left.filter((s) => s.needs.every((n) => placed.has(n.step)));
@@ -123,9 +129,10 @@ function combinations(matrix: Record<string, string[]> | undefined): Record<stri
 /**
  * Each step's stage: 1 for a step that needs none, else one more than the latest stage of the
  * steps it needs — the column a graph drawn left to right puts it in. A step in a cycle or
- * needing an unknown step (a file with errors) gets no stage.
+ * needing an unknown step (a file with errors) gets no stage. Takes a declared workflow, or the
+ * steps a run was made from (`WorkflowRunDetail`).
  */
-export function stepStages(workflow: DeclaredWorkflow): Map<string, number> {
+export function stepStages(workflow: StepsOf<{ name: string; needs: readonly { step: string }[] }>): Map<string, number> {
   const stages = new Map<string, number>();
   const order = stepOrder(workflow);
   if (!order.ok) return stages;

@@ -51,8 +51,8 @@ test('spool workflows lists the declared workflows with their steps, jobs per ru
   const result = await spool('workflows');
   assert.equal(result.code, 0, result.stderr);
   const [header, row] = result.stdout.trimEnd().split('\n');
-  assert.match(header ?? '', /^WORKFLOW\s+STEPS\s+JOBS\s+PARAMS\s+DESCRIPTION$/);
-  assert.match(row ?? '', /^release\s+5\s+7\s+version \(required\)\s+Build, test on each target/);
+  assert.match(header ?? '', /^WORKFLOW\s+FROM\s+STEPS\s+JOBS\s+PARAMS\s+DESCRIPTION$/);
+  assert.match(row ?? '', /^release\s+spool\.jsonc\s+5\s+7\s+version \(required\)\s+Build, test on each target/);
 });
 
 test('spool workflows NAME shows the steps in the stages they can start in, whatever the order they are written in', async () => {

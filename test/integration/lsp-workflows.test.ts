@@ -3,14 +3,17 @@
  * the workflow checks are the file's own). Diagnostics at the exact range of an unknown step, a
  * cycle (named), an empty matrix and an undeclared placeholder; completion of step names in
  * `needs`; hover on a step with what it waits for and what waits for it; go to definition from a
- * need to its step; the outline's workflows and steps.
+ * need to its step; the outline's workflows and steps; the "Run workflow" lens, which (with a
+ * daemon) starts a run of the workflow as the file says it, and the last run's counts beside it.
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { CodeAction, CompletionItem, DocumentSymbol, Hover, Location, Range } from 'vscode-languageserver-protocol';
+import type { CodeAction, CodeLens, CompletionItem, DocumentSymbol, Hover, Location, Range } from 'vscode-languageserver-protocol';
+import type { WorkflowRunStarted } from '../../shared/protocol/workflows';
+import { startDaemon, waitFor, type TestDaemon } from '../helpers/daemon';
 import { marked, positionOf } from '../helpers/cursor';
 import { startLsp, type LspClient } from '../helpers/lsp';
 
@@ -157,5 +160,43 @@ describe('language server over stdio: workflows', () => {
       release?.children?.map((c) => [c.name, c.detail]),
       [['build', ''], ['test', 'after build'], ['package', 'after test'], ['deploy', 'after package'], ['cleanup', 'after deploy']],
     );
+  });
+});
+
+describe('language server over stdio: the Run workflow lens', () => {
+  let lsp: LspClient;
+  let daemon: TestDaemon;
+  const file = RELEASE.replace(/"shell": "make [^"]*"/g, '"shell": "true"').replace('"http": { "url": "https://deploy.example.test/{{version}}" }', '"shell": "echo {{version}}"');
+  const lenses = async (): Promise<CodeLens[]> => (await lsp.connection.sendRequest<CodeLens[] | null>('textDocument/codeLens', { textDocument: { uri: uri('run') } })) ?? [];
+
+  before(async () => {
+    daemon = await startDaemon();
+    lsp = await startLsp({ env: { SPOOL_SOCKET: daemon.socketPath } });
+  });
+
+  after(async () => {
+    await lsp?.close();
+    await daemon?.dispose();
+  });
+
+  test('each workflow has a Run workflow lens; it starts a run of the file\'s workflow, and the last run\'s counts follow', async () => {
+    await lsp.open(uri('run'), file);
+    const run = (await lenses()).find((l) => l.command?.title === 'Run workflow');
+    assert.ok(run?.command, (await lenses()).map((l) => l.command?.title).join(' | '));
+    assert.deepEqual(run.command.arguments, [uri('run'), 'release']);
+    assert.equal(run.range.start.line, file.split('\n').findIndex((l) => l.includes('"release": {')));
+
+    // Without the required parameter, refused in the shared words; nothing runs.
+    await assert.rejects(lsp.connection.sendRequest('workspace/executeCommand', { command: 'spool.runWorkflow', arguments: [uri('run'), 'release'] }), /Cannot start a run: workflow "release" needs a value for "version"/);
+    const params = await lsp.connection.sendRequest<{ params: Record<string, { type: string }> }>('workspace/executeCommand', { command: 'spool.workflowParams', arguments: [uri('run'), 'release'] });
+    assert.deepEqual(Object.keys(params.params), ['version']);
+
+    const started = await lsp.connection.sendRequest<WorkflowRunStarted>('workspace/executeCommand', { command: 'spool.runWorkflow', arguments: [uri('run'), 'release', { version: '1.2' }] });
+    assert.equal(started.run.workflow, 'release');
+    assert.equal(started.jobs.length, 7);
+    const client = await daemon.client();
+    await waitFor('the run to end', async () => (await client.call('workflows.get', { id: started.run.id })).state !== 'running', 60_000);
+    const title = await waitFor('the lens to count the finished run', async () => (await lenses()).map((l) => l.command?.title ?? '').find((t) => /^last run .* succeeded: 7 succeeded$/.test(t)), 30_000);
+    assert.match(title, /^last run (just now|\d+s ago) succeeded: 7 succeeded$/);
   });
 });

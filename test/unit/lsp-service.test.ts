@@ -245,3 +245,29 @@ test('bad input never throws: truncated at every point, junk, unknown fields', (
     service.hover(doc, { line: 5, character: 50 }, live, NOW);
   }
 });
+
+test('code lenses of workflows: Run workflow on each one without errors, and the last run\'s counts when the daemon knows them', () => {
+  const text = `{
+  "project": "p",
+  "queues": { "q": {} },
+  "workflows": {
+    "ok": { "params": { "v": { "default": "1" } }, "steps": { "a": { "queue": "q", "shell": "echo {{v}}" }, "b": { "queue": "q", "shell": "echo b", "needs": ["a"] } } },
+    "broken": { "steps": { "a": { "queue": "q", "shell": "echo", "needs": ["nope"] } } }
+  }
+}`;
+  const doc = service.analyze(text);
+  const offline = service.codeLenses(doc, URI, service.NO_LIVE_DATA);
+  assert.deepEqual(
+    offline.map((l) => [l.command?.title, l.command?.command, l.command?.arguments, l.range.start.line]),
+    [['Run workflow', 'spool.runWorkflow', [URI, 'ok'], 4]],
+  );
+  const run = { id: 'r1', workflow: 'ok', params: { v: '1' }, state: 'running' as const, counts: counts({ completed: 4, running: 1 }), total: 5, source: 'user', createdAt: 1_000, endedAt: null };
+  const live = service.codeLenses(doc, URI, { lastRuns: new Map([['ok', run]]) }, 121_000).map((l) => l.command?.title);
+  assert.deepEqual(live, ['Run workflow', 'last run 2m ago: 1 running, 4 succeeded']);
+  const failed = service.codeLenses(doc, URI, { lastRuns: new Map([['ok', { ...run, state: 'failed' as const, counts: counts({ completed: 1, dead: 1 }) }]]) }, 3_000).map((l) => l.command?.title);
+  assert.deepEqual(failed, ['Run workflow', 'last run 2s ago failed: 1 succeeded, 1 failed']);
+  assert.deepEqual(service.workflowRunTarget(doc, 'ok', { w: '2' }), { ok: false, message: 'Cannot start a run: workflow "ok" has no parameter "w" (its parameters: v).' });
+  const target = service.workflowRunTarget(doc, 'ok', {});
+  assert.ok(target.ok && target.value.workflow.steps.length === 2);
+  assert.equal(service.workflowRunTarget(doc, 'broken', {}).ok, false);
+});
