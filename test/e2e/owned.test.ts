@@ -107,6 +107,8 @@ test('a user right-clicks the owned queue, chooses Reveal in spool.jsonc, and th
     await waitFor('the owned queue\'s row to show it paused', async () => ((await rowAt(page, 1, 'mail ').getAttribute('aria-label')) ?? '').includes('paused'), { timeoutMs: 30_000 });
     await contextMenu(page, rowAt(page, 1, 'mail '), 'Resume Queue');
     await waitFor('the owned queue to run again', async () => !(await (await daemon.client()).call('queues.get', { name: 'mail' })).queue.paused, { timeoutMs: 30_000 });
+    // Both active again, as host/owned.ts expects them.
+    await (await daemon.client()).call('queues.resume', { name: 'by-hand' });
   } catch (error) {
     await screenshot(page, 'failed-owned-reveal.png').catch(() => undefined);
     throw error;
