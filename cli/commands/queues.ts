@@ -160,8 +160,8 @@ function configureParams(name: string, o: QueueOptions): ConfigureQueueParams {
 
 /**
  * The lines under `spool queues` for due jobs that no live worker takes: the kinds of each
- * queue's due jobs are read from its oldest page of them (up to 200), so a queue of many jobs of
- * one kind costs one call. Nothing when the workers cannot be read (a token that may not list them).
+ * queue's due jobs are read from the 200 that have waited longest (and the 200 retrying ones due
+ * soonest), so a queue of many jobs costs a call or two. Nothing when the workers cannot be read (a token that may not list them).
  */
 async function noWorkerLines(client: SpoolClient, queues: readonly Queue[]): Promise<string[]> {
   const waiting = queues.filter((q) => dueCount(q.counts, q.delayed) + q.counts.retrying > 0);
@@ -171,11 +171,14 @@ async function noWorkerLines(client: SpoolClient, queues: readonly Queue[]): Pro
   const now = Date.now();
   const due = new Map<string, Set<string>>();
   for (const q of waiting) due.set(q.name, new Set());
-  await Promise.all(
-    waiting.map(async (q) => {
-      const { jobs } = await client.call('jobs.list', { queue: q.name, states: ['queued', 'retrying'], order: 'runAt', limit: 200 });
-      for (const job of jobs) if (job.runAt <= now) due.get(q.name)?.add(job.kind);
-    }),
-  );
+  // Due queued jobs oldest first, as the Queues view's Queued group lists them (served by the
+  // listing index, not a sort of the queue); retrying ones soonest first, when there are any.
+  const pages = waiting.flatMap((q) => [
+    client.call('jobs.list', { queue: q.name, states: ['queued'], delayed: false, order: 'oldest', limit: 200 }),
+    ...(q.counts.retrying > 0 ? [client.call('jobs.list', { queue: q.name, states: ['retrying'], order: 'runAt', limit: 200 })] : []),
+  ]);
+  for (const { jobs } of await Promise.all(pages)) {
+    for (const job of jobs) if (job.runAt <= now) due.get(job.queue)?.add(job.kind);
+  }
   return noWorkerNotes(due, workers, now);
 }
