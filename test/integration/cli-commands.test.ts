@@ -753,7 +753,8 @@ describe('completion and help', () => {
         // spool on the PATH, as installed, for the live names.
         const env = { PATH: `${path.join(ROOT, 'bin')}:${process.env['PATH'] ?? ''}`, HOME: home, ZDOTDIR: home, SPOOL_SOCKET: daemon.socketPath };
         await spool(['enqueue', 'cli-comp-alpha', '--kind', 'later', '--delay', '1h']);
-        const run = spawnSync('zsh', ['-f'], { input: script, env, timeout: 20_000 });
+        // Each completion asks the daemon through `spool`: a minute, for a loaded machine.
+        const run = spawnSync('zsh', ['-f'], { input: script, env, timeout: 60_000 });
         assert.equal(run.status, 0, run.stderr.toString());
         assert.equal(run.stderr.toString(), '');
         const [registered, schedule, states, methods, queues] = run.stdout.toString().trim().split('\n');
