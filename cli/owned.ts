@@ -6,18 +6,15 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { parseJobsFile } from '../shared/jobsfile';
+import { ownedChangeNote as noteText, parseJobsFile, type OwnedObject } from '../shared/jobsfile';
 import { DEFAULT_FILES } from './jobsfile/read';
 
-export type OwnedObject = 'queue' | 'schedule';
+export type { OwnedObject } from '../shared/jobsfile';
 
-/** The note to print after a change to `name`, or null when no project owns it. */
+/** The note to print after a change to `name`, or null when no project owns it (the words are shared/jobsfile/owned.ts's). */
 export function ownedChangeNote(type: OwnedObject, name: string, owner: string | undefined, change: 'changed' | 'deleted', cwd = process.cwd()): string | null {
   if (owner === undefined) return null;
-  const file = projectFile(owner, cwd);
-  const where = file !== null ? `${file} (project "${owner}")` : `the spool.jsonc of project "${owner}"`;
-  const undone = change === 'deleted' ? `makes it again` : `puts the file's values back`;
-  return `${type === 'queue' ? 'Queue' : 'Schedule'} "${name}" is declared in ${where}: the next \`spool apply\` ${undone}. Change it in the file to keep the change.`;
+  return noteText(type, name, owner, change, projectFile(owner, cwd));
 }
 
 /** The jobs file in `cwd` if it declares `project`, as a path relative to `cwd`; null otherwise. */

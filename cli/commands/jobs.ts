@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import type { SpoolClient } from '../../shared/client/client';
 import type { JobOrder, ListJobsParams, ListJobsResult } from '../../shared/protocol';
 import type { Job } from '../../shared/protocol/types';
+import type { WaitingFacts } from '../../shared/domain/present';
 import { LIMITS } from '../../shared/protocol';
 import { action, arg } from '../action';
 import { CliError } from '../errors';
@@ -80,7 +81,9 @@ Examples:
           ctx.note((queues.length > 0 ? await unknownQueueNote(client, queues) : null) ?? 'No jobs match.');
           return;
         }
-        ctx.print(jobsTable(result.jobs, ctx.colors));
+        // The workers, so that a due job no live worker takes says so (a token that may not list them sees the table without).
+        const workers = result.jobs.some((j) => (j.state === 'queued' || j.state === 'retrying') && j.runAt <= Date.now()) ? await client.call('workers.list').then((r) => r.workers, () => undefined) : undefined;
+        ctx.print(jobsTable(result.jobs, ctx.colors, Date.now(), workers));
         if (result.nextCursor === '') ctx.note(ctx.colors.dim('More jobs: raise --limit, or list one queue at a time to page with --cursor.'));
         else if (result.nextCursor) ctx.note(ctx.colors.dim(`More jobs: add --cursor ${result.nextCursor}`));
       }),
@@ -100,7 +103,7 @@ Examples:
         const client = await ctx.client();
         const result = await client.call('jobs.get', { id: await resolveJobId(client, arg(args, 0)) });
         if (o.json) ctx.printJson(result);
-        else ctx.print(jobDetails(result.job, result.runs, ctx.colors, Date.now(), result));
+        else ctx.print(jobDetails(result.job, result.runs, ctx.colors, Date.now(), result, await waitingFacts(client, result.job)));
       }),
     );
 
@@ -140,4 +143,14 @@ async function listAcross(client: SpoolClient, queues: readonly string[], params
   const limit = params.limit ?? 50;
   const more = all.length > limit || pages.some((p) => p.nextCursor !== null);
   return { jobs: all.slice(0, limit), nextCursor: more ? '' : null };
+}
+
+/**
+ * For a due job (queued, or retrying past its next attempt's time): its queue and the workers,
+ * for `spool job` to say why it has not started; what cannot be read is left out.
+ */
+async function waitingFacts(client: SpoolClient, job: Job): Promise<WaitingFacts | undefined> {
+  if ((job.state !== 'queued' && job.state !== 'retrying') || job.runAt > Date.now()) return undefined;
+  const [queue, workers] = await Promise.all([client.call('queues.get', { name: job.queue }).then((r) => r.queue, () => undefined), client.call('workers.list').then((r) => r.workers, () => undefined)]);
+  return { ...(queue ? { queue } : {}), ...(workers ? { workers } : {}) };
 }

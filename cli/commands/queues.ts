@@ -7,7 +7,9 @@ import { action, arg } from '../action';
 import type { CliContext } from '../context';
 import { CliError } from '../errors';
 import { ownedChangeNote } from '../owned';
-import { queueDetails, queuesTable } from '../format/records';
+import { noWorkerNotes, queueDetails, queuesTable } from '../format/records';
+import { dueCount } from '../../shared/domain/present';
+import type { SpoolClient } from '../../shared/client/client';
 import { parseTimeout } from '../jobsource';
 import { parseBackoff, parseDuration } from '../parse/duration';
 import { collect, orFail, parseRate, parseStates } from '../parse/values';
@@ -38,10 +40,12 @@ export function registerQueues(program: Command): void {
     .addHelpText('after', '\nExamples:\n  spool queues\n  spool queues --json | jq ".queues[] | {name, dead: .counts.dead}"')
     .action(
       action<{ json?: boolean }>(async (ctx, _args, o) => {
-        const result = await (await ctx.client()).call('queues.list');
+        const client = await ctx.client();
+        const result = await client.call('queues.list');
         if (o.json) return ctx.printJson(result);
         if (result.queues.length === 0) return ctx.note('No queues yet. Enqueue a job: spool enqueue default --shell "echo hello"');
         ctx.print(queuesTable(result.queues, ctx.colors));
+        for (const line of await noWorkerLines(client, result.queues)) ctx.note(ctx.colors.yellow(line));
       }),
     );
 
@@ -152,4 +156,29 @@ function configureParams(name: string, o: QueueOptions): ConfigureQueueParams {
     throw new CliError('Nothing to set: give --concurrency, --rate, --attempts, --backoff, --timeout, --retention, --memory, --cpu, --open-files or --processes.');
   }
   return p;
+}
+
+/**
+ * The lines under `spool queues` for due jobs that no live worker takes: the kinds of each
+ * queue's due jobs are read from the 200 that have waited longest (and the 200 retrying ones due
+ * soonest), so a queue of many jobs costs a call or two. Nothing when the workers cannot be read (a token that may not list them).
+ */
+async function noWorkerLines(client: SpoolClient, queues: readonly Queue[]): Promise<string[]> {
+  const waiting = queues.filter((q) => dueCount(q.counts, q.delayed) + q.counts.retrying > 0);
+  if (waiting.length === 0) return [];
+  const workers = await client.call('workers.list').then((r) => r.workers, () => undefined);
+  if (workers === undefined) return [];
+  const now = Date.now();
+  const due = new Map<string, Set<string>>();
+  for (const q of waiting) due.set(q.name, new Set());
+  // Due queued jobs oldest first, as the Queues view's Queued group lists them (served by the
+  // listing index, not a sort of the queue); retrying ones soonest first, when there are any.
+  const pages = waiting.flatMap((q) => [
+    client.call('jobs.list', { queue: q.name, states: ['queued'], delayed: false, order: 'oldest', limit: 200 }),
+    ...(q.counts.retrying > 0 ? [client.call('jobs.list', { queue: q.name, states: ['retrying'], order: 'runAt', limit: 200 })] : []),
+  ]);
+  for (const { jobs } of await Promise.all(pages)) {
+    for (const job of jobs) if (job.runAt <= now) due.get(job.queue)?.add(job.kind);
+  }
+  return noWorkerNotes(due, workers, now);
 }

@@ -6,7 +6,7 @@ import { describeCron } from '../../shared/domain/cron';
 import type { QueueStats, ScheduleResult, Stats } from '../../shared/protocol';
 import { formatBackoff } from '../../shared/domain/backoff';
 import { formatRate } from '../../shared/domain/rates';
-import { dueCount, fireTime, jobReason, wallClockDiffers } from '../../shared/domain/present';
+import { dueCount, dueNoWorkerText, fireTime, jobReason, noWorkerText, stateSentence, wallClockDiffers, type WaitingFacts } from '../../shared/domain/present';
 import { formatLimits } from '../../shared/domain/resourceLimits';
 import type { Job, JobDependency, JobRun, JobState, Queue, Schedule, Worker } from '../../shared/protocol/types';
 import type { Colors } from './color';
@@ -35,8 +35,12 @@ function oneLine(s: string, max = 60): string {
   return line.length > max ? line.slice(0, max - 1) + '…' : line;
 }
 
-/** Jobs, one per row. WEIGHT shows only when some job listed weighs more than the default 1. */
-export function jobsTable(jobs: readonly Job[], c: Colors, now = Date.now()): string {
+/**
+ * Jobs, one per row. WEIGHT shows only when some job listed weighs more than the default 1.
+ * `workers` (when they could be read): a due job that no live worker takes says so in its NOTE,
+ * as its row in the Queues view does.
+ */
+export function jobsTable(jobs: readonly Job[], c: Colors, now = Date.now(), workers?: WaitingFacts['workers']): string {
   const weighted = jobs.some((j) => j.weight !== 1);
   return renderTable(
     jobs,
@@ -49,10 +53,30 @@ export function jobsTable(jobs: readonly Job[], c: Colors, now = Date.now()): st
       { header: 'TRIES', value: (j) => `${j.attempts}/${j.maxAttempts}`, right: true },
       { header: 'CREATED', value: (j) => formatRelative(j.createdAt, now) },
       // The reason the Queues view gives for the job's state, in the same words.
-      { header: 'NOTE', value: (j) => c.dim(jobReason(j, now)) },
+      { header: 'NOTE', value: (j) => c.dim(withNoWorker(jobReason(j, now), dueNoWorkerText(j, workers, now))) },
     ],
     c.bold,
   );
+}
+
+function withNoWorker(reason: string, noWorker: string | null): string {
+  return noWorker === null ? reason : `${reason} · ${noWorker}`;
+}
+
+/**
+ * Under `spool queues`: a line per queue and kind whose due jobs no live worker takes, in the
+ * words of the Queues view ("images: due jobs wait: no worker takes kind resize on queue images
+ * (the last one was seen 10m ago)"). `due`: per queue, the kinds of its due jobs.
+ */
+export function noWorkerNotes(due: ReadonlyMap<string, ReadonlySet<string>>, workers: WaitingFacts['workers'], now: number): string[] {
+  const lines: string[] = [];
+  for (const [queue, kinds] of due) {
+    for (const kind of kinds) {
+      const text = noWorkerText({ queue, kind }, workers, now);
+      if (text !== null) lines.push(`${queue}: due jobs wait: ${text}.`);
+    }
+  }
+  return lines;
 }
 
 /** A job's dependencies and dependents, as `spool job` lists them under its record. */
@@ -61,7 +85,11 @@ export interface JobRelations {
   dependents: readonly JobDependency[];
 }
 
-export function jobDetails(job: Job, runs: readonly JobRun[], c: Colors, now = Date.now(), relations: JobRelations = { dependencies: [], dependents: [] }): string {
+/**
+ * `waiting`: the job's queue and the workers; for a due job (queued, or retrying past its next
+ * attempt's time) the record then says why it has not started, in the job page's words.
+ */
+export function jobDetails(job: Job, runs: readonly JobRun[], c: Colors, now = Date.now(), relations: JobRelations = { dependencies: [], dependents: [] }, waiting?: WaitingFacts): string {
   const when = (t: number | null): string => (t === null ? '-' : `${formatTimestamp(t)} (${formatRelative(t, now)})`);
   const fields: [string, string][] = [
     ['id', job.id],
@@ -90,6 +118,7 @@ export function jobDetails(job: Job, runs: readonly JobRun[], c: Colors, now = D
   if (job.step !== null) fields.push(['step', job.step]);
   if (job.workflowRunId !== null) fields.push(['workflow run', job.workflowRunId]);
   if (job.state === 'blocked') fields.push(['waiting for', `${job.waitingFor} of the ${job.dependsOn} jobs it depends on`]);
+  if (waiting !== undefined && (job.state === 'queued' || job.state === 'retrying') && job.runAt <= now) fields.push(['why', stateSentence(job, runs, now, waiting)]);
   const ctx = job.context;
   if (ctx) {
     const parts = [ctx.origin, ctx.workspace, ctx.branch, ctx.commit?.slice(0, 12)].filter((p) => p);

@@ -678,12 +678,13 @@ export class Engine {
    * executors, from a previous life) go back to `retrying`, due now, without using up an attempt —
    * a job is never failed because the daemon stopped. The interrupted run ends when the daemon
    * last knew it running (see recoverInterrupted in ./ops/attempts.ts); `aliveUntil` is that daemon's
-   * last heartbeat, when known.
+   * last heartbeat, when known. `farDaemon`: the daemon ran on another host (where its shell
+   * jobs' processes cannot be stopped from here), which the interrupted runs then name.
    */
-  recoverInterrupted(workerIds: string[], aliveUntil?: number): Promise<number> {
+  recoverInterrupted(workerIds: string[], aliveUntil?: number, farDaemon?: attempts.FarDaemon): Promise<number> {
     return checked(
       () => nameList(workerIds, 'workerIds', LIMITS.maxBatch),
-      (ids) => (ids.length === 0 ? Promise.resolve(0) : this.write((c) => attempts.recoverInterrupted(c, ids, aliveUntil))),
+      (ids) => (ids.length === 0 ? Promise.resolve(0) : this.write((c) => attempts.recoverInterrupted(c, ids, aliveUntil, farDaemon))),
     );
   }
 

@@ -13,13 +13,16 @@
  *
  * Linux only: without /proc nothing is found and recovery goes on as before.
  */
-import { findJobProcesses, stopJobProcesses, type JobProcess } from '../../shared/client/jobProcesses';
+import { findJobProcesses, findWorkerProcesses, stopJobProcesses, type JobProcess } from '../../shared/client/jobProcesses';
 
 /** A process a shell job left running. */
 export type Leftover = JobProcess;
 
 /** The running processes whose environment says they belong to one of `jobIds`. */
 export const findLeftovers: (jobIds: ReadonlySet<string>) => Leftover[] = findJobProcesses;
+
+/** The running processes of jobs the workers `workerIds` started (their SPOOL_WORKER_ID), whichever job. */
+export const findWorkerLeftovers: (workerIds: ReadonlySet<string>) => Leftover[] = findWorkerProcesses;
 
 /**
  * Stops the leftovers' process groups (and each leftover itself, should it have left its group):

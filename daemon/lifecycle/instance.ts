@@ -8,7 +8,9 @@
  * predecessor left "running". A predecessor is dead when it stopped cleanly, or when it ran on
  * this host and its pid is not alive, or is alive but started at another time (the pid was
  * reused). A daemon alive by those tests is never touched: its jobs are its own. Daemons on
- * another host are left alone (their pids mean nothing here).
+ * another host are left alone (their pids mean nothing here): when the leader recovers the jobs
+ * of one taken for dead, each interrupted run says that what it started may still run on that
+ * host, and a daemon starting there again stops those processes (stopHostLeftovers).
  *
  * On a store several daemons share (PostgreSQL), recovering other daemons' jobs is maintenance:
  * only the leader does it (./leadership.ts), again and again while it leads, not once at start.
@@ -27,7 +29,7 @@ import * as os from 'node:os';
 import { processExists } from '../../shared/client/processes';
 import type { DaemonInstance } from '../engine/api';
 import type { Engine } from '../engine/engine';
-import { findLeftovers, stopLeftovers } from '../executors/leftovers';
+import { findLeftovers, findWorkerLeftovers, stopLeftovers, type Leftover } from '../executors/leftovers';
 import { stopLeftoverCgroups } from '../executors/cgroups';
 import type { Logger } from './logger';
 
@@ -124,7 +126,46 @@ export class DaemonInstanceRecord {
    */
   async start(killGraceMs: number): Promise<Recovery> {
     await this.register();
-    return this.recover(killGraceMs, !this.shared);
+    const recovery = await this.recover(killGraceMs, !this.shared);
+    await this.stopHostLeftovers(killGraceMs);
+    return recovery;
+  }
+
+  /**
+   * At start: the processes that shell jobs of daemons once on this host still run, although
+   * those jobs were recovered meanwhile (by the daemon leading maintenance on another host, which
+   * could not stop them from there, and said so in each interrupted run). They are found by the
+   * dead executors' worker id in their environment (SPOOL_WORKER_ID): this daemon's own from
+   * its previous life, and every built-in executor recorded on this host whose daemon is not
+   * alive. Only jobs of this store are touched; a job's cgroup only while no live daemon runs it.
+   */
+  private async stopHostLeftovers(killGraceMs: number): Promise<void> {
+    const recorded = (await this.engine.listDaemons()).filter((d) => d.id !== this.id);
+    const live = new Set(recorded.filter((d) => !daemonDead(d, this.host, null)).map((d) => d.executorId));
+    const workers = await this.engine.listWorkers();
+    const gone = new Set([this.executorId]);
+    for (const w of workers) {
+      if (w.type === 'builtin' && w.host === this.host && !live.has(w.id) && (w.pid === null || !processExists(w.pid))) gone.add(w.id);
+    }
+    const found = findWorkerLeftovers(gone);
+    if (found.length === 0) return;
+    const leftovers: Leftover[] = [];
+    const idle = new Set<string>();
+    for (const id of new Set(found.map((l) => l.jobId))) {
+      const job = await this.engine.getJob(id).then((r) => r.job, () => undefined);
+      // Another store's job (another daemon on this host): not this daemon's to stop.
+      if (job === undefined) continue;
+      leftovers.push(...found.filter((l) => l.jobId === id));
+      if (job.state !== 'running' || job.workerId === null || gone.has(job.workerId)) idle.add(id);
+    }
+    if (leftovers.length === 0) return;
+    const stoppedPids = await stopLeftovers(leftovers, killGraceMs);
+    await stopLeftoverCgroups(idle);
+    this.logger.info('Stopped processes that shell jobs of a daemon on this host had left running; their jobs had been recovered by another daemon meanwhile', {
+      jobs: [...new Set(leftovers.map((l) => l.jobId))],
+      pids: leftovers.map((l) => l.pid),
+      ...(stoppedPids.length > 0 ? { killedAfterGrace: stoppedPids } : {}),
+    });
   }
 
   /**
@@ -204,7 +245,9 @@ export class DaemonInstanceRecord {
       });
     }
     let recovered = 0;
-    for (const [executorId, aliveUntil] of groups) recovered += await this.engine.recoverInterrupted([executorId], aliveUntil);
+    // A daemon dead on another host: its runs say where what they started may still run.
+    const far = new Map(dead.filter((d) => d.host !== this.host).map((d) => [d.executorId, { host: d.host, pid: d.pid }] as const));
+    for (const [executorId, aliveUntil] of groups) recovered += await this.engine.recoverInterrupted([executorId], aliveUntil, far.get(executorId));
     for (const d of dead) await this.engine.forgetDaemon(d.id, d.pid);
     for (const w of unrecorded) await this.engine.markWorkerGone(w.id);
     if (dead.length > 0) {

@@ -36,7 +36,7 @@ function ownedOf(arg: unknown): Owned {
 }
 
 /** The jobs files at the roots of the workspace folders that exist. */
-async function rootFiles(): Promise<vscode.Uri[]> {
+export async function rootFiles(): Promise<vscode.Uri[]> {
   const found: vscode.Uri[] = [];
   for (const folder of vscode.workspace.workspaceFolders ?? []) {
     for (const name of FILE_NAMES) {

@@ -25,6 +25,7 @@ const POLL_MS = 50;
 /** After SIGKILL, how long to wait for the kernel to remove them. */
 const KILL_WAIT_MS = 2000;
 const MARKER = `${JOB_ENV.id}=`;
+const WORKER_MARKER = `${JOB_ENV.workerId}=`;
 
 /** The running processes (of any user whose environment this one may read) that belong to one of `jobIds`. */
 export function findJobProcesses(jobIds: ReadonlySet<string>): JobProcess[] {
@@ -32,6 +33,26 @@ export function findJobProcesses(jobIds: ReadonlySet<string>): JobProcess[] {
   const found: JobProcess[] = [];
   for (const pid of processIds()) {
     const process = jobProcess(pid, readOrUndefined(`/proc/${pid}/environ`), jobIds);
+    if (process !== undefined) found.push(process);
+  }
+  return found;
+}
+
+/**
+ * The running processes of jobs that the workers `workerIds` started (`SPOOL_WORKER_ID` in their
+ * environment), whichever job: a daemon starting on a host finds so what the daemons that ran
+ * there before it left, including jobs another daemon has since recovered and runs again under
+ * its own id.
+ */
+export function findWorkerProcesses(workerIds: ReadonlySet<string>): JobProcess[] {
+  if (workerIds.size === 0) return [];
+  const found: JobProcess[] = [];
+  for (const pid of processIds()) {
+    const environ = readOrUndefined(`/proc/${pid}/environ`);
+    const workerId = environ === undefined ? undefined : variableOf(environ, WORKER_MARKER);
+    if (workerId === undefined || !workerIds.has(workerId)) continue;
+    const jobId = environ === undefined ? undefined : jobOf(environ);
+    const process = jobId === undefined ? undefined : jobProcess(pid, environ, new Set([jobId]));
     if (process !== undefined) found.push(process);
   }
   return found;
@@ -126,8 +147,12 @@ function readOrUndefined(file: string): string | undefined {
 }
 
 function jobOf(environ: string): string | undefined {
+  return variableOf(environ, MARKER);
+}
+
+function variableOf(environ: string, marker: string): string | undefined {
   for (const variable of environ.split('\0')) {
-    if (variable.startsWith(MARKER)) return variable.slice(MARKER.length);
+    if (variable.startsWith(marker)) return variable.slice(marker.length);
   }
   return undefined;
 }

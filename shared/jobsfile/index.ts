@@ -45,5 +45,6 @@ export {
   type WorkflowState,
 } from './plan';
 export { planHash } from './planHash';
+export { ownedChangeNote, type OwnedObject } from './owned';
 export { PLAIN, planText, type PlanPaint, type PlanTextOptions } from './planText';
 export { jobsFileSchema, type JsonSchema } from './schema';

@@ -3,7 +3,8 @@
  * applied with `spool apply --yes` (the CLI as a process), a queue is also made by hand, and
  * host/owned.ts checks that the Queues and Schedules views mark what the file owns and that
  * Reveal in spool.jsonc opens the file at the object's name, and offers nothing on the hand-made
- * queue. The first test does the same as a user, from the Queues view's context menu.
+ * queue. The first test does the same as a user, from the Queues view's context menu, and pauses
+ * the owned queue there: a warning says the next `spool apply` undoes it, naming the file.
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -93,6 +94,21 @@ test('a user right-clicks the owned queue, chooses Reveal in spool.jsonc, and th
     await contextMenu(page, rowAt(page, 1, 'elsewhere '), 'Reveal in spool.jsonc');
     await page.locator('.notifications-toasts .notification-list-item', { hasText: 'No spool.jsonc in this workspace declares project e2e-other.' }).first().waitFor({ timeout: 30_000 });
     await screenshot(page, 'owned-reveal-elsewhere.png');
+
+    // Pausing the owned queue from the view warns, in the CLI's words, that the next apply of
+    // the workspace's file undoes it; the hand-made queue pauses without a word.
+    await contextMenu(page, rowAt(page, 1, 'mail '), 'Pause Queue');
+    const warning = 'Queue "mail" is declared in spool.jsonc (project "e2e-owned"): the next `spool apply` puts the file\'s values back. Change it in the file to keep the change.';
+    await page.locator('.notifications-toasts .notification-list-item', { hasText: warning }).first().waitFor({ timeout: 30_000 });
+    await screenshot(page, 'owned-pause-warning.png');
+    await contextMenu(page, rowAt(page, 1, 'by-hand '), 'Pause Queue');
+    await waitFor('the hand-made queue to be paused', async () => (await (await daemon.client()).call('queues.get', { name: 'by-hand' })).queue.paused, { timeoutMs: 30_000 });
+    assert.equal(await page.locator('.notifications-toasts .notification-list-item', { hasText: 'Queue "by-hand"' }).count(), 0);
+    await waitFor('the owned queue\'s row to show it paused', async () => ((await rowAt(page, 1, 'mail ').getAttribute('aria-label')) ?? '').includes('paused'), { timeoutMs: 30_000 });
+    await contextMenu(page, rowAt(page, 1, 'mail '), 'Resume Queue');
+    await waitFor('the owned queue to run again', async () => !(await (await daemon.client()).call('queues.get', { name: 'mail' })).queue.paused, { timeoutMs: 30_000 });
+    // Both active again, as host/owned.ts expects them.
+    await (await daemon.client()).call('queues.resume', { name: 'by-hand' });
   } catch (error) {
     await screenshot(page, 'failed-owned-reveal.png').catch(() => undefined);
     throw error;

@@ -96,9 +96,12 @@ test('with 100,000 jobs in a queue, a text filter shows its match in under 1 s',
   const runs = [await timeFilter(42_421), await timeFilter(77_777), await timeFilter(99_998)];
   assert.equal(await ariaLabel(rowAt(page, 1, 'big ')), 'big 1 matching');
   await screenshot(page, 'perf-filter-100k.png');
-  // An empty filter clears it, for the test that follows.
+  // An empty filter clears it, for the test that follows. The tree is redrawn afterwards, with
+  // rows of new ids (the filtered ones are gone): wait for the unfiltered `big` row, so the next
+  // test acts on the tree as it stays and not on a filtered row about to be replaced.
   await runCommand(page, 'Spool: Filter Jobs…');
   await answer(page, '', { expect: 'state:dead kind:shell' });
+  await waitFor('the tree without the filter', async () => (await ariaLabel(rowAt(page, 1, 'big '))) === 'big 100000 queued', { timeoutMs: 15_000 });
   const filterMs = runs.sort((a, b) => a - b)[1] ?? Infinity;
   console.log(`filter 100,000 jobs: ${filterMs} ms (median of 3: ${runs.join(', ')})`);
   assert.ok(filterMs < 1000, `the filter took ${filterMs} ms`);
@@ -139,12 +142,11 @@ function webviewBootstrapTimer(target: Page): { take(): number; dispose(): void 
   };
 }
 
-// Skipped: in the last two full runs the 'pages' queue row was not found in the Queues view after
-// the filter test (30 s timeout); not yet explained. See the closing note of this stop.
-test.skip('a job page with 50 runs and 10,000 output lines opens in under 500 ms', async () => {
+test('a job page with 50 runs and 10,000 output lines opens in under 500 ms', async () => {
   const title = 'pages › suite {"suite":"integration"}';
-  // The queues above keep their groups open from the test before; the first Dead group is then
-  // pages' once they are closed.
+  // `big` is open from the first test, with its Queued group's page of 50 jobs: the tree draws
+  // only the rows in sight, so `pages` has no row until `big` is closed. The first Dead group is
+  // then pages'.
   await collapse(rowAt(page, 1, 'big '));
   await expand(rowAt(page, 1, 'pages '));
   await expand(rowAt(page, 2, 'Dead '));

@@ -99,7 +99,7 @@ uiTest('empty state groups are hidden; descriptions put the state first; rows re
   const dead = row(page, /report: \{"month":"2026-01"/);
   await dead.waitFor({ timeout: 15_000 });
   // The accessible label is what the row shows and the job's state; the description starts with the error.
-  assert.match(await ariaLabel(dead), /^report: \{"month":"2026-01","doomed":true\}, dead, the report template is missing · \d+s ago · attempt 1\/3$/);
+  assert.match(await ariaLabel(dead), /^report: \{"month":"2026-01","doomed":true\}, dead, the report template is missing · \d+[sm] ago · attempt 1\/3$/);
   const running = row(page, /sleep 600/);
   assert.match(await ariaLabel(running), /^sleep 600, running, running \d+(s|m\d*s?) · attempt 1\/3$/);
   assert.match((await running.locator('.label-description').textContent()) ?? '', /^running \d+/);
@@ -158,10 +158,17 @@ uiTest('the filter narrows the tree to its matches, expanded, says so in the mes
 });
 
 uiTest('a filter without matches says so, with a link that clears it', async () => {
+  // First a filter that matches, as a user narrows a search: the view shows its message...
+  await runCommand(page, 'Spool: Filter Jobs…');
+  await answer(page, 'template', { expect: 'state:dead kind:shell' });
+  await waitFor('the message to say what is filtered', async () => (await viewMessage()).startsWith('Filtered ("template")'), { timeoutMs: 15_000 });
+  // ...then one that matches nothing: VS Code shows a view's welcome text (with the link) only
+  // while the view has no message, so the message must go.
   await runCommand(page, 'Spool: Filter Jobs…');
   await answer(page, 'no-such-text-anywhere', { expect: 'state:dead kind:shell' });
   const link = queuesPane(page).locator('.welcome-view-content a, .welcome-view-content .monaco-button', { hasText: 'Clear Job Filter' }).first();
   await link.waitFor({ timeout: 15_000 });
+  assert.match(((await queuesPane(page).locator('.welcome-view-content').first().textContent()) ?? '').replace(/\s+/g, ' '), /No jobs match the filter\./);
   await link.click();
   await rowAt(page, 1, 'misc ').waitFor({ timeout: 15_000 });
 });

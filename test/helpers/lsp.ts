@@ -86,7 +86,8 @@ export async function startLsp(options: { env?: NodeJS.ProcessEnv; command?: str
       waitFor(`diagnostics of ${uri}${version !== undefined ? ` version ${version}` : ''}`, () => {
         const d = diagnostics.get(uri);
         return d !== undefined && (version === undefined || d.version === version) && accept(d.diagnostics) ? d.diagnostics : undefined;
-      }),
+        // A minute: a 5 MB file is parsed and checked in seconds alone, many times that on a loaded machine.
+      }, 60_000),
     async close() {
       const exited = new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve())));
       try {

@@ -99,7 +99,7 @@ test('interrupted (SIGINT to the bench process alone), it ends its daemons and c
       }
     }
     return undefined;
-  });
+  }, 60_000);
   assert.notDeepEqual(processesUnder(run.tmp), [], `a daemon runs on ${socket}`);
   run.child.kill('SIGINT');
   assert.equal(await run.exited, 130, run.output());

@@ -620,6 +620,44 @@ describe('workers and stats', () => {
   });
 });
 
+describe('a due job no worker takes', () => {
+  test('jobs, job and queues say no worker takes its kind, and a lapsed lease reads "was due", not "next attempt 2s ago"', async () => {
+    // A worker of kind resize claims a job on 1 s lease and goes away without a word: the lease
+    // lapses, the job retries after 1 s, and nothing takes it again.
+    const worker = await daemon.client();
+    const { job: lapsed } = await worker.call('jobs.enqueue', { queue: 'cli-images', kind: 'resize', payload: { n: 1 }, timeoutMs: 1000, maxAttempts: 3, backoff: { strategy: 'fixed', baseMs: 1000, jitter: 0 } });
+    const [claimed] = (await worker.call('jobs.claim', { workerId: 'cli-resizer', queues: ['cli-images'], kinds: ['resize'] })).jobs;
+    assert.equal(claimed?.id, lapsed.id);
+    worker.close();
+    const { job: queued } = await (await daemon.client()).call('jobs.enqueue', { queue: 'cli-images', kind: 'resize', payload: { n: 2 } });
+    const client = await daemon.client();
+    await waitFor('the lapsed job to be due again, a second past', async () => {
+      const { job } = await client.call('jobs.get', { id: lapsed.id });
+      return job.state === 'retrying' && job.runAt < Date.now() - 1500;
+    });
+    // (A worker gone with its connection may be listed with when it was last seen, or not at all.)
+    const noWorker = /no worker takes kind resize on queue cli-images( \(the last one was seen (\d+s ago|just now)\))?$/;
+
+    const jobs = await spool(['jobs', '--queue', 'cli-images']);
+    assert.equal(jobs.code, 0, jobs.stderr);
+    const lapsedRow = jobs.stdout.split('\n').find((l) => l.startsWith(lapsed.id)) ?? '';
+    assert.match(lapsedRow, /next attempt was due \d+s ago · attempt 1\/3 · /);
+    assert.match(lapsedRow, noWorker);
+    assert.match(jobs.stdout.split('\n').find((l) => l.startsWith(queued.id)) ?? '', new RegExp(`queued \\d+s ago · attempt 0/3 · ${noWorker.source}`));
+
+    const one = await spool(['job', lapsed.id]);
+    assert.equal(one.code, 0, one.stderr);
+    assert.match(one.stdout, /^why: +Attempt 1 failed: .+ Next attempt was due \d+s ago\. Waiting: no worker takes kind resize on queue cli-images( \(the last one was seen .+\))?\.$/m);
+    assert.match((await spool(['job', queued.id])).stdout, /^why: +Waiting: no worker takes kind resize on queue cli-images( \(the last one was seen .+\))?\.$/m);
+
+    const queues = await spool(['queues']);
+    assert.equal(queues.code, 0, queues.stderr);
+    assert.match(queues.stderr, /^cli-images: due jobs wait: no worker takes kind resize on queue cli-images( \(the last one was seen .+\))?\.$/m);
+    // A queue whose jobs the daemon's own executors run says nothing of the kind.
+    assert.doesNotMatch(queues.stderr, /kind shell/);
+  });
+});
+
 describe('rpc', () => {
   test('prints the result as JSON; an error prints the error object and exits 1', async () => {
     const ok = await spool(['rpc', 'queues.get', '{"name":"cli-stats"}']);
@@ -715,7 +753,8 @@ describe('completion and help', () => {
         // spool on the PATH, as installed, for the live names.
         const env = { PATH: `${path.join(ROOT, 'bin')}:${process.env['PATH'] ?? ''}`, HOME: home, ZDOTDIR: home, SPOOL_SOCKET: daemon.socketPath };
         await spool(['enqueue', 'cli-comp-alpha', '--kind', 'later', '--delay', '1h']);
-        const run = spawnSync('zsh', ['-f'], { input: script, env, timeout: 20_000 });
+        // Each completion asks the daemon through `spool`: a minute, for a loaded machine.
+        const run = spawnSync('zsh', ['-f'], { input: script, env, timeout: 60_000 });
         assert.equal(run.status, 0, run.stderr.toString());
         assert.equal(run.stderr.toString(), '');
         const [registered, schedule, states, methods, queues] = run.stdout.toString().trim().split('\n');

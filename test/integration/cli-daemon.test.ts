@@ -171,23 +171,28 @@ test('spool daemon --kill-after sets how long a stopped shell job gets between S
     return parseJson<T>(r.stdout);
   };
   const pidFile = path.join(dir, 'shell.pid');
-  // A shell that ignores SIGTERM: only SIGKILL, after the grace period, ends it.
+  const termFile = path.join(dir, 'shell.term');
+  // A shell that survives SIGTERM (noting when it came, in ms): only SIGKILL, after the grace
+  // period, ends it.
   const { job } = await rpc<{ job: { id: string } }>('jobs.enqueue', {
     queue: 'kg',
     kind: 'shell',
     timeoutMs: 120_000,
-    payload: { command: `trap '' TERM; echo $$ > ${pidFile}; while :; do sleep 0.1; done` },
+    payload: { command: `trap 'date +%s%3N > ${termFile}' TERM; echo $$ > ${pidFile}; while :; do sleep 0.1; done` },
   });
   await waitFor('the shell to start', () => fs.existsSync(pidFile) && fs.readFileSync(pidFile, 'utf8').trim() !== '', 30_000);
-  const cancelledAt = Date.now();
+  const shellPid = Number(fs.readFileSync(pidFile, 'utf8').trim());
   await rpc('jobs.cancel', { id: job.id });
-  const done = await waitFor('the job to end', async () => {
-    const { job: now } = await rpc<{ job: { state: string; finishedAt: number | null } }>('jobs.get', { id: job.id });
-    return now.state === 'cancelled' ? now : undefined;
-  }, 30_000);
-  const took = (done.finishedAt ?? 0) - cancelledAt;
+  // From the SIGTERM the shell noted to its death, on the machine's one clock: the daemon's
+  // timing alone, without the CLI processes the cancel and the polls go through (seconds on a
+  // loaded machine).
+  const termAt = await waitFor('the shell to note the SIGTERM', () => fs.existsSync(termFile) && Number(fs.readFileSync(termFile, 'utf8').trim()), 30_000);
+  await waitFor('the shell to die', () => !processAlive(shellPid), 30_000);
+  const took = Date.now() - termAt;
   // Not before the 1 s asked for, and well before the 5 s default.
-  assert.ok(took >= 950 && took < 3500, `ended ${took} ms after the cancel`);
+  // (The shell notes the SIGTERM once its sleep has ended: a little late, under load more.)
+  assert.ok(took >= 700 && took < 4000, `killed ${took} ms after the SIGTERM`);
+  await waitFor('the job to end cancelled', async () => (await rpc<{ job: { state: string } }>('jobs.get', { id: job.id })).job.state === 'cancelled', 30_000);
 
   // A stop waits for running jobs (the grace period, then the kill grace): it says why it waits.
   const stubborn = path.join(dir, 'stubborn.pid');

@@ -29,7 +29,8 @@ describe('shell job resource limits', () => {
     return waitFor(`job ${job.id} to finish`, async () => {
       const j = (await client.call('jobs.get', { id: job.id })).job;
       return ['completed', 'dead', 'cancelled'].includes(j.state) ? j : undefined;
-    });
+      // As long as the job's own timeout: a gigabyte allocated on a loaded machine takes a while.
+    }, 60_000);
   }
 
   test('a command allocating past its memory limit fails with "Killed: memory limit …" in its run', async () => {

@@ -4,10 +4,15 @@
  * process stopped first, the job run again with its attempt given back) without waiting for the
  * lease; and a daemon on another host, known only by its heartbeat, keeps its job for as long as
  * it beats, however long that is, and loses it only once its heartbeat has gone silent, even
- * after an outage of the database longer than a heartbeat may be silent.
+ * after an outage of the database longer than a heartbeat may be silent. A shell job of a daemon
+ * dead on another host: its interrupted run says its process may still run there, and a daemon
+ * starting on that host again stops what such jobs left (hosts are simulated by the rows a
+ * daemon records: another host's daemon and executor, or a dead executor of this host).
  */
 import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import pg from 'pg';
@@ -18,8 +23,8 @@ failOnDriverWarnings();
 
 const daemons = daemonsStoppedAfter();
 
-async function daemonOn(url: string): Promise<TestDaemon> {
-  const d = await startDaemon({ args: ['--store', url, '--grace', '0', '--kill-after', '500ms'] });
+async function daemonOn(url: string, extra: string[] = []): Promise<TestDaemon> {
+  const d = await startDaemon({ args: ['--store', url, '--grace', '0', '--kill-after', '500ms', ...extra] });
   daemons.push(d);
   return d;
 }
@@ -218,4 +223,82 @@ test('after PostgreSQL was down longer than a heartbeat may be silent, the leade
     return renewals.size >= 10;
   }, 60_000);
   assert.doesNotMatch(b.log(), /Recovered what daemons that stopped or died/);
+});
+
+test('a shell job of a daemon dead on another host: its run says the process may still be running there, under that daemon\'s pid', async (t) => {
+  const url = await (await sharedPostgres()).database();
+  const sql = await sqlClient(url);
+  t.after(() => sql.end());
+  // One executor slot, kept busy: the leader's own executor takes no shell job from the test.
+  const b = await daemonOn(url, ['--max-executors', '1']);
+  const onB = await b.client();
+  const { job: busy } = await onB.call('jobs.enqueue', { queue: 'busy', kind: 'shell', payload: { command: 'exec sleep 300' }, timeoutMs: 600_000 });
+  await waitFor('the leader\'s executor to be busy', async () => (await jobRow(sql, busy.id)).state === 'running', 15_000);
+  const executor = 'builtin:build-box-4:0123456789ab';
+  await sql.query(
+    `INSERT INTO daemons (id, host, pid, process_start, socket, executor_id, started_at, heartbeat_at, stopped_at)
+     VALUES ('far-shell-daemon', 'build-box-4', 4242, NULL, '/run/spool/spool.sock', $1, $2, $2, NULL)`,
+    [executor, Date.now()],
+  );
+  // Its executor runs a shell job. Built-in kinds are claimed only by a daemon's own executors,
+  // never over the socket: the test claims the job under another kind, then records it as the
+  // shell job that executor would have claimed.
+  const { job } = await onB.call('jobs.enqueue', { queue: 'far-shell', kind: 'far-build', payload: { command: 'exit 0' }, timeoutMs: 600_000 });
+  const { jobs } = await onB.call('jobs.claim', { workerId: executor, queues: ['far-shell'], kinds: ['far-build'] });
+  assert.equal(jobs[0]?.id, job.id);
+  await sql.query(`UPDATE jobs SET kind = 'shell' WHERE id = $1`, [job.id]);
+  // It never beats: dead once its heartbeat has been silent for 10 s, recovered at the next pass.
+  await waitFor('the silent daemon\'s shell job to be recovered', async () => (await jobRow(sql, job.id)).state !== 'running', 40_000);
+  const { runs } = await onB.call('jobs.get', { id: job.id });
+  const run = runs.find((r) => r.outcome === 'interrupted');
+  assert.ok(run, JSON.stringify(runs));
+  assert.equal(
+    run.error,
+    'the daemon on host build-box-4 (pid 4242) stopped answering while the job ran; its process may still be running on host build-box-4, under that daemon (pid 4242), until a daemon starts there again and stops it',
+  );
+  const output = await onB.call('jobs.output', { id: job.id });
+  assert.ok(output.lines.some((l) => l.text.includes('its process may still be running on host build-box-4')), JSON.stringify(output.lines));
+});
+
+test('a daemon starting on a host stops what shell jobs of a dead daemon there left running after another daemon recovered them; another store\'s jobs are left alone', async (t) => {
+  const url = await (await sharedPostgres()).database();
+  const sql = await sqlClient(url);
+  t.after(() => sql.end());
+  // The job, recovered meanwhile by a daemon elsewhere: retrying here, nobody runs it.
+  const first = await daemonOn(url);
+  const { job } = await (await first.client()).call('jobs.enqueue', { queue: 'gone-host', kind: 'resize' });
+  await first.stop();
+  // The executor of a daemon that ran on this host and is dead (its pid has exited).
+  const deadPid = spawnSync('true').pid;
+  assert.ok(deadPid);
+  const executor = 'builtin:this-host-before:feedfacefeed';
+  await sql.query(
+    `INSERT INTO workers (id, type, name, host, pid, started_at, last_heartbeat_at, alive) VALUES ($1, 'builtin', 'built-in executors', $2, $3, $4, $4, 0)`,
+    [executor, os.hostname(), deadPid, Date.now() - 60_000],
+  );
+  // What its shell job left: a process group of its own, carrying the job's and the executor's ids;
+  // and one of another store's job (an id this database does not know) under the same executor id.
+  const leftover = (jobId: string): number => {
+    const child = spawn('sh', ['-c', 'sleep 300 & wait'], { detached: true, stdio: 'ignore', env: { ...process.env, SPOOL_JOB_ID: jobId, SPOOL_WORKER_ID: executor } });
+    child.unref();
+    assert.ok(child.pid);
+    return child.pid;
+  };
+  const left = leftover(job.id);
+  const otherStore = leftover('0193ffff-ffff-7fff-bfff-ffffffffffff');
+  t.after(() => {
+    for (const pid of [left, otherStore]) {
+      try {
+        process.kill(-pid, 'SIGKILL');
+      } catch {
+        // Gone already.
+      }
+    }
+  });
+  await waitFor('the leftovers to run', () => running(left) && running(otherStore), 10_000);
+
+  const back = await daemonOn(url);
+  await waitFor('the leftover to be stopped', () => !running(left), 15_000);
+  assert.match(back.log(), new RegExp(`Stopped processes that shell jobs of a daemon on this host had left running; their jobs had been recovered by another daemon meanwhile.*${job.id}`));
+  assert.equal(running(otherStore), true, 'another store\'s job is not this daemon\'s to stop');
 });

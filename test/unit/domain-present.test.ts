@@ -23,6 +23,7 @@ import {
   shownState,
   stateSentence,
   noWorkerText,
+  dueNoWorkerText,
   waitingSentence,
   typoLimit,
   wallClockDiffers,
@@ -186,4 +187,20 @@ test('a due queued job says why it waits: paused, no worker for its kind, concur
   assert.equal(noWorkerText(resize, undefined, NOW), null);
   // The daemon's own executors are there as long as it answers.
   assert.equal(noWorkerText({ queue: 'images', kind: 'shell' }, [shell], NOW), null);
+});
+
+test('a retrying job past its next attempt\'s time says the attempt was due, not that it was made, and why it waits', () => {
+  // A job whose lease expired 21 minutes ago, and no worker for its kind since.
+  const lapsed = job({ queue: 'images', kind: 'resize', state: 'retrying', attempts: 1, maxAttempts: 3, runAt: NOW - 21 * 60_000, lastError: 'The lease expired.' });
+  const gone = { type: 'remote' as const, queues: [], kinds: ['resize'], alive: false, lastHeartbeatAt: NOW - 22 * 60_000 };
+  assert.equal(jobReason(lapsed, NOW), 'next attempt was due 21m ago · attempt 1/3 · The lease expired.');
+  assert.equal(dueNoWorkerText(lapsed, [gone], NOW), 'no worker takes kind resize on queue images (the last one was seen 22m ago)');
+  assert.equal(
+    stateSentence(lapsed, [run({ outcome: 'failed' })], NOW, { workers: [gone] }),
+    'Attempt 1 failed: The lease expired. Next attempt was due 21m ago. Waiting: no worker takes kind resize on queue images (the last one was seen 22m ago).',
+  );
+  // Not due yet, or not waiting at all: nothing to add.
+  assert.equal(dueNoWorkerText({ ...lapsed, runAt: NOW + 30_000 }, [gone], NOW), null);
+  assert.equal(dueNoWorkerText({ ...lapsed, state: 'running' }, [gone], NOW), null);
+  assert.equal(dueNoWorkerText(job({ queue: 'images', kind: 'resize' }), [gone], NOW), 'no worker takes kind resize on queue images (the last one was seen 22m ago)');
 });

@@ -254,15 +254,32 @@ export function* release(c: OpContext, input: ReleaseInput): Op<Job> {
  * ran (the claim, a heartbeat, a progress report, an output line) and `aliveUntil`, the
  * daemon's own last heartbeat when it is known; never later than now.
  */
-export function* recoverInterrupted(c: OpContext, workerIds: readonly string[], aliveUntil: number | undefined): Op<number> {
+export function* recoverInterrupted(c: OpContext, workerIds: readonly string[], aliveUntil: number | undefined, farDaemon?: FarDaemon): Op<number> {
   const now = c.now();
   let recovered = 0;
   for (const job of yield* sql('jobRunningForUpdate', workerIds)) {
     const lastOutputAt = yield* sql('outputLastAt', job.id);
     const known = Math.max(job.startedAt ?? job.updatedAt, job.updatedAt, lastOutputAt ?? 0, aliveUntil ?? 0);
-    if (yield* interrupt(c, job, 'the daemon stopped while the job ran', Math.min(known, now))) recovered += 1;
+    if (yield* interrupt(c, job, farDaemon === undefined ? 'the daemon stopped while the job ran' : farReason(job, farDaemon), Math.min(known, now))) recovered += 1;
   }
   return recovered;
+}
+
+/** A daemon taken for dead on another host than the one recovering its jobs: where it ran, and its pid there. */
+export interface FarDaemon {
+  host: string;
+  pid: number;
+}
+
+/**
+ * Why a job of a daemon dead on another host was interrupted. Its processes there cannot be
+ * stopped from here: a shell job's may still run, and the run says where, for whoever looks at
+ * the job, until a daemon starting on that host stops them (lifecycle/instance.ts).
+ */
+function farReason(job: Job, far: FarDaemon): string {
+  const stopped = `the daemon on host ${far.host} (pid ${far.pid}) stopped answering while the job ran`;
+  if (job.kind !== 'shell') return stopped;
+  return `${stopped}; its process may still be running on host ${far.host}, under that daemon (pid ${far.pid}), until a daemon starts there again and stops it`;
 }
 
 /** Ids of the jobs running under these workers: what recoverInterrupted would recover. */

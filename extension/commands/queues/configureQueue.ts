@@ -11,6 +11,7 @@ import type { ConfigureQueueParams } from '../../../shared/protocol';
 import type { Queue, RateLimit } from '../../../shared/protocol/types';
 import { command } from '../command';
 import { queueTarget } from '../targets';
+import { warnIfOwned } from '../../ownedWarning';
 
 /**
  * The rate limit typed in the input box, in the syntax the CLI and the jobs file share
@@ -84,6 +85,7 @@ export const configureQueue = command('spool.queues.configure', async (ctx, arg)
   });
   ctx.queues.refresher.now();
   void vscode.window.setStatusBarMessage(`Spool: ${configuredText(queue)}`, 5000);
+  void warnIfOwned('queue', name, queue.owner, 'changed');
   return queue;
 });
 

@@ -6,6 +6,7 @@
 import * as vscode from 'vscode';
 import { command } from '../command';
 import { queueTarget } from '../targets';
+import { warnIfOwned } from '../../ownedWarning';
 
 export const deleteQueue = command('spool.queues.delete', async (ctx, arg, options) => {
   const name = await queueTarget(ctx, arg, 'Delete which queue?');
@@ -25,5 +26,6 @@ export const deleteQueue = command('spool.queues.delete', async (ctx, arg, optio
   const result = await client.call('queues.delete', { name, force: true });
   void vscode.window.setStatusBarMessage(`Spool: deleted queue ${name} and ${result.deleted} job${result.deleted === 1 ? '' : 's'}.`, 4000);
   ctx.queues.refresher.now();
+  void warnIfOwned('queue', name, queue.owner, 'deleted');
   return result;
 });

@@ -5,6 +5,7 @@
 import { assertMayEnqueue } from '../../trust';
 import { command } from '../command';
 import { scheduleTarget } from '../targets';
+import { warnIfOwned } from '../../ownedWarning';
 
 export const enableSchedule = command('spool.schedules.enable', async (ctx, arg) => {
   const name = await scheduleTarget(ctx, arg);
@@ -13,5 +14,6 @@ export const enableSchedule = command('spool.schedules.enable', async (ctx, arg)
   assertMayEnqueue((await client.call('schedules.get', { name })).schedule.job.kind);
   const { schedule } = await client.call('schedules.enable', { name });
   ctx.schedules.refresher.now();
+  void warnIfOwned('schedule', name, schedule.owner, 'changed');
   return schedule;
 });

@@ -12,7 +12,7 @@
 import * as vscode from 'vscode';
 import type { JobOrder, ListJobsParams } from '../../../shared/protocol';
 import type { Job, Queue, Worker } from '../../../shared/protocol/types';
-import { noWorkerText } from '../../../shared/domain/present';
+import { dueNoWorkerText } from '../../../shared/domain/present';
 import type { DaemonConnection } from '../../daemon/connection';
 import { readSettings } from '../../settings';
 import { Refresher } from '../refresher';
@@ -144,7 +144,7 @@ export class QueuesProvider implements vscode.TreeDataProvider<QueueTreeNode>, v
         return groupItem(node);
       case 'job': {
         const now = Date.now();
-        return jobItem(node, now, node.group === 'queued' ? noWorkerText(node.job, this.workers, now) : null);
+        return jobItem(node, now, node.group === 'queued' || node.group === 'retrying' ? dueNoWorkerText(node.job, this.workers, now) : null);
       }
       case 'loadMore':
         return loadMoreItem(node);
@@ -224,11 +224,15 @@ export class QueuesProvider implements vscode.TreeDataProvider<QueueTreeNode>, v
       return;
     }
     const total = sumCounts(shown.flatMap((q) => groupsToShow(this.countsOf(q), this.filterValue, false).map((g) => this.countsOf(q)[g])));
+    // Nothing matches: no message, so the view shows its welcome text ("No jobs match the
+    // filter." with a Clear Job Filter link); VS Code hides that text while a message is set.
+    // The view's description still names the filter.
+    if (total.count === 0) {
+      this.view.message = undefined;
+      return;
+    }
     const jobs = `${countText(total)} matching job${total.count === 1 && !total.more ? '' : 's'}`;
-    this.view.message =
-      total.count === 0
-        ? `No jobs match the filter (${words}).`
-        : `Filtered (${words}): ${jobs} in ${shown.length} queue${shown.length === 1 ? '' : 's'}. Clear Job Filter, in the title bar, shows all.`;
+    this.view.message = `Filtered (${words}): ${jobs} in ${shown.length} queue${shown.length === 1 ? '' : 's'}. Clear Job Filter, in the title bar, shows all.`;
   }
 
   /**

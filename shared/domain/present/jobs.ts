@@ -43,9 +43,13 @@ export function startsText(runAt: number, now: number): string {
   return `starts ${relativeTime(runAt, now)}`;
 }
 
-/** When a retrying job is tried again: "next attempt in 30s". */
+/**
+ * When a retrying job is tried again: "next attempt in 30s"; once that time has passed and no
+ * worker has taken the job, "next attempt was due 21m ago" ("next attempt 21m ago" read as if an
+ * attempt had been made then).
+ */
 export function nextAttemptText(runAt: number, now: number): string {
-  return `next attempt ${relativeTime(runAt, now)}`;
+  return runAt <= now - 1000 ? `next attempt was due ${relativeTime(runAt, now)}` : `next attempt ${relativeTime(runAt, now)}`;
 }
 
 /**
@@ -138,8 +142,11 @@ export function stateSentence(job: Job, runs: readonly JobRun[], now: number, wa
       const cancel = job.cancelRequested ? ' A cancel was requested; its worker is stopping it.' : '';
       return `Running${worker}, attempt ${job.attempts} of ${job.maxAttempts}.${cancel}`;
     }
-    case 'retrying':
-      return `${sentence(`Attempt ${job.attempts} failed${status ? ` with ${status}` : ''}${error ? `: ${error}` : ''}`)} ${capitalized(nextAttemptText(job.runAt, now))}.`;
+    case 'retrying': {
+      // Overdue: why it has not been tried again, as for a due queued job.
+      const overdue = job.runAt <= now - 1000 ? ` ${waitingSentence(job, waiting, now)}` : '';
+      return `${sentence(`Attempt ${job.attempts} failed${status ? ` with ${status}` : ''}${error ? `: ${error}` : ''}`)} ${capitalized(nextAttemptText(job.runAt, now))}.${overdue}`;
+    }
     case 'dead':
       return `Died after ${job.attempts} attempt${job.attempts === 1 ? '' : 's'}${status ? ` with ${status}` : ''}${error ? `: ${error}` : '.'}`;
     case 'completed':

@@ -38,6 +38,16 @@ export function noWorkerText(job: Pick<Job, 'queue' | 'kind'>, workers: WaitingF
   return `no worker takes kind ${job.kind} on queue ${job.queue}${last === null ? '' : ` (the last one was seen ${relativeTime(last, now)})`}`;
 }
 
+/**
+ * What a job's row or line adds when the job is due (queued, or retrying past its next attempt's
+ * time) and no live worker takes it: noWorkerText's words; null otherwise. The Queues view and
+ * `spool jobs` add it to the job's reason.
+ */
+export function dueNoWorkerText(job: Pick<Job, 'queue' | 'kind' | 'state' | 'runAt'>, workers: WaitingFacts['workers'], now: number): string | null {
+  if ((job.state !== 'queued' && job.state !== 'retrying') || job.runAt > now) return null;
+  return noWorkerText(job, workers, now);
+}
+
 /** The sentence for a due queued job (see the module comment). */
 export function waitingSentence(job: Pick<Job, 'queue' | 'kind' | 'weight'>, facts: WaitingFacts, now: number): string {
   const q = facts.queue;

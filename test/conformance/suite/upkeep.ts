@@ -82,6 +82,18 @@ export function defineUpkeep(store: TestStoreFactory): void {
     assert.equal((await engine.getJob(watched.id)).job.runAt, clock.ms, 'it is due again now');
   });
 
+  test('the runs of a daemon dead on another host name that host and its pid; a shell job\'s say its process may still run there', async (t) => {
+    const { engine } = makeEngine(t, store);
+    const shell = (await engine.enqueue({ queue: 'q', kind: 'shell', payload: { command: 'sleep 100' } })).job;
+    const remote = (await engine.enqueue({ queue: 'q', kind: 'resize' })).job;
+    await engine.claim({ workerId: 'builtin:far:1', builtinKinds: ['shell'] });
+    await engine.claim({ workerId: 'builtin:far:1' });
+    assert.equal(await engine.recoverInterrupted(['builtin:far:1'], undefined, { host: 'far', pid: 4242 }), 2);
+    const error = async (id: string): Promise<string | null | undefined> => (await engine.getJob(id)).runs[0]?.error;
+    assert.equal(await error(shell.id), 'the daemon on host far (pid 4242) stopped answering while the job ran; its process may still be running on host far, under that daemon (pid 4242), until a daemon starts there again and stops it');
+    assert.equal(await error(remote.id), 'the daemon on host far (pid 4242) stopped answering while the job ran');
+  });
+
   test('nextWakeAt is the earliest of a delayed job, a retry, a lease expiry and a schedule, ignoring paused queues', async (t) => {
     const { engine, clock } = makeEngine(t, store);
     assert.equal(await engine.nextWakeAt(), null);

@@ -10,7 +10,9 @@ import { waitFor } from './wait';
 
 export async function openWorkbench(vscode: VsCode): Promise<Page> {
   const page = vscode.browser.page;
-  await page.goto(`${vscode.server.url}/?folder=${encodeURIComponent(vscode.server.workspace)}`);
+  // Waited for until the workbench is drawn, not until the page's load event: on a loaded
+  // machine that took over 30 s, playwright's default for goto, though the workbench came.
+  await page.goto(`${vscode.server.url}/?folder=${encodeURIComponent(vscode.server.workspace)}`, { waitUntil: 'commit', timeout: 60_000 });
   await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
   return page;
 }
