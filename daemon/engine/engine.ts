@@ -59,7 +59,7 @@ import { jobRules } from './rules';
 import { UuidV7, firstIdAt } from '../../shared/domain/uuid';
 import * as v from './validate/jobs';
 import type { BulkInput, EnqueueInput } from './validate/jobs';
-import { integer, jobId, nameList, name as validName } from '../../shared/domain/validate';
+import { integer, jobId, nameList, name as validName, object } from '../../shared/domain/validate';
 import * as vq from './validate/queues';
 import * as vs from './validate/schedules';
 import * as vw from './validate/worker';
@@ -78,6 +78,9 @@ import * as schedules from './ops/schedules';
 import * as tokens from './ops/tokens';
 import * as upkeep from './ops/upkeep';
 import * as workers from './ops/workers';
+import * as workflows from './ops/workflows';
+import * as vwf from '../../shared/domain/rules/workflows';
+import type { Workflow, WorkflowRun, WorkflowRunActionResult, WorkflowRunDetail, WorkflowRunStarted, WorkflowRunsResult } from '../../shared/protocol/workflows';
 import * as claimOps from './ops/claim';
 import * as enqueueOps from './ops/enqueue';
 import { opContext, type OpContext, type Policy } from './ops/context';
@@ -597,6 +600,48 @@ export class Engine {
   }
 
   // ------------------------------------------------------------------------------------------
+  // Workflows
+
+  /** Every workflow held, with its owner and last run. */
+  listWorkflows(params: unknown): Promise<Workflow[]> {
+    return checked(() => object(params, 'params', []), () => this.read(() => workflows.listWorkflows()));
+  }
+
+  /**
+   * Starts a run of a held workflow (or of `definition`), every job in one transaction. `source`
+   * says what started it: `user`, or `schedule NAME`. Rejects with WorkflowNotFound, or
+   * InvalidParams naming the field.
+   */
+  runWorkflow(params: unknown, source = 'user'): Promise<WorkflowRunStarted> {
+    return checked(() => vwf.runParams(params), (input) => this.write((c) => workflows.startRun(c, input, source)));
+  }
+
+  /** Runs newest first, a page at a time. */
+  listWorkflowRuns(params: unknown): Promise<WorkflowRunsResult> {
+    return checked(() => vwf.runsParams(params), (input) => this.read(() => workflows.listRuns(input)));
+  }
+
+  /** One run with its steps and jobs. Rejects with WorkflowRunNotFound. */
+  getWorkflowRun(params: unknown): Promise<WorkflowRunDetail> {
+    return checked(() => vwf.runIdParams(params), (id) => this.read(() => workflows.runDetail(id)));
+  }
+
+  /** One run without its jobs (what `workflows.changed` carries). Rejects with WorkflowRunNotFound. */
+  workflowRun(id: string): Promise<WorkflowRun> {
+    return this.read(() => workflows.getRun(id));
+  }
+
+  /** Cancels every job of the run that has not ended. Rejects with WorkflowRunNotFound. */
+  cancelWorkflowRun(params: unknown): Promise<WorkflowRunActionResult> {
+    return checked(() => vwf.runIdParams(params), (id) => this.write((c) => workflows.cancelRun(c, id)));
+  }
+
+  /** Retries the failed and cancelled part of a run. Rejects with WorkflowRunNotFound. */
+  retryWorkflowRun(params: unknown): Promise<WorkflowRunActionResult> {
+    return checked(() => vwf.runIdParams(params), (id) => this.write((c) => workflows.retryRun(c, id)));
+  }
+
+  // ------------------------------------------------------------------------------------------
   // Stats and upkeep
 
   /** O(queues): read from the maintained counters. */
@@ -673,6 +718,8 @@ export class Engine {
       }
     }
     await this.write((c) => upkeep.pruneHistory(c));
+    // A workflow run's record goes with the last of its jobs: looked for only when jobs went.
+    if (deleted > 0) await this.write((c) => upkeep.pruneWorkflowRuns(c));
     return deleted;
   }
 

@@ -57,6 +57,7 @@ export class ChangeHub {
         runAt: job.runAt,
         ...(deleted ? { deleted: true } : {}),
         cancelRequested: job.cancelRequested,
+        ...(job.workflowRunId !== null ? { workflowRunId: job.workflowRunId } : {}),
         at,
       },
       job,

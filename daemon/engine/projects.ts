@@ -12,6 +12,7 @@ import {
   queueState,
   scheduleState,
   templateState,
+  workflowState,
   type Declaration,
   type DeclaredSchedule,
   type DeclaredTemplate,
@@ -20,6 +21,7 @@ import {
   type QueueSettings,
   type ScheduleState,
   type TemplateState,
+  type WorkflowState,
 } from '../../shared/jobsfile';
 import { ErrorCode, type ApplyProjectResult, type Template } from '../../shared/protocol';
 import { planHash } from '../../shared/jobsfile';
@@ -27,6 +29,8 @@ import type { Schedule } from '../../shared/protocol/types';
 import type { Queue } from '../../shared/protocol/types';
 import type { OverlapPolicy } from '../../shared/jobsfile';
 import type { Ownership, StoredTemplate } from '../storage/statements/projects';
+import type { StoredWorkflow } from '../storage/statements/workflows';
+import { workflowStateOf } from '../../shared/domain/rules/workflows';
 import type { ConfigureInput } from './validate/queues';
 import type { ScheduleInput } from './validate/schedules';
 import * as vd from '../../shared/domain/rules/declaration';
@@ -35,6 +39,7 @@ import * as vd from '../../shared/domain/rules/declaration';
 export interface ProjectObjects {
   queues: Queue[];
   templates: StoredTemplate[];
+  workflows: StoredWorkflow[];
   schedules: Schedule[];
   owned: Ownership[];
 }
@@ -57,6 +62,8 @@ export type ApplyWrite =
   | { type: 'queue'; action: 'delete'; name: string; force: boolean }
   | { type: 'template'; action: 'put'; name: string; queue: string; kind: string; body: string; project: string; applied: string }
   | { type: 'template'; action: 'delete'; name: string }
+  | { type: 'workflow'; action: 'put'; name: string; body: string; project: string; applied: string }
+  | { type: 'workflow'; action: 'delete'; name: string }
   /** `nextRunAt` undefined keeps the stored next fire time (the cron, zone and enabled did not change). */
   | { type: 'schedule'; action: 'put'; schedule: ScheduleDeclared; nextRunAt: number | null | undefined; project: string; applied: string }
   | { type: 'schedule'; action: 'delete'; name: string };
@@ -98,6 +105,11 @@ export function declaredTemplate(stored: StoredTemplate): DeclaredTemplate {
   return { name: stored.name, ...parsed(stored.body, `template "${stored.name}"`, vd.templateStateOf) };
 }
 
+/** A stored workflow as the declaration it was made from. */
+export function declaredWorkflow(stored: StoredWorkflow): WorkflowState & { name: string } {
+  return { name: stored.name, ...parsed(stored.body, `workflow "${stored.name}"`, workflowStateOf) };
+}
+
 /** A stored schedule's last-applied value (a declared schedule without its name). */
 function scheduleApplied(value: unknown, field: string): ScheduleState {
   const withName = typeof value === 'object' && value !== null ? { ...value, name: 'applied' } : value;
@@ -127,6 +139,15 @@ export function liveObjects(objects: ProjectObjects): LiveObject[] {
     if (o !== undefined) {
       live.owner = o.project;
       live.applied = parsed<TemplateState>(o.applied, `applied template "${t.name}"`, vd.templateStateOf);
+    }
+    out.push(live);
+  }
+  for (const w of objects.workflows) {
+    const o = ownership('workflow', w.name);
+    const live: LiveObject = { type: 'workflow', name: w.name, current: parsed(w.body, `workflow "${w.name}"`, workflowStateOf) };
+    if (o !== undefined) {
+      live.owner = o.project;
+      live.applied = parsed<WorkflowState>(o.applied, `applied workflow "${w.name}"`, workflowStateOf);
     }
     out.push(live);
   }
@@ -200,6 +221,11 @@ export function decideApply(input: ApplyInput, objects: ProjectObjects, now: num
     const body = canonicalJson(templateState(t));
     if (!needsWrite('template', t.name, body)) continue;
     writes.push({ type: 'template', action: 'put', name: t.name, queue: t.queue, kind: t.kind, body, project, applied: body });
+  }
+  for (const w of declaration.workflows ?? []) {
+    const body = canonicalJson(workflowState(w));
+    if (!needsWrite('workflow', w.name, body)) continue;
+    writes.push({ type: 'workflow', action: 'put', name: w.name, body, project, applied: body });
   }
   for (const s of declaration.schedules) {
     const applied = canonicalJson(withoutName(s));

@@ -113,7 +113,7 @@ export class Daemon {
     private readonly sqlite: SqliteStore | null = null,
   ) {
     this.logPath = stderrLogFile(options.dbPath);
-    this.events = new EventHub(() => engine.stats(), logger);
+    this.events = new EventHub(() => engine.stats(), logger, (id) => engine.workflowRun(id));
     this.claims = new ClaimWaiters((params) => this.claim(params), logger);
     this.writes = new WriteGroup(engine, options.groupCommit);
     this.pool = new ExecutorPool(

@@ -10,11 +10,14 @@ import { invalidParams } from '../../shared/protocol/errors';
 import { EVENT_TOPICS, type EventTopic, type Notifications, type NotificationName, type Stats, type SubscribeParams } from '../../shared/protocol';
 import type { OutputLine } from '../../shared/protocol/types';
 import type { JobChange } from '../../shared/protocol';
+import type { WorkflowRun } from '../../shared/protocol/workflows';
 import type { Logger } from '../lifecycle/logger';
 import type { RpcConnection } from './connection';
 
 /** At most this many `stats.changed` per second and subscription: ~4/s. */
 export const STATS_INTERVAL_MS = 250;
+/** Changes of one workflow run within this long are sent as one `workflows.changed`. */
+export const WORKFLOW_INTERVAL_MS = 100;
 /** Subscriptions one connection may hold. */
 const MAX_SUBSCRIPTIONS_PER_CONNECTION = 64;
 
@@ -33,10 +36,15 @@ export class EventHub {
   private statsTimer: NodeJS.Timeout | null = null;
   private lastStatsAt = 0;
   private statsDirty = false;
+  /** Runs whose jobs changed since the last `workflows.changed` went out. */
+  private readonly touchedRuns = new Set<string>();
+  private runsTimer: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly readStats: () => Promise<Stats>,
     private readonly logger: Logger,
+    /** A run as it is now, for `workflows.changed`; absent: none is sent. */
+    private readonly readRun?: (id: string) => Promise<WorkflowRun>,
   ) {}
 
   subscribe(connection: RpcConnection, params: SubscribeParams): string {
@@ -97,6 +105,7 @@ export class EventHub {
   jobChanged(change: JobChange): void {
     if (this.subscriptions.size === 0) return;
     this.markStatsDirty();
+    if (change.workflowRunId !== undefined) this.workflowTouched(change.workflowRunId);
     for (const s of this.subscriptions.values()) {
       if (!s.topics.has('jobs') || (s.queues && !s.queues.has(change.queue))) continue;
       this.notify(s, 'jobs.changed', { ...change, subscriptionId: s.id });
@@ -124,6 +133,38 @@ export class EventHub {
     }
   }
 
+  /**
+   * A job of a run changed: its counts (or state) may have. The runs touched within
+   * WORKFLOW_INTERVAL_MS are read once each, after the burst, and sent as they are then.
+   */
+  workflowTouched(id: string): void {
+    if (this.readRun === undefined || ![...this.subscriptions.values()].some((s) => s.topics.has('workflows'))) return;
+    this.touchedRuns.add(id);
+    if (this.runsTimer) return;
+    this.runsTimer = setTimeout(() => this.flushRuns(), WORKFLOW_INTERVAL_MS);
+    this.runsTimer.unref();
+  }
+
+  private flushRuns(): void {
+    this.runsTimer = null;
+    const read = this.readRun;
+    if (read === undefined) return;
+    const ids = [...this.touchedRuns];
+    this.touchedRuns.clear();
+    for (const id of ids) {
+      read(id).then(
+        (run) => {
+          for (const s of this.subscriptions.values()) {
+            if (!s.topics.has('workflows')) continue;
+            this.notify(s, 'workflows.changed', { subscriptionId: s.id, id: run.id, workflow: run.workflow, state: run.state, counts: run.counts, at: Date.now() });
+          }
+        },
+        // A run deleted meanwhile (retention) has nothing left to tell.
+        (error: unknown) => this.logger.debug('Could not read a workflow run for workflows.changed', { id, error }),
+      );
+    }
+  }
+
   /** Output of a job of `queue`, filtered by queue and job id as jobs.changed is. */
   output(jobId: string, queue: string, lines: OutputLine[]): void {
     if (this.subscriptions.size === 0 || lines.length === 0) return;
@@ -147,6 +188,9 @@ export class EventHub {
   close(): void {
     if (this.statsTimer) clearTimeout(this.statsTimer);
     this.statsTimer = null;
+    if (this.runsTimer) clearTimeout(this.runsTimer);
+    this.runsTimer = null;
+    this.touchedRuns.clear();
     this.subscriptions.clear();
     this.byConnection.clear();
   }

@@ -9,6 +9,8 @@ import type { OverlapPolicy } from '../../shared/jobsfile';
 import type { DaemonInstance } from './statements/daemons';
 import type { ManagedType, Ownership, StoredTemplate } from './statements/projects';
 import type { StoredToken } from './statements/tokens';
+import type { StoredWorkflow, StoredWorkflowRun } from './statements/workflows';
+import { WORKFLOW_RUN_STATES } from '../../shared/protocol/workflows';
 import type { TokenScope } from '../../shared/protocol';
 import type { JobInsert } from './statements/jobs';
 import type { StoredQueue } from './statements/queues';
@@ -304,7 +306,7 @@ export function mapToken(row: Row): StoredToken {
   return { name: text(row, 'name'), scope: oneOfColumn(row, 'scope', TOKEN_SCOPES), hash: text(row, 'hash'), createdAt: int(row, 'created_at') };
 }
 
-const MANAGED_TYPES: readonly ManagedType[] = ['queue', 'template', 'schedule'];
+const MANAGED_TYPES: readonly ManagedType[] = ['queue', 'template', 'workflow', 'schedule'];
 
 export function mapTemplate(row: Row): StoredTemplate {
   return {
@@ -328,3 +330,24 @@ export function mapOwnership(row: Row): Ownership {
 }
 
 export type { ScheduleWrite } from './statements/schedules';
+
+export function mapWorkflow(row: Row): StoredWorkflow {
+  return { name: text(row, 'name'), body: text(row, 'body'), createdAt: int(row, 'created_at'), updatedAt: int(row, 'updated_at') };
+}
+
+export function mapWorkflowRun(row: Row): StoredWorkflowRun {
+  return {
+    id: text(row, 'id'),
+    workflow: text(row, 'workflow'),
+    params: text(row, 'params'),
+    definition: text(row, 'definition'),
+    state: oneOfColumn(row, 'state', WORKFLOW_RUN_STATES),
+    source: text(row, 'source'),
+    total: int(row, 'total'),
+    unfinished: int(row, 'unfinished'),
+    dead: int(row, 'dead'),
+    cancelled: int(row, 'cancelled'),
+    createdAt: int(row, 'created_at'),
+    endedAt: intOrNull(row, 'ended_at'),
+  };
+}

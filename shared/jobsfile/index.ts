@@ -30,6 +30,7 @@ export {
   queueState,
   scheduleState,
   templateState,
+  workflowState,
   type Change,
   type ChangeAction,
   type Conflict,
@@ -41,6 +42,7 @@ export {
   type QueueState,
   type ScheduleState,
   type TemplateState,
+  type WorkflowState,
 } from './plan';
 export { planHash } from './planHash';
 export { PLAIN, planText, type PlanPaint, type PlanTextOptions } from './planText';

@@ -28,7 +28,7 @@ export type { ObjectType, QueueSettings, DeclaredQueue, BuiltinKind, TemplatePar
 export type { DeclaredWorkflow, DeclaredStep, StepNeed, WorkflowParam, WorkflowParamType };
 
 /** The object types in apply order: a schedule needs its template, a template its queue. */
-export const OBJECT_TYPES: readonly ObjectType[] = ['queue', 'template', 'schedule'];
+export const OBJECT_TYPES: readonly ObjectType[] = ['queue', 'template', 'workflow', 'schedule'];
 
 export { MISSED_POLICIES, OVERLAP_POLICIES } from '../domain/rules/declared';
 

@@ -29,7 +29,7 @@ import { checkPlaceholders, checkTargets, groupOf, isBackoff, optionsOf, payload
 import { jobTemplateOf } from './params';
 import { readWorkflows } from './workflows';
 import { LineIndex } from './positions';
-import { FILE_SPEC, QUEUE_SPEC, SCHEDULE_SPEC, TEMPLATE_SPEC, type ObjectSpec } from './spec';
+import { FILE_SPEC, QUEUE_SPEC, SCHEDULE_SPEC, TEMPLATE_SPEC, WORKFLOW_SPEC, type ObjectSpec } from './spec';
 import { closest } from './suggest';
 import { errorMessage } from '../protocol/errors';
 
@@ -389,7 +389,10 @@ class FileReader {
   declaration(): Declaration {
     const templates: DeclaredTemplate[] = [];
     for (const read of this.templateReads.values()) if (read.template !== null) templates.push(read.template);
-    return { project: this.project, queues: this.queues, templates, schedules: this.schedules };
+    const declaration: Declaration = { project: this.project, queues: this.queues, templates, schedules: this.schedules };
+    // Left out when the file has none, so a declaration without workflows reads as before.
+    if (this.workflows.length > 0) declaration.workflows = this.workflows;
+    return declaration;
   }
 }
 
@@ -402,4 +405,4 @@ function overlapPolicy(v: unknown): OverlapPolicy {
 }
 
 /** The spec an object type is read with (for the language server's field documentation). */
-export const OBJECT_SPECS: Readonly<Record<ObjectType, ObjectSpec>> = { queue: QUEUE_SPEC, template: TEMPLATE_SPEC, schedule: SCHEDULE_SPEC };
+export const OBJECT_SPECS: Readonly<Record<ObjectType, ObjectSpec>> = { queue: QUEUE_SPEC, template: TEMPLATE_SPEC, workflow: WORKFLOW_SPEC, schedule: SCHEDULE_SPEC };

@@ -21,10 +21,10 @@ import { formatDuration } from '../domain/durations';
 import { formatRate } from '../domain/rates';
 import { isRecord } from '../domain/records';
 import type { Backoff, Queue, Schedule } from '../protocol/types';
-import { OBJECT_TYPES, type Declaration, type DeclaredSchedule, type DeclaredTemplate, type ObjectType, type OverlapPolicy, type QueueSettings } from './model';
-import type { QueueState, TemplateState, ScheduleState, LiveObject, LiveState, FieldChange, ChangeAction, Change, Drift, Conflict, Plan } from '../protocol/projects';
+import { OBJECT_TYPES, type Declaration, type DeclaredSchedule, type DeclaredTemplate, type DeclaredWorkflow, type ObjectType, type OverlapPolicy, type QueueSettings } from './model';
+import type { QueueState, TemplateState, ScheduleState, WorkflowState, LiveObject, LiveState, FieldChange, ChangeAction, Change, Drift, Conflict, Plan } from '../protocol/projects';
 
-export type { QueueState, TemplateState, ScheduleState, LiveObject, LiveState, FieldChange, ChangeAction, Change, Drift, Conflict, Plan };
+export type { QueueState, TemplateState, ScheduleState, WorkflowState, LiveObject, LiveState, FieldChange, ChangeAction, Change, Drift, Conflict, Plan };
 
 /** The plan of `declared` against `live`: see the module comment. */
 export function planChanges(declared: Declaration, live: LiveState): Plan {
@@ -55,7 +55,7 @@ export function planChanges(declared: Declaration, live: LiveState): Plan {
         continue;
       }
       const current = liveView(have, 'current') ?? {};
-      const fields = diff(want, current, type === 'queue');
+      const fields = diff(want, current, type === 'queue', type === 'workflow');
       const change: Change = { action: fields.length > 0 || adopt ? 'update' : 'unchanged', type, name };
       if (fields.length > 0) change.fields = fields;
       const notes: string[] = [];
@@ -65,7 +65,7 @@ export function planChanges(declared: Declaration, live: LiveState): Plan {
       }
       const applied = liveView(have, 'applied');
       if (mine && applied !== null) {
-        const drifted = diff(applied, current, type === 'queue');
+        const drifted = diff(applied, current, type === 'queue', type === 'workflow');
         if (drifted.length > 0) {
           plan.drift.push({ type, name, fields: drifted.map((f) => ({ field: f.field, from: f.to, to: f.from })) });
           notes.push(`changed by hand since the last apply (${drifted.map((f) => f.field).join(', ')}); apply puts the file's value back`);
@@ -134,6 +134,7 @@ function conflict(type: ObjectType, name: string, owner: string | null, project:
 function declaredOf(declared: Declaration, type: ObjectType): [string, Record<string, unknown>][] {
   if (type === 'queue') return declared.queues.map((q) => [q.name, queueView(q.settings)]);
   if (type === 'template') return declared.templates.map((t) => [t.name, defined(templateState(t))]);
+  if (type === 'workflow') return (declared.workflows ?? []).map((w) => [w.name, workflowView(workflowState(w))]);
   return declared.schedules.map((s) => [s.name, defined(scheduleStateOfDeclared(s))]);
 }
 
@@ -163,8 +164,33 @@ function liveView(object: LiveObject, which: 'current' | 'applied'): Record<stri
     const v = which === 'current' ? object.current : object.applied;
     return v === undefined ? null : queueView(v);
   }
+  if (object.type === 'workflow') {
+    const v = which === 'current' ? object.current : object.applied;
+    return v === undefined ? null : workflowView(v);
+  }
   const v = which === 'current' ? object.current : object.applied;
   return v === undefined ? null : defined(v);
+}
+
+/**
+ * A workflow as compared fields: its description and parameters, and one field per step
+ * (`steps.test`), so that an update names the steps it changes.
+ */
+function workflowView(w: WorkflowState): Record<string, unknown> {
+  const out: Record<string, unknown> = defined({ description: w.description, params: w.params });
+  for (const step of w.steps) {
+    const { name, ...rest } = step;
+    out[`steps.${name}`] = defined(rest);
+  }
+  // The order of the steps is the order a run creates their jobs in: a change of it is a change.
+  out['order'] = w.steps.map((s) => s.name);
+  return out;
+}
+
+/** A declared workflow as the daemon records it. */
+export function workflowState(w: DeclaredWorkflow): WorkflowState {
+  const { name: _name, ...state } = w;
+  return state;
 }
 
 /** A declared template as the daemon records it. */
@@ -183,8 +209,10 @@ function scheduleStateOfDeclared(s: DeclaredSchedule): ScheduleState {
  * The fields of `want` that `have` does not match, `from` the daemon's value `to` the file's.
  * `partialBackoff`: a queue's backoff is declared in part, so only its given parts are compared.
  */
-function diff(want: Record<string, unknown>, have: Record<string, unknown>, partialBackoff: boolean): FieldChange[] {
+function diff(want: Record<string, unknown>, have: Record<string, unknown>, partialBackoff: boolean, whole = false): FieldChange[] {
   const out: FieldChange[] = [];
+  // A workflow is managed whole: a step (or description) the file no longer has is a change too.
+  if (whole) for (const [field, from] of Object.entries(have)) if (!(field in want)) out.push({ field, from, to: null });
   for (const [field, to] of Object.entries(want)) {
     let from = have[field];
     if (partialBackoff && field === 'backoff' && isRecord(to) && isRecord(from)) {

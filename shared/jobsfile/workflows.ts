@@ -10,6 +10,7 @@
 import type { Node } from 'jsonc-parser';
 import { isRecord } from '../domain/records';
 import { MAX_STEP_INSTANCES, MAX_WORKFLOW_STEPS, WORKFLOW_PARAM_TYPES } from '../domain/rules/declared';
+import { findCycles } from '../domain/rules/workflows';
 import { NAME_RULE } from '../domain/validate';
 import { NAME_PATTERN } from '../protocol';
 import { DEPENDENCY_CONDITIONS, type DependencyCondition } from '../protocol/types';
@@ -386,33 +387,4 @@ function checkNeeds(checker: Checker, path: JsonPath, steps: readonly StepRead[]
       allowed: 'needs that never lead back to the step',
     });
   }
-}
-
-/**
- * The cycles among steps' needs, each once: a depth-first walk that, on meeting a step still on
- * its path, reports the path from that step (each element: a step and the need it follows next).
- * Linear in steps and needs.
- */
-function findCycles(steps: readonly StepRead[]): { step: string; need: NeedRead }[][] {
-  const byName = new Map(steps.map((s) => [s.name, s]));
-  const state = new Map<string, 'open' | 'done'>();
-  const trail: { step: string; need: NeedRead }[] = [];
-  const cycles: { step: string; need: NeedRead }[][] = [];
-  const visit = (s: StepRead): void => {
-    state.set(s.name, 'open');
-    for (const need of s.needs) {
-      const next = byName.get(need.step);
-      if (next === undefined) continue;
-      trail.push({ step: s.name, need });
-      const seen = state.get(next.name);
-      if (seen === 'open') {
-        const from = trail.findIndex((t) => t.step === next.name);
-        cycles.push(trail.slice(from));
-      } else if (seen === undefined) visit(next);
-      trail.pop();
-    }
-    state.set(s.name, 'done');
-  };
-  for (const s of steps) if (!state.has(s.name)) visit(s);
-  return cycles;
 }

@@ -92,6 +92,10 @@ export const ErrorCode = {
   WorkerNotFound: 1004,
   /** No template with that name (templates come from a jobs file's apply). data.template */
   TemplateNotFound: 1005,
+  /** No workflow with that name (workflows come from a jobs file's apply). data.workflow */
+  WorkflowNotFound: 1006,
+  /** No workflow run with that id. data.id */
+  WorkflowRunNotFound: 1007,
   /** The job's state does not allow the action (retry a running job, update a finished one). data.id, data.state */
   InvalidState: 1010,
   /** The caller does not hold the job's lease (it expired, or another worker claimed it). data.id, data.workerId */
@@ -137,6 +141,8 @@ export interface ErrorData {
   schedule?: string;
   /** The template at fault (templates.get, templates.enqueue). */
   template?: string;
+  /** The workflow at fault (workflows.run). */
+  workflow?: string;
   /** The project whose apply was refused. */
   project?: string;
   workerId?: string;

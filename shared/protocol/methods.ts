@@ -72,6 +72,16 @@ import type {
   WorkersListResult,
 } from './messages';
 import type { SubscribeParams, SubscribeResult, UnsubscribeParams } from './notifications';
+import type {
+  WorkflowRunActionResult,
+  WorkflowRunDetail,
+  WorkflowRunIdParams,
+  WorkflowRunParams,
+  WorkflowRunStarted,
+  WorkflowRunsParams,
+  WorkflowRunsResult,
+  WorkflowsListResult,
+} from './workflows';
 
 /** Every method, in the order the docs and `spool rpc --help` list them. */
 export const METHODS = {
@@ -379,7 +389,7 @@ export const METHODS = {
     caller: 'client',
     scope: 'read',
     grouped: false,
-    summary: 'What a jobs file is planned against: every queue, template and schedule, with its owner and last-applied value.',
+    summary: 'What a jobs file is planned against: every queue, template, workflow and schedule, with its owner and last-applied value.',
     description:
       'Objects of every project and of none are listed: a plan needs them to tell creates from conflicts, and to list what is unmanaged. `spool plan` and the language server call it, then `planChanges` (shared/jobsfile).',
     errors: ['InvalidParams', 'StoreUnavailable'],
@@ -388,7 +398,7 @@ export const METHODS = {
     caller: 'client',
     scope: 'admin',
     grouped: false,
-    summary: "Apply a project's jobs file: create, update and delete its queues, templates and schedules in one transaction.",
+    summary: "Apply a project's jobs file: create, update and delete its queues, templates, workflows and schedules in one transaction.",
     description:
       'The daemon plans again inside the transaction, from what it holds, so two applies racing never create an object twice. All or nothing: an invalid declaration, a conflict (a declared name used by a hand-made object or another project), a queue to delete that holds jobs without `force`, or a plan that differs from `expected`, changes nothing. Objects no project owns are never touched. A changed cron takes its next fire time from now and never fires at once.',
     errors: ['InvalidParams', 'InvalidState', 'StoreUnavailable'],
@@ -415,6 +425,54 @@ export const METHODS = {
     summary: "Enqueue a template's job, its `{{name}}` parameters filled from `params` and the template's defaults.",
     description: 'What `spool run` and the editor\'s "Enqueue" lens call. The job runs the template as last applied.',
     errors: ['TemplateNotFound', 'InvalidParams', 'PayloadTooLarge', 'StoreUnavailable'],
+  }),
+
+  'workflows.list': method<NoParams, WorkflowsListResult>()({
+    caller: 'client',
+    scope: 'read',
+    grouped: false,
+    summary: 'Every workflow the applied jobs files declare, each with its last run.',
+    errors: ['InvalidParams', 'StoreUnavailable'],
+  }),
+  'workflows.run': method<WorkflowRunParams, WorkflowRunStarted>()({
+    caller: 'client',
+    scope: 'worker',
+    grouped: false,
+    summary: 'Start a run of a workflow: every job of it created in one transaction, each waiting for the jobs of the steps it needs.',
+    description:
+      'Without `definition`, the workflow the daemon holds under `workflow` (applied from a jobs file). With it, the workflow as sent (read from a jobs file and not applied), checked as an apply checks it; its `name` must equal `workflow`. `params` are checked against the workflow\'s parameters (unknown names, missing values without a default, values not of their type are refused). A step with a matrix makes one job per combination; a step that needs it waits for all of them.',
+    errors: ['WorkflowNotFound', 'InvalidParams', 'PayloadTooLarge', 'StoreUnavailable'],
+  }),
+  'workflows.runs': method<WorkflowRunsParams, WorkflowRunsResult>()({
+    caller: 'client',
+    scope: 'read',
+    grouped: false,
+    summary: 'Workflow runs, newest first, with their counts per job state; a page at a time.',
+    errors: ['InvalidParams', 'StoreUnavailable'],
+  }),
+  'workflows.get': method<WorkflowRunIdParams, WorkflowRunDetail>()({
+    caller: 'client',
+    scope: 'read',
+    grouped: false,
+    summary: 'One workflow run with its steps and every job, with what each waits for.',
+    errors: ['WorkflowRunNotFound', 'InvalidParams', 'StoreUnavailable'],
+  }),
+  'workflows.cancel': method<WorkflowRunIdParams, WorkflowRunActionResult>()({
+    caller: 'client',
+    scope: 'admin',
+    grouped: false,
+    summary: 'Cancel every job of a run that has not ended; running ones are asked to stop.',
+    description: 'The run ends `cancelled` once its last job has ended. `changed` counts the jobs cancelled or asked to stop; a run that has ended changes nothing.',
+    errors: ['WorkflowRunNotFound', 'InvalidParams', 'StoreUnavailable'],
+  }),
+  'workflows.retry': method<WorkflowRunIdParams, WorkflowRunActionResult>()({
+    caller: 'client',
+    scope: 'admin',
+    grouped: false,
+    summary: 'Run the failed and cancelled jobs of a run again, and the jobs that depend on them; succeeded jobs and their results are kept.',
+    description:
+      'The run is `running` again. A job cancelled because the condition it waited for could not hold (an `on: failed` cleanup after a success) stays cancelled when its dependencies are kept.',
+    errors: ['WorkflowRunNotFound', 'InvalidParams', 'StoreUnavailable'],
   }),
 
   'stats.get': method<NoParams, Stats>()({

@@ -8,6 +8,7 @@
 import type { JobState, OutputLine } from './types';
 import { namesOf, notification, type NotificationInfo, type ParamsOfNotification } from './define';
 import type { Stats } from './messages';
+import type { WorkflowRunChange } from './workflows';
 
 /**
  * A job changed state, attempt or progress: the record the engine's change becomes on the wire.
@@ -31,6 +32,8 @@ export interface JobChange {
    * executors) stops the work on seeing it instead of waiting for its next heartbeat.
    */
   cancelRequested?: boolean;
+  /** The workflow run the job belongs to, when a workflow made it. */
+  workflowRunId?: string;
   /** When the change happened, epoch ms. */
   at: number;
 }
@@ -68,6 +71,9 @@ export interface StatsChangedEvent extends SubscriptionScoped {
   stats: Stats;
 }
 
+/** `workflows.changed`: a workflow run started, its counts or state changed, or it ended. */
+export interface WorkflowChangedEvent extends WorkflowRunChange, SubscriptionScoped {}
+
 /** `jobs.output`: lines a running job wrote. */
 export interface JobOutputEvent extends SubscriptionScoped {
   id: string;
@@ -92,6 +98,11 @@ export const NOTIFICATIONS = {
     topic: 'stats',
     summary: 'The `stats.get` result, at most one every 250 ms.',
   }),
+  'workflows.changed': notification<WorkflowChangedEvent>()({
+    topic: 'workflows',
+    summary: "A workflow run started, its jobs' counts or its state changed, or it ended.",
+    description: 'Changes that come together are sent as one, with the counts and state as they are after them. Not narrowed by `queues`: a run spans queues.',
+  }),
   'jobs.output': notification<JobOutputEvent>()({
     topic: 'output',
     summary: 'Lines a job wrote.',
@@ -110,7 +121,7 @@ export const NOTIFICATION_NAMES: readonly NotificationName[] = namesOf(NOTIFICAT
 /**
  * The kinds of events a subscription can ask for: the topics the notifications table names
  * (`jobs` brings jobs.changed, `queues` queues.changed, `schedules` schedules.changed, `stats`
- * stats.changed, `output` jobs.output).
+ * stats.changed, `workflows` workflows.changed, `output` jobs.output).
  */
 export type EventTopic = (typeof NOTIFICATIONS)[NotificationName]['topic'];
 

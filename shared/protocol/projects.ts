@@ -6,8 +6,8 @@
  */
 import type { Backoff, DependencyCondition, JobOptions, JobTemplate, MissedRunPolicy, RateLimit } from './types';
 
-/** The three kinds of object a jobs file declares, in the order they are applied. */
-export type ObjectType = 'queue' | 'template' | 'schedule';
+/** The kinds of object a jobs file declares, in the order they are applied. */
+export type ObjectType = 'queue' | 'template' | 'workflow' | 'schedule';
 
 /**
  * A queue's settings as the file declares them. A field the file leaves out is not managed:
@@ -66,6 +66,8 @@ export type OverlapPolicy = 'allow' | 'skip';
 /**
  * A schedule with its defaults filled in and its job resolved: what the daemon's
  * `schedules.create` takes, plus the template and parameters it came from and the overlap policy.
+ * A schedule that starts a workflow names it in `workflow` (its `params` are the run's values);
+ * its `template` is then empty and its `queue` and `job` are not used.
  */
 export interface DeclaredSchedule {
   name: string;
@@ -73,6 +75,8 @@ export interface DeclaredSchedule {
   /** IANA zone; "UTC" when the file gives none. */
   timezone: string;
   template: string;
+  /** The workflow a fire starts a run of, instead of a template's job. */
+  workflow?: string;
   /** The values the schedule gives (defaults not included). */
   params: Record<string, string>;
   enabled: boolean;
@@ -90,6 +94,8 @@ export interface Declaration {
   project: string;
   queues: DeclaredQueue[];
   templates: DeclaredTemplate[];
+  /** Absent in a declaration from a client that predates workflows: none declared. */
+  workflows?: DeclaredWorkflow[];
   schedules: DeclaredSchedule[];
 }
 
@@ -120,8 +126,13 @@ export interface ScheduleState {
   queue: string;
   job: JobTemplate;
   template?: string;
+  /** The workflow the schedule starts, when it starts one. */
+  workflow?: string;
   params?: Record<string, string>;
 }
+
+/** A workflow as the daemon records it: the declaration without its name. */
+export type WorkflowState = Omit<DeclaredWorkflow, 'name'>;
 
 /** What the daemon records per object beside the object itself. */
 interface Ownership<Applied> {
@@ -136,6 +147,7 @@ interface Ownership<Applied> {
 export type LiveObject =
   | (Ownership<QueueSettings> & { type: 'queue'; current: QueueState; /** Jobs the queue holds now. */ jobs?: number })
   | (Ownership<TemplateState> & { type: 'template'; current: TemplateState })
+  | (Ownership<WorkflowState> & { type: 'workflow'; current: WorkflowState })
   | (Ownership<ScheduleState> & { type: 'schedule'; current: ScheduleState });
 
 /** Everything a daemon has that a plan needs. */
@@ -192,7 +204,7 @@ export interface Conflict {
 /** What apply would do. */
 export interface Plan {
   project: string;
-  /** In apply order: queues, templates, schedules; within a type, the file's order, then deletes. */
+  /** In apply order: queues, templates, workflows, schedules; within a type, the file's order, then deletes. */
   changes: Change[];
   /** Objects no project owns, left alone. */
   unmanaged: { type: ObjectType; name: string }[];

@@ -219,3 +219,40 @@ test('a daemon builds its live objects from the protocol\'s Queue and Schedule',
   const live: LiveObject = { type: 'schedule', name: 's', owner: 'p', current: scheduleState(schedule) };
   assert.equal(planChanges(d2, { objects: [live] }).changes.find((c) => c.type === 'schedule')?.action, 'unchanged');
 });
+
+test('workflows are planned like templates: created, updated naming the steps that changed, deleted, and drift told', () => {
+  const text = (testCommand: string, extraStep = ''): string => `{
+    "project": "web",
+    "queues": { "builds": {} },
+    "workflows": {
+      "release": {
+        "steps": {
+          "build": { "queue": "builds", "shell": "make build" },
+          "test": { "queue": "builds", "shell": "${testCommand}", "needs": ["build"] }${extraStep}
+        }
+      }
+    }
+  }`;
+  const d = declare(text('make test'));
+  const workflow = d.workflows?.[0];
+  assert.ok(workflow);
+  const { name: _name, ...state } = workflow;
+  const created = planChanges(d, { objects: [] });
+  assert.deepEqual(created.changes.map((c) => `${c.action} ${c.type} ${c.name}`), ['create queue builds', 'create workflow release']);
+  const live = (current = state): LiveObject[] => [
+    { type: 'queue', name: 'builds', owner: 'web', applied: {}, current: DEFAULT_QUEUE },
+    { type: 'workflow', name: 'release', owner: 'web', applied: state, current },
+  ];
+  assert.equal(hasChanges(planChanges(d, { objects: live() })), false);
+  const updated = planChanges(declare(text('make check', ', "lint": { "queue": "builds", "shell": "make lint" }')), { objects: live() });
+  const change = updated.changes.find((c) => c.type === 'workflow');
+  assert.deepEqual(change?.fields?.map((f) => f.field).sort(), ['order', 'steps.lint', 'steps.test']);
+  const text2 = planText(updated);
+  assert.match(text2, /~ update\s+workflow release/);
+  assert.match(text2, /steps\.test: .*make test.* → .*make check/);
+  const dropped = planChanges(declare('{ "project": "web", "queues": { "builds": {} } }'), { objects: live() });
+  assert.deepEqual(dropped.changes.filter((c) => c.action === 'delete').map((c) => `${c.type} ${c.name}`), ['workflow release']);
+  const byHand = { ...state, steps: state.steps.filter((s) => s.name === 'build') };
+  const drifted = planChanges(d, { objects: live(byHand) });
+  assert.deepEqual(drifted.drift.map((x) => [x.type, x.name, x.fields.map((f) => f.field)]), [['workflow', 'release', ['steps.test', 'order']]]);
+});

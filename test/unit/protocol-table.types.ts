@@ -66,10 +66,10 @@ export const wrongResult: HandlerGroup<'jobs.release'> = {
 
 // jobs.changed carries the JobChange record plus the subscription's id, nothing else.
 expectType<Equal<Omit<JobChangedEvent, 'subscriptionId'>, Omit<JobChange, never>>>();
-expectType<Equal<NotificationName, 'jobs.changed' | 'queues.changed' | 'schedules.changed' | 'stats.changed' | 'jobs.output'>>();
+expectType<Equal<NotificationName, 'jobs.changed' | 'queues.changed' | 'schedules.changed' | 'stats.changed' | 'workflows.changed' | 'jobs.output'>>();
 
 // The topics a subscription asks for are the ones the notifications table names, nothing else.
-expectType<Equal<EventTopic, 'jobs' | 'queues' | 'schedules' | 'stats' | 'output'>>();
+expectType<Equal<EventTopic, 'jobs' | 'queues' | 'schedules' | 'stats' | 'workflows' | 'output'>>();
 
 // A transition names protocol methods: a misspelt one does not compile.
 export const misspeltTransition: JobTransition = {

@@ -21,6 +21,7 @@ import type { FailInput, ReleaseInput } from '../validate/worker';
 import type { OpContext } from './context';
 import { appendLines } from './output';
 import { settleDependents } from './dependencies';
+import { runJobsEnded } from './workflowRuns';
 
 /** LeaseLost (or JobNotFound) for `workerId` on job `id`, worded from the job and its history as they are now. */
 export function* leaseLostOf(id: string, workerId: string): Op<SpoolError> {
@@ -76,6 +77,7 @@ export function* complete(c: OpContext, id: string, workerId: string, result: st
   const job = yield* sql('jobComplete', { id, workerId, result, now: c.now() });
   if (!job) throw yield* leaseLostOf(id, workerId);
   c.changes.job(job);
+  if (job.workflowRunId !== null) yield* runJobsEnded(c, [job]);
   if (job.dependents > 0) yield* settleDependents(c, [job]);
   return job;
 }
@@ -94,7 +96,12 @@ export function* completeMany(c: OpContext, items: readonly JobCompleteItem[]): 
   const done = new Map<string, Job>();
   if (once.length > 0) for (const job of yield* sql('jobCompleteMany', { items: once, now: c.now() })) done.set(job.id, job);
   const withDependents: Job[] = [];
-  for (const job of done.values()) if (job.dependents > 0) withDependents.push(job);
+  const ofRuns: Job[] = [];
+  for (const job of done.values()) {
+    if (job.dependents > 0) withDependents.push(job);
+    if (job.workflowRunId !== null) ofRuns.push(job);
+  }
+  if (ofRuns.length > 0) yield* runJobsEnded(c, ofRuns);
   if (withDependents.length > 0) yield* settleDependents(c, withDependents);
   const outcomes: CompleteOutcome[] = [];
   for (const item of items) {
@@ -155,6 +162,7 @@ function* endAttempt(c: OpContext, job: Job, workerId: string, ending: Ending): 
   if (ending.outcome === 'completed') yield* sql('statsCountFinished', { outcome: 'completed', now, n: 1 });
   else if (ending.outcome === 'failed' || ending.outcome === 'lease_expired') yield* sql('statsCountFinished', { outcome: 'failed', now, n: 1 });
   c.changes.job(updated);
+  if (terminal && updated.workflowRunId !== null) yield* runJobsEnded(c, [updated]);
   if (terminal && updated.dependents > 0) yield* settleDependents(c, [updated]);
   return updated;
 }

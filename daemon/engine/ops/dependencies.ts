@@ -24,6 +24,7 @@ import type { DependencyEdge, JobCount } from '../../storage/statements/dependen
 import type { JobInsert } from '../../storage/statements/jobs';
 import type { DependencyInput } from '../validate/jobs';
 import type { OpContext } from './context';
+import { runJobsEnded } from './workflowRuns';
 
 /** Whether a job in `state` has ended: nothing more happens to it unless a user retries it. */
 export function hasEnded(state: JobState): boolean {
@@ -117,11 +118,13 @@ export function* settleDependents(c: OpContext, jobs: readonly Job[], cancelledI
     const next: Job[] = [];
     const now = c.now();
     for (const [reason, ids] of cancels) {
-      for (const job of yield* sql('jobCancelBlocked', { ids, reason, now })) {
+      const cancelledJobs = yield* sql('jobCancelBlocked', { ids, reason, now });
+      for (const job of cancelledJobs) {
         c.changes.job(job);
         cancelledIds?.add(job.id);
         if (job.dependents > 0) next.push(job);
       }
+      yield* runJobsEnded(c, cancelledJobs, true);
     }
     const counts: JobCount[] = [];
     for (const [id, n] of met) if (!cancelled.has(id)) counts.push({ id, n });

@@ -23,7 +23,7 @@ import { tooHeavy } from '../errors';
  * schedule's tick is not refused (`refuse` false): the refusal would come back at every wake-up,
  * with nobody there to read it.
  */
-function checkWeight(input: EnqueueInput, queue: StoredQueue, refuse: boolean): void {
+export function checkWeight(input: EnqueueInput, queue: StoredQueue, refuse: boolean): void {
   if (refuse && queue.concurrency !== null && input.weight > queue.concurrency) throw tooHeavy(input.queue, input.weight, queue.concurrency);
 }
 

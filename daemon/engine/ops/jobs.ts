@@ -16,6 +16,7 @@ import { savepoint, sql, type Op } from '../../storage/statements';
 import type { BulkInput, ListInput, UpdateInput } from '../validate/jobs';
 import type { OpContext } from './context';
 import { checkNoUnfinishedDependents, dependenciesAround, retryWaitsFor, settleDependents } from './dependencies';
+import { runJobDeleted, runJobReopened, runJobsEnded } from './workflowRuns';
 
 /** A job and its runs. Rejects with JobNotFound. */
 export function* getJob(id: string): Op<JobWithRuns> {
@@ -58,6 +59,7 @@ export function* cancel(c: OpContext, id: string, cascaded?: Set<string>): Op<Jo
     c.policy.rules.cancel(job) === 'cancel' ? yield* sql('jobCancelWaiting', { id, from: job.state, now }) : yield* sql('jobRequestCancel', { id, now }),
   );
   c.changes.job(updated);
+  if (updated.state === 'cancelled' && updated.workflowRunId !== null) yield* runJobsEnded(c, [updated]);
   if (updated.state === 'cancelled' && updated.dependents > 0) yield* settleDependents(c, [updated], cascaded);
   return updated;
 }
@@ -74,6 +76,7 @@ export function* retry(c: OpContext, id: string): Op<Job> {
   if (job.state === 'completed') yield* sql('runKeepCompleted', id);
   const updated = changed(id, 'retried', yield* sql('jobRetry', { id, from: job.state, now: c.now(), waitingFor: waitingFor.length }));
   c.changes.job(updated);
+  yield* runJobReopened(c, job);
   return updated;
 }
 
@@ -124,6 +127,7 @@ export function* deleteJob(c: OpContext, id: string, cascade = false): Op<number
   for (const gone of doomed) {
     if (!(yield* sql('jobDelete', gone.id))) throw new Error(`Job ${gone.id} changed while being deleted`);
     c.changes.job(gone, true);
+    yield* runJobDeleted(c, gone);
   }
   return doomed.length;
 }

@@ -22,11 +22,12 @@ import type { OpContext } from './context';
 import { configureQueue, deleteQueueNow, listQueues } from './queues';
 import { getSchedule, listSchedules } from './schedules';
 
-/** Every queue (with counts and owner), template, schedule and ownership record, read in one snapshot. */
+/** Every queue (with counts and owner), template, workflow, schedule and ownership record, read in one snapshot. */
 export function* projectObjects(c: OpContext): Op<ProjectObjects> {
   return {
     queues: yield* listQueues(c),
     templates: yield* sql('templateList'),
+    workflows: yield* sql('workflowList'),
     schedules: yield* listSchedules(),
     owned: yield* sql('ownerList'),
   };
@@ -82,6 +83,14 @@ function* applyWrite(c: OpContext, write: ApplyWrite): Op<void> {
       }
       yield* sql('templatePut', { name: write.name, queue: write.queue, kind: write.kind, body: write.body, now });
       yield* sql('ownerPut', { type: 'template', name: write.name, project: write.project, applied: write.applied, now });
+      return;
+    case 'workflow':
+      if (write.action === 'delete') {
+        yield* sql('workflowDelete', write.name);
+        return;
+      }
+      yield* sql('workflowPut', { name: write.name, body: write.body, now });
+      yield* sql('ownerPut', { type: 'workflow', name: write.name, project: write.project, applied: write.applied, now });
       return;
     case 'schedule': {
       if (write.action === 'delete') {

@@ -65,6 +65,11 @@ export function* pruneHistory(c: OpContext): Op<void> {
   yield* sql('scheduleFiresPrune', { olderThan: now - FIRES_KEPT_MS, limit: c.policy.batchSize });
 }
 
+/** Up to a batch of ended workflow runs whose jobs are all gone; how many. */
+export function* pruneWorkflowRuns(c: OpContext): Op<number> {
+  return yield* sql('workflowRunDeleteEmpty', c.policy.batchSize);
+}
+
 /** Recounts the jobs (one snapshot: the caller's read transaction) and compares with the maintained counters. */
 export function* verifyCounters(): Op<{ ok: boolean; mismatches: CounterMismatch[] }> {
   const actual = new Map<string, number>();

@@ -8,6 +8,7 @@ import { scheduleHandlers } from './schedules';
 import { tokenHandlers } from './tokens';
 import type { MethodTable, Services } from './types';
 import { workerHandlers } from './workers';
+import { workflowHandlers } from './workflows';
 
 export type { Services } from './types';
 
@@ -28,5 +29,6 @@ export function methodTable(services: Services): MethodTable {
     ...scheduleHandlers(services),
     ...projectHandlers(services),
     ...tokenHandlers(services),
+    ...workflowHandlers(services),
   };
 }

@@ -18,6 +18,7 @@ import { scheduleStatements } from './schedules';
 import { tokenStatements } from './tokens';
 import { upkeepStatements } from './upkeep';
 import { workerStatements } from './workers';
+import { workflowStatements } from './workflows';
 
 export const postgresStatements: AsyncStatements<PgTx> = {
   ...attemptStatements,
@@ -34,4 +35,5 @@ export const postgresStatements: AsyncStatements<PgTx> = {
   ...tokenStatements,
   ...upkeepStatements,
   ...workerStatements,
+  ...workflowStatements,
 };

@@ -19,6 +19,8 @@ const FINISHED: readonly JobState[] = ['completed', 'dead', 'cancelled'];
  * A job that has not ended depends on `jobs.id`: retention keeps such a job, whose result that
  * job is still to be handed (a workflow broken by its own retention is what Oban #722 reported).
  */
+/** The job's workflow run, while it is running: its jobs are kept until it ends. */
+const RUNNING_RUN = `SELECT 1 FROM workflow_runs r WHERE r.id = jobs.workflow_run_id AND r.state = 'running'`;
 const UNFINISHED_DEPENDENT = `SELECT 1 FROM job_dependencies d JOIN jobs c ON c.id = d.job_id
   WHERE d.depends_on_id = jobs.id AND c.state NOT IN ('completed', 'dead', 'cancelled')`;
 
@@ -60,6 +62,7 @@ export const upkeepStatements: AsyncPart<PgTx, UpkeepSql> = {
         `WITH batch AS MATERIALIZED (
            SELECT id FROM jobs WHERE queue = $1 AND state = $2 AND state <> 'running' AND id < $3 AND finished_at < $4
              AND (dependents = 0 OR NOT EXISTS (${UNFINISHED_DEPENDENT}))
+             AND (workflow_run_id IS NULL OR NOT EXISTS (${RUNNING_RUN}))
            ORDER BY id LIMIT $5 FOR UPDATE SKIP LOCKED)
          DELETE FROM jobs j USING batch WHERE j.id = batch.id`,
         [p.queue, state, p.beforeId, p.cutoff, p.limit - deleted],

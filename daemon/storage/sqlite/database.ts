@@ -13,6 +13,7 @@ import { ListStatements } from './list';
 import { migrateSqlite } from './migrations';
 import { OutputStatements } from './output';
 import { ProjectStatements } from './projects';
+import { WorkflowStatements } from './workflows';
 import { QueueStatements } from './queues';
 import { RunStatements } from './runs';
 import { ScheduleStatements } from './schedules';
@@ -59,6 +60,7 @@ export class SqliteDatabase {
   readonly upkeep: UpkeepStatements;
   /** Templates and the ownership records of what a project's apply manages. */
   readonly projects: ProjectStatements;
+  readonly workflows: WorkflowStatements;
   /** Counter changes of the open write transaction, written when it commits. */
   readonly counts: PendingCounts;
   /** Delayed jobs per queue, counted when asked and kept while nothing changed them. */
@@ -104,6 +106,7 @@ export class SqliteDatabase {
       this.tokens = new TokenStatements(this.db);
       this.upkeep = new UpkeepStatements(this.db, this.counts, this.delayed, this.queues);
       this.projects = new ProjectStatements(this.db, this.queues);
+      this.workflows = new WorkflowStatements(this.db);
       this.transaction = this.db.transaction((fn: () => unknown) => fn());
       // After the migrations, so the checkpointer's connection finds the file in WAL mode.
       if (options.walCheckpoints === 'background') this.startCheckpointer(options.walCheckpointFailed);

@@ -15,6 +15,7 @@ import { jobWeights } from './migrations/009_job_weights';
 import { queueResourceLimits } from './migrations/010_queue_resource_limits';
 import { accessTokens } from './migrations/011_tokens';
 import { jobDependencies } from './migrations/012_job_dependencies';
+import { workflows } from './migrations/013_workflows';
 import { errorMessage } from '../../../shared/protocol/errors';
 
 export interface Migration {
@@ -41,6 +42,7 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
   { version: 10, name: 'queue resource limits', sql: queueResourceLimits },
   { version: 11, name: 'access tokens for clients over the network', sql: accessTokens },
   { version: 12, name: 'dependencies between jobs, and the blocked state', sql: jobDependencies, foreignKeysOff: true },
+  { version: 13, name: 'workflows, workflow runs, and schedules that start them', sql: workflows },
 ];
 
 /** Applies every migration the file lacks; returns the versions applied. */

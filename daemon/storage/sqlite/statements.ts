@@ -18,6 +18,7 @@ export function sqliteStatements(store: SqliteDatabase): Statements {
     ...bound(store.output),
     ...bound(store.schedules),
     ...bound(store.projects),
+    ...bound(store.workflows),
     ...bound(store.workers),
     ...bound(store.daemons),
     ...bound(store.tokens),

@@ -38,7 +38,8 @@ export class UpkeepStatements implements Pick<QueueSql, 'queuePurge'>, Pick<Upke
     // that finds fewer than `limit` expired jobs would walk every job still inside its retention
     // window (hundreds of thousands on a busy queue) while holding the write lock.
     // A job that a job not yet ended depends on is kept: that job is still to be handed its
-    // result (a workflow broken by its own retention is what Oban #722 reported).
+    // result (a workflow broken by its own retention is what Oban #722 reported). Nor does a job
+    // of a workflow run that is still running go: its run is read (and retried) whole.
     this.retentionStmt = db.prepare(`
       DELETE FROM jobs WHERE id IN (
         SELECT id FROM jobs INDEXED BY jobs_list
@@ -47,6 +48,8 @@ export class UpkeepStatements implements Pick<QueueSql, 'queuePurge'>, Pick<Upke
           AND (dependents = 0 OR NOT EXISTS (
             SELECT 1 FROM job_dependencies d JOIN jobs c ON c.id = d.job_id
             WHERE d.depends_on_id = jobs.id AND c.state NOT IN ('completed', 'dead', 'cancelled')))
+          AND (workflow_run_id IS NULL OR NOT EXISTS (
+            SELECT 1 FROM workflow_runs r WHERE r.id = jobs.workflow_run_id AND r.state = 'running'))
         LIMIT +@limit)
       RETURNING state`);
     // Both read the first entry of a partial index (jobs_due, jobs_lease): O(log n). The terms

@@ -34,8 +34,9 @@ import type { ScheduleSql } from './schedules';
 import type { TokenSql } from './tokens';
 import type { UpkeepSql } from './upkeep';
 import type { WorkerSql } from './workers';
+import type { WorkflowSql } from './workflows';
 
-export interface Statements extends DependencySql, JobSql, ListSql, AttemptSql, ClaimSql, RunSql, OutputSql, QueueSql, ScheduleSql, ProjectSql, WorkerSql, DaemonSql, TokenSql, UpkeepSql {}
+export interface Statements extends DependencySql, JobSql, ListSql, AttemptSql, ClaimSql, RunSql, OutputSql, QueueSql, ScheduleSql, ProjectSql, WorkerSql, DaemonSql, TokenSql, UpkeepSql, WorkflowSql {}
 
 /** The name of a statement. */
 export type StatementName = keyof Statements;

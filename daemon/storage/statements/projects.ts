@@ -5,8 +5,8 @@
  * its row where it is read.
  */
 
-/** The three kinds of object a project's jobs file declares. */
-export type ManagedType = 'queue' | 'template' | 'schedule';
+/** The kinds of object a project's jobs file declares. */
+export type ManagedType = 'queue' | 'template' | 'workflow' | 'schedule';
 
 /** That a project's apply made (or adopted) an object, and what it last declared. */
 export interface Ownership {

@@ -8,16 +8,18 @@
  */
 import { invalidParams, errorMessage } from '../../protocol/errors';
 import { validateCron } from '../cron';
-import { array, boolean, join, jsonText, name, object, oneOf, requiredObject, shown, string } from '../validate';
-import { isRecord } from '../records';
+import { array, boolean, join, jsonText, name, object, oneOf, requiredObject, string } from '../validate';
 import { MISSED_POLICIES, OVERLAP_POLICIES, PARAM_NAME, PARAM_NAME_RULE } from './declared';
 import type { Declaration, DeclaredQueue, DeclaredSchedule, DeclaredTemplate, QueueSettings, TemplateParam, TemplateState } from '../../protocol/projects';
-import type { JobOptions } from '../../protocol/types';
 import { LIMITS } from '../../protocol';
-import { maxAttempts, partialBackoff, priority, tags, timeoutMs } from './jobs';
+import { maxAttempts, partialBackoff, timeoutMs } from './jobs';
 import { DEFAULT_TIMEZONE, MAX_CONCURRENCY, MAX_CRON_LENGTH, MAX_DESCRIPTION_LENGTH } from './limits';
 import { rateLimit } from './queues';
 import { jobTemplate, timezone } from './schedules';
+import { declaredWorkflowOf } from './workflows';
+import { anyKeys, jobOptionsOf, paramValues } from './declaredFields';
+
+export { jobOptionsOf, paramValues };
 
 /** The most objects of each type one declaration may hold: a file is reviewed by people. */
 export const MAX_OBJECTS_PER_TYPE = 10_000;
@@ -26,9 +28,10 @@ const QUEUE_FIELDS = ['concurrency', 'rateLimit', 'maxAttempts', 'backoff', 'tim
 
 /** A whole declaration; `field` is where it sits in the params ("file"). */
 export function declaration(value: unknown, field: string): Declaration {
-  const o = requiredObject(value, field, ['project', 'queues', 'templates', 'schedules']);
+  const o = requiredObject(value, field, ['project', 'queues', 'templates', 'workflows', 'schedules']);
   const queues = list(o['queues'], join(field, 'queues'), declaredQueue);
   const templates = list(o['templates'], join(field, 'templates'), declaredTemplate);
+  const workflows = o['workflows'] === undefined ? undefined : list(o['workflows'], join(field, 'workflows'), declaredWorkflowOf);
   const schedules = list(o['schedules'], join(field, 'schedules'), declaredScheduleOf);
   const templateNames = new Set(templates.map((t) => t.name));
   schedules.forEach((s, i) => {
@@ -36,7 +39,9 @@ export function declaration(value: unknown, field: string): Declaration {
       throw invalidParams(`${field}.schedules[${i}].template`, `${field}.schedules[${i}].template names "${s.template}", which the file does not declare under templates.`, 'a declared template');
     }
   });
-  return { project: name(o['project'], join(field, 'project')), queues, templates, schedules };
+  const declared: Declaration = { project: name(o['project'], join(field, 'project')), queues, templates, schedules };
+  if (workflows !== undefined) declared.workflows = workflows;
+  return declared;
 }
 
 /** An array of named objects, each checked, no name twice. */
@@ -98,23 +103,13 @@ export function templateStateOf(value: unknown, field: string): TemplateState {
     queue: name(o['queue'], join(field, 'queue')),
     kind: name(o['kind'], join(field, 'kind')),
     payload: o['payload'] ?? null,
-    options: jobOptions(o['options'] ?? {}, join(field, 'options')),
+    options: jobOptionsOf(o['options'] ?? {}, join(field, 'options')),
     params: templateParams(o['params'] ?? {}, join(field, 'params')),
   };
   if (o['description'] !== undefined) state.description = string(o['description'], join(field, 'description'), MAX_DESCRIPTION_LENGTH);
   return state;
 }
 
-function jobOptions(value: unknown, field: string): JobOptions {
-  const o = object(value, field, ['priority', 'maxAttempts', 'backoff', 'timeoutMs', 'tags']);
-  const options: JobOptions = {};
-  if (o['priority'] !== undefined) options.priority = priority(o['priority'], join(field, 'priority'));
-  if (o['maxAttempts'] !== undefined) options.maxAttempts = maxAttempts(o['maxAttempts'], join(field, 'maxAttempts'));
-  if (o['backoff'] !== undefined) options.backoff = partialBackoff(o['backoff'], join(field, 'backoff'));
-  if (o['timeoutMs'] !== undefined) options.timeoutMs = timeoutMs(o['timeoutMs'], join(field, 'timeoutMs'));
-  if (o['tags'] !== undefined) options.tags = tags(o['tags'], join(field, 'tags'));
-  return options;
-}
 
 function templateParams(value: unknown, field: string): Record<string, TemplateParam> {
   const out: Record<string, TemplateParam> = {};
@@ -130,20 +125,7 @@ function templateParams(value: unknown, field: string): Record<string, TemplateP
   return out;
 }
 
-/** An object whose keys are names the caller chose (parameters), each checked by the caller. */
-function anyKeys(value: unknown, field: string): Record<string, unknown> {
-  if (!isRecord(value)) throw invalidParams(field, `${field} must be an object (got ${shown(value)})`, 'an object');
-  return value;
-}
 
-/** Parameter values: an object of strings. */
-export function paramValues(value: unknown, field: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [key, raw] of Object.entries(anyKeys(value, field))) {
-    out[key] = string(raw, join(field, key), LIMITS.maxPayloadBytes);
-  }
-  return out;
-}
 
 /** A declared schedule, its job resolved. */
 export function declaredScheduleOf(value: unknown, field: string): DeclaredSchedule {

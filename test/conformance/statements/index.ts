@@ -22,6 +22,7 @@ import { defineJobStatements } from './jobs';
 import { defineMakingStatements } from './making';
 import { defineQueueStatements } from './queues';
 import { defineScheduleStatements } from './schedules';
+import { defineWorkflowStatements } from './workflows';
 
 export type { StatementStoreFactory } from './harness';
 
@@ -43,6 +44,7 @@ export function defineStatements(factory: StatementStoreFactory): void {
   defineScheduleStatements(factory);
   defineAdminStatements(factory);
   defineDependencyStatements(factory);
+  defineWorkflowStatements(factory);
 
   describe('statements: coverage', () => {
     it('calls every statement of the stores, the listed exceptions aside', (t) => {

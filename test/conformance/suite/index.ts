@@ -23,6 +23,7 @@ import { defineTokens } from './tokens';
 import { defineUpkeep } from './upkeep';
 import { defineValidation } from './validation';
 import { defineWeights } from './weights';
+import { defineWorkflows } from './workflows';
 
 /** Every suite, in the order they run. */
 const SUITES: readonly ((store: TestStoreFactory) => void)[] = [
@@ -45,6 +46,7 @@ const SUITES: readonly ((store: TestStoreFactory) => void)[] = [
   defineUpkeep,
   defineValidation,
   defineWeights,
+  defineWorkflows,
 ];
 
 /** Declares every conformance test against `store`. */

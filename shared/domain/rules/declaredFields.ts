@@ -1,0 +1,38 @@
+/**
+ * Fields a jobs file's declaration shares between its objects (a template's and a workflow
+ * step's job options, parameter values), checked as `project.apply` and `workflows.run` receive
+ * them.
+ */
+import { invalidParams } from '../../protocol/errors';
+import type { JobOptions } from '../../protocol/types';
+import { LIMITS } from '../../protocol';
+import { isRecord } from '../records';
+import { join, object, shown, string } from '../validate';
+import { maxAttempts, partialBackoff, priority, tags, timeoutMs } from './jobs';
+
+/** An object whose keys are names the caller chose (parameters), each checked by the caller. */
+export function anyKeys(value: unknown, field: string): Record<string, unknown> {
+  if (!isRecord(value)) throw invalidParams(field, `${field} must be an object (got ${shown(value)})`, 'an object');
+  return value;
+}
+
+/** A job's options as a template or workflow step declares them. */
+export function jobOptionsOf(value: unknown, field: string): JobOptions {
+  const o = object(value, field, ['priority', 'maxAttempts', 'backoff', 'timeoutMs', 'tags']);
+  const options: JobOptions = {};
+  if (o['priority'] !== undefined) options.priority = priority(o['priority'], join(field, 'priority'));
+  if (o['maxAttempts'] !== undefined) options.maxAttempts = maxAttempts(o['maxAttempts'], join(field, 'maxAttempts'));
+  if (o['backoff'] !== undefined) options.backoff = partialBackoff(o['backoff'], join(field, 'backoff'));
+  if (o['timeoutMs'] !== undefined) options.timeoutMs = timeoutMs(o['timeoutMs'], join(field, 'timeoutMs'));
+  if (o['tags'] !== undefined) options.tags = tags(o['tags'], join(field, 'tags'));
+  return options;
+}
+
+/** Parameter values: an object of strings. */
+export function paramValues(value: unknown, field: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, raw] of Object.entries(anyKeys(value, field))) {
+    out[key] = string(raw, join(field, key), LIMITS.maxPayloadBytes);
+  }
+  return out;
+}
