@@ -7,8 +7,8 @@
  * run it in Node.
  */
 import type * as Dagre from '@dagrejs/dagre' with { 'resolution-mode': 'import' };
-import type { DependencyCondition, JobState } from '../../../shared/protocol/types';
-import type { WorkflowRunDetail } from '../../../shared/protocol/workflows';
+import type { DependencyCondition } from '../../../shared/protocol/types';
+import type { WorkflowRunDetail, WorkflowRunJob } from '../../../shared/protocol/workflows';
 
 /**
  * dagre is an ES module with a CommonJS build beside it; this project's files are CommonJS to
@@ -27,20 +27,12 @@ const CHAR_WIDTH = 7.2;
 /** Room above a cluster's box for its step's name. */
 export const CLUSTER_LABEL = 18;
 
-export interface GraphNode {
-  /** The job's id. */
-  id: string;
-  step: string;
+/** A job as drawn: the run's job (its id, step, state, attempts, times and last error) where it stands. */
+export interface GraphNode extends Pick<WorkflowRunJob, 'id' | 'step' | 'state' | 'attempts' | 'maxAttempts' | 'startedAt' | 'finishedAt' | 'lastError'> {
   /** What the node says: the step, or inside a matrix cluster the job's matrix values. */
   label: string;
   /** The job's full label (`test (linux)`), for a tooltip and a screen reader. */
   title: string;
-  state: JobState;
-  attempts: number;
-  maxAttempts: number;
-  startedAt: number | null;
-  finishedAt: number | null;
-  lastError: string | null;
   /** Top-left corner and size. */
   x: number;
   y: number;
@@ -108,17 +100,11 @@ export function layoutRun(run: Pick<WorkflowRunDetail, 'steps' | 'jobs'>): RunGr
     const n = g.node(job.id);
     const x = n.x ?? 0;
     const y = n.y ?? 0;
+    const { id, step, state, attempts, maxAttempts, startedAt, finishedAt, lastError } = job;
     return {
-      id: job.id,
-      step: job.step,
+      ...{ id, step, state, attempts, maxAttempts, startedAt, finishedAt, lastError },
       label: labels.get(job.id) ?? job.label,
       title: job.label,
-      state: job.state,
-      attempts: job.attempts,
-      maxAttempts: job.maxAttempts,
-      startedAt: job.startedAt,
-      finishedAt: job.finishedAt,
-      lastError: job.lastError,
       x: x - n.width / 2,
       y: y - n.height / 2,
       width: n.width,
