@@ -1,6 +1,7 @@
 /**
  * What every command and view shares for the life of the extension: the connection, the log,
- * the tree providers and their views, the documents, and the jobs this window enqueued.
+ * the tree providers and their views, the documents, the job and run pages, and the jobs this
+ * window enqueued.
  */
 import type * as vscode from 'vscode';
 import type { DaemonConnection } from './daemon/connection';
@@ -12,6 +13,8 @@ import type { QueuesProvider } from './views/queues/queuesProvider';
 import type { QueueTreeNode } from './views/queues/nodes';
 import type { ScheduleNode, SchedulesProvider } from './views/schedulesProvider';
 import type { WorkerTreeNode, WorkersProvider } from './views/workersProvider';
+import type { WorkflowRunPages } from './views/workflowRun/panel';
+import type { WorkflowTreeNode, WorkflowsProvider } from './views/workflows/provider';
 
 export interface SpoolContext {
   extension: vscode.ExtensionContext;
@@ -24,9 +27,13 @@ export interface SpoolContext {
   schedulesView: vscode.TreeView<ScheduleNode>;
   workers: WorkersProvider;
   workersView: vscode.TreeView<WorkerTreeNode>;
+  workflows: WorkflowsProvider;
+  workflowsView: vscode.TreeView<WorkflowTreeNode>;
   editor: EditPayloadProvider;
   enqueued: EnqueuedJobs;
   jobPages: JobPages;
+  /** The graph pages of workflow runs. */
+  runPages: WorkflowRunPages;
 }
 
 /** What `activate` returns: the parts the extension-host tests look at. */

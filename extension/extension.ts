@@ -20,6 +20,8 @@ import { QueuesProvider } from './views/queues/queuesProvider';
 import { SchedulesProvider } from './views/schedulesProvider';
 import { tickWhileVisible } from './views/ticker';
 import { WorkersProvider } from './views/workersProvider';
+import { WorkflowRunPages } from './views/workflowRun/panel';
+import { WorkflowsProvider } from './views/workflows/provider';
 import { errorMessage } from '../shared/protocol/errors';
 
 /** What `activate` returns: the API of context.ts, and the output documents' provider, which the extension-host tests look into. */
@@ -32,6 +34,7 @@ export function activate(extension: vscode.ExtensionContext): SpoolExports {
   const queues = new QueuesProvider(connection, extension.workspaceState);
   const schedules = new SchedulesProvider(connection);
   const workers = new WorkersProvider(connection);
+  const workflows = new WorkflowsProvider(connection);
   const ctx: SpoolContext = {
     extension,
     log,
@@ -44,8 +47,11 @@ export function activate(extension: vscode.ExtensionContext): SpoolExports {
     schedulesView: vscode.window.createTreeView('spool.schedules', { treeDataProvider: schedules }),
     workers,
     workersView: vscode.window.createTreeView('spool.workers', { treeDataProvider: workers }),
+    workflows,
+    workflowsView: vscode.window.createTreeView('spool.workflows', { treeDataProvider: workflows }),
     editor: new EditPayloadProvider(connection, enqueued),
     jobPages: new JobPages(connection, log, vscode.Uri.joinPath(extension.extensionUri, 'media', 'spool.svg')),
+    runPages: new WorkflowRunPages(connection, log, extension.extensionUri),
   };
   const jobOutput = new JobOutputProvider(connection, log);
   extension.subscriptions.push(
@@ -67,8 +73,13 @@ export function activate(extension: vscode.ExtensionContext): SpoolExports {
     ctx.workersView,
     workers.refresher.watch(ctx.workersView),
     tickWhileVisible(ctx.workersView, () => workers.redraw()),
+    workflows,
+    ctx.workflowsView,
+    workflows.refresher.watch(ctx.workflowsView),
+    tickWhileVisible(ctx.workflowsView, () => workflows.redraw()),
     ctx.editor,
     ctx.jobPages,
+    ctx.runPages,
     vscode.workspace.registerFileSystemProvider(EDIT_SCHEME, ctx.editor),
     registerProvider(JOB_SCHEME, new JobDetailsProvider(connection)),
     registerProvider(OUTPUT_SCHEME, jobOutput),

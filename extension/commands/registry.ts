@@ -49,6 +49,11 @@ import { refreshSchedules } from './schedules/refreshSchedules';
 import { runScheduleNow } from './schedules/runScheduleNow';
 import { filterWorkers } from './workers/filterWorkers';
 import { refreshWorkers } from './workers/refreshWorkers';
+import { cancelRun } from './workflows/cancelRun';
+import { refreshWorkflows } from './workflows/refreshWorkflows';
+import { retryRun } from './workflows/retryRun';
+import { runWorkflow } from './workflows/runWorkflow';
+import { showRun } from './workflows/showRun';
 
 export const COMMANDS: readonly SpoolCommand[] = [
   startDaemon,
@@ -95,6 +100,11 @@ export const COMMANDS: readonly SpoolCommand[] = [
   refreshWorkers,
   filterWorkers,
   revealInJobsFile,
+  refreshWorkflows,
+  runWorkflow,
+  showRun,
+  retryRun,
+  cancelRun,
 ];
 
 export function registerCommands(ctx: SpoolContext): vscode.Disposable[] {

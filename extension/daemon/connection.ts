@@ -12,7 +12,7 @@ import * as vscode from 'vscode';
 import { DaemonNotRunningError, ProtocolMismatchError, SpoolClient } from '../../shared/client/client';
 import type { TlsTarget } from '../../shared/client/endpoint';
 import { isSpoolError } from '../../shared/protocol/errors';
-import { ErrorCode, type DaemonStatus, type JobChangedEvent, type QueueChangedEvent, type ScheduleChangedEvent, type Stats } from '../../shared/protocol';
+import { ErrorCode, type DaemonStatus, type JobChangedEvent, type QueueChangedEvent, type ScheduleChangedEvent, type Stats, type WorkflowChangedEvent } from '../../shared/protocol';
 import { editorMessage } from '../errors';
 import { readSettings, type SpoolSettings } from '../settings';
 import { ClientScope } from './clientScope';
@@ -70,6 +70,7 @@ export class DaemonConnection implements vscode.Disposable {
   private readonly jobEmitter = new vscode.EventEmitter<JobChangedEvent>();
   private readonly queueEmitter = new vscode.EventEmitter<QueueChangedEvent>();
   private readonly scheduleEmitter = new vscode.EventEmitter<ScheduleChangedEvent>();
+  private readonly workflowEmitter = new vscode.EventEmitter<WorkflowChangedEvent>();
   private readonly statsEmitter = new vscode.EventEmitter<Stats>();
   private readonly connectedEmitter = new vscode.EventEmitter<SpoolClient>();
 
@@ -77,6 +78,8 @@ export class DaemonConnection implements vscode.Disposable {
   readonly onJobChanged = this.jobEmitter.event;
   readonly onQueueChanged = this.queueEmitter.event;
   readonly onScheduleChanged = this.scheduleEmitter.event;
+  /** A workflow run started, changed its counts or state, or ended. */
+  readonly onWorkflowChanged = this.workflowEmitter.event;
   readonly onStats = this.statsEmitter.event;
   /** Fired on the first connection and after every reconnect: re-read whatever is shown. */
   readonly onDidConnect = this.connectedEmitter.event;
@@ -87,7 +90,7 @@ export class DaemonConnection implements vscode.Disposable {
     /** Where the access token of a remote daemon (`spool.endpoint`) is kept. */
     private readonly secrets: vscode.SecretStorage,
   ) {
-    this.disposables.push(this.stateEmitter, this.jobEmitter, this.queueEmitter, this.scheduleEmitter, this.statsEmitter, this.connectedEmitter);
+    this.disposables.push(this.stateEmitter, this.jobEmitter, this.queueEmitter, this.scheduleEmitter, this.workflowEmitter, this.statsEmitter, this.connectedEmitter);
   }
 
   /** The remote daemon's endpoint (`spool.endpoint`), or null for the local one. */
@@ -341,6 +344,15 @@ export class DaemonConnection implements vscode.Disposable {
           return null;
         });
       if (schedules) scope.addCleanup(() => schedules.unsubscribe().catch((error: unknown) => this.log.warn(`Ending the schedule subscription failed: ${errorMessage(error)}`)));
+      // Workflow runs likewise: a daemon without workflows refuses the topic, and the Workflows
+      // view and the graph pages then follow the jobs' own events.
+      const workflows = await client
+        .subscribe({ topics: ['workflows'] }, { 'workflows.changed': (event) => this.workflowEmitter.fire(event) })
+        .catch((error: unknown) => {
+          this.log.warn(`The daemon sends no workflow events (${errorMessage(error)}); workflow runs follow their jobs' events instead.`);
+          return null;
+        });
+      if (workflows) scope.addCleanup(() => workflows.unsubscribe().catch((error: unknown) => this.log.warn(`Ending the workflow subscription failed: ${errorMessage(error)}`)));
       // The scope closes the client before this runs, so no request goes out: the handlers are
       // let go of.
       scope.addCleanup(() =>

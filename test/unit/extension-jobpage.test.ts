@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { allows, statesFor } from '../../shared/domain/states';
-import { JOB_STATES, type Job, type JobRun, type JobState, type OutputLine } from '../../shared/protocol/types';
+import { JOB_STATES, type Job, type JobDependency, type JobRun, type JobState, type OutputLine } from '../../shared/protocol/types';
 import { MESSAGE, readPageMessage } from '../../extension/views/jobPage/messages';
 import { endLine, jobTitle, localTime, pageActions, PAGE_OUTPUT_LINES, relativeTimes, stateReason, type JobPageInput } from '../../extension/views/jobPage/model';
 import { escapeHtml, renderJobBody, renderJobDocument } from '../../extension/views/jobPage/render';
@@ -209,7 +209,31 @@ test('the output document ends with how the job ended', () => {
   assert.equal(stateReason(job({ attempts: 1 }), [], NOW), 'Died after 1 attempt: The tests failed.');
 });
 
+test('the jobs it depends on and those depending on it are links with their states and conditions, and the results passed in', () => {
+  const dep = (n: number, fields: Partial<JobDependency>): JobDependency => ({ id: `0193b6f0-0000-7000-8000-00000000000${n}`, on: 'succeeded', state: 'completed', step: null, queue: 'builds', kind: 'shell', result: null, ...fields });
+  const long = { artifact: 'app-1.2.tgz', files: Array.from({ length: 20 }, (_, i) => `file-${i}.js`) };
+  const html = renderJobBody(
+    input({
+      job: job({ state: 'blocked', dependsOn: 3, waitingFor: 1, dependents: 1502, step: 'package', workflowRunId: '0193b6f0-0000-7000-8000-0000000000ff', finishedAt: null, lastError: null }),
+      dependencies: [dep(1, { step: 'build', result: { version: '1.2' } }), dep(2, { step: 'test', state: 'running' }), dep(3, { on: 'finished', state: 'dead', result: long })],
+      dependents: [dep(4, { step: 'deploy', state: 'blocked', queue: 'deploys', kind: 'http' })],
+    }),
+  );
+  assert.match(html, /<dt>Step<\/dt><dd>package<\/dd>/);
+  assert.match(html, /<h2>Depends on <span class="muted">3<\/span><\/h2>/);
+  assert.match(html, /<tr><td><a href="#" data-job="0193b6f0-0000-7000-8000-000000000001">build<\/a> <span class="muted">builds · shell<\/span><\/td><td><span class="state-completed">.*? completed<\/span><\/td><td>succeeded<\/td><td><code>\{&#34;version&#34;:&#34;1\.2&#34;\}<\/code><\/td><\/tr>/);
+  assert.match(html, /data-job="0193b6f0-0000-7000-8000-000000000002">test<\/a>.*? running<\/span><\/td><td>succeeded<\/td><td><span class="muted">none<\/span>/);
+  // A job without a step is named by the end of its id; a long result is cut and unfolds formatted.
+  assert.match(html, /data-job="0193b6f0-0000-7000-8000-000000000003">00000003<\/a>.*?<td>finished<\/td><td><details data-key="result-0193b6f0-0000-7000-8000-000000000003"><summary><code>\{&#34;artifact[^<]*…<\/code><\/summary><pre class="payload">\{\n {2}&#34;artifact&#34;/s);
+  assert.match(html, /<h2>Depended on by <span class="muted">1502<\/span><\/h2>.*data-job="0193b6f0-0000-7000-8000-000000000004">deploy<\/a> <span class="muted">deploys · http<\/span>.*?<\/table><p class="muted">… and 1501 more\.<\/p>/s);
+  assert.ok(!/Depended on by.*Result passed in/s.test(html), 'a dependent passes no result in');
+  assert.ok(!renderJobBody(input()).includes('Depends on'), 'a job without dependencies has no such section');
+});
+
 test('only well-formed action messages from the page are taken', () => {
+  assert.deepEqual(readPageMessage({ type: MESSAGE.openJob, id: '0193b6f0-0000-7000-8000-000000000001' }), { type: 'openJob', id: '0193b6f0-0000-7000-8000-000000000001' });
+  assert.equal(readPageMessage({ type: MESSAGE.openJob, id: '../../etc' }), null, 'a job to open is a whole id');
+  assert.equal(readPageMessage({ type: MESSAGE.openJob }), null);
   assert.deepEqual(readPageMessage({ type: MESSAGE.action, action: 'retry' }), { type: 'action', action: 'retry' });
   assert.equal(readPageMessage({ type: MESSAGE.action, action: 'toString' }), null);
   assert.equal(readPageMessage({ type: MESSAGE.action, action: 'rm -rf' }), null);

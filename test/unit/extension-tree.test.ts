@@ -1,11 +1,11 @@
 /**
  * What the Queues view says and shows, as pure functions: job labels that keep the command,
- * descriptions with the state first, accessible labels without ids, which groups show (empty ones
+ * descriptions with the state first, what a blocked job waits for, accessible labels without ids, which groups show (empty ones
  * hidden, a filter narrowing them), counts of matches, the filter syntax and the state toggles.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { Job, Queue } from '../../shared/protocol/types';
+import type { Job, JobDependency, JobState, Queue } from '../../shared/protocol/types';
 import { filterText, parseFilter } from '../../extension/commands/queues/filterSyntax';
 import { firstLine } from '../../shared/domain/present';
 import { toggleOnly } from '../../extension/commands/queues/onlyState';
@@ -88,6 +88,20 @@ test('waiting and finished jobs say when, state first', () => {
   assert.equal(jobDescription(job({ state: 'cancelled', finishedAt: NOW - 3_000 }), 'cancelled', NOW), 'cancelled 3s ago');
 });
 
+test('a blocked job says what it waits for: the steps or ids that have not ended, with their states', () => {
+  const blocked = job({ state: 'blocked', dependsOn: 3, waitingFor: 1 });
+  const dep = (id: string, step: string | null, state: JobState): JobDependency => ({ id, step, state, on: 'succeeded', queue: 'builds', kind: 'shell', result: null });
+  const build = dep('0193aaaa-bbbb-7ccc-8ddd-000000000001', 'build', 'running');
+  assert.equal(jobDescription(blocked, 'blocked', NOW, [build, dep('0193aaaa-bbbb-7ccc-8ddd-000000000002', 'lint', 'completed')]), 'waiting for build (running)', 'an ended dependency is not waited for');
+  assert.equal(jobDescription(blocked, 'blocked', NOW, [dep('0193aaaa-bbbb-7ccc-8ddd-0000000000ab', null, 'queued')]), 'waiting for 000000ab (queued)', 'a job without a step is named by the end of its id');
+  const tests = ['linux', 'mac', 'win'].map((_, i) => dep(`0193aaaa-bbbb-7ccc-8ddd-00000000001${i}`, 'test', i === 0 ? 'running' : 'queued'));
+  assert.equal(jobDescription(blocked, 'blocked', NOW, [build, ...tests]), 'waiting for 4 jobs: build (running), test (running), test ×2 (queued)');
+  const many = ['a', 'b', 'c', 'd', 'e'].map((s, i) => dep(`0193aaaa-bbbb-7ccc-8ddd-00000000002${i}`, s, 'blocked'));
+  assert.equal(jobDescription(blocked, 'blocked', NOW, many), 'waiting for 5 jobs: a (blocked), b (blocked), c (blocked), …');
+  assert.equal(jobDescription(blocked, 'blocked', NOW), 'waiting for 1 of 3 jobs', 'without the dependencies read, the counts');
+  assert.equal(jobAccessibleLabel(blocked, 'blocked', NOW, [build]), 'npm test, blocked, waiting for build (running)');
+});
+
 test('relative times move with the clock they are drawn at', () => {
   const running = job({ state: 'running', attempts: 1, startedAt: NOW });
   assert.equal(jobDescription(running, 'running', NOW + 5_000), 'running 5s');
@@ -118,17 +132,17 @@ function counts(partial: Partial<Record<GroupName, number>>, more: GroupName[] =
 test('empty groups are hidden unless asked for, and never shown under a filter', () => {
   const c = counts({ running: 1, queued: 3, dead: 2 });
   assert.deepEqual(groupsToShow(c, {}, false), ['running', 'queued', 'dead']);
-  assert.deepEqual(groupsToShow(c, {}, true), ['running', 'queued', 'delayed', 'retrying', 'dead', 'completed', 'cancelled']);
+  assert.deepEqual(groupsToShow(c, {}, true), ['running', 'queued', 'delayed', 'blocked', 'retrying', 'dead', 'completed', 'cancelled']);
   assert.deepEqual(groupsToShow(c, { states: ['dead', 'cancelled'] }, true), ['dead']);
   assert.deepEqual(groupsToShow(c, { search: 'x' }, true), ['running', 'queued', 'dead']);
   assert.deepEqual(groupsToShow(counts({}), { states: ['dead'] }, false), [], 'a queue without matches shows no group, so it is hidden');
 });
 
 test("queue counts split due and delayed queued jobs, and the groups count each state", () => {
-  const c = queueCounts(queue({ queued: 5, running: 1, dead: 2 }, 2));
+  const c = queueCounts(queue({ queued: 5, running: 1, dead: 2, blocked: 4 }, 2));
   assert.deepEqual(
     Object.fromEntries(Object.entries(c).map(([g, m]) => [g, m.count])),
-    { running: 1, queued: 3, delayed: 2, retrying: 0, dead: 2, completed: 0, cancelled: 0 },
+    { running: 1, queued: 3, delayed: 2, blocked: 4, retrying: 0, dead: 2, completed: 0, cancelled: 0 },
   );
 });
 
@@ -161,7 +175,7 @@ test('the filter syntax reads states, a kind and text in any order, and writes t
   assert.deepEqual(parseFilter('timeout state:dead,retrying kind:shell npm'), { states: ['dead', 'retrying'], kind: 'shell', search: 'timeout npm' });
   assert.deepEqual(parseFilter('  '), {});
   assert.deepEqual(parseFilter('"n":42}'), { search: '"n":42}' });
-  assert.throws(() => parseFilter('state:broken'), /Unknown state "broken": use running, queued, delayed, retrying, dead, completed, cancelled\./);
+  assert.throws(() => parseFilter('state:broken'), /Unknown state "broken": use running, queued, delayed, blocked, retrying, dead, completed, cancelled\./);
   assert.equal(filterText(parseFilter('kind:http state:dead 503')), 'state:dead kind:http 503');
   assert.equal(filterText({}), '');
 });

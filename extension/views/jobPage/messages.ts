@@ -4,6 +4,7 @@
  * a message type or an action missing here is a compile error on the extension's side and an
  * unknown value, ignored with a log line, on the page's.
  */
+import { WHOLE_JOB_ID } from '../../../shared/domain/present';
 import type { JobAction } from '../../../shared/domain/states';
 
 /**
@@ -33,25 +34,43 @@ export function isPageAction(name: unknown): name is PageAction {
 export const MESSAGE = {
   /** Page → extension: a button or link was clicked. */
   action: 'action',
+  /** Page → extension: the link of another job (a dependency or a dependent) was clicked. */
+  openJob: 'openJob',
   /** Extension → page: the page's body, rendered anew (the job, its runs or its output changed). */
   render: 'render',
   /** Extension → page: the relative times, by `data-time` key, recomputed on a timer. */
   times: 'times',
 } as const;
 
-/** Page → extension. */
+/** Page → extension: an action on the page's job. */
 export interface ActionMessage {
   type: typeof MESSAGE.action;
   action: PageAction;
 }
 
+/** Page → extension: open the page of the job `id`. */
+export interface OpenJobMessage {
+  type: typeof MESSAGE.openJob;
+  id: string;
+}
+
+/** Page → extension. */
+export type FromPageMessage = ActionMessage | OpenJobMessage;
+
 /** Extension → page. */
 export type ToPageMessage = { type: typeof MESSAGE.render; html: string } | { type: typeof MESSAGE.times; times: Record<string, string> };
 
-/** Reads a message from the page; null for anything that is not one (the page is not trusted to be right). */
-export function readPageMessage(value: unknown): ActionMessage | null {
+/**
+ * Reads a message from the page; null for anything that is not one (the page is not trusted to
+ * be right: a job to open must be named by a whole job id).
+ */
+export function readPageMessage(value: unknown): FromPageMessage | null {
   if (typeof value !== 'object' || value === null) return null;
   const type: unknown = Reflect.get(value, 'type');
+  if (type === MESSAGE.openJob) {
+    const id: unknown = Reflect.get(value, 'id');
+    return typeof id === 'string' && WHOLE_JOB_ID.test(id) ? { type, id } : null;
+  }
   const action: unknown = Reflect.get(value, 'action');
   return type === MESSAGE.action && isPageAction(action) ? { type, action } : null;
 }

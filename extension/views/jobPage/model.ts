@@ -7,7 +7,7 @@
  */
 import { relativeTime, shownState, type ShownState, type WaitingFacts } from '../../../shared/domain/present';
 import { allows } from '../../../shared/domain/states';
-import type { Job, JobRun, OutputLine } from '../../../shared/protocol/types';
+import type { Job, JobDependency, JobRun, OutputLine } from '../../../shared/protocol/types';
 import { payloadSummary } from '../format';
 import { PAGE_ACTIONS, type PageAction } from './messages';
 import { mayEnqueue, mayManage, type WindowScope } from '../../daemon/tokenScope';
@@ -36,6 +36,10 @@ export interface JobPageInput {
   waiting?: WaitingFacts;
   /** The scope of the remote daemon's token (null or absent: the Unix socket, no limit). */
   tokenScope?: WindowScope;
+  /** The jobs it depends on, with their states and results (`jobs.get`'s). */
+  dependencies?: JobDependency[];
+  /** The jobs that depend on it, with their states (the first LIMITS.maxListedDependents). */
+  dependents?: JobDependency[];
 }
 
 /** What a job is, in a few words: `builds › npm test`, `hooks › POST https://…`, `reports › report {"month":…}`. */

@@ -1,8 +1,8 @@
 /**
  * The job pages: one webview panel per job, opened again by revealing it. A page reads the job,
  * its runs and its newest output lines, renders them with render.ts, and follows the job while
- * it is open: `jobs.changed` (through the connection) and an `output` subscription for that job
- * alone re-read it, at most every 200 ms; a deleted job keeps its last content under a banner.
+ * it is open: `jobs.changed` (through the connection) of the job or of a job it depends on or that
+ * depends on it, and an `output` subscription for that job alone re-read it, at most every 200 ms; a deleted job keeps its last content under a banner.
  * The relative times are recomputed every second while the page is visible. Buttons run the
  * extension's own commands with the job's id, so they behave as the tree's menu items do.
  */
@@ -11,7 +11,7 @@ import * as vscode from 'vscode';
 import type { SpoolClient, Subscription } from '../../../shared/client/client';
 import { SpoolError } from '../../../shared/protocol/errors';
 import { ErrorCode, LIMITS } from '../../../shared/protocol';
-import { TERMINAL_STATES, type Job, type JobRun, type OutputLine } from '../../../shared/protocol/types';
+import { TERMINAL_STATES, type Job, type JobDependency, type JobRun, type OutputLine } from '../../../shared/protocol/types';
 import type { DaemonConnection } from '../../daemon/connection';
 import { errorMessage } from '../../../shared/protocol/errors';
 import { MESSAGE, PAGE_ACTIONS, readPageMessage, type ToPageMessage } from './messages';
@@ -29,6 +29,7 @@ const REFRESH_MS = 200;
 export interface JobPageState {
   readonly job: Job;
   readonly runs: readonly JobRun[];
+  readonly dependencies: readonly JobDependency[];
   readonly outputLines: number;
   readonly deleted: boolean;
   readonly title: string;
@@ -38,6 +39,8 @@ export interface JobPageState {
 class JobPage implements vscode.Disposable {
   private job: Job;
   private runs: JobRun[];
+  private dependencies: JobDependency[] = [];
+  private dependents: JobDependency[] = [];
   private lines: OutputLine[] = [];
   /** The newest line seq read: the `after` of the next read, and how many lines the job wrote. */
   private after = 0;
@@ -79,7 +82,7 @@ class JobPage implements vscode.Disposable {
   }
 
   get state(): JobPageState {
-    return { job: this.job, runs: this.runs, outputLines: this.lines.length, deleted: this.deleted, title: this.panel.title, html: this.body };
+    return { job: this.job, runs: this.runs, dependencies: this.dependencies, outputLines: this.lines.length, deleted: this.deleted, title: this.panel.title, html: this.body };
   }
 
   /**
@@ -91,6 +94,8 @@ class JobPage implements vscode.Disposable {
     const [first] = await Promise.all([client.call('jobs.get', { id: this.id }), this.follow(client)]);
     this.job = first.job;
     this.runs = first.runs;
+    this.dependencies = first.dependencies;
+    this.dependents = first.dependents;
     await Promise.all([this.readOutput(), this.readWaiting(client)]);
     this.loaded = true;
     this.body = renderJobBody(this.input());
@@ -122,8 +127,23 @@ class JobPage implements vscode.Disposable {
     this.panel.reveal();
   }
 
+  /** Whether `id` is one of the jobs the page lists as a dependency or a dependent: its state is shown. */
+  lists(id: string): boolean {
+    return this.dependencies.some((d) => d.id === id) || this.dependents.some((d) => d.id === id);
+  }
+
   private input(): JobPageInput {
-    return { job: this.job, runs: this.runs, output: { lines: this.lines, total: this.after }, deleted: this.deleted, now: Date.now(), tokenScope: this.connection.tokenScope, ...(this.waiting ? { waiting: this.waiting } : {}) };
+    return {
+      job: this.job,
+      runs: this.runs,
+      output: { lines: this.lines, total: this.after },
+      deleted: this.deleted,
+      now: Date.now(),
+      tokenScope: this.connection.tokenScope,
+      dependencies: this.dependencies,
+      dependents: this.dependents,
+      ...(this.waiting ? { waiting: this.waiting } : {}),
+    };
   }
 
   /**
@@ -168,9 +188,11 @@ class JobPage implements vscode.Disposable {
   private async read(): Promise<void> {
     if (this.disposed || this.deleted) return;
     try {
-      const { job, runs } = await this.connection.client().call('jobs.get', { id: this.id });
+      const { job, runs, dependencies, dependents } = await this.connection.client().call('jobs.get', { id: this.id });
       this.job = job;
       this.runs = runs;
+      this.dependencies = dependencies;
+      this.dependents = dependents;
       // A retried job writes output again.
       if (this.outputDone && !TERMINAL_STATES.includes(job.state)) {
         this.outputDone = false;
@@ -269,6 +291,10 @@ class JobPage implements vscode.Disposable {
       this.log.warn(`The page of job ${this.id} sent a message that is not one: ${JSON.stringify(message)}`);
       return;
     }
+    if (read.type === MESSAGE.openJob) {
+      void vscode.commands.executeCommand('spool.jobs.openDetails', read.id);
+      return;
+    }
     // The command reports its own failures; the page re-reads the job whatever came of it.
     void Promise.resolve(vscode.commands.executeCommand(PAGE_ACTIONS[read.action].command, this.id)).finally(() => this.schedule());
   }
@@ -296,7 +322,11 @@ export class JobPages implements vscode.Disposable {
     private readonly iconPath: vscode.Uri,
   ) {
     this.disposables.push(
-      connection.onJobChanged((event) => this.pages.get(event.id)?.changed(event.deleted === true)),
+      connection.onJobChanged((event) => {
+        this.pages.get(event.id)?.changed(event.deleted === true);
+        // A page shows the states of the jobs at either end of its dependencies: it follows them too.
+        for (const page of this.pages.values()) if (page.id !== event.id && page.lists(event.id)) page.changed(false);
+      }),
       // Changes made while the daemon was away, or by the daemon that replaced it, sent no event.
       connection.onDidConnect((client) => {
         for (const page of this.pages.values()) page.reconnected(client);

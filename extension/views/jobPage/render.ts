@@ -14,7 +14,8 @@
  */
 import { formatDuration } from '../../../shared/domain/durations';
 import { runHeading, runKey } from '../../../shared/domain/runs';
-import type { Job, JobRun, OutputLine } from '../../../shared/protocol/types';
+import { dependencyName, resultLine } from '../../../shared/domain/present';
+import type { Job, JobDependency, JobRun, OutputLine } from '../../../shared/protocol/types';
 import { relativeTime } from '../format';
 import { PAGE_ACTIONS, type PageAction } from './messages';
 import { jobTimes, jobTitle, localTime, pageActions, runStatus, stateLabel, stateReason, STATE_GLYPHS, type JobPageInput } from './model';
@@ -97,6 +98,45 @@ function runsTable(runs: readonly JobRun[]): string {
   return `<h2>Runs <span class="muted">${runs.length}</span></h2><table class="runs"><thead><tr><th>Run</th><th>Attempt</th><th>Worker</th><th>Started</th><th>Duration</th><th>Outcome</th><th>Exit / HTTP</th><th>Error</th></tr></thead><tbody>${body}</tbody></table>`;
 }
 
+/** The result a dependency passed in: short JSON as is, longer JSON cut on one line and unfolded formatted. */
+function resultCell(d: JobDependency): string {
+  if (d.result === null || d.result === undefined) return '<span class="muted">none</span>';
+  const line = resultLine(d.result, RESULT_LINE);
+  const full = JSON.stringify(d.result);
+  if (full.length <= RESULT_LINE) return code(line);
+  return `<details data-key="result-${escapeHtml(d.id)}"><summary>${code(line)}</summary><pre class="payload">${escapeHtml(JSON.stringify(d.result, null, 2))}</pre></details>`;
+}
+
+/** How long a result is shown on one line before it is cut and folded. */
+const RESULT_LINE = 60;
+
+/**
+ * The jobs at one end of the job's dependencies: each a link to its page, its state and the
+ * condition of the edge, and for the jobs it depends on the result each passed in. `total` is
+ * how many there are in all (a job may have more dependents than `jobs.get` lists).
+ */
+function relationsTable(heading: string, jobs: readonly JobDependency[], total: number, withResult: boolean): string {
+  if (jobs.length === 0) return '';
+  const rows = jobs
+    .map((d) => {
+      const state = `<span class="state-${escapeHtml(d.state)}"><span class="glyph" aria-hidden="true">${STATE_GLYPHS[d.state]}</span> ${escapeHtml(d.state)}</span>`;
+      const link = `<a href="#" data-job="${escapeHtml(d.id)}">${escapeHtml(dependencyName(d))}</a> <span class="muted">${escapeHtml(d.queue)} · ${escapeHtml(d.kind)}</span>`;
+      return `<tr><td>${link}</td><td>${state}</td><td>${escapeHtml(d.on)}</td>${withResult ? `<td>${resultCell(d)}</td>` : ''}</tr>`;
+    })
+    .join('');
+  const more = total > jobs.length ? `<p class="muted">… and ${total - jobs.length} more.</p>` : '';
+  const head = `<tr><th>Job</th><th>State</th><th>Condition</th>${withResult ? '<th>Result passed in</th>' : ''}</tr>`;
+  return `<h2>${escapeHtml(heading)} <span class="muted">${total}</span></h2><table class="relations"><thead>${head}</thead><tbody>${rows}</tbody></table>${more}`;
+}
+
+/** The workflow rows: the step the job runs and its run. */
+function workflowRows(job: Job): string {
+  const rows: string[] = [];
+  if (job.step !== null) rows.push(row('Step', escapeHtml(job.step)));
+  if (job.workflowRunId !== null) rows.push(row('Workflow run', code(job.workflowRunId)));
+  return rows.join('');
+}
+
 function outputLines(lines: readonly OutputLine[]): string {
   const html: string[] = [];
   // Between two runs' lines, the heading the output document and `spool logs` print.
@@ -147,7 +187,10 @@ export function renderJobBody(input: JobPageInput): string {
     progressRow(job),
     timeRows(job, now),
     contextRows(job),
+    workflowRows(job),
     '</dl>',
+    relationsTable('Depends on', input.dependencies ?? [], Math.max(job.dependsOn, input.dependencies?.length ?? 0), true),
+    relationsTable('Depended on by', input.dependents ?? [], Math.max(job.dependents, input.dependents?.length ?? 0), false),
     runsTable(runs),
     outputSection(input),
   ].join('');
@@ -169,6 +212,7 @@ pre.output { max-height: 50vh; overflow: auto; }
 .state { margin: 4px 0 10px; }
 .glyph { display: inline-block; width: 1.2em; text-align: center; }
 .state-running .glyph { color: var(--vscode-charts-blue); }
+.state-blocked .glyph { color: var(--vscode-charts-purple); }
 .state-retrying .glyph { color: var(--vscode-charts-yellow); }
 .state-dead .glyph { color: var(--vscode-errorForeground); }
 .state-completed .glyph { color: var(--vscode-testing-iconPassed, var(--vscode-charts-green)); }
@@ -184,9 +228,9 @@ dl { display: grid; grid-template-columns: max-content 1fr; gap: 4px 16px; margi
 dt { color: var(--vscode-descriptionForeground); }
 dd { margin: 0; min-width: 0; overflow-wrap: anywhere; }
 .tag { background: var(--vscode-badge-background); color: var(--vscode-badge-foreground); border-radius: 8px; padding: 0 6px; }
-table.runs { border-collapse: collapse; width: 100%; }
-table.runs th, table.runs td { text-align: left; overflow-wrap: anywhere; padding: 3px 8px; border-bottom: 1px solid var(--vscode-editorWidget-border, transparent); vertical-align: top; }
-table.runs th { color: var(--vscode-descriptionForeground); font-weight: 600; }
+table.runs, table.relations { border-collapse: collapse; width: 100%; }
+table.runs th, table.runs td, table.relations th, table.relations td { text-align: left; overflow-wrap: anywhere; padding: 3px 8px; border-bottom: 1px solid var(--vscode-editorWidget-border, transparent); vertical-align: top; }
+table.runs th, table.relations th { color: var(--vscode-descriptionForeground); font-weight: 600; }
 tr.outcome-failed td.error, tr.outcome-lease_expired td.error { color: var(--vscode-errorForeground); }
 summary { cursor: pointer; }
 progress { vertical-align: middle; }

@@ -3,7 +3,7 @@
  * dumb on purpose: the extension renders every byte of the body (render.ts) and computes every
  * relative time (model.ts); the script swaps the body in, updates the times, keeps the output
  * scrolled to its end when it was there and the stack traces the user unfolded, and posts the
- * actions clicked. The message names come from messages.ts, declared once.
+ * actions and the links of other jobs clicked. The message names come from messages.ts, declared once.
  */
 import { MESSAGE } from './messages';
 
@@ -15,6 +15,12 @@ export const PAGE_SCRIPT = `(function () {
     if (out) out.scrollTop = out.scrollHeight;
   }
   document.addEventListener('click', function (event) {
+    const link = event.target instanceof Element ? event.target.closest('[data-job]') : null;
+    if (link) {
+      event.preventDefault();
+      vscode.postMessage({ type: ${JSON.stringify(MESSAGE.openJob)}, id: link.getAttribute('data-job') });
+      return;
+    }
     const target = event.target instanceof Element ? event.target.closest('[data-action]') : null;
     if (!target) return;
     event.preventDefault();

@@ -2,12 +2,13 @@
  * The Queues view's elements and how each is drawn: queue → state group → job, plus the
  * "Load more…" item that pages a group. `contextValue` carries the state (`queue.paused`,
  * `queue.active.hasDead`, `queue.active.owned`, `group.dead`, `group.retrying.empty`,
- * `job.running`), and the menus in package.json match on it. What the rows say comes from text.ts.
+ * `job.running`, `job.blocked`), and the menus in package.json match on it. What the rows say comes from text.ts.
  */
 import * as vscode from 'vscode';
 import { formatDuration } from '../../../shared/domain/durations';
+import { dependencyName } from '../../../shared/domain/present';
 import { formatRate } from '../../../shared/domain/rates';
-import type { Job, Queue } from '../../../shared/protocol/types';
+import type { Job, JobDependency, Queue } from '../../../shared/protocol/types';
 import { ownerDescription, ownerTooltip } from '../../jobsFileDeclaration';
 import { jobLabel, relativeTime } from '../format';
 import { GROUP_TITLES, countText, jobAccessibleLabel, jobDescription, matchingDescription, queueDescription, type GroupName, type MatchCount } from './text';
@@ -41,6 +42,8 @@ export interface JobNode {
   type: 'job';
   job: Job;
   group: GroupName;
+  /** Of a blocked job: the jobs it depends on, as `jobs.get` read them with the page. */
+  waitingOn?: JobDependency[];
 }
 export interface LoadMoreNode {
   type: 'loadMore';
@@ -73,6 +76,8 @@ export function stateIcon(group: GroupName): vscode.ThemeIcon {
       return new vscode.ThemeIcon('circle-outline');
     case 'delayed':
       return new vscode.ThemeIcon('clock');
+    case 'blocked':
+      return new vscode.ThemeIcon('watch');
     case 'retrying':
       return new vscode.ThemeIcon('history', new vscode.ThemeColor('charts.yellow'));
     case 'dead':
@@ -119,7 +124,7 @@ export function groupItem(node: GroupNode): vscode.TreeItem {
   return item;
 }
 
-export function jobTooltip(job: Job, now = Date.now()): vscode.MarkdownString {
+export function jobTooltip(job: Job, now = Date.now(), waitingOn?: readonly JobDependency[]): vscode.MarkdownString {
   const md = new vscode.MarkdownString();
   const time = (t: number | null): string => (t === null ? '—' : `${new Date(t).toLocaleString()} (${relativeTime(t, now)})`);
   // What the job runs first: a narrow view cuts the row's label.
@@ -127,6 +132,11 @@ export function jobTooltip(job: Job, now = Date.now()): vscode.MarkdownString {
   md.appendMarkdown(`\n\n**${job.kind}** job \`${job.id}\` in **${job.queue}**\n\n`);
   md.appendMarkdown(`State: ${job.state}${job.cancelRequested ? ' (cancel requested)' : ''} · attempt ${job.attempts}/${job.maxAttempts} · priority ${job.priority}${job.weight !== 1 ? ` · weight ${job.weight}` : ''}\n\n`);
   md.appendMarkdown(`Created: ${time(job.createdAt)}  \nRun at: ${time(job.runAt)}  \nStarted: ${time(job.startedAt)}  \nFinished: ${time(job.finishedAt)}\n\n`);
+  if (waitingOn && waitingOn.length > 0) {
+    md.appendMarkdown('Depends on:\n\n');
+    for (const d of waitingOn) md.appendText(`- ${dependencyName(d)}: ${d.state} (needs it to have ${d.on})\n`);
+    md.appendMarkdown('\n');
+  }
   if (job.progress !== null) md.appendMarkdown(`Progress: ${job.progress}%${job.progressMessage ? ` — ${job.progressMessage}` : ''}\n\n`);
   if (job.lastError) md.appendCodeblock(job.lastError, 'text');
   return md;
@@ -138,11 +148,11 @@ export function jobItem(node: JobNode, now = Date.now(), noWorker: string | null
   const item = new vscode.TreeItem(jobLabel(job), vscode.TreeItemCollapsibleState.None);
   // The group is part of the id: a job that moves shows up in its new group without clashing.
   item.id = `job:${node.group}:${job.id}`;
-  item.description = jobDescription(job, node.group, now) + (noWorker === null ? '' : ` · ${noWorker}`);
+  item.description = jobDescription(job, node.group, now, node.waitingOn) + (noWorker === null ? '' : ` · ${noWorker}`);
   item.iconPath = stateIcon(node.group);
   item.contextValue = `job.${job.state}`;
-  item.tooltip = jobTooltip(job, now);
-  item.accessibilityInformation = { label: jobAccessibleLabel(job, node.group, now) };
+  item.tooltip = jobTooltip(job, now, node.waitingOn);
+  item.accessibilityInformation = { label: jobAccessibleLabel(job, node.group, now, node.waitingOn) };
   item.command = { command: 'spool.jobs.openDetails', title: 'Open Job Details', arguments: [node] };
   return item;
 }

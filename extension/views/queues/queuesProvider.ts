@@ -11,7 +11,7 @@
  */
 import * as vscode from 'vscode';
 import type { JobOrder, ListJobsParams } from '../../../shared/protocol';
-import type { Job, Queue, Worker } from '../../../shared/protocol/types';
+import type { Job, JobDependency, Queue, Worker } from '../../../shared/protocol/types';
 import { dueNoWorkerText } from '../../../shared/domain/present';
 import type { DaemonConnection } from '../../daemon/connection';
 import { readSettings } from '../../settings';
@@ -39,7 +39,17 @@ const EXPANDED_KEY = 'spool.queues.expanded';
 interface Page {
   jobs: Job[];
   nextCursor: string | null;
+  /** Of a blocked group: what each job depends on, by job id (see readWaitingOn). */
+  waitingOn: Map<string, JobDependency[]>;
 }
+
+/**
+ * A blocked job's row names what it waits for, which `jobs.list` does not carry: each is read
+ * with `jobs.get`, this many at a time, for at most WAITING_ON_READS jobs of a page. Rows past
+ * those say how many jobs they wait for without naming them.
+ */
+const WAITING_ON_AT_ONCE = 8;
+const WAITING_ON_READS = 200;
 
 /**
  * How each group is sorted: due queued jobs first-in first-out (the listing index serves it
@@ -50,6 +60,7 @@ const ORDER: Record<GroupName, JobOrder> = {
   running: 'oldest',
   queued: 'oldest',
   delayed: 'runAt',
+  blocked: 'oldest',
   retrying: 'runAt',
   dead: 'newest',
   completed: 'newest',
@@ -183,6 +194,7 @@ export class QueuesProvider implements vscode.TreeDataProvider<QueueTreeNode>, v
     const next = await this.connection.client().call('jobs.list', { ...this.listParams(node.queue, node.group, readSettings().pageSize), cursor: page.nextCursor });
     page.jobs.push(...next.jobs);
     page.nextCursor = next.nextCursor;
+    if (node.group === 'blocked') await this.readWaitingOn(next.jobs, page.waitingOn);
     this.wanted.set(key, page.jobs.length);
     const group = this.groupNodes.get(node.queue)?.get(node.group);
     // Under a kind or text filter the group counted its first page: the count grows with the pages.
@@ -322,7 +334,8 @@ export class QueuesProvider implements vscode.TreeDataProvider<QueueTreeNode>, v
       const pageSize = readSettings().pageSize;
       const limit = Math.min(1000, Math.max(pageSize, this.wanted.get(key) ?? 0));
       const result = await this.connection.client().call('jobs.list', this.listParams(queue, group, limit));
-      page = { jobs: result.jobs, nextCursor: result.nextCursor };
+      page = { jobs: result.jobs, nextCursor: result.nextCursor, waitingOn: new Map() };
+      if (group === 'blocked') await this.readWaitingOn(result.jobs, page.waitingOn);
       this.pages.set(key, page);
     }
     return page;
@@ -330,9 +343,31 @@ export class QueuesProvider implements vscode.TreeDataProvider<QueueTreeNode>, v
 
   private async jobsOf(node: GroupNode): Promise<QueueTreeNode[]> {
     const page = await this.page(node.queue, node.group);
-    const children: QueueTreeNode[] = page.jobs.map((job) => ({ type: 'job', job, group: node.group }));
+    const children: QueueTreeNode[] = page.jobs.map((job) => {
+      const waitingOn = page.waitingOn.get(job.id);
+      return waitingOn ? { type: 'job', job, group: node.group, waitingOn } : { type: 'job', job, group: node.group };
+    });
     if (page.nextCursor !== null) children.push({ type: 'loadMore', queue: node.queue, group: node.group, loaded: page.jobs.length, total: node.filtered ? null : node.count });
     return children;
+  }
+
+  /**
+   * What each of `jobs` depends on, into `into`. A job deleted meanwhile, or a read that fails,
+   * only leaves its row saying counts instead of names.
+   */
+  private async readWaitingOn(jobs: readonly Job[], into: Map<string, JobDependency[]>): Promise<void> {
+    const client = this.connection.client();
+    const todo = jobs.filter((j) => j.dependsOn > 0).slice(0, Math.max(0, WAITING_ON_READS - into.size));
+    const next = async (): Promise<void> => {
+      for (let job = todo.shift(); job !== undefined; job = todo.shift()) {
+        const id = job.id;
+        await client.call('jobs.get', { id }).then(
+          (r) => into.set(id, r.dependencies),
+          () => undefined,
+        );
+      }
+    };
+    await Promise.all(Array.from({ length: WAITING_ON_AT_ONCE }, next));
   }
 
   private listParams(queue: string, group: GroupName, limit: number): ListJobsParams {

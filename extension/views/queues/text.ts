@@ -4,18 +4,22 @@
  * count of matches reads. A queue's counts and a job's description are shared/domain/present's,
  * so that they read as in the code lens and the CLI.
  */
-import { dueCount, jobReason, queueText } from '../../../shared/domain/present';
-import type { Job, JobState, Queue } from '../../../shared/protocol/types';
+import { dueCount, jobReason, queueText, waitingForText } from '../../../shared/domain/present';
+import type { Job, JobDependency, JobState, Queue } from '../../../shared/protocol/types';
 import { jobLabel } from '../format';
 
-/** The groups under a queue. `delayed` is the queued jobs whose runAt lies in the future. */
-export type GroupName = 'running' | 'queued' | 'delayed' | 'retrying' | 'dead' | 'completed' | 'cancelled';
-export const GROUPS: readonly GroupName[] = ['running', 'queued', 'delayed', 'retrying', 'dead', 'completed', 'cancelled'];
+/**
+ * The groups under a queue. `delayed` is the queued jobs whose runAt lies in the future;
+ * `blocked` the jobs that wait for the jobs they depend on.
+ */
+export type GroupName = 'running' | 'queued' | 'delayed' | 'blocked' | 'retrying' | 'dead' | 'completed' | 'cancelled';
+export const GROUPS: readonly GroupName[] = ['running', 'queued', 'delayed', 'blocked', 'retrying', 'dead', 'completed', 'cancelled'];
 
 export const GROUP_TITLES: Record<GroupName, string> = {
   running: 'Running',
   queued: 'Queued',
   delayed: 'Delayed',
+  blocked: 'Blocked',
   retrying: 'Retrying',
   dead: 'Dead',
   completed: 'Completed',
@@ -111,9 +115,11 @@ export function matchingDescription(queue: Queue, match: MatchCount): string {
 /**
  * A job's description, its state first so that the part cut off a narrow view is the least
  * useful; `group` is where the job is listed (a queued job may be listed as delayed). The words
- * are the CLI's NOTE column's too.
+ * are the CLI's NOTE column's too. A blocked job says what it waits for, by name and state, when
+ * its dependencies were read (`waitingOn`).
  */
-export function jobDescription(job: Job, group: GroupName, now: number): string {
+export function jobDescription(job: Job, group: GroupName, now: number, waitingOn?: readonly JobDependency[]): string {
+  if (group === 'blocked') return waitingForText(job, waitingOn);
   return jobReason(job, now, group);
 }
 
@@ -127,8 +133,8 @@ export function stateWords(job: Job, group: GroupName): string {
  * What a screen reader says for a job row: the visible text and the state, not an id. A pending
  * cancel is said once: the description of a running job says it already.
  */
-export function jobAccessibleLabel(job: Job, group: GroupName, now: number): string {
-  const description = jobDescription(job, group, now);
+export function jobAccessibleLabel(job: Job, group: GroupName, now: number, waitingOn?: readonly JobDependency[]): string {
+  const description = jobDescription(job, group, now, waitingOn);
   const state = description.includes('cancel requested') ? group : stateWords(job, group);
   return `${jobLabel(job)}, ${state}, ${description}`;
 }

@@ -6,6 +6,7 @@
  */
 import { formatDuration } from '../durations';
 import type { Job, JobRun, JobState } from '../../protocol/types';
+import { waitingForText } from './dependencies';
 import { relativeTime } from './time';
 import { waitingSentence, type WaitingFacts } from './waiting';
 
@@ -62,6 +63,9 @@ export function jobReason(job: Job, now: number, shownAs: ShownState = shownStat
   const parts: (string | null)[] = [];
   const ended = job.finishedAt ?? job.createdAt;
   switch (shownAs) {
+    case 'blocked':
+      parts.push(waitingForText(job));
+      break;
     case 'running':
       if (job.progress !== null) parts.push(`${Math.round(job.progress)}%`);
       parts.push(`running ${elapsed(now - (job.startedAt ?? now))}`);

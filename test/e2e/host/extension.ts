@@ -68,6 +68,7 @@ export const run = hostSuite({
           ['Running', '1', 'group.running'],
           ['Queued', '3', 'group.queued'],
           ['Delayed', '1', 'group.delayed'],
+          ['Blocked', '0', 'group.blocked.empty'],
           ['Retrying', '0', 'group.retrying.empty'],
           ['Dead', '2', 'group.dead'],
           ['Completed', '1', 'group.completed'],
