@@ -9,7 +9,7 @@ import * as vscode from 'vscode';
 import type { WorkflowParam } from '../shared/protocol/projects';
 import type { WorkflowRunStarted } from '../shared/protocol/workflows';
 import { isRecord } from '../shared/domain/records';
-import { paramTypeProblem } from '../shared/jobsfile';
+import { paramProblem } from './views/workflows/model';
 import { readSettings } from './settings';
 
 const SHOW_RUN = 'Show Run';
@@ -38,12 +38,6 @@ export async function askWorkflowParams(workflow: string, params: Record<string,
   return values;
 }
 
-/** Why a typed value does not fit its parameter, or null when it does. */
-export function paramProblem(name: string, param: WorkflowParam, text: string): string | null {
-  if (text === '' && param.default === undefined) return `${name} has no default: give a value.`;
-  const wrong = text === '' ? null : paramTypeProblem(param, text);
-  return wrong === null ? null : `${name} must be ${wrong}.`;
-}
 
 /** The parameters as spool.workflowParams answers them. */
 export function paramsOf(answer: unknown): Record<string, WorkflowParam> | null {

@@ -58,10 +58,10 @@ test('a run reads as its state, its jobs by state and when it started; a workflo
 });
 
 test("a parameter's value is checked against its type before the run is asked for", () => {
-  assert.equal(paramProblem('version', { type: 'string' }, ''), null);
+  assert.equal(paramProblem('version', { type: 'string', default: '0.0' }, ''), null);
+  assert.equal(paramProblem('version', { type: 'string' }, ''), 'version has no default: give a value.');
   assert.equal(paramProblem('shards', { type: 'number' }, '3'), null);
-  assert.equal(paramProblem('shards', { type: 'number' }, 'three'), 'shards is a number: type digits, such as 3 or 1.5.');
-  assert.equal(paramProblem('shards', { type: 'number' }, ''), 'shards is a number: type digits, such as 3 or 1.5.');
+  assert.equal(paramProblem('shards', { type: 'number' }, 'three'), 'shards must be a number.');
   assert.equal(paramProblem('dry', { type: 'boolean' }, 'true'), null);
-  assert.equal(paramProblem('dry', { type: 'boolean' }, 'yes'), 'dry is true or false.');
+  assert.equal(paramProblem('dry', { type: 'boolean' }, 'yes'), 'dry must be true or false.');
 });

@@ -9,7 +9,8 @@ import * as vscode from 'vscode';
 import type { WorkflowRunParams } from '../../../shared/protocol/workflows';
 import type { SpoolContext } from '../../context';
 import { command } from '../command';
-import { paramProblem, runName, type WorkflowEntry } from '../../views/workflows/model';
+import { runName, type WorkflowEntry } from '../../views/workflows/model';
+import { askWorkflowParams } from '../../workflowRun';
 import { isWorkflowNode } from '../../views/workflows/provider';
 
 async function entryOf(ctx: SpoolContext, arg: unknown): Promise<WorkflowEntry | undefined> {
@@ -28,30 +29,11 @@ async function entryOf(ctx: SpoolContext, arg: unknown): Promise<WorkflowEntry |
   return pick?.entry;
 }
 
-/** Each parameter's value, asked in the declared order with its default; undefined when one is dismissed. */
-async function askParams(entry: WorkflowEntry): Promise<Record<string, string> | undefined> {
-  const values: Record<string, string> = {};
-  const names = Object.keys(entry.params);
-  for (const [i, name] of names.entries()) {
-    const param = entry.params[name];
-    if (!param) continue;
-    const value = await vscode.window.showInputBox({
-      title: `Run ${entry.name} (${i + 1}/${names.length})`,
-      prompt: `${name} (${param.type})${param.description ? `: ${param.description}` : ''}${param.default === undefined ? '' : ` — Enter keeps the default, ${param.default}`}`,
-      value: param.default ?? '',
-      ignoreFocusOut: true,
-      validateInput: (v) => paramProblem(name, param, v),
-    });
-    if (value === undefined) return undefined;
-    values[name] = value;
-  }
-  return values;
-}
 
 export const runWorkflow = command('spool.workflows.run', async (ctx, arg, given) => {
   const entry = await entryOf(ctx, arg);
   if (!entry) return undefined;
-  const params = typeof given === 'object' && given !== null ? Object.fromEntries(Object.entries(given).map(([k, v]) => [k, String(v)])) : await askParams(entry);
+  const params = typeof given === 'object' && given !== null ? Object.fromEntries(Object.entries(given).map(([k, v]) => [k, String(v)])) : await askWorkflowParams(entry.name, entry.params);
   if (!params) return undefined;
   const request: WorkflowRunParams = { workflow: entry.name, params };
   if (entry.source === 'file' && entry.definition) request.definition = entry.definition;

@@ -5,6 +5,7 @@
  * parameter's value typed before a run.
  */
 import { relativeTime } from '../../../shared/domain/present';
+import { paramTypeProblem } from '../../../shared/jobsfile';
 import type { DeclaredWorkflow, WorkflowParam } from '../../../shared/protocol/projects';
 import type { Workflow, WorkflowRun } from '../../../shared/protocol/workflows';
 import { runCounts } from '../workflowRun/render';
@@ -57,9 +58,9 @@ export function workflowDescription(entry: WorkflowEntry, now: number): string {
   return parts.join(' · ');
 }
 
-/** Why a typed value does not fit the parameter's type; null when it does. */
-export function paramProblem(name: string, param: Pick<WorkflowParam, 'type'>, value: string): string | null {
-  if (param.type === 'number' && (value.trim() === '' || !Number.isFinite(Number(value)))) return `${name} is a number: type digits, such as 3 or 1.5.`;
-  if (param.type === 'boolean' && value !== 'true' && value !== 'false') return `${name} is true or false.`;
-  return null;
+/** Why a typed value does not fit its parameter, or null when it does (empty: the default, when there is one). */
+export function paramProblem(name: string, param: Pick<WorkflowParam, 'type' | 'default'>, text: string): string | null {
+  if (text === '' && param.default === undefined) return `${name} has no default: give a value.`;
+  const wrong = text === '' ? null : paramTypeProblem(param, text);
+  return wrong === null ? null : `${name} must be ${wrong}.`;
 }
