@@ -90,3 +90,58 @@ test('a workflow applied from the file runs by name, is listed with its last run
   const runs = await client.call('workflows.runs', { workflow: 'release' });
   assert.deepEqual(runs.runs.map((r) => r.id), [started.run.id]);
 });
+
+test('a daemon killed with -9 mid-run loses no step, runs none twice at once, and the restarted daemon finishes the run', async (t) => {
+  const daemon = await startDaemon();
+  t.after(() => daemon.dispose());
+  const client = await daemon.client();
+  const log = path.join(daemon.dir, 'steps.log');
+  const go = path.join(daemon.dir, 'go');
+  // Each step writes a line as it starts and as it ends; build waits for the test's go.
+  const step = (name: string, body = ''): string => `echo "start ${name}" >> ${log}; ${body} echo "end ${name}" >> ${log}`;
+  const parsed = parseJobsFile(
+    JSON.stringify({
+      project: 'wf',
+      queues: { builds: {} },
+      workflows: {
+        release: {
+          steps: {
+            build: { queue: 'builds', shell: step('build', `until [ -f ${go} ]; do sleep 0.05; done;`) },
+            test: { queue: 'builds', shell: step('test-{{target}}'), needs: ['build'], matrix: { target: ['linux', 'mac'] } },
+            cleanup: { queue: 'builds', shell: step('cleanup'), needs: [{ step: 'test', on: 'finished' }] },
+          },
+        },
+      },
+    }),
+  );
+  const definition = parsed.workflows[0];
+  assert.ok(definition);
+  const started = await client.call('workflows.run', { workflow: 'release', definition });
+  const lines = (): string[] => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').trim().split('\n') : []);
+  await waitFor('build to start', () => lines().includes('start build'));
+
+  await daemon.kill();
+  await daemon.restart();
+  const after = await daemon.client();
+  // The restarted daemon stops the killed daemon's build before running it again.
+  await waitFor('build to start again', () => lines().filter((l) => l === 'start build').length === 2);
+  fs.writeFileSync(go, '');
+  await waitFor('the run to end', async () => (await after.call('workflows.get', { id: started.run.id })).state !== 'running', 60_000);
+
+  const detail = await after.call('workflows.get', { id: started.run.id });
+  assert.equal(detail.state, 'succeeded');
+  assert.equal(detail.counts.completed, 4);
+  const seen = lines();
+  // Every step ended once; no step started again while a start of it had not ended, except the
+  // build the kill interrupted (its first start never ended).
+  for (const name of ['build', 'test-linux', 'test-mac', 'cleanup']) assert.equal(seen.filter((l) => l === `end ${name}`).length, 1, `${name} ended once`);
+  assert.deepEqual(seen.slice(0, 2), ['start build', 'start build']);
+  assert.equal(seen[2], 'end build');
+  assert.ok(seen.indexOf('end build') < seen.indexOf('start test-linux') && seen.indexOf('end build') < seen.indexOf('start test-mac'), 'tests started after build ended');
+  assert.equal(seen.indexOf('start cleanup'), seen.length - 2, 'cleanup started after every test ended');
+  const build = detail.jobs.find((j) => j.step === 'build');
+  assert.ok(build);
+  const { runs } = await after.call('jobs.get', { id: build.id });
+  assert.equal(runs.length, 2, 'build ran once more after the kill, and no more');
+  assert.notEqual(runs[0]?.outcome, 'completed');
+});
