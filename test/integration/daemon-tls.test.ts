@@ -187,16 +187,29 @@ test('a connection that does not log in is closed after a few seconds, told why'
 });
 
 test('connections that have not logged in are capped: one more closes the oldest, which is told why', async (t) => {
-  const waiting = await Promise.all(Array.from({ length: MAX_UNAUTHENTICATED_PER_SOURCE }, () => rawTls(t)));
-  const extra = await rawTls(t);
-  await waiting[0]!.closed;
-  const told = JSON.parse(waiting[0]!.lines[0] ?? '{}') as { error?: { code: number; message: string } };
+  // The cap is what the test means: every connection must still be inside its login window when
+  // the extra one arrives. On a loaded machine the handshakes can take longer than the window, so
+  // the first may be closed for its time instead; then the set-up is made again.
+  let waiting: Awaited<ReturnType<typeof rawTls>>[] = [];
+  let extra: Awaited<ReturnType<typeof rawTls>> | undefined;
+  let told: { error?: { code: number; message: string } } = {};
+  for (let attempt = 1; attempt <= 5; attempt++) {
+    waiting = await Promise.all(Array.from({ length: MAX_UNAUTHENTICATED_PER_SOURCE }, () => rawTls(t)));
+    extra = await rawTls(t);
+    await waiting[0]!.closed;
+    told = JSON.parse(waiting[0]!.lines[0] ?? '{}') as typeof told;
+    if (!/no auth\.login within/.test(told.error?.message ?? '')) break;
+    for (const w of [...waiting, extra]) w.socket.destroy();
+    extra = undefined;
+  }
+  assert.ok(extra, 'the set-up fit inside the login window in one of five attempts');
+  const newest = extra;
   assert.equal(told.error?.code, ErrorCode.Unauthorized);
   assert.match(told.error?.message ?? '', /closed to make room/);
   await waitFor('the cap in the log', () => daemon.log().includes('to make room for a newer one'));
   // The newest may log in.
-  extra.socket.write(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'auth.login', params: { token: tokens.read } }) + '\n');
-  await waitFor('the login', () => extra.lines.some((l) => l.includes('"result"')));
+  newest.socket.write(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'auth.login', params: { token: tokens.read } }) + '\n');
+  await waitFor('the login', () => newest.lines.some((l) => l.includes('"result"')));
   for (const w of waiting) w.socket.destroy();
   await Promise.all(waiting.map((w) => w.closed));
 });
