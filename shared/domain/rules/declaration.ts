@@ -35,7 +35,14 @@ export function declaration(value: unknown, field: string): Declaration {
   const workflows = o['workflows'] === undefined ? undefined : list(o['workflows'], join(field, 'workflows'), declaredWorkflowOf);
   const schedules = list(o['schedules'], join(field, 'schedules'), declaredScheduleOf);
   const templateNames = new Set(templates.map((t) => t.name));
+  const workflowNames = new Set((workflows ?? []).map((w) => w.name));
   schedules.forEach((s, i) => {
+    if (s.workflow !== undefined) {
+      if (!workflowNames.has(s.workflow)) {
+        throw invalidParams(`${field}.schedules[${i}].workflow`, `${field}.schedules[${i}].workflow names "${s.workflow}", which the file does not declare under workflows.`, 'a declared workflow');
+      }
+      return;
+    }
     if (!templateNames.has(s.template)) {
       throw invalidParams(`${field}.schedules[${i}].template`, `${field}.schedules[${i}].template names "${s.template}", which the file does not declare under templates.`, 'a declared template');
     }
