@@ -81,7 +81,7 @@ import * as upkeep from './ops/upkeep';
 import * as workers from './ops/workers';
 import * as workflows from './ops/workflows';
 import * as vwf from '../../shared/domain/rules/workflows';
-import type { Workflow, WorkflowRun, WorkflowRunActionResult, WorkflowRunDetail, WorkflowRunStarted, WorkflowRunsResult } from '../../shared/protocol/workflows';
+import type { Workflow, WorkflowRun, ScheduleTriggerResult, WorkflowRunActionResult, WorkflowRunDetail, WorkflowRunStarted, WorkflowRunsResult } from '../../shared/protocol/workflows';
 import * as claimOps from './ops/claim';
 import * as enqueueOps from './ops/enqueue';
 import { opContext, type OpContext, type Policy } from './ops/context';
@@ -547,12 +547,12 @@ export class Engine {
   }
 
   /** Compare-and-swap on next_run_at, and the enqueue, in one transaction. Null if another daemon won. */
-  fireSchedule(params: FireScheduleParams): Promise<{ schedule: Schedule; job: Job | null } | null> {
+  fireSchedule(params: FireScheduleParams): Promise<{ schedule: Schedule; job: Job | null; run?: WorkflowRun } | null> {
     return checked(() => validName(params.name, 'name'), (valid) => this.write((c) => schedules.fireSchedule(c, { ...params, name: valid })));
   }
 
   /** Enqueue the schedule's job now without moving next_run_at. */
-  triggerSchedule(name: string): Promise<EnqueueResult> {
+  triggerSchedule(name: string): Promise<ScheduleTriggerResult> {
     return checked(() => validName(name, 'name'), (valid) => this.write((c) => schedules.triggerSchedule(c, valid)));
   }
 

@@ -49,6 +49,8 @@ export interface ScheduleDeclared extends ScheduleInput {
   overlapPolicy: OverlapPolicy;
   template: string;
   params: Record<string, string>;
+  /** The workflow a fire starts a run of, instead of enqueueing the job. */
+  workflow?: string;
 }
 
 /**
@@ -167,6 +169,7 @@ function scheduleExtra(s: Schedule): Parameters<typeof scheduleState>[1] {
   const extra: Parameters<typeof scheduleState>[1] = { overlapPolicy: s.overlapPolicy ?? 'allow' };
   if (s.template !== undefined) extra.template = s.template;
   if (s.params !== undefined) extra.params = s.params;
+  if (s.workflow !== undefined) extra.workflow = s.workflow;
   return extra;
 }
 

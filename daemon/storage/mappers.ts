@@ -219,14 +219,19 @@ export function mapStoredSchedule(row: Row): StoredSchedule {
 }
 
 /** The fields a schedule has only when apply made it: its owner, template and parameters. */
-function optional(row: Row): Pick<Schedule, 'owner' | 'template' | 'params'> {
-  const out: Pick<Schedule, 'owner' | 'template' | 'params'> = {};
+function optional(row: Row): Pick<Schedule, 'owner' | 'template' | 'params' | 'workflow' | 'lastRunId'> {
+  const out: Pick<Schedule, 'owner' | 'template' | 'params' | 'workflow' | 'lastRunId'> = {};
   const owner = row.get('owner') === undefined ? null : textOrNull(row, 'owner');
   if (owner !== null) out.owner = owner;
   const template = textOrNull(row, 'template');
   if (template !== null) out.template = template;
   const params = paramsOf(row);
   if (params !== undefined) out.params = params;
+  const workflow = textOrNull(row, 'workflow');
+  if (workflow !== null) {
+    out.workflow = workflow;
+    out.lastRunId = textOrNull(row, 'last_run_id');
+  }
   return out;
 }
 

@@ -68,7 +68,9 @@ export type ProblemCode =
   | 'unknown-step'
   | 'workflow-cycle'
   | 'empty-matrix'
-  | 'unused-matrix';
+  | 'unused-matrix'
+  | 'unknown-workflow'
+  | 'workflow-params';
 
 /** One thing wrong with a jobs file, at the exact range of the offending key or value. */
 export interface Problem {

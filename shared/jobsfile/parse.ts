@@ -28,6 +28,8 @@ import type {
 import { checkPlaceholders, checkTargets, groupOf, isBackoff, optionsOf, payloadOf, stringOf } from './jobFields';
 import { jobTemplateOf } from './params';
 import { readWorkflows } from './workflows';
+import { resolveWorkflowParams } from './workflowJobs';
+import { WORKFLOW_SCHEDULE_JOB } from '../domain/rules/declaration';
 import { LineIndex } from './positions';
 import { FILE_SPEC, QUEUE_SPEC, SCHEDULE_SPEC, TEMPLATE_SPEC, WORKFLOW_SPEC, type ObjectSpec } from './spec';
 import { closest } from './suggest';
@@ -210,8 +212,10 @@ class FileReader {
     });
     // References are checked once every map is read: a schedule may come before its template.
     for (const [name, read] of this.templateReads) this.checkQueueRef(name, read);
-    for (const s of schedules) this.schedule(s);
     this.workflows = readWorkflows(this.checker, top.nodes['workflows'], this.templateReads, this.queueNames);
+    const workflowsNode = top.nodes['workflows'];
+    const workflowNames = workflowsNode?.type === 'object' ? members(workflowsNode).map((m) => m.key) : [];
+    for (const s of schedules) this.schedule(s, workflowNames);
   }
 
   /** Every entry of the queues, templates or schedules map, names checked, each handed to `each`. */
@@ -318,9 +322,27 @@ class FileReader {
     );
   }
 
-  private schedule(s: ScheduleRead): void {
+  private schedule(s: ScheduleRead, workflowNames: readonly string[]): void {
     const path: JsonPath = ['schedules', s.name];
     const templateNode = s.nodes['template'];
+    const workflowNode = s.nodes['workflow'];
+    if (workflowNode !== undefined && templateNode !== undefined) {
+      this.checker.report(workflowNode, 'not-allowed', `${pathText(path)} gives both "template" and "workflow": a schedule enqueues a template's job or starts a workflow, not both. Remove one.`, [...path, 'workflow'], {
+        allowed: 'either "template" or "workflow"',
+      });
+      return;
+    }
+    if (workflowNode !== undefined) {
+      this.workflowSchedule(s, path, workflowNode, workflowNames);
+      return;
+    }
+    if (templateNode === undefined) {
+      const keyNode = s.keyNode;
+      this.checker.report(keyNode, 'missing-required', `${pathText(path)} needs "template" (the template it enqueues) or "workflow" (the workflow it starts).`, [...path, 'template'], {
+        allowed: 'a template or a workflow',
+      });
+      return;
+    }
     const templateName = str(s.values['template']);
     if (templateNode === undefined || templateName === undefined) return;
     this.references.push({ from: { type: 'schedule', name: s.name }, to: { type: 'template', name: templateName }, range: this.checker.lines.span(templateNode.offset, templateNode.length) });
@@ -382,6 +404,47 @@ class FileReader {
       overlapPolicy: overlapPolicy(s.values['overlapPolicy']),
       queue: read.template.queue,
       job: jobTemplateOf(read.template, values),
+    });
+  }
+
+  /** A schedule that starts a workflow: the workflow must be declared, and the values fit its parameters. */
+  private workflowSchedule(s: ScheduleRead, path: JsonPath, workflowNode: Node, workflowNames: readonly string[]): void {
+    const name = str(s.values['workflow']);
+    if (name === undefined) return;
+    if (!workflowNames.includes(name)) {
+      const near = closest(name, workflowNames);
+      this.checker.report(
+        workflowNode,
+        'unknown-workflow',
+        `${pathText([...path, 'workflow'])} names the workflow "${name}", which this file does not declare${near !== undefined ? `. Did you mean "${near}"?` : ''} (workflows: ${workflowNames.join(', ') || 'none'}).`,
+        [...path, 'workflow'],
+        { allowed: workflowNames.join(', ') || 'no workflows are declared', ...(near !== undefined ? { suggestion: near } : {}) },
+      );
+      return;
+    }
+    // A workflow with errors of its own is reported there; its schedule waits for it.
+    const workflow = this.workflows.find((w) => w.name === name);
+    const cron = str(s.values['cron']);
+    if (workflow === undefined || cron === undefined) return;
+    const given = stringRecord(s.values['params']) ?? {};
+    const resolved = resolveWorkflowParams(workflow, given);
+    if (!resolved.ok) {
+      // The file's words, not the command line's: a value missing goes under "params".
+      const message = resolved.message.replace(/ \(give it with --param [^)]*\)$/, ': add it under "params"');
+      this.checker.report(s.nodes['params'] ?? workflowNode, 'workflow-params', `${pathText(path)}: ${message}.`, [...path, 'params'], { allowed: Object.keys(workflow.params).join(', ') || 'none' });
+      return;
+    }
+    this.schedules.push({
+      name: s.name,
+      cron,
+      timezone: str(s.values['timezone']) ?? DEFAULT_TIMEZONE,
+      template: '',
+      workflow: name,
+      params: given,
+      enabled: typeof s.values['enabled'] === 'boolean' ? s.values['enabled'] : true,
+      missedPolicy: missedPolicy(s.values['missedPolicy']),
+      overlapPolicy: overlapPolicy(s.values['overlapPolicy']),
+      ...WORKFLOW_SCHEDULE_JOB,
     });
   }
 

@@ -269,7 +269,7 @@ export function queueState(q: Queue): QueueState {
 }
 
 /** A protocol Schedule in the declaration's shape; what the schedule record alone does not hold comes from `extra`. */
-export function scheduleState(s: Schedule, extra: { overlapPolicy?: OverlapPolicy; template?: string; params?: Record<string, string> } = {}): ScheduleState {
+export function scheduleState(s: Schedule, extra: { overlapPolicy?: OverlapPolicy; template?: string; params?: Record<string, string>; workflow?: string } = {}): ScheduleState {
   const state: ScheduleState = {
     cron: s.cron,
     timezone: s.timezone,
@@ -281,6 +281,7 @@ export function scheduleState(s: Schedule, extra: { overlapPolicy?: OverlapPolic
   };
   if (extra.template !== undefined) state.template = extra.template;
   if (extra.params !== undefined) state.params = extra.params;
+  if (extra.workflow !== undefined) state.workflow = extra.workflow;
   return state;
 }
 

@@ -208,8 +208,8 @@ const PARAM_VALUES = (description: string): FieldSpec => ({
 /** A schedule under `schedules.<name>`. */
 export const SCHEDULE_SPEC: ObjectSpec = {
   kind: 'object',
-  description: 'A template enqueued on a cron schedule.',
-  required: ['cron', 'template'],
+  description: 'A template enqueued on a cron schedule, or a workflow started on one ("template" or "workflow", not both).',
+  required: ['cron'],
   fields: {
     cron: {
       kind: 'cron',
@@ -221,8 +221,9 @@ export const SCHEDULE_SPEC: ObjectSpec = {
       description: `The IANA time zone the cron is read in; "${DEFAULT_TIMEZONE}" when left out.`,
       examples: ['UTC', 'Europe/Paris', 'America/New_York'],
     },
-    template: { kind: 'name', ref: 'template', description: 'The template it enqueues, by name.' },
-    params: PARAM_VALUES('Values for the template\'s {{name}} placeholders; the template\'s defaults fill the rest.'),
+    template: { kind: 'name', ref: 'template', description: 'The template it enqueues, by name. Give this or "workflow".' },
+    workflow: { kind: 'name', description: 'The workflow it starts a run of, by name, instead of enqueueing a template. Give this or "template".' },
+    params: PARAM_VALUES('Values for the template\'s {{name}} placeholders (or the workflow\'s parameters); the defaults fill the rest.'),
     enabled: { kind: 'boolean', default: true, description: 'When false, the schedule enqueues nothing; true when left out.' },
     missedPolicy: {
       kind: 'string',
@@ -233,8 +234,8 @@ export const SCHEDULE_SPEC: ObjectSpec = {
     overlapPolicy: {
       kind: 'string',
       enum: OVERLAP_POLICIES,
-      enumDescriptions: ['Fire every time, even while the previous job has not finished.', 'Fire no new job while the previous one is still queued, retrying or running.'],
-      description: 'Whether it fires while its previous job is unfinished: "allow" (the default) or "skip".',
+      enumDescriptions: ['Fire every time, even while the previous job (or run) has not finished.', 'Fire no new job while the previous one is still queued, retrying or running (no new run while the previous run is running).'],
+      description: 'Whether it fires while its previous job is unfinished (or, for a workflow, its previous run is running): "allow" (the default) or "skip".',
     },
   },
 };

@@ -78,6 +78,7 @@ import type {
   WorkflowRunIdParams,
   WorkflowRunParams,
   WorkflowRunStarted,
+  ScheduleTriggerResult,
   WorkflowRunsParams,
   WorkflowRunsResult,
   WorkflowsListResult,
@@ -363,12 +364,12 @@ export const METHODS = {
     summary: 'Delete a schedule.',
     errors: ['ScheduleNotFound', 'InvalidParams', 'StoreUnavailable'],
   }),
-  'schedules.trigger': method<ScheduleNameParams, EnqueueResult>()({
+  'schedules.trigger': method<ScheduleNameParams, ScheduleTriggerResult>()({
     caller: 'client',
     scope: 'admin',
     grouped: false,
-    summary: "Enqueue the schedule's job now; the next tick is unchanged.",
-    errors: ['ScheduleNotFound', 'InvalidParams', 'StoreUnavailable'],
+    summary: "Enqueue the schedule's job now (or start a run of its workflow); the next tick is unchanged.",
+    errors: ['ScheduleNotFound', 'WorkflowNotFound', 'InvalidParams', 'StoreUnavailable'],
   }),
   'schedules.enable': method<ScheduleNameParams, ScheduleResult>()({
     caller: 'client',

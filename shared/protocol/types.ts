@@ -270,9 +270,16 @@ export interface Schedule {
   /** The jobs file's template the job was made from, and the parameters it was given (set by apply). */
   template?: string;
   params?: Record<string, string>;
+  /**
+   * The workflow a fire starts a run of instead of enqueueing `job` (set by apply); its `params`
+   * are the run's values, and `queue` and `job` are not used.
+   */
+  workflow?: string;
   nextRunAt: number | null;
   lastRunAt: number | null;
   lastJobId: string | null;
+  /** The workflow run the schedule started last (its overlap policy looks at it); absent when it starts none. */
+  lastRunId?: string | null;
   createdAt: number;
   updatedAt: number;
 }

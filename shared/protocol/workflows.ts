@@ -19,7 +19,7 @@
  * `workflows.changed` notification (`WorkflowRunChange`) goes out when its state or counts change.
  */
 import type { DeclaredWorkflow, StepNeed } from './projects';
-import type { DependencyCondition, JobState } from './types';
+import type { DependencyCondition, Job, JobState } from './types';
 
 /**
  * `running` until every job of the run has ended; then `succeeded` when no job ended `dead` and
@@ -135,4 +135,14 @@ export interface WorkflowRunChange {
   state: WorkflowRunState;
   counts: Record<JobState, number>;
   at: number;
+}
+
+/**
+ * `schedules.trigger`'s result: the job it enqueued, or for a schedule that starts a workflow,
+ * the run it started (`run`) and the run's first job (`job`).
+ */
+export interface ScheduleTriggerResult {
+  job: Job;
+  created: boolean;
+  run?: WorkflowRun;
 }

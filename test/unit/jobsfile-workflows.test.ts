@@ -221,3 +221,32 @@ test('a workflow of more steps than allowed is one problem, at its steps', () =>
   );
   assert.match(problems[0]?.message ?? '', /workflows\.w\.steps has 500 steps; a workflow may have up to 200/);
 });
+
+/** RELEASE with a schedule `nightly` of the given fields added. */
+const scheduled = (fields: string): string => RELEASE.replace(/\n}$/, `,\n  "schedules": { "nightly": { "cron": "0 2 * * *", ${fields} } }\n}`);
+
+test('a schedule starts a workflow: read with its values; an unknown workflow, both template and workflow, and values the workflow refuses are reported', () => {
+  const ok = parseJobsFile(scheduled('"workflow": "release", "params": { "version": "2.0" }, "overlapPolicy": "skip"'));
+  assert.deepEqual(ok.problems, []);
+  const s = ok.declaration?.schedules[0];
+  assert.deepEqual([s?.workflow, s?.template, s?.params, s?.overlapPolicy], ['release', '', { version: '2.0' }, 'skip']);
+
+  const unknown = parseJobsFile(scheduled('"workflow": "relase", "params": { "version": "2.0" }'));
+  const u = unknown.problems.find((p) => p.code === 'unknown-workflow');
+  assert.ok(u, unknown.problems.map((p) => p.code).join());
+  assert.deepEqual(u.path, ['schedules', 'nightly', 'workflow']);
+  assert.match(u.message, /names the workflow "relase", which this file does not declare\. Did you mean "release"\?/);
+  assert.equal(unknown.declaration?.schedules.length ?? 0, 0);
+
+  const both = parseJobsFile(scheduled('"workflow": "release", "template": "package"'));
+  assert.match(both.problems.find((p) => p.code === 'not-allowed')?.message ?? '', /gives both "template" and "workflow"/);
+
+  const neither = parseJobsFile(scheduled('"enabled": true'));
+  assert.match(neither.problems.find((p) => p.code === 'missing-required')?.message ?? '', /needs "template" \(the template it enqueues\) or "workflow"/);
+
+  const missing = parseJobsFile(scheduled('"workflow": "release"'));
+  const m = missing.problems.find((p) => p.code === 'workflow-params');
+  assert.match(m?.message ?? '', /needs a value for "version": it has no default: add it under "params"/);
+  const extra = parseJobsFile(scheduled('"workflow": "release", "params": { "version": "2", "verison": "3" }'));
+  assert.match(extra.problems.find((p) => p.code === 'workflow-params')?.message ?? '', /has no parameter "verison".*Did you mean "version"\?/);
+});

@@ -110,8 +110,10 @@ function* applyWrite(c: OpContext, write: ApplyWrite): Op<void> {
         nextRunAt: !s.enabled ? null : write.nextRunAt === undefined ? (current?.nextRunAt ?? null) : write.nextRunAt,
         now,
         overlapPolicy: s.overlapPolicy,
-        template: s.template,
+        // A schedule that starts a workflow has no template: its params are the run's values.
+        template: s.workflow === undefined ? s.template : null,
         params: JSON.stringify(s.params),
+        workflow: s.workflow ?? null,
       };
       if (current === undefined) yield* sql('scheduleInsert', values);
       else yield* sql('scheduleUpdate', values);

@@ -14,10 +14,11 @@ import type { StoredSchedule } from '../../storage/statements/schedules';
 import { mergedBackoff } from '../validate/jobs';
 import { jobTemplate, type ScheduleChanges, type ScheduleInput } from '../validate/schedules';
 import type { OpContext } from './context';
-import type { EnqueueResult } from '../../../shared/protocol';
+import type { EnqueueResult, ScheduleTriggerResult, WorkflowRun, WorkflowRunStarted } from '../../../shared/protocol';
 import { jsonText } from '../../../shared/domain/validate';
 import type { FireScheduleParams } from '../api';
 import { enqueue } from './enqueue';
+import { startRun } from './workflows';
 
 // ------------------------------------------------------------------------------------------
 // Reading and changing schedules
@@ -65,6 +66,7 @@ export function* createSchedule(c: OpContext, input: ScheduleInput, nextRunAt: n
     overlapPolicy: 'allow',
     template: null,
     params: null,
+    workflow: null,
   });
   if (!inserted) {
     throw new SpoolError(ErrorCode.AlreadyExists, `A schedule named "${input.name}" exists already. Change it with schedules.update (from the command line: spool schedule set ${input.name} …), or remove it first (spool schedule rm ${input.name}).`, { schedule: input.name });
@@ -97,6 +99,7 @@ export function* updateSchedule(c: OpContext, changes: ScheduleChanges, nextRunA
     overlapPolicy: current.overlapPolicy ?? 'allow',
     template: current.template ?? null,
     params: current.params === undefined ? null : JSON.stringify(current.params),
+    workflow: current.workflow ?? null,
   });
   return yield* getSchedule(current.name);
 }
@@ -140,19 +143,36 @@ function* enqueueFrom(c: OpContext, schedule: Schedule): Op<EnqueueResult> {
 }
 
 /**
+ * Starts a run of the schedule's workflow with the schedule's values, and remembers it as the
+ * schedule's last. The run's source is `schedule NAME`.
+ */
+function* startRunFrom(c: OpContext, schedule: Schedule, workflow: string): Op<WorkflowRunStarted> {
+  const started = yield* startRun(c, { workflow, params: schedule.params ?? {}, definition: null }, `schedule ${schedule.name}`);
+  yield* sql('scheduleSetLastRun', { name: schedule.name, runId: started.run.id });
+  return started;
+}
+
+/**
  * A schedule whose overlap policy is `skip` enqueues nothing while the job it enqueued last is
- * unfinished (queued, retrying or running); the tick still moves next_run_at on. The job is read
- * locked in the fire's own transaction, so it cannot finish or start between the check and the
+ * unfinished (queued, retrying or running), or, for a schedule that starts a workflow, while the
+ * run it started last is running; the tick still moves next_run_at on. The job (or run) is read
+ * locked in the fire's own transaction, so it cannot end or start between the check and the
  * commit.
  */
 function* overlapSkips(schedule: Schedule): Op<boolean> {
-  if (schedule.overlapPolicy !== 'skip' || schedule.lastJobId === null) return false;
+  if (schedule.overlapPolicy !== 'skip') return false;
+  if (schedule.workflow !== undefined) {
+    if (schedule.lastRunId === undefined || schedule.lastRunId === null) return false;
+    const run = yield* sql('workflowRunGetForUpdate', schedule.lastRunId);
+    return run !== undefined && run.state === 'running';
+  }
+  if (schedule.lastJobId === null) return false;
   const last = yield* sql('jobGetForUpdate', schedule.lastJobId);
   return last !== undefined && !TERMINAL_STATES.includes(last.state);
 }
 
 /** A tick: the compare-and-swap and the enqueue, in one transaction. Null if another daemon won. Rejects with ScheduleNotFound. */
-export function* fireSchedule(c: OpContext, params: FireScheduleParams): Op<{ schedule: Schedule; job: Job | null } | null> {
+export function* fireSchedule(c: OpContext, params: FireScheduleParams): Op<{ schedule: Schedule; job: Job | null; run?: WorkflowRun } | null> {
   const now = c.now();
   if (!(yield* sql('scheduleSwapNextRun', { ...params, now }))) {
     // Another daemon won (or the schedule changed): nothing to do. A schedule that is gone is an error.
@@ -165,12 +185,28 @@ export function* fireSchedule(c: OpContext, params: FireScheduleParams): Op<{ sc
   if (!(yield* sql('scheduleRecordFire', { name: params.name, fireAt: params.expectedNextRunAt, now }))) return null;
   const schedule = yield* getSchedule(params.name);
   if (yield* overlapSkips(schedule)) return { schedule, job: null };
+  if (schedule.workflow !== undefined) {
+    // A workflow deleted since (by an apply that kept the schedule) starts nothing; the tick moves on.
+    if (!(yield* sql('workflowGet', schedule.workflow))) return { schedule, job: null };
+    const { run } = yield* startRunFrom(c, schedule, schedule.workflow);
+    return { schedule: yield* getSchedule(params.name), job: null, run };
+  }
   const { job } = yield* enqueueFrom(c, schedule);
   yield* sql('scheduleFireSetJob', { name: params.name, fireAt: params.expectedNextRunAt, jobId: job.id });
   return { schedule: yield* getSchedule(params.name), job };
 }
 
-/** Enqueues the schedule's job now without moving its next run time. Rejects with ScheduleNotFound. */
-export function* triggerSchedule(c: OpContext, name: string): Op<EnqueueResult> {
-  return yield* enqueueFrom(c, yield* getSchedule(name));
+/**
+ * Enqueues the schedule's job now without moving its next run time, or starts a run of its
+ * workflow (the result then has the run and its first job). Rejects with ScheduleNotFound (and
+ * WorkflowNotFound when the workflow is gone).
+ */
+export function* triggerSchedule(c: OpContext, name: string): Op<ScheduleTriggerResult> {
+  const schedule = yield* getSchedule(name);
+  if (schedule.workflow === undefined) return yield* enqueueFrom(c, schedule);
+  const started = yield* startRunFrom(c, schedule, schedule.workflow);
+  const first = started.jobs[0];
+  const job = first === undefined ? undefined : yield* sql('jobGet', first.id);
+  if (job === undefined) throw new Error(`Workflow run ${started.run.id} has no job`);
+  return { job, created: true, run: started.run };
 }

@@ -13,7 +13,7 @@ export const SCHEDULE_SELECT = `SELECT s.*, m.project AS owner FROM schedules s
   LEFT JOIN managed_objects m ON m.type = 'schedule' AND m.name = s.name`;
 
 function values(w: ScheduleWrite): unknown[] {
-  return [w.name, w.cron, w.timezone, w.queue, w.job, w.enabled, w.missedPolicy, w.nextRunAt, w.now, w.overlapPolicy, w.template, w.params];
+  return [w.name, w.cron, w.timezone, w.queue, w.job, w.enabled, w.missedPolicy, w.nextRunAt, w.now, w.overlapPolicy, w.template, w.params, w.workflow];
 }
 
 export const scheduleStatements: AsyncPart<PgTx, ScheduleSql> = {
@@ -35,8 +35,8 @@ export const scheduleStatements: AsyncPart<PgTx, ScheduleSql> = {
   async scheduleInsert(tx, w) {
     const inserted = await tx.run(
       `INSERT INTO schedules (name, cron, timezone, queue, job, enabled, missed_policy, next_run_at, created_at, updated_at,
-         overlap_policy, template, params)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10, $11, $12)
+         overlap_policy, template, params, workflow)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10, $11, $12, $13)
        ON CONFLICT (name) DO NOTHING`,
       values(w),
     );
@@ -46,7 +46,7 @@ export const scheduleStatements: AsyncPart<PgTx, ScheduleSql> = {
   async scheduleUpdate(tx, w) {
     await tx.run(
       `UPDATE schedules SET cron = $2, timezone = $3, queue = $4, job = $5, enabled = $6, missed_policy = $7, next_run_at = $8,
-         updated_at = $9, overlap_policy = $10, template = $11, params = $12
+         updated_at = $9, overlap_policy = $10, template = $11, params = $12, workflow = $13
        WHERE name = $1`,
       values(w),
     );
@@ -90,5 +90,9 @@ export const scheduleStatements: AsyncPart<PgTx, ScheduleSql> = {
 
   async scheduleSetLastJob(tx, p) {
     await tx.run('UPDATE schedules SET last_job_id = $2 WHERE name = $1', [p.name, p.jobId]);
+  },
+
+  async scheduleSetLastRun(tx, p) {
+    await tx.run('UPDATE schedules SET last_run_id = $2 WHERE name = $1', [p.name, p.runId]);
   },
 };

@@ -20,6 +20,7 @@ export class ScheduleStatements implements ScheduleSql, Pick<UpkeepSql, 'schedul
   private readonly deleteStmt;
   private readonly casStmt;
   private readonly setLastJobStmt;
+  private readonly setLastRunStmt;
 
   constructor(db: Db) {
     // The owner comes with the row (a join on a primary key): every reader of a schedule sees it.
@@ -27,14 +28,14 @@ export class ScheduleStatements implements ScheduleSql, Pick<UpkeepSql, 'schedul
     this.allStmt = db.prepare(`${SELECT} ORDER BY s.name`);
     this.insertStmt = db.prepare(`
       INSERT INTO schedules (name, cron, timezone, queue, job, enabled, missed_policy, next_run_at, created_at, updated_at,
-        overlap_policy, template, params)
+        overlap_policy, template, params, workflow)
       VALUES (@name, @cron, @timezone, @queue, @job, @enabled, @missedPolicy, @nextRunAt, @now, @now,
-        @overlapPolicy, @template, @params)
+        @overlapPolicy, @template, @params, @workflow)
       ON CONFLICT (name) DO NOTHING`);
     this.updateStmt = db.prepare(`
       UPDATE schedules SET cron = @cron, timezone = @timezone, queue = @queue, job = @job, enabled = @enabled,
         missed_policy = @missedPolicy, next_run_at = @nextRunAt, updated_at = @now,
-        overlap_policy = @overlapPolicy, template = @template, params = @params
+        overlap_policy = @overlapPolicy, template = @template, params = @params, workflow = @workflow
       WHERE name = @name`);
     this.deleteStmt = db.prepare('DELETE FROM schedules WHERE name = @name');
     this.casStmt = db.prepare(`
@@ -42,6 +43,7 @@ export class ScheduleStatements implements ScheduleSql, Pick<UpkeepSql, 'schedul
         last_run_at = CASE WHEN @enqueue = 1 THEN @now ELSE last_run_at END
       WHERE name = @name AND next_run_at IS @expectedNextRunAt`);
     this.setLastJobStmt = db.prepare('UPDATE schedules SET last_job_id = @jobId WHERE name = @name');
+    this.setLastRunStmt = db.prepare('UPDATE schedules SET last_run_id = @runId WHERE name = @name');
   }
 
   scheduleGet(name: string): StoredSchedule | undefined {
@@ -96,5 +98,9 @@ export class ScheduleStatements implements ScheduleSql, Pick<UpkeepSql, 'schedul
 
   scheduleSetLastJob(p: { name: string; jobId: string }): void {
     this.setLastJobStmt.run(p);
+  }
+
+  scheduleSetLastRun(p: { name: string; runId: string }): void {
+    this.setLastRunStmt.run(p);
   }
 }

@@ -24,8 +24,10 @@ export type ScheduleWrite = {
   /** Set by apply; a hand-made schedule keeps 'allow' and no template. */
   overlapPolicy: string;
   template: string | null;
-  /** JSON text of the template's parameters. */
+  /** JSON text of the template's parameters (or the workflow's). */
   params: string | null;
+  /** The workflow a fire starts a run of, set by apply; null for a schedule that enqueues its job. */
+  workflow: string | null;
 };
 
 /** A tick's compare-and-swap on next_run_at. */
@@ -66,4 +68,6 @@ export interface ScheduleSql {
   scheduleFireSetJob(p: { name: string; fireAt: number; jobId: string }): void;
   /** The job the schedule enqueued last (its overlap policy looks at it). */
   scheduleSetLastJob(p: { name: string; jobId: string }): void;
+  /** The workflow run the schedule started last (its overlap policy looks at it). */
+  scheduleSetLastRun(p: { name: string; runId: string }): void;
 }

@@ -10,6 +10,7 @@ import { invalidParams, errorMessage } from '../../protocol/errors';
 import { validateCron } from '../cron';
 import { array, boolean, join, jsonText, name, object, oneOf, requiredObject, string } from '../validate';
 import { MISSED_POLICIES, OVERLAP_POLICIES, PARAM_NAME, PARAM_NAME_RULE } from './declared';
+import type { JobTemplate } from '../../protocol/types';
 import type { Declaration, DeclaredQueue, DeclaredSchedule, DeclaredTemplate, QueueSettings, TemplateParam, TemplateState } from '../../protocol/projects';
 import { LIMITS } from '../../protocol';
 import { maxAttempts, partialBackoff, timeoutMs } from './jobs';
@@ -34,7 +35,14 @@ export function declaration(value: unknown, field: string): Declaration {
   const workflows = o['workflows'] === undefined ? undefined : list(o['workflows'], join(field, 'workflows'), declaredWorkflowOf);
   const schedules = list(o['schedules'], join(field, 'schedules'), declaredScheduleOf);
   const templateNames = new Set(templates.map((t) => t.name));
+  const workflowNames = new Set((workflows ?? []).map((w) => w.name));
   schedules.forEach((s, i) => {
+    if (s.workflow !== undefined) {
+      if (!workflowNames.has(s.workflow)) {
+        throw invalidParams(`${field}.schedules[${i}].workflow`, `${field}.schedules[${i}].workflow names "${s.workflow}", which the file does not declare under workflows.`, 'a declared workflow');
+      }
+      return;
+    }
     if (!templateNames.has(s.template)) {
       throw invalidParams(`${field}.schedules[${i}].template`, `${field}.schedules[${i}].template names "${s.template}", which the file does not declare under templates.`, 'a declared template');
     }
@@ -127,20 +135,34 @@ function templateParams(value: unknown, field: string): Record<string, TemplateP
 
 
 
-/** A declared schedule, its job resolved. */
+/**
+ * What a schedule that starts a workflow holds in place of a template's queue and job: a fire
+ * starts a run instead, so they are not used (the store's columns still need a value).
+ */
+export const WORKFLOW_SCHEDULE_JOB: { queue: string; job: JobTemplate } = { queue: '', job: { kind: 'workflow' } };
+
+/** A declared schedule, its job resolved; one that starts a workflow names it instead of a template. */
 export function declaredScheduleOf(value: unknown, field: string): DeclaredSchedule {
-  const o = requiredObject(value, field, ['name', 'cron', 'timezone', 'template', 'params', 'enabled', 'missedPolicy', 'overlapPolicy', 'queue', 'job']);
+  const o = requiredObject(value, field, ['name', 'cron', 'timezone', 'template', 'workflow', 'params', 'enabled', 'missedPolicy', 'overlapPolicy', 'queue', 'job']);
+  const workflow = o['workflow'] === undefined ? undefined : name(o['workflow'], join(field, 'workflow'));
+  if (workflow !== undefined && o['template'] !== undefined && o['template'] !== '') {
+    throw invalidParams(join(field, 'template'), `${join(field, 'template')}: a schedule gives either a template or a workflow, not both.`, 'a template or a workflow');
+  }
+  if (workflow === undefined && o['template'] === undefined) {
+    throw invalidParams(join(field, 'template'), `${join(field, 'template')} is required: the template the schedule enqueues (or give "workflow" for a workflow it starts).`, 'a template or a workflow');
+  }
   const schedule: DeclaredSchedule = {
     name: name(o['name'], join(field, 'name')),
     cron: string(o['cron'], join(field, 'cron'), MAX_CRON_LENGTH, 1),
     timezone: o['timezone'] === undefined ? DEFAULT_TIMEZONE : timezone(o['timezone'], join(field, 'timezone')),
-    template: name(o['template'], join(field, 'template')),
+    template: workflow !== undefined ? '' : name(o['template'], join(field, 'template')),
     params: paramValues(o['params'] ?? {}, join(field, 'params')),
     enabled: o['enabled'] === undefined ? true : boolean(o['enabled'], join(field, 'enabled')),
     missedPolicy: o['missedPolicy'] === undefined ? 'skip' : oneOf(o['missedPolicy'], join(field, 'missedPolicy'), MISSED_POLICIES),
     overlapPolicy: o['overlapPolicy'] === undefined ? 'allow' : oneOf(o['overlapPolicy'], join(field, 'overlapPolicy'), OVERLAP_POLICIES),
-    queue: name(o['queue'], join(field, 'queue')),
-    job: jobTemplate(o['job'], join(field, 'job')),
+    ...(workflow !== undefined
+      ? { workflow, ...WORKFLOW_SCHEDULE_JOB }
+      : { queue: name(o['queue'], join(field, 'queue')), job: jobTemplate(o['job'], join(field, 'job')) }),
   };
   try {
     validateCron({ cron: schedule.cron, timezone: schedule.timezone });

@@ -113,6 +113,7 @@ export function defineMakingStatements(factory: StatementStoreFactory): void {
         overlapPolicy: 'allow',
         template: null,
         params: null,
+        workflow: null,
       };
       const fired = await s.run(function* () {
         yield* sql('scheduleInsert', write);

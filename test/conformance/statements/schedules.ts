@@ -33,6 +33,7 @@ export function defineScheduleStatements(factory: StatementStoreFactory): void {
         overlapPolicy: 'allow',
         template: null,
         params: null,
+        workflow: null,
       };
       const inserted = await s.run(function* () {
         return {
@@ -134,6 +135,41 @@ export function defineScheduleStatements(factory: StatementStoreFactory): void {
         };
       });
       assert.deepEqual(deleted, { first: true, second: false, get: undefined, owners: [], list: ['st-sched-a'] }, 'its ownership record went with it');
+    });
+
+    it('writes the workflow a schedule starts, and records the run it started last', async () => {
+      const s = store();
+      const write: ScheduleWrite = {
+        name: 'st-wf-sched',
+        cron: '0 * * * *',
+        timezone: 'UTC',
+        queue: '',
+        job: '{"kind":"workflow"}',
+        enabled: 1,
+        missedPolicy: 'skip',
+        nextRunAt: now + 3_600_000,
+        now,
+        overlapPolicy: 'skip',
+        template: null,
+        params: '{"version":"1.2"}',
+        workflow: 'st-release',
+      };
+      const read = await s.run(function* () {
+        yield* sql('scheduleInsert', write);
+        const inserted = yield* sql('scheduleGet', 'st-wf-sched');
+        yield* sql('scheduleSetLastRun', { name: 'st-wf-sched', runId: 'st-run-1' });
+        const afterRun = yield* sql('scheduleGetForUpdate', 'st-wf-sched');
+        yield* sql('scheduleUpdate', { ...write, workflow: 'st-other', now: now + 1 });
+        const renamed = yield* sql('scheduleGet', 'st-wf-sched');
+        yield* sql('scheduleUpdate', { ...write, workflow: null, template: 'st-tpl', now: now + 2 });
+        const plain = yield* sql('scheduleGet', 'st-wf-sched');
+        yield* sql('scheduleDelete', 'st-wf-sched');
+        return { inserted, afterRun, renamed, plain };
+      });
+      assert.deepEqual([read.inserted?.workflow, read.inserted?.lastRunId, read.inserted?.params, read.inserted?.template], ['st-release', null, { version: '1.2' }, undefined]);
+      assert.deepEqual([read.afterRun?.workflow, read.afterRun?.lastRunId, read.afterRun?.lastJobId], ['st-release', 'st-run-1', null]);
+      assert.deepEqual([read.renamed?.workflow, read.renamed?.lastRunId], ['st-other', 'st-run-1'], 'an update keeps the last run');
+      assert.deepEqual([read.plain?.workflow, read.plain?.lastRunId, read.plain?.template], [undefined, undefined, 'st-tpl'], 'a schedule without a workflow has neither');
     });
 
     it('puts, reads and deletes templates, records owners, and takes the apply lock', async () => {

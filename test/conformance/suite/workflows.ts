@@ -264,4 +264,50 @@ export function defineWorkflows(store: TestStoreFactory): void {
     assert.deepEqual(await engine.listWorkflows({}), []);
     assert.equal((await engine.getWorkflowRun({ id: run.id })).id, run.id, 'its runs stay');
   });
+
+  test('a schedule starts a workflow: a fire starts a run with source "schedule NAME", and overlap skip waits for the run to end', async (t) => {
+    const { engine, clock } = makeEngine(t, store);
+    const parsed = parseJobsFile(`{
+      "project": "web",
+      "queues": { "wf": {} },
+      "workflows": {
+        "release": {
+          "params": { "version": { "type": "string" } },
+          "steps": { "build": { "queue": "wf", "kind": "k", "payload": { "v": "{{version}}" } } }
+        }
+      },
+      "schedules": { "nightly": { "cron": "* * * * *", "workflow": "release", "params": { "version": "2.0" }, "overlapPolicy": "skip" } }
+    }`);
+    assert.ok(parsed.declaration, parsed.problems.map((p) => p.message).join('\n'));
+    await engine.applyProject({ project: 'web', file: parsed.declaration });
+    const schedule = await engine.getSchedule('nightly');
+    assert.deepEqual([schedule.workflow, schedule.params, schedule.overlapPolicy, schedule.lastRunId], ['release', { version: '2.0' }, 'skip', null]);
+    const plan = planChanges(parsed.declaration, await engine.projectState({ project: 'web' }));
+    assert.deepEqual(plan.changes.map((c) => c.action), ['unchanged', 'unchanged', 'unchanged'], 'a second plan finds nothing to change');
+
+    const due = schedule.nextRunAt ?? 0;
+    clock.ms = due;
+    const first = await engine.fireSchedule({ name: 'nightly', expectedNextRunAt: due, newNextRunAt: due + 60_000, enqueue: true });
+    assert.ok(first?.run);
+    assert.deepEqual([first.job, first.run.workflow, first.run.source, first.run.params, first.run.state], [null, 'release', 'schedule nightly', { version: '2.0' }, 'running']);
+    assert.equal(first.schedule.lastRunId, first.run.id);
+
+    clock.ms = due + 60_000;
+    const second = await engine.fireSchedule({ name: 'nightly', expectedNextRunAt: due + 60_000, newNextRunAt: due + 120_000, enqueue: true });
+    assert.equal(second?.run, undefined, 'no run while the last one is running');
+    assert.equal(second?.schedule.nextRunAt, due + 120_000);
+
+    assert.deepEqual(await drive(engine), ['build']);
+    assert.equal((await engine.getWorkflowRun({ id: first.run.id })).state, 'succeeded');
+    clock.ms = due + 120_000;
+    const third = await engine.fireSchedule({ name: 'nightly', expectedNextRunAt: due + 120_000, newNextRunAt: due + 180_000, enqueue: true });
+    assert.ok(third?.run, 'a run again once the last one ended');
+    assert.notEqual(third.run.id, first.run.id);
+
+    // Run now starts a run too, without moving the next tick, and gives its first job.
+    const triggered = await engine.triggerSchedule('nightly');
+    assert.deepEqual([triggered.run?.source, triggered.job.workflowRunId, triggered.job.step], ['schedule nightly', triggered.run?.id, 'build']);
+    assert.equal((await engine.getSchedule('nightly')).nextRunAt, due + 180_000);
+    assert.equal((await engine.getSchedule('nightly')).lastRunId, triggered.run?.id);
+  });
 }
