@@ -130,7 +130,7 @@ Examples:
     { verb: 'rm', description: 'Delete a schedule (jobs it enqueued stay)', method: 'schedules.delete' },
     { verb: 'enable', description: 'Enable a schedule', method: 'schedules.enable' },
     { verb: 'disable', description: 'Disable a schedule (it keeps its settings)', method: 'schedules.disable' },
-    { verb: 'run', description: "Enqueue the schedule's job now (its next fire time does not change)", method: 'schedules.trigger' },
+    { verb: 'run', description: "Enqueue the schedule's job now, or start a run of its workflow (its next fire time does not change)", method: 'schedules.trigger' },
     { verb: 'show', description: 'Show a schedule and its next fire times', method: 'schedules.get' },
   ];
   for (const s of simple) {
@@ -153,7 +153,9 @@ Examples:
             }
             case 'schedules.trigger': {
               const r = await client.call(s.method, { name });
-              return o.json ? ctx.printJson(r) : ctx.print(r.job.id);
+              if (o.json) return ctx.printJson(r);
+              // A workflow schedule starts a run: its id is what `spool workflow show` takes.
+              return ctx.print(r.run !== undefined ? `Started run ${r.run.id} of workflow ${r.run.workflow}. Follow it: spool workflow wait ${r.run.id}` : r.job.id);
             }
             case 'schedules.enable':
             case 'schedules.disable':

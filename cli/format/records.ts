@@ -243,6 +243,7 @@ export function queueDetails(q: Queue, c: Colors): string {
 }
 
 function describeTemplate(s: Schedule): string {
+  if (s.workflow !== undefined) return `workflow: ${s.workflow}`;
   const p = s.job.payload;
   if (s.job.kind === 'shell' && typeof p === 'object' && p !== null && 'command' in p && typeof p.command === 'string') return `shell: ${oneLine(p.command, 40)}`;
   if (s.job.kind === 'http' && typeof p === 'object' && p !== null && 'url' in p && typeof p.url === 'string') return `http: ${p.url}`;
@@ -256,7 +257,7 @@ export function schedulesTable(schedules: readonly Schedule[], c: Colors, now = 
       { header: 'SCHEDULE', value: (s) => s.name },
       { header: 'CRON', value: (s) => s.cron },
       { header: 'TZ', value: (s) => s.timezone },
-      { header: 'QUEUE', value: (s) => s.queue },
+      { header: 'QUEUE', value: (s) => (s.workflow !== undefined ? '-' : s.queue) },
       { header: 'ENABLED', value: (s) => (s.enabled ? 'yes' : c.yellow('no')) },
       { header: 'NEXT', value: (s) => (s.enabled ? formatRelative(s.nextRunAt, now) : '-') },
       { header: 'LAST', value: (s) => formatRelative(s.lastRunAt, now) },
@@ -282,8 +283,15 @@ export function scheduleDetails(result: ScheduleResult, c: Colors, now = Date.no
       ['schedule', s.name],
       // The expression in words, as the extension's Schedules view shows it.
       ['cron', `${s.cron} (${s.timezone}): ${describeCron(s.cron)}`],
-      ['queue', s.queue],
-      ['job', `${s.job.kind} ${JSON.stringify(s.job.payload ?? null)}`],
+      ...(s.workflow !== undefined
+        ? ([
+            ['workflow', `${s.workflow}${Object.keys(s.params ?? {}).length > 0 ? ` ${Object.entries(s.params ?? {}).map(([k, v]) => `${k}=${v}`).join(' ')}` : ''}`],
+            ['last workflow run', s.lastRunId ?? 'none yet'],
+          ] as [string, string][])
+        : ([
+            ['queue', s.queue],
+            ['job', `${s.job.kind} ${JSON.stringify(s.job.payload ?? null)}`],
+          ] as [string, string][])),
       ['enabled', s.enabled ? 'yes' : c.yellow('no')],
       ['missed runs', s.missedPolicy === 'runOnce' ? 'run once' : 'skip'],
       // A tick that enqueued a job; `schedule run` enqueues one too but is no tick.

@@ -30,9 +30,10 @@ export function scheduleItem(node: ScheduleNode, now = Date.now()): vscode.TreeI
   item.iconPath = new vscode.ThemeIcon(s.enabled ? 'calendar' : 'circle-slash');
   // `.owned` offers Reveal in spool.jsonc where a project's file declares the schedule.
   item.contextValue = `${s.enabled ? 'schedule.enabled' : 'schedule.disabled'}${s.owner !== undefined ? '.owned' : ''}`;
-  const tip = new vscode.MarkdownString(`**${s.name}** → queue **${s.queue}**\n\n`);
+  const tip = new vscode.MarkdownString(s.workflow !== undefined ? `**${s.name}** → workflow **${s.workflow}**\n\n` : `**${s.name}** → queue **${s.queue}**\n\n`);
   tip.appendMarkdown(`\`${s.cron}\` (${s.timezone}) — ${describeCron(s.cron)}\n\n`);
-  tip.appendMarkdown(`Job: ${s.job.kind} ${payloadSummary(s.job.kind, s.job.payload)}\n\n`);
+  if (s.workflow === undefined) tip.appendMarkdown(`Job: ${s.job.kind} ${payloadSummary(s.job.kind, s.job.payload)}\n\n`);
+  else tip.appendMarkdown(`Starts a run of workflow ${s.workflow}${Object.keys(s.params ?? {}).length > 0 ? ` (${Object.entries(s.params ?? {}).map(([k, v]) => `${k}=${v}`).join(', ')})` : ''}\n\n`);
   tip.appendMarkdown(`Last run: ${s.lastRunAt !== null ? relativeTime(s.lastRunAt, now) : 'never'} · missed runs: ${s.missedPolicy}`);
   if (s.owner !== undefined) tip.appendMarkdown('\n\n').appendText(ownerTooltip(s.owner));
   item.tooltip = tip;
@@ -55,6 +56,6 @@ export class SchedulesProvider extends StatsListProvider<ScheduleNode, Schedule[
   }
 
   protected top(schedules: Schedule[]): ScheduleNode[] {
-    return schedules.filter((s) => this.matches(`${s.name} ${s.queue}`)).map((schedule) => ({ type: 'schedule', schedule }));
+    return schedules.filter((s) => this.matches(`${s.name} ${s.workflow ?? s.queue}`)).map((schedule) => ({ type: 'schedule', schedule }));
   }
 }

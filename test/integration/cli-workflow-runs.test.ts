@@ -256,3 +256,39 @@ test('shell completion offers workflow names after spool run and run ids after s
   const fish = (await spool(['completion', 'fish'])).stdout;
   assert.match(fish, /-n '__spool_is workflow show' -a '\(__spool_names runs\)'/);
 });
+
+test('a schedule that starts a workflow reads as one in spool schedules and spool schedule show, and spool schedule run starts a run', async () => {
+  const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'spool-cli-wf-schedule-'));
+  try {
+    fs.writeFileSync(
+      path.join(folder, 'spool.jsonc'),
+      JSON.stringify({
+        project: 'cli-wf-schedule',
+        queues: { 'wf-nightly': {} },
+        workflows: { nightly: { params: { version: { type: 'string' } }, steps: { build: { queue: 'wf-nightly', shell: 'echo {{version}}' } } } },
+        schedules: { 'nightly-build': { cron: '0 2 * * *', timezone: 'UTC', workflow: 'nightly', params: { version: 'nightly' } } },
+      }),
+    );
+    const inFolder = (args: string[]): Promise<CliResult> => runCli(args, { socketPath: daemon.socketPath, cwd: folder, timeoutMs: 120_000 });
+    const applied = await inFolder(['apply', '--yes']);
+    assert.equal(applied.code, 0, applied.stderr + applied.stdout);
+    const list = await inFolder(['schedules']);
+    const row = list.stdout.split('\n').find((l) => l.startsWith('nightly-build'));
+    assert.ok(row !== undefined, list.stdout);
+    assert.match(row, /workflow: nightly$/);
+    const shown = await inFolder(['schedule', 'show', 'nightly-build']);
+    assert.match(shown.stdout, /^workflow:\s+nightly version=nightly$/m);
+    assert.doesNotMatch(shown.stdout, /^job:/m);
+    const ran = await inFolder(['schedule', 'run', 'nightly-build']);
+    assert.equal(ran.code, 0, ran.stderr);
+    const id = /Started run ([0-9a-f-]{36}) of workflow nightly\./.exec(ran.stdout)?.[1];
+    assert.ok(id !== undefined, ran.stdout);
+    await waitFor('the run to end', async () => (await runOf(id)).state !== 'running', 60_000);
+    const run = await runOf(id);
+    assert.equal(run.state, 'succeeded');
+    assert.equal(run.source, 'schedule nightly-build');
+    assert.deepEqual(run.params, { version: 'nightly' });
+  } finally {
+    fs.rmSync(folder, { recursive: true, force: true });
+  }
+});
