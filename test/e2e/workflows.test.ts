@@ -123,6 +123,10 @@ after(async () => {
 });
 
 uiTest("the Workflows view lists the file's workflow, and Run asks its version and opens the run's graph", async () => {
+  // The view starts collapsed, leaving the Queues view its height: open it as a user would.
+  const header = workflowsPane().locator('.pane-header');
+  await header.waitFor({ timeout: 60_000 });
+  if ((await header.getAttribute('aria-expanded')) !== 'true') await header.click();
   const release = workflowsPane().locator('.monaco-list-row', { hasText: 'release' }).first();
   await release.waitFor({ timeout: 60_000 });
   assert.match((await release.getAttribute('aria-label')) ?? '', /spool\.jsonc, not applied/);
