@@ -14,7 +14,7 @@ import { startDaemon, type TestDaemon } from '../helpers/daemon';
 import { runCli } from '../integration/cli-run';
 import { openVsCode, waitFor, type VsCode } from './harness';
 import { enqueueMany, seedReports } from './support/seed';
-import { ariaLabel, collapse, contextMenu, expand, openSpoolView, openWorkbench, queuesPane, row, rowAt, runCommand, answer, screenshot, widenSideBar, uiTestOn } from './support/workbench';
+import { ariaLabel, collapse, collapseView, contextMenu, expand, openSpoolView, openWorkbench, queuesPane, row, rowAt, runCommand, answer, screenshot, widenSideBar, uiTestOn } from './support/workbench';
 
 const uiTest = uiTestOn(() => page, 'tree-');
 
@@ -198,6 +198,10 @@ uiTest('Delete Queue asks first, naming how many jobs go with it, then deletes i
 });
 
 uiTest('Enter opens the focused job; Delete asks first, then deletes the selected one', async () => {
+  // The queues expanded by the tests before fill the view: give the Queues view the Schedules
+  // and Workers views' height while this test looks below them, and open them again after.
+  await collapseView(page, 'Schedules');
+  await collapseView(page, 'Workers');
   const reports = rowAt(page, 1, 'reports ');
   await expand(reports);
   const completedGroup = rowAt(page, 2, 'Completed ');
@@ -231,6 +235,11 @@ uiTest('Enter opens the focused job; Delete asks first, then deletes the selecte
     );
   }, { timeoutMs: 15_000 });
   await waitFor('the emptied Completed group to disappear', async () => (await rowAt(page, 2, 'Completed ').count()) === 0, { timeoutMs: 15_000 });
+  for (const title of ['Schedules', 'Workers']) {
+    const header = page.locator('.pane-header', { hasText: title }).first();
+    if ((await header.getAttribute('aria-expanded')) !== 'true') await header.click({ position: { x: 20, y: 10 } });
+    await waitFor(`the ${title} view to open again`, async () => (await header.getAttribute('aria-expanded')) === 'true', { timeoutMs: 10_000 });
+  }
 });
 
 uiTest('expanded queues and groups stay expanded across a daemon restart and a reload', async () => {
