@@ -18,6 +18,7 @@ import { enqueue } from '../../../daemon/engine/ops/enqueue';
 import { sql, type Call, type ChangeSink, type Op, type StatementName } from '../../../daemon/storage/statements';
 import type { EnqueueInput } from '../../../daemon/engine/validate/jobs';
 import type { Job, JobCounts } from '../../../shared/protocol/types';
+import { PLAIN_JOB_INSERT, type JobInsert } from '../../../daemon/storage/statements/jobs';
 import { QUEUE_DEFAULTS, UPKEEP_BATCH } from '../../../daemon/engine/defaults';
 import { jobRules } from '../../../daemon/engine/rules';
 
@@ -124,6 +125,31 @@ export function statementStore(factory: StatementStoreFactory): () => StatementS
 }
 
 /** A job as a client enqueues it, with the queue's defaults for what is left out. */
+/** A job row as `jobInsert` takes it: plain defaults, made at `now`, with `fields` over them. */
+export function jobRow(id: string, queue: string, now: number, fields: Partial<JobInsert> = {}): JobInsert {
+  return {
+    id,
+    queue,
+    kind: 'work',
+    payload: '{}',
+    priority: 0,
+    weight: 1,
+    ...PLAIN_JOB_INSERT,
+    runAt: now,
+    maxAttempts: 3,
+    backoffStrategy: 'exponential',
+    backoffBaseMs: 1000,
+    backoffCapMs: 60_000,
+    backoffJitter: 0,
+    timeoutMs: 30_000,
+    idempotencyKey: null,
+    tags: '[]',
+    context: null,
+    now,
+    ...fields,
+  };
+}
+
 export function enqueueInput(queue: string, fields: Partial<EnqueueInput> = {}): EnqueueInput {
   return {
     queue,

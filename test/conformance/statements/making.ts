@@ -10,7 +10,7 @@ import { QUEUE_DEFAULTS } from '../../../daemon/engine/defaults';
 import { sql } from '../../../daemon/storage/statements';
 import { PLAIN_JOB_INSERT, type JobInsert } from '../../../daemon/storage/statements/jobs';
 import type { ScheduleWrite } from '../../../daemon/storage/statements/schedules';
-import { assertCountersAgree, statementStore, type StatementStoreFactory } from './harness';
+import { assertCountersAgree, jobRow, statementStore, type StatementStoreFactory } from './harness';
 
 export function defineMakingStatements(factory: StatementStoreFactory): void {
   describe('statements: making and claiming jobs, a schedule fire', () => {
@@ -21,27 +21,7 @@ export function defineMakingStatements(factory: StatementStoreFactory): void {
     });
     afterEach(() => assertCountersAgree(store()));
 
-    const row = (id: string, queue: string, fields: Partial<JobInsert> = {}): JobInsert => ({
-      id,
-      queue,
-      kind: 'work',
-      payload: '{}',
-      priority: 0,
-      weight: 1,
-      ...PLAIN_JOB_INSERT,
-      runAt: now,
-      maxAttempts: 3,
-      backoffStrategy: 'exponential',
-      backoffBaseMs: 1000,
-      backoffCapMs: 60_000,
-      backoffJitter: 0,
-      timeoutMs: 30_000,
-      idempotencyKey: null,
-      tags: '[]',
-      context: null,
-      now,
-      ...fields,
-    });
+    const row = (id: string, queue: string, fields: Partial<JobInsert> = {}): JobInsert => jobRow(id, queue, now, fields);
 
     it('inserts jobs together, in order, and finds them by their idempotency keys', async () => {
       const s = store();

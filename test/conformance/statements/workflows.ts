@@ -9,8 +9,8 @@ import assert from 'node:assert/strict';
 import { afterEach, before, describe, it } from 'node:test';
 import { QUEUE_DEFAULTS } from '../../../daemon/engine/defaults';
 import { sql } from '../../../daemon/storage/statements';
-import { PLAIN_JOB_INSERT, type JobInsert } from '../../../daemon/storage/statements/jobs';
-import { assertCountersAgree, statementStore, type StatementStoreFactory } from './harness';
+import type { JobInsert } from '../../../daemon/storage/statements/jobs';
+import { assertCountersAgree, jobRow, statementStore, type StatementStoreFactory } from './harness';
 
 const RUN_A = '00000000-0000-7000-8000-0000000f0001';
 const RUN_B = '00000000-0000-7000-8000-0000000f0002';
@@ -25,27 +25,7 @@ export function defineWorkflowStatements(factory: StatementStoreFactory): void {
     });
     afterEach(() => assertCountersAgree(store()));
 
-    const row = (id: string, queue: string, fields: Partial<JobInsert> = {}): JobInsert => ({
-      id,
-      queue,
-      kind: 'work',
-      payload: '{}',
-      priority: 0,
-      weight: 1,
-      ...PLAIN_JOB_INSERT,
-      runAt: now,
-      maxAttempts: 3,
-      backoffStrategy: 'exponential',
-      backoffBaseMs: 1000,
-      backoffCapMs: 60_000,
-      backoffJitter: 0,
-      timeoutMs: 30_000,
-      idempotencyKey: null,
-      tags: '[]',
-      context: null,
-      now,
-      ...fields,
-    });
+    const row = (id: string, queue: string, fields: Partial<JobInsert> = {}): JobInsert => jobRow(id, queue, now, fields);
 
     it('puts, rewrites, lists and deletes workflows; a delete takes the ownership record with it', async () => {
       const s = store();
