@@ -1,13 +1,15 @@
 /**
  * `npm run bench`: prints the versions measured, then the engine benchmark (in-process) and the
  * daemon benchmark (over the socket), then the language server's. SPOOL_BENCH_QUICK=1 makes a fast,
- * smaller run; SPOOL_BENCH_PART=engine, =daemon, =apply, =lsp, =dependencies or =postgres runs only that part.
+ * smaller run; SPOOL_BENCH_PART=engine, =daemon, =apply, =lsp, =dependencies, =postgres or =jobpage runs only that part.
  *
  * `npm run bench -- compare --old <dir-or-ref> …` compares two builds' daemons instead, in one
  * interleaved run (compare.ts); `npm run bench -- --help` says how.
  */
 import Database from 'better-sqlite3';
+import { spawnSync } from 'node:child_process';
 import * as os from 'node:os';
+import * as path from 'node:path';
 import { runApplyBench } from './apply';
 import { runCompare } from './compare';
 import { COMPARE_USAGE, parseCompareArgs, UsageError } from './compareArgs';
@@ -24,7 +26,8 @@ npm run bench                 (or node dist/bench.js, once built)
   SPOOL_BENCH_QUICK=1         a smaller, faster run
   SPOOL_BENCH_PART=engine     only the engine (=daemon: only the daemon; =apply: only spool apply; =lsp: only the language server;
                               =dependencies: job graphs on SQLite and PostgreSQL, in-process;
-                              =postgres: Spool on PostgreSQL beside graphile-worker and pg-boss, on a throwaway server)
+                              =postgres: Spool on PostgreSQL beside graphile-worker and pg-boss, on a throwaway server;
+                              =jobpage: a job page's open time in VS Code (needs bash scripts/e2e-setup.sh once))
   SPOOL_BENCH_CHECKPOINTS=auto  the engine with SQLite's automatic checkpoints
   SPOOL_BENCH_CPU_PROFILE=<dir> a V8 CPU profile of each benchmark daemon, written there
 
@@ -35,6 +38,19 @@ See BENCHMARKS.md for the figures and how to read them.`;
 function summary(part: string, figures: BenchFigure[]): string {
   const missed = figures.filter((f) => f.met === false);
   return missed.length === 0 ? `${part}: every target met.` : `${part}: ${missed.length} target(s) missed: ${missed.map((f) => f.name.trim()).join('; ')}`;
+}
+
+/**
+ * The job page's open time, in a real VS Code driven by the e2e tests' helpers: run from its
+ * TypeScript source with tsx (a dev dependency, like the browser driver), so it is not bundled.
+ */
+function runJobPageBench(): string {
+  const root = path.resolve(__dirname, '..');
+  const result = spawnSync(process.execPath, ['--import', 'tsx', path.join(root, 'bench', 'jobPage.ts')], { cwd: root, stdio: 'inherit', env: process.env });
+  if (result.status === 0) return 'Job page: every target met.';
+  if (result.status === 2) return 'Job page: 1 target(s) missed: open a job page';
+  if (result.status === 3) return 'Job page: skipped (code-server or Chromium missing; bash scripts/e2e-setup.sh installs them).';
+  return `Job page: the benchmark failed (exit status ${String(result.status ?? result.signal)}).`;
 }
 
 async function runAll(): Promise<void> {
@@ -56,6 +72,8 @@ async function runAll(): Promise<void> {
   if (part === undefined || part === 'dependencies') lines.push(summary('Dependencies', await runDependenciesBench({ quick: process.env['SPOOL_BENCH_QUICK'] === '1' })));
   if (part === undefined) console.log('');
   if (part === undefined || part === 'postgres') lines.push(summary('PostgreSQL', await runPostgresBench({ quick: process.env['SPOOL_BENCH_QUICK'] === '1' })));
+  if (part === undefined) console.log('');
+  if (part === undefined || part === 'jobpage') lines.push(runJobPageBench());
   console.log(`\n${lines.join('\n')}`);
 }
 

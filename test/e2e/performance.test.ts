@@ -4,21 +4,20 @@
  * - with 100,000 jobs in one queue, expanding the queue and then a state group shows the first
  *   page in under 1 s each, measured in the browser as a user sees it;
  * - with the same 100,000 jobs, a text filter shows the one job that matches in under 1 s;
- * - a job page with 50 runs and 10,000 output lines opens in under 500 ms, from the click on the
- *   job's row to the page showing its runs and output (less a delay of code-server's own webview
- *   start-up, explained at the test);
+ * - a job page with 50 runs and 10,000 output lines opens showing every run and the output's
+ *   last line (its time is held to 500 ms by `SPOOL_BENCH_PART=jobpage npm run bench`);
  * - the extension host's memory stays flat while 10,000 jobs complete (host/memory.ts).
  */
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
-import type { Frame, Locator, Page, Request } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { startDaemon, type TestDaemon } from '../helpers/daemon';
 import { openVsCode, runHostSuite, waitFor, type VsCode } from './harness';
 import { reportHostRun } from './support/hostRun';
-import { jobPageFrame, runRows } from './support/jobPage';
-import { enqueueMany, seedJobHistory } from './support/seed';
-import { answer, ariaLabel, collapse, expand, openSpoolView, openWorkbench, queuesPane, row, rowAt, runCommand, screenshot } from './support/workbench';
+import { longHistoryRow, seedLongHistory, timeJobPageOpen } from './support/jobPageTiming';
+import { enqueueMany } from './support/seed';
+import { answer, ariaLabel, collapse, openSpoolView, openWorkbench, queuesPane, row, rowAt, runCommand, screenshot } from './support/workbench';
 
 let daemon: TestDaemon;
 let vscode: VsCode;
@@ -31,7 +30,7 @@ before(async () => {
   await enqueueMany(client, 100_000, (i) => ({ queue: 'big', kind: 'bulk', payload: { n: i } }));
   await enqueueMany(client, 10_000, (i) => ({ queue: 'flood', kind: 'noop', payload: { n: i } }));
   // 50 runs of 200 lines each: the 10,000 lines the daemon keeps of a job.
-  await seedJobHistory(client, { queue: 'pages', kind: 'suite', payload: { suite: 'integration' }, runs: 50, linesPerRun: 200 });
+  await seedLongHistory(client);
   vscode = await openVsCode({ settings: { 'spool.socketPath': daemon.socketPath, 'spool.autoStartDaemon': false } });
 });
 after(async () => {
@@ -107,78 +106,17 @@ test('with 100,000 jobs in a queue, a text filter shows its match in under 1 s',
   assert.ok(filterMs < 1000, `the filter took ${filterMs} ms`);
 });
 
-/**
- * VS Code 1.100 in the browser (code-server) starts every webview but the first of a window about
- * a second late, whatever the webview shows: the request for its bootstrap page
- * (`webview/browser/pre/fake.html`) answers at once and then takes ~990 ms to end (measured here:
- * responseStart 4 ms, responseEnd 990 ms; the first webview's ends in 25 ms). It happens before
- * the page's own document is written, it is the same for every extension's webview, and desktop
- * VS Code loads webviews without that request. So the figure is the time from the click to the
- * page showing its runs and output, less the time that request took; both are printed.
- */
-function webviewBootstrapTimer(target: Page): { take(): number; dispose(): void } {
-  const started = new Map<Request, number>();
-  let total = 0;
-  const onRequest = (request: Request): void => {
-    if (request.url().includes('/webview/browser/pre/fake.html')) started.set(request, Date.now());
-  };
-  const onFinished = (request: Request): void => {
-    const at = started.get(request);
-    if (at !== undefined) total += Date.now() - at;
-    started.delete(request);
-  };
-  target.context().on('request', onRequest);
-  target.context().on('requestfinished', onFinished);
-  return {
-    take: () => {
-      const taken = total;
-      total = 0;
-      return taken;
-    },
-    dispose: () => {
-      target.context().off('request', onRequest);
-      target.context().off('requestfinished', onFinished);
-    },
-  };
-}
-
-// Skipped: its 500 ms limit passed at 478 ms in one fresh-clone run and failed at 723 ms in the
-// next on the same quiet machine; a wall-clock limit on a shared 2-core machine decides nothing.
-// The page's open time belongs in `npm run bench`.
-test.skip('a job page with 50 runs and 10,000 output lines opens in under 500 ms', async () => {
-  const title = 'pages › suite {"suite":"integration"}';
-  // `big` is open from the first test, with its Queued group's page of 50 jobs: the tree draws
-  // only the rows in sight, so `pages` has no row until `big` is closed. The first Dead group is
-  // then pages'.
-  await collapse(rowAt(page, 1, 'big '));
-  await expand(rowAt(page, 1, 'pages '));
-  await expand(rowAt(page, 2, 'Dead '));
-  const jobRow = row(page, /"suite":"integration"/);
-  await jobRow.waitFor({ timeout: 15_000 });
-  // Shown: the 50 runs, and the output's last line (the page shows the newest lines).
-  const shown = async (frame: Frame): Promise<boolean> => (await runRows(frame)) === 50 && ((await frame.locator('#output').textContent()) ?? '').endsWith('run 50 line 200: checking suite 14');
-  const bootstrap = webviewBootstrapTimer(page);
-  const totals: number[] = [];
-  const figures: number[] = [];
-  try {
-    for (let i = 0; i < 3; i++) {
-      await runCommand(page, 'View: Close All Editors');
-      await waitFor('no editor to be open', async () => (await page.locator('.tabs-container .tab').count()) === 0, { timeoutMs: 10_000 });
-      bootstrap.take();
-      const started = Date.now();
-      await jobRow.click();
-      await jobPageFrame(page, title, { ready: shown, intervalMs: 10, timeoutMs: 10_000 });
-      const total = Date.now() - started;
-      totals.push(total);
-      figures.push(total - bootstrap.take());
-    }
-  } finally {
-    bootstrap.dispose();
-  }
+// The page's open time is held to its 500 ms target by `SPOOL_BENCH_PART=jobpage npm run bench`
+// (seven rounds, median and range printed): as a test limit it passed at 478 ms and failed at
+// 723 ms in two runs on the same quiet machine. Here the page must show all 50 runs and the
+// output's last line each of three times it opens, and the figures are printed.
+test('a job page with 50 runs and 10,000 output lines opens with every run and the last line shown', async () => {
+  // `big` is open from the first test, with its Queued group's page of 50 jobs above `pages`.
+  const jobRow = await longHistoryRow(page, [rowAt(page, 1, 'big ')]);
+  const { figures, totals } = await timeJobPageOpen(page, jobRow, 3);
   await screenshot(page, 'perf-job-page.png');
-  const median = [...figures].sort((a, b) => a - b)[1] ?? Infinity;
-  console.log(`open a job page (50 runs, 10,000 output lines): ${median} ms without the webview's bootstrap request (median of 3: ${figures.join(', ')} ms; with it: ${totals.join(', ')} ms)`);
-  assert.ok(median < 500, `opening the job page took ${median} ms`);
+  assert.equal(figures.length, 3);
+  console.log(`open a job page (50 runs, 10,000 output lines): ${figures.join(', ')} ms without the webview's bootstrap request (with it: ${totals.join(', ')} ms); the target is held by npm run bench`);
 });
 
 test('refreshes only while visible, and extension-host memory while 10,000 jobs complete', async (t) => {
