@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: prints the versions measured, then the engine benchmark (in-process) and the
  * daemon benchmark (over the socket), then the language server's. SPOOL_BENCH_QUICK=1 makes a fast,
- * smaller run; SPOOL_BENCH_PART=engine, =daemon, =apply, =lsp, =dependencies, =postgres or =jobpage runs only that part.
+ * smaller run; SPOOL_BENCH_PART=engine, =daemon, =apply, =lsp, =dependencies, =postgres or =editor runs only that part.
  *
  * `npm run bench -- compare --old <dir-or-ref> …` compares two builds' daemons instead, in one
  * interleaved run (compare.ts); `npm run bench -- --help` says how.
@@ -27,7 +27,7 @@ npm run bench                 (or node dist/bench.js, once built)
   SPOOL_BENCH_PART=engine     only the engine (=daemon: only the daemon; =apply: only spool apply; =lsp: only the language server;
                               =dependencies: job graphs on SQLite and PostgreSQL, in-process;
                               =postgres: Spool on PostgreSQL beside graphile-worker and pg-boss, on a throwaway server;
-                              =jobpage: a job page's open time in VS Code (needs bash scripts/e2e-setup.sh once))
+                              =editor: the Queues view and a job page in VS Code (needs bash scripts/e2e-setup.sh once))
   SPOOL_BENCH_CHECKPOINTS=auto  the engine with SQLite's automatic checkpoints
   SPOOL_BENCH_CPU_PROFILE=<dir> a V8 CPU profile of each benchmark daemon, written there
 
@@ -41,16 +41,16 @@ function summary(part: string, figures: BenchFigure[]): string {
 }
 
 /**
- * The job page's open time, in a real VS Code driven by the e2e tests' helpers: run from its
- * TypeScript source with tsx (a dev dependency, like the browser driver), so it is not bundled.
+ * The Queues view and the job page in a real VS Code, driven by the e2e tests' helpers: run from
+ * its TypeScript source with tsx (a dev dependency, like the browser driver), so it is not bundled.
  */
-function runJobPageBench(): string {
+function runEditorBench(): string {
   const root = path.resolve(__dirname, '..');
-  const result = spawnSync(process.execPath, ['--import', 'tsx', path.join(root, 'bench', 'jobPage.ts')], { cwd: root, stdio: 'inherit', env: process.env });
-  if (result.status === 0) return 'Job page: every target met.';
-  if (result.status === 2) return 'Job page: 1 target(s) missed: open a job page';
-  if (result.status === 3) return 'Job page: skipped (code-server or Chromium missing; bash scripts/e2e-setup.sh installs them).';
-  return `Job page: the benchmark failed (exit status ${String(result.status ?? result.signal)}).`;
+  const result = spawnSync(process.execPath, ['--import', 'tsx', path.join(root, 'bench', 'editor.ts')], { cwd: root, stdio: 'inherit', env: process.env });
+  if (result.status === 0) return 'Editor: every target met.';
+  if (result.status === 2) return 'Editor: a target missed (see MISSED above).';
+  if (result.status === 3) return 'Editor: skipped (code-server or Chromium missing; bash scripts/e2e-setup.sh installs them).';
+  return `Editor: the benchmark failed (exit status ${String(result.status ?? result.signal)}).`;
 }
 
 async function runAll(): Promise<void> {
@@ -73,7 +73,7 @@ async function runAll(): Promise<void> {
   if (part === undefined) console.log('');
   if (part === undefined || part === 'postgres') lines.push(summary('PostgreSQL', await runPostgresBench({ quick: process.env['SPOOL_BENCH_QUICK'] === '1' })));
   if (part === undefined) console.log('');
-  if (part === undefined || part === 'jobpage') lines.push(runJobPageBench());
+  if (part === undefined || part === 'editor') lines.push(runEditorBench());
   console.log(`\n${lines.join('\n')}`);
 }
 
