@@ -36,7 +36,7 @@ const builds = [
   { ...common, entryPoints: { extension: 'extension/extension.ts' }, external: ['vscode'] },
   { ...common, entryPoints: { workflowRunPage: 'extension/views/workflowRun/page/main.ts' }, platform: 'browser', format: 'iife', target: 'es2022', external: [] },
   // The queues the benchmark compares against (dev dependencies) load from node_modules at run time.
-  { ...common, entryPoints: { daemon: 'daemon/main.ts', cli: 'cli/main.ts', lsp: 'lsp/main.ts', mcp: 'mcp/main.ts', bench: 'bench/main.ts', checkpointer: 'daemon/storage/sqlite/checkpointer.ts' }, external: [...common.external, 'graphile-worker', 'pg-boss'] },
+  { ...common, entryPoints: { daemon: 'daemon/main.ts', cli: 'cli/main.ts', lsp: 'lsp/main.ts', mcp: 'mcp/main.ts', bench: 'bench/main.ts', checkpointer: 'daemon/storage/sqlite/checkpointer.ts' }, external: [...common.external, 'graphile-worker', 'pg-boss', 'bullmq'] },
   // spool-client: the client and worker library as a package of its own, no daemon code.
   { ...common, entryPoints: { index: 'packages/client/index.ts' }, outdir: 'packages/client/dist' },
 ];
