@@ -267,7 +267,7 @@ export function defineQueueStatements(factory: StatementStoreFactory): void {
         all: counts({ running: 1, cancelled: 1 }),
         delayed: 0,
         left: { running: 1, total: 2 },
-        purged: 1,
+        purged: { deleted: 1, unfinishedByRun: new Map() },
         afterPurge: counts({ running: 1 }),
         leftAfterPurge: { running: 1, total: 1 },
       }, 'a running job is never purged');
@@ -275,9 +275,9 @@ export function defineQueueStatements(factory: StatementStoreFactory): void {
       for (let i = 0; i < 3; i += 1) await s.enqueue(enqueueInput(queue));
       const purges = await s.run(function* () {
         const batches: number[] = [];
-        for (let i = 0; i < 3; i += 1) batches.push(yield* sql('queuePurge', { name: queue, states: ['queued'], limit: 2 }));
+        for (let i = 0; i < 3; i += 1) batches.push((yield* sql('queuePurge', { name: queue, states: ['queued'], limit: 2 })).deleted);
         yield* sql('jobComplete', { id: due.id, workerId: 'w1', result: null, now: now + 2 });
-        batches.push(yield* sql('queuePurge', { name: queue, states: ['completed'], limit: 2 }));
+        batches.push((yield* sql('queuePurge', { name: queue, states: ['completed'], limit: 2 })).deleted);
         return { batches, left: yield* sql('queueJobsLeft', queue), counts: yield* sql('queueCounts', queue) };
       });
       assert.deepEqual(purges, { batches: [2, 1, 0, 1], left: { running: 0, total: 0 }, counts: counts({}) });
