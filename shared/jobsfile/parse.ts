@@ -411,6 +411,7 @@ class FileReader {
   private workflowSchedule(s: ScheduleRead, path: JsonPath, workflowNode: Node, workflowNames: readonly string[]): void {
     const name = str(s.values['workflow']);
     if (name === undefined) return;
+    this.references.push({ from: { type: 'schedule', name: s.name }, to: { type: 'workflow', name }, range: this.checker.lines.span(workflowNode.offset, workflowNode.length) });
     if (!workflowNames.includes(name)) {
       const near = closest(name, workflowNames);
       this.checker.report(

@@ -24,7 +24,7 @@ interface Described {
 export type FieldSpec =
   | (Described & { kind: 'string'; minLength?: number; maxLength?: number; enum?: readonly string[]; enumDescriptions?: readonly string[]; examples?: readonly string[] })
   /** A queue, kind or object name (NAME_PATTERN); `ref` when it names another object of the file. */
-  | (Described & { kind: 'name'; ref?: 'queue' | 'template'; examples?: readonly string[] })
+  | (Described & { kind: 'name'; ref?: 'queue' | 'template' | 'workflow'; examples?: readonly string[] })
   | (Described & { kind: 'duration'; nullable?: boolean; minMs?: number; maxMs: number; examples: readonly string[] })
   | (Described & { kind: 'rate'; examples: readonly string[] })
   | (Described & { kind: 'backoff'; examples: readonly string[] })
@@ -222,7 +222,7 @@ export const SCHEDULE_SPEC: ObjectSpec = {
       examples: ['UTC', 'Europe/Paris', 'America/New_York'],
     },
     template: { kind: 'name', ref: 'template', description: 'The template it enqueues, by name. Give this or "workflow".' },
-    workflow: { kind: 'name', description: 'The workflow it starts a run of, by name, instead of enqueueing a template. Give this or "template".' },
+    workflow: { kind: 'name', ref: 'workflow', description: 'The workflow it starts a run of, by name, instead of enqueueing a template. Give this or "template".' },
     params: PARAM_VALUES('Values for the template\'s {{name}} placeholders (or the workflow\'s parameters); the defaults fill the rest.'),
     enabled: { kind: 'boolean', default: true, description: 'When false, the schedule enqueues nothing; true when left out.' },
     missedPolicy: {

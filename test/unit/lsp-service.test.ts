@@ -201,6 +201,26 @@ test('navigation: definition and references between schedules, templates and que
   ]);
 });
 
+test('a schedule\'s workflow: completion from the file and the daemon, definition and references', () => {
+  const source = (value: string): string => `{
+  "project": "p",
+  "queues": { "q": {} },
+  "workflows": { [["release"]]: { "steps": { "a": { "queue": "q", "shell": "true" } } } },
+  "schedules": { "nightly": { "cron": "@daily", "workflow": ${value} }, "weekly": { "cron": "@weekly", "workflow": [["release"]] } }
+}`;
+  const c = marked(source('|').replace(/\[\[|\]\]/g, ''));
+  const live: service.LiveData = { objects: [{ type: 'workflow', name: 'deploy', current: { params: {}, steps: [] } }] };
+  const items = service.completion(service.analyze(c.text), c.position, live);
+  assert.deepEqual(items.map((i) => [i.label, i.detail]), [['release', 'declared in this file'], ['deploy', 'on the daemon']]);
+
+  const m = marked(source('[["rel|ease"]]'));
+  const doc = service.analyze(m.text);
+  const [key, ref1, ref2] = m.ranges;
+  assert.deepEqual(service.definition(doc, m.position), key);
+  assert.deepEqual(service.references(doc, m.position, true), [key, ref1, ref2]);
+  assert.deepEqual(service.references(doc, key?.start ?? m.position, false), [ref1, ref2]);
+});
+
 function applyEdits(source: string, edits: TextEdit[]): string {
   const doc = service.analyze(source);
   const sorted = [...edits].sort((a, b) => service.offsetAt(doc, b.range.start) - service.offsetAt(doc, a.range.start));
