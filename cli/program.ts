@@ -22,6 +22,7 @@ import { registerWork } from './commands/work';
 import { registerWorkflow } from './commands/workflow';
 import { registerWorkflows } from './commands/workflows';
 import { registerToken } from './commands/token';
+import { registerTop } from './commands/top';
 
 export function buildProgram(): Command {
   const program = new Command('spool')
@@ -67,6 +68,7 @@ Every command that prints data takes --json. Run spool <command> --help for its 
   registerWorkflows(program);
   registerWorkflow(program);
   registerStatus(program);
+  registerTop(program);
   registerBackup(program);
   registerRestore(program);
   registerWork(program);
