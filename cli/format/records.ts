@@ -6,7 +6,7 @@ import { describeCron } from '../../shared/domain/cron';
 import type { QueueStats, ScheduleResult, Stats } from '../../shared/protocol';
 import { formatBackoff } from '../../shared/domain/backoff';
 import { formatRate } from '../../shared/domain/rates';
-import { dueCount, dueNoWorkerText, fireTime, jobReason, noWorkerText, stateSentence, wallClockDiffers, type WaitingFacts } from '../../shared/domain/present';
+import { dueCount, dueNoWorkerText, fireTime, jobReason, noWorkerText, stateSentence, uniquenessText, wallClockDiffers, type WaitingFacts } from '../../shared/domain/present';
 import { formatLimits } from '../../shared/domain/resourceLimits';
 import type { Job, JobDependency, JobRun, JobState, Queue, Schedule, Worker } from '../../shared/protocol/types';
 import type { Colors } from './color';
@@ -112,6 +112,7 @@ export function jobDetails(job: Job, runs: readonly JobRun[], c: Colors, now = D
   if (job.progress !== null) fields.push(['progress', `${job.progress}%${job.progressMessage ? ` ${job.progressMessage}` : ''}`]);
   if (job.tags.length > 0) fields.push(['tags', job.tags.join(', ')]);
   if (job.idempotencyKey) fields.push(['key', job.idempotencyKey]);
+  if (job.uniqueness) fields.push([job.uniqueness.rule, uniquenessText(job.uniqueness)]);
   if (job.checkpoint !== null && job.checkpoint !== undefined) fields.push(['checkpoint', JSON.stringify(job.checkpoint)]);
   if (job.result !== null && job.result !== undefined) fields.push(['result', JSON.stringify(job.result)]);
   if (job.lastError) fields.push(['last error', c.red(job.lastError)]);

@@ -3,7 +3,8 @@
  * names and the shapes the statements return (./statements/). The engine never imports it.
  */
 import type { ResourceLimits, Backoff, BackoffStrategy, Job, JobContext, JobRun, JobState, MissedRunPolicy, OutputLine, OutputStream, RunOutcome, Schedule, Worker, WorkerType } from '../../shared/protocol/types';
-import { DEPENDENCY_CONDITIONS, JOB_STATES, type JobDependency } from '../../shared/protocol/types';
+import { DEPENDENCY_CONDITIONS, JOB_STATES, UNIQUE_KEY_PARTS, UNIQUE_WHILE, type JobDependency, type JobUniqueness, type UniqueKeyPart } from '../../shared/protocol/types';
+import { isRecord } from '../../shared/domain/records';
 import type { StoredDependency } from './statements/dependencies';
 import type { OverlapPolicy } from '../../shared/jobsfile';
 import type { DaemonInstance } from './statements/daemons';
@@ -92,7 +93,25 @@ export function mapJob(row: Row): Job {
     dependents: int(row, 'dependents'),
     step: textOrNull(row, 'step'),
     workflowRunId: textOrNull(row, 'workflow_run_id'),
+    uniqueness: uniquenessFrom(row.get('uniqueness')),
   };
+}
+
+/**
+ * The `uniqueness` column: null when the job has none. A statement that does not select the
+ * column (undefined) reads as none too.
+ */
+function uniquenessFrom(v: unknown): JobUniqueness | null {
+  if (typeof v !== 'string') return null;
+  const parsed: unknown = JSON.parse(v);
+  if (!isRecord(parsed)) return null;
+  const rule = parsed['rule'];
+  const forMs = parsed['forMs'];
+  const by = parsed['by'];
+  if ((rule !== 'unique' && rule !== 'debounce' && rule !== 'throttle') || typeof forMs !== 'number' || !Array.isArray(by)) return null;
+  const parts = by.filter((p): p is UniqueKeyPart => typeof p === 'string' && (UNIQUE_KEY_PARTS.some((k) => k === p) || p.startsWith('payload.')));
+  const whileValue = UNIQUE_WHILE.find((w) => w === parsed['while']);
+  return whileValue === undefined ? { rule, forMs, by: parts } : { rule, forMs, by: parts, while: whileValue };
 }
 
 /** A job exactly as the insert in jobs.ts stores it (the column defaults included). */
@@ -131,6 +150,7 @@ export function newJob(values: JobInsert): Job {
     dependents: 0,
     step: values.step,
     workflowRunId: values.workflowRunId,
+    uniqueness: uniquenessFrom(values.uniqueness),
   };
 }
 

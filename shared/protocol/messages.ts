@@ -24,6 +24,8 @@ import type {
   ResourceLimits,
   Schedule,
   Worker,
+  DurationValue,
+  UniqueParams,
 } from './types';
 import type { Change, DeclaredTemplate, Declaration, Drift, LiveObject, ObjectType } from './projects';
 
@@ -163,13 +165,40 @@ export interface EnqueueParams {
    * its condition can no longer hold.
    */
   dependsOn?: DependsOn[];
+  /**
+   * Enqueueing a job equal to one enqueued within `unique.for` (equal by `unique.by`) returns
+   * that job instead (`created: false`, `reason: "unique"`), while it is as `unique.while` says.
+   */
+  unique?: UniqueParams;
+  /**
+   * A job equal to a queued one (by `unique.by`, default queue and kind) replaces that job's
+   * payload and moves its start to now + debounce (`reason: "debounced"`) instead of being added.
+   */
+  debounce?: DurationValue;
+  /**
+   * Equal jobs (by `unique.by`, default queue and kind) start at least this far apart: a job is
+   * enqueued to run no earlier than the previous one's run time + throttle (`reason: "throttled"`
+   * when that delayed it).
+   */
+  throttle?: DurationValue;
 }
+
+/** Why an enqueue returned what it did, besides creating the job as asked. */
+export type EnqueueReason = 'key' | 'unique' | 'debounced' | 'throttled';
 
 /** A job as enqueued, or the one an idempotency key matched. */
 export interface EnqueueResult {
   job: Job;
-  /** False when an existing job with the same idempotency key was returned. */
+  /** False when an existing job was returned (same idempotency key, unique, debounced). */
   created: boolean;
+  /**
+   * `key`: the job holding the idempotency key; `unique`: an equal job within its window;
+   * `debounced`: the waiting equal job, its payload replaced and its start moved; `throttled`:
+   * a new job (created) whose start was moved to keep equal jobs apart. Absent: enqueued as asked.
+   */
+  reason?: EnqueueReason;
+  /** The state the existing job was in when it was returned (`created: false`). */
+  existingState?: JobState;
 }
 
 /** A job of `jobs.enqueueBatch`: its `dependsOn` may also name earlier jobs of the batch by index. */

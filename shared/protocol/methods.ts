@@ -120,7 +120,7 @@ export const METHODS = {
     grouped: true,
     summary: 'Enqueue one job; defaults come from its queue.',
     description:
-      'Enqueues that arrive together are committed in one transaction (group commit); each still gets its own answer or error. A repeated idempotency key returns the existing job with `created: false`.',
+      'Enqueues that arrive together are committed in one transaction (group commit); each still gets its own answer or error. A repeated idempotency key returns the existing job with `created: false`. With `unique`, an equal job within the window is returned instead (`reason: "unique"`); with `debounce`, a queued equal job gets the payload and a later start (`reason: "debounced"`); with `throttle`, equal jobs start at least that far apart (`reason: "throttled"`). See docs/flow-control.md.',
     errors: ['InvalidParams', 'PayloadTooLarge', 'StoreUnavailable'],
   }),
   'jobs.enqueueBatch': method<EnqueueBatchParams, EnqueueBatchResult>()({

@@ -102,6 +102,43 @@ export interface Job {
   step: string | null;
   /** The workflow run this job belongs to, when a workflow made it; null otherwise. */
   workflowRunId: string | null;
+  /**
+   * The uniqueness, debounce or throttle it was enqueued with (`unique`, `debounce`,
+   * `throttle`); null or absent when none.
+   */
+  uniqueness?: JobUniqueness | null;
+}
+
+/**
+ * What makes two jobs "the same" for `unique`, `debounce` and `throttle`: `queue`, `kind`,
+ * `payload` (the whole payload, keys in any order), `group` (the job's group key), or
+ * `payload.<path>`: one value inside the payload, by object keys and array positions separated
+ * by dots (`payload.user.id`, `payload.files.0`).
+ */
+export type UniqueKeyPart = 'queue' | 'kind' | 'payload' | 'group' | `payload.${string}`;
+
+/** The parts `unique.by` may name besides `payload.<path>`. */
+export const UNIQUE_KEY_PARTS: readonly UniqueKeyPart[] = ['queue', 'kind', 'payload', 'group'];
+
+/**
+ * How long an equal job holds its place: `waiting` until it starts, `active` until it ends,
+ * `any` for the whole window, whatever it became (the default).
+ */
+export type UniqueWhile = 'waiting' | 'active' | 'any';
+
+export const UNIQUE_WHILE: readonly UniqueWhile[] = ['waiting', 'active', 'any'];
+
+/** Which of the three rules a job was enqueued with. */
+export type UniqueRuleKind = 'unique' | 'debounce' | 'throttle';
+
+/** A job's uniqueness as stored with it and shown on its page. */
+export interface JobUniqueness {
+  rule: UniqueRuleKind;
+  /** The window (`unique`), the quiet time (`debounce`) or the spacing of starts (`throttle`), in ms. */
+  forMs: number;
+  by: UniqueKeyPart[];
+  /** `unique` only. */
+  while?: UniqueWhile;
 }
 
 /**
@@ -241,6 +278,26 @@ export interface JobOptions {
   backoff?: Partial<Backoff>;
   timeoutMs?: number;
   tags?: string[];
+  /** Enqueueing an equal job within the window returns the existing one (see EnqueueParams.unique). */
+  unique?: UniqueParams;
+  /** See EnqueueParams.debounce. */
+  debounce?: DurationValue;
+  /** See EnqueueParams.throttle. */
+  throttle?: DurationValue;
+}
+
+/** A duration on the wire: text in the duration syntax ("10m", "1h30m"), or whole milliseconds. */
+export type DurationValue = string | number;
+
+/**
+ * `unique` of an enqueue: `for` the window, `by` what makes two jobs equal (default queue, kind
+ * and payload), `while` how long the existing job holds (default `any`). With `debounce` or
+ * `throttle`, only `by` is given here: it says which jobs are "such jobs" (default queue and kind).
+ */
+export interface UniqueParams {
+  for?: DurationValue;
+  by?: UniqueKeyPart[];
+  while?: UniqueWhile;
 }
 
 export interface JobTemplate extends JobOptions {

@@ -6,8 +6,12 @@
  * overwritten. A key repeated within one batch gets the job its first use created, as it would
  * one call at a time. A key another transaction inserted between the read and the insert (only
  * PostgreSQL can see that: SQLite's write lock excludes it) gets that transaction's job.
+ *
+ * A job with `unique`, `debounce` or `throttle` goes through ./unique.ts before its insert: an
+ * equal job may be returned instead (`reason` says why), or its run time moved. Equal jobs within
+ * one batch are matched to each other as they would be one call at a time.
  */
-import type { EnqueueResult } from '../../../shared/protocol';
+import type { EnqueueReason, EnqueueResult } from '../../../shared/protocol';
 import type { Job } from '../../../shared/protocol/types';
 import type { StoredQueue } from '../../storage/statements/queues';
 import { sql, type Op } from '../../storage/statements';
@@ -20,6 +24,8 @@ import { tooHeavy } from '../errors';
 import { invalidParams, SpoolError } from '../../../shared/protocol/errors';
 import { ErrorCode } from '../../../shared/protocol';
 import type { DependencyEdge } from '../../storage/statements/dependencies';
+import { jobUniqueness } from '../../../shared/domain/rules/unique';
+import { applyUnique, uniqueHash } from './unique';
 
 /**
  * Refuses a job that weighs more than its queue's concurrency: it could never start. A
@@ -51,6 +57,7 @@ export function jobRow(c: OpContext, input: EnqueueInput, queue: StoredQueue, no
     tags: input.tags,
     context: input.context,
     ...PLAIN_JOB_INSERT,
+    ...(input.unique === undefined ? {} : { uniqueness: JSON.stringify(jobUniqueness(input.unique)) }),
     now,
   };
 }
@@ -67,21 +74,38 @@ export function* enqueue(c: OpContext, input: EnqueueInput, refuseTooHeavy = tru
   const key = input.idempotencyKey;
   if (key !== null) {
     const existing = yield* sql('jobGetByIdempotencyKey', key);
-    if (existing) return { job: existing, created: false };
+    if (existing) return { job: existing, created: false, reason: 'key', existingState: existing.state };
   }
   const queue = (yield* sql('queueGet', input.queue)) ?? (yield* createQueue(c, input.queue));
   checkWeight(input, queue, refuseTooHeavy);
   const row = jobRow(c, input, queue, c.now());
+  let throttled = false;
+  if (input.unique !== undefined) {
+    const outcome = yield* applyUnique(c, input.unique, uniqueHash(input.unique, input), row);
+    if ('existing' in outcome) return { job: outcome.existing, created: false, reason: outcome.reason, existingState: outcome.existingState };
+    throttled = outcome.throttled;
+  }
   const edges = input.dependsOn.length === 0 ? [] : yield* planDependencies(c, [{ row, dependsOn: input.dependsOn }]);
   const job = yield* sql('jobInsert', row);
-  if (!job) return { job: yield* keyWinner(key), created: false };
+  if (!job) return keyResult(yield* keyWinner(key));
   if (edges.length > 0) yield* sql('dependencyInsertMany', edges);
   c.changes.job(job);
-  return { job, created: true };
+  return throttled ? { job, created: true, reason: 'throttled' } : { job, created: true };
 }
 
-/** What became of one input of a batch: the job that already had its key, or its row in the insert. */
-type Slot = { existing: Job } | { insert: number; created: boolean };
+/** The answer for a job that already held the idempotency key. */
+function keyResult(job: Job): EnqueueResult {
+  return { job, created: false, reason: 'key', existingState: job.state };
+}
+
+/** The batch's own jobs with a `unique` or `debounce` rule, by hash: their slot in the inserts. */
+type BatchPlaces = Map<string, number>;
+
+/**
+ * What became of one input of a batch: the job that already had its key (or an equal job), or
+ * its row in the insert; `reason` as in EnqueueResult.
+ */
+type Slot = { existing: Job; reason: EnqueueReason; existingState: Job['state'] } | { insert: number; created: boolean; reason?: EnqueueReason };
 
 /**
  * Many jobs, inserted together. The keys are read in one statement and each queue's settings
@@ -96,6 +120,7 @@ export function* enqueueMany(c: OpContext, inputs: readonly EnqueueInput[]): Op<
   const inserts: JobInsert[] = [];
   const planned: PlannedJob[] = [];
   const insertedKeys = new Map<string, number>();
+  const places: BatchPlaces = new Map();
   /** Rows that later jobs of the batch depend on by index, by id. */
   let batch: Map<string, JobInsert> | undefined;
   for (const input of inputs) {
@@ -103,12 +128,12 @@ export function* enqueueMany(c: OpContext, inputs: readonly EnqueueInput[]): Op<
     if (key !== null) {
       const inBatch = insertedKeys.get(key);
       if (inBatch !== undefined) {
-        slots.push({ insert: inBatch, created: false });
+        slots.push({ insert: inBatch, created: false, reason: 'key' });
         continue;
       }
       const existing = known?.get(key);
       if (existing) {
-        slots.push({ existing });
+        slots.push({ existing, reason: 'key', existingState: existing.state });
         continue;
       }
     }
@@ -119,9 +144,18 @@ export function* enqueueMany(c: OpContext, inputs: readonly EnqueueInput[]): Op<
       queues.set(input.queue, queue);
     }
     checkWeight(input, queue, true);
-    if (key !== null) insertedKeys.set(key, inserts.length);
-    slots.push({ insert: inserts.length, created: true });
     const row = jobRow(c, input, queue, now);
+    let reason: EnqueueReason | undefined;
+    if (input.unique !== undefined) {
+      const slot = yield* uniqueSlot(c, input, row, inserts, places);
+      if (slot !== undefined && !('throttled' in slot)) {
+        slots.push(slot);
+        continue;
+      }
+      if (slot?.throttled) reason = 'throttled';
+    }
+    if (key !== null) insertedKeys.set(key, inserts.length);
+    slots.push(reason === undefined ? { insert: inserts.length, created: true } : { insert: inserts.length, created: true, reason });
     inserts.push(row);
     if (dependsOn.length > 0) planned.push({ row, dependsOn });
   }
@@ -138,14 +172,41 @@ export function* enqueueMany(c: OpContext, inputs: readonly EnqueueInput[]): Op<
   const results: EnqueueResult[] = [];
   for (const slot of slots) {
     if ('existing' in slot) {
-      results.push({ job: slot.existing, created: false });
+      results.push({ job: slot.existing, created: false, reason: slot.reason, existingState: slot.existingState });
       continue;
     }
     const job = jobs[slot.insert];
     // Undefined: the key was lost to another transaction's commit, and its job is the winner's.
-    results.push(job ? { job, created: slot.created } : { job: yield* keyWinner(inserts[slot.insert]?.idempotencyKey ?? null), created: false });
+    if (!job) results.push(keyResult(yield* keyWinner(inserts[slot.insert]?.idempotencyKey ?? null)));
+    else if (slot.reason === undefined) results.push({ job, created: slot.created });
+    else if (slot.created) results.push({ job, created: true, reason: slot.reason });
+    else results.push({ job, created: false, reason: slot.reason, existingState: job.state });
   }
   return results;
+}
+
+/**
+ * The rule of a batch's input: an equal job earlier in the batch takes its place (`unique`), or
+ * gets its payload and run time (`debounce`); else ./unique.ts decides against the store. The
+ * slot of a job that is not inserted, `{ throttled }` for one that is, undefined for one as asked.
+ */
+function* uniqueSlot(c: OpContext, input: EnqueueInput, row: JobInsert, inserts: JobInsert[], places: BatchPlaces): Op<Slot | { throttled: true } | undefined> {
+  const rule = input.unique;
+  if (rule === undefined) return undefined;
+  const hash = uniqueHash(rule, input);
+  const earlier = rule.rule === 'throttle' ? undefined : places.get(hash);
+  const earlierRow = earlier === undefined ? undefined : inserts[earlier];
+  if (earlier !== undefined && earlierRow !== undefined) {
+    if (rule.rule === 'unique') return { insert: earlier, created: false, reason: 'unique' };
+    earlierRow.payload = row.payload;
+    earlierRow.runAt = Math.max(row.runAt, row.now + rule.forMs);
+    yield* sql('uniqueLockReplace', { hash, jobId: earlierRow.id, until: earlierRow.runAt, previousJobId: earlierRow.id });
+    return { insert: earlier, created: false, reason: 'debounced' };
+  }
+  const outcome = yield* applyUnique(c, rule, hash, row);
+  if ('existing' in outcome) return { existing: outcome.existing, reason: outcome.reason, existingState: outcome.existingState };
+  if (rule.rule !== 'throttle') places.set(hash, inserts.length);
+  return outcome.throttled ? { throttled: true } : undefined;
 }
 
 /**

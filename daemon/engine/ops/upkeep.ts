@@ -1,6 +1,6 @@
 /**
  * Stats and upkeep, written once for every store: stats from the maintained counters, a batch of
- * retention, the pruning of old stat buckets and fire records, the check of the counters, and
+ * retention, the pruning of old stat buckets, fire records and unique locks, the check of the counters, and
  * the next time anything becomes due (the daemon's wake-up timer).
  * Retention runs in batches, one transaction each (the engine's loop: Engine.cleanup), so that
  * no transaction holds the write lock (SQLite) or many row locks (PostgreSQL) for long.
@@ -20,6 +20,12 @@ const HOUR = 3_600_000;
 const BUCKETS_KEPT_MS = 2 * HOUR;
 /** Fire records older than this go: the swap on next_run_at has long moved past them. */
 const FIRES_KEPT_MS = 24 * HOUR;
+/**
+ * Unique locks whose `until` passed this long ago go. An expired `unique` window or `throttle`
+ * spacing holds nothing anyway; a `debounce` lock's `until` is its job's run time, and the job
+ * may still wait past it in a busy queue, so locks are kept a day after it.
+ */
+const UNIQUE_LOCKS_KEPT_MS = 24 * HOUR;
 
 /** Counts per queue and state from the maintained counters (O(queues), never a scan of jobs), and the finished counts of the last minute and hour. */
 export function* stats(c: OpContext): Op<Stats> {
@@ -58,11 +64,12 @@ export function* retentionBatch(c: OpContext, queue: string, retentionMs: number
   return deleted;
 }
 
-/** Stat buckets older than two hours, and (bounded) fire records older than a day. */
+/** Stat buckets older than two hours, and (bounded) fire records and unique locks that ended a day ago. */
 export function* pruneHistory(c: OpContext): Op<void> {
   const now = c.now();
   yield* sql('statsPrune', now - BUCKETS_KEPT_MS);
   yield* sql('scheduleFiresPrune', { olderThan: now - FIRES_KEPT_MS, limit: c.policy.batchSize });
+  yield* sql('uniqueLockDeleteExpired', { before: now - UNIQUE_LOCKS_KEPT_MS, limit: c.policy.batchSize });
 }
 
 /** Up to a batch of ended workflow runs whose jobs are all gone; how many. */

@@ -32,11 +32,12 @@ import type { QueueSql } from './queues';
 import type { RunSql } from './runs';
 import type { ScheduleSql } from './schedules';
 import type { TokenSql } from './tokens';
+import type { UniqueSql } from './unique';
 import type { UpkeepSql } from './upkeep';
 import type { WorkerSql } from './workers';
 import type { WorkflowSql } from './workflows';
 
-export interface Statements extends DependencySql, JobSql, ListSql, AttemptSql, ClaimSql, RunSql, OutputSql, QueueSql, ScheduleSql, ProjectSql, WorkerSql, DaemonSql, TokenSql, UpkeepSql, WorkflowSql {}
+export interface Statements extends DependencySql, JobSql, ListSql, AttemptSql, ClaimSql, RunSql, OutputSql, QueueSql, ScheduleSql, ProjectSql, WorkerSql, DaemonSql, TokenSql, UpkeepSql, WorkflowSql, UniqueSql {}
 
 /** The name of a statement. */
 export type StatementName = keyof Statements;

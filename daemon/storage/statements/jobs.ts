@@ -82,6 +82,8 @@ export type JobInsert = {
   waitingFor: number;
   step: string | null;
   workflowRunId: string | null;
+  /** JSON of the JobUniqueness it was enqueued with; absent or null for none. */
+  uniqueness?: string | null;
   now: number;
 };
 

@@ -5,7 +5,7 @@
  * 30s.`), which say the same things in the same words. Pure: the caller passes the clock.
  */
 import { formatDuration } from '../durations';
-import type { Job, JobRun, JobState } from '../../protocol/types';
+import type { Job, JobRun, JobState, JobUniqueness } from '../../protocol/types';
 import { waitingForText } from './dependencies';
 import { relativeTime } from './time';
 import { waitingSentence, type WaitingFacts } from './waiting';
@@ -214,4 +214,14 @@ export function endLine(job: Job, runs: readonly JobRun[]): string | null {
     default:
       return null;
   }
+}
+
+/**
+ * The rule a job was enqueued with, in a few words, as the job page and `spool job` show it:
+ * "unique for 10m by queue, kind, payload", "debounce 5s by queue, kind", "throttle 1m by kind".
+ */
+export function uniquenessText(u: JobUniqueness): string {
+  const by = `by ${u.by.join(', ')}`;
+  if (u.rule === 'unique') return `unique for ${formatDuration(u.forMs)} ${by}${u.while !== undefined && u.while !== 'any' ? ` while ${u.while}` : ''}`;
+  return `${u.rule} ${formatDuration(u.forMs)} ${by}`;
 }

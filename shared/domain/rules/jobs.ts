@@ -27,6 +27,7 @@ import {
 import { MAX_CONTEXT_FIELD } from './limits';
 import { isRecord } from '../records';
 import { builtinPayload } from './payloads';
+import { uniqueRuleParams, type UniqueRule } from './unique';
 
 const STRATEGIES: readonly BackoffStrategy[] = ['exponential', 'linear', 'fixed'];
 /** Latest accepted absolute time: year 275760 is where JS dates end; anything near it is a mistake anyway. */
@@ -64,6 +65,10 @@ export interface EnqueueInput {
    * enqueue resolves them to ids). Absent elsewhere.
    */
   batchDependsOn?: BatchDependencyInput[];
+  /** Its `unique`, `debounce` or `throttle`, defaults filled in; absent when none. */
+  unique?: UniqueRule;
+  /** Its group key (see `unique.by`'s "group"); absent when none. */
+  group?: string | null;
 }
 
 /** A dependency on an earlier job of the same batch, by its position in the batch. */
@@ -82,7 +87,7 @@ export interface DependencyInput {
   field: string;
 }
 
-const ENQUEUE_FIELDS = ['queue', 'kind', 'payload', 'priority', 'weight', 'delayMs', 'runAt', 'maxAttempts', 'backoff', 'timeoutMs', 'tags', 'idempotencyKey', 'context', 'dependsOn'] as const;
+const ENQUEUE_FIELDS = ['queue', 'kind', 'payload', 'priority', 'weight', 'delayMs', 'runAt', 'maxAttempts', 'backoff', 'timeoutMs', 'tags', 'idempotencyKey', 'context', 'dependsOn', 'unique', 'debounce', 'throttle'] as const;
 
 /** `dependsOn`: ids, or `{ id, on }`; each job at most once. */
 export function dependsOnParam(value: unknown, field: string): DependencyInput[] {
@@ -247,7 +252,14 @@ export function enqueueParams(value: unknown, now: number, prefix = ''): Enqueue
     idempotencyKey: o['idempotencyKey'] === undefined ? null : string(o['idempotencyKey'], f('idempotencyKey'), LIMITS.maxIdempotencyKeyLength, 1),
     context: context(o['context'], f('context')),
     dependsOn: dependsOnParam(o['dependsOn'], f('dependsOn')),
+    ...uniqueOf(o, prefix),
   };
+}
+
+/** The `unique` field of an EnqueueInput, present only when the params have a rule. */
+function uniqueOf(o: Fields, prefix: string): { unique?: UniqueRule } {
+  const unique = uniqueRuleParams(o, prefix);
+  return unique === undefined ? {} : { unique };
 }
 
 export function enqueueBatchParams(value: unknown, now: number): EnqueueInput[] {

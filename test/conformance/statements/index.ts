@@ -22,6 +22,7 @@ import { defineJobStatements } from './jobs';
 import { defineMakingStatements } from './making';
 import { defineQueueStatements } from './queues';
 import { defineScheduleStatements } from './schedules';
+import { defineUniqueStatements } from './unique';
 import { defineWorkflowStatements } from './workflows';
 
 export type { StatementStoreFactory } from './harness';
@@ -45,6 +46,7 @@ export function defineStatements(factory: StatementStoreFactory): void {
   defineAdminStatements(factory);
   defineDependencyStatements(factory);
   defineWorkflowStatements(factory);
+  defineUniqueStatements(factory);
 
   describe('statements: coverage', () => {
     it('calls every statement of the stores, the listed exceptions aside', (t) => {

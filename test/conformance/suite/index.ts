@@ -20,6 +20,7 @@ import { defineProjects } from './projects';
 import { defineRateLimit } from './rateLimit';
 import { defineSchedules } from './schedules';
 import { defineTokens } from './tokens';
+import { defineUnique } from './unique';
 import { defineUpkeep } from './upkeep';
 import { defineValidation } from './validation';
 import { defineWeights } from './weights';
@@ -43,6 +44,7 @@ const SUITES: readonly ((store: TestStoreFactory) => void)[] = [
   defineRateLimit,
   defineSchedules,
   defineTokens,
+  defineUnique,
   defineUpkeep,
   defineValidation,
   defineWeights,
