@@ -18,6 +18,7 @@ import { defineOutput } from './output';
 import { definePayloads } from './payloads';
 import { defineProjects } from './projects';
 import { defineRateLimit } from './rateLimit';
+import { defineRetryRules } from './retryRules';
 import { defineSchedules } from './schedules';
 import { defineTokens } from './tokens';
 import { defineUpkeep } from './upkeep';
@@ -41,6 +42,7 @@ const SUITES: readonly ((store: TestStoreFactory) => void)[] = [
   definePayloads,
   defineProjects,
   defineRateLimit,
+  defineRetryRules,
   defineSchedules,
   defineTokens,
   defineUpkeep,
