@@ -44,6 +44,7 @@ import type {
   PurgeQueueParams,
   RegisterWorkerParams,
   ReleaseParams,
+  SnoozeParams,
   Stats,
   UpdateJobParams,
   UpdateScheduleParams,
@@ -78,6 +79,7 @@ import * as queues from './ops/queues';
 import * as schedules from './ops/schedules';
 import * as tokens from './ops/tokens';
 import * as upkeep from './ops/upkeep';
+import * as expiry from './ops/expiry';
 import * as workers from './ops/workers';
 import * as workflows from './ops/workflows';
 import * as vwf from '../../shared/domain/rules/workflows';
@@ -371,7 +373,12 @@ export class Engine {
   }
 
   fail(params: FailParams): Promise<Job> {
-    return checked(() => vw.failInput(params), (input) => this.write((c) => attempts.fail(c, input)));
+    return checked(() => vw.failInput(params, this.now()), (input) => this.write((c) => attempts.fail(c, input)));
+  }
+
+  /** A worker puts a held job off: it runs again later, the attempt given back. */
+  snooze(params: SnoozeParams): Promise<Job> {
+    return checked(() => vw.snoozeParams(params, this.now()), (input) => this.write((c) => attempts.snooze(c, input)));
   }
 
   /** A worker hands a held job back unfinished: it runs again at once, the attempt given back. */
@@ -661,6 +668,19 @@ export class Engine {
       const reaped = await this.write((c) => attempts.reapBatch(c));
       total += reaped;
       if (reaped < this.policy.batchSize) return total;
+    }
+  }
+
+  /**
+   * Waiting jobs that did not start before their expiry end dead ("expired before it started"),
+   * batchSize per transaction, while batches come back full.
+   */
+  async expireWaiting(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const n = await this.write((c) => expiry.expireBatch(c));
+      total += n;
+      if (n < this.policy.batchSize) return total;
     }
   }
 

@@ -11,11 +11,22 @@ import { invalidState } from './errors';
 import { backoffDelay } from './backoff';
 import type { UpdateInput } from '../../shared/domain/rules/jobs';
 import { builtinPayload } from '../../shared/domain/rules/payloads';
+import { finalByRule, type FailureFacts } from '../../shared/domain/rules/retry';
 
 /** How a failed attempt ends: the job's next state, and when it runs again (retrying). */
 export interface FailureOutcome {
   state: 'retrying' | 'dead' | 'cancelled';
   runAt: number;
+  /** Why a failure that attempts were left for is final (its retry rule, its deadline); null otherwise. */
+  finalBecause: string | null;
+}
+
+/** A failed attempt as the rules weigh it. */
+export interface FailureInput extends FailureFacts {
+  /** The worker says it is final. */
+  permanent: boolean;
+  /** When the next attempt may start (epoch ms), if the worker or the HTTP answer said; else the backoff decides. */
+  retryAt: number | null;
 }
 
 /**
@@ -31,8 +42,12 @@ export interface JobRules {
   checkUpdate(job: Job, input: UpdateInput): void;
   /** Refuses (InvalidState) to delete a running job. */
   checkDelete(job: Job): void;
-  /** How an attempt that failed (or whose lease expired) ends: cancelled if a cancel was requested, dead if permanent or out of attempts, else retrying after the job's backoff. */
-  afterFailure(job: Job, permanent: boolean, now: number): FailureOutcome;
+  /**
+   * How an attempt that failed (or whose lease expired) ends: cancelled if a cancel was
+   * requested; dead if permanent, out of attempts, final by the job's retry rule, or past its
+   * deadline (or its next attempt would be); else retrying at `retryAt` or after its backoff.
+   */
+  afterFailure(job: Job, failure: FailureInput, now: number): FailureOutcome;
   /** When the lease a heartbeat extends runs out: `extendMs`, or the job's timeout, from now. */
   leaseUntil(job: Job, extendMs: number | undefined, now: number): number;
 }
@@ -78,11 +93,20 @@ export function jobRules(random: () => number): JobRules {
       if (job.state === 'running') throw invalidState(job, `Cannot delete job ${job.id}: it is running. Cancel it first, then delete it.`);
     },
 
-    afterFailure(job: Job, permanent: boolean, now: number): FailureOutcome {
+    afterFailure(job: Job, failure: FailureInput, now: number): FailureOutcome {
       // A failure after a cancel request is most likely the worker stopping because of it.
-      if (job.cancelRequested) return { state: 'cancelled', runAt: job.runAt };
-      if (permanent || job.attempts >= job.maxAttempts) return { state: 'dead', runAt: job.runAt };
-      return { state: 'retrying', runAt: now + backoffDelay(job.backoff, job.attempts, random) };
+      if (job.cancelRequested) return { state: 'cancelled', runAt: job.runAt, finalBecause: null };
+      if (failure.permanent || job.attempts >= job.maxAttempts) return { state: 'dead', runAt: job.runAt, finalBecause: null };
+      const byRule = finalByRule(job.retry, failure);
+      if (byRule !== null) return { state: 'dead', runAt: job.runAt, finalBecause: byRule };
+      const runAt = failure.retryAt === null ? now + backoffDelay(job.backoff, job.attempts, random) : Math.max(now, failure.retryAt);
+      const deadline = job.deadlineAt ?? null;
+      if (deadline !== null && (now >= deadline || runAt > deadline)) {
+        const when = new Date(deadline).toISOString();
+        const why = now >= deadline ? `not retried: its deadline (${when}) has passed` : `not retried: its next attempt would start after its deadline (${when})`;
+        return { state: 'dead', runAt: job.runAt, finalBecause: why };
+      }
+      return { state: 'retrying', runAt, finalBecause: null };
     },
 
     leaseUntil(job: Job, extendMs: number | undefined, now: number): number {

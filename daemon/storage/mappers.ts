@@ -16,6 +16,8 @@ import type { TokenScope } from '../../shared/protocol';
 import type { JobInsert } from './statements/jobs';
 import type { StoredQueue } from './statements/queues';
 import type { StoredSchedule } from './statements/schedules';
+import type { RetryRule } from '../../shared/protocol/types';
+import { retryRule } from '../../shared/domain/rules/retry';
 import { bool, int, intOrNull, json, real, stringArray, text, textOrNull, type Row } from './rows';
 
 const STRATEGIES: readonly BackoffStrategy[] = ['exponential', 'linear', 'fixed'];
@@ -94,6 +96,9 @@ export function mapJob(row: Row): Job {
     step: textOrNull(row, 'step'),
     workflowRunId: textOrNull(row, 'workflow_run_id'),
     uniqueness: uniquenessFrom(row.get('uniqueness')),
+    retry: retryRuleOf(textOrNull(row, 'retry_rule')),
+    expiresAt: intOrNull(row, 'expire_at'),
+    deadlineAt: intOrNull(row, 'deadline_at'),
   };
 }
 
@@ -112,6 +117,18 @@ function uniquenessFrom(v: unknown): JobUniqueness | null {
   const parts = by.filter((p): p is UniqueKeyPart => typeof p === 'string' && (UNIQUE_KEY_PARTS.some((k) => k === p) || p.startsWith('payload.')));
   const whileValue = UNIQUE_WHILE.find((w) => w === parsed['while']);
   return whileValue === undefined ? { rule, forMs, by: parts } : { rule, forMs, by: parts, while: whileValue };
+}
+
+/** A queue's retry rule and default expiry, each only when it has one (as `owner`: a queue without them reads as before). */
+function retryPolicyOf(row: Row): Pick<StoredQueue, 'retry' | 'defaultExpireAfterMs'> {
+  const rule = retryRuleOf(textOrNull(row, 'retry_rule'));
+  const expireAfterMs = intOrNull(row, 'default_expire_after_ms');
+  return { ...(rule === null ? {} : { retry: rule }), ...(expireAfterMs === null ? {} : { defaultExpireAfterMs: expireAfterMs }) };
+}
+
+/** A stored retry rule (JSON text, written by the engine from a checked rule), or null. */
+function retryRuleOf(stored: string | null): RetryRule | null {
+  return stored === null ? null : retryRule(JSON.parse(stored), 'retry_rule');
 }
 
 /** A job exactly as the insert in jobs.ts stores it (the column defaults included). */
@@ -151,6 +168,9 @@ export function newJob(values: JobInsert): Job {
     step: values.step,
     workflowRunId: values.workflowRunId,
     uniqueness: uniquenessFrom(values.uniqueness),
+    retry: retryRuleOf(values.retryRule),
+    expiresAt: values.expireAt,
+    deadlineAt: values.deadlineAt,
   };
 }
 
@@ -305,6 +325,7 @@ export function mapSettings(row: Row): StoredQueue {
     limits: limitsOf(row),
     createdAt: int(row, 'created_at'),
     ...(row.get('owner') === null || row.get('owner') === undefined ? {} : { owner: text(row, 'owner') }),
+    ...retryPolicyOf(row),
   };
 }
 

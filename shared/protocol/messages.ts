@@ -22,6 +22,7 @@ import type {
   Queue,
   RateLimit,
   ResourceLimits,
+  RetryRule,
   Schedule,
   Worker,
   DurationValue,
@@ -181,6 +182,14 @@ export interface EnqueueParams {
    * when that delayed it).
    */
   throttle?: DurationValue;
+  /** Which failures are retried; replaces the queue's rule (null: none, whatever the queue says). */
+  retry?: RetryRule | null;
+  /** End `dead` ("expired before it started") if not started within this long; default: the queue's `defaultExpireAfterMs`. */
+  expireAfterMs?: number;
+  /** No retry after this time (epoch ms); a failure then is final. Exclusive with deadlineMs. */
+  deadlineAt?: number;
+  /** The same, as a time from now. Exclusive with deadlineAt. */
+  deadlineMs?: number;
 }
 
 /** Why an enqueue returned what it did, besides creating the job as asked. */
@@ -409,6 +418,20 @@ export interface FailParams extends WorkerJobParams {
   httpStatus?: number;
   /** Straight to dead, whatever attempts are left. */
   permanent?: boolean;
+  /**
+   * When the next attempt may start (epoch ms), instead of the backoff. The attempt is used up;
+   * the job's retry rule and deadline still apply. Exclusive with permanent.
+   */
+  retryAt?: number;
+}
+
+/**
+ * A worker puts off a job it holds: it runs again at `runAt` (epoch ms) or `delayMs` from now,
+ * one of the two, without using up an attempt.
+ */
+export interface SnoozeParams extends WorkerJobParams {
+  delayMs?: number;
+  runAt?: number;
 }
 
 /** A worker hands a held job back without finishing it. */
@@ -481,6 +504,10 @@ export interface ConfigureQueueParams {
    * given as null removes it, and `limits: null` removes them all.
    */
   limits?: ResourceLimitChanges | null;
+  /** The retry rule its jobs get unless they bring their own; null removes it. */
+  retry?: RetryRule | null;
+  /** Its jobs end dead if not started within this long, unless they set their own; null removes it. */
+  defaultExpireAfterMs?: number | null;
 }
 
 /** Changes to a queue's resource limits: a number sets one, null removes it, absent leaves it. */

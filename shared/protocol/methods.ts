@@ -57,6 +57,7 @@ import type {
   QueuesListResult,
   RegisterWorkerParams,
   ReleaseParams,
+  SnoozeParams,
   ScheduleNameParams,
   ScheduleResult,
   SchedulesListResult,
@@ -261,6 +262,13 @@ export const METHODS = {
     scope: 'worker',
     grouped: true,
     summary: 'Hand a held job back unfinished; it runs again without using up an attempt.',
+    errors: ['LeaseLost', 'JobNotFound', 'InvalidParams', 'StoreUnavailable'],
+  }),
+  'jobs.snooze': method<SnoozeParams, JobResult>()({
+    caller: 'worker',
+    scope: 'worker',
+    grouped: true,
+    summary: 'Put a held job off until later (delayMs or runAt); it runs again then without using up an attempt.',
     errors: ['LeaseLost', 'JobNotFound', 'InvalidParams', 'StoreUnavailable'],
   }),
 

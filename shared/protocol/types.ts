@@ -107,6 +107,19 @@ export interface Job {
    * `throttle`); null or absent when none.
    */
   uniqueness?: JobUniqueness | null;
+  /**
+   * Which failures are retried: the job's own rule, else its queue's when it was enqueued; null
+   * when neither has one (every failure is retried while attempts are left). Optional: absent
+   * from jobs of a daemon that predates retry rules.
+   */
+  retry?: RetryRule | null;
+  /**
+   * The job ends `dead` ("expired before it started") if it has not started by then (epoch ms);
+   * null when it has no expiry, and once it has started.
+   */
+  expiresAt?: number | null;
+  /** No retry is made after this time (epoch ms): a failure then is final. Null when none. */
+  deadlineAt?: number | null;
 }
 
 /**
@@ -139,6 +152,27 @@ export interface JobUniqueness {
   by: UniqueKeyPart[];
   /** `unique` only. */
   while?: UniqueWhile;
+}
+
+/**
+ * Failures a retry rule names: an exit code of a shell job, an HTTP status of an HTTP job (or
+ * what a worker reports), a glob over the first line of the error (`*` any run of characters,
+ * `?` one). A failure matches when any one of the lists matches it.
+ */
+export interface RetryMatch {
+  exitCodes?: number[];
+  httpStatus?: number[];
+  errors?: string[];
+}
+
+/**
+ * Which failures are retried (per queue, template or job; the job's replaces the template's,
+ * which replaces the queue's). A failure matching `never` is final. When `on` is given, a
+ * failure not matching it is final too. Otherwise it is retried while attempts are left.
+ */
+export interface RetryRule {
+  on?: RetryMatch;
+  never?: RetryMatch;
 }
 
 /**
@@ -265,6 +299,10 @@ export interface Queue {
   createdAt: number;
   /** The project whose `spool apply` manages the queue; absent when none does (made on first use or by hand). */
   owner?: string;
+  /** The retry rule its jobs get unless they bring their own; null or absent when none. */
+  retry?: RetryRule | null;
+  /** Its jobs end dead if not started within this long of their enqueue, unless they set their own; null or absent when none. */
+  defaultExpireAfterMs?: number | null;
 }
 
 /** What to do with the fire times a schedule missed while no daemon ran. */

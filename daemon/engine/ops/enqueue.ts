@@ -58,7 +58,22 @@ export function jobRow(c: OpContext, input: EnqueueInput, queue: StoredQueue, no
     context: input.context,
     ...PLAIN_JOB_INSERT,
     ...(input.unique === undefined ? {} : { uniqueness: JSON.stringify(jobUniqueness(input.unique)) }),
+    ...expiryOf(input, queue, now),
     now,
+  };
+}
+
+/**
+ * The retry rule, expiry and deadline a new job is stored with. The job's own rule replaces its
+ * queue's (a template's rule reaches here as the job's own); null given by the job clears it.
+ */
+function expiryOf(input: EnqueueInput, queue: StoredQueue, now: number): Pick<JobInsert, 'retryRule' | 'expireAt' | 'deadlineAt'> {
+  const rule = input.retry === undefined ? (queue.retry ?? null) : input.retry;
+  const expireAfterMs = input.expireAfterMs ?? queue.defaultExpireAfterMs ?? null;
+  return {
+    retryRule: rule === null ? null : JSON.stringify(rule),
+    expireAt: expireAfterMs === null ? null : now + expireAfterMs,
+    deadlineAt: input.deadlineAt ?? null,
   };
 }
 

@@ -82,6 +82,15 @@ export function* configureQueue(c: OpContext, input: ConfigureInput): Op<Queue> 
     limitProcesses: limits.processes ?? null,
     now: c.now(),
   });
+  if (input.retry !== undefined || input.defaultExpireAfterMs !== undefined) {
+    const retry = input.retry === undefined ? (current.retry ?? null) : input.retry;
+    yield* sql('queueSetRetryPolicy', {
+      name: input.name,
+      retryRule: retry === null ? null : JSON.stringify(retry),
+      defaultExpireAfterMs: input.defaultExpireAfterMs === undefined ? (current.defaultExpireAfterMs ?? null) : input.defaultExpireAfterMs,
+      now: c.now(),
+    });
+  }
   c.changes.queue(input.name);
   return yield* getQueue(c, input.name);
 }

@@ -102,13 +102,15 @@ export function* verifyCounters(): Op<{ ok: boolean; mismatches: CounterMismatch
 
 /**
  * The earliest future moment something becomes due: a delayed or retrying job of a queue that
- * is not paused, a lease expiry, a schedule, or a rate-limited queue's next token while it has
+ * is not paused, a lease expiry, a waiting job's expiry, a schedule, or a rate-limited queue's next token while it has
  * jobs waiting for one. The token math is the engine's (../rateLimit.ts), so the store only
  * reports each limited queue's stored bucket.
  */
 export function* nextWakeAt(c: OpContext): Op<number | null> {
   const now = c.now();
   let next = yield* sql('wakeDueAt', now);
+  const expiry = yield* sql('jobNextExpiry', now);
+  if (expiry !== null && (next === null || expiry < next)) next = expiry;
   for (const q of yield* sql('wakeRateLimited')) {
     const bucket = refill(q.rateLimit, q.bucket, now);
     if (bucket.tokens >= 1) continue;

@@ -8,12 +8,14 @@ import { postgresInitialSchema } from './migrations/001_initial';
 import { postgresJobDependencies } from './migrations/002_job_dependencies';
 import { postgresWorkflows } from './migrations/003_workflows';
 import { postgresUniqueJobs } from './migrations/005_unique_jobs';
+import { postgresRetryRulesAndExpiry } from './migrations/007_retry_rules_and_expiry';
 
 export const POSTGRES_MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
   { version: 1, name: 'initial', sql: postgresInitialSchema },
   { version: 2, name: 'dependencies between jobs, and the blocked state', sql: postgresJobDependencies },
   { version: 3, name: 'workflows, workflow runs, and schedules that start them', sql: postgresWorkflows },
   { version: 5, name: 'unique jobs, debounce and throttle', sql: postgresUniqueJobs },
+  { version: 7, name: 'retry rules, expiry and deadlines, paused running jobs', sql: postgresRetryRulesAndExpiry },
 ];
 
 /** The advisory lock key of migrations (any constant; "spool" in ASCII). */

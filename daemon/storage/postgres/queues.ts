@@ -88,6 +88,10 @@ export const queueStatements: AsyncPart<PgTx, QueueSql> = {
   },
 
   // A changed rate limit starts a full bucket again (tokens NULL = full).
+  async queueSetRetryPolicy(tx, p) {
+    await tx.run('UPDATE queues SET retry_rule = $2, default_expire_after_ms = $3, updated_at = $4 WHERE name = $1', [p.name, p.retryRule, p.defaultExpireAfterMs, p.now]);
+  },
+
   async queueUpdate(tx, p) {
     await tx.run(
       `UPDATE queues SET concurrency = $2,

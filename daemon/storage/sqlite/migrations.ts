@@ -17,6 +17,7 @@ import { accessTokens } from './migrations/011_tokens';
 import { jobDependencies } from './migrations/012_job_dependencies';
 import { workflows } from './migrations/013_workflows';
 import { uniqueJobs } from './migrations/015_unique_jobs';
+import { retryRulesAndExpiry } from './migrations/017_retry_rules_and_expiry';
 import { errorMessage } from '../../../shared/protocol/errors';
 
 export interface Migration {
@@ -45,6 +46,7 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
   { version: 12, name: 'dependencies between jobs, and the blocked state', sql: jobDependencies, foreignKeysOff: true },
   { version: 13, name: 'workflows, workflow runs, and schedules that start them', sql: workflows },
   { version: 15, name: 'unique jobs, debounce and throttle', sql: uniqueJobs },
+  { version: 17, name: 'retry rules, expiry and deadlines, paused running jobs', sql: retryRulesAndExpiry },
 ];
 
 /** Applies every migration the file lacks; returns the versions applied. */

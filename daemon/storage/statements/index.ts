@@ -24,6 +24,7 @@ import type { AttemptSql } from './attempts';
 import type { ClaimSql } from './claim';
 import type { DaemonSql } from './daemons';
 import type { DependencySql } from './dependencies';
+import type { ExpirySql } from './expiry';
 import type { JobSql } from './jobs';
 import type { ListSql } from './list';
 import type { OutputSql } from './output';
@@ -37,7 +38,7 @@ import type { UpkeepSql } from './upkeep';
 import type { WorkerSql } from './workers';
 import type { WorkflowSql } from './workflows';
 
-export interface Statements extends DependencySql, JobSql, ListSql, AttemptSql, ClaimSql, RunSql, OutputSql, QueueSql, ScheduleSql, ProjectSql, WorkerSql, DaemonSql, TokenSql, UpkeepSql, WorkflowSql, UniqueSql {}
+export interface Statements extends DependencySql, JobSql, ListSql, AttemptSql, ClaimSql, RunSql, OutputSql, QueueSql, ScheduleSql, ProjectSql, WorkerSql, DaemonSql, TokenSql, UpkeepSql, WorkflowSql, UniqueSql, ExpirySql {}
 
 /** The name of a statement. */
 export type StatementName = keyof Statements;

@@ -84,11 +84,27 @@ export type JobInsert = {
   workflowRunId: string | null;
   /** JSON of the JobUniqueness it was enqueued with; absent or null for none. */
   uniqueness?: string | null;
+  /** The retry rule as JSON text (the job's own, else its queue's), or null. */
+  retryRule: string | null;
+  /** When the job expires unless it has started (epoch ms), or null. */
+  expireAt: number | null;
+  /** No retry after this time (epoch ms), or null. */
+  deadlineAt: number | null;
   now: number;
 };
 
 /** The fields of a JobInsert for a job with no dependencies and no workflow: queued at once. */
-export const PLAIN_JOB_INSERT = { state: 'queued', lastError: null, dependsOn: 0, waitingFor: 0, step: null, workflowRunId: null } as const satisfies Partial<JobInsert>;
+export const PLAIN_JOB_INSERT = {
+  state: 'queued',
+  lastError: null,
+  dependsOn: 0,
+  waitingFor: 0,
+  step: null,
+  workflowRunId: null,
+  retryRule: null,
+  expireAt: null,
+  deadlineAt: null,
+} as const satisfies Partial<JobInsert>;
 
 export type JobSql = {
   /** One job, or undefined. */

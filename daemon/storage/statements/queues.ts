@@ -102,4 +102,15 @@ export type QueueSql = {
   queueDelete(name: string): void;
   /** Stores a queue's token bucket as of `refilledAt`. */
   queueSetRateState(p: { name: string; tokens: number; refilledAt: number }): void;
+  /** Writes the retry rule (JSON text or null) and the expiry its jobs get by default. */
+  queueSetRetryPolicy(p: QueueRetryPolicy): void;
+};
+
+/** A queue's defaults for its jobs' retry rule and expiry. */
+export type QueueRetryPolicy = {
+  name: string;
+  /** JSON text of the rule, or null for none. */
+  retryRule: string | null;
+  defaultExpireAfterMs: number | null;
+  now: number;
 };

@@ -28,6 +28,8 @@ import { MAX_CONTEXT_FIELD } from './limits';
 import { isRecord } from '../records';
 import { builtinPayload } from './payloads';
 import { uniqueRuleParams, type UniqueRule } from './unique';
+import { optionalRetryRule } from './retry';
+import type { RetryRule } from '../../protocol/types';
 
 const STRATEGIES: readonly BackoffStrategy[] = ['exponential', 'linear', 'fixed'];
 /** Latest accepted absolute time: year 275760 is where JS dates end; anything near it is a mistake anyway. */
@@ -69,6 +71,12 @@ export interface EnqueueInput {
   unique?: UniqueRule;
   /** Its group key (see `unique.by`'s "group"); absent when none. */
   group?: string | null;
+  /** Its own retry rule; undefined to take its queue's (null: none, whatever the queue says). */
+  retry?: RetryRule | null;
+  /** It ends dead if not started within this long of its enqueue; undefined for its queue's default. */
+  expireAfterMs?: number;
+  /** No retry after this time (epoch ms). */
+  deadlineAt?: number;
 }
 
 /** A dependency on an earlier job of the same batch, by its position in the batch. */
@@ -87,7 +95,10 @@ export interface DependencyInput {
   field: string;
 }
 
-const ENQUEUE_FIELDS = ['queue', 'kind', 'payload', 'priority', 'weight', 'delayMs', 'runAt', 'maxAttempts', 'backoff', 'timeoutMs', 'tags', 'idempotencyKey', 'context', 'dependsOn', 'unique', 'debounce', 'throttle'] as const;
+const ENQUEUE_FIELDS = [
+  'queue', 'kind', 'payload', 'priority', 'weight', 'delayMs', 'runAt', 'maxAttempts', 'backoff', 'timeoutMs', 'tags', 'idempotencyKey', 'context', 'dependsOn',
+  'unique', 'debounce', 'throttle', 'retry', 'expireAfterMs', 'deadlineAt', 'deadlineMs',
+] as const;
 
 /** `dependsOn`: ids, or `{ id, on }`; each job at most once. */
 export function dependsOnParam(value: unknown, field: string): DependencyInput[] {
@@ -253,6 +264,7 @@ export function enqueueParams(value: unknown, now: number, prefix = ''): Enqueue
     context: context(o['context'], f('context')),
     dependsOn: dependsOnParam(o['dependsOn'], f('dependsOn')),
     ...uniqueOf(o, prefix),
+    ...expiryFields(o, prefix, now),
   };
 }
 
@@ -260,6 +272,26 @@ export function enqueueParams(value: unknown, now: number, prefix = ''): Enqueue
 function uniqueOf(o: Fields, prefix: string): { unique?: UniqueRule } {
   const unique = uniqueRuleParams(o, prefix);
   return unique === undefined ? {} : { unique };
+}
+
+/**
+ * `retry`, `expireAfterMs`, and the deadline as `deadlineAt` (epoch ms) or `deadlineMs` (from
+ * now); each only when given, so that a job without them reads as before.
+ */
+function expiryFields(o: Fields, prefix: string, now: number): Pick<EnqueueInput, 'retry' | 'expireAfterMs' | 'deadlineAt'> {
+  const out: Pick<EnqueueInput, 'retry' | 'expireAfterMs' | 'deadlineAt'> = {};
+  const retry = optionalRetryRule(o['retry'], join(prefix, 'retry'));
+  if (retry !== undefined) out.retry = retry;
+  const expireAfterMs = optionalInteger(o['expireAfterMs'], join(prefix, 'expireAfterMs'), 1, LIMITS.maxDurationMs);
+  if (expireAfterMs !== undefined) out.expireAfterMs = expireAfterMs;
+  const deadlineAt = optionalInteger(o['deadlineAt'], join(prefix, 'deadlineAt'), 0, now + LIMITS.maxDurationMs);
+  const deadlineMs = optionalInteger(o['deadlineMs'], join(prefix, 'deadlineMs'), 1, LIMITS.maxDurationMs);
+  if (deadlineAt !== undefined && deadlineMs !== undefined) {
+    throw invalidParams(join(prefix, 'deadlineAt'), `Give either ${join(prefix, 'deadlineAt')} or ${join(prefix, 'deadlineMs')}, not both`, 'deadlineAt or deadlineMs');
+  }
+  if (deadlineAt !== undefined) out.deadlineAt = deadlineAt;
+  if (deadlineMs !== undefined) out.deadlineAt = now + deadlineMs;
+  return out;
 }
 
 export function enqueueBatchParams(value: unknown, now: number): EnqueueInput[] {

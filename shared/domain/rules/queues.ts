@@ -7,6 +7,8 @@ import { JOB_STATES, type Backoff, type JobState, type RateLimit } from '../../p
 import { maxAttempts, partialBackoff, timeoutMs } from './jobs';
 import { MAX_CONCURRENCY, MAX_RATE } from './limits';
 import { resourceLimits } from './payloads';
+import { optionalRetryRule } from './retry';
+import type { RetryRule } from '../../protocol/types';
 import type { ResourceLimitChanges } from '../../protocol';
 import { array, boolean, integer, name, number, object, oneOf } from '../validate';
 
@@ -20,6 +22,10 @@ export interface ConfigureInput {
   retentionMs: number | null | undefined;
   /** undefined = leave as they are, null = remove them all; within, a null field removes that limit. */
   limits: ResourceLimitChanges | null | undefined;
+  /** undefined = leave as it is, null = remove it. */
+  retry?: RetryRule | null;
+  /** undefined = leave as it is, null = remove it. */
+  defaultExpireAfterMs?: number | null;
 }
 
 export { MAX_CONCURRENCY };
@@ -42,8 +48,12 @@ function nullable<T>(value: unknown, check: (value: unknown) => T): T | null | u
 }
 
 export function configureParams(value: unknown): ConfigureInput {
-  const o = object(value, 'params', ['name', 'concurrency', 'rateLimit', 'defaultMaxAttempts', 'defaultBackoff', 'defaultTimeoutMs', 'retentionMs', 'limits']);
+  const o = object(value, 'params', ['name', 'concurrency', 'rateLimit', 'defaultMaxAttempts', 'defaultBackoff', 'defaultTimeoutMs', 'retentionMs', 'limits', 'retry', 'defaultExpireAfterMs']);
+  const retry = optionalRetryRule(o['retry'], 'retry');
+  const defaultExpireAfterMs = nullable(o['defaultExpireAfterMs'], (v) => integer(v, 'defaultExpireAfterMs', 1, LIMITS.maxDurationMs));
   return {
+    ...(retry === undefined ? {} : { retry }),
+    ...(defaultExpireAfterMs === undefined ? {} : { defaultExpireAfterMs }),
     name: name(o['name'], 'name'),
     concurrency: nullable(o['concurrency'], (v) => integer(v, 'concurrency', 1, MAX_CONCURRENCY)),
     rateLimit: o['rateLimit'] === undefined ? undefined : rateLimit(o['rateLimit']),

@@ -17,6 +17,7 @@ import { postgresStatements } from '../../../daemon/storage/postgres/statements'
 import { tempDir } from '../../helpers/engineTest';
 import { defineAdminStatements } from './admin';
 import { defineDependencyStatements } from './dependencies';
+import { defineExpiryStatements } from './expiry';
 import { exercised, type StatementStoreFactory } from './harness';
 import { defineJobStatements } from './jobs';
 import { defineMakingStatements } from './making';
@@ -47,6 +48,7 @@ export function defineStatements(factory: StatementStoreFactory): void {
   defineDependencyStatements(factory);
   defineWorkflowStatements(factory);
   defineUniqueStatements(factory);
+  defineExpiryStatements(factory);
 
   describe('statements: coverage', () => {
     it('calls every statement of the stores, the listed exceptions aside', (t) => {

@@ -258,9 +258,9 @@ export function defineJobStatements(factory: StatementStoreFactory): void {
 
       const interrupted = await s.run(function* () {
         return {
-          c: yield* sql('jobInterrupt', { id: c.id, now: now + 4, reason: 'the daemon stopped' }),
-          again: yield* sql('jobInterrupt', { id: c.id, now: now + 4, reason: 'again' }),
-          missing: yield* sql('jobInterrupt', { id: 'no-such-job', now: now + 4, reason: 'none' }),
+          c: yield* sql('jobInterrupt', { id: c.id, now: now + 4, runAt: now + 4, reason: 'the daemon stopped' }),
+          again: yield* sql('jobInterrupt', { id: c.id, now: now + 4, runAt: now + 4, reason: 'again' }),
+          missing: yield* sql('jobInterrupt', { id: 'no-such-job', now: now + 4, runAt: now + 4, reason: 'none' }),
         };
       });
       assert.equal(interrupted.c?.state, 'retrying');

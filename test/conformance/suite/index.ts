@@ -18,6 +18,7 @@ import { defineOutput } from './output';
 import { definePayloads } from './payloads';
 import { defineProjects } from './projects';
 import { defineRateLimit } from './rateLimit';
+import { defineRetryRules } from './retryRules';
 import { defineSchedules } from './schedules';
 import { defineTokens } from './tokens';
 import { defineUnique } from './unique';
@@ -42,6 +43,7 @@ const SUITES: readonly ((store: TestStoreFactory) => void)[] = [
   definePayloads,
   defineProjects,
   defineRateLimit,
+  defineRetryRules,
   defineSchedules,
   defineTokens,
   defineUnique,
