@@ -34,7 +34,7 @@ export function* createQueue(c: OpContext, name: string): Op<StoredQueue> {
 }
 
 /** The states a forced delete removes: every one but running. */
-export const WAITING_AND_FINISHED: readonly JobState[] = [...TERMINAL_STATES, 'queued', 'retrying'];
+export const WAITING_AND_FINISHED: readonly JobState[] = [...TERMINAL_STATES, 'queued', 'retrying', 'held'];
 
 /** Every queue with its counts. */
 export function* listQueues(c: OpContext): Op<Queue[]> {

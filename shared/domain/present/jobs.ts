@@ -157,6 +157,10 @@ export function stateSentence(job: Job, runs: readonly JobRun[], now: number, wa
       return last?.durationMs !== null && last?.durationMs !== undefined ? `Completed in ${formatDuration(last.durationMs)}.` : 'Completed.';
     case 'cancelled':
       return error ? `Cancelled: ${error}` : 'Cancelled.';
+    case 'held':
+      return job.waitingFor > 0
+        ? `Held: not started until released (spool release), and then waiting for ${job.waitingFor} of the ${job.dependsOn} jobs it depends on.`
+        : 'Held: not started until released (spool release).';
   }
 }
 
