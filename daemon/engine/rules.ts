@@ -54,13 +54,15 @@ export function jobRules(random: () => number): JobRules {
     },
 
     checkRetry(job: Job): void {
-      if (job.state === 'blocked' || job.state === 'queued' || job.state === 'retrying' || job.state === 'running') {
+      if (!allows('retry', job.state)) {
         const advice =
           job.state === 'running'
             ? 'Cancel it first, or wait for it to finish.'
             : job.state === 'blocked'
               ? 'It runs when the jobs it depends on have ended.'
-              : 'It will run when its turn comes; to run it sooner, set its run time to now (jobs.update with delayMs: 0).';
+              : job.state === 'held'
+                ? 'Release it to let it run (spool release).'
+                : 'It will run when its turn comes; to run it sooner, run it now (jobs.runNow).';
         throw invalidState(job, `Cannot retry job ${job.id}: it is ${job.state}. ${advice}`);
       }
     },

@@ -92,6 +92,9 @@ export function jobReason(job: Job, now: number, shownAs: ShownState = shownStat
     case 'cancelled':
       parts.push(`cancelled ${relativeTime(ended, now)}`);
       break;
+    case 'held':
+      parts.push(job.waitingFor > 0 ? `held · ${waitingForText(job)}` : 'held until released', attemptOf(job));
+      break;
   }
   return parts.filter((p): p is string => p !== null && p !== '').join(' · ');
 }
