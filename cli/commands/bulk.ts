@@ -1,4 +1,4 @@
-/** `spool retry|cancel|delete <id...>` and their bulk forms over a queue (or every queue), states, kind, tag, text and branch. */
+/** `spool retry|cancel|delete|hold|release <id...>` and their bulk forms over a queue (or every queue), states, kind, tag, text and branch. */
 import type { Command } from 'commander';
 import type { SpoolClient } from '../../shared/client/client';
 import { bulkDefaultStates } from '../../shared/domain/states';
@@ -11,7 +11,9 @@ import { collect, parseQueues, parseStates } from '../parse/values';
 type BulkOptions = { queue?: string[]; state?: string[]; kind?: string; tag?: string; search?: string; branch?: string; json?: boolean; cascade?: boolean };
 
 interface Verb {
-  name: 'retry' | 'cancel' | 'delete';
+  name: 'retry' | 'cancel' | 'delete' | 'hold' | 'release';
+  /** The action of the transitions table (shared/domain/states.ts) it takes. */
+  action: 'retry' | 'cancel' | 'delete' | 'hold' | 'unhold';
   past: string;
   description: string;
   example: string;
@@ -22,6 +24,7 @@ interface Verb {
 const VERBS: Verb[] = [
   {
     name: 'retry',
+    action: 'retry',
     past: 'Retried',
     description: 'Run dead, cancelled or completed jobs again with a fresh attempt budget',
     example: 'spool retry --state dead',
@@ -30,6 +33,7 @@ const VERBS: Verb[] = [
   },
   {
     name: 'cancel',
+    action: 'cancel',
     past: 'Cancelled',
     description: 'Cancel jobs: waiting ones at once, running ones as soon as their worker stops them',
     example: 'spool cancel --queue images --state queued',
@@ -38,11 +42,30 @@ const VERBS: Verb[] = [
   },
   {
     name: 'delete',
+    action: 'delete',
     past: 'Deleted',
     description: 'Delete jobs and their output (not running ones: cancel them first; not one that unfinished jobs depend on, unless --cascade)',
     example: 'spool delete --queue images --state completed',
     one: (c, id) => c.call('jobs.delete', { id }),
     many: (c, p) => c.call('jobs.deleteMany', p),
+  },
+  {
+    name: 'hold',
+    action: 'hold',
+    past: 'Held',
+    description: 'Hold waiting jobs (blocked, queued, delayed or retrying): no worker takes them until they are released',
+    example: 'spool hold --queue images --state queued',
+    one: (c, id) => c.call('jobs.hold', { id }),
+    many: (c, p) => c.call('jobs.holdMany', p),
+  },
+  {
+    name: 'release',
+    action: 'unhold',
+    past: 'Released',
+    description: 'Release held jobs: each waits again as it did (blocked on its dependencies, retrying, or queued at its run time)',
+    example: 'spool release --queue images',
+    one: (c, id) => c.call('jobs.unhold', { id }),
+    many: (c, p) => c.call('jobs.unholdMany', p),
   },
 ];
 
@@ -54,7 +77,7 @@ export function registerBulk(program: Command): void {
       .description(verb.description)
       .argument('[ids...]', 'job ids')
       .option('-q, --queue <queue>', 'instead of ids: every matching job of these queues, comma-separated or repeated (without it: of every queue)', collect)
-      .option('-s, --state <state>', `instead of ids: jobs in these states (default ${bulkDefaultStates(verb.name).join(',')})`, collect)
+      .option('-s, --state <state>', `instead of ids: jobs in these states (default ${bulkDefaultStates(verb.action).join(',')})`, collect)
       .option('-k, --kind <kind>', 'instead of ids: only this kind')
       .option('-t, --tag <tag>', 'instead of ids: only jobs with this tag')
       .option('--search <text>', 'instead of ids: only jobs with this text in the payload or the last error')
@@ -95,7 +118,7 @@ async function runVerb(ctx: CliContext, verb: Verb, ids: string[], o: BulkOption
     result = await verb.many(client, { ids });
   } else {
     // The defaults are the transitions table's (shared/domain/states.ts), where each is explained.
-    const states = o.state !== undefined ? parseStates(o.state) : [...bulkDefaultStates(verb.name)];
+    const states = o.state !== undefined ? parseStates(o.state) : [...bulkDefaultStates(verb.action)];
     mayBeRunning = states.includes('running');
     const filter = {
       states,

@@ -1,4 +1,4 @@
-/** `spool jobs`, `spool job <id>`, `spool logs <id> [-f]`: reading jobs and their output. */
+/** `spool jobs`, `spool job <id>` (with `edit` and `run-now`, ./jobEdit.ts), `spool logs <id> [-f]`: reading jobs and their output. */
 import type { Command } from 'commander';
 import type { SpoolClient } from '../../shared/client/client';
 import type { JobOrder, ListJobsParams, ListJobsResult } from '../../shared/protocol';
@@ -13,6 +13,7 @@ import { jobEnded, outputPrinter } from '../output';
 import { collect, parseInteger, parseQueues, parseStates } from '../parse/values';
 import { unknownQueueNote } from '../hints';
 import { resolveJobId } from '../jobRef';
+import { registerJobEdit } from './jobEdit';
 
 type ListOptions = {
   queue?: string[];
@@ -89,7 +90,7 @@ Examples:
       }),
     );
 
-  program
+  const job = program
     .command('job')
     .description('Show one job: its record, the jobs it depends on and that depend on it, and the history of its runs')
     .argument('<id>', 'the job id, or its last 8 characters (or more) as the views show them')
@@ -106,6 +107,7 @@ Examples:
         else ctx.print(jobDetails(result.job, result.runs, ctx.colors, Date.now(), result, await waitingFacts(client, result.job)));
       }),
     );
+  registerJobEdit(job);
 
   program
     .command('logs')

@@ -231,6 +231,26 @@ export class Engine {
     return checked(() => v.updateParams(params, this.now()), (input) => this.write((c) => jobs.update(c, input)));
   }
 
+  runNow(id: string): Promise<Job> {
+    return checked(() => jobId(id), (valid) => this.write((c) => jobs.runNow(c, valid)));
+  }
+
+  hold(id: string): Promise<Job> {
+    return checked(() => jobId(id), (valid) => this.write((c) => jobs.hold(c, valid)));
+  }
+
+  unhold(id: string): Promise<Job> {
+    return checked(() => jobId(id), (valid) => this.write((c) => jobs.unhold(c, valid)));
+  }
+
+  holdMany(params: BulkParams): Promise<BulkResult> {
+    return checked(() => v.bulkParams(params), (input) => this.bulk(input, (c, id) => jobs.hold(c, id)).then(({ count, errors }) => ({ count, errors })));
+  }
+
+  unholdMany(params: BulkParams): Promise<BulkResult> {
+    return checked(() => v.bulkParams(params), (input) => this.bulk(input, (c, id) => jobs.unhold(c, id)).then(({ count, errors }) => ({ count, errors })));
+  }
+
   /** Deletes a job (with `cascade`, the jobs that depend on it too); how many were deleted. */
   deleteJob(id: string, cascade = false): Promise<number> {
     return checked(() => jobId(id), (valid) => this.write((c) => jobs.deleteJob(c, valid, cascade)));

@@ -79,7 +79,7 @@ export class Daemon {
   private shutdownPromise: Promise<void> | null = null;
   private readonly lastTouch = new Map<string, number>();
   /** The job counts `status` last read, shown while the store is unavailable. */
-  private lastCounts: JobCounts = { blocked: 0, queued: 0, running: 0, retrying: 0, completed: 0, dead: 0, cancelled: 0 };
+  private lastCounts: JobCounts = { blocked: 0, queued: 0, running: 0, retrying: 0, held: 0, completed: 0, dead: 0, cancelled: 0 };
   private readonly events: EventHub;
   private readonly claims: ClaimWaiters;
   private readonly writes: WriteGroup;

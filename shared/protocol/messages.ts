@@ -328,6 +328,22 @@ export interface UpdateJobParams {
   tags?: string[];
   /** How much of its queue's concurrency and its worker's capacity the job takes (1–1000). */
   weight?: number;
+  /** Lease length of each attempt, in ms (as `jobs.enqueue`'s `timeoutMs`). */
+  timeoutMs?: number;
+  /** A shell job's command (its payload's `command`); not with `payload`. */
+  command?: string;
+  /** A shell job's environment, replacing the one it had; null removes it. Not with `payload`. */
+  env?: Record<string, string> | null;
+  /** A shell job's working directory, an absolute path; null removes it. Not with `payload`. */
+  cwd?: string | null;
+  /** An HTTP job's URL; not with `payload`. */
+  url?: string;
+  /** An HTTP job's method; not with `payload`. */
+  method?: string;
+  /** An HTTP job's headers, replacing the ones it had; null removes them. Not with `payload`. */
+  headers?: Record<string, string> | null;
+  /** An HTTP job's body (a string, or JSON sent as JSON); null removes it. Not with `payload`. */
+  body?: unknown;
 }
 
 /** The bulk forms take ids, or a filter over one queue (e.g. retry all dead in a queue). */

@@ -10,7 +10,7 @@ import { progressBar, rateText, RateSampler, sparkline } from '../../cli/top/rat
 import { render, type TopState } from '../../cli/top/view';
 
 function counts(partial: Partial<JobCounts>): JobCounts {
-  return { blocked: 0, queued: 0, running: 0, retrying: 0, completed: 0, dead: 0, cancelled: 0, ...partial };
+  return { blocked: 0, queued: 0, running: 0, retrying: 0, held: 0, completed: 0, dead: 0, cancelled: 0, ...partial };
 }
 
 function stats(queues: QueueStats[]): Stats {

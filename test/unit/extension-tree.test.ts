@@ -52,7 +52,7 @@ function queue(counts: Partial<Queue['counts']>, delayed = 0): Queue {
   return {
     name: 'builds',
     paused: false,
-    counts: { blocked: 0, queued: 0, running: 0, retrying: 0, completed: 0, dead: 0, cancelled: 0, ...counts },
+    counts: { blocked: 0, queued: 0, running: 0, retrying: 0, held: 0, completed: 0, dead: 0, cancelled: 0, ...counts },
     delayed,
   } as Queue;
 }

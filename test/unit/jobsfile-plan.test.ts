@@ -195,7 +195,7 @@ test('a daemon builds its live objects from the protocol\'s Queue and Schedule',
     defaultTimeoutMs: 30_000,
     retentionMs: null,
     limits: {},
-    counts: { blocked: 0, queued: 0, running: 0, retrying: 0, completed: 0, dead: 0, cancelled: 0 },
+    counts: { blocked: 0, queued: 0, running: 0, retrying: 0, held: 0, completed: 0, dead: 0, cancelled: 0 },
     delayed: 0,
     createdAt: 0,
   };

@@ -15,7 +15,7 @@ const URI = 'file:///w/spool.jsonc';
 /** Saturday 28 March 2026, noon UTC: the night after, Europe/Paris goes to summer time at 02:00. */
 const NOW = Date.UTC(2026, 2, 28, 12, 0, 0);
 
-const counts = (over: Partial<JobCounts> = {}): JobCounts => ({ blocked: 0, queued: 0, running: 0, retrying: 0, completed: 0, dead: 0, cancelled: 0, ...over });
+const counts = (over: Partial<JobCounts> = {}): JobCounts => ({ blocked: 0, queued: 0, running: 0, retrying: 0, held: 0, completed: 0, dead: 0, cancelled: 0, ...over });
 
 function text(h: Hover | null): string {
   assert.ok(h !== null, 'a hover');

@@ -1,6 +1,6 @@
 /**
  * Reading and managing single jobs, written once for every store: a job with its history,
- * listing, and a user's actions (cancel, retry, update, delete) with the pieces of their bulk
+ * listing, and a user's actions (cancel, retry, update, run now, hold, release, delete) with the pieces of their bulk
  * forms (the ids a filter names, and each id's action in a savepoint).
  *
  * Each action reads the job with its row lock (jobGetForUpdate), lets the job rules decide,
@@ -10,6 +10,8 @@
  */
 import { SpoolError, jobNotFound } from '../../../shared/protocol/errors';
 import { tooHeavy } from '../errors';
+import { editedPayload } from '../../../shared/domain/rules/payloads';
+import { jsonText } from '../../../shared/domain/validate';
 import type { BulkResult, JobWithRuns } from '../../../shared/protocol';
 import type { Job } from '../../../shared/protocol/types';
 import { savepoint, sql, type Op } from '../../storage/statements';
@@ -80,10 +82,14 @@ export function* retry(c: OpContext, id: string): Op<Job> {
   return updated;
 }
 
-/** A waiting job's priority, run time, payload, attempts, tags or weight. */
+/**
+ * A waiting or held job's priority, run time, payload (or a shell or HTTP payload's fields,
+ * merged into the stored one and checked as at enqueue), attempts, timeout, tags or weight.
+ */
 export function* update(c: OpContext, input: UpdateInput): Op<Job> {
   const job = yield* existing(input.id);
   c.policy.rules.checkUpdate(job, input);
+  const edited = Object.keys(input.payloadEdits).length > 0 ? jsonText(editedPayload(job.kind, job.payload, input.payloadEdits), 'payload') : null;
   if (input.weight !== null) {
     // Made heavier than its queue's concurrency, it could never start: refused as at enqueue.
     const queue = yield* sql('queueGet', job.queue);
@@ -94,8 +100,53 @@ export function* update(c: OpContext, input: UpdateInput): Op<Job> {
   const updated = changed(
     input.id,
     'updated',
-    yield* sql('jobUpdate', { id: input.id, priority: input.priority, runAt, payload: input.payload, maxAttempts: input.maxAttempts, tags: input.tags, weight: input.weight, now }),
+    yield* sql('jobUpdate', {
+      id: input.id,
+      priority: input.priority,
+      runAt,
+      payload: edited ?? input.payload,
+      maxAttempts: input.maxAttempts,
+      tags: input.tags,
+      weight: input.weight,
+      timeoutMs: input.timeoutMs,
+      now,
+    }),
   );
+  c.changes.job(updated);
+  return updated;
+}
+
+/** A delayed queued job, or a retrying one waiting out its backoff, becomes due now; its state stays. */
+export function* runNow(c: OpContext, id: string): Op<Job> {
+  const job = yield* existing(id);
+  c.policy.rules.checkRunNow(job);
+  const now = c.now();
+  if (job.runAt <= now) return job;
+  const updated = changed(id, 'run now', yield* sql('jobUpdate', { id, priority: null, runAt: now, payload: null, maxAttempts: null, tags: null, weight: null, timeoutMs: null, now }));
+  c.changes.job(updated);
+  return updated;
+}
+
+/** blocked/queued/retrying → held: never claimed until released. */
+export function* hold(c: OpContext, id: string): Op<Job> {
+  const job = yield* existing(id);
+  c.policy.rules.checkHold(job);
+  if (job.state !== 'blocked' && job.state !== 'queued' && job.state !== 'retrying') throw new Error(`Job ${id} cannot be held from ${job.state}`);
+  const updated = changed(id, 'held', yield* sql('jobSetHeld', { id, from: job.state, to: 'held', now: c.now() }));
+  c.changes.job(updated);
+  return updated;
+}
+
+/**
+ * held → blocked while one of its dependencies has not ended, retrying when it has made
+ * attempts (only a failed or given-back attempt leaves a waiting job with attempts: a user's
+ * retry starts over from none), else queued. Its run time stays.
+ */
+export function* unhold(c: OpContext, id: string): Op<Job> {
+  const job = yield* existing(id);
+  c.policy.rules.checkUnhold(job);
+  const to = job.waitingFor > 0 ? 'blocked' : job.attempts > 0 ? 'retrying' : 'queued';
+  const updated = changed(id, 'released', yield* sql('jobSetHeld', { id, from: 'held', to, now: c.now() }));
   c.changes.job(updated);
   return updated;
 }

@@ -87,7 +87,7 @@ export function* applyUnique(c: OpContext, rule: UniqueRule, hash: string, row: 
     if (holder !== undefined) {
       if (rule.rule === 'unique' && lock.until > now && holds(rule.while, holder.state)) return { existing: holder, reason: 'unique', existingState: holder.state };
       if (rule.rule === 'debounce' && holder.state === 'queued') {
-        const updated = yield* sql('jobUpdate', { id: holder.id, priority: null, runAt: row.runAt, payload: row.payload, maxAttempts: null, tags: null, weight: null, now });
+        const updated = yield* sql('jobUpdate', { id: holder.id, priority: null, runAt: row.runAt, payload: row.payload, maxAttempts: null, tags: null, weight: null, timeoutMs: null, now });
         // Undefined: claimed since it was read (PostgreSQL); the new job takes the place.
         if (updated !== undefined) {
           c.changes.job(updated);

@@ -16,7 +16,12 @@ type JobMethods =
   | 'jobs.delete'
   | 'jobs.cancelMany'
   | 'jobs.retryMany'
-  | 'jobs.deleteMany';
+  | 'jobs.deleteMany'
+  | 'jobs.runNow'
+  | 'jobs.hold'
+  | 'jobs.unhold'
+  | 'jobs.holdMany'
+  | 'jobs.unholdMany';
 
 /** The id of a method that takes only `{id}`. */
 function jobId(params: unknown): string {
@@ -41,5 +46,10 @@ export function jobHandlers(s: Services): HandlerGroup<JobMethods> {
     'jobs.cancelMany': (params) => engine.cancelMany(unvalidated<BulkParams>(params)),
     'jobs.retryMany': (params) => engine.retryMany(unvalidated<BulkParams>(params)),
     'jobs.deleteMany': (params) => engine.deleteMany(unvalidated<BulkParams>(params)),
+    'jobs.runNow': async (params) => ({ job: await engine.runNow(jobId(params)) }),
+    'jobs.hold': async (params) => ({ job: await engine.hold(jobId(params)) }),
+    'jobs.unhold': async (params) => ({ job: await engine.unhold(jobId(params)) }),
+    'jobs.holdMany': (params) => engine.holdMany(unvalidated<BulkParams>(params)),
+    'jobs.unholdMany': (params) => engine.unholdMany(unvalidated<BulkParams>(params)),
   };
 }

@@ -71,7 +71,7 @@ export const jobStatements: AsyncPart<PgTx, JobSql> = {
   async jobCancelWaiting(tx, p) {
     const row = await tx.row(
       `UPDATE jobs SET state = 'cancelled', finished_at = $2, updated_at = $2
-       WHERE id = $1 AND state IN ('blocked', 'queued', 'retrying') RETURNING ${JOB_COLUMNS}`,
+       WHERE id = $1 AND state IN ('blocked', 'queued', 'retrying', 'held') RETURNING ${JOB_COLUMNS}`,
       [p.id, p.now],
     );
     return row === undefined ? undefined : mapJob(row);
@@ -98,10 +98,15 @@ export const jobStatements: AsyncPart<PgTx, JobSql> = {
     const row = await tx.row(
       `UPDATE jobs SET priority = coalesce($2, priority), run_at = coalesce($3, run_at),
          payload = coalesce($4, payload), max_attempts = coalesce($5, max_attempts), tags = coalesce($6, tags),
-         weight = coalesce($8, weight), updated_at = $7
-       WHERE id = $1 AND state IN ('blocked', 'queued', 'retrying') RETURNING ${JOB_COLUMNS}`,
-      [p.id, p.priority, p.runAt, p.payload, p.maxAttempts, p.tags, p.now, p.weight],
+         weight = coalesce($8, weight), timeout_ms = coalesce($9, timeout_ms), updated_at = $7
+       WHERE id = $1 AND state IN ('blocked', 'queued', 'retrying', 'held') RETURNING ${JOB_COLUMNS}`,
+      [p.id, p.priority, p.runAt, p.payload, p.maxAttempts, p.tags, p.now, p.weight, p.timeoutMs],
     );
+    return row === undefined ? undefined : mapJob(row);
+  },
+
+  async jobSetHeld(tx, p) {
+    const row = await tx.row(`UPDATE jobs SET state = $3, updated_at = $4 WHERE id = $1 AND state = $2 RETURNING ${JOB_COLUMNS}`, [p.id, p.from, p.to, p.now]);
     return row === undefined ? undefined : mapJob(row);
   },
 

@@ -9,12 +9,14 @@ import { postgresJobDependencies } from './migrations/002_job_dependencies';
 import { postgresWorkflows } from './migrations/003_workflows';
 import { postgresUniqueJobs } from './migrations/005_unique_jobs';
 import { postgresRetryRulesAndExpiry } from './migrations/007_retry_rules_and_expiry';
+import { postgresHeldJobs } from './migrations/006_held_jobs';
 
 export const POSTGRES_MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
   { version: 1, name: 'initial', sql: postgresInitialSchema },
   { version: 2, name: 'dependencies between jobs, and the blocked state', sql: postgresJobDependencies },
   { version: 3, name: 'workflows, workflow runs, and schedules that start them', sql: postgresWorkflows },
   { version: 5, name: 'unique jobs, debounce and throttle', sql: postgresUniqueJobs },
+  { version: 6, name: 'the held state', sql: postgresHeldJobs },
   { version: 7, name: 'retry rules, expiry and deadlines, paused running jobs', sql: postgresRetryRulesAndExpiry },
 ];
 

@@ -15,7 +15,7 @@ import type { Db } from './db';
 import type { DelayedCounts } from './delayed';
 import { jobState, mapJob, newJob } from '../mappers';
 import { ArrayRows, int, scalarIntOrNull, scalarText, text, toRow, type Row } from './row';
-import type { JobCheckpoint, JobHeartbeat, JobInsert, JobProgress, JobSql, JobMove, JobUpdate } from '../statements/jobs';
+import type { JobCheckpoint, JobHeartbeat, JobHoldMove, JobInsert, JobProgress, JobSql, JobMove, JobUpdate } from '../statements/jobs';
 import type { AttemptSql, JobAttemptEnd, JobComplete, JobCompleteItem, JobInterrupt } from '../statements/attempts';
 import { BUCKET_MS } from '../statements/runs';
 
@@ -67,6 +67,7 @@ export class JobStatements implements JobSql, AttemptSql {
   private readonly retryStmt;
   private readonly deleteStmt;
   private readonly updateStmt;
+  private readonly setHeldStmt;
   private readonly recoverStmt;
   private readonly expiredStmt;
   private readonly runningOfWorkersStmt;
@@ -125,7 +126,7 @@ export class JobStatements implements JobSql, AttemptSql {
       UPDATE jobs SET cancel_requested = 1, updated_at = @now WHERE id = @id AND state = 'running' RETURNING *`), 'job');
     this.cancelWaitingStmt = new ArrayRows(db.prepare(`
       UPDATE jobs SET state = 'cancelled', finished_at = @now, updated_at = @now
-      WHERE id = @id AND state IN ('blocked', 'queued', 'retrying') RETURNING *`), 'job');
+      WHERE id = @id AND state IN ('blocked', 'queued', 'retrying', 'held') RETURNING *`), 'job');
     // A user's retry: a fresh attempt budget; runs (the history) and the checkpoint stay,
     // except that a completed job starts over from nothing. The last attempt's worker and start
     // time go: a queued job has neither (the history keeps them).
@@ -138,8 +139,10 @@ export class JobStatements implements JobSql, AttemptSql {
     this.updateStmt = new ArrayRows(db.prepare(`
       UPDATE jobs SET priority = coalesce(@priority, priority), run_at = coalesce(@runAt, run_at),
         payload = coalesce(@payload, payload), max_attempts = coalesce(@maxAttempts, max_attempts),
-        tags = coalesce(@tags, tags), weight = coalesce(@weight, weight), updated_at = @now
-      WHERE id = @id AND state IN ('blocked', 'queued', 'retrying') RETURNING *`), 'job');
+        tags = coalesce(@tags, tags), weight = coalesce(@weight, weight), timeout_ms = coalesce(@timeoutMs, timeout_ms), updated_at = @now
+      WHERE id = @id AND state IN ('blocked', 'queued', 'retrying', 'held') RETURNING *`), 'job');
+    this.setHeldStmt = new ArrayRows(db.prepare(`
+      UPDATE jobs SET state = @to, updated_at = @now WHERE id = @id AND state = @from RETURNING *`), 'job');
     // Start-up recovery gives the attempt back: the daemon stopping is not the job failing.
     // last_error says why it waits again (not an earlier attempt's failure).
     this.recoverStmt = new ArrayRows(db.prepare(`
@@ -327,6 +330,12 @@ export class JobStatements implements JobSql, AttemptSql {
 
   jobUpdate(p: JobUpdate): Job | undefined {
     const job = mapOptional(this.updateStmt.get(p));
+    if (job) this.delayed.forget(job.queue);
+    return job;
+  }
+
+  jobSetHeld(p: JobHoldMove): Job | undefined {
+    const job = this.moved(p.from, mapOptional(this.setHeldStmt.get(p)));
     if (job) this.delayed.forget(job.queue);
     return job;
   }

@@ -40,6 +40,15 @@ export type JobUpdate = {
   /** JSON text of the tag list. */
   tags: string | null;
   weight: number | null;
+  timeoutMs: number | null;
+  now: number;
+};
+
+/** A waiting job put on hold, or a held one released: `from` the state it was read in, `to` the one the engine chose. */
+export type JobHoldMove = {
+  id: string;
+  from: 'blocked' | 'queued' | 'retrying' | 'held';
+  to: 'blocked' | 'queued' | 'retrying' | 'held';
   now: number;
 };
 
@@ -120,7 +129,7 @@ export type JobSql = {
   jobSetProgress(p: JobProgress): Job | undefined;
   /** Stores the checkpoint of a job `workerId` holds; false when it does not hold it. */
   jobSetCheckpoint(p: JobCheckpoint): boolean;
-  /** A waiting (blocked, queued or retrying) job → cancelled; the job, or undefined if it was not waiting. */
+  /** A waiting (blocked, queued, retrying or held) job → cancelled; the job, or undefined if it was not waiting. */
   jobCancelWaiting(p: JobMove): Job | undefined;
   /** Asks the worker of a running job to stop; the job, or undefined if it is not running. */
   jobRequestCancel(p: { id: string; now: number }): Job | undefined;
@@ -130,8 +139,10 @@ export type JobSql = {
    * checkpoint stays, unless it completed. The job, or undefined if it had not finished.
    */
   jobRetry(p: JobMove & { waitingFor: number }): Job | undefined;
-  /** Changes a waiting job; the job, or undefined if it is not waiting. */
+  /** Changes a waiting (blocked, queued, retrying) or held job; the job, or undefined if it is neither. */
   jobUpdate(p: JobUpdate): Job | undefined;
+  /** Moves a job between a waiting state and held (jobs.hold, jobs.unhold); the job, or undefined if it was not in `from`. */
+  jobSetHeld(p: JobHoldMove): Job | undefined;
   /** Deletes a job that is not running (its runs and output go with it); false if none was deleted. */
   jobDelete(id: string): boolean;
   /**

@@ -11,7 +11,7 @@ export type StoredQueue = Omit<Queue, 'counts' | 'delayed'>;
 
 /** Counts of no jobs: the start of every sum of a queue's counters, in the stores and the engine alike. */
 export function emptyCounts(): JobCounts {
-  return { blocked: 0, queued: 0, running: 0, retrying: 0, completed: 0, dead: 0, cancelled: 0 };
+  return { blocked: 0, queued: 0, running: 0, retrying: 0, held: 0, completed: 0, dead: 0, cancelled: 0 };
 }
 
 /** The settings a queue gets when its first job (or a pause) creates it. */

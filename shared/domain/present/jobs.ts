@@ -129,6 +129,9 @@ export function jobReason(job: Job, now: number, shownAs: ShownState = shownStat
     case 'cancelled':
       parts.push(`cancelled ${relativeTime(ended, now)}`);
       break;
+    case 'held':
+      parts.push(job.waitingFor > 0 ? `held · ${waitingForText(job)}` : 'held until released', attemptOf(job));
+      break;
   }
   return parts.filter((p): p is string => p !== null && p !== '').join(' · ');
 }
@@ -194,6 +197,10 @@ export function stateSentence(job: Job, runs: readonly JobRun[], now: number, wa
       return last?.durationMs !== null && last?.durationMs !== undefined ? `Completed in ${formatDuration(last.durationMs)}.` : 'Completed.';
     case 'cancelled':
       return error ? `Cancelled: ${error}` : 'Cancelled.';
+    case 'held':
+      return job.waitingFor > 0
+        ? `Held: not started until released (spool release), and then waiting for ${job.waitingFor} of the ${job.dependsOn} jobs it depends on.`
+        : 'Held: not started until released (spool release).';
   }
 }
 

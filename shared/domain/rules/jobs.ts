@@ -26,7 +26,7 @@ import {
 } from '../validate';
 import { MAX_CONTEXT_FIELD } from './limits';
 import { isRecord } from '../records';
-import { builtinPayload } from './payloads';
+import { builtinPayload, HTTP_EDIT_FIELDS, SHELL_EDIT_FIELDS, type PayloadEdits } from './payloads';
 import { uniqueRuleParams, type UniqueRule } from './unique';
 import { optionalRetryRule } from './retry';
 import type { RetryRule } from '../../protocol/types';
@@ -314,13 +314,26 @@ export interface UpdateInput {
   maxAttempts: number | null;
   tags: string | null;
   weight: number | null;
+  timeoutMs: number | null;
+  /** Fields of a shell or HTTP payload, merged into the stored one by the engine (which knows the kind). */
+  payloadEdits: PayloadEdits;
 }
+
+const PAYLOAD_EDIT_FIELDS = [...SHELL_EDIT_FIELDS, ...HTTP_EDIT_FIELDS];
 
 /** `now` bounds runAt. */
 export function updateParams(value: unknown, now: number): UpdateInput {
-  const o = object(value, 'params', ['id', 'priority', 'runAt', 'delayMs', 'payload', 'maxAttempts', 'tags', 'weight']);
+  const o = object(value, 'params', ['id', 'priority', 'runAt', 'delayMs', 'payload', 'maxAttempts', 'tags', 'weight', 'timeoutMs', ...PAYLOAD_EDIT_FIELDS]);
   const { delayMs, runAt } = runTime(o, '', now);
+  const payloadEdits: PayloadEdits = {};
+  for (const key of PAYLOAD_EDIT_FIELDS) {
+    if (o[key] === undefined) continue;
+    if (o['payload'] !== undefined) throw invalidParams(key, `Give either payload or ${key}, not both: ${key} changes one field of the payload`, 'payload, or its fields');
+    payloadEdits[key] = o[key];
+  }
   return {
+    timeoutMs: o['timeoutMs'] === undefined ? null : timeoutMs(o['timeoutMs'], 'timeoutMs'),
+    payloadEdits,
     id: jobId(o['id']),
     priority: o['priority'] === undefined ? null : priority(o['priority'], 'priority'),
     delayMs,

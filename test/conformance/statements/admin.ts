@@ -256,7 +256,7 @@ export function defineAdminStatements(factory: StatementStoreFactory): void {
         const recount = (yield* sql('counterRecount')).filter((r) => r.queue === queue);
         return { all: (yield* sql('counterAll')).get(queue), recount: Object.fromEntries(recount.map((r) => [r.state, r.count])) };
       });
-      assert.deepEqual(counters.all, { blocked: 0, queued: 1, running: 0, retrying: 0, completed: 1, dead: 0, cancelled: 3 });
+      assert.deepEqual(counters.all, { blocked: 0, queued: 1, running: 0, retrying: 0, held: 0, completed: 1, dead: 0, cancelled: 3 });
       assert.deepEqual(counters.recount, { queued: 1, completed: 1, cancelled: 3 }, 'the full scan agrees with the counters');
 
       const retention = await s.run(function* () {
@@ -282,7 +282,7 @@ export function defineAdminStatements(factory: StatementStoreFactory): void {
         second: 1,
         third: 0,
         left: { running: 0, total: 1 },
-        counts: { blocked: 0, queued: 1, running: 0, retrying: 0, completed: 0, dead: 0, cancelled: 0 },
+        counts: { blocked: 0, queued: 1, running: 0, retrying: 0, held: 0, completed: 0, dead: 0, cancelled: 0 },
       });
 
       // Within one finished state, the oldest go first. Across states the stores differ, and

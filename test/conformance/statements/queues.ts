@@ -21,7 +21,7 @@ const DEFAULTS: QueueDefaults = {
 };
 
 function counts(partial: Partial<JobCounts>): JobCounts {
-  return { blocked: 0, queued: 0, running: 0, retrying: 0, completed: 0, dead: 0, cancelled: 0, ...partial };
+  return { blocked: 0, queued: 0, running: 0, retrying: 0, held: 0, completed: 0, dead: 0, cancelled: 0, ...partial };
 }
 
 export function defineQueueStatements(factory: StatementStoreFactory): void {
@@ -238,10 +238,10 @@ export function defineQueueStatements(factory: StatementStoreFactory): void {
       // A waiting job moved to a later run time is delayed from then on, and back when moved again.
       const moved = await s.run(function* () {
         const delayedBefore = yield* sql('queueDelayed', { name: queue, now });
-        const running = yield* sql('jobUpdate', { id: due.id, priority: null, runAt: now + 30_000, payload: null, maxAttempts: null, tags: null, weight: null, now });
-        yield* sql('jobUpdate', { id: later.id, priority: null, runAt: now, payload: null, maxAttempts: null, tags: null, weight: null, now });
+        const running = yield* sql('jobUpdate', { id: due.id, priority: null, runAt: now + 30_000, payload: null, maxAttempts: null, tags: null, weight: null, timeoutMs: null, now });
+        yield* sql('jobUpdate', { id: later.id, priority: null, runAt: now, payload: null, maxAttempts: null, tags: null, weight: null, timeoutMs: null, now });
         const delayedNow = yield* sql('queueDelayed', { name: queue, now });
-        yield* sql('jobUpdate', { id: later.id, priority: null, runAt: now + 60_000, payload: null, maxAttempts: null, tags: null, weight: null, now });
+        yield* sql('jobUpdate', { id: later.id, priority: null, runAt: now + 60_000, payload: null, maxAttempts: null, tags: null, weight: null, timeoutMs: null, now });
         return { delayedBefore, running, delayedNow, delayedAgain: yield* sql('queueDelayed', { name: queue, now }) };
       });
       assert.deepEqual(moved, { delayedBefore: 1, running: undefined, delayedNow: 0, delayedAgain: 1 }, 'a running job is not waiting');

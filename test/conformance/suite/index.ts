@@ -14,6 +14,7 @@ import { defineDependencies } from './dependencies';
 import { defineLease } from './lease';
 import { defineList } from './list';
 import { defineManage } from './manage';
+import { defineOperator } from './operator';
 import { defineOutput } from './output';
 import { definePayloads } from './payloads';
 import { defineProjects } from './projects';
@@ -39,6 +40,7 @@ const SUITES: readonly ((store: TestStoreFactory) => void)[] = [
   defineLease,
   defineList,
   defineManage,
+  defineOperator,
   defineOutput,
   definePayloads,
   defineProjects,
