@@ -21,11 +21,11 @@ the counts once a second while it runs and computes the rates and sparklines fro
 so they start empty. Everything else follows the daemon's change notifications.
 
 Keys:
-  ↑ ↓ (k j)   move the selection         Tab, 1 2 3   switch pane
-  p           pause or resume a queue    r            retry the selected job
-  c           cancel the selected job    Enter (l)    its output, following
-  L           its output in $PAGER (less)  Esc       close the output or help
-  ?           help                       q, Ctrl-C    quit
+  ↑ ↓, k j    move the selection           Tab, 1 2 3   switch pane
+  p           pause or resume a queue      r            retry the selected job
+  c           cancel the selected job      Enter, l     its output below, following
+  L           its output in $PAGER (less)  Esc          close the output or the help
+  ?           help                         q, Ctrl-C    quit
 
 When the daemon goes away, spool top says so and keeps trying to reconnect.
 
