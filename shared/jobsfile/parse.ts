@@ -25,7 +25,7 @@ import type {
   Reference,
   TemplateParam,
 } from './model';
-import { checkPlaceholders, checkTargets, groupOf, isBackoff, optionsOf, payloadOf, stringOf } from './jobFields';
+import { checkPlaceholders, checkTargets, groupOf, isBackoff, optionsOf, payloadOf, stringOf, uniqueOptionsOf } from './jobFields';
 import { jobTemplateOf } from './params';
 import { readWorkflows } from './workflows';
 import { resolveWorkflowParams } from './workflowJobs';
@@ -297,7 +297,7 @@ class FileReader {
     const queue = str(v['queue']);
     if (kind === undefined || queue === undefined || group === undefined || (needs !== undefined && !(needs in v))) return;
     const payload = payloadOf(group, v);
-    const options = optionsOf(v);
+    const options = { ...optionsOf(v), ...uniqueOptionsOf(this.checker, read.nodes, v, path) };
     const template: DeclaredTemplate = { name, queue, kind, payload, options, params };
     const description = str(v['description']);
     if (description !== undefined) template.description = description;

@@ -13,7 +13,8 @@ import { MAX_MATRIX_VALUES, MAX_WORKFLOW_STEPS, MISSED_POLICIES, OVERLAP_POLICIE
 import { DEFAULT_TIMEZONE, HEADER_NAME, HEADER_NAME_RULE, HTTP_METHODS, MAX_CONCURRENCY, MAX_DESCRIPTION_LENGTH, MAX_PAYLOAD_TEXT } from '../domain/rules/limits';
 import { NAME_RULE } from '../domain/validate';
 import { LIMITS, NAME_PATTERN } from '../protocol';
-import { DEPENDENCY_CONDITIONS } from '../protocol/types';
+import { DEPENDENCY_CONDITIONS, UNIQUE_WHILE } from '../protocol/types';
+import { MAX_UNIQUE_BY, UNIQUE_BY_RULE, UNIQUE_DURATION } from '../domain/rules/unique';
 
 interface Described {
   /** What the field means, shown in completion, hover and the schema. */
@@ -181,6 +182,46 @@ export const TEMPLATE_SPEC: ObjectSpec = {
       maxLength: LIMITS.maxTagLength,
       description: `Labels to find the job by (up to ${LIMITS.maxTags}, each up to ${LIMITS.maxTagLength} characters).`,
     },
+    unique: {
+      kind: 'object',
+      description:
+        'Enqueueing a job equal to one enqueued within "for" returns that job instead of adding another. With "debounce" or "throttle", give only "by" here: which jobs count as equal.',
+      fields: {
+        for: {
+          kind: 'duration',
+          minMs: UNIQUE_DURATION.minMs,
+          maxMs: UNIQUE_DURATION.maxMs,
+          description: 'The window: for this long after a job is enqueued, an equal one is not enqueued again. Required unless "debounce" or "throttle" is given.',
+          examples: ['10m', '1h', '1d'],
+        },
+        by: {
+          kind: 'stringList',
+          maxItems: MAX_UNIQUE_BY,
+          maxLength: LIMITS.maxNameLength,
+          description: `What makes two jobs equal, each one of ${UNIQUE_BY_RULE}. Default: queue, kind and payload (with debounce or throttle: queue and kind).`,
+        },
+        while: {
+          kind: 'string',
+          enum: UNIQUE_WHILE,
+          enumDescriptions: ['Only until the existing job starts.', 'Until the existing job ends (completed, dead or cancelled).', 'For the whole window, whatever the existing job became (the default).'],
+          description: 'How long the existing job holds its place within the window: "waiting", "active" or "any" (the default).',
+        },
+      },
+    },
+    debounce: {
+      kind: 'duration',
+      minMs: UNIQUE_DURATION.minMs,
+      maxMs: UNIQUE_DURATION.maxMs,
+      description: 'If an equal job (see unique.by; default queue and kind) is still queued, replace its payload and move its start to now + this instead of adding a job: a burst runs once, after the last.',
+      examples: ['5s', '30s', '1m'],
+    },
+    throttle: {
+      kind: 'duration',
+      minMs: UNIQUE_DURATION.minMs,
+      maxMs: UNIQUE_DURATION.maxMs,
+      description: 'Equal jobs (see unique.by; default queue and kind) start at least this far apart: each waits until the previous one\'s start + this.',
+      examples: ['1m', '10m', '1h'],
+    },
     params: {
       kind: 'map',
       keys: PARAM_KEY,
@@ -240,8 +281,11 @@ export const SCHEDULE_SPEC: ObjectSpec = {
   },
 };
 
-/** The fields of a template that make its job (all but its parameters), for inline steps. */
-const { params: _templateParams, ...JOB_FIELDS } = TEMPLATE_SPEC.fields;
+/**
+ * The fields of a template that make its job, for inline steps: all but its parameters, and
+ * but unique, debounce and throttle (a workflow run's jobs are made together, once).
+ */
+const { params: _templateParams, unique: _unique, debounce: _debounce, throttle: _throttle, ...JOB_FIELDS } = TEMPLATE_SPEC.fields;
 
 /** A step's `needs` objects: a step name and the outcome waited for. */
 export const NEED_SPEC: ObjectSpec = {

@@ -1,10 +1,13 @@
 /**
  * Unique jobs, debounce and throttle through the `spool` command as a real process against a
  * real daemon: `enqueue --unique-for/--unique-by/--unique-while`, `--debounce`, `--throttle`,
- * the words printed when a job is not enqueued again, `spool job` showing the rule, and the
- * refusals of bad flags naming the flag.
+ * the words printed when a job is not enqueued again, `spool job` showing the rule, the
+ * refusals of bad flags naming the flag, and `spool run` of a template with `unique`.
  */
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { SpoolClient } from '../../shared/client/client';
 import { startDaemon, type TestDaemon } from '../helpers/daemon';
@@ -79,4 +82,34 @@ test('bad --unique-* flags are refused naming the flag, and nothing is enqueued'
   await refused(['--debounce', '1s', '--throttle', '1s'], /Use one of --unique-for, --debounce and --throttle, not --debounce and --throttle/);
   await refused(['--debounce', '1s', '--unique-while', 'active'], /--unique-while goes with --unique-for/);
   assert.equal((await client.call('jobs.list', { queue: 'u-bad' })).jobs.length, 0);
+});
+
+test('spool run of a template with unique applies its rule, and apply plans it unchanged the second time', async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'spool-unique-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  fs.writeFileSync(
+    path.join(dir, 'spool.jsonc'),
+    `{
+  "project": "u-proj",
+  "queues": { "u-proj-q": {} },
+  "templates": {
+    "u-proj-report": { "queue": "u-proj-q", "kind": "report", "payload": { "month": "{{month}}" }, "params": { "month": {} },
+                       "unique": { "for": "1h", "by": ["kind", "payload.month"], "while": "active" } }
+  }
+}
+`,
+  );
+  const inDir = (args: string[]) => runCli(args, { socketPath: daemon.socketPath, cwd: dir });
+  const applied = await inDir(['apply', '--yes']);
+  assert.equal(applied.code, 0, applied.stderr);
+  const plan = await inDir(['plan', '--json']);
+  const parsed: unknown = JSON.parse(plan.stdout);
+  const changes: unknown = parsed && typeof parsed === 'object' ? Reflect.get(parsed, 'changes') : undefined;
+  assert.ok(Array.isArray(changes) && changes.every((c: unknown) => c && typeof c === 'object' && Reflect.get(c, 'action') === 'unchanged'), plan.stdout);
+  const first = await inDir(['run', 'u-proj-report', '--param', 'month=11']);
+  assert.equal(first.code, 0, first.stderr);
+  const second = await inDir(['run', 'u-proj-report', '--param', 'month=11']);
+  assert.equal(second.stdout.trim(), first.stdout.trim());
+  assert.match(second.stderr, /is already queued \(unique for 1h by kind, payload\.month while active\); not enqueued again\./);
+  assert.notEqual((await inDir(['run', 'u-proj-report', '--param', 'month=12'])).stdout.trim(), first.stdout.trim());
 });

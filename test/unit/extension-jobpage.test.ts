@@ -112,6 +112,16 @@ test('the page shows state and reason, queue, kind, command, payload, priority, 
   assert.match(html, /<span class="tag">ci<\/span> <span class="tag">nightly<\/span>/);
 });
 
+test('a job enqueued with unique, debounce or throttle shows the rule; one without shows no row', () => {
+  assert.doesNotMatch(renderJobBody(input()), /data-field="uniqueness"/);
+  const unique = renderJobBody(input({ job: job({ uniqueness: { rule: 'unique', forMs: 600_000, by: ['queue', 'kind', 'payload'], while: 'active' } }) }));
+  assert.match(unique, /<dt>Unique<\/dt><dd><span data-field="uniqueness">unique for 10m by queue, kind, payload while active<\/span><\/dd>/);
+  const debounce = renderJobBody(input({ job: job({ uniqueness: { rule: 'debounce', forMs: 5000, by: ['queue', 'kind'] } }) }));
+  assert.match(debounce, /<dt>Debounce<\/dt><dd><span data-field="uniqueness">debounce 5s by queue, kind<\/span>/);
+  const throttle = renderJobBody(input({ job: job({ uniqueness: { rule: 'throttle', forMs: 60_000, by: ['payload.repo'] } }) }));
+  assert.match(throttle, /<dt>Throttle<\/dt><dd><span data-field="uniqueness">throttle 1m by payload\.repo<\/span>/);
+});
+
 test('a running job shows its progress and worker, a retrying one when it tries again', () => {
   const running = renderJobBody(input({ job: job({ state: 'running', workerId: 'builtin:shell', progress: 42.4, progressMessage: 'step 3 of 7', finishedAt: null, lastError: null }), runs: [run(1, { outcome: 'running', finishedAt: null, durationMs: null, exitCode: null, error: null })] }));
   assert.match(running, /Running on builtin:shell, attempt 2 of 5\./);

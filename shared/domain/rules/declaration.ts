@@ -111,7 +111,7 @@ export function templateStateOf(value: unknown, field: string): TemplateState {
     queue: name(o['queue'], join(field, 'queue')),
     kind: name(o['kind'], join(field, 'kind')),
     payload: o['payload'] ?? null,
-    options: jobOptionsOf(o['options'] ?? {}, join(field, 'options')),
+    options: jobOptionsOf(o['options'] ?? {}, join(field, 'options'), true),
     params: templateParams(o['params'] ?? {}, join(field, 'params')),
   };
   if (o['description'] !== undefined) state.description = string(o['description'], join(field, 'description'), MAX_DESCRIPTION_LENGTH);

@@ -6,7 +6,7 @@
  */
 import { invalidParams } from '../../protocol/errors';
 import { LIMITS } from '../../protocol';
-import { UNIQUE_KEY_PARTS, UNIQUE_WHILE, type JobUniqueness, type UniqueKeyPart, type UniqueRuleKind, type UniqueWhile } from '../../protocol/types';
+import { UNIQUE_KEY_PARTS, UNIQUE_WHILE, type JobOptions, type JobUniqueness, type UniqueParams, type UniqueKeyPart, type UniqueRuleKind, type UniqueWhile } from '../../protocol/types';
 import { array, integer, join, mustBe, oneOf, requiredObject, shown, type Fields } from '../validate';
 import { durationRule, durationText } from './options';
 
@@ -51,13 +51,14 @@ export function durationValue(value: unknown, field: string, minMs: number, maxM
   throw invalidParams(field, mustBe(field, `${durationRule(minMs, maxMs)}, as text such as "10m" or as whole milliseconds`, shown(value)), durationRule(minMs, maxMs));
 }
 
+/** Whether `text` is one of the parts `unique.by` allows. */
+export function isUniqueKeyPart(text: string): text is UniqueKeyPart {
+  return text.length <= LIMITS.maxNameLength && (UNIQUE_KEY_PARTS.some((p) => p === text) || PAYLOAD_PATH.test(text));
+}
+
 /** One entry of `unique.by`. */
 export function uniqueKeyPart(value: unknown, field: string): UniqueKeyPart {
-  if (typeof value === 'string' && value.length <= LIMITS.maxNameLength) {
-    const known = UNIQUE_KEY_PARTS.find((p) => p === value);
-    if (known !== undefined) return known;
-    if (PAYLOAD_PATH.test(value)) return value as `payload.${string}`;
-  }
+  if (typeof value === 'string' && isUniqueKeyPart(value)) return value;
   throw invalidParams(field, mustBe(field, `one of ${UNIQUE_BY_RULE}`, shown(value)), UNIQUE_BY_RULE);
 }
 
@@ -102,6 +103,23 @@ export function uniqueRuleParams(o: Fields, prefix: string): UniqueRule | undefi
     by: by ?? [...UNIQUE_BY_DEFAULT],
     while: unique['while'] === undefined ? 'any' : oneOf(unique['while'], join(f('unique'), 'while'), UNIQUE_WHILE),
   };
+}
+
+/**
+ * `unique`, `debounce` and `throttle` of a template (a jobs file's, a schedule's job) checked as
+ * an enqueue checks them, kept as given (durations in milliseconds, defaults not filled in: a
+ * stored template reads back as the file wrote it).
+ */
+export function uniqueOptions(o: Fields, prefix: string): Pick<JobOptions, 'unique' | 'debounce' | 'throttle'> {
+  const rule = uniqueRuleParams(o, prefix);
+  if (rule === undefined) return {};
+  const given = o['unique'] === undefined ? undefined : requiredObject(o['unique'], join(prefix, 'unique'), UNIQUE_FIELDS);
+  const unique: UniqueParams = {};
+  if (given?.['by'] !== undefined) unique.by = rule.by;
+  if (rule.rule !== 'unique') return { [rule.rule]: rule.forMs, ...(unique.by === undefined ? {} : { unique }) };
+  unique.for = rule.forMs;
+  if (given?.['while'] !== undefined) unique.while = rule.while;
+  return { unique };
 }
 
 /** The rule as stored with the job and shown on its page. */

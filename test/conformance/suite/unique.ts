@@ -179,6 +179,18 @@ export function defineUnique(store: TestStoreFactory): void {
     assert.equal((await engine.listJobs({ queue: 'race' })).jobs.length, 1);
   });
 
+  test('a schedule\'s job keeps its template\'s unique rule: a second trigger within the window returns the first job', async (t) => {
+    const { engine, clock } = makeEngine(t, store);
+    const schedule = { name: 'digest', cron: '0 3 * * *', queue: 'mail', job: { kind: 'digest', payload: null, unique: { for: '1h', while: 'waiting' as const } } };
+    assert.deepEqual((await engine.createSchedule(schedule, clock.ms + 60_000)).job.unique, { for: 3_600_000, while: 'waiting' });
+    const first = await engine.triggerSchedule('digest');
+    const second = await engine.triggerSchedule('digest');
+    assert.deepEqual([first.created, second.created, second.job.id], [true, false, first.job.id]);
+    assert.deepEqual(first.job.uniqueness, { rule: 'unique', forMs: 3_600_000, by: ['queue', 'kind', 'payload'], while: 'waiting' });
+    const bad = await thrown(() => engine.createSchedule({ ...schedule, name: 'bad', job: { kind: 'digest', payload: null, unique: { for: '1h', while: 'never' as never } } }, null));
+    assert.equal(bad.data['field'], 'job.unique.while');
+  });
+
   test('unique, debounce and throttle are refused with the field named', async (t) => {
     const { engine } = makeEngine(t, store);
     const refused = async (params: Record<string, unknown>, field: string, words: RegExp) => {
