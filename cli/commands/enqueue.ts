@@ -16,10 +16,14 @@ import { parseDuration } from '../parse/duration';
 import { parseStartTime, type StartTime } from '../parse/startTime';
 import { collect, parseInteger } from '../parse/values';
 import { addLimitOptions, resolveLimits, type LimitOptionValues } from '../parse/limits';
+import { addRetryOptions, parseDeadline, parseExpireAfter, resolveRetryRule, type RetryOptionValues } from '../parse/retry';
 
 type EnqueueOptions = JobSourceOptions &
   JobOptionValues &
-  LimitOptionValues & {
+  LimitOptionValues &
+  RetryOptionValues & {
+    expireAfter?: string;
+    deadline?: string;
     delay?: string;
     at?: string;
     key?: string;
@@ -56,7 +60,10 @@ export function registerEnqueue(program: Command): void {
   addJobSourceOptions(cmd);
   addJobOptions(cmd);
   addLimitOptions(cmd, 'with --shell: ', false);
+  addRetryOptions(cmd);
   cmd
+    .option('--expire-after <duration>', 'end the job dead ("expired before it started") if it has not started within this long, e.g. 1h')
+    .option('--deadline <time>', 'make no retry after this time: +6h from now, or a time such as 2026-05-01T18:00')
     .option('--delay <duration>', 'start no earlier than this from now, e.g. 30s, 5m, 2h')
     .option('--at <time>', 'start no earlier than this time: local unless it names a zone, e.g. 2026-05-01T09:00, 2026-05-01T09:00Z or +30m (a past time is refused)')
     .option('--weight <n>', `the room the job takes of its queue's concurrency and its worker's capacity while it runs (1..${LIMITS.maxWeight}, default 1)`)
@@ -85,7 +92,8 @@ Examples:
   spool enqueue reports --kind monthly --payload '{"month":"2026-11"}' --unique-for 1h
   spool enqueue builds --shell "make site" --debounce 5s
   spool enqueue sync --kind pull --payload '{"repo":"app"}' --unique-by payload.repo --throttle 1m
-  echo '{"n":1}' | spool enqueue work --kind count --payload - --key count-1`,
+  echo '{"n":1}' | spool enqueue work --kind count --payload - --key count-1
+  spool enqueue sync --shell ./sync.sh --retry-on-exit 75 --retry-never-exit 2 --expire-after 1h --deadline +6h`,
     )
     .action(action<EnqueueOptions>(enqueue));
 }
@@ -142,6 +150,10 @@ async function enqueue(ctx: CliContext, args: (string | string[] | undefined)[],
   if (o.weight !== undefined) params.weight = parseInteger(o.weight, '--weight', 1, LIMITS.maxWeight);
   if (o.after !== undefined && o.after.length > 0) params.dependsOn = parseAfter(o.after);
   Object.assign(params, parseUniqueOptions(o));
+  const retry = resolveRetryRule(o);
+  if (retry !== undefined) params.retry = retry;
+  if (o.expireAfter !== undefined) params.expireAfterMs = parseExpireAfter(o.expireAfter);
+  if (o.deadline !== undefined) Object.assign(params, parseDeadline(o.deadline));
   const client = await ctx.client();
   const queuesBefore = await queueNames(client);
   const result = await client.call('jobs.enqueue', params);

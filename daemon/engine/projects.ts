@@ -214,6 +214,8 @@ export function decideApply(input: ApplyInput, objects: ProjectObjects, now: num
         retentionMs: s.retentionMs,
         // The jobs file does not declare shell resource limits (yet): apply leaves a queue's as they are.
         limits: undefined,
+        ...(s.retry === undefined ? {} : { retry: s.retry }),
+        ...(s.expireAfterMs === undefined ? {} : { defaultExpireAfterMs: s.expireAfterMs }),
       },
       paused: s.paused,
       project,

@@ -9,7 +9,8 @@
 import { createScanner, parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser';
 import { DEFAULT_TIMEZONE } from '../domain/cron';
 import { isRecord } from '../domain/records';
-import type { MissedRunPolicy, RateLimit } from '../protocol/types';
+import type { MissedRunPolicy, RateLimit, RetryRule } from '../protocol/types';
+import { retryRule } from '../domain/rules/retry';
 import { Checker, members, pathText, setEntry, type JsonPath } from './check';
 import type {
   Declaration,
@@ -256,7 +257,24 @@ class FileReader {
     if ('timeout' in v) settings.timeoutMs = num(v['timeout']);
     if ('retention' in v) settings.retentionMs = num(v['retention']) ?? null;
     if (typeof v['paused'] === 'boolean') settings.paused = v['paused'];
+    if ('expireAfter' in v) settings.expireAfterMs = num(v['expireAfter']) ?? null;
+    if ('retry' in v) {
+      const rule = this.retryRule(v['retry'], node, [...path, 'retry']);
+      if (rule !== undefined) settings.retry = rule;
+    }
     this.queues.push({ name, settings });
+  }
+
+  /** A queue's `retry`, checked by the domain's rule; a refusal is reported at the field, and the rule left out. */
+  private retryRule(value: unknown, queueNode: Node, path: JsonPath): RetryRule | null | undefined {
+    if (value === null) return null;
+    try {
+      return retryRule(value, pathText(path));
+    } catch (error) {
+      const at = members(queueNode).find((m) => m.key === 'retry')?.value ?? queueNode;
+      this.checker.report(at, 'not-allowed', errorMessage(error), path, { allowed: '{ on?, never? } with exitCodes, httpStatus and errors' });
+      return undefined;
+    }
   }
 
   private template(name: string, keyNode: Node, node: Node, path: JsonPath): void {

@@ -148,6 +148,8 @@ function queueView(q: QueueSettings): Record<string, unknown> {
     timeout: q.timeoutMs,
     retention: q.retentionMs,
     paused: q.paused,
+    retry: q.retry,
+    expireAfter: q.expireAfterMs,
   });
 }
 
@@ -265,6 +267,8 @@ export function queueState(q: Queue): QueueState {
     timeoutMs: q.defaultTimeoutMs,
     retentionMs: q.retentionMs,
     paused: q.paused,
+    retry: q.retry ?? null,
+    expireAfterMs: q.defaultExpireAfterMs ?? null,
   };
 }
 
@@ -296,7 +300,7 @@ function backoffOf(value: Record<string, unknown>): Backoff | null {
 /** A field's value as the file writes it, for a plan printed to people ("30s", "10/s burst 20"). */
 export function formatFieldValue(field: string, value: unknown): string {
   if (value === null || value === undefined) return 'none';
-  if (typeof value === 'number' && (field === 'timeout' || field === 'retention')) return formatDuration(value);
+  if (typeof value === 'number' && (field === 'timeout' || field === 'retention' || field === 'expireAfter')) return formatDuration(value);
   if (field === 'rateLimit' && isRecord(value) && typeof value['perSecond'] === 'number' && typeof value['burst'] === 'number') {
     return formatRate({ perSecond: value['perSecond'], burst: value['burst'] });
   }

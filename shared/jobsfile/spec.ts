@@ -118,6 +118,19 @@ export const QUEUE_SPEC: ObjectSpec = {
       examples: ['1d', '7d', '30d'],
     },
     paused: { kind: 'boolean', description: 'When true, the queue starts no job until resumed; jobs can still be enqueued.' },
+    retry: {
+      kind: 'json',
+      description:
+        'Which failures of the queue\'s jobs are retried, unless a job brings its own rule: { "on": {…}, "never": {…} }, each with "exitCodes", "httpStatus" and "errors" (globs over the error\'s first line). "never" beats "on"; with "on" given, any other failure is final. null for no rule.',
+    },
+    expireAfter: {
+      kind: 'duration',
+      nullable: true,
+      minMs: 1,
+      maxMs: MAX_DURATION,
+      description: 'A job of the queue not started within this long of its enqueue ends dead ("expired before it started"), unless it sets its own; null for no expiry.',
+      examples: ['10m', '1h', '1d'],
+    },
   },
 };
 

@@ -73,7 +73,7 @@ function expiryOf(input: EnqueueInput, queue: StoredQueue, now: number): Pick<Jo
   return {
     retryRule: rule === null ? null : JSON.stringify(rule),
     expireAt: expireAfterMs === null ? null : now + expireAfterMs,
-    deadlineAt: input.deadlineAt ?? null,
+    deadlineAt: input.deadlineAt ?? (input.deadlineMs === undefined ? null : now + input.deadlineMs),
   };
 }
 

@@ -77,6 +77,8 @@ export interface EnqueueInput {
   expireAfterMs?: number;
   /** No retry after this time (epoch ms). */
   deadlineAt?: number;
+  /** No retry after this long from its enqueue (the job's creation time: the same clock reading). */
+  deadlineMs?: number;
 }
 
 /** A dependency on an earlier job of the same batch, by its position in the batch. */
@@ -278,8 +280,8 @@ function uniqueOf(o: Fields, prefix: string): { unique?: UniqueRule } {
  * `retry`, `expireAfterMs`, and the deadline as `deadlineAt` (epoch ms) or `deadlineMs` (from
  * now); each only when given, so that a job without them reads as before.
  */
-function expiryFields(o: Fields, prefix: string, now: number): Pick<EnqueueInput, 'retry' | 'expireAfterMs' | 'deadlineAt'> {
-  const out: Pick<EnqueueInput, 'retry' | 'expireAfterMs' | 'deadlineAt'> = {};
+function expiryFields(o: Fields, prefix: string, now: number): Pick<EnqueueInput, 'retry' | 'expireAfterMs' | 'deadlineAt' | 'deadlineMs'> {
+  const out: Pick<EnqueueInput, 'retry' | 'expireAfterMs' | 'deadlineAt' | 'deadlineMs'> = {};
   const retry = optionalRetryRule(o['retry'], join(prefix, 'retry'));
   if (retry !== undefined) out.retry = retry;
   const expireAfterMs = optionalInteger(o['expireAfterMs'], join(prefix, 'expireAfterMs'), 1, LIMITS.maxDurationMs);
@@ -290,7 +292,7 @@ function expiryFields(o: Fields, prefix: string, now: number): Pick<EnqueueInput
     throw invalidParams(join(prefix, 'deadlineAt'), `Give either ${join(prefix, 'deadlineAt')} or ${join(prefix, 'deadlineMs')}, not both`, 'deadlineAt or deadlineMs');
   }
   if (deadlineAt !== undefined) out.deadlineAt = deadlineAt;
-  if (deadlineMs !== undefined) out.deadlineAt = now + deadlineMs;
+  if (deadlineMs !== undefined) out.deadlineMs = deadlineMs;
   return out;
 }
 

@@ -83,3 +83,19 @@ export function finalByRule(rule: RetryRule | null | undefined, f: FailureFacts)
   if (rule.on && matches(rule.on, f) === null) return 'not retried: the retry rule retries only the failures its "on" names, and this is not one of them';
   return null;
 }
+
+function listed(m: RetryMatch): string {
+  const parts: string[] = [];
+  if (m.exitCodes?.length) parts.push(`exit code${m.exitCodes.length === 1 ? '' : 's'} ${m.exitCodes.join(', ')}`);
+  if (m.httpStatus?.length) parts.push(`HTTP status ${m.httpStatus.join(', ')}`);
+  if (m.errors?.length) parts.push(`errors matching ${m.errors.map((e) => `"${e}"`).join(', ')}`);
+  return parts.join('; ');
+}
+
+/** A rule in words, for `spool job`, `spool queue` and the editor: "retries only exit code 75; never exit code 2". */
+export function describeRetryRule(rule: RetryRule): string {
+  const parts: string[] = [];
+  if (rule.on) parts.push(`retries only ${listed(rule.on)}`);
+  if (rule.never) parts.push(`never retries ${listed(rule.never)}`);
+  return parts.join('; ');
+}

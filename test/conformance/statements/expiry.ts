@@ -20,14 +20,15 @@ export function defineExpiryStatements(factory: StatementStoreFactory): void {
       const later = (await s.enqueue(enqueueInput('st-ex', { expireAfterMs: 300 }))).job;
       const never = (await s.enqueue(enqueueInput('st-ex'))).job;
       assert.equal(soon.expiresAt, now + 100);
-      const before = await s.read(function* () {
+      // jobExpiredWaiting locks what it finds (PostgreSQL: FOR UPDATE), so it runs in a write transaction.
+      const before = await s.run(function* () {
         return { next: yield* sql('jobNextExpiry', now), none: yield* sql('jobExpiredWaiting', { now, limit: 10 }) };
       });
       assert.equal(before.next, now + 100);
       assert.deepEqual(before.none, []);
 
       const at = now + 300;
-      const found = await s.read(function* () {
+      const found = await s.run(function* () {
         return {
           all: yield* sql('jobExpiredWaiting', { now: at, limit: 10 }),
           one: yield* sql('jobExpiredWaiting', { now: at, limit: 1 }),
@@ -57,7 +58,7 @@ export function defineExpiryStatements(factory: StatementStoreFactory): void {
       assert.equal(ended.dead?.expiresAt, null);
       assert.equal(ended.again, undefined);
       assert.equal(ended.running, undefined);
-      const left = await s.read(function* () {
+      const left = await s.run(function* () {
         return yield* sql('jobExpiredWaiting', { now: at, limit: 10 });
       });
       assert.deepEqual(left.map((j) => j.id), [later.id]);

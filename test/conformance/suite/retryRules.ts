@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { parseJobsFile, planChanges } from '../../../shared/jobsfile';
 import { makeEngine, type TestStoreFactory } from '../harness';
 
 const FIXED = { strategy: 'fixed', baseMs: 1000, capMs: 1000, jitter: 0 } as const;
@@ -197,5 +198,18 @@ export function defineRetryRules(store: TestStoreFactory): void {
     await refused(engine.fail({ id: job.id, workerId: 'w', error: 'x', retryAt: 5, permanent: true }), 'retryAt');
     await refused(engine.snooze({ id: job.id, workerId: 'w' }), 'delayMs');
     await refused(engine.snooze({ id: job.id, workerId: 'w', delayMs: 1, runAt: 5 }), 'delayMs');
+  });
+
+  test("spool.jsonc's queue retry rule and expireAfter are applied, and the next plan is unchanged", async (t) => {
+    const { engine } = makeEngine(t, store);
+    const parsed = parseJobsFile('{ "project": "web", "queues": { "sync": { "retry": { "on": { "exitCodes": [75] } }, "expireAfter": "1h" } } }');
+    assert.ok(parsed.declaration !== null, JSON.stringify(parsed.problems));
+    const first = await engine.applyProject({ project: 'web', file: parsed.declaration });
+    assert.equal(first.applied, true);
+    const queue = await engine.getQueue('sync');
+    assert.deepEqual(queue.retry, { on: { exitCodes: [75] } });
+    assert.equal(queue.defaultExpireAfterMs, 3_600_000);
+    const plan = planChanges(parsed.declaration, await engine.projectState({ project: 'web' }));
+    assert.deepEqual(plan.changes.map((c) => c.action), ['unchanged']);
   });
 }
