@@ -13,7 +13,7 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; name: string; sql:
   { version: 1, name: 'initial', sql: postgresInitialSchema },
   { version: 2, name: 'dependencies between jobs, and the blocked state', sql: postgresJobDependencies },
   { version: 3, name: 'workflows, workflow runs, and schedules that start them', sql: postgresWorkflows },
-  { version: 6, name: 'the held state', sql: postgresHeldJobs },
+  { version: 6, name: 'the held state, and daemon-wide settings', sql: postgresHeldJobs },
 ];
 
 /** The advisory lock key of migrations (any constant; "spool" in ASCII). */

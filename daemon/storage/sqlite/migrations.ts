@@ -45,7 +45,7 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
   { version: 11, name: 'access tokens for clients over the network', sql: accessTokens },
   { version: 12, name: 'dependencies between jobs, and the blocked state', sql: jobDependencies, foreignKeysOff: true },
   { version: 13, name: 'workflows, workflow runs, and schedules that start them', sql: workflows },
-  { version: 16, name: 'the held state', sql: heldJobs, foreignKeysOff: true },
+  { version: 16, name: 'the held state, and daemon-wide settings', sql: heldJobs, foreignKeysOff: true },
 ];
 
 /** Applies every migration the file lacks; returns the versions applied. */
