@@ -1,4 +1,4 @@
-/** `spool retry|cancel|delete|hold|release <id...>` and their bulk forms over a queue (or every queue), states, kind, tag, text and branch. */
+/** `spool retry|cancel|delete|hold|release|edit <id...>` and their bulk forms over a queue (or every queue), states, kind, tag, text and branch. */
 import type { Command } from 'commander';
 import type { SpoolClient } from '../../shared/client/client';
 import { bulkDefaultStates } from '../../shared/domain/states';
@@ -7,7 +7,8 @@ import { action, list } from '../action';
 import type { CliContext } from '../context';
 import { CliError } from '../errors';
 import { parseDuration } from '../parse/duration';
-import { collect, parseQueues, parseStates } from '../parse/values';
+import { collect, parseInteger, parseQueues, parseStates } from '../parse/values';
+import { LIMITS } from '../../shared/protocol';
 
 type BulkOptions = {
   queue?: string[];
@@ -20,17 +21,18 @@ type BulkOptions = {
   dryRun?: boolean;
   json?: boolean;
   cascade?: boolean;
+  priority?: string;
 };
 
 interface Verb {
-  name: 'retry' | 'cancel' | 'delete' | 'hold' | 'release';
+  name: 'retry' | 'cancel' | 'delete' | 'hold' | 'release' | 'edit';
   /** The action of the transitions table (shared/domain/states.ts) it takes. */
-  action: 'retry' | 'cancel' | 'delete' | 'hold' | 'unhold';
+  action: 'retry' | 'cancel' | 'delete' | 'hold' | 'unhold' | 'update';
   past: string;
   description: string;
   example: string;
-  one(client: SpoolClient, id: string): Promise<unknown>;
-  many(client: SpoolClient, params: BulkParams): Promise<BulkResult>;
+  one(client: SpoolClient, id: string, o: BulkOptions): Promise<unknown>;
+  many(client: SpoolClient, params: BulkParams, o: BulkOptions): Promise<BulkResult>;
 }
 
 const VERBS: Verb[] = [
@@ -79,12 +81,28 @@ const VERBS: Verb[] = [
     one: (c, id) => c.call('jobs.unhold', { id }),
     many: (c, p) => c.call('jobs.unholdMany', p),
   },
+  {
+    name: 'edit',
+    action: 'update',
+    past: 'Set the priority of',
+    description: 'Set the priority of jobs that have not started (blocked, queued, delayed, retrying or held); one job\'s other fields: spool job edit',
+    example: 'spool edit --priority 5 --queue images --state queued',
+    one: (c, id, o) => c.call('jobs.update', { id, priority: priorityOf(o) }),
+    many: (c, p, o) => c.call('jobs.updateMany', { ...p, priority: priorityOf(o) }),
+  },
 ];
+
+/** `spool edit --priority <n>`: the priority given. */
+function priorityOf(o: BulkOptions): number {
+  if (o.priority === undefined) throw new CliError('Say what to change: --priority <n> (the other fields of one job change with spool job edit).');
+  return parseInteger(o.priority, '--priority', LIMITS.minPriority, LIMITS.maxPriority);
+}
 
 export function registerBulk(program: Command): void {
   for (const verb of VERBS) {
     const cmd = program.command(verb.name);
     if (verb.name === 'delete') cmd.option('--cascade', 'with one id: delete the jobs that depend on it (and on them) too');
+    if (verb.name === 'edit') cmd.option('--priority <n>', 'the priority each job gets (higher runs first)');
     cmd
       .description(verb.description)
       .argument('[ids...]', 'job ids')
@@ -121,7 +139,7 @@ async function runVerb(ctx: CliContext, verb: Verb, ids: string[], o: BulkOption
     result = { count: (await client.call('jobs.delete', { id: ids[0], cascade: true })).deleted, errors: [] };
   } else if (ids.length === 1 && ids[0] !== undefined && o.dryRun !== true) {
     // One id: the single-job method, whose error says exactly why (not found, wrong state).
-    const answer = await verb.one(client, ids[0]);
+    const answer = await verb.one(client, ids[0], o);
     const running = verb.name === 'cancel' && isRunningJob(answer);
     if (running && !o.json) {
       // A running job is not cancelled yet: its worker or executor is told and stops it.
@@ -131,7 +149,7 @@ async function runVerb(ctx: CliContext, verb: Verb, ids: string[], o: BulkOption
     // As jobs.cancelMany answers, so that --json reads the same for one id or many.
     result = verb.name === 'cancel' ? { count: 1, errors: [], stopRequested: running ? 1 : 0 } : { count: 1, errors: [] };
   } else if (ids.length > 0) {
-    result = await verb.many(client, { ids, ...dryRun });
+    result = await verb.many(client, { ids, ...dryRun }, o);
   } else {
     // The defaults are the transitions table's (shared/domain/states.ts), where each is explained.
     const states = o.state !== undefined ? parseStates(o.state) : [...bulkDefaultStates(verb.action)];
@@ -145,7 +163,7 @@ async function runVerb(ctx: CliContext, verb: Verb, ids: string[], o: BulkOption
       ...(o.olderThan !== undefined ? { olderThanMs: parseDuration(o.olderThan, '--older-than') } : {}),
     };
     const queues = o.queue !== undefined ? parseQueues(o.queue) : [];
-    result = queues.length === 0 ? await verb.many(client, { filter, ...dryRun }) : await manyQueues(client, verb, queues, filter, o.dryRun === true);
+    result = queues.length === 0 ? await verb.many(client, { filter, ...dryRun }, o) : await manyQueues(client, verb, queues, filter, o);
   }
   if (o.json) ctx.printJson(result);
   else if (o.dryRun === true) {
@@ -164,10 +182,11 @@ async function runVerb(ctx: CliContext, verb: Verb, ids: string[], o: BulkOption
  * results summed. Nothing matched in a queue that does not exist is a mistake to report, not
  * "0 jobs".
  */
-async function manyQueues(client: SpoolClient, verb: Verb, queues: readonly string[], filter: JobFilter, dryRun: boolean): Promise<BulkResult> {
+async function manyQueues(client: SpoolClient, verb: Verb, queues: readonly string[], filter: JobFilter, o: BulkOptions): Promise<BulkResult> {
+  const dryRun = o.dryRun === true;
   const total: BulkResult = { count: 0, errors: [], ...(dryRun ? { queues: 0 } : {}) };
   for (const queue of queues) {
-    const result = await verb.many(client, { filter: { ...filter, queue }, ...(dryRun ? { dryRun } : {}) });
+    const result = await verb.many(client, { filter: { ...filter, queue }, ...(dryRun ? { dryRun } : {}) }, o);
     if (result.queues !== undefined) total.queues = (total.queues ?? 0) + result.queues;
     if (result.count === 0 && result.errors.length === 0) await client.call('queues.get', { name: queue });
     total.count += result.count;

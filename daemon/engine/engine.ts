@@ -22,6 +22,7 @@ import type {
   ProjectStateResult,
   Template,
   BulkParams,
+  BulkUpdateParams,
   BulkResult,
   CheckpointParams,
   CompleteParams,
@@ -246,6 +247,17 @@ export class Engine {
 
   unhold(id: string): Promise<Job> {
     return checked(() => jobId(id), (valid) => this.write((c) => jobs.unhold(c, valid)));
+  }
+
+  /** The priority of every job named that has not started. */
+  updateMany(params: BulkUpdateParams): Promise<BulkResult> {
+    return checked(
+      () => v.bulkUpdateParams(params),
+      ({ jobs: input, priority }) => {
+        const change = { priority, delayMs: undefined, runAt: undefined, payload: null, maxAttempts: null, tags: null, weight: null, timeoutMs: null, payloadEdits: {} };
+        return input.dryRun === true ? this.read((c) => jobs.bulkPreview(c, input, 'update')) : this.bulk(input, (c, id) => jobs.update(c, { id, ...change })).then(({ count, errors }) => ({ count, errors }));
+      },
+    );
   }
 
   holdMany(params: BulkParams): Promise<BulkResult> {

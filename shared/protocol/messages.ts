@@ -321,6 +321,12 @@ export interface BulkParams {
   dryRun?: boolean;
 }
 
+/** `jobs.updateMany`: the jobs as for the other bulk forms, and the change to make to each. */
+export interface BulkUpdateParams extends BulkParams {
+  /** The priority every job named gets. */
+  priority: number;
+}
+
 /** What a bulk action did. */
 export interface BulkResult {
   /** How many jobs the action applied to. */

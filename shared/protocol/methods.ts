@@ -15,6 +15,7 @@ import type {
   BackupParams,
   BackupResult,
   BulkParams,
+  BulkUpdateParams,
   BulkResult,
   CheckpointParams,
   CreateTokenParams,
@@ -242,6 +243,13 @@ export const METHODS = {
     scope: 'admin',
     grouped: false,
     summary: 'Delete jobs by ids, or by a filter over one queue.',
+    errors: ['InvalidParams', 'StoreUnavailable'],
+  }),
+  'jobs.updateMany': method<BulkUpdateParams, BulkResult>()({
+    caller: 'client',
+    scope: 'admin',
+    grouped: false,
+    summary: 'Set the priority of jobs that have not started, by ids or by a filter (across every queue unless it names one).',
     errors: ['InvalidParams', 'StoreUnavailable'],
   }),
   'jobs.holdMany': method<BulkParams, BulkResult>()({

@@ -113,6 +113,9 @@ test('hold and release by id and by filter across queues, printing the count', a
   const rest = await spool(['release', '--kind', 'op-held']);
   assert.equal(rest.stdout, 'Released 2 jobs.\n', rest.stderr);
   for (const id of ids) assert.equal((await client.call('jobs.get', { id })).job.state, 'queued');
+  const priority = await spool(['edit', '--priority', '5', '--kind', 'op-held']);
+  assert.equal(priority.stdout, 'Set the priority of 6 jobs.\n', priority.stderr);
+  for (const id of ids) assert.equal((await client.call('jobs.get', { id })).job.priority, 5);
 });
 
 test('pause --all: no job is claimed on any queue and daemon status says so; resume --all lets them run', async () => {

@@ -404,6 +404,13 @@ export function outputParams(value: unknown): OutputInput {
 /** A bulk action's jobs: these ids, or every job matching a filter (in one queue, or across every queue). */
 export type BulkInput = ({ ids: string[] } | { filter: FilterInput }) & { dryRun?: boolean };
 
+/** `jobs.updateMany`: the jobs, and the priority each gets. */
+export function bulkUpdateParams(value: unknown): { jobs: BulkInput; priority: number } {
+  const { priority: given, ...rest } = object(value, 'params', ['ids', 'filter', 'dryRun', 'priority']);
+  if (given === undefined) throw invalidParams('priority', 'priority is required: the priority every job named gets', `${LIMITS.minPriority}..${LIMITS.maxPriority}`);
+  return { jobs: bulkParams(rest), priority: priority(given, 'priority') };
+}
+
 export function bulkParams(value: unknown): BulkInput {
   const o = object(value, 'params', ['ids', 'filter', 'dryRun']);
   const dryRun = optionalBoolean(o['dryRun'], 'dryRun') === true ? { dryRun: true } : {};

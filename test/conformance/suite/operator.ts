@@ -170,6 +170,10 @@ export function defineOperator(store: TestStoreFactory): void {
     assert.equal(again.count, 4);
     assert.equal(again.errors.length, 5, 'the queued ones are refused, each with its reason');
     assert.equal(again.errors[0]?.code, ErrorCode.InvalidState);
+    assert.deepEqual(await engine.updateMany({ filter: { kind: 'other' }, priority: 9, dryRun: true }), { count: 3, errors: [], queues: 3 });
+    assert.deepEqual(await engine.updateMany({ filter: { kind: 'other' }, priority: 9 }), { count: 3, errors: [] });
+    assert.deepEqual((await engine.listJobs({ kind: 'other' })).jobs.map((j) => j.priority), [9, 9, 9]);
+    assert.equal((await thrown(() => engine.updateMany({ filter: { kind: 'other' }, priority: 1.5 }))).data['field'], 'priority');
     assert.equal((await engine.verifyCounters()).ok, true);
   });
 
