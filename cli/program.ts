@@ -9,6 +9,7 @@ import { registerApply } from './commands/apply';
 import { registerDaemon } from './commands/daemon';
 import { registerEnqueue } from './commands/enqueue';
 import { registerJobs } from './commands/jobs';
+import { registerPauseAll } from './commands/pauseAll';
 import { registerPlan } from './commands/plan';
 import { registerLsp } from './commands/lsp';
 import { registerMcp } from './commands/mcp';
@@ -61,6 +62,7 @@ Every command that prints data takes --json. Run spool <command> --help for its 
   registerJobs(program);
   registerBulk(program);
   registerQueues(program);
+  registerPauseAll(program);
   registerSchedules(program);
   registerPlan(program);
   registerApply(program);

@@ -10,6 +10,7 @@ import { CliError } from '../errors';
 import { readOutput } from '../follow';
 import { jobDetails, jobsTable } from '../format/records';
 import { jobEnded, outputPrinter } from '../output';
+import { parseDuration } from '../parse/duration';
 import { collect, parseInteger, parseQueues, parseStates } from '../parse/values';
 import { unknownQueueNote } from '../hints';
 import { resolveJobId } from '../jobRef';
@@ -23,6 +24,7 @@ type ListOptions = {
   search?: string;
   branch?: string;
   delayed?: boolean;
+  olderThan?: string;
   order?: string;
   limit?: string;
   cursor?: string;
@@ -36,12 +38,13 @@ export function registerJobs(program: Command): void {
     .command('jobs')
     .description('List jobs, newest first')
     .option('-q, --queue <queue>', 'only these queues (comma-separated or repeated)', collect)
-    .option('-s, --state <state>', 'only these states: queued, running, retrying, completed, dead, cancelled (comma-separated or repeated)', collect)
+    .option('-s, --state <state>', 'only these states: blocked, queued, running, retrying, held, completed, dead, cancelled (comma-separated or repeated)', collect)
     .option('-k, --kind <kind>', 'only this kind')
     .option('-t, --tag <tag>', 'only jobs with this tag')
     .option('--search <text>', 'text in the payload or the last error')
     .option('--branch <branch>', 'only jobs enqueued from this git branch')
     .option('--delayed', 'only queued jobs whose start time is still ahead')
+    .option('--older-than <duration>', 'only jobs created longer ago than this, e.g. 2h, 7d')
     .option('--order <order>', `${ORDERS.join(', ')} (default newest)`)
     .option('-n, --limit <n>', `how many (1..${LIMITS.maxPageSize}, default 50)`)
     .option('--cursor <cursor>', 'continue after a previous page (printed when there are more)')
@@ -68,6 +71,7 @@ Examples:
         if (o.search) params.search = o.search;
         if (o.branch) params.branch = o.branch;
         if (o.delayed) params.delayed = true;
+        if (o.olderThan !== undefined) params.olderThanMs = parseDuration(o.olderThan, '--older-than');
         if (o.order) {
           const order = ORDERS.find((x) => x === o.order);
           if (!order) throw new CliError(`Unknown order "${o.order}": use ${ORDERS.join(', ')}.`);

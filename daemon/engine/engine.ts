@@ -22,6 +22,7 @@ import type {
   ProjectStateResult,
   Template,
   BulkParams,
+  BulkUpdateParams,
   BulkResult,
   CheckpointParams,
   CompleteParams,
@@ -59,6 +60,7 @@ import { ChangeHub } from './events';
 import { kindFilter } from './kinds';
 import { jobRules } from './rules';
 import { UuidV7, firstIdAt } from '../../shared/domain/uuid';
+import type { JobAction } from '../../shared/domain/states';
 import * as v from './validate/jobs';
 import type { BulkInput, EnqueueInput } from './validate/jobs';
 import { integer, jobId, nameList, name as validName, object } from '../../shared/domain/validate';
@@ -74,6 +76,7 @@ import * as attempts from './ops/attempts';
 import * as daemons from './ops/daemons';
 import * as jobs from './ops/jobs';
 import * as output from './ops/output';
+import * as pauseAll from './ops/pauseAll';
 import * as projects from './ops/projects';
 import * as queues from './ops/queues';
 import * as schedules from './ops/schedules';
@@ -231,6 +234,11 @@ export class Engine {
     return checked(() => v.updateParams(params, this.now()), (input) => this.write((c) => jobs.update(c, input)));
   }
 
+  /** Pauses every queue (`paused` true) or ends that, for every daemon of the store; whether all are paused now. */
+  setAllPaused(paused: boolean): Promise<boolean> {
+    return this.write((c) => pauseAll.setAllPaused(c, paused));
+  }
+
   runNow(id: string): Promise<Job> {
     return checked(() => jobId(id), (valid) => this.write((c) => jobs.runNow(c, valid)));
   }
@@ -243,12 +251,23 @@ export class Engine {
     return checked(() => jobId(id), (valid) => this.write((c) => jobs.unhold(c, valid)));
   }
 
+  /** The priority of every job named that has not started. */
+  updateMany(params: BulkUpdateParams): Promise<BulkResult> {
+    return checked(
+      () => v.bulkUpdateParams(params),
+      ({ jobs: input, priority }) => {
+        const change = { priority, delayMs: undefined, runAt: undefined, payload: null, maxAttempts: null, tags: null, weight: null, timeoutMs: null, payloadEdits: {} };
+        return input.dryRun === true ? this.read((c) => jobs.bulkPreview(c, input, 'update')) : this.bulk(input, (c, id) => jobs.update(c, { id, ...change })).then(({ count, errors }) => ({ count, errors }));
+      },
+    );
+  }
+
   holdMany(params: BulkParams): Promise<BulkResult> {
-    return checked(() => v.bulkParams(params), (input) => this.bulk(input, (c, id) => jobs.hold(c, id)).then(({ count, errors }) => ({ count, errors })));
+    return this.many(params, 'hold', (c, id) => jobs.hold(c, id));
   }
 
   unholdMany(params: BulkParams): Promise<BulkResult> {
-    return checked(() => v.bulkParams(params), (input) => this.bulk(input, (c, id) => jobs.unhold(c, id)).then(({ count, errors }) => ({ count, errors })));
+    return this.many(params, 'unhold', (c, id) => jobs.unhold(c, id));
   }
 
   /** Deletes a job (with `cascade`, the jobs that depend on it too); how many were deleted. */
@@ -260,7 +279,7 @@ export class Engine {
     return checked(
       () => v.bulkParams(params),
       (input) =>
-        this.bulkCancel(input).then(({ count, errors, values }) => ({
+        input.dryRun === true ? this.read((c) => jobs.bulkPreview(c, input, 'cancel')) : this.bulkCancel(input).then(({ count, errors, values }) => ({
           count,
           errors,
           stopRequested: values.filter((job) => job.state === 'running').length,
@@ -269,11 +288,19 @@ export class Engine {
   }
 
   retryMany(params: BulkParams): Promise<BulkResult> {
-    return checked(() => v.bulkParams(params), (input) => this.bulk(input, (c, id) => jobs.retry(c, id)).then(({ count, errors }) => ({ count, errors })));
+    return this.many(params, 'retry', (c, id) => jobs.retry(c, id));
   }
 
   deleteMany(params: BulkParams): Promise<BulkResult> {
-    return checked(() => v.bulkParams(params), (input) => this.bulk(input, (c, id) => jobs.deleteJob(c, id, false)).then(({ count, errors }) => ({ count, errors })));
+    return this.many(params, 'delete', (c, id) => jobs.deleteJob(c, id, false));
+  }
+
+  /** A bulk method: `run` on each job, or with `dryRun` what `action` would apply to, counted. */
+  private many(params: BulkParams, action: JobAction, run: (c: OpContext, id: string) => Op<unknown>): Promise<BulkResult> {
+    return checked(
+      () => v.bulkParams(params),
+      (input) => (input.dryRun === true ? this.read((c) => jobs.bulkPreview(c, input, action)) : this.bulk(input, run).then(({ count, errors }) => ({ count, errors }))),
+    );
   }
 
   /**

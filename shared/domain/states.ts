@@ -104,7 +104,13 @@ export const JOB_TRANSITIONS = {
    * Priority, run time, payload (a shell job's command, env and cwd; an HTTP job's request),
    * attempts, timeout, tags and weight of a job that has not started (or waits to retry, or is held).
    */
-  update: { by: 'user', methods: ['jobs.update'], from: { blocked: ['blocked'], queued: ['queued'], retrying: ['retrying'], held: ['held'] }, refusal: ErrorCode.InvalidState },
+  update: {
+    by: 'user',
+    methods: ['jobs.update', 'jobs.updateMany'],
+    from: { blocked: ['blocked'], queued: ['queued'], retrying: ['retrying'], held: ['held'] },
+    refusal: ErrorCode.InvalidState,
+    bulkDefault: ['blocked', 'queued', 'retrying', 'held'],
+  },
   /** A delayed job, or one waiting out its backoff, becomes due now; its state stays. */
   runNow: { by: 'user', methods: ['jobs.runNow'], from: { queued: ['queued'], retrying: ['retrying'] }, refusal: ErrorCode.InvalidState },
   /**
@@ -178,7 +184,7 @@ export function outcomes(action: JobAction, state: JobState): readonly JobOutcom
 }
 
 /** The states a user's bulk action applies to when none are named. */
-export function bulkDefaultStates(action: 'cancel' | 'retry' | 'delete' | 'hold' | 'unhold'): readonly JobState[] {
+export function bulkDefaultStates(action: 'cancel' | 'retry' | 'delete' | 'hold' | 'unhold' | 'update'): readonly JobState[] {
   return JOB_TRANSITIONS[action].bulkDefault;
 }
 

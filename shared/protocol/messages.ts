@@ -78,6 +78,8 @@ export interface DaemonStatus {
   containment?: { kind: 'cgroup'; path: string } | { kind: 'process-group'; reason: string };
   /** Present when the daemon serves Prometheus metrics (`--metrics`): their URL, `http://HOST:PORT/metrics`. */
   metrics?: string;
+  /** True while every queue is paused (`daemon.pauseAll`), for every daemon of the store. */
+  allPaused?: boolean;
 }
 
 /** What a token's holder may call over TCP: `read` reads, `worker` also enqueues and works jobs, `admin` everything. */
@@ -275,6 +277,8 @@ export interface JobFilter {
   idSuffix?: string;
   /** With `queued`: true = only jobs whose runAt is in the future, false = only due ones. */
   delayed?: boolean;
+  /** Only jobs created more than this many ms ago. */
+  olderThanMs?: number;
 }
 
 /** A page of jobs matching a filter, in an order. */
@@ -346,11 +350,19 @@ export interface UpdateJobParams {
   body?: unknown;
 }
 
-/** The bulk forms take ids, or a filter over one queue (e.g. retry all dead in a queue). */
+/** The bulk forms take ids, or a filter over one queue or every queue (e.g. retry all dead in a queue). */
 export interface BulkParams {
   ids?: string[];
   /** Every job matching it, across every queue unless it names one; at least one field must be given. */
   filter?: JobFilter;
+  /** Count what the action would apply to, in `count` and `queues`, and change nothing. */
+  dryRun?: boolean;
+}
+
+/** `jobs.updateMany`: the jobs as for the other bulk forms, and the change to make to each. */
+export interface BulkUpdateParams extends BulkParams {
+  /** The priority every job named gets. */
+  priority: number;
 }
 
 /** What a bulk action did. */
@@ -364,6 +376,8 @@ export interface BulkResult {
    * cancelled at once. They end as cancelled when their worker or executor stops them.
    */
   stopRequested?: number;
+  /** With `dryRun`: how many queues the jobs it would apply to are in. */
+  queues?: number;
 }
 
 /** What a worker asks for when it claims jobs. */
@@ -682,4 +696,12 @@ export interface Stats {
   completedLastHour: number;
   failedLastHour: number;
   at: number;
+  /** True while every queue is paused (`daemon.pauseAll`): no job starts on any daemon of the store. Absent from a daemon that predates it. */
+  allPaused?: boolean;
+}
+
+/** What `daemon.pauseAll` and `daemon.resumeAll` answer. */
+export interface PauseAllResult {
+  /** Whether every queue is paused now. */
+  allPaused: boolean;
 }

@@ -100,6 +100,10 @@ test('hold and release by id and by filter across queues, printing the count', a
   const one = await spool(['hold', ids[0] ?? '']);
   assert.equal(one.code, 0, one.stderr);
   assert.equal(one.stdout, 'Held 1 job.\n');
+  const dry = await spool(['hold', '--kind', 'op-held', '--state', 'queued', '--dry-run']);
+  assert.equal(dry.stdout, 'Would hold 5 jobs in 3 queues; nothing was changed.\n', dry.stderr);
+  const dryTwo = await spool(['hold', '--queue', 'op-h2,op-h3', '--kind', 'op-held', '--state', 'queued', '--dry-run']);
+  assert.equal(dryTwo.stdout, 'Would hold 4 jobs in 2 queues; nothing was changed.\n', dryTwo.stderr);
   const many = await spool(['hold', '--kind', 'op-held', '--state', 'queued']);
   assert.equal(many.stdout, 'Held 5 jobs.\n', many.stderr);
   const listed = await spool(['jobs', '--state', 'held', '--kind', 'op-held', '--json']);
@@ -109,4 +113,26 @@ test('hold and release by id and by filter across queues, printing the count', a
   const rest = await spool(['release', '--kind', 'op-held']);
   assert.equal(rest.stdout, 'Released 2 jobs.\n', rest.stderr);
   for (const id of ids) assert.equal((await client.call('jobs.get', { id })).job.state, 'queued');
+  const priority = await spool(['edit', '--priority', '5', '--kind', 'op-held']);
+  assert.equal(priority.stdout, 'Set the priority of 6 jobs.\n', priority.stderr);
+  for (const id of ids) assert.equal((await client.call('jobs.get', { id })).job.priority, 5);
+});
+
+test('pause --all: no job is claimed on any queue and daemon status says so; resume --all lets them run', async () => {
+  const { job } = await client.call('jobs.enqueue', { queue: 'op-all', kind: 'op-all' });
+  const paused = await spool(['pause', '--all']);
+  assert.equal(paused.code, 0, paused.stderr);
+  assert.equal(paused.stdout, 'Paused every queue: no job starts until spool resume --all; running jobs finish.\n');
+  const status = await spool(['daemon', 'status']);
+  assert.match(status.stdout, /\nqueues: +ALL PAUSED: no job starts on any queue until spool resume --all\n/);
+  assert.deepEqual(await client.call('jobs.claim', { workerId: 'w-all', queues: ['op-all'], kinds: ['op-all'] }), { jobs: [] });
+  assert.equal((await client.call('stats.get')).allPaused, true);
+  const bare = await spool(['pause']);
+  assert.equal(bare.code, 1);
+  assert.match(bare.stderr, /Say what to pause: spool pause --all for every queue, or spool queue <name> pause for one\./);
+  const resumed = await spool(['resume', '--all']);
+  assert.equal(resumed.code, 0, resumed.stderr);
+  assert.doesNotMatch((await spool(['daemon', 'status'])).stdout, /ALL PAUSED/);
+  const claimed = await client.call('jobs.claim', { workerId: 'w-all', queues: ['op-all'], kinds: ['op-all'] });
+  assert.deepEqual(claimed.jobs.map((j) => j.id), [job.id]);
 });

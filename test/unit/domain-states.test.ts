@@ -102,7 +102,7 @@ test('each job command in the menus is offered in exactly the states the transit
 });
 
 test('the CLI bulk defaults are states the action applies in', () => {
-  for (const action of ['cancel', 'retry', 'delete', 'hold', 'unhold'] as const) {
+  for (const action of ['cancel', 'retry', 'delete', 'hold', 'unhold', 'update'] as const) {
     const defaults = JOB_TRANSITIONS[action].bulkDefault;
     assert.ok(defaults.length > 0);
     for (const state of defaults) assert.ok(statesFor(action).includes(state), `${action} defaults to ${state}, where it applies`);

@@ -188,13 +188,18 @@ test('the buttons are the actions the transitions table allows in the job\'s sta
     assert.equal(shown.includes('retry'), statesFor('retry').includes(state), `Retry in ${state}`);
     assert.equal(shown.includes('cancel'), allows('cancel', state), `Cancel in ${state}`);
     assert.equal(shown.includes('delete'), allows('delete', state), `Delete in ${state}`);
+    assert.equal(shown.includes('edit'), allows('update', state), `Edit in ${state}`);
+    assert.equal(shown.includes('runNow'), allows('runNow', state), `Run now in ${state}`);
+    assert.equal(shown.includes('hold'), allows('hold', state), `Hold in ${state}`);
+    assert.equal(shown.includes('release'), allows('unhold', state), `Release in ${state}`);
     for (const always of ['editAndRequeue', 'copyId', 'openJson']) assert.ok(shown.includes(always), `${always} in ${state}`);
   }
   // The table's answers today, said plainly.
   const expected: Partial<Record<JobState, string[]>> = {
     dead: ['retry', 'editAndRequeue', 'delete', 'copyId', 'openJson'],
     running: ['cancel', 'editAndRequeue', 'copyId', 'openJson'],
-    queued: ['cancel', 'editAndRequeue', 'delete', 'copyId', 'openJson'],
+    queued: ['cancel', 'edit', 'runNow', 'hold', 'editAndRequeue', 'delete', 'copyId', 'openJson'],
+    held: ['cancel', 'edit', 'release', 'editAndRequeue', 'delete', 'copyId', 'openJson'],
   };
   for (const [state, actions] of Object.entries(expected)) assert.deepEqual(buttons(renderJobBody(input({ job: job({ state: state as JobState }) }))), actions);
 });

@@ -151,7 +151,7 @@ function counts(partial: Partial<Record<GroupName, number>>, more: GroupName[] =
 test('empty groups are hidden unless asked for, and never shown under a filter', () => {
   const c = counts({ running: 1, queued: 3, dead: 2 });
   assert.deepEqual(groupsToShow(c, {}, false), ['running', 'queued', 'dead']);
-  assert.deepEqual(groupsToShow(c, {}, true), ['running', 'queued', 'delayed', 'blocked', 'retrying', 'dead', 'completed', 'cancelled']);
+  assert.deepEqual(groupsToShow(c, {}, true), ['running', 'queued', 'delayed', 'blocked', 'retrying', 'held', 'dead', 'completed', 'cancelled']);
   assert.deepEqual(groupsToShow(c, { states: ['dead', 'cancelled'] }, true), ['dead']);
   assert.deepEqual(groupsToShow(c, { search: 'x' }, true), ['running', 'queued', 'dead']);
   assert.deepEqual(groupsToShow(counts({}), { states: ['dead'] }, false), [], 'a queue without matches shows no group, so it is hidden');
@@ -161,7 +161,7 @@ test("queue counts split due and delayed queued jobs, and the groups count each 
   const c = queueCounts(queue({ queued: 5, running: 1, dead: 2, blocked: 4 }, 2));
   assert.deepEqual(
     Object.fromEntries(Object.entries(c).map(([g, m]) => [g, m.count])),
-    { running: 1, queued: 3, delayed: 2, blocked: 4, retrying: 0, dead: 2, completed: 0, cancelled: 0 },
+    { running: 1, queued: 3, delayed: 2, blocked: 4, retrying: 0, held: 0, dead: 2, completed: 0, cancelled: 0 },
   );
 });
 
@@ -194,7 +194,7 @@ test('the filter syntax reads states, a kind and text in any order, and writes t
   assert.deepEqual(parseFilter('timeout state:dead,retrying kind:shell npm'), { states: ['dead', 'retrying'], kind: 'shell', search: 'timeout npm' });
   assert.deepEqual(parseFilter('  '), {});
   assert.deepEqual(parseFilter('"n":42}'), { search: '"n":42}' });
-  assert.throws(() => parseFilter('state:broken'), /Unknown state "broken": use running, queued, delayed, blocked, retrying, dead, completed, cancelled\./);
+  assert.throws(() => parseFilter('state:broken'), /Unknown state "broken": use running, queued, delayed, blocked, retrying, held, dead, completed, cancelled\./);
   assert.equal(filterText(parseFilter('kind:http state:dead 503')), 'state:dead kind:http 503');
   assert.equal(filterText({}), '');
 });

@@ -15,7 +15,8 @@ import { jsonText } from '../../../shared/domain/validate';
 import type { BulkResult, JobWithRuns } from '../../../shared/protocol';
 import type { Job } from '../../../shared/protocol/types';
 import { savepoint, sql, type Op } from '../../storage/statements';
-import type { BulkInput, ListInput, UpdateInput } from '../validate/jobs';
+import type { BulkInput, FilterInput, ListInput, UpdateInput } from '../validate/jobs';
+import { allows, type JobAction } from '../../../shared/domain/states';
 import type { OpContext } from './context';
 import { checkNoUnfinishedDependents, dependenciesAround, retryWaitsFor, settleDependents } from './dependencies';
 import { runJobDeleted, runJobReopened, runJobsEnded } from './workflowRuns';
@@ -186,15 +187,40 @@ export function* deleteJob(c: OpContext, id: string, cascade = false): Op<number
 /** The ids a bulk action applies to: the given ids, or every match of the filter, oldest first. */
 export function* bulkIds(c: OpContext, input: BulkInput): Op<string[]> {
   if ('ids' in input) return input.ids;
-  const ids: string[] = [];
+  return (yield* filterMatches(c, input.filter)).map((job) => job.id);
+}
+
+/** Every job a filter matches, oldest first, read a page of batchSize at a time. */
+function* filterMatches(c: OpContext, filter: FilterInput): Op<Job[]> {
+  const jobs: Job[] = [];
   let after: { id: string; runAt: number } | undefined;
   for (;;) {
-    const page = yield* sql('jobList', { ...input.filter, order: 'oldest', limit: c.policy.batchSize, after, now: c.now() });
-    for (const job of page) ids.push(job.id);
+    const page = yield* sql('jobList', { ...filter, order: 'oldest', limit: c.policy.batchSize, after, now: c.now() });
+    jobs.push(...page);
     const last = page[page.length - 1];
-    if (page.length < c.policy.batchSize || !last) return ids;
+    if (page.length < c.policy.batchSize || !last) return jobs;
     after = { id: last.id, runAt: last.runAt };
   }
+}
+
+/**
+ * What a bulk action would do, done nothing: how many of the jobs it names are in a state the
+ * action applies in (the transitions table's), and in how many queues they are. A job another
+ * rule refuses (a delete of one that unfinished jobs depend on) is counted, and refused when the
+ * action is taken.
+ */
+export function* bulkPreview(c: OpContext, input: BulkInput, action: JobAction): Op<BulkResult> {
+  const jobs: Job[] = [];
+  if ('ids' in input) {
+    for (const id of input.ids) {
+      const job = yield* sql('jobGet', id);
+      if (job) jobs.push(job);
+    }
+  } else {
+    jobs.push(...(yield* filterMatches(c, input.filter)));
+  }
+  const applies = jobs.filter((job) => allows(action, job.state));
+  return { count: applies.length, errors: [], queues: new Set(applies.map((job) => job.queue)).size };
 }
 
 /** What one transaction of a bulk action did: its count and refusals, and what each action returned. */

@@ -41,8 +41,9 @@ const MAX_TRIES = 100;
 
 /** The states in which a `unique` holder holds, by `while`. */
 const HOLDING: Readonly<Record<UniqueRule['while'], readonly JobState[] | 'all'>> = {
-  waiting: ['blocked', 'queued'],
-  active: ['blocked', 'queued', 'running', 'retrying'],
+  // A held job has not started: it holds its place until it is released and ends.
+  waiting: ['blocked', 'queued', 'held'],
+  active: ['blocked', 'queued', 'held', 'running', 'retrying'],
   any: 'all',
 };
 

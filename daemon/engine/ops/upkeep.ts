@@ -10,6 +10,7 @@ import { JOB_STATES } from '../../../shared/protocol/types';
 import type { CounterMismatch } from '../api';
 import { emptyCounts } from '../../storage/statements/queues';
 import { sql, type Op } from '../../storage/statements';
+import { allPaused } from './pauseAll';
 import type { OpContext } from './context';
 import { nextTokenAt, refill } from '../rateLimit';
 import { listQueues } from './queues';
@@ -45,6 +46,7 @@ export function* stats(c: OpContext): Op<Stats> {
     completedLastHour: hour.completed,
     failedLastHour: hour.failed,
     at: now,
+    allPaused: yield* allPaused(),
   };
 }
 

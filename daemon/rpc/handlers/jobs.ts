@@ -1,5 +1,5 @@
 /** Handlers of the jobs.* methods a client (not a worker) calls. */
-import type { BulkParams, EnqueueBatchParams, EnqueueParams, JobOutputParams, ListJobsParams, UpdateJobParams } from '../../../shared/protocol';
+import type { BulkParams, BulkUpdateParams, EnqueueBatchParams, EnqueueParams, JobOutputParams, ListJobsParams, UpdateJobParams } from '../../../shared/protocol';
 import { nonEmptyString, object, optionalBoolean } from '../../../shared/domain/validate';
 import { unvalidated } from '../unvalidated';
 import type { HandlerGroup, Services } from './types';
@@ -20,6 +20,7 @@ type JobMethods =
   | 'jobs.runNow'
   | 'jobs.hold'
   | 'jobs.unhold'
+  | 'jobs.updateMany'
   | 'jobs.holdMany'
   | 'jobs.unholdMany';
 
@@ -49,6 +50,7 @@ export function jobHandlers(s: Services): HandlerGroup<JobMethods> {
     'jobs.runNow': async (params) => ({ job: await engine.runNow(jobId(params)) }),
     'jobs.hold': async (params) => ({ job: await engine.hold(jobId(params)) }),
     'jobs.unhold': async (params) => ({ job: await engine.unhold(jobId(params)) }),
+    'jobs.updateMany': (params) => engine.updateMany(unvalidated<BulkUpdateParams>(params)),
     'jobs.holdMany': (params) => engine.holdMany(unvalidated<BulkParams>(params)),
     'jobs.unholdMany': (params) => engine.unholdMany(unvalidated<BulkParams>(params)),
   };

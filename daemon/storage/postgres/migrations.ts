@@ -16,7 +16,7 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; name: string; sql:
   { version: 2, name: 'dependencies between jobs, and the blocked state', sql: postgresJobDependencies },
   { version: 3, name: 'workflows, workflow runs, and schedules that start them', sql: postgresWorkflows },
   { version: 5, name: 'unique jobs, debounce and throttle', sql: postgresUniqueJobs },
-  { version: 6, name: 'the held state', sql: postgresHeldJobs },
+  { version: 6, name: 'the held state, and daemon-wide settings', sql: postgresHeldJobs },
   { version: 7, name: 'retry rules, expiry and deadlines, paused running jobs', sql: postgresRetryRulesAndExpiry },
 ];
 

@@ -48,7 +48,7 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
   { version: 12, name: 'dependencies between jobs, and the blocked state', sql: jobDependencies, foreignKeysOff: true },
   { version: 13, name: 'workflows, workflow runs, and schedules that start them', sql: workflows },
   { version: 15, name: 'unique jobs, debounce and throttle', sql: uniqueJobs },
-  { version: 16, name: 'the held state', sql: heldJobs, foreignKeysOff: true },
+  { version: 16, name: 'the held state, and daemon-wide settings', sql: heldJobs, foreignKeysOff: true },
   { version: 17, name: 'retry rules, expiry and deadlines, paused running jobs', sql: retryRulesAndExpiry },
 ];
 

@@ -350,7 +350,7 @@ export function updateParams(value: unknown, now: number): UpdateInput {
 /** The filter fields of jobs.list and the bulk forms, validated. */
 export type FilterInput = JobFilter;
 
-const FILTER_FIELDS = ['queue', 'states', 'kind', 'tag', 'search', 'branch', 'idSuffix', 'delayed'] as const;
+const FILTER_FIELDS = ['queue', 'states', 'kind', 'tag', 'search', 'branch', 'idSuffix', 'delayed', 'olderThanMs'] as const;
 
 /** The end of a job id as the views show it: lowercase hex digits and dashes, up to a whole id. */
 const ID_SUFFIX = new RegExp(`^[0-9a-f-]{${LIMITS.minIdSuffixLength},36}$`);
@@ -388,6 +388,8 @@ function filterFields(o: Fields, prefix: string): FilterInput {
   if (suffix !== undefined) filter.idSuffix = suffix;
   const delayed = optionalBoolean(o['delayed'], f('delayed'));
   if (delayed !== undefined) filter.delayed = delayed;
+  const olderThanMs = optionalInteger(o['olderThanMs'], f('olderThanMs'), 0, LIMITS.maxDurationMs);
+  if (olderThanMs !== undefined) filter.olderThanMs = olderThanMs;
   return filter;
 }
 
@@ -446,15 +448,23 @@ export function outputParams(value: unknown): OutputInput {
 }
 
 /** A bulk action's jobs: these ids, or every job matching a filter (in one queue, or across every queue). */
-export type BulkInput = { ids: string[] } | { filter: FilterInput };
+export type BulkInput = ({ ids: string[] } | { filter: FilterInput }) & { dryRun?: boolean };
+
+/** `jobs.updateMany`: the jobs, and the priority each gets. */
+export function bulkUpdateParams(value: unknown): { jobs: BulkInput; priority: number } {
+  const { priority: given, ...rest } = object(value, 'params', ['ids', 'filter', 'dryRun', 'priority']);
+  if (given === undefined) throw invalidParams('priority', 'priority is required: the priority every job named gets', `${LIMITS.minPriority}..${LIMITS.maxPriority}`);
+  return { jobs: bulkParams(rest), priority: priority(given, 'priority') };
+}
 
 export function bulkParams(value: unknown): BulkInput {
-  const o = object(value, 'params', ['ids', 'filter']);
+  const o = object(value, 'params', ['ids', 'filter', 'dryRun']);
+  const dryRun = optionalBoolean(o['dryRun'], 'dryRun') === true ? { dryRun: true } : {};
   if ((o['ids'] === undefined) === (o['filter'] === undefined)) {
-    throw invalidParams('ids', 'Give either ids (a list of job ids) or filter (queue, states, kind, tag, search, branch, idSuffix), not both and not neither', 'ids or filter');
+    throw invalidParams('ids', 'Give either ids (a list of job ids) or filter (queue, states, kind, tag, search, branch, idSuffix, olderThanMs), not both and not neither', 'ids or filter');
   }
   if (o['ids'] !== undefined) {
-    return { ids: [...new Set(array(o['ids'], 'ids', LIMITS.maxBatch, 1).map((id, i) => jobId(id, `ids[${i}]`)))] };
+    return { ids: [...new Set(array(o['ids'], 'ids', LIMITS.maxBatch, 1).map((id, i) => jobId(id, `ids[${i}]`)))], ...dryRun };
   }
   const f = requiredObject(o['filter'], 'filter', FILTER_FIELDS);
   const filter = filterFields(f, 'filter');
@@ -462,9 +472,9 @@ export function bulkParams(value: unknown): BulkInput {
   // another field say which jobs; an empty filter would act on every job there is, which is
   // never what a caller meant (purge and queue delete exist for that).
   if (Object.keys(filter).length === 0) {
-    throw invalidParams('filter', 'filter must say which jobs: give at least one of queue, states, kind, tag, search, branch, idSuffix or delayed', FILTER_FIELDS.join(', '));
+    throw invalidParams('filter', 'filter must say which jobs: give at least one of queue, states, kind, tag, search, branch, idSuffix, delayed or olderThanMs', FILTER_FIELDS.join(', '));
   }
-  return { filter };
+  return { filter, ...dryRun };
 }
 
 export function idParam(value: unknown): string {

@@ -199,6 +199,23 @@ export function defineAdminStatements(factory: StatementStoreFactory): void {
       }
     });
 
+    it('keeps daemon-wide settings by name: unset, set, replaced, and seen by another transaction', async () => {
+      const s = store();
+      const now = s.clock.ms;
+      const written = await s.run(function* () {
+        const unset = yield* sql('settingGet', 'st-setting');
+        yield* sql('settingSet', { name: 'st-setting', value: 'true', now });
+        const first = yield* sql('settingGet', 'st-setting');
+        yield* sql('settingSet', { name: 'st-setting', value: 'false', now: now + 1 });
+        return { unset, first };
+      });
+      assert.deepEqual(written, { unset: undefined, first: 'true' });
+      const read = await s.read(function* () {
+        return { value: yield* sql('settingGet', 'st-setting'), other: yield* sql('settingGet', 'st-other') };
+      });
+      assert.deepEqual(read, { value: 'false', other: undefined });
+    });
+
     it('stores access tokens once by name, lists and deletes them', async () => {
       const s = store();
       const token = { name: 'st-tok-b', scope: 'admin' as const, hash: 'ab'.repeat(32), createdAt: now };

@@ -335,6 +335,9 @@ export function defineQueueStatements(factory: StatementStoreFactory): void {
       assert.deepEqual(await list({ idSuffix: j3.id.slice(-8) }), ids([j3]));
       assert.deepEqual(await list({ delayed: true }), ids([j2]));
       assert.deepEqual(await list({ delayed: false }), ids([j5, j4, j3, j1]));
+      const created = [j1, j2, j3, j4, j5].map((j) => j.createdAt);
+      assert.deepEqual(await list({ olderThanMs: 1000, now: Math.max(...created) + 1001 }), ids([j5, j4, j3, j2, j1]), 'created more than a second before now');
+      assert.deepEqual(await list({ olderThanMs: 1000, now: Math.min(...created) + 1000 }), [], 'none created more than a second before now');
 
       // Without a queue: every queue's jobs (SQLite splits the query by queue and state, then merges).
       assert.deepEqual(await list({ states: ['cancelled'] }, true), ids([other, j5]));

@@ -158,6 +158,10 @@ export function defineOperator(store: TestStoreFactory): void {
   test('hold and release in bulk by filter, across queues when none is named', async (t) => {
     const { engine } = makeEngine(t, store);
     for (const queue of ['a', 'b', 'c']) for (let i = 0; i < 3; i += 1) await engine.enqueue({ queue, kind: i === 0 ? 'other' : 'k' });
+    const preview = await engine.holdMany({ filter: { states: ['queued'], kind: 'k' }, dryRun: true });
+    assert.deepEqual(preview, { count: 6, errors: [], queues: 3 }, 'a dry run counts');
+    assert.equal((await engine.listJobs({ states: ['held'] })).jobs.length, 0, 'and changes nothing');
+    assert.deepEqual(await engine.cancelMany({ filter: { states: ['queued', 'completed'] }, dryRun: true }), { count: 9, errors: [], queues: 3 });
     const held = await engine.holdMany({ filter: { states: ['queued'], kind: 'k' } });
     assert.deepEqual(held, { count: 6, errors: [] });
     assert.deepEqual((await engine.listQueues()).map((q) => [q.name, q.counts.held, q.counts.queued]), [['a', 2, 1], ['b', 2, 1], ['c', 2, 1]]);
@@ -166,6 +170,10 @@ export function defineOperator(store: TestStoreFactory): void {
     assert.equal(again.count, 4);
     assert.equal(again.errors.length, 5, 'the queued ones are refused, each with its reason');
     assert.equal(again.errors[0]?.code, ErrorCode.InvalidState);
+    assert.deepEqual(await engine.updateMany({ filter: { kind: 'other' }, priority: 9, dryRun: true }), { count: 3, errors: [], queues: 3 });
+    assert.deepEqual(await engine.updateMany({ filter: { kind: 'other' }, priority: 9 }), { count: 3, errors: [] });
+    assert.deepEqual((await engine.listJobs({ kind: 'other' })).jobs.map((j) => j.priority), [9, 9, 9]);
+    assert.equal((await thrown(() => engine.updateMany({ filter: { kind: 'other' }, priority: 1.5 }))).data['field'], 'priority');
     assert.equal((await engine.verifyCounters()).ok, true);
   });
 
@@ -197,5 +205,23 @@ export function defineOperator(store: TestStoreFactory): void {
     clock.advance(10 * HOUR);
     await engine.cleanup();
     assert.equal((await engine.getJob(job.id)).job.state, 'held');
+  });
+
+  test('pause all: no queue gives a job on any daemon of the store, running jobs go on, and resume lets claims take jobs again', async (t) => {
+    const { engine, openShared } = makeEngine(t, store);
+    const other = openShared();
+    const { job: running } = await engine.enqueue({ queue: 'a', kind: 'k' });
+    await engine.claim({ workerId: 'w', queues: ['a'] });
+    await engine.enqueue({ queue: 'a', kind: 'k' });
+    await engine.enqueue({ queue: 'b', kind: 'k' });
+    assert.equal(await engine.setAllPaused(true), true);
+    assert.deepEqual(await other.claim({ workerId: 'w2', max: 10 }), [], 'the other daemon claims nothing');
+    assert.deepEqual(await engine.claim({ workerId: 'w2', max: 10 }), []);
+    assert.equal((await other.stats()).allPaused, true);
+    assert.equal((await engine.getQueue('a')).paused, false, "a queue's own pause is its own");
+    assert.equal((await engine.complete({ id: running.id, workerId: 'w' })).state, 'completed', 'a running job goes on to its end');
+    assert.equal(await other.setAllPaused(false), false);
+    assert.equal((await engine.stats()).allPaused, false);
+    assert.equal((await engine.claim({ workerId: 'w2', max: 10 })).length, 2);
   });
 }

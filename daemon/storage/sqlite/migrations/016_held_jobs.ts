@@ -9,6 +9,9 @@
  * table's indexes and triggers.
  *
  * The counters gain a `held` row per queue, and new queues get one from the trigger.
+ *
+ * `settings` holds daemon-wide settings by name, for every daemon on the file: `claimsPaused`
+ * ("true" while `spool pause --all` holds every queue).
  */
 import type { Db } from '../db';
 
@@ -34,6 +37,12 @@ ALTER TABLE jobs_new RENAME TO jobs;
 ${others.map((sql) => `${sql};`).join('\n')}
 
 INSERT INTO queue_counts (queue, state) SELECT name, 'held' FROM queues;
+CREATE TABLE settings (
+  name       TEXT NOT NULL PRIMARY KEY,
+  value      TEXT NOT NULL,
+  updated_at INTEGER NOT NULL
+) STRICT, WITHOUT ROWID;
+
 DROP TRIGGER queues_counts_init;
 CREATE TRIGGER queues_counts_init AFTER INSERT ON queues BEGIN
   INSERT INTO queue_counts (queue, state) VALUES
