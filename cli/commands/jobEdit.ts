@@ -141,7 +141,7 @@ async function edit(ctx: CliContext, ref: string, o: EditOptions): Promise<numbe
   const client = await ctx.client();
   const id = await resolveJobId(client, ref);
   const { job: before } = await client.call('jobs.get', { id });
-  if (!allows('update', before.state)) throw new CliError(`Cannot edit job ${id}: it is ${before.state}, and only a job that has not started (blocked, queued, retrying or held) can change.`);
+  if (!allows('update', before.state)) throw new CliError(`Cannot edit job ${id}: it is ${before.state}, and only a job that has not started (blocked, queued, retrying or held) can change. ${nextStep(id, before.state)}`);
   const changes = o.editor === true ? await editInEditor(ctx, before) : params;
   if (changes === null) return 0;
   const after = await applied(client, id, changes);
@@ -160,7 +160,7 @@ async function applied(client: SpoolClient, id: string, changes: Omit<UpdateJobP
   } catch (error) {
     if (error instanceof SpoolError && error.code === ErrorCode.InvalidState) {
       const state = typeof error.data['state'] === 'string' ? error.data['state'] : 'no longer waiting';
-      throw new CliError(`Nothing was applied: job ${id} is ${state} now; it changed while it was being edited.`);
+      throw new CliError(`Nothing was applied: job ${id} is ${state} now; it changed while it was being edited. ${nextStep(id, state)}`);
     }
     throw error;
   }
@@ -224,4 +224,11 @@ function changeLines(before: Job, after: Job): string[] {
   add('weight', before.weight, after.weight);
   add('payload', before.payload, after.payload);
   return lines;
+}
+
+/** What to do with a job that can no longer be edited. */
+function nextStep(id: string, state: string): string {
+  return state === 'running'
+    ? `Cancel it (spool cancel ${id}) or wait for it to end.`
+    : `To run it again with changes: spool retry ${id}, then spool hold ${id} and edit it before a worker takes it.`;
 }

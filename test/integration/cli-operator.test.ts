@@ -77,7 +77,7 @@ test('job edit --editor refuses, applying nothing, when the job started while th
   const editor = scriptedEditor(dir, 'race.sh', `sed -i 's/"priority": 0/"priority": 3/' "$1"\n${claim}`);
   const r = await spool(['job', 'edit', job.id, '--editor'], { EDITOR: editor, VISUAL: '' });
   assert.equal(r.code, 1);
-  assert.match(r.stderr, new RegExp(`^spool: Nothing was applied: job ${job.id} is running now; it changed while it was being edited\\.\\n$`));
+  assert.match(r.stderr, new RegExp(`^spool: Nothing was applied: job ${job.id} is running now; it changed while it was being edited\\. Cancel it \\(spool cancel ${job.id}\\) or wait for it to end\\.\\n$`));
   const stored = (await client.call('jobs.get', { id: job.id })).job;
   assert.deepEqual([stored.state, stored.priority], ['running', 0]);
 });
