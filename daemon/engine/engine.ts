@@ -91,6 +91,7 @@ import * as claimOps from './ops/claim';
 import * as enqueueOps from './ops/enqueue';
 import { opContext, type OpContext, type Policy } from './ops/context';
 import * as historyOps from './ops/history';
+import { jobHistory } from './ops/jobHistory';
 import { HISTORY_DEFAULTS, HistoryTally, type HistoryOptions } from './history';
 import { statsHistoryParams } from './validate/history';
 import type { HistoryPoint, StatsHistoryParams } from '../../shared/protocol';
@@ -826,6 +827,11 @@ export class Engine {
   rollupHistory(): Promise<number> {
     const options = this.historyOptions;
     return options === null ? Promise.resolve(0) : this.write((c) => historyOps.rollupAndPrune(c, options));
+  }
+
+  /** `jobs.history`: a job's state changes, oldest first, derived from its row and runs. */
+  jobHistory(id: string): Promise<{ events: import('../../shared/protocol').JobHistoryEvent[] }> {
+    return checked(() => jobId(id), (valid) => this.read(() => jobHistory(valid)).then((events) => ({ events })));
   }
 
   /** `stats.history`: the points of a range, per queue, oldest first. */

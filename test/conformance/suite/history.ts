@@ -130,6 +130,38 @@ export function defineHistory(store: TestStoreFactory): void {
     );
   });
 
+  test('jobs.history: a job that failed twice and then completed shows each claim and each end with its cause, oldest first', async (t) => {
+    const { engine, clock } = makeEngine(t, store);
+    const job = (await engine.enqueue({ queue: 'hist-job', kind: 'k', maxAttempts: 3, backoff: { strategy: 'fixed', baseMs: 1000, capMs: 1000, jitter: 0 } })).job;
+    const times: number[] = [job.createdAt];
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      clock.advance(1000);
+      const [claimed] = await engine.claim({ workerId: 'w', queues: ['hist-job'], max: 1 });
+      assert.equal(claimed?.id, job.id);
+      times.push(clock.ms);
+      clock.advance(100);
+      if (attempt < 3) await engine.fail({ id: job.id, workerId: 'w', error: `no ${attempt}` });
+      else await engine.complete({ id: job.id, workerId: 'w' });
+      times.push(clock.ms);
+    }
+    const { events } = await engine.jobHistory(job.id);
+    assert.deepEqual(
+      events.map((e) => [e.at, e.state, e.cause, e.attempt, e.detail]),
+      [
+        [times[0], 'queued', 'enqueue', null, null],
+        [times[1], 'running', 'claim', 1, 'worker w'],
+        [times[2], 'retrying', 'fail', 1, 'no 1'],
+        [times[3], 'running', 'claim', 2, 'worker w'],
+        [times[4], 'retrying', 'fail', 2, 'no 2'],
+        [times[5], 'running', 'claim', 3, 'worker w'],
+        [times[6], 'completed', 'complete', 3, null],
+      ],
+    );
+    await engine.retry(job.id);
+    assert.deepEqual((await engine.jobHistory(job.id)).events.at(-1)?.cause, 'retry by user');
+    assert.equal((await thrown(() => engine.jobHistory('0190d7a0-0000-7000-8000-000000000000'))).code, ErrorCode.JobNotFound);
+  });
+
   test('stats.history refuses a bad step, a range too long or reversed, and an unknown queue, naming the field', async (t) => {
     const { engine, clock } = makeEngine(t, store);
     const now = clock.ms;
