@@ -15,6 +15,7 @@ import { showDaemonLog } from './daemon/showDaemonLog';
 import { showExtensionLog } from './daemon/showExtensionLog';
 import { startDaemon } from './daemon/startDaemon';
 import { stopDaemon } from './daemon/stopDaemon';
+import { openDashboard } from './dashboard/openDashboard';
 import { cancelJob } from './jobs/cancelJob';
 import { copyJobId } from './jobs/copyJobId';
 import { copyJobPayload } from './jobs/copyJobPayload';
@@ -69,6 +70,7 @@ export const COMMANDS: readonly SpoolCommand[] = [
   showDaemonLog,
   showExtensionLog,
   refreshQueues,
+  openDashboard,
   filterJobs,
   clearFilter,
   onlyDead,
