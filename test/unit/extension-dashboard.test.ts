@@ -202,7 +202,7 @@ test('a healthy queue: its counts, the oldest due job waiting since its runAt, t
 });
 
 test('jobs of a kind no worker takes: the warning names the kind, the queue and how many wait', () => {
-  const gone = { type: 'client' as const, queues: ['images'], kinds: ['resize'], alive: false, lastHeartbeatAt: NOW - 600_000 };
+  const gone = { type: 'remote' as const, queues: ['images'], kinds: ['resize'], alive: false, lastHeartbeatAt: NOW - 600_000 };
   const row = queueHealth(facts({ queue: queue({ counts: counts(3) }), workers: [SHELL_WORKER, gone], due: [{ kind: 'resize', runAt: NOW - 1000 }, { kind: 'resize', runAt: NOW - 2000 }, { kind: 'shell', runAt: NOW }] }));
   assert.deepEqual(row.warnings, ['2 jobs of kind resize wait: no worker takes kind resize on queue images (the last one was seen 10m ago).']);
 });
