@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Queue, Worker } from '../../shared/protocol/types';
 import { queueHealth, waitText, type HealthFacts } from '../../extension/views/dashboard/health';
-import { addLive, buildCharts, dashboardData, emptyPoint, failureRate, fillGaps, rangeParams, sparkline, stack, stepTimes, type HistoryPoint } from '../../extension/views/dashboard/history';
+import { addLive, buildCharts, dashboardData, emptyPoint, failureRate, fillGaps, hourLine, hourLineText, rangeParams, sparkline, stack, stepTimes, type HistoryPoint } from '../../extension/views/dashboard/history';
 import { DASHBOARD_MESSAGE, readDashboardMessage } from '../../extension/views/dashboard/messages';
 import { dashboardDocument, renderDashboardBody, renderHealth } from '../../extension/views/dashboard/render';
 
@@ -177,6 +177,15 @@ test('the sparkline: the highest value a full block, zero the lowest, an idle ho
   assert.equal(sparkline([0, 0, 0]), '▁▁▁');
   assert.equal(sparkline([10, 5, 0]), '█▅▁');
   assert.equal(sparkline([]), '');
+});
+
+test("a queue row's last hour: sixty minutes of jobs ended per minute as blocks, the quiet minutes lowest, and the totals", () => {
+  const params = rangeParams('hour', T0 + 1000, 'a');
+  const line = hourLine([point('a', params.to, { completed: 6, failed: 1, dead: 1 }), point('a', params.to - 30 * MIN, { completed: 4 }), point('b', params.to, { completed: 100 })], 'a', params);
+  assert.equal([...line.line].length, 60);
+  assert.equal(line.line, `${'▁'.repeat(29)}▅${'▁'.repeat(29)}█`);
+  assert.equal(hourLineText(line), `Last hour: ${line.line} 10 completed, 1 failed, 1 dead`);
+  assert.equal(hourLineText(hourLine([], 'a', params)), `Last hour: ${'▁'.repeat(60)} 0 completed`);
 });
 
 function queue(fields: Partial<Queue> = {}): HealthFacts['queue'] {

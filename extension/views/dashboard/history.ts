@@ -237,3 +237,24 @@ export function sparkline(values: readonly number[]): string {
   const max = Math.max(0, ...values);
   return values.map((v) => (max === 0 ? BLOCKS[0] : BLOCKS[Math.min(7, Math.round((Math.max(0, v) / max) * 7))])).join('');
 }
+
+/** What a queue row's tooltip says of its last hour: a sparkline of the jobs ended per minute, and the totals. */
+export interface HourLine {
+  line: string;
+  completed: number;
+  failed: number;
+  dead: number;
+}
+
+/** A queue's last hour from `stats.history` (minute step, `rangeParams('hour', …)`), filled, with its sparkline. */
+export function hourLine(points: readonly HistoryPoint[], queue: string, params: { from: number; to: number }): HourLine {
+  const filled = fillGaps(points, queue, stepTimes(params.from, params.to, 'minute'));
+  const sum = (pick: (p: HistoryPoint) => number): number => filled.reduce((t, p) => t + pick(p), 0);
+  return { line: sparkline(filled.map((p) => p.completed + p.failed + p.dead)), completed: sum((p) => p.completed), failed: sum((p) => p.failed), dead: sum((p) => p.dead) };
+}
+
+/** The tooltip's words for it: "Last hour ▁▂█▁ 30 completed, 2 failed, 1 dead". */
+export function hourLineText(h: HourLine): string {
+  const counts = [`${h.completed} completed`, ...(h.failed > 0 ? [`${h.failed} failed`] : []), ...(h.dead > 0 ? [`${h.dead} dead`] : [])].join(', ');
+  return `Last hour: ${h.line} ${counts}`;
+}
