@@ -700,6 +700,99 @@ export interface Stats {
   allPaused?: boolean;
 }
 
+/** The params of `stats.history`: one queue or all, a time range (epoch ms) and a step. */
+export interface StatsHistoryParams {
+  /** One queue; absent: every queue, one series each. */
+  queue?: string;
+  /** Start of the range, epoch ms, rounded down to the step. */
+  from: number;
+  /** End of the range (exclusive), epoch ms, rounded down to the step. */
+  to: number;
+  /** Minutes are kept 7 days by default, hours 90 days. */
+  step: 'minute' | 'hour';
+}
+
+/**
+ * One queue's activity in one minute or hour of `stats.history`. Counts are of what happened in
+ * that step; times are in ms; `backlog` and `running` are at the end of the step.
+ */
+export interface HistoryPoint {
+  queue: string;
+  /** The start of the minute or hour, epoch ms. */
+  at: number;
+  enqueued: number;
+  started: number;
+  completed: number;
+  /** Attempts that failed and were retried. */
+  failed: number;
+  dead: number;
+  cancelled: number;
+  /** Wait from enqueue (or the time it was due) to start, ms; null when nothing started. */
+  waitP50: number | null;
+  waitP95: number | null;
+  waitMax: number | null;
+  /** Run time of attempts that ended, ms; null when none ended. */
+  runP50: number | null;
+  runP95: number | null;
+  runMax: number | null;
+  /** Jobs waiting at the end of the step. */
+  backlog: number;
+  /** Jobs running at the end of the step. */
+  running: number;
+}
+
+/**
+ * What `stats.history` answers, oldest first per queue. A step with no activity may be absent:
+ * a reader fills the gap with zeros and the last known backlog.
+ */
+export interface StatsHistoryResult {
+  step: 'minute' | 'hour';
+  points: HistoryPoint[];
+}
+
+/** Why a job changed state, in `jobs.history`. */
+export type JobHistoryCause =
+  | 'enqueue'
+  | 'claim'
+  | 'complete'
+  | 'fail'
+  | 'retry'
+  | 'retry by user'
+  | 'cancel'
+  | 'hold'
+  | 'release'
+  | 'edit'
+  | 'run now'
+  | 'reaper'
+  | 'expire'
+  | `schedule ${string}`
+  | `workflow ${string}#${string}`
+  | 'apply'
+  | 'dependency';
+
+/** One state change of a job: when, into which state, why and by whom. */
+export interface JobHistoryEvent {
+  at: number;
+  state: JobState;
+  /**
+   * One of `enqueue`, `claim`, `complete`, `fail`, `retry`, `retry by user`, `cancel`, `hold`,
+   * `release`, `edit`, `run now`, `reaper`, `expire`, `schedule <name>`, `workflow <name>#<run>`,
+   * `apply`, `dependency`.
+   */
+  cause: string;
+  /** The Unix user on the socket, or the token's name over TLS; null for the daemon itself. */
+  who: string | null;
+  /** The attempt it concerns, when it concerns one. */
+  attempt: number | null;
+  /** More words: the error of a failed attempt, the fields an edit changed. */
+  detail: string | null;
+}
+
+/** What `jobs.history` answers: the job's state changes, oldest first. */
+export interface JobHistoryResult {
+  events: JobHistoryEvent[];
+}
+
 /** What `daemon.pauseAll` and `daemon.resumeAll` answer. */
 export interface PauseAllResult {
   /** Whether every queue is paused now. */

@@ -37,6 +37,7 @@ import type {
   HeartbeatParams,
   HeartbeatResult,
   JobIdParams,
+  JobHistoryResult,
   DeleteJobParams,
   JobOutputParams,
   JobOutputResult,
@@ -64,6 +65,8 @@ import type {
   ScheduleResult,
   SchedulesListResult,
   Stats,
+  StatsHistoryParams,
+  StatsHistoryResult,
   TemplateNameParams,
   TemplateResult,
   TemplatesListResult,
@@ -153,6 +156,15 @@ export const METHODS = {
     scope: 'read',
     grouped: false,
     summary: 'A job and its runs, one per claim, oldest first.',
+    errors: ['JobNotFound', 'InvalidParams', 'StoreUnavailable'],
+  }),
+  'jobs.history': method<JobIdParams, JobHistoryResult>()({
+    caller: 'client',
+    scope: 'read',
+    grouped: false,
+    summary: "A job's state changes, oldest first: when, into which state, what caused it and who.",
+    description:
+      '`cause` is one of `enqueue`, `claim`, `complete`, `fail`, `retry`, `retry by user`, `cancel`, `hold`, `release`, `edit`, `run now`, `reaper`, `expire`, `schedule <name>`, `workflow <name>#<run>`, `apply`, `dependency`. `who` is the Unix user on the socket or the token\'s name over TLS, null for the daemon itself. Kept as long as the job. See docs/history.md.',
     errors: ['JobNotFound', 'InvalidParams', 'StoreUnavailable'],
   }),
   'jobs.list': method<ListJobsParams, ListJobsResult>()({
@@ -552,6 +564,16 @@ export const METHODS = {
     grouped: false,
     summary: 'Counts per queue and in total, and throughput over the last minute and hour.',
     errors: ['InvalidParams', 'StoreUnavailable'],
+  }),
+
+  'stats.history': method<StatsHistoryParams, StatsHistoryResult>()({
+    caller: 'client',
+    scope: 'read',
+    grouped: false,
+    summary: 'Per queue and per minute or hour: jobs enqueued, started, completed, failed, dead and cancelled, wait and run time percentiles, backlog and running.',
+    description:
+      '`from` and `to` are epoch ms, rounded down to the step; at most 10,080 steps per queue per call. A step with no activity may be absent: fill it with zeros and the last known backlog. Minutes are kept 7 days and hours 90 days by default (`spool daemon --history-minutes-days`, `--history-hours-days`); with `--no-history` nothing is kept and the answer has no points. See docs/history.md.',
+    errors: ['QueueNotFound', 'InvalidParams', 'StoreUnavailable'],
   }),
 
   'events.subscribe': method<SubscribeParams, SubscribeResult>()({

@@ -1,6 +1,8 @@
 /** Handlers of the jobs.* methods a client (not a worker) calls. */
 import type { BulkParams, BulkUpdateParams, EnqueueBatchParams, EnqueueParams, JobOutputParams, ListJobsParams, UpdateJobParams } from '../../../shared/protocol';
 import { nonEmptyString, object, optionalBoolean } from '../../../shared/domain/validate';
+import { ErrorCode } from '../../../shared/protocol';
+import { SpoolError } from '../../../shared/protocol/errors';
 import { unvalidated } from '../unvalidated';
 import type { HandlerGroup, Services } from './types';
 
@@ -8,6 +10,7 @@ type JobMethods =
   | 'jobs.enqueue'
   | 'jobs.enqueueBatch'
   | 'jobs.get'
+  | 'jobs.history'
   | 'jobs.list'
   | 'jobs.output'
   | 'jobs.cancel'
@@ -35,6 +38,9 @@ export function jobHandlers(s: Services): HandlerGroup<JobMethods> {
     'jobs.enqueue': (params) => s.writes.enqueue(unvalidated<EnqueueParams>(params)),
     'jobs.enqueueBatch': (params) => engine.enqueueBatch(unvalidated<EnqueueBatchParams>(params)),
     'jobs.get': (params) => engine.getJob(jobId(params)),
+    'jobs.history': () => {
+      throw new SpoolError(ErrorCode.InternalError, 'jobs.history is not answered by this daemon yet.');
+    },
     'jobs.list': (params) => engine.listJobs(unvalidated<ListJobsParams>(params)),
     'jobs.output': (params) => engine.output(unvalidated<JobOutputParams>(params)),
     'jobs.cancel': async (params) => ({ job: await engine.cancel(jobId(params)) }),

@@ -1,5 +1,7 @@
 /** Handlers of queues.* and stats.get. */
 import type { ConfigureQueueParams, DeleteQueueParams, PurgeQueueParams } from '../../../shared/protocol';
+import { ErrorCode } from '../../../shared/protocol';
+import { SpoolError } from '../../../shared/protocol/errors';
 import { unvalidated } from '../unvalidated';
 import { nonEmptyString, object } from '../../../shared/domain/validate';
 import type { HandlerGroup, Services } from './types';
@@ -12,7 +14,8 @@ type QueueMethods =
   | 'queues.resume'
   | 'queues.purge'
   | 'queues.delete'
-  | 'stats.get';
+  | 'stats.get'
+  | 'stats.history';
 
 function queueName(params: unknown): string {
   return nonEmptyString(object(params, 'params', ['name'])['name'], 'name');
@@ -34,6 +37,9 @@ export function queueHandlers(s: Services): HandlerGroup<QueueMethods> {
     'stats.get': (params) => {
       object(params, 'params', []);
       return engine.stats();
+    },
+    'stats.history': () => {
+      throw new SpoolError(ErrorCode.InternalError, 'stats.history is not answered by this daemon yet.');
     },
   };
 }
