@@ -21,10 +21,10 @@ function point(queue: string, at: number, fields: Partial<HistoryPoint> = {}): H
   return { ...emptyPoint(queue, at), ...fields };
 }
 
-test('a range ends at the step now is in and spans the range: 60 minutes, 1440 minutes, 168 hours', () => {
+test('a range ends with the step now is in (exclusive end) and spans the range: 60 minutes, 1440 minutes, 168 hours', () => {
   const now = T0 + 30_000;
   const hour = rangeParams('hour', now);
-  assert.deepEqual(hour, { from: T0 - 59 * MIN, to: T0, step: 'minute' });
+  assert.deepEqual(hour, { from: T0 - 59 * MIN, to: T0 + MIN, step: 'minute' });
   assert.equal(stepTimes(hour.from, hour.to, hour.step).length, 60);
   const day = rangeParams('day', now, 'builds');
   assert.equal(day.queue, 'builds');
@@ -32,11 +32,12 @@ test('a range ends at the step now is in and spans the range: 60 minutes, 1440 m
   const week = rangeParams('week', now);
   assert.equal(week.step, 'hour');
   assert.equal(week.to % 3_600_000, 0);
+  assert.ok(week.to > now && week.to - 3_600_000 <= now, 'the hour now is in the range');
   assert.equal(stepTimes(week.from, week.to, week.step).length, 168);
 });
 
 test('gaps are zeros with the last known backlog and running; a point before the range gives the first ones', () => {
-  const times = stepTimes(T0, T0 + 4 * MIN, 'minute');
+  const times = stepTimes(T0, T0 + 5 * MIN, 'minute');
   const points = [point('a', T0 - MIN, { backlog: 7, running: 1 }), point('a', T0 + 2 * MIN, { completed: 3, backlog: 2, running: 2 }), point('b', T0, { completed: 9 })];
   const filled = fillGaps(points, 'a', times);
   assert.deepEqual(
@@ -57,7 +58,7 @@ test('gaps are zeros with the last known backlog and running; a point before the
 });
 
 test('job events after the history was read move their minute; earlier ones, other states and deletions do not', () => {
-  const times = stepTimes(T0, T0 + MIN, 'minute');
+  const times = stepTimes(T0, T0 + 2 * MIN, 'minute');
   const filled = fillGaps([point('a', T0 + MIN, { completed: 2 })], 'a', times);
   const readAt = T0 + MIN + 10_000;
   const live = addLive(
@@ -147,7 +148,7 @@ test('one queue in detail: its throughput, backlog and running, wait p50 and p95
 });
 
 test('the dashboard data of a range: filled, with queues that exist but have no history, and live events', () => {
-  const params = { from: T0, to: T0 + 2 * MIN };
+  const params = { from: T0, to: T0 + 3 * MIN };
   const data = dashboardData({ step: 'minute', points: [point('a', T0, { completed: 5 })] }, params, 'hour', null, ['a', 'quiet'], [{ queue: 'quiet', state: 'completed', at: T0 + 2 * MIN + 1 }], T0 + 2 * MIN);
   assert.equal(data.times.length, 3);
   assert.deepEqual(data.charts[0]?.series[0], { label: 'completed', values: [5, 0, 1] });
@@ -181,7 +182,7 @@ test('the sparkline: the highest value a full block, zero the lowest, an idle ho
 
 test("a queue row's last hour: sixty minutes of jobs ended per minute as blocks, the quiet minutes lowest, and the totals", () => {
   const params = rangeParams('hour', T0 + 1000, 'a');
-  const line = hourLine([point('a', params.to, { completed: 6, failed: 1, dead: 1 }), point('a', params.to - 30 * MIN, { completed: 4 }), point('b', params.to, { completed: 100 })], 'a', params);
+  const line = hourLine([point('a', params.to - MIN, { completed: 6, failed: 1, dead: 1 }), point('a', params.to - 31 * MIN, { completed: 4 }), point('b', params.to - MIN, { completed: 100 }), point('a', params.to, { completed: 50 })], 'a', params);
   assert.equal([...line.line].length, 60);
   assert.equal(line.line, `${'▁'.repeat(29)}▅${'▁'.repeat(29)}█`);
   assert.equal(hourLineText(line), `Last hour: ${line.line} 10 completed, 1 failed, 1 dead`);

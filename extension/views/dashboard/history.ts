@@ -3,39 +3,14 @@
  * of a range with their gaps filled, the events of the current minute added on top, and the
  * series of each chart. Pure (the caller passes the clock), so the unit tests read exactly what
  * the charts are given.
- *
- * The history types are those of the protocol's `stats.history` (shared/protocol); they are
- * declared here until the daemon's side is in, with the same fields.
  */
+import type * as Protocol from '../../../shared/protocol/messages';
 import type { JobChange } from '../../../shared/protocol/notifications';
 
-/** One queue's minute (or hour) of history, as `stats.history` answers it. Times in ms. */
-export interface HistoryPoint {
-  queue: string;
-  at: number;
-  enqueued: number;
-  started: number;
-  completed: number;
-  failed: number;
-  dead: number;
-  cancelled: number;
-  waitP50: number | null;
-  waitP95: number | null;
-  waitMax: number | null;
-  runP50: number | null;
-  runP95: number | null;
-  runMax: number | null;
-  backlog: number;
-  running: number;
-}
-
-export type HistoryStep = 'minute' | 'hour';
-
+export type HistoryPoint = Protocol.HistoryPoint;
+export type HistoryStep = Protocol.StatsHistoryParams['step'];
 /** What `stats.history` answers. */
-export interface HistoryResult {
-  step: HistoryStep;
-  points: HistoryPoint[];
-}
+export type HistoryResult = Protocol.StatsHistoryResult;
 
 /** The ranges the dashboard offers, each with the step it is read at. */
 export const RANGES = {
@@ -52,20 +27,23 @@ export const STEP_MS: Record<HistoryStep, number> = { minute: 60_000, hour: 3_60
 export const OUTCOMES = ['completed', 'failed', 'dead', 'cancelled'] as const;
 export type Outcome = (typeof OUTCOMES)[number];
 
-/** The `stats.history` params of a range ending now: from and to rounded down to the step. */
-export function rangeParams(range: RangeName, now: number, queue?: string): { queue?: string; from: number; to: number; step: HistoryStep } {
+/**
+ * The `stats.history` params of a range ending now: `to` (exclusive) the end of the step now is
+ * in, so the current minute is read too, and `from` a range's span before it, both on the step.
+ */
+export function rangeParams(range: RangeName, now: number, queue?: string): Protocol.StatsHistoryParams {
   const { spanMs, step } = RANGES[range];
   const ms = STEP_MS[step];
-  const to = Math.floor(now / ms) * ms;
-  const from = to - spanMs + ms;
+  const to = Math.floor(now / ms) * ms + ms;
+  const from = to - spanMs;
   return { ...(queue === undefined ? {} : { queue }), from, to, step };
 }
 
-/** Every step's start from `from` to `to`, both included. */
+/** Every step's start from `from` up to `to` (exclusive). */
 export function stepTimes(from: number, to: number, step: HistoryStep): number[] {
   const ms = STEP_MS[step];
   const times: number[] = [];
-  for (let at = from; at <= to; at += ms) times.push(at);
+  for (let at = from; at < to; at += ms) times.push(at);
   return times;
 }
 

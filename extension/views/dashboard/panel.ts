@@ -11,6 +11,7 @@ import * as vscode from 'vscode';
 import type { SpoolClient } from '../../../shared/client/client';
 import { ErrorCode, LIMITS } from '../../../shared/protocol';
 import { SpoolError, errorMessage } from '../../../shared/protocol/errors';
+import type { StatsHistoryParams } from '../../../shared/protocol/messages';
 import type { Job } from '../../../shared/protocol/types';
 import type { DaemonConnection } from '../../daemon/connection';
 import { queueHealth, type HealthRow } from './health';
@@ -40,11 +41,9 @@ export interface DashboardState {
 }
 
 /** `stats.history` through a client, or null when the daemon has no such method (one from before it). */
-export async function readHistory(client: SpoolClient, params: { queue?: string; from: number; to: number; step: 'minute' | 'hour' }): Promise<HistoryResult | null> {
+export async function readHistory(client: SpoolClient, params: StatsHistoryParams): Promise<HistoryResult | null> {
   try {
-    const result = await client.callUnchecked('stats.history', params);
-    if (typeof result !== 'object' || result === null || !Array.isArray(Reflect.get(result, 'points'))) throw new Error('stats.history answered something that is not a history');
-    return result as HistoryResult;
+    return await client.call('stats.history', params);
   } catch (error) {
     if (error instanceof SpoolError && error.code === ErrorCode.MethodNotFound) return null;
     throw error;
@@ -124,23 +123,33 @@ class Dashboard implements vscode.Disposable {
     const hourParams = rangeParams('hour', now);
     const rangeParamsNow = rangeParams(this.range, now, this.queue ?? undefined);
     const sameAsHour = this.range === 'hour' && this.queue === null;
+    // A history that cannot be read leaves the health rows, with the reason above them.
+    let historyError: string | null = null;
+    const failed = (error: unknown): null => {
+      historyError = errorMessage(error);
+      return null;
+    };
     const [{ queues }, { workers }, stats, due, hour, ranged] = await Promise.all([
       client.call('queues.list'),
       client.call('workers.list'),
       client.call('stats.get'),
       client.call('jobs.list', { states: ['queued'], delayed: false, order: 'runAt', limit: LIMITS.maxPageSize }),
-      this.noHistory ? Promise.resolve(null) : readHistory(client, hourParams),
-      this.noHistory || sameAsHour ? Promise.resolve(null) : readHistory(client, rangeParamsNow),
+      this.noHistory ? Promise.resolve(null) : readHistory(client, hourParams).catch(failed),
+      this.noHistory || sameAsHour ? Promise.resolve(null) : readHistory(client, rangeParamsNow).catch(failed),
     ]);
     if (this.disposed) return;
-    this.noHistory = hour === null;
+    this.noHistory = hour === null && historyError === null;
     this.events = this.events.filter((e) => e.at > now - 120_000);
     this.hour = hour === null ? null : { result: hour, params: hourParams, readAt: now };
     const rangeRead = sameAsHour ? hour : ranged;
     this.history = rangeRead === null ? null : { result: rangeRead, params: rangeParamsNow, readAt: now };
     this.queues = queues.map((q) => q.name).sort();
     if (this.queue !== null && !this.queues.includes(this.queue)) this.queues.push(this.queue);
-    this.note = this.noHistory ? 'This daemon keeps no history (it is older than the dashboard): only the health of the queues is shown. Restart it with this version of Spool to see charts.' : null;
+    this.note = this.noHistory
+      ? 'This daemon keeps no history (it is older than the dashboard): only the health of the queues is shown. Restart it with this version of Spool to see charts.'
+      : historyError !== null
+        ? `The history could not be read: ${historyError}`
+        : null;
     // Due jobs of a queue missing from the page across queues (others waited longer): its own oldest.
     const byQueue = new Map<string, Pick<Job, 'kind' | 'runAt'>[]>();
     for (const j of due.jobs) byQueue.set(j.queue, [...(byQueue.get(j.queue) ?? []), j]);

@@ -159,10 +159,7 @@ class JobPage implements vscode.Disposable {
   private async readHistory(client: SpoolClient): Promise<void> {
     if (this.history === null) return;
     try {
-      const result = await client.callUnchecked('jobs.history', { id: this.id });
-      const events: unknown = typeof result === 'object' && result !== null ? Reflect.get(result, 'events') : undefined;
-      if (!Array.isArray(events)) throw new Error('jobs.history answered something that is not a history');
-      this.history = events as JobHistoryEvent[];
+      this.history = (await client.call('jobs.history', { id: this.id })).events;
     } catch (error) {
       if (error instanceof SpoolError && error.code === ErrorCode.MethodNotFound) this.history = null;
       else if (!(error instanceof SpoolError && error.code === ErrorCode.JobNotFound)) this.log.warn(`Reading the history of job ${this.id} failed: ${errorMessage(error)}`);

@@ -8,19 +8,12 @@
  * page's policy allows no inline style).
  */
 import { formatDuration } from '../../../shared/domain/durations';
-import type { Job, JobRun, JobState, RunOutcome } from '../../../shared/protocol/types';
+import type { JobHistoryEvent } from '../../../shared/protocol/messages';
+import type { Job, JobRun, RunOutcome } from '../../../shared/protocol/types';
 import { escapeHtml } from './render';
 import { localTime } from './model';
 
-/** One state change of a job, as `jobs.history` answers it (declared with the same fields as the protocol's). */
-export interface JobHistoryEvent {
-  at: number;
-  state: JobState;
-  cause: string;
-  who: string | null;
-  attempt: number | null;
-  detail: string | null;
-}
+export type { JobHistoryEvent } from '../../../shared/protocol/messages';
 
 /** Why a job waited before a run (or waits now). */
 export type WaitKind = 'queued' | 'backoff' | 'retried';
