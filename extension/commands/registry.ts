@@ -53,6 +53,7 @@ import { enableSchedule } from './schedules/enableSchedule';
 import { filterSchedules } from './schedules/filterSchedules';
 import { refreshSchedules } from './schedules/refreshSchedules';
 import { runScheduleNow } from './schedules/runScheduleNow';
+import { showScheduleTimeline } from './schedules/showScheduleTimeline';
 import { filterWorkers } from './workers/filterWorkers';
 import { refreshWorkers } from './workers/refreshWorkers';
 import { cancelRun } from './workflows/cancelRun';
@@ -103,6 +104,7 @@ export const COMMANDS: readonly SpoolCommand[] = [
   retryAllDead,
   loadMore,
   refreshSchedules,
+  showScheduleTimeline,
   filterSchedules,
   createSchedule,
   runScheduleNow,

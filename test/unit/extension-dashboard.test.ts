@@ -11,6 +11,7 @@ import { queueHealth, waitText, type HealthFacts } from '../../extension/views/d
 import { addLive, buildCharts, dashboardData, emptyPoint, failureRate, fillGaps, hourLine, hourLineText, rangeParams, sparkline, stack, stepTimes, type HistoryPoint } from '../../extension/views/dashboard/history';
 import { DASHBOARD_MESSAGE, readDashboardMessage } from '../../extension/views/dashboard/messages';
 import { dashboardDocument, renderDashboardBody, renderHealth } from '../../extension/views/dashboard/render';
+import { MAX_FIRES, renderScheduleTimeline, upcomingFires } from '../../extension/views/dashboard/schedules';
 
 const MIN = 60_000;
 /** A minute boundary, far from any zone's midnight questions: the functions take times as numbers. */
@@ -250,4 +251,33 @@ test('what the page may send: ready, or a range and a queue; anything else is re
   assert.equal(readDashboardMessage({ type: 'show', range: 'hour', queue: '' }), null);
   assert.equal(readDashboardMessage({ type: 'show', range: 'toString', queue: null }), null);
   assert.equal(readDashboardMessage('ready'), null);
+});
+
+test('upcoming schedule fires: the next 24 h of each enabled schedule in its zone, soonest first, across a daylight-saving change', () => {
+  // 2026-03-28 12:00 UTC: Europe/Paris moves its clocks from 02:00 to 03:00 on the 29th.
+  const now = Date.UTC(2026, 2, 28, 12, 0, 0);
+  const rows = upcomingFires(
+    [
+      { name: 'nightly', cron: '30 2 * * *', timezone: 'Europe/Paris', enabled: true },
+      { name: 'hourly', cron: '0 * * * *', timezone: 'UTC', enabled: true },
+      { name: 'off', cron: '* * * * *', timezone: 'UTC', enabled: false },
+      { name: 'broken', cron: 'not cron', timezone: 'UTC', enabled: true },
+      { name: 'busy', cron: '* * * * * *', timezone: 'UTC', enabled: true },
+    ],
+    now,
+  );
+  assert.deepEqual(
+    rows.map((r) => r.name),
+    ['busy', 'hourly', 'nightly'],
+  );
+  assert.equal(rows.find((r) => r.name === 'hourly')?.fires.length, 24);
+  // 02:30 does not exist in Paris that night: Debian cron runs it once at 03:00 local, 01:00 UTC.
+  assert.deepEqual(rows.find((r) => r.name === 'nightly')?.fires, [Date.UTC(2026, 2, 29, 1, 0, 0)]);
+  const busy = rows.find((r) => r.name === 'busy');
+  assert.equal(busy?.fires.length, MAX_FIRES);
+  assert.equal(busy?.more, true);
+  const html = renderScheduleTimeline(rows, now, (at) => new Date(at).toISOString());
+  assert.match(html, /data-schedule="nightly" data-fires="1"/);
+  assert.match(html, /1 fire, next 2026-03-29T01:00:00.000Z/);
+  assert.match(renderScheduleTimeline([], now, String), /No enabled schedule/);
 });

@@ -4,6 +4,7 @@
  * `readDashboardMessage`, not trusted.
  */
 import type { HealthRow } from './health';
+import type { UpcomingFires } from './schedules';
 import { RANGES, type DashboardData, type RangeName } from './history';
 
 export const DASHBOARD_MESSAGE = {
@@ -26,6 +27,10 @@ export interface DashboardUpdate {
   queue: string | null;
   /** Said above the charts when something could not be read. */
   note: string | null;
+  /** The enabled schedules' fires in the next 24 h, and the time they were worked out at. */
+  schedules: { rows: UpcomingFires[]; now: number };
+  /** Scroll to the schedules' timeline (opened from the Schedules view). */
+  focusSchedules: boolean;
 }
 
 /** Page → extension. */

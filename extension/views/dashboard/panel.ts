@@ -18,6 +18,7 @@ import { queueHealth, type HealthRow } from './health';
 import { addLive, dashboardData, failureRate, fillGaps, rangeParams, stepTimes, type DashboardData, type HistoryResult, type LiveEvent, type RangeName } from './history';
 import { DASHBOARD_MESSAGE, readDashboardMessage, type DashboardUpdate } from './messages';
 import { dashboardDocument } from './render';
+import { upcomingFires, type UpcomingFires } from './schedules';
 
 export const DASHBOARD_VIEW_TYPE = 'spool.dashboard';
 
@@ -36,6 +37,7 @@ export interface DashboardState {
   readonly queue: string | null;
   readonly data: DashboardData | null;
   readonly health: readonly HealthRow[];
+  readonly schedules: readonly UpcomingFires[];
   /** How many times the page was sent an update. */
   readonly updates: number;
 }
@@ -59,6 +61,9 @@ class Dashboard implements vscode.Disposable {
   private health: HealthRow[] = [];
   private queues: string[] = [];
   private note: string | null = null;
+  private schedules: { rows: UpcomingFires[]; now: number } = { rows: [], now: 0 };
+  /** Scroll to the schedules' timeline on the next update (opened from the Schedules view). */
+  focusSchedules = false;
   /** The range's history as read, and the last hour's (for the health rows), with when. */
   private history: { result: HistoryResult; params: { from: number; to: number }; readAt: number } | null = null;
   private hour: { result: HistoryResult; params: { from: number; to: number }; readAt: number } | null = null;
@@ -94,7 +99,7 @@ class Dashboard implements vscode.Disposable {
   }
 
   get state(): DashboardState {
-    return { range: this.range, queue: this.queue, data: this.data, health: this.health, updates: this.updates };
+    return { range: this.range, queue: this.queue, data: this.data, health: this.health, schedules: this.schedules.rows, updates: this.updates };
   }
 
   /** Reads everything and draws it; one read at a time, another after it when asked meanwhile. */
@@ -129,13 +134,14 @@ class Dashboard implements vscode.Disposable {
       historyError = errorMessage(error);
       return null;
     };
-    const [{ queues }, { workers }, stats, due, hour, ranged] = await Promise.all([
+    const [{ queues }, { workers }, stats, due, hour, ranged, { schedules }] = await Promise.all([
       client.call('queues.list'),
       client.call('workers.list'),
       client.call('stats.get'),
       client.call('jobs.list', { states: ['queued'], delayed: false, order: 'runAt', limit: LIMITS.maxPageSize }),
       this.noHistory ? Promise.resolve(null) : readHistory(client, hourParams).catch(failed),
       this.noHistory || sameAsHour ? Promise.resolve(null) : readHistory(client, rangeParamsNow).catch(failed),
+      client.call('schedules.list'),
     ]);
     if (this.disposed) return;
     this.noHistory = hour === null && historyError === null;
@@ -143,6 +149,7 @@ class Dashboard implements vscode.Disposable {
     this.hour = hour === null ? null : { result: hour, params: hourParams, readAt: now };
     const rangeRead = sameAsHour ? hour : ranged;
     this.history = rangeRead === null ? null : { result: rangeRead, params: rangeParamsNow, readAt: now };
+    this.schedules = { rows: upcomingFires(schedules, now), now };
     this.queues = queues.map((q) => q.name).sort();
     if (this.queue !== null && !this.queues.includes(this.queue)) this.queues.push(this.queue);
     this.note = this.noHistory
@@ -205,7 +212,8 @@ class Dashboard implements vscode.Disposable {
   private post(): void {
     if (!this.ready || this.disposed) return;
     this.panel.title = this.queue === null ? 'Spool: Dashboard' : `Spool: Dashboard (${this.queue})`;
-    const update: DashboardUpdate = { type: DASHBOARD_MESSAGE.update, data: this.data, health: this.health, queues: this.queues, range: this.range, queue: this.queue, note: this.note };
+    const update: DashboardUpdate = { type: DASHBOARD_MESSAGE.update, data: this.data, health: this.health, queues: this.queues, range: this.range, queue: this.queue, note: this.note, schedules: this.schedules, focusSchedules: this.focusSchedules };
+    this.focusSchedules = false;
     this.updates += 1;
     void this.panel.webview.postMessage(update);
   }
@@ -254,9 +262,10 @@ export class DashboardPanel implements vscode.Disposable {
     private readonly extensionUri: vscode.Uri,
   ) {}
 
-  /** Opens the dashboard on `queue` (undefined: every queue), or shows the open one on it. */
-  async open(queue?: string): Promise<void> {
+  /** Opens the dashboard on `queue` (undefined: every queue), or shows the open one on it; `schedules` scrolls to the schedules' timeline. */
+  async open(queue?: string, schedules = false): Promise<void> {
     if (this.dashboard) {
+      this.dashboard.focusSchedules = schedules;
       this.dashboard.panel.reveal();
       await this.dashboard.show(this.dashboard.range, queue ?? null);
       return;
@@ -274,6 +283,7 @@ export class DashboardPanel implements vscode.Disposable {
     });
     this.dashboard = dashboard;
     dashboard.queue = queue ?? null;
+    dashboard.focusSchedules = schedules;
     const uri = (file: string): string => panel.webview.asWebviewUri(vscode.Uri.joinPath(dist, file)).toString();
     panel.webview.html = dashboardDocument(uri('dashboardPage.js'), uri('dashboardPage.css'), panel.webview.cspSource, randomBytes(16).toString('base64'));
     try {

@@ -7,11 +7,12 @@
 import { escapeHtml } from '../jobPage/render';
 import { waitText, type HealthRow } from './health';
 import { RANGES, type Chart, type RangeName } from './history';
+import { renderScheduleTimeline, SCHEDULES_STYLE, type UpcomingFires } from './schedules';
 
 /** `scriptUri`, `styleUri`: the webview URIs of dist/dashboardPage.js and .css; `cspSource`: the webview's own source. */
 export function dashboardDocument(scriptUri: string, styleUri: string, cspSource: string, nonce: string): string {
   const csp = `default-src 'none'; style-src 'nonce-${nonce}' ${cspSource}; script-src 'nonce-${nonce}' ${cspSource}; img-src data:; font-src ${cspSource};`;
-  return `<!DOCTYPE html><html lang="en"><head><meta charset="UTF-8"><meta http-equiv="Content-Security-Policy" content="${csp}"><meta name="viewport" content="width=device-width, initial-scale=1.0"><title>Spool: Dashboard</title><link rel="stylesheet" href="${escapeHtml(styleUri)}"><style nonce="${nonce}">${DASHBOARD_STYLE}</style></head><body><main id="root"><h1>Dashboard</h1><p class="muted">Reading the history…</p></main><script nonce="${nonce}" src="${escapeHtml(scriptUri)}"></script></body></html>`;
+  return `<!DOCTYPE html><html lang="en"><head><meta charset="UTF-8"><meta http-equiv="Content-Security-Policy" content="${csp}"><meta name="viewport" content="width=device-width, initial-scale=1.0"><title>Spool: Dashboard</title><link rel="stylesheet" href="${escapeHtml(styleUri)}"><style nonce="${nonce}">${DASHBOARD_STYLE}${SCHEDULES_STYLE}</style></head><body><main id="root"><h1>Dashboard</h1><p class="muted">Reading the history…</p></main><script nonce="${nonce}" src="${escapeHtml(scriptUri)}"></script></body></html>`;
 }
 
 function percent(value: number | null): string {
@@ -45,7 +46,15 @@ export function renderChartBoxes(charts: readonly Chart[]): string {
 }
 
 /** The page's body without the charts drawn: heading, controls, note, health, chart boxes. */
-export function renderDashboardBody(input: { queues: readonly string[]; range: RangeName; queue: string | null; health: readonly HealthRow[]; charts: readonly Chart[] | null; note: string | null }): string {
+export function renderDashboardBody(input: {
+  queues: readonly string[];
+  range: RangeName;
+  queue: string | null;
+  health: readonly HealthRow[];
+  charts: readonly Chart[] | null;
+  note: string | null;
+  schedules?: { rows: readonly UpcomingFires[]; now: number };
+}): string {
   const shown = input.queue === null ? input.health : input.health.filter((r) => r.queue === input.queue);
   return [
     `<h1>Dashboard${input.queue === null ? '' : `: ${escapeHtml(input.queue)}`}</h1>`,
@@ -53,6 +62,7 @@ export function renderDashboardBody(input: { queues: readonly string[]; range: R
     input.note === null ? '' : `<p class="banner" role="status">${escapeHtml(input.note)}</p>`,
     `<h2>Health now</h2>${renderHealth(shown)}`,
     input.charts === null ? '' : renderChartBoxes(input.charts),
+    input.schedules === undefined ? '' : renderScheduleTimeline(input.schedules.rows, input.schedules.now, (at) => new Date(at).toLocaleString()),
   ].join('');
 }
 

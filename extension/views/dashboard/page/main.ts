@@ -93,7 +93,8 @@ function draw(update: DashboardUpdate): void {
   current = update;
   for (const p of plots) p.destroy();
   plots = [];
-  root.innerHTML = renderDashboardBody({ queues: update.queues, range: update.range, queue: update.queue, health: update.health, charts: update.data?.charts ?? null, note: update.note });
+  root.innerHTML = renderDashboardBody({ queues: update.queues, range: update.range, queue: update.queue, health: update.health, charts: update.data?.charts ?? null, note: update.note, schedules: update.schedules });
+  if (update.focusSchedules) document.getElementById('schedules')?.scrollIntoView();
   const data = update.data;
   if (!data) return;
   for (const chart of data.charts) {
