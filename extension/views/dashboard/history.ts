@@ -104,6 +104,7 @@ export type LiveEvent = Pick<JobChange, 'queue' | 'state' | 'at' | 'deleted'>;
  */
 export function addLive(filled: readonly HistoryPoint[], events: readonly LiveEvent[], readAt: number, step: HistoryStep): HistoryPoint[] {
   const ms = STEP_MS[step];
+  if (!events.some((e) => e.at > readAt)) return [...filled];
   const out = filled.map((p) => ({ ...p }));
   const byKey = new Map(out.map((p) => [`${p.queue}\u0000${p.at}`, p]));
   for (const e of events) {
