@@ -1,11 +1,12 @@
 /**
  * `npm run bench`: prints the versions measured, then the engine benchmark (in-process) and the
  * daemon benchmark (over the socket), then the language server's. SPOOL_BENCH_QUICK=1 makes a fast,
- * smaller run; SPOOL_BENCH_PART=engine, =daemon, =apply, =lsp, =dependencies, =postgres, =bullmq or =editor runs only that part.
+ * smaller run; SPOOL_BENCH_PART=engine, =daemon, =apply, =lsp, =dependencies, =postgres, =bullmq, =history or =editor runs only that part.
  *
  * `npm run bench -- compare --old <dir-or-ref> …` compares two builds' daemons instead, in one
  * interleaved run (compare.ts); `npm run bench -- --help` says how.
  */
+import { runHistoryBench } from './history';
 import Database from 'better-sqlite3';
 import { spawnSync } from 'node:child_process';
 import * as os from 'node:os';
@@ -29,6 +30,7 @@ npm run bench                 (or node dist/bench.js, once built)
                               =dependencies: job graphs on SQLite and PostgreSQL, in-process;
                               =postgres: Spool on PostgreSQL beside graphile-worker and pg-boss, on a throwaway server;
                               =bullmq: Spool on SQLite beside BullMQ, on a throwaway redis-server (skipped without one);
+                              =history: enqueue and drain with the queue history on and off, interleaved, SQLite and PostgreSQL;
                               =editor: the Queues view and a job page in VS Code (needs bash scripts/e2e-setup.sh once))
   SPOOL_BENCH_CHECKPOINTS=auto  the engine with SQLite's automatic checkpoints
   SPOOL_BENCH_CPU_PROFILE=<dir> a V8 CPU profile of each benchmark daemon, written there
@@ -76,6 +78,8 @@ async function runAll(): Promise<void> {
   if (part === undefined || part === 'postgres') lines.push(summary('PostgreSQL', await runPostgresBench({ quick: process.env['SPOOL_BENCH_QUICK'] === '1' })));
   if (part === undefined) console.log('');
   if (part === undefined || part === 'bullmq') lines.push(summary('SQLite beside BullMQ', await runBullmqBench({ quick: process.env['SPOOL_BENCH_QUICK'] === '1' })));
+  if (part === undefined) console.log('');
+  if (part === undefined || part === 'history') lines.push(summary('History', await runHistoryBench({ quick: process.env['SPOOL_BENCH_QUICK'] === '1' })));
   if (part === undefined) console.log('');
   if (part === undefined || part === 'editor') lines.push(runEditorBench());
   console.log(`\n${lines.join('\n')}`);

@@ -4,6 +4,8 @@ import type { Stats } from '../../shared/protocol';
 import { action } from '../action';
 import { CliError } from '../errors';
 import { statsView, workersTable } from '../format/records';
+import { historyTable } from '../format/history';
+import { parseDuration } from '../parse/duration';
 
 export function registerStatus(program: Command): void {
   program
@@ -22,12 +24,29 @@ export function registerStatus(program: Command): void {
 
   program
     .command('stats')
-    .description('Job counts per queue and state, and jobs finished in the last minute and hour')
+    .description('Job counts per queue and state, and jobs finished in the last minute and hour; with --history, per minute or hour over time')
     .option('-w, --watch', 'keep the summary on screen, refreshed as the daemon reports changes (Ctrl-C ends)')
     .option('--json', 'print the stats as JSON (with --watch: one JSON object per line per change)')
-    .addHelpText('after', '\nExamples:\n  spool stats\n  spool stats --watch\n  spool stats --watch --json | jq -c .totals')
+    .option('--history', 'per queue and minute (or hour): jobs enqueued, started, completed, failed, dead, cancelled, wait and run times, backlog')
+    .option('--queue <name>', 'with --history: only this queue')
+    .option('--since <duration>', 'with --history: how far back, e.g. 30m, 6h, 7d (default 1h)')
+    .option('--step <step>', 'with --history: minute or hour (default minute)')
+    .addHelpText('after', '\nExamples:\n  spool stats\n  spool stats --watch\n  spool stats --watch --json | jq -c .totals\n  spool stats --history --queue emails --since 30m\n  spool stats --history --since 7d --step hour')
     .action(
-      action<{ watch?: boolean; json?: boolean }>(async (ctx, _args, o) => {
+      action<{ watch?: boolean; json?: boolean; history?: boolean; queue?: string; since?: string; step?: string }>(async (ctx, _args, o) => {
+        if (!o.history && (o.queue !== undefined || o.since !== undefined || o.step !== undefined)) throw new CliError('--queue, --since and --step go with --history.');
+        if (o.history) {
+          if (o.watch) throw new CliError('--history does not go with --watch.');
+          const step = o.step ?? 'minute';
+          if (step !== 'minute' && step !== 'hour') throw new CliError(`--step is minute or hour, not "${step}".`);
+          const since = o.since === undefined ? 3_600_000 : parseDuration(o.since, '--since');
+          const to = Date.now();
+          const result = await (await ctx.client()).call('stats.history', { ...(o.queue === undefined ? {} : { queue: o.queue }), from: to - since, to: to + (step === 'minute' ? 60_000 : 3_600_000), step });
+          if (o.json) return ctx.printJson(result);
+          if (result.points.length === 0) return ctx.note(`No history${o.queue === undefined ? '' : ` of queue ${o.queue}`} in the last ${o.since ?? '1h'}: nothing happened then, or the daemon runs with --no-history.`);
+          ctx.print(historyTable(result.points, ctx.colors).trimEnd());
+          return;
+        }
         const client = await ctx.client();
         const render = (stats: Stats): void => {
           if (o.json) {

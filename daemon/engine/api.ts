@@ -19,6 +19,11 @@ export interface EngineOptions {
   now?: () => number;
   /** Injected randomness (0..1) for jitter in tests; default Math.random. */
   random?: () => number;
+  /**
+   * The per-queue history (docs/history.md): how long it is kept, or false to keep none. Default:
+   * kept, 7 days of minutes and 90 days of hours.
+   */
+  history?: import('./history').HistoryOptions | false;
 }
 
 /**

@@ -90,6 +90,10 @@ import type { Workflow, WorkflowRun, ScheduleTriggerResult, WorkflowRunActionRes
 import * as claimOps from './ops/claim';
 import * as enqueueOps from './ops/enqueue';
 import { opContext, type OpContext, type Policy } from './ops/context';
+import * as historyOps from './ops/history';
+import { HISTORY_DEFAULTS, HistoryTally, type HistoryOptions } from './history';
+import { statsHistoryParams } from './validate/history';
+import type { HistoryPoint, StatsHistoryParams } from '../../shared/protocol';
 
 export class Engine {
   /** The store in neutral words (kind and location), for `daemon.status`. */
@@ -101,6 +105,11 @@ export class Engine {
   private readonly now: () => number;
   /** The policy the job operations (./ops/) run with. */
   private readonly policy: Policy;
+  /** What this engine counted for the queue history and has not written for good; null with history off. */
+  private readonly tally: HistoryTally | null;
+  private readonly historyOptions: HistoryOptions | null;
+  /** This engine's own name on the minute rows it writes: new each time, so a restart within a minute adds to it. */
+  private readonly instance: string;
 
   constructor(options: EngineOptions) {
     const now = options.now ?? Date.now;
@@ -117,6 +126,11 @@ export class Engine {
       batchSize: UPKEEP_BATCH,
       maxOutputLinesPerJob: LIMITS.maxOutputLinesPerJob,
     };
+    this.historyOptions = options.history === false ? null : (options.history ?? HISTORY_DEFAULTS);
+    this.tally = this.historyOptions === null ? null : new HistoryTally();
+    const tally = this.tally;
+    if (tally !== null) this.events.stepSink = (step) => tally.add(step);
+    this.instance = ids.next();
     this.db = options.store(this.events, now);
     this.store = this.db.description;
   }
@@ -787,9 +801,39 @@ export class Engine {
       }
     }
     await this.write((c) => upkeep.pruneHistory(c));
+    await this.rollupHistory();
     // A workflow run's record goes with the last of its jobs: looked for only when jobs went.
     if (deleted > 0) await this.write((c) => upkeep.pruneWorkflowRuns(c));
     return deleted;
+  }
+
+  /**
+   * Writes what the queue history counted since the last write (one statement), each minute with
+   * its queue's backlog and running jobs now. The daemon calls it every few seconds and before it
+   * stops; what was not written when a daemon dies is lost (counts, never jobs).
+   */
+  async flushHistory(): Promise<void> {
+    const tally = this.tally;
+    if (tally === null) return;
+    const now = this.now();
+    const pending = tally.pending(now);
+    if (pending.length === 0) return;
+    await this.write((c) => historyOps.write(c, pending.map((p) => p.tally), this.instance));
+    tally.written(pending, now);
+  }
+
+  /** Rolls minutes a day old up to hours, and deletes history older than kept; how many hour rows it wrote. */
+  rollupHistory(): Promise<number> {
+    const options = this.historyOptions;
+    return options === null ? Promise.resolve(0) : this.write((c) => historyOps.rollupAndPrune(c, options));
+  }
+
+  /** `stats.history`: the points of a range, per queue, oldest first. */
+  statsHistory(params: StatsHistoryParams): Promise<{ step: 'minute' | 'hour'; points: HistoryPoint[] }> {
+    return checked(
+      () => statsHistoryParams(params),
+      (q) => this.read(() => historyOps.read(q)).then((points) => ({ step: q.step, points })),
+    );
   }
 
   /** The earliest future time something becomes due: a delayed/retrying job, a lease expiry, a schedule. Null if none. */

@@ -4,16 +4,20 @@
  */
 import type { Job, OutputLine } from '../../shared/protocol/types';
 import type { ChangeOrigin, EngineListener, JobChange } from './api';
+import type { HistoryStep } from '../storage/statements/history';
 
 type Pending =
   | { type: 'job'; change: JobChange; job: Job; origin: ChangeOrigin }
   | { type: 'queue'; name: string; deleted: boolean }
   | { type: 'output'; jobId: string; queue: string; lines: OutputLine[] }
-  | { type: 'token'; name: string };
+  | { type: 'token'; name: string }
+  | { type: 'step'; step: HistoryStep };
 
 export class ChangeHub {
   private readonly listeners = new Set<EngineListener>();
   private pending: Pending[] = [];
+  /** Where committed history steps go (the engine's tally); null while history is off. */
+  stepSink: ((step: HistoryStep) => void) | null = null;
 
   /**
    * `report` receives a listener's error; the change that caused the event is committed
@@ -74,6 +78,11 @@ export class ChangeHub {
     this.pending.push({ type: 'output', jobId, queue, lines });
   }
 
+  step(step: HistoryStep): void {
+    if (this.stepSink === null) return;
+    this.pending.push({ type: 'step', step });
+  }
+
   tokenRevoked(name: string): void {
     if (this.listeners.size === 0) return;
     this.pending.push({ type: 'token', name });
@@ -120,13 +129,14 @@ export class ChangeHub {
     if (this.pending.length === 0) return;
     const events = this.pending;
     this.pending = [];
+    if (this.stepSink !== null) for (const event of events) if (event.type === 'step') this.stepSink(event.step);
     for (const listener of [...this.listeners]) {
       for (const event of events) {
         try {
           if (event.type === 'job') listener.jobChanged?.(event.change, event.job, event.origin);
           else if (event.type === 'queue') listener.queueChanged?.(event.name, event.deleted);
           else if (event.type === 'output') listener.output?.(event.jobId, event.queue, event.lines);
-          else listener.tokenRevoked?.(event.name);
+          else if (event.type === 'token') listener.tokenRevoked?.(event.name);
         } catch (error) {
           this.report(error);
         }

@@ -71,6 +71,9 @@ const RECOVER_EVERY_RENEWALS = 2;
 /** Any RPC from a worker marks it alive, but at most this often per worker (it is a write). */
 const TOUCH_INTERVAL_MS = 1000;
 
+/** How often the queue history's counts are written: what a daemon that dies can lose at most. */
+export const HISTORY_FLUSH_MS = 5_000;
+
 export class Daemon {
   readonly startedAt = Date.now();
   /** Where its standard error goes, if that is its log file (checked once: it never changes). */
@@ -100,6 +103,8 @@ export class Daemon {
   /** The Prometheus endpoint (`--metrics`), once listening. */
   private metricsServer: MetricsServer | null = null;
   private resolveStopped: () => void = () => undefined;
+  /** Writes the queue history's counts; null with --no-history. */
+  private readonly historyTimer: NodeJS.Timeout | null;
   /** Settles when the daemon has shut down completely. */
   readonly stopped = new Promise<void>((resolve) => (this.resolveStopped = resolve));
 
@@ -143,6 +148,9 @@ export class Daemon {
       },
     });
     this.upkeep = new Upkeep(engine, scheduler, () => this.wakeAll(), logger, Date.now, () => this.leadership.isLeader);
+    // The queue history's counts are written every few seconds, in one statement (docs/history.md).
+    this.historyTimer = options.history ? setInterval(() => void this.flushHistory(), HISTORY_FLUSH_MS) : null;
+    this.historyTimer?.unref();
     const dispatcher = new Dispatcher(methodTable(this.services()), logger, (method) => {
       // Keep requests in order: writes waiting for their group commit are committed before any
       // method that is not itself grouped runs.
@@ -204,6 +212,7 @@ export class Daemon {
             permissionsTightened: (changes) => logger.warn('Made the database owner-only; it was readable by other users', { changed: changes }),
           });
     const opened = openEngine({
+      history: options.history ? { minuteDays: options.historyMinuteDays, hourDays: options.historyHourDays } : false,
       store: (changes, now) => {
         const store = factory(changes, now);
         if (store instanceof SqliteStore) sqlite = store;
@@ -341,6 +350,15 @@ export class Daemon {
     return this.shutdownPromise;
   }
 
+  /** Writes what the queue history counted; a failure is logged, and the counts are written with the next try. */
+  private async flushHistory(): Promise<void> {
+    try {
+      await this.engine.flushHistory();
+    } catch (error) {
+      this.logger.warn('Could not write the queue history; it is written again in a few seconds', { error: error instanceof Error ? error.message : String(error) });
+    }
+  }
+
   private async doShutdown(reason: string): Promise<void> {
     this.shuttingDown = true;
     this.logger.info('Shutting down', { reason, graceMs: this.options.graceMs });
@@ -360,6 +378,8 @@ export class Daemon {
       await this.metricsServer?.close();
       this.events.close();
       this.unsubscribe();
+      if (this.historyTimer !== null) clearInterval(this.historyTimer);
+      await this.flushHistory();
       await this.engine.close();
       removeSocketFile(this.options.socketPath, this.logger);
       this.logger.info('Spool daemon stopped');

@@ -17,6 +17,7 @@
  */
 import type { Job, OutputLine } from '../../shared/protocol/types';
 import type { ChangeSink, Op } from './statements';
+import type { HistoryStep } from './statements/history';
 
 /** The store in neutral words, as `daemon.status` reports it. */
 export interface StoreDescription {
@@ -41,6 +42,8 @@ export interface ChangeRecorder {
   output(jobId: string, queue: string, lines: OutputLine[]): void;
   /** A token was revoked (here, or by another daemon on the same store): its sessions close. */
   tokenRevoked?(name: string): void;
+  /** A job took a step the queue history counts (see HistoryStep): tallied only after the commit. */
+  step?(step: HistoryStep): void;
   /** Where the transaction (or savepoint) about to start begins, to discard back to. */
   mark(): number;
   /** Forgets what was recorded since `mark`: the transaction or savepoint rolled back. */

@@ -39,6 +39,12 @@ export interface DaemonOptions {
   scheduleGraceMs: number;
   /** Commit enqueues that arrive in the same tick in one transaction. */
   groupCommit: boolean;
+  /** Keep the per-queue history of docs/history.md (`--no-history`: keep none). */
+  history: boolean;
+  /** Days of per-minute queue history kept. */
+  historyMinuteDays: number;
+  /** Days of per-hour queue history kept. */
+  historyHourDays: number;
   /** The daemon's name, the `daemon` label of its metrics: the host's name unless `--name` says otherwise. */
   name: string;
   /** `HOST:PORT` to serve Prometheus metrics on (`/metrics`), or null for none. */

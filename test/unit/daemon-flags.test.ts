@@ -136,7 +136,7 @@ const ACCEPTED: readonly { args: string[]; env?: Env }[] = [
   {
     args: [
       '--db', 'relative/spool.db', '--durable', '--log-format', 'json', '--grace', '1m30s', '--max-executors', '1024',
-      '--kill-after', '1h', '--schedule-grace', '0', '--no-group-commit', '--name', 'build-box', '--metrics', '127.0.0.1:9464',
+      '--kill-after', '1h', '--schedule-grace', '0', '--no-group-commit', '--no-history', '--history-minute-days', '2', '--history-hour-days', '36500', '--name', 'build-box', '--metrics', '127.0.0.1:9464',
       '--metrics-allow-remote', '--metrics-token', 'metrics.token', '--listen', '0.0.0.0:7420', '--tls-cert', 'tls/cert.pem', '--tls-key', 'tls/key.pem',
       '--backup-every', '6h', '--backup-dir', 'backups', '--backup-keep', '10000',
     ],
@@ -271,6 +271,9 @@ test('optionsToArgs reads back through spoold as the same options, every field, 
     killGraceMs: 2_500,
     scheduleGraceMs: 2 * 86_400_000,
     groupCommit: false,
+    history: false,
+    historyMinuteDays: 14,
+    historyHourDays: 365,
     name: 'build box',
     metrics: '[::1]:9464',
     metricsAllowRemote: true,

@@ -22,6 +22,7 @@ import type { OpContext } from './context';
 import { appendLines } from './output';
 import { settleDependents } from './dependencies';
 import { runJobsEnded } from './workflowRuns';
+import * as history from './historySteps';
 
 /** LeaseLost (or JobNotFound) for `workerId` on job `id`, worded from the job and its history as they are now. */
 export function* leaseLostOf(id: string, workerId: string): Op<SpoolError> {
@@ -77,6 +78,7 @@ export function* complete(c: OpContext, id: string, workerId: string, result: st
   const job = yield* sql('jobComplete', { id, workerId, result, now: c.now() });
   if (!job) throw yield* leaseLostOf(id, workerId);
   c.changes.job(job);
+  history.stepped(c, job, 'completed', job.updatedAt, job.startedAt === null ? null : Math.max(0, job.updatedAt - job.startedAt));
   if (job.workflowRunId !== null) yield* runJobsEnded(c, [job]);
   if (job.dependents > 0) yield* settleDependents(c, [job]);
   return job;
@@ -116,6 +118,7 @@ export function* completeMany(c: OpContext, items: readonly JobCompleteItem[]): 
       continue;
     }
     c.changes.job(completed);
+    history.stepped(c, completed, 'completed', completed.updatedAt, completed.startedAt === null ? null : Math.max(0, completed.updatedAt - completed.startedAt));
     outcomes.push({ ok: true, job: completed });
   }
   return outcomes;
@@ -162,6 +165,7 @@ function* endAttempt(c: OpContext, job: Job, workerId: string, ending: Ending): 
   if (ending.outcome === 'completed') yield* sql('statsCountFinished', { outcome: 'completed', now, n: 1 });
   else if (ending.outcome === 'failed' || ending.outcome === 'lease_expired') yield* sql('statsCountFinished', { outcome: 'failed', now, n: 1 });
   c.changes.job(updated);
+  history.attemptEnded(c, job, ending.state, ending.outcome, now);
   if (terminal && updated.workflowRunId !== null) yield* runJobsEnded(c, [updated]);
   if (terminal && updated.dependents > 0) yield* settleDependents(c, [updated]);
   return updated;

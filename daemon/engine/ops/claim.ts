@@ -18,6 +18,7 @@ import { available, refill, type Bucket } from '../rateLimit';
 import type { OpContext } from './context';
 import { dependenciesOfClaimed } from './dependencies';
 import { allPaused } from './pauseAll';
+import * as history from './historySteps';
 
 /** A claim as the engine runs it: the claimer's kinds already turned into a filter. */
 export interface ClaimRequest {
@@ -98,6 +99,7 @@ export function* claim(c: OpContext, request: ClaimRequest): Op<ClaimedJob[]> {
   }
   claimed.sort(compareClaimOrder);
   for (const job of claimed) c.changes.job(job);
+  history.started(c, claimed, now);
   // A job that depends on others gets them, with their results, in the same answer.
   const dependencies = yield* dependenciesOfClaimed(claimed);
   if (dependencies.size === 0) return claimed;

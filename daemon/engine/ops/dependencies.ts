@@ -25,6 +25,7 @@ import type { JobInsert } from '../../storage/statements/jobs';
 import type { DependencyInput } from '../validate/jobs';
 import type { OpContext } from './context';
 import { runJobsEnded } from './workflowRuns';
+import * as history from './historySteps';
 
 /** Whether a job in `state` has ended: nothing more happens to it unless a user retries it. */
 export function hasEnded(state: JobState): boolean {
@@ -132,6 +133,7 @@ export function* settleDependents(c: OpContext, jobs: readonly Job[], cancelledI
       const cancelledJobs = yield* sql('jobCancelBlocked', { ids, reason, now });
       for (const job of cancelledJobs) {
         c.changes.job(job);
+        history.endedWaiting(c, job, 'cancelled', now);
         cancelledIds?.add(job.id);
         if (job.dependents > 0) next.push(job);
       }

@@ -26,6 +26,7 @@ import { ErrorCode } from '../../../shared/protocol';
 import type { DependencyEdge } from '../../storage/statements/dependencies';
 import { jobUniqueness } from '../../../shared/domain/rules/unique';
 import { applyUnique, uniqueHash } from './unique';
+import * as history from './historySteps';
 
 /**
  * Refuses a job that weighs more than its queue's concurrency: it could never start. A
@@ -105,6 +106,7 @@ export function* enqueue(c: OpContext, input: EnqueueInput, refuseTooHeavy = tru
   if (!job) return keyResult(yield* keyWinner(key));
   if (edges.length > 0) yield* sql('dependencyInsertMany', edges);
   c.changes.job(job);
+  history.enqueued(c, [job], job.createdAt);
   return throttled ? { job, created: true, reason: 'throttled' } : { job, created: true };
 }
 
@@ -184,6 +186,7 @@ export function* enqueueMany(c: OpContext, inputs: readonly EnqueueInput[]): Op<
     yield* sql('dependencyInsertMany', edges.filter((edge) => inserted.has(edge.jobId)));
   }
   for (const job of jobs) if (job) c.changes.job(job);
+  history.enqueued(c, jobs.filter((job) => job !== undefined), c.now());
   const results: EnqueueResult[] = [];
   for (const slot of slots) {
     if ('existing' in slot) {

@@ -8,6 +8,7 @@ import { sql, type Op } from '../../storage/statements';
 import type { OpContext } from './context';
 import { settleDependents } from './dependencies';
 import { runJobsEnded } from './workflowRuns';
+import * as history from './historySteps';
 
 /** The last error of a job that expired. */
 export const EXPIRED_REASON = 'expired before it started';
@@ -25,6 +26,7 @@ export function* expireBatch(c: OpContext): Op<number> {
     const dead = yield* sql('jobExpire', { id: job.id, from: job.state, now, reason: EXPIRED_REASON });
     if (!dead) continue;
     c.changes.job(dead);
+    history.endedWaiting(c, dead, 'dead', now);
     ended.push(dead);
   }
   const ofRuns = ended.filter((job) => job.workflowRunId !== null);

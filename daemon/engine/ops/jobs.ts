@@ -20,6 +20,7 @@ import { allows, type JobAction } from '../../../shared/domain/states';
 import type { OpContext } from './context';
 import { checkNoUnfinishedDependents, dependenciesAround, retryWaitsFor, settleDependents } from './dependencies';
 import { runJobDeleted, runJobReopened, runJobsEnded } from './workflowRuns';
+import * as history from './historySteps';
 
 /** A job and its runs. Rejects with JobNotFound. */
 export function* getJob(id: string): Op<JobWithRuns> {
@@ -62,6 +63,7 @@ export function* cancel(c: OpContext, id: string, cascaded?: Set<string>): Op<Jo
     c.policy.rules.cancel(job) === 'cancel' ? yield* sql('jobCancelWaiting', { id, from: job.state, now }) : yield* sql('jobRequestCancel', { id, now }),
   );
   c.changes.job(updated);
+  if (updated.state === 'cancelled' && job.state !== 'cancelled') history.endedWaiting(c, updated, 'cancelled', now);
   if (updated.state === 'cancelled' && updated.workflowRunId !== null) yield* runJobsEnded(c, [updated]);
   if (updated.state === 'cancelled' && updated.dependents > 0) yield* settleDependents(c, [updated], cascaded);
   return updated;

@@ -23,6 +23,7 @@ import { checkWeight, jobRow } from './enqueue';
 import { ensureQueue } from './queues';
 import { sql, type Op } from '../../storage/statements';
 import type { OpContext } from './context';
+import * as history from './historySteps';
 
 export function workflowNotFound(name: string): SpoolError {
   return new SpoolError(ErrorCode.WorkflowNotFound, `No workflow named "${name}". Workflows come from a jobs file: declare it under "workflows" in spool.jsonc and run \`spool apply\`, or run it from the project folder.`, { workflow: name });
@@ -180,6 +181,7 @@ export function* startRun(c: OpContext, input: RunInput, source: string): Op<Wor
   for (const job of jobs) {
     if (!job) throw new Error(`A job of workflow run ${runId} was not inserted`);
     c.changes.job(job);
+    history.stepped(c, job, 'enqueued', now);
   }
   return {
     run: yield* getRun(runId),

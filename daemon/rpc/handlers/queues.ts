@@ -1,7 +1,5 @@
 /** Handlers of queues.* and stats.get. */
-import type { ConfigureQueueParams, DeleteQueueParams, PurgeQueueParams } from '../../../shared/protocol';
-import { ErrorCode } from '../../../shared/protocol';
-import { SpoolError } from '../../../shared/protocol/errors';
+import type { ConfigureQueueParams, DeleteQueueParams, PurgeQueueParams, StatsHistoryParams } from '../../../shared/protocol';
 import { unvalidated } from '../unvalidated';
 import { nonEmptyString, object } from '../../../shared/domain/validate';
 import type { HandlerGroup, Services } from './types';
@@ -38,8 +36,6 @@ export function queueHandlers(s: Services): HandlerGroup<QueueMethods> {
       object(params, 'params', []);
       return engine.stats();
     },
-    'stats.history': () => {
-      throw new SpoolError(ErrorCode.InternalError, 'stats.history is not answered by this daemon yet.');
-    },
+    'stats.history': (params) => engine.statsHistory(unvalidated<StatsHistoryParams>(params)),
   };
 }

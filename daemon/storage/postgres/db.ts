@@ -8,6 +8,7 @@ import { SpoolError, errorMessage } from '../../../shared/protocol/errors';
 import { ErrorCode } from '../../../shared/protocol';
 import type { Job, OutputLine } from '../../../shared/protocol/types';
 import type { ChangeRecorder } from '../store';
+import type { HistoryStep } from '../statements/history';
 import { toRow, type Row } from '../rows';
 
 // BIGINT (times in epoch ms, counts) as numbers: every value Spool stores fits in 2^53.
@@ -50,6 +51,10 @@ export class TxChanges {
   readonly outputJobs = new Map<string, { queue: string; first: number }>();
   /** Tokens revoked: every daemon closes the sessions logged in with them. */
   readonly revokedTokens = new Set<string>();
+
+  step(step: HistoryStep): void {
+    this.calls.push((r) => r.step?.(step));
+  }
 
   job(job: Job, deleted = false): void {
     this.calls.push((r) => r.job(job, deleted));
@@ -155,6 +160,10 @@ export class PgTx {
 
   job(job: Job, deleted = false): void {
     this.changes.job(job, deleted);
+  }
+
+  step(step: HistoryStep): void {
+    this.changes.step(step);
   }
 
   queue(name: string, deleted = false): void {

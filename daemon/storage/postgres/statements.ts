@@ -9,6 +9,7 @@ import { attemptStatements, jobStatements } from './jobs';
 import { claimStatements } from './claim';
 import { daemonStatements } from './daemons';
 import { dependencyStatements } from './dependencies';
+import { historyStatements } from './history';
 import { listStatements } from './list';
 import { outputStatements } from './output';
 import { projectStatements } from './projects';
@@ -27,6 +28,7 @@ export const postgresStatements: AsyncStatements<PgTx> = {
   ...claimStatements,
   ...daemonStatements,
   ...dependencyStatements,
+  ...historyStatements,
   ...listStatements,
   ...outputStatements,
   ...projectStatements,

@@ -23,6 +23,7 @@ import { WalCheckpointer, type WalCheckpointStatus } from './walCheckpoints';
 import { WorkerStatements } from './workers';
 import { DaemonStatements } from './daemons';
 import { TokenStatements } from './tokens';
+import { HistoryStatements } from './history';
 import { UniqueStatements } from './unique';
 import { errorMessage } from '../../../shared/protocol/errors';
 
@@ -58,6 +59,7 @@ export class SqliteDatabase {
   readonly workers: WorkerStatements;
   readonly daemons: DaemonStatements;
   readonly tokens: TokenStatements;
+  readonly history: HistoryStatements;
   readonly unique: UniqueStatements;
   readonly upkeep: UpkeepStatements;
   /** Templates and the ownership records of what a project's apply manages. */
@@ -106,6 +108,7 @@ export class SqliteDatabase {
       this.workers = new WorkerStatements(this.db);
       this.daemons = new DaemonStatements(this.db);
       this.tokens = new TokenStatements(this.db);
+      this.history = new HistoryStatements(this.db);
       this.unique = new UniqueStatements(this.db);
       this.upkeep = new UpkeepStatements(this.db, this.counts, this.delayed, this.queues);
       this.projects = new ProjectStatements(this.db, this.queues);

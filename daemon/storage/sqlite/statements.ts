@@ -24,5 +24,6 @@ export function sqliteStatements(store: SqliteDatabase): Statements {
     ...bound(store.tokens),
     ...bound(store.unique),
     ...bound(store.claims),
+    ...bound(store.history),
   };
 }

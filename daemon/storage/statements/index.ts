@@ -25,6 +25,7 @@ import type { ClaimSql } from './claim';
 import type { DaemonSql } from './daemons';
 import type { DependencySql } from './dependencies';
 import type { ExpirySql } from './expiry';
+import type { HistorySql } from './history';
 import type { JobSql } from './jobs';
 import type { ListSql } from './list';
 import type { OutputSql } from './output';
@@ -38,7 +39,7 @@ import type { UpkeepSql } from './upkeep';
 import type { WorkerSql } from './workers';
 import type { WorkflowSql } from './workflows';
 
-export interface Statements extends DependencySql, JobSql, ListSql, AttemptSql, ClaimSql, RunSql, OutputSql, QueueSql, ScheduleSql, ProjectSql, WorkerSql, DaemonSql, TokenSql, UpkeepSql, WorkflowSql, UniqueSql, ExpirySql {}
+export interface Statements extends DependencySql, JobSql, ListSql, AttemptSql, ClaimSql, RunSql, OutputSql, QueueSql, ScheduleSql, ProjectSql, WorkerSql, DaemonSql, TokenSql, UpkeepSql, WorkflowSql, UniqueSql, ExpirySql, HistorySql {}
 
 /** The name of a statement. */
 export type StatementName = keyof Statements;
@@ -105,4 +106,9 @@ export interface ChangeSink {
   output(jobId: string, queue: string, lines: import('../../../shared/protocol/types').OutputLine[]): void;
   /** A token was revoked: the sessions logged in with it close, on every daemon of the store. */
   tokenRevoked?(name: string): void;
+  /**
+   * A job took a step the queue history counts (enqueued, started, ended an attempt): delivered
+   * after the commit to the engine's history tally, dropped with a rollback. No statement runs.
+   */
+  step?(step: import('./history').HistoryStep): void;
 }

@@ -19,6 +19,7 @@ import { defineAdminStatements } from './admin';
 import { defineDependencyStatements } from './dependencies';
 import { defineExpiryStatements } from './expiry';
 import { exercised, type StatementStoreFactory } from './harness';
+import { defineHistoryStatements } from './history';
 import { defineJobStatements } from './jobs';
 import { defineMakingStatements } from './making';
 import { defineQueueStatements } from './queues';
@@ -49,6 +50,7 @@ export function defineStatements(factory: StatementStoreFactory): void {
   defineWorkflowStatements(factory);
   defineUniqueStatements(factory);
   defineExpiryStatements(factory);
+  defineHistoryStatements(factory);
 
   describe('statements: coverage', () => {
     it('calls every statement of the stores, the listed exceptions aside', (t) => {

@@ -11,6 +11,7 @@ import { defineCounters } from './counters';
 import { defineDaemons } from './daemons';
 import { defineDelayed } from './delayed';
 import { defineDependencies } from './dependencies';
+import { defineHistory } from './history';
 import { defineLease } from './lease';
 import { defineList } from './list';
 import { defineManage } from './manage';
@@ -37,6 +38,7 @@ const SUITES: readonly ((store: TestStoreFactory) => void)[] = [
   defineDaemons,
   defineDelayed,
   defineDependencies,
+  defineHistory,
   defineLease,
   defineList,
   defineManage,

@@ -1,0 +1,65 @@
+/**
+ * The queue history through the CLI as a process against a real daemon (docs/history.md):
+ * `spool stats --history` shows what jobs did per minute, once the daemon has written it (every
+ * 5 s); a daemon started with --no-history keeps none.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { StatsHistoryResult } from '../../shared/protocol';
+import { startDaemon, waitFor, type TestDaemon } from '../helpers/daemon';
+import { parseJson, runCli } from './cli-run';
+
+describe('spool stats --history', () => {
+  let daemon: TestDaemon;
+  let quiet: TestDaemon;
+  before(async () => {
+    daemon = await startDaemon();
+    quiet = await startDaemon({ args: ['--no-history'] });
+  });
+  after(async () => {
+    await daemon.dispose();
+    await quiet.dispose();
+  });
+
+  test('shows per minute the jobs enqueued, completed and dead, with run times, as a table and as JSON', async () => {
+    const spool = (args: string[]) => runCli(args, { socketPath: daemon.socketPath });
+    assert.equal((await spool(['enqueue', 'hist-cli', '--shell', 'true', '--wait'])).code, 0);
+    assert.notEqual((await spool(['enqueue', 'hist-cli', '--shell', 'exit 3', '--attempts', '1', '--wait'])).code, 0);
+    let points: StatsHistoryResult['points'] = [];
+    await waitFor(
+      'the history to show both jobs',
+      async () => {
+        const r = await spool(['stats', '--history', '--queue', 'hist-cli', '--since', '10m', '--json']);
+        assert.equal(r.code, 0, r.stderr);
+        points = parseJson<StatsHistoryResult>(r.stdout).points;
+        const sum = (k: 'enqueued' | 'started' | 'completed' | 'dead') => points.reduce((n, p) => n + p[k], 0);
+        return sum('enqueued') === 2 && sum('started') === 2 && sum('completed') === 1 && sum('dead') === 1;
+      },
+      30_000,
+    );
+    assert.ok(points.every((p) => p.queue === 'hist-cli' && p.at % 60_000 === 0));
+    assert.ok(points.some((p) => p.runMax !== null));
+    const table = await spool(['stats', '--history', '--queue', 'hist-cli', '--since', '10m']);
+    assert.equal(table.code, 0, table.stderr);
+    assert.match(table.stdout, /^TIME \(UTC\) +QUEUE +ENQUEUED +STARTED +COMPLETED +FAILED +DEAD +CANCELLED +WAIT P50 +WAIT P95 +RUN P50 +RUN P95 +BACKLOG +RUNNING$/m);
+    assert.match(table.stdout, /^\d{4}-\d\d-\d\d \d\d:\d\d +hist-cli +\d+ +\d+ +\d+ +0 +\d+ +0 /m);
+    const hours = parseJson<StatsHistoryResult>((await spool(['stats', '--history', '--since', '2h', '--step', 'hour', '--json'])).stdout);
+    assert.equal(hours.step, 'hour');
+    assert.equal(hours.points.filter((p) => p.queue === 'hist-cli').reduce((n, p) => n + p.enqueued, 0), 2);
+
+    const bad = await spool(['stats', '--history', '--step', 'day']);
+    assert.equal(bad.code, 1);
+    assert.match(bad.stderr, /--step is minute or hour, not "day"/);
+    const unknown = await spool(['stats', '--history', '--queue', 'no-such-queue']);
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /No queue named "no-such-queue"/);
+  });
+
+  test('a daemon started with --no-history keeps none, and says so', async () => {
+    const spool = (args: string[]) => runCli(args, { socketPath: quiet.socketPath });
+    assert.equal((await spool(['enqueue', 'hist-off', '--shell', 'true', '--wait'])).code, 0);
+    const r = await spool(['stats', '--history', '--queue', 'hist-off']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr + r.stdout, /No history of queue hist-off in the last 1h: nothing happened then, or the daemon runs with --no-history\./);
+  });
+});
