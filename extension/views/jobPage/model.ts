@@ -10,7 +10,7 @@ import { allows } from '../../../shared/domain/states';
 import type { Job, JobDependency, JobRun, OutputLine } from '../../../shared/protocol/types';
 import { payloadSummary } from '../format';
 import { PAGE_ACTIONS, type PageAction } from './messages';
-import type { JobHistoryEvent } from './timeline';
+import type { JobHistoryEvent } from '../../../shared/protocol/messages';
 import { mayEnqueue, mayManage, type WindowScope } from '../../daemon/tokenScope';
 
 /** How many of the newest output lines the page shows; the live output document has them all. */

@@ -22,10 +22,9 @@ import { jobTimes, jobTitle, localTime, pageActions, runStatus, stateLabel, stat
 import { PAGE_SCRIPT } from './script';
 import { renderHistory, renderWaterfall, TIMELINE_STYLE, waterfall } from './timeline';
 
-/** Text as HTML text or attribute value: nothing in it is markup. */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
+import { escapeHtml } from './escape';
+
+export { escapeHtml };
 
 function field(payload: unknown, name: string): string | undefined {
   if (typeof payload !== 'object' || payload === null || !(name in payload)) return undefined;

@@ -10,7 +10,7 @@
 import { formatDuration } from '../../../shared/domain/durations';
 import type { JobHistoryEvent } from '../../../shared/protocol/messages';
 import type { Job, JobRun, RunOutcome } from '../../../shared/protocol/types';
-import { escapeHtml } from './render';
+import { escapeHtml } from './escape';
 import { localTime } from './model';
 
 export type { JobHistoryEvent } from '../../../shared/protocol/messages';
