@@ -1,6 +1,7 @@
 // Builds every bundle Spool ships into dist/:
 //   extension.js  the VS Code extension (vscode is provided by the editor)
 //   workflowRunPage.js  the script of a workflow run's graph page, with dagre (runs in the webview)
+//   dashboardPage.js    the dashboard's script, with uPlot (runs in the webview; uPlot's style sheet: dashboardPage.css)
 //   daemon.js     spoold, the queue daemon (better-sqlite3 stays a native module beside it)
 //   cli.js        the `spool` command, a client: no driver, no daemon code (`spool daemon` starts daemon.js)
 //   lsp.js        the language server of spool.jsonc (`spool lsp --stdio` and the extension run it)
@@ -59,6 +60,7 @@ function terminalKit() {
 const builds = [
   { ...common, entryPoints: { extension: 'extension/extension.ts' }, external: ['vscode'] },
   { ...common, entryPoints: { workflowRunPage: 'extension/views/workflowRun/page/main.ts' }, platform: 'browser', format: 'iife', target: 'es2022', external: [] },
+  { ...common, entryPoints: { dashboardPage: 'extension/views/dashboard/page/main.ts' }, platform: 'browser', format: 'iife', target: 'es2022', external: [] },
   // The queues the benchmark compares against (dev dependencies) load from node_modules at run time.
   { ...common, entryPoints: { daemon: 'daemon/main.ts', cli: 'cli/main.ts', lsp: 'lsp/main.ts', mcp: 'mcp/main.ts', top: 'cli/top/main.ts', bench: 'bench/main.ts', checkpointer: 'daemon/storage/sqlite/checkpointer.ts' }, external: [...common.external, 'graphile-worker', 'pg-boss', 'bullmq'] },
   // spool-client: the client and worker library as a package of its own, no daemon code.

@@ -7,6 +7,7 @@ import type * as vscode from 'vscode';
 import type { DaemonConnection } from './daemon/connection';
 import type { EditPayloadProvider } from './documents/editPayload';
 import type { EnqueuedJobs } from './notifications';
+import type { DashboardPanel } from './views/dashboard/panel';
 import type { SpoolStatusBar } from './statusBar';
 import type { JobPages } from './views/jobPage/panel';
 import type { QueuesProvider } from './views/queues/queuesProvider';
@@ -34,6 +35,8 @@ export interface SpoolContext {
   jobPages: JobPages;
   /** The graph pages of workflow runs. */
   runPages: WorkflowRunPages;
+  /** The dashboard: charts over time and the queues' health. */
+  dashboard: DashboardPanel;
 }
 
 /** What `activate` returns: the parts the extension-host tests look at. */

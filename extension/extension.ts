@@ -15,6 +15,7 @@ import { startLanguageClient } from './languageClient';
 import { EnqueuedJobs } from './notifications';
 import { readSettings } from './settings';
 import { SpoolStatusBar } from './statusBar';
+import { DashboardPanel } from './views/dashboard/panel';
 import { JobPages } from './views/jobPage/panel';
 import { showDeadBadge } from './views/deadBadge';
 import { QueuesProvider } from './views/queues/queuesProvider';
@@ -53,6 +54,7 @@ export function activate(extension: vscode.ExtensionContext): SpoolExports {
     editor: new EditPayloadProvider(connection, enqueued),
     jobPages: new JobPages(connection, log, vscode.Uri.joinPath(extension.extensionUri, 'media', 'spool.svg')),
     runPages: new WorkflowRunPages(connection, log, extension.extensionUri),
+    dashboard: new DashboardPanel(connection, log, extension.extensionUri),
   };
   const jobOutput = new JobOutputProvider(connection, log);
   extension.subscriptions.push(
@@ -81,6 +83,7 @@ export function activate(extension: vscode.ExtensionContext): SpoolExports {
     ctx.editor,
     ctx.jobPages,
     ctx.runPages,
+    ctx.dashboard,
     vscode.workspace.registerFileSystemProvider(EDIT_SCHEME, ctx.editor),
     registerProvider(JOB_SCHEME, new JobDetailsProvider(connection)),
     registerProvider(OUTPUT_SCHEME, jobOutput),

@@ -15,6 +15,7 @@ import { showDaemonLog } from './daemon/showDaemonLog';
 import { showExtensionLog } from './daemon/showExtensionLog';
 import { startDaemon } from './daemon/startDaemon';
 import { stopDaemon } from './daemon/stopDaemon';
+import { openDashboard } from './dashboard/openDashboard';
 import { cancelJob } from './jobs/cancelJob';
 import { copyJobId } from './jobs/copyJobId';
 import { copyJobPayload } from './jobs/copyJobPayload';
@@ -52,6 +53,7 @@ import { enableSchedule } from './schedules/enableSchedule';
 import { filterSchedules } from './schedules/filterSchedules';
 import { refreshSchedules } from './schedules/refreshSchedules';
 import { runScheduleNow } from './schedules/runScheduleNow';
+import { showScheduleTimeline } from './schedules/showScheduleTimeline';
 import { filterWorkers } from './workers/filterWorkers';
 import { refreshWorkers } from './workers/refreshWorkers';
 import { cancelRun } from './workflows/cancelRun';
@@ -69,6 +71,7 @@ export const COMMANDS: readonly SpoolCommand[] = [
   showDaemonLog,
   showExtensionLog,
   refreshQueues,
+  openDashboard,
   filterJobs,
   clearFilter,
   onlyDead,
@@ -101,6 +104,7 @@ export const COMMANDS: readonly SpoolCommand[] = [
   retryAllDead,
   loadMore,
   refreshSchedules,
+  showScheduleTimeline,
   filterSchedules,
   createSchedule,
   runScheduleNow,

@@ -10,6 +10,7 @@ import { allows } from '../../../shared/domain/states';
 import type { Job, JobDependency, JobRun, OutputLine } from '../../../shared/protocol/types';
 import { payloadSummary } from '../format';
 import { PAGE_ACTIONS, type PageAction } from './messages';
+import type { JobHistoryEvent } from '../../../shared/protocol/messages';
 import { mayEnqueue, mayManage, type WindowScope } from '../../daemon/tokenScope';
 
 /** How many of the newest output lines the page shows; the live output document has them all. */
@@ -40,6 +41,8 @@ export interface JobPageInput {
   dependencies?: JobDependency[];
   /** The jobs that depend on it, with their states (the first LIMITS.maxListedDependents). */
   dependents?: JobDependency[];
+  /** Its history (`jobs.history`), oldest first; null from a daemon without it; absent when not read. */
+  history?: JobHistoryEvent[] | null;
 }
 
 /** What a job is, in a few words: `builds › npm test`, `hooks › POST https://…`, `reports › report {"month":…}`. */

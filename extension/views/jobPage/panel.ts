@@ -18,6 +18,7 @@ import { MESSAGE, PAGE_ACTIONS, readPageMessage, type ToPageMessage } from './me
 import { jobTitle, PAGE_OUTPUT_LINES, relativeTimes, type JobPageInput } from './model';
 import type { WaitingFacts } from '../../../shared/domain/present';
 import { renderJobBody, renderJobDocument } from './render';
+import { timelineTimes, type JobHistoryEvent } from './timeline';
 
 /** The webview type of a job page. */
 export const JOB_PAGE_VIEW_TYPE = 'spool.jobPage';
@@ -48,6 +49,8 @@ class JobPage implements vscode.Disposable {
   private deleted = false;
   /** Why a due queued job has not started: its queue and the workers (see readWaiting). */
   private waiting: WaitingFacts | null = null;
+  /** The job's history (`jobs.history`); null from a daemon without it, undefined until read. */
+  private history: JobHistoryEvent[] | null | undefined = undefined;
   private subscription: Subscription | null = null;
   private subscribedOn: SpoolClient | null = null;
   private refreshTimer: NodeJS.Timeout | null = null;
@@ -96,7 +99,7 @@ class JobPage implements vscode.Disposable {
     this.runs = first.runs;
     this.dependencies = first.dependencies;
     this.dependents = first.dependents;
-    await Promise.all([this.readOutput(), this.readWaiting(client)]);
+    await Promise.all([this.readOutput(), this.readWaiting(client), this.readHistory(client)]);
     this.loaded = true;
     this.body = renderJobBody(this.input());
     this.setDocument();
@@ -117,6 +120,8 @@ class JobPage implements vscode.Disposable {
   /** A new or reconnected client: follow the output on it again, and read what changed meanwhile. */
   reconnected(client: SpoolClient): void {
     if (this.deleted) return;
+    // The daemon may be another one now, with a history where the last had none.
+    if (this.history === null) this.history = undefined;
     if (!this.outputDone && this.subscribedOn !== client) {
       this.follow(client).catch((error: unknown) => this.log.warn(`Following the output of ${this.id} again failed: ${errorMessage(error)}`));
     }
@@ -143,7 +148,22 @@ class JobPage implements vscode.Disposable {
       dependencies: this.dependencies,
       dependents: this.dependents,
       ...(this.waiting ? { waiting: this.waiting } : {}),
+      ...(this.history === undefined ? {} : { history: this.history }),
     };
+  }
+
+  /**
+   * The job's history, every state change with its cause and who (`jobs.history`): null from a
+   * daemon that has no such method; a failure keeps what was read before.
+   */
+  private async readHistory(client: SpoolClient): Promise<void> {
+    if (this.history === null) return;
+    try {
+      this.history = (await client.call('jobs.history', { id: this.id })).events;
+    } catch (error) {
+      if (error instanceof SpoolError && error.code === ErrorCode.MethodNotFound) this.history = null;
+      else if (!(error instanceof SpoolError && error.code === ErrorCode.JobNotFound)) this.log.warn(`Reading the history of job ${this.id} failed: ${errorMessage(error)}`);
+    }
   }
 
   /**
@@ -198,7 +218,7 @@ class JobPage implements vscode.Disposable {
         this.outputDone = false;
         await this.follow(this.connection.client());
       }
-      await Promise.all([this.readOutput(), this.readWaiting(this.connection.client())]);
+      await Promise.all([this.readOutput(), this.readWaiting(this.connection.client()), this.readHistory(this.connection.client())]);
     } catch (error) {
       if (error instanceof SpoolError && error.code === ErrorCode.JobNotFound) {
         this.deleted = true;
@@ -274,7 +294,10 @@ class JobPage implements vscode.Disposable {
     if (this.panel.visible) {
       // A hidden webview is rebuilt from its document when shown again.
       if (this.bodyInDocument !== this.body) this.setDocument();
-      this.ticker ??= setInterval(() => this.post({ type: MESSAGE.times, times: relativeTimes(this.job, Date.now()) }), 1000);
+      this.ticker ??= setInterval(() => {
+        const now = Date.now();
+        this.post({ type: MESSAGE.times, times: { ...relativeTimes(this.job, now), ...timelineTimes(this.runs, now) } });
+      }, 1000);
     } else if (this.ticker) {
       clearInterval(this.ticker);
       this.ticker = null;

@@ -20,11 +20,11 @@ import { relativeTime } from '../format';
 import { PAGE_ACTIONS, type PageAction } from './messages';
 import { jobTimes, jobTitle, localTime, pageActions, runStatus, stateLabel, stateReason, STATE_GLYPHS, type JobPageInput } from './model';
 import { PAGE_SCRIPT } from './script';
+import { renderHistory, renderWaterfall, TIMELINE_STYLE, waterfall } from './timeline';
 
-/** Text as HTML text or attribute value: nothing in it is markup. */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
+import { escapeHtml } from './escape';
+
+export { escapeHtml };
 
 function field(payload: unknown, name: string): string | undefined {
   if (typeof payload !== 'object' || payload === null || !(name in payload)) return undefined;
@@ -195,6 +195,8 @@ export function renderJobBody(input: JobPageInput): string {
     '</dl>',
     relationsTable('Depends on', input.dependencies ?? [], Math.max(job.dependsOn, input.dependencies?.length ?? 0), true),
     relationsTable('Depended on by', input.dependents ?? [], Math.max(job.dependents, input.dependents?.length ?? 0), false),
+    renderWaterfall(waterfall(job, runs, now)),
+    input.history === undefined ? '' : renderHistory(input.history),
     runsTable(runs),
     outputSection(input),
   ].join('');
@@ -246,5 +248,5 @@ progress { vertical-align: middle; }
  */
 export function renderJobDocument(input: JobPageInput, nonce: string): string {
   const csp = `default-src 'none'; style-src 'nonce-${nonce}'; script-src 'nonce-${nonce}'; img-src data:;`;
-  return `<!DOCTYPE html><html lang="en"><head><meta charset="UTF-8"><meta http-equiv="Content-Security-Policy" content="${csp}"><meta name="viewport" content="width=device-width, initial-scale=1.0"><title>${escapeHtml(jobTitle(input.job))}</title><style nonce="${nonce}">${STYLE}</style></head><body><main id="root">${renderJobBody(input)}</main><script nonce="${nonce}">${PAGE_SCRIPT}</script></body></html>`;
+  return `<!DOCTYPE html><html lang="en"><head><meta charset="UTF-8"><meta http-equiv="Content-Security-Policy" content="${csp}"><meta name="viewport" content="width=device-width, initial-scale=1.0"><title>${escapeHtml(jobTitle(input.job))}</title><style nonce="${nonce}">${STYLE}${TIMELINE_STYLE}</style></head><body><main id="root">${renderJobBody(input)}</main><script nonce="${nonce}">${PAGE_SCRIPT}</script></body></html>`;
 }

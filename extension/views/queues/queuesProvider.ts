@@ -16,6 +16,8 @@ import { dueNoWorkerText } from '../../../shared/domain/present';
 import type { DaemonConnection } from '../../daemon/connection';
 import { readSettings } from '../../settings';
 import { Refresher } from '../refresher';
+import { readHistory } from '../dashboard/panel';
+import { hourLine, hourLineText, rangeParams } from '../dashboard/history';
 import { groupItem, jobItem, loadMoreItem, queueItem, type GroupNode, type LoadMoreNode, type QueueNode, type QueueTreeNode } from './nodes';
 import {
   GROUPS,
@@ -146,6 +148,22 @@ export class QueuesProvider implements vscode.TreeDataProvider<QueueTreeNode>, v
   redraw(): void {
     this.redrawing = true;
     this.changeEmitter.fire(undefined);
+  }
+
+  /**
+   * A queue row's tooltip, when hovered, ends with its last hour: a sparkline of the jobs ended
+   * per minute and the totals, from `stats.history` (nothing from a daemon without it).
+   */
+  async resolveTreeItem(item: vscode.TreeItem, node: QueueTreeNode): Promise<vscode.TreeItem> {
+    if (node.type !== 'queue' || !(item.tooltip instanceof vscode.MarkdownString) || this.connection.state !== 'connected') return item;
+    try {
+      const params = rangeParams('hour', Date.now(), node.queue.name);
+      const history = await readHistory(this.connection.client(), params);
+      if (history) item.tooltip.appendMarkdown('\n\n').appendText(hourLineText(hourLine(history.points, node.queue.name, params)));
+    } catch {
+      // The tooltip goes without its last hour; the row itself says what matters.
+    }
+    return item;
   }
 
   getTreeItem(node: QueueTreeNode): vscode.TreeItem {
