@@ -29,6 +29,8 @@ npm run bench                 (or node dist/bench.js, once built)
                               =dependencies: job graphs on SQLite and PostgreSQL, in-process;
                               =postgres: Spool on PostgreSQL beside graphile-worker and pg-boss, on a throwaway server;
                               =bullmq: Spool on SQLite beside BullMQ, on a throwaway redis-server (skipped without one);
+                                SPOOL_BENCH_BASELINE=<checkout> adds that build's daemon to the same rounds,
+                                SPOOL_BENCH_ROUNDS=N sets the rounds (default 5);
                               =editor: the Queues view and a job page in VS Code (needs bash scripts/e2e-setup.sh once))
   SPOOL_BENCH_CHECKPOINTS=auto  the engine with SQLite's automatic checkpoints
   SPOOL_BENCH_CPU_PROFILE=<dir> a V8 CPU profile of each benchmark daemon, written there
