@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: prints the versions measured, then the engine benchmark (in-process) and the
  * daemon benchmark (over the socket), then the language server's. SPOOL_BENCH_QUICK=1 makes a fast,
- * smaller run; SPOOL_BENCH_PART=engine, =daemon, =apply, =lsp, =dependencies, =postgres, =bullmq or =editor runs only that part.
+ * smaller run; SPOOL_BENCH_PART=engine, =daemon, =apply, =lsp, =dependencies, =postgres, =bullmq, =shell, =memory or =editor runs only that part.
  *
  * `npm run bench -- compare --old <dir-or-ref> …` compares two builds' daemons instead, in one
  * interleaved run (compare.ts); `npm run bench -- --help` says how.
@@ -18,7 +18,9 @@ import { runDaemonBench } from './daemon';
 import { runDependenciesBench } from './dependencies';
 import { runEngineBench, type BenchFigure } from './engine';
 import { runLspBench } from './lsp';
+import { runMemoryBench } from './memory';
 import { runPostgresBench } from './postgres';
+import { runShellBench } from './shell';
 
 const USAGE = `Spool's benchmarks.
 
@@ -31,6 +33,8 @@ npm run bench                 (or node dist/bench.js, once built)
                               =bullmq: Spool on SQLite beside BullMQ, on a throwaway redis-server (skipped without one);
                                 SPOOL_BENCH_BASELINE=<checkout> adds that build's daemon to the same rounds,
                                 SPOOL_BENCH_ROUNDS=N sets the rounds (default 5);
+                              =shell: \`true\` shell jobs run by the built-in executors, and enqueue → command start;
+                              =memory: the daemon's memory with 1,000,000 waiting jobs and while they drain;
                               =editor: the Queues view and a job page in VS Code (needs bash scripts/e2e-setup.sh once))
   SPOOL_BENCH_CHECKPOINTS=auto  the engine with SQLite's automatic checkpoints
   SPOOL_BENCH_CPU_PROFILE=<dir> a V8 CPU profile of each benchmark daemon, written there
@@ -78,6 +82,10 @@ async function runAll(): Promise<void> {
   if (part === undefined || part === 'postgres') lines.push(summary('PostgreSQL', await runPostgresBench({ quick: process.env['SPOOL_BENCH_QUICK'] === '1' })));
   if (part === undefined) console.log('');
   if (part === undefined || part === 'bullmq') lines.push(summary('SQLite beside BullMQ', await runBullmqBench({ quick: process.env['SPOOL_BENCH_QUICK'] === '1' })));
+  if (part === undefined) console.log('');
+  if (part === undefined || part === 'shell') lines.push(summary('Shell jobs', await runShellBench({ quick: process.env['SPOOL_BENCH_QUICK'] === '1' })));
+  if (part === undefined) console.log('');
+  if (part === undefined || part === 'memory') lines.push(summary('Memory', await runMemoryBench({ quick: process.env['SPOOL_BENCH_QUICK'] === '1' })));
   if (part === undefined) console.log('');
   if (part === undefined || part === 'editor') lines.push(runEditorBench());
   console.log(`\n${lines.join('\n')}`);
