@@ -8,6 +8,8 @@
  *   command appends `<enqueue time> <its own start time>` to a file; the start is `date +%s%N`,
  *   the first program the shell runs, so the figure is enqueue → claim → `/bin/sh` started →
  *   `date` started. p50 and p99 over the samples.
+ *
+ * SPOOL_BENCH_DAEMON=<checkout> runs another build's daemon instead (see below).
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -45,7 +47,11 @@ export async function runShellBench(options: Options = {}): Promise<BenchFigure[
   const jobs = options.quick ? 200 : 1000;
   const samples = options.quick ? 50 : 200;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'spool-bench-shell-'));
-  const daemon = await launchDaemon({ daemonScript: path.resolve(__dirname, 'daemon.js'), dir, name: 'shell' });
+  // SPOOL_BENCH_DAEMON=<checkout> measures that build's daemon (its dist/daemon.js) instead: run
+  // it in turn with this one's for a before-and-after.
+  const other = process.env['SPOOL_BENCH_DAEMON'];
+  const daemonScript = other ? path.resolve(other, 'dist', 'daemon.js') : path.resolve(__dirname, 'daemon.js');
+  const daemon = await launchDaemon({ daemonScript, dir, name: 'shell' });
   const client = await SpoolClient.connect({ socketPath: daemon.socketPath });
   try {
     log(`Shell jobs run by the built-in executors (default --max-executors), ${jobs.toLocaleString('en-US')} \`true\` jobs; ${samples} start-latency samples\n`);
