@@ -101,15 +101,15 @@ export async function runBullmqBench(options: Options = {}): Promise<BenchFigure
     log('SQLite beside BullMQ: skipped (redis-server is not installed; apt-get install redis-server)');
     return [];
   }
-  const rounds = options.quick ? 1 : 5;
+  const rounds = Number(process.env['SPOOL_BENCH_ROUNDS'] ?? (options.quick ? 1 : 5));
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'spool-bench-bullmq-'));
   const script = writeClientScript(dir);
   const client: BenchClient = (config) => runClient(script, config);
   const daemonScript = path.resolve(__dirname, 'daemon.js');
   const server = await startRedis(dir);
 
-  const spool: Scenario = async (round) => {
-    const daemon = await launchDaemon({ daemonScript, dir, name: `sqlite-${round}` });
+  const spoolWith = (daemonProgram: string, label: string): Scenario => async (round) => {
+    const daemon = await launchDaemon({ daemonScript: daemonProgram, dir, name: `${label}-${round}` });
     try {
       await client({ role: 'enqueue', socket: daemon.socketPath, n: JOBS, window: 4, batch: BATCH, queue: 'bench' });
       const t0 = performance.now();
@@ -122,6 +122,7 @@ export async function runBullmqBench(options: Options = {}): Promise<BenchFigure
       await daemon.stop();
     }
   };
+  const spool = spoolWith(daemonScript, 'sqlite');
 
   const bullmq: Scenario = async (round) => {
     const { Queue, Worker } = await import('bullmq');
@@ -154,6 +155,10 @@ export async function runBullmqBench(options: Options = {}): Promise<BenchFigure
     ['Spool on SQLite', spool],
     ['BullMQ on Redis', bullmq],
   ];
+  // SPOOL_BENCH_BASELINE=<checkout> adds that build's daemon (its dist/daemon.js) as a third
+  // contender in the same interleaved rounds: a before-and-after beside the peer.
+  const baseline = process.env['SPOOL_BENCH_BASELINE'];
+  if (baseline) scenarios.push(['Spool baseline', spoolWith(path.resolve(baseline, 'dist', 'daemon.js'), 'baseline')]);
   const rates = new Map<string, number[]>(scenarios.map(([name]) => [name, []]));
   try {
     log(`Spool ${VERSION} on SQLite; BullMQ ${packageVersion('bullmq')} on Redis ${redis} (no persistence), loopback, Node ${process.version}`);

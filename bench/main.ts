@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: prints the versions measured, then the engine benchmark (in-process) and the
  * daemon benchmark (over the socket), then the language server's. SPOOL_BENCH_QUICK=1 makes a fast,
- * smaller run; SPOOL_BENCH_PART=engine, =daemon, =apply, =lsp, =dependencies, =postgres, =bullmq, =history or =editor runs only that part.
+ * smaller run; SPOOL_BENCH_PART=engine, =daemon, =apply, =lsp, =dependencies, =postgres, =bullmq, =shell, =memory, =history or =editor runs only that part.
  *
  * `npm run bench -- compare --old <dir-or-ref> …` compares two builds' daemons instead, in one
  * interleaved run (compare.ts); `npm run bench -- --help` says how.
@@ -19,7 +19,9 @@ import { runDaemonBench } from './daemon';
 import { runDependenciesBench } from './dependencies';
 import { runEngineBench, type BenchFigure } from './engine';
 import { runLspBench } from './lsp';
+import { runMemoryBench } from './memory';
 import { runPostgresBench } from './postgres';
+import { runShellBench } from './shell';
 
 const USAGE = `Spool's benchmarks.
 
@@ -30,6 +32,10 @@ npm run bench                 (or node dist/bench.js, once built)
                               =dependencies: job graphs on SQLite and PostgreSQL, in-process;
                               =postgres: Spool on PostgreSQL beside graphile-worker and pg-boss, on a throwaway server;
                               =bullmq: Spool on SQLite beside BullMQ, on a throwaway redis-server (skipped without one);
+                                SPOOL_BENCH_BASELINE=<checkout> adds that build's daemon to the same rounds,
+                                SPOOL_BENCH_ROUNDS=N sets the rounds (default 5);
+                              =shell: \`true\` shell jobs run by the built-in executors, and enqueue → command start;
+                              =memory: the daemon's memory with 1,000,000 waiting jobs and while they drain;
                               =history: enqueue and drain with the queue history on and off, interleaved, SQLite and PostgreSQL;
                               =editor: the Queues view and a job page in VS Code (needs bash scripts/e2e-setup.sh once))
   SPOOL_BENCH_CHECKPOINTS=auto  the engine with SQLite's automatic checkpoints
@@ -80,6 +86,10 @@ async function runAll(): Promise<void> {
   if (part === undefined || part === 'bullmq') lines.push(summary('SQLite beside BullMQ', await runBullmqBench({ quick: process.env['SPOOL_BENCH_QUICK'] === '1' })));
   if (part === undefined) console.log('');
   if (part === undefined || part === 'history') lines.push(summary('History', await runHistoryBench({ quick: process.env['SPOOL_BENCH_QUICK'] === '1' })));
+  if (part === undefined) console.log('');
+  if (part === undefined || part === 'shell') lines.push(summary('Shell jobs', await runShellBench({ quick: process.env['SPOOL_BENCH_QUICK'] === '1' })));
+  if (part === undefined) console.log('');
+  if (part === undefined || part === 'memory') lines.push(summary('Memory', await runMemoryBench({ quick: process.env['SPOOL_BENCH_QUICK'] === '1' })));
   if (part === undefined) console.log('');
   if (part === undefined || part === 'editor') lines.push(runEditorBench());
   console.log(`\n${lines.join('\n')}`);

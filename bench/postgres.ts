@@ -15,6 +15,8 @@
  * - Latency: a worker long-polling on daemon B, one job enqueued on daemon A every 10 ms: from
  *   the enqueue call to the claim's answer, through LISTEN/NOTIFY.
  * graphile-worker and pg-boss run inside this process, as an application embeds them.
+ * SPOOL_BENCH_PG_STATEMENTS=1 loads pg_stat_statements in the server and prints, after each drain,
+ * its statements per job and the costliest ones.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -78,8 +80,12 @@ async function until(what: string, check: () => Promise<boolean>, timeoutMs = 30
   }
 }
 
-/** Jobs per second of the drain, for one round of one scenario. */
-type Scenario = (url: string) => Promise<number>;
+/**
+ * Jobs per second of the drain, for one round of one scenario. `drainStarts` is called just
+ * before the drain's clock starts (with SPOOL_BENCH_PG_STATEMENTS=1 it clears pg_stat_statements,
+ * so that the statements counted are the drain's alone).
+ */
+type Scenario = (url: string, drainStarts: () => Promise<void>) => Promise<number>;
 
 export async function runPostgresBench(options: Options = {}): Promise<BenchFigure[]> {
   const log = options.log ?? ((line: string) => console.log(line));
@@ -90,7 +96,9 @@ export async function runPostgresBench(options: Options = {}): Promise<BenchFigu
   }
   const rounds = options.quick ? 1 : 3;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'spool-bench-pg-'));
-  const settings = { fsync: 'on', full_page_writes: 'on', synchronous_commit: 'on', shared_buffers: '256MB', max_wal_size: '2GB' };
+  const statements = process.env['SPOOL_BENCH_PG_STATEMENTS'] === '1';
+  const settings: Record<string, string> = { fsync: 'on', full_page_writes: 'on', synchronous_commit: 'on', shared_buffers: '256MB', max_wal_size: '2GB' };
+  if (statements) Object.assign(settings, { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'all' });
   const server = await PgServer.start(settings);
   const script = writeClientScript(dir);
   const client: BenchClient = (config) => runClient(script, config);
@@ -111,10 +119,11 @@ export async function runPostgresBench(options: Options = {}): Promise<BenchFigu
     await Promise.all(list.map((d) => d.stop()));
   };
 
-  const spool = (daemons: number): Scenario => async (url) => {
+  const spool = (daemons: number): Scenario => async (url, drainStarts) => {
     const list = await daemonsOn(url, daemons);
     try {
       await client({ role: 'enqueue', socket: (list[0] as BenchDaemon).socketPath, n: JOBS, window: 4, batch: BATCH, queue: 'bench' });
+      await drainStarts();
       const t0 = performance.now();
       // Three workers either way: all on the one daemon, or one on each of three.
       const drained = (await Promise.all([0, 1, 2].map((i) => client({ role: 'drain', socket: (list[i % list.length] as BenchDaemon).socketPath, max: 200, queue: 'bench', workerId: `w${i}` })))) as { completed: number }[];
@@ -127,13 +136,14 @@ export async function runPostgresBench(options: Options = {}): Promise<BenchFigu
     }
   };
 
-  const graphile: Scenario = async (url) => {
+  const graphile: Scenario = async (url, drainStarts) => {
     const { makeWorkerUtils, run } = await import('graphile-worker');
     const utils = await makeWorkerUtils({ connectionString: url });
     try {
       await utils.migrate();
       for (let i = 0; i < JOBS; i += BATCH) await utils.addJobs(Array.from({ length: BATCH }, () => ({ identifier: 'noop', payload: {} })));
       let done = 0;
+      await drainStarts();
       const t0 = performance.now();
       const runner = await run({ connectionString: url, concurrency: 32, noHandleSignals: true, pollInterval: 1000, logger: quietGraphileLogger(), taskList: { noop: async () => void (done += 1) } });
       await until('graphile-worker to finish its jobs', async () => done >= JOBS && (await count(url, 'SELECT count(*) AS n FROM graphile_worker._private_jobs')) === 0);
@@ -145,7 +155,7 @@ export async function runPostgresBench(options: Options = {}): Promise<BenchFigu
     }
   };
 
-  const pgBoss: Scenario = async (url) => {
+  const pgBoss: Scenario = async (url, drainStarts) => {
     const { default: PgBoss } = await import('pg-boss');
     const boss = new PgBoss({ connectionString: url, supervise: false, schedule: false });
     boss.on('error', () => undefined);
@@ -156,6 +166,7 @@ export async function runPostgresBench(options: Options = {}): Promise<BenchFigu
       // fetch and complete in batches, four loops at once: its fastest way to drain (its work()
       // sleeps a polling interval after every batch).
       let done = 0;
+      await drainStarts();
       const t0 = performance.now();
       const loop = async (): Promise<void> => {
         for (;;) {
@@ -186,12 +197,18 @@ export async function runPostgresBench(options: Options = {}): Promise<BenchFigu
     log(`PostgreSQL ${version.server_version} (${Object.entries(settings).map(([k, v]) => `${k}=${v}`).join(', ')}), on loopback, this machine`);
     log(`Spool ${VERSION}, graphile-worker ${packageVersion('graphile-worker')}, pg-boss ${packageVersion('pg-boss')}, Node ${process.version}`);
     log(`${JOBS.toLocaleString('en-US')} no-op jobs enqueued in batches of ${BATCH}, then drained; ${rounds} interleaved round(s)\n`);
+    if (statements) await server.admin('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+    const drainStarts = async (): Promise<void> => {
+      if (statements) await server.admin('SELECT pg_stat_statements_reset()');
+    };
     for (let round = 0; round < rounds; round += 1) {
       for (let i = 0; i < scenarios.length; i += 1) {
         const [name, scenario] = scenarios[(i + round) % scenarios.length] as [string, Scenario];
-        const rate = await scenario(await server.database());
+        const url = await server.database();
+        const rate = await scenario(url, drainStarts);
         rates.get(name)?.push(rate);
         log(`  round ${round + 1}: ${name.padEnd(22)} ${Math.round(rate).toLocaleString('en-US')} jobs/s`);
+        if (statements) log(await drainStatements(server, url));
       }
       latencies.push(await crossDaemonLatency(await server.database(), daemonsOn, stopAll, client, options.quick ? 100 : 300));
     }
@@ -241,6 +258,32 @@ async function crossDaemonLatency(
   } finally {
     await stopAll([a as BenchDaemon, b as BenchDaemon]);
   }
+}
+
+/**
+ * The drain's statements in `url`'s database, from pg_stat_statements (cleared when the drain
+ * started; nested statements, such as those of functions and triggers, included): the total per
+ * job, and the top ones by total execution time with their calls per job. Outside a pipeline each
+ * top-level statement is one round trip. Execution time is the server's (COMMIT's includes the WAL flush).
+ */
+async function drainStatements(server: PgServer, url: string): Promise<string> {
+  const database = new URL(url).pathname.slice(1);
+  const { rows } = await server.admin(
+    `SELECT s.query, s.toplevel, s.calls::float8 AS calls, s.total_exec_time AS ms, s.rows::float8 AS rows
+       FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
+      WHERE d.datname = $1 ORDER BY s.total_exec_time DESC`,
+    [database],
+  );
+  const list = rows as { query: string; toplevel: boolean; calls: number; ms: number; rows: number }[];
+  const top = list.filter((r) => r.toplevel);
+  const calls = top.reduce((a, r) => a + r.calls, 0);
+  const ms = top.reduce((a, r) => a + r.ms, 0);
+  const lines = [`      top-level statements: ${(calls / JOBS).toFixed(3)} per job, ${((ms * 1000) / JOBS).toFixed(1)} µs server time per job; by total time:`];
+  for (const r of list.slice(0, 10)) {
+    const text = r.query.replace(/\s+/g, ' ').slice(0, 110);
+    lines.push(`      ${((r.ms / Math.max(ms, 1e-9)) * 100).toFixed(0).padStart(4)} % ${(r.calls / JOBS).toFixed(3).padStart(7)}/job ${(r.rows / Math.max(r.calls, 1)).toFixed(0).padStart(4)} rows/call ${r.toplevel ? '' : '(nested) '}${text}`);
+  }
+  return lines.join('\n');
 }
 
 /** graphile-worker logs every job at info level; the benchmark wants its own lines only. */

@@ -11,7 +11,7 @@
  *   its job, and none holds the output pipes open (a background process would otherwise keep the
  *   job running until its timeout).
  * - A process that left the group (`setsid`) is not reached by a signal to the group. Given the
- *   job's id, the runner finds such processes by the `SPOOL_JOB_ID` in their environment
+ *   job's id and no container (below), the runner finds such processes by the `SPOOL_JOB_ID` in their environment
  *   (jobProcesses.ts) and signals them with the group: SIGTERM at a stop, SIGKILL at a kill and
  *   when the shell exits, until none is left. Without /proc (not Linux) they are not found, and
  *   only the group is stopped.
@@ -120,6 +120,10 @@ export function runProcessGroup<R extends string>(options: ProcessGroupOptions):
     stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
   });
   const pid = child.pid;
+  // A container holds every process the command starts, whatever its group or session: its
+  // signal and close reach them all, and the search of /proc by SPOOL_JOB_ID (two reads of every
+  // process's environment per run, most of the daemon's time on a `true` job) finds nothing more.
+  const escapeesJobId = options.container === undefined ? options.jobId : undefined;
   let stoppedFor: R | TimeoutReason | null = null;
   let exited = false;
   let killed = false;
@@ -130,7 +134,7 @@ export function runProcessGroup<R extends string>(options: ProcessGroupOptions):
     const error = sendToGroup(pid, signal);
     if (error !== null) options.onProblem?.(`Could not send ${signal} to process group ${pid}: ${error.message}`);
     // The search reads /proc without blocking; a process it misses now is found by the sweep at exit.
-    if (options.jobId !== undefined) void signalEscapees(options.jobId, signal);
+    if (escapeesJobId !== undefined) void signalEscapees(escapeesJobId, signal);
     options.container?.signal(signal);
   };
   const kill = (): void => {
@@ -173,7 +177,7 @@ export function runProcessGroup<R extends string>(options: ProcessGroupOptions):
     kill();
     if (killTimer !== null) clearTimeout(killTimer);
     await options.container?.close();
-    if (exit.spawnError === null && options.jobId !== undefined) await killEscapees(options.jobId);
+    if (exit.spawnError === null && escapeesJobId !== undefined) await killEscapees(escapeesJobId);
     if (exit.spawnError === null) await waitForPipes(closed, options.pipeCloseWaitMs ?? PIPE_CLOSE_WAIT_MS, stdout, stderr);
     return { ...exit, stoppedFor };
   });
