@@ -51,6 +51,14 @@ class ShellRun implements RunningJob {
     this.group?.stop(reason);
   }
 
+  pause(): void {
+    this.group?.pause();
+  }
+
+  resume(): void {
+    this.group?.resume();
+  }
+
   private async run(payload: ShellPayload): Promise<Outcome> {
     const { job, output } = this.context;
     if (payload.cwd !== undefined && !isDirectory(payload.cwd)) {

@@ -45,7 +45,7 @@ function claimSql(include: boolean): string {
     )
     UPDATE jobs SET claimed_from = jobs.state, state = 'running', attempts = jobs.attempts + 1, runs = jobs.runs + 1,
       worker_id = $5, lease_expires_at = $2 + jobs.timeout_ms, started_at = $2, finished_at = NULL,
-      progress = NULL, progress_message = NULL, cancel_requested = 0, expire_at = NULL, updated_at = $2
+      progress = NULL, progress_message = NULL, cancel_requested = 0, expire_at = NULL, paused_at = NULL, updated_at = $2
     FROM fitting WHERE jobs.id = fitting.id
     RETURNING ${JOBS_DOT_COLUMNS}`;
 }

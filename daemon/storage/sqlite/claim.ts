@@ -99,7 +99,7 @@ function weightedClaimSql(kindClause: string, single: boolean): string {
   return `
     UPDATE jobs SET claimed_from = state, state = 'running', attempts = attempts + 1, runs = runs + 1, worker_id = @workerId,
       lease_expires_at = @now + timeout_ms, started_at = @now, finished_at = NULL,
-      progress = NULL, progress_message = NULL, cancel_requested = 0, expire_at = NULL, updated_at = @now
+      progress = NULL, progress_message = NULL, cancel_requested = 0, expire_at = NULL, paused_at = NULL, updated_at = @now
     WHERE ${where}
     RETURNING *`;
 }
@@ -113,7 +113,7 @@ function claimSql(kindClause: string, single: boolean, budgeted = false): string
   return `
     UPDATE jobs SET claimed_from = state, state = 'running', attempts = attempts + 1, runs = runs + 1, worker_id = @workerId,
       lease_expires_at = @now + timeout_ms, started_at = @now, finished_at = NULL,
-      progress = NULL, progress_message = NULL, cancel_requested = 0, expire_at = NULL, updated_at = @now
+      progress = NULL, progress_message = NULL, cancel_requested = 0, expire_at = NULL, paused_at = NULL, updated_at = @now
     WHERE id ${single ? '=' : 'IN'} (${claimIdsSql(kindClause, budgeted)})
     RETURNING *`;
 }
