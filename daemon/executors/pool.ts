@@ -20,6 +20,7 @@ import { BUILTIN_WORKER_PREFIX } from '../engine/defaults';
 import type { Logger } from '../lifecycle/logger';
 import { runHttp } from './http';
 import { JobOutput } from '../../shared/client/shellJob';
+import { dependencyFolders, sweepDependencyFolders } from '../../shared/client/jobEnv';
 import { runShell } from './shell';
 import type { Executor, Outcome, RunningJob } from './types';
 
@@ -70,6 +71,13 @@ export class ExecutorPool {
   }
 
   start(): void {
+    // A daemon killed mid-job left its jobs' dependency files; those jobs run again with new ones.
+    try {
+      const swept = sweepDependencyFolders(dependencyFolders(this.socketPath));
+      if (swept > 0) this.logger.info('Removed the dependency files of jobs a daemon killed earlier had left', { count: swept });
+    } catch (error) {
+      this.logger.warn('Could not remove the dependency files a daemon killed earlier left', { error });
+    }
     // Started before the first claim (a synchronous store has registered it when this returns);
     // the executors work without the row, which only shows them in the workers list.
     this.engine
