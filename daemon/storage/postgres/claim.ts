@@ -65,6 +65,9 @@ function rateState(row: Row): { tokens: number | null; refilledAt: number | null
   return { tokens: typeof tokens === 'number' ? tokens : null, refilledAt: intOrNull(row, 'rate_refilled_at') };
 }
 
+/** No queue is claimable while every queue is paused (ops/pauseAll.ts): read with the queues, no round trip of its own. */
+const NOT_ALL_PAUSED = `NOT EXISTS (SELECT 1 FROM settings WHERE name = 'claimsPaused' AND value = 'true')`;
+
 export const claimStatements: AsyncPart<PgTx, ClaimSql> = {
   /**
    * A queue with a concurrency or rate limit is locked (its row, FOR NO KEY UPDATE, in name
@@ -77,8 +80,8 @@ export const claimStatements: AsyncPart<PgTx, ClaimSql> = {
   async claimQueues(tx, p) {
     const rows =
       p.queues.length === 0
-        ? await tx.rows('SELECT * FROM queues WHERE paused = 0 ORDER BY name')
-        : await tx.rows('SELECT * FROM queues WHERE name = ANY($1::text[]) AND paused = 0 ORDER BY name', [p.queues]);
+        ? await tx.rows(`SELECT * FROM queues WHERE paused = 0 AND ${NOT_ALL_PAUSED} ORDER BY name`)
+        : await tx.rows(`SELECT * FROM queues WHERE name = ANY($1::text[]) AND paused = 0 AND ${NOT_ALL_PAUSED} ORDER BY name`, [p.queues]);
     const settings = new Map<string, StoredQueue>();
     const rates = new Map<string, { tokens: number | null; refilledAt: number | null }>();
     for (const row of rows) {

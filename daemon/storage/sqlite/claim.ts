@@ -143,12 +143,16 @@ export class ClaimStatements implements ClaimSql {
   private readonly peekInclude;
   private readonly peekExclude;
 
+  /** A row while every queue is paused (ops/pauseAll.ts). */
+  private readonly allPausedStmt;
+
   constructor(
     db: Db,
     private readonly counts: PendingCounts,
     private readonly delayed: DelayedCounts,
     private readonly queues: QueueStatements,
   ) {
+    this.allPausedStmt = db.prepare(`SELECT 1 FROM settings WHERE name = 'claimsPaused' AND value = 'true'`).pluck();
     this.claimInclude = new ArrayRows(db.prepare(claimSql(INCLUDE, false)), 'job');
     this.claimExclude = new ArrayRows(db.prepare(claimSql(EXCLUDE, false)), 'job');
     this.claimOneInclude = new ArrayRows(db.prepare(claimSql(INCLUDE, true)), 'job');
@@ -173,6 +177,7 @@ export class ClaimStatements implements ClaimSql {
    */
   claimQueues(p: { queues: readonly string[]; kinds: KindFilter; now: number }): ClaimQueue[] {
     const found: ClaimQueue[] = [];
+    if (this.allPausedStmt.get() !== undefined) return found;
     if (p.queues.length === 0) for (const settings of this.queues.all()) this.addClaimQueue(found, settings);
     else for (const name of p.queues) this.addClaimQueue(found, this.queues.queueGet(name));
     return found;
