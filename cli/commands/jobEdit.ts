@@ -1,6 +1,7 @@
 /**
  * `spool job edit <id>` (by flags, or `--editor`: the job's editable fields as JSON in
- * $VISUAL/$EDITOR) and `spool job run-now <id>`: a user's changes to a job that has not started.
+ * $VISUAL/$EDITOR) and `spool job run-now <id>`: a user's changes to a job that has not started;
+ * `spool job pause <id>` / `spool job resume <id>`: stopping a running shell job for a while.
  */
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -90,6 +91,36 @@ Examples:
         const result = await client.call('jobs.runNow', { id: await resolveJobId(client, arg(args, 0)) });
         if (o.json) ctx.printJson(result);
         else ctx.print(`Job ${result.job.id} is due now: it starts when a worker of queue ${result.job.queue} takes it.`);
+      }),
+    );
+
+  job
+    .command('pause')
+    .description("Pause a running shell job: its processes stop where they are (SIGSTOP), its lease and timeout are frozen until it is resumed")
+    .argument('<id>', 'the job id, or its last 8 characters (or more)')
+    .option('--json', 'print {job} as JSON')
+    .addHelpText('after', '\nExamples:\n  spool job pause 3f4a5b6c\n  spool job resume 3f4a5b6c')
+    .action(
+      action<{ json?: boolean }>(async (ctx, args, o) => {
+        const client = await ctx.client();
+        const result = await client.call('jobs.pause', { id: await resolveJobId(client, arg(args, 0)) });
+        if (o.json) ctx.printJson(result);
+        else ctx.print(`Job ${result.job.id} is paused: its processes stop until you resume it (spool job resume ${result.job.id}).`);
+      }),
+    );
+
+  job
+    .command('resume')
+    .description('Resume a paused job: its processes go on (SIGCONT), with the lease and timeout it had left')
+    .argument('<id>', 'the job id, or its last 8 characters (or more)')
+    .option('--json', 'print {job} as JSON')
+    .addHelpText('after', '\nExamples:\n  spool job resume 3f4a5b6c')
+    .action(
+      action<{ json?: boolean }>(async (ctx, args, o) => {
+        const client = await ctx.client();
+        const result = await client.call('jobs.resume', { id: await resolveJobId(client, arg(args, 0)) });
+        if (o.json) ctx.printJson(result);
+        else ctx.print(`Job ${result.job.id} runs on.`);
       }),
     );
 }

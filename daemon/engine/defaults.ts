@@ -22,3 +22,6 @@ export const BUILTIN_KINDS: readonly string[] = ['shell', 'http'];
 
 /** Jobs moved per transaction by bulk work (purge, retention, reaping), so no write lock is held long. */
 export const UPKEEP_BATCH = 1000;
+
+/** How the worker id of a daemon's own executors begins (daemon/executors/pool.ts, builtinWorkerId). */
+export const BUILTIN_WORKER_PREFIX = 'builtin:';

@@ -258,6 +258,16 @@ export class Engine {
     return checked(() => jobId(id), (valid) => this.write((c) => jobs.runNow(c, valid)));
   }
 
+  /** Pauses a running shell job a daemon runs (its processes stopped, lease and timeout frozen). */
+  pauseJob(id: string): Promise<Job> {
+    return checked(() => jobId(id), (valid) => this.write((c) => jobs.pause(c, valid)));
+  }
+
+  /** Resumes a paused job. */
+  resumeJob(id: string): Promise<Job> {
+    return checked(() => jobId(id), (valid) => this.write((c) => jobs.resume(c, valid)));
+  }
+
   hold(id: string): Promise<Job> {
     return checked(() => jobId(id), (valid) => this.write((c) => jobs.hold(c, valid)));
   }

@@ -63,6 +63,7 @@ export class ChangeHub {
         cancelRequested: job.cancelRequested,
         ...(job.workflowRunId !== null ? { workflowRunId: job.workflowRunId } : {}),
         at,
+        ...(job.state === 'running' ? { paused: (job.pausedAt ?? null) !== null } : {}),
       },
       job,
     });

@@ -8,6 +8,7 @@ import { SpoolError } from '../../shared/protocol/errors';
 import { ErrorCode } from '../../shared/protocol';
 import type { Job } from '../../shared/protocol/types';
 import { invalidState } from './errors';
+import { BUILTIN_WORKER_PREFIX } from './defaults';
 import { backoffDelay } from './backoff';
 import type { UpdateInput } from '../../shared/domain/rules/jobs';
 import { builtinPayload } from '../../shared/domain/rules/payloads';
@@ -45,6 +46,10 @@ export interface JobRules {
   checkDelete(job: Job): void;
   /** Refuses (InvalidState) to run now a job that is not queued or retrying. */
   checkRunNow(job: Job): void;
+  /** Refuses (InvalidState) to pause a job that is not a running shell job of a daemon's executors, or is paused already. */
+  checkPause(job: Job): void;
+  /** Refuses (InvalidState) to resume a job that is not paused. */
+  checkResume(job: Job): void;
   /** Refuses (InvalidState) to hold a job that is not waiting (blocked, queued, retrying). */
   checkHold(job: Job): void;
   /** Refuses (InvalidState) to release a job that is not held. */
@@ -113,6 +118,23 @@ export function jobRules(random: () => number): JobRules {
               ? 'It is running already.'
               : 'Retry it to run it again.';
       throw invalidState(job, `Cannot run job ${job.id} now: only queued or retrying jobs can, and it is ${job.state}. ${advice}`);
+    },
+
+    checkPause(job: Job): void {
+      if (job.state !== 'running') {
+        const advice = job.state === 'held' ? ' To keep a waiting job from starting, it is held already.' : allows('hold', job.state) ? ' To keep a waiting job from starting, hold it (spool hold).' : '';
+        throw invalidState(job, `Cannot pause job ${job.id}: only a running shell job can be paused, and it is ${job.state}.${advice}`);
+      }
+      if (job.kind !== 'shell') throw invalidState(job, `Cannot pause job ${job.id}: it is a ${job.kind} job; only shell jobs can be paused.`);
+      if (job.workerId === null || !job.workerId.startsWith(BUILTIN_WORKER_PREFIX)) {
+        throw invalidState(job, `Cannot pause job ${job.id}: it is run by worker ${job.workerId ?? '(none)'}, not by a daemon; only shell jobs a daemon runs can be paused.`);
+      }
+      if ((job.pausedAt ?? null) !== null) throw invalidState(job, `Cannot pause job ${job.id}: it is paused already. Resume it with spool job resume ${job.id}.`);
+    },
+
+    checkResume(job: Job): void {
+      if (job.state !== 'running') throw invalidState(job, `Cannot resume job ${job.id}: only a paused running job can be resumed, and it is ${job.state}.`);
+      if ((job.pausedAt ?? null) === null) throw invalidState(job, `Cannot resume job ${job.id}: it is not paused.`);
     },
 
     checkHold(job: Job): void {

@@ -16,9 +16,11 @@ import { ErrorCode, LIMITS } from '../../shared/protocol';
 import type { Job, ResourceLimits } from '../../shared/protocol/types';
 import type { EngineClaimParams, JobChange } from '../engine/api';
 import type { Engine } from '../engine/engine';
+import { BUILTIN_WORKER_PREFIX } from '../engine/defaults';
 import type { Logger } from '../lifecycle/logger';
 import { runHttp } from './http';
 import { JobOutput } from '../../shared/client/shellJob';
+import { dependencyFolders, sweepDependencyFolders } from '../../shared/client/jobEnv';
 import { runShell } from './shell';
 import type { Executor, Outcome, RunningJob } from './types';
 
@@ -32,13 +34,15 @@ const EXECUTORS: Record<(typeof EXECUTOR_KINDS)[number], Executor> = { shell: ru
 export function builtinWorkerId(socketPath: string): string {
   const host = os.hostname().replace(/[^A-Za-z0-9._-]/g, '-').slice(0, 64) || 'host';
   const digest = createHash('sha256').update(socketPath).digest('hex').slice(0, 12);
-  return `builtin:${host}:${digest}`;
+  return `${BUILTIN_WORKER_PREFIX}${host}:${digest}`;
 }
 
 interface Active {
   job: Job;
   run: RunningJob;
   heartbeat: NodeJS.Timeout;
+  /** Whether its processes are stopped for a user's pause (jobs.pause). */
+  paused: boolean;
 }
 
 export class ExecutorPool {
@@ -67,6 +71,13 @@ export class ExecutorPool {
   }
 
   start(): void {
+    // A daemon killed mid-job left its jobs' dependency files; those jobs run again with new ones.
+    try {
+      const swept = sweepDependencyFolders(dependencyFolders(this.socketPath));
+      if (swept > 0) this.logger.info('Removed the dependency files of jobs a daemon killed earlier had left', { count: swept });
+    } catch (error) {
+      this.logger.warn('Could not remove the dependency files a daemon killed earlier left', { error });
+    }
     // Started before the first claim (a synchronous store has registered it when this returns);
     // the executors work without the row, which only shows them in the workers list.
     this.engine
@@ -88,8 +99,18 @@ export class ExecutorPool {
     if (active && change.state === 'running') {
       if (change.cancelRequested === undefined) void this.stopIfCancelRequested(change.id, active);
       else if (change.cancelRequested) active.run.stop('cancel');
+      if (change.paused !== undefined) this.setPaused(active, change.paused);
     }
     if (change.state !== 'running' && (change.kind === 'shell' || change.kind === 'http')) this.wake();
+  }
+
+  /** A user paused or resumed the job: its processes stop or go on (once per change). */
+  private setPaused(active: Active, paused: boolean): void {
+    if (active.paused === paused || active.run.pause === undefined) return;
+    active.paused = paused;
+    if (paused) active.run.pause();
+    else active.run.resume?.();
+    this.logger.info(paused ? 'Paused a built-in job' : 'Resumed a built-in job', { job: active.job.id });
   }
 
   /** The engine's event did not say whether a cancel was requested: read it from the job. */
@@ -178,7 +199,7 @@ export class ExecutorPool {
     if (job.leaseExpiresAt !== null) this.noteLease(job.leaseExpiresAt);
     const heartbeat = setInterval(() => void this.heartbeat(job, run), heartbeatInterval(job.timeoutMs));
     heartbeat.unref();
-    this.active.set(job.id, { job, run, heartbeat });
+    this.active.set(job.id, { job, run, heartbeat, paused: false });
     this.logger.debug('Started a built-in job', { job: job.id, kind: job.kind, queue: job.queue, attempt: job.attempts });
     run.done.then(
       (outcome) => void this.finish(job, outcome, output),
@@ -194,6 +215,9 @@ export class ExecutorPool {
       const result = await this.engine.heartbeat({ id: job.id, workerId: this.workerId, extendMs });
       this.noteLease(result.leaseExpiresAt);
       if (result.cancelRequested) run.stop('cancel');
+      // A pause or resume asked through another daemon sharing the database is heard here.
+      const active = this.active.get(job.id);
+      if (active !== undefined && result.paused !== undefined) this.setPaused(active, result.paused);
     } catch (error) {
       if (error instanceof SpoolError && (error.code === ErrorCode.LeaseLost || error.code === ErrorCode.JobNotFound)) {
         this.logger.warn('A built-in job lost its lease; stopping it', { job: job.id, reason: error.message });

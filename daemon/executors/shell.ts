@@ -18,7 +18,7 @@
  * `permanentExitCodes`).
  */
 import * as fs from 'node:fs';
-import { dependencyEnvironment, inheritedEnvironment, jobEnvironment } from '../../shared/client/jobEnv';
+import { dependencyEnvironment, dependencyFolders, inheritedEnvironment, jobEnvironment } from '../../shared/client/jobEnv';
 import { PRLIMIT, runProcessGroup, type ProcessGroupRun } from '../../shared/client/processGroup';
 import { shellJobOutcome } from '../../shared/client/shellJob';
 import type { ResourceLimits } from '../../shared/protocol/types';
@@ -51,6 +51,14 @@ class ShellRun implements RunningJob {
     this.group?.stop(reason);
   }
 
+  pause(): void {
+    this.group?.pause();
+  }
+
+  resume(): void {
+    this.group?.resume();
+  }
+
   private async run(payload: ShellPayload): Promise<Outcome> {
     const { job, output } = this.context;
     if (payload.cwd !== undefined && !isDirectory(payload.cwd)) {
@@ -60,7 +68,7 @@ class ShellRun implements RunningJob {
     const limits: ResourceLimits = { ...this.context.queueLimits, ...payload.limits };
     // A cgroup of its own where the daemon may make one (cgroups.ts): no process can leave it.
     const container = jobCgroup(job.id, (message) => output.log(message));
-    const dependencies = dependencyEnvironment(job);
+    const dependencies = dependencyEnvironment(job, dependencyFolders(this.context.socketPath));
     const group = runProcessGroup<StopReason>({
       command: payload.command,
       cwd: payload.cwd,

@@ -22,6 +22,10 @@ export interface RunningJob {
   /** Settles once the work has really ended (for shell: every process of the group is gone). */
   readonly done: Promise<Outcome>;
   stop(reason: StopReason): void;
+  /** Stops the work where it is, its timeout's clock with it (shell only: SIGSTOP to the group). */
+  pause?(): void;
+  /** Goes on after a pause (SIGCONT). */
+  resume?(): void;
 }
 
 export interface ExecutorContext {

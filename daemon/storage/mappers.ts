@@ -99,6 +99,9 @@ export function mapJob(row: Row): Job {
     retry: retryRuleOf(textOrNull(row, 'retry_rule')),
     expiresAt: intOrNull(row, 'expire_at'),
     deadlineAt: intOrNull(row, 'deadline_at'),
+    // Only a running job is paused: a value left from an attempt that ended means nothing.
+    // A statement that does not select the column reads as not paused.
+    pausedAt: jobState(row) === 'running' && row.get('paused_at') !== undefined ? intOrNull(row, 'paused_at') : null,
   };
 }
 
@@ -171,6 +174,7 @@ export function newJob(values: JobInsert): Job {
     retry: retryRuleOf(values.retryRule),
     expiresAt: values.expireAt,
     deadlineAt: values.deadlineAt,
+    pausedAt: null,
   };
 }
 

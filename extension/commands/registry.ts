@@ -35,6 +35,7 @@ import { retryAllDead } from './jobs/retryAllDead';
 import { releaseJob } from './jobs/releaseJob';
 import { retryJob } from './jobs/retryJob';
 import { runJobNow } from './jobs/runJobNow';
+import { pauseJob, resumeJob } from './jobs/pauseJob';
 import { showJobOutput } from './jobs/showJobOutput';
 import { clearFilter } from './queues/clearFilter';
 import { configureQueue } from './queues/configureQueue';
@@ -91,6 +92,8 @@ export const COMMANDS: readonly SpoolCommand[] = [
   holdJob,
   releaseJob,
   runJobNow,
+  pauseJob,
+  resumeJob,
   editJob,
   applyJobEdit,
   openJobDetails,

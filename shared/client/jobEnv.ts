@@ -46,13 +46,15 @@ export interface DependencyEnvironment {
 
 /**
  * The variables of `job`'s dependencies (none for a job without). The file is written 0600 in a
- * folder of its own, 0700, under the system's temporary folder: results can hold what only the
- * job's user may read.
+ * folder of its own, 0700: results can hold what only the job's user may read. The folder is made
+ * under `parent` (a daemon's own folder, swept at its start: see dependencyFolders) when given,
+ * else under the system's temporary folder.
  */
-export function dependencyEnvironment(job: ClaimedJob): DependencyEnvironment {
+export function dependencyEnvironment(job: ClaimedJob, parent?: string): DependencyEnvironment {
   const dependencies = job.dependencies;
   if (dependencies === undefined || dependencies.length === 0) return { env: {}, remove: () => undefined };
-  const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'spool-dependencies-'));
+  if (parent !== undefined) fs.mkdirSync(parent, { recursive: true, mode: 0o700 });
+  const folder = fs.mkdtempSync(path.join(parent ?? os.tmpdir(), 'spool-dependencies-'));
   const file = path.join(folder, 'dependencies.json');
   fs.writeFileSync(file, JSON.stringify(dependencies), { mode: 0o600 });
   const env: Record<string, string> = { [JOB_ENV.dependencies]: file };
@@ -96,4 +98,26 @@ export function inheritedEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv 
   const kept = { ...env };
   for (const name of SECRET_ENV) delete kept[name];
   return kept;
+}
+
+/**
+ * The folder a daemon listening on `socketPath` keeps its shell jobs' dependency files in: beside
+ * its socket (a folder only its user may enter), one per socket, so that a daemon killed mid-job
+ * leaves them where its next start finds them.
+ */
+export function dependencyFolders(socketPath: string): string {
+  return `${socketPath}.dependencies`;
+}
+
+/** Removes what a daemon killed mid-job left in `folder` (dependencyFolders); the folder stays, 0700. */
+export function sweepDependencyFolders(folder: string): number {
+  let entries: string[];
+  try {
+    entries = fs.readdirSync(folder);
+  } catch (error) {
+    if (error instanceof Error && 'code' in error && error.code === 'ENOENT') return 0;
+    throw error;
+  }
+  for (const entry of entries) fs.rmSync(path.join(folder, entry), { recursive: true, force: true });
+  return entries.length;
 }

@@ -99,6 +99,13 @@ export interface ProcessGroupRun<R extends string> {
   stop(reason: R): void;
   /** SIGKILL to the group now. */
   kill(): void;
+  /**
+   * SIGSTOP to the group (and the processes that left it): every process stops where it is, and
+   * the timeout's clock stops with them. No effect once the shell has exited or while paused.
+   */
+  pause(): void;
+  /** SIGCONT to the group: the processes go on, and the timeout counts what was left of it. */
+  resume(): void;
 }
 
 /** Starts `command` in a process group of its own. See the module comment for how it is stopped. */
@@ -147,7 +154,30 @@ export function runProcessGroup<R extends string>(options: ProcessGroupOptions):
     // Already on its way out: a second SIGTERM would not hasten it, and must not restart the grace.
     if (killed || killTimer !== null) return;
     signalGroup('SIGTERM');
+    // A stopped process only acts on SIGTERM once it runs again.
+    if (pausedAt !== null) {
+      pausedAt = null;
+      signalGroup('SIGCONT');
+    }
     killTimer = setTimeout(kill, options.killGraceMs);
+  };
+  // The timeout's clock: what is left of it, and since when it runs (null while paused).
+  let timeoutLeft = options.timeoutMs;
+  let timeoutFrom = Date.now();
+  let pausedAt: number | null = null;
+  const pause = (): void => {
+    if (exited || pausedAt !== null || killTimer !== null || killed) return;
+    pausedAt = Date.now();
+    clearTimeout(timeout);
+    timeoutLeft = Math.max(0, timeoutLeft - (pausedAt - timeoutFrom));
+    signalGroup('SIGSTOP');
+  };
+  const resume = (): void => {
+    if (exited || pausedAt === null) return;
+    pausedAt = null;
+    signalGroup('SIGCONT');
+    timeoutFrom = Date.now();
+    timeout = setTimeout(() => stop('timeout'), timeoutLeft);
   };
 
   const { stdout, stderr } = child;
@@ -162,7 +192,7 @@ export function runProcessGroup<R extends string>(options: ProcessGroupOptions):
     });
     child.stdin.end(options.stdin);
   }
-  const timeout = setTimeout(() => stop('timeout'), options.timeoutMs);
+  let timeout = setTimeout(() => stop('timeout'), options.timeoutMs);
 
   // 'close' comes once the process has exited and its pipes are closed; listen from the start,
   // since it can come right after 'exit'.
@@ -182,7 +212,7 @@ export function runProcessGroup<R extends string>(options: ProcessGroupOptions):
     return { ...exit, stoppedFor };
   });
 
-  return { pid, done, stop, kill };
+  return { pid, done, stop, kill, pause, resume };
 }
 
 /** The program that applies resource limits, for messages when it cannot be started. */

@@ -111,6 +111,13 @@ export const JOB_TRANSITIONS = {
     refusal: ErrorCode.InvalidState,
     bulkDefault: ['blocked', 'queued', 'retrying', 'held'],
   },
+  /**
+   * A running shell job of a daemon's own executors stops where it is (SIGSTOP to its process
+   * group), its lease and timeout frozen; it stays running, shown as paused.
+   */
+  pause: { by: 'user', methods: ['jobs.pause'], from: { running: ['running'] }, refusal: ErrorCode.InvalidState },
+  /** A paused job's processes go on (SIGCONT); its lease and timeout run again from where they stood. */
+  resume: { by: 'user', methods: ['jobs.resume'], from: { running: ['running'] }, refusal: ErrorCode.InvalidState },
   /** A delayed job, or one waiting out its backoff, becomes due now; its state stays. */
   runNow: { by: 'user', methods: ['jobs.runNow'], from: { queued: ['queued'], retrying: ['retrying'] }, refusal: ErrorCode.InvalidState },
   /**

@@ -414,6 +414,8 @@ export interface HeartbeatParams extends WorkerJobParams {
 export interface HeartbeatResult {
   leaseExpiresAt: number;
   cancelRequested: boolean;
+  /** True while a user has the job paused (jobs.pause); only the daemon's own shell executor acts on it. */
+  paused?: boolean;
 }
 
 /** A running job's progress. */

@@ -216,6 +216,23 @@ export const METHODS = {
     description: 'Its state stays; the next claim of its queue may take it. A blocked, held, running or finished job answers InvalidState.',
     errors: ['JobNotFound', 'InvalidState', 'InvalidParams', 'StoreUnavailable'],
   }),
+  'jobs.pause': method<JobIdParams, JobResult>()({
+    caller: 'client',
+    scope: 'admin',
+    grouped: false,
+    summary: 'Pause a running shell job: SIGSTOP to its process group; it stays running, its lease and timeout frozen.',
+    description:
+      'Only a shell job run by a daemon (not by a remote worker) can be paused. The daemon running it stops its processes when it hears of it: at once on the daemon that answered, at its next heartbeat on another daemon sharing a PostgreSQL database. A job that is not running, not a shell job of a daemon, or paused already answers InvalidState.',
+    errors: ['JobNotFound', 'InvalidState', 'InvalidParams', 'StoreUnavailable'],
+  }),
+  'jobs.resume': method<JobIdParams, JobResult>()({
+    caller: 'client',
+    scope: 'admin',
+    grouped: false,
+    summary: 'Resume a paused job: SIGCONT to its process group; its lease and timeout run on from where they stood.',
+    description: 'A job that is not running, or not paused, answers InvalidState.',
+    errors: ['JobNotFound', 'InvalidState', 'InvalidParams', 'StoreUnavailable'],
+  }),
   'jobs.hold': method<JobIdParams, JobResult>()({
     caller: 'client',
     scope: 'admin',

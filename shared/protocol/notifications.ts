@@ -36,6 +36,11 @@ export interface JobChange {
   workflowRunId?: string;
   /** When the change happened, epoch ms. */
   at: number;
+  /**
+   * True while a user has this running shell job paused (`jobs.pause`); the daemon running it
+   * stops its processes on seeing it, and continues them when it turns false.
+   */
+  paused?: boolean;
 }
 
 /** The params of every notification: which subscription brought it. */

@@ -112,7 +112,8 @@ test('the CLI bulk defaults are states the action applies in', () => {
 // ---------------------------------------------------------------------------------------------
 // The engine
 
-const WORKER = 'w';
+/** A daemon's own executors' worker id: a shell job they run can be paused. */
+const WORKER = 'builtin:host:0123456789ab';
 const BACKOFF_MS = 5000;
 
 interface Job {
@@ -140,6 +141,8 @@ interface Setup {
   dependencyRetried?: boolean;
   /** For a held job: the state it was held from (blocked, with a dependency, unless given). */
   heldFrom?: 'blocked' | 'queued' | 'retrying';
+  /** A shell job, run by a daemon's executors (what pause and resume apply to). */
+  shell?: boolean;
   /** The actions this set-up is meant for, when not every action of its state (a held job without dependencies is not one for unblock). */
   only?: readonly JobAction[];
 }
@@ -156,7 +159,8 @@ async function jobIn(t: TestContext, setup: Setup): Promise<Job> {
   const maxAttempts = setup.lastAttempt || setup.state === 'dead' ? 1 : 3;
   const withDependency = setup.state === 'blocked' || setup.fromBlocked === true || setup.dependencyRetried === true;
   const dependency = withDependency ? (await engine.enqueue({ queue: 'p', kind: 'k', maxAttempts: 1 })).job.id : undefined;
-  const { job } = await engine.enqueue({ queue: 'q', kind: 'k', maxAttempts, backoff: { strategy: 'fixed', baseMs: BACKOFF_MS, jitter: 0 }, ...(dependency ? { dependsOn: [dependency] } : {}) });
+  const kind = setup.shell === true ? { kind: 'shell', payload: 'true' } : { kind: 'k' };
+  const { job } = await engine.enqueue({ queue: 'q', ...kind, maxAttempts, backoff: { strategy: 'fixed', baseMs: BACKOFF_MS, jitter: 0 }, ...(dependency ? { dependsOn: [dependency] } : {}) });
   const { id } = job;
   const base = { engine, clock, id, ...(dependency ? { dependency } : {}), ...(setup.dependencyFails ? { dependencyFails: true } : {}) };
   if (setup.state === 'blocked' || setup.fromBlocked) {
@@ -166,7 +170,7 @@ async function jobIn(t: TestContext, setup: Setup): Promise<Job> {
   }
   if (dependency !== undefined) await endDependency(base, false);
   if (setup.state !== 'queued' && setup.state !== 'cancelled') {
-    const claimed = await engine.claim({ workerId: WORKER });
+    const claimed = await engine.claim({ workerId: WORKER, ...(setup.shell === true ? { builtinKinds: ['shell'] } : {}) });
     assert.deepEqual(claimed.map((j) => j.id), [id]);
   }
   if (setup.state === 'retrying' || setup.state === 'dead') await engine.fail({ id, workerId: WORKER, error: 'boom' });
@@ -256,6 +260,14 @@ async function act(action: JobAction, job: Job): Promise<{ applied: boolean; err
       case 'runNow':
         await engine.runNow(id);
         break;
+      case 'pause':
+        await engine.pauseJob(id);
+        break;
+      case 'resume':
+        // Only a paused job resumes: a running one is paused first.
+        if ((await engine.getJob(id)).job.state === 'running') await engine.pauseJob(id);
+        await engine.resumeJob(id);
+        break;
       case 'hold':
         await engine.hold(id);
         break;
@@ -278,7 +290,7 @@ for (const action of JOB_ACTIONS) {
     const row = transition(action);
     for (const state of JOB_STATES) {
       await t.test(`from ${state}`, async (t) => {
-        const job = await jobIn(t, { state });
+        const job = await jobIn(t, { state, ...(action === 'pause' || action === 'resume' ? { shell: true } : {}) });
         const result = await act(action, job);
         const after = await stateOf(job);
         if (row.from[state] !== undefined) {
@@ -323,7 +335,7 @@ test('every outcome the transitions table lists is one the engine reaches', asyn
       const reached = new Set<JobOutcome>();
       for (const setup of VARIANTS.filter((v) => v.state === state && (v.only === undefined || v.only.includes(action)))) {
         await t.test(`${action} from ${JSON.stringify(setup)}`, async (t) => {
-          const job = await jobIn(t, setup);
+          const job = await jobIn(t, { ...setup, ...(action === 'pause' || action === 'resume' ? { shell: true } : {}) });
           assert.equal((await act(action, job)).applied, true);
           reached.add(await stateOf(job));
         });

@@ -192,16 +192,24 @@ test('the buttons are the actions the transitions table allows in the job\'s sta
     assert.equal(shown.includes('runNow'), allows('runNow', state), `Run now in ${state}`);
     assert.equal(shown.includes('hold'), allows('hold', state), `Hold in ${state}`);
     assert.equal(shown.includes('release'), allows('unhold', state), `Release in ${state}`);
+    assert.equal(shown.includes('pause'), state === 'running', `Pause in ${state} (a shell job, not paused)`);
+    assert.equal(shown.includes('resume'), false, `Resume in ${state} (not paused)`);
     for (const always of ['editAndRequeue', 'copyId', 'openJson']) assert.ok(shown.includes(always), `${always} in ${state}`);
   }
   // The table's answers today, said plainly.
   const expected: Partial<Record<JobState, string[]>> = {
     dead: ['retry', 'editAndRequeue', 'delete', 'copyId', 'openJson'],
-    running: ['cancel', 'editAndRequeue', 'copyId', 'openJson'],
+    running: ['cancel', 'pause', 'editAndRequeue', 'copyId', 'openJson'],
     queued: ['cancel', 'edit', 'runNow', 'hold', 'editAndRequeue', 'delete', 'copyId', 'openJson'],
     held: ['cancel', 'edit', 'release', 'editAndRequeue', 'delete', 'copyId', 'openJson'],
   };
   for (const [state, actions] of Object.entries(expected)) assert.deepEqual(buttons(renderJobBody(input({ job: job({ state: state as JobState }) }))), actions);
+  // A paused job offers Resume instead of Pause, and says it is paused; a worker's job offers neither.
+  const paused = renderJobBody(input({ job: job({ state: 'running', startedAt: NOW - 5000, pausedAt: NOW - 2000 }) }));
+  assert.deepEqual(buttons(paused), ['cancel', 'resume', 'editAndRequeue', 'copyId', 'openJson']);
+  assert.match(paused, /data-state="paused"/);
+  assert.match(paused, /Paused 2s ago/);
+  assert.deepEqual(buttons(renderJobBody(input({ job: job({ state: 'running', kind: 'resize', payload: {} }) }))), ['cancel', 'editAndRequeue', 'copyId', 'openJson']);
 });
 
 test('a deleted job keeps its content under a banner and offers only Copy Id', () => {

@@ -17,7 +17,6 @@ import type { StoredQueue } from '../../storage/statements/queues';
 import { available, refill, type Bucket } from '../rateLimit';
 import type { OpContext } from './context';
 import { dependenciesOfClaimed } from './dependencies';
-import { allPaused } from './pauseAll';
 import * as history from './historySteps';
 
 /** A claim as the engine runs it: the claimer's kinds already turned into a filter. */
@@ -49,7 +48,7 @@ function smaller(a: number | null, b: number | null): number | null {
  * on before the transaction ends.
  */
 export function* claim(c: OpContext, request: ClaimRequest): Op<ClaimedJob[]> {
-  if (yield* allPaused()) return [];
+  // While every queue is paused (spool pause --all), claimQueues gives none.
   const now = c.now();
   let capacity = yield* sql('workerCapacityLeft', request.workerId);
   if (capacity !== null && capacity <= 0) return [];

@@ -1,6 +1,6 @@
 /**
  * Reading and managing single jobs, written once for every store: a job with its history,
- * listing, and a user's actions (cancel, retry, update, run now, hold, release, delete) with the pieces of their bulk
+ * listing, and a user's actions (cancel, retry, update, run now, pause, resume, hold, release, delete) with the pieces of their bulk
  * forms (the ids a filter names, and each id's action in a savepoint).
  *
  * Each action reads the job with its row lock (jobGetForUpdate), lets the job rules decide,
@@ -126,6 +126,27 @@ export function* runNow(c: OpContext, id: string): Op<Job> {
   const now = c.now();
   if (job.runAt <= now) return job;
   const updated = changed(id, 'run now', yield* sql('jobUpdate', { id, priority: null, runAt: now, payload: null, maxAttempts: null, tags: null, weight: null, timeoutMs: null, now }));
+  c.changes.job(updated);
+  return updated;
+}
+
+/**
+ * A running shell job of a daemon's executors is marked paused; the daemon running it stops its
+ * processes when it hears of it (the change event, or its next heartbeat on another daemon).
+ */
+export function* pause(c: OpContext, id: string): Op<Job> {
+  const job = yield* existing(id);
+  c.policy.rules.checkPause(job);
+  const updated = changed(id, 'paused', yield* sql('jobPause', { id, now: c.now() }));
+  c.changes.job(updated);
+  return updated;
+}
+
+/** A paused job runs on: its lease moves on by the time it was paused. */
+export function* resume(c: OpContext, id: string): Op<Job> {
+  const job = yield* existing(id);
+  c.policy.rules.checkResume(job);
+  const updated = changed(id, 'resumed', yield* sql('jobResume', { id, now: c.now() }));
   c.changes.job(updated);
   return updated;
 }

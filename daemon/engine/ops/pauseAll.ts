@@ -1,8 +1,8 @@
 /**
  * Pausing every queue at once (`spool pause --all`), written once for every store: a daemon-wide
  * setting in the store, so that every daemon sharing it (several on PostgreSQL) stops claiming;
- * running jobs go on to their end. Each claim reads it in its own transaction: one primary-key
- * read, which on PostgreSQL is one more statement per claim.
+ * running jobs go on to their end. Each claim reads it in its own transaction, inside the
+ * statement that reads the claimable queues (claimQueues), so it costs no statement of its own.
  */
 import { sql, type Op } from '../../storage/statements';
 import type { OpContext } from './context';

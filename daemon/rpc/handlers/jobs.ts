@@ -19,6 +19,8 @@ type JobMethods =
   | 'jobs.retryMany'
   | 'jobs.deleteMany'
   | 'jobs.runNow'
+  | 'jobs.pause'
+  | 'jobs.resume'
   | 'jobs.hold'
   | 'jobs.unhold'
   | 'jobs.updateMany'
@@ -50,6 +52,8 @@ export function jobHandlers(s: Services): HandlerGroup<JobMethods> {
     'jobs.retryMany': (params) => engine.retryMany(unvalidated<BulkParams>(params)),
     'jobs.deleteMany': (params) => engine.deleteMany(unvalidated<BulkParams>(params)),
     'jobs.runNow': async (params) => ({ job: await engine.runNow(jobId(params)) }),
+    'jobs.pause': async (params) => ({ job: await engine.pauseJob(jobId(params)) }),
+    'jobs.resume': async (params) => ({ job: await engine.resumeJob(jobId(params)) }),
     'jobs.hold': async (params) => ({ job: await engine.hold(jobId(params)) }),
     'jobs.unhold': async (params) => ({ job: await engine.unhold(jobId(params)) }),
     'jobs.updateMany': (params) => engine.updateMany(unvalidated<BulkUpdateParams>(params)),

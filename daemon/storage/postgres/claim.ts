@@ -45,7 +45,7 @@ function claimSql(include: boolean): string {
     )
     UPDATE jobs SET claimed_from = jobs.state, state = 'running', attempts = jobs.attempts + 1, runs = jobs.runs + 1,
       worker_id = $5, lease_expires_at = $2 + jobs.timeout_ms, started_at = $2, finished_at = NULL,
-      progress = NULL, progress_message = NULL, cancel_requested = 0, expire_at = NULL, updated_at = $2
+      progress = NULL, progress_message = NULL, cancel_requested = 0, expire_at = NULL, paused_at = NULL, updated_at = $2
     FROM fitting WHERE jobs.id = fitting.id
     RETURNING ${JOBS_DOT_COLUMNS}`;
 }
@@ -65,6 +65,9 @@ function rateState(row: Row): { tokens: number | null; refilledAt: number | null
   return { tokens: typeof tokens === 'number' ? tokens : null, refilledAt: intOrNull(row, 'rate_refilled_at') };
 }
 
+/** No queue is claimable while every queue is paused (ops/pauseAll.ts): read with the queues, no round trip of its own. */
+const NOT_ALL_PAUSED = `NOT EXISTS (SELECT 1 FROM settings WHERE name = 'claimsPaused' AND value = 'true')`;
+
 export const claimStatements: AsyncPart<PgTx, ClaimSql> = {
   /**
    * A queue with a concurrency or rate limit is locked (its row, FOR NO KEY UPDATE, in name
@@ -77,8 +80,8 @@ export const claimStatements: AsyncPart<PgTx, ClaimSql> = {
   async claimQueues(tx, p) {
     const rows =
       p.queues.length === 0
-        ? await tx.rows('SELECT * FROM queues WHERE paused = 0 ORDER BY name')
-        : await tx.rows('SELECT * FROM queues WHERE name = ANY($1::text[]) AND paused = 0 ORDER BY name', [p.queues]);
+        ? await tx.rows(`SELECT * FROM queues WHERE paused = 0 AND ${NOT_ALL_PAUSED} ORDER BY name`)
+        : await tx.rows(`SELECT * FROM queues WHERE name = ANY($1::text[]) AND paused = 0 AND ${NOT_ALL_PAUSED} ORDER BY name`, [p.queues]);
     const settings = new Map<string, StoredQueue>();
     const rates = new Map<string, { tokens: number | null; refilledAt: number | null }>();
     for (const row of rows) {

@@ -20,7 +20,7 @@ export const JOB_COLUMNS = `id, queue, kind, payload, priority, weight, state, r
   backoff_strategy, backoff_base_ms, backoff_cap_ms, backoff_jitter, timeout_ms, lease_expires_at, worker_id,
   claimed_from, idempotency_key, progress, progress_message, checkpoint, result, last_error, cancel_requested,
   tags, context, output_seq, output_lines, output_dropped, created_at, updated_at, started_at, finished_at,
-  depends_on, waiting_for, dependents, step, workflow_run_id, uniqueness, retry_rule, expire_at, deadline_at`;
+  depends_on, waiting_for, dependents, step, workflow_run_id, uniqueness, retry_rule, expire_at, deadline_at, paused_at`;
 
 /** The job columns, each prefixed with `jobs.` (for UPDATE … FROM, where `id` alone is ambiguous). */
 export const JOBS_DOT_COLUMNS = JOB_COLUMNS.split(',')
@@ -42,10 +42,10 @@ export const jobStatements: AsyncPart<PgTx, JobSql> = {
     const row = await tx.row(
       `UPDATE jobs SET lease_expires_at = greatest(lease_expires_at, $3), updated_at = $4
        WHERE id = $1 AND state = 'running' AND worker_id = $2
-       RETURNING lease_expires_at, cancel_requested`,
+       RETURNING lease_expires_at, cancel_requested, paused_at`,
       [p.id, p.workerId, p.lease, p.now],
     );
-    return row === undefined ? undefined : { leaseExpiresAt: int(row, 'lease_expires_at'), cancelRequested: int(row, 'cancel_requested') !== 0 };
+    return row === undefined ? undefined : { leaseExpiresAt: int(row, 'lease_expires_at'), cancelRequested: int(row, 'cancel_requested') !== 0, paused: row.get('paused_at') !== null };
   },
 
   async jobSetProgress(tx, p) {
@@ -79,6 +79,20 @@ export const jobStatements: AsyncPart<PgTx, JobSql> = {
 
   async jobRequestCancel(tx, p) {
     const row = await tx.row(`UPDATE jobs SET cancel_requested = 1, updated_at = $2 WHERE id = $1 AND state = 'running' RETURNING ${JOB_COLUMNS}`, [p.id, p.now]);
+    return row === undefined ? undefined : mapJob(row);
+  },
+
+  async jobPause(tx, p) {
+    const row = await tx.row(`UPDATE jobs SET paused_at = $2, updated_at = $2 WHERE id = $1 AND state = 'running' AND paused_at IS NULL RETURNING ${JOB_COLUMNS}`, [p.id, p.now]);
+    return row === undefined ? undefined : mapJob(row);
+  },
+
+  async jobResume(tx, p) {
+    const row = await tx.row(
+      `UPDATE jobs SET lease_expires_at = lease_expires_at + greatest($2 - paused_at, 0), paused_at = NULL, updated_at = $2
+       WHERE id = $1 AND state = 'running' AND paused_at IS NOT NULL RETURNING ${JOB_COLUMNS}`,
+      [p.id, p.now],
+    );
     return row === undefined ? undefined : mapJob(row);
   },
 
@@ -197,7 +211,7 @@ export const attemptStatements: AsyncPart<PgTx, AttemptSql & ExpirySql> = {
    */
   async jobExpiredLeases(tx, p) {
     const rows = await tx.rows(
-      `SELECT ${JOB_COLUMNS} FROM jobs WHERE state = 'running' AND lease_expires_at <= $1
+      `SELECT ${JOB_COLUMNS} FROM jobs WHERE state = 'running' AND lease_expires_at <= $1 AND paused_at IS NULL
        ORDER BY lease_expires_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
       [p.now, p.limit],
     );

@@ -82,7 +82,7 @@ export const upkeepStatements: AsyncPart<PgTx, UpkeepSql> = {
             SELECT min(run_at) AS next FROM jobs
             WHERE queue = q.name AND state IN ('queued', 'retrying') AND run_at > created_at AND run_at > $1) d
           WHERE q.paused = 0),
-         (SELECT min(lease_expires_at) FROM jobs WHERE state = 'running'),
+         (SELECT min(lease_expires_at) FROM jobs WHERE state = 'running' AND paused_at IS NULL),
          (SELECT min(next_run_at) FROM schedules WHERE enabled = 1)) AS next`,
       [now],
     );

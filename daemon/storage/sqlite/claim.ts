@@ -99,7 +99,7 @@ function weightedClaimSql(kindClause: string, single: boolean): string {
   return `
     UPDATE jobs SET claimed_from = state, state = 'running', attempts = attempts + 1, runs = runs + 1, worker_id = @workerId,
       lease_expires_at = @now + timeout_ms, started_at = @now, finished_at = NULL,
-      progress = NULL, progress_message = NULL, cancel_requested = 0, expire_at = NULL, updated_at = @now
+      progress = NULL, progress_message = NULL, cancel_requested = 0, expire_at = NULL, paused_at = NULL, updated_at = @now
     WHERE ${where}
     RETURNING *`;
 }
@@ -113,7 +113,7 @@ function claimSql(kindClause: string, single: boolean, budgeted = false): string
   return `
     UPDATE jobs SET claimed_from = state, state = 'running', attempts = attempts + 1, runs = runs + 1, worker_id = @workerId,
       lease_expires_at = @now + timeout_ms, started_at = @now, finished_at = NULL,
-      progress = NULL, progress_message = NULL, cancel_requested = 0, expire_at = NULL, updated_at = @now
+      progress = NULL, progress_message = NULL, cancel_requested = 0, expire_at = NULL, paused_at = NULL, updated_at = @now
     WHERE id ${single ? '=' : 'IN'} (${claimIdsSql(kindClause, budgeted)})
     RETURNING *`;
 }
@@ -143,12 +143,16 @@ export class ClaimStatements implements ClaimSql {
   private readonly peekInclude;
   private readonly peekExclude;
 
+  /** A row while every queue is paused (ops/pauseAll.ts). */
+  private readonly allPausedStmt;
+
   constructor(
     db: Db,
     private readonly counts: PendingCounts,
     private readonly delayed: DelayedCounts,
     private readonly queues: QueueStatements,
   ) {
+    this.allPausedStmt = db.prepare(`SELECT 1 FROM settings WHERE name = 'claimsPaused' AND value = 'true'`).pluck();
     this.claimInclude = new ArrayRows(db.prepare(claimSql(INCLUDE, false)), 'job');
     this.claimExclude = new ArrayRows(db.prepare(claimSql(EXCLUDE, false)), 'job');
     this.claimOneInclude = new ArrayRows(db.prepare(claimSql(INCLUDE, true)), 'job');
@@ -173,6 +177,7 @@ export class ClaimStatements implements ClaimSql {
    */
   claimQueues(p: { queues: readonly string[]; kinds: KindFilter; now: number }): ClaimQueue[] {
     const found: ClaimQueue[] = [];
+    if (this.allPausedStmt.get() !== undefined) return found;
     if (p.queues.length === 0) for (const settings of this.queues.all()) this.addClaimQueue(found, settings);
     else for (const name of p.queues) this.addClaimQueue(found, this.queues.queueGet(name));
     return found;

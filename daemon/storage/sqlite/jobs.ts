@@ -15,7 +15,7 @@ import type { Db } from './db';
 import type { DelayedCounts } from './delayed';
 import { jobState, mapJob, newJob } from '../mappers';
 import { ArrayRows, int, scalarIntOrNull, scalarText, text, toRow, type Row } from './row';
-import type { JobCheckpoint, JobHeartbeat, JobHoldMove, JobInsert, JobProgress, JobSql, JobMove, JobUpdate } from '../statements/jobs';
+import type { JobCheckpoint, JobHeartbeat, JobHeartbeatResult, JobHoldMove, JobInsert, JobProgress, JobSql, JobMove, JobUpdate } from '../statements/jobs';
 import type { AttemptSql, JobAttemptEnd, JobComplete, JobCompleteItem, JobInterrupt } from '../statements/attempts';
 import { BUCKET_MS } from '../statements/runs';
 
@@ -63,6 +63,8 @@ export class JobStatements implements JobSql, AttemptSql {
   private readonly completeStmt;
   private readonly completeManyStmt;
   private readonly requestCancelStmt;
+  private readonly pauseStmt;
+  private readonly resumeStmt;
   private readonly cancelWaitingStmt;
   private readonly retryStmt;
   private readonly deleteStmt;
@@ -92,7 +94,7 @@ export class JobStatements implements JobSql, AttemptSql {
     this.heartbeatStmt = db.prepare(`
       UPDATE jobs SET lease_expires_at = max(lease_expires_at, @lease), updated_at = @now
       WHERE id = @id AND state = 'running' AND worker_id = @workerId
-      RETURNING lease_expires_at, cancel_requested`);
+      RETURNING lease_expires_at, cancel_requested, paused_at`);
     this.progressStmt = new ArrayRows(db.prepare(`
       UPDATE jobs SET progress = @percent, progress_message = @message, updated_at = @now
       WHERE id = @id AND state = 'running' AND worker_id = @workerId
@@ -124,6 +126,11 @@ export class JobStatements implements JobSql, AttemptSql {
       RETURNING *`), 'job');
     this.requestCancelStmt = new ArrayRows(db.prepare(`
       UPDATE jobs SET cancel_requested = 1, updated_at = @now WHERE id = @id AND state = 'running' RETURNING *`), 'job');
+    this.pauseStmt = new ArrayRows(db.prepare(`
+      UPDATE jobs SET paused_at = @now, updated_at = @now WHERE id = @id AND state = 'running' AND paused_at IS NULL RETURNING *`), 'job');
+    this.resumeStmt = new ArrayRows(db.prepare(`
+      UPDATE jobs SET lease_expires_at = lease_expires_at + max(@now - paused_at, 0), paused_at = NULL, updated_at = @now
+      WHERE id = @id AND state = 'running' AND paused_at IS NOT NULL RETURNING *`), 'job');
     this.cancelWaitingStmt = new ArrayRows(db.prepare(`
       UPDATE jobs SET state = 'cancelled', finished_at = @now, updated_at = @now
       WHERE id = @id AND state IN ('blocked', 'queued', 'retrying', 'held') RETURNING *`), 'job');
@@ -150,7 +157,7 @@ export class JobStatements implements JobSql, AttemptSql {
         last_error = @reason, cancel_requested = 0, updated_at = @now
       WHERE id = @id AND state = 'running' RETURNING *`), 'job');
     this.expiredStmt = new ArrayRows(db.prepare(`
-      SELECT * FROM jobs INDEXED BY jobs_lease WHERE state = 'running' AND lease_expires_at <= @now ORDER BY lease_expires_at LIMIT +@limit`), 'job');
+      SELECT * FROM jobs INDEXED BY jobs_lease WHERE state = 'running' AND lease_expires_at <= @now AND paused_at IS NULL ORDER BY lease_expires_at LIMIT +@limit`), 'job');
     this.runningOfWorkersStmt = new ArrayRows(db.prepare(`
       SELECT * FROM jobs INDEXED BY jobs_lease WHERE state = 'running' AND worker_id IN (SELECT value FROM json_each(@workerIds))`), 'job');
     this.runningIdsOfWorkersStmt = db.prepare(`
@@ -229,11 +236,11 @@ export class JobStatements implements JobSql, AttemptSql {
     return mapOptional(this.byIdStmt.get({ id }));
   }
 
-  jobHeartbeat(params: JobHeartbeat): { leaseExpiresAt: number; cancelRequested: boolean } | undefined {
+  jobHeartbeat(params: JobHeartbeat): JobHeartbeatResult | undefined {
     const raw = this.heartbeatStmt.get(params);
     if (raw === undefined) return undefined;
     const row = toRow(raw, 'heartbeat');
-    return { leaseExpiresAt: int(row, 'lease_expires_at'), cancelRequested: int(row, 'cancel_requested') !== 0 };
+    return { leaseExpiresAt: int(row, 'lease_expires_at'), cancelRequested: int(row, 'cancel_requested') !== 0, paused: row.get('paused_at') !== null };
   }
 
   jobSetProgress(params: JobProgress): Job | undefined {
@@ -300,6 +307,14 @@ export class JobStatements implements JobSql, AttemptSql {
 
   jobRequestCancel(p: { id: string; now: number }): Job | undefined {
     return mapOptional(this.requestCancelStmt.get(p));
+  }
+
+  jobPause(p: { id: string; now: number }): Job | undefined {
+    return mapOptional(this.pauseStmt.get(p));
+  }
+
+  jobResume(p: { id: string; now: number }): Job | undefined {
+    return mapOptional(this.resumeStmt.get(p));
   }
 
   jobCancelWaiting(p: JobMove): Job | undefined {

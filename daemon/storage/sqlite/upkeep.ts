@@ -59,7 +59,7 @@ export class UpkeepStatements implements Pick<QueueSql, 'queuePurge'>, Pick<Upke
     this.nextDueStmt = db
       .prepare(`SELECT min(run_at) FROM jobs INDEXED BY jobs_due WHERE queue = @queue AND state IN ('queued', 'retrying') AND run_at > created_at AND state = @state AND run_at > @now`)
       .pluck();
-    this.nextLeaseStmt = db.prepare(`SELECT min(lease_expires_at) FROM jobs INDEXED BY jobs_lease WHERE state = 'running'`).pluck();
+    this.nextLeaseStmt = db.prepare(`SELECT min(lease_expires_at) FROM jobs INDEXED BY jobs_lease WHERE state = 'running' AND paused_at IS NULL`).pluck();
     this.nextScheduleStmt = db.prepare('SELECT min(next_run_at) FROM schedules WHERE enabled = 1').pluck();
   }
 

@@ -61,6 +61,8 @@ export interface ClaimSql {
   /**
    * The unpaused queues a claim of `queues` (every queue when empty) may take from, with the
    * running weight of those with a concurrency limit and the bucket of those with a rate limit.
+   * None while every queue is paused (the `claimsPaused` setting, `spool pause --all`): read in
+   * the same statement, so that a claim costs no extra round trip for it.
    */
   claimQueues(p: { queues: readonly string[]; kinds: KindFilter; now: number }): ClaimQueue[];
   /** The next `room` due jobs of each queue, in no particular order across queues. */

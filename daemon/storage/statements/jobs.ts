@@ -14,6 +14,9 @@ export type JobHeartbeat = {
   now: number;
 };
 
+/** What a heartbeat tells the worker: its lease, and what a user asked of the job meanwhile. */
+export type JobHeartbeatResult = { leaseExpiresAt: number; cancelRequested: boolean; paused: boolean };
+
 export type JobProgress = {
   id: string;
   workerId: string;
@@ -124,7 +127,7 @@ export type JobSql = {
    */
   jobGetForUpdate(id: string): Job | undefined;
   /** Extends the lease of a job `workerId` holds; undefined when it does not hold it. */
-  jobHeartbeat(p: JobHeartbeat): { leaseExpiresAt: number; cancelRequested: boolean } | undefined;
+  jobHeartbeat(p: JobHeartbeat): JobHeartbeatResult | undefined;
   /** Records progress on a job `workerId` holds; the job, or undefined when it does not hold it. */
   jobSetProgress(p: JobProgress): Job | undefined;
   /** Stores the checkpoint of a job `workerId` holds; false when it does not hold it. */
@@ -133,6 +136,16 @@ export type JobSql = {
   jobCancelWaiting(p: JobMove): Job | undefined;
   /** Asks the worker of a running job to stop; the job, or undefined if it is not running. */
   jobRequestCancel(p: { id: string; now: number }): Job | undefined;
+  /**
+   * Marks a running job that is not paused as paused at `now` (its processes are stopped by the
+   * daemon running it); the job, or undefined if it is not running or is paused already.
+   */
+  jobPause(p: { id: string; now: number }): Job | undefined;
+  /**
+   * A paused running job runs on: not paused, its lease moved on by the time it was paused (a
+   * frozen lease). The job, or undefined if it is not running or not paused.
+   */
+  jobResume(p: { id: string; now: number }): Job | undefined;
   /**
    * A finished (dead, cancelled, completed) job → queued with a fresh attempt budget, or
    * blocked when `waitingFor` (its dependencies that have not ended) is above 0; its

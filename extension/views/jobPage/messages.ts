@@ -17,6 +17,8 @@ export const PAGE_ACTIONS = {
   cancel: { label: 'Cancel', command: 'spool.jobs.cancel', transition: 'cancel' },
   edit: { label: 'Edit', command: 'spool.jobs.edit', transition: 'update' },
   runNow: { label: 'Run now', command: 'spool.jobs.runNow', transition: 'runNow' },
+  pause: { label: 'Pause', command: 'spool.jobs.pause', transition: 'pause' },
+  resume: { label: 'Resume', command: 'spool.jobs.resume', transition: 'resume' },
   hold: { label: 'Hold', command: 'spool.jobs.hold', transition: 'hold' },
   release: { label: 'Release', command: 'spool.jobs.release', transition: 'unhold' },
   editAndRequeue: { label: 'Edit & Re-enqueue', command: 'spool.jobs.editAndRequeue', transition: null },

@@ -52,22 +52,26 @@ export function jobTitle(job: Pick<Job, 'queue' | 'kind' | 'payload'>, max = 60)
   return `${job.queue} › ${what}`;
 }
 
-/** The state's name as the page shows it: a queued job waiting for its time is "delayed". */
-export function stateLabel(job: Pick<Job, 'state' | 'runAt'>, now: number): ShownState {
-  return shownState(job, now);
+/** The state as the page shows it: a queued job waiting for its time is "delayed", a paused running job "paused". */
+export type PageState = ShownState | 'paused';
+
+/** The state's name as the page shows it: a queued job waiting for its time is "delayed", a running one a user paused "paused". */
+export function stateLabel(job: Pick<Job, 'state' | 'runAt' | 'pausedAt'>, now: number): PageState {
+  return job.state === 'running' && (job.pausedAt ?? null) !== null ? 'paused' : shownState(job, now);
 }
 
 /** Why the job is in its state, and how it ended: the shared wording (see the file comment). */
 export { endLine, runStatus, stateSentence as stateReason } from '../../../shared/domain/present';
 
 /** The glyph drawn before a state (no icon font is loaded into the page; see render.ts). */
-export const STATE_GLYPHS: Readonly<Record<ShownState, string>> = {
+export const STATE_GLYPHS: Readonly<Record<PageState, string>> = {
   blocked: '⧖',
   queued: '○',
   delayed: '◷',
   running: '⟳',
   retrying: '↻',
   held: '⏸',
+  paused: '‖',
   completed: '✓',
   dead: '✕',
   cancelled: '⊘',
@@ -101,13 +105,18 @@ export function localTime(at: number): string {
  * allows them in its state, the others always. A deleted job offers only Copy Id. What the
  * token's scope cannot do is not offered (a read token: no Retry, Cancel, Delete or Re-enqueue).
  */
-export function pageActions(job: Pick<Job, 'state'>, deleted: boolean, scope: WindowScope = null): PageAction[] {
+export function pageActions(job: Pick<Job, 'state'> & Partial<Pick<Job, 'kind' | 'pausedAt'>>, deleted: boolean, scope: WindowScope = null): PageAction[] {
   const all = Object.keys(PAGE_ACTIONS).filter((a): a is PageAction => Object.hasOwn(PAGE_ACTIONS, a));
   if (deleted) return all.filter((a) => a === 'copyId');
   return all.filter((a) => {
     if (a === 'editAndRequeue' && !mayEnqueue(scope)) return false;
     if (PAGE_ACTIONS[a].transition !== null && !mayManage(scope)) return false;
     const transition = PAGE_ACTIONS[a].transition;
+    // Pause and Resume: a running shell job, whichever of the two its pause calls for.
+    if (transition === 'pause' || transition === 'resume') {
+      const paused = (job.pausedAt ?? null) !== null;
+      return job.state === 'running' && job.kind === 'shell' && (transition === 'pause') !== paused;
+    }
     return transition === null || allows(transition, job.state);
   });
 }

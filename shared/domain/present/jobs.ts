@@ -105,7 +105,9 @@ export function jobReason(job: Job, now: number, shownAs: ShownState = shownStat
       break;
     case 'running':
       if (job.progress !== null) parts.push(`${Math.round(job.progress)}%`);
-      parts.push(`running ${elapsed(now - (job.startedAt ?? now))}`);
+      // A paused job's time stops where it was paused.
+      if ((job.pausedAt ?? null) !== null) parts.push(`paused after ${elapsed((job.pausedAt ?? now) - (job.startedAt ?? now))}`);
+      else parts.push(`running ${elapsed(now - (job.startedAt ?? now))}`);
       if (job.progressMessage) parts.push(job.progressMessage);
       if (job.cancelRequested) parts.push('cancel requested');
       parts.push(attemptOf(job));
@@ -184,6 +186,10 @@ export function stateSentence(job: Job, runs: readonly JobRun[], now: number, wa
     case 'running': {
       const worker = job.workerId === null ? '' : ` on ${job.workerId}`;
       const cancel = job.cancelRequested ? ' A cancel was requested; its worker is stopping it.' : '';
+      const pausedAt = job.pausedAt ?? null;
+      if (pausedAt !== null) {
+        return `Paused ${relativeTime(pausedAt, now)}${worker}, attempt ${job.attempts} of ${job.maxAttempts}: its processes are stopped until it is resumed (spool job resume).${cancel}`;
+      }
       return `Running${worker}, attempt ${job.attempts} of ${job.maxAttempts}.${cancel}`;
     }
     case 'retrying': {

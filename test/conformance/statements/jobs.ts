@@ -52,8 +52,8 @@ export function defineJobStatements(factory: StatementStoreFactory): void {
           missingCheckpoint: yield* sql('jobSetCheckpoint', { id: 'no-such-job', workerId: 'w1', checkpoint: '{}', now: now + 8 }),
         };
       });
-      assert.deepEqual(worker.longer, { leaseExpiresAt: lease + 1000, cancelRequested: false });
-      assert.deepEqual(worker.shorter, { leaseExpiresAt: lease + 1000, cancelRequested: false });
+      assert.deepEqual(worker.longer, { leaseExpiresAt: lease + 1000, cancelRequested: false, paused: false });
+      assert.deepEqual(worker.shorter, { leaseExpiresAt: lease + 1000, cancelRequested: false, paused: false });
       assert.equal(worker.otherHeartbeat, undefined);
       assert.equal(worker.progress?.progress, 40);
       assert.equal(worker.progress?.progressMessage, 'forty');
@@ -80,8 +80,40 @@ export function defineJobStatements(factory: StatementStoreFactory): void {
       });
       assert.equal(cancel.requested?.cancelRequested, true);
       assert.equal(cancel.requested?.state, 'running');
-      assert.deepEqual(cancel.heartbeat, { leaseExpiresAt: lease + 2000, cancelRequested: true }, 'the worker hears of the cancel at its heartbeat');
+      assert.deepEqual(cancel.heartbeat, { leaseExpiresAt: lease + 2000, cancelRequested: true, paused: false }, 'the worker hears of the cancel at its heartbeat');
       assert.equal(cancel.missing, undefined);
+    });
+
+    it('pauses a running job once, freezes its lease from the reaper, and resumes it with the lease moved on by the paused time', async () => {
+      const s = store();
+      const job = await runningJob(s, 'st-jobs-pause', 'w1');
+      const lease = job.leaseExpiresAt ?? assert.fail('a claimed job has a lease');
+      const paused = await s.run(function* () {
+        return {
+          paused: yield* sql('jobPause', { id: job.id, now: now + 10 }),
+          again: yield* sql('jobPause', { id: job.id, now: now + 11 }),
+          missing: yield* sql('jobPause', { id: 'no-such-job', now: now + 11 }),
+          heartbeat: yield* sql('jobHeartbeat', { id: job.id, workerId: 'w1', lease, now: now + 12 }),
+          reaped: yield* sql('jobExpiredLeases', { now: lease + 60_000, limit: 100 }),
+        };
+      });
+      assert.deepEqual([paused.paused?.state, paused.paused?.pausedAt, paused.paused?.updatedAt], ['running', now + 10, now + 10]);
+      assert.equal(paused.again, undefined, 'a paused job is not paused again');
+      assert.equal(paused.missing, undefined);
+      assert.equal(paused.heartbeat?.paused, true);
+      assert.ok(!paused.reaped.some((j) => j.id === job.id), 'a paused job is not among the expired leases');
+
+      const resumed = await s.run(function* () {
+        return {
+          resumed: yield* sql('jobResume', { id: job.id, now: now + 5010 }),
+          again: yield* sql('jobResume', { id: job.id, now: now + 5011 }),
+          reaped: yield* sql('jobExpiredLeases', { now: lease + 5000, limit: 100 }),
+        };
+      });
+      assert.equal(resumed.resumed?.pausedAt, null);
+      assert.equal(resumed.resumed?.leaseExpiresAt, lease + 5000, 'the lease moved on by the 5 s it was paused');
+      assert.equal(resumed.again, undefined, 'a job that is not paused is not resumed');
+      assert.ok(resumed.reaped.some((j) => j.id === job.id), 'once resumed, its lease runs out as any other');
     });
 
     it("completes, keeps the completed attempt's history, retries, updates, cancels and deletes a job", async () => {

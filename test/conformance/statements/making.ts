@@ -76,6 +76,16 @@ export function defineMakingStatements(factory: StatementStoreFactory): void {
       assert.equal(peeked.candidates.find((c) => c.queue === 'st-peek-b')?.weight, 3);
       // The bucket is stored as given (this queue has no rate limit, so the claim does not read it back).
       assert.equal(peeked.queues.length, 1);
+
+      // While every queue is paused, no queue is claimable; resumed, it is again.
+      const paused = await s.run(function* () {
+        yield* sql('settingSet', { name: 'claimsPaused', value: 'true', now });
+        const none = yield* sql('claimQueues', { queues: ['st-peek-b'], kinds: { include: ['work'] }, now });
+        const noneOfAll = yield* sql('claimQueues', { queues: [], kinds: { include: ['work'] }, now });
+        yield* sql('settingSet', { name: 'claimsPaused', value: 'false', now });
+        return { none, noneOfAll, again: yield* sql('claimQueues', { queues: ['st-peek-b'], kinds: { include: ['work'] }, now }) };
+      });
+      assert.deepEqual([paused.none.length, paused.noneOfAll.length, paused.again.length], [0, 0, 1]);
     });
 
     it("fires a schedule once per tick by its compare-and-swap, and records the fire's job as the schedule's last", async () => {

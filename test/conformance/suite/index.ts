@@ -17,6 +17,7 @@ import { defineList } from './list';
 import { defineManage } from './manage';
 import { defineOperator } from './operator';
 import { defineOutput } from './output';
+import { definePauseRun } from './pauseRun';
 import { definePayloads } from './payloads';
 import { defineProjects } from './projects';
 import { defineRateLimit } from './rateLimit';
@@ -44,6 +45,7 @@ const SUITES: readonly ((store: TestStoreFactory) => void)[] = [
   defineManage,
   defineOperator,
   defineOutput,
+  definePauseRun,
   definePayloads,
   defineProjects,
   defineRateLimit,
