@@ -163,6 +163,11 @@ export interface EnqueueParams {
    * its condition can no longer hold.
    */
   dependsOn?: DependsOn[];
+  /**
+   * The job's group key ("customer:42"): 1..128 of letters, digits and `:._-@/`. The queue's
+   * groupConcurrency and groupRate hold per group, and its claims take groups in turn.
+   */
+  group?: string;
 }
 
 /** A job as enqueued, or the one an idempotency key matched. */
@@ -237,6 +242,8 @@ export interface JobFilter {
   idSuffix?: string;
   /** With `queued`: true = only jobs whose runAt is in the future, false = only due ones. */
   delayed?: boolean;
+  /** The job's group key (Job.group), matched exactly. */
+  group?: string;
 }
 
 /** A page of jobs matching a filter, in an order. */
@@ -452,6 +459,12 @@ export interface ConfigureQueueParams {
    * given as null removes it, and `limits: null` removes them all.
    */
   limits?: ResourceLimitChanges | null;
+  /** Most weight running at once per group (1..100000); null removes the limit. */
+  groupConcurrency?: number | null;
+  /** A token bucket per group, as rateLimit; null removes it. */
+  groupRate?: RateLimit | null;
+  /** Fairness weights by group key (each 1..1000, others weigh 1); null or {} for plain round-robin. */
+  groupWeights?: Record<string, number> | null;
 }
 
 /** Changes to a queue's resource limits: a number sets one, null removes it, absent leaves it. */

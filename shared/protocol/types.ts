@@ -102,6 +102,11 @@ export interface Job {
   step: string | null;
   /** The workflow run this job belongs to, when a workflow made it; null otherwise. */
   workflowRunId: string | null;
+  /**
+   * The job's group key ("customer:42"), or null. A queue's group limits (groupConcurrency,
+   * groupRate) hold per group, and a claim takes the queue's groups in turn.
+   */
+  group: string | null;
 }
 
 /**
@@ -228,6 +233,17 @@ export interface Queue {
   createdAt: number;
   /** The project whose `spool apply` manages the queue; absent when none does (made on first use or by hand). */
   owner?: string;
+  /** Most weight of jobs running at once per group (Job.group), counted like `concurrency`; null = no limit per group. */
+  groupConcurrency: number | null;
+  /** A token bucket per group, as `rateLimit` is for the queue; null = no rate per group. */
+  groupRate: RateLimit | null;
+  /**
+   * Fairness weights by group key: a group of weight 3 gets three turns for every one of a group
+   * of weight 1 (groups not named weigh 1). null = plain round-robin.
+   */
+  groupWeights: Record<string, number> | null;
+  /** True once the queue has groups (a job with a group, or a group setting): its claims take the groups in turn. */
+  grouped: boolean;
 }
 
 /** What to do with the fire times a schedule missed while no daemon ran. */

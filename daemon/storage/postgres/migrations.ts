@@ -7,11 +7,13 @@ import type pg from 'pg';
 import { postgresInitialSchema } from './migrations/001_initial';
 import { postgresJobDependencies } from './migrations/002_job_dependencies';
 import { postgresWorkflows } from './migrations/003_workflows';
+import { postgresGroups } from './migrations/004_groups';
 
 export const POSTGRES_MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
   { version: 1, name: 'initial', sql: postgresInitialSchema },
   { version: 2, name: 'dependencies between jobs, and the blocked state', sql: postgresJobDependencies },
   { version: 3, name: 'workflows, workflow runs, and schedules that start them', sql: postgresWorkflows },
+  { version: 4, name: 'groups: a group key per job, limits and turns per group', sql: postgresGroups },
 ];
 
 /** The advisory lock key of migrations (any constant; "spool" in ASCII). */

@@ -9,6 +9,7 @@ import { attemptStatements, jobStatements } from './jobs';
 import { claimStatements } from './claim';
 import { daemonStatements } from './daemons';
 import { dependencyStatements } from './dependencies';
+import { groupStatements } from './groups';
 import { listStatements } from './list';
 import { outputStatements } from './output';
 import { projectStatements } from './projects';
@@ -26,6 +27,7 @@ export const postgresStatements: AsyncStatements<PgTx> = {
   ...claimStatements,
   ...daemonStatements,
   ...dependencyStatements,
+  ...groupStatements,
   ...listStatements,
   ...outputStatements,
   ...projectStatements,

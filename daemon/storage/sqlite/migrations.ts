@@ -16,6 +16,7 @@ import { queueResourceLimits } from './migrations/010_queue_resource_limits';
 import { accessTokens } from './migrations/011_tokens';
 import { jobDependencies } from './migrations/012_job_dependencies';
 import { workflows } from './migrations/013_workflows';
+import { groups } from './migrations/014_groups';
 import { errorMessage } from '../../../shared/protocol/errors';
 
 export interface Migration {
@@ -43,6 +44,7 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
   { version: 11, name: 'access tokens for clients over the network', sql: accessTokens },
   { version: 12, name: 'dependencies between jobs, and the blocked state', sql: jobDependencies, foreignKeysOff: true },
   { version: 13, name: 'workflows, workflow runs, and schedules that start them', sql: workflows },
+  { version: 14, name: 'groups: a group key per job, limits and turns per group', sql: groups },
 ];
 
 /** Applies every migration the file lacks; returns the versions applied. */

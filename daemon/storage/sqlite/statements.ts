@@ -23,5 +23,6 @@ export function sqliteStatements(store: SqliteDatabase): Statements {
     ...bound(store.daemons),
     ...bound(store.tokens),
     ...bound(store.claims),
+    ...bound(store.groups),
   };
 }

@@ -24,6 +24,7 @@ import type { AttemptSql } from './attempts';
 import type { ClaimSql } from './claim';
 import type { DaemonSql } from './daemons';
 import type { DependencySql } from './dependencies';
+import type { GroupSql } from './groups';
 import type { JobSql } from './jobs';
 import type { ListSql } from './list';
 import type { OutputSql } from './output';
@@ -36,7 +37,7 @@ import type { UpkeepSql } from './upkeep';
 import type { WorkerSql } from './workers';
 import type { WorkflowSql } from './workflows';
 
-export interface Statements extends DependencySql, JobSql, ListSql, AttemptSql, ClaimSql, RunSql, OutputSql, QueueSql, ScheduleSql, ProjectSql, WorkerSql, DaemonSql, TokenSql, UpkeepSql, WorkflowSql {}
+export interface Statements extends DependencySql, GroupSql, JobSql, ListSql, AttemptSql, ClaimSql, RunSql, OutputSql, QueueSql, ScheduleSql, ProjectSql, WorkerSql, DaemonSql, TokenSql, UpkeepSql, WorkflowSql {}
 
 /** The name of a statement. */
 export type StatementName = keyof Statements;

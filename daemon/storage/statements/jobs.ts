@@ -82,11 +82,13 @@ export type JobInsert = {
   waitingFor: number;
   step: string | null;
   workflowRunId: string | null;
+  /** Its group key; '' for a job without one in a grouped queue (a group of its own), null elsewhere. */
+  groupKey: string | null;
   now: number;
 };
 
 /** The fields of a JobInsert for a job with no dependencies and no workflow: queued at once. */
-export const PLAIN_JOB_INSERT = { state: 'queued', lastError: null, dependsOn: 0, waitingFor: 0, step: null, workflowRunId: null } as const satisfies Partial<JobInsert>;
+export const PLAIN_JOB_INSERT = { state: 'queued', lastError: null, dependsOn: 0, waitingFor: 0, step: null, workflowRunId: null, groupKey: null } as const satisfies Partial<JobInsert>;
 
 export type JobSql = {
   /** One job, or undefined. */

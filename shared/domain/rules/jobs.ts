@@ -64,6 +64,8 @@ export interface EnqueueInput {
    * enqueue resolves them to ids). Absent elsewhere.
    */
   batchDependsOn?: BatchDependencyInput[];
+  /** Its group key, or null. */
+  group: string | null;
 }
 
 /** A dependency on an earlier job of the same batch, by its position in the batch. */
@@ -82,7 +84,19 @@ export interface DependencyInput {
   field: string;
 }
 
-const ENQUEUE_FIELDS = ['queue', 'kind', 'payload', 'priority', 'weight', 'delayMs', 'runAt', 'maxAttempts', 'backoff', 'timeoutMs', 'tags', 'idempotencyKey', 'context', 'dependsOn'] as const;
+const ENQUEUE_FIELDS = ['queue', 'kind', 'payload', 'priority', 'weight', 'delayMs', 'runAt', 'maxAttempts', 'backoff', 'timeoutMs', 'tags', 'idempotencyKey', 'context', 'dependsOn', 'group'] as const;
+
+/** What a group key allows, in words (the CLI and the jobs file say the same). */
+export const GROUP_RULE = `1 to ${LIMITS.maxGroupLength} characters of letters, digits, ":", ".", "_", "-", "@" or "/"`;
+const GROUP_PATTERN = new RegExp(`^[A-Za-z0-9:._@/-]{1,${LIMITS.maxGroupLength}}$`);
+
+/** A job's group key ("customer:42"). */
+export function groupKey(value: unknown, field: string): string {
+  if (typeof value !== 'string' || !GROUP_PATTERN.test(value)) {
+    throw invalidParams(field, mustBe(field, GROUP_RULE, value === '' ? 'an empty string' : shown(value)), GROUP_RULE);
+  }
+  return value;
+}
 
 /** `dependsOn`: ids, or `{ id, on }`; each job at most once. */
 export function dependsOnParam(value: unknown, field: string): DependencyInput[] {
@@ -247,6 +261,7 @@ export function enqueueParams(value: unknown, now: number, prefix = ''): Enqueue
     idempotencyKey: o['idempotencyKey'] === undefined ? null : string(o['idempotencyKey'], f('idempotencyKey'), LIMITS.maxIdempotencyKeyLength, 1),
     context: context(o['context'], f('context')),
     dependsOn: dependsOnParam(o['dependsOn'], f('dependsOn')),
+    group: o['group'] === undefined || o['group'] === null ? null : groupKey(o['group'], f('group')),
   };
 }
 
@@ -291,7 +306,7 @@ export function updateParams(value: unknown, now: number): UpdateInput {
 /** The filter fields of jobs.list and the bulk forms, validated. */
 export type FilterInput = JobFilter;
 
-const FILTER_FIELDS = ['queue', 'states', 'kind', 'tag', 'search', 'branch', 'idSuffix', 'delayed'] as const;
+const FILTER_FIELDS = ['queue', 'states', 'kind', 'tag', 'search', 'branch', 'idSuffix', 'delayed', 'group'] as const;
 
 /** The end of a job id as the views show it: lowercase hex digits and dashes, up to a whole id. */
 const ID_SUFFIX = new RegExp(`^[0-9a-f-]{${LIMITS.minIdSuffixLength},36}$`);
@@ -329,6 +344,7 @@ function filterFields(o: Fields, prefix: string): FilterInput {
   if (suffix !== undefined) filter.idSuffix = suffix;
   const delayed = optionalBoolean(o['delayed'], f('delayed'));
   if (delayed !== undefined) filter.delayed = delayed;
+  if (o['group'] !== undefined) filter.group = groupKey(o['group'], f('group'));
   return filter;
 }
 

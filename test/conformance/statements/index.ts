@@ -8,6 +8,7 @@
  * The last test checks that the suite called every statement the stores have, so that a new
  * statement without a test here fails.
  */
+import { defineGroupStatements } from './groups';
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
@@ -45,6 +46,7 @@ export function defineStatements(factory: StatementStoreFactory): void {
   defineAdminStatements(factory);
   defineDependencyStatements(factory);
   defineWorkflowStatements(factory);
+  defineGroupStatements(factory);
 
   describe('statements: coverage', () => {
     it('calls every statement of the stores, the listed exceptions aside', (t) => {

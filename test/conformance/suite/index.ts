@@ -11,6 +11,7 @@ import { defineCounters } from './counters';
 import { defineDaemons } from './daemons';
 import { defineDelayed } from './delayed';
 import { defineDependencies } from './dependencies';
+import { defineGroups } from './groups';
 import { defineLease } from './lease';
 import { defineList } from './list';
 import { defineManage } from './manage';
@@ -34,6 +35,7 @@ const SUITES: readonly ((store: TestStoreFactory) => void)[] = [
   defineDaemons,
   defineDelayed,
   defineDependencies,
+  defineGroups,
   defineLease,
   defineList,
   defineManage,
