@@ -21,6 +21,7 @@ type ListOptions = {
   tag?: string;
   search?: string;
   branch?: string;
+  group?: string;
   delayed?: boolean;
   order?: string;
   limit?: string;
@@ -40,6 +41,7 @@ export function registerJobs(program: Command): void {
     .option('-t, --tag <tag>', 'only jobs with this tag')
     .option('--search <text>', 'text in the payload or the last error')
     .option('--branch <branch>', 'only jobs enqueued from this git branch')
+    .option('--group <key>', 'only jobs of this group (enqueue --group)')
     .option('--delayed', 'only queued jobs whose start time is still ahead')
     .option('--order <order>', `${ORDERS.join(', ')} (default newest)`)
     .option('-n, --limit <n>', `how many (1..${LIMITS.maxPageSize}, default 50)`)
@@ -54,6 +56,7 @@ Examples:
   spool jobs --queue builds,images --state queued
   spool jobs --state queued,retrying --limit 200
   spool jobs --branch feature/login
+  spool jobs --queue exports --group customer:42
   spool jobs --search "timeout" --json | jq '.jobs[].id'`,
     )
     .action(
@@ -66,6 +69,7 @@ Examples:
         if (o.tag) params.tag = o.tag;
         if (o.search) params.search = o.search;
         if (o.branch) params.branch = o.branch;
+        if (o.group) params.group = o.group;
         if (o.delayed) params.delayed = true;
         if (o.order) {
           const order = ORDERS.find((x) => x === o.order);
