@@ -214,9 +214,9 @@ export function decideApply(input: ApplyInput, objects: ProjectObjects, now: num
         retentionMs: s.retentionMs,
         // The jobs file does not declare shell resource limits (yet): apply leaves a queue's as they are.
         limits: undefined,
-        groupConcurrency: undefined,
-        groupRate: undefined,
-        groupWeights: undefined,
+        groupConcurrency: s.groupConcurrency,
+        groupRate: s.groupRate,
+        groupWeights: s.groupWeights,
       },
       paused: s.paused,
       project,

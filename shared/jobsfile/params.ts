@@ -90,6 +90,7 @@ export function jobTemplateOf(template: DeclaredTemplate, values: Readonly<Recor
   if (o.backoff !== undefined) job.backoff = { ...o.backoff };
   if (o.timeoutMs !== undefined) job.timeoutMs = o.timeoutMs;
   if (o.tags !== undefined) job.tags = [...o.tags];
+  if (o.group !== undefined) job.group = String(substitute(o.group, values));
   return job;
 }
 

@@ -27,6 +27,12 @@ export interface QueueSettings {
   /** null: finished jobs are kept forever. */
   retentionMs?: number | null;
   paused?: boolean;
+  /** Most weight running at once per group; null: no limit per group. */
+  groupConcurrency?: number | null;
+  /** A token bucket per group; null: none. */
+  groupRate?: RateLimit | null;
+  /** Fairness weights by group key; null: plain round-robin. */
+  groupWeights?: Record<string, number> | null;
 }
 
 /** A queue declared in the file. */
@@ -108,6 +114,9 @@ export interface QueueState {
   timeoutMs: number;
   retentionMs: number | null;
   paused: boolean;
+  groupConcurrency?: number | null;
+  groupRate?: RateLimit | null;
+  groupWeights?: Record<string, number> | null;
 }
 
 /** A template as the daemon records it: the declaration without its name. */

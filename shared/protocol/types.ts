@@ -257,6 +257,8 @@ export interface JobOptions {
   backoff?: Partial<Backoff>;
   timeoutMs?: number;
   tags?: string[];
+  /** The job's group key (Job.group); in spool.jsonc templates it may hold {{param}} placeholders. */
+  group?: string;
 }
 
 export interface JobTemplate extends JobOptions {

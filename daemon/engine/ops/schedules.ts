@@ -137,7 +137,7 @@ function* enqueueFrom(c: OpContext, schedule: Schedule): Op<EnqueueResult> {
     idempotencyKey: null,
     context: JSON.stringify({ origin: `schedule:${schedule.name}` }),
     dependsOn: [],
-    group: null,
+    group: t.group ?? null,
   }, false);
   yield* sql('scheduleSetLastJob', { name: schedule.name, jobId: result.job.id });
   return result;
