@@ -5,6 +5,7 @@
 //   cli.js        the `spool` command, a client: no driver, no daemon code (`spool daemon` starts daemon.js)
 //   lsp.js        the language server of spool.jsonc (`spool lsp --stdio` and the extension run it)
 //   mcp.js        the Model Context Protocol server for coding agents (`spool mcp`)
+//   top.js        `spool top`, the full-screen view, with terminal-kit
 //   bench.js      `npm run bench`
 //   packages/client/dist/index.js  the spool-client package (its declarations: npm run build:client)
 //   checkpointer.js  the daemon's WAL checkpointer thread, loaded by path from beside daemon.js
@@ -12,6 +13,10 @@
 // Flags: --watch rebuilds on change; --production minifies and drops source maps.
 import * as esbuild from 'esbuild';
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import * as path from 'node:path';
+
+const require = createRequire(import.meta.url);
 
 const watch = process.argv.includes('--watch');
 const production = process.argv.includes('--production');
@@ -30,13 +35,32 @@ const common = {
   // The ESM build of a package before its main: jsonc-parser's main is a UMD bundle whose
   // dynamic requires ("./impl/format") esbuild cannot follow, so the bundle would fail to start.
   mainFields: ['module', 'main'],
+  plugins: [terminalKit()],
 };
+
+/**
+ * terminal-kit (in `spool top`) loads most of its modules lazily, by requires esbuild cannot
+ * follow; its own build without lazy requires is used instead, also where its modules import
+ * termkit.js. Its terminal configurations are required by a computed name, so esbuild takes
+ * every file of that folder, and the folder's README is not a module.
+ */
+function terminalKit() {
+  return {
+    name: 'terminal-kit',
+    setup(build) {
+      build.onResolve({ filter: /^(\.\.?\/)+termkit\.js$/ }, (args) =>
+        /[\\/]terminal-kit[\\/]lib([\\/]|$)/.test(args.resolveDir) ? { path: path.join(path.dirname(require.resolve('terminal-kit/package.json')), 'lib', 'termkit-no-lazy-require.js') } : undefined,
+      );
+      build.onLoad({ filter: /[\\/]terminal-kit[\\/]lib[\\/]termconfig[\\/]README$/ }, () => ({ contents: '', loader: 'empty' }));
+    },
+  };
+}
 
 const builds = [
   { ...common, entryPoints: { extension: 'extension/extension.ts' }, external: ['vscode'] },
   { ...common, entryPoints: { workflowRunPage: 'extension/views/workflowRun/page/main.ts' }, platform: 'browser', format: 'iife', target: 'es2022', external: [] },
   // The queues the benchmark compares against (dev dependencies) load from node_modules at run time.
-  { ...common, entryPoints: { daemon: 'daemon/main.ts', cli: 'cli/main.ts', lsp: 'lsp/main.ts', mcp: 'mcp/main.ts', bench: 'bench/main.ts', checkpointer: 'daemon/storage/sqlite/checkpointer.ts' }, external: [...common.external, 'graphile-worker', 'pg-boss'] },
+  { ...common, entryPoints: { daemon: 'daemon/main.ts', cli: 'cli/main.ts', lsp: 'lsp/main.ts', mcp: 'mcp/main.ts', top: 'cli/top/main.ts', bench: 'bench/main.ts', checkpointer: 'daemon/storage/sqlite/checkpointer.ts' }, external: [...common.external, 'graphile-worker', 'pg-boss', 'bullmq'] },
   // spool-client: the client and worker library as a package of its own, no daemon code.
   { ...common, entryPoints: { index: 'packages/client/index.ts' }, outdir: 'packages/client/dist' },
 ];

@@ -107,8 +107,9 @@ socket.on('connect', async () => {
     let completed = 0;
     const lane = async () => {
       for (let empty = 0; empty < 2; ) {
-        const { jobs } = await call('jobs.claim', { workerId: cfg.workerId, queues: [cfg.queue], max: cfg.max, waitMs: 100 });
-        if (jobs.length === 0) { empty += 1; continue; }
+        // cfg.waitMs 0 ends a lane at its first empty claim: the others hold what is left.
+        const { jobs } = await call('jobs.claim', { workerId: cfg.workerId, queues: [cfg.queue], max: cfg.max, waitMs: cfg.waitMs ?? 100 });
+        if (jobs.length === 0) { empty += cfg.waitMs === 0 ? 2 : 1; continue; }
         empty = 0;
         await batch(jobs.map((j) => ['jobs.complete', { id: j.id, workerId: cfg.workerId }]));
         completed += jobs.length;

@@ -30,7 +30,7 @@ export function runLspBench(options: { quick?: boolean; log?: (line: string) => 
   const rounds = options.quick ? 10 : 50;
   const figures: BenchFigure[] = [];
   log('Language server (the pure service, as the server calls it)');
-  const live: service.LiveData = { queues: ['mail', 'reports', 'maintenance'].map((name) => ({ name, counts: { blocked: 0, queued: 3, running: 1, retrying: 0, completed: 10, dead: 1, cancelled: 0 } })) };
+  const live: service.LiveData = { queues: ['mail', 'reports', 'maintenance'].map((name) => ({ name, counts: { blocked: 0, queued: 3, running: 1, retrying: 0, held: 0, completed: 10, dead: 1, cancelled: 0 } })) };
 
   // Diagnostics after an edit: every round is a new text (one cron changed), parsed from scratch.
   const texts = Array.from({ length: rounds + 5 }, (_, i) => largeJobsFile(1000, i + 1));

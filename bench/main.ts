@@ -1,14 +1,17 @@
 /**
  * `npm run bench`: prints the versions measured, then the engine benchmark (in-process) and the
  * daemon benchmark (over the socket), then the language server's. SPOOL_BENCH_QUICK=1 makes a fast,
- * smaller run; SPOOL_BENCH_PART=engine, =daemon, =apply, =lsp, =dependencies or =postgres runs only that part.
+ * smaller run; SPOOL_BENCH_PART=engine, =daemon, =apply, =lsp, =dependencies, =postgres, =bullmq or =editor runs only that part.
  *
  * `npm run bench -- compare --old <dir-or-ref> …` compares two builds' daemons instead, in one
  * interleaved run (compare.ts); `npm run bench -- --help` says how.
  */
 import Database from 'better-sqlite3';
+import { spawnSync } from 'node:child_process';
 import * as os from 'node:os';
+import * as path from 'node:path';
 import { runApplyBench } from './apply';
+import { runBullmqBench } from './bullmq';
 import { runCompare } from './compare';
 import { COMPARE_USAGE, parseCompareArgs, UsageError } from './compareArgs';
 import { runDaemonBench } from './daemon';
@@ -24,7 +27,9 @@ npm run bench                 (or node dist/bench.js, once built)
   SPOOL_BENCH_QUICK=1         a smaller, faster run
   SPOOL_BENCH_PART=engine     only the engine (=daemon: only the daemon; =apply: only spool apply; =lsp: only the language server;
                               =dependencies: job graphs on SQLite and PostgreSQL, in-process;
-                              =postgres: Spool on PostgreSQL beside graphile-worker and pg-boss, on a throwaway server)
+                              =postgres: Spool on PostgreSQL beside graphile-worker and pg-boss, on a throwaway server;
+                              =bullmq: Spool on SQLite beside BullMQ, on a throwaway redis-server (skipped without one);
+                              =editor: the Queues view and a job page in VS Code (needs bash scripts/e2e-setup.sh once))
   SPOOL_BENCH_CHECKPOINTS=auto  the engine with SQLite's automatic checkpoints
   SPOOL_BENCH_CPU_PROFILE=<dir> a V8 CPU profile of each benchmark daemon, written there
 
@@ -35,6 +40,19 @@ See BENCHMARKS.md for the figures and how to read them.`;
 function summary(part: string, figures: BenchFigure[]): string {
   const missed = figures.filter((f) => f.met === false);
   return missed.length === 0 ? `${part}: every target met.` : `${part}: ${missed.length} target(s) missed: ${missed.map((f) => f.name.trim()).join('; ')}`;
+}
+
+/**
+ * The Queues view and the job page in a real VS Code, driven by the e2e tests' helpers: run from
+ * its TypeScript source with tsx (a dev dependency, like the browser driver), so it is not bundled.
+ */
+function runEditorBench(): string {
+  const root = path.resolve(__dirname, '..');
+  const result = spawnSync(process.execPath, ['--import', 'tsx', path.join(root, 'bench', 'editor.ts')], { cwd: root, stdio: 'inherit', env: process.env });
+  if (result.status === 0) return 'Editor: every target met.';
+  if (result.status === 2) return 'Editor: a target missed (see MISSED above).';
+  if (result.status === 3) return 'Editor: skipped (code-server or Chromium missing; bash scripts/e2e-setup.sh installs them).';
+  return `Editor: the benchmark failed (exit status ${String(result.status ?? result.signal)}).`;
 }
 
 async function runAll(): Promise<void> {
@@ -56,6 +74,10 @@ async function runAll(): Promise<void> {
   if (part === undefined || part === 'dependencies') lines.push(summary('Dependencies', await runDependenciesBench({ quick: process.env['SPOOL_BENCH_QUICK'] === '1' })));
   if (part === undefined) console.log('');
   if (part === undefined || part === 'postgres') lines.push(summary('PostgreSQL', await runPostgresBench({ quick: process.env['SPOOL_BENCH_QUICK'] === '1' })));
+  if (part === undefined) console.log('');
+  if (part === undefined || part === 'bullmq') lines.push(summary('SQLite beside BullMQ', await runBullmqBench({ quick: process.env['SPOOL_BENCH_QUICK'] === '1' })));
+  if (part === undefined) console.log('');
+  if (part === undefined || part === 'editor') lines.push(runEditorBench());
   console.log(`\n${lines.join('\n')}`);
 }
 

@@ -36,6 +36,14 @@ const FIELD_WORDS: readonly [field: string, words: string][] = [
   ['payload.headers', '--header'],
   ['payload.body', '--body'],
   ['payload', '--payload'],
+  // The payload's fields as jobs.update takes them on their own (spool job edit).
+  ['command', '--command'],
+  ['cwd', '--cwd'],
+  ['env', '--env'],
+  ['url', '--url'],
+  ['method', '--method'],
+  ['headers', '--header'],
+  ['body', '--body'],
   ['backoff.strategy', 'the --backoff strategy'],
   ['backoff.baseMs', 'the --backoff base'],
   ['backoff.capMs', 'the --backoff cap'],
@@ -99,7 +107,7 @@ const COMMAND_WORDS: Readonly<Record<string, Readonly<Record<string, string>>>> 
 };
 
 /** Fields whose last part is a name the user chose (`--env FOO`, `--header X-Id`): kept. */
-const NAMED_ENTRIES = new Set(['payload.env', 'payload.headers']);
+const NAMED_ENTRIES = new Set(['payload.env', 'payload.headers', 'env', 'headers']);
 
 /** Field names that are not English words, so they can be translated wherever a message has them. */
 const PROTOCOL_ONLY = /[A-Z.]/;
@@ -115,13 +123,13 @@ export function cliMessage(error: unknown, command: string): string {
 }
 
 /**
- * A change the CLI has no command of its own for, named as the `spool rpc` call that does it,
- * ready to paste (after byField, which would take the JSON's field names for flags).
+ * The method a message points to, named as the command that calls it, ready to paste (after
+ * byField, which would take the JSON's field names for flags).
  */
 function withCommand(error: SpoolError, message: string): string {
   const { id } = error.data;
   if (error.code !== ErrorCode.InvalidState || typeof id !== 'string') return message;
-  return message.replace(/ \(jobs\.update with (?:delayMs|--delay): 0\)\./, `: spool rpc jobs.update '{"id":"${id}","delayMs":0}'`);
+  return message.replace(/ \(jobs\.runNow\)\./, `: spool job run-now ${id}`);
 }
 
 /** Messages that point to a protocol method rewritten to point to the command that does it. */

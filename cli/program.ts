@@ -9,6 +9,7 @@ import { registerApply } from './commands/apply';
 import { registerDaemon } from './commands/daemon';
 import { registerEnqueue } from './commands/enqueue';
 import { registerJobs } from './commands/jobs';
+import { registerPauseAll } from './commands/pauseAll';
 import { registerPlan } from './commands/plan';
 import { registerLsp } from './commands/lsp';
 import { registerMcp } from './commands/mcp';
@@ -22,6 +23,7 @@ import { registerWork } from './commands/work';
 import { registerWorkflow } from './commands/workflow';
 import { registerWorkflows } from './commands/workflows';
 import { registerToken } from './commands/token';
+import { registerTop } from './commands/top';
 
 export function buildProgram(): Command {
   const program = new Command('spool')
@@ -60,6 +62,7 @@ Every command that prints data takes --json. Run spool <command> --help for its 
   registerJobs(program);
   registerBulk(program);
   registerQueues(program);
+  registerPauseAll(program);
   registerSchedules(program);
   registerPlan(program);
   registerApply(program);
@@ -67,6 +70,7 @@ Every command that prints data takes --json. Run spool <command> --help for its 
   registerWorkflows(program);
   registerWorkflow(program);
   registerStatus(program);
+  registerTop(program);
   registerBackup(program);
   registerRestore(program);
   registerWork(program);

@@ -10,6 +10,7 @@ import { DaemonConnection } from './daemon/connection';
 import { EditPayloadProvider, EDIT_SCHEME } from './documents/editPayload';
 import { JobDetailsProvider, JOB_SCHEME } from './documents/jobDetails';
 import { JobOutputProvider, OUTPUT_SCHEME } from './documents/jobOutput';
+import { OutputFollower } from './documents/followOutput';
 import { startLanguageClient } from './languageClient';
 import { EnqueuedJobs } from './notifications';
 import { readSettings } from './settings';
@@ -83,6 +84,7 @@ export function activate(extension: vscode.ExtensionContext): SpoolExports {
     vscode.workspace.registerFileSystemProvider(EDIT_SCHEME, ctx.editor),
     registerProvider(JOB_SCHEME, new JobDetailsProvider(connection)),
     registerProvider(OUTPUT_SCHEME, jobOutput),
+    new OutputFollower(),
     ...registerCommands(ctx),
     startLanguageClient(extension, log),
     vscode.workspace.onDidChangeConfiguration((e) => {

@@ -1,5 +1,6 @@
 /**
- * The one status-bar item: running / queued / dead counts while connected, "reconnecting",
+ * The one status-bar item: running / queued / dead counts while connected ("all queues paused"
+ * first while every queue is), "reconnecting",
  * "disconnected" with a start action. One state type, rendered by one function (`render`).
  */
 import * as vscode from 'vscode';
@@ -41,9 +42,10 @@ function renderLocal(state: ConnectionStateName, stats: Stats | null): StatusVie
       const running = totals?.running ?? 0;
       const queued = totals?.queued ?? 0;
       const dead = totals?.dead ?? 0;
-      let text = `$(pulse) ${running} running · ${queued} queued`;
+      // Every queue paused (spool pause --all): said first, since nothing will start.
+      let text = stats?.allPaused === true ? `$(debug-pause) Spool: all queues paused · ${running} running` : `$(pulse) ${running} running · ${queued} queued`;
       if (dead > 0) text += ` · ${dead} dead`;
-      return { text, tooltip: breakdown(stats), command: 'spool.queues.focus', warning: dead > 0 };
+      return { text, tooltip: breakdown(stats), command: 'spool.queues.focus', warning: dead > 0 || stats?.allPaused === true };
     }
     case 'connecting':
       return { text: '$(sync~spin) Spool: connecting', tooltip: 'Connecting to the Spool daemon…', command: 'spool.extension.showLog', warning: false };
@@ -63,6 +65,7 @@ function breakdown(stats: Stats | null): vscode.MarkdownString {
   // Command links in the tooltip run Spool's own commands only.
   md.isTrusted = { enabledCommands: ['spool.queues.focus', 'spool.jobs.enqueue', 'spool.jobs.retryAllDead'] };
   md.appendMarkdown('**Spool**\n\n');
+  if (stats?.allPaused === true) md.appendMarkdown('All queues are paused: no job starts until `spool resume --all`.\n\n');
   if (!stats || stats.queues.length === 0) {
     md.appendMarkdown('No queues yet.\n\n');
   } else {

@@ -6,7 +6,7 @@
  * describes the tools and shapes the answers for a reader that is a language model: short JSON,
  * whole ids, times as ISO text.
  *
- * Tools that change something (enqueue, run a template, retry, cancel) are listed always, so an
+ * Tools that change something (enqueue, run a template or a workflow, retry, cancel) are listed always, so an
  * agent can tell the user what it could do, and answer with how to allow them unless the server
  * was started with --allow-write.
  */
@@ -14,11 +14,12 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { SpoolClient } from '../shared/client/client';
-import { readJobId } from '../shared/domain/present';
-import { parseJobsFile, planChanges, planText, formatProblem } from '../shared/jobsfile';
+import { readJobId, runCountsText } from '../shared/domain/present';
+import { parseJobsFile, planChanges, planText, formatProblem, resolveWorkflowParams, type DeclaredWorkflow } from '../shared/jobsfile';
 import { errorMessage } from '../shared/protocol/errors';
 import { JOB_STATES, type Job, type JobRun, type JobState } from '../shared/protocol/types';
 import { VERSION } from '../shared/protocol/version';
+import type { WorkflowRun } from '../shared/protocol/workflows';
 
 export interface McpOptions {
   /** The daemon connection, opened on first use (and again after it was lost). */
@@ -78,7 +79,7 @@ const failure = (text: string): CallToolResult => ({ content: [{ type: 'text', t
 const ID = z.string().describe("A job's whole id, or its last 4 to 36 characters as `spool jobs` and the editor show them");
 
 export function createMcpServer(options: McpOptions): McpServer {
-  const server = new McpServer({ name: 'spool', version: VERSION }, { instructions: 'Spool is a local job queue. These tools read its queues and jobs, and (when the server was started with --allow-write) enqueue, retry and cancel jobs. Job ids may be given whole or by their last 8 characters.' });
+  const server = new McpServer({ name: 'spool', version: VERSION }, { instructions: 'Spool is a local job queue. These tools read its queues, jobs and workflow runs, and (when the server was started with --allow-write) enqueue, retry and cancel jobs and run workflows. Job ids may be given whole or by their last 8 characters.' });
 
   /** Runs a tool's body and turns any failure into a text the agent reads. */
   const tool = <A>(body: (args: A, client: SpoolClient) => Promise<unknown>, write = false) => async (args: A): Promise<CallToolResult> => {
@@ -124,21 +125,36 @@ export function createMcpServer(options: McpOptions): McpServer {
       title: 'List jobs',
       description: 'A page of jobs, newest first unless `order` says otherwise, narrowed like `spool jobs`: by queue, states, kind, tag, git branch, or text in the payload and last error.',
       inputSchema: {
-        queue: z.string().optional().describe('Only this queue'),
+        queue: z.union([z.string().min(1), z.array(z.string().min(1)).min(1).max(50)]).optional().describe('Only this queue, or these queues (as `spool jobs --queue a,b`)'),
         states: z.array(z.enum(JOB_STATES as [JobState, ...JobState[]])).optional().describe('Only jobs in these states'),
+        delayed: z.boolean().optional().describe('With states [queued]: true = only jobs whose start time is still ahead (`spool jobs --delayed`), false = only due ones'),
+        idSuffix: z.string().regex(/^[0-9a-f-]{4,36}$/).optional().describe("Only jobs whose id ends in this (4 to 36 characters of 0-9, a-f and -), as the views show a job's last 8"),
         kind: z.string().optional().describe('Only this kind (shell, http, or a worker kind)'),
-        tag: z.string().optional(),
+        tag: z.string().optional().describe('Only jobs with this tag'),
         branch: z.string().optional().describe('The git branch the job was enqueued from'),
         search: z.string().optional().describe('Text to find in the payload or the last error'),
-        order: z.enum(['newest', 'oldest', 'runAt']).optional(),
+        order: z.enum(['newest', 'oldest', 'runAt']).optional().describe('newest (default) or oldest by when enqueued, or runAt: by when due'),
         limit: z.number().int().min(1).max(200).optional().describe('How many (default 20)'),
-        cursor: z.string().optional().describe('nextCursor of the page before'),
+        cursor: z.string().optional().describe('nextCursor of the page before (of a listing of one queue)'),
       },
       annotations: { readOnlyHint: true },
     },
-    tool(async (args: { queue?: string; states?: Job['state'][]; kind?: string; tag?: string; branch?: string; search?: string; order?: 'newest' | 'oldest' | 'runAt'; limit?: number; cursor?: string }, client) => {
-      const page = await client.call('jobs.list', { ...args, limit: args.limit ?? 20 });
-      return { jobs: page.jobs.map(jobSummary), nextCursor: page.nextCursor };
+    tool(async (args: { queue?: string | string[]; states?: Job['state'][]; delayed?: boolean; idSuffix?: string; kind?: string; tag?: string; branch?: string; search?: string; order?: 'newest' | 'oldest' | 'runAt'; limit?: number; cursor?: string }, client) => {
+      const { queue, ...filter } = args;
+      const queues = [...new Set(queue === undefined ? [] : typeof queue === 'string' ? [queue] : queue)];
+      const params = { ...filter, limit: args.limit ?? 20 };
+      if (queues.length <= 1) {
+        const page = await client.call('jobs.list', { ...params, ...(queues[0] === undefined ? {} : { queue: queues[0] }) });
+        return { jobs: page.jobs.map(jobSummary), nextCursor: page.nextCursor };
+      }
+      if (args.cursor !== undefined) throw new ToolError('cursor continues a listing of one queue: give one queue with it.');
+      // One page per queue, merged in the order asked for and cut to the limit.
+      const pages = await Promise.all(queues.map((q) => client.call('jobs.list', { ...params, queue: q })));
+      const order = args.order ?? 'newest';
+      const key = (j: Job): number => (order === 'runAt' ? j.runAt : j.createdAt);
+      const jobs = pages.flatMap((p) => p.jobs).sort((a, b) => (order === 'newest' ? key(b) - key(a) : key(a) - key(b)) || a.id.localeCompare(b.id));
+      const more = jobs.length > params.limit || pages.some((p) => p.nextCursor !== null);
+      return { jobs: jobs.slice(0, params.limit).map(jobSummary), nextCursor: null, ...(more ? { more: 'More jobs match: raise limit, or list one queue at a time to page with cursor.' } : {}) };
     }),
   );
 
@@ -193,10 +209,10 @@ export function createMcpServer(options: McpOptions): McpServer {
         queue: z.string().describe('The queue (made with its defaults if it does not exist)'),
         command: z.string().min(1).describe('The command line /bin/sh runs'),
         cwd: z.string().optional().describe('The absolute folder to run it in, on the daemon\'s machine (default: the folder this server runs in, for a local daemon)'),
-        priority: z.number().int().optional(),
+        priority: z.number().int().optional().describe('Higher runs first (default 0)'),
         delaySeconds: z.number().min(0).optional().describe('Start no earlier than this many seconds from now'),
-        maxAttempts: z.number().int().min(1).optional(),
-        tags: z.array(z.string()).optional(),
+        maxAttempts: z.number().int().min(1).optional().describe('How many attempts before the job ends dead'),
+        tags: z.array(z.string()).optional().describe('Tags to find the job by (list_jobs tag)'),
       },
       annotations: { destructiveHint: false },
     },
@@ -250,6 +266,102 @@ export function createMcpServer(options: McpOptions): McpServer {
       annotations: { destructiveHint: true },
     },
     tool(async (args: { id: string }, client) => jobSummary((await client.call('jobs.cancel', { id: await jobId(client, args.id) })).job), true),
+  );
+
+  /** The workflow `name` as the jobs file in the server's folder declares it, or null when it does not. */
+  const declaredWorkflow = (name: string, file: string | undefined): DeclaredWorkflow | null => {
+    let text: string;
+    try {
+      text = options.readFile(file ?? 'spool.jsonc');
+    } catch (error) {
+      if (file !== undefined) throw new ToolError(`Cannot read ${file}: ${errorMessage(error)}`);
+      return null;
+    }
+    const parsed = parseJobsFile(text);
+    const errors = parsed.problems.filter((p) => p.severity === 'error');
+    const declared = parsed.declaration?.workflows?.find((w) => w.name === name) ?? null;
+    if (declared !== null && errors.length > 0) throw new ToolError(`${file ?? 'spool.jsonc'} has problems; fix them first:\n${errors.map((p) => formatProblem(p, file ?? 'spool.jsonc')).join('\n')}`);
+    if (declared === null && file !== undefined) throw new ToolError(`${file} declares no workflow "${name}".`);
+    return declared;
+  };
+
+  /** A run as an agent reads it: its state, counts of its jobs, and each job's step and state. */
+  const workflowRunSummary = (run: WorkflowRun): Record<string, unknown> => ({
+    id: run.id,
+    workflow: run.workflow,
+    state: run.state,
+    params: run.params,
+    jobs: runCountsText(run.counts) || 'none',
+    total: run.total,
+    source: run.source,
+    createdAt: iso(run.createdAt),
+    endedAt: iso(run.endedAt),
+  });
+
+  server.registerTool(
+    'list_workflows',
+    {
+      title: 'List workflows',
+      description: 'The workflows run_workflow can start: those the daemon holds (applied from spool.jsonc) with their parameters, steps and last run, and those the spool.jsonc in the server\'s folder declares.',
+      inputSchema: {},
+      annotations: { readOnlyHint: true },
+    },
+    tool(async (_args: Record<string, never>, client) => {
+      const { workflows } = await client.call('workflows.list');
+      let file: { name: string; params: Record<string, unknown>; steps: string[] }[] = [];
+      try {
+        const parsed = parseJobsFile(options.readFile('spool.jsonc'));
+        file = (parsed.declaration?.workflows ?? []).map((w) => ({ name: w.name, params: w.params, steps: w.steps.map((step) => step.name) }));
+      } catch {
+        // No jobs file in the folder: only the daemon's workflows.
+      }
+      return {
+        daemon: workflows.map((w) => ({ name: w.name, params: w.params, steps: w.steps.map((step) => step.name), owner: w.owner, lastRun: w.lastRun === null ? null : workflowRunSummary(w.lastRun) })),
+        jobsFile: file,
+      };
+    }),
+  );
+
+  server.registerTool(
+    'run_workflow',
+    {
+      title: 'Run a workflow',
+      description: 'Start a run of a workflow, as `spool run NAME` does: the one spool.jsonc in the server\'s folder declares (as the file says now, applied or not), else the daemon\'s workflow of that name. Returns the run and its jobs; follow it with get_workflow_run. Needs --allow-write.',
+      inputSchema: {
+        name: z.string().min(1).describe('The workflow (see list_workflows)'),
+        params: z.record(z.string(), z.string()).optional().describe("Values of its parameters, as text; its defaults fill the rest, and each is checked against its declared type"),
+        file: z.string().min(1).optional().describe('Take the workflow from this jobs file instead of spool.jsonc in the server\'s folder'),
+      },
+      annotations: { destructiveHint: false },
+    },
+    tool(async (args: { name: string; params?: Record<string, string>; file?: string }, client) => {
+      const declared = declaredWorkflow(args.name, args.file);
+      const given = args.params ?? {};
+      if (declared !== null) {
+        // Checked here in the words every client uses, so a mistyped parameter starts nothing.
+        const resolved = resolveWorkflowParams(declared, given);
+        if (!resolved.ok) throw new ToolError(`Cannot start a run: ${resolved.message}.`);
+      }
+      const started = await client.call('workflows.run', { workflow: args.name, params: given, ...(declared === null ? {} : { definition: declared }) });
+      return { from: declared === null ? 'daemon' : (args.file ?? 'spool.jsonc'), run: workflowRunSummary(started.run), jobs: started.jobs };
+    }, true),
+  );
+
+  server.registerTool(
+    'get_workflow_run',
+    {
+      title: 'Read a workflow run',
+      description: "A workflow run with every job: its step (with matrix values), state, attempts, and why it failed; the run's state is running until every job has ended.",
+      inputSchema: { id: z.string().min(1).describe("The run's id (from run_workflow or list_workflows)") },
+      annotations: { readOnlyHint: true },
+    },
+    tool(async (args: { id: string }, client) => {
+      const run = await client.call('workflows.get', { id: args.id });
+      return {
+        ...workflowRunSummary(run),
+        jobs: run.jobs.map((j) => ({ id: j.id, step: j.label, state: j.state, attempts: `${j.attempts}/${j.maxAttempts}`, ...(j.lastError !== null ? { lastError: j.lastError } : {}), waitsFor: j.dependsOn.map((d) => d.id) })),
+      };
+    }),
   );
 
   server.registerTool(

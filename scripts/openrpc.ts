@@ -54,6 +54,7 @@ export interface Schema {
   additionalProperties?: boolean | Schema;
   items?: Schema;
   anyOf?: Schema[];
+  pattern?: string;
 }
 
 /** An OpenRPC content descriptor: one param, or the result. */
@@ -286,6 +287,11 @@ class SchemaWriter {
       return { type: 'array', items: item ? this.schemaOf(item) : {} };
     }
     if (flags & (ts.TypeFlags.Object | ts.TypeFlags.Intersection)) return this.object(type);
+    // `payload.${string}`: the literal texts around each placeholder, anything in between.
+    if (flags & ts.TypeFlags.TemplateLiteral) {
+      const texts = (type as ts.TemplateLiteralType).texts.map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+      return { type: 'string', pattern: `^${texts.join('.+')}$` };
+    }
     throw new Error(`No JSON Schema for the type ${this.checker.typeToString(type)}; extend scripts/openrpc.ts.`);
   }
 

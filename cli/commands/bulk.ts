@@ -1,4 +1,4 @@
-/** `spool retry|cancel|delete <id...>` and their bulk forms over a queue (or every queue), states, kind, tag, text and branch. */
+/** `spool retry|cancel|delete|hold|release|edit <id...>` and their bulk forms over a queue (or every queue), states, kind, tag, text and branch. */
 import type { Command } from 'commander';
 import type { SpoolClient } from '../../shared/client/client';
 import { bulkDefaultStates } from '../../shared/domain/states';
@@ -6,22 +6,39 @@ import type { BulkParams, BulkResult, JobFilter } from '../../shared/protocol';
 import { action, list } from '../action';
 import type { CliContext } from '../context';
 import { CliError } from '../errors';
-import { collect, parseQueues, parseStates } from '../parse/values';
+import { parseDuration } from '../parse/duration';
+import { collect, parseInteger, parseQueues, parseStates } from '../parse/values';
+import { LIMITS } from '../../shared/protocol';
 
-type BulkOptions = { queue?: string[]; state?: string[]; kind?: string; tag?: string; search?: string; branch?: string; json?: boolean; cascade?: boolean };
+type BulkOptions = {
+  queue?: string[];
+  state?: string[];
+  kind?: string;
+  tag?: string;
+  search?: string;
+  branch?: string;
+  olderThan?: string;
+  dryRun?: boolean;
+  json?: boolean;
+  cascade?: boolean;
+  priority?: string;
+};
 
 interface Verb {
-  name: 'retry' | 'cancel' | 'delete';
+  name: 'retry' | 'cancel' | 'delete' | 'hold' | 'release' | 'edit';
+  /** The action of the transitions table (shared/domain/states.ts) it takes. */
+  action: 'retry' | 'cancel' | 'delete' | 'hold' | 'unhold' | 'update';
   past: string;
   description: string;
   example: string;
-  one(client: SpoolClient, id: string): Promise<unknown>;
-  many(client: SpoolClient, params: BulkParams): Promise<BulkResult>;
+  one(client: SpoolClient, id: string, o: BulkOptions): Promise<unknown>;
+  many(client: SpoolClient, params: BulkParams, o: BulkOptions): Promise<BulkResult>;
 }
 
 const VERBS: Verb[] = [
   {
     name: 'retry',
+    action: 'retry',
     past: 'Retried',
     description: 'Run dead, cancelled or completed jobs again with a fresh attempt budget',
     example: 'spool retry --state dead',
@@ -30,6 +47,7 @@ const VERBS: Verb[] = [
   },
   {
     name: 'cancel',
+    action: 'cancel',
     past: 'Cancelled',
     description: 'Cancel jobs: waiting ones at once, running ones as soon as their worker stops them',
     example: 'spool cancel --queue images --state queued',
@@ -38,31 +56,68 @@ const VERBS: Verb[] = [
   },
   {
     name: 'delete',
+    action: 'delete',
     past: 'Deleted',
     description: 'Delete jobs and their output (not running ones: cancel them first; not one that unfinished jobs depend on, unless --cascade)',
     example: 'spool delete --queue images --state completed',
     one: (c, id) => c.call('jobs.delete', { id }),
     many: (c, p) => c.call('jobs.deleteMany', p),
   },
+  {
+    name: 'hold',
+    action: 'hold',
+    past: 'Held',
+    description: 'Hold waiting jobs (blocked, queued, delayed or retrying): no worker takes them until they are released',
+    example: 'spool hold --queue images --state queued',
+    one: (c, id) => c.call('jobs.hold', { id }),
+    many: (c, p) => c.call('jobs.holdMany', p),
+  },
+  {
+    name: 'release',
+    action: 'unhold',
+    past: 'Released',
+    description: 'Release held jobs: each waits again as it did (blocked on its dependencies, retrying, or queued at its run time)',
+    example: 'spool release --queue images',
+    one: (c, id) => c.call('jobs.unhold', { id }),
+    many: (c, p) => c.call('jobs.unholdMany', p),
+  },
+  {
+    name: 'edit',
+    action: 'update',
+    past: 'Set the priority of',
+    description: 'Set the priority of jobs that have not started (blocked, queued, delayed, retrying or held); one job\'s other fields: spool job edit',
+    example: 'spool edit --priority 5 --queue images --state queued',
+    one: (c, id, o) => c.call('jobs.update', { id, priority: priorityOf(o) }),
+    many: (c, p, o) => c.call('jobs.updateMany', { ...p, priority: priorityOf(o) }),
+  },
 ];
+
+/** `spool edit --priority <n>`: the priority given. */
+function priorityOf(o: BulkOptions): number {
+  if (o.priority === undefined) throw new CliError('Say what to change: --priority <n> (the other fields of one job change with spool job edit).');
+  return parseInteger(o.priority, '--priority', LIMITS.minPriority, LIMITS.maxPriority);
+}
 
 export function registerBulk(program: Command): void {
   for (const verb of VERBS) {
     const cmd = program.command(verb.name);
     if (verb.name === 'delete') cmd.option('--cascade', 'with one id: delete the jobs that depend on it (and on them) too');
+    if (verb.name === 'edit') cmd.option('--priority <n>', 'the priority each job gets (higher runs first)');
     cmd
       .description(verb.description)
       .argument('[ids...]', 'job ids')
       .option('-q, --queue <queue>', 'instead of ids: every matching job of these queues, comma-separated or repeated (without it: of every queue)', collect)
-      .option('-s, --state <state>', `instead of ids: jobs in these states (default ${bulkDefaultStates(verb.name).join(',')})`, collect)
+      .option('-s, --state <state>', `instead of ids: jobs in these states (default ${bulkDefaultStates(verb.action).join(',')})`, collect)
       .option('-k, --kind <kind>', 'instead of ids: only this kind')
       .option('-t, --tag <tag>', 'instead of ids: only jobs with this tag')
       .option('--search <text>', 'instead of ids: only jobs with this text in the payload or the last error')
       .option('--branch <branch>', 'instead of ids: only jobs enqueued from this git branch')
-      .option('--json', `print {count, errors${verb.name === 'cancel' ? ', stopRequested' : ''}} as JSON`)
+      .option('--older-than <duration>', 'instead of ids: only jobs created longer ago than this, e.g. 2h, 7d')
+      .option('--dry-run', `count the jobs it would ${verb.name}, and in how many queues, and change nothing`)
+      .option('--json', `print {count, errors${verb.name === 'cancel' ? ', stopRequested' : ''}} as JSON (with --dry-run: {count, queues})`)
       .addHelpText(
         'after',
-        `\nWithout --queue, the filters apply across every queue.\n\nExamples:\n  spool ${verb.name} 0193f0c2-7a4e-7b1c-9d2e-3f4a5b6c7d8e\n  ${verb.example}\n  spool ${verb.name} --queue images --tag nightly --search "out of memory"\n  spool ${verb.name} --branch feature/login`,
+        `\nWithout --queue, the filters apply across every queue.\n\nExamples:\n  spool ${verb.name} 0193f0c2-7a4e-7b1c-9d2e-3f4a5b6c7d8e\n  ${verb.example}\n  spool ${verb.name} --queue images --tag nightly --search "out of memory"\n  spool ${verb.name} --branch feature/login\n  spool ${verb.name} --state ${bulkDefaultStates(verb.action)[0] ?? 'queued'} --older-than 7d --dry-run`,
       )
       .action(action<BulkOptions>((ctx, args, o) => runVerb(ctx, verb, list(args, 0), o)));
   }
@@ -72,17 +127,19 @@ async function runVerb(ctx: CliContext, verb: Verb, ids: string[], o: BulkOption
   const filters = filterFlags(o);
   if (ids.length > 0 && (o.queue !== undefined || filters.length > 0)) throw new CliError(`Give job ids or --queue${filters.length > 0 ? ` and ${filters.join(', ')}` : ''}, not both.`);
   if (ids.length === 0 && o.queue === undefined && filters.length === 0) {
-    throw new CliError(`Say which jobs: spool ${verb.name} <id...>, or spool ${verb.name} [--queue <queue>] --state … (or --kind, --tag, --search, --branch).`);
+    throw new CliError(`Say which jobs: spool ${verb.name} <id...>, or spool ${verb.name} [--queue <queue>] --state … (or --kind, --tag, --search, --branch, --older-than).`);
   }
   if (o.cascade && ids.length !== 1) throw new CliError('--cascade deletes one job with the jobs that depend on it: give one job id.');
+  if (o.cascade && o.dryRun) throw new CliError('--dry-run counts the jobs of a filter or a list of ids; leave out --cascade.');
+  const dryRun = o.dryRun === true ? { dryRun: true } : {};
   const client = await ctx.client();
   let result: BulkResult;
   let mayBeRunning = ids.length > 1;
   if (o.cascade && ids[0] !== undefined) {
     result = { count: (await client.call('jobs.delete', { id: ids[0], cascade: true })).deleted, errors: [] };
-  } else if (ids.length === 1 && ids[0] !== undefined) {
+  } else if (ids.length === 1 && ids[0] !== undefined && o.dryRun !== true) {
     // One id: the single-job method, whose error says exactly why (not found, wrong state).
-    const answer = await verb.one(client, ids[0]);
+    const answer = await verb.one(client, ids[0], o);
     const running = verb.name === 'cancel' && isRunningJob(answer);
     if (running && !o.json) {
       // A running job is not cancelled yet: its worker or executor is told and stops it.
@@ -92,10 +149,10 @@ async function runVerb(ctx: CliContext, verb: Verb, ids: string[], o: BulkOption
     // As jobs.cancelMany answers, so that --json reads the same for one id or many.
     result = verb.name === 'cancel' ? { count: 1, errors: [], stopRequested: running ? 1 : 0 } : { count: 1, errors: [] };
   } else if (ids.length > 0) {
-    result = await verb.many(client, { ids });
+    result = await verb.many(client, { ids, ...dryRun }, o);
   } else {
     // The defaults are the transitions table's (shared/domain/states.ts), where each is explained.
-    const states = o.state !== undefined ? parseStates(o.state) : [...bulkDefaultStates(verb.name)];
+    const states = o.state !== undefined ? parseStates(o.state) : [...bulkDefaultStates(verb.action)];
     mayBeRunning = states.includes('running');
     const filter = {
       states,
@@ -103,12 +160,17 @@ async function runVerb(ctx: CliContext, verb: Verb, ids: string[], o: BulkOption
       ...(o.tag !== undefined ? { tag: o.tag } : {}),
       ...(o.search !== undefined ? { search: o.search } : {}),
       ...(o.branch !== undefined ? { branch: o.branch } : {}),
+      ...(o.olderThan !== undefined ? { olderThanMs: parseDuration(o.olderThan, '--older-than') } : {}),
     };
     const queues = o.queue !== undefined ? parseQueues(o.queue) : [];
-    result = queues.length === 0 ? await verb.many(client, { filter }) : await manyQueues(client, verb, queues, filter);
+    result = queues.length === 0 ? await verb.many(client, { filter, ...dryRun }, o) : await manyQueues(client, verb, queues, filter, o);
   }
   if (o.json) ctx.printJson(result);
-  else {
+  else if (o.dryRun === true) {
+    const queues = result.queues ?? 0;
+    ctx.print(`Would ${verb.name} ${jobs(result.count)}${result.count > 0 ? ` in ${queues} queue${queues === 1 ? '' : 's'}` : ''}; nothing was changed.`);
+    return 0;
+  } else {
     ctx.print(summary(verb, result, mayBeRunning));
     for (const line of errorLines(verb, result.errors)) ctx.note(line);
   }
@@ -120,10 +182,12 @@ async function runVerb(ctx: CliContext, verb: Verb, ids: string[], o: BulkOption
  * results summed. Nothing matched in a queue that does not exist is a mistake to report, not
  * "0 jobs".
  */
-async function manyQueues(client: SpoolClient, verb: Verb, queues: readonly string[], filter: JobFilter): Promise<BulkResult> {
-  const total: BulkResult = { count: 0, errors: [] };
+async function manyQueues(client: SpoolClient, verb: Verb, queues: readonly string[], filter: JobFilter, o: BulkOptions): Promise<BulkResult> {
+  const dryRun = o.dryRun === true;
+  const total: BulkResult = { count: 0, errors: [], ...(dryRun ? { queues: 0 } : {}) };
   for (const queue of queues) {
-    const result = await verb.many(client, { filter: { ...filter, queue } });
+    const result = await verb.many(client, { filter: { ...filter, queue }, ...(dryRun ? { dryRun } : {}) }, o);
+    if (result.queues !== undefined) total.queues = (total.queues ?? 0) + result.queues;
     if (result.count === 0 && result.errors.length === 0) await client.call('queues.get', { name: queue });
     total.count += result.count;
     total.errors.push(...result.errors);
@@ -163,7 +227,7 @@ function errorLines(verb: Verb, errors: BulkResult['errors']): string[] {
   return lines;
 }
 
-/** The filter options given besides --queue, as typed: `--state`, `--kind`, `--tag`, `--search`, `--branch`. */
+/** The filter options given besides --queue, as typed: `--state`, `--kind`, `--tag`, `--search`, `--branch`, `--older-than`. */
 function filterFlags(o: BulkOptions): string[] {
   const given: [unknown, string][] = [
     [o.state, '--state'],
@@ -171,6 +235,7 @@ function filterFlags(o: BulkOptions): string[] {
     [o.tag, '--tag'],
     [o.search, '--search'],
     [o.branch, '--branch'],
+    [o.olderThan, '--older-than'],
   ];
   return given.filter(([value]) => value !== undefined).map(([, flag]) => flag);
 }

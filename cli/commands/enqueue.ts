@@ -1,7 +1,9 @@
 /** `spool enqueue <queue> ...`: add a job; with --wait, follow it to its end. */
 import type { Command } from 'commander';
 import { LIMITS, type EnqueueParams } from '../../shared/protocol';
-import { DEPENDENCY_CONDITIONS, TERMINAL_STATES, type DependsOn } from '../../shared/protocol/types';
+import { DEPENDENCY_CONDITIONS, TERMINAL_STATES, UNIQUE_WHILE, type DependsOn, type UniqueParams } from '../../shared/protocol/types';
+import { UNIQUE_BY_RULE, uniqueKeyPart } from '../../shared/domain/rules/unique';
+import { enqueueOutcome } from '../format/enqueued';
 import { action, arg } from '../action';
 import type { CliContext } from '../context';
 import { CliError } from '../errors';
@@ -14,10 +16,14 @@ import { parseDuration } from '../parse/duration';
 import { parseStartTime, type StartTime } from '../parse/startTime';
 import { collect, parseInteger } from '../parse/values';
 import { addLimitOptions, resolveLimits, type LimitOptionValues } from '../parse/limits';
+import { addRetryOptions, parseDeadline, parseExpireAfter, resolveRetryRule, type RetryOptionValues } from '../parse/retry';
 
 type EnqueueOptions = JobSourceOptions &
   JobOptionValues &
-  LimitOptionValues & {
+  LimitOptionValues &
+  RetryOptionValues & {
+    expireAfter?: string;
+    deadline?: string;
     delay?: string;
     at?: string;
     key?: string;
@@ -26,6 +32,11 @@ type EnqueueOptions = JobSourceOptions &
     wait?: boolean;
     json?: boolean;
     after?: string[];
+    uniqueFor?: string;
+    uniqueBy?: string;
+    uniqueWhile?: string;
+    debounce?: string;
+    throttle?: string;
   };
 
 /** `--after ID`, `--after ID:failed`, `--after ID:finished` (and `ID:succeeded`, the default spelt out). */
@@ -50,7 +61,10 @@ export function registerEnqueue(program: Command): void {
   addJobSourceOptions(cmd);
   addJobOptions(cmd);
   addLimitOptions(cmd, 'with --shell: ', false);
+  addRetryOptions(cmd);
   cmd
+    .option('--expire-after <duration>', 'end the job dead ("expired before it started") if it has not started within this long, e.g. 1h')
+    .option('--deadline <time>', 'make no retry after this time: +6h from now, or a time such as 2026-05-01T18:00')
     .option('--delay <duration>', 'start no earlier than this from now, e.g. 30s, 5m, 2h')
     .option('--at <time>', 'start no earlier than this time: local unless it names a zone, e.g. 2026-05-01T09:00, 2026-05-01T09:00Z or +30m (a past time is refused)')
     .option('--weight <n>', `the room the job takes of its queue's concurrency and its worker's capacity while it runs (1..${LIMITS.maxWeight}, default 1)`)
@@ -59,6 +73,11 @@ export function registerEnqueue(program: Command): void {
     .option('--wait', 'wait for the job to finish, showing its output; exit 0 if it completed, 1 if not')
     .option('--json', 'print the result as JSON (with --wait: one JSON object per line, the output lines, then {job})')
     .option('--after <id[:on]>', 'run only after job <id> ends: when it succeeded (the default), :failed or :finished whatever the outcome (repeatable); until then the job is blocked', collect)
+    .option('--unique-for <duration>', 'for this long, enqueueing an equal job returns this one instead, e.g. 10m')
+    .option('--unique-by <parts>', `what makes two jobs equal, comma-separated: ${UNIQUE_BY_RULE}; default queue,kind,payload (with --debounce or --throttle: queue,kind)`)
+    .option('--unique-while <when>', `how long the existing job holds with --unique-for: waiting (until it starts), active (until it ends) or any (the whole window, the default)`)
+    .option('--debounce <duration>', 'if an equal job is still queued, replace its payload and move its start to now + this, instead of adding a job, e.g. 5s')
+    .option('--throttle <duration>', 'start equal jobs at least this far apart: this job waits until the previous one\'s start + this, e.g. 1m')
     .addHelpText(
       'after',
       `
@@ -73,9 +92,43 @@ Examples:
   spool enqueue deploy --shell "make deploy" --after 0193a5b2-7c1e-7d4f-8a9b-1c2d3e4f5a6b
   spool enqueue builds --shell "make clean" --after 0193a5b2-7c1e-7d4f-8a9b-1c2d3e4f5a6b:finished
   spool enqueue images --kind resize --payload @job.json --delay 10m --attempts 5 --backoff exponential:1s:5m
-  echo '{"n":1}' | spool enqueue work --kind count --payload - --key count-1`,
+  spool enqueue reports --kind monthly --payload '{"month":"2026-11"}' --unique-for 1h
+  spool enqueue builds --shell "make site" --debounce 5s
+  spool enqueue sync --kind pull --payload '{"repo":"app"}' --unique-by payload.repo --throttle 1m
+  echo '{"n":1}' | spool enqueue work --kind count --payload - --key count-1
+  spool enqueue sync --shell ./sync.sh --retry-on-exit 75 --retry-never-exit 2 --expire-after 1h --deadline +6h`,
     )
     .action(action<EnqueueOptions>(enqueue));
+}
+
+/** `--unique-for`, `--unique-by`, `--unique-while`, `--debounce`, `--throttle` as enqueue params. */
+export function parseUniqueOptions(o: Pick<EnqueueOptions, 'uniqueFor' | 'uniqueBy' | 'uniqueWhile' | 'debounce' | 'throttle'>): Pick<EnqueueParams, 'unique' | 'debounce' | 'throttle'> {
+  const rules = [o.uniqueFor !== undefined ? '--unique-for' : null, o.debounce !== undefined ? '--debounce' : null, o.throttle !== undefined ? '--throttle' : null].filter((r) => r !== null);
+  if (rules.length > 1) throw new CliError(`Use one of --unique-for, --debounce and --throttle, not ${rules.join(' and ')}.`);
+  if (rules.length === 0) {
+    if (o.uniqueBy !== undefined || o.uniqueWhile !== undefined) throw new CliError(`${o.uniqueBy !== undefined ? '--unique-by' : '--unique-while'} goes with --unique-for${o.uniqueBy !== undefined ? ', --debounce or --throttle' : ''}: add one, e.g. --unique-for 10m.`);
+    return {};
+  }
+  const unique: UniqueParams = {};
+  if (o.uniqueBy !== undefined) {
+    unique.by = o.uniqueBy.split(',').map((part, i, all) => {
+      try {
+        return uniqueKeyPart(part.trim(), '--unique-by');
+      } catch {
+        throw new CliError(`--unique-by ${o.uniqueBy}: "${part.trim()}"${all.length > 1 ? ` (part ${i + 1})` : ''} is not one of ${UNIQUE_BY_RULE}.`);
+      }
+    });
+  }
+  if (o.uniqueWhile !== undefined) {
+    const when = UNIQUE_WHILE.find((w) => w === o.uniqueWhile);
+    if (when === undefined) throw new CliError(`--unique-while ${o.uniqueWhile}: use waiting (until the job starts), active (until it ends) or any (the whole window).`);
+    if (o.uniqueFor === undefined) throw new CliError('--unique-while goes with --unique-for, not with --debounce or --throttle.');
+    unique.while = when;
+  }
+  if (o.uniqueFor !== undefined) return { unique: { ...unique, for: parseDuration(o.uniqueFor, '--unique-for') } };
+  const hasBy = unique.by !== undefined ? { unique } : {};
+  if (o.debounce !== undefined) return { debounce: parseDuration(o.debounce, '--debounce'), ...hasBy };
+  return { throttle: parseDuration(o.throttle ?? '', '--throttle'), ...hasBy };
 }
 
 async function enqueue(ctx: CliContext, args: (string | string[] | undefined)[], o: EnqueueOptions): Promise<number> {
@@ -100,14 +153,22 @@ async function enqueue(ctx: CliContext, args: (string | string[] | undefined)[],
   if (o.group !== undefined) params.group = o.group;
   if (o.weight !== undefined) params.weight = parseInteger(o.weight, '--weight', 1, LIMITS.maxWeight);
   if (o.after !== undefined && o.after.length > 0) params.dependsOn = parseAfter(o.after);
+  Object.assign(params, parseUniqueOptions(o));
+  const retry = resolveRetryRule(o);
+  if (retry !== undefined) params.retry = retry;
+  if (o.expireAfter !== undefined) params.expireAfterMs = parseExpireAfter(o.expireAfter);
+  if (o.deadline !== undefined) Object.assign(params, parseDeadline(o.deadline));
   const client = await ctx.client();
   const queuesBefore = await queueNames(client);
   const result = await client.call('jobs.enqueue', params);
   const job = result.job;
   // An idempotency key is global across queues: the job it matched may sit in another queue than
   // the one named here, and this command made nothing, so neither a new-queue note nor an
-  // "Enqueued" line applies; what follows is the existing job, wherever it is.
-  const existing = result.created ? null : `A job with key ${o.key ?? ''} exists already: ${job.id} on queue ${job.queue} (${job.state}); nothing new was enqueued.`;
+  // "Enqueued" line applies; what follows is the existing job, wherever it is. The same for the
+  // job a unique rule or a debounce matched.
+  const outcome = enqueueOutcome(result, o.key);
+  const existing = result.created ? null : outcome;
+  if (result.created && outcome !== null) ctx.note(outcome);
   if (existing === null) {
     const typo = newQueueNote(queue, queuesBefore);
     if (typo !== null) ctx.note(typo);

@@ -1,4 +1,4 @@
-/** `spool jobs`, `spool job <id>`, `spool logs <id> [-f]`: reading jobs and their output. */
+/** `spool jobs`, `spool job <id>` (with `edit` and `run-now`, ./jobEdit.ts), `spool logs <id> [-f]`: reading jobs and their output. */
 import type { Command } from 'commander';
 import type { SpoolClient } from '../../shared/client/client';
 import type { JobOrder, ListJobsParams, ListJobsResult } from '../../shared/protocol';
@@ -10,9 +10,11 @@ import { CliError } from '../errors';
 import { readOutput } from '../follow';
 import { jobDetails, jobsTable } from '../format/records';
 import { jobEnded, outputPrinter } from '../output';
+import { parseDuration } from '../parse/duration';
 import { collect, parseInteger, parseQueues, parseStates } from '../parse/values';
 import { unknownQueueNote } from '../hints';
 import { resolveJobId } from '../jobRef';
+import { registerJobEdit } from './jobEdit';
 
 type ListOptions = {
   queue?: string[];
@@ -23,6 +25,7 @@ type ListOptions = {
   branch?: string;
   group?: string;
   delayed?: boolean;
+  olderThan?: string;
   order?: string;
   limit?: string;
   cursor?: string;
@@ -36,13 +39,14 @@ export function registerJobs(program: Command): void {
     .command('jobs')
     .description('List jobs, newest first')
     .option('-q, --queue <queue>', 'only these queues (comma-separated or repeated)', collect)
-    .option('-s, --state <state>', 'only these states: queued, running, retrying, completed, dead, cancelled (comma-separated or repeated)', collect)
+    .option('-s, --state <state>', 'only these states: blocked, queued, running, retrying, held, completed, dead, cancelled (comma-separated or repeated)', collect)
     .option('-k, --kind <kind>', 'only this kind')
     .option('-t, --tag <tag>', 'only jobs with this tag')
     .option('--search <text>', 'text in the payload or the last error')
     .option('--branch <branch>', 'only jobs enqueued from this git branch')
     .option('--group <key>', 'only jobs of this group (enqueue --group)')
     .option('--delayed', 'only queued jobs whose start time is still ahead')
+    .option('--older-than <duration>', 'only jobs created longer ago than this, e.g. 2h, 7d')
     .option('--order <order>', `${ORDERS.join(', ')} (default newest)`)
     .option('-n, --limit <n>', `how many (1..${LIMITS.maxPageSize}, default 50)`)
     .option('--cursor <cursor>', 'continue after a previous page (printed when there are more)')
@@ -71,6 +75,7 @@ Examples:
         if (o.branch) params.branch = o.branch;
         if (o.group) params.group = o.group;
         if (o.delayed) params.delayed = true;
+        if (o.olderThan !== undefined) params.olderThanMs = parseDuration(o.olderThan, '--older-than');
         if (o.order) {
           const order = ORDERS.find((x) => x === o.order);
           if (!order) throw new CliError(`Unknown order "${o.order}": use ${ORDERS.join(', ')}.`);
@@ -93,7 +98,7 @@ Examples:
       }),
     );
 
-  program
+  const job = program
     .command('job')
     .description('Show one job: its record, the jobs it depends on and that depend on it, and the history of its runs')
     .argument('<id>', 'the job id, or its last 8 characters (or more) as the views show them')
@@ -110,6 +115,7 @@ Examples:
         else ctx.print(jobDetails(result.job, result.runs, ctx.colors, Date.now(), result, await waitingFacts(client, result.job)));
       }),
     );
+  registerJobEdit(job);
 
   program
     .command('logs')

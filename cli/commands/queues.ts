@@ -16,8 +16,12 @@ import { collect, orFail, parseRate, parseStates } from '../parse/values';
 import { attemptsText, concurrencyText } from '../../shared/domain/rules/options';
 import { parseGroupWeights } from '../../shared/domain/groupWeights';
 import { addLimitOptions, resolveLimitChanges, type LimitOptionValues } from '../parse/limits';
+import { addRetryOptions, parseExpireAfter, resolveRetryRule, type RetryOptionValues } from '../parse/retry';
 
-type QueueOptions = LimitOptionValues & {
+type QueueOptions = LimitOptionValues &
+  RetryOptionValues & {
+  retryRule?: string;
+  expireAfter?: string;
   concurrency?: string;
   rate?: string;
   groupConcurrency?: string;
@@ -68,7 +72,10 @@ export function registerQueues(program: Command): void {
     .option('--timeout <duration>', 'set: default lease per attempt, e.g. 10m')
     .option('--retention <duration|forever>', 'set: delete finished jobs older than this, e.g. 7d');
   addLimitOptions(cmd, "set: its shell jobs' ", true);
+  addRetryOptions(cmd, 'set: ');
   cmd
+    .option('--retry-rule <none>', 'set: none removes the retry rule')
+    .option('--expire-after <duration|none>', 'set: jobs not started within this long end dead, unless they set their own, e.g. 1h; none removes it')
     .option('-s, --state <state>', 'purge: only these states (default all but running)', collect)
     .option('--force', 'delete: even if it still has jobs')
     .option('-y, --yes', 'purge: do not ask (without a terminal, purge asks for this)')
@@ -83,6 +90,8 @@ Examples:
   spool queue exports set --group-concurrency 1 --group-rate 5/s --group-weights customer:1=3
   spool queue encode set --memory 2GiB --cpu 10m --open-files 1024
   spool queue encode set --cpu none
+  spool queue sync set --retry-on-exit 75 --retry-never-exit 2 --expire-after 1h
+  spool queue sync set --retry-rule none --expire-after none
   spool queue images purge --state dead
   spool queue images purge --yes
   spool queue images delete --force`,
@@ -163,8 +172,17 @@ function configureParams(name: string, o: QueueOptions): ConfigureQueueParams {
   if (o.retention !== undefined) p.retentionMs = o.retention === 'forever' ? null : parseDuration(o.retention, '--retention');
   const limits = resolveLimitChanges(o);
   if (limits !== undefined) p.limits = limits;
+  const retry = resolveRetryRule(o);
+  if (o.retryRule !== undefined) {
+    if (o.retryRule !== 'none') throw new CliError(`--retry-rule takes only none (it removes the queue's rule); got ${o.retryRule}. Set a rule with --retry-on-exit, --retry-never-exit and the like.`);
+    if (retry !== undefined) throw new CliError('Use --retry-rule none or the --retry-on-…/--retry-never-… options, not both.');
+    p.retry = null;
+  } else if (retry !== undefined) p.retry = retry;
+  if (o.expireAfter !== undefined) p.defaultExpireAfterMs = o.expireAfter === 'none' ? null : parseExpireAfter(o.expireAfter);
   if (Object.keys(p).length === 1) {
-    throw new CliError('Nothing to set: give --concurrency, --rate, --group-concurrency, --group-rate, --group-weights, --attempts, --backoff, --timeout, --retention, --memory, --cpu, --open-files or --processes.');
+    throw new CliError(
+      'Nothing to set: give --concurrency, --rate, --group-concurrency, --group-rate, --group-weights, --attempts, --backoff, --timeout, --retention, --memory, --cpu, --open-files, --processes, a --retry-… option or --expire-after.',
+    );
   }
   return p;
 }

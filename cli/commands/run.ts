@@ -18,6 +18,7 @@ import { ErrorCode } from '../../shared/protocol';
 import { SpoolError } from '../../shared/protocol/errors';
 import type { DeclaredWorkflow } from '../../shared/jobsfile';
 import type { SpoolClient } from '../../shared/client/client';
+import { enqueueOutcome } from '../format/enqueued';
 
 /** `--param k=v`, repeatable, collected into an object; the first "=" splits. */
 function collectParam(value: string, previous: Record<string, string> = {}): Record<string, string> {
@@ -67,7 +68,11 @@ Examples:
         const job = result.job;
         if (!o.wait) {
           if (o.json) ctx.printJson(result);
-          else ctx.print(job.id);
+          else {
+            ctx.print(job.id);
+            const outcome = enqueueOutcome(result, undefined);
+            if (outcome !== null) ctx.note(outcome);
+          }
           return 0;
         }
         if (!o.json) ctx.note(ctx.colors.dim(`Enqueued ${job.id} (template ${name}) on ${job.queue}; waiting for it to finish (Ctrl-C stops waiting, not the job).`));

@@ -7,8 +7,9 @@ import { describeCron } from '../../shared/domain/cron';
 import type { QueueStats, ScheduleResult, Stats } from '../../shared/protocol';
 import { formatBackoff } from '../../shared/domain/backoff';
 import { formatRate } from '../../shared/domain/rates';
-import { dueCount, dueNoWorkerText, fireTime, jobReason, noWorkerText, stateSentence, wallClockDiffers, type WaitingFacts } from '../../shared/domain/present';
+import { dueCount, dueNoWorkerText, fireTime, jobReason, noWorkerText, stateSentence, uniquenessText, wallClockDiffers, type WaitingFacts } from '../../shared/domain/present';
 import { formatLimits } from '../../shared/domain/resourceLimits';
+import { describeRetryRule } from '../../shared/domain/rules/retry';
 import type { Job, JobDependency, JobRun, JobState, Queue, Schedule, Worker } from '../../shared/protocol/types';
 import type { Colors } from './color';
 import { renderFields, renderTable, type Column } from './table';
@@ -114,9 +115,13 @@ export function jobDetails(job: Job, runs: readonly JobRun[], c: Colors, now = D
   if (job.group !== null) fields.push(['group', job.group]);
   if (job.tags.length > 0) fields.push(['tags', job.tags.join(', ')]);
   if (job.idempotencyKey) fields.push(['key', job.idempotencyKey]);
+  if (job.uniqueness) fields.push([job.uniqueness.rule, uniquenessText(job.uniqueness)]);
   if (job.checkpoint !== null && job.checkpoint !== undefined) fields.push(['checkpoint', JSON.stringify(job.checkpoint)]);
   if (job.result !== null && job.result !== undefined) fields.push(['result', JSON.stringify(job.result)]);
   if (job.lastError) fields.push(['last error', c.red(job.lastError)]);
+  if (job.retry) fields.push(['retry rule', describeRetryRule(job.retry)]);
+  if (job.expiresAt != null) fields.push(['expires', `${when(job.expiresAt)} unless it has started`]);
+  if (job.deadlineAt != null) fields.push(['deadline', `${when(job.deadlineAt)}: no retry after it`]);
   if (job.step !== null) fields.push(['step', job.step]);
   if (job.workflowRunId !== null) fields.push(['workflow run', job.workflowRunId]);
   if (job.state === 'blocked') fields.push(['waiting for', `${job.waitingFor} of the ${job.dependsOn} jobs it depends on`]);
@@ -250,6 +255,8 @@ export function queueDetails(q: Queue, c: Colors): string {
       ['timeout', formatDuration(q.defaultTimeoutMs)],
       ['retention', q.retentionMs === null ? 'forever' : q.retentionMs === 0 ? 'none: finished jobs are deleted at the next cleanup' : formatDuration(q.retentionMs)],
       ['shell limits', formatLimits(q.limits)],
+      ...(q.retry ? [['retry rule', describeRetryRule(q.retry)] as [string, string]] : []),
+      ...(q.defaultExpireAfterMs != null ? [['expire after', `${formatDuration(q.defaultExpireAfterMs)} unless started`] as [string, string]] : []),
       ['created', formatTimestamp(q.createdAt)],
     ],
     c.dim,

@@ -42,6 +42,8 @@ function changeLine(job: WorkflowRunJob, before: JobState | undefined, c: Colors
       return `${c.red('failed')}     ${job.label}${took === '' ? '' : c.dim(` after ${took}`)}${job.attempts > 1 ? c.dim(`, ${job.attempts} attempts`) : ''}${c.dim(error)}`;
     case 'cancelled':
       return `${c.dim('cancelled')}  ${job.label}${c.dim(error)}`;
+    case 'held':
+      return `${c.yellow('held')}       ${job.label}`;
     // Waiting, then queued: not worth a line each; the start says it.
     case 'blocked':
     case 'queued':

@@ -22,6 +22,7 @@ import type {
   ProjectStateResult,
   Template,
   BulkParams,
+  BulkUpdateParams,
   BulkResult,
   CheckpointParams,
   CompleteParams,
@@ -44,6 +45,7 @@ import type {
   PurgeQueueParams,
   RegisterWorkerParams,
   ReleaseParams,
+  SnoozeParams,
   Stats,
   UpdateJobParams,
   UpdateScheduleParams,
@@ -58,6 +60,7 @@ import { ChangeHub } from './events';
 import { kindFilter } from './kinds';
 import { jobRules } from './rules';
 import { UuidV7, firstIdAt } from '../../shared/domain/uuid';
+import type { JobAction } from '../../shared/domain/states';
 import * as v from './validate/jobs';
 import type { BulkInput, EnqueueInput } from './validate/jobs';
 import { integer, jobId, nameList, name as validName, object } from '../../shared/domain/validate';
@@ -73,11 +76,13 @@ import * as attempts from './ops/attempts';
 import * as daemons from './ops/daemons';
 import * as jobs from './ops/jobs';
 import * as output from './ops/output';
+import * as pauseAll from './ops/pauseAll';
 import * as projects from './ops/projects';
 import * as queues from './ops/queues';
 import * as schedules from './ops/schedules';
 import * as tokens from './ops/tokens';
 import * as upkeep from './ops/upkeep';
+import * as expiry from './ops/expiry';
 import * as workers from './ops/workers';
 import * as workflows from './ops/workflows';
 import * as vwf from '../../shared/domain/rules/workflows';
@@ -229,6 +234,42 @@ export class Engine {
     return checked(() => v.updateParams(params, this.now()), (input) => this.write((c) => jobs.update(c, input)));
   }
 
+  /** Pauses every queue (`paused` true) or ends that, for every daemon of the store; whether all are paused now. */
+  setAllPaused(paused: boolean): Promise<boolean> {
+    return this.write((c) => pauseAll.setAllPaused(c, paused));
+  }
+
+  runNow(id: string): Promise<Job> {
+    return checked(() => jobId(id), (valid) => this.write((c) => jobs.runNow(c, valid)));
+  }
+
+  hold(id: string): Promise<Job> {
+    return checked(() => jobId(id), (valid) => this.write((c) => jobs.hold(c, valid)));
+  }
+
+  unhold(id: string): Promise<Job> {
+    return checked(() => jobId(id), (valid) => this.write((c) => jobs.unhold(c, valid)));
+  }
+
+  /** The priority of every job named that has not started. */
+  updateMany(params: BulkUpdateParams): Promise<BulkResult> {
+    return checked(
+      () => v.bulkUpdateParams(params),
+      ({ jobs: input, priority }) => {
+        const change = { priority, delayMs: undefined, runAt: undefined, payload: null, maxAttempts: null, tags: null, weight: null, timeoutMs: null, payloadEdits: {} };
+        return input.dryRun === true ? this.read((c) => jobs.bulkPreview(c, input, 'update')) : this.bulk(input, (c, id) => jobs.update(c, { id, ...change })).then(({ count, errors }) => ({ count, errors }));
+      },
+    );
+  }
+
+  holdMany(params: BulkParams): Promise<BulkResult> {
+    return this.many(params, 'hold', (c, id) => jobs.hold(c, id));
+  }
+
+  unholdMany(params: BulkParams): Promise<BulkResult> {
+    return this.many(params, 'unhold', (c, id) => jobs.unhold(c, id));
+  }
+
   /** Deletes a job (with `cascade`, the jobs that depend on it too); how many were deleted. */
   deleteJob(id: string, cascade = false): Promise<number> {
     return checked(() => jobId(id), (valid) => this.write((c) => jobs.deleteJob(c, valid, cascade)));
@@ -238,7 +279,7 @@ export class Engine {
     return checked(
       () => v.bulkParams(params),
       (input) =>
-        this.bulkCancel(input).then(({ count, errors, values }) => ({
+        input.dryRun === true ? this.read((c) => jobs.bulkPreview(c, input, 'cancel')) : this.bulkCancel(input).then(({ count, errors, values }) => ({
           count,
           errors,
           stopRequested: values.filter((job) => job.state === 'running').length,
@@ -247,11 +288,19 @@ export class Engine {
   }
 
   retryMany(params: BulkParams): Promise<BulkResult> {
-    return checked(() => v.bulkParams(params), (input) => this.bulk(input, (c, id) => jobs.retry(c, id)).then(({ count, errors }) => ({ count, errors })));
+    return this.many(params, 'retry', (c, id) => jobs.retry(c, id));
   }
 
   deleteMany(params: BulkParams): Promise<BulkResult> {
-    return checked(() => v.bulkParams(params), (input) => this.bulk(input, (c, id) => jobs.deleteJob(c, id, false)).then(({ count, errors }) => ({ count, errors })));
+    return this.many(params, 'delete', (c, id) => jobs.deleteJob(c, id, false));
+  }
+
+  /** A bulk method: `run` on each job, or with `dryRun` what `action` would apply to, counted. */
+  private many(params: BulkParams, action: JobAction, run: (c: OpContext, id: string) => Op<unknown>): Promise<BulkResult> {
+    return checked(
+      () => v.bulkParams(params),
+      (input) => (input.dryRun === true ? this.read((c) => jobs.bulkPreview(c, input, action)) : this.bulk(input, run).then(({ count, errors }) => ({ count, errors }))),
+    );
   }
 
   /**
@@ -371,7 +420,12 @@ export class Engine {
   }
 
   fail(params: FailParams): Promise<Job> {
-    return checked(() => vw.failInput(params), (input) => this.write((c) => attempts.fail(c, input)));
+    return checked(() => vw.failInput(params, this.now()), (input) => this.write((c) => attempts.fail(c, input)));
+  }
+
+  /** A worker puts a held job off: it runs again later, the attempt given back. */
+  snooze(params: SnoozeParams): Promise<Job> {
+    return checked(() => vw.snoozeParams(params, this.now()), (input) => this.write((c) => attempts.snooze(c, input)));
   }
 
   /** A worker hands a held job back unfinished: it runs again at once, the attempt given back. */
@@ -661,6 +715,19 @@ export class Engine {
       const reaped = await this.write((c) => attempts.reapBatch(c));
       total += reaped;
       if (reaped < this.policy.batchSize) return total;
+    }
+  }
+
+  /**
+   * Waiting jobs that did not start before their expiry end dead ("expired before it started"),
+   * batchSize per transaction, while batches come back full.
+   */
+  async expireWaiting(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const n = await this.write((c) => expiry.expireBatch(c));
+      total += n;
+      if (n < this.policy.batchSize) return total;
     }
   }
 

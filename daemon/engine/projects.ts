@@ -217,6 +217,8 @@ export function decideApply(input: ApplyInput, objects: ProjectObjects, now: num
         groupConcurrency: s.groupConcurrency,
         groupRate: s.groupRate,
         groupWeights: s.groupWeights,
+        ...(s.retry === undefined ? {} : { retry: s.retry }),
+        ...(s.expireAfterMs === undefined ? {} : { defaultExpireAfterMs: s.expireAfterMs }),
       },
       paused: s.paused,
       project,

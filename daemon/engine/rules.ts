@@ -11,11 +11,23 @@ import { invalidState } from './errors';
 import { backoffDelay } from './backoff';
 import type { UpdateInput } from '../../shared/domain/rules/jobs';
 import { builtinPayload } from '../../shared/domain/rules/payloads';
+import { finalByRule, type FailureFacts } from '../../shared/domain/rules/retry';
+import { allows } from '../../shared/domain/states';
 
 /** How a failed attempt ends: the job's next state, and when it runs again (retrying). */
 export interface FailureOutcome {
   state: 'retrying' | 'dead' | 'cancelled';
   runAt: number;
+  /** Why a failure that attempts were left for is final (its retry rule, its deadline); null otherwise. */
+  finalBecause: string | null;
+}
+
+/** A failed attempt as the rules weigh it. */
+export interface FailureInput extends FailureFacts {
+  /** The worker says it is final. */
+  permanent: boolean;
+  /** When the next attempt may start (epoch ms), if the worker or the HTTP answer said; else the backoff decides. */
+  retryAt: number | null;
 }
 
 /**
@@ -31,8 +43,18 @@ export interface JobRules {
   checkUpdate(job: Job, input: UpdateInput): void;
   /** Refuses (InvalidState) to delete a running job. */
   checkDelete(job: Job): void;
-  /** How an attempt that failed (or whose lease expired) ends: cancelled if a cancel was requested, dead if permanent or out of attempts, else retrying after the job's backoff. */
-  afterFailure(job: Job, permanent: boolean, now: number): FailureOutcome;
+  /** Refuses (InvalidState) to run now a job that is not queued or retrying. */
+  checkRunNow(job: Job): void;
+  /** Refuses (InvalidState) to hold a job that is not waiting (blocked, queued, retrying). */
+  checkHold(job: Job): void;
+  /** Refuses (InvalidState) to release a job that is not held. */
+  checkUnhold(job: Job): void;
+  /**
+   * How an attempt that failed (or whose lease expired) ends: cancelled if a cancel was
+   * requested; dead if permanent, out of attempts, final by the job's retry rule, or past its
+   * deadline (or its next attempt would be); else retrying at `retryAt` or after its backoff.
+   */
+  afterFailure(job: Job, failure: FailureInput, now: number): FailureOutcome;
   /** When the lease a heartbeat extends runs out: `extendMs`, or the job's timeout, from now. */
   leaseUntil(job: Job, extendMs: number | undefined, now: number): number;
 }
@@ -41,27 +63,29 @@ export interface JobRules {
 export function jobRules(random: () => number): JobRules {
   return {
     cancel(job: Job): 'cancel' | 'request' {
-      if (job.state === 'blocked' || job.state === 'queued' || job.state === 'retrying') return 'cancel';
+      if (job.state === 'blocked' || job.state === 'queued' || job.state === 'retrying' || job.state === 'held') return 'cancel';
       if (job.state === 'running') return 'request';
       throw invalidState(job, `Cannot cancel job ${job.id}: it is already finished (${job.state}). Retry it to run it again, or delete it.`);
     },
 
     checkRetry(job: Job): void {
-      if (job.state === 'blocked' || job.state === 'queued' || job.state === 'retrying' || job.state === 'running') {
+      if (!allows('retry', job.state)) {
         const advice =
           job.state === 'running'
             ? 'Cancel it first, or wait for it to finish.'
             : job.state === 'blocked'
               ? 'It runs when the jobs it depends on have ended.'
-              : 'It will run when its turn comes; to run it sooner, set its run time to now (jobs.update with delayMs: 0).';
+              : job.state === 'held'
+                ? 'Release it to let it run (spool release).'
+                : 'It will run when its turn comes; to run it sooner, run it now (jobs.runNow).';
         throw invalidState(job, `Cannot retry job ${job.id}: it is ${job.state}. ${advice}`);
       }
     },
 
     checkUpdate(job: Job, input: UpdateInput): void {
-      if (job.state !== 'blocked' && job.state !== 'queued' && job.state !== 'retrying') {
-        const advice = job.state === 'running' ? 'Cancel it first, or wait for it to finish.' : 'Retry it to run it again.';
-        throw invalidState(job, `Cannot update job ${job.id}: only blocked, queued or retrying jobs can change, and it is ${job.state}. ${advice}`);
+      if (!allows('update', job.state)) {
+        const advice = job.state === 'running' ? 'It started meanwhile: cancel it first, or wait for it to finish.' : 'Retry it to run it again.';
+        throw invalidState(job, `Cannot update job ${job.id}: only blocked, queued, retrying or held jobs can change, and it is ${job.state}. ${advice}`);
       }
       if (input.maxAttempts !== null && input.maxAttempts <= job.attempts) {
         throw new SpoolError(
@@ -78,11 +102,44 @@ export function jobRules(random: () => number): JobRules {
       if (job.state === 'running') throw invalidState(job, `Cannot delete job ${job.id}: it is running. Cancel it first, then delete it.`);
     },
 
-    afterFailure(job: Job, permanent: boolean, now: number): FailureOutcome {
+    checkRunNow(job: Job): void {
+      if (allows('runNow', job.state)) return;
+      const advice =
+        job.state === 'blocked'
+          ? 'It runs when the jobs it depends on have ended.'
+          : job.state === 'held'
+            ? 'Release it first (spool release).'
+            : job.state === 'running'
+              ? 'It is running already.'
+              : 'Retry it to run it again.';
+      throw invalidState(job, `Cannot run job ${job.id} now: only queued or retrying jobs can, and it is ${job.state}. ${advice}`);
+    },
+
+    checkHold(job: Job): void {
+      if (allows('hold', job.state)) return;
+      const advice = job.state === 'held' ? 'It is held already.' : job.state === 'running' ? 'It started meanwhile: cancel it instead.' : 'It has finished.';
+      throw invalidState(job, `Cannot hold job ${job.id}: only blocked, queued or retrying jobs can be held, and it is ${job.state}. ${advice}`);
+    },
+
+    checkUnhold(job: Job): void {
+      if (allows('unhold', job.state)) return;
+      throw invalidState(job, `Cannot release job ${job.id}: it is not held (it is ${job.state}).`);
+    },
+
+    afterFailure(job: Job, failure: FailureInput, now: number): FailureOutcome {
       // A failure after a cancel request is most likely the worker stopping because of it.
-      if (job.cancelRequested) return { state: 'cancelled', runAt: job.runAt };
-      if (permanent || job.attempts >= job.maxAttempts) return { state: 'dead', runAt: job.runAt };
-      return { state: 'retrying', runAt: now + backoffDelay(job.backoff, job.attempts, random) };
+      if (job.cancelRequested) return { state: 'cancelled', runAt: job.runAt, finalBecause: null };
+      if (failure.permanent || job.attempts >= job.maxAttempts) return { state: 'dead', runAt: job.runAt, finalBecause: null };
+      const byRule = finalByRule(job.retry, failure);
+      if (byRule !== null) return { state: 'dead', runAt: job.runAt, finalBecause: byRule };
+      const runAt = failure.retryAt === null ? now + backoffDelay(job.backoff, job.attempts, random) : Math.max(now, failure.retryAt);
+      const deadline = job.deadlineAt ?? null;
+      if (deadline !== null && (now >= deadline || runAt > deadline)) {
+        const when = new Date(deadline).toISOString();
+        const why = now >= deadline ? `not retried: its deadline (${when}) has passed` : `not retried: its next attempt would start after its deadline (${when})`;
+        return { state: 'dead', runAt: job.runAt, finalBecause: why };
+      }
+      return { state: 'retrying', runAt, finalBecause: null };
     },
 
     leaseUntil(job: Job, extendMs: number | undefined, now: number): number {

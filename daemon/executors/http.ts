@@ -2,8 +2,10 @@
  * The `http` executor: payload `{url, method?, headers?, body?}`, sent with fetch. A 2xx response
  * completes the job with `{status, headers, body}` (body cut at RESPONSE_BODY_LIMIT characters);
  * 4xx other than 408/429 fails it permanently (asking again will not help); 5xx, 408, 429,
- * timeouts and connection errors fail it so that it is retried with backoff. The job's timeoutMs
- * bounds the whole exchange, body included.
+ * timeouts and connection errors fail it so that it is retried with backoff. A status the job's
+ * retry rule names in `on` is retried whatever its class. A failed answer's Retry-After (seconds
+ * or an HTTP date) sets when the next attempt starts, up to the job's backoff cap. The job's
+ * timeoutMs bounds the whole exchange, body included.
  */
 import { httpPayload, type HttpPayload } from '../../shared/domain/rules/payloads';
 import { withPayload, type Executor, type ExecutorContext, type Outcome, type RunningJob, type StopReason } from './types';
@@ -57,9 +59,17 @@ class HttpRun implements RunningJob {
         response.headers.forEach((value, key) => (headers[key] = value));
         return { kind: 'completed', result: { status, headers, body: text, ...(truncated ? { truncated: true } : {}) } };
       }
-      const permanent = status >= 400 && status < 500 && status !== 408 && status !== 429;
+      // A status the job's retry rule names in `on` is retried even where asking again would
+      // not help by default: the rule is the job's own word on it.
+      const permanent = status >= 400 && status < 500 && status !== 408 && status !== 429 && !(job.retry?.on?.httpStatus?.includes(status) ?? false);
       const snippet = text.length > 0 ? `: ${text.slice(0, 500)}` : '';
-      return { kind: 'failed', error: `${target} answered ${status} ${response.statusText}${snippet}`, httpStatus: status, permanent };
+      const failed: Outcome = { kind: 'failed', error: `${target} answered ${status} ${response.statusText}${snippet}`, httpStatus: status, permanent };
+      const retryAfterMs = permanent ? null : parseRetryAfter(response.headers.get('retry-after'), Date.now());
+      if (retryAfterMs === null) return failed;
+      // Honoured up to the job's backoff cap: a server asking for a day does not hold the job longer than its own backoff would.
+      const waitMs = Math.min(retryAfterMs, job.backoff.capMs);
+      output.log(`Retry-After asks for ${Math.ceil(retryAfterMs / 1000)} s; the next attempt waits ${Math.ceil(waitMs / 1000)} s (the backoff cap is ${Math.ceil(job.backoff.capMs / 1000)} s).`);
+      return { ...failed, retryAt: Date.now() + waitMs };
     } catch (error) {
       if (this.stopReason === 'cancel') return { kind: 'cancelled' };
       if (this.stopReason === 'shutdown') return { kind: 'stopped' };
@@ -71,6 +81,19 @@ class HttpRun implements RunningJob {
       clearTimeout(timer);
     }
   }
+}
+
+/**
+ * A Retry-After header's wait in ms from `now`: delay-seconds, or an HTTP date (RFC 9110
+ * 10.2.3); null when absent or unreadable. A date in the past is no wait.
+ */
+export function parseRetryAfter(value: string | null, now: number): number | null {
+  if (value === null) return null;
+  const text = value.trim();
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  if (!/[a-z]/i.test(text)) return null;
+  const at = Date.parse(text);
+  return Number.isNaN(at) ? null : Math.max(0, at - now);
 }
 
 async function readLimited(response: Response): Promise<{ text: string; truncated: boolean }> {

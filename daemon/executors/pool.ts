@@ -245,6 +245,7 @@ export class ExecutorPool {
           ...(outcome.exitCode !== undefined ? { exitCode: outcome.exitCode } : {}),
           ...(outcome.httpStatus !== undefined ? { httpStatus: outcome.httpStatus } : {}),
           ...(outcome.permanent ? { permanent: true } : {}),
+          ...(outcome.retryAt !== undefined && !outcome.permanent ? { retryAt: outcome.retryAt } : {}),
         });
         break;
       case 'cancelled':

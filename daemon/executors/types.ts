@@ -9,7 +9,8 @@ import type { JobOutput } from '../../shared/client/shellJob';
 /** How an attempt ended, from the executor's point of view. */
 export type Outcome =
   | { kind: 'completed'; result: unknown }
-  | { kind: 'failed'; error: string; exitCode?: number; httpStatus?: number; permanent?: boolean }
+  /** `retryAt`: when the next attempt may start (epoch ms), as an HTTP answer's Retry-After asked. */
+  | { kind: 'failed'; error: string; exitCode?: number; httpStatus?: number; permanent?: boolean; retryAt?: number }
   /** Stopped because a cancel was requested. */
   | { kind: 'cancelled' }
   /** Stopped because the daemon is shutting down: the job stays `running` and is recovered at the next start. */

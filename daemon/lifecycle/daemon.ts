@@ -79,7 +79,7 @@ export class Daemon {
   private shutdownPromise: Promise<void> | null = null;
   private readonly lastTouch = new Map<string, number>();
   /** The job counts `status` last read, shown while the store is unavailable. */
-  private lastCounts: JobCounts = { blocked: 0, queued: 0, running: 0, retrying: 0, completed: 0, dead: 0, cancelled: 0 };
+  private lastCounts: JobCounts = { blocked: 0, queued: 0, running: 0, retrying: 0, held: 0, completed: 0, dead: 0, cancelled: 0 };
   private readonly events: EventHub;
   private readonly claims: ClaimWaiters;
   private readonly writes: WriteGroup;
@@ -280,8 +280,11 @@ export class Daemon {
     // stop` asks for the status first), with the counts it last read and why the store is away.
     let totals = this.lastCounts;
     let storeUnavailable: string | undefined;
+    let allPaused = false;
     try {
-      totals = (await this.engine.stats()).totals;
+      const stats = await this.engine.stats();
+      totals = stats.totals;
+      allPaused = stats.allPaused === true;
       this.lastCounts = totals;
     } catch (error) {
       if (!(isSpoolError(error) && error.code === ErrorCode.StoreUnavailable)) throw error;
@@ -305,6 +308,7 @@ export class Daemon {
       ...(this.clock.skewMs === null ? {} : { clockSkewMs: this.clock.skewMs }),
       containment: containment(),
       ...(this.metricsServer ? { metrics: metricsUrl(this.metricsServer.address) } : {}),
+      ...(allPaused ? { allPaused } : {}),
     };
   }
 

@@ -54,7 +54,7 @@ export class Upkeep {
   private tickAgain = false;
 
   constructor(
-    private readonly engine: Pick<Engine, 'reapExpiredLeases' | 'nextWakeAt' | 'cleanup'>,
+    private readonly engine: Pick<Engine, 'reapExpiredLeases' | 'expireWaiting' | 'nextWakeAt' | 'cleanup'>,
     private readonly scheduler: Pick<Scheduler, 'fireDue'>,
     /** Delayed work may be due: wake waiting claims and the executors. */
     private readonly onDue: () => void,
@@ -169,6 +169,8 @@ export class Upkeep {
     try {
       const reaped = this.mayMaintain() ? await this.engine.reapExpiredLeases() : 0;
       if (reaped > 0) this.logger.info('Reaped jobs whose lease expired', { count: reaped });
+      const expired = this.mayMaintain() ? await this.engine.expireWaiting() : 0;
+      if (expired > 0) this.logger.info('Ended jobs that expired before they started', { count: expired });
       await this.scheduler.fireDue();
       this.onDue();
     } catch (error) {

@@ -3,7 +3,8 @@
  * names and the shapes the statements return (./statements/). The engine never imports it.
  */
 import type { ResourceLimits, Backoff, BackoffStrategy, Job, JobContext, JobRun, JobState, MissedRunPolicy, OutputLine, OutputStream, RunOutcome, Schedule, Worker, WorkerType } from '../../shared/protocol/types';
-import { DEPENDENCY_CONDITIONS, JOB_STATES, type JobDependency } from '../../shared/protocol/types';
+import { DEPENDENCY_CONDITIONS, JOB_STATES, UNIQUE_KEY_PARTS, UNIQUE_WHILE, type JobDependency, type JobUniqueness, type UniqueKeyPart } from '../../shared/protocol/types';
+import { isRecord } from '../../shared/domain/records';
 import type { StoredDependency } from './statements/dependencies';
 import type { OverlapPolicy } from '../../shared/jobsfile';
 import type { DaemonInstance } from './statements/daemons';
@@ -15,6 +16,8 @@ import type { TokenScope } from '../../shared/protocol';
 import type { JobInsert } from './statements/jobs';
 import type { StoredQueue } from './statements/queues';
 import type { StoredSchedule } from './statements/schedules';
+import type { RetryRule } from '../../shared/protocol/types';
+import { retryRule } from '../../shared/domain/rules/retry';
 import { bool, int, intOrNull, json, real, stringArray, text, textOrNull, type Row } from './rows';
 
 const STRATEGIES: readonly BackoffStrategy[] = ['exponential', 'linear', 'fixed'];
@@ -93,7 +96,40 @@ export function mapJob(row: Row): Job {
     step: textOrNull(row, 'step'),
     workflowRunId: textOrNull(row, 'workflow_run_id'),
     group: groupOf(textOrNull(row, 'group_key')),
+    uniqueness: uniquenessFrom(row.get('uniqueness')),
+    retry: retryRuleOf(textOrNull(row, 'retry_rule')),
+    expiresAt: intOrNull(row, 'expire_at'),
+    deadlineAt: intOrNull(row, 'deadline_at'),
   };
+}
+
+/**
+ * The `uniqueness` column: null when the job has none. A statement that does not select the
+ * column (undefined) reads as none too.
+ */
+function uniquenessFrom(v: unknown): JobUniqueness | null {
+  if (typeof v !== 'string') return null;
+  const parsed: unknown = JSON.parse(v);
+  if (!isRecord(parsed)) return null;
+  const rule = parsed['rule'];
+  const forMs = parsed['forMs'];
+  const by = parsed['by'];
+  if ((rule !== 'unique' && rule !== 'debounce' && rule !== 'throttle') || typeof forMs !== 'number' || !Array.isArray(by)) return null;
+  const parts = by.filter((p): p is UniqueKeyPart => typeof p === 'string' && (UNIQUE_KEY_PARTS.some((k) => k === p) || p.startsWith('payload.')));
+  const whileValue = UNIQUE_WHILE.find((w) => w === parsed['while']);
+  return whileValue === undefined ? { rule, forMs, by: parts } : { rule, forMs, by: parts, while: whileValue };
+}
+
+/** A queue's retry rule and default expiry, each only when it has one (as `owner`: a queue without them reads as before). */
+function retryPolicyOf(row: Row): Pick<StoredQueue, 'retry' | 'defaultExpireAfterMs'> {
+  const rule = retryRuleOf(textOrNull(row, 'retry_rule'));
+  const expireAfterMs = intOrNull(row, 'default_expire_after_ms');
+  return { ...(rule === null ? {} : { retry: rule }), ...(expireAfterMs === null ? {} : { defaultExpireAfterMs: expireAfterMs }) };
+}
+
+/** A stored retry rule (JSON text, written by the engine from a checked rule), or null. */
+function retryRuleOf(stored: string | null): RetryRule | null {
+  return stored === null ? null : retryRule(JSON.parse(stored), 'retry_rule');
 }
 
 /** The group key as a job shows it: '' (a job without a group in a grouped queue) is none. */
@@ -138,6 +174,10 @@ export function newJob(values: JobInsert): Job {
     step: values.step,
     workflowRunId: values.workflowRunId,
     group: groupOf(values.groupKey),
+    uniqueness: uniquenessFrom(values.uniqueness),
+    retry: retryRuleOf(values.retryRule),
+    expiresAt: values.expireAt,
+    deadlineAt: values.deadlineAt,
   };
 }
 
@@ -297,6 +337,7 @@ export function mapSettings(row: Row): StoredQueue {
     groupRate: groupRatePerSecond === null ? null : { perSecond: groupRatePerSecond, burst: intOrNull(row, 'group_rate_burst') ?? 1 },
     groupWeights: groupWeightsOf(row),
     grouped: bool(row, 'grouped'),
+    ...retryPolicyOf(row),
   };
 }
 

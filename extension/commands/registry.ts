@@ -19,7 +19,10 @@ import { cancelJob } from './jobs/cancelJob';
 import { copyJobId } from './jobs/copyJobId';
 import { copyJobPayload } from './jobs/copyJobPayload';
 import { deleteJob } from './jobs/deleteJob';
+import { applyJobEdit } from './jobs/applyJobEdit';
 import { editAndRequeue } from './jobs/editAndRequeue';
+import { editJob } from './jobs/editJob';
+import { holdJob } from './jobs/holdJob';
 import { enqueueEdited } from './jobs/enqueueEdited';
 import { enqueueFile } from './jobs/enqueueFile';
 import { enqueueJob } from './jobs/enqueueJob';
@@ -28,7 +31,9 @@ import { loadMore } from './jobs/loadMore';
 import { openJobDetails } from './jobs/openJobDetails';
 import { openJobJson } from './jobs/openJobJson';
 import { retryAllDead } from './jobs/retryAllDead';
+import { releaseJob } from './jobs/releaseJob';
 import { retryJob } from './jobs/retryJob';
+import { runJobNow } from './jobs/runJobNow';
 import { showJobOutput } from './jobs/showJobOutput';
 import { clearFilter } from './queues/clearFilter';
 import { configureQueue } from './queues/configureQueue';
@@ -80,6 +85,11 @@ export const COMMANDS: readonly SpoolCommand[] = [
   retryJob,
   cancelJob,
   deleteJob,
+  holdJob,
+  releaseJob,
+  runJobNow,
+  editJob,
+  applyJobEdit,
   openJobDetails,
   openJobJson,
   showJobOutput,

@@ -1,10 +1,16 @@
 /**
- * Edit & Re-enqueue: a job's queue, kind, payload and options open as a JSON document
- * (`spool-edit:/re-enqueue-<id>.json`); "Enqueue Edited Job" (the button in the editor's title
- * bar) enqueues a new job with the edited values. Saving only keeps the text: with auto-save on,
- * a save comes after every few keystrokes, and a half-edited job must never be enqueued. The
- * original job is left as it is. A small file system provider holds the documents' text; it
- * forgets a document's contents when the document closes.
+ * Two documents of a job, opened as JSON:
+ *
+ * - Edit & Re-enqueue: its queue, kind, payload and options (`spool-edit:/re-enqueue-<id>.json`);
+ *   "Enqueue Edited Job" (the button in the editor's title bar) enqueues a new job with the
+ *   edited values. The original job is left as it is.
+ * - Edit Job: the editable fields of a job that has not started (`spool-edit:/edit-<id>.json`,
+ *   shared/domain/jobEdit.ts); "Apply Job Edit" (the title bar button) changes the job itself
+ *   with the fields that differ from the job as it was opened.
+ *
+ * Saving only keeps the text: with auto-save on, a save comes after every few keystrokes, and a
+ * half-edited job must never be enqueued or applied. A small file system provider holds the
+ * documents' text; it forgets a document's contents when the document closes.
  */
 import * as vscode from 'vscode';
 import { NAME_PATTERN, type EnqueueParams } from '../../shared/protocol';
@@ -12,12 +18,19 @@ import type { Job } from '../../shared/protocol/types';
 import type { DaemonConnection } from '../daemon/connection';
 import { mayEnqueue } from '../trust';
 import type { EnqueuedJobs } from '../notifications';
-import { errorMessage } from '../../shared/protocol/errors';
+import { errorMessage, SpoolError } from '../../shared/protocol/errors';
+import { ErrorCode } from '../../shared/protocol';
+import { editableText, editedChanges } from '../../shared/domain/jobEdit';
 
 export const EDIT_SCHEME = 'spool-edit';
 
 export function editUri(id: string): vscode.Uri {
   return vscode.Uri.from({ scheme: EDIT_SCHEME, path: `/re-enqueue-${id}.json` });
+}
+
+/** The Edit Job document of job `id`. */
+export function jobEditUri(id: string): vscode.Uri {
+  return vscode.Uri.from({ scheme: EDIT_SCHEME, path: `/edit-${id}.json` });
 }
 
 /** The editable part of a job. */
@@ -53,6 +66,8 @@ export class EditPayloadProvider implements vscode.FileSystemProvider, vscode.Di
   readonly onDidChangeFile = this.changeEmitter.event;
   /** The open documents' contents, by path; each holds a job's payload, up to 1 MB. */
   private readonly files = new Map<string, { data: Uint8Array; mtime: number }>();
+  /** The job each open Edit Job document was opened from (or last applied to), by path: what an apply compares the text with. */
+  private readonly edited = new Map<string, Job>();
   private readonly disposables: vscode.Disposable[] = [this.changeEmitter];
 
   constructor(
@@ -66,6 +81,7 @@ export class EditPayloadProvider implements vscode.FileSystemProvider, vscode.Di
         // textDocuments; only a document that is really gone lets its file go.
         if (vscode.workspace.textDocuments.some((d) => d.uri.toString() === doc.uri.toString())) return;
         this.files.delete(doc.uri.path);
+        this.edited.delete(doc.uri.path);
       }),
     );
   }
@@ -75,6 +91,42 @@ export class EditPayloadProvider implements vscode.FileSystemProvider, vscode.Di
     const uri = editUri(job.id);
     this.files.set(uri.path, { data: Buffer.from(JSON.stringify(editableOf(job), null, 2) + '\n'), mtime: Date.now() });
     return uri;
+  }
+
+  /** Put a waiting job's editable fields in an Edit Job document and return its URI. */
+  prepareEdit(job: Job): vscode.Uri {
+    const uri = jobEditUri(job.id);
+    this.files.set(uri.path, { data: Buffer.from(editableText(job)), mtime: Date.now() });
+    this.edited.set(uri.path, job);
+    return uri;
+  }
+
+  /**
+   * Changes the job with the fields of the document's text (saved or not) that differ from the
+   * job as it was opened; the job as changed. A job that started meanwhile is refused, saying so.
+   */
+  async applyEdit(document: vscode.TextDocument): Promise<{ job: Job; changed: number }> {
+    const original = document.uri.scheme === EDIT_SCHEME ? this.edited.get(document.uri.path) : undefined;
+    if (original === undefined) throw new Error('Apply Job Edit works on a document opened by Edit Job: open one from a job first.');
+    let changes: ReturnType<typeof editedChanges>;
+    try {
+      changes = editedChanges(original, document.getText());
+    } catch (error) {
+      throw new Error(`The edit was not applied: ${errorMessage(error)}.`);
+    }
+    const changed = Object.keys(changes).length;
+    if (changed === 0) return { job: original, changed };
+    try {
+      const { job } = await this.connection.client().call('jobs.update', { id: original.id, ...changes });
+      this.edited.set(document.uri.path, job);
+      return { job, changed };
+    } catch (error) {
+      if (error instanceof SpoolError && error.code === ErrorCode.InvalidState) {
+        const state = typeof error.data['state'] === 'string' ? error.data['state'] : 'no longer waiting';
+        throw new Error(`The edit was not applied: job ${original.id} is ${state} now (it ${state === 'running' ? 'started' : 'changed'} meanwhile).`);
+      }
+      throw error;
+    }
   }
 
   watch(): vscode.Disposable {
@@ -120,6 +172,7 @@ export class EditPayloadProvider implements vscode.FileSystemProvider, vscode.Di
 
   delete(uri: vscode.Uri): void {
     this.files.delete(uri.path);
+    this.edited.delete(uri.path);
   }
 
   rename(uri: vscode.Uri): void {
@@ -128,6 +181,7 @@ export class EditPayloadProvider implements vscode.FileSystemProvider, vscode.Di
 
   dispose(): void {
     this.files.clear();
+    this.edited.clear();
     for (const d of this.disposables) d.dispose();
   }
 }

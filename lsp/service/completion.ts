@@ -12,7 +12,7 @@ import { BACKOFF_STRATEGIES } from '../../shared/domain/backoff';
 import { fieldAt, knownTimezones, type FieldSpec } from '../../shared/jobsfile';
 import { memberValue, nodeAt, nodeAtPath, offsetAt, rangeAt, stringValue, type JobsDocument } from './document';
 import { liveCountsText, type LiveData } from './live';
-import { stepNameItems } from './workflows';
+import { stepNameItems, workflowKeys } from './workflows';
 
 /** The completion items at `position`. */
 export function completion(doc: JobsDocument, position: Position, live: LiveData): CompletionItem[] {
@@ -97,6 +97,7 @@ function valueItems(doc: JobsDocument, path: (string | number)[], spec: FieldSpe
     case 'name': {
       if (spec.ref === 'queue') return queueNames(doc, live).map(([name, detail]) => value(name, CompletionItemKind.Module, detail !== undefined ? { detail } : {}));
       if (spec.ref === 'template') return templateNames(doc, live).map(([name, detail]) => value(name, CompletionItemKind.Class, { detail }));
+      if (spec.ref === 'workflow') return workflowNames(doc, live).map(([name, detail]) => value(name, CompletionItemKind.Function, { detail }));
       if (path[0] === 'templates' && path[2] === 'kind') {
         const kinds = new Set(['shell', 'http']);
         for (const t of doc.parse.partial.templates) kinds.add(t.kind);
@@ -138,6 +139,14 @@ function queueNames(doc: JobsDocument, live: LiveData): [string, string | undefi
   const out = new Map<string, string | undefined>();
   for (const l of doc.parse.locations) if (l.type === 'queue') out.set(l.name, 'declared in this file');
   for (const q of live.queues ?? []) out.set(q.name, `${out.has(q.name) ? 'in this file; ' : 'on the daemon: '}${liveCountsText(q)}`);
+  return [...out];
+}
+
+/** Workflow names: the file's, then the daemon's others. */
+function workflowNames(doc: JobsDocument, live: LiveData): [string, string][] {
+  const out = new Map<string, string>();
+  for (const { name } of workflowKeys(doc)) out.set(name, 'declared in this file');
+  for (const o of live.objects ?? []) if (o.type === 'workflow' && !out.has(o.name)) out.set(o.name, 'on the daemon');
   return [...out];
 }
 

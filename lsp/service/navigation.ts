@@ -7,18 +7,24 @@ import { DocumentSymbol, SymbolKind, type Position, type Range } from 'vscode-la
 import type { ObjectLocation, ObjectType } from '../../shared/jobsfile';
 import { getLocation } from 'jsonc-parser';
 import { nodeAt, nodeAtPath, offsetAt, rangeAt, rangeOf, stringValue, within, type JobsDocument } from './document';
-import { hoveredStep, stepKeyRange, workflowSymbols } from './workflows';
+import { hoveredStep, stepKeyRange, workflowKeys, workflowSymbols } from './workflows';
 
 /** The object at `offset`: a reference's target, or the object whose key it is on. */
 function targetAt(doc: JobsDocument, offset: number): { type: ObjectType; name: string } | undefined {
   const ref = doc.parse.references.find((r) => within(r.range, offset));
   if (ref !== undefined) return ref.to;
   const location = doc.parse.locations.find((l) => within(l.key, offset));
-  return location === undefined ? undefined : { type: location.type, name: location.name };
+  if (location !== undefined) return { type: location.type, name: location.name };
+  const workflow = workflowKeys(doc).find((w) => offset >= offsetAt(doc, w.range.start) && offset <= offsetAt(doc, w.range.end));
+  return workflow === undefined ? undefined : { type: 'workflow', name: workflow.name };
 }
 
-function locationOf(doc: JobsDocument, target: { type: ObjectType; name: string }): ObjectLocation | undefined {
-  return doc.parse.locations.find((l) => l.type === target.type && l.name === target.name);
+/** Where the object is declared: its key, and for queues, templates and schedules its body. */
+function keyOf(doc: JobsDocument, target: { type: ObjectType; name: string }): Range | undefined {
+  // Workflows are read apart from the other objects (../../shared/jobsfile/workflows.ts): their keys are found in the tree.
+  if (target.type === 'workflow') return workflowKeys(doc).find((w) => w.name === target.name)?.range;
+  const location = doc.parse.locations.find((l) => l.type === target.type && l.name === target.name);
+  return location === undefined ? undefined : rangeOf(location.key);
 }
 
 /** The range of the key that declares what is under the cursor, or null (not declared in the file). */
@@ -29,8 +35,7 @@ export function definition(doc: JobsDocument, position: Position): Range | null 
   const step = hoveredStep(at.path, at.isAtPropertyKey, node?.type === 'string' ? stringValue(node) : undefined);
   if (step !== undefined) return stepKeyRange(doc, step.workflow, step.step);
   const target = targetAt(doc, offset);
-  const location = target === undefined ? undefined : locationOf(doc, target);
-  return location === undefined ? null : rangeOf(location.key);
+  return (target === undefined ? undefined : keyOf(doc, target)) ?? null;
 }
 
 /** Every use of the object under the cursor (and its declaration when asked). */
@@ -38,8 +43,8 @@ export function references(doc: JobsDocument, position: Position, includeDeclara
   const target = targetAt(doc, offsetAt(doc, position));
   if (target === undefined) return [];
   const out: Range[] = [];
-  const location = locationOf(doc, target);
-  if (includeDeclaration && location !== undefined) out.push(rangeOf(location.key));
+  const key = keyOf(doc, target);
+  if (includeDeclaration && key !== undefined) out.push(key);
   for (const r of doc.parse.references) if (r.to.type === target.type && r.to.name === target.name) out.push(rangeOf(r.range));
   return out;
 }

@@ -15,7 +15,7 @@ export {
   type CallFunction,
   type Subscription,
 } from '../../shared/client/client';
-export { runWorker, PermanentError, WorkerStoppedError, type WorkContext, type JobHandler, type RunWorkerOptions, type WorkerHandle } from '../../shared/client/worker';
+export { runWorker, PermanentError, RetryLaterError, SnoozeError, WorkerStoppedError, type WorkContext, type JobHandler, type RunWorkerOptions, type WorkerHandle } from '../../shared/client/worker';
 export { tlsTarget, type TlsTarget, type EndpointFlags } from '../../shared/client/endpoint';
 export { defaultSocketPath } from '../../shared/client/paths';
 export { SpoolError, errorMessage } from '../../shared/protocol/errors';

@@ -224,8 +224,29 @@ class Client:
     def complete(self, job_id: str, worker_id: str, result: Json = None) -> None:
         self.call("jobs.complete", {"id": job_id, "workerId": worker_id, "result": result})
 
-    def fail(self, job_id: str, worker_id: str, error: str, permanent: bool = False) -> None:
-        self.call("jobs.fail", {"id": job_id, "workerId": worker_id, "error": error, "permanent": permanent})
+    def fail(
+        self,
+        job_id: str,
+        worker_id: str,
+        error: str,
+        permanent: bool = False,
+        retry_at_ms: Optional[int] = None,
+        exit_code: Optional[int] = None,
+        http_status: Optional[int] = None,
+    ) -> None:
+        """Fails the attempt. `retry_at_ms` (epoch ms) sets when the next attempt starts instead of the backoff."""
+        params: Dict[str, Json] = {"id": job_id, "workerId": worker_id, "error": error, "permanent": permanent}
+        if retry_at_ms is not None:
+            params["retryAt"] = retry_at_ms
+        if exit_code is not None:
+            params["exitCode"] = exit_code
+        if http_status is not None:
+            params["httpStatus"] = http_status
+        self.call("jobs.fail", params)
+
+    def snooze(self, job_id: str, worker_id: str, delay_ms: int) -> None:
+        """Puts a held job off for `delay_ms`: it runs again then without using up an attempt."""
+        self.call("jobs.snooze", {"id": job_id, "workerId": worker_id, "delayMs": delay_ms})
 
     def release(self, job_id: str, worker_id: str, reason: str) -> None:
         """Hands a held job back: it runs again without using up an attempt."""

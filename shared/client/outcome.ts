@@ -10,12 +10,16 @@ export function failParams(ids: { id: string; workerId: string }, error: unknown
   if (error instanceof Error) {
     const permanent = 'permanent' in error && error.permanent === true;
     const exitCode = 'exitCode' in error && typeof error.exitCode === 'number' ? error.exitCode : undefined;
+    const httpStatus = 'httpStatus' in error && typeof error.httpStatus === 'number' ? error.httpStatus : undefined;
+    const retryAt = !permanent && 'retryAt' in error && typeof error.retryAt === 'number' ? error.retryAt : undefined;
     return {
       ...ids,
       error: error.message || error.name,
       ...(error.stack ? { stack: error.stack } : {}),
       ...(permanent ? { permanent } : {}),
       ...(exitCode !== undefined ? { exitCode } : {}),
+      ...(httpStatus !== undefined ? { httpStatus } : {}),
+      ...(retryAt !== undefined ? { retryAt } : {}),
     };
   }
   return { ...ids, error: typeof error === 'string' ? error : (JSON.stringify(error) ?? String(error)) };

@@ -15,7 +15,9 @@
  * - heartbeats each running job at a fraction of its lease (a third, at most every 5 s), which
  *   keeps the lease alive and is how it learns of a cancel: `ctx.signal` is then aborted;
  * - completes with the handler's return value, or fails with its error; an error carrying
- *   `permanent: true` (see `PermanentError`) sends the job to dead at once, and so does a result
+ *   `permanent: true` (see `PermanentError`) sends the job to dead at once, one carrying
+ *   `retryAt` (see `RetryLaterError`) sets when the next attempt starts, a `SnoozeError` puts the
+ *   job off without using up an attempt (`jobs.snooze`), and a result
  *   the daemon refuses (over the size limit) or JSON cannot carry (a BigInt), since the same
  *   handler would return the same result again;
  * - claims only while connected: while the daemon is away it waits for the reconnect, and
@@ -47,6 +49,36 @@ import type { ClaimedJob, Job } from '../protocol/types';
 export class PermanentError extends Error {
   override readonly name = 'PermanentError';
   readonly permanent = true;
+}
+
+/**
+ * Throw this to fail the attempt and have the next one start at `retryAt` (epoch ms) instead of
+ * after the backoff (an upstream said when to come back). The attempt is used up; the job's
+ * retry rule and deadline still apply. Any error with a numeric `retryAt` does the same, and a
+ * numeric `httpStatus` is recorded with the run for retry rules to match.
+ */
+export class RetryLaterError extends Error {
+  override readonly name = 'RetryLaterError';
+  constructor(
+    message: string,
+    readonly retryAt: number,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Throw this to put the job off for `delayMs` without failing it (`jobs.snooze`): it runs again
+ * then, and the attempt is given back.
+ */
+export class SnoozeError extends Error {
+  override readonly name = 'SnoozeError';
+  constructor(
+    readonly delayMs: number,
+    message = `snoozed for ${delayMs} ms`,
+  ) {
+    super(message);
+  }
 }
 
 /**
@@ -413,6 +445,9 @@ class Worker implements WorkerHandle {
     } else if (this.hardStop.signal.aborted) {
       // Most likely the handler stopping because the worker does: not the job's failure.
       await this.release(job, asError(this.hardStop.signal.reason).message);
+    } else if (outcome.error instanceof SnoozeError) {
+      const delayMs = outcome.error.delayMs;
+      await this.finishCall(job, () => this.client.call('jobs.snooze', { ...ids, delayMs }));
     } else {
       const params = failParams(ids, outcome.error);
       await this.finishCall(job, () => this.client.call('jobs.fail', params));

@@ -8,6 +8,7 @@
  *
  * States: `blocked` waits for the jobs it depends on to end; `queued` waits for its turn (or its `runAt`); `running` is held by one worker under a
  * lease; `retrying` waits out its backoff and is then claimed like a due queued job;
+ * `held` is put aside by a user until a user releases it (never claimed);
  * `completed`, `dead` and `cancelled` are terminal until a user retries the job. The long form,
  * who moves a job in and out of each state, is written from this table by `jobStatesDoc`: it
  * is the doc comment of JobState in shared/protocol/types.ts and the JobState description in
@@ -72,7 +73,7 @@ export const JOB_TRANSITIONS = {
    * The last job a blocked job waits for ends as its condition asks: it is queued. One ends so
    * that a condition can no longer hold: it ends cancelled, and so may its own dependents.
    */
-  unblock: { by: 'daemon', methods: [], from: { blocked: ['queued', 'cancelled'] }, refusal: null, when: 'the jobs it depends on end' },
+  unblock: { by: 'daemon', methods: [], from: { blocked: ['queued', 'cancelled'], held: ['held', 'cancelled'] }, refusal: null, when: 'the jobs it depends on end' },
   /** Start-up recovery of jobs the daemon's own executors left running: given back like a release. */
   recover: { by: 'daemon', methods: [], from: { running: ['retrying'] }, refusal: null, when: "the daemon starts and finds it left running by its own executors" },
   /**
@@ -83,9 +84,9 @@ export const JOB_TRANSITIONS = {
   cancel: {
     by: 'user',
     methods: ['jobs.cancel', 'jobs.cancelMany'],
-    from: { blocked: ['cancelled'], queued: ['cancelled'], retrying: ['cancelled'], running: ['running'] },
+    from: { blocked: ['cancelled'], queued: ['cancelled'], retrying: ['cancelled'], held: ['cancelled'], running: ['running'] },
     refusal: ErrorCode.InvalidState,
-    bulkDefault: ['blocked', 'queued', 'retrying'],
+    bulkDefault: ['blocked', 'queued', 'retrying', 'held'],
   },
   /**
    * A finished job runs again with a fresh attempt budget; its history stays. A job with
@@ -99,8 +100,43 @@ export const JOB_TRANSITIONS = {
     refusal: ErrorCode.InvalidState,
     bulkDefault: ['dead'],
   },
-  /** Priority, run time, payload, attempts, tags of a job that has not started (or waits to retry). */
-  update: { by: 'user', methods: ['jobs.update'], from: { blocked: ['blocked'], queued: ['queued'], retrying: ['retrying'] }, refusal: ErrorCode.InvalidState },
+  /**
+   * Priority, run time, payload (a shell job's command, env and cwd; an HTTP job's request),
+   * attempts, timeout, tags and weight of a job that has not started (or waits to retry, or is held).
+   */
+  update: {
+    by: 'user',
+    methods: ['jobs.update', 'jobs.updateMany'],
+    from: { blocked: ['blocked'], queued: ['queued'], retrying: ['retrying'], held: ['held'] },
+    refusal: ErrorCode.InvalidState,
+    bulkDefault: ['blocked', 'queued', 'retrying', 'held'],
+  },
+  /** A delayed job, or one waiting out its backoff, becomes due now; its state stays. */
+  runNow: { by: 'user', methods: ['jobs.runNow'], from: { queued: ['queued'], retrying: ['retrying'] }, refusal: ErrorCode.InvalidState },
+  /**
+   * A user puts a waiting job aside: it is never claimed until released. Its dependencies go on
+   * being counted while it is held; the jobs that depend on it stay blocked, since it has not
+   * ended. Bulk default: every waiting job the filter names.
+   */
+  hold: {
+    by: 'user',
+    methods: ['jobs.hold', 'jobs.holdMany'],
+    from: { blocked: ['held'], queued: ['held'], retrying: ['held'] },
+    refusal: ErrorCode.InvalidState,
+    bulkDefault: ['blocked', 'queued', 'retrying'],
+  },
+  /**
+   * Released, a held job waits again as its dependencies and attempts say: blocked while one of
+   * its dependencies has not ended, retrying when it has made attempts, else queued; its run time
+   * is the one it had.
+   */
+  unhold: {
+    by: 'user',
+    methods: ['jobs.unhold', 'jobs.unholdMany'],
+    from: { held: ['queued', 'retrying', 'blocked'] },
+    refusal: ErrorCode.InvalidState,
+    bulkDefault: ['held'],
+  },
   /**
    * Anything not running (cancel that first); a job that unfinished jobs depend on only with
    * `cascade`, which deletes them too. Bulk default: finished jobs only, since deleting
@@ -109,7 +145,7 @@ export const JOB_TRANSITIONS = {
   delete: {
     by: 'user',
     methods: ['jobs.delete', 'jobs.deleteMany'],
-    from: { blocked: ['deleted'], queued: ['deleted'], retrying: ['deleted'], completed: ['deleted'], dead: ['deleted'], cancelled: ['deleted'] },
+    from: { blocked: ['deleted'], queued: ['deleted'], retrying: ['deleted'], held: ['deleted'], completed: ['deleted'], dead: ['deleted'], cancelled: ['deleted'] },
     refusal: ErrorCode.InvalidState,
     bulkDefault: ['completed', 'cancelled', 'dead'],
   },
@@ -148,7 +184,7 @@ export function outcomes(action: JobAction, state: JobState): readonly JobOutcom
 }
 
 /** The states a user's bulk action applies to when none are named. */
-export function bulkDefaultStates(action: 'cancel' | 'retry' | 'delete'): readonly JobState[] {
+export function bulkDefaultStates(action: 'cancel' | 'retry' | 'delete' | 'hold' | 'unhold' | 'update'): readonly JobState[] {
   return JOB_TRANSITIONS[action].bulkDefault;
 }
 
@@ -161,6 +197,7 @@ const STATE_NOTES: Readonly<Record<JobState, string>> = {
   queued: 'A job is enqueued in this state (`jobs.enqueue`, `jobs.enqueueBatch`, a schedule\'s tick) unless it waits for dependencies. A queued job whose `runAt` lies in the future is shown as *delayed*; it is still `queued`.',
   running: 'A running job is held by one worker under a lease.',
   retrying: 'It waits out its backoff (`runAt`), then is claimed exactly like a due queued job.',
+  held: 'A held job is never claimed; schedules whose overlap policy waits for their previous job count it as not finished, and retention never deletes it.',
   completed: 'Terminal: retention cleanup deletes it.',
   dead: 'Terminal: retention cleanup deletes it.',
   cancelled: 'Terminal: retention cleanup deletes it.',

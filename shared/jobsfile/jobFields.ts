@@ -4,12 +4,14 @@
  * values, and the checks on its strings (`{{name}}` placeholders, the folder and the URL) are
  * here once, for `parse.ts` (templates) and `workflows.ts` (steps).
  */
-import type { Node } from 'jsonc-parser';
+import { findNodeAtLocation, type Node } from 'jsonc-parser';
 import { isRecord } from '../domain/records';
 import { CWD_RULE, HTTP_URL_RULE } from '../domain/rules/limits';
 import { mustBe, shown } from '../domain/validate';
+import { isUniqueKeyPart, uniqueRuleParams } from '../domain/rules/unique';
+import { SpoolError } from '../protocol/errors';
 import { NAME_PATTERN } from '../protocol';
-import type { Backoff } from '../protocol/types';
+import { UNIQUE_WHILE, type Backoff, type UniqueKeyPart, type UniqueParams } from '../protocol/types';
 import { members, pathText, type Checker, type JsonPath } from './check';
 import type { JobOptions } from './model';
 import { placeholders } from './params';
@@ -53,6 +55,58 @@ export function optionsOf(v: Record<string, unknown>): JobOptions {
   if (typeof v['timeout'] === 'number') options.timeoutMs = v['timeout'];
   if (Array.isArray(v['tags'])) options.tags = v['tags'].filter((t): t is string => typeof t === 'string');
   if (typeof v['group'] === 'string') options.group = v['group'];
+  return options;
+}
+
+/** The fields of unique jobs, debounce and throttle: a template's, never a workflow step's. */
+const UNIQUE_OPTIONS = ['unique', 'debounce', 'throttle'] as const;
+
+/** Options without unique, debounce and throttle (a workflow step's job made from a template). */
+export function withoutUnique(options: JobOptions): JobOptions {
+  const { unique: _unique, debounce: _debounce, throttle: _throttle, ...rest } = options;
+  return rest;
+}
+
+/**
+ * A template's unique, debounce and throttle among read values, checked by the daemon's own
+ * rule (shared/domain/rules/unique.ts) so that the file says what apply would refuse: a part of
+ * "by" that is not one, "for" missing, two rules at once. Nothing is checked when one of those
+ * values could not be read: its problem is reported already.
+ */
+export function uniqueOptionsOf(checker: Checker, nodes: Readonly<Record<string, Node>>, v: Record<string, unknown>, path: JsonPath): Pick<JobOptions, 'unique' | 'debounce' | 'throttle'> {
+  const unreadable = UNIQUE_OPTIONS.some((key) => {
+    const node = nodes[key];
+    if (node === undefined) return false;
+    if (!(key in v)) return true;
+    const value = v[key];
+    return key === 'unique' && (node.type !== 'object' || !isRecord(value) || members(node).some((m) => !(m.key in value)));
+  });
+  if (unreadable || UNIQUE_OPTIONS.every((key) => nodes[key] === undefined)) return {};
+  try {
+    uniqueRuleParams(v, pathText(path));
+  } catch (error) {
+    if (!(error instanceof SpoolError)) throw error;
+    const field = typeof error.data['field'] === 'string' ? error.data['field'] : '';
+    // The field as a path below the template: "templates.t.unique.by[1]" → ["unique", "by", 1].
+    const below = [...field.slice(pathText(path).length).matchAll(/\.([A-Za-z_$][\w$]*)|\[(\d+)\]/g)].map((m) => (m[2] !== undefined ? Number(m[2]) : (m[1] ?? '')));
+    const top = nodes[String(below[0])] ?? UNIQUE_OPTIONS.map((key) => nodes[key]).find((n) => n !== undefined);
+    const node = (top === undefined ? undefined : findNodeAtLocation(top, below.slice(1))) ?? top;
+    const allowed = typeof error.data['allowed'] === 'string' ? error.data['allowed'] : undefined;
+    if (node !== undefined) checker.report(node, 'not-allowed', error.message, [...path, ...below], allowed !== undefined ? { allowed } : {});
+    return {};
+  }
+  const options: Pick<JobOptions, 'unique' | 'debounce' | 'throttle'> = {};
+  const unique = v['unique'];
+  if (isRecord(unique)) {
+    const u: UniqueParams = {};
+    if (typeof unique['for'] === 'number') u.for = unique['for'];
+    if (Array.isArray(unique['by'])) u.by = unique['by'].filter((p): p is UniqueKeyPart => typeof p === 'string' && isUniqueKeyPart(p));
+    const when = UNIQUE_WHILE.find((w) => w === unique['while']);
+    if (when !== undefined) u.while = when;
+    options.unique = u;
+  }
+  if (typeof v['debounce'] === 'number') options.debounce = v['debounce'];
+  if (typeof v['throttle'] === 'number') options.throttle = v['throttle'];
   return options;
 }
 

@@ -9,7 +9,8 @@
 import { createScanner, parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser';
 import { DEFAULT_TIMEZONE } from '../domain/cron';
 import { isRecord } from '../domain/records';
-import type { MissedRunPolicy, RateLimit } from '../protocol/types';
+import type { MissedRunPolicy, RateLimit, RetryRule } from '../protocol/types';
+import { retryRule } from '../domain/rules/retry';
 import { Checker, members, pathText, setEntry, type JsonPath } from './check';
 import type {
   Declaration,
@@ -25,7 +26,7 @@ import type {
   Reference,
   TemplateParam,
 } from './model';
-import { checkPlaceholders, checkTargets, groupOf, isBackoff, optionsOf, payloadOf, stringOf } from './jobFields';
+import { checkPlaceholders, checkTargets, groupOf, isBackoff, optionsOf, payloadOf, stringOf, uniqueOptionsOf } from './jobFields';
 import { jobTemplateOf } from './params';
 import { readWorkflows } from './workflows';
 import { resolveWorkflowParams } from './workflowJobs';
@@ -259,7 +260,24 @@ class FileReader {
     if ('groupConcurrency' in v) settings.groupConcurrency = num(v['groupConcurrency']) ?? null;
     if ('groupRate' in v) settings.groupRate = isRateLimit(v['groupRate']) ? v['groupRate'] : null;
     if ('groupWeights' in v) settings.groupWeights = weightsOf(v['groupWeights']);
+    if ('expireAfter' in v) settings.expireAfterMs = num(v['expireAfter']) ?? null;
+    if ('retry' in v) {
+      const rule = this.retryRule(v['retry'], node, [...path, 'retry']);
+      if (rule !== undefined) settings.retry = rule;
+    }
     this.queues.push({ name, settings });
+  }
+
+  /** A queue's `retry`, checked by the domain's rule; a refusal is reported at the field, and the rule left out. */
+  private retryRule(value: unknown, queueNode: Node, path: JsonPath): RetryRule | null | undefined {
+    if (value === null) return null;
+    try {
+      return retryRule(value, pathText(path));
+    } catch (error) {
+      const at = members(queueNode).find((m) => m.key === 'retry')?.value ?? queueNode;
+      this.checker.report(at, 'not-allowed', errorMessage(error), path, { allowed: '{ on?, never? } with exitCodes, httpStatus and errors' });
+      return undefined;
+    }
   }
 
   private template(name: string, keyNode: Node, node: Node, path: JsonPath): void {
@@ -300,7 +318,7 @@ class FileReader {
     const queue = str(v['queue']);
     if (kind === undefined || queue === undefined || group === undefined || (needs !== undefined && !(needs in v))) return;
     const payload = payloadOf(group, v);
-    const options = optionsOf(v);
+    const options = { ...optionsOf(v), ...uniqueOptionsOf(this.checker, read.nodes, v, path) };
     const template: DeclaredTemplate = { name, queue, kind, payload, options, params };
     const description = str(v['description']);
     if (description !== undefined) template.description = description;
@@ -414,6 +432,7 @@ class FileReader {
   private workflowSchedule(s: ScheduleRead, path: JsonPath, workflowNode: Node, workflowNames: readonly string[]): void {
     const name = str(s.values['workflow']);
     if (name === undefined) return;
+    this.references.push({ from: { type: 'schedule', name: s.name }, to: { type: 'workflow', name }, range: this.checker.lines.span(workflowNode.offset, workflowNode.length) });
     if (!workflowNames.includes(name)) {
       const near = closest(name, workflowNames);
       this.checker.report(

@@ -151,6 +151,8 @@ function queueView(q: QueueSettings): Record<string, unknown> {
     groupConcurrency: q.groupConcurrency,
     groupRate: q.groupRate,
     groupWeights: q.groupWeights,
+    retry: q.retry,
+    expireAfter: q.expireAfterMs,
   });
 }
 
@@ -271,6 +273,8 @@ export function queueState(q: Queue): QueueState {
     groupConcurrency: q.groupConcurrency,
     groupRate: q.groupRate,
     groupWeights: q.groupWeights,
+    retry: q.retry ?? null,
+    expireAfterMs: q.defaultExpireAfterMs ?? null,
   };
 }
 
@@ -302,7 +306,7 @@ function backoffOf(value: Record<string, unknown>): Backoff | null {
 /** A field's value as the file writes it, for a plan printed to people ("30s", "10/s burst 20"). */
 export function formatFieldValue(field: string, value: unknown): string {
   if (value === null || value === undefined) return 'none';
-  if (typeof value === 'number' && (field === 'timeout' || field === 'retention')) return formatDuration(value);
+  if (typeof value === 'number' && (field === 'timeout' || field === 'retention' || field === 'expireAfter')) return formatDuration(value);
   if (field === 'groupWeights' && isRecord(value)) return Object.entries(value).map(([k, w]) => `${k}=${String(w)}`).join(',');
   if ((field === 'rateLimit' || field === 'groupRate') && isRecord(value) && typeof value['perSecond'] === 'number' && typeof value['burst'] === 'number') {
     return formatRate({ perSecond: value['perSecond'], burst: value['burst'] });

@@ -14,7 +14,8 @@ import { DEFAULT_TIMEZONE, HEADER_NAME, HEADER_NAME_RULE, HTTP_METHODS, MAX_CONC
 import { NAME_RULE } from '../domain/validate';
 import { GROUP_RULE } from '../domain/rules/jobs';
 import { LIMITS, NAME_PATTERN } from '../protocol';
-import { DEPENDENCY_CONDITIONS } from '../protocol/types';
+import { DEPENDENCY_CONDITIONS, UNIQUE_WHILE } from '../protocol/types';
+import { MAX_UNIQUE_BY, UNIQUE_BY_RULE, UNIQUE_DURATION } from '../domain/rules/unique';
 
 interface Described {
   /** What the field means, shown in completion, hover and the schema. */
@@ -25,7 +26,7 @@ interface Described {
 export type FieldSpec =
   | (Described & { kind: 'string'; minLength?: number; maxLength?: number; enum?: readonly string[]; enumDescriptions?: readonly string[]; examples?: readonly string[] })
   /** A queue, kind or object name (NAME_PATTERN); `ref` when it names another object of the file. */
-  | (Described & { kind: 'name'; ref?: 'queue' | 'template'; examples?: readonly string[] })
+  | (Described & { kind: 'name'; ref?: 'queue' | 'template' | 'workflow'; examples?: readonly string[] })
   | (Described & { kind: 'duration'; nullable?: boolean; minMs?: number; maxMs: number; examples: readonly string[] })
   | (Described & { kind: 'rate'; examples: readonly string[] })
   | (Described & { kind: 'backoff'; examples: readonly string[] })
@@ -139,6 +140,19 @@ export const QUEUE_SPEC: ObjectSpec = {
       values: { kind: 'integer', min: 1, max: LIMITS.maxWeight, description: 'The group\'s weight: its turns for each turn of a group of weight 1.' },
       description: 'Fair turns between groups: a group of weight 3 gets three turns for each turn of any group not named here. Without it, groups take plain turns.',
     },
+    retry: {
+      kind: 'json',
+      description:
+        'Which failures of the queue\'s jobs are retried, unless a job brings its own rule: { "on": {…}, "never": {…} }, each with "exitCodes", "httpStatus" and "errors" (globs over the error\'s first line). "never" beats "on"; with "on" given, any other failure is final. null for no rule.',
+    },
+    expireAfter: {
+      kind: 'duration',
+      nullable: true,
+      minMs: 1,
+      maxMs: MAX_DURATION,
+      description: 'A job of the queue not started within this long of its enqueue ends dead ("expired before it started"), unless it sets its own; null for no expiry.',
+      examples: ['10m', '1h', '1d'],
+    },
   },
 };
 
@@ -210,6 +224,46 @@ export const TEMPLATE_SPEC: ObjectSpec = {
       maxLength: LIMITS.maxTagLength,
       description: `Labels to find the job by (up to ${LIMITS.maxTags}, each up to ${LIMITS.maxTagLength} characters).`,
     },
+    unique: {
+      kind: 'object',
+      description:
+        'Enqueueing a job equal to one enqueued within "for" returns that job instead of adding another. With "debounce" or "throttle", give only "by" here: which jobs count as equal.',
+      fields: {
+        for: {
+          kind: 'duration',
+          minMs: UNIQUE_DURATION.minMs,
+          maxMs: UNIQUE_DURATION.maxMs,
+          description: 'The window: for this long after a job is enqueued, an equal one is not enqueued again. Required unless "debounce" or "throttle" is given.',
+          examples: ['10m', '1h', '1d'],
+        },
+        by: {
+          kind: 'stringList',
+          maxItems: MAX_UNIQUE_BY,
+          maxLength: LIMITS.maxNameLength,
+          description: `What makes two jobs equal, each one of ${UNIQUE_BY_RULE}. Default: queue, kind and payload (with debounce or throttle: queue and kind).`,
+        },
+        while: {
+          kind: 'string',
+          enum: UNIQUE_WHILE,
+          enumDescriptions: ['Only until the existing job starts.', 'Until the existing job ends (completed, dead or cancelled).', 'For the whole window, whatever the existing job became (the default).'],
+          description: 'How long the existing job holds its place within the window: "waiting", "active" or "any" (the default).',
+        },
+      },
+    },
+    debounce: {
+      kind: 'duration',
+      minMs: UNIQUE_DURATION.minMs,
+      maxMs: UNIQUE_DURATION.maxMs,
+      description: 'If an equal job (see unique.by; default queue and kind) is still queued, replace its payload and move its start to now + this instead of adding a job: a burst runs once, after the last.',
+      examples: ['5s', '30s', '1m'],
+    },
+    throttle: {
+      kind: 'duration',
+      minMs: UNIQUE_DURATION.minMs,
+      maxMs: UNIQUE_DURATION.maxMs,
+      description: 'Equal jobs (see unique.by; default queue and kind) start at least this far apart: each waits until the previous one\'s start + this.',
+      examples: ['1m', '10m', '1h'],
+    },
     params: {
       kind: 'map',
       keys: PARAM_KEY,
@@ -251,7 +305,7 @@ export const SCHEDULE_SPEC: ObjectSpec = {
       examples: ['UTC', 'Europe/Paris', 'America/New_York'],
     },
     template: { kind: 'name', ref: 'template', description: 'The template it enqueues, by name. Give this or "workflow".' },
-    workflow: { kind: 'name', description: 'The workflow it starts a run of, by name, instead of enqueueing a template. Give this or "template".' },
+    workflow: { kind: 'name', ref: 'workflow', description: 'The workflow it starts a run of, by name, instead of enqueueing a template. Give this or "template".' },
     params: PARAM_VALUES('Values for the template\'s {{name}} placeholders (or the workflow\'s parameters); the defaults fill the rest.'),
     enabled: { kind: 'boolean', default: true, description: 'When false, the schedule enqueues nothing; true when left out.' },
     missedPolicy: {
@@ -269,8 +323,11 @@ export const SCHEDULE_SPEC: ObjectSpec = {
   },
 };
 
-/** The fields of a template that make its job (all but its parameters), for inline steps. */
-const { params: _templateParams, ...JOB_FIELDS } = TEMPLATE_SPEC.fields;
+/**
+ * The fields of a template that make its job, for inline steps: all but its parameters, and
+ * but unique, debounce and throttle (a workflow run's jobs are made together, once).
+ */
+const { params: _templateParams, unique: _unique, debounce: _debounce, throttle: _throttle, ...JOB_FIELDS } = TEMPLATE_SPEC.fields;
 
 /** A step's `needs` objects: a step name and the outcome waited for. */
 export const NEED_SPEC: ObjectSpec = {

@@ -16,7 +16,7 @@ import { NAME_PATTERN } from '../protocol';
 import { DEPENDENCY_CONDITIONS, type DependencyCondition } from '../protocol/types';
 import type { DeclaredStep, DeclaredTemplate, DeclaredWorkflow, StepNeed, TemplateParam, WorkflowParam, WorkflowParamType } from '../protocol/projects';
 import { members, pathText, setEntry, type Checker, type JsonPath } from './check';
-import { checkPlaceholders, checkStrings, checkTargets, groupOf, optionsOf, payloadOf, stringOf } from './jobFields';
+import { checkPlaceholders, checkStrings, checkTargets, groupOf, optionsOf, payloadOf, stringOf, withoutUnique } from './jobFields';
 import { placeholderNames, substitute } from './params';
 import { NEED_SPEC, STEP_SPEC, WORKFLOW_SPEC } from './spec';
 import { closest } from './suggest';
@@ -356,7 +356,7 @@ function templateJob(checker: Checker, nodes: Record<string, Node>, v: Record<st
   }
   if (!ok || read.template === null) return null;
   const t = read.template;
-  return { queue: t.queue, kind: t.kind, payload: substitute(t.payload, values), options: { ...t.options } };
+  return { queue: t.queue, kind: t.kind, payload: substitute(t.payload, values), options: withoutUnique(t.options) };
 }
 
 /** The checks across a workflow's steps: every need names a step, and no step waits for itself. */

@@ -22,8 +22,11 @@ import type {
   Queue,
   RateLimit,
   ResourceLimits,
+  RetryRule,
   Schedule,
   Worker,
+  DurationValue,
+  UniqueParams,
 } from './types';
 import type { Change, DeclaredTemplate, Declaration, Drift, LiveObject, ObjectType } from './projects';
 
@@ -75,6 +78,8 @@ export interface DaemonStatus {
   containment?: { kind: 'cgroup'; path: string } | { kind: 'process-group'; reason: string };
   /** Present when the daemon serves Prometheus metrics (`--metrics`): their URL, `http://HOST:PORT/metrics`. */
   metrics?: string;
+  /** True while every queue is paused (`daemon.pauseAll`), for every daemon of the store. */
+  allPaused?: boolean;
 }
 
 /** What a token's holder may call over TCP: `read` reads, `worker` also enqueues and works jobs, `admin` everything. */
@@ -164,17 +169,52 @@ export interface EnqueueParams {
    */
   dependsOn?: DependsOn[];
   /**
+   * Enqueueing a job equal to one enqueued within `unique.for` (equal by `unique.by`) returns
+   * that job instead (`created: false`, `reason: "unique"`), while it is as `unique.while` says.
+   */
+  unique?: UniqueParams;
+  /**
+   * A job equal to a queued one (by `unique.by`, default queue and kind) replaces that job's
+   * payload and moves its start to now + debounce (`reason: "debounced"`) instead of being added.
+   */
+  debounce?: DurationValue;
+  /**
+   * Equal jobs (by `unique.by`, default queue and kind) start at least this far apart: a job is
+   * enqueued to run no earlier than the previous one's run time + throttle (`reason: "throttled"`
+   * when that delayed it).
+   */
+  throttle?: DurationValue;
+  /** Which failures are retried; replaces the queue's rule (null: none, whatever the queue says). */
+  retry?: RetryRule | null;
+  /** End `dead` ("expired before it started") if not started within this long; default: the queue's `defaultExpireAfterMs`. */
+  expireAfterMs?: number;
+  /** No retry after this time (epoch ms); a failure then is final. Exclusive with deadlineMs. */
+  deadlineAt?: number;
+  /** The same, as a time from now. Exclusive with deadlineAt. */
+  deadlineMs?: number;
+  /**
    * The job's group key ("customer:42"): 1..128 of letters, digits and `:._-@/`. The queue's
    * groupConcurrency and groupRate hold per group, and its claims take groups in turn.
    */
   group?: string;
 }
 
+/** Why an enqueue returned what it did, besides creating the job as asked. */
+export type EnqueueReason = 'key' | 'unique' | 'debounced' | 'throttled';
+
 /** A job as enqueued, or the one an idempotency key matched. */
 export interface EnqueueResult {
   job: Job;
-  /** False when an existing job with the same idempotency key was returned. */
+  /** False when an existing job was returned (same idempotency key, unique, debounced). */
   created: boolean;
+  /**
+   * `key`: the job holding the idempotency key; `unique`: an equal job within its window;
+   * `debounced`: the waiting equal job, its payload replaced and its start moved; `throttled`:
+   * a new job (created) whose start was moved to keep equal jobs apart. Absent: enqueued as asked.
+   */
+  reason?: EnqueueReason;
+  /** The state the existing job was in when it was returned (`created: false`). */
+  existingState?: JobState;
 }
 
 /** A job of `jobs.enqueueBatch`: its `dependsOn` may also name earlier jobs of the batch by index. */
@@ -242,6 +282,8 @@ export interface JobFilter {
   idSuffix?: string;
   /** With `queued`: true = only jobs whose runAt is in the future, false = only due ones. */
   delayed?: boolean;
+  /** Only jobs created more than this many ms ago. */
+  olderThanMs?: number;
   /** The job's group key (Job.group), matched exactly. */
   group?: string;
 }
@@ -297,13 +339,37 @@ export interface UpdateJobParams {
   tags?: string[];
   /** How much of its queue's concurrency and its worker's capacity the job takes (1–1000). */
   weight?: number;
+  /** Lease length of each attempt, in ms (as `jobs.enqueue`'s `timeoutMs`). */
+  timeoutMs?: number;
+  /** A shell job's command (its payload's `command`); not with `payload`. */
+  command?: string;
+  /** A shell job's environment, replacing the one it had; null removes it. Not with `payload`. */
+  env?: Record<string, string> | null;
+  /** A shell job's working directory, an absolute path; null removes it. Not with `payload`. */
+  cwd?: string | null;
+  /** An HTTP job's URL; not with `payload`. */
+  url?: string;
+  /** An HTTP job's method; not with `payload`. */
+  method?: string;
+  /** An HTTP job's headers, replacing the ones it had; null removes them. Not with `payload`. */
+  headers?: Record<string, string> | null;
+  /** An HTTP job's body (a string, or JSON sent as JSON); null removes it. Not with `payload`. */
+  body?: unknown;
 }
 
-/** The bulk forms take ids, or a filter over one queue (e.g. retry all dead in a queue). */
+/** The bulk forms take ids, or a filter over one queue or every queue (e.g. retry all dead in a queue). */
 export interface BulkParams {
   ids?: string[];
   /** Every job matching it, across every queue unless it names one; at least one field must be given. */
   filter?: JobFilter;
+  /** Count what the action would apply to, in `count` and `queues`, and change nothing. */
+  dryRun?: boolean;
+}
+
+/** `jobs.updateMany`: the jobs as for the other bulk forms, and the change to make to each. */
+export interface BulkUpdateParams extends BulkParams {
+  /** The priority every job named gets. */
+  priority: number;
 }
 
 /** What a bulk action did. */
@@ -317,6 +383,8 @@ export interface BulkResult {
    * cancelled at once. They end as cancelled when their worker or executor stops them.
    */
   stopRequested?: number;
+  /** With `dryRun`: how many queues the jobs it would apply to are in. */
+  queues?: number;
 }
 
 /** What a worker asks for when it claims jobs. */
@@ -387,6 +455,20 @@ export interface FailParams extends WorkerJobParams {
   httpStatus?: number;
   /** Straight to dead, whatever attempts are left. */
   permanent?: boolean;
+  /**
+   * When the next attempt may start (epoch ms), instead of the backoff. The attempt is used up;
+   * the job's retry rule and deadline still apply. Exclusive with permanent.
+   */
+  retryAt?: number;
+}
+
+/**
+ * A worker puts off a job it holds: it runs again at `runAt` (epoch ms) or `delayMs` from now,
+ * one of the two, without using up an attempt.
+ */
+export interface SnoozeParams extends WorkerJobParams {
+  delayMs?: number;
+  runAt?: number;
 }
 
 /** A worker hands a held job back without finishing it. */
@@ -459,6 +541,10 @@ export interface ConfigureQueueParams {
    * given as null removes it, and `limits: null` removes them all.
    */
   limits?: ResourceLimitChanges | null;
+  /** The retry rule its jobs get unless they bring their own; null removes it. */
+  retry?: RetryRule | null;
+  /** Its jobs end dead if not started within this long, unless they set their own; null removes it. */
+  defaultExpireAfterMs?: number | null;
   /** Most weight running at once per group (1..100000); null removes the limit. */
   groupConcurrency?: number | null;
   /** A token bucket per group, as rateLimit; null removes it. */
@@ -623,4 +709,12 @@ export interface Stats {
   completedLastHour: number;
   failedLastHour: number;
   at: number;
+  /** True while every queue is paused (`daemon.pauseAll`): no job starts on any daemon of the store. Absent from a daemon that predates it. */
+  allPaused?: boolean;
+}
+
+/** What `daemon.pauseAll` and `daemon.resumeAll` answer. */
+export interface PauseAllResult {
+  /** Whether every queue is paused now. */
+  allPaused: boolean;
 }

@@ -4,7 +4,7 @@
  * answers, and the plan both sides compute. Declared here, in the protocol, so the method table
  * can name them; shared/jobsfile/ parses the file into them and computes plans (planChanges).
  */
-import type { Backoff, DependencyCondition, JobOptions, JobTemplate, MissedRunPolicy, RateLimit } from './types';
+import type { Backoff, DependencyCondition, JobOptions, JobTemplate, MissedRunPolicy, RateLimit, RetryRule } from './types';
 
 /** The kinds of object a jobs file declares, in the order they are applied. */
 export type ObjectType = 'queue' | 'template' | 'workflow' | 'schedule';
@@ -27,6 +27,10 @@ export interface QueueSettings {
   /** null: finished jobs are kept forever. */
   retentionMs?: number | null;
   paused?: boolean;
+  /** The retry rule the queue's jobs get unless they bring their own; null: none. */
+  retry?: RetryRule | null;
+  /** Jobs not started within this long end dead; null: no expiry. */
+  expireAfterMs?: number | null;
   /** Most weight running at once per group; null: no limit per group. */
   groupConcurrency?: number | null;
   /** A token bucket per group; null: none. */
@@ -114,6 +118,9 @@ export interface QueueState {
   timeoutMs: number;
   retentionMs: number | null;
   paused: boolean;
+  /** Absent from a daemon that predates retry rules. */
+  retry?: RetryRule | null;
+  expireAfterMs?: number | null;
   groupConcurrency?: number | null;
   groupRate?: RateLimit | null;
   groupWeights?: Record<string, number> | null;

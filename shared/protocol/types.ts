@@ -7,21 +7,23 @@
 /**
  * The states a job can be in, and which actions move a job in and out of each (shared/domain/states.ts, JOB_TRANSITIONS):
  *
- * - `blocked`: Entered by retry (`jobs.retry`, `jobs.retryMany`) from `completed`, `dead` or `cancelled`. Actions: unblock (when the jobs it depends on end) → `queued` or `cancelled`; cancel (`jobs.cancel`, `jobs.cancelMany`) → `cancelled`; update (`jobs.update`) keeps it `blocked`; delete (`jobs.delete`, `jobs.deleteMany`) → `deleted`. A job is enqueued in this state when it depends on jobs that have not all ended (`dependsOn`); it is never claimed, and is queued (or cancelled) in the transaction that ends the last of them. Retention never deletes a job a blocked job depends on.
- * - `queued`: Entered by unblock (when the jobs it depends on end) from `blocked`; retry (`jobs.retry`, `jobs.retryMany`) from `completed`, `dead` or `cancelled`. Actions: claim (`jobs.claim`) → `running`; cancel (`jobs.cancel`, `jobs.cancelMany`) → `cancelled`; update (`jobs.update`) keeps it `queued`; delete (`jobs.delete`, `jobs.deleteMany`) → `deleted`. A job is enqueued in this state (`jobs.enqueue`, `jobs.enqueueBatch`, a schedule's tick) unless it waits for dependencies. A queued job whose `runAt` lies in the future is shown as *delayed*; it is still `queued`.
+ * - `blocked`: Entered by retry (`jobs.retry`, `jobs.retryMany`) from `completed`, `dead` or `cancelled`; unhold (`jobs.unhold`, `jobs.unholdMany`) from `held`. Actions: unblock (when the jobs it depends on end) → `queued` or `cancelled`; cancel (`jobs.cancel`, `jobs.cancelMany`) → `cancelled`; update (`jobs.update`, `jobs.updateMany`) keeps it `blocked`; hold (`jobs.hold`, `jobs.holdMany`) → `held`; delete (`jobs.delete`, `jobs.deleteMany`) → `deleted`. A job is enqueued in this state when it depends on jobs that have not all ended (`dependsOn`); it is never claimed, and is queued (or cancelled) in the transaction that ends the last of them. Retention never deletes a job a blocked job depends on.
+ * - `queued`: Entered by unblock (when the jobs it depends on end) from `blocked`; retry (`jobs.retry`, `jobs.retryMany`) from `completed`, `dead` or `cancelled`; unhold (`jobs.unhold`, `jobs.unholdMany`) from `held`. Actions: claim (`jobs.claim`) → `running`; cancel (`jobs.cancel`, `jobs.cancelMany`) → `cancelled`; update (`jobs.update`, `jobs.updateMany`) keeps it `queued`; runNow (`jobs.runNow`) keeps it `queued`; hold (`jobs.hold`, `jobs.holdMany`) → `held`; delete (`jobs.delete`, `jobs.deleteMany`) → `deleted`. A job is enqueued in this state (`jobs.enqueue`, `jobs.enqueueBatch`, a schedule's tick) unless it waits for dependencies. A queued job whose `runAt` lies in the future is shown as *delayed*; it is still `queued`.
  * - `running`: Entered by claim (`jobs.claim`) from `queued` or `retrying`. Actions: heartbeat (`jobs.heartbeat`, `jobs.progress`, `jobs.checkpoint`, `jobs.log`) keeps it `running`; complete (`jobs.complete`) → `completed`; fail (`jobs.fail`) → `retrying`, `dead` or `cancelled`; release (`jobs.release`) → `retrying` or `cancelled`; markCancelled (when the daemon's own executors stop it for a requested cancel) → `cancelled`; reap (when its lease runs out) → `retrying`, `dead` or `cancelled`; recover (when the daemon starts and finds it left running by its own executors) → `retrying`; cancel (`jobs.cancel`, `jobs.cancelMany`) keeps it `running`. A running job is held by one worker under a lease.
- * - `retrying`: Entered by fail (`jobs.fail`) from `running`; release (`jobs.release`) from `running`; reap (when its lease runs out) from `running`; recover (when the daemon starts and finds it left running by its own executors) from `running`. Actions: claim (`jobs.claim`) → `running`; cancel (`jobs.cancel`, `jobs.cancelMany`) → `cancelled`; update (`jobs.update`) keeps it `retrying`; delete (`jobs.delete`, `jobs.deleteMany`) → `deleted`. It waits out its backoff (`runAt`), then is claimed exactly like a due queued job.
+ * - `retrying`: Entered by fail (`jobs.fail`) from `running`; release (`jobs.release`) from `running`; reap (when its lease runs out) from `running`; recover (when the daemon starts and finds it left running by its own executors) from `running`; unhold (`jobs.unhold`, `jobs.unholdMany`) from `held`. Actions: claim (`jobs.claim`) → `running`; cancel (`jobs.cancel`, `jobs.cancelMany`) → `cancelled`; update (`jobs.update`, `jobs.updateMany`) keeps it `retrying`; runNow (`jobs.runNow`) keeps it `retrying`; hold (`jobs.hold`, `jobs.holdMany`) → `held`; delete (`jobs.delete`, `jobs.deleteMany`) → `deleted`. It waits out its backoff (`runAt`), then is claimed exactly like a due queued job.
+ * - `held`: Entered by hold (`jobs.hold`, `jobs.holdMany`) from `blocked`, `queued` or `retrying`. Actions: unblock (when the jobs it depends on end) → `held` or `cancelled`; cancel (`jobs.cancel`, `jobs.cancelMany`) → `cancelled`; update (`jobs.update`, `jobs.updateMany`) keeps it `held`; unhold (`jobs.unhold`, `jobs.unholdMany`) → `queued`, `retrying` or `blocked`; delete (`jobs.delete`, `jobs.deleteMany`) → `deleted`. A held job is never claimed; schedules whose overlap policy waits for their previous job count it as not finished, and retention never deletes it.
  * - `completed`: Entered by complete (`jobs.complete`) from `running`. Actions: retry (`jobs.retry`, `jobs.retryMany`) → `queued` or `blocked`; delete (`jobs.delete`, `jobs.deleteMany`) → `deleted`. Terminal: retention cleanup deletes it.
  * - `dead`: Entered by fail (`jobs.fail`) from `running`; reap (when its lease runs out) from `running`. Actions: retry (`jobs.retry`, `jobs.retryMany`) → `queued` or `blocked`; delete (`jobs.delete`, `jobs.deleteMany`) → `deleted`. Terminal: retention cleanup deletes it.
- * - `cancelled`: Entered by fail (`jobs.fail`) from `running`; release (`jobs.release`) from `running`; markCancelled (when the daemon's own executors stop it for a requested cancel) from `running`; reap (when its lease runs out) from `running`; unblock (when the jobs it depends on end) from `blocked`; cancel (`jobs.cancel`, `jobs.cancelMany`) from `blocked`, `queued` or `retrying`. Actions: retry (`jobs.retry`, `jobs.retryMany`) → `queued` or `blocked`; delete (`jobs.delete`, `jobs.deleteMany`) → `deleted`. Terminal: retention cleanup deletes it.
+ * - `cancelled`: Entered by fail (`jobs.fail`) from `running`; release (`jobs.release`) from `running`; markCancelled (when the daemon's own executors stop it for a requested cancel) from `running`; reap (when its lease runs out) from `running`; unblock (when the jobs it depends on end) from `blocked` or `held`; cancel (`jobs.cancel`, `jobs.cancelMany`) from `blocked`, `queued`, `retrying` or `held`. Actions: retry (`jobs.retry`, `jobs.retryMany`) → `queued` or `blocked`; delete (`jobs.delete`, `jobs.deleteMany`) → `deleted`. Terminal: retention cleanup deletes it.
  */
-export type JobState = 'blocked' | 'queued' | 'running' | 'retrying' | 'completed' | 'dead' | 'cancelled';
+export type JobState = 'blocked' | 'queued' | 'running' | 'retrying' | 'held' | 'completed' | 'dead' | 'cancelled';
 
 export const JOB_STATES: readonly JobState[] = [
   'blocked',
   'queued',
   'running',
   'retrying',
+  'held',
   'completed',
   'dead',
   'cancelled',
@@ -103,10 +105,81 @@ export interface Job {
   /** The workflow run this job belongs to, when a workflow made it; null otherwise. */
   workflowRunId: string | null;
   /**
+   * The uniqueness, debounce or throttle it was enqueued with (`unique`, `debounce`,
+   * `throttle`); null or absent when none.
+   */
+  uniqueness?: JobUniqueness | null;
+  /**
+   * Which failures are retried: the job's own rule, else its queue's when it was enqueued; null
+   * when neither has one (every failure is retried while attempts are left). Optional: absent
+   * from jobs of a daemon that predates retry rules.
+   */
+  retry?: RetryRule | null;
+  /**
+   * The job ends `dead` ("expired before it started") if it has not started by then (epoch ms);
+   * null when it has no expiry, and once it has started.
+   */
+  expiresAt?: number | null;
+  /** No retry is made after this time (epoch ms): a failure then is final. Null when none. */
+  deadlineAt?: number | null;
+  /**
    * The job's group key ("customer:42"), or null. A queue's group limits (groupConcurrency,
    * groupRate) hold per group, and a claim takes the queue's groups in turn.
    */
   group: string | null;
+}
+
+/**
+ * What makes two jobs "the same" for `unique`, `debounce` and `throttle`: `queue`, `kind`,
+ * `payload` (the whole payload, keys in any order), `group` (the job's group key), or
+ * `payload.<path>`: one value inside the payload, by object keys and array positions separated
+ * by dots (`payload.user.id`, `payload.files.0`).
+ */
+export type UniqueKeyPart = 'queue' | 'kind' | 'payload' | 'group' | `payload.${string}`;
+
+/** The parts `unique.by` may name besides `payload.<path>`. */
+export const UNIQUE_KEY_PARTS: readonly UniqueKeyPart[] = ['queue', 'kind', 'payload', 'group'];
+
+/**
+ * How long an equal job holds its place: `waiting` until it starts, `active` until it ends,
+ * `any` for the whole window, whatever it became (the default).
+ */
+export type UniqueWhile = 'waiting' | 'active' | 'any';
+
+export const UNIQUE_WHILE: readonly UniqueWhile[] = ['waiting', 'active', 'any'];
+
+/** Which of the three rules a job was enqueued with. */
+export type UniqueRuleKind = 'unique' | 'debounce' | 'throttle';
+
+/** A job's uniqueness as stored with it and shown on its page. */
+export interface JobUniqueness {
+  rule: UniqueRuleKind;
+  /** The window (`unique`), the quiet time (`debounce`) or the spacing of starts (`throttle`), in ms. */
+  forMs: number;
+  by: UniqueKeyPart[];
+  /** `unique` only. */
+  while?: UniqueWhile;
+}
+
+/**
+ * Failures a retry rule names: an exit code of a shell job, an HTTP status of an HTTP job (or
+ * what a worker reports), a glob over the first line of the error (`*` any run of characters,
+ * `?` one). A failure matches when any one of the lists matches it.
+ */
+export interface RetryMatch {
+  exitCodes?: number[];
+  httpStatus?: number[];
+  errors?: string[];
+}
+
+/**
+ * Which failures are retried (per queue, template or job; the job's replaces the template's,
+ * which replaces the queue's). A failure matching `never` is final. When `on` is given, a
+ * failure not matching it is final too. Otherwise it is retried while attempts are left.
+ */
+export interface RetryRule {
+  on?: RetryMatch;
+  never?: RetryMatch;
 }
 
 /**
@@ -233,6 +306,10 @@ export interface Queue {
   createdAt: number;
   /** The project whose `spool apply` manages the queue; absent when none does (made on first use or by hand). */
   owner?: string;
+  /** The retry rule its jobs get unless they bring their own; null or absent when none. */
+  retry?: RetryRule | null;
+  /** Its jobs end dead if not started within this long of their enqueue, unless they set their own; null or absent when none. */
+  defaultExpireAfterMs?: number | null;
   /** Most weight of jobs running at once per group (Job.group), counted like `concurrency`; null = no limit per group. */
   groupConcurrency: number | null;
   /** A token bucket per group, as `rateLimit` is for the queue; null = no rate per group. */
@@ -257,8 +334,28 @@ export interface JobOptions {
   backoff?: Partial<Backoff>;
   timeoutMs?: number;
   tags?: string[];
+  /** Enqueueing an equal job within the window returns the existing one (see EnqueueParams.unique). */
+  unique?: UniqueParams;
+  /** See EnqueueParams.debounce. */
+  debounce?: DurationValue;
+  /** See EnqueueParams.throttle. */
+  throttle?: DurationValue;
   /** The job's group key (Job.group); in spool.jsonc templates it may hold {{param}} placeholders. */
   group?: string;
+}
+
+/** A duration on the wire: text in the duration syntax ("10m", "1h30m"), or whole milliseconds. */
+export type DurationValue = string | number;
+
+/**
+ * `unique` of an enqueue: `for` the window, `by` what makes two jobs equal (default queue, kind
+ * and payload), `while` how long the existing job holds (default `any`). With `debounce` or
+ * `throttle`, only `by` is given here: it says which jobs are "such jobs" (default queue and kind).
+ */
+export interface UniqueParams {
+  for?: DurationValue;
+  by?: UniqueKeyPart[];
+  while?: UniqueWhile;
 }
 
 export interface JobTemplate extends JobOptions {

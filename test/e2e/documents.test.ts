@@ -30,6 +30,7 @@ test('documents', async (t) => {
   await reportHostRun(t, run, [
     'a job printing more lines than the daemon keeps leaves only the kept lines in its output document, below a marker',
     'a job that runs again, retried or not, shows where each run begins in its output document',
+    "a running job's output opens at its end and follows new lines, until the reader scrolls up",
     'opening the output of a job that was deleted fails and leaves nothing followed',
     'closing an Edit & Re-enqueue document drops its copy of the job',
   ]);

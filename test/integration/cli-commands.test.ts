@@ -238,7 +238,7 @@ describe('jobs, job and logs', () => {
     assert.equal(page2.jobs.length, 1);
     const bad = await spool(['jobs', '--state', 'finished']);
     assert.equal(bad.code, 1);
-    assert.equal(bad.stderr, 'spool: Unknown job state "finished": use one of blocked, queued, running, retrying, completed, dead, cancelled.\n');
+    assert.equal(bad.stderr, 'spool: Unknown job state "finished": use one of blocked, queued, running, retrying, held, completed, dead, cancelled.\n');
     const none = await spool(['jobs', '--queue', 'cli-page', '--state', 'cancelled']);
     assert.equal(none.code, 0);
     assert.equal(none.stdout, '');
@@ -703,7 +703,7 @@ describe('errors from the daemon', () => {
       [['enqueue', 'bad queue', '--kind', 'x'], 'The queue name must be 1 to 128 characters of letters, digits, ".", "_", ":" or "-", starting with a letter or digit (got "bad queue")'],
       [['enqueue', 'cli-err', '--shell', 'true', '--cwd', 'relative'], '--cwd must be an absolute path (got "relative")'],
       [['enqueue', 'cli-err', '--http', 'http://localhost/', '--method', 'FETCH'], '--method must be one of GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS (got "FETCH")'],
-      [['jobs', '--state', 'queued,queued,queued,queued,queued,queued,queued,queued'], '--state must have 0 to 7 items (got 8)'],
+      [['jobs', '--state', 'queued,queued,queued,queued,queued,queued,queued,queued,queued'], '--state must have 0 to 8 items (got 9)'],
       [['jobs', '--search', long(300)], '--search must be 1 to 256 characters long (got 300)'],
       [['retry', '--queue', 'cli-err', '--search', long(300)], '--search must be 1 to 256 characters long (got 300)'],
       [['schedule', 'add', 'cli-err-s', '--cron', '0 3 * * *', '--queue', 'cli-err', '--kind', 'x'], 'A schedule named "cli-err-s" exists already. Change it with spool schedule set cli-err-s …, or remove it first (spool schedule rm cli-err-s).'],
@@ -762,7 +762,7 @@ describe('completion and help', () => {
         assert.ok(queues?.split(' ').includes('cli-comp-alpha') && !queues.split(' ').includes('--wait'), `the words after "spool enqueue": ${queues}`);
         assert.equal(registered, '_bash_complete -F _spool');
         assert.ok(schedule?.split(' ').includes('add') && !schedule.split(' ').includes('enqueue'), `the words after "spool schedule": ${schedule}`);
-        assert.equal(states, 'blocked queued running retrying completed dead cancelled');
+        assert.equal(states, 'blocked queued running retrying held completed dead cancelled');
         assert.ok(methods?.split(' ').includes('jobs.enqueue'), `the words after "spool rpc": ${methods}`);
       } finally {
         fs.rmSync(home, { recursive: true, force: true });
@@ -861,7 +861,7 @@ describe('completion and help', () => {
     assert.match(text, /^complete -c spool -f -n '__spool_is schedule' -a 'add' -d 'Create a schedule/m);
     assert.match(text, /^complete -c spool -n '__spool_on enqueue' -l wait -d '/m);
     assert.match(text, /^complete -c spool -n '__spool_on jobs' -l queue -s q -r -f -a '\(__spool_names queues\)' -d '/m);
-    assert.match(text, /^complete -c spool -n '__spool_on jobs' -l state -s s -r -f -a 'blocked queued running retrying completed dead cancelled' -d '/m);
+    assert.match(text, /^complete -c spool -n '__spool_on jobs' -l state -s s -r -f -a 'blocked queued running retrying held completed dead cancelled' -d '/m);
     assert.match(text, /^complete -c spool -f -n '__spool_is enqueue' -a '\(__spool_names queues\)'$/m);
     assert.match(text, /^complete -c spool -f -n '__spool_is schedule rm' -a '\(__spool_names schedules\)'$/m);
     assert.match(text, /^complete -c spool -n '__spool_on work' -l worker-id -r -f -a '\(__spool_names workers\)' -d '/m);

@@ -186,7 +186,16 @@ test('spool daemon --kill-after sets how long a stopped shell job gets between S
   // From the SIGTERM the shell noted to its death, on the machine's one clock: the daemon's
   // timing alone, without the CLI processes the cancel and the polls go through (seconds on a
   // loaded machine).
-  const termAt = await waitFor('the shell to note the SIGTERM', () => fs.existsSync(termFile) && Number(fs.readFileSync(termFile, 'utf8').trim()), 30_000);
+  // The whole line only: a read between the redirect's create and date's write, or within the
+  // write, sees an empty or partial number.
+  const termAt = await waitFor(
+    'the shell to note the SIGTERM',
+    () => {
+      const noted = fs.existsSync(termFile) ? fs.readFileSync(termFile, 'utf8') : '';
+      return /^\d{13}\n$/.test(noted) && Number(noted.trim());
+    },
+    30_000,
+  );
   await waitFor('the shell to die', () => !processAlive(shellPid), 30_000);
   const took = Date.now() - termAt;
   // Not before the 1 s asked for, and well before the 5 s default.

@@ -42,9 +42,9 @@ test('retrying a queued job says which command runs it sooner, and that command 
   const { job } = await client.call('jobs.enqueue', { queue: 'r-sooner', kind: 'k', delayMs: 3_600_000 });
   const r = await spool(['retry', job.id]);
   assert.equal(r.code, 1);
-  const command = `spool rpc jobs.update '{"id":"${job.id}","delayMs":0}'`;
-  assert.ok(r.stderr.includes(`it is queued. It will run when its turn comes; to run it sooner, set its run time to now: ${command}\n`), r.stderr);
-  const updated = await spool(['rpc', 'jobs.update', JSON.stringify({ id: job.id, delayMs: 0 })]);
+  const command = `spool job run-now ${job.id}`;
+  assert.ok(r.stderr.includes(`it is queued. It will run when its turn comes; to run it sooner, run it now: ${command}\n`), r.stderr);
+  const updated = await spool(['job', 'run-now', job.id]);
   assert.equal(updated.code, 0, updated.stderr);
   assert.ok((await client.call('jobs.get', { id: job.id })).job.runAt <= Date.now());
 });

@@ -44,7 +44,7 @@ describe('the daemon over its socket: error cases', () => {
     const updating = await rejectsWith(client.call('jobs.update', { id: job.id, priority: 5 }), ErrorCode.InvalidState);
     assert.deepEqual([updating.data.id, updating.data.state], [job.id, 'running']);
     assert.match(updating.message, /it is running/);
-    assert.match(updating.message, /Cancel it first/);
+    assert.match(updating.message, /cancel it first/);
     const deleting = await rejectsWith(client.call('jobs.delete', { id: job.id }), ErrorCode.InvalidState);
     assert.deepEqual([deleting.data.id, deleting.data.state], [job.id, 'running']);
     assert.match(deleting.message, /it is running\. Cancel it first/);

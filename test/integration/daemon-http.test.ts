@@ -9,7 +9,7 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { SpoolClient } from '../../shared/client/client';
-import type { Job } from '../../shared/protocol/types';
+import type { Job, RetryRule } from '../../shared/protocol/types';
 import { startDaemon, waitFor, type TestDaemon } from '../helpers/daemon';
 
 describe('http executor', () => {
@@ -57,6 +57,18 @@ describe('http executor', () => {
         } else if (url === '/big') {
           res.writeHead(200);
           res.end('x'.repeat(200_000));
+        } else if (url === '/unavailable-1s' || url === '/unavailable-1h') {
+          // A 503 asking to come back later, then success; the server notes when each came.
+          if (n === 1) {
+            res.writeHead(503, { 'retry-after': url === '/unavailable-1s' ? '1' : '3600' });
+            res.end('down for maintenance');
+          } else {
+            res.writeHead(200);
+            res.end('back');
+          }
+        } else if (url === '/unavailable-always') {
+          res.writeHead(503, { 'retry-after': '1' });
+          res.end();
         } else if (url === '/slow') {
           // Never answers; the job's timeout must end the attempt.
         }
@@ -81,7 +93,7 @@ describe('http executor', () => {
   }
 
   /** An http job on the queue "web"; `backoffMs` sets a fixed backoff without jitter between its attempts. */
-  async function enqueueHttp(payload: Record<string, unknown>, options: { maxAttempts?: number; backoffMs?: number; timeoutMs?: number } = {}): Promise<string> {
+  async function enqueueHttp(payload: Record<string, unknown>, options: { maxAttempts?: number; backoffMs?: number; timeoutMs?: number; retry?: RetryRule } = {}): Promise<string> {
     const { backoffMs, ...rest } = options;
     const backoff = backoffMs === undefined ? {} : { backoff: { strategy: 'fixed' as const, baseMs: backoffMs, capMs: backoffMs, jitter: 0 } };
     return (await client.call('jobs.enqueue', { queue: 'web', kind: 'http', payload, ...rest, ...backoff })).job.id;
@@ -180,5 +192,36 @@ describe('http executor', () => {
     const result = done.result as { body: string; truncated?: boolean };
     assert.equal(result.truncated, true);
     assert.equal(result.body.length, 64 * 1024);
+  });
+
+  test("a 503's Retry-After sets when the next attempt starts instead of the backoff", async () => {
+    // The backoff alone would wait a minute: the job completing within the test's wait shows Retry-After (1 s) was used.
+    const id = await enqueueHttp({ url: `${base}/unavailable-1s` }, { maxAttempts: 3, backoffMs: 60_000 });
+    const done = await settled(id, ['completed', 'dead']);
+    assert.equal(done.state, 'completed');
+    const { runs } = await client.call('jobs.get', { id });
+    assert.deepEqual(runs.map((r) => [r.outcome, r.httpStatus]), [['failed', 503], ['completed', null]]);
+    const first = runs[0];
+    const second = runs[1];
+    assert.ok(first?.finishedAt && second, 'two runs');
+    assert.ok(second.startedAt - first.finishedAt >= 900, `the second attempt waited the second Retry-After asked (${second.startedAt - first.finishedAt} ms)`);
+  });
+
+  test('a Retry-After longer than the backoff cap waits the cap', async () => {
+    const id = await enqueueHttp({ url: `${base}/unavailable-1h` }, { maxAttempts: 3, backoffMs: 500 });
+    const done = await settled(id, ['completed', 'dead']);
+    assert.equal(done.state, 'completed', 'an hour asked, half a second waited');
+    const output = await client.call('jobs.output', { id, last: 20 });
+    assert.ok(output.lines.some((l) => /Retry-After asks for 3600 s; the next attempt waits 1 s \(the backoff cap is 1 s\)/.test(l.text)), 'the output says so');
+  });
+
+  test("a retry rule's never makes a 503 final, and its on retries a 404 the executor would not", async () => {
+    const never = await enqueueHttp({ url: `${base}/unavailable-always` }, { maxAttempts: 5, backoffMs: 100, retry: { never: { httpStatus: [503] } } });
+    const dead = await settled(never, ['dead']);
+    assert.equal(dead.attempts, 1);
+    assert.match(dead.lastError ?? '', /not retried: the retry rule never retries HTTP status 503/);
+    const on = await enqueueHttp({ url: `${base}/missing` }, { maxAttempts: 2, backoffMs: 100, retry: { on: { httpStatus: [404] } } });
+    const retried = await settled(on, ['dead']);
+    assert.equal(retried.attempts, 2, 'the 404 was retried once, then out of attempts');
   });
 });

@@ -188,9 +188,9 @@ describe('the metrics endpoint', () => {
 
     // Jobs by queue and state, from the store.
     const states = (queue: string) => Object.fromEntries(find(m, 'spool_jobs', { queue }).map((s) => [s.labels.state, s.value]));
-    assert.deepEqual(states('builds'), { blocked: 0, queued: 0, running: 0, retrying: 0, completed: 2, dead: 1, cancelled: 1 });
-    assert.deepEqual(states('remote'), { blocked: 0, queued: 1, running: 0, retrying: 0, completed: 1, dead: 1, cancelled: 0 });
-    assert.deepEqual(states('later'), { blocked: 0, queued: 0, running: 0, retrying: 0, completed: 1, dead: 0, cancelled: 0 });
+    assert.deepEqual(states('builds'), { blocked: 0, queued: 0, running: 0, retrying: 0, held: 0, completed: 2, dead: 1, cancelled: 1 });
+    assert.deepEqual(states('remote'), { blocked: 0, queued: 1, running: 0, retrying: 0, held: 0, completed: 1, dead: 1, cancelled: 0 });
+    assert.deepEqual(states('later'), { blocked: 0, queued: 0, running: 0, retrying: 0, held: 0, completed: 1, dead: 0, cancelled: 0 });
 
     // Counters by queue and kind, from the engine's events.
     const builds = { queue: 'builds', kind: 'shell' };

@@ -55,7 +55,10 @@ describe('spool mcp', () => {
     fs.writeFileSync(
       path.join(dir, 'spool.jsonc'),
       `{ "project": "mcp-test", "queues": { "builds": { "concurrency": 2 } },
-         "templates": { "hello": { "queue": "builds", "kind": "shell", "command": "echo hello {{who}}", "params": { "who": { "default": "world" } } } } }`,
+         "templates": { "hello": { "queue": "builds", "kind": "shell", "command": "echo hello {{who}}", "params": { "who": { "default": "world" } } } },
+         "workflows": { "greet": { "params": { "who": { "type": "string" } }, "steps": {
+           "first": { "queue": "builds", "shell": "echo first {{who}}" },
+           "second": { "queue": "builds", "shell": "echo second {{who}}", "needs": ["first"] } } } } }`,
     );
     reader = await startAgent(daemon, [], dir);
     writer = await startAgent(daemon, ['--allow-write'], dir);
@@ -72,11 +75,18 @@ describe('spool mcp', () => {
     assert.equal(reader.client.getServerVersion()?.name, 'spool');
     const { tools } = await reader.client.listTools();
     const names = tools.map((t) => t.name).sort();
-    assert.deepEqual(names, ['cancel_job', 'enqueue_shell', 'get_job', 'list_jobs', 'list_queues', 'list_schedules', 'list_templates', 'plan_jobs_file', 'retry_job', 'run_template']);
+    assert.deepEqual(names, ['cancel_job', 'enqueue_shell', 'get_job', 'get_workflow_run', 'list_jobs', 'list_queues', 'list_schedules', 'list_templates', 'list_workflows', 'plan_jobs_file', 'retry_job', 'run_template', 'run_workflow']);
     for (const t of tools) assert.ok((t.description ?? '').length > 20, `${t.name} is described`);
     const getJob = tools.find((t) => t.name === 'get_job');
     assert.deepEqual(getJob?.inputSchema.required, ['id']);
     assert.equal(tools.find((t) => t.name === 'list_jobs')?.annotations?.readOnlyHint, true);
+    // Every input field is described, so the agent knows what each takes.
+    for (const t of tools) {
+      for (const [field, schema] of Object.entries(t.inputSchema.properties ?? {})) assert.ok(((schema as { description?: string }).description ?? '').length > 0, `${t.name}.${field} is described`);
+    }
+    const listJobs = tools.find((t) => t.name === 'list_jobs')?.inputSchema.properties ?? {};
+    for (const filter of ['queue', 'states', 'delayed', 'idSuffix', 'kind', 'tag', 'branch', 'search', 'order', 'limit', 'cursor']) assert.ok(filter in listJobs, `list_jobs takes ${filter}, as spool jobs does`);
+    assert.deepEqual(tools.find((t) => t.name === 'run_workflow')?.inputSchema.required, ['name']);
   });
 
   test('without --allow-write, a tool that changes something says how to allow it and enqueues nothing', async () => {
@@ -109,6 +119,58 @@ describe('spool mcp', () => {
     const retried = await writer.call('retry_job', { id: job.id });
     assert.equal(retried.isError, false, retried.text);
     await waitFor('the retry runs', async () => (await client.call('jobs.get', { id: job.id })).runs.length === 2, 20_000);
+  });
+
+  test('list_jobs takes the filters of spool jobs: several queues, delayed, the end of an id', async () => {
+    const client = await daemon.client();
+    const later = Date.now() + 3_600_000;
+    const a = await client.call('jobs.enqueue', { queue: 'filters-a', kind: 'nobody-takes-this', payload: {}, runAt: later });
+    const b = await client.call('jobs.enqueue', { queue: 'filters-b', kind: 'nobody-takes-this', payload: {} });
+    await client.call('jobs.enqueue', { queue: 'filters-c', kind: 'nobody-takes-this', payload: {} });
+    const ids = async (args: Record<string, unknown>) => {
+      const r = await reader.call('list_jobs', args);
+      assert.equal(r.isError, false, r.text);
+      return (JSON.parse(r.text) as { jobs: { id: string }[] }).jobs.map((j) => j.id).sort();
+    };
+    assert.deepEqual(await ids({ queue: ['filters-a', 'filters-b'] }), [a.job.id, b.job.id].sort());
+    assert.deepEqual(await ids({ queue: ['filters-a', 'filters-b'], states: ['queued'], delayed: true }), [a.job.id]);
+    assert.deepEqual(await ids({ queue: ['filters-a', 'filters-b'], states: ['queued'], delayed: false }), [b.job.id]);
+    assert.deepEqual(await ids({ idSuffix: b.job.id.slice(-8) }), [b.job.id]);
+    const many = await reader.call('list_jobs', { queue: ['filters-a', 'filters-b'], cursor: 'x' });
+    assert.equal(many.isError, true);
+    assert.match(many.text, /one queue/);
+    const badSuffix = await reader.call('list_jobs', { idSuffix: 'XYZ' });
+    assert.equal(badSuffix.isError, true);
+    assert.match(badSuffix.text, /idSuffix/);
+  });
+
+  test('run_workflow starts the workflow spool.jsonc declares; get_workflow_run follows it to its end; read-only refuses', async () => {
+    const listed = JSON.parse((await reader.call('list_workflows')).text) as { jobsFile: { name: string; steps: string[] }[] };
+    assert.deepEqual(listed.jobsFile, [{ name: 'greet', params: { who: { type: 'string' } }, steps: ['first', 'second'] }]);
+
+    const refused = await reader.call('run_workflow', { name: 'greet', params: { who: 'agent' } });
+    assert.equal(refused.isError, true);
+    assert.match(refused.text, /spool mcp --allow-write/);
+    const mistyped = await writer.call('run_workflow', { name: 'greet', params: { whom: 'agent' } });
+    assert.equal(mistyped.isError, true);
+    assert.match(mistyped.text, /no parameter "whom".*Did you mean "who"/);
+    const missing = await writer.call('run_workflow', { name: 'nothing-of-this-name' });
+    assert.equal(missing.isError, true);
+    assert.match(missing.text, /nothing-of-this-name/);
+
+    const started = await writer.call('run_workflow', { name: 'greet', params: { who: 'agent' } });
+    assert.equal(started.isError, false, started.text);
+    const { run, jobs, from } = JSON.parse(started.text) as { run: { id: string; state: string }; jobs: { id: string; step: string }[]; from: string };
+    assert.equal(from, 'spool.jsonc');
+    assert.deepEqual(jobs.map((j) => j.step), ['first', 'second']);
+    const ended = await waitFor('the run to end', async () => {
+      const r = JSON.parse((await reader.call('get_workflow_run', { id: run.id })).text) as { state: string; jobs: { step: string; state: string }[] };
+      return r.state !== 'running' ? r : undefined;
+    }, 30_000);
+    assert.equal(ended.state, 'succeeded');
+    assert.deepEqual(ended.jobs.map((j) => [j.step, j.state]), [['first', 'completed'], ['second', 'completed']]);
+    const second = JSON.parse((await reader.call('get_job', { id: jobs[1]?.id ?? '' })).text) as { output: string[] };
+    assert.deepEqual(second.output, ['second agent']);
   });
 
   test("the daemon's refusal reaches the agent in the daemon's words, naming the field", async () => {

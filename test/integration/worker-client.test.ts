@@ -13,7 +13,7 @@ import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import { ConnectionLostError, SpoolClient, type ConnectionState } from '../../shared/client/client';
 import type { JobChangedEvent } from '../../shared/protocol';
-import { runWorker } from '../../shared/client/worker';
+import { RetryLaterError, runWorker, SnoozeError } from '../../shared/client/worker';
 import { startDaemon, waitFor, type TestDaemon } from '../helpers/daemon';
 
 let daemon: TestDaemon;
@@ -126,6 +126,40 @@ test('a worker keeps taking jobs after the daemon restarts', async (t) => {
   await waitFor('it to be completed', async () => (await client.call('jobs.get', { id: second.job.id })).job.state === 'completed');
   const workers = await client.call('workers.list');
   assert.ok(workers.workers.some((x) => x.id === w.workerId && x.alive), 'registered again on the new daemon');
+});
+
+test('a handler that throws SnoozeError puts the job off without using an attempt; RetryLaterError sets the next attempt time', async (t) => {
+  const client = await connect(t);
+  const seen = new Map<string, number>();
+  const w = await runWorker({
+    socketPath: daemon.socketPath,
+    queues: ['later'],
+    pollWaitMs: 200,
+    onError: () => undefined,
+    handler: (job) => {
+      const n = (seen.get(job.id) ?? 0) + 1;
+      seen.set(job.id, n);
+      const mode = (job.payload as { mode: string }).mode;
+      if (n === 1 && mode === 'snooze') throw new SnoozeError(300);
+      if (n === 1 && mode === 'later') throw new RetryLaterError('come back in a moment', Date.now() + 300);
+      return { n };
+    },
+  });
+  t.after(() => w.stop());
+  const backoff = { strategy: 'fixed' as const, baseMs: 60_000, capMs: 60_000, jitter: 0 };
+  const snoozed = (await client.call('jobs.enqueue', { queue: 'later', kind: 'x', payload: { mode: 'snooze' }, maxAttempts: 1 })).job;
+  const later = (await client.call('jobs.enqueue', { queue: 'later', kind: 'x', payload: { mode: 'later' }, maxAttempts: 2, backoff })).job;
+  const ended = async (id: string) => waitFor(`job ${id} to complete`, async () => {
+    const r = await client.call('jobs.get', { id });
+    return r.job.state === 'completed' ? r : undefined;
+  });
+  const a = await ended(snoozed.id);
+  assert.equal(a.job.attempts, 1, 'a job of one attempt ran twice: the snooze used none');
+  assert.deepEqual(a.runs.map((r) => r.outcome), ['interrupted', 'completed']);
+  // The backoff alone would wait a minute: completing within the wait shows retryAt was used.
+  const b = await ended(later.id);
+  assert.equal(b.job.attempts, 2);
+  assert.deepEqual(b.runs.map((r) => [r.outcome, r.error]), [['failed', 'come back in a moment'], ['completed', null]]);
 });
 
 /**

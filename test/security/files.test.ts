@@ -85,6 +85,7 @@ test("a -wal or -shm another user left beside one's database is refused, naming 
   const dir = sharedFolder(t);
   const dbPath = path.join(dir, 'side.db');
   const daemon = await startDaemon({ dir, dbPath, socketPath: path.join(dir, 'side.sock') });
+  t.after(() => daemon.dispose());
   const client = await daemon.client();
   await client.call('jobs.enqueue', { queue: 'q', kind: 'k', payload: { token: 's3cret' } });
   await waitFor('the WAL files', () => fs.existsSync(`${dbPath}-wal`) && fs.existsSync(`${dbPath}-shm`));
@@ -102,7 +103,6 @@ test("a -wal or -shm another user left beside one's database is refused, naming 
   fs.chmodSync(`${dbPath}-shm`, 0o600);
   await daemon.restart();
   assert.equal((await (await daemon.client()).call('jobs.list', { queue: 'q' })).jobs.length, 1, 'once the files are the user\'s own again, nothing was lost');
-  await daemon.dispose();
 });
 
 test('a database folder others may write without the sticky bit is refused', async (t) => {
@@ -217,10 +217,12 @@ test('a TLS certificate and key another user planted beside the database are not
 
 test('two daemons on two databases in one folder each have their own log and TLS folder', async (t) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'spool-sec-files-'));
-  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
   const sockets = ['a', 'b'].map((name) => path.join(dir, `${name}.sock`));
+  // One hook, in this order: hooks run in the order they are added, and a folder removed first
+  // takes the sockets `daemon stop` needs with it, leaving both daemons running.
   t.after(async () => {
-    for (const socketPath of sockets) await runCli(['daemon', 'stop'], { socketPath });
+    for (const socketPath of sockets) if (fs.existsSync(socketPath)) await runCli(['daemon', 'stop'], { socketPath });
+    fs.rmSync(dir, { recursive: true, force: true });
   });
   for (const [i, name] of ['a', 'b'].entries()) {
     const started = await runCli(['daemon', '--detach', '--db', path.join(dir, `${name}.db`), '--listen', '127.0.0.1:0'], { socketPath: sockets[i] ?? '' });

@@ -16,7 +16,7 @@ const plain = makeColors(false);
 const T0 = 1_000_000;
 
 function counts(jobs: readonly WorkflowRunJob[]): Record<JobState, number> {
-  const out: Record<JobState, number> = { blocked: 0, queued: 0, running: 0, retrying: 0, completed: 0, dead: 0, cancelled: 0 };
+  const out: Record<JobState, number> = { blocked: 0, queued: 0, running: 0, retrying: 0, held: 0, completed: 0, dead: 0, cancelled: 0 };
   for (const j of jobs) out[j.state] += 1;
   return out;
 }

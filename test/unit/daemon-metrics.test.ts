@@ -92,7 +92,7 @@ test('two daemons in one process keep their figures apart', async () => {
   const b = new DaemonMetrics('b');
   const none: Stats = {
     queues: [],
-    totals: { blocked: 0, queued: 0, running: 0, retrying: 0, completed: 0, dead: 0, cancelled: 0 },
+    totals: { blocked: 0, queued: 0, running: 0, retrying: 0, held: 0, completed: 0, dead: 0, cancelled: 0 },
     completedLastMinute: 0,
     failedLastMinute: 0,
     completedLastHour: 0,

@@ -62,7 +62,7 @@ function run(fields: Partial<JobRun>): JobRun {
 }
 
 function counts(fields: Partial<JobCounts>): JobCounts {
-  return { blocked: 0, queued: 0, running: 0, retrying: 0, completed: 0, dead: 0, cancelled: 0, ...fields };
+  return { blocked: 0, queued: 0, running: 0, retrying: 0, held: 0, completed: 0, dead: 0, cancelled: 0, ...fields };
 }
 
 test('relative times: one unit, "just now" within a second, "-" for none', () => {

@@ -30,6 +30,10 @@ const MENU_ACTIONS: Readonly<Record<string, JobAction>> = {
   'spool.jobs.retry': 'retry',
   'spool.jobs.cancel': 'cancel',
   'spool.jobs.delete': 'delete',
+  'spool.jobs.edit': 'update',
+  'spool.jobs.runNow': 'runNow',
+  'spool.jobs.hold': 'hold',
+  'spool.jobs.release': 'unhold',
 };
 
 /**
@@ -98,7 +102,7 @@ test('each job command in the menus is offered in exactly the states the transit
 });
 
 test('the CLI bulk defaults are states the action applies in', () => {
-  for (const action of ['cancel', 'retry', 'delete'] as const) {
+  for (const action of ['cancel', 'retry', 'delete', 'hold', 'unhold', 'update'] as const) {
     const defaults = JOB_TRANSITIONS[action].bulkDefault;
     assert.ok(defaults.length > 0);
     for (const state of defaults) assert.ok(statesFor(action).includes(state), `${action} defaults to ${state}, where it applies`);
@@ -134,10 +138,20 @@ interface Setup {
   dependencyFails?: boolean;
   fromBlocked?: boolean;
   dependencyRetried?: boolean;
+  /** For a held job: the state it was held from (blocked, with a dependency, unless given). */
+  heldFrom?: 'blocked' | 'queued' | 'retrying';
+  /** The actions this set-up is meant for, when not every action of its state (a held job without dependencies is not one for unblock). */
+  only?: readonly JobAction[];
 }
 
 /** A fresh engine with one job in `setup.state`, reached through the engine's own methods. */
 async function jobIn(t: TestContext, setup: Setup): Promise<Job> {
+  if (setup.state === 'held') {
+    const waiting = await jobIn(t, { ...setup, state: setup.heldFrom ?? 'blocked' });
+    await waiting.engine.hold(waiting.id);
+    assert.equal(await stateOf(waiting), 'held', 'set-up reaches held');
+    return waiting;
+  }
   const { engine, clock } = makeEngine(t);
   const maxAttempts = setup.lastAttempt || setup.state === 'dead' ? 1 : 3;
   const withDependency = setup.state === 'blocked' || setup.fromBlocked === true || setup.dependencyRetried === true;
@@ -223,9 +237,12 @@ async function act(action: JobAction, job: Job): Promise<{ applied: boolean; err
       case 'recover':
         return { applied: (await engine.recoverInterrupted([WORKER])) > 0 };
       case 'unblock': {
-        const before = await stateOf(job);
+        const before = (await engine.getJob(id)).job;
         await endDependency(job, job.dependencyFails === true);
-        return { applied: (await stateOf(job)) !== before };
+        const after = await stateOf(job);
+        // A held job stays held as its dependencies end: what changes is how many it waits for.
+        const counted = after === 'held' && (await engine.getJob(id)).job.waitingFor < before.waitingFor;
+        return { applied: after !== before.state || counted };
       }
       case 'cancel':
         await engine.cancel(id);
@@ -235,6 +252,15 @@ async function act(action: JobAction, job: Job): Promise<{ applied: boolean; err
         break;
       case 'update':
         await engine.update({ id, priority: 5 });
+        break;
+      case 'runNow':
+        await engine.runNow(id);
+        break;
+      case 'hold':
+        await engine.hold(id);
+        break;
+      case 'unhold':
+        await engine.unhold(id);
         break;
       case 'delete':
         await engine.deleteJob(id);
@@ -285,13 +311,17 @@ const VARIANTS: readonly Setup[] = [
   { state: 'dead', dependencyRetried: true },
   { state: 'cancelled' },
   { state: 'cancelled', fromBlocked: true },
+  { state: 'held' },
+  { state: 'held', dependencyFails: true },
+  { state: 'held', heldFrom: 'queued', only: ['unhold'] },
+  { state: 'held', heldFrom: 'retrying', only: ['unhold'] },
 ];
 
 test('every outcome the transitions table lists is one the engine reaches', async (t) => {
   for (const action of JOB_ACTIONS) {
     for (const state of statesFor(action)) {
       const reached = new Set<JobOutcome>();
-      for (const setup of VARIANTS.filter((v) => v.state === state)) {
+      for (const setup of VARIANTS.filter((v) => v.state === state && (v.only === undefined || v.only.includes(action)))) {
         await t.test(`${action} from ${JSON.stringify(setup)}`, async (t) => {
           const job = await jobIn(t, setup);
           assert.equal((await act(action, job)).applied, true);

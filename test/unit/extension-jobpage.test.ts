@@ -113,6 +113,16 @@ test('the page shows state and reason, queue, kind, command, payload, priority, 
   assert.match(html, /<span class="tag">ci<\/span> <span class="tag">nightly<\/span>/);
 });
 
+test('a job enqueued with unique, debounce or throttle shows the rule; one without shows no row', () => {
+  assert.doesNotMatch(renderJobBody(input()), /data-field="uniqueness"/);
+  const unique = renderJobBody(input({ job: job({ uniqueness: { rule: 'unique', forMs: 600_000, by: ['queue', 'kind', 'payload'], while: 'active' } }) }));
+  assert.match(unique, /<dt>Unique<\/dt><dd><span data-field="uniqueness">unique for 10m by queue, kind, payload while active<\/span><\/dd>/);
+  const debounce = renderJobBody(input({ job: job({ uniqueness: { rule: 'debounce', forMs: 5000, by: ['queue', 'kind'] } }) }));
+  assert.match(debounce, /<dt>Debounce<\/dt><dd><span data-field="uniqueness">debounce 5s by queue, kind<\/span>/);
+  const throttle = renderJobBody(input({ job: job({ uniqueness: { rule: 'throttle', forMs: 60_000, by: ['payload.repo'] } }) }));
+  assert.match(throttle, /<dt>Throttle<\/dt><dd><span data-field="uniqueness">throttle 1m by payload\.repo<\/span>/);
+});
+
 test('a running job shows its progress and worker, a retrying one when it tries again', () => {
   const running = renderJobBody(input({ job: job({ state: 'running', workerId: 'builtin:shell', progress: 42.4, progressMessage: 'step 3 of 7', finishedAt: null, lastError: null }), runs: [run(1, { outcome: 'running', finishedAt: null, durationMs: null, exitCode: null, error: null })] }));
   assert.match(running, /Running on builtin:shell, attempt 2 of 5\./);
@@ -179,13 +189,18 @@ test('the buttons are the actions the transitions table allows in the job\'s sta
     assert.equal(shown.includes('retry'), statesFor('retry').includes(state), `Retry in ${state}`);
     assert.equal(shown.includes('cancel'), allows('cancel', state), `Cancel in ${state}`);
     assert.equal(shown.includes('delete'), allows('delete', state), `Delete in ${state}`);
+    assert.equal(shown.includes('edit'), allows('update', state), `Edit in ${state}`);
+    assert.equal(shown.includes('runNow'), allows('runNow', state), `Run now in ${state}`);
+    assert.equal(shown.includes('hold'), allows('hold', state), `Hold in ${state}`);
+    assert.equal(shown.includes('release'), allows('unhold', state), `Release in ${state}`);
     for (const always of ['editAndRequeue', 'copyId', 'openJson']) assert.ok(shown.includes(always), `${always} in ${state}`);
   }
   // The table's answers today, said plainly.
   const expected: Partial<Record<JobState, string[]>> = {
     dead: ['retry', 'editAndRequeue', 'delete', 'copyId', 'openJson'],
     running: ['cancel', 'editAndRequeue', 'copyId', 'openJson'],
-    queued: ['cancel', 'editAndRequeue', 'delete', 'copyId', 'openJson'],
+    queued: ['cancel', 'edit', 'runNow', 'hold', 'editAndRequeue', 'delete', 'copyId', 'openJson'],
+    held: ['cancel', 'edit', 'release', 'editAndRequeue', 'delete', 'copyId', 'openJson'],
   };
   for (const [state, actions] of Object.entries(expected)) assert.deepEqual(buttons(renderJobBody(input({ job: job({ state: state as JobState }) }))), actions);
 });

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Job, JobDependency, JobState, Queue } from '../../shared/protocol/types';
 import { filterText, parseFilter } from '../../extension/commands/queues/filterSyntax';
-import { firstLine } from '../../shared/domain/present';
+import { failureText, firstLine } from '../../shared/domain/present';
 import { toggleOnly } from '../../extension/commands/queues/onlyState';
 import { deadBadgeText, jobLabel } from '../../extension/views/format';
 import {
@@ -52,7 +52,7 @@ function queue(counts: Partial<Queue['counts']>, delayed = 0): Queue {
   return {
     name: 'builds',
     paused: false,
-    counts: { blocked: 0, queued: 0, running: 0, retrying: 0, completed: 0, dead: 0, cancelled: 0, ...counts },
+    counts: { blocked: 0, queued: 0, running: 0, retrying: 0, held: 0, completed: 0, dead: 0, cancelled: 0, ...counts },
     delayed,
   } as Queue;
 }
@@ -62,6 +62,25 @@ test('a job label is the command or URL, and leads with the kind for other kinds
   assert.equal(jobLabel(job({ kind: 'http', payload: { method: 'post', url: 'https://example.test/hook' } })), 'POST https://example.test/hook');
   assert.equal(jobLabel(job({ kind: 'report', payload: { month: 'may' } })), 'report: {"month":"may"}');
   assert.equal(jobLabel(job({ kind: 'report', payload: null })), 'report');
+});
+
+test("a dead row says why: a shell job's last stderr line and its exit, an HTTP job's status and reason", () => {
+  const dead = (lastError: string) => jobDescription(job({ state: 'dead', attempts: 1, maxAttempts: 1, lastError, finishedAt: NOW - 60_000 }), 'dead', NOW);
+  assert.equal(dead('The command exited with code 3.\nLast lines of stderr:\nconnecting\nsmtp: connection refused\n'), 'smtp: connection refused · exit code 3 · 1m ago');
+  assert.equal(dead('The command exited with code 3.'), 'exit code 3 · 1m ago', 'no stderr: how it ended alone');
+  assert.equal(dead('The command was killed by SIGKILL after the 30s timeout.\nLast lines of stderr:\nstill going'), 'still going · timed out after 30s · 1m ago');
+  assert.equal(dead('The command was stopped after the 1.5s timeout and exited with code 143.'), 'timed out after 1.5s · 1m ago');
+  assert.equal(dead('The command was killed by SIGSEGV.\nLast lines of stderr:\nSegmentation fault'), 'Segmentation fault · killed by SIGSEGV · 1m ago');
+  assert.equal(dead('Killed: memory limit 64 MiB. The command was killed by SIGKILL.\nLast lines of stderr:\nout of memory'), 'out of memory · Killed: memory limit 64 MiB · 1m ago');
+  assert.equal(dead('POST https://api.example.com/hooks/deploy answered 503 Service Unavailable: {"error":"down"}'), 'HTTP 503 Service Unavailable · 1m ago');
+  assert.equal(dead('GET https://api.example.com/x answered 404'), 'HTTP 404 · 1m ago');
+  assert.equal(dead('GET https://api.example.com/x timed out after 30000 ms.'), 'timed out after 30000 ms · 1m ago');
+  assert.equal(dead('GET https://api.example.com/x failed: fetch failed (connect ECONNREFUSED 127.0.0.1:9)'), 'fetch failed (connect ECONNREFUSED 127.0.0.1:9) · 1m ago');
+  assert.equal(dead('a worker\'s own error\n  at line 2'), "a worker's own error · 1m ago");
+  const long = dead(`The command exited with code 1.\nLast lines of stderr:\n${'x'.repeat(200)}`);
+  assert.match(long, /^x{65}… · exit code 1 · 1m ago$/, 'a long stderr line is cut, the exit code kept');
+  // The CLI's NOTE column and spool top say it in the same words.
+  assert.equal(failureText('The command exited with code 3.\nLast lines of stderr:\nsmtp: connection refused'), 'smtp: connection refused · exit code 3');
 });
 
 test("a dead job's description starts with the first line of its error", () => {
@@ -132,7 +151,7 @@ function counts(partial: Partial<Record<GroupName, number>>, more: GroupName[] =
 test('empty groups are hidden unless asked for, and never shown under a filter', () => {
   const c = counts({ running: 1, queued: 3, dead: 2 });
   assert.deepEqual(groupsToShow(c, {}, false), ['running', 'queued', 'dead']);
-  assert.deepEqual(groupsToShow(c, {}, true), ['running', 'queued', 'delayed', 'blocked', 'retrying', 'dead', 'completed', 'cancelled']);
+  assert.deepEqual(groupsToShow(c, {}, true), ['running', 'queued', 'delayed', 'blocked', 'retrying', 'held', 'dead', 'completed', 'cancelled']);
   assert.deepEqual(groupsToShow(c, { states: ['dead', 'cancelled'] }, true), ['dead']);
   assert.deepEqual(groupsToShow(c, { search: 'x' }, true), ['running', 'queued', 'dead']);
   assert.deepEqual(groupsToShow(counts({}), { states: ['dead'] }, false), [], 'a queue without matches shows no group, so it is hidden');
@@ -142,7 +161,7 @@ test("queue counts split due and delayed queued jobs, and the groups count each 
   const c = queueCounts(queue({ queued: 5, running: 1, dead: 2, blocked: 4 }, 2));
   assert.deepEqual(
     Object.fromEntries(Object.entries(c).map(([g, m]) => [g, m.count])),
-    { running: 1, queued: 3, delayed: 2, blocked: 4, retrying: 0, dead: 2, completed: 0, cancelled: 0 },
+    { running: 1, queued: 3, delayed: 2, blocked: 4, retrying: 0, held: 0, dead: 2, completed: 0, cancelled: 0 },
   );
 });
 
@@ -175,7 +194,7 @@ test('the filter syntax reads states, a kind and text in any order, and writes t
   assert.deepEqual(parseFilter('timeout state:dead,retrying kind:shell npm'), { states: ['dead', 'retrying'], kind: 'shell', search: 'timeout npm' });
   assert.deepEqual(parseFilter('  '), {});
   assert.deepEqual(parseFilter('"n":42}'), { search: '"n":42}' });
-  assert.throws(() => parseFilter('state:broken'), /Unknown state "broken": use running, queued, delayed, blocked, retrying, dead, completed, cancelled\./);
+  assert.throws(() => parseFilter('state:broken'), /Unknown state "broken": use running, queued, delayed, blocked, retrying, held, dead, completed, cancelled\./);
   assert.equal(filterText(parseFilter('kind:http state:dead 503')), 'state:dead kind:http 503');
   assert.equal(filterText({}), '');
 });

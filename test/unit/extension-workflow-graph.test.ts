@@ -35,7 +35,7 @@ function releaseRun(states: Partial<Record<string, JobState>> = {}): WorkflowRun
     job(6, 'deploy', { queue: 'deploys', kind: 'http', state: s('deploy'), dependsOn: [{ id: id(5), on: 'succeeded' }] }),
     job(7, 'cleanup', { state: s('cleanup'), dependsOn: [{ id: id(6), on: 'finished' }] }),
   ];
-  const counts = { blocked: 0, queued: 0, running: 0, retrying: 0, completed: 0, dead: 0, cancelled: 0 };
+  const counts = { blocked: 0, queued: 0, running: 0, retrying: 0, held: 0, completed: 0, dead: 0, cancelled: 0 };
   for (const j of jobs) counts[j.state] += 1;
   return {
     id: '0193b6f0-0000-7000-8000-0000001a2b3c',

@@ -21,7 +21,7 @@ function run(fields: Partial<WorkflowRun> = {}): WorkflowRun {
     workflow: 'release',
     params: { version: '1.2' },
     state: 'failed',
-    counts: { blocked: 0, queued: 0, running: 0, retrying: 0, completed: 4, dead: 1, cancelled: 2 },
+    counts: { blocked: 0, queued: 0, running: 0, retrying: 0, held: 0, completed: 4, dead: 1, cancelled: 2 },
     total: 7,
     source: 'user',
     createdAt: NOW - 180_000,
@@ -49,7 +49,7 @@ test("the daemon's workflows come first, then the files' ones it does not hold, 
 test('a run reads as its state, its jobs by state and when it started; a workflow by its last run', () => {
   assert.equal(runName(run()), 'release #001a2b3c');
   assert.equal(runDescription(run(), NOW), 'failed · 1 dead · 2 cancelled · 4 completed · 3m ago');
-  assert.equal(runDescription(run({ state: 'running', counts: { blocked: 3, queued: 0, running: 1, retrying: 0, completed: 3, dead: 0, cancelled: 0 } }), NOW), 'running · 1 running · 3 blocked · 3 completed · 3m ago');
+  assert.equal(runDescription(run({ state: 'running', counts: { blocked: 3, queued: 0, running: 1, retrying: 0, held: 0, completed: 3, dead: 0, cancelled: 0 } }), NOW), 'running · 1 running · 3 blocked · 3 completed · 3m ago');
   const [release, docs] = workflowEntries([held('release', run())], [{ file: 'spool.jsonc', workflows: [declared('docs')] }]);
   assert.ok(release && docs);
   assert.equal(workflowDescription(release, NOW), 'last run failed 3m ago');

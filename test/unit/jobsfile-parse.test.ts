@@ -247,3 +247,14 @@ test('a problem prints as file:line:column, and a path leads to its field\'s doc
   assert.equal(fieldAt(['queues', 'q', 'colour']), undefined);
   assert.equal(fieldAt(['project', 'x']), undefined);
 });
+
+test("a queue's retry rule and expireAfter read into its settings; a malformed rule is reported at its value, naming the field", () => {
+  const ok = parseJobsFile(file('  "queues": { "q": { "retry": { "on": { "exitCodes": [75] }, "never": { "httpStatus": [400] } }, "expireAfter": "1h" } }'));
+  assert.deepEqual(ok.problems, []);
+  assert.deepEqual(ok.declaration?.queues[0]?.settings, { retry: { on: { exitCodes: [75] }, never: { httpStatus: [400] } }, expireAfterMs: 3_600_000 });
+  const cleared = parseJobsFile(file('  "queues": { "q": { "retry": null, "expireAfter": null } }'));
+  assert.deepEqual(cleared.declaration?.queues[0]?.settings, { retry: null, expireAfterMs: null });
+  const bad = expectOne(file('  "queues": { "q": { "retry": ⟦{ "on": { "exitCodes": ["75"] } }⟧ } }'), 'not-allowed');
+  assert.match(bad.message, /queues\.q\.retry\.on\.exitCodes\[0\]/);
+  expectOne(file('  "queues": { "q": { "expireAfter": ⟦"soon"⟧ } }'), 'invalid-duration');
+});

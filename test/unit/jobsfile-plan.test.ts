@@ -199,7 +199,7 @@ test('a daemon builds its live objects from the protocol\'s Queue and Schedule',
     groupRate: null,
     groupWeights: null,
     grouped: false,
-    counts: { blocked: 0, queued: 0, running: 0, retrying: 0, completed: 0, dead: 0, cancelled: 0 },
+    counts: { blocked: 0, queued: 0, running: 0, retrying: 0, held: 0, completed: 0, dead: 0, cancelled: 0 },
     delayed: 0,
     createdAt: 0,
   };
@@ -259,4 +259,39 @@ test('workflows are planned like templates: created, updated naming the steps th
   const byHand = { ...state, steps: state.steps.filter((s) => s.name === 'build') };
   const drifted = planChanges(d, { objects: live(byHand) });
   assert.deepEqual(drifted.drift.map((x) => [x.type, x.name, x.fields.map((f) => f.field)]), [['workflow', 'release', ['steps.test', 'order']]]);
+});
+
+test("a queue's retry rule and expireAfter are planned from the daemon's Queue: unchanged when equal, an update naming them when not", () => {
+  const queue: Queue = {
+    name: 'q',
+    concurrency: null,
+    rateLimit: null,
+    paused: false,
+    defaultMaxAttempts: 3,
+    defaultBackoff: DEFAULT_QUEUE.backoff,
+    defaultTimeoutMs: 300_000,
+    retentionMs: 604_800_000,
+    limits: {},
+    counts: { blocked: 0, queued: 0, running: 0, retrying: 0, held: 0, completed: 0, dead: 0, cancelled: 0 },
+    delayed: 0,
+    createdAt: 0,
+    retry: { never: { exitCodes: [2] } },
+    defaultExpireAfterMs: 3_600_000,
+    groupConcurrency: null,
+    groupRate: null,
+    groupWeights: null,
+    grouped: false,
+  };
+  const live = (q: Queue): LiveObject[] => [{ type: 'queue', name: 'q', owner: 'p', current: queueState(q) }];
+  const same = declare('{ "project": "p", "queues": { "q": { "retry": { "never": { "exitCodes": [2] } }, "expireAfter": "1h" } } }');
+  assert.deepEqual(planChanges(same, { objects: live(queue) }).changes, [{ action: 'unchanged', type: 'queue', name: 'q' }]);
+  const changed = declare('{ "project": "p", "queues": { "q": { "retry": { "on": { "exitCodes": [75] } }, "expireAfter": "30m" } } }');
+  assert.deepEqual(planChanges(changed, { objects: live(queue) }).changes[0]?.fields, [
+    { field: 'retry', from: { never: { exitCodes: [2] } }, to: { on: { exitCodes: [75] } } },
+    { field: 'expireAfter', from: 3_600_000, to: 1_800_000 },
+  ]);
+  const { retry: _r, defaultExpireAfterMs: _e, ...plain } = queue;
+  const created = planChanges(same, { objects: live(plain) }).changes[0];
+  assert.deepEqual(created?.fields?.map((f) => [f.field, f.from]), [['retry', null], ['expireAfter', null]], 'a queue without them has none');
+  assert.equal(formatFieldValue('expireAfter', 1_800_000), '30m');
 });

@@ -15,7 +15,7 @@ const URI = 'file:///w/spool.jsonc';
 /** Saturday 28 March 2026, noon UTC: the night after, Europe/Paris goes to summer time at 02:00. */
 const NOW = Date.UTC(2026, 2, 28, 12, 0, 0);
 
-const counts = (over: Partial<JobCounts> = {}): JobCounts => ({ blocked: 0, queued: 0, running: 0, retrying: 0, completed: 0, dead: 0, cancelled: 0, ...over });
+const counts = (over: Partial<JobCounts> = {}): JobCounts => ({ blocked: 0, queued: 0, running: 0, retrying: 0, held: 0, completed: 0, dead: 0, cancelled: 0, ...over });
 
 function text(h: Hover | null): string {
   assert.ok(h !== null, 'a hover');
@@ -199,6 +199,26 @@ test('navigation: definition and references between schedules, templates and que
     ['templates', ['digest: shell on emails']],
     ['schedules', ['a: @daily → digest', 'b: @hourly → digest']],
   ]);
+});
+
+test('a schedule\'s workflow: completion from the file and the daemon, definition and references', () => {
+  const source = (value: string): string => `{
+  "project": "p",
+  "queues": { "q": {} },
+  "workflows": { [["release"]]: { "steps": { "a": { "queue": "q", "shell": "true" } } } },
+  "schedules": { "nightly": { "cron": "@daily", "workflow": ${value} }, "weekly": { "cron": "@weekly", "workflow": [["release"]] } }
+}`;
+  const c = marked(source('|').replace(/\[\[|\]\]/g, ''));
+  const live: service.LiveData = { objects: [{ type: 'workflow', name: 'deploy', current: { params: {}, steps: [] } }] };
+  const items = service.completion(service.analyze(c.text), c.position, live);
+  assert.deepEqual(items.map((i) => [i.label, i.detail]), [['release', 'declared in this file'], ['deploy', 'on the daemon']]);
+
+  const m = marked(source('[["rel|ease"]]'));
+  const doc = service.analyze(m.text);
+  const [key, ref1, ref2] = m.ranges;
+  assert.deepEqual(service.definition(doc, m.position), key);
+  assert.deepEqual(service.references(doc, m.position, true), [key, ref1, ref2]);
+  assert.deepEqual(service.references(doc, key?.start ?? m.position, false), [ref1, ref2]);
 });
 
 function applyEdits(source: string, edits: TextEdit[]): string {

@@ -80,7 +80,7 @@ test('every $ref in the document resolves, and every error a method names is dec
 });
 
 test('every schema uses only the keywords the generator means to write', () => {
-  const allowed = new Set(['$ref', 'type', 'const', 'enum', 'description', 'properties', 'required', 'additionalProperties', 'items', 'anyOf']);
+  const allowed = new Set(['$ref', 'type', 'const', 'enum', 'description', 'properties', 'required', 'additionalProperties', 'items', 'anyOf', 'pattern']);
   const check = (schema: Schema, where: string): void => {
     for (const key of Object.keys(schema)) assert.ok(allowed.has(key), `${where}: unexpected keyword ${key}`);
     if (schema.$ref !== undefined) assert.equal(Object.keys(schema).length, 1, `${where}: a $ref stands alone`);

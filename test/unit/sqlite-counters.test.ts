@@ -36,7 +36,7 @@ test('inside one batch, later calls see the counts earlier ones changed, and a r
     // make its calls after the commit).
     return [kept];
   }));
-  assert.deepEqual((await engine.getQueue('q')).counts, { blocked: 0, queued: 4, running: 2, retrying: 0, completed: 0, dead: 0, cancelled: 0 });
+  assert.deepEqual((await engine.getQueue('q')).counts, { blocked: 0, queued: 4, running: 2, retrying: 0, held: 0, completed: 0, dead: 0, cancelled: 0 });
   assert.deepEqual(await engine.verifyCounters(), { ok: true, mismatches: [] });
   assert.equal((await engine.stats()).completedLastMinute, 0, 'the rolled-back complete is not counted as finished');
   const [completes, inside] = engine.batch(() => {

@@ -27,7 +27,7 @@ async function tickSettled(): Promise<void> {
 
 /** An engine whose earliest due time is whatever `dueAt` says. */
 function fakeEngine(dueAt: () => number | null) {
-  return { reapExpiredLeases: async () => 0, nextWakeAt: async () => dueAt(), cleanup: async () => 0 };
+  return { reapExpiredLeases: async () => 0, expireWaiting: async () => 0, nextWakeAt: async () => dueAt(), cleanup: async () => 0 };
 }
 
 test('something that stays due is looked at again a second later, even when every tick ends in a short claim', async (t) => {
@@ -152,6 +152,7 @@ test('something noted as due while a tick awaits the engine is not lost when the
   let blockNextRead = false;
   const engine = {
     reapExpiredLeases: async () => 0,
+    expireWaiting: async () => 0,
     cleanup: async () => 0,
     nextWakeAt: async () => {
       if (blockNextRead) {

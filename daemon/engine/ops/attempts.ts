@@ -17,7 +17,7 @@ import type { CompleteOutcome } from '../api';
 import { savepoint, sql, type Op } from '../../storage/statements';
 import { leaseLost as leaseLostError } from '../errors';
 import type { JobCompleteItem } from '../../storage/statements/attempts';
-import type { FailInput, ReleaseInput } from '../validate/worker';
+import type { FailInput, ReleaseInput, SnoozeInput } from '../validate/worker';
 import type { OpContext } from './context';
 import { appendLines } from './output';
 import { settleDependents } from './dependencies';
@@ -170,7 +170,7 @@ function* endAttempt(c: OpContext, job: Job, workerId: string, ending: Ending): 
 /** What a failure says, without the job and worker it is for. */
 type Failure = Omit<FailInput, 'id' | 'workerId'>;
 
-const LEASE_EXPIRED: Failure = { error: 'lease expired', stack: null, exitCode: null, httpStatus: null, permanent: false };
+const LEASE_EXPIRED: Failure = { error: 'lease expired', stack: null, exitCode: null, httpStatus: null, permanent: false, retryAt: null };
 
 /**
  * A failed attempt: retrying after its backoff while attempts are left, dead when none are or
@@ -178,11 +178,11 @@ const LEASE_EXPIRED: Failure = { error: 'lease expired', stack: null, exitCode: 
  * the worker stopping because of it).
  */
 function* failed(c: OpContext, job: Job, workerId: string, failure: Failure, outcome: 'failed' | 'lease_expired'): Op<Job> {
-  const { state, runAt } = c.policy.rules.afterFailure(job, failure.permanent, c.now());
+  const { state, runAt, finalBecause } = c.policy.rules.afterFailure(job, failure, c.now());
   return yield* endAttempt(c, job, workerId, {
     state,
     runAt,
-    lastError: failure.error,
+    lastError: finalBecause === null ? failure.error : `${failure.error} (${finalBecause})`,
     result: null,
     outcome: state === 'cancelled' ? 'cancelled' : outcome,
     error: failure.error,
@@ -247,6 +247,21 @@ export function* release(c: OpContext, input: ReleaseInput): Op<Job> {
 }
 
 /**
+ * A worker puts off a job it holds: the attempt is recorded as interrupted and given back (as a
+ * release does), and the job runs again at `runAt`, not at once. Waiting is not failing: it
+ * costs no attempt, never makes the job dead, and its deadline does not apply. A job whose
+ * cancel was requested ends cancelled.
+ */
+export function* snooze(c: OpContext, input: SnoozeInput): Op<Job> {
+  const job = yield* requireLease(input.id, input.workerId);
+  if (job.cancelRequested) return yield* endCancelled(c, job, input.workerId);
+  const until = new Date(input.runAt).toISOString();
+  const snoozed = yield* interrupt(c, job, `snoozed by its worker until ${until}`, undefined, input.runAt);
+  if (!snoozed) throw yield* leaseLostOf(input.id, input.workerId);
+  return snoozed;
+}
+
+/**
  * Start-up recovery of the jobs these workers (a stopped daemon's executors) left running:
  * retried at once, the attempt given back; how many. Each interrupted run ends when its daemon
  * last knew it running, not now: now would count the time the daemon was down as time the job
@@ -294,12 +309,13 @@ export function* runningJobIds(workerIds: readonly string[]): Op<string[]> {
  * number; readers tell the runs apart by the run number each line carries). The run ends at
  * `endedAt` (now unless start-up recovery knows better).
  */
-function* interrupt(c: OpContext, job: Job, reason: string, endedAt?: number): Op<Job | undefined> {
+function* interrupt(c: OpContext, job: Job, reason: string, endedAt?: number, runAt?: number): Op<Job | undefined> {
   const now = c.now();
   yield* sql('runRecord', { jobId: job.id, outcome: 'interrupted', error: reason, stack: null, exitCode: null, httpStatus: null, now: endedAt ?? now });
-  const back = yield* sql('jobInterrupt', { id: job.id, now, reason: `Interrupted: ${reason}` });
+  const back = yield* sql('jobInterrupt', { id: job.id, now, runAt: runAt ?? now, reason: `Interrupted: ${reason}` });
   if (!back) return undefined;
-  yield* appendLines(c, job, 'log', [`Attempt ${job.attempts} was interrupted (${reason}); it runs again without using up an attempt.`]);
+  const again = runAt === undefined ? 'it runs again' : `it runs again at ${new Date(runAt).toISOString()}`;
+  yield* appendLines(c, job, 'log', [`Attempt ${job.attempts} was interrupted (${reason}); ${again} without using up an attempt.`]);
   c.changes.job(back);
   return back;
 }

@@ -1,6 +1,6 @@
 /**
  * Claiming, written once for every store: which queues are eligible, how many each may give
- * (pause, concurrency counted by weight, rate limit), each queue's share when a worker serves
+ * (pause, every queue's or its own; concurrency counted by weight, rate limit), each queue's share when a worker serves
  * several, the claimer's capacity and the answer's size budget. All of it runs in one write
  * transaction; the store's statements (../../storage/statements/claim.ts) do the SQL, which
  * differs between the stores (SQLite holds the write lock; PostgreSQL locks limited queues' rows
@@ -18,6 +18,7 @@ import { available, refill, type Bucket } from '../rateLimit';
 import type { OpContext } from './context';
 import { dependenciesOfClaimed } from './dependencies';
 import { claimGroups } from './groups';
+import { allPaused } from './pauseAll';
 
 /** A claim as the engine runs it: the claimer's kinds already turned into a filter. */
 export interface ClaimRequest {
@@ -48,6 +49,7 @@ function smaller(a: number | null, b: number | null): number | null {
  * on before the transaction ends.
  */
 export function* claim(c: OpContext, request: ClaimRequest): Op<ClaimedJob[]> {
+  if (yield* allPaused()) return [];
   const now = c.now();
   let capacity = yield* sql('workerCapacityLeft', request.workerId);
   if (capacity !== null && capacity <= 0) return [];

@@ -6,8 +6,12 @@
  * overwritten. A key repeated within one batch gets the job its first use created, as it would
  * one call at a time. A key another transaction inserted between the read and the insert (only
  * PostgreSQL can see that: SQLite's write lock excludes it) gets that transaction's job.
+ *
+ * A job with `unique`, `debounce` or `throttle` goes through ./unique.ts before its insert: an
+ * equal job may be returned instead (`reason` says why), or its run time moved. Equal jobs within
+ * one batch are matched to each other as they would be one call at a time.
  */
-import type { EnqueueResult } from '../../../shared/protocol';
+import type { EnqueueReason, EnqueueResult } from '../../../shared/protocol';
 import type { Job } from '../../../shared/protocol/types';
 import type { StoredQueue } from '../../storage/statements/queues';
 import { sql, type Op } from '../../storage/statements';
@@ -21,6 +25,8 @@ import { groupedFor } from './groups';
 import { invalidParams, SpoolError } from '../../../shared/protocol/errors';
 import { ErrorCode } from '../../../shared/protocol';
 import type { DependencyEdge } from '../../storage/statements/dependencies';
+import { jobUniqueness } from '../../../shared/domain/rules/unique';
+import { applyUnique, uniqueHash } from './unique';
 
 /**
  * Refuses a job that weighs more than its queue's concurrency: it could never start. A
@@ -54,7 +60,23 @@ export function jobRow(c: OpContext, input: EnqueueInput, queue: StoredQueue, no
     ...PLAIN_JOB_INSERT,
     // In a grouped queue a job without a group is in the group '' (of the jobs without one).
     groupKey: input.group ?? (queue.grouped ? '' : null),
+    ...(input.unique === undefined ? {} : { uniqueness: JSON.stringify(jobUniqueness(input.unique)) }),
+    ...expiryOf(input, queue, now),
     now,
+  };
+}
+
+/**
+ * The retry rule, expiry and deadline a new job is stored with. The job's own rule replaces its
+ * queue's (a template's rule reaches here as the job's own); null given by the job clears it.
+ */
+function expiryOf(input: EnqueueInput, queue: StoredQueue, now: number): Pick<JobInsert, 'retryRule' | 'expireAt' | 'deadlineAt'> {
+  const rule = input.retry === undefined ? (queue.retry ?? null) : input.retry;
+  const expireAfterMs = input.expireAfterMs ?? queue.defaultExpireAfterMs ?? null;
+  return {
+    retryRule: rule === null ? null : JSON.stringify(rule),
+    expireAt: expireAfterMs === null ? null : now + expireAfterMs,
+    deadlineAt: input.deadlineAt ?? (input.deadlineMs === undefined ? null : now + input.deadlineMs),
   };
 }
 
@@ -70,21 +92,38 @@ export function* enqueue(c: OpContext, input: EnqueueInput, refuseTooHeavy = tru
   const key = input.idempotencyKey;
   if (key !== null) {
     const existing = yield* sql('jobGetByIdempotencyKey', key);
-    if (existing) return { job: existing, created: false };
+    if (existing) return { job: existing, created: false, reason: 'key', existingState: existing.state };
   }
   const queue = yield* groupedFor(c, input, (yield* sql('queueGet', input.queue)) ?? (yield* createQueue(c, input.queue)));
   checkWeight(input, queue, refuseTooHeavy);
   const row = jobRow(c, input, queue, c.now());
+  let throttled = false;
+  if (input.unique !== undefined) {
+    const outcome = yield* applyUnique(c, input.unique, uniqueHash(input.unique, input), row);
+    if ('existing' in outcome) return { job: outcome.existing, created: false, reason: outcome.reason, existingState: outcome.existingState };
+    throttled = outcome.throttled;
+  }
   const edges = input.dependsOn.length === 0 ? [] : yield* planDependencies(c, [{ row, dependsOn: input.dependsOn }]);
   const job = yield* sql('jobInsert', row);
-  if (!job) return { job: yield* keyWinner(key), created: false };
+  if (!job) return keyResult(yield* keyWinner(key));
   if (edges.length > 0) yield* sql('dependencyInsertMany', edges);
   c.changes.job(job);
-  return { job, created: true };
+  return throttled ? { job, created: true, reason: 'throttled' } : { job, created: true };
 }
 
-/** What became of one input of a batch: the job that already had its key, or its row in the insert. */
-type Slot = { existing: Job } | { insert: number; created: boolean };
+/** The answer for a job that already held the idempotency key. */
+function keyResult(job: Job): EnqueueResult {
+  return { job, created: false, reason: 'key', existingState: job.state };
+}
+
+/** The batch's own jobs with a `unique` or `debounce` rule, by hash: their slot in the inserts. */
+type BatchPlaces = Map<string, number>;
+
+/**
+ * What became of one input of a batch: the job that already had its key (or an equal job), or
+ * its row in the insert; `reason` as in EnqueueResult.
+ */
+type Slot = { existing: Job; reason: EnqueueReason; existingState: Job['state'] } | { insert: number; created: boolean; reason?: EnqueueReason };
 
 /**
  * Many jobs, inserted together. The keys are read in one statement and each queue's settings
@@ -99,6 +138,7 @@ export function* enqueueMany(c: OpContext, inputs: readonly EnqueueInput[]): Op<
   const inserts: JobInsert[] = [];
   const planned: PlannedJob[] = [];
   const insertedKeys = new Map<string, number>();
+  const places: BatchPlaces = new Map();
   /** Rows that later jobs of the batch depend on by index, by id. */
   let batch: Map<string, JobInsert> | undefined;
   for (const input of inputs) {
@@ -106,12 +146,12 @@ export function* enqueueMany(c: OpContext, inputs: readonly EnqueueInput[]): Op<
     if (key !== null) {
       const inBatch = insertedKeys.get(key);
       if (inBatch !== undefined) {
-        slots.push({ insert: inBatch, created: false });
+        slots.push({ insert: inBatch, created: false, reason: 'key' });
         continue;
       }
       const existing = known?.get(key);
       if (existing) {
-        slots.push({ existing });
+        slots.push({ existing, reason: 'key', existingState: existing.state });
         continue;
       }
     }
@@ -128,9 +168,18 @@ export function* enqueueMany(c: OpContext, inputs: readonly EnqueueInput[]): Op<
       for (const row of inserts) if (row.queue === input.queue && row.groupKey === null) row.groupKey = '';
     }
     checkWeight(input, queue, true);
-    if (key !== null) insertedKeys.set(key, inserts.length);
-    slots.push({ insert: inserts.length, created: true });
     const row = jobRow(c, input, queue, now);
+    let reason: EnqueueReason | undefined;
+    if (input.unique !== undefined) {
+      const slot = yield* uniqueSlot(c, input, row, inserts, places);
+      if (slot !== undefined && !('throttled' in slot)) {
+        slots.push(slot);
+        continue;
+      }
+      if (slot?.throttled) reason = 'throttled';
+    }
+    if (key !== null) insertedKeys.set(key, inserts.length);
+    slots.push(reason === undefined ? { insert: inserts.length, created: true } : { insert: inserts.length, created: true, reason });
     inserts.push(row);
     if (dependsOn.length > 0) planned.push({ row, dependsOn });
   }
@@ -147,14 +196,41 @@ export function* enqueueMany(c: OpContext, inputs: readonly EnqueueInput[]): Op<
   const results: EnqueueResult[] = [];
   for (const slot of slots) {
     if ('existing' in slot) {
-      results.push({ job: slot.existing, created: false });
+      results.push({ job: slot.existing, created: false, reason: slot.reason, existingState: slot.existingState });
       continue;
     }
     const job = jobs[slot.insert];
     // Undefined: the key was lost to another transaction's commit, and its job is the winner's.
-    results.push(job ? { job, created: slot.created } : { job: yield* keyWinner(inserts[slot.insert]?.idempotencyKey ?? null), created: false });
+    if (!job) results.push(keyResult(yield* keyWinner(inserts[slot.insert]?.idempotencyKey ?? null)));
+    else if (slot.reason === undefined) results.push({ job, created: slot.created });
+    else if (slot.created) results.push({ job, created: true, reason: slot.reason });
+    else results.push({ job, created: false, reason: slot.reason, existingState: job.state });
   }
   return results;
+}
+
+/**
+ * The rule of a batch's input: an equal job earlier in the batch takes its place (`unique`), or
+ * gets its payload and run time (`debounce`); else ./unique.ts decides against the store. The
+ * slot of a job that is not inserted, `{ throttled }` for one that is, undefined for one as asked.
+ */
+function* uniqueSlot(c: OpContext, input: EnqueueInput, row: JobInsert, inserts: JobInsert[], places: BatchPlaces): Op<Slot | { throttled: true } | undefined> {
+  const rule = input.unique;
+  if (rule === undefined) return undefined;
+  const hash = uniqueHash(rule, input);
+  const earlier = rule.rule === 'throttle' ? undefined : places.get(hash);
+  const earlierRow = earlier === undefined ? undefined : inserts[earlier];
+  if (earlier !== undefined && earlierRow !== undefined) {
+    if (rule.rule === 'unique') return { insert: earlier, created: false, reason: 'unique' };
+    earlierRow.payload = row.payload;
+    earlierRow.runAt = Math.max(row.runAt, row.now + rule.forMs);
+    yield* sql('uniqueLockReplace', { hash, jobId: earlierRow.id, until: earlierRow.runAt, previousJobId: earlierRow.id });
+    return { insert: earlier, created: false, reason: 'debounced' };
+  }
+  const outcome = yield* applyUnique(c, rule, hash, row);
+  if ('existing' in outcome) return { existing: outcome.existing, reason: outcome.reason, existingState: outcome.existingState };
+  if (rule.rule !== 'throttle') places.set(hash, inserts.length);
+  return outcome.throttled ? { throttled: true } : undefined;
 }
 
 /**

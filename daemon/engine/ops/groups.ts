@@ -7,7 +7,7 @@
  * to it, so that a group of weight 3 is served three times for each time a group of weight 1
  * is, and with no weights the groups take plain turns. A group that starts waiting (new, or again
  * after it had nothing waiting) starts level with the lowest pass of the groups waiting then
- * (the store's triggers do this, migration 14), so it is owed no turns it was not there for, and
+ * (the store's triggers do this, migration 18), so it is owed no turns it was not there for, and
  * waits at most one turn of each other group. Priority orders jobs within a group only.
  *
  * The claim: the store walks the groups with a due job in pass order (PostgreSQL locks their rows,

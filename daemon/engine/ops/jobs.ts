@@ -1,6 +1,6 @@
 /**
  * Reading and managing single jobs, written once for every store: a job with its history,
- * listing, and a user's actions (cancel, retry, update, delete) with the pieces of their bulk
+ * listing, and a user's actions (cancel, retry, update, run now, hold, release, delete) with the pieces of their bulk
  * forms (the ids a filter names, and each id's action in a savepoint).
  *
  * Each action reads the job with its row lock (jobGetForUpdate), lets the job rules decide,
@@ -10,10 +10,13 @@
  */
 import { SpoolError, jobNotFound } from '../../../shared/protocol/errors';
 import { tooHeavy } from '../errors';
+import { editedPayload } from '../../../shared/domain/rules/payloads';
+import { jsonText } from '../../../shared/domain/validate';
 import type { BulkResult, JobWithRuns } from '../../../shared/protocol';
 import type { Job } from '../../../shared/protocol/types';
 import { savepoint, sql, type Op } from '../../storage/statements';
-import type { BulkInput, ListInput, UpdateInput } from '../validate/jobs';
+import type { BulkInput, FilterInput, ListInput, UpdateInput } from '../validate/jobs';
+import { allows, type JobAction } from '../../../shared/domain/states';
 import type { OpContext } from './context';
 import { checkNoUnfinishedDependents, dependenciesAround, retryWaitsFor, settleDependents } from './dependencies';
 import { runJobDeleted, runJobReopened, runJobsEnded } from './workflowRuns';
@@ -80,10 +83,14 @@ export function* retry(c: OpContext, id: string): Op<Job> {
   return updated;
 }
 
-/** A waiting job's priority, run time, payload, attempts, tags or weight. */
+/**
+ * A waiting or held job's priority, run time, payload (or a shell or HTTP payload's fields,
+ * merged into the stored one and checked as at enqueue), attempts, timeout, tags or weight.
+ */
 export function* update(c: OpContext, input: UpdateInput): Op<Job> {
   const job = yield* existing(input.id);
   c.policy.rules.checkUpdate(job, input);
+  const edited = Object.keys(input.payloadEdits).length > 0 ? jsonText(editedPayload(job.kind, job.payload, input.payloadEdits), 'payload') : null;
   if (input.weight !== null) {
     // Made heavier than its queue's concurrency, it could never start: refused as at enqueue.
     const queue = yield* sql('queueGet', job.queue);
@@ -94,8 +101,53 @@ export function* update(c: OpContext, input: UpdateInput): Op<Job> {
   const updated = changed(
     input.id,
     'updated',
-    yield* sql('jobUpdate', { id: input.id, priority: input.priority, runAt, payload: input.payload, maxAttempts: input.maxAttempts, tags: input.tags, weight: input.weight, now }),
+    yield* sql('jobUpdate', {
+      id: input.id,
+      priority: input.priority,
+      runAt,
+      payload: edited ?? input.payload,
+      maxAttempts: input.maxAttempts,
+      tags: input.tags,
+      weight: input.weight,
+      timeoutMs: input.timeoutMs,
+      now,
+    }),
   );
+  c.changes.job(updated);
+  return updated;
+}
+
+/** A delayed queued job, or a retrying one waiting out its backoff, becomes due now; its state stays. */
+export function* runNow(c: OpContext, id: string): Op<Job> {
+  const job = yield* existing(id);
+  c.policy.rules.checkRunNow(job);
+  const now = c.now();
+  if (job.runAt <= now) return job;
+  const updated = changed(id, 'run now', yield* sql('jobUpdate', { id, priority: null, runAt: now, payload: null, maxAttempts: null, tags: null, weight: null, timeoutMs: null, now }));
+  c.changes.job(updated);
+  return updated;
+}
+
+/** blocked/queued/retrying → held: never claimed until released. */
+export function* hold(c: OpContext, id: string): Op<Job> {
+  const job = yield* existing(id);
+  c.policy.rules.checkHold(job);
+  if (job.state !== 'blocked' && job.state !== 'queued' && job.state !== 'retrying') throw new Error(`Job ${id} cannot be held from ${job.state}`);
+  const updated = changed(id, 'held', yield* sql('jobSetHeld', { id, from: job.state, to: 'held', now: c.now() }));
+  c.changes.job(updated);
+  return updated;
+}
+
+/**
+ * held → blocked while one of its dependencies has not ended, retrying when it has made
+ * attempts (only a failed or given-back attempt leaves a waiting job with attempts: a user's
+ * retry starts over from none), else queued. Its run time stays.
+ */
+export function* unhold(c: OpContext, id: string): Op<Job> {
+  const job = yield* existing(id);
+  c.policy.rules.checkUnhold(job);
+  const to = job.waitingFor > 0 ? 'blocked' : job.attempts > 0 ? 'retrying' : 'queued';
+  const updated = changed(id, 'released', yield* sql('jobSetHeld', { id, from: 'held', to, now: c.now() }));
   c.changes.job(updated);
   return updated;
 }
@@ -135,15 +187,40 @@ export function* deleteJob(c: OpContext, id: string, cascade = false): Op<number
 /** The ids a bulk action applies to: the given ids, or every match of the filter, oldest first. */
 export function* bulkIds(c: OpContext, input: BulkInput): Op<string[]> {
   if ('ids' in input) return input.ids;
-  const ids: string[] = [];
+  return (yield* filterMatches(c, input.filter)).map((job) => job.id);
+}
+
+/** Every job a filter matches, oldest first, read a page of batchSize at a time. */
+function* filterMatches(c: OpContext, filter: FilterInput): Op<Job[]> {
+  const jobs: Job[] = [];
   let after: { id: string; runAt: number } | undefined;
   for (;;) {
-    const page = yield* sql('jobList', { ...input.filter, order: 'oldest', limit: c.policy.batchSize, after, now: c.now() });
-    for (const job of page) ids.push(job.id);
+    const page = yield* sql('jobList', { ...filter, order: 'oldest', limit: c.policy.batchSize, after, now: c.now() });
+    jobs.push(...page);
     const last = page[page.length - 1];
-    if (page.length < c.policy.batchSize || !last) return ids;
+    if (page.length < c.policy.batchSize || !last) return jobs;
     after = { id: last.id, runAt: last.runAt };
   }
+}
+
+/**
+ * What a bulk action would do, done nothing: how many of the jobs it names are in a state the
+ * action applies in (the transitions table's), and in how many queues they are. A job another
+ * rule refuses (a delete of one that unfinished jobs depend on) is counted, and refused when the
+ * action is taken.
+ */
+export function* bulkPreview(c: OpContext, input: BulkInput, action: JobAction): Op<BulkResult> {
+  const jobs: Job[] = [];
+  if ('ids' in input) {
+    for (const id of input.ids) {
+      const job = yield* sql('jobGet', id);
+      if (job) jobs.push(job);
+    }
+  } else {
+    jobs.push(...(yield* filterMatches(c, input.filter)));
+  }
+  const applies = jobs.filter((job) => allows(action, job.state));
+  return { count: applies.length, errors: [], queues: new Set(applies.map((job) => job.queue)).size };
 }
 
 /** What one transaction of a bulk action did: its count and refusals, and what each action returned. */

@@ -6,7 +6,7 @@
  */
 import { SpoolError } from '../../../shared/protocol/errors';
 import { ErrorCode } from '../../../shared/protocol';
-import { TERMINAL_STATES, type JobState, type Queue } from '../../../shared/protocol/types';
+import { JOB_STATES, type JobState, type Queue } from '../../../shared/protocol/types';
 import { emptyCounts, type StoredQueue } from '../../storage/statements/queues';
 import { changedLimits } from '../queueLimits';
 import { sql, type Op } from '../../storage/statements';
@@ -14,6 +14,7 @@ import { queueNotFound } from '../errors';
 import { mergedBackoff } from '../validate/jobs';
 import type { ConfigureInput } from '../validate/queues';
 import type { OpContext } from './context';
+import { runJobsPurged } from './workflowRuns';
 
 /** The queue's settings, creating it with the defaults if it does not exist. */
 export function* ensureQueue(c: OpContext, name: string): Op<StoredQueue> {
@@ -34,7 +35,7 @@ export function* createQueue(c: OpContext, name: string): Op<StoredQueue> {
 }
 
 /** The states a forced delete removes: every one but running. */
-export const WAITING_AND_FINISHED: readonly JobState[] = [...TERMINAL_STATES, 'queued', 'retrying'];
+export const WAITING_AND_FINISHED: readonly JobState[] = JOB_STATES.filter((s) => s !== 'running');
 
 /** Every queue with its counts. */
 export function* listQueues(c: OpContext): Op<Queue[]> {
@@ -90,6 +91,15 @@ export function* configureQueue(c: OpContext, input: ConfigureInput): Op<Queue> 
   });
   // A group setting makes the queue grouped: its claims take its groups in turn from now on.
   if (groupConcurrency !== null || groupRate !== null || groupWeights !== null) yield* sql('queueMarkGrouped', { name: input.name, now: c.now() });
+  if (input.retry !== undefined || input.defaultExpireAfterMs !== undefined) {
+    const retry = input.retry === undefined ? (current.retry ?? null) : input.retry;
+    yield* sql('queueSetRetryPolicy', {
+      name: input.name,
+      retryRule: retry === null ? null : JSON.stringify(retry),
+      defaultExpireAfterMs: input.defaultExpireAfterMs === undefined ? (current.defaultExpireAfterMs ?? null) : input.defaultExpireAfterMs,
+      now: c.now(),
+    });
+  }
   c.changes.queue(input.name);
   return yield* getQueue(c, input.name);
 }
@@ -123,8 +133,9 @@ export function* setPaused(c: OpContext, name: string, paused: boolean): Op<Queu
 
 /** One batch of a purge: up to batchSize of the queue's jobs in these states (never running ones). */
 export function* purgeBatch(c: OpContext, name: string, states: readonly JobState[]): Op<number> {
-  const deleted = yield* sql('queuePurge', { name, states: [...states], limit: c.policy.batchSize });
+  const { deleted, unfinishedByRun } = yield* sql('queuePurge', { name, states: [...states], limit: c.policy.batchSize });
   if (deleted > 0) c.changes.queue(name);
+  yield* runJobsPurged(c, unfinishedByRun);
   return deleted;
 }
 
@@ -161,7 +172,9 @@ export function* deleteQueueNow(c: OpContext, name: string, force: boolean): Op<
   if (force) {
     let n: number;
     do {
-      n = yield* sql('queuePurge', { name, states: [...WAITING_AND_FINISHED], limit: c.policy.batchSize });
+      const purged = yield* sql('queuePurge', { name, states: [...WAITING_AND_FINISHED], limit: c.policy.batchSize });
+      yield* runJobsPurged(c, purged.unfinishedByRun);
+      n = purged.deleted;
       deleted += n;
     } while (n === c.policy.batchSize);
   }

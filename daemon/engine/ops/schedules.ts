@@ -19,6 +19,7 @@ import { jsonText } from '../../../shared/domain/validate';
 import type { FireScheduleParams } from '../api';
 import { enqueue } from './enqueue';
 import { startRun } from './workflows';
+import { uniqueRuleParams, type UniqueRule } from '../../../shared/domain/rules/unique';
 
 // ------------------------------------------------------------------------------------------
 // Reading and changing schedules
@@ -118,6 +119,13 @@ export function* deleteSchedule(name: string): Op<void> {
 // nothing to do. PostgreSQL adds a record per (schedule, fire time) as a backstop (see
 // scheduleRecordFire).
 
+/** The unique, debounce or throttle of the schedule's job (checked when the schedule was stored). */
+function scheduleUnique(schedule: Schedule): { unique?: UniqueRule } {
+  const t = schedule.job;
+  const unique = uniqueRuleParams({ unique: t.unique, debounce: t.debounce, throttle: t.throttle }, `schedule ${schedule.name} job`);
+  return unique === undefined ? {} : { unique };
+}
+
 /** Enqueues the schedule's job as its template says, and remembers it as the schedule's last. */
 function* enqueueFrom(c: OpContext, schedule: Schedule): Op<EnqueueResult> {
   const t = schedule.job;
@@ -138,6 +146,7 @@ function* enqueueFrom(c: OpContext, schedule: Schedule): Op<EnqueueResult> {
     context: JSON.stringify({ origin: `schedule:${schedule.name}` }),
     dependsOn: [],
     group: t.group ?? null,
+    ...scheduleUnique(schedule),
   }, false);
   yield* sql('scheduleSetLastJob', { name: schedule.name, jobId: result.job.id });
   return result;

@@ -1,6 +1,6 @@
 /**
  * Stats and upkeep, written once for every store: stats from the maintained counters, a batch of
- * retention, the pruning of old stat buckets and fire records, the check of the counters, and
+ * retention, the pruning of old stat buckets, fire records and unique locks, the check of the counters, and
  * the next time anything becomes due (the daemon's wake-up timer).
  * Retention runs in batches, one transaction each (the engine's loop: Engine.cleanup), so that
  * no transaction holds the write lock (SQLite) or many row locks (PostgreSQL) for long.
@@ -10,6 +10,7 @@ import { JOB_STATES } from '../../../shared/protocol/types';
 import type { CounterMismatch } from '../api';
 import { emptyCounts } from '../../storage/statements/queues';
 import { sql, type Op } from '../../storage/statements';
+import { allPaused } from './pauseAll';
 import type { OpContext } from './context';
 import { nextTokenAt, refill } from '../rateLimit';
 import { listQueues } from './queues';
@@ -20,6 +21,12 @@ const HOUR = 3_600_000;
 const BUCKETS_KEPT_MS = 2 * HOUR;
 /** Fire records older than this go: the swap on next_run_at has long moved past them. */
 const FIRES_KEPT_MS = 24 * HOUR;
+/**
+ * Unique locks whose `until` passed this long ago go. An expired `unique` window or `throttle`
+ * spacing holds nothing anyway; a `debounce` lock's `until` is its job's run time, and the job
+ * may still wait past it in a busy queue, so locks are kept a day after it.
+ */
+const UNIQUE_LOCKS_KEPT_MS = 24 * HOUR;
 
 /** Counts per queue and state from the maintained counters (O(queues), never a scan of jobs), and the finished counts of the last minute and hour. */
 export function* stats(c: OpContext): Op<Stats> {
@@ -39,6 +46,7 @@ export function* stats(c: OpContext): Op<Stats> {
     completedLastHour: hour.completed,
     failedLastHour: hour.failed,
     at: now,
+    allPaused: yield* allPaused(),
   };
 }
 
@@ -58,11 +66,12 @@ export function* retentionBatch(c: OpContext, queue: string, retentionMs: number
   return deleted;
 }
 
-/** Stat buckets older than two hours, and (bounded) fire records older than a day. */
+/** Stat buckets older than two hours, and (bounded) fire records and unique locks that ended a day ago. */
 export function* pruneHistory(c: OpContext): Op<void> {
   const now = c.now();
   yield* sql('statsPrune', now - BUCKETS_KEPT_MS);
   yield* sql('scheduleFiresPrune', { olderThan: now - FIRES_KEPT_MS, limit: c.policy.batchSize });
+  yield* sql('uniqueLockDeleteExpired', { before: now - UNIQUE_LOCKS_KEPT_MS, limit: c.policy.batchSize });
 }
 
 /** Up to a batch of ended workflow runs whose jobs are all gone; how many. */
@@ -95,13 +104,15 @@ export function* verifyCounters(): Op<{ ok: boolean; mismatches: CounterMismatch
 
 /**
  * The earliest future moment something becomes due: a delayed or retrying job of a queue that
- * is not paused, a lease expiry, a schedule, or a rate-limited queue's (or group's) next token
- * while it has jobs waiting for one. The token math is the engine's (../rateLimit.ts), so the store only
+ * is not paused, a lease expiry, a waiting job's expiry, a schedule, or a rate-limited queue's (or
+ * group's) next token while it has jobs waiting for one. The token math is the engine's (../rateLimit.ts), so the store only
  * reports each limited queue's stored bucket.
  */
 export function* nextWakeAt(c: OpContext): Op<number | null> {
   const now = c.now();
   let next = yield* sql('wakeDueAt', now);
+  const expiry = yield* sql('jobNextExpiry', now);
+  if (expiry !== null && (next === null || expiry < next)) next = expiry;
   for (const q of yield* sql('wakeRateLimited')) {
     const bucket = refill(q.rateLimit, q.bucket, now);
     if (bucket.tokens >= 1) continue;

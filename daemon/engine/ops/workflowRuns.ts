@@ -48,6 +48,15 @@ export function* runJobReopened(c: OpContext, before: Job): Op<void> {
   yield* sql('workflowRunJobsReopened', { id: before.workflowRunId, jobs: 1, dead: before.state === 'dead' ? 1 : 0, cancelled, now: c.now() });
 }
 
+/**
+ * A purge (or a forced queue delete) deleted jobs of runs that had not ended: each run counts
+ * them as cancelled by a user, as it does a deleted job, so a run does not wait for them forever.
+ */
+export function* runJobsPurged(c: OpContext, unfinishedByRun: ReadonlyMap<string, number>): Op<void> {
+  const now = c.now();
+  for (const [id, jobs] of unfinishedByRun) yield* sql('workflowRunJobsEnded', { id, jobs, dead: 0, cancelled: jobs, now });
+}
+
 /** A job of a run that had not ended was deleted: the run counts it as cancelled by a user. */
 export function* runJobDeleted(c: OpContext, job: Job): Op<void> {
   if (job.workflowRunId === null || job.state === 'completed' || job.state === 'dead' || job.state === 'cancelled') return;

@@ -4,7 +4,7 @@ import { ErrorCode, EVENT_TOPICS, LIMITS } from '../../../shared/protocol';
 import { array, jobId, nameList, nonEmptyString, object, optionalChoiceList } from '../../../shared/domain/validate';
 import type { HandlerGroup, Services } from './types';
 
-type DaemonMethods = 'daemon.status' | 'daemon.shutdown' | 'daemon.backup' | 'events.subscribe' | 'events.unsubscribe';
+type DaemonMethods = 'daemon.status' | 'daemon.shutdown' | 'daemon.backup' | 'daemon.pauseAll' | 'daemon.resumeAll' | 'events.subscribe' | 'events.unsubscribe';
 
 export function daemonHandlers(s: Services): HandlerGroup<DaemonMethods> {
   return {
@@ -17,6 +17,14 @@ export function daemonHandlers(s: Services): HandlerGroup<DaemonMethods> {
       const target = nonEmptyString(p['path'], 'path');
       if (s.shuttingDown) throw new SpoolError(ErrorCode.ShuttingDown, 'The daemon is shutting down; take the backup before stopping it, or copy the file once it has stopped.');
       return s.backup(target);
+    },
+    'daemon.pauseAll': async (params) => {
+      object(params, 'params', []);
+      return { allPaused: await s.engine.setAllPaused(true) };
+    },
+    'daemon.resumeAll': async (params) => {
+      object(params, 'params', []);
+      return { allPaused: await s.engine.setAllPaused(false) };
     },
     'daemon.shutdown': (params) => {
       object(params, 'params', []);

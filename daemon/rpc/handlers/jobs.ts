@@ -1,5 +1,5 @@
 /** Handlers of the jobs.* methods a client (not a worker) calls. */
-import type { BulkParams, EnqueueBatchParams, EnqueueParams, JobOutputParams, ListJobsParams, UpdateJobParams } from '../../../shared/protocol';
+import type { BulkParams, BulkUpdateParams, EnqueueBatchParams, EnqueueParams, JobOutputParams, ListJobsParams, UpdateJobParams } from '../../../shared/protocol';
 import { nonEmptyString, object, optionalBoolean } from '../../../shared/domain/validate';
 import { unvalidated } from '../unvalidated';
 import type { HandlerGroup, Services } from './types';
@@ -16,7 +16,13 @@ type JobMethods =
   | 'jobs.delete'
   | 'jobs.cancelMany'
   | 'jobs.retryMany'
-  | 'jobs.deleteMany';
+  | 'jobs.deleteMany'
+  | 'jobs.runNow'
+  | 'jobs.hold'
+  | 'jobs.unhold'
+  | 'jobs.updateMany'
+  | 'jobs.holdMany'
+  | 'jobs.unholdMany';
 
 /** The id of a method that takes only `{id}`. */
 function jobId(params: unknown): string {
@@ -41,5 +47,11 @@ export function jobHandlers(s: Services): HandlerGroup<JobMethods> {
     'jobs.cancelMany': (params) => engine.cancelMany(unvalidated<BulkParams>(params)),
     'jobs.retryMany': (params) => engine.retryMany(unvalidated<BulkParams>(params)),
     'jobs.deleteMany': (params) => engine.deleteMany(unvalidated<BulkParams>(params)),
+    'jobs.runNow': async (params) => ({ job: await engine.runNow(jobId(params)) }),
+    'jobs.hold': async (params) => ({ job: await engine.hold(jobId(params)) }),
+    'jobs.unhold': async (params) => ({ job: await engine.unhold(jobId(params)) }),
+    'jobs.updateMany': (params) => engine.updateMany(unvalidated<BulkUpdateParams>(params)),
+    'jobs.holdMany': (params) => engine.holdMany(unvalidated<BulkParams>(params)),
+    'jobs.unholdMany': (params) => engine.unholdMany(unvalidated<BulkParams>(params)),
   };
 }

@@ -16,6 +16,7 @@ import {
   type ProgressParams,
   type RegisterWorkerParams,
   type ReleaseParams,
+  type SnoozeParams,
 } from '../../../shared/protocol';
 import type { EngineClaimParams } from '../../engine/api';
 import type { CallContext } from '../dispatch';
@@ -33,6 +34,7 @@ type WorkerMethods =
   | 'jobs.complete'
   | 'jobs.fail'
   | 'jobs.release'
+  | 'jobs.snooze'
   | 'workers.register'
   | 'workers.list';
 
@@ -93,6 +95,9 @@ export function workerHandlers(s: Services): HandlerGroup<WorkerMethods> {
     }),
     'jobs.release': async (params, context) => ({
       job: await s.writes.run(() => asWorker(params, context, () => engine.release(unvalidated<ReleaseParams>(params)))),
+    }),
+    'jobs.snooze': async (params, context) => ({
+      job: await s.writes.run(() => asWorker(params, context, () => engine.snooze(unvalidated<SnoozeParams>(params)))),
     }),
     'workers.register': async (params, context) => {
       const worker = await engine.registerWorker(unvalidated<RegisterWorkerParams>(params), 'remote');

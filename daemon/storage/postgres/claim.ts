@@ -15,7 +15,8 @@ import { JOBS_DOT_COLUMNS } from './jobs';
 
 /** Due jobs of queue `queue` (default $1) at $2, of the kinds $3 (an include or exclude list): a walk of jobs_claim. */
 function dueSql(include: boolean, queue = '$1'): string {
-  return `queue = ${queue} AND state IN ('queued', 'retrying') AND run_at <= $2 AND ${include ? '' : 'NOT '}(kind = ANY($3::text[]))`;
+  // A job past its expiry is never claimed, even before the upkeep has ended it (see SQLite's DUE).
+  return `queue = ${queue} AND state IN ('queued', 'retrying') AND run_at <= $2 AND (expire_at IS NULL OR expire_at > $2) AND ${include ? '' : 'NOT '}(kind = ANY($3::text[]))`;
 }
 const CLAIM_ORDER = 'ORDER BY priority DESC, run_at, id';
 
@@ -44,7 +45,7 @@ function claimSql(include: boolean): string {
     )
     UPDATE jobs SET claimed_from = jobs.state, state = 'running', attempts = jobs.attempts + 1, runs = jobs.runs + 1,
       worker_id = $5, lease_expires_at = $2 + jobs.timeout_ms, started_at = $2, finished_at = NULL,
-      progress = NULL, progress_message = NULL, cancel_requested = 0, updated_at = $2
+      progress = NULL, progress_message = NULL, cancel_requested = 0, expire_at = NULL, updated_at = $2
     FROM fitting WHERE jobs.id = fitting.id
     RETURNING ${JOBS_DOT_COLUMNS}`;
 }

@@ -67,4 +67,17 @@ export const daemonStatements: AsyncPart<PgTx, DaemonSql> = {
     );
     return row !== undefined && p.ttlMs > 0;
   },
+
+  async settingGet(tx, name) {
+    const row = await tx.row('SELECT value FROM settings WHERE name = $1', [name]);
+    return row === undefined ? undefined : text(row, 'value');
+  },
+
+  async settingSet(tx, p) {
+    await tx.run(
+      `INSERT INTO settings (name, value, updated_at) VALUES ($1, $2, $3)
+       ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value, updated_at = EXCLUDED.updated_at`,
+      [p.name, p.value, p.now],
+    );
+  },
 };

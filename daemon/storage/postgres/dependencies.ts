@@ -55,8 +55,8 @@ export const dependencyStatements: AsyncPart<PgTx, DependencySql> = {
       `WITH item AS (SELECT * FROM unnest($1::text[], $2::int[]) AS t(id, n)),
          locked AS (SELECT jobs.id FROM jobs JOIN item ON item.id = jobs.id ORDER BY jobs.id FOR UPDATE OF jobs)
        UPDATE jobs SET waiting_for = jobs.waiting_for - item.n,
-         state = CASE WHEN jobs.waiting_for - item.n = 0 THEN 'queued' ELSE jobs.state END, updated_at = $3
-       FROM item, locked WHERE jobs.id = item.id AND locked.id = item.id AND jobs.state = 'blocked'
+         state = CASE WHEN jobs.waiting_for - item.n = 0 AND jobs.state = 'blocked' THEN 'queued' ELSE jobs.state END, updated_at = $3
+       FROM item, locked WHERE jobs.id = item.id AND locked.id = item.id AND jobs.state IN ('blocked', 'held')
        RETURNING ${JOBS_DOT_COLUMNS}`,
       [p.counts.map((c) => c.id), p.counts.map((c) => c.n), p.now],
     );
@@ -68,7 +68,7 @@ export const dependencyStatements: AsyncPart<PgTx, DependencySql> = {
     const rows = await tx.rows(
       `WITH locked AS (SELECT id FROM jobs WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE)
        UPDATE jobs SET state = 'cancelled', last_error = $2, finished_at = $3, updated_at = $3
-       FROM locked WHERE jobs.id = locked.id AND jobs.state = 'blocked' RETURNING ${JOBS_DOT_COLUMNS}`,
+       FROM locked WHERE jobs.id = locked.id AND jobs.state IN ('blocked', 'held') RETURNING ${JOBS_DOT_COLUMNS}`,
       [p.ids, p.reason, p.now],
     );
     return rows.map(mapJob);

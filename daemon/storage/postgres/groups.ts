@@ -3,7 +3,7 @@
  * group rows of its turn (FOR NO KEY UPDATE SKIP LOCKED: a claimer never waits for another, it
  * takes the next groups), and reads each group's running weight and bucket in the same
  * statement: a row locked after a concurrent update is read as committed (READ COMMITTED), and
- * the triggers of migration 4 update the row in every transaction that moves a grouped job, so
+ * the triggers of migration 8 update the row in every transaction that moves a grouped job, so
  * the limits per group hold across daemons without a lock on the queue row.
  */
 import type { AsyncPart } from '../statements';
@@ -20,7 +20,8 @@ function kindList(kinds: KindFilter): { include: boolean; list: string[] } {
 
 /** Due jobs of group `group` of queue $1 at $2 of the kinds $3. */
 function groupDue(include: boolean, group: string): string {
-  return `queue = $1 AND group_key = ${group} AND state IN ('queued', 'retrying') AND group_key IS NOT NULL AND run_at <= $2 AND ${include ? '' : 'NOT '}(kind = ANY($3::text[]))`;
+  return `queue = $1 AND group_key = ${group} AND state IN ('queued', 'retrying') AND group_key IS NOT NULL AND run_at <= $2
+    AND (expire_at IS NULL OR expire_at > $2) AND ${include ? '' : 'NOT '}(kind = ANY($3::text[]))`;
 }
 
 function num(row: Row, column: string): number | null {
@@ -33,7 +34,7 @@ export const groupStatements: AsyncPart<PgTx, GroupSql> = {
   async queueMarkGrouped(tx, p) {
     const marked = await tx.run('UPDATE queues SET grouped = 1, updated_at = $2 WHERE name = $1 AND grouped = 0', [p.name, p.now]);
     if (marked === 0) return false;
-    await tx.run(`UPDATE jobs SET group_key = '' WHERE queue = $1 AND group_key IS NULL AND state IN ('blocked', 'queued', 'retrying', 'running')`, [p.name]);
+    await tx.run(`UPDATE jobs SET group_key = '' WHERE queue = $1 AND group_key IS NULL AND state IN ('blocked', 'queued', 'retrying', 'held', 'running')`, [p.name]);
     return true;
   },
 
@@ -73,11 +74,12 @@ export const groupStatements: AsyncPart<PgTx, GroupSql> = {
     const rows = await tx.rows(
       `WITH next AS (
          SELECT id FROM jobs WHERE id = ANY($1::text[]) AND queue = $2 AND state IN ('queued', 'retrying') AND run_at <= $3
+           AND (expire_at IS NULL OR expire_at > $3)
          FOR UPDATE SKIP LOCKED
        )
        UPDATE jobs SET claimed_from = jobs.state, state = 'running', attempts = jobs.attempts + 1, runs = jobs.runs + 1,
          worker_id = $4, lease_expires_at = $3 + jobs.timeout_ms, started_at = $3, finished_at = NULL,
-         progress = NULL, progress_message = NULL, cancel_requested = 0, updated_at = $3
+         progress = NULL, progress_message = NULL, cancel_requested = 0, expire_at = NULL, updated_at = $3
        FROM next WHERE jobs.id = next.id
        RETURNING ${JOBS_DOT_COLUMNS}`,
       [p.ids, p.queue, p.now, p.workerId],

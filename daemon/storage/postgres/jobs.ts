@@ -8,9 +8,10 @@
 import type { Job } from '../../../shared/protocol/types';
 import type { AsyncPart } from '../statements';
 import type { AttemptSql } from '../statements/attempts';
+import type { ExpirySql } from '../statements/expiry';
 import type { JobInsert, JobSql } from '../statements/jobs';
 import { mapJob, newJob } from '../mappers';
-import { int, text } from '../rows';
+import { int, intOrNull, text } from '../rows';
 import type { PgTx } from './db';
 import { countFinished } from './runs';
 
@@ -19,7 +20,7 @@ export const JOB_COLUMNS = `id, queue, kind, payload, priority, weight, state, r
   backoff_strategy, backoff_base_ms, backoff_cap_ms, backoff_jitter, timeout_ms, lease_expires_at, worker_id,
   claimed_from, idempotency_key, progress, progress_message, checkpoint, result, last_error, cancel_requested,
   tags, context, output_seq, output_lines, output_dropped, created_at, updated_at, started_at, finished_at,
-  depends_on, waiting_for, dependents, step, workflow_run_id, group_key`;
+  depends_on, waiting_for, dependents, step, workflow_run_id, uniqueness, retry_rule, expire_at, deadline_at, group_key`;
 
 /** The job columns, each prefixed with `jobs.` (for UPDATE … FROM, where `id` alone is ambiguous). */
 export const JOBS_DOT_COLUMNS = JOB_COLUMNS.split(',')
@@ -70,7 +71,7 @@ export const jobStatements: AsyncPart<PgTx, JobSql> = {
   async jobCancelWaiting(tx, p) {
     const row = await tx.row(
       `UPDATE jobs SET state = 'cancelled', finished_at = $2, updated_at = $2
-       WHERE id = $1 AND state IN ('blocked', 'queued', 'retrying') RETURNING ${JOB_COLUMNS}`,
+       WHERE id = $1 AND state IN ('blocked', 'queued', 'retrying', 'held') RETURNING ${JOB_COLUMNS}`,
       [p.id, p.now],
     );
     return row === undefined ? undefined : mapJob(row);
@@ -97,10 +98,15 @@ export const jobStatements: AsyncPart<PgTx, JobSql> = {
     const row = await tx.row(
       `UPDATE jobs SET priority = coalesce($2, priority), run_at = coalesce($3, run_at),
          payload = coalesce($4, payload), max_attempts = coalesce($5, max_attempts), tags = coalesce($6, tags),
-         weight = coalesce($8, weight), updated_at = $7
-       WHERE id = $1 AND state IN ('blocked', 'queued', 'retrying') RETURNING ${JOB_COLUMNS}`,
-      [p.id, p.priority, p.runAt, p.payload, p.maxAttempts, p.tags, p.now, p.weight],
+         weight = coalesce($8, weight), timeout_ms = coalesce($9, timeout_ms), updated_at = $7
+       WHERE id = $1 AND state IN ('blocked', 'queued', 'retrying', 'held') RETURNING ${JOB_COLUMNS}`,
+      [p.id, p.priority, p.runAt, p.payload, p.maxAttempts, p.tags, p.now, p.weight, p.timeoutMs],
     );
+    return row === undefined ? undefined : mapJob(row);
+  },
+
+  async jobSetHeld(tx, p) {
+    const row = await tx.row(`UPDATE jobs SET state = $3, updated_at = $4 WHERE id = $1 AND state = $2 RETURNING ${JOB_COLUMNS}`, [p.id, p.from, p.to, p.now]);
     return row === undefined ? undefined : mapJob(row);
   },
 
@@ -135,7 +141,7 @@ const COMPLETE_SET = `state = 'completed', last_error = NULL, lease_expires_at =
  * jobExpiredLeases, jobRunningForUpdate), so that what they computed from still holds when
  * these write.
  */
-export const attemptStatements: AsyncPart<PgTx, AttemptSql> = {
+export const attemptStatements: AsyncPart<PgTx, AttemptSql & ExpirySql> = {
   /** One UPDATE … RETURNING that checks the lease (no read before); then the finished count, in this connection's shard. */
   async jobComplete(tx, p) {
     const row = await tx.row(
@@ -177,10 +183,10 @@ export const attemptStatements: AsyncPart<PgTx, AttemptSql> = {
   async jobInterrupt(tx, p) {
     // The daemon (or worker) stopping is not the job failing: the attempt is given back.
     const row = await tx.row(
-      `UPDATE jobs SET state = 'retrying', attempts = attempts - 1, run_at = $2, lease_expires_at = NULL,
+      `UPDATE jobs SET state = 'retrying', attempts = attempts - 1, run_at = $4, lease_expires_at = NULL,
          last_error = $3, cancel_requested = 0, updated_at = $2
        WHERE id = $1 AND state = 'running' RETURNING ${JOB_COLUMNS}`,
-      [p.id, p.now, p.reason],
+      [p.id, p.now, p.reason, p.runAt],
     );
     return row === undefined ? undefined : mapJob(row);
   },
@@ -203,6 +209,32 @@ export const attemptStatements: AsyncPart<PgTx, AttemptSql> = {
     return rows.map(mapJob);
   },
 
+  // Statements of ../statements/expiry.ts (ExpirySql).
+
+  /** SKIP LOCKED: two daemons' upkeeps (or a claim holding a row) never wait for each other. */
+  async jobExpiredWaiting(tx, p) {
+    const rows = await tx.rows(
+      `SELECT ${JOB_COLUMNS} FROM jobs WHERE expire_at IS NOT NULL AND expire_at <= $1 AND state IN ('blocked', 'queued', 'retrying')
+       ORDER BY expire_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+      [p.now, p.limit],
+    );
+    return rows.map(mapJob);
+  },
+
+  async jobExpire(tx, p) {
+    const row = await tx.row(
+      `UPDATE jobs SET state = 'dead', finished_at = $2, last_error = $3, expire_at = NULL, updated_at = $2
+       WHERE id = $1 AND state IN ('blocked', 'queued', 'retrying') AND expire_at <= $2 RETURNING ${JOB_COLUMNS}`,
+      [p.id, p.now, p.reason],
+    );
+    return row === undefined ? undefined : mapJob(row);
+  },
+
+  async jobNextExpiry(tx, now) {
+    const row = await tx.row(`SELECT min(expire_at) AS at FROM jobs WHERE expire_at IS NOT NULL AND expire_at > $1 AND state IN ('blocked', 'queued', 'retrying')`, [now]);
+    return row === undefined ? null : intOrNull(row, 'at');
+  },
+
   async jobRunningIds(tx, workerIds) {
     const rows = await tx.rows(`SELECT id FROM jobs WHERE state = 'running' AND worker_id = ANY($1::text[]) ORDER BY id`, [workerIds]);
     return rows.map((r) => text(r, 'id'));
@@ -221,16 +253,17 @@ async function insertJobs(tx: PgTx, rows: readonly JobInsert[]): Promise<(Job | 
   const inserted = await tx.rows(
     `INSERT INTO jobs (id, queue, kind, payload, priority, weight, state, run_at, max_attempts, backoff_strategy, backoff_base_ms,
        backoff_cap_ms, backoff_jitter, timeout_ms, idempotency_key, tags, context, created_at, updated_at,
-       last_error, finished_at, depends_on, waiting_for, step, workflow_run_id, group_key)
+       last_error, finished_at, depends_on, waiting_for, step, workflow_run_id, uniqueness, retry_rule, expire_at, deadline_at, group_key)
      SELECT id, queue, kind, payload, priority, weight, state, run_at, max_attempts, backoff_strategy, backoff_base_ms,
        backoff_cap_ms, backoff_jitter, timeout_ms, idempotency_key, tags, context, $18, $18,
-       last_error, CASE WHEN state = 'cancelled' THEN $18::bigint END, depends_on, waiting_for, step, workflow_run_id, group_key
+       last_error, CASE WHEN state = 'cancelled' THEN $18::bigint END, depends_on, waiting_for, step, workflow_run_id,
+       uniqueness, retry_rule, expire_at, deadline_at, group_key
      FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::int[], $7::bigint[], $8::int[], $9::text[],
        $10::bigint[], $11::bigint[], $12::float8[], $13::bigint[], $14::text[], $15::text[], $16::text[], $17::bigint[],
-       $19::text[], $20::text[], $21::int[], $22::int[], $23::text[], $24::text[], $25::text[])
+       $19::text[], $20::text[], $21::int[], $22::int[], $23::text[], $24::text[], $25::text[], $26::bigint[], $27::bigint[], $28::text[], $29::text[])
        AS t(id, queue, kind, payload, priority, weight, run_at, max_attempts, backoff_strategy, backoff_base_ms,
          backoff_cap_ms, backoff_jitter, timeout_ms, idempotency_key, tags, context, ord,
-         state, last_error, depends_on, waiting_for, step, workflow_run_id, group_key)
+         state, last_error, depends_on, waiting_for, step, workflow_run_id, retry_rule, expire_at, deadline_at, uniqueness, group_key)
      ORDER BY ord
      ON CONFLICT (idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
      RETURNING id`,
@@ -238,7 +271,8 @@ async function insertJobs(tx: PgTx, rows: readonly JobInsert[]): Promise<(Job | 
       col('id'), col('queue'), col('kind'), col('payload'), col('priority'), col('weight'), col('runAt'), col('maxAttempts'),
       col('backoffStrategy'), col('backoffBaseMs'), col('backoffCapMs'), col('backoffJitter'), col('timeoutMs'),
       col('idempotencyKey'), col('tags'), col('context'), rows.map((_, i) => i), rows[0]?.now ?? tx.now(),
-      col('state'), col('lastError'), col('dependsOn'), col('waitingFor'), col('step'), col('workflowRunId'), col('groupKey'),
+      col('state'), col('lastError'), col('dependsOn'), col('waitingFor'), col('step'), col('workflowRunId'),
+      col('retryRule'), col('expireAt'), col('deadlineAt'), rows.map((r) => r.uniqueness ?? null), col('groupKey'),
     ],
   );
   const ids = new Set(inserted.map((r) => r.get('id')));

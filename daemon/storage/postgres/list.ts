@@ -47,6 +47,7 @@ export const listStatements: AsyncPart<PgTx, ListSql> = {
       const now = param(input.now);
       where.push(input.delayed ? `(state = 'queued' AND run_at > ${now})` : `NOT (state = 'queued' AND run_at > ${now})`);
     }
+    if (input.olderThanMs !== undefined) where.push(`created_at < ${param(input.now - input.olderThanMs)}`);
     if (input.after !== undefined) {
       const afterId = param(input.after.id);
       if (input.order === 'newest') where.push(`id < ${afterId}`);

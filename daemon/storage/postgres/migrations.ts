@@ -7,13 +7,19 @@ import type pg from 'pg';
 import { postgresInitialSchema } from './migrations/001_initial';
 import { postgresJobDependencies } from './migrations/002_job_dependencies';
 import { postgresWorkflows } from './migrations/003_workflows';
-import { postgresGroups } from './migrations/004_groups';
+import { postgresUniqueJobs } from './migrations/005_unique_jobs';
+import { postgresRetryRulesAndExpiry } from './migrations/007_retry_rules_and_expiry';
+import { postgresHeldJobs } from './migrations/006_held_jobs';
+import { postgresGroups } from './migrations/008_groups';
 
 export const POSTGRES_MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
   { version: 1, name: 'initial', sql: postgresInitialSchema },
   { version: 2, name: 'dependencies between jobs, and the blocked state', sql: postgresJobDependencies },
   { version: 3, name: 'workflows, workflow runs, and schedules that start them', sql: postgresWorkflows },
-  { version: 4, name: 'groups: a group key per job, limits and turns per group', sql: postgresGroups },
+  { version: 5, name: 'unique jobs, debounce and throttle', sql: postgresUniqueJobs },
+  { version: 6, name: 'the held state, and daemon-wide settings', sql: postgresHeldJobs },
+  { version: 7, name: 'retry rules, expiry and deadlines, paused running jobs', sql: postgresRetryRulesAndExpiry },
+  { version: 8, name: 'groups: a group key per job, limits and turns per group', sql: postgresGroups },
 ];
 
 /** The advisory lock key of migrations (any constant; "spool" in ASCII). */

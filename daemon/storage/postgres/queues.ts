@@ -9,8 +9,8 @@ import type { AsyncPart } from '../statements';
 import type { QueueSql } from '../statements/queues';
 import type { JobCounts } from '../../../shared/protocol/types';
 import { jobState, mapSettings } from '../mappers';
-import { emptyCounts, type StoredQueue } from '../statements/queues';
-import { int, text } from '../rows';
+import { countUnfinishedOfRun, emptyCounts, type StoredQueue } from '../statements/queues';
+import { int, text, textOrNull } from '../rows';
 import type { PgTx } from './db';
 
 /** Every queue's counts (summed shards), by queue name. */
@@ -88,6 +88,10 @@ export const queueStatements: AsyncPart<PgTx, QueueSql> = {
   },
 
   // A changed rate limit starts a full bucket again (tokens NULL = full).
+  async queueSetRetryPolicy(tx, p) {
+    await tx.run('UPDATE queues SET retry_rule = $2, default_expire_after_ms = $3, updated_at = $4 WHERE name = $1', [p.name, p.retryRule, p.defaultExpireAfterMs, p.now]);
+  },
+
   async queueUpdate(tx, p) {
     await tx.run(
       `UPDATE queues SET concurrency = $2,
@@ -159,11 +163,14 @@ export const queueStatements: AsyncPart<PgTx, QueueSql> = {
 
   // A materialized CTE: as `id IN (subquery)` the planner may run the LIMIT more than once.
   async queuePurge(tx, p) {
-    return tx.run(
+    const rows = await tx.rows(
       `WITH batch AS MATERIALIZED (SELECT id FROM jobs WHERE queue = $1 AND state = ANY($2::text[]) AND state <> 'running' LIMIT $3)
-       DELETE FROM jobs WHERE id IN (SELECT id FROM batch)`,
+       DELETE FROM jobs WHERE id IN (SELECT id FROM batch) RETURNING state, workflow_run_id`,
       [p.name, p.states, p.limit],
     );
+    const unfinishedByRun = new Map<string, number>();
+    for (const row of rows) countUnfinishedOfRun(unfinishedByRun, jobState(row), textOrNull(row, 'workflow_run_id'));
+    return { deleted: rows.length, unfinishedByRun };
   },
 
   async queueDelete(tx, name) {

@@ -17,6 +17,7 @@ import { queueStatements } from './queues';
 import { runStatements } from './runs';
 import { scheduleStatements } from './schedules';
 import { tokenStatements } from './tokens';
+import { uniqueStatements } from './unique';
 import { upkeepStatements } from './upkeep';
 import { workerStatements } from './workers';
 import { workflowStatements } from './workflows';
@@ -35,6 +36,7 @@ export const postgresStatements: AsyncStatements<PgTx> = {
   ...runStatements,
   ...scheduleStatements,
   ...tokenStatements,
+  ...uniqueStatements,
   ...upkeepStatements,
   ...workerStatements,
   ...workflowStatements,

@@ -16,12 +16,18 @@ export class DaemonStatements implements DaemonSql {
   private readonly heartbeatStmt;
   private readonly stoppedStmt;
   private readonly deleteStmt;
+  private readonly settingGetStmt;
+  private readonly settingSetStmt;
 
   constructor(db: Db) {
     this.insertStmt = db.prepare(`
       INSERT OR REPLACE INTO daemons (id, host, pid, process_start, socket, executor_id, started_at, heartbeat_at, stopped_at)
       VALUES (@id, @host, @pid, @processStart, @socketPath, @executorId, @now, @now, NULL)`);
     this.byIdStmt = db.prepare('SELECT * FROM daemons WHERE id = @id');
+    this.settingGetStmt = db.prepare('SELECT value FROM settings WHERE name = @name').pluck();
+    this.settingSetStmt = db.prepare(`
+      INSERT INTO settings (name, value, updated_at) VALUES (@name, @value, @now)
+      ON CONFLICT (name) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`);
     this.allStmt = db.prepare('SELECT * FROM daemons ORDER BY started_at, id');
     this.heartbeatStmt = db.prepare('UPDATE daemons SET heartbeat_at = @now WHERE id = @id AND stopped_at IS NULL RETURNING executor_id').pluck();
     this.stoppedStmt = db.prepare('UPDATE daemons SET stopped_at = @now, heartbeat_at = @now WHERE id = @id RETURNING executor_id').pluck();
@@ -60,6 +66,15 @@ export class DaemonStatements implements DaemonSql {
    */
   leaderHold(): boolean {
     return true;
+  }
+
+  settingGet(name: string): string | undefined {
+    const value: unknown = this.settingGetStmt.get({ name });
+    return typeof value === 'string' ? value : undefined;
+  }
+
+  settingSet(p: { name: string; value: string; now: number }): void {
+    this.settingSetStmt.run(p);
   }
 }
 

@@ -24,6 +24,7 @@ import { WalCheckpointer, type WalCheckpointStatus } from './walCheckpoints';
 import { WorkerStatements } from './workers';
 import { DaemonStatements } from './daemons';
 import { TokenStatements } from './tokens';
+import { UniqueStatements } from './unique';
 import { errorMessage } from '../../../shared/protocol/errors';
 
 /**
@@ -59,6 +60,7 @@ export class SqliteDatabase {
   readonly workers: WorkerStatements;
   readonly daemons: DaemonStatements;
   readonly tokens: TokenStatements;
+  readonly unique: UniqueStatements;
   readonly upkeep: UpkeepStatements;
   /** Templates and the ownership records of what a project's apply manages. */
   readonly projects: ProjectStatements;
@@ -107,6 +109,7 @@ export class SqliteDatabase {
       this.workers = new WorkerStatements(this.db);
       this.daemons = new DaemonStatements(this.db);
       this.tokens = new TokenStatements(this.db);
+      this.unique = new UniqueStatements(this.db);
       this.upkeep = new UpkeepStatements(this.db, this.counts, this.delayed, this.queues);
       this.projects = new ProjectStatements(this.db, this.queues);
       this.workflows = new WorkflowStatements(this.db);

@@ -22,6 +22,7 @@ export class DependencyStatements implements DependencySql {
   private readonly resolveStmt;
   private readonly metStmt;
   private readonly cancelBlockedStmt;
+  private readonly cancelHeldStmt;
   private readonly dependenciesOfStmt;
   private readonly dependentsOfStmt;
   private readonly reopenStmt;
@@ -46,12 +47,17 @@ export class DependencyStatements implements DependencySql {
     // (a delayed job still waits for it).
     this.metStmt = new ArrayRows(db.prepare(`
       UPDATE jobs SET waiting_for = waiting_for - (item.value ->> 1),
-        state = CASE WHEN waiting_for - (item.value ->> 1) = 0 THEN 'queued' ELSE state END, updated_at = @now
-      FROM json_each(@counts) AS item WHERE jobs.id = item.value ->> 0 AND jobs.state = 'blocked'
+        state = CASE WHEN waiting_for - (item.value ->> 1) = 0 AND state = 'blocked' THEN 'queued' ELSE state END, updated_at = @now
+      FROM json_each(@counts) AS item WHERE jobs.id = item.value ->> 0 AND jobs.state IN ('blocked', 'held')
       RETURNING *`), 'job');
-    this.cancelBlockedStmt = new ArrayRows(db.prepare(`
-      UPDATE jobs SET state = 'cancelled', last_error = @reason, finished_at = @now, updated_at = @now
-      WHERE id IN (SELECT value FROM json_each(@ids)) AND state = 'blocked' RETURNING *`), 'job');
+    // One statement per state left, so that the counters know where each job came from
+    // (PostgreSQL's counting triggers see the old rows; SQLite's counters need telling).
+    const cancel = (from: 'blocked' | 'held') =>
+      new ArrayRows(db.prepare(`
+        UPDATE jobs SET state = 'cancelled', last_error = @reason, finished_at = @now, updated_at = @now
+        WHERE id IN (SELECT value FROM json_each(@ids)) AND state = '${from}' RETURNING *`), 'job');
+    this.cancelBlockedStmt = cancel('blocked');
+    this.cancelHeldStmt = cancel('held');
     this.dependenciesOfStmt = db.prepare(`
       SELECT ${OTHER} FROM json_each(@ids) AS j
       JOIN job_dependencies d INDEXED BY job_dependencies_job ON d.job_id = j.value
@@ -98,9 +104,12 @@ export class DependencyStatements implements DependencySql {
   }
 
   jobCancelBlocked(p: { ids: readonly string[]; reason: string; now: number }): Job[] {
-    const jobs = this.cancelBlockedStmt.all({ ids: JSON.stringify(p.ids), reason: p.reason, now: p.now }).map(mapJob);
-    for (const job of jobs) this.counts.move(job.queue, 'blocked', 'cancelled');
-    return jobs;
+    const params = { ids: JSON.stringify(p.ids), reason: p.reason, now: p.now };
+    const blocked = this.cancelBlockedStmt.all(params).map(mapJob);
+    for (const job of blocked) this.counts.move(job.queue, 'blocked', 'cancelled');
+    const held = this.cancelHeldStmt.all(params).map(mapJob);
+    for (const job of held) this.counts.move(job.queue, 'held', 'cancelled');
+    return [...blocked, ...held];
   }
 
   dependenciesOf(jobIds: readonly string[]): StoredDependency[] {

@@ -1,7 +1,7 @@
 /**
  * SQL of groups (../statements/groups.ts) in SQLite: the steps of a grouped queue's claim, the
  * marking of a queue as grouped, and the group listings. The group rows' waiting counts and
- * running weights are kept by the triggers of migration 14, so no statement here (nor any other
+ * running weights are kept by the triggers of migration 18, so no statement here (nor any other
  * job statement) has to report a grouped job's move.
  *
  * The claim's walk: `queue_groups_turn` (queue, pass, group_key) over groups with waiting jobs,
@@ -21,14 +21,15 @@ import type { Job } from '../../../shared/protocol/types';
 
 const INCLUDE = `AND kind IN (SELECT value FROM json_each(@kinds))`;
 const EXCLUDE = `AND kind NOT IN (SELECT value FROM json_each(@kinds))`;
-/** A group's due jobs (`+run_at` and `+@limit`: see ./claim.ts). */
-const GROUP_DUE = `queue = @queue AND group_key = @group AND state IN ('queued', 'retrying') AND group_key IS NOT NULL AND +run_at <= @now`;
+/** A group's due jobs (`+run_at` and `+@limit`, and the expiry: see ./claim.ts). */
+const GROUP_DUE = `queue = @queue AND group_key = @group AND state IN ('queued', 'retrying') AND group_key IS NOT NULL AND +run_at <= @now AND (expire_at IS NULL OR expire_at > @now)`;
 
 function turnsSql(kindClause: string): string {
   return `SELECT g.group_key, g.pass, g.running, g.rate_tokens, g.rate_refilled_at FROM queue_groups g INDEXED BY queue_groups_turn
     WHERE g.queue = @queue AND g.waiting > 0 AND EXISTS (
       SELECT 1 FROM jobs INDEXED BY jobs_group_claim
-      WHERE queue = @queue AND group_key = g.group_key AND state IN ('queued', 'retrying') AND group_key IS NOT NULL AND +run_at <= @now ${kindClause})
+      WHERE queue = @queue AND group_key = g.group_key AND state IN ('queued', 'retrying') AND group_key IS NOT NULL AND +run_at <= @now
+        AND (expire_at IS NULL OR expire_at > @now) ${kindClause})
     ORDER BY g.pass, g.group_key LIMIT +@limit`;
 }
 
@@ -59,7 +60,7 @@ export class GroupStatements implements GroupSql {
     private readonly queues: QueueStatements,
   ) {
     this.markStmt = db.prepare('UPDATE queues SET grouped = 1, updated_at = @now WHERE name = @name AND grouped = 0');
-    this.normalizeStmt = db.prepare(`UPDATE jobs SET group_key = '' WHERE queue = @name AND group_key IS NULL AND state IN ('blocked', 'queued', 'retrying', 'running')`);
+    this.normalizeStmt = db.prepare(`UPDATE jobs SET group_key = '' WHERE queue = @name AND group_key IS NULL AND state IN ('blocked', 'queued', 'retrying', 'held', 'running')`);
     this.turnsInclude = new ArrayRows(db.prepare(turnsSql(INCLUDE)), 'group turn');
     this.turnsExclude = new ArrayRows(db.prepare(turnsSql(EXCLUDE)), 'group turn');
     this.peekInclude = new ArrayRows(db.prepare(peekSql(INCLUDE)), 'group candidate');
@@ -68,8 +69,9 @@ export class GroupStatements implements GroupSql {
       db.prepare(`
         UPDATE jobs SET claimed_from = state, state = 'running', attempts = attempts + 1, runs = runs + 1, worker_id = @workerId,
           lease_expires_at = @now + timeout_ms, started_at = @now, finished_at = NULL,
-          progress = NULL, progress_message = NULL, cancel_requested = 0, updated_at = @now
+          progress = NULL, progress_message = NULL, cancel_requested = 0, expire_at = NULL, updated_at = @now
         WHERE id IN (SELECT value FROM json_each(@ids)) AND queue = @queue AND state IN ('queued', 'retrying') AND run_at <= @now
+          AND (expire_at IS NULL OR expire_at > @now)
         RETURNING *`),
       'job',
     );

@@ -14,8 +14,8 @@ import type { PendingCounts } from './counts';
 import type { Db } from './db';
 import type { DelayedCounts } from './delayed';
 import { jobState, mapJob, newJob } from '../mappers';
-import { ArrayRows, int, scalarText, text, toRow, type Row } from './row';
-import type { JobCheckpoint, JobHeartbeat, JobInsert, JobProgress, JobSql, JobMove, JobUpdate } from '../statements/jobs';
+import { ArrayRows, int, scalarIntOrNull, scalarText, text, toRow, type Row } from './row';
+import type { JobCheckpoint, JobHeartbeat, JobHoldMove, JobInsert, JobProgress, JobSql, JobMove, JobUpdate } from '../statements/jobs';
 import type { AttemptSql, JobAttemptEnd, JobComplete, JobCompleteItem, JobInterrupt } from '../statements/attempts';
 import { BUCKET_MS } from '../statements/runs';
 
@@ -26,12 +26,12 @@ const INSERT_CHUNK = 16;
 
 /** An INSERT of `rows` new jobs; its parameters are each row's values in JobStatements.jobInsert's order. */
 function insertSql(rows: number): string {
-  const row = `(${Array.from({ length: 26 }, () => '?').join(', ')})`;
+  const row = `(${Array.from({ length: 30 }, () => '?').join(', ')})`;
   return `
     INSERT INTO jobs (id, queue, kind, payload, priority, weight, state, run_at, max_attempts,
       backoff_strategy, backoff_base_ms, backoff_cap_ms, backoff_jitter, timeout_ms,
       idempotency_key, tags, context, created_at, updated_at,
-      last_error, finished_at, depends_on, waiting_for, step, workflow_run_id, group_key)
+      last_error, finished_at, depends_on, waiting_for, step, workflow_run_id, uniqueness, retry_rule, expire_at, deadline_at, group_key)
     VALUES ${Array.from({ length: rows }, () => row).join(', ')}`;
 }
 
@@ -41,7 +41,8 @@ function insertValues(v: JobInsert): unknown[] {
     v.id, v.queue, v.kind, v.payload, v.priority, v.weight, v.state, v.runAt, v.maxAttempts,
     v.backoffStrategy, v.backoffBaseMs, v.backoffCapMs, v.backoffJitter, v.timeoutMs,
     v.idempotencyKey, v.tags, v.context, v.now, v.now,
-    v.lastError, v.state === 'cancelled' ? v.now : null, v.dependsOn, v.waitingFor, v.step, v.workflowRunId, v.groupKey,
+    v.lastError, v.state === 'cancelled' ? v.now : null, v.dependsOn, v.waitingFor, v.step, v.workflowRunId, v.uniqueness ?? null, v.retryRule, v.expireAt, v.deadlineAt,
+    v.groupKey,
   ];
 }
 
@@ -67,10 +68,14 @@ export class JobStatements implements JobSql, AttemptSql {
   private readonly retryStmt;
   private readonly deleteStmt;
   private readonly updateStmt;
+  private readonly setHeldStmt;
   private readonly recoverStmt;
   private readonly expiredStmt;
   private readonly runningOfWorkersStmt;
   private readonly runningIdsOfWorkersStmt;
+  private readonly expiredWaitingStmt;
+  private readonly expireStmt;
+  private readonly nextExpiryStmt;
 
   constructor(
     db: Db,
@@ -122,7 +127,7 @@ export class JobStatements implements JobSql, AttemptSql {
       UPDATE jobs SET cancel_requested = 1, updated_at = @now WHERE id = @id AND state = 'running' RETURNING *`), 'job');
     this.cancelWaitingStmt = new ArrayRows(db.prepare(`
       UPDATE jobs SET state = 'cancelled', finished_at = @now, updated_at = @now
-      WHERE id = @id AND state IN ('blocked', 'queued', 'retrying') RETURNING *`), 'job');
+      WHERE id = @id AND state IN ('blocked', 'queued', 'retrying', 'held') RETURNING *`), 'job');
     // A user's retry: a fresh attempt budget; runs (the history) and the checkpoint stay,
     // except that a completed job starts over from nothing. The last attempt's worker and start
     // time go: a queued job has neither (the history keeps them).
@@ -135,12 +140,14 @@ export class JobStatements implements JobSql, AttemptSql {
     this.updateStmt = new ArrayRows(db.prepare(`
       UPDATE jobs SET priority = coalesce(@priority, priority), run_at = coalesce(@runAt, run_at),
         payload = coalesce(@payload, payload), max_attempts = coalesce(@maxAttempts, max_attempts),
-        tags = coalesce(@tags, tags), weight = coalesce(@weight, weight), updated_at = @now
-      WHERE id = @id AND state IN ('blocked', 'queued', 'retrying') RETURNING *`), 'job');
+        tags = coalesce(@tags, tags), weight = coalesce(@weight, weight), timeout_ms = coalesce(@timeoutMs, timeout_ms), updated_at = @now
+      WHERE id = @id AND state IN ('blocked', 'queued', 'retrying', 'held') RETURNING *`), 'job');
+    this.setHeldStmt = new ArrayRows(db.prepare(`
+      UPDATE jobs SET state = @to, updated_at = @now WHERE id = @id AND state = @from RETURNING *`), 'job');
     // Start-up recovery gives the attempt back: the daemon stopping is not the job failing.
     // last_error says why it waits again (not an earlier attempt's failure).
     this.recoverStmt = new ArrayRows(db.prepare(`
-      UPDATE jobs SET state = 'retrying', attempts = attempts - 1, run_at = @now, lease_expires_at = NULL,
+      UPDATE jobs SET state = 'retrying', attempts = attempts - 1, run_at = @runAt, lease_expires_at = NULL,
         last_error = @reason, cancel_requested = 0, updated_at = @now
       WHERE id = @id AND state = 'running' RETURNING *`), 'job');
     this.expiredStmt = new ArrayRows(db.prepare(`
@@ -149,6 +156,17 @@ export class JobStatements implements JobSql, AttemptSql {
       SELECT * FROM jobs INDEXED BY jobs_lease WHERE state = 'running' AND worker_id IN (SELECT value FROM json_each(@workerIds))`), 'job');
     this.runningIdsOfWorkersStmt = db.prepare(`
       SELECT id FROM jobs INDEXED BY jobs_lease WHERE state = 'running' AND worker_id IN (SELECT value FROM json_each(@workerIds)) ORDER BY id`).pluck();
+    // jobs_expiry holds only jobs with an expiry, and the claim clears it: the walk is over
+    // jobs that never started, most of them waiting.
+    this.expiredWaitingStmt = new ArrayRows(db.prepare(`
+      SELECT * FROM jobs INDEXED BY jobs_expiry WHERE expire_at IS NOT NULL AND expire_at <= @now
+        AND state IN ('blocked', 'queued', 'retrying') ORDER BY expire_at LIMIT +@limit`), 'job');
+    this.expireStmt = new ArrayRows(db.prepare(`
+      UPDATE jobs SET state = 'dead', finished_at = @now, last_error = @reason, expire_at = NULL, updated_at = @now
+      WHERE id = @id AND state IN ('blocked', 'queued', 'retrying') AND expire_at <= @now RETURNING *`), 'job');
+    this.nextExpiryStmt = db.prepare(`
+      SELECT min(expire_at) FROM jobs INDEXED BY jobs_expiry WHERE expire_at IS NOT NULL AND expire_at > @now
+        AND state IN ('blocked', 'queued', 'retrying')`).pluck();
   }
 
   /**
@@ -317,6 +335,12 @@ export class JobStatements implements JobSql, AttemptSql {
     return job;
   }
 
+  jobSetHeld(p: JobHoldMove): Job | undefined {
+    const job = this.moved(p.from, mapOptional(this.setHeldStmt.get(p)));
+    if (job) this.delayed.forget(job.queue);
+    return job;
+  }
+
   jobInterrupt(params: JobInterrupt): Job | undefined {
     // Its run time is now: delayed if the clock were to step back (see DelayedCounts.noteWrite).
     this.delayed.noteWrite(params.now);
@@ -336,6 +360,23 @@ export class JobStatements implements JobSql, AttemptSql {
   /** Unlike PostgreSQL, SQLite needs no row lock: BEGIN IMMEDIATE holds the write lock for the whole transaction. */
   jobRunningForUpdate(workerIds: readonly string[]): Job[] {
     return this.runningOfWorkersStmt.all({ workerIds: JSON.stringify(workerIds) }).map(mapJob);
+  }
+
+  // Statements of ../statements/expiry.ts (ExpirySql).
+
+  /** Unlike PostgreSQL, SQLite locks nothing: BEGIN IMMEDIATE holds the write lock. */
+  jobExpiredWaiting(p: { now: number; limit: number }): Job[] {
+    return this.expiredWaitingStmt.all(p).map(mapJob);
+  }
+
+  jobExpire(p: JobMove & { reason: string }): Job | undefined {
+    const job = this.moved(p.from, mapOptional(this.expireStmt.get({ id: p.id, now: p.now, reason: p.reason })));
+    if (job) this.delayed.forget(job.queue);
+    return job;
+  }
+
+  jobNextExpiry(now: number): number | null {
+    return scalarIntOrNull(this.nextExpiryStmt.get({ now }), 'next expiry');
   }
 
   jobRunningIds(workerIds: readonly string[]): string[] {

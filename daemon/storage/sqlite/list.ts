@@ -141,6 +141,11 @@ export function listSql(query: JobListQuery): { sql: string; params: Record<stri
     where.push(query.delayed ? `(state = 'queued' AND run_at > @now)` : `NOT (state = 'queued' AND run_at > @now)`);
     params['now'] = query.now;
   }
+  if (query.olderThanMs !== undefined) {
+    where.push('created_at < @now - @olderThanMs');
+    params['now'] = query.now;
+    params['olderThanMs'] = query.olderThanMs;
+  }
   if (query.after !== undefined) {
     params['afterId'] = query.after.id;
     if (query.order === 'newest') where.push('id < @afterId');

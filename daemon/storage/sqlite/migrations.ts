@@ -16,13 +16,17 @@ import { queueResourceLimits } from './migrations/010_queue_resource_limits';
 import { accessTokens } from './migrations/011_tokens';
 import { jobDependencies } from './migrations/012_job_dependencies';
 import { workflows } from './migrations/013_workflows';
-import { groups } from './migrations/014_groups';
+import { uniqueJobs } from './migrations/015_unique_jobs';
+import { retryRulesAndExpiry } from './migrations/017_retry_rules_and_expiry';
+import { heldJobs } from './migrations/016_held_jobs';
+import { groups } from './migrations/018_groups';
 import { errorMessage } from '../../../shared/protocol/errors';
 
 export interface Migration {
   version: number;
   name: string;
-  sql: string;
+  /** The SQL, or for a migration that depends on what the file holds, a function that writes it (called inside the migration's transaction). */
+  sql: string | ((db: Db) => string);
   /**
    * Run with foreign keys off (set outside the transaction, as SQLite requires), checked before
    * the commit: for a migration that rebuilds a table others refer to.
@@ -44,7 +48,10 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
   { version: 11, name: 'access tokens for clients over the network', sql: accessTokens },
   { version: 12, name: 'dependencies between jobs, and the blocked state', sql: jobDependencies, foreignKeysOff: true },
   { version: 13, name: 'workflows, workflow runs, and schedules that start them', sql: workflows },
-  { version: 14, name: 'groups: a group key per job, limits and turns per group', sql: groups },
+  { version: 15, name: 'unique jobs, debounce and throttle', sql: uniqueJobs },
+  { version: 16, name: 'the held state, and daemon-wide settings', sql: heldJobs, foreignKeysOff: true },
+  { version: 17, name: 'retry rules, expiry and deadlines, paused running jobs', sql: retryRulesAndExpiry },
+  { version: 18, name: 'groups: a group key per job, limits and turns per group', sql: groups },
 ];
 
 /** Applies every migration the file lacks; returns the versions applied. */
@@ -69,7 +76,7 @@ export function migrateSqlite(db: Db, now: number): number[] {
     // must not both apply the same migration.
     const apply = db.transaction(() => {
       if (has.get({ version: migration.version }) !== undefined) return false;
-      db.exec(migration.sql);
+      db.exec(typeof migration.sql === 'string' ? migration.sql : migration.sql(db));
       if (migration.foreignKeysOff && db.prepare('PRAGMA foreign_key_check').all().length > 0) throw new Error('it left rows whose foreign keys point nowhere');
       record.run({ version: migration.version, name: migration.name, now });
       return true;

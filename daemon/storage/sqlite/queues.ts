@@ -3,7 +3,7 @@
  * buckets. Counter reads add the changes the open write transaction has not written yet.
  */
 import type { JobCounts, JobState, Queue, ResourceLimits } from '../../../shared/protocol/types';
-import type { QueueDefaults, QueueSql, QueueUpdate } from '../statements/queues';
+import type { QueueDefaults, QueueRetryPolicy, QueueSql, QueueUpdate } from '../statements/queues';
 import type { UpkeepSql } from '../statements/upkeep';
 import type { PendingCounts } from './counts';
 import type { Db } from './db';
@@ -72,6 +72,7 @@ export class QueueStatements implements Omit<QueueSql, 'queuePurge'>, Pick<Upkee
   private cacheVersion = -1;
   private readonly insertStmt;
   private readonly updateStmt;
+  private readonly retryPolicyStmt;
   private readonly setPausedStmt;
   private readonly rateStmt;
   private readonly setRateStmt;
@@ -112,6 +113,9 @@ export class QueueStatements implements Omit<QueueSql, 'queuePurge'>, Pick<Upkee
         group_weights = @groupWeights, updated_at = @now
       WHERE name = @name`);
     this.setPausedStmt = db.prepare('UPDATE queues SET paused = @paused, updated_at = @now WHERE name = @name');
+    this.retryPolicyStmt = db.prepare(
+      'UPDATE queues SET retry_rule = @retryRule, default_expire_after_ms = @defaultExpireAfterMs, updated_at = @now WHERE name = @name',
+    );
     this.rateStmt = db.prepare('SELECT rate_tokens, rate_refilled_at FROM queues WHERE name = @name');
     this.setRateStmt = db.prepare('UPDATE queues SET rate_tokens = @tokens, rate_refilled_at = @refilledAt WHERE name = @name');
     this.countsStmt = db.prepare('SELECT state, count FROM queue_counts WHERE queue = @name');
@@ -213,6 +217,11 @@ export class QueueStatements implements Omit<QueueSql, 'queuePurge'>, Pick<Upkee
 
   queueUpdate(p: QueueUpdate): void {
     this.update(p);
+  }
+
+  queueSetRetryPolicy(p: QueueRetryPolicy): void {
+    this.invalidate();
+    this.retryPolicyStmt.run(p);
   }
 
   queueSetPaused(p: { name: string; paused: boolean; now: number }): boolean {

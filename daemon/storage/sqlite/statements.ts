@@ -22,6 +22,7 @@ export function sqliteStatements(store: SqliteDatabase): Statements {
     ...bound(store.workers),
     ...bound(store.daemons),
     ...bound(store.tokens),
+    ...bound(store.unique),
     ...bound(store.claims),
     ...bound(store.groups),
   };

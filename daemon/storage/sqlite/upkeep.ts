@@ -10,7 +10,8 @@ import type { DelayedCounts } from './delayed';
 import type { QueueStatements } from './queues';
 import { jobState } from '../mappers';
 import type { JobRetention, RateLimitedQueue, UpkeepSql } from '../statements/upkeep';
-import type { QueueSql } from '../statements/queues';
+import { countUnfinishedOfRun, type PurgedJobs, type QueueSql } from '../statements/queues';
+import { textOrNull } from '../rows';
 import { scalarIntOrNull, toRow } from './row';
 
 /** The bulk deletes (a queue's purge and retention) and the wake-up timer's reads. */
@@ -31,7 +32,7 @@ export class UpkeepStatements implements Pick<QueueSql, 'queuePurge'>, Pick<Upke
       DELETE FROM jobs WHERE id IN (
         SELECT id FROM jobs WHERE queue = @queue AND state IN (SELECT value FROM json_each(@states)) AND state <> 'running'
         LIMIT +@limit)
-      RETURNING state`);
+      RETURNING state, workflow_run_id`);
     // Finished jobs in id (creation) order: the old ones come first, so a batch stops early.
     // `id < @beforeId` bounds each state's index range: a job finishes after it was created, so
     // one that finished before the cutoff was created before it too. Without the bound, a batch
@@ -63,9 +64,15 @@ export class UpkeepStatements implements Pick<QueueSql, 'queuePurge'>, Pick<Upke
   }
 
   /** Deletes up to `limit` jobs of the queue in the given states (never running ones). */
-  queuePurge(p: { name: string; states: JobState[]; limit: number }): number {
+  queuePurge(p: { name: string; states: JobState[]; limit: number }): PurgedJobs {
     this.delayed.forget(p.name);
-    return this.counted(p.name, this.purgeStmt.all({ queue: p.name, states: JSON.stringify(p.states), limit: p.limit }));
+    const rows = this.purgeStmt.all({ queue: p.name, states: JSON.stringify(p.states), limit: p.limit });
+    const unfinishedByRun = new Map<string, number>();
+    for (const raw of rows) {
+      const row = toRow(raw, 'purged job');
+      countUnfinishedOfRun(unfinishedByRun, jobState(row), textOrNull(row, 'workflow_run_id'));
+    }
+    return { deleted: this.counted(p.name, rows), unfinishedByRun };
   }
 
   /**

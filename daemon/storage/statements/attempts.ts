@@ -34,8 +34,8 @@ export type JobAttemptEnd = {
   now: number;
 };
 
-/** A running job given back: retrying at once, its attempt given back, `reason` its last error. */
-export type JobInterrupt = { id: string; now: number; reason: string };
+/** A running job given back: retrying at `runAt` (now, but for a snooze), its attempt given back, `reason` its last error. */
+export type JobInterrupt = { id: string; now: number; runAt: number; reason: string };
 
 export type AttemptSql = {
   /**
@@ -57,7 +57,7 @@ export type AttemptSql = {
    * it last. The job as the update leaves it, or undefined if `p.workerId` does not hold it.
    */
   jobEndAttempt(job: Job, p: JobAttemptEnd): Job | undefined;
-  /** A running job back to retrying at once, its attempt given back; undefined if it is not running. */
+  /** A running job back to retrying at `runAt`, its attempt given back; undefined if it is not running. */
   jobInterrupt(p: JobInterrupt): Job | undefined;
   /** Up to `limit` running jobs whose lease ran out by `now`, soonest expired first, locked for the reaper. */
   jobExpiredLeases(p: { now: number; limit: number }): Job[];

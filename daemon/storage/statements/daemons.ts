@@ -56,4 +56,8 @@ export interface DaemonSql {
    * retention) runs on the holder only.
    */
   leaderHold(p: LeaderLease): boolean;
+  /** A daemon-wide setting (the `settings` table): its value, or undefined when it was never set. */
+  settingGet(name: string): string | undefined;
+  /** Sets a daemon-wide setting for every daemon on the store. */
+  settingSet(p: { name: string; value: string; now: number }): void;
 }

@@ -44,12 +44,13 @@ export type DependencySql = {
    */
   dependencyResolve(ids: readonly string[]): { dependsOnId: string; jobId: string; on: DependencyCondition }[];
   /**
-   * `n` more dependencies of each blocked job have ended as it required: its waiting_for goes
-   * down by `n`, and at 0 it is queued. The jobs as left, those still blocked included; a job
-   * no longer blocked (cancelled meanwhile) is left alone and missing from the answer.
+   * `n` more dependencies of each blocked or held job have ended as it required: its
+   * waiting_for goes down by `n`, and at 0 a blocked one is queued (a held one stays held until
+   * a user releases it). The jobs as left, those still blocked or held included; a job neither
+   * blocked nor held (cancelled meanwhile) is left alone and missing from the answer.
    */
   jobDependenciesMet(p: { counts: readonly JobCount[]; now: number }): Job[];
-  /** Blocked jobs → cancelled (finished now), `reason` their last error; the jobs cancelled. */
+  /** Blocked or held jobs → cancelled (finished now), `reason` their last error; the jobs cancelled. */
   jobCancelBlocked(p: { ids: readonly string[]; reason: string; now: number }): Job[];
   /** The dependencies of these jobs with the jobs they name as they are now, oldest named job first. */
   dependenciesOf(jobIds: readonly string[]): StoredDependency[];

@@ -24,6 +24,7 @@ import type { AttemptSql } from './attempts';
 import type { ClaimSql } from './claim';
 import type { DaemonSql } from './daemons';
 import type { DependencySql } from './dependencies';
+import type { ExpirySql } from './expiry';
 import type { GroupSql } from './groups';
 import type { JobSql } from './jobs';
 import type { ListSql } from './list';
@@ -33,11 +34,12 @@ import type { QueueSql } from './queues';
 import type { RunSql } from './runs';
 import type { ScheduleSql } from './schedules';
 import type { TokenSql } from './tokens';
+import type { UniqueSql } from './unique';
 import type { UpkeepSql } from './upkeep';
 import type { WorkerSql } from './workers';
 import type { WorkflowSql } from './workflows';
 
-export interface Statements extends DependencySql, GroupSql, JobSql, ListSql, AttemptSql, ClaimSql, RunSql, OutputSql, QueueSql, ScheduleSql, ProjectSql, WorkerSql, DaemonSql, TokenSql, UpkeepSql, WorkflowSql {}
+export interface Statements extends DependencySql, GroupSql, JobSql, ListSql, AttemptSql, ClaimSql, RunSql, OutputSql, QueueSql, ScheduleSql, ProjectSql, WorkerSql, DaemonSql, TokenSql, UpkeepSql, WorkflowSql, UniqueSql, ExpirySql {}
 
 /** The name of a statement. */
 export type StatementName = keyof Statements;

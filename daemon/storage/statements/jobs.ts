@@ -40,6 +40,15 @@ export type JobUpdate = {
   /** JSON text of the tag list. */
   tags: string | null;
   weight: number | null;
+  timeoutMs: number | null;
+  now: number;
+};
+
+/** A waiting job put on hold, or a held one released: `from` the state it was read in, `to` the one the engine chose. */
+export type JobHoldMove = {
+  id: string;
+  from: 'blocked' | 'queued' | 'retrying' | 'held';
+  to: 'blocked' | 'queued' | 'retrying' | 'held';
   now: number;
 };
 
@@ -82,13 +91,32 @@ export type JobInsert = {
   waitingFor: number;
   step: string | null;
   workflowRunId: string | null;
+  /** JSON of the JobUniqueness it was enqueued with; absent or null for none. */
+  uniqueness?: string | null;
+  /** The retry rule as JSON text (the job's own, else its queue's), or null. */
+  retryRule: string | null;
+  /** When the job expires unless it has started (epoch ms), or null. */
+  expireAt: number | null;
+  /** No retry after this time (epoch ms), or null. */
+  deadlineAt: number | null;
   /** Its group key; '' for a job without one in a grouped queue (a group of its own), null elsewhere. */
   groupKey: string | null;
   now: number;
 };
 
 /** The fields of a JobInsert for a job with no dependencies and no workflow: queued at once. */
-export const PLAIN_JOB_INSERT = { state: 'queued', lastError: null, dependsOn: 0, waitingFor: 0, step: null, workflowRunId: null, groupKey: null } as const satisfies Partial<JobInsert>;
+export const PLAIN_JOB_INSERT = {
+  state: 'queued',
+  lastError: null,
+  dependsOn: 0,
+  waitingFor: 0,
+  step: null,
+  workflowRunId: null,
+  retryRule: null,
+  expireAt: null,
+  deadlineAt: null,
+  groupKey: null,
+} as const satisfies Partial<JobInsert>;
 
 export type JobSql = {
   /** One job, or undefined. */
@@ -104,7 +132,7 @@ export type JobSql = {
   jobSetProgress(p: JobProgress): Job | undefined;
   /** Stores the checkpoint of a job `workerId` holds; false when it does not hold it. */
   jobSetCheckpoint(p: JobCheckpoint): boolean;
-  /** A waiting (blocked, queued or retrying) job → cancelled; the job, or undefined if it was not waiting. */
+  /** A waiting (blocked, queued, retrying or held) job → cancelled; the job, or undefined if it was not waiting. */
   jobCancelWaiting(p: JobMove): Job | undefined;
   /** Asks the worker of a running job to stop; the job, or undefined if it is not running. */
   jobRequestCancel(p: { id: string; now: number }): Job | undefined;
@@ -114,8 +142,10 @@ export type JobSql = {
    * checkpoint stays, unless it completed. The job, or undefined if it had not finished.
    */
   jobRetry(p: JobMove & { waitingFor: number }): Job | undefined;
-  /** Changes a waiting job; the job, or undefined if it is not waiting. */
+  /** Changes a waiting (blocked, queued, retrying) or held job; the job, or undefined if it is neither. */
   jobUpdate(p: JobUpdate): Job | undefined;
+  /** Moves a job between a waiting state and held (jobs.hold, jobs.unhold); the job, or undefined if it was not in `from`. */
+  jobSetHeld(p: JobHoldMove): Job | undefined;
   /** Deletes a job that is not running (its runs and output go with it); false if none was deleted. */
   jobDelete(id: string): boolean;
   /**

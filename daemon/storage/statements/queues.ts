@@ -4,14 +4,14 @@
  * triggers: either way `queueCounts` answers with what the open transaction has done so far. A
  * rate-limited queue's token bucket is kept in its row (queueSetRateState).
  */
-import type { Backoff, JobCounts, JobState, Queue } from '../../../shared/protocol/types';
+import { TERMINAL_STATES, type Backoff, type JobCounts, type JobState, type Queue } from '../../../shared/protocol/types';
 
 /** A queue's settings as a store holds them, with its owning project (its counts are added by the caller). */
 export type StoredQueue = Omit<Queue, 'counts' | 'delayed'>;
 
 /** Counts of no jobs: the start of every sum of a queue's counters, in the stores and the engine alike. */
 export function emptyCounts(): JobCounts {
-  return { blocked: 0, queued: 0, running: 0, retrying: 0, completed: 0, dead: 0, cancelled: 0 };
+  return { blocked: 0, queued: 0, running: 0, retrying: 0, held: 0, completed: 0, dead: 0, cancelled: 0 };
 }
 
 /** The settings a queue gets when its first job (or a pause) creates it. */
@@ -54,6 +54,19 @@ export type QueueRateState = {
   refilledAt: number | null;
 };
 
+/** What one batch of a purge deleted. */
+export interface PurgedJobs {
+  deleted: number;
+  /** Workflow run id → how many of its jobs that had not ended were deleted; runs that lost none are absent. */
+  unfinishedByRun: Map<string, number>;
+}
+
+/** Adds a deleted job to `byRun` when it belongs to a run and had not ended. */
+export function countUnfinishedOfRun(byRun: Map<string, number>, state: JobState, runId: string | null): void {
+  if (runId === null || TERMINAL_STATES.includes(state)) return;
+  byRun.set(runId, (byRun.get(runId) ?? 0) + 1);
+}
+
 export type QueueSql = {
   /** A queue's settings (with its owning project), or undefined. */
   queueGet(name: string): StoredQueue | undefined;
@@ -84,10 +97,25 @@ export type QueueSql = {
   queueHeavierWaiting(p: { name: string; weight: number }): { count: number; heaviest: number };
   /** A queue's running jobs and all its jobs, counted from the jobs themselves as this transaction sees them. */
   queueJobsLeft(name: string): { running: number; total: number };
-  /** Deletes up to `limit` of the queue's jobs in `states` (never running ones); how many went. */
-  queuePurge(p: { name: string; states: JobState[]; limit: number }): number;
+  /**
+   * Deletes up to `limit` of the queue's jobs in `states` (never running ones): how many went, and
+   * the workflow runs that lost jobs that had not ended, with how many each (their runs count them
+   * as cancelled).
+   */
+  queuePurge(p: { name: string; states: JobState[]; limit: number }): PurgedJobs;
   /** Deletes the queue's row (and its counters). */
   queueDelete(name: string): void;
   /** Stores a queue's token bucket as of `refilledAt`. */
   queueSetRateState(p: { name: string; tokens: number; refilledAt: number }): void;
+  /** Writes the retry rule (JSON text or null) and the expiry its jobs get by default. */
+  queueSetRetryPolicy(p: QueueRetryPolicy): void;
+};
+
+/** A queue's defaults for its jobs' retry rule and expiry. */
+export type QueueRetryPolicy = {
+  name: string;
+  /** JSON text of the rule, or null for none. */
+  retryRule: string | null;
+  defaultExpireAfterMs: number | null;
+  now: number;
 };

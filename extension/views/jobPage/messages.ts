@@ -15,6 +15,10 @@ import type { JobAction } from '../../../shared/domain/states';
 export const PAGE_ACTIONS = {
   retry: { label: 'Retry', command: 'spool.jobs.retry', transition: 'retry' },
   cancel: { label: 'Cancel', command: 'spool.jobs.cancel', transition: 'cancel' },
+  edit: { label: 'Edit', command: 'spool.jobs.edit', transition: 'update' },
+  runNow: { label: 'Run now', command: 'spool.jobs.runNow', transition: 'runNow' },
+  hold: { label: 'Hold', command: 'spool.jobs.hold', transition: 'hold' },
+  release: { label: 'Release', command: 'spool.jobs.release', transition: 'unhold' },
   editAndRequeue: { label: 'Edit & Re-enqueue', command: 'spool.jobs.editAndRequeue', transition: null },
   delete: { label: 'Delete', command: 'spool.jobs.delete', transition: 'delete' },
   copyId: { label: 'Copy Id', command: 'spool.jobs.copyId', transition: null },

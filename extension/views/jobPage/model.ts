@@ -64,6 +64,7 @@ export const STATE_GLYPHS: Readonly<Record<ShownState, string>> = {
   delayed: '◷',
   running: '⟳',
   retrying: '↻',
+  held: '⏸',
   completed: '✓',
   dead: '✕',
   cancelled: '⊘',

@@ -14,7 +14,7 @@
  */
 import { formatDuration } from '../../../shared/domain/durations';
 import { runHeading, runKey } from '../../../shared/domain/runs';
-import { dependencyName, resultLine } from '../../../shared/domain/present';
+import { dependencyName, resultLine, uniquenessText } from '../../../shared/domain/present';
 import type { Job, JobDependency, JobRun, OutputLine } from '../../../shared/protocol/types';
 import { relativeTime } from '../format';
 import { PAGE_ACTIONS, type PageAction } from './messages';
@@ -60,6 +60,9 @@ function timeRows(job: Job, now: number): string {
     .map((t) => row(t.label, `<time datetime="${new Date(t.at).toISOString()}">${escapeHtml(localTime(t.at))}</time> <span class="relative" data-time="${t.key}">${escapeHtml(relativeTime(t.at, now))}</span>`))
     .join('');
 }
+
+/** The label of the row that shows the rule a job was enqueued with. */
+const UNIQUENESS_LABELS = { unique: 'Unique', debounce: 'Debounce', throttle: 'Throttle' } as const;
 
 function contextRows(job: Job): string {
   const rows: string[] = [];
@@ -183,6 +186,7 @@ export function renderJobBody(input: JobPageInput): string {
     row('Kind', escapeHtml(job.kind)),
     workRows(job),
     row('Priority', String(job.priority)),
+    job.uniqueness ? row(UNIQUENESS_LABELS[job.uniqueness.rule], `<span data-field="uniqueness">${escapeHtml(uniquenessText(job.uniqueness))}</span>`) : '',
     row('Attempts', `<span data-field="attempts">${job.attempts}/${job.maxAttempts}</span>`),
     progressRow(job),
     timeRows(job, now),

@@ -80,6 +80,8 @@ export function stateIcon(group: GroupName): vscode.ThemeIcon {
       return new vscode.ThemeIcon('watch');
     case 'retrying':
       return new vscode.ThemeIcon('history', new vscode.ThemeColor('charts.yellow'));
+    case 'held':
+      return new vscode.ThemeIcon('debug-pause');
     case 'dead':
       return new vscode.ThemeIcon('error', new vscode.ThemeColor('errorForeground'));
     case 'completed':

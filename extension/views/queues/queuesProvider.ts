@@ -62,6 +62,7 @@ const ORDER: Record<GroupName, JobOrder> = {
   delayed: 'runAt',
   blocked: 'oldest',
   retrying: 'runAt',
+  held: 'oldest',
   dead: 'newest',
   completed: 'newest',
   cancelled: 'newest',

@@ -12,8 +12,8 @@ import { jobLabel } from '../format';
  * The groups under a queue. `delayed` is the queued jobs whose runAt lies in the future;
  * `blocked` the jobs that wait for the jobs they depend on.
  */
-export type GroupName = 'running' | 'queued' | 'delayed' | 'blocked' | 'retrying' | 'dead' | 'completed' | 'cancelled';
-export const GROUPS: readonly GroupName[] = ['running', 'queued', 'delayed', 'blocked', 'retrying', 'dead', 'completed', 'cancelled'];
+export type GroupName = 'running' | 'queued' | 'delayed' | 'blocked' | 'retrying' | 'held' | 'dead' | 'completed' | 'cancelled';
+export const GROUPS: readonly GroupName[] = ['running', 'queued', 'delayed', 'blocked', 'retrying', 'held', 'dead', 'completed', 'cancelled'];
 
 export const GROUP_TITLES: Record<GroupName, string> = {
   running: 'Running',
@@ -21,6 +21,7 @@ export const GROUP_TITLES: Record<GroupName, string> = {
   delayed: 'Delayed',
   blocked: 'Blocked',
   retrying: 'Retrying',
+  held: 'Held',
   dead: 'Dead',
   completed: 'Completed',
   cancelled: 'Cancelled',
@@ -54,7 +55,8 @@ export function describeFilter(filter: JobViewFilter): string {
 export function groupCount(queue: Queue, group: GroupName): number {
   if (group === 'delayed') return queue.delayed;
   if (group === 'queued') return dueCount(queue.counts, queue.delayed);
-  return queue.counts[group];
+  // A daemon from before the held state sends no count for it.
+  return queue.counts[group] ?? 0;
 }
 
 /** What `jobs.list` is asked for to fill a group. */

@@ -63,7 +63,7 @@ export function nodeStatus(node: Pick<GraphNode, 'state' | 'startedAt' | 'finish
 }
 
 /** The order a run's counts are said in: what moves first, then how jobs ended. */
-const COUNT_ORDER: readonly JobState[] = ['running', 'queued', 'retrying', 'blocked', 'dead', 'cancelled', 'completed'];
+const COUNT_ORDER: readonly JobState[] = ['running', 'queued', 'retrying', 'blocked', 'held', 'dead', 'cancelled', 'completed'];
 
 /** What a run's jobs are doing: "1 running · 2 blocked · 1 dead · 3 completed"; "no jobs" for none. */
 export function runCounts(run: Pick<WorkflowRun, 'counts'>): string {

@@ -7,6 +7,7 @@
  * - `delayed`: queued jobs whose start time is still ahead (the protocol counts those inside
  *   `queued` as well, so they are taken out here rather than shown twice);
  * - `retrying`: jobs waiting for their next attempt after a failure;
+ * - `held`: waiting jobs a user has put on hold (never started until released);
  * - `running`, `dead`, `completed`, `cancelled`: as the states say.
  */
 import type { JobCounts } from '../../protocol/types';
@@ -30,6 +31,8 @@ export function countsText(counts: JobCounts, delayed = 0, options: { completed?
   add(dueCount(counts, delayed), 'queued');
   add(delayed, 'delayed');
   add(counts.retrying, 'retrying');
+  // A daemon from before the held state sends no count for it.
+  add(counts.held ?? 0, 'held');
   add(counts.dead, 'dead');
   if (options.completed === true || parts.length === 0) add(counts.completed, 'completed');
   return parts.length === 0 ? 'empty' : parts.join(' · ');

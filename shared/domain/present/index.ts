@@ -8,7 +8,7 @@
 export { countColumns, countsText, delayedTotal, dueCount, queueText } from './counts';
 export { dependencyName, resultLine, waitingForText } from './dependencies';
 export { JOB_ID_END, readJobId, SHOWN_ID_LENGTH, shortId, WHOLE_JOB_ID, type JobIdText } from './ids';
-export { endLine, firstLine, jobReason, nextAttemptText, runStatus, shownState, startsText, stateSentence, type ShownState } from './jobs';
+export { endLine, failureText, firstLine, jobReason, nextAttemptText, runStatus, shownState, startsText, stateSentence, uniquenessText, type ShownState } from './jobs';
 export { dueNoWorkerText, noWorkerText, waitingSentence, workersFor, type WaitingFacts } from './waiting';
 export { closest, editDistance, typoLimit } from './suggest';
 export { runCountsText, stepStateWord } from './workflows';

@@ -5,7 +5,7 @@
  * 30s.`), which say the same things in the same words. Pure: the caller passes the clock.
  */
 import { formatDuration } from '../durations';
-import type { Job, JobRun, JobState } from '../../protocol/types';
+import type { Job, JobRun, JobState, JobUniqueness } from '../../protocol/types';
 import { waitingForText } from './dependencies';
 import { relativeTime } from './time';
 import { waitingSentence, type WaitingFacts } from './waiting';
@@ -22,6 +22,43 @@ export function shownState(job: Pick<Job, 'state' | 'runAt'>, now: number): Show
 export function firstLine(text: string, max = 80): string {
   const line = text.split('\n').map((l) => l.trim()).find((l) => l !== '') ?? '';
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+/** The shell executor's errors: a cause, how the command ended, then the last lines of stderr. */
+const SHELL_ERROR = /^(?:(.+?)\. )?The command (exited with code (\d+)|was killed by (\S+?)|was killed by \S+ after the (\S+) timeout|was stopped after the (\S+) timeout and exited with code \d+)\.$/;
+const STDERR_TAIL = '\nLast lines of stderr:\n';
+/** The HTTP executor's: `POST https://… answered 503 Service Unavailable: <body>`, or a timeout or a failure to connect. */
+const HTTP_ANSWER = /^[A-Z]+ \S+ answered (\d{3})( [^:]*)?(?::|$)/;
+const HTTP_OTHER = /^[A-Z]+ \S+ (?:(timed out after .+?)\.?|failed: (.+))$/;
+
+/**
+ * Why a job failed, in one line for a row: for a shell job the last line of its stderr with how
+ * the command ended (`smtp: connection refused · exit code 3`), for an HTTP job the status and
+ * reason (`HTTP 503 Service Unavailable`), else the first line of the error. The executors'
+ * messages say the same at length, and their first line alone repeats the URL or says only the
+ * exit code.
+ */
+export function failureText(lastError: string, max = 80): string {
+  const cut = (text: string): string => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
+  const lines = lastError.split('\n');
+  const first = lines[0]?.trim() ?? '';
+  const shell = SHELL_ERROR.exec(first);
+  if (shell) {
+    const [, cause, , code, signal, killedAfter, stoppedAfter] = shell;
+    const timeout = killedAfter ?? stoppedAfter;
+    const how = cause ?? (timeout !== undefined ? `timed out after ${timeout}` : code !== undefined ? `exit code ${code}` : `killed by ${signal}`);
+    const at = lastError.indexOf(STDERR_TAIL);
+    const stderr = at < 0 ? '' : (lastError.slice(at + STDERR_TAIL.length).split('\n').map((l) => l.trim()).filter((l) => l !== '').at(-1) ?? '');
+    if (stderr === '') return cut(how);
+    // The stderr line is the reason; how the command ended keeps its room at the end.
+    const room = max - how.length - 3;
+    return room >= 20 ? `${stderr.length > room ? `${stderr.slice(0, room - 1)}…` : stderr} · ${how}` : cut(`${stderr} · ${how}`);
+  }
+  const answered = HTTP_ANSWER.exec(first);
+  if (answered) return cut(`HTTP ${answered[1]}${answered[2]?.trimEnd() ?? ''}`);
+  const other = HTTP_OTHER.exec(first);
+  if (other) return cut(other[1] ?? other[2] ?? first);
+  return firstLine(lastError, max);
 }
 
 /** Time running: whole seconds for the first minute (no "7.3s" flickering), then "1m30s". */
@@ -80,10 +117,10 @@ export function jobReason(job: Job, now: number, shownAs: ShownState = shownStat
       parts.push(startsText(job.runAt, now));
       break;
     case 'retrying':
-      parts.push(nextAttemptText(job.runAt, now), attemptOf(job), job.lastError ? firstLine(job.lastError) : null);
+      parts.push(nextAttemptText(job.runAt, now), attemptOf(job), job.lastError ? failureText(job.lastError) : null);
       break;
     case 'dead':
-      parts.push(job.lastError ? firstLine(job.lastError) : 'dead', relativeTime(ended, now), attemptOf(job));
+      parts.push(job.lastError ? failureText(job.lastError) : 'dead', relativeTime(ended, now), attemptOf(job));
       break;
     case 'completed':
       parts.push(`completed ${relativeTime(ended, now)}`);
@@ -91,6 +128,9 @@ export function jobReason(job: Job, now: number, shownAs: ShownState = shownStat
       break;
     case 'cancelled':
       parts.push(`cancelled ${relativeTime(ended, now)}`);
+      break;
+    case 'held':
+      parts.push(job.waitingFor > 0 ? `held · ${waitingForText(job)}` : 'held until released', attemptOf(job));
       break;
   }
   return parts.filter((p): p is string => p !== null && p !== '').join(' · ');
@@ -157,6 +197,10 @@ export function stateSentence(job: Job, runs: readonly JobRun[], now: number, wa
       return last?.durationMs !== null && last?.durationMs !== undefined ? `Completed in ${formatDuration(last.durationMs)}.` : 'Completed.';
     case 'cancelled':
       return error ? `Cancelled: ${error}` : 'Cancelled.';
+    case 'held':
+      return job.waitingFor > 0
+        ? `Held: not started until released (spool release), and then waiting for ${job.waitingFor} of the ${job.dependsOn} jobs it depends on.`
+        : 'Held: not started until released (spool release).';
   }
 }
 
@@ -177,4 +221,14 @@ export function endLine(job: Job, runs: readonly JobRun[]): string | null {
     default:
       return null;
   }
+}
+
+/**
+ * The rule a job was enqueued with, in a few words, as the job page and `spool job` show it:
+ * "unique for 10m by queue, kind, payload", "debounce 5s by queue, kind", "throttle 1m by kind".
+ */
+export function uniquenessText(u: JobUniqueness): string {
+  const by = `by ${u.by.join(', ')}`;
+  if (u.rule === 'unique') return `unique for ${formatDuration(u.forMs)} ${by}${u.while !== undefined && u.while !== 'any' ? ` while ${u.while}` : ''}`;
+  return `${u.rule} ${formatDuration(u.forMs)} ${by}`;
 }

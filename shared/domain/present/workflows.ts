@@ -14,7 +14,7 @@ export function stepStateWord(state: JobState): string {
 }
 
 /** The order counts are said in: what is under way first, then what ended, then what waits. */
-const COUNT_ORDER: readonly JobState[] = ['running', 'retrying', 'queued', 'completed', 'dead', 'cancelled', 'blocked'];
+const COUNT_ORDER: readonly JobState[] = ['running', 'retrying', 'queued', 'held', 'completed', 'dead', 'cancelled', 'blocked'];
 
 /** "4 succeeded, 1 running": the states with jobs, in the words of `stepStateWord`; "no jobs" when there are none. */
 export function runCountsText(counts: Readonly<Partial<Record<JobState, number>>>): string {

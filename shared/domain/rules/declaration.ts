@@ -19,13 +19,14 @@ import { rateLimit } from './queues';
 import { jobTemplate, timezone } from './schedules';
 import { declaredWorkflowOf } from './workflows';
 import { anyKeys, jobOptionsOf, paramValues } from './declaredFields';
+import { optionalRetryRule } from './retry';
 
 export { jobOptionsOf, paramValues };
 
 /** The most objects of each type one declaration may hold: a file is reviewed by people. */
 export const MAX_OBJECTS_PER_TYPE = 10_000;
 
-const QUEUE_FIELDS = ['concurrency', 'rateLimit', 'maxAttempts', 'backoff', 'timeoutMs', 'retentionMs', 'paused'] as const;
+const QUEUE_FIELDS = ['concurrency', 'rateLimit', 'maxAttempts', 'backoff', 'timeoutMs', 'retentionMs', 'paused', 'retry', 'expireAfterMs'] as const;
 
 /** A whole declaration; `field` is where it sits in the params ("file"). */
 export function declaration(value: unknown, field: string): Declaration {
@@ -81,6 +82,10 @@ export function queueSettings(value: unknown, field: string): QueueSettings {
   const r = o['retentionMs'];
   if (r !== undefined) s.retentionMs = r === null ? null : integerIn(r, join(field, 'retentionMs'), 0, LIMITS.maxDurationMs);
   if (o['paused'] !== undefined) s.paused = boolean(o['paused'], join(field, 'paused'));
+  const retry = optionalRetryRule(o['retry'], join(field, 'retry'));
+  if (retry !== undefined) s.retry = retry;
+  const e = o['expireAfterMs'];
+  if (e !== undefined) s.expireAfterMs = e === null ? null : integerIn(e, join(field, 'expireAfterMs'), 1, LIMITS.maxDurationMs);
   return s;
 }
 
@@ -111,7 +116,7 @@ export function templateStateOf(value: unknown, field: string): TemplateState {
     queue: name(o['queue'], join(field, 'queue')),
     kind: name(o['kind'], join(field, 'kind')),
     payload: o['payload'] ?? null,
-    options: jobOptionsOf(o['options'] ?? {}, join(field, 'options')),
+    options: jobOptionsOf(o['options'] ?? {}, join(field, 'options'), true),
     params: templateParams(o['params'] ?? {}, join(field, 'params')),
   };
   if (o['description'] !== undefined) state.description = string(o['description'], join(field, 'description'), MAX_DESCRIPTION_LENGTH);

@@ -9,6 +9,10 @@ import { LIMITS } from '../../protocol';
 import { isRecord } from '../records';
 import { join, object, shown, string } from '../validate';
 import { maxAttempts, partialBackoff, priority, tags, timeoutMs } from './jobs';
+import { uniqueOptions } from './unique';
+
+const JOB_OPTIONS = ['priority', 'maxAttempts', 'backoff', 'timeoutMs', 'tags'] as const;
+const UNIQUE_OPTIONS = ['unique', 'debounce', 'throttle'] as const;
 
 /** An object whose keys are names the caller chose (parameters), each checked by the caller. */
 export function anyKeys(value: unknown, field: string): Record<string, unknown> {
@@ -16,10 +20,13 @@ export function anyKeys(value: unknown, field: string): Record<string, unknown> 
   return value;
 }
 
-/** A job's options as a template or workflow step declares them. */
-export function jobOptionsOf(value: unknown, field: string): JobOptions {
-  const o = object(value, field, ['priority', 'maxAttempts', 'backoff', 'timeoutMs', 'tags']);
-  const options: JobOptions = {};
+/**
+ * A job's options as a template or workflow step declares them; `unique`, `debounce` and
+ * `throttle` only where `withUnique` (a template's: a workflow run's jobs are made once).
+ */
+export function jobOptionsOf(value: unknown, field: string, withUnique = false): JobOptions {
+  const o = object(value, field, withUnique ? [...JOB_OPTIONS, ...UNIQUE_OPTIONS] : JOB_OPTIONS);
+  const options: JobOptions = withUnique ? uniqueOptions(o, field) : {};
   if (o['priority'] !== undefined) options.priority = priority(o['priority'], join(field, 'priority'));
   if (o['maxAttempts'] !== undefined) options.maxAttempts = maxAttempts(o['maxAttempts'], join(field, 'maxAttempts'));
   if (o['backoff'] !== undefined) options.backoff = partialBackoff(o['backoff'], join(field, 'backoff'));

@@ -26,7 +26,10 @@ import {
 } from '../validate';
 import { MAX_CONTEXT_FIELD } from './limits';
 import { isRecord } from '../records';
-import { builtinPayload } from './payloads';
+import { builtinPayload, HTTP_EDIT_FIELDS, SHELL_EDIT_FIELDS, type PayloadEdits } from './payloads';
+import { uniqueRuleParams, type UniqueRule } from './unique';
+import { optionalRetryRule } from './retry';
+import type { RetryRule } from '../../protocol/types';
 
 const STRATEGIES: readonly BackoffStrategy[] = ['exponential', 'linear', 'fixed'];
 /** Latest accepted absolute time: year 275760 is where JS dates end; anything near it is a mistake anyway. */
@@ -64,8 +67,18 @@ export interface EnqueueInput {
    * enqueue resolves them to ids). Absent elsewhere.
    */
   batchDependsOn?: BatchDependencyInput[];
-  /** Its group key, or null. */
+  /** Its `unique`, `debounce` or `throttle`, defaults filled in; absent when none. */
+  unique?: UniqueRule;
+  /** Its group key, or null (also what `unique.by`'s "group" compares). */
   group: string | null;
+  /** Its own retry rule; undefined to take its queue's (null: none, whatever the queue says). */
+  retry?: RetryRule | null;
+  /** It ends dead if not started within this long of its enqueue; undefined for its queue's default. */
+  expireAfterMs?: number;
+  /** No retry after this time (epoch ms). */
+  deadlineAt?: number;
+  /** No retry after this long from its enqueue (the job's creation time: the same clock reading). */
+  deadlineMs?: number;
 }
 
 /** A dependency on an earlier job of the same batch, by its position in the batch. */
@@ -84,7 +97,10 @@ export interface DependencyInput {
   field: string;
 }
 
-const ENQUEUE_FIELDS = ['queue', 'kind', 'payload', 'priority', 'weight', 'delayMs', 'runAt', 'maxAttempts', 'backoff', 'timeoutMs', 'tags', 'idempotencyKey', 'context', 'dependsOn', 'group'] as const;
+const ENQUEUE_FIELDS = [
+  'queue', 'kind', 'payload', 'priority', 'weight', 'delayMs', 'runAt', 'maxAttempts', 'backoff', 'timeoutMs', 'tags', 'idempotencyKey', 'context', 'dependsOn',
+  'unique', 'debounce', 'throttle', 'retry', 'expireAfterMs', 'deadlineAt', 'deadlineMs', 'group',
+] as const;
 
 /** What a group key allows, in words (the CLI and the jobs file say the same). */
 export const GROUP_RULE = `1 to ${LIMITS.maxGroupLength} characters of letters, digits, ":", ".", "_", "-", "@" or "/"`;
@@ -262,7 +278,35 @@ export function enqueueParams(value: unknown, now: number, prefix = ''): Enqueue
     context: context(o['context'], f('context')),
     dependsOn: dependsOnParam(o['dependsOn'], f('dependsOn')),
     group: o['group'] === undefined || o['group'] === null ? null : groupKey(o['group'], f('group')),
+    ...uniqueOf(o, prefix),
+    ...expiryFields(o, prefix, now),
   };
+}
+
+/** The `unique` field of an EnqueueInput, present only when the params have a rule. */
+function uniqueOf(o: Fields, prefix: string): { unique?: UniqueRule } {
+  const unique = uniqueRuleParams(o, prefix);
+  return unique === undefined ? {} : { unique };
+}
+
+/**
+ * `retry`, `expireAfterMs`, and the deadline as `deadlineAt` (epoch ms) or `deadlineMs` (from
+ * now); each only when given, so that a job without them reads as before.
+ */
+function expiryFields(o: Fields, prefix: string, now: number): Pick<EnqueueInput, 'retry' | 'expireAfterMs' | 'deadlineAt' | 'deadlineMs'> {
+  const out: Pick<EnqueueInput, 'retry' | 'expireAfterMs' | 'deadlineAt' | 'deadlineMs'> = {};
+  const retry = optionalRetryRule(o['retry'], join(prefix, 'retry'));
+  if (retry !== undefined) out.retry = retry;
+  const expireAfterMs = optionalInteger(o['expireAfterMs'], join(prefix, 'expireAfterMs'), 1, LIMITS.maxDurationMs);
+  if (expireAfterMs !== undefined) out.expireAfterMs = expireAfterMs;
+  const deadlineAt = optionalInteger(o['deadlineAt'], join(prefix, 'deadlineAt'), 0, now + LIMITS.maxDurationMs);
+  const deadlineMs = optionalInteger(o['deadlineMs'], join(prefix, 'deadlineMs'), 1, LIMITS.maxDurationMs);
+  if (deadlineAt !== undefined && deadlineMs !== undefined) {
+    throw invalidParams(join(prefix, 'deadlineAt'), `Give either ${join(prefix, 'deadlineAt')} or ${join(prefix, 'deadlineMs')}, not both`, 'deadlineAt or deadlineMs');
+  }
+  if (deadlineAt !== undefined) out.deadlineAt = deadlineAt;
+  if (deadlineMs !== undefined) out.deadlineMs = deadlineMs;
+  return out;
 }
 
 export function enqueueBatchParams(value: unknown, now: number): EnqueueInput[] {
@@ -285,13 +329,26 @@ export interface UpdateInput {
   maxAttempts: number | null;
   tags: string | null;
   weight: number | null;
+  timeoutMs: number | null;
+  /** Fields of a shell or HTTP payload, merged into the stored one by the engine (which knows the kind). */
+  payloadEdits: PayloadEdits;
 }
+
+const PAYLOAD_EDIT_FIELDS = [...SHELL_EDIT_FIELDS, ...HTTP_EDIT_FIELDS];
 
 /** `now` bounds runAt. */
 export function updateParams(value: unknown, now: number): UpdateInput {
-  const o = object(value, 'params', ['id', 'priority', 'runAt', 'delayMs', 'payload', 'maxAttempts', 'tags', 'weight']);
+  const o = object(value, 'params', ['id', 'priority', 'runAt', 'delayMs', 'payload', 'maxAttempts', 'tags', 'weight', 'timeoutMs', ...PAYLOAD_EDIT_FIELDS]);
   const { delayMs, runAt } = runTime(o, '', now);
+  const payloadEdits: PayloadEdits = {};
+  for (const key of PAYLOAD_EDIT_FIELDS) {
+    if (o[key] === undefined) continue;
+    if (o['payload'] !== undefined) throw invalidParams(key, `Give either payload or ${key}, not both: ${key} changes one field of the payload`, 'payload, or its fields');
+    payloadEdits[key] = o[key];
+  }
   return {
+    timeoutMs: o['timeoutMs'] === undefined ? null : timeoutMs(o['timeoutMs'], 'timeoutMs'),
+    payloadEdits,
     id: jobId(o['id']),
     priority: o['priority'] === undefined ? null : priority(o['priority'], 'priority'),
     delayMs,
@@ -306,7 +363,7 @@ export function updateParams(value: unknown, now: number): UpdateInput {
 /** The filter fields of jobs.list and the bulk forms, validated. */
 export type FilterInput = JobFilter;
 
-const FILTER_FIELDS = ['queue', 'states', 'kind', 'tag', 'search', 'branch', 'idSuffix', 'delayed', 'group'] as const;
+const FILTER_FIELDS = ['queue', 'states', 'kind', 'tag', 'search', 'branch', 'idSuffix', 'delayed', 'olderThanMs', 'group'] as const;
 
 /** The end of a job id as the views show it: lowercase hex digits and dashes, up to a whole id. */
 const ID_SUFFIX = new RegExp(`^[0-9a-f-]{${LIMITS.minIdSuffixLength},36}$`);
@@ -344,6 +401,8 @@ function filterFields(o: Fields, prefix: string): FilterInput {
   if (suffix !== undefined) filter.idSuffix = suffix;
   const delayed = optionalBoolean(o['delayed'], f('delayed'));
   if (delayed !== undefined) filter.delayed = delayed;
+  const olderThanMs = optionalInteger(o['olderThanMs'], f('olderThanMs'), 0, LIMITS.maxDurationMs);
+  if (olderThanMs !== undefined) filter.olderThanMs = olderThanMs;
   if (o['group'] !== undefined) filter.group = groupKey(o['group'], f('group'));
   return filter;
 }
@@ -403,15 +462,23 @@ export function outputParams(value: unknown): OutputInput {
 }
 
 /** A bulk action's jobs: these ids, or every job matching a filter (in one queue, or across every queue). */
-export type BulkInput = { ids: string[] } | { filter: FilterInput };
+export type BulkInput = ({ ids: string[] } | { filter: FilterInput }) & { dryRun?: boolean };
+
+/** `jobs.updateMany`: the jobs, and the priority each gets. */
+export function bulkUpdateParams(value: unknown): { jobs: BulkInput; priority: number } {
+  const { priority: given, ...rest } = object(value, 'params', ['ids', 'filter', 'dryRun', 'priority']);
+  if (given === undefined) throw invalidParams('priority', 'priority is required: the priority every job named gets', `${LIMITS.minPriority}..${LIMITS.maxPriority}`);
+  return { jobs: bulkParams(rest), priority: priority(given, 'priority') };
+}
 
 export function bulkParams(value: unknown): BulkInput {
-  const o = object(value, 'params', ['ids', 'filter']);
+  const o = object(value, 'params', ['ids', 'filter', 'dryRun']);
+  const dryRun = optionalBoolean(o['dryRun'], 'dryRun') === true ? { dryRun: true } : {};
   if ((o['ids'] === undefined) === (o['filter'] === undefined)) {
-    throw invalidParams('ids', 'Give either ids (a list of job ids) or filter (queue, states, kind, tag, search, branch, idSuffix), not both and not neither', 'ids or filter');
+    throw invalidParams('ids', 'Give either ids (a list of job ids) or filter (queue, states, kind, tag, search, branch, idSuffix, olderThanMs), not both and not neither', 'ids or filter');
   }
   if (o['ids'] !== undefined) {
-    return { ids: [...new Set(array(o['ids'], 'ids', LIMITS.maxBatch, 1).map((id, i) => jobId(id, `ids[${i}]`)))] };
+    return { ids: [...new Set(array(o['ids'], 'ids', LIMITS.maxBatch, 1).map((id, i) => jobId(id, `ids[${i}]`)))], ...dryRun };
   }
   const f = requiredObject(o['filter'], 'filter', FILTER_FIELDS);
   const filter = filterFields(f, 'filter');
@@ -419,9 +486,9 @@ export function bulkParams(value: unknown): BulkInput {
   // another field say which jobs; an empty filter would act on every job there is, which is
   // never what a caller meant (purge and queue delete exist for that).
   if (Object.keys(filter).length === 0) {
-    throw invalidParams('filter', 'filter must say which jobs: give at least one of queue, states, kind, tag, search, branch, idSuffix or delayed', FILTER_FIELDS.join(', '));
+    throw invalidParams('filter', 'filter must say which jobs: give at least one of queue, states, kind, tag, search, branch, idSuffix, delayed or olderThanMs', FILTER_FIELDS.join(', '));
   }
-  return { filter };
+  return { filter, ...dryRun };
 }
 
 export function idParam(value: unknown): string {

@@ -188,3 +188,37 @@ export function builtinPayload(kind: string, payload: unknown, field: string): v
   if (kind === 'shell') shellPayload(payload, field);
   else if (kind === 'http') httpPayload(payload, field);
 }
+
+/** The fields of a shell or HTTP job's payload that `jobs.update` takes on their own. */
+export const SHELL_EDIT_FIELDS = ['command', 'env', 'cwd'] as const;
+export const HTTP_EDIT_FIELDS = ['url', 'method', 'headers', 'body'] as const;
+
+/** Payload fields given to `jobs.update` by name; null removes the field (env, cwd, headers, body). */
+export type PayloadEdits = Partial<Record<(typeof SHELL_EDIT_FIELDS)[number] | (typeof HTTP_EDIT_FIELDS)[number], unknown>>;
+
+/**
+ * A built-in job's stored payload with `edits` merged in, checked as at enqueue, with errors
+ * naming the field as the caller gave it ("command", "env.HOME"). A field of the other kind (a
+ * command for an HTTP job), or any such field for a job of another kind, is refused by name.
+ */
+export function editedPayload(kind: string, stored: unknown, edits: PayloadEdits): unknown {
+  const given = Object.keys(edits).filter((key) => edits[key as keyof PayloadEdits] !== undefined);
+  if (given.length === 0) return stored;
+  const fields: readonly string[] = kind === 'shell' ? SHELL_EDIT_FIELDS : kind === 'http' ? HTTP_EDIT_FIELDS : [];
+  for (const key of given) {
+    if (!fields.includes(key)) {
+      const owner = (SHELL_EDIT_FIELDS as readonly string[]).includes(key) ? 'shell' : 'http';
+      throw invalidParams(key, `${key} applies to ${owner} jobs only, and this job is of kind "${kind}"${fields.length > 0 ? `: it takes ${fields.join(', ')}` : '; change its payload instead'}`, fields.length > 0 ? fields.join(', ') : 'payload');
+    }
+  }
+  // A payload stored as the command or URL alone becomes the object form.
+  const base: Record<string, unknown> = typeof stored === 'string' ? { [kind === 'shell' ? 'command' : 'url']: stored } : isRecord(stored) ? { ...stored } : {};
+  for (const key of given) {
+    const value = edits[key as keyof PayloadEdits];
+    if (value === null) delete base[key];
+    else base[key] = value;
+  }
+  if (kind === 'shell') shellPayload(base, '');
+  else httpPayload(base, '');
+  return base;
+}

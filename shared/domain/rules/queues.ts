@@ -7,6 +7,8 @@ import { JOB_STATES, type Backoff, type JobState, type RateLimit } from '../../p
 import { groupKey, maxAttempts, partialBackoff, timeoutMs } from './jobs';
 import { MAX_CONCURRENCY, MAX_RATE } from './limits';
 import { resourceLimits } from './payloads';
+import { optionalRetryRule } from './retry';
+import type { RetryRule } from '../../protocol/types';
 import type { ResourceLimitChanges } from '../../protocol';
 import { array, boolean, integer, name, number, object, oneOf } from '../validate';
 
@@ -24,6 +26,10 @@ export interface ConfigureInput {
   groupRate: RateLimit | null | undefined;
   /** undefined = leave as they are, null = plain round-robin. */
   groupWeights: Record<string, number> | null | undefined;
+  /** undefined = leave as it is, null = remove it. */
+  retry?: RetryRule | null;
+  /** undefined = leave as it is, null = remove it. */
+  defaultExpireAfterMs?: number | null;
 }
 
 export { MAX_CONCURRENCY };
@@ -46,8 +52,15 @@ function nullable<T>(value: unknown, check: (value: unknown) => T): T | null | u
 }
 
 export function configureParams(value: unknown): ConfigureInput {
-  const o = object(value, 'params', ['name', 'concurrency', 'rateLimit', 'defaultMaxAttempts', 'defaultBackoff', 'defaultTimeoutMs', 'retentionMs', 'limits', 'groupConcurrency', 'groupRate', 'groupWeights']);
+  const o = object(value, 'params', [
+    'name', 'concurrency', 'rateLimit', 'defaultMaxAttempts', 'defaultBackoff', 'defaultTimeoutMs', 'retentionMs', 'limits',
+    'groupConcurrency', 'groupRate', 'groupWeights', 'retry', 'defaultExpireAfterMs',
+  ]);
+  const retry = optionalRetryRule(o['retry'], 'retry');
+  const defaultExpireAfterMs = nullable(o['defaultExpireAfterMs'], (v) => integer(v, 'defaultExpireAfterMs', 1, LIMITS.maxDurationMs));
   return {
+    ...(retry === undefined ? {} : { retry }),
+    ...(defaultExpireAfterMs === undefined ? {} : { defaultExpireAfterMs }),
     name: name(o['name'], 'name'),
     concurrency: nullable(o['concurrency'], (v) => integer(v, 'concurrency', 1, MAX_CONCURRENCY)),
     rateLimit: o['rateLimit'] === undefined ? undefined : rateLimit(o['rateLimit']),

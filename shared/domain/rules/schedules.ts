@@ -8,13 +8,14 @@ import { MISSED_POLICIES } from './declared';
 import { maxAttempts, partialBackoff, priority, tags, timeoutMs, weight, groupKey } from './jobs';
 import { DEFAULT_TIMEZONE, MAX_CRON_LENGTH, MAX_TIMEZONE_LENGTH } from './limits';
 import { builtinPayload } from './payloads';
+import { uniqueOptions } from './unique';
 import { boolean, join, jsonText, name, object, oneOf, requiredObject, string } from '../validate';
 
-const TEMPLATE_FIELDS = ['kind', 'payload', 'priority', 'weight', 'maxAttempts', 'backoff', 'timeoutMs', 'tags', 'group'] as const;
+const TEMPLATE_FIELDS = ['kind', 'payload', 'priority', 'weight', 'maxAttempts', 'backoff', 'timeoutMs', 'tags', 'unique', 'debounce', 'throttle', 'group'] as const;
 
 export function jobTemplate(value: unknown, field: string): JobTemplate {
   const o = requiredObject(value, field, TEMPLATE_FIELDS);
-  const template: JobTemplate = { kind: name(o['kind'], join(field, 'kind')) };
+  const template: JobTemplate = { kind: name(o['kind'], join(field, 'kind')), ...uniqueOptions(o, field) };
   if (o['payload'] !== undefined) {
     jsonText(o['payload'], join(field, 'payload'));
     template.payload = o['payload'];

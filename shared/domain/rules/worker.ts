@@ -105,10 +105,14 @@ export interface FailInput {
   exitCode: number | null;
   httpStatus: number | null;
   permanent: boolean;
+  /** When the next attempt may start (epoch ms), instead of the backoff; null when not given. */
+  retryAt: number | null;
 }
 
-export function failInput(value: unknown): FailInput {
-  const o = object(value, 'params', ['id', 'workerId', 'error', 'stack', 'exitCode', 'httpStatus', 'permanent']);
+export function failInput(value: unknown, now = Date.now()): FailInput {
+  const o = object(value, 'params', ['id', 'workerId', 'error', 'stack', 'exitCode', 'httpStatus', 'permanent', 'retryAt']);
+  const retryAt = o['retryAt'] === undefined ? null : integer(o['retryAt'], 'retryAt', 0, now + LIMITS.maxDurationMs);
+  if (retryAt !== null && o['permanent'] === true) throw invalidParams('retryAt', 'retryAt and permanent cannot go together: a permanent failure is never retried', 'retryAt or permanent');
   return {
     ...workerJob(o),
     error: truncate(string(o['error'], 'error', Number.MAX_SAFE_INTEGER, 1), MAX_ERROR),
@@ -116,6 +120,7 @@ export function failInput(value: unknown): FailInput {
     exitCode: o['exitCode'] === undefined ? null : integer(o['exitCode'], 'exitCode', -2147483648, 2147483647),
     httpStatus: o['httpStatus'] === undefined ? null : integer(o['httpStatus'], 'httpStatus', 100, 999),
     permanent: o['permanent'] === undefined ? false : boolean(o['permanent'], 'permanent'),
+    retryAt,
   };
 }
 
@@ -129,6 +134,28 @@ export function releaseParams(value: unknown): ReleaseInput {
   const o = object(value, 'params', ['id', 'workerId', 'reason']);
   const reason = o['reason'] === undefined ? 'released by its worker' : truncate(string(o['reason'], 'reason', Number.MAX_SAFE_INTEGER, 1), MAX_ERROR);
   return { ...workerJob(o), reason };
+}
+
+export interface SnoozeInput {
+  id: string;
+  workerId: string;
+  /** When the job runs again (epoch ms). */
+  runAt: number;
+}
+
+/**
+ * `jobs.snooze`: `delayMs` from now or `runAt` (epoch ms), one of the two, at most
+ * LIMITS.maxDurationMs ahead.
+ */
+export function snoozeParams(value: unknown, now: number): SnoozeInput {
+  const o = object(value, 'params', ['id', 'workerId', 'delayMs', 'runAt']);
+  const job = workerJob(o);
+  const delayMs = optionalInteger(o['delayMs'], 'delayMs', 0, LIMITS.maxDurationMs);
+  const runAt = optionalInteger(o['runAt'], 'runAt', 0, now + LIMITS.maxDurationMs);
+  if ((delayMs === undefined) === (runAt === undefined)) {
+    throw invalidParams('delayMs', 'Give either delayMs (how long from now) or runAt (epoch ms): when the job runs again', 'delayMs or runAt');
+  }
+  return { ...job, runAt: runAt ?? now + (delayMs ?? 0) };
 }
 
 function truncate(text: string, max: number): string {

@@ -199,6 +199,23 @@ export function defineAdminStatements(factory: StatementStoreFactory): void {
       }
     });
 
+    it('keeps daemon-wide settings by name: unset, set, replaced, and seen by another transaction', async () => {
+      const s = store();
+      const now = s.clock.ms;
+      const written = await s.run(function* () {
+        const unset = yield* sql('settingGet', 'st-setting');
+        yield* sql('settingSet', { name: 'st-setting', value: 'true', now });
+        const first = yield* sql('settingGet', 'st-setting');
+        yield* sql('settingSet', { name: 'st-setting', value: 'false', now: now + 1 });
+        return { unset, first };
+      });
+      assert.deepEqual(written, { unset: undefined, first: 'true' });
+      const read = await s.read(function* () {
+        return { value: yield* sql('settingGet', 'st-setting'), other: yield* sql('settingGet', 'st-other') };
+      });
+      assert.deepEqual(read, { value: 'false', other: undefined });
+    });
+
     it('stores access tokens once by name, lists and deletes them', async () => {
       const s = store();
       const token = { name: 'st-tok-b', scope: 'admin' as const, hash: 'ab'.repeat(32), createdAt: now };
@@ -256,7 +273,7 @@ export function defineAdminStatements(factory: StatementStoreFactory): void {
         const recount = (yield* sql('counterRecount')).filter((r) => r.queue === queue);
         return { all: (yield* sql('counterAll')).get(queue), recount: Object.fromEntries(recount.map((r) => [r.state, r.count])) };
       });
-      assert.deepEqual(counters.all, { blocked: 0, queued: 1, running: 0, retrying: 0, completed: 1, dead: 0, cancelled: 3 });
+      assert.deepEqual(counters.all, { blocked: 0, queued: 1, running: 0, retrying: 0, held: 0, completed: 1, dead: 0, cancelled: 3 });
       assert.deepEqual(counters.recount, { queued: 1, completed: 1, cancelled: 3 }, 'the full scan agrees with the counters');
 
       const retention = await s.run(function* () {
@@ -282,7 +299,7 @@ export function defineAdminStatements(factory: StatementStoreFactory): void {
         second: 1,
         third: 0,
         left: { running: 0, total: 1 },
-        counts: { blocked: 0, queued: 1, running: 0, retrying: 0, completed: 0, dead: 0, cancelled: 0 },
+        counts: { blocked: 0, queued: 1, running: 0, retrying: 0, held: 0, completed: 0, dead: 0, cancelled: 0 },
       });
 
       // Within one finished state, the oldest go first. Across states the stores differ, and

@@ -15,6 +15,31 @@ export function defineDependencyStatements(factory: StatementStoreFactory): void
     const store = statementStore(factory);
     afterEach(() => assertCountersAgree(store()));
 
+    it('counts the dependencies of a held job down without queueing it, and cancels it as a blocked one', async () => {
+      const s = store();
+      const now = s.clock.ms;
+      const row = (id: string): JobInsert => ({
+        id, queue: 'st-deps-held', kind: 'work', payload: '{}', priority: 0, weight: 1, runAt: now, maxAttempts: 3, backoffStrategy: 'fixed',
+        backoffBaseMs: 1000, backoffCapMs: 1000, backoffJitter: 0, timeoutMs: 30_000, idempotencyKey: null, tags: '[]', context: null,
+        ...PLAIN_JOB_INSERT, state: 'blocked', dependsOn: 2, waitingFor: 2, step: null, workflowRunId: null, now,
+      });
+      await s.enqueue(enqueueInput('st-deps-held')); // makes the queue
+      const heldId = '01900000-0000-7000-8000-0000000000d1';
+      const otherId = '01900000-0000-7000-8000-0000000000d2';
+      const result = await s.run(function* () {
+        yield* sql('jobInsertMany', [row(heldId), row(otherId)]);
+        yield* sql('jobSetHeld', { id: heldId, from: 'blocked', to: 'held', now: now + 1 });
+        yield* sql('jobSetHeld', { id: otherId, from: 'blocked', to: 'held', now: now + 1 });
+        const one = yield* sql('jobDependenciesMet', { counts: [{ id: heldId, n: 1 }], now: now + 2 });
+        const last = yield* sql('jobDependenciesMet', { counts: [{ id: heldId, n: 1 }], now: now + 3 });
+        const cancelled = yield* sql('jobCancelBlocked', { ids: [otherId], reason: 'dependency failed', now: now + 4 });
+        return { one, last, cancelled };
+      });
+      assert.deepEqual(result.one.map((j) => [j.state, j.waitingFor]), [['held', 1]]);
+      assert.deepEqual(result.last.map((j) => [j.state, j.waitingFor]), [['held', 0]], 'its last dependency met: still held, until a user releases it');
+      assert.deepEqual(result.cancelled.map((j) => [j.id, j.state, j.lastError]), [[otherId, 'cancelled', 'dependency failed']]);
+    });
+
     it('adds dependents, inserts and resolves edges, lowers waiting counts to queued, cancels blocked jobs and reopens edges', async () => {
       const s = store();
       const now = s.clock.ms;

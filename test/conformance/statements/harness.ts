@@ -192,7 +192,7 @@ export async function assertCountersAgree(s: StatementStore): Promise<void> {
   });
   const counted = new Map<string, JobCounts>();
   for (const { queue, state, count } of recount) {
-    const counts = counted.get(queue) ?? { blocked: 0, queued: 0, running: 0, retrying: 0, completed: 0, dead: 0, cancelled: 0 };
+    const counts = counted.get(queue) ?? { blocked: 0, queued: 0, running: 0, retrying: 0, held: 0, completed: 0, dead: 0, cancelled: 0 };
     counts[state] = count;
     counted.set(queue, counts);
   }

@@ -18,11 +18,13 @@ import { postgresStatements } from '../../../daemon/storage/postgres/statements'
 import { tempDir } from '../../helpers/engineTest';
 import { defineAdminStatements } from './admin';
 import { defineDependencyStatements } from './dependencies';
+import { defineExpiryStatements } from './expiry';
 import { exercised, type StatementStoreFactory } from './harness';
 import { defineJobStatements } from './jobs';
 import { defineMakingStatements } from './making';
 import { defineQueueStatements } from './queues';
 import { defineScheduleStatements } from './schedules';
+import { defineUniqueStatements } from './unique';
 import { defineWorkflowStatements } from './workflows';
 
 export type { StatementStoreFactory } from './harness';
@@ -47,6 +49,8 @@ export function defineStatements(factory: StatementStoreFactory): void {
   defineDependencyStatements(factory);
   defineWorkflowStatements(factory);
   defineGroupStatements(factory);
+  defineUniqueStatements(factory);
+  defineExpiryStatements(factory);
 
   describe('statements: coverage', () => {
     it('calls every statement of the stores, the listed exceptions aside', (t) => {

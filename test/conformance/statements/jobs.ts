@@ -144,17 +144,17 @@ export function defineJobStatements(factory: StatementStoreFactory): void {
       );
 
       const changed = await s.run(function* () {
-        const update = yield* sql('jobUpdate', { id: job.id, priority: 7, runAt: null, payload: '{"a":1}', maxAttempts: 9, tags: '["x","y"]', weight: 3, now: now + 6 });
-        const keep = yield* sql('jobUpdate', { id: job.id, priority: null, runAt: now + 60_000, payload: null, maxAttempts: null, tags: null, weight: null, now: now + 7 });
+        const update = yield* sql('jobUpdate', { id: job.id, priority: 7, runAt: null, payload: '{"a":1}', maxAttempts: 9, tags: '["x","y"]', weight: 3, timeoutMs: null, now: now + 6 });
+        const keep = yield* sql('jobUpdate', { id: job.id, priority: null, runAt: now + 60_000, payload: null, maxAttempts: null, tags: null, weight: null, timeoutMs: null, now: now + 7 });
         const cancelled = yield* sql('jobCancelWaiting', { id: job.id, from: 'queued', now: now + 8 });
         return {
           update,
           keep,
           cancelled,
           cancelAgain: yield* sql('jobCancelWaiting', { id: job.id, from: 'cancelled', now: now + 9 }),
-          updateCancelled: yield* sql('jobUpdate', { id: job.id, priority: 1, runAt: null, payload: null, maxAttempts: null, tags: null, weight: null, now: now + 9 }),
+          updateCancelled: yield* sql('jobUpdate', { id: job.id, priority: 1, runAt: null, payload: null, maxAttempts: null, tags: null, weight: null, timeoutMs: null, now: now + 9 }),
           cancelRunning: yield* sql('jobCancelWaiting', { id: running.id, from: 'running', now: now + 9 }),
-          missingUpdate: yield* sql('jobUpdate', { id: 'no-such-job', priority: 1, runAt: null, payload: null, maxAttempts: null, tags: null, weight: null, now: now + 9 }),
+          missingUpdate: yield* sql('jobUpdate', { id: 'no-such-job', priority: 1, runAt: null, payload: null, maxAttempts: null, tags: null, weight: null, timeoutMs: null, now: now + 9 }),
         };
       });
       assert.equal(changed.update?.priority, 7);
@@ -178,7 +178,7 @@ export function defineJobStatements(factory: StatementStoreFactory): void {
       const { job: waiting } = await s.enqueue(enqueueInput('st-jobs-life', { maxAttempts: 1 }));
       const increments = await concurrently(s, 4, function* () {
         const locked = (yield* sql('jobGetForUpdate', waiting.id)) ?? assert.fail('the job is there');
-        yield* sql('jobUpdate', { id: waiting.id, priority: null, runAt: null, payload: null, maxAttempts: locked.maxAttempts + 1, tags: null, weight: null, now: now + 10 });
+        yield* sql('jobUpdate', { id: waiting.id, priority: null, runAt: null, payload: null, maxAttempts: locked.maxAttempts + 1, tags: null, weight: null, timeoutMs: null, now: now + 10 });
       });
       const incremented = await s.read(function* () {
         return yield* sql('jobGet', waiting.id);
@@ -189,6 +189,32 @@ export function defineJobStatements(factory: StatementStoreFactory): void {
         return { first: yield* sql('jobDelete', job.id), second: yield* sql('jobDelete', job.id), gone: yield* sql('jobGet', job.id), runs: yield* sql('runsOfJob', job.id) };
       });
       assert.deepEqual(deleted, { first: true, second: false, gone: undefined, runs: [] }, 'its history goes with it');
+    });
+
+    it('holds a waiting job and releases it to the state given, only from the state it was read in; a held job can be updated and cancelled', async () => {
+      const s = store();
+      const { job } = await s.enqueue(enqueueInput('st-jobs-held'));
+      const moves = await s.run(function* () {
+        const held = yield* sql('jobSetHeld', { id: job.id, from: 'queued', to: 'held', now: now + 1 });
+        return {
+          held,
+          wrongFrom: yield* sql('jobSetHeld', { id: job.id, from: 'queued', to: 'held', now: now + 2 }),
+          updated: yield* sql('jobUpdate', { id: job.id, priority: 4, runAt: null, payload: null, maxAttempts: null, tags: null, weight: null, timeoutMs: 45_000, now: now + 3 }),
+          released: yield* sql('jobSetHeld', { id: job.id, from: 'held', to: 'retrying', now: now + 4 }),
+          again: yield* sql('jobSetHeld', { id: job.id, from: 'retrying', to: 'held', now: now + 5 }),
+          missing: yield* sql('jobSetHeld', { id: 'no-such-job', from: 'queued', to: 'held', now: now + 5 }),
+        };
+      });
+      assert.deepEqual([moves.held?.state, moves.held?.updatedAt], ['held', now + 1]);
+      assert.equal(moves.wrongFrom, undefined, 'a job not in `from` is left alone');
+      assert.deepEqual([moves.updated?.state, moves.updated?.priority, moves.updated?.timeoutMs], ['held', 4, 45_000], 'a held job is updated, its timeout too');
+      assert.equal(moves.released?.state, 'retrying');
+      assert.equal(moves.again?.state, 'held');
+      assert.equal(moves.missing, undefined);
+      const cancelled = await s.run(function* () {
+        return yield* sql('jobCancelWaiting', { id: job.id, from: 'held', now: now + 6 });
+      });
+      assert.equal(cancelled?.state, 'cancelled', 'a held job is cancelled as a waiting one');
     });
 
     // Workers of this test's own: jobRunningIds and the others look across every queue.
@@ -258,9 +284,9 @@ export function defineJobStatements(factory: StatementStoreFactory): void {
 
       const interrupted = await s.run(function* () {
         return {
-          c: yield* sql('jobInterrupt', { id: c.id, now: now + 4, reason: 'the daemon stopped' }),
-          again: yield* sql('jobInterrupt', { id: c.id, now: now + 4, reason: 'again' }),
-          missing: yield* sql('jobInterrupt', { id: 'no-such-job', now: now + 4, reason: 'none' }),
+          c: yield* sql('jobInterrupt', { id: c.id, now: now + 4, runAt: now + 4, reason: 'the daemon stopped' }),
+          again: yield* sql('jobInterrupt', { id: c.id, now: now + 4, runAt: now + 4, reason: 'again' }),
+          missing: yield* sql('jobInterrupt', { id: 'no-such-job', now: now + 4, runAt: now + 4, reason: 'none' }),
         };
       });
       assert.equal(interrupted.c?.state, 'retrying');
@@ -309,7 +335,7 @@ export function defineJobStatements(factory: StatementStoreFactory): void {
         reaped.runs.map((r) => [r.outcome, r.httpStatus, r.finishedAt]),
         [['lease_expired', 504, eLease]],
       );
-      assert.deepEqual(reaped.counts, { blocked: 0, queued: 0, running: 0, retrying: 2, completed: 1, dead: 1, cancelled: 1 }, 'counted inside the transaction that moved them');
+      assert.deepEqual(reaped.counts, { blocked: 0, queued: 0, running: 0, retrying: 2, held: 0, completed: 1, dead: 1, cancelled: 1 }, 'counted inside the transaction that moved them');
     });
 
     it('appends output under the cap with one marker, and pages and tails it', async () => {

@@ -21,7 +21,7 @@ const DEFAULTS: QueueDefaults = {
 };
 
 function counts(partial: Partial<JobCounts>): JobCounts {
-  return { blocked: 0, queued: 0, running: 0, retrying: 0, completed: 0, dead: 0, cancelled: 0, ...partial };
+  return { blocked: 0, queued: 0, running: 0, retrying: 0, held: 0, completed: 0, dead: 0, cancelled: 0, ...partial };
 }
 
 export function defineQueueStatements(factory: StatementStoreFactory): void {
@@ -254,10 +254,10 @@ export function defineQueueStatements(factory: StatementStoreFactory): void {
       // A waiting job moved to a later run time is delayed from then on, and back when moved again.
       const moved = await s.run(function* () {
         const delayedBefore = yield* sql('queueDelayed', { name: queue, now });
-        const running = yield* sql('jobUpdate', { id: due.id, priority: null, runAt: now + 30_000, payload: null, maxAttempts: null, tags: null, weight: null, now });
-        yield* sql('jobUpdate', { id: later.id, priority: null, runAt: now, payload: null, maxAttempts: null, tags: null, weight: null, now });
+        const running = yield* sql('jobUpdate', { id: due.id, priority: null, runAt: now + 30_000, payload: null, maxAttempts: null, tags: null, weight: null, timeoutMs: null, now });
+        yield* sql('jobUpdate', { id: later.id, priority: null, runAt: now, payload: null, maxAttempts: null, tags: null, weight: null, timeoutMs: null, now });
         const delayedNow = yield* sql('queueDelayed', { name: queue, now });
-        yield* sql('jobUpdate', { id: later.id, priority: null, runAt: now + 60_000, payload: null, maxAttempts: null, tags: null, weight: null, now });
+        yield* sql('jobUpdate', { id: later.id, priority: null, runAt: now + 60_000, payload: null, maxAttempts: null, tags: null, weight: null, timeoutMs: null, now });
         return { delayedBefore, running, delayedNow, delayedAgain: yield* sql('queueDelayed', { name: queue, now }) };
       });
       assert.deepEqual(moved, { delayedBefore: 1, running: undefined, delayedNow: 0, delayedAgain: 1 }, 'a running job is not waiting');
@@ -283,7 +283,7 @@ export function defineQueueStatements(factory: StatementStoreFactory): void {
         all: counts({ running: 1, cancelled: 1 }),
         delayed: 0,
         left: { running: 1, total: 2 },
-        purged: 1,
+        purged: { deleted: 1, unfinishedByRun: new Map() },
         afterPurge: counts({ running: 1 }),
         leftAfterPurge: { running: 1, total: 1 },
       }, 'a running job is never purged');
@@ -291,9 +291,9 @@ export function defineQueueStatements(factory: StatementStoreFactory): void {
       for (let i = 0; i < 3; i += 1) await s.enqueue(enqueueInput(queue));
       const purges = await s.run(function* () {
         const batches: number[] = [];
-        for (let i = 0; i < 3; i += 1) batches.push(yield* sql('queuePurge', { name: queue, states: ['queued'], limit: 2 }));
+        for (let i = 0; i < 3; i += 1) batches.push((yield* sql('queuePurge', { name: queue, states: ['queued'], limit: 2 })).deleted);
         yield* sql('jobComplete', { id: due.id, workerId: 'w1', result: null, now: now + 2 });
-        batches.push(yield* sql('queuePurge', { name: queue, states: ['completed'], limit: 2 }));
+        batches.push((yield* sql('queuePurge', { name: queue, states: ['completed'], limit: 2 })).deleted);
         return { batches, left: yield* sql('queueJobsLeft', queue), counts: yield* sql('queueCounts', queue) };
       });
       assert.deepEqual(purges, { batches: [2, 1, 0, 1], left: { running: 0, total: 0 }, counts: counts({}) });
@@ -351,6 +351,9 @@ export function defineQueueStatements(factory: StatementStoreFactory): void {
       assert.deepEqual(await list({ idSuffix: j3.id.slice(-8) }), ids([j3]));
       assert.deepEqual(await list({ delayed: true }), ids([j2]));
       assert.deepEqual(await list({ delayed: false }), ids([j5, j4, j3, j1]));
+      const created = [j1, j2, j3, j4, j5].map((j) => j.createdAt);
+      assert.deepEqual(await list({ olderThanMs: 1000, now: Math.max(...created) + 1001 }), ids([j5, j4, j3, j2, j1]), 'created more than a second before now');
+      assert.deepEqual(await list({ olderThanMs: 1000, now: Math.min(...created) + 1000 }), [], 'none created more than a second before now');
 
       // Without a queue: every queue's jobs (SQLite splits the query by queue and state, then merges).
       assert.deepEqual(await list({ states: ['cancelled'] }, true), ids([other, j5]));

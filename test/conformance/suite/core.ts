@@ -312,7 +312,7 @@ export function defineCore(store: TestStoreFactory): void {
     await engine.enqueue({ queue: 'b', kind: 'k', delayMs: 60_000 });
     await engine.claim({ workerId: 'w', queues: ['a'] });
     const s = await engine.stats();
-    assert.deepEqual(s.totals, { blocked: 0, queued: 3, running: 1, retrying: 0, completed: 0, dead: 0, cancelled: 0 });
+    assert.deepEqual(s.totals, { blocked: 0, queued: 3, running: 1, retrying: 0, held: 0, completed: 0, dead: 0, cancelled: 0 });
     assert.deepEqual(s.queues.map((q) => [q.name, q.counts.queued, q.counts.running, q.delayed]), [['a', 2, 1, 0], ['b', 1, 0, 1]]);
   });
 }

@@ -106,9 +106,9 @@ export function defineCounters(store: TestStoreFactory): void {
     await engine.fail({ id: first.id, workerId: 'w', error: 'again' });
     await engine.enqueue({ queue: 'q', kind: 'k' });
     clock.advance(1000);
-    assert.deepEqual((await engine.getQueue('q')).counts, { blocked: 0, queued: 1, running: 0, retrying: 1, completed: 0, dead: 0, cancelled: 0 });
+    assert.deepEqual((await engine.getQueue('q')).counts, { blocked: 0, queued: 1, running: 0, retrying: 1, held: 0, completed: 0, dead: 0, cancelled: 0 });
     assert.equal((await engine.claim({ workerId: 'w', max: 5 })).length, 2);
-    assert.deepEqual((await engine.getQueue('q')).counts, { blocked: 0, queued: 0, running: 2, retrying: 0, completed: 0, dead: 0, cancelled: 0 });
+    assert.deepEqual((await engine.getQueue('q')).counts, { blocked: 0, queued: 0, running: 2, retrying: 0, held: 0, completed: 0, dead: 0, cancelled: 0 });
     assert.deepEqual(await engine.verifyCounters(), { ok: true, mismatches: [] });
   });
 }

@@ -15,12 +15,15 @@ import { defineGroups } from './groups';
 import { defineLease } from './lease';
 import { defineList } from './list';
 import { defineManage } from './manage';
+import { defineOperator } from './operator';
 import { defineOutput } from './output';
 import { definePayloads } from './payloads';
 import { defineProjects } from './projects';
 import { defineRateLimit } from './rateLimit';
+import { defineRetryRules } from './retryRules';
 import { defineSchedules } from './schedules';
 import { defineTokens } from './tokens';
+import { defineUnique } from './unique';
 import { defineUpkeep } from './upkeep';
 import { defineValidation } from './validation';
 import { defineWeights } from './weights';
@@ -39,12 +42,15 @@ const SUITES: readonly ((store: TestStoreFactory) => void)[] = [
   defineLease,
   defineList,
   defineManage,
+  defineOperator,
   defineOutput,
   definePayloads,
   defineProjects,
   defineRateLimit,
+  defineRetryRules,
   defineSchedules,
   defineTokens,
+  defineUnique,
   defineUpkeep,
   defineValidation,
   defineWeights,

@@ -70,7 +70,7 @@ export function defineManage(store: TestStoreFactory): void {
     await engine.claim({ workerId: 'w' });
     const error = await thrown(() => engine.update({ id: job.id, priority: 1 }));
     assert.equal(error.code, ErrorCode.InvalidState);
-    assert.match(error.message, /only blocked, queued or retrying jobs can change, and it is running/);
+    assert.match(error.message, /only blocked, queued, retrying or held jobs can change, and it is running/);
     assert.equal((await thrown(() => engine.update({ id: job.id, weight: 2 }))).code, ErrorCode.InvalidState);
     await engine.fail({ id: job.id, workerId: 'w', error: 'x' });
     const tooFew = await thrown(() => engine.update({ id: job.id, maxAttempts: 1 }));
@@ -91,7 +91,7 @@ export function defineManage(store: TestStoreFactory): void {
       assert.equal(before.state, state);
       const error = await thrown(() => engine.update({ id: job.id, priority: 7, delayMs: 0, payload: { changed: true }, maxAttempts: 9, tags: ['new'] }));
       assert.equal(error.code, ErrorCode.InvalidState, `code for ${state}`);
-      assert.match(error.message, new RegExp(`only blocked, queued or retrying jobs can change, and it is ${state}\\. Retry it to run it again`));
+      assert.match(error.message, new RegExp(`only blocked, queued, retrying or held jobs can change, and it is ${state}\\. Retry it to run it again`));
       assert.deepEqual([error.data['id'], error.data['state']], [job.id, state]);
       assert.deepEqual((await engine.getJob(job.id)).job, before, `the ${state} job is unchanged`);
     }

@@ -127,7 +127,7 @@ export function defineUpkeep(store: TestStoreFactory): void {
     clock.advance(2 * 3_600_000);
     s = await engine.stats();
     assert.deepEqual([s.completedLastMinute, s.failedLastMinute, s.completedLastHour, s.failedLastHour], [0, 0, 0, 0]);
-    assert.deepEqual(s.totals, { blocked: 0, queued: 0, running: 0, retrying: 0, completed: 2, dead: 1, cancelled: 0 });
+    assert.deepEqual(s.totals, { blocked: 0, queued: 0, running: 0, retrying: 0, held: 0, completed: 2, dead: 1, cancelled: 0 });
   });
 
   test('retention looks only at jobs created before the cutoff, so its cost does not grow with the jobs it keeps', async (t) => {

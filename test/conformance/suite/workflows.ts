@@ -167,6 +167,24 @@ export function defineWorkflows(store: TestStoreFactory): void {
     assert.equal((await engine.verifyCounters()).ok, true);
   });
 
+  test('workflows: a purge of the queue its waiting jobs are in ends the run cancelled, as a forced queue delete does', async (t) => {
+    const { engine } = makeEngine(t, store);
+    const definition = workflow([step('build'), step('test', ['build']), step('ship', ['test'])]);
+    const first = await engine.runWorkflow({ workflow: 'release', definition });
+    const [build] = await engine.claim({ workerId: 'w', max: 1 });
+    assert.ok(build);
+    await engine.complete({ id: build.id, workerId: 'w', result: null });
+    // The two jobs left wait: test is queued, ship blocked on it.
+    assert.equal(await engine.purgeQueue({ name: 'wf', states: ['queued', 'blocked'] }), 2);
+    const purged = await engine.getWorkflowRun({ id: first.run.id });
+    assert.equal(purged.state, 'cancelled', 'a run whose waiting jobs were purged does not stay running');
+
+    const second = await engine.runWorkflow({ workflow: 'release', definition });
+    assert.equal(await engine.deleteQueue({ name: 'wf', force: true }), 4, 'the first run\'s build and the second run\'s three jobs');
+    assert.equal((await engine.getWorkflowRun({ id: second.run.id })).state, 'cancelled');
+    assert.equal((await engine.verifyCounters()).ok, true);
+  });
+
   test('workflows: retry runs the failed part again, keeps succeeded jobs and their results, and the run ends succeeded', async (t) => {
     const { engine } = makeEngine(t, store);
     const definition = workflow([step('build'), step('test', ['build'], { target: ['linux', 'mac'] }), step('package', ['test']), step('cleanup', [{ step: 'package', on: 'finished' }])]);

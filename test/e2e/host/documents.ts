@@ -81,6 +81,33 @@ export const run = hostSuite({
     await waitFor('the third run in the document', () => doc.getText() === retried, 60_000);
   },
 
+  "a running job's output opens at its end and follows new lines, until the reader scrolls up": async (config) => {
+    await connected(await spool());
+    const client = await direct(config);
+    const scratch = configString(config, 'scratch');
+    const [more, most] = [path.join(scratch, 'follow-more'), path.join(scratch, 'follow-most')];
+    const { job } = await client.call('jobs.enqueue', {
+      queue: 'docs-follow',
+      kind: 'shell',
+      payload: { command: 'seq 1 300; while [ ! -f "$MORE" ]; do sleep 0.1; done; seq 301 600; while [ ! -f "$MOST" ]; do sleep 0.1; done; seq 601 900', env: { MORE: more, MOST: most } },
+    });
+    const doc = await vscode.workspace.openTextDocument(jobOutputUri(job));
+    const editor = await vscode.window.showTextDocument(doc, { preview: false });
+    const lastShown = (): number => editor.visibleRanges.at(-1)?.end.line ?? -1;
+    await waitFor('the first 300 lines in the document', () => doc.lineCount > 300 && doc.lineAt(299).text === '300');
+    await waitFor(`the editor at the end (it shows up to line ${lastShown() + 1})`, () => lastShown() >= 299);
+    assert.equal(editor.selection.active.line, doc.lineCount - 1, 'the cursor is at the end');
+    fs.writeFileSync(more, '');
+    await waitFor(`line 600 in view (the editor shows up to line ${lastShown() + 1})`, () => doc.lineCount > 600 && lastShown() >= 599);
+    // Scrolled up to read, the editor stays where the reader is as more lines arrive.
+    editor.revealRange(new vscode.Range(10, 0, 10, 0), vscode.TextEditorRevealType.AtTop);
+    await waitFor('the editor scrolled up', () => lastShown() < 200);
+    fs.writeFileSync(most, '');
+    await waitFor('the last lines in the document', () => doc.getText().includes('--- the job completed ---'), 60_000);
+    assert.ok(lastShown() < 200, `the editor stayed where the reader scrolled to, showing up to line ${lastShown() + 1}`);
+    await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+  },
+
   'opening the output of a job that was deleted fails and leaves nothing followed': async (config) => {
     const api = await spool();
     const client = await direct(config);

@@ -70,6 +70,7 @@ export const run = hostSuite({
           ['Delayed', '1', 'group.delayed'],
           ['Blocked', '0', 'group.blocked.empty'],
           ['Retrying', '0', 'group.retrying.empty'],
+          ['Held', '0', 'group.held.empty'],
           ['Dead', '2', 'group.dead'],
           ['Completed', '1', 'group.completed'],
           ['Cancelled', '0', 'group.cancelled.empty'],

@@ -1,5 +1,5 @@
 /**
- * Migration 14: groups. A job may carry a group key (`group_key`; '' in a grouped queue for the
+ * Migration 18: groups. A job may carry a group key (`group_key`; '' in a grouped queue for the
  * jobs enqueued without one, so that they form a group of their own); a queue may bound each
  * group's running weight and start rate and weigh the groups' turns. `queue_groups` holds one
  * row per (queue, group): what its jobs wait and weigh while running (kept by the triggers

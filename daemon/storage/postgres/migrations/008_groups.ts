@@ -1,5 +1,5 @@
 /**
- * Migration 4: groups, as SQLite's migration 14 (see it for the design). Unlike SQLite, the
+ * Migration 8: groups, as SQLite's migration 18 (see it for the design). Unlike SQLite, the
  * group rows are kept by row-level triggers in PL/pgSQL, which fire only for jobs with a group
  * key (WHEN), so the claims and heartbeats of ungrouped jobs never run them. A claim locks the
  * group rows it draws on (FOR NO KEY UPDATE SKIP LOCKED), and every move of a grouped job
