@@ -79,6 +79,13 @@ test('enqueue --group, jobs --group and queue set --group-concurrency/--group-ra
   await spool(['enqueue', 'exports', '--kind', 'export', '--group', 'customer:7']);
   const listed = await spool(['jobs', '--group', 'customer:42', '--json']);
   assert.deepEqual((JSON.parse(listed.stdout) as { jobs: { id: string }[] }).jobs.map((j) => j.id), [id]);
+  const dry = await spool(['hold', '--group', 'customer:42', '--dry-run']);
+  assert.equal(dry.code, 0, dry.stderr);
+  assert.match(dry.stdout, /^Would hold 1 job in 1 queue; nothing was changed\.$/m);
+  const held = await spool(['hold', '--queue', 'exports', '--group', 'customer:42']);
+  assert.equal(held.code, 0, held.stderr);
+  assert.match(held.stdout, /^Held 1 job\.$/m);
+  assert.equal((JSON.parse((await spool(['job', id, '--json'])).stdout) as { job: { state: string } }).job.state, 'held');
   const bad = await spool(['enqueue', 'exports', '--kind', 'export', '--group', 'customer 42']);
   assert.equal(bad.code, 1);
   assert.match(bad.stderr, /--group must be 1 to 128 characters of letters, digits/);
