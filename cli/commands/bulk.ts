@@ -18,6 +18,7 @@ type BulkOptions = {
   search?: string;
   branch?: string;
   olderThan?: string;
+  group?: string;
   dryRun?: boolean;
   json?: boolean;
   cascade?: boolean;
@@ -113,6 +114,7 @@ export function registerBulk(program: Command): void {
       .option('--search <text>', 'instead of ids: only jobs with this text in the payload or the last error')
       .option('--branch <branch>', 'instead of ids: only jobs enqueued from this git branch')
       .option('--older-than <duration>', 'instead of ids: only jobs created longer ago than this, e.g. 2h, 7d')
+      .option('--group <key>', 'instead of ids: only jobs of this group (enqueue --group)')
       .option('--dry-run', `count the jobs it would ${verb.name}, and in how many queues, and change nothing`)
       .option('--json', `print {count, errors${verb.name === 'cancel' ? ', stopRequested' : ''}} as JSON (with --dry-run: {count, queues})`)
       .addHelpText(
@@ -127,7 +129,7 @@ async function runVerb(ctx: CliContext, verb: Verb, ids: string[], o: BulkOption
   const filters = filterFlags(o);
   if (ids.length > 0 && (o.queue !== undefined || filters.length > 0)) throw new CliError(`Give job ids or --queue${filters.length > 0 ? ` and ${filters.join(', ')}` : ''}, not both.`);
   if (ids.length === 0 && o.queue === undefined && filters.length === 0) {
-    throw new CliError(`Say which jobs: spool ${verb.name} <id...>, or spool ${verb.name} [--queue <queue>] --state … (or --kind, --tag, --search, --branch, --older-than).`);
+    throw new CliError(`Say which jobs: spool ${verb.name} <id...>, or spool ${verb.name} [--queue <queue>] --state … (or --kind, --tag, --search, --branch, --older-than, --group).`);
   }
   if (o.cascade && ids.length !== 1) throw new CliError('--cascade deletes one job with the jobs that depend on it: give one job id.');
   if (o.cascade && o.dryRun) throw new CliError('--dry-run counts the jobs of a filter or a list of ids; leave out --cascade.');
@@ -161,6 +163,7 @@ async function runVerb(ctx: CliContext, verb: Verb, ids: string[], o: BulkOption
       ...(o.search !== undefined ? { search: o.search } : {}),
       ...(o.branch !== undefined ? { branch: o.branch } : {}),
       ...(o.olderThan !== undefined ? { olderThanMs: parseDuration(o.olderThan, '--older-than') } : {}),
+      ...(o.group !== undefined ? { group: o.group } : {}),
     };
     const queues = o.queue !== undefined ? parseQueues(o.queue) : [];
     result = queues.length === 0 ? await verb.many(client, { filter, ...dryRun }, o) : await manyQueues(client, verb, queues, filter, o);
@@ -227,7 +230,7 @@ function errorLines(verb: Verb, errors: BulkResult['errors']): string[] {
   return lines;
 }
 
-/** The filter options given besides --queue, as typed: `--state`, `--kind`, `--tag`, `--search`, `--branch`, `--older-than`. */
+/** The filter options given besides --queue, as typed: `--state`, `--kind`, `--tag`, `--search`, `--branch`, `--older-than`, `--group`. */
 function filterFlags(o: BulkOptions): string[] {
   const given: [unknown, string][] = [
     [o.state, '--state'],
@@ -236,6 +239,7 @@ function filterFlags(o: BulkOptions): string[] {
     [o.search, '--search'],
     [o.branch, '--branch'],
     [o.olderThan, '--older-than'],
+    [o.group, '--group'],
   ];
   return given.filter(([value]) => value !== undefined).map(([, flag]) => flag);
 }

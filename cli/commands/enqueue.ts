@@ -28,6 +28,7 @@ type EnqueueOptions = JobSourceOptions &
     at?: string;
     key?: string;
     weight?: string;
+    group?: string;
     wait?: boolean;
     json?: boolean;
     after?: string[];
@@ -67,6 +68,7 @@ export function registerEnqueue(program: Command): void {
     .option('--delay <duration>', 'start no earlier than this from now, e.g. 30s, 5m, 2h')
     .option('--at <time>', 'start no earlier than this time: local unless it names a zone, e.g. 2026-05-01T09:00, 2026-05-01T09:00Z or +30m (a past time is refused)')
     .option('--weight <n>', `the room the job takes of its queue's concurrency and its worker's capacity while it runs (1..${LIMITS.maxWeight}, default 1)`)
+    .option('--group <key>', 'the job\'s group, e.g. customer:42: the queue\'s --group-concurrency and --group-rate hold per group, and its claims take groups in turn')
     .option('--key <key>', 'idempotency key, global across queues: enqueueing the same key again returns the existing job (wherever it is) and enqueues nothing')
     .option('--wait', 'wait for the job to finish, showing its output; exit 0 if it completed, 1 if not')
     .option('--json', 'print the result as JSON (with --wait: one JSON object per line, the output lines, then {job})')
@@ -86,6 +88,7 @@ Examples:
   spool enqueue hooks --http https://example.com/hook --method POST --body '{"ok":true}'
   spool enqueue images --kind resize --payload '{"path":"a.png","width":640}' --priority 5
   spool enqueue video --shell "./encode.sh big.mov" --weight 4
+  spool enqueue exports --kind export --payload '{"customer":42}' --group customer:42
   spool enqueue deploy --shell "make deploy" --after 0193a5b2-7c1e-7d4f-8a9b-1c2d3e4f5a6b
   spool enqueue builds --shell "make clean" --after 0193a5b2-7c1e-7d4f-8a9b-1c2d3e4f5a6b:finished
   spool enqueue images --kind resize --payload @job.json --delay 10m --attempts 5 --backoff exponential:1s:5m
@@ -147,6 +150,7 @@ async function enqueue(ctx: CliContext, args: (string | string[] | undefined)[],
     params.runAt = start.at;
   }
   if (o.key !== undefined) params.idempotencyKey = o.key;
+  if (o.group !== undefined) params.group = o.group;
   if (o.weight !== undefined) params.weight = parseInteger(o.weight, '--weight', 1, LIMITS.maxWeight);
   if (o.after !== undefined && o.after.length > 0) params.dependsOn = parseAfter(o.after);
   Object.assign(params, parseUniqueOptions(o));

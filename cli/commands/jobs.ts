@@ -23,6 +23,7 @@ type ListOptions = {
   tag?: string;
   search?: string;
   branch?: string;
+  group?: string;
   delayed?: boolean;
   olderThan?: string;
   order?: string;
@@ -43,6 +44,7 @@ export function registerJobs(program: Command): void {
     .option('-t, --tag <tag>', 'only jobs with this tag')
     .option('--search <text>', 'text in the payload or the last error')
     .option('--branch <branch>', 'only jobs enqueued from this git branch')
+    .option('--group <key>', 'only jobs of this group (enqueue --group)')
     .option('--delayed', 'only queued jobs whose start time is still ahead')
     .option('--older-than <duration>', 'only jobs created longer ago than this, e.g. 2h, 7d')
     .option('--order <order>', `${ORDERS.join(', ')} (default newest)`)
@@ -58,6 +60,7 @@ Examples:
   spool jobs --queue builds,images --state queued
   spool jobs --state queued,retrying --limit 200
   spool jobs --branch feature/login
+  spool jobs --queue exports --group customer:42
   spool jobs --search "timeout" --json | jq '.jobs[].id'`,
     )
     .action(
@@ -70,6 +73,7 @@ Examples:
         if (o.tag) params.tag = o.tag;
         if (o.search) params.search = o.search;
         if (o.branch) params.branch = o.branch;
+        if (o.group) params.group = o.group;
         if (o.delayed) params.delayed = true;
         if (o.olderThan !== undefined) params.olderThanMs = parseDuration(o.olderThan, '--older-than');
         if (o.order) {

@@ -14,6 +14,7 @@ import { parseTimeout } from '../jobsource';
 import { parseBackoff, parseDuration } from '../parse/duration';
 import { collect, orFail, parseRate, parseStates } from '../parse/values';
 import { attemptsText, concurrencyText } from '../../shared/domain/rules/options';
+import { parseGroupWeights } from '../../shared/domain/groupWeights';
 import { addLimitOptions, resolveLimitChanges, type LimitOptionValues } from '../parse/limits';
 import { addRetryOptions, parseExpireAfter, resolveRetryRule, type RetryOptionValues } from '../parse/retry';
 
@@ -23,6 +24,9 @@ type QueueOptions = LimitOptionValues &
   expireAfter?: string;
   concurrency?: string;
   rate?: string;
+  groupConcurrency?: string;
+  groupRate?: string;
+  groupWeights?: string;
   attempts?: string;
   backoff?: string;
   timeout?: string;
@@ -60,6 +64,9 @@ export function registerQueues(program: Command): void {
     .argument('[action]', `${ACTIONS.join(' | ')} (default show)`)
     .option('--concurrency <n|none>', 'set: most jobs running at once')
     .option('--rate <rate|off>', 'set: most jobs started per second, e.g. 10/s, 600/m, 5/s:20 (bursts of 20) or off')
+    .option('--group-concurrency <n|none>', 'set: most jobs of one group (enqueue --group) running at once, counted by weight')
+    .option('--group-rate <rate|off>', 'set: most jobs of one group started per second, same syntax as --rate')
+    .option('--group-weights <group=n,...|none>', 'set: fair turns between groups, e.g. customer:1=3 gives it three turns for one of any other group')
     .option('--attempts <n>', 'set: default attempts per job')
     .option('--backoff <strategy:base:cap>', 'set: default wait between attempts, e.g. exponential:1s:5m')
     .option('--timeout <duration>', 'set: default lease per attempt, e.g. 10m')
@@ -80,6 +87,7 @@ Examples:
   spool queue images
   spool queue images pause
   spool queue images set --concurrency 2 --rate 5/s --attempts 5 --backoff exponential:1s:5m --retention 7d
+  spool queue exports set --group-concurrency 1 --group-rate 5/s --group-weights customer:1=3
   spool queue encode set --memory 2GiB --cpu 10m --open-files 1024
   spool queue encode set --cpu none
   spool queue sync set --retry-on-exit 75 --retry-never-exit 2 --expire-after 1h
@@ -155,6 +163,9 @@ function configureParams(name: string, o: QueueOptions): ConfigureQueueParams {
   const p: ConfigureQueueParams = { name };
   if (o.concurrency !== undefined) p.concurrency = o.concurrency === 'none' ? null : orFail(concurrencyText(o.concurrency, '--concurrency'));
   if (o.rate !== undefined) p.rateLimit = parseRate(o.rate);
+  if (o.groupConcurrency !== undefined) p.groupConcurrency = o.groupConcurrency === 'none' ? null : orFail(concurrencyText(o.groupConcurrency, '--group-concurrency'));
+  if (o.groupRate !== undefined) p.groupRate = parseRate(o.groupRate);
+  if (o.groupWeights !== undefined) p.groupWeights = orFail(parseGroupWeights(o.groupWeights, '--group-weights'));
   if (o.attempts !== undefined) p.defaultMaxAttempts = orFail(attemptsText(o.attempts, '--attempts'));
   if (o.backoff !== undefined) p.defaultBackoff = parseBackoff(o.backoff);
   if (o.timeout !== undefined) p.defaultTimeoutMs = parseTimeout(o.timeout);
@@ -170,7 +181,7 @@ function configureParams(name: string, o: QueueOptions): ConfigureQueueParams {
   if (o.expireAfter !== undefined) p.defaultExpireAfterMs = o.expireAfter === 'none' ? null : parseExpireAfter(o.expireAfter);
   if (Object.keys(p).length === 1) {
     throw new CliError(
-      'Nothing to set: give --concurrency, --rate, --attempts, --backoff, --timeout, --retention, --memory, --cpu, --open-files, --processes, a --retry-… option or --expire-after.',
+      'Nothing to set: give --concurrency, --rate, --group-concurrency, --group-rate, --group-weights, --attempts, --backoff, --timeout, --retention, --memory, --cpu, --open-files, --processes, a --retry-… option or --expire-after.',
     );
   }
   return p;

@@ -2,6 +2,7 @@
  * Human views of the queue's records: tables for lists, field blocks for one record. The
  * `--json` forms print the daemon's result unchanged instead.
  */
+import { formatGroupWeights } from '../../shared/domain/groupWeights';
 import { describeCron } from '../../shared/domain/cron';
 import type { QueueStats, ScheduleResult, Stats } from '../../shared/protocol';
 import { formatBackoff } from '../../shared/domain/backoff';
@@ -111,6 +112,7 @@ export function jobDetails(job: Job, runs: readonly JobRun[], c: Colors, now = D
   if (job.workerId) fields.push(['worker', job.workerId]);
   if (job.leaseExpiresAt !== null) fields.push(['lease until', when(job.leaseExpiresAt)]);
   if (job.progress !== null) fields.push(['progress', `${job.progress}%${job.progressMessage ? ` ${job.progressMessage}` : ''}`]);
+  if (job.group !== null) fields.push(['group', job.group]);
   if (job.tags.length > 0) fields.push(['tags', job.tags.join(', ')]);
   if (job.idempotencyKey) fields.push(['key', job.idempotencyKey]);
   if (job.uniqueness) fields.push([job.uniqueness.rule, uniquenessText(job.uniqueness)]);
@@ -226,6 +228,15 @@ export function queuesTable(queues: readonly Queue[], c: Colors): string {
   );
 }
 
+/** A grouped queue's group settings, as `spool queue NAME` shows them. */
+function groupFields(q: Queue): [string, string][] {
+  return [
+    ['group concurrency', q.groupConcurrency === null ? 'no limit' : String(q.groupConcurrency)],
+    ['group rate', q.groupRate ? formatRate(q.groupRate) : 'none'],
+    ['group weights', q.groupWeights === null ? 'none (round-robin)' : formatGroupWeights(q.groupWeights)],
+  ];
+}
+
 export function queueDetails(q: Queue, c: Colors): string {
   const b = q.defaultBackoff;
   return renderFields(
@@ -236,6 +247,9 @@ export function queueDetails(q: Queue, c: Colors): string {
       ['jobs', Object.entries({ ...q.counts, queued: dueCount(q.counts, q.delayed) }).map(([state, n]) => `${state} ${n}`).join(', ') + `; delayed ${q.delayed}`],
       ['concurrency', q.concurrency === null ? 'no limit' : String(q.concurrency)],
       ['rate limit', q.rateLimit ? formatRate(q.rateLimit) : 'none'],
+      ...(q.grouped || q.groupConcurrency !== null || q.groupRate !== null
+        ? groupFields(q)
+        : []),
       ['attempts', String(q.defaultMaxAttempts)],
       ['backoff', formatBackoff(b)],
       ['timeout', formatDuration(q.defaultTimeoutMs)],

@@ -214,6 +214,9 @@ export function decideApply(input: ApplyInput, objects: ProjectObjects, now: num
         retentionMs: s.retentionMs,
         // The jobs file does not declare shell resource limits (yet): apply leaves a queue's as they are.
         limits: undefined,
+        groupConcurrency: s.groupConcurrency,
+        groupRate: s.groupRate,
+        groupWeights: s.groupWeights,
         ...(s.retry === undefined ? {} : { retry: s.retry }),
         ...(s.expireAfterMs === undefined ? {} : { defaultExpireAfterMs: s.expireAfterMs }),
       },

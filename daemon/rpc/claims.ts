@@ -16,6 +16,10 @@ interface Waiter {
   resolve: (jobs: Job[]) => void;
   reject: (error: unknown) => void;
   timer: NodeJS.Timeout;
+  /** A drain's claim for it is in flight (an async store): its timer must not answer it meanwhile. */
+  claiming: boolean;
+  /** Its wait ran out while a claim was in flight: that claim's outcome is the answer, jobs or none. */
+  timedOut: boolean;
 }
 
 export class ClaimWaiters {
@@ -45,7 +49,12 @@ export class ClaimWaiters {
         connection,
         resolve,
         reject,
-        timer: setTimeout(() => this.finish(waiter, []), waitMs),
+        timer: setTimeout(() => {
+          if (waiter.claiming) waiter.timedOut = true;
+          else this.finish(waiter, []);
+        }, waitMs),
+        claiming: false,
+        timedOut: false,
       };
       this.waiters.add(waiter);
       const own = this.byConnection.get(connection);
@@ -112,9 +121,11 @@ export class ClaimWaiters {
       if (!this.waiters.has(waiter)) continue;
       if (!all && !wants(waiter.params, queues)) continue;
       let jobs: Job[];
+      waiter.claiming = true;
       try {
         jobs = await this.claim(waiter.params);
       } catch (error) {
+        waiter.claiming = false;
         this.logger.error('A waiting claim failed', { workerId: waiter.params.workerId, error });
         this.waiters.delete(waiter);
         this.byConnection.get(waiter.connection)?.delete(waiter);
@@ -122,9 +133,12 @@ export class ClaimWaiters {
         waiter.reject(error);
         continue;
       }
-      // A store that works synchronously (SQLite) answers before any timer or hang-up can end
-      // the wait in between; a waiter ended meanwhile would leave its jobs to the reaper.
-      if (jobs.length > 0) this.finish(waiter, jobs);
+      waiter.claiming = false;
+      // A wait that ran out while its claim was in flight (PostgreSQL answers asynchronously) is
+      // answered with what that claim took: ending it with none before the commit would leave the
+      // jobs running for a worker that never heard of them, until their lease ran out. Only a
+      // worker that hung up meanwhile leaves its jobs to the reaper.
+      if (jobs.length > 0 || waiter.timedOut) this.finish(waiter, jobs);
     }
   }
 

@@ -95,6 +95,7 @@ export function mapJob(row: Row): Job {
     dependents: int(row, 'dependents'),
     step: textOrNull(row, 'step'),
     workflowRunId: textOrNull(row, 'workflow_run_id'),
+    group: groupOf(textOrNull(row, 'group_key')),
     uniqueness: uniquenessFrom(row.get('uniqueness')),
     retry: retryRuleOf(textOrNull(row, 'retry_rule')),
     expiresAt: intOrNull(row, 'expire_at'),
@@ -134,6 +135,11 @@ function retryRuleOf(stored: string | null): RetryRule | null {
   return stored === null ? null : retryRule(JSON.parse(stored), 'retry_rule');
 }
 
+/** The group key as a job shows it: '' (a job without a group in a grouped queue) is none. */
+function groupOf(key: string | null): string | null {
+  return key === null || key === '' ? null : key;
+}
+
 /** A job exactly as the insert in jobs.ts stores it (the column defaults included). */
 export function newJob(values: JobInsert): Job {
   const tags: unknown = JSON.parse(values.tags);
@@ -170,6 +176,7 @@ export function newJob(values: JobInsert): Job {
     dependents: 0,
     step: values.step,
     workflowRunId: values.workflowRunId,
+    group: groupOf(values.groupKey),
     uniqueness: uniquenessFrom(values.uniqueness),
     retry: retryRuleOf(values.retryRule),
     expiresAt: values.expireAt,
@@ -317,6 +324,7 @@ function limitsOf(row: Row): ResourceLimits {
 export function mapSettings(row: Row): StoredQueue {
   const perSecond = row.get('rate_per_second') === null ? null : real(row, 'rate_per_second');
   const burst = intOrNull(row, 'rate_burst');
+  const groupRatePerSecond = row.get('group_rate_per_second') === null ? null : real(row, 'group_rate_per_second');
   return {
     name: text(row, 'name'),
     concurrency: intOrNull(row, 'concurrency'),
@@ -329,8 +337,21 @@ export function mapSettings(row: Row): StoredQueue {
     limits: limitsOf(row),
     createdAt: int(row, 'created_at'),
     ...(row.get('owner') === null || row.get('owner') === undefined ? {} : { owner: text(row, 'owner') }),
+    groupConcurrency: intOrNull(row, 'group_concurrency'),
+    groupRate: groupRatePerSecond === null ? null : { perSecond: groupRatePerSecond, burst: intOrNull(row, 'group_rate_burst') ?? 1 },
+    groupWeights: groupWeightsOf(row),
+    grouped: bool(row, 'grouped'),
     ...retryPolicyOf(row),
   };
+}
+
+/** A queue's fairness weights (group_weights, a JSON object of group keys to weights), or null. */
+function groupWeightsOf(row: Row): Record<string, number> | null {
+  const value = json(row, 'group_weights');
+  if (typeof value !== 'object' || value === null) return null;
+  const weights: Record<string, number> = {};
+  for (const [key, weight] of Object.entries(value)) if (typeof weight === 'number') weights[key] = weight;
+  return weights;
 }
 
 

@@ -54,6 +54,7 @@ export function optionsOf(v: Record<string, unknown>): JobOptions {
   if (isBackoff(v['backoff'])) options.backoff = v['backoff'];
   if (typeof v['timeout'] === 'number') options.timeoutMs = v['timeout'];
   if (Array.isArray(v['tags'])) options.tags = v['tags'].filter((t): t is string => typeof t === 'string');
+  if (typeof v['group'] === 'string') options.group = v['group'];
   return options;
 }
 

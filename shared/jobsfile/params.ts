@@ -90,6 +90,7 @@ export function jobTemplateOf(template: DeclaredTemplate, values: Readonly<Recor
   if (o.backoff !== undefined) job.backoff = { ...o.backoff };
   if (o.timeoutMs !== undefined) job.timeoutMs = o.timeoutMs;
   if (o.tags !== undefined) job.tags = [...o.tags];
+  if (o.group !== undefined) job.group = String(substitute(o.group, values));
   if (o.unique !== undefined) job.unique = { ...o.unique, ...(o.unique.by === undefined ? {} : { by: [...o.unique.by] }) };
   if (o.debounce !== undefined) job.debounce = o.debounce;
   if (o.throttle !== undefined) job.throttle = o.throttle;

@@ -257,6 +257,9 @@ class FileReader {
     if ('timeout' in v) settings.timeoutMs = num(v['timeout']);
     if ('retention' in v) settings.retentionMs = num(v['retention']) ?? null;
     if (typeof v['paused'] === 'boolean') settings.paused = v['paused'];
+    if ('groupConcurrency' in v) settings.groupConcurrency = num(v['groupConcurrency']) ?? null;
+    if ('groupRate' in v) settings.groupRate = isRateLimit(v['groupRate']) ? v['groupRate'] : null;
+    if ('groupWeights' in v) settings.groupWeights = weightsOf(v['groupWeights']);
     if ('expireAfter' in v) settings.expireAfterMs = num(v['expireAfter']) ?? null;
     if ('retry' in v) {
       const rule = this.retryRule(v['retry'], node, [...path, 'retry']);
@@ -488,3 +491,11 @@ function overlapPolicy(v: unknown): OverlapPolicy {
 
 /** The spec an object type is read with (for the language server's field documentation). */
 export const OBJECT_SPECS: Readonly<Record<ObjectType, ObjectSpec>> = { queue: QUEUE_SPEC, template: TEMPLATE_SPEC, workflow: WORKFLOW_SPEC, schedule: SCHEDULE_SPEC };
+
+/** Fairness weights as the checker read them (each a number), or null. */
+function weightsOf(v: unknown): Record<string, number> | null {
+  if (!isRecord(v)) return null;
+  const weights: Record<string, number> = {};
+  for (const [key, weight] of Object.entries(v)) if (typeof weight === 'number') weights[key] = weight;
+  return Object.keys(weights).length === 0 ? null : weights;
+}

@@ -148,6 +148,9 @@ function queueView(q: QueueSettings): Record<string, unknown> {
     timeout: q.timeoutMs,
     retention: q.retentionMs,
     paused: q.paused,
+    groupConcurrency: q.groupConcurrency,
+    groupRate: q.groupRate,
+    groupWeights: q.groupWeights,
     retry: q.retry,
     expireAfter: q.expireAfterMs,
   });
@@ -267,6 +270,9 @@ export function queueState(q: Queue): QueueState {
     timeoutMs: q.defaultTimeoutMs,
     retentionMs: q.retentionMs,
     paused: q.paused,
+    groupConcurrency: q.groupConcurrency,
+    groupRate: q.groupRate,
+    groupWeights: q.groupWeights,
     retry: q.retry ?? null,
     expireAfterMs: q.defaultExpireAfterMs ?? null,
   };
@@ -301,7 +307,8 @@ function backoffOf(value: Record<string, unknown>): Backoff | null {
 export function formatFieldValue(field: string, value: unknown): string {
   if (value === null || value === undefined) return 'none';
   if (typeof value === 'number' && (field === 'timeout' || field === 'retention' || field === 'expireAfter')) return formatDuration(value);
-  if (field === 'rateLimit' && isRecord(value) && typeof value['perSecond'] === 'number' && typeof value['burst'] === 'number') {
+  if (field === 'groupWeights' && isRecord(value)) return Object.entries(value).map(([k, w]) => `${k}=${String(w)}`).join(',');
+  if ((field === 'rateLimit' || field === 'groupRate') && isRecord(value) && typeof value['perSecond'] === 'number' && typeof value['burst'] === 'number') {
     return formatRate({ perSecond: value['perSecond'], burst: value['burst'] });
   }
   if (field === 'backoff' && isRecord(value)) {

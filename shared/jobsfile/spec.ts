@@ -12,6 +12,7 @@ import { BACKOFF_STRATEGIES } from '../domain/backoff';
 import { MAX_MATRIX_VALUES, MAX_WORKFLOW_STEPS, MISSED_POLICIES, OVERLAP_POLICIES, PARAM_NAME, PARAM_NAME_RULE, WORKFLOW_PARAM_TYPES } from '../domain/rules/declared';
 import { DEFAULT_TIMEZONE, HEADER_NAME, HEADER_NAME_RULE, HTTP_METHODS, MAX_CONCURRENCY, MAX_DESCRIPTION_LENGTH, MAX_PAYLOAD_TEXT } from '../domain/rules/limits';
 import { NAME_RULE } from '../domain/validate';
+import { GROUP_RULE } from '../domain/rules/jobs';
 import { LIMITS, NAME_PATTERN } from '../protocol';
 import { DEPENDENCY_CONDITIONS, UNIQUE_WHILE } from '../protocol/types';
 import { MAX_UNIQUE_BY, UNIQUE_BY_RULE, UNIQUE_DURATION } from '../domain/rules/unique';
@@ -79,6 +80,9 @@ const BACKOFF: FieldSpec = {
   examples: ['exponential:1s:5m', 'exponential:2s:1h:0.3', 'linear:10s:2m', 'fixed:30s'],
 };
 
+/** A group key, as groupWeights names one. */
+const GROUP_KEY: KeyRule = { pattern: new RegExp(`^[A-Za-z0-9:._@/-]{1,${LIMITS.maxGroupLength}}$`), allowed: GROUP_RULE };
+
 /** A queue's settings under `queues.<name>`. */
 export const QUEUE_SPEC: ObjectSpec = {
   kind: 'object',
@@ -118,6 +122,24 @@ export const QUEUE_SPEC: ObjectSpec = {
       examples: ['1d', '7d', '30d'],
     },
     paused: { kind: 'boolean', description: 'When true, the queue starts no job until resumed; jobs can still be enqueued.' },
+    groupConcurrency: {
+      kind: 'integer',
+      min: 1,
+      max: MAX_CONCURRENCY,
+      nullable: true,
+      description: 'How many jobs of one group (a job\'s "group") run at once, counted by weight like concurrency; null for no limit per group.',
+    },
+    groupRate: {
+      kind: 'rate',
+      description: 'How many jobs of one group may start per unit of time, in the syntax of rateLimit ("5/s", "10/s burst 20"); "off" for no limit per group.',
+      examples: ['5/s', '60/m', 'off'],
+    },
+    groupWeights: {
+      kind: 'map',
+      keys: GROUP_KEY,
+      values: { kind: 'integer', min: 1, max: LIMITS.maxWeight, description: 'The group\'s weight: its turns for each turn of a group of weight 1.' },
+      description: 'Fair turns between groups: a group of weight 3 gets three turns for each turn of any group not named here. Without it, groups take plain turns.',
+    },
     retry: {
       kind: 'json',
       description:
@@ -188,6 +210,13 @@ export const TEMPLATE_SPEC: ObjectSpec = {
       maxMs: LIMITS.maxTimeoutMs,
       description: 'How long the job may run without a sign of life (a shell job is stopped then): 100ms to 7d; the queue\'s default when left out.',
       examples: ['30s', '5m', '1h'],
+    },
+    group: {
+      kind: 'string',
+      minLength: 1,
+      maxLength: LIMITS.maxGroupLength,
+      description: `The job's group, with {{param}} placeholders, e.g. "customer:{{customer}}": its queue's groupConcurrency and groupRate hold per group, and claims take groups in turn. ${GROUP_RULE} once filled in.`,
+      examples: ['customer:{{customer}}'],
     },
     tags: {
       kind: 'stringList',

@@ -30,6 +30,10 @@ export const LIMITS = {
   maxDurationMs: 10 * 365 * 24 * 3600 * 1000,
   /** A job's weight: 1..1000, default 1 (see Job.weight). */
   maxWeight: 1000,
+  /** A job's group key (Job.group): 1..128 characters of letters, digits and `:._-@/`. */
+  maxGroupLength: 128,
+  /** A queue's fairness weights (groupWeights): at most this many groups named, each weight 1..1000. */
+  maxGroupWeights: 1000,
   /** A worker's capacity (workers.register): 1..100,000 of job weight. */
   maxCapacity: 100_000,
   /** jobs.enqueueBatch, jobs.claim's max, bulk ids. */

@@ -192,6 +192,11 @@ export interface EnqueueParams {
   deadlineAt?: number;
   /** The same, as a time from now. Exclusive with deadlineAt. */
   deadlineMs?: number;
+  /**
+   * The job's group key ("customer:42"): 1..128 of letters, digits and `:._-@/`. The queue's
+   * groupConcurrency and groupRate hold per group, and its claims take groups in turn.
+   */
+  group?: string;
 }
 
 /** Why an enqueue returned what it did, besides creating the job as asked. */
@@ -279,6 +284,8 @@ export interface JobFilter {
   delayed?: boolean;
   /** Only jobs created more than this many ms ago. */
   olderThanMs?: number;
+  /** The job's group key (Job.group), matched exactly. */
+  group?: string;
 }
 
 /** A page of jobs matching a filter, in an order. */
@@ -540,6 +547,12 @@ export interface ConfigureQueueParams {
   retry?: RetryRule | null;
   /** Its jobs end dead if not started within this long, unless they set their own; null removes it. */
   defaultExpireAfterMs?: number | null;
+  /** Most weight running at once per group (1..100000); null removes the limit. */
+  groupConcurrency?: number | null;
+  /** A token bucket per group, as rateLimit; null removes it. */
+  groupRate?: RateLimit | null;
+  /** Fairness weights by group key (each 1..1000, others weigh 1); null or {} for plain round-robin. */
+  groupWeights?: Record<string, number> | null;
 }
 
 /** Changes to a queue's resource limits: a number sets one, null removes it, absent leaves it. */

@@ -31,6 +31,12 @@ export interface QueueSettings {
   retry?: RetryRule | null;
   /** Jobs not started within this long end dead; null: no expiry. */
   expireAfterMs?: number | null;
+  /** Most weight running at once per group; null: no limit per group. */
+  groupConcurrency?: number | null;
+  /** A token bucket per group; null: none. */
+  groupRate?: RateLimit | null;
+  /** Fairness weights by group key; null: plain round-robin. */
+  groupWeights?: Record<string, number> | null;
 }
 
 /** A queue declared in the file. */
@@ -115,6 +121,9 @@ export interface QueueState {
   /** Absent from a daemon that predates retry rules. */
   retry?: RetryRule | null;
   expireAfterMs?: number | null;
+  groupConcurrency?: number | null;
+  groupRate?: RateLimit | null;
+  groupWeights?: Record<string, number> | null;
 }
 
 /** A template as the daemon records it: the declaration without its name. */

@@ -127,6 +127,11 @@ export interface Job {
    * and timeout frozen); null when it is not paused. Optional: absent from older daemons.
    */
   pausedAt?: number | null;
+  /**
+   * The job's group key ("customer:42"), or null. A queue's group limits (groupConcurrency,
+   * groupRate) hold per group, and a claim takes the queue's groups in turn.
+   */
+  group: string | null;
 }
 
 /**
@@ -310,6 +315,17 @@ export interface Queue {
   retry?: RetryRule | null;
   /** Its jobs end dead if not started within this long of their enqueue, unless they set their own; null or absent when none. */
   defaultExpireAfterMs?: number | null;
+  /** Most weight of jobs running at once per group (Job.group), counted like `concurrency`; null = no limit per group. */
+  groupConcurrency: number | null;
+  /** A token bucket per group, as `rateLimit` is for the queue; null = no rate per group. */
+  groupRate: RateLimit | null;
+  /**
+   * Fairness weights by group key: a group of weight 3 gets three turns for every one of a group
+   * of weight 1 (groups not named weigh 1). null = plain round-robin.
+   */
+  groupWeights: Record<string, number> | null;
+  /** True once the queue has groups (a job with a group, or a group setting): its claims take the groups in turn. */
+  grouped: boolean;
 }
 
 /** What to do with the fire times a schedule missed while no daemon ran. */
@@ -329,6 +345,8 @@ export interface JobOptions {
   debounce?: DurationValue;
   /** See EnqueueParams.throttle. */
   throttle?: DurationValue;
+  /** The job's group key (Job.group); in spool.jsonc templates it may hold {{param}} placeholders. */
+  group?: string;
 }
 
 /** A duration on the wire: text in the duration syntax ("10m", "1h30m"), or whole milliseconds. */

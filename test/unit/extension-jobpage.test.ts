@@ -48,6 +48,7 @@ function job(overrides: Partial<Job> = {}): Job {
     dependents: 0,
     step: null,
     workflowRunId: null,
+    group: null,
     ...overrides,
   };
 }

@@ -195,6 +195,10 @@ test('a daemon builds its live objects from the protocol\'s Queue and Schedule',
     defaultTimeoutMs: 30_000,
     retentionMs: null,
     limits: {},
+    groupConcurrency: null,
+    groupRate: null,
+    groupWeights: null,
+    grouped: false,
     counts: { blocked: 0, queued: 0, running: 0, retrying: 0, held: 0, completed: 0, dead: 0, cancelled: 0 },
     delayed: 0,
     createdAt: 0,
@@ -273,6 +277,10 @@ test("a queue's retry rule and expireAfter are planned from the daemon's Queue: 
     createdAt: 0,
     retry: { never: { exitCodes: [2] } },
     defaultExpireAfterMs: 3_600_000,
+    groupConcurrency: null,
+    groupRate: null,
+    groupWeights: null,
+    grouped: false,
   };
   const live = (q: Queue): LiveObject[] => [{ type: 'queue', name: 'q', owner: 'p', current: queueState(q) }];
   const same = declare('{ "project": "p", "queues": { "q": { "retry": { "never": { "exitCodes": [2] } }, "expireAfter": "1h" } } }');

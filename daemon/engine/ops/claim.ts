@@ -8,7 +8,7 @@
  *
  * With one eligible queue the claim is one statement. With several, each queue's next due jobs
  * are peeked, merged in claim order across queues, and each queue then gives its share with one
- * bounded statement.
+ * bounded statement. A grouped queue gives its share with its groups in turn (./groups.ts).
  */
 import type { ClaimedJob, Job } from '../../../shared/protocol/types';
 import { sql, type Op } from '../../storage/statements';
@@ -18,6 +18,7 @@ import { available, refill, type Bucket } from '../rateLimit';
 import type { OpContext } from './context';
 import { dependenciesOfClaimed } from './dependencies';
 import * as history from './historySteps';
+import { claimGroups } from './groups';
 
 /** A claim as the engine runs it: the claimer's kinds already turned into a filter. */
 export interface ClaimRequest {
@@ -89,7 +90,9 @@ export function* claim(c: OpContext, request: ClaimRequest): Op<ClaimedJob[]> {
     if (share === 0 || budget <= 0) continue;
     const room = smaller(e.weightRoom, capacity);
     if (room !== null && room <= 0) continue;
-    const { jobs, chars } = yield* sql('claimJobs', { queue: e.queue.name, kinds: request.kinds, limit: share, workerId: request.workerId, now, budget, room, peeked });
+    const { jobs, chars } = e.queue.grouped
+      ? yield* claimGroups({ queue: e.queue, workerId: request.workerId, kinds: request.kinds, now, limit: share, room, budget })
+      : yield* sql('claimJobs', { queue: e.queue.name, kinds: request.kinds, limit: share, workerId: request.workerId, now, budget, room, peeked });
     budget -= chars;
     if (capacity !== null) for (const job of jobs) capacity -= job.weight;
     if (e.bucket !== null && jobs.length > 0) yield* sql('queueSetRateState', { name: e.queue.name, tokens: e.bucket.tokens - jobs.length, refilledAt: now });

@@ -21,6 +21,7 @@ import type { OpContext } from './context';
 import { createQueue, ensureQueue } from './queues';
 import { batchDependentCounts, planDependencies, type PlannedJob } from './dependencies';
 import { tooHeavy } from '../errors';
+import { groupedFor } from './groups';
 import { invalidParams, SpoolError } from '../../../shared/protocol/errors';
 import { ErrorCode } from '../../../shared/protocol';
 import type { DependencyEdge } from '../../storage/statements/dependencies';
@@ -58,6 +59,8 @@ export function jobRow(c: OpContext, input: EnqueueInput, queue: StoredQueue, no
     tags: input.tags,
     context: input.context,
     ...PLAIN_JOB_INSERT,
+    // In a grouped queue a job without a group is in the group '' (of the jobs without one).
+    groupKey: input.group ?? (queue.grouped ? '' : null),
     ...(input.unique === undefined ? {} : { uniqueness: JSON.stringify(jobUniqueness(input.unique)) }),
     ...expiryOf(input, queue, now),
     now,
@@ -92,7 +95,7 @@ export function* enqueue(c: OpContext, input: EnqueueInput, refuseTooHeavy = tru
     const existing = yield* sql('jobGetByIdempotencyKey', key);
     if (existing) return { job: existing, created: false, reason: 'key', existingState: existing.state };
   }
-  const queue = (yield* sql('queueGet', input.queue)) ?? (yield* createQueue(c, input.queue));
+  const queue = yield* groupedFor(c, input, (yield* sql('queueGet', input.queue)) ?? (yield* createQueue(c, input.queue)));
   checkWeight(input, queue, refuseTooHeavy);
   const row = jobRow(c, input, queue, c.now());
   let throttled = false;
@@ -159,6 +162,12 @@ export function* enqueueMany(c: OpContext, inputs: readonly EnqueueInput[]): Op<
     if (queue === undefined) {
       queue = yield* ensureQueue(c, input.queue);
       queues.set(input.queue, queue);
+    }
+    if (input.group !== null && !queue.grouped) {
+      queue = yield* groupedFor(c, input, queue);
+      queues.set(input.queue, queue);
+      // Jobs of this batch already planned without a group join the group of the jobs without one.
+      for (const row of inserts) if (row.queue === input.queue && row.groupKey === null) row.groupKey = '';
     }
     checkWeight(input, queue, true);
     const row = jobRow(c, input, queue, now);

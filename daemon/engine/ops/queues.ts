@@ -64,6 +64,9 @@ export function* configureQueue(c: OpContext, input: ConfigureInput): Op<Queue> 
   const backoff = mergedBackoff(current.defaultBackoff, input.defaultBackoff ?? {}, 'defaultBackoff');
   const rate = input.rateLimit === undefined ? current.rateLimit : input.rateLimit;
   const limits = changedLimits(current.limits, input.limits);
+  const groupConcurrency = input.groupConcurrency === undefined ? current.groupConcurrency : input.groupConcurrency;
+  const groupRate = input.groupRate === undefined ? current.groupRate : input.groupRate;
+  const groupWeights = input.groupWeights === undefined ? current.groupWeights : input.groupWeights;
   yield* sql('queueUpdate', {
     name: input.name,
     concurrency: input.concurrency === undefined ? current.concurrency : input.concurrency,
@@ -80,8 +83,14 @@ export function* configureQueue(c: OpContext, input: ConfigureInput): Op<Queue> 
     limitCpuSeconds: limits.cpuSeconds ?? null,
     limitOpenFiles: limits.openFiles ?? null,
     limitProcesses: limits.processes ?? null,
+    groupConcurrency,
+    groupRatePerSecond: groupRate?.perSecond ?? null,
+    groupRateBurst: groupRate?.burst ?? null,
+    groupWeights: groupWeights === null ? null : JSON.stringify(groupWeights),
     now: c.now(),
   });
+  // A group setting makes the queue grouped: its claims take its groups in turn from now on.
+  if (groupConcurrency !== null || groupRate !== null || groupWeights !== null) yield* sql('queueMarkGrouped', { name: input.name, now: c.now() });
   if (input.retry !== undefined || input.defaultExpireAfterMs !== undefined) {
     const retry = input.retry === undefined ? (current.retry ?? null) : input.retry;
     yield* sql('queueSetRetryPolicy', {

@@ -145,6 +145,7 @@ function* enqueueFrom(c: OpContext, schedule: Schedule): Op<EnqueueResult> {
     idempotencyKey: null,
     context: JSON.stringify({ origin: `schedule:${schedule.name}` }),
     dependsOn: [],
+    group: t.group ?? null,
     ...scheduleUnique(schedule),
   }, false);
   yield* sql('scheduleSetLastJob', { name: schedule.name, jobId: result.job.id });

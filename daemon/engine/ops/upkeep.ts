@@ -104,8 +104,8 @@ export function* verifyCounters(): Op<{ ok: boolean; mismatches: CounterMismatch
 
 /**
  * The earliest future moment something becomes due: a delayed or retrying job of a queue that
- * is not paused, a lease expiry, a waiting job's expiry, a schedule, or a rate-limited queue's next token while it has
- * jobs waiting for one. The token math is the engine's (../rateLimit.ts), so the store only
+ * is not paused, a lease expiry, a waiting job's expiry, a schedule, or a rate-limited queue's (or
+ * group's) next token while it has jobs waiting for one. The token math is the engine's (../rateLimit.ts), so the store only
  * reports each limited queue's stored bucket.
  */
 export function* nextWakeAt(c: OpContext): Op<number | null> {
@@ -117,6 +117,16 @@ export function* nextWakeAt(c: OpContext): Op<number | null> {
     const bucket = refill(q.rateLimit, q.bucket, now);
     if (bucket.tokens >= 1) continue;
     const at = nextTokenAt(q.rateLimit, bucket);
+    if (next === null || at < next) next = at;
+  }
+  // The groups waiting for a token of their queue's rate per group, earliest refill first: the
+  // first that has a token to come sets the wake-up (a few are read, not every group).
+  for (const g of yield* sql('wakeGroupRateLimited', 16)) {
+    const rate = (yield* sql('queueGet', g.queue))?.groupRate;
+    if (!rate) continue;
+    const bucket = refill(rate, g, now);
+    if (bucket.tokens >= 1) continue;
+    const at = nextTokenAt(rate, bucket);
     if (next === null || at < next) next = at;
   }
   return next;

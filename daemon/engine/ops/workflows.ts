@@ -19,6 +19,7 @@ import type { DependencyEdge, JobCount } from '../../storage/statements/dependen
 import type { JobInsert } from '../../storage/statements/jobs';
 import { applyEach, cancel, retry } from './jobs';
 import { hasEnded } from './dependencies';
+import { groupedFor } from './groups';
 import { checkWeight, jobRow } from './enqueue';
 import { ensureQueue } from './queues';
 import { sql, type Op } from '../../storage/statements';
@@ -136,6 +137,10 @@ export function* startRun(c: OpContext, input: RunInput, source: string): Op<Wor
     if (jobInput === undefined) continue;
     let queue = queues.get(jobInput.queue);
     if (queue === undefined) queues.set(jobInput.queue, (queue = yield* ensureQueue(c, jobInput.queue)));
+    if (jobInput.group !== null && !queue.grouped) {
+      queues.set(jobInput.queue, (queue = yield* groupedFor(c, jobInput, queue)));
+      for (const row of rows) if (row.queue === jobInput.queue && row.groupKey === null) row.groupKey = '';
+    }
     checkWeight(jobInput, queue, true);
     const row = jobRow(c, jobInput, queue, now);
     row.step = p.step;

@@ -20,7 +20,7 @@ export const JOB_COLUMNS = `id, queue, kind, payload, priority, weight, state, r
   backoff_strategy, backoff_base_ms, backoff_cap_ms, backoff_jitter, timeout_ms, lease_expires_at, worker_id,
   claimed_from, idempotency_key, progress, progress_message, checkpoint, result, last_error, cancel_requested,
   tags, context, output_seq, output_lines, output_dropped, created_at, updated_at, started_at, finished_at,
-  depends_on, waiting_for, dependents, step, workflow_run_id, uniqueness, retry_rule, expire_at, deadline_at, paused_at`;
+  depends_on, waiting_for, dependents, step, workflow_run_id, uniqueness, retry_rule, expire_at, deadline_at, paused_at, group_key`;
 
 /** The job columns, each prefixed with `jobs.` (for UPDATE … FROM, where `id` alone is ambiguous). */
 export const JOBS_DOT_COLUMNS = JOB_COLUMNS.split(',')
@@ -267,17 +267,17 @@ async function insertJobs(tx: PgTx, rows: readonly JobInsert[]): Promise<(Job | 
   const inserted = await tx.rows(
     `INSERT INTO jobs (id, queue, kind, payload, priority, weight, state, run_at, max_attempts, backoff_strategy, backoff_base_ms,
        backoff_cap_ms, backoff_jitter, timeout_ms, idempotency_key, tags, context, created_at, updated_at,
-       last_error, finished_at, depends_on, waiting_for, step, workflow_run_id, uniqueness, retry_rule, expire_at, deadline_at)
+       last_error, finished_at, depends_on, waiting_for, step, workflow_run_id, uniqueness, retry_rule, expire_at, deadline_at, group_key)
      SELECT id, queue, kind, payload, priority, weight, state, run_at, max_attempts, backoff_strategy, backoff_base_ms,
        backoff_cap_ms, backoff_jitter, timeout_ms, idempotency_key, tags, context, $18, $18,
        last_error, CASE WHEN state = 'cancelled' THEN $18::bigint END, depends_on, waiting_for, step, workflow_run_id,
-       uniqueness, retry_rule, expire_at, deadline_at
+       uniqueness, retry_rule, expire_at, deadline_at, group_key
      FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::int[], $7::bigint[], $8::int[], $9::text[],
        $10::bigint[], $11::bigint[], $12::float8[], $13::bigint[], $14::text[], $15::text[], $16::text[], $17::bigint[],
-       $19::text[], $20::text[], $21::int[], $22::int[], $23::text[], $24::text[], $25::text[], $26::bigint[], $27::bigint[], $28::text[])
+       $19::text[], $20::text[], $21::int[], $22::int[], $23::text[], $24::text[], $25::text[], $26::bigint[], $27::bigint[], $28::text[], $29::text[])
        AS t(id, queue, kind, payload, priority, weight, run_at, max_attempts, backoff_strategy, backoff_base_ms,
          backoff_cap_ms, backoff_jitter, timeout_ms, idempotency_key, tags, context, ord,
-         state, last_error, depends_on, waiting_for, step, workflow_run_id, retry_rule, expire_at, deadline_at, uniqueness)
+         state, last_error, depends_on, waiting_for, step, workflow_run_id, retry_rule, expire_at, deadline_at, uniqueness, group_key)
      ORDER BY ord
      ON CONFLICT (idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
      RETURNING id`,
@@ -286,7 +286,7 @@ async function insertJobs(tx: PgTx, rows: readonly JobInsert[]): Promise<(Job | 
       col('backoffStrategy'), col('backoffBaseMs'), col('backoffCapMs'), col('backoffJitter'), col('timeoutMs'),
       col('idempotencyKey'), col('tags'), col('context'), rows.map((_, i) => i), rows[0]?.now ?? tx.now(),
       col('state'), col('lastError'), col('dependsOn'), col('waitingFor'), col('step'), col('workflowRunId'),
-      col('retryRule'), col('expireAt'), col('deadlineAt'), rows.map((r) => r.uniqueness ?? null),
+      col('retryRule'), col('expireAt'), col('deadlineAt'), rows.map((r) => r.uniqueness ?? null), col('groupKey'),
     ],
   );
   const ids = new Set(inserted.map((r) => r.get('id')));

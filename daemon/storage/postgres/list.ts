@@ -41,6 +41,7 @@ export const listStatements: AsyncPart<PgTx, ListSql> = {
       where.push(`(payload ILIKE ${pattern} ESCAPE '\\' OR last_error ILIKE ${pattern} ESCAPE '\\')`);
     }
     if (input.branch !== undefined) where.push(`context IS NOT NULL AND ((context::jsonb) ->> 'branch') = ${param(input.branch)}`);
+    if (input.group !== undefined) where.push(`group_key = ${param(input.group)}`);
     if (input.idSuffix !== undefined) where.push(`right(id, ${input.idSuffix.length}) = ${param(input.idSuffix)}`);
     if (input.delayed !== undefined) {
       const now = param(input.now);

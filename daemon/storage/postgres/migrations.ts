@@ -10,6 +10,7 @@ import { postgresWorkflows } from './migrations/003_workflows';
 import { postgresUniqueJobs } from './migrations/005_unique_jobs';
 import { postgresRetryRulesAndExpiry } from './migrations/007_retry_rules_and_expiry';
 import { postgresHeldJobs } from './migrations/006_held_jobs';
+import { postgresGroups } from './migrations/008_groups';
 import { postgresQueueHistory } from './migrations/009_queue_history';
 
 export const POSTGRES_MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
@@ -19,6 +20,7 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; name: string; sql:
   { version: 5, name: 'unique jobs, debounce and throttle', sql: postgresUniqueJobs },
   { version: 6, name: 'the held state, and daemon-wide settings', sql: postgresHeldJobs },
   { version: 7, name: 'retry rules, expiry and deadlines, paused running jobs', sql: postgresRetryRulesAndExpiry },
+  { version: 8, name: 'groups: a group key per job, limits and turns per group', sql: postgresGroups },
   { version: 9, name: 'the history kept of each queue, per minute and hour', sql: postgresQueueHistory },
 ];
 

@@ -98,7 +98,8 @@ export const queueStatements: AsyncPart<PgTx, QueueSql> = {
          rate_tokens = CASE WHEN rate_per_second IS NOT DISTINCT FROM $3::float8 AND rate_burst IS NOT DISTINCT FROM $4::int THEN rate_tokens ELSE NULL END,
          rate_per_second = $3, rate_burst = $4, default_max_attempts = $5, backoff_strategy = $6, backoff_base_ms = $7,
          backoff_cap_ms = $8, backoff_jitter = $9, default_timeout_ms = $10, retention_ms = $11, limit_memory_bytes = $12,
-         limit_cpu_seconds = $13, limit_open_files = $14, limit_processes = $15, updated_at = $16
+         limit_cpu_seconds = $13, limit_open_files = $14, limit_processes = $15, updated_at = $16,
+         group_concurrency = $17, group_rate_per_second = $18, group_rate_burst = $19, group_weights = $20
        WHERE name = $1`,
       [
         p.name,
@@ -117,6 +118,10 @@ export const queueStatements: AsyncPart<PgTx, QueueSql> = {
         p.limitOpenFiles,
         p.limitProcesses,
         p.now,
+        p.groupConcurrency,
+        p.groupRatePerSecond,
+        p.groupRateBurst,
+        p.groupWeights,
       ],
     );
   },

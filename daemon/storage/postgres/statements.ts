@@ -10,6 +10,7 @@ import { claimStatements } from './claim';
 import { daemonStatements } from './daemons';
 import { dependencyStatements } from './dependencies';
 import { historyStatements } from './history';
+import { groupStatements } from './groups';
 import { listStatements } from './list';
 import { outputStatements } from './output';
 import { projectStatements } from './projects';
@@ -29,6 +30,7 @@ export const postgresStatements: AsyncStatements<PgTx> = {
   ...daemonStatements,
   ...dependencyStatements,
   ...historyStatements,
+  ...groupStatements,
   ...listStatements,
   ...outputStatements,
   ...projectStatements,

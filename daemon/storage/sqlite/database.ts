@@ -3,6 +3,7 @@
  * transactions, and every prepared statement, grouped by table (one class per file here).
  * ./statements.ts gathers the table classes' statements into the store's statement table.
  */
+import { GroupStatements } from './groups';
 import { ClaimStatements } from './claim';
 import { PendingCounts } from './counts';
 import { openDatabase, type Db, type OpenOptions } from './db';
@@ -51,6 +52,7 @@ export class SqliteDatabase {
   readonly jobs: JobStatements;
   readonly dependencies: DependencyStatements;
   readonly claims: ClaimStatements;
+  readonly groups: GroupStatements;
   readonly runs: RunStatements;
   readonly output: OutputStatements;
   readonly queues: QueueStatements;
@@ -103,6 +105,7 @@ export class SqliteDatabase {
       this.output = new OutputStatements(this.db);
       this.queues = new QueueStatements(this.db, this.counts, this.delayed);
       this.claims = new ClaimStatements(this.db, this.counts, this.delayed, this.queues);
+      this.groups = new GroupStatements(this.db, this.counts, this.delayed, this.queues);
       this.list = new ListStatements(this.db);
       this.schedules = new ScheduleStatements(this.db);
       this.workers = new WorkerStatements(this.db);

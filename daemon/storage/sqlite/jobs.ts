@@ -26,12 +26,12 @@ const INSERT_CHUNK = 16;
 
 /** An INSERT of `rows` new jobs; its parameters are each row's values in JobStatements.jobInsert's order. */
 function insertSql(rows: number): string {
-  const row = `(${Array.from({ length: 29 }, () => '?').join(', ')})`;
+  const row = `(${Array.from({ length: 30 }, () => '?').join(', ')})`;
   return `
     INSERT INTO jobs (id, queue, kind, payload, priority, weight, state, run_at, max_attempts,
       backoff_strategy, backoff_base_ms, backoff_cap_ms, backoff_jitter, timeout_ms,
       idempotency_key, tags, context, created_at, updated_at,
-      last_error, finished_at, depends_on, waiting_for, step, workflow_run_id, uniqueness, retry_rule, expire_at, deadline_at)
+      last_error, finished_at, depends_on, waiting_for, step, workflow_run_id, uniqueness, retry_rule, expire_at, deadline_at, group_key)
     VALUES ${Array.from({ length: rows }, () => row).join(', ')}`;
 }
 
@@ -42,6 +42,7 @@ function insertValues(v: JobInsert): unknown[] {
     v.backoffStrategy, v.backoffBaseMs, v.backoffCapMs, v.backoffJitter, v.timeoutMs,
     v.idempotencyKey, v.tags, v.context, v.now, v.now,
     v.lastError, v.state === 'cancelled' ? v.now : null, v.dependsOn, v.waitingFor, v.step, v.workflowRunId, v.uniqueness ?? null, v.retryRule, v.expireAt, v.deadlineAt,
+    v.groupKey,
   ];
 }
 

@@ -124,6 +124,10 @@ export function listSql(query: JobListQuery): { sql: string; params: Record<stri
     where.push(`json_extract(context, '$.branch') = @branch`);
     params['branch'] = query.branch;
   }
+  if (query.group !== undefined) {
+    where.push('group_key = @group');
+    params['group'] = query.group;
+  }
   if (query.idSuffix !== undefined) {
     // No index serves the end of an id: one on substr(id, -8) made every enqueue pay for an
     // insert at a random place in another B-tree (pipelined enqueues lost ~20 % of their speed,

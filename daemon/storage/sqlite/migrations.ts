@@ -19,6 +19,7 @@ import { workflows } from './migrations/013_workflows';
 import { uniqueJobs } from './migrations/015_unique_jobs';
 import { retryRulesAndExpiry } from './migrations/017_retry_rules_and_expiry';
 import { heldJobs } from './migrations/016_held_jobs';
+import { groups } from './migrations/018_groups';
 import { queueHistory } from './migrations/019_queue_history';
 import { errorMessage } from '../../../shared/protocol/errors';
 
@@ -51,6 +52,7 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
   { version: 15, name: 'unique jobs, debounce and throttle', sql: uniqueJobs },
   { version: 16, name: 'the held state, and daemon-wide settings', sql: heldJobs, foreignKeysOff: true },
   { version: 17, name: 'retry rules, expiry and deadlines, paused running jobs', sql: retryRulesAndExpiry },
+  { version: 18, name: 'groups: a group key per job, limits and turns per group', sql: groups },
   { version: 19, name: 'the history kept of each queue, per minute and hour', sql: queueHistory },
 ];
 

@@ -45,6 +45,9 @@ export interface LimitColumns {
   limitProcesses: number | null;
 }
 
+/** A queue's group settings as their columns store them. */
+export type GroupColumns = Pick<QueueUpdate, 'groupConcurrency' | 'groupRatePerSecond' | 'groupRateBurst' | 'groupWeights'>;
+
 /** A queue's limits as the four columns store them, NULL for a limit it does not set. */
 export function limitColumns(limits: ResourceLimits): LimitColumns {
   return {
@@ -105,7 +108,9 @@ export class QueueStatements implements Omit<QueueSql, 'queuePurge'>, Pick<Upkee
         default_max_attempts = @defaultMaxAttempts, backoff_strategy = @backoffStrategy, backoff_base_ms = @backoffBaseMs,
         backoff_cap_ms = @backoffCapMs, backoff_jitter = @backoffJitter, default_timeout_ms = @defaultTimeoutMs,
         retention_ms = @retentionMs, limit_memory_bytes = @limitMemoryBytes, limit_cpu_seconds = @limitCpuSeconds,
-        limit_open_files = @limitOpenFiles, limit_processes = @limitProcesses, updated_at = @now
+        limit_open_files = @limitOpenFiles, limit_processes = @limitProcesses,
+        group_concurrency = @groupConcurrency, group_rate_per_second = @groupRatePerSecond, group_rate_burst = @groupRateBurst,
+        group_weights = @groupWeights, updated_at = @now
       WHERE name = @name`);
     this.setPausedStmt = db.prepare('UPDATE queues SET paused = @paused, updated_at = @now WHERE name = @name');
     this.retryPolicyStmt = db.prepare(
@@ -160,7 +165,7 @@ export class QueueStatements implements Omit<QueueSql, 'queuePurge'>, Pick<Upkee
     return this.insertStmt.run(values).changes > 0;
   }
 
-  update(values: Omit<QueueWrite, 'paused'> & LimitColumns): void {
+  update(values: Omit<QueueWrite, 'paused'> & LimitColumns & GroupColumns): void {
     this.invalidate();
     this.updateStmt.run(values);
   }

@@ -25,5 +25,6 @@ export function sqliteStatements(store: SqliteDatabase): Statements {
     ...bound(store.unique),
     ...bound(store.claims),
     ...bound(store.history),
+    ...bound(store.groups),
   };
 }

@@ -26,6 +26,7 @@ import type { DaemonSql } from './daemons';
 import type { DependencySql } from './dependencies';
 import type { ExpirySql } from './expiry';
 import type { HistorySql } from './history';
+import type { GroupSql } from './groups';
 import type { JobSql } from './jobs';
 import type { ListSql } from './list';
 import type { OutputSql } from './output';
@@ -39,7 +40,7 @@ import type { UpkeepSql } from './upkeep';
 import type { WorkerSql } from './workers';
 import type { WorkflowSql } from './workflows';
 
-export interface Statements extends DependencySql, JobSql, ListSql, AttemptSql, ClaimSql, RunSql, OutputSql, QueueSql, ScheduleSql, ProjectSql, WorkerSql, DaemonSql, TokenSql, UpkeepSql, WorkflowSql, UniqueSql, ExpirySql, HistorySql {}
+export interface Statements extends DependencySql, GroupSql, JobSql, ListSql, AttemptSql, ClaimSql, RunSql, OutputSql, QueueSql, ScheduleSql, ProjectSql, WorkerSql, DaemonSql, TokenSql, UpkeepSql, WorkflowSql, UniqueSql, ExpirySql, HistorySql {}
 
 /** The name of a statement. */
 export type StatementName = keyof Statements;

@@ -102,6 +102,8 @@ export type JobInsert = {
   expireAt: number | null;
   /** No retry after this time (epoch ms), or null. */
   deadlineAt: number | null;
+  /** Its group key; '' for a job without one in a grouped queue (a group of its own), null elsewhere. */
+  groupKey: string | null;
   now: number;
 };
 
@@ -116,6 +118,7 @@ export const PLAIN_JOB_INSERT = {
   retryRule: null,
   expireAt: null,
   deadlineAt: null,
+  groupKey: null,
 } as const satisfies Partial<JobInsert>;
 
 export type JobSql = {

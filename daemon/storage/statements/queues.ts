@@ -40,6 +40,11 @@ export type QueueUpdate = {
   limitCpuSeconds: number | null;
   limitOpenFiles: number | null;
   limitProcesses: number | null;
+  groupConcurrency: number | null;
+  groupRatePerSecond: number | null;
+  groupRateBurst: number | null;
+  /** JSON text of the fairness weights, or null. */
+  groupWeights: string | null;
   now: number;
 };
 

@@ -69,8 +69,8 @@ export interface EnqueueInput {
   batchDependsOn?: BatchDependencyInput[];
   /** Its `unique`, `debounce` or `throttle`, defaults filled in; absent when none. */
   unique?: UniqueRule;
-  /** Its group key (see `unique.by`'s "group"); absent when none. */
-  group?: string | null;
+  /** Its group key, or null (also what `unique.by`'s "group" compares). */
+  group: string | null;
   /** Its own retry rule; undefined to take its queue's (null: none, whatever the queue says). */
   retry?: RetryRule | null;
   /** It ends dead if not started within this long of its enqueue; undefined for its queue's default. */
@@ -99,8 +99,20 @@ export interface DependencyInput {
 
 const ENQUEUE_FIELDS = [
   'queue', 'kind', 'payload', 'priority', 'weight', 'delayMs', 'runAt', 'maxAttempts', 'backoff', 'timeoutMs', 'tags', 'idempotencyKey', 'context', 'dependsOn',
-  'unique', 'debounce', 'throttle', 'retry', 'expireAfterMs', 'deadlineAt', 'deadlineMs',
+  'unique', 'debounce', 'throttle', 'retry', 'expireAfterMs', 'deadlineAt', 'deadlineMs', 'group',
 ] as const;
+
+/** What a group key allows, in words (the CLI and the jobs file say the same). */
+export const GROUP_RULE = `1 to ${LIMITS.maxGroupLength} characters of letters, digits, ":", ".", "_", "-", "@" or "/"`;
+const GROUP_PATTERN = new RegExp(`^[A-Za-z0-9:._@/-]{1,${LIMITS.maxGroupLength}}$`);
+
+/** A job's group key ("customer:42"). */
+export function groupKey(value: unknown, field: string): string {
+  if (typeof value !== 'string' || !GROUP_PATTERN.test(value)) {
+    throw invalidParams(field, mustBe(field, GROUP_RULE, value === '' ? 'an empty string' : shown(value)), GROUP_RULE);
+  }
+  return value;
+}
 
 /** `dependsOn`: ids, or `{ id, on }`; each job at most once. */
 export function dependsOnParam(value: unknown, field: string): DependencyInput[] {
@@ -265,6 +277,7 @@ export function enqueueParams(value: unknown, now: number, prefix = ''): Enqueue
     idempotencyKey: o['idempotencyKey'] === undefined ? null : string(o['idempotencyKey'], f('idempotencyKey'), LIMITS.maxIdempotencyKeyLength, 1),
     context: context(o['context'], f('context')),
     dependsOn: dependsOnParam(o['dependsOn'], f('dependsOn')),
+    group: o['group'] === undefined || o['group'] === null ? null : groupKey(o['group'], f('group')),
     ...uniqueOf(o, prefix),
     ...expiryFields(o, prefix, now),
   };
@@ -350,7 +363,7 @@ export function updateParams(value: unknown, now: number): UpdateInput {
 /** The filter fields of jobs.list and the bulk forms, validated. */
 export type FilterInput = JobFilter;
 
-const FILTER_FIELDS = ['queue', 'states', 'kind', 'tag', 'search', 'branch', 'idSuffix', 'delayed', 'olderThanMs'] as const;
+const FILTER_FIELDS = ['queue', 'states', 'kind', 'tag', 'search', 'branch', 'idSuffix', 'delayed', 'olderThanMs', 'group'] as const;
 
 /** The end of a job id as the views show it: lowercase hex digits and dashes, up to a whole id. */
 const ID_SUFFIX = new RegExp(`^[0-9a-f-]{${LIMITS.minIdSuffixLength},36}$`);
@@ -390,6 +403,7 @@ function filterFields(o: Fields, prefix: string): FilterInput {
   if (delayed !== undefined) filter.delayed = delayed;
   const olderThanMs = optionalInteger(o['olderThanMs'], f('olderThanMs'), 0, LIMITS.maxDurationMs);
   if (olderThanMs !== undefined) filter.olderThanMs = olderThanMs;
+  if (o['group'] !== undefined) filter.group = groupKey(o['group'], f('group'));
   return filter;
 }
 

@@ -4,7 +4,7 @@
 import { invalidParams } from '../../protocol/errors';
 import { LIMITS } from '../../protocol';
 import { JOB_STATES, type Backoff, type JobState, type RateLimit } from '../../protocol/types';
-import { maxAttempts, partialBackoff, timeoutMs } from './jobs';
+import { groupKey, maxAttempts, partialBackoff, timeoutMs } from './jobs';
 import { MAX_CONCURRENCY, MAX_RATE } from './limits';
 import { resourceLimits } from './payloads';
 import { optionalRetryRule } from './retry';
@@ -22,6 +22,10 @@ export interface ConfigureInput {
   retentionMs: number | null | undefined;
   /** undefined = leave as they are, null = remove them all; within, a null field removes that limit. */
   limits: ResourceLimitChanges | null | undefined;
+  groupConcurrency: number | null | undefined;
+  groupRate: RateLimit | null | undefined;
+  /** undefined = leave as they are, null = plain round-robin. */
+  groupWeights: Record<string, number> | null | undefined;
   /** undefined = leave as it is, null = remove it. */
   retry?: RetryRule | null;
   /** undefined = leave as it is, null = remove it. */
@@ -48,7 +52,10 @@ function nullable<T>(value: unknown, check: (value: unknown) => T): T | null | u
 }
 
 export function configureParams(value: unknown): ConfigureInput {
-  const o = object(value, 'params', ['name', 'concurrency', 'rateLimit', 'defaultMaxAttempts', 'defaultBackoff', 'defaultTimeoutMs', 'retentionMs', 'limits', 'retry', 'defaultExpireAfterMs']);
+  const o = object(value, 'params', [
+    'name', 'concurrency', 'rateLimit', 'defaultMaxAttempts', 'defaultBackoff', 'defaultTimeoutMs', 'retentionMs', 'limits',
+    'groupConcurrency', 'groupRate', 'groupWeights', 'retry', 'defaultExpireAfterMs',
+  ]);
   const retry = optionalRetryRule(o['retry'], 'retry');
   const defaultExpireAfterMs = nullable(o['defaultExpireAfterMs'], (v) => integer(v, 'defaultExpireAfterMs', 1, LIMITS.maxDurationMs));
   return {
@@ -62,7 +69,25 @@ export function configureParams(value: unknown): ConfigureInput {
     defaultTimeoutMs: o['defaultTimeoutMs'] === undefined ? undefined : timeoutMs(o['defaultTimeoutMs'], 'defaultTimeoutMs'),
     retentionMs: nullable(o['retentionMs'], (v) => integer(v, 'retentionMs', 0, LIMITS.maxDurationMs)),
     limits: nullable(o['limits'], limitChanges),
+    groupConcurrency: nullable(o['groupConcurrency'], (v) => integer(v, 'groupConcurrency', 1, MAX_CONCURRENCY)),
+    groupRate: o['groupRate'] === undefined ? undefined : rateLimit(o['groupRate'], 'groupRate'),
+    groupWeights: nullable(o['groupWeights'], (v) => groupWeights(v, 'groupWeights')),
   };
+}
+
+/** Fairness weights by group key: each key a group key, each weight 1..1000; {} means none (null). */
+export function groupWeights(value: unknown, field: string): Record<string, number> | null {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw invalidParams(field, `${field} must be an object of group keys to weights, e.g. {"customer:1": 3} (got ${JSON.stringify(value)})`, 'an object');
+  }
+  const entries = Object.entries(value);
+  if (entries.length > LIMITS.maxGroupWeights) throw invalidParams(field, `${field} names ${entries.length} groups; at most ${LIMITS.maxGroupWeights} are allowed`, `at most ${LIMITS.maxGroupWeights} groups`);
+  const weights: Record<string, number> = {};
+  for (const [key, weight] of entries) {
+    groupKey(key, `${field} key ${JSON.stringify(key)}`);
+    weights[key] = integer(weight, `${field}.${key}`, 1, LIMITS.maxWeight);
+  }
+  return entries.length === 0 ? null : weights;
 }
 
 /** `limits`: each field a limit as a shell payload's `limits` takes it, or null to remove it. */

@@ -5,13 +5,13 @@
 import { invalidParams, errorMessage } from '../../protocol/errors';
 import type { JobTemplate, Schedule } from '../../protocol/types';
 import { MISSED_POLICIES } from './declared';
-import { maxAttempts, partialBackoff, priority, tags, timeoutMs, weight } from './jobs';
+import { maxAttempts, partialBackoff, priority, tags, timeoutMs, weight, groupKey } from './jobs';
 import { DEFAULT_TIMEZONE, MAX_CRON_LENGTH, MAX_TIMEZONE_LENGTH } from './limits';
 import { builtinPayload } from './payloads';
 import { uniqueOptions } from './unique';
 import { boolean, join, jsonText, name, object, oneOf, requiredObject, string } from '../validate';
 
-const TEMPLATE_FIELDS = ['kind', 'payload', 'priority', 'weight', 'maxAttempts', 'backoff', 'timeoutMs', 'tags', 'unique', 'debounce', 'throttle'] as const;
+const TEMPLATE_FIELDS = ['kind', 'payload', 'priority', 'weight', 'maxAttempts', 'backoff', 'timeoutMs', 'tags', 'unique', 'debounce', 'throttle', 'group'] as const;
 
 export function jobTemplate(value: unknown, field: string): JobTemplate {
   const o = requiredObject(value, field, TEMPLATE_FIELDS);
@@ -29,6 +29,7 @@ export function jobTemplate(value: unknown, field: string): JobTemplate {
   if (o['backoff'] !== undefined) template.backoff = partialBackoff(o['backoff'], join(field, 'backoff'));
   if (o['timeoutMs'] !== undefined) template.timeoutMs = timeoutMs(o['timeoutMs'], join(field, 'timeoutMs'));
   if (o['tags'] !== undefined) template.tags = tags(o['tags'], join(field, 'tags'));
+  if (o['group'] !== undefined) template.group = groupKey(o['group'], join(field, 'group'));
   return template;
 }
 

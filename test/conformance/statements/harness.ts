@@ -167,6 +167,7 @@ export function enqueueInput(queue: string, fields: Partial<EnqueueInput> = {}):
     idempotencyKey: null,
     context: null,
     dependsOn: [],
+    group: null,
     ...fields,
   };
 }

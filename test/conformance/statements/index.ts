@@ -8,6 +8,7 @@
  * The last test checks that the suite called every statement the stores have, so that a new
  * statement without a test here fails.
  */
+import { defineGroupStatements } from './groups';
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
@@ -48,6 +49,7 @@ export function defineStatements(factory: StatementStoreFactory): void {
   defineAdminStatements(factory);
   defineDependencyStatements(factory);
   defineWorkflowStatements(factory);
+  defineGroupStatements(factory);
   defineUniqueStatements(factory);
   defineExpiryStatements(factory);
   defineHistoryStatements(factory);

@@ -162,7 +162,8 @@ export function defineMakingStatements(factory: StatementStoreFactory): void {
           name: 'st-wake-rate', concurrency: null, ratePerSecond: 2, rateBurst: 4, defaultMaxAttempts: rated.defaultMaxAttempts,
           backoffStrategy: rated.defaultBackoff.strategy, backoffBaseMs: rated.defaultBackoff.baseMs, backoffCapMs: rated.defaultBackoff.capMs,
           backoffJitter: rated.defaultBackoff.jitter, defaultTimeoutMs: rated.defaultTimeoutMs, retentionMs: rated.retentionMs,
-          limitMemoryBytes: null, limitCpuSeconds: null, limitOpenFiles: null, limitProcesses: null, now,
+          limitMemoryBytes: null, limitCpuSeconds: null, limitOpenFiles: null, limitProcesses: null,
+          groupConcurrency: null, groupRatePerSecond: null, groupRateBurst: null, groupWeights: null, now,
         });
         yield* sql('queueSetRateState', { name: 'st-wake-rate', tokens: 0.25, refilledAt: now });
         return { due: yield* sql('wakeDueAt', now), limited: yield* sql('wakeRateLimited') };

@@ -56,6 +56,10 @@ export function defineQueueStatements(factory: StatementStoreFactory): void {
         retentionMs: 604_800_000,
         limits: {},
         createdAt: now,
+        groupConcurrency: null,
+        groupRate: null,
+        groupWeights: null,
+        grouped: false,
       };
       const reads = await s.run(function* () {
         return {
@@ -101,6 +105,10 @@ export function defineQueueStatements(factory: StatementStoreFactory): void {
           limitCpuSeconds: 2,
           limitOpenFiles: 64,
           limitProcesses: 8,
+          groupConcurrency: 3,
+          groupRatePerSecond: 1.5,
+          groupRateBurst: 2,
+          groupWeights: '{"customer:1":2}',
           now: now + 5,
         });
         const paused = yield* sql('queueSetPaused', { name: 'st-q-b', paused: true, now: now + 6 });
@@ -120,6 +128,10 @@ export function defineQueueStatements(factory: StatementStoreFactory): void {
         retentionMs: null,
         limits: { memoryBytes: 1_048_576, cpuSeconds: 2, openFiles: 64, processes: 8 },
         createdAt: now,
+        groupConcurrency: 3,
+        groupRate: { perSecond: 1.5, burst: 2 },
+        groupWeights: { 'customer:1': 2 },
+        grouped: false,
       });
 
       const resumed = await s.run(function* () {
@@ -153,6 +165,10 @@ export function defineQueueStatements(factory: StatementStoreFactory): void {
           limitCpuSeconds: limits.cpuSeconds ?? null,
           limitOpenFiles: limits.openFiles ?? null,
           limitProcesses: limits.processes ?? null,
+          groupConcurrency: settings.groupConcurrency,
+          groupRatePerSecond: settings.groupRate?.perSecond ?? null,
+          groupRateBurst: settings.groupRate?.burst ?? null,
+          groupWeights: settings.groupWeights === null ? null : JSON.stringify(settings.groupWeights),
           now: now + 8,
         });
       };

@@ -12,6 +12,7 @@ import { defineDaemons } from './daemons';
 import { defineDelayed } from './delayed';
 import { defineDependencies } from './dependencies';
 import { defineHistory } from './history';
+import { defineGroups } from './groups';
 import { defineLease } from './lease';
 import { defineList } from './list';
 import { defineManage } from './manage';
@@ -40,6 +41,7 @@ const SUITES: readonly ((store: TestStoreFactory) => void)[] = [
   defineDelayed,
   defineDependencies,
   defineHistory,
+  defineGroups,
   defineLease,
   defineList,
   defineManage,

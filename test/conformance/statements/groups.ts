@@ -1,0 +1,90 @@
+/**
+ * Statement-level conformance of groups (daemon/storage/statements/groups.ts): marking a queue
+ * grouped, the group rows the triggers keep, the steps of a grouped claim, and the listings,
+ * each statement called raw on every store alike.
+ */
+import assert from 'node:assert/strict';
+import { afterEach, describe, it } from 'node:test';
+import { sql } from '../../../daemon/storage/statements';
+import { assertCountersAgree, jobRow, statementStore, type StatementStoreFactory } from './harness';
+
+const EXCLUDE_BUILTINS = { exclude: ['shell', 'http'] };
+
+export function defineGroupStatements(factory: StatementStoreFactory): void {
+  describe('statements: groups', () => {
+    const store = statementStore(factory);
+    afterEach(() => assertCountersAgree(store()));
+
+    it('marks a queue grouped, keeps each group\'s waiting and running by trigger, walks, peeks, claims by id and stores turns', async () => {
+      const s = store();
+      const now = s.clock.ms;
+      const id = (n: number): string => `01900000-0000-7000-8000-${String(n).padStart(12, '0')}`;
+      const made = await s.run(function* () {
+        yield* sql('queueCreate', { name: 'st-groups', defaults: { concurrency: null, maxAttempts: 3, backoff: { strategy: 'fixed', baseMs: 1000, capMs: 1000, jitter: 0 }, timeoutMs: 30_000, retentionMs: null }, now });
+        yield* sql('jobInsert', jobRow(id(1), 'st-groups', now));
+        const marked = yield* sql('queueMarkGrouped', { name: 'st-groups', now });
+        const again = yield* sql('queueMarkGrouped', { name: 'st-groups', now });
+        yield* sql('jobInsertMany', [
+          jobRow(id(2), 'st-groups', now, { groupKey: 'a', priority: 1 }),
+          jobRow(id(3), 'st-groups', now, { groupKey: 'a', weight: 2 }),
+          jobRow(id(4), 'st-groups', now, { groupKey: 'b' }),
+          jobRow(id(5), 'st-groups', now + 60_000, { groupKey: 'c' }),
+        ]);
+        return { marked, again, queue: yield* sql('queueGet', 'st-groups'), first: yield* sql('jobGet', id(1)) };
+      });
+      assert.equal(made.marked, true);
+      assert.equal(made.again, false, 'marked once');
+      assert.equal(made.queue?.grouped, true);
+      assert.equal(made.first?.group, null, "the job from before is in the group '' of jobs without one, shown as none");
+
+      const turns = await s.run(function* () {
+        return yield* sql('groupTurns', { queue: 'st-groups', kinds: EXCLUDE_BUILTINS, now, limit: 10 });
+      });
+      assert.deepEqual(turns.map((t) => t.group).sort(), ['', 'a', 'b'], 'the group with only a delayed job is stepped over');
+      assert.ok(turns.every((t) => t.running === 0 && t.rate.tokens === null));
+
+      const peeked = await s.run(function* () {
+        return yield* sql('groupPeek', { queue: 'st-groups', groups: [{ group: 'a', room: 5 }, { group: 'b', room: 1 }], kinds: EXCLUDE_BUILTINS, now });
+      });
+      assert.deepEqual(peeked.map((c) => [c.group, c.id, c.weight, c.chars]), [['a', id(2), 1, 2], ['a', id(3), 2, 2], ['b', id(4), 1, 2]], 'in claim order within each group');
+
+      const claimed = await s.run(function* () {
+        const jobs = yield* sql('claimJobIds', { queue: 'st-groups', ids: [id(2), id(3), id(5)], workerId: 'w', now });
+        yield* sql('groupServed', { queue: 'st-groups', served: [{ group: 'a', pass: 1440, tokens: 2.5, refilledAt: now }] });
+        return { jobs, none: yield* sql('claimJobIds', { queue: 'st-groups', ids: [], workerId: 'w', now }) };
+      });
+      assert.deepEqual(claimed.jobs.map((j) => [j.id, j.state, j.group]), [[id(2), 'running', 'a'], [id(3), 'running', 'a']], 'the delayed job is not claimed');
+      assert.deepEqual(claimed.none, []);
+
+      const after = await s.run(function* () {
+        return {
+          list: yield* sql('groupList', { queue: 'st-groups', limit: 10 }),
+          turns: yield* sql('groupTurns', { queue: 'st-groups', kinds: EXCLUDE_BUILTINS, now: now + 60_000, limit: 10 }),
+        };
+      });
+      assert.deepEqual(after.list, [
+        { group: null, waiting: 1, running: 0, runningWeight: 0 },
+        { group: 'a', waiting: 0, running: 2, runningWeight: 3 },
+        { group: 'b', waiting: 1, running: 0, runningWeight: 0 },
+        { group: 'c', waiting: 1, running: 0, runningWeight: 0 },
+      ]);
+      assert.deepEqual(after.turns.map((t) => t.group).sort(), ['', 'b', 'c'], 'a group with nothing waiting has no turn');
+
+      const ended = await s.run(function* () {
+        yield* sql('jobDelete', id(4));
+        yield* sql('queueUpdate', {
+          name: 'st-groups', concurrency: null, ratePerSecond: null, rateBurst: null, defaultMaxAttempts: 3, backoffStrategy: 'fixed', backoffBaseMs: 1000,
+          backoffCapMs: 1000, backoffJitter: 0, defaultTimeoutMs: 30_000, retentionMs: null, limitMemoryBytes: null, limitCpuSeconds: null,
+          limitOpenFiles: null, limitProcesses: null, groupConcurrency: 1, groupRatePerSecond: 2, groupRateBurst: 3, groupWeights: '{"a":2}', now,
+        });
+        yield* sql('groupServed', { queue: 'st-groups', served: [{ group: 'c', pass: 5, tokens: 0.5, refilledAt: now }] });
+        return { list: yield* sql('groupList', { queue: 'st-groups', limit: 2 }), queue: yield* sql('queueGet', 'st-groups'), wake: yield* sql('wakeGroupRateLimited', 5) };
+      });
+      assert.deepEqual(ended.list.map((g) => g.group), [null, 'a'], 'at most limit groups, by key');
+      assert.equal(ended.queue?.groupConcurrency, 1);
+      assert.deepEqual(ended.queue?.groupRate, { perSecond: 2, burst: 3 });
+      assert.deepEqual(ended.queue?.groupWeights, { a: 2 });
+      assert.deepEqual(ended.wake, [{ queue: 'st-groups', tokens: 0.5, refilledAt: now }], 'a waiting group short of a token');
+    });
+  });
+}
