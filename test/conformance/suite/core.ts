@@ -199,7 +199,7 @@ export function defineCore(store: TestStoreFactory): void {
     await engine.claim({ workerId: 'w' });
     const start = clock.ms;
     clock.advance(5000);
-    assert.deepEqual(await engine.heartbeat({ id: job.id, workerId: 'w' }), { leaseExpiresAt: start + 15_000, cancelRequested: false });
+    assert.deepEqual(await engine.heartbeat({ id: job.id, workerId: 'w' }), { leaseExpiresAt: start + 15_000, cancelRequested: false, paused: false });
     assert.equal((await engine.heartbeat({ id: job.id, workerId: 'w', extendMs: 1000 })).leaseExpiresAt, start + 15_000);
     await engine.cancel(job.id);
     assert.equal((await engine.heartbeat({ id: job.id, workerId: 'w' })).cancelRequested, true);
