@@ -9,6 +9,7 @@ import { action, arg } from '../action';
 import { CliError } from '../errors';
 import { readOutput } from '../follow';
 import { jobDetails, jobsTable } from '../format/records';
+import { jobHistoryTable } from '../format/history';
 import { jobEnded, outputPrinter } from '../output';
 import { parseDuration } from '../parse/duration';
 import { collect, parseInteger, parseQueues, parseStates } from '../parse/values';
@@ -102,15 +103,23 @@ Examples:
     .command('job')
     .description('Show one job: its record, the jobs it depends on and that depend on it, and the history of its runs')
     .argument('<id>', 'the job id, or its last 8 characters (or more) as the views show them')
-    .option('--json', 'print {job, runs, dependencies, dependents} as JSON')
+    .option('--json', 'print {job, runs, dependencies, dependents} as JSON (with --history: {events})')
+    .option('--history', "print the job's history instead: each change of its state, when (UTC), what caused it and who")
     .addHelpText(
       'after',
-      '\nExamples:\n  spool job 0193f0c2-7a4e-7b1c-9d2e-3f4a5b6c7d8e\n  spool job 3f4a5b6c\n  spool job 0193f0c2-7a4e-7b1c-9d2e-3f4a5b6c7d8e --json | jq .job.state',
+      '\nExamples:\n  spool job 0193f0c2-7a4e-7b1c-9d2e-3f4a5b6c7d8e\n  spool job 3f4a5b6c\n  spool job 3f4a5b6c --history\n  spool job 0193f0c2-7a4e-7b1c-9d2e-3f4a5b6c7d8e --json | jq .job.state',
     )
     .action(
-      action<{ json?: boolean }>(async (ctx, args, o) => {
+      action<{ json?: boolean; history?: boolean }>(async (ctx, args, o) => {
         const client = await ctx.client();
-        const result = await client.call('jobs.get', { id: await resolveJobId(client, arg(args, 0)) });
+        const id = await resolveJobId(client, arg(args, 0));
+        if (o.history) {
+          const { events } = await client.call('jobs.history', { id });
+          if (o.json) ctx.printJson({ events });
+          else ctx.print(jobHistoryTable(events, ctx.colors).trimEnd());
+          return;
+        }
+        const result = await client.call('jobs.get', { id });
         if (o.json) ctx.printJson(result);
         else ctx.print(jobDetails(result.job, result.runs, ctx.colors, Date.now(), result, await waitingFacts(client, result.job)));
       }),

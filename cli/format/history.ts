@@ -1,5 +1,8 @@
-/** `spool stats --history`: one line per queue and minute or hour, oldest first; times in UTC. */
-import type { HistoryPoint } from '../../shared/protocol';
+/**
+ * `spool stats --history`: one line per queue and minute or hour, oldest first; times in UTC.
+ * `spool job ID --history`: one line per change of the job, oldest first.
+ */
+import type { HistoryPoint, JobHistoryEvent } from '../../shared/protocol';
 import { formatDuration } from '../../shared/domain/durations';
 import type { Colors } from './color';
 import { renderTable, type Column } from './table';
@@ -28,4 +31,17 @@ const COLUMNS: readonly Column<HistoryPoint>[] = [
 export function historyTable(points: readonly HistoryPoint[], c: Colors): string {
   const sorted = [...points].sort((a, b) => a.queue.localeCompare(b.queue) || a.at - b.at);
   return renderTable(sorted, COLUMNS, (s) => c.bold(s));
+}
+
+const EVENT_COLUMNS: readonly Column<JobHistoryEvent>[] = [
+  { header: 'TIME (UTC)', value: (e) => new Date(e.at).toISOString().slice(0, 23).replace('T', ' ') },
+  { header: 'STATE', value: (e) => e.state },
+  { header: 'CAUSE', value: (e) => e.cause },
+  { header: 'BY', value: (e) => e.who ?? '-' },
+  { header: 'ATTEMPT', value: (e) => (e.attempt === null ? '-' : String(e.attempt)), right: true },
+  { header: 'DETAIL', value: (e) => e.detail ?? '' },
+];
+
+export function jobHistoryTable(events: readonly JobHistoryEvent[], c: Colors): string {
+  return renderTable(events, EVENT_COLUMNS, (s) => c.bold(s));
 }

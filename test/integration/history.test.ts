@@ -1,11 +1,15 @@
 /**
  * The queue history through the CLI as a process against a real daemon (docs/history.md):
  * `spool stats --history` shows what jobs did per minute, once the daemon has written it (every
- * 5 s); a daemon started with --no-history keeps none.
+ * 5 s); a daemon started with --no-history keeps none. `spool job ID --history` shows each change of
+ * one job with its cause.
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { StatsHistoryResult } from '../../shared/protocol';
+import type { JobHistoryResult, StatsHistoryResult } from '../../shared/protocol';
 import { startDaemon, waitFor, type TestDaemon } from '../helpers/daemon';
 import { parseJson, runCli } from './cli-run';
 
@@ -53,6 +57,47 @@ describe('spool stats --history', () => {
     const unknown = await spool(['stats', '--history', '--queue', 'no-such-queue']);
     assert.equal(unknown.code, 1);
     assert.match(unknown.stderr, /No queue named "no-such-queue"/);
+  });
+
+  test('spool job ID --history: a job that failed twice then completed shows each claim and each end, oldest first, as a table and as JSON', async () => {
+    const spool = (args: string[]) => runCli(args, { socketPath: daemon.socketPath });
+    const dir = mkdtempSync(join(tmpdir(), 'spool-job-history-'));
+    try {
+      const counter = join(dir, 'n');
+      const command = `n=$(($(cat ${counter} 2>/dev/null || echo 0)+1)); echo $n > ${counter}; [ $n -ge 3 ]`;
+      const enqueued = await spool(['enqueue', 'hist-job', '--shell', command, '--attempts', '3', '--backoff', 'fixed:100ms', '--json']);
+      assert.equal(enqueued.code, 0, enqueued.stderr);
+      const jobId = parseJson<{ job: { id: string } }>(enqueued.stdout).job.id;
+      await waitFor(
+        'the job to complete on its third attempt',
+        async () => parseJson<{ job: { state: string } }>((await spool(['job', jobId, '--json'])).stdout).job.state === 'completed',
+        30_000,
+      );
+      const json = await spool(['job', jobId, '--history', '--json']);
+      assert.equal(json.code, 0, json.stderr);
+      const events = parseJson<JobHistoryResult>(json.stdout).events;
+      assert.deepEqual(
+        events.map((e) => [e.state, e.cause, e.attempt]),
+        [
+          ['queued', 'enqueue', null],
+          ['running', 'claim', 1],
+          ['retrying', 'fail', 1],
+          ['running', 'claim', 2],
+          ['retrying', 'fail', 2],
+          ['running', 'claim', 3],
+          ['completed', 'complete', 3],
+        ],
+      );
+      assert.ok(events.every((e, i) => i === 0 || e.at >= events[i - 1]!.at), 'oldest first');
+      const table = await spool(['job', jobId.slice(-8), '--history']);
+      assert.equal(table.code, 0, table.stderr);
+      assert.match(table.stdout, /^TIME \(UTC\) +STATE +CAUSE +BY +ATTEMPT +DETAIL$/m);
+      assert.match(table.stdout, /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} +retrying +fail +- +2 +/m);
+      const unknown = await spool(['job', '0190d7a0-0000-7000-8000-000000000000', '--history']);
+      assert.equal(unknown.code, 1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test('a daemon started with --no-history keeps none, and says so', async () => {
