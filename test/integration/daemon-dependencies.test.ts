@@ -27,6 +27,8 @@ test('a shell job reports its result with ::spool result, and the job depending 
     queue: 'deps',
     kind: 'shell',
     payload: { command: `echo '::spool result "first"'; echo building; echo '::spool result {"version":"1.2","ok":true}'` },
+    // Held back until the dependent job is in: the built-in executor could otherwise finish it first.
+    delayMs: 600_000,
   });
   const { job: deploy } = await client.call('jobs.enqueue', {
     queue: 'deps',
@@ -35,6 +37,7 @@ test('a shell job reports its result with ::spool result, and the job depending 
     dependsOn: [build.id],
   });
   assert.equal(deploy.state, 'blocked');
+  await client.call('jobs.runNow', { id: build.id });
   await waitFor('the dependent job to complete', async () => (await stateOf(client, deploy.id)) === 'completed');
   const built = await client.call('jobs.get', { id: build.id });
   assert.deepEqual(built.job.result, { version: '1.2', ok: true }, 'the last result line wins');
