@@ -160,7 +160,7 @@ uiTest('the page follows a running job to its end, with the buttons its state al
   await running.click();
   const frame = await jobPageFrame(page, FOLLOW_TITLE);
   assert.equal(await pageState(frame), 'running');
-  assert.deepEqual(await pageButtons(frame), ['cancel', 'editAndRequeue', 'copyId', 'openJson']);
+  assert.deepEqual(await pageButtons(frame), ['cancel', 'pause', 'editAndRequeue', 'copyId', 'openJson']);
   await waitFor('the first line on the page', async () => (await pageText(frame, '#output')) === 'started', { timeoutMs: 15_000 });
   fs.writeFileSync(go, '');
   await waitFor('the page to show the job completed', async () => (await pageState(frame)) === 'completed', { timeoutMs: 30_000 });
