@@ -119,7 +119,7 @@ export class Daemon {
   ) {
     this.logPath = stderrLogFile(options.dbPath);
     this.events = new EventHub(() => engine.stats(), logger, (id) => engine.workflowRun(id));
-    this.claims = new ClaimWaiters((params) => this.claim(params), logger);
+    this.claims = new ClaimWaiters((params) => this.claim(params), logger, (jobs, params) => this.giveBack(jobs, params.workerId));
     this.writes = new WriteGroup(engine, options.groupCommit);
     this.pool = new ExecutorPool(
       engine,
@@ -518,6 +518,17 @@ export class Daemon {
     const jobs = await this.engine.claim(params);
     if (jobs.length < (params.max ?? 1)) this.upkeep.refreshSoon();
     return jobs;
+  }
+
+  /**
+   * Jobs a claim took for a worker that can no longer be answered (it hung up while the claim
+   * was in flight) go back to their queue at once, the attempt given back, rather than staying
+   * running for nobody until their lease runs out. Nobody received them, so none runs twice.
+   */
+  private async giveBack(jobs: Job[], workerId: string): Promise<void> {
+    for (const job of jobs) {
+      await this.engine.release({ id: job.id, workerId, reason: 'its worker hung up before the claim was answered' });
+    }
   }
 
   private claimed(jobs: Job[]): void {

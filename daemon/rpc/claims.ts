@@ -35,6 +35,8 @@ export class ClaimWaiters {
   constructor(
     private readonly claim: (params: EngineClaimParams) => Promise<Job[]>,
     private readonly logger: Logger,
+    /** Hands back jobs a claim took for a waiter that was answered meanwhile: nobody received them. */
+    private readonly giveBack: (jobs: Job[], params: EngineClaimParams) => Promise<void>,
   ) {}
 
   get size(): number {
@@ -134,11 +136,26 @@ export class ClaimWaiters {
         continue;
       }
       waiter.claiming = false;
+      // The worker hung up (or the daemon began to stop) while the claim was in flight: it was
+      // answered with no jobs, so the jobs the claim took would stay running for nobody until
+      // their lease ran out. They go back to the queue at once, their attempt given back.
+      if (!this.waiters.has(waiter)) {
+        if (jobs.length > 0) await this.handBack(jobs, waiter.params);
+        continue;
+      }
       // A wait that ran out while its claim was in flight (PostgreSQL answers asynchronously) is
       // answered with what that claim took: ending it with none before the commit would leave the
-      // jobs running for a worker that never heard of them, until their lease ran out. Only a
-      // worker that hung up meanwhile leaves its jobs to the reaper.
+      // jobs running for a worker that never heard of them, until their lease ran out.
       if (jobs.length > 0 || waiter.timedOut) this.finish(waiter, jobs);
+    }
+  }
+
+  private async handBack(jobs: Job[], params: EngineClaimParams): Promise<void> {
+    try {
+      await this.giveBack(jobs, params);
+    } catch (error) {
+      // Left to the reaper, as a worker's unfinished jobs are: their lease still runs out.
+      this.logger.warn('Could not hand back jobs claimed for a worker that hung up', { workerId: params.workerId, error });
     }
   }
 
