@@ -124,7 +124,8 @@ export class QueueStatements implements Omit<QueueSql, 'queuePurge'>, Pick<Upkee
     // every waiting job that has waited a step or was raised before, and writes only those whose
     // value changes (at most once per step). A job due again after a retry (priority_set kept,
     // run time moved) drops back to the priority it set.
-    const aged = `min(@maxPriority, coalesce(priority_set, priority) + @step * max(0, (@now - run_at) / @everyMs))`;
+    // The casts keep the division whole: a number bound from JavaScript may arrive as a REAL.
+    const aged = `CAST(min(@maxPriority, coalesce(priority_set, priority) + @step * max(0, (CAST(@now AS INTEGER) - run_at) / CAST(@everyMs AS INTEGER))) AS INTEGER)`;
     this.ageJobsStmt = db.prepare(`
       UPDATE jobs SET priority_set = CASE WHEN ${aged} = coalesce(priority_set, priority) THEN NULL ELSE coalesce(priority_set, priority) END,
         priority = ${aged}
