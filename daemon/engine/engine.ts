@@ -83,6 +83,7 @@ import * as schedules from './ops/schedules';
 import * as tokens from './ops/tokens';
 import * as upkeep from './ops/upkeep';
 import * as expiry from './ops/expiry';
+import * as ageing from './ops/ageing';
 import * as workers from './ops/workers';
 import * as workflows from './ops/workflows';
 import * as vwf from '../../shared/domain/rules/workflows';
@@ -754,6 +755,14 @@ export class Engine {
       total += n;
       if (n < this.policy.batchSize) return total;
     }
+  }
+
+  /**
+   * One priority ageing pass (./ops/ageing.ts): every queue with ageing gets its waiting jobs'
+   * claim priorities recomputed, one statement per queue, in one transaction.
+   */
+  ageWaiting(): Promise<ageing.AgeingPass> {
+    return this.write((c) => ageing.ageWaiting(c));
   }
 
   /**

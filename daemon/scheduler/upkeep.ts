@@ -16,6 +16,10 @@
  * On a store several daemons share, only the daemon holding the leader lease reaps and cleans;
  * every daemon fires schedules (each tick fires once, by compare-and-swap) and wakes its claims.
  *
+ * Priority ageing runs on a timer of its own, leader only: a pass every interval of the shortest
+ * ageing any queue has (at least a second apart, at most a minute), and at once after a queue's
+ * ageing is set on this daemon (`ageSoon`).
+ *
  * Retention cleanup runs on its own slow timer, in bounded batches with a turn of the event loop
  * between them, so that a large backlog of old jobs never blocks the event loop for long; it goes
  * on while batches come back full, so that it keeps up with however fast jobs finish.
@@ -35,6 +39,10 @@ const MIN_REARM_MS = 5;
 const RETRY_MS = 1000;
 export const CLEANUP_INTERVAL_MS = 60_000;
 const CLEANUP_BATCH = 500;
+/** The longest wait between two ageing passes: a queue's ageing set on another daemon is picked up within it. */
+export const AGEING_MAX_WAIT_MS = 60_000;
+/** The shortest wait between two ageing passes (the shortest ageing interval allowed). */
+const AGEING_MIN_WAIT_MS = 1000;
 
 export class Upkeep {
   private timer: NodeJS.Timeout | null = null;
@@ -46,6 +54,7 @@ export class Upkeep {
   private lastTickAt = -Infinity;
   private cleaning = false;
   private cleanupTimer: NodeJS.Timeout | null = null;
+  private ageingTimer: NodeJS.Timeout | null = null;
   private stopped = false;
   private refreshScheduled = false;
   /** A tick is running (it awaits the engine): a timer that fires meanwhile waits for it. */
@@ -54,7 +63,7 @@ export class Upkeep {
   private tickAgain = false;
 
   constructor(
-    private readonly engine: Pick<Engine, 'reapExpiredLeases' | 'expireWaiting' | 'nextWakeAt' | 'cleanup'>,
+    private readonly engine: Pick<Engine, 'reapExpiredLeases' | 'expireWaiting' | 'nextWakeAt' | 'cleanup' | 'ageWaiting'>,
     private readonly scheduler: Pick<Scheduler, 'fireDue'>,
     /** Delayed work may be due: wake waiting claims and the executors. */
     private readonly onDue: () => void,
@@ -72,12 +81,43 @@ export class Upkeep {
     void this.tick();
     this.cleanupTimer = setInterval(() => void this.cleanup(), CLEANUP_INTERVAL_MS);
     this.cleanupTimer.unref();
+    this.armAgeing(AGEING_MIN_WAIT_MS);
+  }
+
+  /** A queue's ageing changed: a pass now, and the next ones at its interval. */
+  ageSoon(): void {
+    this.armAgeing(0);
+  }
+
+  private armAgeing(delay: number): void {
+    if (this.stopped) return;
+    if (this.ageingTimer) clearTimeout(this.ageingTimer);
+    this.ageingTimer = setTimeout(() => void this.age(), delay);
+    this.ageingTimer.unref();
+  }
+
+  /** One ageing pass (leader only), then the next one armed at the shortest ageing interval. */
+  private async age(): Promise<void> {
+    this.ageingTimer = null;
+    let wait = AGEING_MAX_WAIT_MS;
+    if (this.mayMaintain()) {
+      try {
+        const pass = await this.engine.ageWaiting();
+        if (pass.shortestEveryMs !== null) wait = Math.min(Math.max(pass.shortestEveryMs, AGEING_MIN_WAIT_MS), AGEING_MAX_WAIT_MS);
+      } catch (error) {
+        this.logger.error('Priority ageing failed; it runs again in a minute', { error });
+      }
+    }
+    // A pass asked for meanwhile (ageSoon) armed a timer already: keep it.
+    if (this.ageingTimer === null) this.armAgeing(wait);
   }
 
   stop(): void {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     if (this.cleanupTimer) clearInterval(this.cleanupTimer);
+    if (this.ageingTimer) clearTimeout(this.ageingTimer);
+    this.ageingTimer = null;
     this.timer = null;
     this.cleanupTimer = null;
     this.timerAt = Infinity;

@@ -18,6 +18,7 @@ import type { StoredQueue } from './statements/queues';
 import type { StoredSchedule } from './statements/schedules';
 import type { RetryRule } from '../../shared/protocol/types';
 import { retryRule } from '../../shared/domain/rules/retry';
+import { formatAgeing } from '../../shared/domain/ageing';
 import { bool, int, intOrNull, json, real, stringArray, text, textOrNull, type Row } from './rows';
 
 const STRATEGIES: readonly BackoffStrategy[] = ['exponential', 'linear', 'fixed'];
@@ -67,7 +68,9 @@ export function mapJob(row: Row): Job {
     queue: text(row, 'queue'),
     kind: text(row, 'kind'),
     payload: json(row, 'payload'),
-    priority: int(row, 'priority'),
+    // While ageing has raised `priority` (what claims order by), `priority_set` keeps the
+    // priority that was set, which is what the job shows as its own.
+    priority: prioritySet(row) ?? int(row, 'priority'),
     weight: int(row, 'weight'),
     state: jobState(row),
     runAt: int(row, 'run_at'),
@@ -103,7 +106,13 @@ export function mapJob(row: Row): Job {
     // Only a running job is paused: a value left from an attempt that ended means nothing.
     // A statement that does not select the column reads as not paused.
     pausedAt: jobState(row) === 'running' && row.get('paused_at') !== undefined ? intOrNull(row, 'paused_at') : null,
+    agedPriority: prioritySet(row) === null ? null : int(row, 'priority'),
   };
+}
+
+/** The priority set on a job whose priority ageing raised; null when not raised (or not selected). */
+function prioritySet(row: Row): number | null {
+  return row.get('priority_set') === undefined ? null : intOrNull(row, 'priority_set');
 }
 
 /**
@@ -182,6 +191,7 @@ export function newJob(values: JobInsert): Job {
     expiresAt: values.expireAt,
     deadlineAt: values.deadlineAt,
     pausedAt: null,
+    agedPriority: null,
   };
 }
 
@@ -342,7 +352,15 @@ export function mapSettings(row: Row): StoredQueue {
     groupWeights: groupWeightsOf(row),
     grouped: bool(row, 'grouped'),
     ...retryPolicyOf(row),
+    ...ageingOf(row),
   };
+}
+
+/** A queue's priority ageing (`"1 per 10m"`), only when it has one (as `owner`). */
+function ageingOf(row: Row): Pick<StoredQueue, 'ageing'> {
+  const step = row.get('ageing_step') === undefined ? null : intOrNull(row, 'ageing_step');
+  const everyMs = row.get('ageing_every_ms') === undefined ? null : intOrNull(row, 'ageing_every_ms');
+  return step === null || everyMs === null ? {} : { ageing: formatAgeing({ step, everyMs }) };
 }
 
 /** A queue's fairness weights (group_weights, a JSON object of group keys to weights), or null. */

@@ -132,6 +132,11 @@ export interface Job {
    * groupRate) hold per group, and a claim takes the queue's groups in turn.
    */
   group: string | null;
+  /**
+   * The priority the job counts as in its queue's claims while its queue's ageing (Queue.ageing)
+   * has raised it above `priority` (which stays what was set); null or absent when not raised.
+   */
+  agedPriority?: number | null;
 }
 
 /**
@@ -325,7 +330,11 @@ export interface Queue {
    */
   groupWeights: Record<string, number> | null;
   /** True once the queue has groups (a job with a group, or a group setting): its claims take the groups in turn. */
-  grouped: boolean;
+  grouped: boolean;  /**
+   * Priority ageing, e.g. "1 per 10m": a waiting job's priority counts one higher for every 10
+   * minutes it has waited (higher priority runs first); null or absent = off.
+   */
+  ageing?: string | null;
 }
 
 /** What to do with the fire times a schedule missed while no daemon ran. */

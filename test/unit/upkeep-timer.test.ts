@@ -27,7 +27,7 @@ async function tickSettled(): Promise<void> {
 
 /** An engine whose earliest due time is whatever `dueAt` says. */
 function fakeEngine(dueAt: () => number | null) {
-  return { reapExpiredLeases: async () => 0, expireWaiting: async () => 0, nextWakeAt: async () => dueAt(), cleanup: async () => 0 };
+  return { reapExpiredLeases: async () => 0, expireWaiting: async () => 0, nextWakeAt: async () => dueAt(), cleanup: async () => 0, ageWaiting: async () => ({ changed: 0, shortestEveryMs: null }) };
 }
 
 test('something that stays due is looked at again a second later, even when every tick ends in a short claim', async (t) => {
@@ -154,6 +154,7 @@ test('something noted as due while a tick awaits the engine is not lost when the
     reapExpiredLeases: async () => 0,
     expireWaiting: async () => 0,
     cleanup: async () => 0,
+    ageWaiting: async () => ({ changed: 0, shortestEveryMs: null }),
     nextWakeAt: async () => {
       if (blockNextRead) {
         blockNextRead = false;

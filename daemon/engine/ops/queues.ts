@@ -4,6 +4,7 @@
  * deleted. Purging and deleting many jobs go in batches of `policy.batchSize`, one transaction
  * each (the engine's loop), so that a huge queue never holds the store's locks for long.
  */
+import { setAgeing } from './ageing';
 import { SpoolError } from '../../../shared/protocol/errors';
 import { ErrorCode } from '../../../shared/protocol';
 import { JOB_STATES, type JobState, type Queue } from '../../../shared/protocol/types';
@@ -100,6 +101,7 @@ export function* configureQueue(c: OpContext, input: ConfigureInput): Op<Queue> 
       now: c.now(),
     });
   }
+  if (input.ageing !== undefined) yield* setAgeing(c, input.name, input.ageing);
   c.changes.queue(input.name);
   return yield* getQueue(c, input.name);
 }

@@ -16,7 +16,10 @@ export function projectHandlers(s: Services): HandlerGroup<ProjectMethods> {
     'project.state': (params) => engine.projectState(unvalidated<ProjectStateParams>(params)),
     'project.apply': async (params) => {
       const result = await engine.applyProject(unvalidated<ApplyProjectParams>(params));
-      if (result.applied) s.upkeep.refresh();
+      if (result.applied) {
+        s.upkeep.refresh();
+        s.upkeep.ageSoon();
+      }
       return result;
     },
     'templates.list': async (params) => {

@@ -27,7 +27,12 @@ export function queueHandlers(s: Services): HandlerGroup<QueueMethods> {
       return { queues: await engine.listQueues() };
     },
     'queues.get': async (params) => ({ queue: await engine.getQueue(queueName(params)) }),
-    'queues.configure': async (params) => ({ queue: await engine.configureQueue(unvalidated<ConfigureQueueParams>(params)) }),
+    'queues.configure': async (params) => {
+      const queue = await engine.configureQueue(unvalidated<ConfigureQueueParams>(params));
+      // A queue's ageing set or changed: its jobs count it from the next pass, run now.
+      if (Reflect.get(Object(params), 'ageing') !== undefined) s.upkeep.ageSoon();
+      return { queue };
+    },
     'queues.pause': async (params) => ({ queue: await engine.pauseQueue(queueName(params)) }),
     'queues.resume': async (params) => ({ queue: await engine.resumeQueue(queueName(params)) }),
     'queues.purge': async (params) => ({ deleted: await engine.purgeQueue(unvalidated<PurgeQueueParams>(params)) }),

@@ -20,7 +20,7 @@ export const JOB_COLUMNS = `id, queue, kind, payload, priority, weight, state, r
   backoff_strategy, backoff_base_ms, backoff_cap_ms, backoff_jitter, timeout_ms, lease_expires_at, worker_id,
   claimed_from, idempotency_key, progress, progress_message, checkpoint, result, last_error, cancel_requested,
   tags, context, output_seq, output_lines, output_dropped, created_at, updated_at, started_at, finished_at,
-  depends_on, waiting_for, dependents, step, workflow_run_id, uniqueness, retry_rule, expire_at, deadline_at, paused_at, group_key`;
+  depends_on, waiting_for, dependents, step, workflow_run_id, uniqueness, retry_rule, expire_at, deadline_at, paused_at, group_key, priority_set`;
 
 /** The job columns, each prefixed with `jobs.` (for UPDATE … FROM, where `id` alone is ambiguous). */
 export const JOBS_DOT_COLUMNS = JOB_COLUMNS.split(',')
@@ -111,6 +111,7 @@ export const jobStatements: AsyncPart<PgTx, JobSql> = {
   async jobUpdate(tx, p) {
     const row = await tx.row(
       `UPDATE jobs SET priority = coalesce($2, priority), run_at = coalesce($3, run_at),
+         priority_set = CASE WHEN $2::int IS NULL THEN priority_set ELSE NULL END,
          payload = coalesce($4, payload), max_attempts = coalesce($5, max_attempts), tags = coalesce($6, tags),
          weight = coalesce($8, weight), timeout_ms = coalesce($9, timeout_ms), updated_at = $7
        WHERE id = $1 AND state IN ('blocked', 'queued', 'retrying', 'held') RETURNING ${JOB_COLUMNS}`,

@@ -92,6 +92,29 @@ export const queueStatements: AsyncPart<PgTx, QueueSql> = {
     await tx.run('UPDATE queues SET retry_rule = $2, default_expire_after_ms = $3, updated_at = $4 WHERE name = $1', [p.name, p.retryRule, p.defaultExpireAfterMs, p.now]);
   },
 
+  async queueSetAgeing(tx, p) {
+    await tx.run('UPDATE queues SET ageing_step = $2, ageing_every_ms = $3, updated_at = $4 WHERE name = $1', [p.name, p.step, p.everyMs, p.now]);
+  },
+
+  /**
+   * As SQLite's (see it), on jobs_due. Integer division of bigints truncates as SQLite's does;
+   * greatest/least for SQLite's max/min. A job a claim in flight has locked is waited for until
+   * that claim commits, and then left alone: it is running.
+   */
+  async queueAgeJobs(tx, p) {
+    const aged = `least($4::int, coalesce(priority_set, priority) + $2::int * greatest(0, ($5::bigint - run_at) / $3::bigint))`;
+    return await tx.run(
+      `UPDATE jobs SET priority_set = CASE WHEN ${aged} = coalesce(priority_set, priority) THEN NULL ELSE coalesce(priority_set, priority) END,
+         priority = ${aged}
+       WHERE queue = $1 AND state IN ('queued', 'retrying') AND (run_at <= $5::bigint - $3::bigint OR priority_set IS NOT NULL) AND priority <> ${aged}`,
+      [p.name, p.step, p.everyMs, p.maxPriority, p.now],
+    );
+  },
+
+  async queueClearAgeing(tx, name) {
+    return await tx.run('UPDATE jobs SET priority = priority_set, priority_set = NULL WHERE queue = $1 AND priority_set IS NOT NULL', [name]);
+  },
+
   async queueUpdate(tx, p) {
     await tx.run(
       `UPDATE queues SET concurrency = $2,

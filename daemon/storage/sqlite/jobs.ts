@@ -146,6 +146,7 @@ export class JobStatements implements JobSql, AttemptSql {
     this.deleteStmt = db.prepare(`DELETE FROM jobs WHERE id = @id AND state <> 'running' RETURNING queue, state`);
     this.updateStmt = new ArrayRows(db.prepare(`
       UPDATE jobs SET priority = coalesce(@priority, priority), run_at = coalesce(@runAt, run_at),
+        priority_set = CASE WHEN @priority IS NULL THEN priority_set ELSE NULL END,
         payload = coalesce(@payload, payload), max_attempts = coalesce(@maxAttempts, max_attempts),
         tags = coalesce(@tags, tags), weight = coalesce(@weight, weight), timeout_ms = coalesce(@timeoutMs, timeout_ms), updated_at = @now
       WHERE id = @id AND state IN ('blocked', 'queued', 'retrying', 'held') RETURNING *`), 'job');

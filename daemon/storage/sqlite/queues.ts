@@ -73,6 +73,9 @@ export class QueueStatements implements Omit<QueueSql, 'queuePurge'>, Pick<Upkee
   private readonly insertStmt;
   private readonly updateStmt;
   private readonly retryPolicyStmt;
+  private readonly ageingStmt;
+  private readonly ageJobsStmt;
+  private readonly clearAgeingStmt;
   private readonly setPausedStmt;
   private readonly rateStmt;
   private readonly setRateStmt;
@@ -116,6 +119,18 @@ export class QueueStatements implements Omit<QueueSql, 'queuePurge'>, Pick<Upkee
     this.retryPolicyStmt = db.prepare(
       'UPDATE queues SET retry_rule = @retryRule, default_expire_after_ms = @defaultExpireAfterMs, updated_at = @now WHERE name = @name',
     );
+    this.ageingStmt = db.prepare('UPDATE queues SET ageing_step = @step, ageing_every_ms = @everyMs, updated_at = @now WHERE name = @name');
+    // The walk of jobs_due (queue, state, run_at) over the queue's waiting jobs: a pass reads
+    // every waiting job that has waited a step or was raised before, and writes only those whose
+    // value changes (at most once per step). A job due again after a retry (priority_set kept,
+    // run time moved) drops back to the priority it set.
+    // The casts keep the division whole: a number bound from JavaScript may arrive as a REAL.
+    const aged = `CAST(min(@maxPriority, coalesce(priority_set, priority) + @step * max(0, (CAST(@now AS INTEGER) - run_at) / CAST(@everyMs AS INTEGER))) AS INTEGER)`;
+    this.ageJobsStmt = db.prepare(`
+      UPDATE jobs SET priority_set = CASE WHEN ${aged} = coalesce(priority_set, priority) THEN NULL ELSE coalesce(priority_set, priority) END,
+        priority = ${aged}
+      WHERE queue = @name AND state IN ('queued', 'retrying') AND (run_at <= @now - @everyMs OR priority_set IS NOT NULL) AND priority <> ${aged}`);
+    this.clearAgeingStmt = db.prepare('UPDATE jobs SET priority = priority_set, priority_set = NULL WHERE queue = @name AND priority_set IS NOT NULL');
     this.rateStmt = db.prepare('SELECT rate_tokens, rate_refilled_at FROM queues WHERE name = @name');
     this.setRateStmt = db.prepare('UPDATE queues SET rate_tokens = @tokens, rate_refilled_at = @refilledAt WHERE name = @name');
     this.countsStmt = db.prepare('SELECT state, count FROM queue_counts WHERE queue = @name');
@@ -222,6 +237,19 @@ export class QueueStatements implements Omit<QueueSql, 'queuePurge'>, Pick<Upkee
   queueSetRetryPolicy(p: QueueRetryPolicy): void {
     this.invalidate();
     this.retryPolicyStmt.run(p);
+  }
+
+  queueSetAgeing(p: { name: string; step: number | null; everyMs: number | null; now: number }): void {
+    this.invalidate();
+    this.ageingStmt.run(p);
+  }
+
+  queueAgeJobs(p: { name: string; step: number; everyMs: number; maxPriority: number; now: number }): number {
+    return this.ageJobsStmt.run(p).changes;
+  }
+
+  queueClearAgeing(name: string): number {
+    return this.clearAgeingStmt.run({ name }).changes;
   }
 
   queueSetPaused(p: { name: string; paused: boolean; now: number }): boolean {

@@ -155,7 +155,10 @@ export type JobSql = {
    * checkpoint stays, unless it completed. The job, or undefined if it had not finished.
    */
   jobRetry(p: JobMove & { waitingFor: number }): Job | undefined;
-  /** Changes a waiting (blocked, queued, retrying) or held job; the job, or undefined if it is neither. */
+  /**
+   * Changes a waiting (blocked, queued, retrying) or held job; the job, or undefined if it is
+   * neither. A priority given replaces one that ageing raised (the next ageing pass counts from it).
+   */
   jobUpdate(p: JobUpdate): Job | undefined;
   /** Moves a job between a waiting state and held (jobs.hold, jobs.unhold); the job, or undefined if it was not in `from`. */
   jobSetHeld(p: JobHoldMove): Job | undefined;

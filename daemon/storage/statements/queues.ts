@@ -109,6 +109,17 @@ export type QueueSql = {
   queueSetRateState(p: { name: string; tokens: number; refilledAt: number }): void;
   /** Writes the retry rule (JSON text or null) and the expiry its jobs get by default. */
   queueSetRetryPolicy(p: QueueRetryPolicy): void;
+  /** Writes a queue's priority ageing: `step` for every `everyMs` waited, or both null for none. */
+  queueSetAgeing(p: { name: string; step: number | null; everyMs: number | null; now: number }): void;
+  /**
+   * Sets the priority claims order by of the queue's waiting (queued or retrying) jobs to the one
+   * they set, raised by `step` for every whole `everyMs` since their run time, at most
+   * `maxPriority`, keeping the one they set in `priority_set`; writes only the jobs whose value
+   * changes (a job just due again after a retry drops back to the one it set). How many changed.
+   */
+  queueAgeJobs(p: { name: string; step: number; everyMs: number; maxPriority: number; now: number }): number;
+  /** Gives every job of the queue whose priority ageing raised back the priority it set (ageing turned off); how many. */
+  queueClearAgeing(name: string): number;
 };
 
 /** A queue's defaults for its jobs' retry rule and expiry. */

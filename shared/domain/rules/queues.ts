@@ -10,6 +10,7 @@ import { resourceLimits } from './payloads';
 import { optionalRetryRule } from './retry';
 import type { RetryRule } from '../../protocol/types';
 import type { ResourceLimitChanges } from '../../protocol';
+import { AGEING_FORM, parseAgeing, type Ageing } from '../ageing';
 import { array, boolean, integer, name, number, object, oneOf } from '../validate';
 
 export interface ConfigureInput {
@@ -30,6 +31,8 @@ export interface ConfigureInput {
   retry?: RetryRule | null;
   /** undefined = leave as it is, null = remove it. */
   defaultExpireAfterMs?: number | null;
+  /** Priority ageing; undefined = leave as it is, null = off. */
+  ageing?: Ageing | null;
 }
 
 export { MAX_CONCURRENCY };
@@ -54,13 +57,15 @@ function nullable<T>(value: unknown, check: (value: unknown) => T): T | null | u
 export function configureParams(value: unknown): ConfigureInput {
   const o = object(value, 'params', [
     'name', 'concurrency', 'rateLimit', 'defaultMaxAttempts', 'defaultBackoff', 'defaultTimeoutMs', 'retentionMs', 'limits',
-    'groupConcurrency', 'groupRate', 'groupWeights', 'retry', 'defaultExpireAfterMs',
+    'groupConcurrency', 'groupRate', 'groupWeights', 'retry', 'defaultExpireAfterMs', 'ageing',
   ]);
+  const ageing = nullable(o['ageing'], (v) => ageingValue(v, 'ageing'));
   const retry = optionalRetryRule(o['retry'], 'retry');
   const defaultExpireAfterMs = nullable(o['defaultExpireAfterMs'], (v) => integer(v, 'defaultExpireAfterMs', 1, LIMITS.maxDurationMs));
   return {
     ...(retry === undefined ? {} : { retry }),
     ...(defaultExpireAfterMs === undefined ? {} : { defaultExpireAfterMs }),
+    ...(ageing === undefined ? {} : { ageing }),
     name: name(o['name'], 'name'),
     concurrency: nullable(o['concurrency'], (v) => integer(v, 'concurrency', 1, MAX_CONCURRENCY)),
     rateLimit: o['rateLimit'] === undefined ? undefined : rateLimit(o['rateLimit']),
@@ -73,6 +78,14 @@ export function configureParams(value: unknown): ConfigureInput {
     groupRate: o['groupRate'] === undefined ? undefined : rateLimit(o['groupRate'], 'groupRate'),
     groupWeights: nullable(o['groupWeights'], (v) => groupWeights(v, 'groupWeights')),
   };
+}
+
+/** Priority ageing given as text (`"1 per 10m"`; `"off"` is null), checked. */
+export function ageingValue(value: unknown, field: string): Ageing | null {
+  if (typeof value !== 'string') throw invalidParams(field, `${field} must be a string: ${AGEING_FORM} (got ${JSON.stringify(value)})`, AGEING_FORM);
+  const ageing = parseAgeing(value);
+  if (!ageing.ok) throw invalidParams(field, `${field} ${JSON.stringify(value)} is not valid: ${ageing.message}`, AGEING_FORM);
+  return ageing.value;
 }
 
 /** Fairness weights by group key: each key a group key, each weight 1..1000; {} means none (null). */

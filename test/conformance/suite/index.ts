@@ -4,6 +4,7 @@
  * runs on every store (River's riverdrivertest: one suite every driver must pass).
  */
 import type { TestStoreFactory } from '../harness';
+import { defineAgeing } from './ageing';
 import { defineBackoff } from './backoff';
 import { defineBatch } from './batch';
 import { defineCore } from './core';
@@ -33,6 +34,7 @@ import { defineWorkflows } from './workflows';
 
 /** Every suite, in the order they run. */
 const SUITES: readonly ((store: TestStoreFactory) => void)[] = [
+  defineAgeing,
   defineBackoff,
   defineBatch,
   defineCore,
