@@ -1,11 +1,12 @@
 /**
  * `npm run bench`: prints the versions measured, then the engine benchmark (in-process) and the
  * daemon benchmark (over the socket), then the language server's. SPOOL_BENCH_QUICK=1 makes a fast,
- * smaller run; SPOOL_BENCH_PART=engine, =daemon, =apply, =lsp, =dependencies, =postgres, =bullmq, =shell, =memory, =history or =editor runs only that part.
+ * smaller run; SPOOL_BENCH_PART=engine, =daemon, =apply, =lsp, =dependencies, =groups, =postgres, =bullmq, =shell, =memory, =history or =editor runs only that part.
  *
  * `npm run bench -- compare --old <dir-or-ref> …` compares two builds' daemons instead, in one
  * interleaved run (compare.ts); `npm run bench -- --help` says how.
  */
+import { runGroupsBench } from './groups';
 import { runHistoryBench } from './history';
 import Database from 'better-sqlite3';
 import { spawnSync } from 'node:child_process';
@@ -30,6 +31,8 @@ npm run bench                 (or node dist/bench.js, once built)
   SPOOL_BENCH_QUICK=1         a smaller, faster run
   SPOOL_BENCH_PART=engine     only the engine (=daemon: only the daemon; =apply: only spool apply; =lsp: only the language server;
                               =dependencies: job graphs on SQLite and PostgreSQL, in-process;
+                              =groups: claims in a queue with 10,000 groups against the same jobs without groups,
+                                SQLite and PostgreSQL, in-process (SPOOL_BENCH_ROUNDS=N sets the rounds, default 5);
                               =postgres: Spool on PostgreSQL beside graphile-worker and pg-boss, on a throwaway server;
                               =bullmq: Spool on SQLite beside BullMQ, on a throwaway redis-server (skipped without one);
                                 SPOOL_BENCH_BASELINE=<checkout> adds that build's daemon to the same rounds,
@@ -80,6 +83,8 @@ async function runAll(): Promise<void> {
   if (part === undefined || part === 'lsp') lines.push(summary('Language server', runLspBench({ quick: process.env['SPOOL_BENCH_QUICK'] === '1' })));
   if (part === undefined) console.log('');
   if (part === undefined || part === 'dependencies') lines.push(summary('Dependencies', await runDependenciesBench({ quick: process.env['SPOOL_BENCH_QUICK'] === '1' })));
+  if (part === undefined) console.log('');
+  if (part === undefined || part === 'groups') lines.push(summary('Groups', await runGroupsBench({ quick: process.env['SPOOL_BENCH_QUICK'] === '1' })));
   if (part === undefined) console.log('');
   if (part === undefined || part === 'postgres') lines.push(summary('PostgreSQL', await runPostgresBench({ quick: process.env['SPOOL_BENCH_QUICK'] === '1' })));
   if (part === undefined) console.log('');
