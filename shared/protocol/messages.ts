@@ -584,7 +584,8 @@ export interface ConfigureQueueParams {
   /** A token bucket per group, as rateLimit; null removes it. */
   groupRate?: RateLimit | null;
   /** Fairness weights by group key (each 1..1000, others weigh 1); null or {} for plain round-robin. */
-  groupWeights?: Record<string, number> | null;
+  groupWeights?: Record<string, number> | null;  /** Priority ageing, e.g. "1 per 10m" (see Queue.ageing); null turns it off. */
+  ageing?: string | null;
 }
 
 /** Changes to a queue's resource limits: a number sets one, null removes it, absent leaves it. */

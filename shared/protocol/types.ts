@@ -325,7 +325,11 @@ export interface Queue {
    */
   groupWeights: Record<string, number> | null;
   /** True once the queue has groups (a job with a group, or a group setting): its claims take the groups in turn. */
-  grouped: boolean;
+  grouped: boolean;  /**
+   * Priority ageing, e.g. "1 per 10m": a waiting job's priority counts one higher for every 10
+   * minutes it has waited (higher priority runs first); null or absent = off.
+   */
+  ageing?: string | null;
 }
 
 /** What to do with the fire times a schedule missed while no daemon ran. */
