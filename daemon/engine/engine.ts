@@ -27,6 +27,8 @@ import type {
   CheckpointParams,
   CompleteParams,
   ConfigureQueueParams,
+  QueueGroupsParams,
+  QueueGroupsResult,
   CreateScheduleParams,
   DeleteQueueParams,
   EnqueueBatchParams,
@@ -90,6 +92,7 @@ import * as vwf from '../../shared/domain/rules/workflows';
 import type { Workflow, WorkflowRun, ScheduleTriggerResult, WorkflowRunActionResult, WorkflowRunDetail, WorkflowRunStarted, WorkflowRunsResult } from '../../shared/protocol/workflows';
 import * as claimOps from './ops/claim';
 import * as enqueueOps from './ops/enqueue';
+import * as groupOps from './ops/groups';
 import { opContext, type OpContext, type Policy } from './ops/context';
 import * as historyOps from './ops/history';
 import { jobHistory } from './ops/jobHistory';
@@ -554,6 +557,11 @@ export class Engine {
 
   getQueue(name: string): Promise<Queue> {
     return checked(() => vq.queueName(name), (valid) => this.read((c) => queues.getQueue(c, valid)));
+  }
+
+  /** A page of a queue's groups with their counts (see ops/groups.ts listGroups). */
+  queueGroups(params: QueueGroupsParams): Promise<QueueGroupsResult> {
+    return checked(() => vq.groupsParams(params), (input) => this.read(() => groupOps.listGroups(input)));
   }
 
   configureQueue(params: ConfigureQueueParams): Promise<Queue> {

@@ -32,6 +32,7 @@ import { loadMore } from './jobs/loadMore';
 import { openJobDetails } from './jobs/openJobDetails';
 import { openJobJson } from './jobs/openJobJson';
 import { retryAllDead } from './jobs/retryAllDead';
+import { bulkMatching } from './jobs/bulkMatching';
 import { releaseJob } from './jobs/releaseJob';
 import { retryJob } from './jobs/retryJob';
 import { runJobNow } from './jobs/runJobNow';
@@ -105,6 +106,7 @@ export const COMMANDS: readonly SpoolCommand[] = [
   enqueueEdited,
   goToJob,
   retryAllDead,
+  bulkMatching,
   loadMore,
   refreshSchedules,
   showScheduleTimeline,

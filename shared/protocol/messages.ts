@@ -528,6 +528,38 @@ export interface QueueResult {
   queue: Queue;
 }
 
+/** Which of a queue's groups `queues.groups` lists. */
+export interface QueueGroupsParams {
+  name: string;
+  /** 1..1000, default 100. */
+  limit?: number;
+  /** Continue after this group: the previous answer's `nextAfter`. */
+  after?: string;
+  /**
+   * Only the groups at their limit: jobs wait in them and their running weight has reached the
+   * queue's groupConcurrency (none when the queue sets no groupConcurrency).
+   */
+  atLimit?: boolean;
+}
+
+/** One group of a queue with its waiting and running jobs. */
+export interface QueueGroup {
+  /** The group key; null for the queue's jobs without one. */
+  group: string | null;
+  /** Queued (due or delayed) and retrying jobs. */
+  waiting: number;
+  running: number;
+  /** What the running jobs weigh: what the queue's groupConcurrency counts. */
+  runningWeight: number;
+}
+
+/** A page of a queue's groups with waiting or running jobs, by key. */
+export interface QueueGroupsResult {
+  groups: QueueGroup[];
+  /** Pass as `after` for the next page; null on the last. */
+  nextAfter: string | null;
+}
+
 /** A queue's settings to change; the others stay as they are. */
 export interface ConfigureQueueParams {
   name: string;

@@ -55,6 +55,8 @@ import type {
   ProjectStateParams,
   ProjectStateResult,
   PurgeQueueParams,
+  QueueGroupsParams,
+  QueueGroupsResult,
   QueueNameParams,
   QueueResult,
   QueuesListResult,
@@ -390,6 +392,13 @@ export const METHODS = {
     scope: 'read',
     grouped: false,
     summary: 'One queue.',
+    errors: ['QueueNotFound', 'InvalidParams', 'StoreUnavailable'],
+  }),
+  'queues.groups': method<QueueGroupsParams, QueueGroupsResult>()({
+    caller: 'client',
+    scope: 'read',
+    grouped: false,
+    summary: "A queue's groups with waiting or running jobs, by key, with their counts; with `atLimit`, only those whose jobs wait because the group is at its groupConcurrency.",
     errors: ['QueueNotFound', 'InvalidParams', 'StoreUnavailable'],
   }),
   'queues.configure': method<ConfigureQueueParams, QueueResult>()({

@@ -218,12 +218,26 @@ test('jobs of a kind no worker takes: the warning names the kind, the queue and 
   assert.deepEqual(row.warnings, ['2 jobs of kind resize wait: no worker takes kind resize on queue images (the last one was seen 10m ago).']);
 });
 
-test('a paused queue, every queue paused, a queue at its concurrency: each said in words', () => {
+test('a paused queue, every queue paused, all running slots in use: each said in words', () => {
   const due = [{ kind: 'shell', runAt: NOW }];
   assert.deepEqual(queueHealth(facts({ queue: queue({ paused: true, counts: counts(1) }), due })).warnings, ['1 job waits: queue images is paused; resume it to run its jobs.']);
   assert.deepEqual(queueHealth(facts({ queue: queue({ counts: counts(2) }), due, allPaused: true })).warnings, ['2 jobs wait: every queue is paused; resume them to run jobs.']);
-  assert.deepEqual(queueHealth(facts({ queue: queue({ concurrency: 2, counts: counts(4, 2) }), due })).warnings, ['4 jobs wait: queue images is at its concurrency (2 of 2 running).']);
+  assert.deepEqual(queueHealth(facts({ queue: queue({ concurrency: 2, counts: counts(4, 2) }), due })).warnings, ['4 jobs wait: all 2 running slots of queue images are in use.']);
   assert.deepEqual(queueHealth(facts({ queue: queue({ concurrency: 2, counts: counts(0, 2) }) })).warnings, [], 'nothing waits: nothing to warn of');
+});
+
+test('groups at their limit: named with their running weight of the limit, a few of them, the rest as "and more"', () => {
+  const due = [{ kind: 'shell', runAt: NOW }];
+  const group = (name: string, waiting: number): { group: string; waiting: number; running: number; runningWeight: number } => ({ group: name, waiting, running: 2, runningWeight: 2 });
+  const grouped = queue({ groupConcurrency: 2, counts: counts(5, 4) });
+  assert.deepEqual(queueHealth(facts({ queue: grouped, due, fullGroups: { groups: [group('customer:42', 3), group('customer:7', 2)], more: false } })).warnings, [
+    '5 jobs wait in groups at their limit: customer:42 (2 of 2 running), customer:7 (2 of 2 running).',
+  ]);
+  assert.deepEqual(queueHealth(facts({ queue: grouped, due, fullGroups: { groups: [group('customer:42', 1)], more: false } })).warnings, ['1 job waits in a group at its limit: customer:42 (2 of 2 running).']);
+  const many = Array.from({ length: 5 }, (_, i) => group(`c${i}`, 1));
+  assert.match(queueHealth(facts({ queue: grouped, due, fullGroups: { groups: many, more: true } })).warnings[0] ?? '', /^5 jobs wait in groups at their limit: c0 \(2 of 2 running\), .*c4 \(2 of 2 running\) and more\.$/);
+  assert.deepEqual(queueHealth(facts({ queue: grouped, due, fullGroups: { groups: [], more: false } })).warnings, [], 'no group at its limit: no warning');
+  assert.deepEqual(queueHealth(facts({ queue: { ...grouped, paused: true }, due, fullGroups: { groups: [group('customer:42', 3)], more: false } })).warnings, ['5 jobs wait: queue images is paused; resume it to run its jobs.'], 'paused says why first and alone');
 });
 
 test('the health table escapes what the daemon sends and puts a queue warnings under its row', () => {

@@ -16,7 +16,10 @@ import {
   groupsToShow,
   jobAccessibleLabel,
   jobDescription,
+  keyGroupDescription,
+  keyGroupLabel,
   matchingDescription,
+  stateGroupOf,
   queueCounts,
   sumCounts,
   type GroupName,
@@ -197,4 +200,15 @@ test('the filter syntax reads states, a kind and text in any order, and writes t
   assert.throws(() => parseFilter('state:broken'), /Unknown state "broken": use running, queued, delayed, blocked, retrying, held, dead, completed, cancelled\./);
   assert.equal(filterText(parseFilter('kind:http state:dead 503')), 'state:dead kind:http 503');
   assert.equal(filterText({}), '');
+});
+
+test('a group key\'s row: the key (or "no group"), its waiting and running counts, the weight when it differs, and the limit per group', () => {
+  assert.equal(keyGroupLabel({ group: 'customer:42' }), 'customer:42');
+  assert.equal(keyGroupLabel({ group: null }), 'no group');
+  assert.equal(keyGroupDescription({ group: 'customer:42', waiting: 3, running: 2, runningWeight: 2 }, 2), '3 waiting · 2 running · limit 2');
+  assert.equal(keyGroupDescription({ group: 'customer:9', waiting: 0, running: 1, runningWeight: 4 }, null), '0 waiting · 1 running · weight 4');
+  assert.equal(keyGroupDescription({ group: null, waiting: 1, running: 0, runningWeight: 0 }, 2), '1 waiting · 0 running', 'jobs without a group have no limit per group');
+  assert.equal(stateGroupOf({ state: 'queued', runAt: NOW + 1 }, NOW), 'delayed');
+  assert.equal(stateGroupOf({ state: 'queued', runAt: NOW }, NOW), 'queued');
+  assert.equal(stateGroupOf({ state: 'running', runAt: NOW }, NOW), 'running');
 });

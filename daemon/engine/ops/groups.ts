@@ -23,6 +23,9 @@ import type { StoredQueue } from '../../storage/statements/queues';
 import type { GroupCandidate, GroupServed, GroupTurn } from '../../storage/statements/groups';
 import { available, refill, type Bucket } from '../rateLimit';
 import type { OpContext } from './context';
+import type { GroupsInput } from '../validate/queues';
+import type { QueueGroupsResult } from '../../../shared/protocol';
+import { queueNotFound } from '../errors';
 
 /** The pass a group of weight 1 adds per job served; a group of weight w adds STRIDE / w. */
 export const STRIDE = 720_720;
@@ -145,3 +148,19 @@ export function* claimGroups(claim: GroupClaim): Op<ClaimedJobs> {
 
 const NONE: ClaimedJobs = { jobs: [], chars: 0 };
 
+
+/**
+ * A page of a queue's groups with waiting or running jobs, by key; with `atLimit`, only the
+ * groups whose jobs wait because their running weight has reached the queue's groupConcurrency.
+ */
+export function* listGroups(input: GroupsInput): Op<QueueGroupsResult> {
+  const queue = yield* sql('queueGet', input.name);
+  if (!queue) throw queueNotFound(input.name);
+  if (input.atLimit && queue.groupConcurrency === null) return { groups: [], nextAfter: null };
+  const rows = yield* sql('groupList', { queue: input.name, limit: input.limit + 1, after: input.after, minRunning: input.atLimit ? queue.groupConcurrency : null });
+  const page = rows.slice(0, input.limit);
+  return {
+    groups: page.map(({ group, waiting, running, runningWeight }) => ({ group, waiting, running, runningWeight })),
+    nextAfter: rows.length > input.limit ? (page.at(-1)?.key ?? null) : null,
+  };
+}

@@ -1,5 +1,5 @@
 /** Handlers of queues.* and stats.get. */
-import type { ConfigureQueueParams, DeleteQueueParams, PurgeQueueParams, StatsHistoryParams } from '../../../shared/protocol';
+import type { ConfigureQueueParams, DeleteQueueParams, PurgeQueueParams, QueueGroupsParams, StatsHistoryParams } from '../../../shared/protocol';
 import { unvalidated } from '../unvalidated';
 import { nonEmptyString, object } from '../../../shared/domain/validate';
 import type { HandlerGroup, Services } from './types';
@@ -7,6 +7,7 @@ import type { HandlerGroup, Services } from './types';
 type QueueMethods =
   | 'queues.list'
   | 'queues.get'
+  | 'queues.groups'
   | 'queues.configure'
   | 'queues.pause'
   | 'queues.resume'
@@ -27,6 +28,7 @@ export function queueHandlers(s: Services): HandlerGroup<QueueMethods> {
       return { queues: await engine.listQueues() };
     },
     'queues.get': async (params) => ({ queue: await engine.getQueue(queueName(params)) }),
+    'queues.groups': (params) => engine.queueGroups(unvalidated<QueueGroupsParams>(params)),
     'queues.configure': async (params) => {
       const queue = await engine.configureQueue(unvalidated<ConfigureQueueParams>(params));
       // A queue's ageing set or changed: its jobs count it from the next pass, run now.

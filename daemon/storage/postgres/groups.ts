@@ -101,12 +101,14 @@ export const groupStatements: AsyncPart<PgTx, GroupSql> = {
     const rows = await tx.rows(
       `SELECT g.group_key, g.waiting, g.running AS running_weight,
          (SELECT count(*) FROM jobs WHERE queue = g.queue AND group_key = g.group_key AND state = 'running') AS running
-       FROM queue_groups g WHERE g.queue = $1 AND (g.waiting > 0 OR g.running > 0) ORDER BY g.group_key LIMIT $2`,
-      [p.queue, p.limit],
+       FROM queue_groups g WHERE g.queue = $1 AND (g.waiting > 0 OR g.running > 0)
+         AND ($3::text IS NULL OR g.group_key > $3) AND ($4::bigint IS NULL OR (g.waiting > 0 AND g.running >= $4))
+       ORDER BY g.group_key LIMIT $2`,
+      [p.queue, p.limit, p.after ?? null, p.minRunning ?? null],
     );
     return rows.map((row) => {
       const key = text(row, 'group_key');
-      return { group: key === '' ? null : key, waiting: int(row, 'waiting'), running: int(row, 'running'), runningWeight: int(row, 'running_weight') };
+      return { group: key === '' ? null : key, key, waiting: int(row, 'waiting'), running: int(row, 'running'), runningWeight: int(row, 'running_weight') };
     });
   },
 

@@ -16,7 +16,7 @@ import type { QueueStatements } from './queues';
 import { mapJob } from '../mappers';
 import { ArrayRows, int, intOrNull, real, text } from './row';
 import { compareClaimOrder, type KindFilter } from '../statements/claim';
-import type { GroupCandidate, GroupCounts, GroupServed, GroupSql, GroupTurn } from '../statements/groups';
+import type { GroupCandidate, GroupCounts, GroupListParams, GroupServed, GroupSql, GroupTurn } from '../statements/groups';
 import type { Job } from '../../../shared/protocol/types';
 
 const INCLUDE = `AND kind IN (SELECT value FROM json_each(@kinds))`;
@@ -79,7 +79,9 @@ export class GroupStatements implements GroupSql {
     this.listStmt = new ArrayRows(
       db.prepare(`SELECT g.group_key, g.waiting, g.running AS running_weight,
           (SELECT count(*) FROM jobs WHERE queue = g.queue AND group_key = g.group_key AND state = 'running') AS running
-        FROM queue_groups g WHERE g.queue = @queue AND (g.waiting > 0 OR g.running > 0) ORDER BY g.group_key LIMIT @limit`),
+        FROM queue_groups g WHERE g.queue = @queue AND (g.waiting > 0 OR g.running > 0)
+          AND (@after IS NULL OR g.group_key > @after) AND (@minRunning IS NULL OR (g.waiting > 0 AND g.running >= @minRunning))
+        ORDER BY g.group_key LIMIT @limit`),
       'group',
     );
     this.wakeStmt = new ArrayRows(
@@ -144,10 +146,10 @@ export class GroupStatements implements GroupSql {
     for (const s of p.served) this.servedStmt.run({ queue: p.queue, group: s.group, pass: s.pass, tokens: s.tokens, refilledAt: s.refilledAt });
   }
 
-  groupList(p: { queue: string; limit: number }): GroupCounts[] {
-    return this.listStmt.all(p).map((row) => {
+  groupList(p: GroupListParams): GroupCounts[] {
+    return this.listStmt.all({ queue: p.queue, limit: p.limit, after: p.after ?? null, minRunning: p.minRunning ?? null }).map((row) => {
       const key = text(row, 'group_key');
-      return { group: key === '' ? null : key, waiting: int(row, 'waiting'), running: int(row, 'running'), runningWeight: int(row, 'running_weight') };
+      return { group: key === '' ? null : key, key, waiting: int(row, 'waiting'), running: int(row, 'running'), runningWeight: int(row, 'running_weight') };
     });
   }
 

@@ -42,6 +42,8 @@ export type GroupServed = {
 export type GroupCounts = {
   /** null for the jobs without a group. */
   group: string | null;
+  /** The key as stored ('' for the jobs without a group): what `after` continues from. */
+  key: string;
   /** Queued and retrying jobs. */
   waiting: number;
   /** Running jobs. */
@@ -49,6 +51,9 @@ export type GroupCounts = {
   /** What the running jobs weigh. */
   runningWeight: number;
 };
+
+/** Which of a queue's groups `groupList` reads. */
+export type GroupListParams = { queue: string; limit: number; after?: string | null; minRunning?: number | null };
 
 export interface GroupSql {
   /**
@@ -67,8 +72,12 @@ export interface GroupSql {
   claimJobIds(p: { queue: string; ids: readonly string[]; workerId: string; now: number }): Job[];
   /** Stores the turns and buckets of the groups a claim served. */
   groupServed(p: { queue: string; served: readonly GroupServed[] }): void;
-  /** A queue's groups with waiting or running jobs, by key, at most `limit`. */
-  groupList(p: { queue: string; limit: number }): GroupCounts[];
+  /**
+   * A queue's groups with waiting or running jobs, by key, at most `limit`: those after the key
+   * `after` (the stored key, '' for the jobs without a group) when it is given, and with
+   * `minRunning` only those with waiting jobs whose running weight is at least it.
+   */
+  groupList(p: GroupListParams): GroupCounts[];
   /** Groups with waiting jobs and fewer than one token in queues with a rate per group, earliest refill first. */
   wakeGroupRateLimited(limit: number): { queue: string; tokens: number; refilledAt: number }[];
 }

@@ -1,45 +1,22 @@
 /**
- * Configure a queue: concurrency and rate limit, asked one after the other with the current
- * values filled in. An empty answer removes the limit. Called with a `ConfigureQueueParams`
- * object it applies it directly.
+ * Configure a queue: a pick of its settings with their values now (concurrency, rate limit,
+ * group concurrency, group rate, group weights, ageing); the one picked is asked for in an input
+ * box with its value filled in, applied, and the pick shows again with the new values until it
+ * is closed. An empty answer removes the setting. Called with a `ConfigureQueueParams` object it
+ * applies it directly.
  */
 import * as vscode from 'vscode';
-import type { Parsed } from '../../../shared/domain/parsed';
-import { formatRate, parseRate } from '../../../shared/domain/rates';
-import { concurrencyText } from '../../../shared/domain/rules/options';
 import type { ConfigureQueueParams } from '../../../shared/protocol';
-import type { Queue, RateLimit } from '../../../shared/protocol/types';
 import { command } from '../command';
 import { queueTarget } from '../targets';
 import { warnIfOwned } from '../../ownedWarning';
-
-/**
- * The rate limit typed in the input box, in the syntax the CLI and the jobs file share
- * (`10/s`, `600/m`, `10/s burst 20`, `off`); empty also means no limit, as the prompt says.
- */
-export function parseRateInput(text: string): Parsed<RateLimit | null> {
-  if (text.trim() === '') return { ok: true, value: null };
-  const rate = parseRate(text);
-  return rate.ok ? rate : { ok: false, message: `${capitalized(rate.message)}, or leave it empty for no limit.` };
-}
-
-/**
- * The concurrency typed in the input box, held to the daemon's bound and refused in its words;
- * empty means no limit, as the prompt says.
- */
-export function parseConcurrencyInput(text: string): Parsed<number | null> {
-  if (text.trim() === '') return { ok: true, value: null };
-  const concurrency = concurrencyText(text);
-  return concurrency.ok ? concurrency : { ok: false, message: `${capitalized(concurrency.message)}, or leave it empty for no limit.` };
-}
-
-function capitalized(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1);
-}
+import { QUEUE_SETTINGS, configuredText, settingValueText, type QueueSetting } from './queueSettings';
 
 function isConfigureParams(value: unknown): value is ConfigureQueueParams {
   return typeof value === 'object' && value !== null && 'name' in value && typeof value.name === 'string';
 }
+
+type SettingItem = vscode.QuickPickItem & { setting: QueueSetting };
 
 export const configureQueue = command('spool.queues.configure', async (ctx, arg) => {
   const client = ctx.connection.client();
@@ -50,48 +27,34 @@ export const configureQueue = command('spool.queues.configure', async (ctx, arg)
   }
   const name = await queueTarget(ctx, arg, 'Configure which queue?');
   if (!name) return undefined;
-  const { queue: current } = await client.call('queues.get', { name });
-  const concurrency = await vscode.window.showInputBox({
-    title: `Configure ${name} (1/2)`,
-    prompt: 'Concurrency: jobs of this queue running at once (empty = no limit)',
-    value: current.concurrency === null ? '' : String(current.concurrency),
-    validateInput: (v) => {
-      const parsed = parseConcurrencyInput(v);
-      return parsed.ok ? null : parsed.message;
-    },
-  });
-  if (concurrency === undefined) return undefined;
-  const concurrencyLimit = parseConcurrencyInput(concurrency);
-  // The input box refuses to close on a message, so this only fails if VS Code skips validation.
-  if (!concurrencyLimit.ok) throw new Error(concurrencyLimit.message);
-  const rate = await vscode.window.showInputBox({
-    title: `Configure ${name} (2/2)`,
-    prompt: 'Rate limit: jobs started per second, minute or hour, like 10/s, 600/m or 10/s burst 20 (empty = no limit)',
-    placeHolder: '10/s burst 20',
-    value: current.rateLimit ? formatRate(current.rateLimit) : '',
-    validateInput: (v) => {
-      const rate = parseRateInput(v);
-      return rate.ok ? null : rate.message;
-    },
-  });
-  if (rate === undefined) return undefined;
-  const rateLimit = parseRateInput(rate);
-  // The input box refuses to close on a message, so this only fails if VS Code skips validation.
-  if (!rateLimit.ok) throw new Error(rateLimit.message);
-  const { queue } = await client.call('queues.configure', {
-    name,
-    concurrency: concurrencyLimit.value,
-    rateLimit: rateLimit.value,
-  });
-  ctx.queues.refresher.now();
+  let queue = (await client.call('queues.get', { name })).queue;
+  let changed = false;
+  for (;;) {
+    const current = queue;
+    const items: SettingItem[] = QUEUE_SETTINGS.map((setting) => ({ label: setting.label, description: settingValueText(setting, current), setting }));
+    const picked = await vscode.window.showQuickPick(items, { title: `Configure ${name}`, placeHolder: changed ? `${configuredText(queue)} Pick another setting, or press Escape when done.` : 'Pick a setting to change' });
+    if (!picked) break;
+    const { setting } = picked;
+    const answer = await vscode.window.showInputBox({
+      title: `Configure ${name}: ${setting.label}`,
+      prompt: setting.prompt,
+      placeHolder: setting.placeHolder,
+      value: setting.current(queue),
+      validateInput: (v) => {
+        const parsed = setting.parse(v);
+        return parsed.ok ? null : parsed.message;
+      },
+    });
+    if (answer === undefined) continue;
+    const change = setting.parse(answer);
+    // The input box refuses to close on a message, so this only fails if VS Code skips validation.
+    if (!change.ok) throw new Error(change.message);
+    queue = (await client.call('queues.configure', { name, ...change.value })).queue;
+    changed = true;
+    ctx.queues.refresher.now();
+  }
+  if (!changed) return undefined;
   void vscode.window.setStatusBarMessage(`Spool: ${configuredText(queue)}`, 5000);
   void warnIfOwned('queue', name, queue.owner, 'changed');
   return queue;
 });
-
-/** What a queue's limits are now, as the note after Configure says it. */
-export function configuredText(queue: Pick<Queue, 'name' | 'concurrency' | 'rateLimit'>): string {
-  const concurrency = queue.concurrency === null ? 'no concurrency limit' : `at most ${queue.concurrency} running at once`;
-  const rate = queue.rateLimit === null ? 'no rate limit' : `at most ${formatRate(queue.rateLimit)}`;
-  return `queue ${queue.name} configured: ${concurrency}, ${rate}.`;
-}

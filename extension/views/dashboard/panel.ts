@@ -14,7 +14,7 @@ import { SpoolError, errorMessage } from '../../../shared/protocol/errors';
 import type { StatsHistoryParams } from '../../../shared/protocol/messages';
 import type { Job } from '../../../shared/protocol/types';
 import type { DaemonConnection } from '../../daemon/connection';
-import { queueHealth, type HealthRow } from './health';
+import { FULL_GROUPS_NAMED, queueHealth, type HealthRow } from './health';
 import { addLive, dashboardData, failureRate, fillGaps, rangeParams, stepTimes, type DashboardData, type HistoryResult, type LiveEvent, type RangeName } from './history';
 import { DASHBOARD_MESSAGE, readDashboardMessage, type DashboardUpdate } from './messages';
 import { dashboardDocument } from './render';
@@ -163,10 +163,21 @@ class Dashboard implements vscode.Disposable {
     const missing = due.nextCursor === null ? [] : queues.filter((q) => q.counts.queued - q.delayed > 0 && !byQueue.has(q.name));
     const more = await Promise.all(missing.map((q) => client.call('jobs.list', { queue: q.name, states: ['queued'], delayed: false, order: 'runAt', limit: 100 })));
     for (const [i, page] of more.entries()) byQueue.set(missing[i]?.name ?? '', page.jobs);
+    // Groups at their limit, of the grouped queues with a limit per group and jobs waiting.
+    const limited = queues.filter((q) => q.grouped && q.groupConcurrency !== null && !q.paused && q.counts.queued + q.counts.retrying > 0);
+    const fullGroups = new Map(
+      await Promise.all(
+        limited.map(async (q) => {
+          const page = await client.call('queues.groups', { name: q.name, atLimit: true, limit: FULL_GROUPS_NAMED }).catch(() => null);
+          return [q.name, page === null ? undefined : { groups: page.groups, more: page.nextAfter !== null }] as const;
+        }),
+      ),
+    );
     this.health = queues
       .map((q) => {
         const rates = this.hourRates(q.name, now);
-        return queueHealth({ queue: q, workers, due: byQueue.get(q.name) ?? [], allPaused: stats.allPaused === true, ratePerMinute: rates?.rate ?? null, failureRate: rates?.failures ?? null, now });
+        const full = fullGroups.get(q.name);
+        return queueHealth({ queue: q, workers, due: byQueue.get(q.name) ?? [], allPaused: stats.allPaused === true, ratePerMinute: rates?.rate ?? null, failureRate: rates?.failures ?? null, now, ...(full ? { fullGroups: full } : {}) });
       })
       .sort((a, b) => a.queue.localeCompare(b.queue));
     this.build();

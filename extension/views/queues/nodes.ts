@@ -8,10 +8,11 @@ import * as vscode from 'vscode';
 import { formatDuration } from '../../../shared/domain/durations';
 import { dependencyName } from '../../../shared/domain/present';
 import { formatRate } from '../../../shared/domain/rates';
+import type { QueueGroup } from '../../../shared/protocol';
 import type { Job, JobDependency, Queue } from '../../../shared/protocol/types';
 import { ownerDescription, ownerTooltip } from '../../jobsFileDeclaration';
 import { jobLabel, relativeTime } from '../format';
-import { GROUP_TITLES, countText, jobAccessibleLabel, jobDescription, matchingDescription, queueDescription, type GroupName, type MatchCount } from './text';
+import { GROUP_TITLES, countText, keyGroupDescription, keyGroupLabel, jobAccessibleLabel, jobDescription, matchingDescription, queueDescription, type GroupName, type MatchCount } from './text';
 
 export { GROUPS, type GroupName } from './text';
 
@@ -38,10 +39,27 @@ export interface GroupNode {
   expanded?: boolean;
   scope?: string;
 }
+/** In a grouped queue: one group key with its waiting and running jobs (from `queues.groups`). */
+export interface KeyGroupNode {
+  type: 'keyGroup';
+  queue: string;
+  counts: QueueGroup;
+  /** The queue's groupConcurrency; null when it sets none. */
+  limit: number | null;
+  expanded?: boolean;
+}
+/** After a page of a grouped queue's group keys: loads the next page. */
+export interface MoreKeyGroupsNode {
+  type: 'moreKeyGroups';
+  queue: string;
+  loaded: number;
+}
 export interface JobNode {
   type: 'job';
   job: Job;
   group: GroupName;
+  /** Listed under a group key (KeyGroupNode) rather than under a state group. */
+  key?: string;
   /** Of a blocked job: the jobs it depends on, as `jobs.get` read them with the page. */
   waitingOn?: JobDependency[];
 }
@@ -53,7 +71,7 @@ export interface LoadMoreNode {
   /** The group's count; null under a kind or text filter, whose total `jobs.list` does not return. */
   total: number | null;
 }
-export type QueueTreeNode = QueueNode | GroupNode | JobNode | LoadMoreNode;
+export type QueueTreeNode = QueueNode | GroupNode | KeyGroupNode | MoreKeyGroupsNode | JobNode | LoadMoreNode;
 
 export function isJobNode(value: unknown): value is JobNode {
   return typeof value === 'object' && value !== null && 'type' in value && value.type === 'job' && 'job' in value;
@@ -66,6 +84,13 @@ export function isGroupNode(value: unknown): value is GroupNode {
 }
 export function isLoadMoreNode(value: unknown): value is LoadMoreNode {
   return typeof value === 'object' && value !== null && 'type' in value && value.type === 'loadMore';
+}
+
+export function isMoreKeyGroupsNode(value: unknown): value is MoreKeyGroupsNode {
+  return typeof value === 'object' && value !== null && 'type' in value && value.type === 'moreKeyGroups';
+}
+export function isKeyGroupNode(value: unknown): value is KeyGroupNode {
+  return typeof value === 'object' && value !== null && 'type' in value && value.type === 'keyGroup' && 'counts' in value;
 }
 
 export function stateIcon(group: GroupName): vscode.ThemeIcon {
@@ -149,13 +174,39 @@ export function jobItem(node: JobNode, now = Date.now(), noWorker: string | null
   const job = node.job;
   const item = new vscode.TreeItem(jobLabel(job), vscode.TreeItemCollapsibleState.None);
   // The group is part of the id: a job that moves shows up in its new group without clashing.
-  item.id = `job:${node.group}:${job.id}`;
+  item.id = node.key === undefined ? `job:${node.group}:${job.id}` : `job:key:${job.queue}:${node.key}:${job.id}`;
   item.description = jobDescription(job, node.group, now, node.waitingOn) + (noWorker === null ? '' : ` · ${noWorker}`);
   item.iconPath = stateIcon(node.group);
   item.contextValue = `job.${job.state}`;
   item.tooltip = jobTooltip(job, now, node.waitingOn);
   item.accessibilityInformation = { label: jobAccessibleLabel(job, node.group, now, node.waitingOn) };
   item.command = { command: 'spool.jobs.openDetails', title: 'Open Job Details', arguments: [node] };
+  return item;
+}
+
+export function keyGroupItem(node: KeyGroupNode): vscode.TreeItem {
+  const g = node.counts;
+  // The jobs without a key have no group filter to list them by: they show under the state groups.
+  const state = g.group === null ? vscode.TreeItemCollapsibleState.None : node.expanded ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed;
+  const item = new vscode.TreeItem(keyGroupLabel(g), state);
+  item.id = `keyGroup:${node.queue}:${g.group ?? ''}`;
+  item.description = keyGroupDescription(g, node.limit);
+  item.iconPath = new vscode.ThemeIcon(node.limit !== null && g.waiting > 0 && g.runningWeight >= node.limit ? 'warning' : 'symbol-key');
+  item.contextValue = g.group === null ? 'keyGroup.none' : 'keyGroup';
+  const tip = new vscode.MarkdownString();
+  tip.appendText(g.group === null ? `Jobs of ${node.queue} without a group: ${item.description}.` : `Group ${g.group} of ${node.queue}: ${item.description}.`);
+  if (node.limit !== null && g.waiting > 0 && g.runningWeight >= node.limit) tip.appendText(` Its waiting jobs wait for a running one to end: the group is at its limit of ${node.limit}.`);
+  item.tooltip = tip;
+  return item;
+}
+
+export function moreKeyGroupsItem(node: MoreKeyGroupsNode): vscode.TreeItem {
+  const item = new vscode.TreeItem('More groups…', vscode.TreeItemCollapsibleState.None);
+  item.id = `moreKeyGroups:${node.queue}:${node.loaded}`;
+  item.description = `${node.loaded} shown`;
+  item.iconPath = new vscode.ThemeIcon('more');
+  item.contextValue = 'loadMore';
+  item.command = { command: 'spool.jobs.loadMore', title: 'Load More Groups', arguments: [node] };
   return item;
 }
 

@@ -18,7 +18,8 @@ import { readSettings } from '../../settings';
 import { Refresher } from '../refresher';
 import { readHistory } from '../dashboard/panel';
 import { hourLine, hourLineText, rangeParams } from '../dashboard/history';
-import { groupItem, jobItem, loadMoreItem, queueItem, type GroupNode, type LoadMoreNode, type QueueNode, type QueueTreeNode } from './nodes';
+import type { QueueGroup } from '../../../shared/protocol';
+import { groupItem, jobItem, keyGroupItem, loadMoreItem, moreKeyGroupsItem, queueItem, type GroupNode, type KeyGroupNode, type LoadMoreNode, type MoreKeyGroupsNode, type QueueNode, type QueueTreeNode } from './nodes';
 import {
   GROUPS,
   countText,
@@ -27,6 +28,7 @@ import {
   groupsToShow,
   narrowsJobs,
   queueCounts,
+  stateGroupOf,
   sumCounts,
   type GroupName,
   type JobViewFilter,
@@ -88,6 +90,14 @@ export class QueuesProvider implements vscode.TreeDataProvider<QueueTreeNode>, v
    * refreshing one group must fire the very object the tree holds.
    */
   private readonly groupNodes = new Map<string, Map<GroupName, GroupNode>>();
+  /**
+   * Per grouped queue: the group keys read (`queues.groups`, a page at a time), where the next
+   * page starts, and how many the user asked to see (kept across refreshes); and the key nodes
+   * last returned, for getParent.
+   */
+  private readonly keyGroups = new Map<string, { groups: QueueGroup[]; nextAfter: string | null }>();
+  private readonly keyGroupsWanted = new Map<string, number>();
+  private readonly keyGroupNodes = new Map<string, Map<string, KeyGroupNode>>();
   private filterValue: JobViewFilter = {};
   /** `queue:<name>` and `group:<queue>:<group>` of what the user expanded (without a filter). */
   private readonly expanded: Set<string>;
@@ -140,6 +150,7 @@ export class QueuesProvider implements vscode.TreeDataProvider<QueueTreeNode>, v
   /** Forget every loaded page and redraw; expanded groups reload as many jobs as they showed. */
   refresh(): void {
     this.pages.clear();
+    this.keyGroups.clear();
     this.redrawing = false;
     this.changeEmitter.fire(undefined);
   }
@@ -178,6 +189,10 @@ export class QueuesProvider implements vscode.TreeDataProvider<QueueTreeNode>, v
       }
       case 'loadMore':
         return loadMoreItem(node);
+      case 'keyGroup':
+        return keyGroupItem(node);
+      case 'moreKeyGroups':
+        return moreKeyGroupsItem(node);
     }
   }
 
@@ -185,8 +200,9 @@ export class QueuesProvider implements vscode.TreeDataProvider<QueueTreeNode>, v
     if (this.connection.state !== 'connected') return [];
     try {
       if (!node) return await this.rootChildren();
-      if (node.type === 'queue') return this.groupsOf(node);
+      if (node.type === 'queue') return await this.queueChildren(node);
       if (node.type === 'group') return await this.jobsOf(node);
+      if (node.type === 'keyGroup') return await this.keyGroupJobs(node);
       return [];
     } catch (error) {
       // The daemon went away while the view was reading: the view empties and is refilled on
@@ -201,7 +217,8 @@ export class QueuesProvider implements vscode.TreeDataProvider<QueueTreeNode>, v
     const name = node.type === 'job' ? node.job.queue : node.queue;
     const queue = this.queues.find((q) => q.name === name);
     if (!queue) return undefined;
-    if (node.type === 'group') return this.queueNode(queue);
+    if (node.type === 'group' || node.type === 'keyGroup' || node.type === 'moreKeyGroups') return this.queueNode(queue);
+    if (node.type === 'job' && node.key !== undefined) return this.keyGroupNodes.get(queue.name)?.get(node.key);
     return this.groupNodes.get(queue.name)?.get(node.group) ?? this.groupNode(queue.name, node.group);
   }
 
@@ -303,6 +320,57 @@ export class QueuesProvider implements vscode.TreeDataProvider<QueueTreeNode>, v
     return node;
   }
 
+  /**
+   * A queue's children: its state groups, and before them, in a grouped queue shown without a
+   * filter, its group keys with their counts (a page at a time, then More groups…).
+   */
+  private async queueChildren(node: QueueNode): Promise<QueueTreeNode[]> {
+    const states = this.groupsOf(node);
+    if (!node.queue.grouped || this.filtered) return states;
+    const page = await this.keyGroupPage(node.queue.name);
+    const limit = node.queue.groupConcurrency;
+    const keys = page.groups.map((counts): KeyGroupNode => ({ type: 'keyGroup', queue: node.queue.name, counts, limit, expanded: this.expanded.has(keyGroupKey(node.queue.name, counts.group)) }));
+    this.keyGroupNodes.set(node.queue.name, new Map(keys.map((k) => [k.counts.group ?? '', k])));
+    const more: MoreKeyGroupsNode[] = page.nextAfter === null ? [] : [{ type: 'moreKeyGroups', queue: node.queue.name, loaded: page.groups.length }];
+    return [...keys, ...more, ...states];
+  }
+
+  /** A grouped queue's group keys: those read, else read again as many as were shown (up to 1000). */
+  private async keyGroupPage(queue: string): Promise<{ groups: QueueGroup[]; nextAfter: string | null }> {
+    let page = this.keyGroups.get(queue);
+    if (!page) {
+      const limit = Math.min(1000, Math.max(readSettings().pageSize, this.keyGroupsWanted.get(queue) ?? 0));
+      page = await this.connection.client().call('queues.groups', { name: queue, limit });
+      this.keyGroups.set(queue, page);
+    }
+    return page;
+  }
+
+  /** More groups…: the next page of a grouped queue's group keys. */
+  async loadMoreKeyGroups(node: MoreKeyGroupsNode): Promise<void> {
+    const page = this.keyGroups.get(node.queue);
+    if (!page || page.nextAfter === null) return;
+    const next = await this.connection.client().call('queues.groups', { name: node.queue, limit: readSettings().pageSize, after: page.nextAfter });
+    page.groups.push(...next.groups);
+    page.nextAfter = next.nextAfter;
+    this.keyGroupsWanted.set(node.queue, page.groups.length);
+    this.changeEmitter.fire(undefined);
+  }
+
+  /** A group key's running and waiting jobs: running first, then the waiting ones in claim order, one page. */
+  private async keyGroupJobs(node: KeyGroupNode): Promise<QueueTreeNode[]> {
+    const key = node.counts.group;
+    if (key === null) return [];
+    const client = this.connection.client();
+    const limit = readSettings().pageSize;
+    const [running, waiting] = await Promise.all([
+      client.call('jobs.list', { queue: node.queue, group: key, states: ['running'], order: 'oldest', limit }),
+      client.call('jobs.list', { queue: node.queue, group: key, states: ['queued', 'retrying'], order: 'runAt', limit }),
+    ]);
+    const now = Date.now();
+    return [...running.jobs, ...waiting.jobs].map((job) => ({ type: 'job', job, group: stateGroupOf(job, now), key }));
+  }
+
   private groupsOf(node: QueueNode): GroupNode[] {
     const groups = groupsToShow(this.countsOf(node.queue), this.filterValue, readSettings().showEmptyGroups).map((group) => this.groupNode(node.queue.name, group));
     this.groupNodes.set(node.queue.name, new Map(groups.map((g) => [g.group, g])));
@@ -339,6 +407,7 @@ export class QueuesProvider implements vscode.TreeDataProvider<QueueTreeNode>, v
     let key: string;
     if (node.type === 'queue') key = `queue:${node.queue.name}`;
     else if (node.type === 'group') key = `group:${node.queue}:${node.group}`;
+    else if (node.type === 'keyGroup') key = keyGroupKey(node.queue, node.counts.group);
     else return;
     if (expanded) this.expanded.add(key);
     else this.expanded.delete(key);
@@ -399,6 +468,11 @@ export class QueuesProvider implements vscode.TreeDataProvider<QueueTreeNode>, v
   dispose(): void {
     for (const d of this.disposables) d.dispose();
   }
+}
+
+/** How an expanded group key is remembered. */
+function keyGroupKey(queue: string, group: string | null): string {
+  return `keyGroup:${queue}:${group ?? ''}`;
 }
 
 function pageKey(queue: string, group: GroupName): string {

@@ -5,6 +5,7 @@
  * so that they read as in the code lens and the CLI.
  */
 import { dueCount, jobReason, queueText, waitingForText } from '../../../shared/domain/present';
+import type { QueueGroup } from '../../../shared/protocol';
 import type { Job, JobDependency, JobState, Queue } from '../../../shared/protocol/types';
 import { jobLabel } from '../format';
 
@@ -139,4 +140,26 @@ export function jobAccessibleLabel(job: Job, group: GroupName, now: number, wait
   const description = jobDescription(job, group, now, waitingOn);
   const state = description.includes('cancel requested') ? group : stateWords(job, group);
   return `${jobLabel(job)}, ${state}, ${description}`;
+}
+
+/** A group key's row label: the key, or "no group" for the queue's jobs without one. */
+export function keyGroupLabel(group: Pick<QueueGroup, 'group'>): string {
+  return group.group ?? 'no group';
+}
+
+/**
+ * A group key's counts as its row says them: "3 waiting · 2 running · limit 2" (the limit when
+ * the queue sets groupConcurrency; running weight instead of jobs when the two differ).
+ */
+export function keyGroupDescription(group: QueueGroup, limit: number | null): string {
+  const parts = [`${group.waiting} waiting`, `${group.running} running`];
+  if (group.runningWeight !== group.running) parts.push(`weight ${group.runningWeight}`);
+  if (limit !== null && group.group !== null) parts.push(`limit ${limit}`);
+  return parts.join(' · ');
+}
+
+/** Where a job listed under its group key is drawn: as the state group it would be listed in. */
+export function stateGroupOf(job: Pick<Job, 'state' | 'runAt'>, now: number): GroupName {
+  if (job.state === 'queued') return job.runAt > now ? 'delayed' : 'queued';
+  return isGroupName(job.state) ? job.state : 'queued';
 }

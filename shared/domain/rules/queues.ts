@@ -136,3 +136,24 @@ export function deleteQueueParams(value: unknown): { name: string; force: boolea
   const o = object(value, 'params', ['name', 'force']);
   return { name: name(o['name'], 'name'), force: o['force'] === undefined ? false : boolean(o['force'], 'force') };
 }
+
+/** What `queues.groups` lists. */
+export interface GroupsInput {
+  name: string;
+  limit: number;
+  /** The stored key to continue after ('' = the jobs without a group); null = from the first. */
+  after: string | null;
+  atLimit: boolean;
+}
+
+export function groupsParams(value: unknown): GroupsInput {
+  const o = object(value, 'params', ['name', 'limit', 'after', 'atLimit']);
+  // '' continues after the jobs without a group, which sort first: the nextAfter such a page gives.
+  const after = o['after'] === undefined ? null : o['after'] === '' ? '' : groupKey(o['after'], 'after');
+  return {
+    name: name(o['name'], 'name'),
+    limit: o['limit'] === undefined ? 100 : integer(o['limit'], 'limit', 1, LIMITS.maxPageSize),
+    after,
+    atLimit: o['atLimit'] === undefined ? false : boolean(o['atLimit'], 'atLimit'),
+  };
+}

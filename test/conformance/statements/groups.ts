@@ -59,15 +59,23 @@ export function defineGroupStatements(factory: StatementStoreFactory): void {
       const after = await s.run(function* () {
         return {
           list: yield* sql('groupList', { queue: 'st-groups', limit: 10 }),
+          afterA: yield* sql('groupList', { queue: 'st-groups', limit: 10, after: 'a' }),
+          afterNone: yield* sql('groupList', { queue: 'st-groups', limit: 1, after: '' }),
+          waitingAtZero: yield* sql('groupList', { queue: 'st-groups', limit: 10, minRunning: 0 }),
+          waitingAtOne: yield* sql('groupList', { queue: 'st-groups', limit: 10, minRunning: 1 }),
           turns: yield* sql('groupTurns', { queue: 'st-groups', kinds: EXCLUDE_BUILTINS, now: now + 60_000, limit: 10 }),
         };
       });
       assert.deepEqual(after.list, [
-        { group: null, waiting: 1, running: 0, runningWeight: 0 },
-        { group: 'a', waiting: 0, running: 2, runningWeight: 3 },
-        { group: 'b', waiting: 1, running: 0, runningWeight: 0 },
-        { group: 'c', waiting: 1, running: 0, runningWeight: 0 },
+        { group: null, key: '', waiting: 1, running: 0, runningWeight: 0 },
+        { group: 'a', key: 'a', waiting: 0, running: 2, runningWeight: 3 },
+        { group: 'b', key: 'b', waiting: 1, running: 0, runningWeight: 0 },
+        { group: 'c', key: 'c', waiting: 1, running: 0, runningWeight: 0 },
       ]);
+      assert.deepEqual(after.afterA.map((g) => g.group), ['b', 'c'], 'after a key: the groups past it');
+      assert.deepEqual(after.afterNone.map((g) => g.group), ['a'], "after '' (the jobs without a group): the first keyed group");
+      assert.deepEqual(after.waitingAtZero.map((g) => g.group), [null, 'b', 'c'], 'with minRunning: only groups with waiting jobs');
+      assert.deepEqual(after.waitingAtOne, [], 'a runs weight 3 but waits nothing; the others run nothing');
       assert.deepEqual(after.turns.map((t) => t.group).sort(), ['', 'b', 'c'], 'a group with nothing waiting has no turn');
 
       const ended = await s.run(function* () {
@@ -78,8 +86,14 @@ export function defineGroupStatements(factory: StatementStoreFactory): void {
           limitOpenFiles: null, limitProcesses: null, groupConcurrency: 1, groupRatePerSecond: 2, groupRateBurst: 3, groupWeights: '{"a":2}', now,
         });
         yield* sql('groupServed', { queue: 'st-groups', served: [{ group: 'c', pass: 5, tokens: 0.5, refilledAt: now }] });
-        return { list: yield* sql('groupList', { queue: 'st-groups', limit: 2 }), queue: yield* sql('queueGet', 'st-groups'), wake: yield* sql('wakeGroupRateLimited', 5) };
+        const list = yield* sql('groupList', { queue: 'st-groups', limit: 2 });
+        const wake = yield* sql('wakeGroupRateLimited', 5);
+        yield* sql('jobInsert', jobRow(id(6), 'st-groups', now, { groupKey: 'a' }));
+        const full = { atThree: yield* sql('groupList', { queue: 'st-groups', limit: 10, minRunning: 3 }), atFour: yield* sql('groupList', { queue: 'st-groups', limit: 10, minRunning: 4 }) };
+        return { list, queue: yield* sql('queueGet', 'st-groups'), wake, full };
       });
+      assert.deepEqual(ended.full.atThree.map((g) => [g.group, g.waiting, g.runningWeight]), [['a', 1, 3]], 'a waits with weight 3 running: at a limit of 3');
+      assert.deepEqual(ended.full.atFour, [], 'no group runs weight 4');
       assert.deepEqual(ended.list.map((g) => g.group), [null, 'a'], 'at most limit groups, by key');
       assert.equal(ended.queue?.groupConcurrency, 1);
       assert.deepEqual(ended.queue?.groupRate, { perSecond: 2, burst: 3 });

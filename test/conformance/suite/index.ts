@@ -13,6 +13,7 @@ import { defineDaemons } from './daemons';
 import { defineDelayed } from './delayed';
 import { defineDependencies } from './dependencies';
 import { defineHistory } from './history';
+import { defineGroupCounts } from './groupCounts';
 import { defineGroups } from './groups';
 import { defineLease } from './lease';
 import { defineList } from './list';
@@ -43,6 +44,7 @@ const SUITES: readonly ((store: TestStoreFactory) => void)[] = [
   defineDelayed,
   defineDependencies,
   defineHistory,
+  defineGroupCounts,
   defineGroups,
   defineLease,
   defineList,
