@@ -12,6 +12,7 @@ import { postgresRetryRulesAndExpiry } from './migrations/007_retry_rules_and_ex
 import { postgresHeldJobs } from './migrations/006_held_jobs';
 import { postgresGroups } from './migrations/008_groups';
 import { postgresQueueHistory } from './migrations/009_queue_history';
+import { postgresCheaperCounts } from './migrations/013_cheaper_counts';
 
 export const POSTGRES_MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
   { version: 1, name: 'initial', sql: postgresInitialSchema },
@@ -22,6 +23,7 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; name: string; sql:
   { version: 7, name: 'retry rules, expiry and deadlines, paused running jobs', sql: postgresRetryRulesAndExpiry },
   { version: 8, name: 'groups: a group key per job, limits and turns per group', sql: postgresGroups },
   { version: 9, name: 'the history kept of each queue, per minute and hour', sql: postgresQueueHistory },
+  { version: 13, name: 'the counter trigger of an update reads each transition table once', sql: postgresCheaperCounts },
 ];
 
 /** The advisory lock key of migrations (any constant; "spool" in ASCII). */
