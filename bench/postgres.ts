@@ -94,7 +94,7 @@ export async function runPostgresBench(options: Options = {}): Promise<BenchFigu
     log(`PostgreSQL: skipped (${missing})`);
     return [];
   }
-  const rounds = options.quick ? 1 : 3;
+  const rounds = options.quick ? 1 : Number(process.env['SPOOL_BENCH_ROUNDS'] ?? 3);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'spool-bench-pg-'));
   const statements = process.env['SPOOL_BENCH_PG_STATEMENTS'] === '1';
   const settings: Record<string, string> = { fsync: 'on', full_page_writes: 'on', synchronous_commit: 'on', shared_buffers: '256MB', max_wal_size: '2GB' };
@@ -105,11 +105,11 @@ export async function runPostgresBench(options: Options = {}): Promise<BenchFigu
   const daemonScript = path.resolve(__dirname, 'daemon.js');
   const started: BenchDaemon[] = [];
   let names = 0;
-  const daemonsOn = async (url: string, n: number): Promise<BenchDaemon[]> => {
+  const daemonsOn = async (url: string, n: number, script = daemonScript): Promise<BenchDaemon[]> => {
     const list: BenchDaemon[] = [];
     for (let i = 0; i < n; i += 1) {
       names += 1;
-      const d = await launchDaemon({ daemonScript, dir, name: `pg-${names}`, extraArgs: ['--store', url] });
+      const d = await launchDaemon({ daemonScript: script, dir, name: `pg-${names}`, extraArgs: ['--store', url] });
       started.push(d);
       list.push(d);
     }
@@ -127,6 +127,27 @@ export async function runPostgresBench(options: Options = {}): Promise<BenchFigu
       const t0 = performance.now();
       // Three workers either way: all on the one daemon, or one on each of three.
       const drained = (await Promise.all([0, 1, 2].map((i) => client({ role: 'drain', socket: (list[i % list.length] as BenchDaemon).socketPath, max: 200, queue: 'bench', workerId: `w${i}` })))) as { completed: number }[];
+      const ms = performance.now() - t0;
+      const total = drained.reduce((a, r) => a + r.completed, 0);
+      if (total !== JOBS) throw new Error(`Spool drained ${total} jobs of ${JOBS}`);
+      return (JOBS / ms) * 1000;
+    } finally {
+      await stopAll(list);
+    }
+  };
+
+  /**
+   * The issue's shapes: one daemon (of `script`'s build), `consumers` worker processes of one
+   * lane each, claiming `max` at a time and completing each claim in one batch.
+   */
+  const spoolShape = (consumers: number, max: number, script = daemonScript): Scenario => async (url, drainStarts) => {
+    const list = await daemonsOn(url, 1, script);
+    try {
+      const socket = (list[0] as BenchDaemon).socketPath;
+      await client({ role: 'enqueue', socket, n: JOBS, window: 4, batch: BATCH, queue: 'bench' });
+      await drainStarts();
+      const t0 = performance.now();
+      const drained = (await Promise.all(Array.from({ length: consumers }, (_, i) => client({ role: 'drain', socket, max, lanes: 1, queue: 'bench', workerId: `w${i}` })))) as { completed: number }[];
       const ms = performance.now() - t0;
       const total = drained.reduce((a, r) => a + r.completed, 0);
       if (total !== JOBS) throw new Error(`Spool drained ${total} jobs of ${JOBS}`);
@@ -155,7 +176,7 @@ export async function runPostgresBench(options: Options = {}): Promise<BenchFigu
     }
   };
 
-  const pgBoss: Scenario = async (url, drainStarts) => {
+  const pgBoss = (consumers: number, batchSize: number): Scenario => async (url, drainStarts) => {
     const { default: PgBoss } = await import('pg-boss');
     const boss = new PgBoss({ connectionString: url, supervise: false, schedule: false });
     boss.on('error', () => undefined);
@@ -170,13 +191,13 @@ export async function runPostgresBench(options: Options = {}): Promise<BenchFigu
       const t0 = performance.now();
       const loop = async (): Promise<void> => {
         for (;;) {
-          const jobs = await boss.fetch('noop', { batchSize: 200 });
+          const jobs = await boss.fetch('noop', { batchSize });
           if (jobs.length === 0) return;
           await boss.complete('noop', jobs.map((j) => j.id));
           done += jobs.length;
         }
       };
-      await Promise.all([loop(), loop(), loop(), loop()]);
+      await Promise.all(Array.from({ length: consumers }, loop));
       if (done !== JOBS) throw new Error(`pg-boss drained ${done} jobs of ${JOBS}`);
       return (JOBS / (performance.now() - t0)) * 1000;
     } finally {
@@ -184,12 +205,24 @@ export async function runPostgresBench(options: Options = {}): Promise<BenchFigu
     }
   };
 
-  const scenarios: [string, Scenario][] = [
-    ['Spool, one daemon', spool(1)],
-    ['Spool, three daemons', spool(3)],
-    ['graphile-worker', graphile],
-    ['pg-boss', pgBoss],
-  ];
+  // SPOOL_BENCH_PG_SHAPES=1: the issue's shapes instead (consumers × batch, 2 × 100 and 4 × 200),
+  // Spool beside pg-boss, and with SPOOL_BENCH_BASELINE=<checkout> that build's daemon too.
+  const shapes = process.env['SPOOL_BENCH_PG_SHAPES'] === '1';
+  const baseline = process.env['SPOOL_BENCH_BASELINE'];
+  const scenarios: [string, Scenario][] = shapes
+    ? [
+        ...([[2, 100], [4, 200]] as const).flatMap(([n, max]): [string, Scenario][] => [
+          [`Spool ${n} × ${max}`, spoolShape(n, max)],
+          ...(baseline ? [[`baseline ${n} × ${max}`, spoolShape(n, max, path.resolve(baseline, 'dist', 'daemon.js'))] as [string, Scenario]] : []),
+          [`pg-boss ${n} × ${max}`, pgBoss(n, max)],
+        ]),
+      ]
+    : [
+        ['Spool, one daemon', spool(1)],
+        ['Spool, three daemons', spool(3)],
+        ['graphile-worker', graphile],
+        ['pg-boss', pgBoss(4, 200)],
+      ];
   const rates = new Map<string, number[]>(scenarios.map(([name]) => [name, []]));
   const latencies: number[][] = [];
   try {
@@ -210,7 +243,7 @@ export async function runPostgresBench(options: Options = {}): Promise<BenchFigu
         log(`  round ${round + 1}: ${name.padEnd(22)} ${Math.round(rate).toLocaleString('en-US')} jobs/s`);
         if (statements) log(await drainStatements(server, url));
       }
-      latencies.push(await crossDaemonLatency(await server.database(), daemonsOn, stopAll, client, options.quick ? 100 : 300));
+      if (!shapes) latencies.push(await crossDaemonLatency(await server.database(), daemonsOn, stopAll, client, options.quick ? 100 : 300));
     }
   } finally {
     await stopAll(started);
@@ -220,8 +253,9 @@ export async function runPostgresBench(options: Options = {}): Promise<BenchFigu
   }
 
   const figures: BenchFigure[] = [];
-  const graphileRate = median(rates.get('graphile-worker') ?? []);
   log('');
+  if (shapes) return shapeFigures(rates, log);
+  const graphileRate = median(rates.get('graphile-worker') ?? []);
   for (const [name] of scenarios) {
     const list = rates.get(name) ?? [];
     const m = median(list);
@@ -237,6 +271,23 @@ export async function runPostgresBench(options: Options = {}): Promise<BenchFigu
   const p = (q: number): number => all[Math.min(all.length - 1, Math.floor(q * all.length))] ?? NaN;
   log(`  enqueue on daemon A → claim on daemon B (LISTEN/NOTIFY): p50 ${p(0.5).toFixed(1)} ms, p99 ${p(0.99).toFixed(1)} ms (${all.length} samples)`);
   figures.push({ name: 'PostgreSQL enqueue-to-claim p99 across daemons', value: Number(p(0.99).toFixed(1)), unit: 'ms', target: '< 50', met: p(0.99) < 50 });
+  for (const f of figures) log(`  ${f.met ? 'met   ' : 'MISSED'} ${f.name}: ${f.value} ${f.unit} (target ${f.target})`);
+  return figures;
+}
+
+/** The shapes' medians with ranges, and Spool's ratio to pg-boss (and to the baseline) per shape. */
+function shapeFigures(rates: Map<string, number[]>, log: (line: string) => void): BenchFigure[] {
+  const summary = (list: number[]): string =>
+    `median ${Math.round(median(list)).toLocaleString('en-US')} jobs/s (range ${Math.round(Math.min(...list)).toLocaleString('en-US')}–${Math.round(Math.max(...list)).toLocaleString('en-US')})`;
+  for (const [name, list] of rates) log(`  ${name.padEnd(22)} ${summary(list)}`);
+  const figures: BenchFigure[] = [];
+  for (const shape of ['2 × 100', '4 × 200']) {
+    const spool = median(rates.get(`Spool ${shape}`) ?? []);
+    const boss = median(rates.get(`pg-boss ${shape}`) ?? []);
+    const base = rates.get(`baseline ${shape}`);
+    if (base) log(`  ${shape}: this build ${(spool / median(base)).toFixed(2)}× the baseline`);
+    figures.push({ name: `PostgreSQL drain ${shape} vs pg-boss`, value: Number((spool / boss).toFixed(2)), unit: '×', target: '>= 1.5', met: spool / boss >= 1.5 });
+  }
   for (const f of figures) log(`  ${f.met ? 'met   ' : 'MISSED'} ${f.name}: ${f.value} ${f.unit} (target ${f.target})`);
   return figures;
 }

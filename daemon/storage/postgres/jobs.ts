@@ -13,7 +13,7 @@ import type { JobInsert, JobSql } from '../statements/jobs';
 import { mapJob, newJob } from '../mappers';
 import { int, intOrNull, text } from '../rows';
 import type { PgTx } from './db';
-import { countFinished } from './runs';
+import { statsBucket } from './runs';
 
 /** The job columns every read of a whole job selects (a `j.` prefix where joined). */
 export const JOB_COLUMNS = `id, queue, kind, payload, priority, weight, state, run_at, attempts, max_attempts, runs,
@@ -147,6 +147,20 @@ export const jobStatements: AsyncPart<PgTx, JobSql> = {
   },
 };
 
+/**
+ * A complete's UPDATE (`update`, RETURNING the job columns) with the count of what it completed
+ * in the stats bucket `bucket` (this connection's shard, as countFinished), in one round trip: a
+ * data-modifying CTE runs to its end whether or not it is read, and adds nothing when the
+ * UPDATE found no job whose lease it held.
+ */
+function completedCounted(update: string, bucket: string): string {
+  return `WITH done AS (${update}), counted AS (
+      INSERT INTO stat_buckets AS b (bucket, shard, completed)
+      SELECT ${bucket}, pg_backend_pid() % 64, count(*) FROM done HAVING count(*) > 0
+      ON CONFLICT (bucket, shard) DO UPDATE SET completed = b.completed + EXCLUDED.completed)
+    SELECT * FROM done`;
+}
+
 /** What a complete sets, for one job and for many. */
 const COMPLETE_SET = `state = 'completed', last_error = NULL, lease_expires_at = NULL, cancel_requested = 0`;
 
@@ -157,30 +171,36 @@ const COMPLETE_SET = `state = 'completed', last_error = NULL, lease_expires_at =
  * these write.
  */
 export const attemptStatements: AsyncPart<PgTx, AttemptSql & ExpirySql> = {
-  /** One UPDATE … RETURNING that checks the lease (no read before); then the finished count, in this connection's shard. */
+  /** One statement: the UPDATE … RETURNING that checks the lease (no read before), and the finished count (completedCounted). */
   async jobComplete(tx, p) {
     const row = await tx.row(
-      `UPDATE jobs SET ${COMPLETE_SET}, result = coalesce($3, result), finished_at = $4, updated_at = $4
-       WHERE id = $1 AND state = 'running' AND worker_id = $2
-       RETURNING ${JOB_COLUMNS}`,
-      [p.id, p.workerId, p.result, p.now],
+      completedCounted(
+        `UPDATE jobs SET ${COMPLETE_SET}, result = coalesce($3, jobs.result), finished_at = $4, updated_at = $4
+         WHERE id = $1 AND state = 'running' AND worker_id = $2
+         RETURNING ${JOB_COLUMNS}`,
+        '$5',
+      ),
+      [p.id, p.workerId, p.result, p.now, statsBucket(p.now)],
     );
-    if (row === undefined) return undefined;
-    await countFinished(tx, 'completed', p.now, 1);
-    return mapJob(row);
+    return row === undefined ? undefined : mapJob(row);
   },
 
-  /** One UPDATE … FROM unnest (River's completer shape), each job guarded by its own lease; counted once. */
+  /**
+   * One statement: an UPDATE … FROM unnest (River's completer shape), each job guarded by its own
+   * lease, and the finished count of those it completed (completedCounted).
+   */
   async jobCompleteMany(tx, p) {
     if (p.items.length === 0) return [];
     const rows = await tx.rows(
-      `UPDATE jobs SET ${COMPLETE_SET}, result = coalesce(item.result, jobs.result), finished_at = $4, updated_at = $4
-       FROM unnest($1::text[], $2::text[], $3::text[]) AS item(id, worker_id, result)
-       WHERE jobs.id = item.id AND jobs.state = 'running' AND jobs.worker_id = item.worker_id
-       RETURNING ${JOBS_DOT_COLUMNS}`,
-      [p.items.map((i) => i.id), p.items.map((i) => i.workerId), p.items.map((i) => i.result), p.now],
+      completedCounted(
+        `UPDATE jobs SET ${COMPLETE_SET}, result = coalesce(item.result, jobs.result), finished_at = $4, updated_at = $4
+         FROM unnest($1::text[], $2::text[], $3::text[]) AS item(id, worker_id, result)
+         WHERE jobs.id = item.id AND jobs.state = 'running' AND jobs.worker_id = item.worker_id
+         RETURNING ${JOBS_DOT_COLUMNS}`,
+        '$5',
+      ),
+      [p.items.map((i) => i.id), p.items.map((i) => i.workerId), p.items.map((i) => i.result), p.now, statsBucket(p.now)],
     );
-    await countFinished(tx, 'completed', p.now, rows.length);
     return rows.map(mapJob);
   },
 

@@ -13,6 +13,7 @@ import { postgresHeldJobs } from './migrations/006_held_jobs';
 import { postgresGroups } from './migrations/008_groups';
 import { postgresQueueHistory } from './migrations/009_queue_history';
 import { postgresPriorityAgeing } from './migrations/010_priority_ageing';
+import { postgresCheaperCounts } from './migrations/013_cheaper_counts';
 
 export const POSTGRES_MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
   { version: 1, name: 'initial', sql: postgresInitialSchema },
@@ -24,6 +25,7 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; name: string; sql:
   { version: 8, name: 'groups: a group key per job, limits and turns per group', sql: postgresGroups },
   { version: 9, name: 'the history kept of each queue, per minute and hour', sql: postgresQueueHistory },
   { version: 10, name: 'priority ageing', sql: postgresPriorityAgeing },
+  { version: 13, name: 'the counter trigger of an update reads each transition table once', sql: postgresCheaperCounts },
 ];
 
 /** The advisory lock key of migrations (any constant; "spool" in ASCII). */

@@ -55,8 +55,13 @@ export async function countFinished(tx: PgTx, outcome: 'completed' | 'failed', n
   await tx.run(
     `INSERT INTO stat_buckets AS b (bucket, shard, ${outcome}) VALUES ($1, pg_backend_pid() % 64, $2)
      ON CONFLICT (bucket, shard) DO UPDATE SET ${outcome} = b.${outcome} + EXCLUDED.${outcome}`,
-    [Math.floor(now / BUCKET_MS), n],
+    [statsBucket(now), n],
   );
+}
+
+/** The 10-second stats bucket of `now`. */
+export function statsBucket(now: number): number {
+  return Math.floor(now / BUCKET_MS);
 }
 
 export const runStatements: AsyncPart<PgTx, RunSql> = {
