@@ -29,6 +29,8 @@ export type FieldSpec =
   | (Described & { kind: 'name'; ref?: 'queue' | 'template' | 'workflow'; examples?: readonly string[] })
   | (Described & { kind: 'duration'; nullable?: boolean; minMs?: number; maxMs: number; examples: readonly string[] })
   | (Described & { kind: 'rate'; examples: readonly string[] })
+  /** Priority ageing, "1 per 10m" (../domain/ageing.ts); "off" or null for none. */
+  | (Described & { kind: 'ageing'; examples: readonly string[] })
   | (Described & { kind: 'backoff'; examples: readonly string[] })
   | (Described & { kind: 'cron'; examples: readonly string[] })
   | (Described & { kind: 'timezone'; examples: readonly string[] })
@@ -152,6 +154,12 @@ export const QUEUE_SPEC: ObjectSpec = {
       maxMs: MAX_DURATION,
       description: 'A job of the queue not started within this long of its enqueue ends dead ("expired before it started"), unless it sets its own; null for no expiry.',
       examples: ['10m', '1h', '1d'],
+    },
+    ageing: {
+      kind: 'ageing',
+      description:
+        'Priority ageing, so that low-priority jobs are not starved: "1 per 10m" makes a waiting job count one priority higher for every 10 minutes it has waited since it became due (its own priority stays as set). "off" or null for none.',
+      examples: ['1 per 10m', '5 per 1h', 'off'],
     },
   },
 };
