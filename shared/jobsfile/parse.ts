@@ -320,6 +320,10 @@ class FileReader {
     if (kind === undefined || queue === undefined || group === undefined || (needs !== undefined && !(needs in v))) return;
     const payload = payloadOf(group, v);
     const options = { ...optionsOf(v), ...uniqueOptionsOf(this.checker, read.nodes, v, path) };
+    if ('retry' in v) {
+      const rule = this.retryRule(v['retry'], node, [...path, 'retry']);
+      if (rule !== undefined) options.retry = rule;
+    }
     const template: DeclaredTemplate = { name, queue, kind, payload, options, params };
     const description = str(v['description']);
     if (description !== undefined) template.description = description;

@@ -132,7 +132,9 @@ test('a queue\'s ageing: hover documents it, a bad value is a diagnostic at the 
   const bad = base(`    "a": { "cron": "0 3 * * *", "template": "digest" }`).replace('"emails": {', '"emails": { "ageing": "fast",');
   const problems = service.diagnostics(service.analyze(bad), service.NO_LIVE_DATA).filter((d) => d.code === 'invalid-ageing');
   assert.equal(problems.length, 1);
-  assert.match(problems[0]?.message ?? '', /is not a priority ageing: use N per DURATION/);
+  const message = problems[0]?.message;
+  assert.ok(typeof message === 'string');
+  assert.match(message, /is not a priority ageing: use N per DURATION/);
   const c = marked(base(`    "a": { "cron": "0 3 * * *", "template": "digest" }`).replace('"emails": {', '"emails": { "ageing": |,'));
   const labels = service.completion(service.analyze(c.text), c.position, service.NO_LIVE_DATA).map((i) => i.label);
   assert.ok(labels.some((l) => l.includes('1 per 10m')), labels.join(', '));
