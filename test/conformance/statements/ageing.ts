@@ -1,6 +1,7 @@
 /**
  * Statement-level conformance of priority ageing: queueSetAgeing, queueAgeJobs and
- * queueClearAgeing called raw on every store alike, with what the claim then takes first.
+ * queueClearAgeing called raw on every store alike, with what the claim then takes first; and
+ * jobUpdate moving a waiting job between groups.
  */
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
@@ -51,6 +52,30 @@ export function defineAgeingStatements(factory: StatementStoreFactory): void {
       assert.equal(cleared.n, 2, 'the raised jobs, running ones too');
       assert.equal(cleared.settings?.ageing, undefined, 'a queue without ageing reads as before');
       assert.deepEqual([cleared.old?.priority, cleared.old?.agedPriority], [1, null]);
+    });
+  });
+
+  describe('statements: a waiting job\'s group changed by jobUpdate', () => {
+    const store = statementStore(factory);
+    afterEach(() => assertCountersAgree(store()));
+
+    it('moves the job between groups, its group counters following', async () => {
+      const s = store();
+      const now = s.clock.ms;
+      const job = (await s.enqueue(enqueueInput('st-edit-group', { group: 'a' }))).job;
+      await s.enqueue(enqueueInput('st-edit-group', { group: 'a' }));
+      const result = await s.run(function* () {
+        const moved = yield* sql('jobUpdate', { id: job.id, priority: null, runAt: null, payload: null, maxAttempts: null, tags: null, weight: null, timeoutMs: null, now, groupKey: 'b' });
+        const list = yield* sql('groupList', { queue: 'st-edit-group', limit: 10 });
+        const none = yield* sql('jobUpdate', { id: job.id, priority: null, runAt: null, payload: null, maxAttempts: null, tags: null, weight: null, timeoutMs: null, now, groupKey: '' });
+        const kept = yield* sql('jobUpdate', { id: job.id, priority: 3, runAt: null, payload: null, maxAttempts: null, tags: null, weight: null, timeoutMs: null, now });
+        return { moved, list, none, kept, after: yield* sql('groupList', { queue: 'st-edit-group', limit: 10 }) };
+      });
+      assert.equal(result.moved?.group, 'b');
+      assert.deepEqual(result.list.filter((g) => g.waiting > 0 || g.running > 0).map((g) => [g.group, g.waiting]), [['a', 1], ['b', 1]]);
+      assert.equal(result.none?.group, null, "'' is the group of the jobs without one");
+      assert.equal(result.kept?.group, null, 'a jobUpdate without groupKey leaves the group');
+      assert.deepEqual(result.after.filter((g) => g.waiting > 0 || g.running > 0).map((g) => [g.group, g.waiting]), [[null, 1], ['a', 1]]);
     });
   });
 }

@@ -12,6 +12,7 @@ import { defineCounters } from './counters';
 import { defineDaemons } from './daemons';
 import { defineDelayed } from './delayed';
 import { defineDependencies } from './dependencies';
+import { defineEditGroup } from './editGroup';
 import { defineHistory } from './history';
 import { defineGroups } from './groups';
 import { defineLease } from './lease';
@@ -42,6 +43,7 @@ const SUITES: readonly ((store: TestStoreFactory) => void)[] = [
   defineDaemons,
   defineDelayed,
   defineDependencies,
+  defineEditGroup,
   defineHistory,
   defineGroups,
   defineLease,
