@@ -2,8 +2,8 @@
  * Priority ageing through the `spool` command as a real process against a real daemon:
  * `queue set --ageing` and `off`, `queue` and `job` showing it, the daemon's upkeep raising a
  * waiting job's claim priority while it waits so that a claim takes it before a newer job of
- * higher priority, a refusal that names the option and the form, and a queue's "ageing" in
- * spool.jsonc applied by `spool apply`.
+ * higher priority, a refusal that names the option and the form, and a queue's "ageing" (with
+ * its group settings, and a template's group) in spool.jsonc applied by `spool apply`.
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -68,14 +68,26 @@ test('a bad --ageing is refused naming the option and the accepted form', async 
   assert.match(help.stdout, /--ageing <ageing\|off>/);
 });
 
-test('a queue\'s "ageing" in spool.jsonc is applied, and plans unchanged the second time', async (t) => {
+test('a queue\'s "ageing" and group settings and a template\'s group in spool.jsonc are applied, and plan unchanged the second time', async (t) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'spool-ageing-'));
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
-  fs.writeFileSync(path.join(dir, 'spool.jsonc'), `{\n  "project": "age-proj",\n  "queues": { "age-proj-q": { "ageing": "2 per 1h" } }\n}\n`);
+  fs.writeFileSync(
+    path.join(dir, 'spool.jsonc'),
+    `{
+  "project": "age-proj",
+  "queues": { "age-proj-q": { "ageing": "2 per 1h", "groupConcurrency": 1, "groupRate": "5/s", "groupWeights": { "customer:1": 3 } } },
+  "templates": { "age-proj-export": { "queue": "age-proj-q", "kind": "export", "payload": {}, "params": { "customer": {} }, "group": "customer:{{customer}}" } }
+}
+`,
+  );
   const inDir = (args: string[]) => runCli(args, { socketPath: daemon.socketPath, cwd: dir });
   const applied = await inDir(['apply', '--yes']);
   assert.equal(applied.code, 0, applied.stderr);
-  assert.equal((await client.call('queues.get', { name: 'age-proj-q' })).queue.ageing, '2 per 1h');
+  const { queue } = await client.call('queues.get', { name: 'age-proj-q' });
+  assert.deepEqual([queue.ageing, queue.groupConcurrency, queue.groupRate, queue.groupWeights], ['2 per 1h', 1, { perSecond: 5, burst: 5 }, { 'customer:1': 3 }]);
+  const run = await inDir(['run', 'age-proj-export', '--param', 'customer=42', '--json']);
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal((JSON.parse(run.stdout) as { job: Job }).job.group, 'customer:42');
   const plan = await inDir(['plan', '--json']);
   const changes: unknown = Reflect.get(JSON.parse(plan.stdout) as object, 'changes');
   assert.ok(Array.isArray(changes) && changes.every((c: unknown) => c && typeof c === 'object' && Reflect.get(c, 'action') === 'unchanged'), plan.stdout);

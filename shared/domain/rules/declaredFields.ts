@@ -12,7 +12,7 @@ import { optionalRetryRule } from './retry';
 import { maxAttempts, partialBackoff, priority, tags, timeoutMs } from './jobs';
 import { uniqueOptions } from './unique';
 
-const JOB_OPTIONS = ['priority', 'maxAttempts', 'backoff', 'timeoutMs', 'tags'] as const;
+const JOB_OPTIONS = ['priority', 'maxAttempts', 'backoff', 'timeoutMs', 'tags', 'group'] as const;
 const UNIQUE_OPTIONS = ['unique', 'debounce', 'throttle'] as const;
 /** A template's too, never a workflow step's own (a step from a template leaves them out). */
 const RETRY_OPTIONS = ['retry', 'expireAfterMs', 'deadlineMs'] as const;
@@ -35,6 +35,8 @@ export function jobOptionsOf(value: unknown, field: string, withUnique = false):
   if (o['backoff'] !== undefined) options.backoff = partialBackoff(o['backoff'], join(field, 'backoff'));
   if (o['timeoutMs'] !== undefined) options.timeoutMs = timeoutMs(o['timeoutMs'], join(field, 'timeoutMs'));
   if (o['tags'] !== undefined) options.tags = tags(o['tags'], join(field, 'tags'));
+  // With {{param}} placeholders: the key is checked when they are filled in, at enqueue.
+  if (o['group'] !== undefined) options.group = string(o['group'], join(field, 'group'), LIMITS.maxPayloadBytes, 1);
   return options;
 }
 
