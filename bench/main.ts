@@ -1,13 +1,14 @@
 /**
  * `npm run bench`: prints the versions measured, then the engine benchmark (in-process) and the
  * daemon benchmark (over the socket), then the language server's. SPOOL_BENCH_QUICK=1 makes a fast,
- * smaller run; SPOOL_BENCH_PART=engine, =daemon, =apply, =lsp, =dependencies, =groups, =postgres, =bullmq, =shell, =memory, =history or =editor runs only that part.
+ * smaller run; SPOOL_BENCH_PART=engine, =daemon, =apply, =lsp, =dependencies, =groups, =postgres, =bullmq, =shell, =memory, =history, =ageing or =editor runs only that part.
  *
  * `npm run bench -- compare --old <dir-or-ref> …` compares two builds' daemons instead, in one
  * interleaved run (compare.ts); `npm run bench -- --help` says how.
  */
 import { runGroupsBench } from './groups';
 import { runHistoryBench } from './history';
+import { runAgeingBench } from './ageing';
 import Database from 'better-sqlite3';
 import { spawnSync } from 'node:child_process';
 import * as os from 'node:os';
@@ -40,6 +41,7 @@ npm run bench                 (or node dist/bench.js, once built)
                               =shell: \`true\` shell jobs run by the built-in executors, and enqueue → command start;
                               =memory: the daemon's memory with 1,000,000 waiting jobs and while they drain;
                               =history: enqueue and drain with the queue history on and off, interleaved, SQLite and PostgreSQL;
+                              =ageing: a claim among 10,000 waiting jobs with priority ageing on and off, and the ageing pass, SQLite;
                               =editor: the Queues view and a job page in VS Code (needs bash scripts/e2e-setup.sh once))
   SPOOL_BENCH_CHECKPOINTS=auto  the engine with SQLite's automatic checkpoints
   SPOOL_BENCH_CPU_PROFILE=<dir> a V8 CPU profile of each benchmark daemon, written there
@@ -91,6 +93,7 @@ async function runAll(): Promise<void> {
   if (part === undefined || part === 'bullmq') lines.push(summary('SQLite beside BullMQ', await runBullmqBench({ quick: process.env['SPOOL_BENCH_QUICK'] === '1' })));
   if (part === undefined) console.log('');
   if (part === undefined || part === 'history') lines.push(summary('History', await runHistoryBench({ quick: process.env['SPOOL_BENCH_QUICK'] === '1' })));
+  if (part === undefined || part === 'ageing') lines.push(summary('Ageing', await runAgeingBench({ quick: process.env['SPOOL_BENCH_QUICK'] === '1' })));
   if (part === undefined) console.log('');
   if (part === undefined || part === 'shell') lines.push(summary('Shell jobs', await runShellBench({ quick: process.env['SPOOL_BENCH_QUICK'] === '1' })));
   if (part === undefined) console.log('');

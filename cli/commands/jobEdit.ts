@@ -40,6 +40,7 @@ type EditOptions = {
   method?: string;
   header?: string[];
   body?: string;
+  group?: string;
   editor?: boolean;
   json?: boolean;
 };
@@ -64,6 +65,7 @@ export function registerJobEdit(job: Command): void {
     .option('--method <method>', "an HTTP job's method")
     .option('--header <name:value>', "an HTTP job's headers, replacing the ones it has (repeatable)", collect)
     .option('--body <text>', "an HTTP job's body")
+    .option('--group <key|none>', 'its group (its queue\'s group limits count it there), e.g. customer:42; none for no group')
     .option('--editor', 'edit the job as JSON in $VISUAL or $EDITOR; applied when the editor exits, if the file changed')
     .option('--json', 'print the job as changed, as JSON')
     .addHelpText(
@@ -75,6 +77,7 @@ Examples:
   spool job edit 3f4a5b6c --priority 5 --at +1h
   spool job edit 3f4a5b6c --attempts 3 --timeout 30s --tag nightly
   spool job edit 3f4a5b6c --command "make test" --env CI=1
+  spool job edit 3f4a5b6c --group customer:42
   spool job edit 3f4a5b6c --editor`,
     )
     .action(action<EditOptions>((ctx, args, o) => edit(ctx, arg(args, 0), o)));
@@ -150,6 +153,7 @@ function flagParams(o: EditOptions): Omit<UpdateJobParams, 'id'> {
   if (o.method !== undefined) p.method = o.method;
   if (o.header !== undefined) p.headers = pairs(o.header, ':', '--header', 'Name: value');
   if (o.body !== undefined) p.body = o.body;
+  if (o.group !== undefined) p.group = o.group === 'none' ? null : o.group;
   return p;
 }
 
@@ -167,7 +171,7 @@ async function edit(ctx: CliContext, ref: string, o: EditOptions): Promise<numbe
   const params = flagParams(o);
   if (o.editor === true && Object.keys(params).length > 0) throw new CliError('Give --editor or flags, not both.');
   if (o.editor !== true && Object.keys(params).length === 0) {
-    throw new CliError('Say what to change: --priority, --at, --attempts, --timeout, --tag, --command, --url … (see spool job edit --help), or --editor.');
+    throw new CliError('Say what to change: --priority, --at, --attempts, --timeout, --tag, --group, --command, --url … (see spool job edit --help), or --editor.');
   }
   const client = await ctx.client();
   const id = await resolveJobId(client, ref);
@@ -253,6 +257,7 @@ function changeLines(before: Job, after: Job): string[] {
   add('timeout', before.timeoutMs, after.timeoutMs, duration);
   add('tags', before.tags, after.tags);
   add('weight', before.weight, after.weight);
+  add('group', before.group ?? 'none', after.group ?? 'none', String);
   add('payload', before.payload, after.payload);
   return lines;
 }

@@ -15,6 +15,7 @@ import { parseBackoff, parseDuration } from '../parse/duration';
 import { collect, orFail, parseRate, parseStates } from '../parse/values';
 import { attemptsText, concurrencyText } from '../../shared/domain/rules/options';
 import { parseGroupWeights } from '../../shared/domain/groupWeights';
+import { formatAgeing, parseAgeing } from '../../shared/domain/ageing';
 import { addLimitOptions, resolveLimitChanges, type LimitOptionValues } from '../parse/limits';
 import { addRetryOptions, parseExpireAfter, resolveRetryRule, type RetryOptionValues } from '../parse/retry';
 
@@ -22,6 +23,7 @@ type QueueOptions = LimitOptionValues &
   RetryOptionValues & {
   retryRule?: string;
   expireAfter?: string;
+  ageing?: string;
   concurrency?: string;
   rate?: string;
   groupConcurrency?: string;
@@ -76,6 +78,7 @@ export function registerQueues(program: Command): void {
   cmd
     .option('--retry-rule <none>', 'set: none removes the retry rule')
     .option('--expire-after <duration|none>', 'set: jobs not started within this long end dead, unless they set their own, e.g. 1h; none removes it')
+    .option('--ageing <ageing|off>', 'set: "N per DURATION": a waiting job counts N priority higher for every DURATION it has waited, e.g. "1 per 10m"; off turns it off')
     .option('-s, --state <state>', 'purge: only these states (default all but running)', collect)
     .option('--force', 'delete: even if it still has jobs')
     .option('-y, --yes', 'purge: do not ask (without a terminal, purge asks for this)')
@@ -92,6 +95,7 @@ Examples:
   spool queue encode set --cpu none
   spool queue sync set --retry-on-exit 75 --retry-never-exit 2 --expire-after 1h
   spool queue sync set --retry-rule none --expire-after none
+  spool queue reports set --ageing "1 per 10m"
   spool queue images purge --state dead
   spool queue images purge --yes
   spool queue images delete --force`,
@@ -179,9 +183,14 @@ function configureParams(name: string, o: QueueOptions): ConfigureQueueParams {
     p.retry = null;
   } else if (retry !== undefined) p.retry = retry;
   if (o.expireAfter !== undefined) p.defaultExpireAfterMs = o.expireAfter === 'none' ? null : parseExpireAfter(o.expireAfter);
+  if (o.ageing !== undefined) {
+    const ageing = parseAgeing(o.ageing);
+    if (!ageing.ok) throw new CliError(`--ageing ${JSON.stringify(o.ageing)} is not valid: ${ageing.message}`);
+    p.ageing = ageing.value === null ? null : formatAgeing(ageing.value);
+  }
   if (Object.keys(p).length === 1) {
     throw new CliError(
-      'Nothing to set: give --concurrency, --rate, --group-concurrency, --group-rate, --group-weights, --attempts, --backoff, --timeout, --retention, --memory, --cpu, --open-files, --processes, a --retry-… option or --expire-after.',
+      'Nothing to set: give --concurrency, --rate, --group-concurrency, --group-rate, --group-weights, --attempts, --backoff, --timeout, --retention, --memory, --cpu, --open-files, --processes, a --retry-… option, --expire-after or --ageing.',
     );
   }
   return p;

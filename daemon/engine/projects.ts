@@ -34,6 +34,7 @@ import { workflowStateOf } from '../../shared/domain/rules/workflows';
 import type { ConfigureInput } from './validate/queues';
 import type { ScheduleInput } from './validate/schedules';
 import * as vd from '../../shared/domain/rules/declaration';
+import { ageingValue } from '../../shared/domain/rules/queues';
 
 /** Everything a plan is made against: every queue, template and schedule, and every ownership record. */
 export interface ProjectObjects {
@@ -219,6 +220,7 @@ export function decideApply(input: ApplyInput, objects: ProjectObjects, now: num
         groupWeights: s.groupWeights,
         ...(s.retry === undefined ? {} : { retry: s.retry }),
         ...(s.expireAfterMs === undefined ? {} : { defaultExpireAfterMs: s.expireAfterMs }),
+        ...(s.ageing === undefined ? {} : { ageing: s.ageing === null ? null : ageingValue(s.ageing, 'ageing') }),
       },
       paused: s.paused,
       project,

@@ -124,6 +124,7 @@ function valueItems(doc: JobsDocument, path: (string | number)[], spec: FieldSpe
       return ['true', 'false'].map((b) => ({ label: b, kind: CompletionItemKind.Value, ...edit(b, replace) }));
     case 'duration':
     case 'rate':
+    case 'ageing':
     case 'cron':
       return spec.examples.map((e) => value(e, CompletionItemKind.Value));
     case 'object':

@@ -12,6 +12,7 @@ import { parseBackoff } from '../domain/backoff';
 import { cronProblem, parseCron, timezoneProblem } from '../domain/cron';
 import { parseDuration } from '../domain/durations';
 import { parseRate } from '../domain/rates';
+import { AGEING_FORM, formatAgeing, parseAgeing } from '../domain/ageing';
 import { durationRule } from '../domain/rules/options';
 import { integerRule, lengthRule, mustBe, NAME_RULE, shown } from '../domain/validate';
 import { NAME_PATTERN } from '../protocol';
@@ -234,7 +235,7 @@ export class Checker {
         break;
     }
     // The rest are strings (a rate or a duration may also be null).
-    const nullable = (spec.kind === 'duration' && spec.nullable === true) || spec.kind === 'rate';
+    const nullable = (spec.kind === 'duration' && spec.nullable === true) || spec.kind === 'rate' || spec.kind === 'ageing';
     if (nullable && node.type === 'null') return null;
     if (node.type !== 'string' || typeof node.value !== 'string') return wrongType(stringWords(spec) + (nullable ? ', or null' : ''));
     return this.text_(node, node.value, spec, path);
@@ -289,6 +290,14 @@ export class Checker {
           return INVALID;
         }
         return rate.value;
+      }
+      case 'ageing': {
+        const ageing = parseAgeing(text);
+        if (!ageing.ok) {
+          this.report(node, 'invalid-ageing', `${field} is not a priority ageing: ${ageing.message} (got ${shown(text)})`, path, { allowed: AGEING_FORM });
+          return INVALID;
+        }
+        return ageing.value === null ? null : formatAgeing(ageing.value);
       }
       case 'backoff': {
         const backoff = parseBackoff(text);
@@ -361,6 +370,7 @@ function stringWords(spec: FieldSpec): string {
   switch (spec.kind) {
     case 'duration': return 'a duration string such as "30s" or "5m"';
     case 'rate': return 'a rate string such as "10/s" or "off"';
+    case 'ageing': return 'an ageing string such as "1 per 10m" or "off"';
     case 'backoff': return 'a backoff string such as "exponential:1s:5m"';
     case 'cron': return 'a cron expression string such as "0 3 * * *"';
     case 'timezone': return 'an IANA time zone name such as "Europe/Paris"';

@@ -55,6 +55,8 @@ export function optionsOf(v: Record<string, unknown>): JobOptions {
   if (typeof v['timeout'] === 'number') options.timeoutMs = v['timeout'];
   if (Array.isArray(v['tags'])) options.tags = v['tags'].filter((t): t is string => typeof t === 'string');
   if (typeof v['group'] === 'string') options.group = v['group'];
+  if (typeof v['expireAfter'] === 'number') options.expireAfterMs = v['expireAfter'];
+  if (typeof v['deadline'] === 'number') options.deadlineMs = v['deadline'];
   return options;
 }
 
@@ -63,7 +65,7 @@ const UNIQUE_OPTIONS = ['unique', 'debounce', 'throttle'] as const;
 
 /** Options without unique, debounce and throttle (a workflow step's job made from a template). */
 export function withoutUnique(options: JobOptions): JobOptions {
-  const { unique: _unique, debounce: _debounce, throttle: _throttle, ...rest } = options;
+  const { unique: _unique, debounce: _debounce, throttle: _throttle, retry: _retry, expireAfterMs: _expire, deadlineMs: _deadline, ...rest } = options;
   return rest;
 }
 

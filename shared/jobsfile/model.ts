@@ -54,6 +54,7 @@ export type ProblemCode =
   | 'duplicate-key'
   | 'invalid-duration'
   | 'invalid-rate'
+  | 'invalid-ageing'
   | 'invalid-backoff'
   | 'invalid-url'
   | 'invalid-path'

@@ -94,6 +94,9 @@ export function jobTemplateOf(template: DeclaredTemplate, values: Readonly<Recor
   if (o.unique !== undefined) job.unique = { ...o.unique, ...(o.unique.by === undefined ? {} : { by: [...o.unique.by] }) };
   if (o.debounce !== undefined) job.debounce = o.debounce;
   if (o.throttle !== undefined) job.throttle = o.throttle;
+  if (o.retry !== undefined) job.retry = o.retry;
+  if (o.expireAfterMs !== undefined) job.expireAfterMs = o.expireAfterMs;
+  if (o.deadlineMs !== undefined) job.deadlineMs = o.deadlineMs;
   return job;
 }
 

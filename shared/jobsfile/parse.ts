@@ -261,6 +261,7 @@ class FileReader {
     if ('groupRate' in v) settings.groupRate = isRateLimit(v['groupRate']) ? v['groupRate'] : null;
     if ('groupWeights' in v) settings.groupWeights = weightsOf(v['groupWeights']);
     if ('expireAfter' in v) settings.expireAfterMs = num(v['expireAfter']) ?? null;
+    if ('ageing' in v) settings.ageing = typeof v['ageing'] === 'string' ? v['ageing'] : null;
     if ('retry' in v) {
       const rule = this.retryRule(v['retry'], node, [...path, 'retry']);
       if (rule !== undefined) settings.retry = rule;
@@ -319,6 +320,10 @@ class FileReader {
     if (kind === undefined || queue === undefined || group === undefined || (needs !== undefined && !(needs in v))) return;
     const payload = payloadOf(group, v);
     const options = { ...optionsOf(v), ...uniqueOptionsOf(this.checker, read.nodes, v, path) };
+    if ('retry' in v) {
+      const rule = this.retryRule(v['retry'], node, [...path, 'retry']);
+      if (rule !== undefined) options.retry = rule;
+    }
     const template: DeclaredTemplate = { name, queue, kind, payload, options, params };
     const description = str(v['description']);
     if (description !== undefined) template.description = description;

@@ -153,6 +153,7 @@ function queueView(q: QueueSettings): Record<string, unknown> {
     groupWeights: q.groupWeights,
     retry: q.retry,
     expireAfter: q.expireAfterMs,
+    ageing: q.ageing,
   });
 }
 
@@ -275,6 +276,7 @@ export function queueState(q: Queue): QueueState {
     groupWeights: q.groupWeights,
     retry: q.retry ?? null,
     expireAfterMs: q.defaultExpireAfterMs ?? null,
+    ageing: q.ageing ?? null,
   };
 }
 

@@ -19,6 +19,8 @@ export type JsonSchema = { [key: string]: unknown };
 const DURATION_PATTERN = '^\\s*(0|(\\d+(\\.\\d+)?(ms|s|m|h|d|w))+)\\s*$';
 /** Rates as `parseRate` reads them, or `off`/`none`. */
 const RATE_PATTERN = '^\\s*(off|none|\\d+(\\.\\d+)?\\s*/\\s*(s|m|h)((\\s+burst\\s+|:)\\d+)?)\\s*$';
+/** Priority ageing as `parseAgeing` reads it (`1 per 10m`), or `off`/`none`. */
+const AGEING_PATTERN = '^\\s*(off|none|\\d+\\s+per\\s+(\\d+(\\.\\d+)?(ms|s|m|h|d|w))+)\\s*$';
 /** Backoffs as `parseBackoff` reads them: a strategy and up to three more parts. */
 const BACKOFF_PATTERN = '^\\s*(exponential|linear|fixed)(:[^:]*){0,3}$';
 
@@ -64,6 +66,8 @@ function fieldSchema(spec: FieldSpec): JsonSchema {
       return { ...base, type: spec.nullable === true ? ['string', 'null'] : 'string', pattern: DURATION_PATTERN, examples: [...spec.examples] };
     case 'rate':
       return { ...base, type: ['string', 'null'], pattern: RATE_PATTERN, examples: [...spec.examples] };
+    case 'ageing':
+      return { ...base, type: ['string', 'null'], pattern: AGEING_PATTERN, examples: [...spec.examples] };
     case 'backoff':
       return { ...base, type: 'string', pattern: BACKOFF_PATTERN, examples: [...spec.examples] };
     case 'cron':

@@ -29,6 +29,8 @@ export type FieldSpec =
   | (Described & { kind: 'name'; ref?: 'queue' | 'template' | 'workflow'; examples?: readonly string[] })
   | (Described & { kind: 'duration'; nullable?: boolean; minMs?: number; maxMs: number; examples: readonly string[] })
   | (Described & { kind: 'rate'; examples: readonly string[] })
+  /** Priority ageing, "1 per 10m" (../domain/ageing.ts); "off" or null for none. */
+  | (Described & { kind: 'ageing'; examples: readonly string[] })
   | (Described & { kind: 'backoff'; examples: readonly string[] })
   | (Described & { kind: 'cron'; examples: readonly string[] })
   | (Described & { kind: 'timezone'; examples: readonly string[] })
@@ -153,6 +155,12 @@ export const QUEUE_SPEC: ObjectSpec = {
       description: 'A job of the queue not started within this long of its enqueue ends dead ("expired before it started"), unless it sets its own; null for no expiry.',
       examples: ['10m', '1h', '1d'],
     },
+    ageing: {
+      kind: 'ageing',
+      description:
+        'Priority ageing, so that low-priority jobs are not starved: "1 per 10m" makes a waiting job count one priority higher for every 10 minutes it has waited since it became due (its own priority stays as set). "off" or null for none.',
+      examples: ['1 per 10m', '5 per 1h', 'off'],
+    },
   },
 };
 
@@ -250,6 +258,25 @@ export const TEMPLATE_SPEC: ObjectSpec = {
         },
       },
     },
+    retry: {
+      kind: 'json',
+      description:
+        'Which failures of the job are retried, replacing its queue\'s rule: { "on": {…}, "never": {…} }, each with "exitCodes", "httpStatus" and "errors" (globs over the error\'s first line). null for no rule, whatever the queue\'s.',
+    },
+    expireAfter: {
+      kind: 'duration',
+      minMs: 1,
+      maxMs: MAX_DURATION,
+      description: 'The job ends dead ("expired before it started") if not started within this long of its enqueue; its queue\'s expireAfter when left out.',
+      examples: ['10m', '1h', '1d'],
+    },
+    deadline: {
+      kind: 'duration',
+      minMs: 1,
+      maxMs: MAX_DURATION,
+      description: 'No retry is made after this long from the job\'s enqueue: a failure then is final.',
+      examples: ['1h', '6h', '1d'],
+    },
     debounce: {
       kind: 'duration',
       minMs: UNIQUE_DURATION.minMs,
@@ -325,9 +352,10 @@ export const SCHEDULE_SPEC: ObjectSpec = {
 
 /**
  * The fields of a template that make its job, for inline steps: all but its parameters, and
- * but unique, debounce and throttle (a workflow run's jobs are made together, once).
+ * but unique, debounce and throttle (a workflow run's jobs are made together, once), and the retry
+ * rule, expiry and deadline, which a step does not take yet.
  */
-const { params: _templateParams, unique: _unique, debounce: _debounce, throttle: _throttle, ...JOB_FIELDS } = TEMPLATE_SPEC.fields;
+const { params: _templateParams, unique: _unique, debounce: _debounce, throttle: _throttle, retry: _retry, expireAfter: _expireAfter, deadline: _deadline, ...JOB_FIELDS } = TEMPLATE_SPEC.fields;
 
 /** A step's `needs` objects: a step name and the outcome waited for. */
 export const NEED_SPEC: ObjectSpec = {

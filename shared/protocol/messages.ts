@@ -355,6 +355,8 @@ export interface UpdateJobParams {
   headers?: Record<string, string> | null;
   /** An HTTP job's body (a string, or JSON sent as JSON); null removes it. Not with `payload`. */
   body?: unknown;
+  /** A new group key (Job.group); null: no group. Its queue's group limits then count it in that group. */
+  group?: string | null;
 }
 
 /** The bulk forms take ids, or a filter over one queue or every queue (e.g. retry all dead in a queue). */

@@ -207,7 +207,7 @@ export const METHODS = {
     grouped: false,
     summary: 'Change a job that has not started: blocked, queued (delayed or not), retrying or held.',
     description:
-      'Priority, run time, payload, attempts, timeout, tags, weight; of a shell job its command, env and cwd, of an HTTP job its url, method, headers and body (each merged into the payload and checked as at enqueue). A job that started meanwhile answers InvalidState.',
+      'Priority, run time, payload, attempts, timeout, tags, weight, group (null: none); of a shell job its command, env and cwd, of an HTTP job its url, method, headers and body (each merged into the payload and checked as at enqueue). A job that started meanwhile answers InvalidState.',
     errors: ['JobNotFound', 'InvalidState', 'InvalidParams', 'PayloadTooLarge', 'StoreUnavailable'],
   }),
   'jobs.runNow': method<JobIdParams, JobResult>()({

@@ -37,6 +37,8 @@ export interface QueueSettings {
   groupRate?: RateLimit | null;
   /** Fairness weights by group key; null: plain round-robin. */
   groupWeights?: Record<string, number> | null;
+  /** Priority ageing, "1 per 10m" (see Queue.ageing); null: off. */
+  ageing?: string | null;
 }
 
 /** A queue declared in the file. */
@@ -124,6 +126,8 @@ export interface QueueState {
   groupConcurrency?: number | null;
   groupRate?: RateLimit | null;
   groupWeights?: Record<string, number> | null;
+  /** Absent from a daemon that predates priority ageing. */
+  ageing?: string | null;
 }
 
 /** A template as the daemon records it: the declaration without its name. */

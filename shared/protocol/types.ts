@@ -356,6 +356,12 @@ export interface JobOptions {
   throttle?: DurationValue;
   /** The job's group key (Job.group); in spool.jsonc templates it may hold {{param}} placeholders. */
   group?: string;
+  /** The job's own retry rule (see EnqueueParams.retry); null: none, whatever its queue's. */
+  retry?: RetryRule | null;
+  /** Ends dead if not started within this long of its enqueue (see EnqueueParams.expireAfterMs). */
+  expireAfterMs?: number;
+  /** No retry after this long from its enqueue (see EnqueueParams.deadlineMs). */
+  deadlineMs?: number;
 }
 
 /** A duration on the wire: text in the duration syntax ("10m", "1h30m"), or whole milliseconds. */

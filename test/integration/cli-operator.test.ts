@@ -45,6 +45,30 @@ test('job edit by flags changes a delayed shell job and says what changed; a bad
   assert.equal(bad.stderr, 'spool: --url applies to http jobs only, and this job is of kind "shell": it takes command, env, cwd\n');
 });
 
+test('job edit --group moves a waiting job to another group, past its old group\'s limit, and --group none takes it out', async () => {
+  const set = await spool(['queue', 'op-group', 'set', '--group-concurrency', '1']);
+  assert.equal(set.code, 0, set.stderr);
+  const first = (await client.call('jobs.enqueue', { queue: 'op-group', kind: 'export', group: 'customer:1' })).job;
+  const second = (await client.call('jobs.enqueue', { queue: 'op-group', kind: 'export', group: 'customer:1' })).job;
+  const third = (await client.call('jobs.enqueue', { queue: 'op-group', kind: 'export', group: 'customer:1' })).job;
+  const claim = async (): Promise<string[]> => (await client.call('jobs.claim', { workerId: 'op-group-w', queues: ['op-group'], kinds: ['export'], max: 5 })).jobs.map((j) => j.id);
+  assert.deepEqual(await claim(), [first.id]);
+  assert.deepEqual(await claim(), [], 'customer:1 is at its limit');
+  const moved = await spool(['job', 'edit', second.id, '--group', 'customer:2']);
+  assert.equal(moved.code, 0, moved.stderr);
+  assert.equal(moved.stdout, `Changed job ${second.id}:\n  group: customer:1 → customer:2\n`);
+  const none = await spool(['job', 'edit', third.id, '--group', 'none']);
+  assert.equal(none.code, 0, none.stderr);
+  assert.match(none.stdout, /group: customer:1 → none/);
+  assert.deepEqual((await claim()).sort(), [second.id, third.id].sort());
+  const bad = await spool(['job', 'edit', first.id, '--group', 'x']);
+  assert.equal(bad.code, 1, 'a running job cannot move');
+  const { job: waiting } = await client.call('jobs.enqueue', { queue: 'op-group', kind: 'export', delayMs: 3_600_000 });
+  const refused = await spool(['job', 'edit', waiting.id, '--group', 'bad key']);
+  assert.equal(refused.code, 1);
+  assert.match(refused.stderr, /group/);
+});
+
 test('job edit --editor applies the fields changed in the file, written 0600 in a 0700 folder; an unchanged or invalid file applies nothing', async (t) => {
   const dir = tempDir(t, 'spool-editor-');
   const { job } = await client.call('jobs.enqueue', { queue: 'op-editor', kind: 'k', payload: { n: 1 }, delayMs: 3_600_000 });

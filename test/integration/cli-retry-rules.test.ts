@@ -2,9 +2,13 @@
  * Retry rules, expiry and deadlines through the `spool` command as a real process against a
  * real daemon: `enqueue --retry-on-exit/--retry-never-exit` deciding real shell jobs' failures,
  * `--expire-after` and `--deadline` stored with the job, `queue set` with a rule and a default
- * expiry and their removal, refusals that name the option, and the help text.
+ * expiry and their removal, refusals that name the option, the help text, and a spool.jsonc
+ * template's rule, expiry and deadline carried by the job `spool run` enqueues.
  */
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { SpoolClient } from '../../shared/client/client';
 import type { Job } from '../../shared/protocol/types';
@@ -95,4 +99,39 @@ test('bad retry, expiry and deadline options are refused naming the option; --he
   for (const option of ['--retry-on-exit', '--retry-never-exit', '--retry-on-status', '--retry-on-error', '--expire-after', '--deadline']) assert.match(help.stdout, new RegExp(option));
   const queueHelp = await spool(['queue', '--help']);
   assert.match(queueHelp.stdout, /--expire-after <duration\|none>/);
+});
+
+test('a template in spool.jsonc with retry, expireAfter and deadline gives them to the job spool run enqueues', async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'spool-template-retry-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  fs.writeFileSync(
+    path.join(dir, 'spool.jsonc'),
+    `{
+  "project": "rr-proj",
+  "queues": { "rr-proj-q": { "retry": { "never": { "exitCodes": [3] } } } },
+  "templates": {
+    "rr-proj-sync": { "queue": "rr-proj-q", "kind": "sync", "payload": {},
+                      "retry": { "on": { "exitCodes": [75] }, "never": { "exitCodes": [2] } }, "expireAfter": "1h", "deadline": "6h" }
+  }
+}
+`,
+  );
+  const inDir = (args: string[]) => runCli(args, { socketPath: daemon.socketPath, cwd: dir });
+  const applied = await inDir(['apply', '--yes']);
+  assert.equal(applied.code, 0, applied.stderr);
+  const run = await inDir(['run', 'rr-proj-sync', '--json']);
+  assert.equal(run.code, 0, run.stderr);
+  const { job } = JSON.parse(run.stdout) as { job: Job };
+  assert.deepEqual(job.retry, { on: { exitCodes: [75] }, never: { exitCodes: [2] } }, "the template's rule replaces its queue's");
+  assert.equal(job.expiresAt, job.createdAt + 3_600_000);
+  assert.equal(job.deadlineAt, job.createdAt + 6 * 3_600_000);
+  const plan = await inDir(['plan', '--json']);
+  const changes: unknown = Reflect.get(JSON.parse(plan.stdout) as object, 'changes');
+  assert.ok(Array.isArray(changes) && changes.every((c: unknown) => c && typeof c === 'object' && Reflect.get(c, 'action') === 'unchanged'), plan.stdout);
+
+  // A bad rule or duration in the template is refused by the file's checks before anything is applied.
+  fs.writeFileSync(path.join(dir, 'spool.jsonc'), `{ "project": "rr-proj", "queues": { "rr-proj-q": {} }, "templates": { "rr-proj-sync": { "queue": "rr-proj-q", "kind": "sync", "payload": {}, "deadline": "6" } } }\n`);
+  const refused = await inDir(['plan']);
+  assert.notEqual(refused.code, 0);
+  assert.match(refused.stderr + refused.stdout, /templates\["rr-proj-sync"\]\.deadline is not a duration: a number needs a unit/);
 });

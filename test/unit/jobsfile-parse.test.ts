@@ -176,6 +176,17 @@ test('meaning: durations, rates and backoffs are read by the domain parsers, and
   assert.match(expectOne(file('  "queues": { "q": { "backoff": ⟦"exponential:1x"⟧ } }'), 'invalid-backoff').message, /base "1x"/);
 });
 
+test('meaning: a queue\'s ageing is read by the domain parser, kept in its exact form, and refused with the accepted form', () => {
+  const ok = parseJobsFile(file('  "queues": { "q": { "ageing": "2 per 90s" }, "r": { "ageing": "off" }, "s": { "ageing": null } }'));
+  assert.deepEqual(ok.problems, []);
+  assert.deepEqual(ok.declaration?.queues.map((q) => q.settings.ageing), ['2 per 90s', null, null]);
+  const bad = expectOne(file('  "queues": { "q": { "ageing": ⟦"1/10m"⟧ } }'), 'invalid-ageing');
+  assert.match(bad.message, /^queues\.q\.ageing is not a priority ageing: use N per DURATION, like 1 per 10m/);
+  assert.equal(bad.layer, 'meaning');
+  assert.match(expectOne(file('  "queues": { "q": { "ageing": ⟦"1 per 100ms"⟧ } }'), 'invalid-ageing').message, /the interval must be from 1s to 30d/);
+  expectOne(file('  "queues": { "q": { "ageing": ⟦5⟧ } }'), 'wrong-type');
+});
+
 test('meaning: a cron is marked at the field at fault, inside the string', () => {
   const p = expectOne(file(`  "queues": { "q": {} }, "templates": { ${SHELL} }, "schedules": { "s": { "cron": "0 ⟦25⟧ * * *", "template": "t" } }`), 'invalid-cron');
   assert.match(p.message, /hour/);

@@ -126,6 +126,20 @@ function labels(items: CompletionItem[]): string[] {
   return items.map((i) => i.label);
 }
 
+test('a queue\'s ageing: hover documents it, a bad value is a diagnostic at the value, completion offers the examples', () => {
+  const k = marked(base(`    "a": { "cron": "0 3 * * *", "template": "digest" }`).replace('"emails": {', '"emails": { "age|ing": "1 per 10m",'));
+  assert.match(text(service.hover(service.analyze(k.text), k.position, service.NO_LIVE_DATA, NOW)), /^\*\*ageing\*\* — Priority ageing, so that low-priority jobs are not starved/);
+  const bad = base(`    "a": { "cron": "0 3 * * *", "template": "digest" }`).replace('"emails": {', '"emails": { "ageing": "fast",');
+  const problems = service.diagnostics(service.analyze(bad), service.NO_LIVE_DATA).filter((d) => d.code === 'invalid-ageing');
+  assert.equal(problems.length, 1);
+  const message = problems[0]?.message;
+  assert.ok(typeof message === 'string');
+  assert.match(message, /is not a priority ageing: use N per DURATION/);
+  const c = marked(base(`    "a": { "cron": "0 3 * * *", "template": "digest" }`).replace('"emails": {', '"emails": { "ageing": |,'));
+  const labels = service.completion(service.analyze(c.text), c.position, service.NO_LIVE_DATA).map((i) => i.label);
+  assert.ok(labels.some((l) => l.includes('1 per 10m')), labels.join(', '));
+});
+
 test('completion: queue names from the file and the daemon, template names, kinds, time zones, backoff strategies', () => {
   const q = marked(base(`    "a": { "cron": "0 3 * * *", "template": "digest" }`, `,\n    "t2": { "queue": "|", "kind": "shell", "command": "true" }`));
   const qi = service.completion(service.analyze(q.text), q.position, { queues: [{ name: 'live', counts: counts({ queued: 1 }) }] });

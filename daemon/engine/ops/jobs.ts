@@ -21,6 +21,7 @@ import type { OpContext } from './context';
 import { checkNoUnfinishedDependents, dependenciesAround, retryWaitsFor, settleDependents } from './dependencies';
 import { runJobDeleted, runJobReopened, runJobsEnded } from './workflowRuns';
 import * as history from './historySteps';
+import { groupedFor } from './groups';
 
 /** A job and its runs. Rejects with JobNotFound. */
 export function* getJob(id: string): Op<JobWithRuns> {
@@ -87,7 +88,7 @@ export function* retry(c: OpContext, id: string): Op<Job> {
 
 /**
  * A waiting or held job's priority, run time, payload (or a shell or HTTP payload's fields,
- * merged into the stored one and checked as at enqueue), attempts, timeout, tags or weight.
+ * merged into the stored one and checked as at enqueue), attempts, timeout, tags, weight or group.
  */
 export function* update(c: OpContext, input: UpdateInput): Op<Job> {
   const job = yield* existing(input.id);
@@ -100,6 +101,7 @@ export function* update(c: OpContext, input: UpdateInput): Op<Job> {
   }
   const now = c.now();
   const runAt = input.runAt ?? (input.delayMs !== undefined ? now + input.delayMs : null);
+  const groupKey = input.group === undefined ? null : yield* newGroupKey(c, job, input.group);
   const updated = changed(
     input.id,
     'updated',
@@ -113,10 +115,23 @@ export function* update(c: OpContext, input: UpdateInput): Op<Job> {
       weight: input.weight,
       timeoutMs: input.timeoutMs,
       now,
+      groupKey,
     }),
   );
   c.changes.job(updated);
   return updated;
+}
+
+/**
+ * The group key a job edited to `group` stores: a group makes its queue grouped (as at enqueue);
+ * no group is '' in a grouped queue (the group of the jobs without one) and stays as it is in a
+ * queue without groups (null: left alone).
+ */
+function* newGroupKey(c: OpContext, job: Job, group: string | null): Op<string | null> {
+  const queue = yield* sql('queueGet', job.queue);
+  if (queue === undefined) return group;
+  const grouped = yield* groupedFor(c, { group }, queue);
+  return group ?? (grouped.grouped ? '' : null);
 }
 
 /** A delayed queued job, or a retrying one waiting out its backoff, becomes due now; its state stays. */

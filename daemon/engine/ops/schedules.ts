@@ -146,6 +146,9 @@ function* enqueueFrom(c: OpContext, schedule: Schedule): Op<EnqueueResult> {
     context: JSON.stringify({ origin: `schedule:${schedule.name}` }),
     dependsOn: [],
     group: t.group ?? null,
+    ...(t.retry === undefined ? {} : { retry: t.retry }),
+    ...(t.expireAfterMs === undefined ? {} : { expireAfterMs: t.expireAfterMs }),
+    ...(t.deadlineMs === undefined ? {} : { deadlineMs: t.deadlineMs }),
     ...scheduleUnique(schedule),
   }, false);
   yield* sql('scheduleSetLastJob', { name: schedule.name, jobId: result.job.id });

@@ -1,6 +1,6 @@
 /**
  * Stats and upkeep, written once for every store: stats from the maintained counters, a batch of
- * retention, the pruning of old stat buckets, fire records and unique locks, the check of the counters, and
+ * retention, the pruning of old stat buckets, fire records, unique locks and empty group rows, the check of the counters, and
  * the next time anything becomes due (the daemon's wake-up timer).
  * Retention runs in batches, one transaction each (the engine's loop: Engine.cleanup), so that
  * no transaction holds the write lock (SQLite) or many row locks (PostgreSQL) for long.
@@ -27,6 +27,13 @@ const FIRES_KEPT_MS = 24 * HOUR;
  * may still wait past it in a busy queue, so locks are kept a day after it.
  */
 const UNIQUE_LOCKS_KEPT_MS = 24 * HOUR;
+
+/**
+ * A group row with no waiting or running job for this long goes (found empty by one pass, still
+ * empty an hour later): a group key seen once does not keep a row forever. A group that comes
+ * back gets a new row, starting level with the groups waiting then and with a full token bucket.
+ */
+export const EMPTY_GROUPS_KEPT_MS = HOUR;
 
 /** Counts per queue and state from the maintained counters (O(queues), never a scan of jobs), and the finished counts of the last minute and hour. */
 export function* stats(c: OpContext): Op<Stats> {
@@ -66,12 +73,13 @@ export function* retentionBatch(c: OpContext, queue: string, retentionMs: number
   return deleted;
 }
 
-/** Stat buckets older than two hours, and (bounded) fire records and unique locks that ended a day ago. */
+/** Stat buckets older than two hours, (bounded) fire records and unique locks that ended a day ago, and group rows empty for an hour. */
 export function* pruneHistory(c: OpContext): Op<void> {
   const now = c.now();
   yield* sql('statsPrune', now - BUCKETS_KEPT_MS);
   yield* sql('scheduleFiresPrune', { olderThan: now - FIRES_KEPT_MS, limit: c.policy.batchSize });
   yield* sql('uniqueLockDeleteExpired', { before: now - UNIQUE_LOCKS_KEPT_MS, limit: c.policy.batchSize });
+  yield* sql('groupPruneEmpty', { now, before: now - EMPTY_GROUPS_KEPT_MS, limit: c.policy.batchSize });
 }
 
 /** Up to a batch of ended workflow runs whose jobs are all gone; how many. */

@@ -111,11 +111,12 @@ export const jobStatements: AsyncPart<PgTx, JobSql> = {
   async jobUpdate(tx, p) {
     const row = await tx.row(
       `UPDATE jobs SET priority = coalesce($2, priority), run_at = coalesce($3, run_at),
-         priority_set = CASE WHEN $2::int IS NULL THEN priority_set ELSE NULL END,
+         priority_set = CASE WHEN $2::int IS NULL THEN priority_set ELSE NULL END, group_key = coalesce($10, group_key),
          payload = coalesce($4, payload), max_attempts = coalesce($5, max_attempts), tags = coalesce($6, tags),
          weight = coalesce($8, weight), timeout_ms = coalesce($9, timeout_ms), updated_at = $7
        WHERE id = $1 AND state IN ('blocked', 'queued', 'retrying', 'held') RETURNING ${JOB_COLUMNS}`,
-      [p.id, p.priority, p.runAt, p.payload, p.maxAttempts, p.tags, p.now, p.weight, p.timeoutMs],
+      // The group's counters follow by trigger (spool_group_jobs).
+      [p.id, p.priority, p.runAt, p.payload, p.maxAttempts, p.tags, p.now, p.weight, p.timeoutMs, p.groupKey ?? null],
     );
     return row === undefined ? undefined : mapJob(row);
   },

@@ -24,7 +24,7 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; name: string; sql:
   { version: 7, name: 'retry rules, expiry and deadlines, paused running jobs', sql: postgresRetryRulesAndExpiry },
   { version: 8, name: 'groups: a group key per job, limits and turns per group', sql: postgresGroups },
   { version: 9, name: 'the history kept of each queue, per minute and hour', sql: postgresQueueHistory },
-  { version: 10, name: 'priority ageing', sql: postgresPriorityAgeing },
+  { version: 10, name: 'priority ageing, and when a group row was found empty', sql: postgresPriorityAgeing },
   { version: 13, name: 'the counter trigger of an update reads each transition table once', sql: postgresCheaperCounts },
 ];
 

@@ -11,6 +11,7 @@ import { daemonStatements } from './daemons';
 import { dependencyStatements } from './dependencies';
 import { historyStatements } from './history';
 import { groupStatements } from './groups';
+import { groupPruneStatements } from './groupPrune';
 import { listStatements } from './list';
 import { outputStatements } from './output';
 import { projectStatements } from './projects';
@@ -31,6 +32,7 @@ export const postgresStatements: AsyncStatements<PgTx> = {
   ...dependencyStatements,
   ...historyStatements,
   ...groupStatements,
+  ...groupPruneStatements,
   ...listStatements,
   ...outputStatements,
   ...projectStatements,

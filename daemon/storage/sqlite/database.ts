@@ -4,6 +4,7 @@
  * ./statements.ts gathers the table classes' statements into the store's statement table.
  */
 import { GroupStatements } from './groups';
+import { GroupPruneStatements } from './groupPrune';
 import { ClaimStatements } from './claim';
 import { PendingCounts } from './counts';
 import { openDatabase, type Db, type OpenOptions } from './db';
@@ -53,6 +54,7 @@ export class SqliteDatabase {
   readonly dependencies: DependencyStatements;
   readonly claims: ClaimStatements;
   readonly groups: GroupStatements;
+  readonly groupPrune: GroupPruneStatements;
   readonly runs: RunStatements;
   readonly output: OutputStatements;
   readonly queues: QueueStatements;
@@ -106,6 +108,7 @@ export class SqliteDatabase {
       this.queues = new QueueStatements(this.db, this.counts, this.delayed);
       this.claims = new ClaimStatements(this.db, this.counts, this.delayed, this.queues);
       this.groups = new GroupStatements(this.db, this.counts, this.delayed, this.queues);
+      this.groupPrune = new GroupPruneStatements(this.db);
       this.list = new ListStatements(this.db);
       this.schedules = new ScheduleStatements(this.db);
       this.workers = new WorkerStatements(this.db);

@@ -146,7 +146,7 @@ export class JobStatements implements JobSql, AttemptSql {
     this.deleteStmt = db.prepare(`DELETE FROM jobs WHERE id = @id AND state <> 'running' RETURNING queue, state`);
     this.updateStmt = new ArrayRows(db.prepare(`
       UPDATE jobs SET priority = coalesce(@priority, priority), run_at = coalesce(@runAt, run_at),
-        priority_set = CASE WHEN @priority IS NULL THEN priority_set ELSE NULL END,
+        priority_set = CASE WHEN @priority IS NULL THEN priority_set ELSE NULL END, group_key = coalesce(@groupKey, group_key),
         payload = coalesce(@payload, payload), max_attempts = coalesce(@maxAttempts, max_attempts),
         tags = coalesce(@tags, tags), weight = coalesce(@weight, weight), timeout_ms = coalesce(@timeoutMs, timeout_ms), updated_at = @now
       WHERE id = @id AND state IN ('blocked', 'queued', 'retrying', 'held') RETURNING *`), 'job');
@@ -346,7 +346,8 @@ export class JobStatements implements JobSql, AttemptSql {
   }
 
   jobUpdate(p: JobUpdate): Job | undefined {
-    const job = mapOptional(this.updateStmt.get(p));
+    // The group's counters follow by trigger (jobs_group_regroup).
+    const job = mapOptional(this.updateStmt.get({ ...p, groupKey: p.groupKey ?? null }));
     if (job) this.delayed.forget(job.queue);
     return job;
   }

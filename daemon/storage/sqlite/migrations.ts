@@ -55,7 +55,7 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
   { version: 17, name: 'retry rules, expiry and deadlines, paused running jobs', sql: retryRulesAndExpiry },
   { version: 18, name: 'groups: a group key per job, limits and turns per group', sql: groups },
   { version: 19, name: 'the history kept of each queue, per minute and hour', sql: queueHistory },
-  { version: 20, name: 'priority ageing', sql: priorityAgeing },
+  { version: 20, name: 'priority ageing, and when a group row was found empty', sql: priorityAgeing },
 ];
 
 /** Applies every migration the file lacks; returns the versions applied. */

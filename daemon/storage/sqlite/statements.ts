@@ -26,5 +26,6 @@ export function sqliteStatements(store: SqliteDatabase): Statements {
     ...bound(store.claims),
     ...bound(store.history),
     ...bound(store.groups),
+    ...bound(store.groupPrune),
   };
 }

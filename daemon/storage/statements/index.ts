@@ -27,6 +27,7 @@ import type { DependencySql } from './dependencies';
 import type { ExpirySql } from './expiry';
 import type { HistorySql } from './history';
 import type { GroupSql } from './groups';
+import type { GroupPruneSql } from './groupPrune';
 import type { JobSql } from './jobs';
 import type { ListSql } from './list';
 import type { OutputSql } from './output';
@@ -40,7 +41,7 @@ import type { UpkeepSql } from './upkeep';
 import type { WorkerSql } from './workers';
 import type { WorkflowSql } from './workflows';
 
-export interface Statements extends DependencySql, GroupSql, JobSql, ListSql, AttemptSql, ClaimSql, RunSql, OutputSql, QueueSql, ScheduleSql, ProjectSql, WorkerSql, DaemonSql, TokenSql, UpkeepSql, WorkflowSql, UniqueSql, ExpirySql, HistorySql {}
+export interface Statements extends DependencySql, GroupSql, JobSql, ListSql, AttemptSql, ClaimSql, RunSql, OutputSql, QueueSql, ScheduleSql, ProjectSql, WorkerSql, DaemonSql, TokenSql, UpkeepSql, WorkflowSql, UniqueSql, ExpirySql, HistorySql, GroupPruneSql {}
 
 /** The name of a statement. */
 export type StatementName = keyof Statements;

@@ -45,6 +45,8 @@ export type JobUpdate = {
   weight: number | null;
   timeoutMs: number | null;
   now: number;
+  /** A new group key ('' for the jobs without a group of a grouped queue); null or absent: leave it. */
+  groupKey?: string | null;
 };
 
 /** A waiting job put on hold, or a held one released: `from` the state it was read in, `to` the one the engine chose. */

@@ -20,13 +20,15 @@ import { jobTemplate, timezone } from './schedules';
 import { declaredWorkflowOf } from './workflows';
 import { anyKeys, jobOptionsOf, paramValues } from './declaredFields';
 import { optionalRetryRule } from './retry';
+import { ageingValue, groupWeights } from './queues';
+import { formatAgeing } from '../ageing';
 
 export { jobOptionsOf, paramValues };
 
 /** The most objects of each type one declaration may hold: a file is reviewed by people. */
 export const MAX_OBJECTS_PER_TYPE = 10_000;
 
-const QUEUE_FIELDS = ['concurrency', 'rateLimit', 'maxAttempts', 'backoff', 'timeoutMs', 'retentionMs', 'paused', 'retry', 'expireAfterMs'] as const;
+const QUEUE_FIELDS = ['concurrency', 'rateLimit', 'maxAttempts', 'backoff', 'timeoutMs', 'retentionMs', 'paused', 'retry', 'expireAfterMs', 'ageing', 'groupConcurrency', 'groupRate', 'groupWeights'] as const;
 
 /** A whole declaration; `field` is where it sits in the params ("file"). */
 export function declaration(value: unknown, field: string): Declaration {
@@ -86,6 +88,15 @@ export function queueSettings(value: unknown, field: string): QueueSettings {
   if (retry !== undefined) s.retry = retry;
   const e = o['expireAfterMs'];
   if (e !== undefined) s.expireAfterMs = e === null ? null : integerIn(e, join(field, 'expireAfterMs'), 1, LIMITS.maxDurationMs);
+  const gc = o['groupConcurrency'];
+  if (gc !== undefined) s.groupConcurrency = gc === null ? null : integerIn(gc, join(field, 'groupConcurrency'), 1, MAX_CONCURRENCY);
+  if (o['groupRate'] !== undefined) s.groupRate = rateLimit(o['groupRate'], join(field, 'groupRate'));
+  const gw = o['groupWeights'];
+  if (gw !== undefined) s.groupWeights = gw === null ? null : groupWeights(gw, join(field, 'groupWeights'));
+  if (o['ageing'] !== undefined) {
+    const ageing = o['ageing'] === null ? null : ageingValue(o['ageing'], join(field, 'ageing'));
+    s.ageing = ageing === null ? null : formatAgeing(ageing);
+  }
   return s;
 }
 

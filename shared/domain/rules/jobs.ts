@@ -332,13 +332,15 @@ export interface UpdateInput {
   timeoutMs: number | null;
   /** Fields of a shell or HTTP payload, merged into the stored one by the engine (which knows the kind). */
   payloadEdits: PayloadEdits;
+  /** A new group key; null: no group; undefined: leave it. */
+  group?: string | null;
 }
 
 const PAYLOAD_EDIT_FIELDS = [...SHELL_EDIT_FIELDS, ...HTTP_EDIT_FIELDS];
 
 /** `now` bounds runAt. */
 export function updateParams(value: unknown, now: number): UpdateInput {
-  const o = object(value, 'params', ['id', 'priority', 'runAt', 'delayMs', 'payload', 'maxAttempts', 'tags', 'weight', 'timeoutMs', ...PAYLOAD_EDIT_FIELDS]);
+  const o = object(value, 'params', ['id', 'priority', 'runAt', 'delayMs', 'payload', 'maxAttempts', 'tags', 'weight', 'timeoutMs', 'group', ...PAYLOAD_EDIT_FIELDS]);
   const { delayMs, runAt } = runTime(o, '', now);
   const payloadEdits: PayloadEdits = {};
   for (const key of PAYLOAD_EDIT_FIELDS) {
@@ -347,6 +349,7 @@ export function updateParams(value: unknown, now: number): UpdateInput {
     payloadEdits[key] = o[key];
   }
   return {
+    ...(o['group'] === undefined ? {} : { group: o['group'] === null ? null : groupKey(o['group'], 'group') }),
     timeoutMs: o['timeoutMs'] === undefined ? null : timeoutMs(o['timeoutMs'], 'timeoutMs'),
     payloadEdits,
     id: jobId(o['id']),

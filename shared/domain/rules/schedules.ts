@@ -2,6 +2,7 @@
  * Validation of schedule params and job templates. The cron expression and time zone are only
  * checked for shape here; the daemon's scheduler parses them (shared/domain/cron) and computes fire times.
  */
+import { retryOptions } from './declaredFields';
 import { invalidParams, errorMessage } from '../../protocol/errors';
 import type { JobTemplate, Schedule } from '../../protocol/types';
 import { MISSED_POLICIES } from './declared';
@@ -11,11 +12,11 @@ import { builtinPayload } from './payloads';
 import { uniqueOptions } from './unique';
 import { boolean, join, jsonText, name, object, oneOf, requiredObject, string } from '../validate';
 
-const TEMPLATE_FIELDS = ['kind', 'payload', 'priority', 'weight', 'maxAttempts', 'backoff', 'timeoutMs', 'tags', 'unique', 'debounce', 'throttle', 'group'] as const;
+const TEMPLATE_FIELDS = ['kind', 'payload', 'priority', 'weight', 'maxAttempts', 'backoff', 'timeoutMs', 'tags', 'unique', 'debounce', 'throttle', 'group', 'retry', 'expireAfterMs', 'deadlineMs'] as const;
 
 export function jobTemplate(value: unknown, field: string): JobTemplate {
   const o = requiredObject(value, field, TEMPLATE_FIELDS);
-  const template: JobTemplate = { kind: name(o['kind'], join(field, 'kind')), ...uniqueOptions(o, field) };
+  const template: JobTemplate = { kind: name(o['kind'], join(field, 'kind')), ...uniqueOptions(o, field), ...retryOptions(o, field) };
   if (o['payload'] !== undefined) {
     jsonText(o['payload'], join(field, 'payload'));
     template.payload = o['payload'];

@@ -17,7 +17,7 @@ import { sqliteStatements } from '../../../daemon/storage/sqlite/statements';
 import { postgresStatements } from '../../../daemon/storage/postgres/statements';
 import { tempDir } from '../../helpers/engineTest';
 import { defineAdminStatements } from './admin';
-import { defineAgeingStatements } from './ageing';
+import { defineAgeingStatements, defineGroupPruneStatements } from './ageing';
 import { defineDependencyStatements } from './dependencies';
 import { defineExpiryStatements } from './expiry';
 import { exercised, type StatementStoreFactory } from './harness';
@@ -55,6 +55,7 @@ export function defineStatements(factory: StatementStoreFactory): void {
   defineExpiryStatements(factory);
   defineHistoryStatements(factory);
   defineAgeingStatements(factory);
+  defineGroupPruneStatements(factory);
 
   describe('statements: coverage', () => {
     it('calls every statement of the stores, the listed exceptions aside', (t) => {

@@ -12,6 +12,7 @@ import { defineCounters } from './counters';
 import { defineDaemons } from './daemons';
 import { defineDelayed } from './delayed';
 import { defineDependencies } from './dependencies';
+import { defineEditGroup } from './editGroup';
 import { defineHistory } from './history';
 import { defineGroupCounts } from './groupCounts';
 import { defineGroups } from './groups';
@@ -43,6 +44,7 @@ const SUITES: readonly ((store: TestStoreFactory) => void)[] = [
   defineDaemons,
   defineDelayed,
   defineDependencies,
+  defineEditGroup,
   defineHistory,
   defineGroupCounts,
   defineGroups,
