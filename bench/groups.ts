@@ -150,6 +150,15 @@ export async function runGroupsBench(options: { quick?: boolean; log?: (line: st
       `(the engine in-process; ${rounds} interleaved rounds per setting; medians with ranges, µs per job)`,
   );
   const figures: BenchFigure[] = [];
+  // SPOOL_BENCH_STORE=sqlite or =postgres measures one store only.
+  const only = process.env['SPOOL_BENCH_STORE'];
+  if (only !== 'postgres') figures.push(...(await measureSqlite(rounds, sizes, log)));
+  if (only !== 'sqlite') figures.push(...(await measurePostgres(rounds, sizes, log)));
+  return figures;
+}
+
+async function measureSqlite(rounds: number, sizes: Sizes, log: (line: string) => void): Promise<BenchFigure[]> {
+  const figures: BenchFigure[] = [];
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'spool-bench-groups-'));
   try {
     let n = 0;
@@ -162,6 +171,11 @@ export async function runGroupsBench(options: { quick?: boolean; log?: (line: st
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
+  return figures;
+}
+
+async function measurePostgres(rounds: number, sizes: Sizes, log: (line: string) => void): Promise<BenchFigure[]> {
+  const figures: BenchFigure[] = [];
   let server: PgServer | undefined;
   try {
     // Durable commits, as bench/postgres.ts measures.
