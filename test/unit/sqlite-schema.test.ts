@@ -193,6 +193,9 @@ test('a grouped claim walks the groups in turn order with no sort, finds each he
   const claimIds = plan(db, GROUP_CLAIM_SQL_FOR_PLAN.claimIds, { ...params, ids: '[]', workerId: 'w' });
   assert.match(claimIds, /SEARCH jobs USING PRIMARY KEY \(id=\?\)/, claimIds);
   assert.doesNotMatch(claimIds, /jobs_claim/, claimIds);
+  // And the served groups' rows each by key, not every group of the queue against the list.
+  const served = plan(db, GROUP_CLAIM_SQL_FOR_PLAN.served, { queue: 'g', served: '[]' });
+  assert.match(served, /SEARCH queue_groups USING (COVERING )?INDEX sqlite_autoindex_queue_groups_1 \(queue=\? AND group_key=\?\)/, served);
   db.exec('ANALYZE');
   const turns = plan(db, GROUP_CLAIM_SQL_FOR_PLAN.turns, params);
   assert.match(turns, /SEARCH g USING INDEX queue_groups_turn \(queue=\?\)/, turns);
