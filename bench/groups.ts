@@ -6,7 +6,8 @@
  * it, when one can be started).
  *
  * Each round makes a fresh store and enqueues 10,000 groups × 2 jobs (grouped) or the same 20,000
- * jobs without a group key (plain), not timed. Then, timed: claims of one job, each completed,
+ * jobs without a group key (plain), not timed (on PostgreSQL followed by an ANALYZE, as
+ * autovacuum would soon run). Then, timed: claims of one job, each completed,
  * then claims of up to 50 completed with one `completeMany`, until half the jobs have run. Every
  * group still has a job waiting when the measure ends (the claims take the groups in turn), so
  * each grouped claim chooses among 10,000 groups. The claim and the complete are timed apart.
@@ -22,6 +23,7 @@ import { Engine } from '../daemon/engine';
 import { sqliteStore } from '../daemon/storage/sqlite';
 import { postgresStore } from '../daemon/storage/postgres';
 import type { StoreFactory } from '../daemon/storage/store';
+import pg from 'pg';
 import { PgServer } from '../scripts/pgServer';
 import { errorMessage } from '../shared/protocol/errors';
 import { spread } from './compareStats';
@@ -65,11 +67,18 @@ async function enqueueAll(engine: Engine, sizes: Sizes, grouped: boolean): Promi
   }
 }
 
-async function round(store: StoreFactory, setting: Setting, sizes: Sizes): Promise<Round> {
-  const engine = new Engine({ store, history: false });
+/** A fresh store for one round, and what brings its statistics up to date once its jobs are in. */
+interface Opened {
+  store: StoreFactory;
+  analyze(): Promise<void>;
+}
+
+async function round(opened: Opened, setting: Setting, sizes: Sizes): Promise<Round> {
+  const engine = new Engine({ store: opened.store, history: false });
   await engine.open();
   try {
     await enqueueAll(engine, sizes, setting === 'grouped');
+    await opened.analyze();
     let claimMs = 0;
     let completeMs = 0;
     for (let i = 0; i < sizes.single; i++) {
@@ -119,7 +128,7 @@ function us(value: number): string {
   return value < 100 ? value.toFixed(1) : Math.round(value).toLocaleString('en-US');
 }
 
-async function measure(name: string, open: () => Promise<StoreFactory>, rounds: number, sizes: Sizes, log: (line: string) => void): Promise<BenchFigure[]> {
+async function measure(name: string, open: () => Promise<Opened>, rounds: number, sizes: Sizes, log: (line: string) => void): Promise<BenchFigure[]> {
   const results: Record<Setting, Round[]> = { grouped: [], plain: [] };
   for (let r = 0; r < rounds; r++) {
     // grouped, plain, plain, grouped, …: neither goes first every time.
@@ -150,18 +159,33 @@ export async function runGroupsBench(options: { quick?: boolean; log?: (line: st
       `(the engine in-process; ${rounds} interleaved rounds per setting; medians with ranges, µs per job)`,
   );
   const figures: BenchFigure[] = [];
+  // SPOOL_BENCH_STORE=sqlite or =postgres measures one store only.
+  const only = process.env['SPOOL_BENCH_STORE'];
+  if (only !== 'postgres') figures.push(...(await measureSqlite(rounds, sizes, log)));
+  if (only !== 'sqlite') figures.push(...(await measurePostgres(rounds, sizes, log)));
+  return figures;
+}
+
+async function measureSqlite(rounds: number, sizes: Sizes, log: (line: string) => void): Promise<BenchFigure[]> {
+  const figures: BenchFigure[] = [];
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'spool-bench-groups-'));
   try {
     let n = 0;
-    const open = async (): Promise<StoreFactory> => {
+    const open = async (): Promise<Opened> => {
       // The previous round's file goes first: the rounds do not fill the disk.
       for (const name of fs.readdirSync(dir)) fs.rmSync(path.join(dir, name), { force: true });
-      return sqliteStore({ dbPath: path.join(dir, `spool-${n++}.db`), walCheckpoints: 'background' });
+      // SQLite's claim statements name their indexes (INDEXED BY): no statistics to wait for.
+      return { store: sqliteStore({ dbPath: path.join(dir, `spool-${n++}.db`), walCheckpoints: 'background' }), analyze: async () => undefined };
     };
     figures.push(...(await measure('SQLite', open, rounds, sizes, log)));
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
+  return figures;
+}
+
+async function measurePostgres(rounds: number, sizes: Sizes, log: (line: string) => void): Promise<BenchFigure[]> {
+  const figures: BenchFigure[] = [];
   let server: PgServer | undefined;
   try {
     // Durable commits, as bench/postgres.ts measures.
@@ -170,14 +194,26 @@ export async function runGroupsBench(options: { quick?: boolean; log?: (line: st
     log(`  PostgreSQL: not measured (${errorMessage(error)})`);
   }
   if (server !== undefined) {
-    const pg = server;
+    const pgServer = server;
     try {
       let last: string | null = null;
-      const open = async (): Promise<StoreFactory> => {
-        if (last !== null) await pg.admin(`DROP DATABASE IF EXISTS ${last} WITH (FORCE)`);
-        const url = await pg.database();
+      const open = async (): Promise<Opened> => {
+        if (last !== null) await pgServer.admin(`DROP DATABASE IF EXISTS ${last} WITH (FORCE)`);
+        const url = await pgServer.database();
         last = new URL(url).pathname.slice(1);
-        return postgresStore({ url });
+        // The tables as autovacuum leaves them within a minute of the jobs going in: analysed.
+        // Before that the planner takes the fresh tables for nearly empty, and sorts every group
+        // of the queue for a grouped claim's walk (BENCHMARKS.md, Groups).
+        const analyze = async (): Promise<void> => {
+          const client = new pg.Client({ connectionString: url });
+          await client.connect();
+          try {
+            await client.query('ANALYZE');
+          } finally {
+            await client.end();
+          }
+        };
+        return { store: postgresStore({ url }), analyze };
       };
       figures.push(...(await measure('PostgreSQL', open, rounds, sizes, log)));
     } finally {

@@ -33,7 +33,8 @@ npm run bench                 (or node dist/bench.js, once built)
   SPOOL_BENCH_PART=engine     only the engine (=daemon: only the daemon; =apply: only spool apply; =lsp: only the language server;
                               =dependencies: job graphs on SQLite and PostgreSQL, in-process;
                               =groups: claims in a queue with 10,000 groups against the same jobs without groups,
-                                SQLite and PostgreSQL, in-process (SPOOL_BENCH_ROUNDS=N sets the rounds, default 5);
+                                SQLite and PostgreSQL, in-process (SPOOL_BENCH_ROUNDS=N sets the rounds, default 5;
+                                SPOOL_BENCH_STORE=sqlite or =postgres measures one store);
                               =postgres: Spool on PostgreSQL beside graphile-worker and pg-boss, on a throwaway server;
                               =bullmq: Spool on SQLite beside BullMQ, on a throwaway redis-server (skipped without one);
                                 SPOOL_BENCH_BASELINE=<checkout> adds that build's daemon to the same rounds,

@@ -114,3 +114,51 @@ test('PostgreSQL, 3 daemons: 3 groups × 20 jobs with groupConcurrency 1 never r
   const { samples } = await holdsGroupConcurrency(clients, 'g-postgres');
   assert.ok(samples > 5, `sampled ${samples} times`);
 });
+
+/**
+ * The token bucket per group in real time: in every window of every group's start times, at most
+ * burst + 5/s × the window's length started (plus one for the daemon's millisecond timestamps),
+ * and the machine's load may slow a group to half its rate at most (the lower bound's tolerance).
+ */
+test('SQLite, one daemon: groupRate 5/s gives each of 3 groups 5 jobs per second at once, burst 5, counted over several seconds of real time', async () => {
+  const daemon = await started();
+  const spool = (args: string[]) => runCli(args, { socketPath: daemon.socketPath });
+  const set = await spool(['queue', 'rated', 'set', '--group-rate', '5/s']);
+  assert.equal(set.code, 0, set.stderr);
+  assert.match(set.stdout, /^group rate: +5\/s burst 5$/m);
+  const client = await daemon.client();
+  const groups = ['customer:1', 'customer:2', 'customer:3'];
+  const perGroup = 25;
+  for (const group of groups) await client.call('jobs.enqueueBatch', { jobs: Array.from({ length: perGroup }, () => ({ queue: 'rated', kind: 'noop', group })) });
+  const starts = new Map<string, number[]>(groups.map((g) => [g, []]));
+  let done = 0;
+  // One worker, claiming as much as it may: the bucket alone paces the starts.
+  await waitFor(
+    'every job to start',
+    async () => {
+      const { jobs } = await client.call('jobs.claim', { workerId: 'w', queues: ['rated'], kinds: ['noop'], max: 100, waitMs: 500 }, { timeoutMs: 10_000 });
+      for (const job of jobs) starts.get(job.group ?? '')?.push(job.startedAt ?? NaN);
+      await Promise.all(jobs.map((job) => client.call('jobs.complete', { id: job.id, workerId: 'w', result: null })));
+      done += jobs.length;
+      return done === groups.length * perGroup ? true : undefined;
+    },
+    60_000,
+  );
+  for (const [group, times] of starts) {
+    times.sort((a, b) => a - b);
+    assert.equal(times.length, perGroup, group);
+    for (let i = 0; i < times.length; i++) {
+      for (let j = i; j < times.length; j++) {
+        const seconds = ((times[j] ?? 0) - (times[i] ?? 0)) / 1000;
+        assert.ok(j - i + 1 <= 5 + 5 * seconds + 1, `${group}: ${j - i + 1} jobs started within ${seconds} s, more than burst 5 + 5/s`);
+      }
+    }
+    // 25 jobs: 5 at once, then 20 at 5/s: 4 s; under load at most twice that.
+    const span = ((times.at(-1) ?? 0) - (times[0] ?? 0)) / 1000;
+    assert.ok(span >= 4 - 0.25, `${group}: its 25 jobs started within ${span} s, faster than 5/s`);
+    assert.ok(span <= 8, `${group}: its 25 jobs took ${span} s to start, slower than half of 5/s`);
+  }
+  // The groups ran side by side, not one after another: each started its first job at once.
+  const firsts = groups.map((g) => starts.get(g)?.[0] ?? NaN);
+  assert.ok(Math.max(...firsts) - Math.min(...firsts) < 2000, `first starts ${firsts.join(', ')}`);
+});

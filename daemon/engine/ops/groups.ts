@@ -10,11 +10,13 @@
  * (the store's triggers do this, migration 18), so it is owed no turns it was not there for, and
  * waits at most one turn of each other group. Priority orders jobs within a group only.
  *
- * The claim: the store walks the groups with a due job in pass order (PostgreSQL locks their rows,
- * skipping groups another claimer holds), each group's room is computed here (groupConcurrency
- * counted by weight against its running weight, its token bucket), the store peeks each group's
- * next jobs, the turns are taken here until the claim is full, and the store claims the chosen
- * jobs by id and stores each served group's pass and bucket.
+ * The claim: the store walks the groups with a due job in pass order, each with its first due job
+ * (PostgreSQL locks their rows, skipping groups another claimer holds); each group's room is
+ * computed here (groupConcurrency counted by weight against its running weight, its token
+ * bucket); the turns are taken here until the claim is full, and only when a group's turn comes
+ * round again does the store peek the next jobs of the groups that may have more (one statement);
+ * then the store claims the chosen jobs by id and stores each served group's pass and bucket. In
+ * a queue of many groups a claim is thus three statements: the walk, the claim, the turns.
  */
 import type { EnqueueInput } from '../validate/jobs';
 import { sql, type Op } from '../../storage/statements';
@@ -59,10 +61,25 @@ interface Turn {
   /** Weight the group may still start; null when unbounded. */
   weightRoom: number | null;
   bucket: Bucket | null;
+  /** Most jobs the group may give: the claim's limit, its weight room and its bucket. */
+  room: number;
+  /** Its due jobs in claim order: its head from the walk, or what a peek found. */
   candidates: GroupCandidate[];
+  /** Whether the candidates are all the group may give (peeked, or it has one job waiting). */
+  complete: boolean;
+}
+
+/** A turn as one pass of the choice takes it. */
+interface Taking {
+  t: Turn;
+  pass: number;
+  weightRoom: number | null;
   next: number;
   taken: number;
 }
+
+/** The jobs a claim takes, in turn; `peek` when a group's turn came after its head and it may have more. */
+type Choice = { ids: string[]; charsOf: Map<string, number>; takings: Taking[] } | 'peek';
 
 /** Claims up to `limit` due jobs of a grouped queue, groups in turn. */
 export function* claimGroups(claim: GroupClaim): Op<ClaimedJobs> {
@@ -85,32 +102,73 @@ export function* claimGroups(claim: GroupClaim): Op<ClaimedJobs> {
     if (jobs <= 0) continue;
     const weight = queue.groupWeights?.[turn.group] ?? 1;
     const pass = i === 0 && level !== null ? Math.max(turn.pass, level) : turn.pass;
-    open.push({ turn, pass, stride: Math.max(1, Math.round(STRIDE / weight)), weightRoom, bucket, candidates: [], next: 0, taken: 0 });
+    open.push({ turn, pass, stride: Math.max(1, Math.round(STRIDE / weight)), weightRoom, bucket, room: jobs, candidates: [turn.head], complete: turn.waiting <= 1 || jobs === 1 });
   }
   if (open.length === 0) return NONE;
-  const byGroup = new Map(open.map((t) => [t.turn.group, t]));
-  const rooms = open.map((t) => ({ group: t.turn.group, room: Math.min(claim.limit, t.weightRoom ?? claim.limit, t.bucket === null ? claim.limit : available(t.bucket)) }));
-  for (const candidate of yield* sql('groupPeek', { queue: queue.name, groups: rooms, kinds: claim.kinds, now })) byGroup.get(candidate.group)?.candidates.push(candidate);
+  // Each group's head is its first turn. Most claims in a queue of many groups give each group
+  // one turn at most; a group that gets a second is peeked for its next jobs (every such group
+  // at once, one statement), and the choice is made again with them.
+  let choice = choose(open, claim);
+  if (choice === 'peek') {
+    const more = open.filter((t) => !t.complete);
+    const byGroup = new Map(more.map((t) => [t.turn.group, t]));
+    for (const t of more) {
+      t.candidates = [];
+      t.complete = true;
+    }
+    for (const candidate of yield* sql('groupPeek', { queue: queue.name, groups: more.map((t) => ({ group: t.turn.group, room: t.room })), kinds: claim.kinds, now })) byGroup.get(candidate.group)?.candidates.push(candidate);
+    choice = choose(open, claim);
+  }
+  if (choice === 'peek' || choice.ids.length === 0) return NONE;
+  const jobs = yield* sql('claimJobIds', { queue: queue.name, ids: choice.ids, workerId: claim.workerId, now });
+  // A job cancelled between the peek and the claim (PostgreSQL) was not claimed: its turn and
+  // its token stay with its group.
+  const claimed = new Map<string, number>();
+  for (const job of jobs) claimed.set(job.group ?? '', (claimed.get(job.group ?? '') ?? 0) + 1);
+  const served: GroupServed[] = [];
+  for (const { t, pass, taken } of choice.takings) {
+    const n = claimed.get(t.turn.group) ?? 0;
+    if (n === 0) continue;
+    served.push({
+      group: t.turn.group,
+      pass: taken === n ? pass : pass - (taken - n) * t.stride,
+      tokens: t.bucket === null ? t.turn.rate.tokens : t.bucket.tokens - n,
+      refilledAt: t.bucket === null ? t.turn.rate.refilledAt : now,
+    });
+  }
+  yield* sql('groupServed', { queue: queue.name, served });
+  let answer = 0;
+  for (const job of jobs) answer += choice.charsOf.get(job.id) ?? 0;
+  return { jobs, chars: answer };
+}
 
+/** Takes the turns, lowest pass first, until the claim is full or no group can give more. */
+function choose(open: readonly Turn[], claim: GroupClaim): Choice {
   const ids: string[] = [];
   const charsOf = new Map<string, number>();
+  const takings: Taking[] = open.map((t) => ({ t, pass: t.pass, weightRoom: t.weightRoom, next: 0, taken: 0 }));
   let room = claim.room;
   let chars = 0;
-  let waiting = open.filter((t) => t.candidates.length > 0);
+  let waiting = takings.filter((w) => w.t.candidates.length > 0);
   while (ids.length < claim.limit && waiting.length > 0) {
     // The lowest pass goes next (ties by group key, as the store's walk orders them).
     let at = 0;
     for (let i = 1; i < waiting.length; i++) {
-      const t = waiting[i];
+      const w = waiting[i];
       const best = waiting[at];
-      if (t !== undefined && best !== undefined && (t.pass < best.pass || (t.pass === best.pass && t.turn.group < best.turn.group))) at = i;
+      if (w !== undefined && best !== undefined && (w.pass < best.pass || (w.pass === best.pass && w.t.turn.group < best.t.turn.group))) at = i;
     }
-    const t = waiting[at];
-    const candidate = t?.candidates[t.next];
-    if (t === undefined || candidate === undefined) break;
+    const w = waiting[at];
+    if (w === undefined) break;
+    const candidate = w.t.candidates[w.next];
+    if (candidate === undefined) {
+      if (!w.t.complete) return 'peek';
+      waiting = waiting.filter((x) => x !== w);
+      continue;
+    }
     // A job too heavy for what its group may still start waits at the head of its group.
-    if (t.weightRoom !== null && candidate.weight > t.weightRoom) {
-      waiting = waiting.filter((w) => w !== t);
+    if (w.weightRoom !== null && candidate.weight > w.weightRoom) {
+      waiting = waiting.filter((x) => x !== w);
       continue;
     }
     // One too heavy for the queue's room or the claimer's capacity ends the claim (as in an
@@ -121,29 +179,13 @@ export function* claimGroups(claim: GroupClaim): Op<ClaimedJobs> {
     charsOf.set(candidate.id, candidate.chars);
     chars += candidate.chars;
     if (room !== null) room -= candidate.weight;
-    if (t.weightRoom !== null) t.weightRoom -= candidate.weight;
-    t.pass += t.stride;
-    t.next += 1;
-    t.taken += 1;
-    if (t.next >= t.candidates.length) waiting = waiting.filter((w) => w !== t);
+    if (w.weightRoom !== null) w.weightRoom -= candidate.weight;
+    w.pass += w.t.stride;
+    w.next += 1;
+    w.taken += 1;
+    if (w.next >= w.t.room) waiting = waiting.filter((x) => x !== w);
   }
-  if (ids.length === 0) return NONE;
-  const jobs = yield* sql('claimJobIds', { queue: queue.name, ids, workerId: claim.workerId, now });
-  // A job cancelled between the peek and the claim (PostgreSQL) was not claimed: its turn and
-  // its token stay with its group.
-  const claimed = new Map<string, number>();
-  for (const job of jobs) claimed.set(job.group ?? '', (claimed.get(job.group ?? '') ?? 0) + 1);
-  const served: GroupServed[] = [];
-  for (const t of open) {
-    const n = claimed.get(t.turn.group) ?? 0;
-    if (n === 0) continue;
-    const pass = t.taken === n ? t.pass : t.pass - (t.taken - n) * t.stride;
-    served.push({ group: t.turn.group, pass, tokens: t.bucket === null ? t.turn.rate.tokens : t.bucket.tokens - n, refilledAt: t.bucket === null ? t.turn.rate.refilledAt : now });
-  }
-  yield* sql('groupServed', { queue: queue.name, served });
-  let answer = 0;
-  for (const job of jobs) answer += charsOf.get(job.id) ?? 0;
-  return { jobs, chars: answer };
+  return { ids, charsOf, takings };
 }
 
 const NONE: ClaimedJobs = { jobs: [], chars: 0 };

@@ -41,17 +41,25 @@ export const groupStatements: AsyncPart<PgTx, GroupSql> = {
   async groupTurns(tx, p) {
     const { include, list } = kindList(p.kinds);
     const rows = await tx.rows(
-      `SELECT g.group_key, g.pass, g.running, g.rate_tokens, g.rate_refilled_at FROM queue_groups g
-       WHERE g.queue = $1 AND g.waiting > 0 AND EXISTS (SELECT 1 FROM jobs WHERE ${groupDue(include, 'g.group_key')})
-       ORDER BY g.pass, g.group_key LIMIT $4 FOR NO KEY UPDATE SKIP LOCKED`,
+      `SELECT g.group_key, g.pass, g.running, g.waiting, g.rate_tokens, g.rate_refilled_at, h.id, h.weight, h.chars
+       FROM queue_groups g CROSS JOIN LATERAL (
+         SELECT id, weight, length(payload) + coalesce(length(checkpoint), 0) AS chars FROM jobs
+         WHERE ${groupDue(include, 'g.group_key')} ORDER BY priority DESC, run_at, id LIMIT 1) h
+       WHERE g.queue = $1 AND g.waiting > 0
+       ORDER BY g.pass, g.group_key LIMIT $4 FOR NO KEY UPDATE OF g SKIP LOCKED`,
       [p.queue, p.now, list, p.limit],
     );
-    return rows.map((row) => ({
-      group: text(row, 'group_key'),
-      pass: int(row, 'pass'),
-      running: int(row, 'running'),
-      rate: { tokens: num(row, 'rate_tokens'), refilledAt: intOrNull(row, 'rate_refilled_at') },
-    }));
+    return rows.map((row) => {
+      const group = text(row, 'group_key');
+      return {
+        group,
+        pass: int(row, 'pass'),
+        running: int(row, 'running'),
+        rate: { tokens: num(row, 'rate_tokens'), refilledAt: intOrNull(row, 'rate_refilled_at') },
+        waiting: int(row, 'waiting'),
+        head: { group, id: text(row, 'id'), weight: int(row, 'weight'), chars: int(row, 'chars') },
+      };
+    });
   },
 
   /** One statement for every group: a bounded walk of jobs_group_claim per group, joined laterally. */

@@ -8,6 +8,15 @@ import type { Job } from '../../../shared/protocol/types';
 import type { KindFilter } from './claim';
 import type { QueueRateState } from './queues';
 
+/** One due job of a group, peeked before the claim decides whose turn it is. */
+export type GroupCandidate = {
+  group: string;
+  id: string;
+  weight: number;
+  /** Characters of payload and checkpoint the job adds to the answer. */
+  chars: number;
+};
+
 /** One group of a grouped queue's claim, as it is inside the claim's transaction. */
 export type GroupTurn = {
   /** The group key; '' for the jobs without one. */
@@ -18,15 +27,10 @@ export type GroupTurn = {
   running: number;
   /** Its token bucket as stored (tokens null: full). */
   rate: QueueRateState;
-};
-
-/** One due job of a group, peeked before the claim decides whose turn it is. */
-export type GroupCandidate = {
-  group: string;
-  id: string;
-  weight: number;
-  /** Characters of payload and checkpoint the job adds to the answer. */
-  chars: number;
+  /** Its queued and retrying jobs, due or not: with 1, its head is all a peek could find. */
+  waiting: number;
+  /** Its first due job of the kinds in claim order: what the group gives if it gets one turn. */
+  head: GroupCandidate;
 };
 
 /** A group's turn and bucket after a claim served it. */
@@ -62,8 +66,8 @@ export interface GroupSql {
    */
   queueMarkGrouped(p: { name: string; now: number }): boolean;
   /**
-   * Up to `limit` groups of `queue` with a due job of the kinds, lowest turn first (PostgreSQL:
-   * each row locked, skipping groups another claimer holds).
+   * Up to `limit` groups of `queue` with a due job of the kinds, lowest turn first, each with its
+   * first due job (PostgreSQL: each group row locked, skipping groups another claimer holds).
    */
   groupTurns(p: { queue: string; kinds: KindFilter; now: number; limit: number }): GroupTurn[];
   /** The next `room` due jobs of each group, in claim order within each group. */

@@ -42,6 +42,11 @@ export function defineGroupStatements(factory: StatementStoreFactory): void {
       });
       assert.deepEqual(turns.map((t) => t.group).sort(), ['', 'a', 'b'], 'the group with only a delayed job is stepped over');
       assert.ok(turns.every((t) => t.running === 0 && t.rate.tokens === null));
+      assert.deepEqual(
+        turns.map((t) => [t.group, t.waiting, t.head.id, t.head.weight, t.head.chars]).sort(),
+        [['', 1, id(1), 1, 2], ['a', 2, id(2), 1, 2], ['b', 1, id(4), 1, 2]],
+        "each group's first due job in claim order (a's higher priority first), and its waiting jobs",
+      );
 
       const peeked = await s.run(function* () {
         return yield* sql('groupPeek', { queue: 'st-groups', groups: [{ group: 'a', room: 5 }, { group: 'b', room: 1 }], kinds: EXCLUDE_BUILTINS, now });
@@ -50,7 +55,7 @@ export function defineGroupStatements(factory: StatementStoreFactory): void {
 
       const claimed = await s.run(function* () {
         const jobs = yield* sql('claimJobIds', { queue: 'st-groups', ids: [id(2), id(3), id(5)], workerId: 'w', now });
-        yield* sql('groupServed', { queue: 'st-groups', served: [{ group: 'a', pass: 1440, tokens: 2.5, refilledAt: now }] });
+        yield* sql('groupServed', { queue: 'st-groups', served: [{ group: 'a', pass: 1440, tokens: 2.5, refilledAt: now }, { group: 'b', pass: 720, tokens: 3, refilledAt: now }] });
         return { jobs, none: yield* sql('claimJobIds', { queue: 'st-groups', ids: [], workerId: 'w', now }) };
       });
       assert.deepEqual(claimed.jobs.map((j) => [j.id, j.state, j.group]), [[id(2), 'running', 'a'], [id(3), 'running', 'a']], 'the delayed job is not claimed');
@@ -77,6 +82,7 @@ export function defineGroupStatements(factory: StatementStoreFactory): void {
       assert.deepEqual(after.waitingAtZero.map((g) => g.group), [null, 'b', 'c'], 'with minRunning: only groups with waiting jobs');
       assert.deepEqual(after.waitingAtOne, [], 'a runs weight 3 but waits nothing; the others run nothing');
       assert.deepEqual(after.turns.map((t) => t.group).sort(), ['', 'b', 'c'], 'a group with nothing waiting has no turn');
+      assert.deepEqual(after.turns.map((t) => [t.group, t.pass, t.rate.tokens]), [['', 0, null], ['c', 0, null], ['b', 720, 3]], 'in turn order: every served group got its pass and bucket from one groupServed');
 
       const ended = await s.run(function* () {
         yield* sql('jobDelete', id(4));

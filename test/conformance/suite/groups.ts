@@ -120,25 +120,32 @@ export function defineGroups(store: TestStoreFactory): void {
     assert.deepEqual([...byGroup(next).values()], [2, 2, 2]);
   });
 
-  test('groupRate 5/s gives 5 per second per group', async (t) => {
+  test('groupRate 5/s gives 5 per second per group, to 3 groups at once, each simulated second', async (t) => {
     const { engine, clock } = makeEngine(t, store);
     await engine.configureQueue({ name: 'q', groupRate: { perSecond: 5, burst: 5 } });
     await enqueueGroup(engine, 'q', 'a', 40);
     await enqueueGroup(engine, 'q', 'b', 40);
+    await enqueueGroup(engine, 'q', 'c', 40);
     const first = await engine.claim({ workerId: 'w', max: 100 });
-    assert.deepEqual(Object.fromEntries(byGroup(first)), { a: 5, b: 5 }, 'a full bucket per group');
+    assert.deepEqual(Object.fromEntries(byGroup(first)), { a: 5, b: 5, c: 5 }, 'a full bucket per group');
     assert.equal((await engine.claim({ workerId: 'w', max: 100 })).length, 0);
     assert.equal(await engine.nextWakeAt(), clock.ms + 200, 'the next token is due in 1/5 s');
     let started = 0;
     const perGroup = new Map<string | null, number>();
-    for (let elapsed = 0; elapsed < 4000; elapsed += 100) {
-      clock.advance(100);
-      const claimed = await engine.claim({ workerId: 'w', max: 100 });
-      started += claimed.length;
-      for (const [g, n] of byGroup(claimed)) perGroup.set(g, (perGroup.get(g) ?? 0) + n);
+    for (let second = 1; second <= 4; second++) {
+      const thisSecond = new Map<string | null, number>();
+      // Claims every 100 ms of the simulated second, each as large as it may be.
+      for (let step = 0; step < 10; step++) {
+        clock.advance(100);
+        const claimed = await engine.claim({ workerId: 'w', max: 100 });
+        started += claimed.length;
+        for (const [g, n] of byGroup(claimed)) thisSecond.set(g, (thisSecond.get(g) ?? 0) + n);
+      }
+      assert.deepEqual(Object.fromEntries(thisSecond), { a: 5, b: 5, c: 5 }, `second ${second}: 5 per group`);
+      for (const [g, n] of thisSecond) perGroup.set(g, (perGroup.get(g) ?? 0) + n);
     }
-    assert.equal(started, 40, '5 per second per group over 4 s');
-    assert.deepEqual(Object.fromEntries(perGroup), { a: 20, b: 20 });
+    assert.equal(started, 60, '5 per second per group over 4 s');
+    assert.deepEqual(Object.fromEntries(perGroup), { a: 20, b: 20, c: 20 });
   });
 
   test('groupConcurrency counts weights: a running job of weight 3 leaves a group of concurrency 4 room for weight 1 only', async (t) => {
