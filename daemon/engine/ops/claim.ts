@@ -49,11 +49,12 @@ function smaller(a: number | null, b: number | null): number | null {
  * on before the transaction ends.
  */
 export function* claim(c: OpContext, request: ClaimRequest): Op<ClaimedJob[]> {
-  // While every queue is paused (spool pause --all), claimQueues gives none.
+  // While every queue is paused (spool pause --all), claimStart gives no queue; nor while the
+  // claimer's capacity is used up.
   const now = c.now();
-  let capacity = yield* sql('workerCapacityLeft', request.workerId);
-  if (capacity !== null && capacity <= 0) return [];
-  const queues = yield* sql('claimQueues', { queues: request.queues, kinds: request.kinds, now });
+  const start = yield* sql('claimStart', { workerId: request.workerId, queues: request.queues, kinds: request.kinds, now });
+  let capacity = start.capacity;
+  const queues = start.queues;
   const eligible: Eligible[] = [];
   for (const { settings: queue, runningWeight, rate } of queues) {
     let room = request.max;

@@ -68,6 +68,50 @@ function rateState(row: Row): { tokens: number | null; refilledAt: number | null
 /** No queue is claimable while every queue is paused (ops/pauseAll.ts): read with the queues, no round trip of its own. */
 const NOT_ALL_PAUSED = `NOT EXISTS (SELECT 1 FROM settings WHERE name = 'claimsPaused' AND value = 'true')`;
 
+/**
+ * The claimable queues of `rows` (unpaused queue rows): a limited queue only with due jobs, its
+ * row locked and read again, with its running weight (claimQueues' documentation).
+ */
+async function claimable(tx: PgTx, p: { kinds: KindFilter; now: number }, rows: Row[]): Promise<ClaimQueue[]> {
+  const settings = new Map<string, StoredQueue>();
+  const rates = new Map<string, { tokens: number | null; refilledAt: number | null }>();
+  for (const row of rows) {
+    const q = mapSettings(row);
+    settings.set(q.name, q);
+    rates.set(q.name, rateState(row));
+  }
+  let limited = [...settings.values()].filter(isLimited).map((q) => q.name);
+  if (limited.length > 0) {
+    const { include, list } = kindList(p.kinds);
+    const busy = await tx.rows(`SELECT q AS name FROM unnest($1::text[]) AS q WHERE EXISTS (SELECT 1 FROM jobs WHERE ${dueSql(include, 'q')})`, [limited, p.now, list]);
+    const withWork = new Set(busy.map((r) => text(r, 'name')));
+    for (const name of limited) if (!withWork.has(name)) settings.delete(name);
+    limited = limited.filter((name) => withWork.has(name));
+  }
+  const running = new Map<string, number>();
+  if (limited.length > 0) {
+    // The rows as they are once locked (READ COMMITTED returns the latest version of a locked
+    // row). FOR NO KEY UPDATE rather than FOR UPDATE: claimers still take turns, but an enqueue
+    // into the queue, whose foreign key check takes FOR KEY SHARE on this row, does not wait for
+    // them.
+    for (const row of await tx.rows('SELECT * FROM queues WHERE name = ANY($1::text[]) ORDER BY name FOR NO KEY UPDATE', [limited])) {
+      const q = mapSettings(row);
+      if (q.paused) settings.delete(q.name);
+      else settings.set(q.name, q);
+      rates.set(q.name, rateState(row));
+    }
+    // A statement of its own, after the locks: its snapshot sees every claim committed before.
+    // jobs_running_queue: the running set of a limited queue is bounded by its limit.
+    const weights = await tx.rows(`SELECT queue, sum(weight) AS weight FROM jobs WHERE state = 'running' AND queue = ANY($1::text[]) GROUP BY queue`, [limited]);
+    for (const row of weights) running.set(text(row, 'queue'), int(row, 'weight'));
+  }
+  const queues: ClaimQueue[] = [];
+  for (const q of settings.values()) {
+    queues.push({ settings: q, runningWeight: running.get(q.name) ?? 0, rate: q.rateLimit === null ? null : (rates.get(q.name) ?? { tokens: null, refilledAt: null }) });
+  }
+  return queues;
+}
+
 export const claimStatements: AsyncPart<PgTx, ClaimSql> = {
   /**
    * A queue with a concurrency or rate limit is locked (its row, FOR NO KEY UPDATE, in name
@@ -82,43 +126,31 @@ export const claimStatements: AsyncPart<PgTx, ClaimSql> = {
       p.queues.length === 0
         ? await tx.rows(`SELECT * FROM queues WHERE paused = 0 AND ${NOT_ALL_PAUSED} ORDER BY name`)
         : await tx.rows(`SELECT * FROM queues WHERE name = ANY($1::text[]) AND paused = 0 AND ${NOT_ALL_PAUSED} ORDER BY name`, [p.queues]);
-    const settings = new Map<string, StoredQueue>();
-    const rates = new Map<string, { tokens: number | null; refilledAt: number | null }>();
-    for (const row of rows) {
-      const q = mapSettings(row);
-      settings.set(q.name, q);
-      rates.set(q.name, rateState(row));
+    return claimable(tx, p, rows);
+  },
+
+  /**
+   * One statement reads the queues and locks the worker's row if it declared a capacity (as
+   * workerCapacityLeft does). Only then does a second statement add up what the worker holds:
+   * after the lock, so that its snapshot sees every claim of this worker committed before.
+   */
+  async claimStart(tx, p) {
+    const rows = await tx.rows(
+      `WITH w AS (SELECT capacity FROM workers WHERE id = $1 AND capacity IS NOT NULL FOR UPDATE)
+       SELECT (SELECT capacity FROM w) AS worker_capacity, q.* FROM (SELECT 1) AS one
+       LEFT JOIN queues q ON q.paused = 0 AND ${NOT_ALL_PAUSED} AND (cardinality($2::text[]) = 0 OR q.name = ANY($2::text[]))
+       ORDER BY q.name`,
+      [p.workerId, p.queues],
+    );
+    const declared = rows.length === 0 ? null : intOrNull(rows[0] as Row, 'worker_capacity');
+    let capacity: number | null = null;
+    if (declared !== null) {
+      const held = await tx.row(`SELECT coalesce(sum(weight), 0) AS held FROM jobs WHERE state = 'running' AND worker_id = $1`, [p.workerId]);
+      capacity = declared - (held ? int(held, 'held') : 0);
+      if (capacity <= 0) return { capacity, queues: [] };
     }
-    let limited = [...settings.values()].filter(isLimited).map((q) => q.name);
-    if (limited.length > 0) {
-      const { include, list } = kindList(p.kinds);
-      const busy = await tx.rows(`SELECT q AS name FROM unnest($1::text[]) AS q WHERE EXISTS (SELECT 1 FROM jobs WHERE ${dueSql(include, 'q')})`, [limited, p.now, list]);
-      const withWork = new Set(busy.map((r) => text(r, 'name')));
-      for (const name of limited) if (!withWork.has(name)) settings.delete(name);
-      limited = limited.filter((name) => withWork.has(name));
-    }
-    const running = new Map<string, number>();
-    if (limited.length > 0) {
-      // The rows as they are once locked (READ COMMITTED returns the latest version of a locked
-      // row). FOR NO KEY UPDATE rather than FOR UPDATE: claimers still take turns, but an enqueue
-      // into the queue, whose foreign key check takes FOR KEY SHARE on this row, does not wait for
-      // them.
-      for (const row of await tx.rows('SELECT * FROM queues WHERE name = ANY($1::text[]) ORDER BY name FOR NO KEY UPDATE', [limited])) {
-        const q = mapSettings(row);
-        if (q.paused) settings.delete(q.name);
-        else settings.set(q.name, q);
-        rates.set(q.name, rateState(row));
-      }
-      // A statement of its own, after the locks: its snapshot sees every claim committed before.
-      // jobs_running_queue: the running set of a limited queue is bounded by its limit.
-      const weights = await tx.rows(`SELECT queue, sum(weight) AS weight FROM jobs WHERE state = 'running' AND queue = ANY($1::text[]) GROUP BY queue`, [limited]);
-      for (const row of weights) running.set(text(row, 'queue'), int(row, 'weight'));
-    }
-    const queues: ClaimQueue[] = [];
-    for (const q of settings.values()) {
-      queues.push({ settings: q, runningWeight: running.get(q.name) ?? 0, rate: q.rateLimit === null ? null : (rates.get(q.name) ?? { tokens: null, refilledAt: null }) });
-    }
-    return queues;
+    // With no queue to take from, the left join's one row is all NULLs.
+    return { capacity, queues: await claimable(tx, p, rows.filter((row) => row.get('name') !== null)) };
   },
 
   /** One statement for every queue: a bounded walk of jobs_claim per queue, joined laterally. */

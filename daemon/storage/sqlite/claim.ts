@@ -37,9 +37,10 @@ import type { Db } from './db';
 import type { DelayedCounts } from './delayed';
 import { mapJob } from '../mappers';
 import type { QueueStatements } from './queues';
+import type { WorkerStatements } from './workers';
 import type { StoredQueue } from '../statements/queues';
 import { ArrayRows, int, text, textOrNull, toRow } from './row';
-import { CLAIM_ANSWER_BUDGET, compareClaimOrder, type ClaimCandidate, type ClaimJobs, type ClaimQueue, type ClaimedJobs, type ClaimSql, type KindFilter } from '../statements/claim';
+import { CLAIM_ANSWER_BUDGET, compareClaimOrder, type ClaimCandidate, type ClaimJobs, type ClaimQueue, type ClaimStart, type ClaimedJobs, type ClaimSql, type KindFilter } from '../statements/claim';
 
 export { CLAIM_ANSWER_BUDGET, compareClaimOrder, type ClaimedJobs, type KindFilter } from '../statements/claim';
 
@@ -151,6 +152,7 @@ export class ClaimStatements implements ClaimSql {
     private readonly counts: PendingCounts,
     private readonly delayed: DelayedCounts,
     private readonly queues: QueueStatements,
+    private readonly workers: WorkerStatements,
   ) {
     this.allPausedStmt = db.prepare(`SELECT 1 FROM settings WHERE name = 'claimsPaused' AND value = 'true'`).pluck();
     this.claimInclude = new ArrayRows(db.prepare(claimSql(INCLUDE, false)), 'job');
@@ -181,6 +183,12 @@ export class ClaimStatements implements ClaimSql {
     if (p.queues.length === 0) for (const settings of this.queues.all()) this.addClaimQueue(found, settings);
     else for (const name of p.queues) this.addClaimQueue(found, this.queues.queueGet(name));
     return found;
+  }
+
+  /** Both statements it stands for, in turn: SQLite has no round trips to save. */
+  claimStart(p: { workerId: string; queues: readonly string[]; kinds: KindFilter; now: number }): ClaimStart {
+    const capacity = this.workers.workerCapacityLeft(p.workerId);
+    return { capacity, queues: capacity !== null && capacity <= 0 ? [] : this.claimQueues(p) };
   }
 
   private addClaimQueue(found: ClaimQueue[], settings: StoredQueue | undefined): void {

@@ -106,12 +106,12 @@ export class SqliteDatabase {
       this.runs = new RunStatements(this.db, this.counts);
       this.output = new OutputStatements(this.db);
       this.queues = new QueueStatements(this.db, this.counts, this.delayed);
-      this.claims = new ClaimStatements(this.db, this.counts, this.delayed, this.queues);
+      this.workers = new WorkerStatements(this.db);
+      this.claims = new ClaimStatements(this.db, this.counts, this.delayed, this.queues, this.workers);
       this.groups = new GroupStatements(this.db, this.counts, this.delayed, this.queues);
       this.groupPrune = new GroupPruneStatements(this.db);
       this.list = new ListStatements(this.db);
       this.schedules = new ScheduleStatements(this.db);
-      this.workers = new WorkerStatements(this.db);
       this.daemons = new DaemonStatements(this.db);
       this.tokens = new TokenStatements(this.db);
       this.history = new HistoryStatements(this.db);

@@ -27,6 +27,14 @@ export type ClaimQueue = {
   rate: QueueRateState | null;
 };
 
+/** What a claim starts from (ClaimSql.claimStart). */
+export type ClaimStart = {
+  /** Weight the worker may still take; null when it declared no capacity. */
+  capacity: number | null;
+  /** The queues it may take from; empty when its capacity is used up. */
+  queues: ClaimQueue[];
+};
+
 /** One due job of a claim across several queues, peeked before the shares are decided. */
 export type ClaimCandidate = {
   queue: string;
@@ -65,6 +73,12 @@ export interface ClaimSql {
    * the same statement, so that a claim costs no extra round trip for it.
    */
   claimQueues(p: { queues: readonly string[]; kinds: KindFilter; now: number }): ClaimQueue[];
+  /**
+   * The start of a claim by `workerId`: how much more weight it may take (workerCapacityLeft) and,
+   * unless that is none (0 or less), the queues it may take from (claimQueues; none otherwise).
+   * PostgreSQL reads both in one round trip when the worker declared no capacity.
+   */
+  claimStart(p: { workerId: string; queues: readonly string[]; kinds: KindFilter; now: number }): ClaimStart;
   /** The next `room` due jobs of each queue, in no particular order across queues. */
   claimPeek(p: { queues: readonly { name: string; room: number }[]; kinds: KindFilter; now: number }): ClaimCandidate[];
   /** Claims the next due jobs of one queue for `workerId`, leased from now. */

@@ -88,6 +88,43 @@ export function defineMakingStatements(factory: StatementStoreFactory): void {
       assert.deepEqual([paused.none.length, paused.noneOfAll.length, paused.again.length], [0, 0, 1]);
     });
 
+    it("starts a claim with the worker's capacity left and the queues, none once the capacity is used up", async () => {
+      const s = store();
+      const kinds = { include: ['work'] };
+      const worker = (id: string, capacity: number | null) => ({ id, type: 'remote', name: null, host: null, pid: null, queues: '[]', kinds: '[]', concurrency: null, capacity, now });
+      const started = await s.run(function* () {
+        for (const q of ['st-start-a', 'st-start-b']) yield* sql('queueCreate', { name: q, defaults: QUEUE_DEFAULTS, now });
+        yield* sql('jobInsertMany', [row('00000000-0000-7000-8000-00000000e001', 'st-start-a', { weight: 2 })]);
+        yield* sql('workerUpsert', worker('st-start-w', 3));
+        const free = yield* sql('claimStart', { workerId: 'st-start-w', queues: ['st-start-a', 'st-start-b'], kinds, now });
+        const undeclared = yield* sql('claimStart', { workerId: 'st-start-none', queues: ['st-start-b'], kinds, now });
+        const unknownQueue = yield* sql('claimStart', { workerId: 'st-start-none', queues: ['st-start-missing'], kinds, now });
+        yield* sql('claimJobs', { queue: 'st-start-a', kinds, limit: 1, workerId: 'st-start-w', now, budget: 1_000_000, room: 3, peeked: false });
+        const holding = yield* sql('claimStart', { workerId: 'st-start-w', queues: [], kinds, now });
+        const left = yield* sql('workerCapacityLeft', 'st-start-w');
+        yield* sql('workerUpsert', worker('st-start-w', 2));
+        return { free, undeclared, unknownQueue, holding, left, full: yield* sql('claimStart', { workerId: 'st-start-w', queues: ['st-start-a'], kinds, now }) };
+      });
+      const names = (start: { queues: { settings: { name: string } }[] }) => start.queues.map((q) => q.settings.name);
+      assert.deepEqual([started.free.capacity, names(started.free)], [3, ['st-start-a', 'st-start-b']]);
+      assert.deepEqual([started.undeclared.capacity, names(started.undeclared)], [null, ['st-start-b']]);
+      assert.deepEqual([started.unknownQueue.capacity, names(started.unknownQueue)], [null, []]);
+      // Holding weight 2 of 3: 1 left, and every queue (the claim names none) is offered.
+      assert.equal(started.holding.capacity, 1);
+      assert.equal(started.left, 1, 'workerCapacityLeft, the statement claimStart stands for, agrees');
+      assert.ok(names(started.holding).includes('st-start-a') && names(started.holding).includes('st-start-b'));
+      // Capacity lowered to what it holds: nothing left, and no queue.
+      assert.deepEqual([started.full.capacity, names(started.full)], [0, []]);
+
+      const paused = await s.run(function* () {
+        yield* sql('settingSet', { name: 'claimsPaused', value: 'true', now });
+        const none = yield* sql('claimStart', { workerId: 'st-start-none', queues: [], kinds, now });
+        yield* sql('settingSet', { name: 'claimsPaused', value: 'false', now });
+        return none;
+      });
+      assert.deepEqual([paused.capacity, paused.queues.length], [null, 0]);
+    });
+
     it("fires a schedule once per tick by its compare-and-swap, and records the fire's job as the schedule's last", async () => {
       const s = store();
       const write: ScheduleWrite = {
