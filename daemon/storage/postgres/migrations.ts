@@ -12,6 +12,7 @@ import { postgresRetryRulesAndExpiry } from './migrations/007_retry_rules_and_ex
 import { postgresHeldJobs } from './migrations/006_held_jobs';
 import { postgresGroups } from './migrations/008_groups';
 import { postgresQueueHistory } from './migrations/009_queue_history';
+import { postgresJobEvents } from './migrations/011_job_events';
 
 export const POSTGRES_MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
   { version: 1, name: 'initial', sql: postgresInitialSchema },
@@ -22,6 +23,7 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; name: string; sql:
   { version: 7, name: 'retry rules, expiry and deadlines, paused running jobs', sql: postgresRetryRulesAndExpiry },
   { version: 8, name: 'groups: a group key per job, limits and turns per group', sql: postgresGroups },
   { version: 9, name: 'the history kept of each queue, per minute and hour', sql: postgresQueueHistory },
+  { version: 11, name: 'the changes of a job that leave no run, with who made them', sql: postgresJobEvents },
 ];
 
 /** The advisory lock key of migrations (any constant; "spool" in ASCII). */

@@ -21,6 +21,7 @@ import { retryRulesAndExpiry } from './migrations/017_retry_rules_and_expiry';
 import { heldJobs } from './migrations/016_held_jobs';
 import { groups } from './migrations/018_groups';
 import { queueHistory } from './migrations/019_queue_history';
+import { jobEvents } from './migrations/021_job_events';
 import { errorMessage } from '../../../shared/protocol/errors';
 
 export interface Migration {
@@ -54,6 +55,7 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
   { version: 17, name: 'retry rules, expiry and deadlines, paused running jobs', sql: retryRulesAndExpiry },
   { version: 18, name: 'groups: a group key per job, limits and turns per group', sql: groups },
   { version: 19, name: 'the history kept of each queue, per minute and hour', sql: queueHistory },
+  { version: 21, name: 'the changes of a job that leave no run, with who made them', sql: jobEvents },
 ];
 
 /** Applies every migration the file lacks; returns the versions applied. */
