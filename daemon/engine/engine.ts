@@ -95,6 +95,7 @@ import * as enqueueOps from './ops/enqueue';
 import * as groupOps from './ops/groups';
 import { opContext, type OpContext, type Policy } from './ops/context';
 import * as historyOps from './ops/history';
+import { currentActor } from './actor';
 import { jobHistory } from './ops/jobHistory';
 import { HISTORY_DEFAULTS, HistoryTally, type HistoryOptions } from './history';
 import { statsHistoryParams } from './validate/history';
@@ -142,7 +143,9 @@ export class Engine {
 
   /** Runs a job operation (./ops/) in one write transaction of the store. */
   private write<T>(op: (c: OpContext) => Op<T>): Promise<T> {
-    return this.db.write((changes) => op(opContext(this.policy, changes)));
+    // Read now, in the caller's async context: a grouped commit may run the operation later.
+    const who = currentActor();
+    return this.db.write((changes) => op(opContext(this.policy, changes, who)));
   }
 
   /** Runs a reading operation (./ops/) in one read transaction of the store. */

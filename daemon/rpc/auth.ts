@@ -5,6 +5,7 @@
  * and gives the connection the token's scope; each method's scope in the protocol table
  * (shared/protocol/methods.ts) then decides.
  */
+import * as os from 'node:os';
 import * as crypto from 'node:crypto';
 import { SpoolError } from '../../shared/protocol/errors';
 import { ErrorCode, METHODS, type MethodName, type MethodScope, type TokenScope } from '../../shared/protocol';
@@ -34,6 +35,24 @@ export interface Login {
   name: string;
   scope: TokenScope;
   hash: string;
+}
+
+let localUser: string | null = null;
+
+/**
+ * Who a connection acts as, for a job's history: over the Unix socket the daemon's own user (the
+ * socket's folder admits nobody else), over TCP `token <name>` once logged in.
+ */
+export function actorOf(auth: ConnectionAuth): string {
+  if (auth.transport === 'tls') return auth.login === null ? 'a connection not logged in' : `token ${auth.login.name}`;
+  if (localUser === null) {
+    try {
+      localUser = os.userInfo().username;
+    } catch {
+      localUser = `uid ${process.getuid?.() ?? '?'}`;
+    }
+  }
+  return localUser;
 }
 
 /** Which token scopes may call a method of each scope. */

@@ -10,7 +10,8 @@ import { ErrorCode, LIMITS, METHOD_NAMES } from '../../shared/protocol';
 import type { Logger } from '../lifecycle/logger';
 import type { RpcConnection } from './connection';
 import { MAX_DEPTH, checkEnvelope, idOf, nestsDeeperThan } from './envelope';
-import { refusal } from './auth';
+import { actorOf, refusal } from './auth';
+import { actingAs } from '../engine/actor';
 
 export interface CallContext {
   connection: RpcConnection;
@@ -118,7 +119,8 @@ export class Dispatcher {
   private wrap(method: string, handler: MethodHandler): (params: unknown, context: CallContext) => Promise<unknown> {
     return async (params, context) => {
       try {
-        return await handler(params, context);
+        // The engine records who acted in a job's history (engine/actor.ts).
+        return await actingAs(actorOf(context.connection.auth), () => handler(params, context));
       } catch (error) {
         if (error instanceof SpoolError) throw error;
         this.logger.error(`Unexpected error in ${method}`, { connection: context.connection.id, error });

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
+import { userInfo } from 'node:os';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import * as tls from 'node:tls';
@@ -80,6 +81,22 @@ function rawTls(t: { after: (fn: () => void) => void }): Promise<{ socket: tls.T
     socket.once('error', reject);
   });
 }
+
+test("a change made over TLS shows in the job's history as the token's name", async (t) => {
+  const admin = await connect(t, tokens.admin);
+  const { job } = await admin.call('jobs.enqueue', { queue: 'tls-who', kind: 'k', delayMs: 3_600_000 });
+  await admin.call('jobs.hold', { id: job.id });
+  await local.call('jobs.unhold', { id: job.id });
+  const { events } = await admin.call('jobs.history', { id: job.id });
+  assert.deepEqual(
+    events.map((e) => [e.cause, e.who]),
+    [
+      ['enqueue', null],
+      ['hold', 'token t-admin'],
+      ['release', userInfo().username],
+    ],
+  );
+});
 
 test('the certificate is made on first start, 0600 in a 0700 folder, and daemon.status gives its fingerprint as openssl prints it', () => {
   const dir = path.join(path.dirname(daemon.dbPath), 'tls');

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { JobHistoryResult, StatsHistoryResult } from '../../shared/protocol';
@@ -98,6 +98,38 @@ describe('spool stats --history', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  test("spool job ID --history: a user's hold, release, edit, run now and retry through the CLI show with the Unix user who made them", async () => {
+    const spool = (args: string[]) => runCli(args, { socketPath: daemon.socketPath });
+    const enqueued = await spool(['enqueue', 'hist-who', '--shell', 'exit 3', '--attempts', '1', '--delay', '1h', '--json']);
+    assert.equal(enqueued.code, 0, enqueued.stderr);
+    const jobId = parseJson<{ job: { id: string } }>(enqueued.stdout).job.id;
+    for (const args of [['hold', jobId], ['release', jobId], ['edit', jobId, '--priority', '5'], ['job', 'run-now', jobId]]) {
+      const r = await spool(args);
+      assert.equal(r.code, 0, `spool ${args.join(' ')}: ${r.stderr}`);
+    }
+    await waitFor('the job to end dead', async () => parseJson<{ job: { state: string } }>((await spool(['job', jobId, '--json'])).stdout).job.state === 'dead', 30_000);
+    const retried = await spool(['retry', jobId]);
+    assert.equal(retried.code, 0, retried.stderr);
+    const events = parseJson<JobHistoryResult>((await spool(['job', jobId, '--history', '--json'])).stdout).events;
+    const me = userInfo().username;
+    assert.deepEqual(
+      events.filter((e) => e.who !== null).map((e) => [e.cause, e.who, e.detail]),
+      [
+        ['hold', me, 'was queued'],
+        ['release', me, null],
+        ['edit', me, 'priority'],
+        ['run now', me, null],
+        ['retry by user', me, 'was dead'],
+      ],
+    );
+    assert.deepEqual(
+      events.map((e) => e.cause),
+      ['enqueue', 'hold', 'release', 'edit', 'run now', 'claim', 'fail', 'retry by user', ...events.slice(8).map((e) => e.cause)],
+    );
+    const table = await spool(['job', jobId, '--history']);
+    assert.match(table.stdout, new RegExp(`^\\S+ \\S+ +held +hold +${me} +- +was queued$`, 'm'));
   });
 
   test('a daemon started with --no-history keeps none, and says so', async () => {

@@ -37,9 +37,11 @@ export interface OpContext {
   readonly changes: ChangeSink;
   /** The policy's clock. */
   now(): number;
+  /** Who the operation acts for, recorded in the job's history (./actor.ts): a user, `token <name>`, or `daemon`. */
+  readonly who: string;
 }
 
 /** The context of one transaction's operation. */
-export function opContext(policy: Policy, changes: ChangeSink): OpContext {
-  return { policy, changes, now: policy.now };
+export function opContext(policy: Policy, changes: ChangeSink, who = 'daemon'): OpContext {
+  return { policy, changes, now: policy.now, who };
 }

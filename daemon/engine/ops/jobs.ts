@@ -22,6 +22,7 @@ import { checkNoUnfinishedDependents, dependenciesAround, retryWaitsFor, settleD
 import { runJobDeleted, runJobReopened, runJobsEnded } from './workflowRuns';
 import * as history from './historySteps';
 import { groupedFor } from './groups';
+import { editedFields, noteChange } from './jobHistory';
 
 /** A job and its runs. Rejects with JobNotFound. */
 export function* getJob(id: string): Op<JobWithRuns> {
@@ -64,7 +65,12 @@ export function* cancel(c: OpContext, id: string, cascaded?: Set<string>): Op<Jo
     c.policy.rules.cancel(job) === 'cancel' ? yield* sql('jobCancelWaiting', { id, from: job.state, now }) : yield* sql('jobRequestCancel', { id, now }),
   );
   c.changes.job(updated);
-  if (updated.state === 'cancelled' && job.state !== 'cancelled') history.endedWaiting(c, updated, 'cancelled', now);
+  if (updated.state === 'cancelled' && job.state !== 'cancelled') {
+    history.endedWaiting(c, updated, 'cancelled', now);
+    yield* noteChange(c, updated, 'cancel', cascaded?.has(id) === true ? 'with a job it depends on' : null);
+  } else if (updated.state === 'running' && !job.cancelRequested) {
+    yield* noteChange(c, updated, 'cancel', 'cancel requested; its worker stops it');
+  }
   if (updated.state === 'cancelled' && updated.workflowRunId !== null) yield* runJobsEnded(c, [updated]);
   if (updated.state === 'cancelled' && updated.dependents > 0) yield* settleDependents(c, [updated], cascaded);
   return updated;
@@ -82,6 +88,7 @@ export function* retry(c: OpContext, id: string): Op<Job> {
   if (job.state === 'completed') yield* sql('runKeepCompleted', id);
   const updated = changed(id, 'retried', yield* sql('jobRetry', { id, from: job.state, now: c.now(), waitingFor: waitingFor.length }));
   c.changes.job(updated);
+  yield* noteChange(c, updated, 'retry by user', `was ${job.state}`);
   yield* runJobReopened(c, job);
   return updated;
 }
@@ -119,6 +126,7 @@ export function* update(c: OpContext, input: UpdateInput): Op<Job> {
     }),
   );
   c.changes.job(updated);
+  yield* noteChange(c, updated, 'edit', editedFields(input));
   return updated;
 }
 
@@ -142,6 +150,7 @@ export function* runNow(c: OpContext, id: string): Op<Job> {
   if (job.runAt <= now) return job;
   const updated = changed(id, 'run now', yield* sql('jobUpdate', { id, priority: null, runAt: now, payload: null, maxAttempts: null, tags: null, weight: null, timeoutMs: null, now }));
   c.changes.job(updated);
+  yield* noteChange(c, updated, 'run now', null);
   return updated;
 }
 
@@ -154,6 +163,7 @@ export function* pause(c: OpContext, id: string): Op<Job> {
   c.policy.rules.checkPause(job);
   const updated = changed(id, 'paused', yield* sql('jobPause', { id, now: c.now() }));
   c.changes.job(updated);
+  yield* noteChange(c, updated, 'pause', 'its processes stopped');
   return updated;
 }
 
@@ -163,6 +173,7 @@ export function* resume(c: OpContext, id: string): Op<Job> {
   c.policy.rules.checkResume(job);
   const updated = changed(id, 'resumed', yield* sql('jobResume', { id, now: c.now() }));
   c.changes.job(updated);
+  yield* noteChange(c, updated, 'resume', 'its processes continued');
   return updated;
 }
 
@@ -173,6 +184,7 @@ export function* hold(c: OpContext, id: string): Op<Job> {
   if (job.state !== 'blocked' && job.state !== 'queued' && job.state !== 'retrying') throw new Error(`Job ${id} cannot be held from ${job.state}`);
   const updated = changed(id, 'held', yield* sql('jobSetHeld', { id, from: job.state, to: 'held', now: c.now() }));
   c.changes.job(updated);
+  yield* noteChange(c, updated, 'hold', `was ${job.state}`);
   return updated;
 }
 
@@ -187,6 +199,7 @@ export function* unhold(c: OpContext, id: string): Op<Job> {
   const to = job.waitingFor > 0 ? 'blocked' : job.attempts > 0 ? 'retrying' : 'queued';
   const updated = changed(id, 'released', yield* sql('jobSetHeld', { id, from: 'held', to, now: c.now() }));
   c.changes.job(updated);
+  yield* noteChange(c, updated, 'release', null);
   return updated;
 }
 

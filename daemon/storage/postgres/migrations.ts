@@ -14,6 +14,7 @@ import { postgresGroups } from './migrations/008_groups';
 import { postgresQueueHistory } from './migrations/009_queue_history';
 import { postgresPriorityAgeing } from './migrations/010_priority_ageing';
 import { postgresCheaperCounts } from './migrations/013_cheaper_counts';
+import { postgresJobEvents } from './migrations/011_job_events';
 
 export const POSTGRES_MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
   { version: 1, name: 'initial', sql: postgresInitialSchema },
@@ -25,6 +26,7 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; name: string; sql:
   { version: 8, name: 'groups: a group key per job, limits and turns per group', sql: postgresGroups },
   { version: 9, name: 'the history kept of each queue, per minute and hour', sql: postgresQueueHistory },
   { version: 10, name: 'priority ageing, and when a group row was found empty', sql: postgresPriorityAgeing },
+  { version: 11, name: 'the changes of a job that leave no run, with who made them', sql: postgresJobEvents },
   { version: 13, name: 'the counter trigger of an update reads each transition table once', sql: postgresCheaperCounts },
 ];
 

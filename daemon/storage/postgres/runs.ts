@@ -6,6 +6,9 @@
  */
 import type { AsyncPart } from '../statements';
 import { BUCKET_MS, type RunSql } from '../statements/runs';
+import type { JobHistoryEvent } from '../../../shared/protocol';
+import type { JobState } from '../../../shared/protocol/types';
+import { int, intOrNull, text, textOrNull } from '../rows';
 import type { PgTx } from './db';
 import type { JobRun } from '../../../shared/protocol/types';
 import { mapRun } from '../mappers';
@@ -67,6 +70,32 @@ export function statsBucket(now: number): number {
 export const runStatements: AsyncPart<PgTx, RunSql> = {
   runsOfJob(tx, jobId) {
     return runsOf(tx, jobId);
+  },
+
+  async jobEventAdd(tx, e) {
+    await tx.run(`INSERT INTO job_events (job_id, at, state, cause, who, attempt, detail) VALUES ($1, $2, $3, $4, $5, $6, $7)`, [
+      e.jobId,
+      e.at,
+      e.state,
+      e.cause,
+      e.who,
+      e.attempt,
+      e.detail,
+    ]);
+  },
+
+  async jobEventsOf(tx, jobId) {
+    const rows = await tx.rows(`SELECT at, state, cause, who, attempt, detail FROM job_events WHERE job_id = $1 ORDER BY seq`, [jobId]);
+    return rows.map(
+      (row): JobHistoryEvent => ({
+        at: int(row, 'at'),
+        state: text(row, 'state') as JobState,
+        cause: text(row, 'cause'),
+        who: textOrNull(row, 'who'),
+        attempt: intOrNull(row, 'attempt'),
+        detail: textOrNull(row, 'detail'),
+      }),
+    );
   },
 
   runKeepCompleted(tx, jobId) {

@@ -22,6 +22,7 @@ import { heldJobs } from './migrations/016_held_jobs';
 import { groups } from './migrations/018_groups';
 import { queueHistory } from './migrations/019_queue_history';
 import { priorityAgeing } from './migrations/020_priority_ageing';
+import { jobEvents } from './migrations/021_job_events';
 import { errorMessage } from '../../../shared/protocol/errors';
 
 export interface Migration {
@@ -56,6 +57,7 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
   { version: 18, name: 'groups: a group key per job, limits and turns per group', sql: groups },
   { version: 19, name: 'the history kept of each queue, per minute and hour', sql: queueHistory },
   { version: 20, name: 'priority ageing, and when a group row was found empty', sql: priorityAgeing },
+  { version: 21, name: 'the changes of a job that leave no run, with who made them', sql: jobEvents },
 ];
 
 /** Applies every migration the file lacks; returns the versions applied. */

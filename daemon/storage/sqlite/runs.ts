@@ -21,7 +21,8 @@ import type { PendingCounts } from './counts';
 import type { Db } from './db';
 import { mapRun } from '../mappers';
 import { scalarInt, toRow } from './row';
-import { BUCKET_MS, type RunEnd, type RunSql } from '../statements/runs';
+import { BUCKET_MS, type JobEventRow, type RunEnd, type RunSql } from '../statements/runs';
+import type { JobHistoryEvent } from '../../../shared/protocol';
 import type { UpkeepSql } from '../statements/upkeep';
 
 /** A completed job whose row describes its last attempt (a job that never ran has none). */
@@ -33,6 +34,8 @@ export class RunStatements implements RunSql, Pick<UpkeepSql, 'statsFinishedSinc
   private readonly ofJobStmt;
   private readonly windowStmt;
   private readonly pruneStmt;
+  private readonly eventAddStmt;
+  private readonly eventsOfStmt;
 
   constructor(
     db: Db,
@@ -65,6 +68,16 @@ export class RunStatements implements RunSql, Pick<UpkeepSql, 'statsFinishedSinc
       SELECT coalesce(sum(completed), 0) AS completed, coalesce(sum(failed), 0) AS failed
       FROM stat_buckets WHERE bucket >= @from`);
     this.pruneStmt = db.prepare('DELETE FROM stat_buckets WHERE bucket < @before');
+    this.eventAddStmt = db.prepare(`INSERT INTO job_events (job_id, at, state, cause, who, attempt, detail) VALUES (@jobId, @at, @state, @cause, @who, @attempt, @detail)`);
+    this.eventsOfStmt = db.prepare(`SELECT at, state, cause, who, attempt, detail FROM job_events WHERE job_id = ? ORDER BY seq`);
+  }
+
+  jobEventAdd(event: JobEventRow): void {
+    this.eventAddStmt.run(event);
+  }
+
+  jobEventsOf(jobId: string): JobHistoryEvent[] {
+    return (this.eventsOfStmt.all(jobId) as JobHistoryEvent[]).map((e) => ({ ...e }));
   }
 
   runRecord(values: RunEnd): void {

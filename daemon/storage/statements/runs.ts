@@ -2,7 +2,8 @@
  * Statements over the run history (job_runs: one row per finished attempt) and the finished
  * figures of stats (see ./index.ts for the protocol).
  */
-import type { JobRun, RunOutcome } from '../../../shared/protocol/types';
+import type { JobHistoryEvent } from '../../../shared/protocol';
+import type { JobRun, JobState, RunOutcome } from '../../../shared/protocol/types';
 
 /**
  * Width of a stat bucket, in ms: finished attempts are counted per bucket, and stats sum the
@@ -22,6 +23,17 @@ export type RunEnd = {
   now: number;
 };
 
+/** A change of a job that leaves no run (a user's retry, hold, edit…), as jobs.history shows it. */
+export type JobEventRow = {
+  jobId: string;
+  at: number;
+  state: JobState;
+  cause: string;
+  who: string | null;
+  attempt: number | null;
+  detail: string | null;
+};
+
 export interface RunSql {
   /** A job's history: the finished runs, then its latest attempt as the job row describes it. */
   runsOfJob(jobId: string): JobRun[];
@@ -35,6 +47,10 @@ export interface RunSql {
    * job row leaves 'running' (the row is read from it); does nothing for a job not running.
    */
   runRecord(p: RunEnd): void;
+  /** Records a change of a job that leaves no run (job_events; they go with the job). */
+  jobEventAdd(p: JobEventRow): void;
+  /** A job's recorded changes, oldest first. */
+  jobEventsOf(jobId: string): JobHistoryEvent[];
   /** Counts `n` finished attempts in their 10-second stats bucket. */
   statsCountFinished(p: { outcome: 'completed' | 'failed'; now: number; n: number }): void;
 }

@@ -223,6 +223,33 @@ export function defineJobStatements(factory: StatementStoreFactory): void {
       assert.deepEqual(deleted, { first: true, second: false, gone: undefined, runs: [] }, 'its history goes with it');
     });
 
+    it("records a job's changes that leave no run, reads them back oldest first, and deletes them with the job", async () => {
+      const s = store();
+      const { job } = await s.enqueue(enqueueInput('st-job-events'));
+      const { job: other } = await s.enqueue(enqueueInput('st-job-events'));
+      const read = await s.run(function* () {
+        yield* sql('jobEventAdd', { jobId: job.id, at: now + 2, state: 'held', cause: 'hold', who: 'alice', attempt: null, detail: 'was queued' });
+        yield* sql('jobEventAdd', { jobId: job.id, at: now + 1, state: 'queued', cause: 'edit', who: 'token ci', attempt: 2, detail: 'priority' });
+        yield* sql('jobEventAdd', { jobId: other.id, at: now + 3, state: 'queued', cause: 'run now', who: 'daemon', attempt: null, detail: null });
+        return { mine: yield* sql('jobEventsOf', job.id), none: yield* sql('jobEventsOf', 'no-such-job') };
+      });
+      assert.deepEqual(
+        read.mine,
+        [
+          { at: now + 2, state: 'held', cause: 'hold', who: 'alice', attempt: null, detail: 'was queued' },
+          { at: now + 1, state: 'queued', cause: 'edit', who: 'token ci', attempt: 2, detail: 'priority' },
+        ],
+        'in the order they were recorded, whatever their times',
+      );
+      assert.deepEqual(read.none, []);
+      const gone = await s.run(function* () {
+        yield* sql('jobDelete', job.id);
+        return { mine: yield* sql('jobEventsOf', job.id), other: yield* sql('jobEventsOf', other.id) };
+      });
+      assert.deepEqual(gone.mine, [], "a deleted job's events go with it");
+      assert.equal(gone.other.length, 1, 'another job keeps its own');
+    });
+
     it('holds a waiting job and releases it to the state given, only from the state it was read in; a held job can be updated and cancelled', async () => {
       const s = store();
       const { job } = await s.enqueue(enqueueInput('st-jobs-held'));

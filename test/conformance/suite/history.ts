@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import type { Engine } from '../../../daemon/engine';
 import type { HistoryPoint } from '../../../shared/protocol';
 import { ErrorCode } from '../../../shared/protocol';
+import { actingAs } from '../../../daemon/engine/actor';
 import { makeEngine, thrown, type TestStoreFactory } from '../harness';
 
 const MINUTE = 60_000;
@@ -160,6 +161,59 @@ export function defineHistory(store: TestStoreFactory): void {
     await engine.retry(job.id);
     assert.deepEqual((await engine.jobHistory(job.id)).events.at(-1)?.cause, 'retry by user');
     assert.equal((await thrown(() => engine.jobHistory('0190d7a0-0000-7000-8000-000000000000'))).code, ErrorCode.JobNotFound);
+  });
+
+  test("jobs.history: a user's hold, release, edit, run now, cancel and retry are recorded with who made them; the daemon's own changes as daemon", async (t) => {
+    const { engine, clock } = makeEngine(t, store);
+    const job = (await engine.enqueue({ queue: 'hist-who', kind: 'k', delayMs: 3_600_000, maxAttempts: 1 })).job;
+    const at: number[] = [];
+    const step = async (who: string, action: () => Promise<unknown>): Promise<void> => {
+      clock.advance(1000);
+      at.push(clock.ms);
+      await actingAs(who, action);
+    };
+    await step('alice', () => engine.hold(job.id));
+    await step('alice', () => engine.unhold(job.id));
+    await step('token ci', () => engine.update({ id: job.id, priority: 5, delayMs: 60_000, tags: ['x'] }));
+    await step('bob', () => engine.runNow(job.id));
+    clock.advance(1000);
+    const [claimed] = await engine.claim({ workerId: 'w', queues: ['hist-who'], max: 1 });
+    assert.equal(claimed?.id, job.id);
+    const claimedAt = clock.ms;
+    clock.advance(100);
+    await engine.fail({ id: job.id, workerId: 'w', error: 'boom' });
+    const failedAt = clock.ms;
+    await step('bob', () => engine.retry(job.id));
+    await step('alice', () => engine.cancel(job.id));
+    // Outside any call: the daemon's own doing.
+    const other = (await engine.enqueue({ queue: 'hist-who', kind: 'k', delayMs: 3_600_000 })).job;
+    await engine.hold(other.id);
+
+    const { events } = await engine.jobHistory(job.id);
+    assert.deepEqual(
+      events.map((e) => [e.at, e.state, e.cause, e.who, e.attempt, e.detail]),
+      [
+        [job.createdAt, 'queued', 'enqueue', null, null, null],
+        [at[0], 'held', 'hold', 'alice', null, 'was queued'],
+        [at[1], 'queued', 'release', 'alice', null, null],
+        [at[2], 'queued', 'edit', 'token ci', null, 'priority, runAt, tags'],
+        [at[3], 'queued', 'run now', 'bob', null, null],
+        [claimedAt, 'running', 'claim', null, 1, 'worker w'],
+        [failedAt, 'dead', 'fail', null, 1, 'boom'],
+        [at[4], 'queued', 'retry by user', 'bob', null, 'was dead'],
+        [at[5], 'cancelled', 'cancel', 'alice', null, null],
+      ],
+    );
+    assert.deepEqual(
+      (await engine.jobHistory(other.id)).events.map((e) => [e.cause, e.who]),
+      [
+        ['enqueue', null],
+        ['hold', 'daemon'],
+      ],
+    );
+    // The record goes with the job.
+    await engine.deleteJob(job.id);
+    assert.equal((await thrown(() => engine.jobHistory(job.id))).code, ErrorCode.JobNotFound);
   });
 
   test('stats.history refuses a bad step, a range too long or reversed, and an unknown queue, naming the field', async (t) => {
