@@ -114,13 +114,15 @@ uiTest('Act on All Matching Jobs under state:dead shows the daemon\'s count firs
   await answer(page, 'state:dead', { expect: 'state:' });
   const queue = rowAt(page, 1, 'emails ');
   await queue.waitFor({ timeout: 30_000 });
+  // The tree has redrawn under the filter (a right-click on a row being replaced opens no menu).
+  await rowAt(page, 2, 'Dead ').waitFor({ timeout: 30_000 });
   await contextMenu(page, queue, 'Act on All Matching Jobs');
   await answer(page, 'Retry', { expect: 'What to do with every job matching state=dead queue=emails' });
   const dialog = page.locator('.monaco-dialog-box');
   await dialog.waitFor({ timeout: 15_000 });
-  assert.equal(((await dialog.locator('.dialog-message-text').textContent()) ?? '').trim(), 'Retry 3 jobs matching state=dead queue=emails?');
+  assert.match(((await dialog.textContent()) ?? '').replace(/\s+/g, ' '), /Retry 3 jobs matching state=dead queue=emails\?/);
   await screenshot(page, 'bulk-matching.png');
-  await dialog.locator('.dialog-buttons .monaco-button', { hasText: /^Retry$/ }).click();
+  await dialog.locator('.monaco-button', { hasText: /^Retry$/ }).click();
   await waitFor('the three dead jobs to be retried', async () => {
     const { queue: emails } = await client.call('queues.get', { name: 'emails' });
     return emails.counts.dead === 0 && emails.counts.queued === 3;
