@@ -16,14 +16,16 @@ export interface EditableJob {
   timeoutMs: number;
   tags: string[];
   weight: number;
+  /** Its group key (Job.group), or null for none. */
+  group: string | null;
   payload: unknown;
 }
 
-export const EDITABLE_FIELDS: readonly (keyof EditableJob)[] = ['priority', 'runAt', 'maxAttempts', 'timeoutMs', 'tags', 'weight', 'payload'];
+export const EDITABLE_FIELDS: readonly (keyof EditableJob)[] = ['priority', 'runAt', 'maxAttempts', 'timeoutMs', 'tags', 'weight', 'group', 'payload'];
 
 /** The job's editable fields. */
 export function editableJob(job: Job): EditableJob {
-  return { priority: job.priority, runAt: new Date(job.runAt).toISOString(), maxAttempts: job.maxAttempts, timeoutMs: job.timeoutMs, tags: job.tags, weight: job.weight, payload: job.payload };
+  return { priority: job.priority, runAt: new Date(job.runAt).toISOString(), maxAttempts: job.maxAttempts, timeoutMs: job.timeoutMs, tags: job.tags, weight: job.weight, group: job.group ?? null, payload: job.payload };
 }
 
 /** The document's text for `job`, as written out for editing. */
@@ -59,6 +61,9 @@ export function editedChanges(job: Job, text: string): Omit<UpdateJobParams, 'id
     } else if (key === 'tags') {
       if (!Array.isArray(value) || !value.every((t): t is string => typeof t === 'string')) throw new Error('tags must be a list of strings');
       out.tags = value;
+    } else if (key === 'group') {
+      if (value !== null && typeof value !== 'string') throw new Error(`group must be a group key such as "customer:42", or null for none (got ${JSON.stringify(value)})`);
+      out.group = value;
     } else if (key === 'payload') {
       out.payload = value;
     } else {

@@ -93,6 +93,21 @@ test('job edit --editor applies the fields changed in the file, written 0600 in 
   assert.equal((await client.call('jobs.get', { id: job.id })).job.priority, 7, 'nothing was applied');
 });
 
+test('job edit --editor shows the group and moves the job to the group typed in the file; a group that is not a string is refused', async (t) => {
+  const dir = tempDir(t, 'spool-editor-');
+  const { job } = await client.call('jobs.enqueue', { queue: 'op-editor-group', kind: 'k', delayMs: 3_600_000 });
+  const moved = await spool(['job', 'edit', job.id, '--editor'], { EDITOR: scriptedEditor(dir, 'group.sh', `sed -i 's/"group": null/"group": "customer:9"/' "$1"`), VISUAL: '' });
+  assert.equal(moved.code, 0, moved.stderr);
+  assert.match(moved.stdout, /group: none → customer:9\n$/);
+  assert.equal((await client.call('jobs.get', { id: job.id })).job.group, 'customer:9');
+  const bad = await spool(['job', 'edit', job.id, '--editor'], { EDITOR: scriptedEditor(dir, 'badgroup.sh', `sed -i 's/"group": "customer:9"/"group": 42/' "$1"`), VISUAL: '' });
+  assert.equal(bad.code, 1);
+  assert.match(bad.stderr, /group must be a group key such as "customer:42", or null for none \(got 42\)/);
+  const cleared = await spool(['job', 'edit', job.id, '--editor'], { EDITOR: scriptedEditor(dir, 'nogroup.sh', `sed -i 's/"group": "customer:9"/"group": null/' "$1"`), VISUAL: '' });
+  assert.equal(cleared.code, 0, cleared.stderr);
+  assert.equal((await client.call('jobs.get', { id: job.id })).job.group, null);
+});
+
 test('job edit --editor refuses, applying nothing, when the job started while the file was open', async (t) => {
   const dir = tempDir(t, 'spool-editor-');
   const { job } = await client.call('jobs.enqueue', { queue: 'op-started', kind: 'k' });

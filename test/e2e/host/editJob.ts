@@ -33,7 +33,7 @@ export const run = hostSuite({
       const { job } = await client.call('jobs.enqueue', { queue: 'edits', kind: 'report', payload: { n: 1 }, delayMs: 3_600_000 });
       const doc = await openEdit(job.id);
       const fields: unknown = JSON.parse(doc.getText());
-      assert.deepEqual(fields, { priority: 0, runAt: new Date(job.runAt).toISOString(), maxAttempts: job.maxAttempts, timeoutMs: job.timeoutMs, tags: [], weight: 1, payload: { n: 1 } });
+      assert.deepEqual(fields, { priority: 0, runAt: new Date(job.runAt).toISOString(), maxAttempts: job.maxAttempts, timeoutMs: job.timeoutMs, tags: [], weight: 1, group: null, payload: { n: 1 } });
       await replace(doc, doc.getText().replace('"priority": 0', '"priority": 7').replace('"n": 1', '"n": 2'));
       assert.equal(doc.isDirty, true);
       await waitFor('auto-save to save the edited document', () => !doc.isDirty, 20_000);
