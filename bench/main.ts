@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: prints the versions measured, then the engine benchmark (in-process) and the
  * daemon benchmark (over the socket), then the language server's. SPOOL_BENCH_QUICK=1 makes a fast,
- * smaller run; SPOOL_BENCH_PART=engine, =daemon, =apply, =lsp, =dependencies, =groups, =postgres, =bullmq, =shell, =memory, =history, =ageing or =editor runs only that part.
+ * smaller run; SPOOL_BENCH_PART=engine, =daemon, =apply, =lsp, =dependencies, =groups, =postgres, =bullmq, =shell, =memory, =history, =ageing, =editor or =dashboard runs only that part.
  *
  * `npm run bench -- compare --old <dir-or-ref> …` compares two builds' daemons instead, in one
  * interleaved run (compare.ts); `npm run bench -- --help` says how.
@@ -43,7 +43,8 @@ npm run bench                 (or node dist/bench.js, once built)
                               =memory: the daemon's memory with 1,000,000 waiting jobs and while they drain;
                               =history: enqueue and drain with the queue history on and off, interleaved, SQLite and PostgreSQL;
                               =ageing: a claim among 10,000 waiting jobs with priority ageing on and off, and the ageing pass, SQLite;
-                              =editor: the Queues view and a job page in VS Code (needs bash scripts/e2e-setup.sh once))
+                              =editor: the Queues view and a job page in VS Code (needs bash scripts/e2e-setup.sh once);
+                              =dashboard: the dashboard's first paint in VS Code with 7 days of history for 20 queues (the same))
   SPOOL_BENCH_CHECKPOINTS=auto  the engine with SQLite's automatic checkpoints
   SPOOL_BENCH_CPU_PROFILE=<dir> a V8 CPU profile of each benchmark daemon, written there
 
@@ -60,13 +61,13 @@ function summary(part: string, figures: BenchFigure[]): string {
  * The Queues view and the job page in a real VS Code, driven by the e2e tests' helpers: run from
  * its TypeScript source with tsx (a dev dependency, like the browser driver), so it is not bundled.
  */
-function runEditorBench(): string {
+function runEditorBench(name: 'Editor' | 'Dashboard', script: 'editor.ts' | 'dashboard.ts'): string {
   const root = path.resolve(__dirname, '..');
-  const result = spawnSync(process.execPath, ['--import', 'tsx', path.join(root, 'bench', 'editor.ts')], { cwd: root, stdio: 'inherit', env: process.env });
-  if (result.status === 0) return 'Editor: every target met.';
-  if (result.status === 2) return 'Editor: a target missed (see MISSED above).';
-  if (result.status === 3) return 'Editor: skipped (code-server or Chromium missing; bash scripts/e2e-setup.sh installs them).';
-  return `Editor: the benchmark failed (exit status ${String(result.status ?? result.signal)}).`;
+  const result = spawnSync(process.execPath, ['--import', 'tsx', path.join(root, 'bench', script)], { cwd: root, stdio: 'inherit', env: process.env });
+  if (result.status === 0) return `${name}: every target met.`;
+  if (result.status === 2) return `${name}: a target missed (see MISSED above).`;
+  if (result.status === 3) return `${name}: skipped (code-server or Chromium missing; bash scripts/e2e-setup.sh installs them).`;
+  return `${name}: the benchmark failed (exit status ${String(result.status ?? result.signal)}).`;
 }
 
 async function runAll(): Promise<void> {
@@ -100,7 +101,9 @@ async function runAll(): Promise<void> {
   if (part === undefined) console.log('');
   if (part === undefined || part === 'memory') lines.push(summary('Memory', await runMemoryBench({ quick: process.env['SPOOL_BENCH_QUICK'] === '1' })));
   if (part === undefined) console.log('');
-  if (part === undefined || part === 'editor') lines.push(runEditorBench());
+  if (part === undefined || part === 'editor') lines.push(runEditorBench('Editor', 'editor.ts'));
+  if (part === undefined) console.log('');
+  if (part === undefined || part === 'dashboard') lines.push(runEditorBench('Dashboard', 'dashboard.ts'));
   console.log(`\n${lines.join('\n')}`);
 }
 
