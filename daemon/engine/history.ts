@@ -60,18 +60,35 @@ function addInto(into: Histogram, from: Histogram): void {
   for (const [k, v] of from) into.set(k, (into.get(k) ?? 0) + v);
 }
 
-/** The p-th percentile (0..1) of a histogram, never above `max`; null when it is empty. */
-export function percentile(h: Histogram, p: number, max: number | null): number | null {
+/**
+ * Several percentiles (0..1, ascending) of a histogram in one pass, each never above `max`; nulls
+ * when it is empty. A histogram read from a row is in bucket order already (JSON objects keep
+ * integer keys ascending): it is sorted only when merging made it otherwise.
+ */
+export function percentiles(h: Histogram, ps: readonly number[], max: number | null): (number | null)[] {
   let n = 0;
-  for (const v of h.values()) n += v;
-  if (n === 0) return null;
-  const rank = Math.max(1, Math.ceil(p * n));
-  let seen = 0;
-  for (const [bucket, count] of [...h.entries()].sort((a, b) => a[0] - b[0])) {
-    seen += count;
-    if (seen >= rank) return max === null ? boundOf(bucket) : Math.min(max, boundOf(bucket));
+  let sorted = true;
+  let previous = -1;
+  for (const [bucket, count] of h) {
+    n += count;
+    if (bucket < previous) sorted = false;
+    previous = bucket;
   }
-  return max;
+  if (n === 0) return ps.map(() => null);
+  const entries = sorted ? h : [...h.entries()].sort((a, b) => a[0] - b[0]);
+  const out: (number | null)[] = [];
+  let i = 0;
+  let seen = 0;
+  for (const [bucket, count] of entries) {
+    seen += count;
+    while (i < ps.length && seen >= Math.max(1, Math.ceil((ps[i] ?? 0) * n))) {
+      out.push(max === null ? boundOf(bucket) : Math.min(max, boundOf(bucket)));
+      i += 1;
+    }
+    if (i === ps.length) break;
+  }
+  while (out.length < ps.length) out.push(max);
+  return out;
 }
 
 /** One queue's minute (or hour) as counted, before it is a row or a point. */
@@ -147,10 +164,28 @@ export function merge(rows: readonly HistoryRow[], stepMs: number): Tally[] {
   for (const r of rows) {
     const at = Math.floor(r.at / stepMs) * stepMs;
     const key = `${r.queue}\u0000${at}`;
-    let t = out.get(key);
+    const t = out.get(key);
     if (!t) {
-      t = { ...emptyTally(r.queue, at), lastAt: -Infinity };
-      out.set(key, t);
+      // The first row of its step (with one daemon, the only one): taken as it is.
+      out.set(key, {
+        queue: r.queue,
+        at,
+        enqueued: r.enqueued,
+        started: r.started,
+        completed: r.completed,
+        failed: r.failed,
+        dead: r.dead,
+        cancelled: r.cancelled,
+        wait: parseHistogram(r.waitHist),
+        waitMax: r.waitMax,
+        run: parseHistogram(r.runHist),
+        runMax: r.runMax,
+        backlog: r.backlog,
+        running: r.running,
+        writtenAt: r.writtenAt,
+        lastAt: r.at,
+      });
+      continue;
     }
     t.enqueued += r.enqueued;
     t.started += r.started;
@@ -173,6 +208,8 @@ export function merge(rows: readonly HistoryRow[], stepMs: number): Tally[] {
 }
 
 export function toPoint(t: Tally): HistoryPoint {
+  const wait = percentiles(t.wait, [0.5, 0.95], t.waitMax);
+  const run = percentiles(t.run, [0.5, 0.95], t.runMax);
   return {
     queue: t.queue,
     at: t.at,
@@ -182,11 +219,11 @@ export function toPoint(t: Tally): HistoryPoint {
     failed: t.failed,
     dead: t.dead,
     cancelled: t.cancelled,
-    waitP50: percentile(t.wait, 0.5, t.waitMax),
-    waitP95: percentile(t.wait, 0.95, t.waitMax),
+    waitP50: wait[0] ?? null,
+    waitP95: wait[1] ?? null,
     waitMax: t.waitMax,
-    runP50: percentile(t.run, 0.5, t.runMax),
-    runP95: percentile(t.run, 0.95, t.runMax),
+    runP50: run[0] ?? null,
+    runP95: run[1] ?? null,
     runMax: t.runMax,
     backlog: t.backlog,
     running: t.running,
