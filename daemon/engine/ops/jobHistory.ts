@@ -11,12 +11,17 @@ import type { Job, JobRun, JobState } from '../../../shared/protocol/types';
 import type { UpdateInput } from '../../../shared/domain/rules/jobs';
 import type { OpContext } from './context';
 import { jobNotFound } from '../../../shared/protocol/errors';
+import { shortId } from '../../../shared/domain/present';
 import { sql, type Op } from '../../storage/statements';
 
-/** Why a job exists: its enqueuer's origin, when that names a schedule or a workflow. */
-function enqueueCause(job: Job): string {
+/** Why a job exists: the schedule that enqueued it, the workflow run it is a step of (`workflow release#1a2b3c4d`), or an enqueue. */
+function* enqueueCause(job: Job): Op<string> {
   const origin = job.context?.origin ?? '';
   if (origin.startsWith('schedule:')) return `schedule ${origin.slice('schedule:'.length)}`;
+  if (job.workflowRunId !== null) {
+    const run = yield* sql('workflowRunGet', job.workflowRunId);
+    if (run) return `workflow ${run.workflow}#${shortId(run.id)}`;
+  }
   return 'enqueue';
 }
 
@@ -62,7 +67,7 @@ export function* jobHistory(id: string): Op<JobHistoryEvent[]> {
   if (!job) throw jobNotFound(id);
   const runs = yield* sql('runsOfJob', id);
   const first: JobState = job.dependsOn > 0 ? 'blocked' : 'queued';
-  const events: JobHistoryEvent[] = [{ at: job.createdAt, state: first, cause: enqueueCause(job), who: null, attempt: null, detail: job.context?.origin ?? null }];
+  const events: JobHistoryEvent[] = [{ at: job.createdAt, state: first, cause: yield* enqueueCause(job), who: null, attempt: null, detail: job.context?.origin ?? null }];
   const recorded = yield* sql('jobEventsOf', id);
   runs.forEach((run, i) => {
     events.push({ at: run.startedAt, state: 'running', cause: 'claim', who: null, attempt: run.attempt, detail: `worker ${run.workerId}` });

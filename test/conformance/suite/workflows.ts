@@ -80,6 +80,12 @@ export function defineWorkflows(store: TestStoreFactory): void {
     );
     const job = (await engine.getJob(build.id)).job;
     assert.deepEqual([job.step, job.workflowRunId, job.payload], ['build', started.run.id, { step: 'build', version: '1.2' }]);
+    // A step's job says in its history which run of which workflow made it.
+    assert.deepEqual(
+      (await engine.jobHistory(build.id)).events.map((e) => [e.state, e.cause]),
+      [['queued', `workflow release#${started.run.id.slice(-8)}`]],
+    );
+    assert.equal((await engine.jobHistory(detail.jobs[4]?.id ?? '')).events[0]?.state, 'blocked');
     assert.deepEqual(detail.jobs[2]?.matrix, { target: 'mac' });
 
     // The third step's job is invalid with these values (a shell job without a command): nothing is made.
