@@ -17,6 +17,7 @@ import Database from 'better-sqlite3';
 import type { Frame, Page } from 'playwright-core';
 import { startDaemon } from '../test/helpers/daemon';
 import { openVsCode, waitFor } from '../test/e2e/harness';
+import { dashboardFrame } from '../test/e2e/support/dashboard';
 import { median } from '../test/e2e/support/editorTiming';
 import { codeServerEntry } from '../test/e2e/support/paths';
 import { openSpoolView, openWorkbench, rowAt, runCommand } from '../test/e2e/support/workbench';
@@ -90,25 +91,6 @@ function seedHistory(dbPath: string, queues: string[], now: number): number {
   } finally {
     db.close();
   }
-}
-
-/** The dashboard's frame, once its root is there. */
-async function dashboardFrame(page: Page): Promise<Frame> {
-  return waitFor(
-    'the dashboard',
-    async () => {
-      for (const frame of page.frames()) {
-        if (frame.isDetached()) continue;
-        try {
-          if ((await frame.locator('main#root').count()) > 0) return frame;
-        } catch {
-          // A frame that navigated or went away meanwhile.
-        }
-      }
-      return null;
-    },
-    { timeoutMs: 60_000 },
-  );
 }
 
 /** When the page last drew its charts (its clock is this machine's), once that is after `since`. */

@@ -15,6 +15,7 @@ import type { SpoolClient } from '../../shared/client/client';
 import type { Job } from '../../shared/protocol/types';
 import { startDaemon, type TestDaemon } from '../helpers/daemon';
 import { openVsCode, tempDir, waitFor, type VsCode } from './harness';
+import { dashboardFrame } from './support/dashboard';
 import { jobPageFrame, pageText } from './support/jobPage';
 import { expand, openSpoolView, openWorkbench, queuesPane, row, rowAt, runCommand, screenshot, uiTestOn, widenSideBar } from './support/workbench';
 
@@ -34,25 +35,6 @@ async function settled(id: string, states: readonly Job['state'][]): Promise<Job
     const { job } = await client.call('jobs.get', { id });
     return states.includes(job.state) ? job : null;
   }, { timeoutMs: 60_000 });
-}
-
-/** The dashboard's frame, once its health table is drawn. */
-async function dashboardFrame(): Promise<Frame> {
-  return waitFor(
-    'the dashboard',
-    async () => {
-      for (const frame of page.frames()) {
-        if (frame.isDetached()) continue;
-        try {
-          if ((await frame.locator('main#root table.health').count()) > 0 && /^Dashboard/.test((await frame.locator('main#root h1').first().textContent()) ?? '')) return frame;
-        } catch {
-          // A frame that navigated or went away meanwhile.
-        }
-      }
-      return null;
-    },
-    { timeoutMs: 60_000 },
-  );
 }
 
 before(async () => {
@@ -93,7 +75,7 @@ uiTest('Open Dashboard shows each queue\'s health, and why the resize job in ima
   await openSpoolView(page);
   await rowAt(page, 1, 'charts ').waitFor({ timeout: 30_000 });
   await runCommand(page, 'Spool: Open Dashboard');
-  const frame = await dashboardFrame();
+  const frame = await dashboardFrame(page);
   const images = frame.locator('table.health tr.queue[data-queue="images"]');
   await images.waitFor({ timeout: 30_000 });
   assert.equal(await images.locator('[data-field="waiting"]').textContent(), '1');
@@ -125,7 +107,7 @@ test('the charts show the workload: throughput by outcome adds up to the jobs th
     return;
   }
   try {
-    const frame = await dashboardFrame();
+    const frame = await dashboardFrame(page);
     // Three completed in charts and the flaky job's success; its two failures; two dead in charts.
     await waitFor('the throughput to add up', async () => {
       const s = await drawnSeries(frame, 'throughput');

@@ -14,10 +14,11 @@
  */
 import * as assert from 'node:assert/strict';
 import { after, before } from 'node:test';
-import type { Frame, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import type { SpoolClient } from '../../shared/client/client';
 import { startDaemon, type TestDaemon } from '../helpers/daemon';
 import { openVsCode, waitFor, type VsCode } from './harness';
+import { dashboardFrame } from './support/dashboard';
 import { pageText } from './support/jobPage';
 import { answer, ariaLabel, contextMenu, expand, openSpoolView, openWorkbench, queuesPane, rowAt, runCommand, screenshot, uiTestOn, widenSideBar } from './support/workbench';
 
@@ -74,28 +75,9 @@ uiTest('a group-limited queue lists its groups with their waiting and running co
   await screenshot(page, 'tree-groups.png');
 });
 
-/** The dashboard's frame, once its health table is drawn. */
-async function dashboardFrame(): Promise<Frame> {
-  return waitFor(
-    'the dashboard',
-    async () => {
-      for (const frame of page.frames()) {
-        if (frame.isDetached()) continue;
-        try {
-          if ((await frame.locator('main#root table.health').count()) > 0) return frame;
-        } catch {
-          // A frame that navigated or went away meanwhile.
-        }
-      }
-      return null;
-    },
-    { timeoutMs: 60_000 },
-  );
-}
-
 uiTest('the dashboard\'s health row says which groups are at their limit, in words', async () => {
   await runCommand(page, 'Spool: Open Dashboard');
-  const frame = await dashboardFrame();
+  const frame = await dashboardFrame(page);
   const row = frame.locator('table.health tr.queue[data-queue="tenants"]');
   await row.waitFor({ timeout: 30_000 });
   assert.equal(await row.locator('[data-field="waiting"]').textContent(), '2');
