@@ -108,12 +108,12 @@ export async function runBullmqBench(options: Options = {}): Promise<BenchFigure
   const daemonScript = path.resolve(__dirname, 'daemon.js');
   const server = await startRedis(dir);
 
-  const spoolWith = (daemonProgram: string, label: string): Scenario => async (round) => {
+  const spoolWith = (daemonProgram: string, label: string, each = false): Scenario => async (round) => {
     const daemon = await launchDaemon({ daemonScript: daemonProgram, dir, name: `${label}-${round}` });
     try {
       await client({ role: 'enqueue', socket: daemon.socketPath, n: JOBS, window: 4, batch: BATCH, queue: 'bench' });
       const t0 = performance.now();
-      const drained = (await Promise.all([0, 1].map((i) => client({ role: 'drain', socket: daemon.socketPath, max: 100, queue: 'bench', workerId: `w${i}`, lanes: 1, waitMs: 0 })))) as { completed: number }[];
+      const drained = (await Promise.all([0, 1].map((i) => client({ role: 'drain', socket: daemon.socketPath, max: 100, queue: 'bench', workerId: `w${i}`, lanes: 1, waitMs: 0, each })))) as { completed: number }[];
       const ms = performance.now() - t0;
       const total = drained.reduce((a, r) => a + r.completed, 0);
       if (total !== JOBS) throw new Error(`Spool drained ${total} jobs of ${JOBS}`);
@@ -158,7 +158,7 @@ export async function runBullmqBench(options: Options = {}): Promise<BenchFigure
   // SPOOL_BENCH_BASELINE=<checkout> adds that build's daemon (its dist/daemon.js) as a third
   // contender in the same interleaved rounds: a before-and-after beside the peer.
   const baseline = process.env['SPOOL_BENCH_BASELINE'];
-  if (baseline) scenarios.push(['Spool baseline', spoolWith(path.resolve(baseline, 'dist', 'daemon.js'), 'baseline')]);
+  if (baseline) scenarios.push(['Spool baseline', spoolWith(path.resolve(baseline, 'dist', 'daemon.js'), 'baseline', process.env['SPOOL_BENCH_BASELINE_EACH'] === '1')]);
   const rates = new Map<string, number[]>(scenarios.map(([name]) => [name, []]));
   try {
     log(`Spool ${VERSION} on SQLite; BullMQ ${packageVersion('bullmq')} on Redis ${redis} (no persistence), loopback, Node ${process.version}`);

@@ -111,7 +111,9 @@ socket.on('connect', async () => {
         const { jobs } = await call('jobs.claim', { workerId: cfg.workerId, queues: [cfg.queue], max: cfg.max, waitMs: cfg.waitMs ?? 100 });
         if (jobs.length === 0) { empty += cfg.waitMs === 0 ? 2 : 1; continue; }
         empty = 0;
-        await batch(jobs.map((j) => ['jobs.complete', { id: j.id, workerId: cfg.workerId }]));
+        // cfg.each: a batch of jobs.complete calls, for a daemon older than jobs.completeMany.
+        if (cfg.each) await batch(jobs.map((j) => ['jobs.complete', { id: j.id, workerId: cfg.workerId }]));
+        else await call('jobs.completeMany', { workerId: cfg.workerId, jobs: jobs.map((j) => ({ id: j.id })) });
         completed += jobs.length;
       }
     };

@@ -13,7 +13,7 @@
  * call's work inside whatever transaction `batch` has open. A method that awaited first would
  * run its store work after the batch had committed, in a transaction of its own.
  */
-import { LIMITS, TOKEN_SCOPES } from '../../shared/protocol';
+import { ErrorCode, LIMITS, TOKEN_SCOPES } from '../../shared/protocol';
 import type {
   ApplyProjectParams,
   ApplyProjectResult,
@@ -25,6 +25,9 @@ import type {
   BulkUpdateParams,
   BulkResult,
   CheckpointParams,
+  CompleteManyFailure,
+  CompleteManyParams,
+  CompleteManyResult,
   CompleteParams,
   ConfigureQueueParams,
   QueueGroupsParams,
@@ -72,7 +75,7 @@ import * as vw from './validate/worker';
 import * as vd from './validate/declaration';
 import { liveObjects } from './projects';
 import { templateToJob } from '../../shared/jobsfile';
-import { invalidParams } from '../../shared/protocol/errors';
+import { SpoolError, errorMessage, invalidParams } from '../../shared/protocol/errors';
 import type { Op } from '../storage/statements';
 import * as attempts from './ops/attempts';
 import * as daemons from './ops/daemons';
@@ -417,6 +420,26 @@ export class Engine {
 
   complete(params: CompleteParams): Promise<Job> {
     return checked(() => vw.completeParams(params), (input) => this.write((c) => attempts.complete(c, input.id, input.workerId, input.result)));
+  }
+
+  /**
+   * jobs.completeMany: one worker's jobs completed in one transaction and one statement, each as
+   * its own `complete` would (a lost lease fails alone); answers a count and the failures.
+   */
+  completeBatch(params: CompleteManyParams): Promise<CompleteManyResult> {
+    return checked(
+      () => vw.completeManyParams(params),
+      (inputs) =>
+        this.write((c) => attempts.completeMany(c, inputs)).then((outcomes) => {
+          const failed: CompleteManyFailure[] = [];
+          outcomes.forEach((outcome, i) => {
+            if (outcome.ok) return;
+            const error = outcome.error instanceof SpoolError ? outcome.error : new SpoolError(ErrorCode.InternalError, errorMessage(outcome.error));
+            failed.push({ id: inputs[i]?.id ?? '', code: error.code, message: error.message });
+          });
+          return { completed: outcomes.length - failed.length, failed };
+        }),
+    );
   }
 
   /**

@@ -451,6 +451,36 @@ export interface CompleteParams extends WorkerJobParams {
   result?: unknown;
 }
 
+/** One job of a jobs.completeMany. */
+export interface CompleteManyItem {
+  id: string;
+  result?: unknown;
+}
+
+/** Several running jobs of one worker finished successfully: one call, one transaction. */
+export interface CompleteManyParams {
+  workerId: string;
+  /** 1..LIMITS.maxBatch jobs, each named once. */
+  jobs: CompleteManyItem[];
+}
+
+/** A job of a jobs.completeMany that was not completed, with the error its own jobs.complete would have had. */
+export interface CompleteManyFailure {
+  id: string;
+  code: number;
+  message: string;
+}
+
+/**
+ * How many of the jobs were completed, and the ones that were not (a lost lease, an unknown id).
+ * Unlike jobs.complete, the completed jobs are not sent back: a worker completing a batch
+ * already has them.
+ */
+export interface CompleteManyResult {
+  completed: number;
+  failed: CompleteManyFailure[];
+}
+
 /** A running job's attempt failed. */
 export interface FailParams extends WorkerJobParams {
   error: string;

@@ -22,6 +22,8 @@ import type {
   CreateTokenResult,
   ClaimParams,
   ClaimResult,
+  CompleteManyParams,
+  CompleteManyResult,
   CompleteParams,
   ConfigureQueueParams,
   CreateScheduleParams,
@@ -342,6 +344,15 @@ export const METHODS = {
     grouped: true,
     summary: 'Finish a running job successfully, with an optional result.',
     errors: ['LeaseLost', 'JobNotFound', 'InvalidParams', 'PayloadTooLarge', 'StoreUnavailable'],
+  }),
+  'jobs.completeMany': method<CompleteManyParams, CompleteManyResult>()({
+    caller: 'worker',
+    scope: 'worker',
+    grouped: true,
+    summary: "Finish several of a worker's running jobs successfully in one transaction; answers a count and the jobs that failed.",
+    description:
+      'Each job is completed as `jobs.complete` would complete it, with its own `result`. A job whose lease the worker does not hold (or an unknown id) is not completed and is listed in `failed` with its error; the others are. The completed jobs are not sent back.',
+    errors: ['InvalidParams', 'PayloadTooLarge', 'StoreUnavailable'],
   }),
   'jobs.fail': method<FailParams, JobResult>()({
     caller: 'worker',

@@ -1,6 +1,7 @@
 /**
  * Remote workers over the socket: long-poll claims woken by an enqueue, leases extended by
- * heartbeats, a silent worker losing its job to another, and its late complete refused.
+ * heartbeats, a silent worker losing its job to another, and its late complete refused; a batch
+ * completed in one jobs.completeMany.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -120,5 +121,28 @@ describe('remote workers', () => {
     assert.equal(requested.job.cancelRequested, true);
     const beat = await worker.call('jobs.heartbeat', { id: job.id, workerId: 'canceller' });
     assert.equal(beat.cancelRequested, true);
+  });
+  test('jobs.completeMany completes a claimed batch in one call; a job another worker holds is listed, not completed', async () => {
+    const worker = await daemon.client();
+    const other = await daemon.client();
+    const { results } = await worker.call('jobs.enqueueBatch', { jobs: Array.from({ length: 5 }, (_, i) => ({ queue: 'many', kind: 'k', payload: { i } })) });
+    const mine = (await worker.call('jobs.claim', { workerId: 'batcher', queues: ['many'], max: 4 })).jobs;
+    const theirs = (await other.call('jobs.claim', { workerId: 'someone', queues: ['many'], max: 1 })).jobs;
+    assert.deepEqual([mine.length, theirs.length], [4, 1]);
+    const answer = await worker.call('jobs.completeMany', {
+      workerId: 'batcher',
+      jobs: [...mine.map((j, i) => (i === 0 ? { id: j.id, result: { sent: true } } : { id: j.id })), { id: theirs[0]!.id }],
+    });
+    assert.equal(answer.completed, 4);
+    assert.deepEqual(answer.failed.map((f) => [f.id, f.code]), [[theirs[0]!.id, ErrorCode.LeaseLost]]);
+    assert.deepEqual(Object.keys(answer).sort(), ['completed', 'failed'], 'the completed jobs are not sent back');
+    for (const j of mine) assert.equal((await worker.call('jobs.get', { id: j.id })).job.state, 'completed');
+    assert.deepEqual((await worker.call('jobs.get', { id: mine[0]!.id })).job.result, { sent: true });
+    assert.equal((await worker.call('jobs.get', { id: theirs[0]!.id })).job.state, 'running');
+    assert.equal(results.length, 5);
+    // Malformed input is refused as a whole, naming the field; the connection stays usable.
+    await rejectsWith(worker.call('jobs.completeMany', { workerId: 'batcher', jobs: [{ id: theirs[0]!.id, extra: 1 }] } as never), ErrorCode.InvalidParams, 'jobs[0].extra');
+    await rejectsWith(worker.call('jobs.completeMany', { workerId: 'batcher', jobs: 'all' } as never), ErrorCode.InvalidParams, 'jobs');
+    assert.equal((await worker.call('jobs.get', { id: theirs[0]!.id })).job.state, 'running');
   });
 });

@@ -40,7 +40,7 @@ expectType<Equal<ParamsOf<'daemon.status'>, NoParams>>();
 
 // The grouped methods are exactly the ones marked `grouped: true`.
 expectType<
-  Equal<GroupedMethodName, 'jobs.enqueue' | 'jobs.heartbeat' | 'jobs.progress' | 'jobs.checkpoint' | 'jobs.log' | 'jobs.complete' | 'jobs.fail' | 'jobs.release' | 'jobs.snooze'>
+  Equal<GroupedMethodName, 'jobs.enqueue' | 'jobs.heartbeat' | 'jobs.progress' | 'jobs.checkpoint' | 'jobs.log' | 'jobs.complete' | 'jobs.completeMany' | 'jobs.fail' | 'jobs.release' | 'jobs.snooze'>
 >();
 
 // A handler table missing a method of the table does not compile.

@@ -9,6 +9,7 @@ import {
   ErrorCode,
   LIMITS,
   type CheckpointParams,
+  type CompleteManyParams,
   type CompleteParams,
   type FailParams,
   type HeartbeatParams,
@@ -32,6 +33,7 @@ type WorkerMethods =
   | 'jobs.checkpoint'
   | 'jobs.log'
   | 'jobs.complete'
+  | 'jobs.completeMany'
   | 'jobs.fail'
   | 'jobs.release'
   | 'jobs.snooze'
@@ -90,6 +92,7 @@ export function workerHandlers(s: Services): HandlerGroup<WorkerMethods> {
       if (isRecord(params) && typeof params.workerId === 'string') s.workerSeen(params.workerId, context.connection);
       return { job };
     },
+    'jobs.completeMany': (params, context) => s.writes.run(() => asWorker(params, context, () => engine.completeBatch(unvalidated<CompleteManyParams>(params)))),
     'jobs.fail': async (params, context) => ({
       job: await s.writes.run(() => asWorker(params, context, () => engine.fail(unvalidated<FailParams>(params)))),
     }),

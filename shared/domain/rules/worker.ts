@@ -5,7 +5,7 @@
 import { invalidParams } from '../../protocol/errors';
 import { LIMITS } from '../../protocol';
 import type { OutputStream } from '../../protocol/types';
-import { array, boolean, integer, jobId, jsonText, name, nameList, object, oneOf, optionalInteger, optionalName, optionalString, shown, string, type Fields } from '../validate';
+import { array, boolean, integer, jobId, jsonText, name, nameList, object, oneOf, requiredObject, optionalInteger, optionalName, optionalString, shown, string, type Fields } from '../validate';
 
 export interface ClaimInput {
   workerId: string;
@@ -91,6 +91,24 @@ export function logParams(value: unknown): { id: string; workerId: string; lines
 export function completeParams(value: unknown): { id: string; workerId: string; result: string | null } {
   const o = object(value, 'params', ['id', 'workerId', 'result']);
   return { ...workerJob(o), result: o['result'] === undefined ? null : jsonText(o['result'], 'result') };
+}
+
+/**
+ * A jobs.completeMany: each job as completeParams would take it, its fields named by place
+ * (`jobs[3].id`). A job named twice is refused: which of its results should win?
+ */
+export function completeManyParams(value: unknown): { id: string; workerId: string; result: string | null }[] {
+  const o = object(value, 'params', ['workerId', 'jobs']);
+  const workerId = name(o['workerId'], 'workerId');
+  const seen = new Set<string>();
+  return array(o['jobs'], 'jobs', LIMITS.maxBatch, 1).map((item, i) => {
+    const prefix = `jobs[${i}]`;
+    const job = requiredObject(item, prefix, ['id', 'result']);
+    const id = jobId(job['id'], `${prefix}.id`);
+    if (seen.has(id)) throw invalidParams(`${prefix}.id`, `${prefix}.id names job ${id} a second time; name each job once`);
+    seen.add(id);
+    return { id, workerId, result: job['result'] === undefined ? null : jsonText(job['result'], `${prefix}.result`) };
+  });
 }
 
 /** An error message is for people; a stack can be long but not unbounded. */

@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import { isSpoolError } from '../../../shared/protocol/errors';
 import { ErrorCode } from '../../../shared/protocol';
 import { makeEngine, type TestStoreFactory } from '../harness';
+import { rejectsWith } from '../../helpers/errors';
 
 /** The batch tests, run against the store `store` makes. */
 export function defineBatch(store: TestStoreFactory): void {
@@ -76,5 +77,36 @@ export function defineBatch(store: TestStoreFactory): void {
     assert.deepEqual(await engine.verifyCounters(), { ok: true, mismatches: [] });
     assert.deepEqual(await engine.completeMany([]), []);
     assert.equal((await engine.stats()).completedLastMinute, 4);
+  });
+  test("completeBatch (jobs.completeMany) completes a worker's jobs and lists the ones it could not", async (t) => {
+    const { engine } = makeEngine(t, store);
+    const ids = (await engine.enqueueBatch({ jobs: Array.from({ length: 4 }, () => ({ queue: 'q', kind: 'k' })) })).results.map((r) => r.job.id);
+    const [a, b, c, d] = ids as [string, string, string, string];
+    assert.equal((await engine.claim({ workerId: 'w', max: 3, queues: ['q'] })).length, 3);
+    assert.equal((await engine.claim({ workerId: 'v', max: 1, queues: ['q'] })).length, 1);
+    const unknown = '01890000-0000-7000-8000-000000000000';
+    const answer = await engine.completeBatch({ workerId: 'w', jobs: [{ id: a, result: { n: 1 } }, { id: b }, { id: d }, { id: unknown }] });
+    assert.equal(answer.completed, 2);
+    assert.deepEqual(
+      answer.failed.map((f) => [f.id, f.code]),
+      [
+        [d, ErrorCode.LeaseLost],
+        [unknown, ErrorCode.JobNotFound],
+      ],
+    );
+    assert.match(answer.failed[0]?.message ?? '', /lease|held|worker/i);
+    assert.deepEqual((await engine.getJob(a)).job.result, { n: 1 });
+    assert.equal((await engine.getJob(b)).job.state, 'completed');
+    assert.deepEqual([(await engine.getJob(c)).job.state, (await engine.getJob(d)).job.state], ['running', 'running']);
+    assert.equal((await engine.stats()).completedLastMinute, 2);
+    assert.deepEqual(await engine.verifyCounters(), { ok: true, mismatches: [] });
+    // Refused as a whole, naming the field: nothing is completed.
+    const twice = await rejectsWith(engine.completeBatch({ workerId: 'w', jobs: [{ id: c }, { id: c }] }), ErrorCode.InvalidParams, 'jobs[1].id');
+    assert.match(twice.message, /names job .* a second time/);
+    await rejectsWith(engine.completeBatch({ workerId: 'w', jobs: [{ id: c }, { id: 'nope' }] }), ErrorCode.InvalidParams, 'jobs[1].id');
+    await rejectsWith(engine.completeBatch({ workerId: 'w', jobs: [{ id: c, colour: 1 } as never] }), ErrorCode.InvalidParams, 'jobs[0].colour');
+    await rejectsWith(engine.completeBatch({ workerId: 'w', jobs: [] }), ErrorCode.InvalidParams, 'jobs');
+    await rejectsWith(engine.completeBatch({ jobs: [{ id: c }] } as never), ErrorCode.InvalidParams, 'workerId');
+    assert.equal((await engine.getJob(c)).job.state, 'running');
   });
 }
