@@ -108,7 +108,9 @@ socket.on('connect', async () => {
     const lane = async () => {
       for (let empty = 0; empty < 2; ) {
         // cfg.waitMs 0 ends a lane at its first empty claim: the others hold what is left.
-        const { jobs } = await call('jobs.claim', { workerId: cfg.workerId, queues: [cfg.queue], max: cfg.max, waitMs: cfg.waitMs ?? 100 });
+        // What a worker reads to run a job (cfg.each: a daemon older than jobs.claim's fields gets every field).
+        const lean = cfg.each ? {} : { fields: ['kind', 'payload', 'attempts'] };
+        const { jobs } = await call('jobs.claim', { workerId: cfg.workerId, queues: [cfg.queue], max: cfg.max, waitMs: cfg.waitMs ?? 100, ...lean });
         if (jobs.length === 0) { empty += cfg.waitMs === 0 ? 2 : 1; continue; }
         empty = 0;
         // cfg.each: a batch of jobs.complete calls, for a daemon older than jobs.completeMany.

@@ -145,4 +145,21 @@ describe('remote workers', () => {
     await rejectsWith(worker.call('jobs.completeMany', { workerId: 'batcher', jobs: 'all' } as never), ErrorCode.InvalidParams, 'jobs');
     assert.equal((await worker.call('jobs.get', { id: theirs[0]!.id })).job.state, 'running');
   });
+  test('jobs.claim with fields sends only those fields of each job (and its id), now or after a wait', async () => {
+    const worker = await daemon.client();
+    await worker.call('jobs.enqueue', { queue: 'lean', kind: 'resize', payload: { w: 64 } });
+    const { jobs } = await worker.call('jobs.claim', { workerId: 'lean', queues: ['lean'], fields: ['kind', 'payload', 'attempts'] });
+    assert.equal(jobs.length, 1);
+    assert.deepEqual(Object.keys(jobs[0]!).sort(), ['attempts', 'id', 'kind', 'payload']);
+    assert.deepEqual([jobs[0]!.kind, jobs[0]!.payload, jobs[0]!.attempts], ['resize', { w: 64 }, 1]);
+    assert.equal((await worker.call('jobs.get', { id: jobs[0]!.id })).job.state, 'running', 'claimed in full, only the answer is smaller');
+    // A waiting claim's answer is cut the same way.
+    const waiting = worker.call('jobs.claim', { workerId: 'lean', queues: ['lean'], fields: ['queue'], waitMs: 20_000 });
+    await worker.call('daemon.status');
+    const producer = await daemon.client();
+    const { job } = await producer.call('jobs.enqueue', { queue: 'lean', kind: 'resize' });
+    assert.deepEqual((await waiting).jobs, [{ id: job.id, queue: 'lean' }]);
+    const refused = await rejectsWith(worker.call('jobs.claim', { workerId: 'lean', queues: ['lean'], fields: ['kind', 'colour'] } as never), ErrorCode.InvalidParams, 'fields');
+    assert.match(refused.message, /fields\[1\] must be one of id, queue, kind, payload/);
+  });
 });

@@ -15,8 +15,9 @@ import {
   type ParamsOf,
   type ResultOf,
 } from '../../shared/protocol';
-import type { EnqueueParams, EventTopic, JobChange, JobChangedEvent, JobResult, NoParams, ReleaseParams } from '../../shared/protocol';
+import type { ClaimedJobField, EnqueueParams, EventTopic, JobChange, JobChangedEvent, JobResult, NoParams, ReleaseParams } from '../../shared/protocol';
 import type { JobTransition } from '../../shared/domain/states';
+import type { ClaimedJob } from '../../shared/protocol/types';
 
 /** Compiles only when A and B are the same type. */
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
@@ -37,6 +38,9 @@ expectType<Equal<ParamsOf<'jobs.enqueue'>, EnqueueParams>>();
 expectType<Equal<ParamsOf<'jobs.release'>, ReleaseParams>>();
 expectType<Equal<ResultOf<'jobs.release'>, JobResult>>();
 expectType<Equal<ParamsOf<'daemon.status'>, NoParams>>();
+
+// jobs.claim's `fields` may name every field of a claimed job, and nothing else.
+expectType<Equal<ClaimedJobField, keyof ClaimedJob>>();
 
 // The grouped methods are exactly the ones marked `grouped: true`.
 expectType<

@@ -6,8 +6,10 @@
  */
 import { SpoolError } from '../../../shared/protocol/errors';
 import {
+  CLAIMED_JOB_FIELDS,
   ErrorCode,
   LIMITS,
+  type ClaimedJobField,
   type CheckpointParams,
   type CompleteManyParams,
   type CompleteParams,
@@ -19,11 +21,12 @@ import {
   type ReleaseParams,
   type SnoozeParams,
 } from '../../../shared/protocol';
+import type { ClaimedJob } from '../../../shared/protocol/types';
 import type { EngineClaimParams } from '../../engine/api';
 import type { CallContext } from '../dispatch';
 import { unvalidated } from '../unvalidated';
 import { isRecord } from '../../../shared/domain/records';
-import { object, optionalInteger } from '../../../shared/domain/validate';
+import { object, optionalChoiceList, optionalInteger } from '../../../shared/domain/validate';
 import type { HandlerGroup, Services } from './types';
 
 type WorkerMethods =
@@ -41,7 +44,20 @@ type WorkerMethods =
   | 'workers.list';
 
 /** Claim fields passed to the engine; `builtinKinds` is deliberately not among them. */
-const CLAIM_FIELDS = ['workerId', 'queues', 'kinds', 'max', 'waitMs'];
+const CLAIM_FIELDS = ['workerId', 'queues', 'kinds', 'max', 'waitMs', 'fields'];
+
+/** Claimed jobs as the answer sends them: whole, or only `fields` (and the id) of each. */
+function answerOf(jobs: ClaimedJob[], fields: readonly ClaimedJobField[] | undefined): { jobs: ClaimedJob[] } {
+  if (fields === undefined) return { jobs };
+  return {
+    jobs: jobs.map((job) => {
+      const picked: Record<string, unknown> = { id: job.id };
+      for (const field of fields) if (job[field] !== undefined) picked[field] = job[field];
+      // The answer's type stays ClaimedJob: the caller who named `fields` reads only those.
+      return picked as unknown as ClaimedJob;
+    }),
+  };
+}
 
 export function workerHandlers(s: Services): HandlerGroup<WorkerMethods> {
   const { engine } = s;
@@ -58,16 +74,18 @@ export function workerHandlers(s: Services): HandlerGroup<WorkerMethods> {
     'jobs.claim': async (params, context) => {
       const p = object(params, 'params', CLAIM_FIELDS);
       const waitMs = optionalInteger(p['waitMs'], 'waitMs', 0, LIMITS.maxWaitMs) ?? 0;
+      const fields = optionalChoiceList(p['fields'], 'fields', CLAIMED_JOB_FIELDS);
       if (s.shuttingDown) throw new SpoolError(ErrorCode.ShuttingDown, 'The daemon is shutting down and hands out no more jobs. Claim again once it is back.');
       const claimParams: Record<string, unknown> = { ...p };
       delete claimParams.waitMs;
+      delete claimParams.fields;
       const engineParams = unvalidated<EngineClaimParams>(claimParams);
       const jobs = await asWorker(params, context, () => s.claim(engineParams));
       s.claimed(jobs);
-      if (jobs.length > 0 || waitMs === 0) return { jobs };
+      if (jobs.length > 0 || waitMs === 0) return answerOf(jobs, fields);
       const later = await s.claims.wait(engineParams, waitMs, context.connection);
       s.claimed(later);
-      return { jobs: later };
+      return answerOf(later, fields);
     },
     'jobs.heartbeat': async (params, context) => {
       const result = await s.writes.run(() => asWorker(params, context, () => engine.heartbeat(unvalidated<HeartbeatParams>(params))));
