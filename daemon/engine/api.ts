@@ -10,6 +10,8 @@
  */
 import type { ClaimParams, EnqueueResult, JobChange } from '../../shared/protocol';
 import type { Job, JobState, OutputLine } from '../../shared/protocol/types';
+import type { ChangedJob } from '../storage/statements';
+export type { ChangedJob };
 import type { StoreFactory } from '../storage/store';
 
 export interface EngineOptions {
@@ -44,7 +46,7 @@ export interface EngineListener {
    * `job` is the record as committed: what the change does not carry (when it was created and
    * started), for listeners inside the daemon such as its metrics. Clients get only the change.
    */
-  jobChanged?(change: JobChange, job: Job, origin: ChangeOrigin): void;
+  jobChanged?(change: JobChange, job: ChangedJob, origin: ChangeOrigin): void;
   queueChanged?(name: string, deleted: boolean): void;
   /** A token was revoked, by this daemon or by another on the same store: close its sessions. */
   tokenRevoked?(name: string): void;

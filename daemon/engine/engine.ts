@@ -13,7 +13,7 @@
  * call's work inside whatever transaction `batch` has open. A method that awaited first would
  * run its store work after the batch had committed, in a transaction of its own.
  */
-import { ErrorCode, LIMITS, TOKEN_SCOPES } from '../../shared/protocol';
+import { LIMITS, TOKEN_SCOPES } from '../../shared/protocol';
 import type {
   ApplyProjectParams,
   ApplyProjectResult,
@@ -75,7 +75,7 @@ import * as vw from './validate/worker';
 import * as vd from './validate/declaration';
 import { liveObjects } from './projects';
 import { templateToJob } from '../../shared/jobsfile';
-import { SpoolError, errorMessage, invalidParams } from '../../shared/protocol/errors';
+import { invalidParams } from '../../shared/protocol/errors';
 import type { Op } from '../storage/statements';
 import * as attempts from './ops/attempts';
 import * as daemons from './ops/daemons';
@@ -430,14 +430,12 @@ export class Engine {
     return checked(
       () => vw.completeManyParams(params),
       (inputs) =>
-        this.write((c) => attempts.completeMany(c, inputs)).then((outcomes) => {
+        this.write((c) => attempts.completeBatch(c, inputs)).then((errors) => {
           const failed: CompleteManyFailure[] = [];
-          outcomes.forEach((outcome, i) => {
-            if (outcome.ok) return;
-            const error = outcome.error instanceof SpoolError ? outcome.error : new SpoolError(ErrorCode.InternalError, errorMessage(outcome.error));
-            failed.push({ id: inputs[i]?.id ?? '', code: error.code, message: error.message });
+          errors.forEach((error, i) => {
+            if (error !== null) failed.push({ id: inputs[i]?.id ?? '', code: error.code, message: error.message });
           });
-          return { completed: outcomes.length - failed.length, failed };
+          return { completed: errors.length - failed.length, failed };
         }),
     );
   }

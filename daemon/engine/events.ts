@@ -5,9 +5,10 @@
 import type { Job, OutputLine } from '../../shared/protocol/types';
 import type { ChangeOrigin, EngineListener, JobChange } from './api';
 import type { HistoryStep } from '../storage/statements/history';
+import type { ChangedJob } from '../storage/statements';
 
 type Pending =
-  | { type: 'job'; change: JobChange; job: Job; origin: ChangeOrigin }
+  | { type: 'job'; change: JobChange; job: ChangedJob; origin: ChangeOrigin }
   | { type: 'queue'; name: string; deleted: boolean }
   | { type: 'output'; jobId: string; queue: string; lines: OutputLine[] }
   | { type: 'token'; name: string }
@@ -33,7 +34,7 @@ export class ChangeHub {
     return () => this.listeners.delete(listener);
   }
 
-  job(job: Job, deleted = false): void {
+  job(job: ChangedJob, deleted = false): void {
     this.pushJob(job, deleted, 'local', this.now());
   }
 
@@ -45,7 +46,7 @@ export class ChangeHub {
     this.pushJob(job, deleted, 'remote', job.updatedAt);
   }
 
-  private pushJob(job: Job, deleted: boolean, origin: ChangeOrigin, at: number): void {
+  private pushJob(job: ChangedJob, deleted: boolean, origin: ChangeOrigin, at: number): void {
     if (this.listeners.size === 0) return;
     this.pending.push({
       type: 'job',

@@ -12,8 +12,8 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { SpoolError } from '../../shared/protocol/errors';
 import { ErrorCode, type JobChange, type Stats } from '../../shared/protocol';
-import { JOB_STATES, type Job } from '../../shared/protocol/types';
-import type { ChangeOrigin } from '../engine/api';
+import { JOB_STATES } from '../../shared/protocol/types';
+import type { ChangedJob, ChangeOrigin } from '../engine/api';
 
 /** What the daemon reads at scrape time: the store's counts and its connections. */
 export interface MetricsSources {
@@ -128,7 +128,7 @@ export class DaemonMetrics {
    * same PostgreSQL store made (`remote`) is that daemon's to count: counted here too, a job
    * enqueued on one daemon and completed on another would add up twice across the daemons.
    */
-  jobChanged(change: JobChange, job: Job, origin: ChangeOrigin = 'local'): void {
+  jobChanged(change: JobChange, job: ChangedJob, origin: ChangeOrigin = 'local'): void {
     if (origin === 'remote') return;
     const labels = { queue: change.queue, kind: change.kind };
     if (change.deleted === true) {

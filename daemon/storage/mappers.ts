@@ -14,6 +14,7 @@ import type { StoredWorkflow, StoredWorkflowRun } from './statements/workflows';
 import { WORKFLOW_RUN_STATES } from '../../shared/protocol/workflows';
 import type { TokenScope } from '../../shared/protocol';
 import type { JobInsert } from './statements/jobs';
+import type { CompletedJob } from './statements/attempts';
 import type { StoredQueue } from './statements/queues';
 import type { StoredSchedule } from './statements/schedules';
 import type { RetryRule } from '../../shared/protocol/types';
@@ -107,6 +108,31 @@ export function mapJob(row: Row): Job {
     // A statement that does not select the column reads as not paused.
     pausedAt: jobState(row) === 'running' && row.get('paused_at') !== undefined ? intOrNull(row, 'paused_at') : null,
     agedPriority: prioritySet(row) === null ? null : int(row, 'priority'),
+  };
+}
+
+/** The columns of a CompletedJob, for a statement's RETURNING (table-qualified by the caller if needed). */
+export const COMPLETED_JOB_COLUMNS = ['id', 'queue', 'kind', 'attempts', 'max_attempts', 'progress', 'run_at', 'cancel_requested', 'workflow_run_id', 'created_at', 'updated_at', 'started_at', 'weight', 'dependents'] as const;
+
+/** A row of COMPLETED_JOB_COLUMNS, of a job the statement completed. */
+export function mapCompletedJob(row: Row): CompletedJob {
+  return {
+    id: text(row, 'id'),
+    queue: text(row, 'queue'),
+    kind: text(row, 'kind'),
+    state: 'completed',
+    attempts: int(row, 'attempts'),
+    maxAttempts: int(row, 'max_attempts'),
+    progress: intOrNull(row, 'progress'),
+    runAt: int(row, 'run_at'),
+    cancelRequested: bool(row, 'cancel_requested'),
+    workflowRunId: textOrNull(row, 'workflow_run_id'),
+    pausedAt: null,
+    createdAt: int(row, 'created_at'),
+    updatedAt: int(row, 'updated_at'),
+    startedAt: intOrNull(row, 'started_at'),
+    weight: int(row, 'weight'),
+    dependents: int(row, 'dependents'),
   };
 }
 

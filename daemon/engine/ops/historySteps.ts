@@ -6,7 +6,7 @@ import type { Job, JobState, RunOutcome } from '../../../shared/protocol/types';
 import type { HistoryStep } from '../../storage/statements/history';
 import type { OpContext } from './context';
 
-export function stepped(c: OpContext, job: Job, type: HistoryStep['type'], at: number, ms: number | null = null): void {
+export function stepped(c: OpContext, job: Pick<Job, 'queue'>, type: HistoryStep['type'], at: number, ms: number | null = null): void {
   c.changes.step?.({ queue: job.queue, type, at, ms });
 }
 

@@ -7,10 +7,10 @@
  */
 import type { Job } from '../../../shared/protocol/types';
 import type { AsyncPart } from '../statements';
-import type { AttemptSql } from '../statements/attempts';
+import type { AttemptSql, JobCompleteItem } from '../statements/attempts';
 import type { ExpirySql } from '../statements/expiry';
 import type { JobInsert, JobSql } from '../statements/jobs';
-import { mapJob, newJob } from '../mappers';
+import { COMPLETED_JOB_COLUMNS, mapCompletedJob, mapJob, newJob } from '../mappers';
 import { int, intOrNull, text } from '../rows';
 import type { PgTx } from './db';
 import { statsBucket } from './runs';
@@ -166,6 +166,25 @@ function completedCounted(update: string, bucket: string): string {
 const COMPLETE_SET = `state = 'completed', last_error = NULL, lease_expires_at = NULL, cancel_requested = 0`;
 
 /**
+ * The complete of many jobs: one UPDATE … FROM unnest (River's completer shape), each job guarded
+ * by its own lease, and the finished count of those it completed (completedCounted); each
+ * completed job read back as `columns`.
+ */
+function completeManySql(columns: string): string {
+  return completedCounted(
+    `UPDATE jobs SET ${COMPLETE_SET}, result = coalesce(item.result, jobs.result), finished_at = $4, updated_at = $4
+     FROM unnest($1::text[], $2::text[], $3::text[]) AS item(id, worker_id, result)
+     WHERE jobs.id = item.id AND jobs.state = 'running' AND jobs.worker_id = item.worker_id
+     RETURNING ${columns}`,
+    '$5',
+  );
+}
+
+function completeManyValues(p: { items: readonly JobCompleteItem[]; now: number }): unknown[] {
+  return [p.items.map((i) => i.id), p.items.map((i) => i.workerId), p.items.map((i) => i.result), p.now, statsBucket(p.now)];
+}
+
+/**
  * The attempt-ending statements (../statements/attempts.ts). The operations that compute an
  * ending from the job (fail, release, cancel, the reaper) lock its row first (jobGetForUpdate,
  * jobExpiredLeases, jobRunningForUpdate), so that what they computed from still holds when
@@ -186,23 +205,16 @@ export const attemptStatements: AsyncPart<PgTx, AttemptSql & ExpirySql> = {
     return row === undefined ? undefined : mapJob(row);
   },
 
-  /**
-   * One statement: an UPDATE … FROM unnest (River's completer shape), each job guarded by its own
-   * lease, and the finished count of those it completed (completedCounted).
-   */
+  /** One statement for many (completeManySql). */
   async jobCompleteMany(tx, p) {
     if (p.items.length === 0) return [];
-    const rows = await tx.rows(
-      completedCounted(
-        `UPDATE jobs SET ${COMPLETE_SET}, result = coalesce(item.result, jobs.result), finished_at = $4, updated_at = $4
-         FROM unnest($1::text[], $2::text[], $3::text[]) AS item(id, worker_id, result)
-         WHERE jobs.id = item.id AND jobs.state = 'running' AND jobs.worker_id = item.worker_id
-         RETURNING ${JOBS_DOT_COLUMNS}`,
-        '$5',
-      ),
-      [p.items.map((i) => i.id), p.items.map((i) => i.workerId), p.items.map((i) => i.result), p.now, statsBucket(p.now)],
-    );
-    return rows.map(mapJob);
+    return (await tx.rows(completeManySql(JOBS_DOT_COLUMNS), completeManyValues(p))).map(mapJob);
+  },
+
+  /** jobCompleteMany, each completed job read back as a CompletedJob only. */
+  async jobCompleteBatch(tx, p) {
+    if (p.items.length === 0) return [];
+    return (await tx.rows(completeManySql(COMPLETED_JOB_COLUMNS.map((c) => `jobs.${c}`).join(', ')), completeManyValues(p))).map(mapCompletedJob);
   },
 
   async jobEndAttempt(tx, _job, p) {

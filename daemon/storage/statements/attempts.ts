@@ -7,6 +7,7 @@
  * expired changes nothing, whatever it read before.
  */
 import type { Job, JobState } from '../../../shared/protocol/types';
+import type { ChangedJob } from './index';
 
 /** The complete of one attempt. */
 export type JobComplete = {
@@ -19,6 +20,12 @@ export type JobComplete = {
 
 /** One item of a completeMany; the ids of one call must be distinct. */
 export type JobCompleteItem = { id: string; workerId: string; result: string | null };
+
+/**
+ * A job as jobCompleteBatch returns it: what its change event, the metrics and the queue history
+ * need, without the payload, result and the other columns a whole job carries.
+ */
+export type CompletedJob = ChangedJob & Pick<Job, 'weight' | 'dependents'>;
 
 /** How a running attempt ends, from the job row's side. */
 export type JobAttemptEnd = {
@@ -51,6 +58,12 @@ export type AttemptSql = {
    * the lease). The ids must be distinct.
    */
   jobCompleteMany(p: { items: readonly JobCompleteItem[]; now: number }): Job[];
+  /**
+   * `jobCompleteMany` returning each completed job as a CompletedJob, not whole: for
+   * jobs.completeMany, whose answer sends no job back (a job row read whole costs SQLite about as
+   * much again as the update).
+   */
+  jobCompleteBatch(p: { items: readonly JobCompleteItem[]; now: number }): CompletedJob[];
   /**
    * Ends the running attempt of `job` (as read in this transaction, its row locked) held by
    * `p.workerId`; the lease is cleared and worker_id stays, so a finished job still says who ran

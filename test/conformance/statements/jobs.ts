@@ -276,6 +276,47 @@ export function defineJobStatements(factory: StatementStoreFactory): void {
       assert.equal(cancelled?.state, 'cancelled', 'a held job is cancelled as a waiting one');
     });
 
+    it('completes a batch for the lease holder only, each completed job read back in part', async () => {
+      const s = store();
+      const queue = 'st-jobs-batch';
+      const a = await runningJob(s, queue, 'batch-w1');
+      const b = await runningJob(s, queue, 'batch-w2');
+      const done = await s.run(function* () {
+        const completed = yield* sql('jobCompleteBatch', {
+          items: [
+            { id: a.id, workerId: 'batch-w1', result: '{"n":1}' },
+            { id: b.id, workerId: 'batch-w1', result: null },
+            { id: 'no-such-job', workerId: 'batch-w1', result: null },
+          ],
+          now: now + 3,
+        });
+        return { completed, empty: yield* sql('jobCompleteBatch', { items: [], now: now + 3 }), a: yield* sql('jobGet', a.id), b: yield* sql('jobGet', b.id) };
+      });
+      assert.equal(done.completed.length, 1, 'only the item whose worker holds the lease');
+      const stored = done.a ?? assert.fail('job a is there');
+      assert.deepEqual(done.completed[0], {
+        id: a.id,
+        queue,
+        kind: stored.kind,
+        state: 'completed',
+        attempts: stored.attempts,
+        maxAttempts: stored.maxAttempts,
+        progress: stored.progress,
+        runAt: stored.runAt,
+        cancelRequested: false,
+        workflowRunId: null,
+        pausedAt: null,
+        createdAt: stored.createdAt,
+        updatedAt: now + 3,
+        startedAt: stored.startedAt,
+        weight: stored.weight,
+        dependents: 0,
+      });
+      assert.deepEqual([stored.state, stored.result, stored.finishedAt, stored.leaseExpiresAt], ['completed', { n: 1 }, now + 3, null]);
+      assert.equal(done.b?.state, 'running', 'another worker holds b');
+      assert.deepEqual(done.empty, []);
+    });
+
     // Workers of this test's own: jobRunningIds and the others look across every queue.
     it('ends attempts for the lease holder only, completes many, interrupts, and finds expired leases and running jobs', async () => {
       const s = store();

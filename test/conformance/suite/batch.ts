@@ -108,5 +108,15 @@ export function defineBatch(store: TestStoreFactory): void {
     await rejectsWith(engine.completeBatch({ workerId: 'w', jobs: [] }), ErrorCode.InvalidParams, 'jobs');
     await rejectsWith(engine.completeBatch({ jobs: [{ id: c }] } as never), ErrorCode.InvalidParams, 'workerId');
     assert.equal((await engine.getJob(c)).job.state, 'running');
+    // A job with dependents releases them in the same transaction, as its own complete would.
+    const parent = (await engine.enqueue({ queue: 'deps', kind: 'build' })).job;
+    const child = (await engine.enqueue({ queue: 'deps', kind: 'test', dependsOn: [parent.id] })).job;
+    assert.equal(child.state, 'blocked');
+    await engine.claim({ workerId: 'w', queues: ['deps'] });
+    assert.deepEqual(await engine.completeBatch({ workerId: 'w', jobs: [{ id: parent.id, result: 'built' }] }), { completed: 1, failed: [] });
+    assert.equal((await engine.getJob(child.id)).job.state, 'queued');
+    const [claimedChild] = await engine.claim({ workerId: 'w', queues: ['deps'] });
+    assert.deepEqual(claimedChild?.dependencies?.map((d) => [d.id, d.result]), [[parent.id, 'built']]);
+    assert.deepEqual(await engine.verifyCounters(), { ok: true, mismatches: [] });
   });
 }
