@@ -6,7 +6,8 @@
  * The same work for each: 20,000 no-op jobs enqueued in batches of 500, then drained.
  * - Spool: a real daemon process on a fresh SQLite file (its defaults: WAL, group commit), filled
  *   with `jobs.enqueueBatch`, drained by two worker processes over its socket, each claiming 100
- *   at a time and completing them in one batch.
+ *   at a time (asking for the fields a worker runs a job with: kind, payload, attempts) and
+ *   completing them with one `jobs.completeMany`.
  * - BullMQ: `addBulk` of 500 into a fresh Redis (`redis-server` the benchmark starts on a free
  *   port without persistence: no RDB snapshots, no append-only file, as a queue's Redis often
  *   runs), drained by one `Worker` with concurrency 10 in this process, as an application runs it.
@@ -108,12 +109,12 @@ export async function runBullmqBench(options: Options = {}): Promise<BenchFigure
   const daemonScript = path.resolve(__dirname, 'daemon.js');
   const server = await startRedis(dir);
 
-  const spoolWith = (daemonProgram: string, label: string, each = false): Scenario => async (round) => {
+  const spoolWith = (daemonProgram: string, label: string): Scenario => async (round) => {
     const daemon = await launchDaemon({ daemonScript: daemonProgram, dir, name: `${label}-${round}` });
     try {
       await client({ role: 'enqueue', socket: daemon.socketPath, n: JOBS, window: 4, batch: BATCH, queue: 'bench' });
       const t0 = performance.now();
-      const drained = (await Promise.all([0, 1].map((i) => client({ role: 'drain', socket: daemon.socketPath, max: 100, queue: 'bench', workerId: `w${i}`, lanes: 1, waitMs: 0, each })))) as { completed: number }[];
+      const drained = (await Promise.all([0, 1].map((i) => client({ role: 'drain', socket: daemon.socketPath, max: 100, queue: 'bench', workerId: `w${i}`, lanes: 1, waitMs: 0 })))) as { completed: number }[];
       const ms = performance.now() - t0;
       const total = drained.reduce((a, r) => a + r.completed, 0);
       if (total !== JOBS) throw new Error(`Spool drained ${total} jobs of ${JOBS}`);
@@ -158,11 +159,11 @@ export async function runBullmqBench(options: Options = {}): Promise<BenchFigure
   // SPOOL_BENCH_BASELINE=<checkout> adds that build's daemon (its dist/daemon.js) as a third
   // contender in the same interleaved rounds: a before-and-after beside the peer.
   const baseline = process.env['SPOOL_BENCH_BASELINE'];
-  if (baseline) scenarios.push(['Spool baseline', spoolWith(path.resolve(baseline, 'dist', 'daemon.js'), 'baseline', process.env['SPOOL_BENCH_BASELINE_EACH'] === '1')]);
+  if (baseline) scenarios.push(['Spool baseline', spoolWith(path.resolve(baseline, 'dist', 'daemon.js'), 'baseline')]);
   const rates = new Map<string, number[]>(scenarios.map(([name]) => [name, []]));
   try {
     log(`Spool ${VERSION} on SQLite; BullMQ ${packageVersion('bullmq')} on Redis ${redis} (no persistence), loopback, Node ${process.version}`);
-    log(`${JOBS.toLocaleString('en-US')} no-op jobs enqueued in batches of ${BATCH}, then drained (Spool: 2 workers claiming 100; BullMQ: 1 worker, concurrency 10); ${rounds} interleaved round(s)\n`);
+    log(`${JOBS.toLocaleString('en-US')} no-op jobs enqueued in batches of ${BATCH}, then drained (Spool: 2 workers claiming 100, completing each claim with jobs.completeMany; BullMQ: 1 worker, concurrency 10); ${rounds} interleaved round(s)\n`);
     for (let round = 0; round < rounds; round += 1) {
       for (let i = 0; i < scenarios.length; i += 1) {
         const [name, scenario] = scenarios[(i + round) % scenarios.length] as [string, Scenario];

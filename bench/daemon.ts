@@ -48,6 +48,7 @@ socket.on('data', (data) => {
     const resolve = pending.get(first.id);
     if (!resolve) continue;
     pending.delete(first.id);
+    if (resolve.raw) { resolve(first); continue; }
     for (const m of list) if (m.error) { console.error(JSON.stringify(m.error)); process.exit(2); }
     resolve(Array.isArray(msg) ? list : first.result);
   }
@@ -61,6 +62,12 @@ function call(method, params) {
   const id = nextId++;
   write(JSON.stringify({ jsonrpc: '2.0', id, method, params }) + '\n');
   return new Promise((resolve) => pending.set(id, resolve));
+}
+/** The whole answer, an error included: to ask what the daemon has. */
+function ask(method, params) {
+  const id = nextId++;
+  write(JSON.stringify({ jsonrpc: '2.0', id, method, params }) + '\n');
+  return new Promise((resolve) => { resolve.raw = true; pending.set(id, resolve); });
 }
 function batch(calls) {
   const first = nextId;
@@ -105,16 +112,19 @@ socket.on('connect', async () => {
     // Several of these share one queue (through several daemons): each claims and completes until
     // its claims come back empty, and says how many it completed.
     let completed = 0;
+    // A daemon older than jobs.completeMany (and jobs.claim's fields) does not know the method: its
+    // workers could only claim whole jobs and complete them with a batch of jobs.complete calls.
+    const each = cfg.each || (await ask('jobs.completeMany', {})).error?.code === -32601;
     const lane = async () => {
       for (let empty = 0; empty < 2; ) {
         // cfg.waitMs 0 ends a lane at its first empty claim: the others hold what is left.
-        // What a worker reads to run a job (cfg.each: a daemon older than jobs.claim's fields gets every field).
-        const lean = cfg.each ? {} : { fields: ['kind', 'payload', 'attempts'] };
+        // What a worker reads to run a job: its kind, payload and attempt (an older daemon sends every field).
+        const lean = each ? {} : { fields: ['kind', 'payload', 'attempts'] };
         const { jobs } = await call('jobs.claim', { workerId: cfg.workerId, queues: [cfg.queue], max: cfg.max, waitMs: cfg.waitMs ?? 100, ...lean });
         if (jobs.length === 0) { empty += cfg.waitMs === 0 ? 2 : 1; continue; }
         empty = 0;
-        // cfg.each: a batch of jobs.complete calls, for a daemon older than jobs.completeMany.
-        if (cfg.each) await batch(jobs.map((j) => ['jobs.complete', { id: j.id, workerId: cfg.workerId }]));
+        // An older daemon: a batch of jobs.complete calls.
+        if (each) await batch(jobs.map((j) => ['jobs.complete', { id: j.id, workerId: cfg.workerId }]));
         else await call('jobs.completeMany', { workerId: cfg.workerId, jobs: jobs.map((j) => ({ id: j.id })) });
         completed += jobs.length;
       }
