@@ -14,7 +14,8 @@
  *   request per `pollWaitMs` and a new job starts within milliseconds;
  * - heartbeats each running job at a fraction of its lease (a third, at most every 5 s), which
  *   keeps the lease alive and is how it learns of a cancel: `ctx.signal` is then aborted;
- * - completes with the handler's return value, or fails with its error; an error carrying
+ * - completes with the handler's return value (the completes of handlers that finish in the same
+ *   turn go out together, as one `jobs.completeMany`), or fails with its error; an error carrying
  *   `permanent: true` (see `PermanentError`) sends the job to dead at once, one carrying
  *   `retryAt` (see `RetryLaterError`) sets when the next attempt starts, a `SnoozeError` puts the
  *   job off without using up an attempt (`jobs.snooze`), and a result
@@ -35,6 +36,7 @@
  */
 import * as os from 'node:os';
 import { SpoolClient } from './client';
+import { Completer } from './completer';
 import { ConnectionLostError } from './connection';
 import { SpoolError } from '../protocol/errors';
 import type { TlsTarget } from './endpoint';
@@ -220,6 +222,8 @@ class Worker implements WorkerHandle {
   private readonly hardStop = new AbortController();
   /** Set by a second signal: the process exits on its own, so the worker must not finish first. */
   private exiting = false;
+  /** Completes that finish together go out as one jobs.completeMany. */
+  private readonly completer: Completer;
 
   constructor(
     private readonly client: SpoolClient,
@@ -228,6 +232,7 @@ class Worker implements WorkerHandle {
     private readonly concurrency: number,
     private readonly options: RunWorkerOptions,
   ) {
+    this.completer = new Completer(client, workerId);
     this.done = new Promise((resolve, reject) => {
       this.resolveDone = resolve;
       this.rejectDone = reject;
@@ -462,7 +467,7 @@ class Worker implements WorkerHandle {
   private async complete(job: Job, ids: { id: string; workerId: string }, result: unknown): Promise<void> {
     let refusal = unsendable(result);
     if (refusal === null) {
-      const error = await this.finishCall(job, () => this.client.call('jobs.complete', { ...ids, ...(result !== undefined ? { result } : {}) }));
+      const error = await this.finishCall(job, () => this.completer.complete(ids.id, result));
       if (error === null || !isRefusal(error)) return;
       refusal = `The daemon refused the result: ${error.message}`;
     }

@@ -137,6 +137,60 @@ test('a result the daemon refuses, or one JSON cannot carry, fails the job for g
   assert.match(bigint.lastError ?? '', /^The result cannot be sent as JSON: .*BigInt/);
 });
 
+test('handlers that finish together are completed by one jobs.completeMany; a refused result still fails only its own job', async (t) => {
+  const queue = freshQueue();
+  // A client of the test's own, its calls recorded (it is the real client, talking to the daemon).
+  const own = await daemon.client();
+  const methods: string[] = [];
+  const call = own.call.bind(own);
+  own.call = ((method: string, ...rest: unknown[]) => {
+    methods.push(method);
+    return (call as (m: string, ...r: unknown[]) => Promise<unknown>)(method, ...rest);
+  }) as typeof own.call;
+  const release = gate();
+  await worker(t, {
+    client: own,
+    queues: [queue],
+    concurrency: 10,
+    handler: async (j) => {
+      await release.promise;
+      return j.payload === 'too big' ? 'x'.repeat(LIMITS.maxPayloadBytes) : { n: j.payload };
+    },
+  });
+  const ids = await Promise.all(Array.from({ length: 8 }, (_, i) => enqueue(queue, i)));
+  await waitFor('all 8 jobs running', async () => (await Promise.all(ids.map(job))).every((j) => j.state === 'running'));
+  release.open();
+  const done = await waitFor('all 8 completed', async () => {
+    const jobs = await Promise.all(ids.map(job));
+    return jobs.every((j) => j.state === 'completed') ? jobs : undefined;
+  });
+  assert.deepEqual(done.map((j) => j.result), [0, 1, 2, 3, 4, 5, 6, 7].map((n) => ({ n })));
+  assert.ok(methods.includes('jobs.completeMany'), `one jobs.completeMany: ${methods.join(', ')}`);
+  assert.ok(methods.filter((m) => m === 'jobs.complete').length < 8, `not one jobs.complete each: ${methods.join(', ')}`);
+
+  // A batch with a result over the limit is refused as a whole: each job is then sent alone, and
+  // only the one with that result fails.
+  const second = gate();
+  const again = freshQueue();
+  await worker(t, {
+    queues: [again],
+    concurrency: 5,
+    handler: async (j) => {
+      await second.promise;
+      return j.payload === 'too big' ? 'x'.repeat(LIMITS.maxPayloadBytes) : 'fine';
+    },
+  });
+  const mixed = await Promise.all(['a', 'too big', 'c'].map((p) => enqueue(again, p, { maxAttempts: 5 })));
+  await waitFor('the 3 jobs running', async () => (await Promise.all(mixed.map(job))).every((j) => j.state === 'running'));
+  second.open();
+  const ends = await waitFor('the 3 jobs ended', async () => {
+    const jobs = await Promise.all(mixed.map(job));
+    return jobs.every((j) => j.state === 'completed' || j.state === 'dead') ? jobs : undefined;
+  });
+  assert.deepEqual(ends.map((j) => j.state), ['completed', 'dead', 'completed']);
+  assert.match(ends[1]?.lastError ?? '', /^The daemon refused the result/);
+});
+
 test('stop() does not wait for a daemon that is down', async (t) => {
   const own = await startDaemon();
   t.after(() => own.dispose());

@@ -7,7 +7,6 @@
  * expired changes nothing, whatever it read before.
  */
 import type { Job, JobState } from '../../../shared/protocol/types';
-import type { ChangedJob } from './index';
 
 /** The complete of one attempt. */
 export type JobComplete = {
@@ -20,6 +19,15 @@ export type JobComplete = {
 
 /** One item of a completeMany; the ids of one call must be distinct. */
 export type JobCompleteItem = { id: string; workerId: string; result: string | null };
+
+/**
+ * What a job change carries to the engine's listeners (its event, the metrics): a whole Job, or
+ * the part of one a statement that does not read the whole row returns (CompletedJob).
+ */
+export type ChangedJob = Pick<
+  Job,
+  'id' | 'queue' | 'kind' | 'state' | 'attempts' | 'maxAttempts' | 'progress' | 'runAt' | 'cancelRequested' | 'workflowRunId' | 'pausedAt' | 'createdAt' | 'updatedAt' | 'startedAt'
+>;
 
 /**
  * A job as jobCompleteBatch returns it: what its change event, the metrics and the queue history

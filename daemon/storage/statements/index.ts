@@ -99,18 +99,11 @@ export type AsyncPart<Tx, Part> = { [K in keyof Part]: Part[K] extends (...args:
  * What an operation records while it runs: jobs, queues and output lines it changed. The store
  * holds them back until its transaction commits (and drops what a rollback undid).
  */
-/**
- * What a job change carries to the engine's listeners (its event, the metrics): a whole Job, or
- * the part of one a statement that does not read the whole row returns (CompletedJob).
- */
-export type ChangedJob = Pick<
-  import('../../../shared/protocol/types').Job,
-  'id' | 'queue' | 'kind' | 'state' | 'attempts' | 'maxAttempts' | 'progress' | 'runAt' | 'cancelRequested' | 'workflowRunId' | 'pausedAt' | 'createdAt' | 'updatedAt' | 'startedAt'
->;
+export type { ChangedJob } from './attempts';
 
 export interface ChangeSink {
   /** A job was created, changed or (deleted) removed. */
-  job(job: ChangedJob, deleted?: boolean): void;
+  job(job: import('./attempts').ChangedJob, deleted?: boolean): void;
   /** A queue was created, changed, had jobs removed, or (deleted) was removed. */
   queue(name: string, deleted?: boolean): void;
   /** Output lines were stored for a job. */
