@@ -14,11 +14,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-
-
-
-
-
 import type { ChangeRecorder, Store, StoreDescription, StoreFactory } from '../store';
 import { PgTx, cannotOpen, describeUrl, isRetryable, isUnavailable, storeUnavailable } from './db';
 import { runAsync } from './runner';
@@ -70,6 +65,19 @@ export function postgresStore(options: PostgresOptions): StoreFactory {
   return (changes, now) => new PostgresStore(options, changes, now);
 }
 
+/**
+ * Sends `statement` (BEGIN) without waiting for its answer: on a pipelined connection the
+ * transaction's first statement follows it on the wire at once, and both are answered in one round
+ * trip. The caller awaits the promise once its first statement has answered; a BEGIN that failed
+ * (only a connection lost or a server stopping make it fail) failed that statement too.
+ */
+function begin(client: pg.PoolClient, statement: string): Promise<unknown> {
+  const begun = client.query(statement);
+  // Awaited by the caller after the transaction's work; a rejection meanwhile is not unhandled.
+  begun.catch(() => undefined);
+  return begun;
+}
+
 /** A transaction that fails with a serialization failure or deadlock runs again, up to this many times. */
 const MAX_TRIES = 5;
 
@@ -119,7 +127,11 @@ export class PostgresStore implements Store {
   private async openNow(): Promise<void> {
     const url = typeof this.options.url === 'string' ? this.options.url : await this.options.url();
     this.descriptionValue = { kind: 'postgres', location: describeUrl(url) };
-    const pool = new pg.Pool({ connectionString: url, max: this.options.poolSize ?? 10, connectionTimeoutMillis: 5000 });
+    // Pipelined connections (node-postgres 8.23's `pipeline`): a query is written at once, without
+    // waiting for the answers of those before it. A transaction's BEGIN goes out with its first
+    // statement, one round trip instead of two (see begin()).
+    const config: pg.PoolConfig & { pipeline: boolean } = { connectionString: url, max: this.options.poolSize ?? 10, connectionTimeoutMillis: 5000, pipeline: true };
+    const pool = new pg.Pool(config);
     // An idle pooled connection the server drops (a restart) must not crash the daemon: the pool
     // discards it and the next call connects again.
     pool.on('error', () => undefined);
@@ -194,8 +206,9 @@ export class PostgresStore implements Store {
       const tx = new PgTx(client, this.now);
       let broken = false;
       try {
-        await client.query('BEGIN');
+        const begun = begin(client, 'BEGIN');
         const result = await fn(tx);
+        await begun;
         // Other daemons hear of the changes with the commit, in the same round trip (the simple
         // query protocol runs both statements): NOTIFY is transactional, so they hear of it only
         // if it committed, and never before the rows are visible to them.
@@ -232,8 +245,9 @@ export class PostgresStore implements Store {
     }
     let broken = false;
     try {
-      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      const begun = begin(client, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
       const result = await fn(new PgTx(client, this.now));
+      await begun;
       await client.query('COMMIT');
       this.reachable();
       return result;
