@@ -15,9 +15,10 @@
  * - Latency: a worker long-polling on daemon B, one job enqueued on daemon A every 10 ms: from
  *   the enqueue call to the claim's answer, through LISTEN/NOTIFY.
  * graphile-worker and pg-boss run inside this process, as an application embeds them.
- * For each drain the CPU time it cost is measured too: the database server's (the postmaster and
- * every backend, from /proc) and, for Spool, its daemons' (all of them), each per job, so that
- * three daemons can be compared with one by work as well as by wall-clock rate.
+ * For each drain the CPU time it cost is measured too, per job: the database server's (the
+ * postmaster and every backend, from /proc), the clients' (this process and the worker processes
+ * it ran) and, for Spool, its daemons' (all of them), so that three daemons compare with one, and
+ * Spool with its peers, by work as well as by wall-clock rate.
  * SPOOL_BENCH_PG_STATEMENTS=1 loads pg_stat_statements in the server and prints, after each drain,
  * its statements per job and the costliest ones.
  */
@@ -107,10 +108,21 @@ function serverCpuTicks(server: PgServer): number {
   return ticks;
 }
 
-/** One drain: its rate, and the CPU it cost per job (µs): the database server's and, for Spool, its daemons'. */
+/**
+ * This process's CPU time so far and its ended children's, in clock ticks: the clients' side of a
+ * drain (pg-boss and graphile-worker run here; Spool's worker processes are children that ended).
+ */
+function clientCpuTicks(): number {
+  const stat = fs.readFileSync('/proc/self/stat', 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+}
+
+/** One drain: its rate, and the CPU it cost per job (µs): the database server's, the clients' and, for Spool, its daemons'. */
 interface Drain {
   rate: number;
   databaseUs: number;
+  clientUs: number;
   daemonUs: number | null;
 }
 
@@ -257,6 +269,7 @@ export async function runPostgresBench(options: Options = {}): Promise<BenchFigu
   const rates = new Map<string, number[]>(scenarios.map(([name]) => [name, []]));
   const databaseCpu = new Map<string, number[]>(scenarios.map(([name]) => [name, []]));
   const daemonCpu = new Map<string, number[]>(scenarios.map(([name]) => [name, []]));
+  const clientCpu = new Map<string, number[]>(scenarios.map(([name]) => [name, []]));
   const latencies: number[][] = [];
   try {
     const version = (await server.admin('SHOW server_version')).rows[0] as { server_version: string };
@@ -264,16 +277,17 @@ export async function runPostgresBench(options: Options = {}): Promise<BenchFigu
     log(`Spool ${VERSION}, graphile-worker ${packageVersion('graphile-worker')}, pg-boss ${packageVersion('pg-boss')}, Node ${process.version}`);
     log(`${JOBS.toLocaleString('en-US')} no-op jobs enqueued in batches of ${BATCH}, then drained; ${rounds} interleaved round(s)\n`);
     if (statements) await server.admin('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
-    let drainStart = { at: 0, database: 0, daemons: [] as readonly number[], daemonTicks: 0 };
+    let drainStart = { at: 0, database: 0, client: 0, daemons: [] as readonly number[], daemonTicks: 0 };
     const daemonTicks = (pids: readonly number[]): number => pids.reduce((sum, pid) => sum + cpuTicks(pid), 0);
     const drainStarts = async (daemons: readonly number[] = []): Promise<void> => {
       if (statements) await server.admin('SELECT pg_stat_statements_reset()');
-      drainStart = { at: performance.now(), database: serverCpuTicks(server), daemons, daemonTicks: daemonTicks(daemons) };
+      drainStart = { at: performance.now(), database: serverCpuTicks(server), client: clientCpuTicks(), daemons, daemonTicks: daemonTicks(daemons) };
     };
     const perJobUs = (ticks: number, jobs: number): number => ((ticks / CLOCK_TICKS) * 1e6) / jobs;
     const drainEnds = (jobs: number): Drain => ({
       rate: (jobs / (performance.now() - drainStart.at)) * 1000,
       databaseUs: perJobUs(serverCpuTicks(server) - drainStart.database, jobs),
+      clientUs: perJobUs(clientCpuTicks() - drainStart.client, jobs),
       daemonUs: drainStart.daemons.length === 0 ? null : perJobUs(daemonTicks(drainStart.daemons) - drainStart.daemonTicks, jobs),
     });
     for (let round = 0; round < rounds; round += 1) {
@@ -283,8 +297,9 @@ export async function runPostgresBench(options: Options = {}): Promise<BenchFigu
         const drain = await scenario(url, drainStarts, drainEnds);
         rates.get(name)?.push(drain.rate);
         databaseCpu.get(name)?.push(drain.databaseUs);
+        clientCpu.get(name)?.push(drain.clientUs);
         if (drain.daemonUs !== null) daemonCpu.get(name)?.push(drain.daemonUs);
-        const cpu = `database CPU ${Math.round(drain.databaseUs)} µs/job${drain.daemonUs === null ? '' : `, daemon CPU ${Math.round(drain.daemonUs)} µs/job`}`;
+        const cpu = `CPU µs/job: database ${Math.round(drain.databaseUs)}${drain.daemonUs === null ? '' : `, daemons ${Math.round(drain.daemonUs)}`}, clients ${Math.round(drain.clientUs)}`;
         log(`  round ${round + 1}: ${name.padEnd(22)} ${Math.round(drain.rate).toLocaleString('en-US')} jobs/s (${cpu})`);
         if (statements) log(await drainStatements(server, url));
       }
@@ -302,7 +317,8 @@ export async function runPostgresBench(options: Options = {}): Promise<BenchFigu
   const cpuOf = (name: string): string => {
     const database = databaseCpu.get(name) ?? [];
     const daemon = daemonCpu.get(name) ?? [];
-    return `CPU per job: database ${Math.round(median(database))} µs${daemon.length === 0 ? '' : `, daemons ${Math.round(median(daemon))} µs`}`;
+    const clients = clientCpu.get(name) ?? [];
+    return `CPU per job: database ${Math.round(median(database))} µs${daemon.length === 0 ? '' : `, daemons ${Math.round(median(daemon))} µs`}, clients ${Math.round(median(clients))} µs`;
   };
   if (shapes) return shapeFigures(rates, cpuOf, log);
   const graphileRate = median(rates.get('graphile-worker') ?? []);

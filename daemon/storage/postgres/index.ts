@@ -13,6 +13,7 @@
  * ./statements.ts; ./runner.ts drives an operation's generator over them, awaiting each.
  */
 import { randomUUID } from 'node:crypto';
+import { Writable } from 'node:stream';
 import pg from 'pg';
 import type { ChangeRecorder, Store, StoreDescription, StoreFactory } from '../store';
 import { PgTx, cannotOpen, describeUrl, isRetryable, isUnavailable, storeUnavailable } from './db';
@@ -66,16 +67,27 @@ export function postgresStore(options: PostgresOptions): StoreFactory {
 }
 
 /**
- * Sends `statement` (BEGIN) without waiting for its answer: on a pipelined connection the
- * transaction's first statement follows it on the wire at once, and both are answered in one round
- * trip. The caller awaits the promise once its first statement has answered; a BEGIN that failed
- * (only a connection lost or a server stopping make it fail) failed that statement too.
+ * Sends `begin` (BEGIN) without waiting for its answer, then starts `work`: on a pipelined
+ * connection the transaction's first statement follows BEGIN at once, in the same write (the
+ * socket is corked until `work` has sent it, if it sends it before its first await), and both are
+ * answered in one round trip. The caller awaits BEGIN's promise once the work is done; a BEGIN
+ * that failed (only a connection lost or a server stopping make it fail) failed the first
+ * statement too.
  */
-function begin(client: pg.PoolClient, statement: string): Promise<unknown> {
-  const begun = client.query(statement);
-  // Awaited by the caller after the transaction's work; a rejection meanwhile is not unhandled.
-  begun.catch(() => undefined);
-  return begun;
+function withBegin<T>(client: pg.PoolClient, begin: string, work: () => Promise<T>): [Promise<unknown>, Promise<T>] {
+  // node-postgres keeps its socket on `connection.stream`, not in its typings.
+  const connection: unknown = Reflect.get(client, 'connection');
+  const stream: unknown = typeof connection === 'object' && connection !== null ? Reflect.get(connection, 'stream') : undefined;
+  const socket = stream instanceof Writable ? stream : undefined;
+  socket?.cork();
+  try {
+    const begun = client.query(begin);
+    // Awaited by the caller after the transaction's work; a rejection meanwhile is not unhandled.
+    begun.catch(() => undefined);
+    return [begun, work()];
+  } finally {
+    socket?.uncork();
+  }
 }
 
 /** A transaction that fails with a serialization failure or deadlock runs again, up to this many times. */
@@ -206,8 +218,8 @@ export class PostgresStore implements Store {
       const tx = new PgTx(client, this.now);
       let broken = false;
       try {
-        const begun = begin(client, 'BEGIN');
-        const result = await fn(tx);
+        const [begun, work] = withBegin(client, 'BEGIN', () => fn(tx));
+        const result = await work;
         await begun;
         // Other daemons hear of the changes with the commit, in the same round trip (the simple
         // query protocol runs both statements): NOTIFY is transactional, so they hear of it only
@@ -245,8 +257,9 @@ export class PostgresStore implements Store {
     }
     let broken = false;
     try {
-      const begun = begin(client, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      const result = await fn(new PgTx(client, this.now));
+      const tx = new PgTx(client, this.now);
+      const [begun, work] = withBegin(client, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', () => fn(tx));
+      const result = await work;
       await begun;
       await client.query('COMMIT');
       this.reachable();
