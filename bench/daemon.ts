@@ -466,7 +466,7 @@ export function measure(pid: number): { end(): Span } {
 }
 
 /** USER_HZ: the unit of /proc/<pid>/stat's times; 100 on every Linux build Node supports. */
-const CLOCK_TICKS = 100;
+export const CLOCK_TICKS = 100;
 
 /** The latencies a latency-worker client printed, in ms. */
 function latencySamples(result: unknown): number[] {
@@ -475,7 +475,8 @@ function latencySamples(result: unknown): number[] {
   return samples.filter((n): n is number => typeof n === 'number');
 }
 
-function cpuTicks(pid: number): number {
+/** A process's own CPU time so far (user and system), in clock ticks (CLOCK_TICKS a second). */
+export function cpuTicks(pid: number): number {
   const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return Number(fields[11]) + Number(fields[12]);

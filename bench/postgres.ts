@@ -15,6 +15,10 @@
  * - Latency: a worker long-polling on daemon B, one job enqueued on daemon A every 10 ms: from
  *   the enqueue call to the claim's answer, through LISTEN/NOTIFY.
  * graphile-worker and pg-boss run inside this process, as an application embeds them.
+ * For each drain the CPU time it cost is measured too, per job: the database server's (the
+ * postmaster and every backend, from /proc), the clients' (this process and the worker processes
+ * it ran) and, for Spool, its daemons' (all of them), so that three daemons compare with one, and
+ * Spool with its peers, by work as well as by wall-clock rate.
  * SPOOL_BENCH_PG_STATEMENTS=1 loads pg_stat_statements in the server and prints, after each drain,
  * its statements per job and the costliest ones.
  */
@@ -24,7 +28,7 @@ import * as path from 'node:path';
 import pg from 'pg';
 import { PgServer, pgBin } from '../scripts/pgServer';
 import { VERSION } from '../shared/protocol/version';
-import { killBenchProcesses, launchDaemon, runClient, writeClientScript, type BenchClient, type BenchDaemon } from './daemon';
+import { CLOCK_TICKS, cpuTicks, killBenchProcesses, launchDaemon, runClient, writeClientScript, type BenchClient, type BenchDaemon } from './daemon';
 import type { BenchFigure } from './figure';
 import { errorMessage } from '../shared/protocol/errors';
 
@@ -81,11 +85,53 @@ async function until(what: string, check: () => Promise<boolean>, timeoutMs = 30
 }
 
 /**
- * Jobs per second of the drain, for one round of one scenario. `drainStarts` is called just
- * before the drain's clock starts (with SPOOL_BENCH_PG_STATEMENTS=1 it clears pg_stat_statements,
- * so that the statements counted are the drain's alone).
+ * The CPU time of the database server so far, in clock ticks: the postmaster's own and its ended
+ * children's (a backend's time is added to the postmaster's when it exits), and its live
+ * children's (backends, the WAL writer, the checkpointer).
  */
-type Scenario = (url: string, drainStarts: () => Promise<void>) => Promise<number>;
+function serverCpuTicks(server: PgServer): number {
+  const postmaster = Number(fs.readFileSync(path.join(server.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  let ticks = 0;
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // ended meanwhile
+    }
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const pid = Number(entry);
+    if (pid === postmaster) ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+    else if (Number(fields[1]) === postmaster) ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return ticks;
+}
+
+/**
+ * This process's CPU time so far and its ended children's, in clock ticks: the clients' side of a
+ * drain (pg-boss and graphile-worker run here; Spool's worker processes are children that ended).
+ */
+function clientCpuTicks(): number {
+  const stat = fs.readFileSync('/proc/self/stat', 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+}
+
+/** One drain: its rate, and the CPU it cost per job (µs): the database server's, the clients' and, for Spool, its daemons'. */
+interface Drain {
+  rate: number;
+  databaseUs: number;
+  clientUs: number;
+  daemonUs: number | null;
+}
+
+/**
+ * One round of one scenario. `drainStarts` is called just before the drain's clock starts (with
+ * SPOOL_BENCH_PG_STATEMENTS=1 it clears pg_stat_statements, so that the statements counted are
+ * the drain's alone) with the daemons' pids; the drain's end is measured by `drainEnds`.
+ */
+type Scenario = (url: string, drainStarts: (daemons?: readonly number[]) => Promise<void>, drainEnds: (jobs: number) => Drain) => Promise<Drain>;
 
 export async function runPostgresBench(options: Options = {}): Promise<BenchFigure[]> {
   const log = options.log ?? ((line: string) => console.log(line));
@@ -119,18 +165,17 @@ export async function runPostgresBench(options: Options = {}): Promise<BenchFigu
     await Promise.all(list.map((d) => d.stop()));
   };
 
-  const spool = (daemons: number): Scenario => async (url, drainStarts) => {
+  const spool = (daemons: number): Scenario => async (url, drainStarts, drainEnds) => {
     const list = await daemonsOn(url, daemons);
     try {
       await client({ role: 'enqueue', socket: (list[0] as BenchDaemon).socketPath, n: JOBS, window: 4, batch: BATCH, queue: 'bench' });
-      await drainStarts();
-      const t0 = performance.now();
+      await drainStarts(list.map((d) => d.pid));
       // Three workers either way: all on the one daemon, or one on each of three.
       const drained = (await Promise.all([0, 1, 2].map((i) => client({ role: 'drain', socket: (list[i % list.length] as BenchDaemon).socketPath, max: 200, queue: 'bench', workerId: `w${i}` })))) as { completed: number }[];
-      const ms = performance.now() - t0;
+      const drain = drainEnds(JOBS);
       const total = drained.reduce((a, r) => a + r.completed, 0);
       if (total !== JOBS) throw new Error(`Spool drained ${total} jobs of ${JOBS}`);
-      return (JOBS / ms) * 1000;
+      return drain;
     } finally {
       await stopAll(list);
     }
@@ -140,24 +185,23 @@ export async function runPostgresBench(options: Options = {}): Promise<BenchFigu
    * The issue's shapes: one daemon (of `script`'s build), `consumers` worker processes of one
    * lane each, claiming `max` at a time and completing each claim in one batch.
    */
-  const spoolShape = (consumers: number, max: number, script = daemonScript): Scenario => async (url, drainStarts) => {
+  const spoolShape = (consumers: number, max: number, script = daemonScript): Scenario => async (url, drainStarts, drainEnds) => {
     const list = await daemonsOn(url, 1, script);
     try {
       const socket = (list[0] as BenchDaemon).socketPath;
       await client({ role: 'enqueue', socket, n: JOBS, window: 4, batch: BATCH, queue: 'bench' });
-      await drainStarts();
-      const t0 = performance.now();
+      await drainStarts(list.map((d) => d.pid));
       const drained = (await Promise.all(Array.from({ length: consumers }, (_, i) => client({ role: 'drain', socket, max, lanes: 1, queue: 'bench', workerId: `w${i}` })))) as { completed: number }[];
-      const ms = performance.now() - t0;
+      const drain = drainEnds(JOBS);
       const total = drained.reduce((a, r) => a + r.completed, 0);
       if (total !== JOBS) throw new Error(`Spool drained ${total} jobs of ${JOBS}`);
-      return (JOBS / ms) * 1000;
+      return drain;
     } finally {
       await stopAll(list);
     }
   };
 
-  const graphile: Scenario = async (url, drainStarts) => {
+  const graphile: Scenario = async (url, drainStarts, drainEnds) => {
     const { makeWorkerUtils, run } = await import('graphile-worker');
     const utils = await makeWorkerUtils({ connectionString: url });
     try {
@@ -165,18 +209,17 @@ export async function runPostgresBench(options: Options = {}): Promise<BenchFigu
       for (let i = 0; i < JOBS; i += BATCH) await utils.addJobs(Array.from({ length: BATCH }, () => ({ identifier: 'noop', payload: {} })));
       let done = 0;
       await drainStarts();
-      const t0 = performance.now();
       const runner = await run({ connectionString: url, concurrency: 32, noHandleSignals: true, pollInterval: 1000, logger: quietGraphileLogger(), taskList: { noop: async () => void (done += 1) } });
       await until('graphile-worker to finish its jobs', async () => done >= JOBS && (await count(url, 'SELECT count(*) AS n FROM graphile_worker._private_jobs')) === 0);
-      const ms = performance.now() - t0;
+      const drain = drainEnds(JOBS);
       await runner.stop();
-      return (JOBS / ms) * 1000;
+      return drain;
     } finally {
       await utils.release();
     }
   };
 
-  const pgBoss = (consumers: number, batchSize: number): Scenario => async (url, drainStarts) => {
+  const pgBoss = (consumers: number, batchSize: number): Scenario => async (url, drainStarts, drainEnds) => {
     const { default: PgBoss } = await import('pg-boss');
     const boss = new PgBoss({ connectionString: url, supervise: false, schedule: false });
     boss.on('error', () => undefined);
@@ -188,7 +231,6 @@ export async function runPostgresBench(options: Options = {}): Promise<BenchFigu
       // sleeps a polling interval after every batch).
       let done = 0;
       await drainStarts();
-      const t0 = performance.now();
       const loop = async (): Promise<void> => {
         for (;;) {
           const jobs = await boss.fetch('noop', { batchSize });
@@ -198,8 +240,9 @@ export async function runPostgresBench(options: Options = {}): Promise<BenchFigu
         }
       };
       await Promise.all(Array.from({ length: consumers }, loop));
+      const drain = drainEnds(JOBS);
       if (done !== JOBS) throw new Error(`pg-boss drained ${done} jobs of ${JOBS}`);
-      return (JOBS / (performance.now() - t0)) * 1000;
+      return drain;
     } finally {
       await boss.stop({ graceful: false, wait: true });
     }
@@ -224,6 +267,9 @@ export async function runPostgresBench(options: Options = {}): Promise<BenchFigu
         ['pg-boss', pgBoss(4, 200)],
       ];
   const rates = new Map<string, number[]>(scenarios.map(([name]) => [name, []]));
+  const databaseCpu = new Map<string, number[]>(scenarios.map(([name]) => [name, []]));
+  const daemonCpu = new Map<string, number[]>(scenarios.map(([name]) => [name, []]));
+  const clientCpu = new Map<string, number[]>(scenarios.map(([name]) => [name, []]));
   const latencies: number[][] = [];
   try {
     const version = (await server.admin('SHOW server_version')).rows[0] as { server_version: string };
@@ -231,16 +277,30 @@ export async function runPostgresBench(options: Options = {}): Promise<BenchFigu
     log(`Spool ${VERSION}, graphile-worker ${packageVersion('graphile-worker')}, pg-boss ${packageVersion('pg-boss')}, Node ${process.version}`);
     log(`${JOBS.toLocaleString('en-US')} no-op jobs enqueued in batches of ${BATCH}, then drained; ${rounds} interleaved round(s)\n`);
     if (statements) await server.admin('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
-    const drainStarts = async (): Promise<void> => {
+    let drainStart = { at: 0, database: 0, client: 0, daemons: [] as readonly number[], daemonTicks: 0 };
+    const daemonTicks = (pids: readonly number[]): number => pids.reduce((sum, pid) => sum + cpuTicks(pid), 0);
+    const drainStarts = async (daemons: readonly number[] = []): Promise<void> => {
       if (statements) await server.admin('SELECT pg_stat_statements_reset()');
+      drainStart = { at: performance.now(), database: serverCpuTicks(server), client: clientCpuTicks(), daemons, daemonTicks: daemonTicks(daemons) };
     };
+    const perJobUs = (ticks: number, jobs: number): number => ((ticks / CLOCK_TICKS) * 1e6) / jobs;
+    const drainEnds = (jobs: number): Drain => ({
+      rate: (jobs / (performance.now() - drainStart.at)) * 1000,
+      databaseUs: perJobUs(serverCpuTicks(server) - drainStart.database, jobs),
+      clientUs: perJobUs(clientCpuTicks() - drainStart.client, jobs),
+      daemonUs: drainStart.daemons.length === 0 ? null : perJobUs(daemonTicks(drainStart.daemons) - drainStart.daemonTicks, jobs),
+    });
     for (let round = 0; round < rounds; round += 1) {
       for (let i = 0; i < scenarios.length; i += 1) {
         const [name, scenario] = scenarios[(i + round) % scenarios.length] as [string, Scenario];
         const url = await server.database();
-        const rate = await scenario(url, drainStarts);
-        rates.get(name)?.push(rate);
-        log(`  round ${round + 1}: ${name.padEnd(22)} ${Math.round(rate).toLocaleString('en-US')} jobs/s`);
+        const drain = await scenario(url, drainStarts, drainEnds);
+        rates.get(name)?.push(drain.rate);
+        databaseCpu.get(name)?.push(drain.databaseUs);
+        clientCpu.get(name)?.push(drain.clientUs);
+        if (drain.daemonUs !== null) daemonCpu.get(name)?.push(drain.daemonUs);
+        const cpu = `CPU µs/job: database ${Math.round(drain.databaseUs)}${drain.daemonUs === null ? '' : `, daemons ${Math.round(drain.daemonUs)}`}, clients ${Math.round(drain.clientUs)}`;
+        log(`  round ${round + 1}: ${name.padEnd(22)} ${Math.round(drain.rate).toLocaleString('en-US')} jobs/s (${cpu})`);
         if (statements) log(await drainStatements(server, url));
       }
       if (!shapes) latencies.push(await crossDaemonLatency(await server.database(), daemonsOn, stopAll, client, options.quick ? 100 : 300));
@@ -254,13 +314,19 @@ export async function runPostgresBench(options: Options = {}): Promise<BenchFigu
 
   const figures: BenchFigure[] = [];
   log('');
-  if (shapes) return shapeFigures(rates, log);
+  const cpuOf = (name: string): string => {
+    const database = databaseCpu.get(name) ?? [];
+    const daemon = daemonCpu.get(name) ?? [];
+    const clients = clientCpu.get(name) ?? [];
+    return `CPU per job: database ${Math.round(median(database))} µs${daemon.length === 0 ? '' : `, daemons ${Math.round(median(daemon))} µs`}, clients ${Math.round(median(clients))} µs`;
+  };
+  if (shapes) return shapeFigures(rates, cpuOf, log);
   const graphileRate = median(rates.get('graphile-worker') ?? []);
   for (const [name] of scenarios) {
     const list = rates.get(name) ?? [];
     const m = median(list);
     const range = `${Math.round(Math.min(...list)).toLocaleString('en-US')}–${Math.round(Math.max(...list)).toLocaleString('en-US')}`;
-    log(`  ${name.padEnd(22)} median ${Math.round(m).toLocaleString('en-US')} jobs/s (range ${range}), ${(m / graphileRate).toFixed(1)}× graphile-worker`);
+    log(`  ${name.padEnd(22)} median ${Math.round(m).toLocaleString('en-US')} jobs/s (range ${range}), ${(m / graphileRate).toFixed(1)}× graphile-worker; ${cpuOf(name)}`);
   }
   const one = median(rates.get('Spool, one daemon') ?? []);
   const three = median(rates.get('Spool, three daemons') ?? []);
@@ -276,10 +342,10 @@ export async function runPostgresBench(options: Options = {}): Promise<BenchFigu
 }
 
 /** The shapes' medians with ranges, and Spool's ratio to pg-boss (and to the baseline) per shape. */
-function shapeFigures(rates: Map<string, number[]>, log: (line: string) => void): BenchFigure[] {
+function shapeFigures(rates: Map<string, number[]>, cpuOf: (name: string) => string, log: (line: string) => void): BenchFigure[] {
   const summary = (list: number[]): string =>
     `median ${Math.round(median(list)).toLocaleString('en-US')} jobs/s (range ${Math.round(Math.min(...list)).toLocaleString('en-US')}–${Math.round(Math.max(...list)).toLocaleString('en-US')})`;
-  for (const [name, list] of rates) log(`  ${name.padEnd(22)} ${summary(list)}`);
+  for (const [name, list] of rates) log(`  ${name.padEnd(22)} ${summary(list)}; ${cpuOf(name)}`);
   const figures: BenchFigure[] = [];
   for (const shape of ['2 × 100', '4 × 200']) {
     const spool = median(rates.get(`Spool ${shape}`) ?? []);

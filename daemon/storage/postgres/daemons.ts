@@ -52,11 +52,15 @@ export const daemonStatements: AsyncPart<PgTx, DaemonSql> = {
    * daemon holds and keeps renewing is never taken. Times are the daemons' clocks (epoch ms), as
    * every time in the store is: daemons whose clocks disagree by more than the lease's length
    * could overlap for that long, and the work they guard (reaping, retention) is safe to run
-   * twice anyway.
+   * twice anyway. A lease another daemon holds, unexpired, is seen first without a lock: the
+   * upsert, which would wait for the holder's renewal to commit (its row lock), is then not
+   * tried at all.
    */
   async leaderHold(tx, p) {
     const row = await tx.row(
-      `INSERT INTO leaders AS l (role, daemon_id, elected_at, expires_at) VALUES ($1, $2, $3, $4)
+      `INSERT INTO leaders AS l (role, daemon_id, elected_at, expires_at)
+       SELECT $1::text, $2::text, $3::bigint, $4::bigint
+       WHERE NOT EXISTS (SELECT 1 FROM leaders WHERE role = $1 AND daemon_id <> $2 AND expires_at > $3)
        ON CONFLICT (role) DO UPDATE SET
          daemon_id = EXCLUDED.daemon_id,
          elected_at = CASE WHEN l.daemon_id = EXCLUDED.daemon_id THEN l.elected_at ELSE EXCLUDED.elected_at END,
