@@ -17,8 +17,9 @@
  *   SIGKILLed; the daemon's kill of the group and its cgroup follow as at any end) and ends as
  *   killed, with a line in the job's output saying why; a command not yet started fails to
  *   start. The next job starts a new launcher.
- * - It cannot be started, or dies before it is ready, three times in a row: the daemon starts the
- *   jobs' processes itself from then on, and says so in its log.
+ * - It cannot be started, or dies before it is ready (the commands it was asked to start go to
+ *   the next one), three times in a row, or its file is missing: the daemon starts the jobs'
+ *   processes itself from then on, and says so in its log.
  * - The daemon dies, even by SIGKILL: the IPC channel closes and the launcher exits at once. The
  *   jobs it had started are left as they are, and the next daemon's recovery handles them as it
  *   handles those of a daemon that started them itself.
@@ -53,6 +54,7 @@ const START_FAILURES = 3;
 const LAUNCHER_FLAGS = ['--max-old-space-size=32', '--max-semi-space-size=1'];
 
 interface Started {
+  request: SpawnRequest;
   events: SpawnEvents;
   pid: number | undefined;
   exited: boolean;
@@ -62,10 +64,11 @@ interface Started {
  * Where the launcher's code is: dist/launcher.js beside dist/daemon.js; run from source (tests
  * under tsx), launcherMain.ts through tsx.
  */
-export function launcherScript(): { script: string; execArgv: string[] } {
+export function launcherScript(): { script: string; execArgv: string[] } | null {
   const bundled = path.join(__dirname, 'launcher.js');
   if (fs.existsSync(bundled)) return { script: bundled, execArgv: [] };
-  return { script: path.join(__dirname, 'launcherMain.ts'), execArgv: ['--import', 'tsx'] };
+  const source = path.join(__dirname, 'launcherMain.ts');
+  return fs.existsSync(source) ? { script: source, execArgv: ['--import', 'tsx'] } : null;
 }
 
 export class Launcher {
@@ -81,8 +84,13 @@ export class Launcher {
 
   constructor(
     private readonly logger: Logger,
-    private readonly where: { script: string; execArgv: string[] } = launcherScript(),
-  ) {}
+    private readonly where: { script: string; execArgv: string[] } | null = launcherScript(),
+  ) {
+    if (where === null) {
+      this.fallback = `${path.join(__dirname, 'launcher.js')} is missing`;
+      logger.warn('The launcher of shell jobs is missing; the daemon starts shell jobs itself', { reason: this.fallback });
+    }
+  }
 
   /** The launcher's pid while one runs (tests, status). */
   get pid(): number | undefined {
@@ -94,7 +102,7 @@ export class Launcher {
     const child = this.fallback === null && !this.closed ? this.launcher() : null;
     if (child === null) return spawnHere(request, events);
     const id = this.nextId++;
-    this.started.set(id, { events, pid: undefined, exited: false });
+    this.started.set(id, { request, events, pid: undefined, exited: false });
     this.send(child, { t: 'start', id, request });
     return { closePipes: () => this.send(child, { t: 'closePipes', id }) };
   };
@@ -117,6 +125,7 @@ export class Launcher {
   /** The running launcher, started if there is none; null if it cannot be (then the daemon spawns). */
   private launcher(): ChildProcess | null {
     if (this.child !== null) return this.child;
+    if (this.where === null) return null;
     let child: ChildProcess;
     try {
       child = fork(this.where.script, [], {
@@ -137,7 +146,12 @@ export class Launcher {
     child.channel?.unref();
     child.on('message', (reply: LauncherReply) => this.reply(reply));
     child.once('error', (error) => this.lost(child, errorMessage(error)));
-    child.once('exit', (code, signal) => this.lost(child, signal !== null ? `killed by ${signal}` : `exit code ${code}`));
+    child.once('exit', (code, signal) => {
+      const how = signal !== null ? `killed by ${signal}` : `exit code ${code}`;
+      // What it sent before it died is read first: the channel closes once all of it is delivered.
+      if (child.connected) child.once('disconnect', () => this.lost(child, how));
+      else this.lost(child, how);
+    });
     return child;
   }
 
@@ -186,9 +200,20 @@ export class Launcher {
     this.ready = false;
     const runs = [...this.started.values()];
     this.started.clear();
+    const killed = runs.filter((run) => run.pid !== undefined && !run.exited).length;
+    if (this.closed) {
+      // Shutting down: nothing more to tell.
+    } else if (wasReady) {
+      this.logger.warn('The launcher of shell jobs exited; the next job starts another', { exit: how, jobsKilled: killed });
+    } else {
+      this.failed(`it exited before it was ready (${how})`);
+    }
     for (const run of runs) {
       if (run.pid === undefined) {
-        run.events.error(new Error(`the launcher process exited (${how}) before the command started`));
+        // A launcher that never said it was ready started nothing: the command goes to the next
+        // one (or to the daemon). One that was ready may have started it and died before saying so.
+        if (!wasReady && !this.closed) this.spawn(run.request, run.events);
+        else run.events.error(new Error(`the launcher process exited (${how}) before the command started`));
         continue;
       }
       if (!run.exited) {
@@ -198,12 +223,6 @@ export class Launcher {
         run.events.exit(null, 'SIGKILL');
       }
       run.events.close();
-    }
-    if (this.closed) return;
-    if (wasReady) {
-      this.logger.warn('The launcher of shell jobs exited; the next job starts another', { exit: how, jobsKilled: runs.filter((r) => r.pid !== undefined && !r.exited).length });
-    } else {
-      this.failed(`it exited before it was ready (${how})`);
     }
   }
 
