@@ -20,6 +20,8 @@
  * - It cannot be started, or dies before it is ready (the commands it was asked to start go to
  *   the next one), three times in a row, or its file is missing: the daemon starts the jobs'
  *   processes itself from then on, and says so in its log.
+ * - It does not say it started a command within START_TIMEOUT_MS (stopped, stuck): it is killed,
+ *   and what it had started ends as above.
  * - The daemon dies, even by SIGKILL: the IPC channel closes and the launcher exits at once. The
  *   jobs it had started are left as they are, and the next daemon's recovery handles them as it
  *   handles those of a daemon that started them itself.
@@ -48,6 +50,13 @@ export type LauncherReply =
 const START_FAILURES = 3;
 
 /**
+ * How long the launcher may take to say it started a command: far past what a fork takes on a
+ * loaded machine. A launcher that does not answer in time (stopped, stuck) is killed, so that its
+ * jobs end and the next job gets a new one.
+ */
+export const START_TIMEOUT_MS = 10_000;
+
+/**
  * The launcher's heap: it holds a few requests at a time. A small young generation keeps the
  * pages a fork copies few.
  */
@@ -58,6 +67,8 @@ interface Started {
   events: SpawnEvents;
   pid: number | undefined;
   exited: boolean;
+  /** Until the launcher says it started the command (START_TIMEOUT_MS). */
+  startTimer?: NodeJS.Timeout;
 }
 
 /**
@@ -102,7 +113,13 @@ export class Launcher {
     const child = this.fallback === null && !this.closed ? this.launcher() : null;
     if (child === null) return spawnHere(request, events);
     const id = this.nextId++;
-    this.started.set(id, { request, events, pid: undefined, exited: false });
+    const run: Started = { request, events, pid: undefined, exited: false };
+    this.started.set(id, run);
+    run.startTimer = setTimeout(() => {
+      if (run.pid !== undefined || this.started.get(id) !== run || this.child !== child) return;
+      this.logger.warn('The launcher of shell jobs did not start a command in time; killing it', { waitedMs: START_TIMEOUT_MS, launcher: child.pid });
+      child.kill('SIGKILL');
+    }, START_TIMEOUT_MS).unref();
     this.send(child, { t: 'start', id, request });
     return { closePipes: () => this.send(child, { t: 'closePipes', id }) };
   };
@@ -165,6 +182,7 @@ export class Launcher {
     if (run === undefined) return;
     switch (reply.t) {
       case 'spawned':
+        clearTimeout(run.startTimer);
         run.pid = reply.pid;
         run.events.spawned(reply.pid);
         break;
@@ -172,6 +190,7 @@ export class Launcher {
         run.events.output(reply.stream, Buffer.from(reply.chunk.buffer, reply.chunk.byteOffset, reply.chunk.byteLength));
         break;
       case 'error': {
+        clearTimeout(run.startTimer);
         this.started.delete(reply.id);
         const error: NodeJS.ErrnoException = new Error(reply.message);
         if (reply.code !== undefined) error.code = reply.code;
@@ -209,6 +228,7 @@ export class Launcher {
       this.failed(`it exited before it was ready (${how})`);
     }
     for (const run of runs) {
+      clearTimeout(run.startTimer);
       if (run.pid === undefined) {
         // A launcher that never said it was ready started nothing: the command goes to the next
         // one (or to the daemon). One that was ready may have started it and died before saying so.

@@ -2,7 +2,8 @@
  * The launcher of shell jobs (daemon/executors/launcher.ts), a small process the daemon starts
  * to start its shell jobs' processes, in its failure modes, with real processes: killed while a
  * job runs (the job's command is killed and the job fails saying why; the next job gets a new
- * launcher), and a daemon killed with SIGKILL (its launcher exits with it). Linux only (/proc).
+ * launcher), stopped (killed after START_TIMEOUT_MS, the same follows), and a daemon killed with
+ * SIGKILL (its launcher exits with it). Linux only (/proc).
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -75,6 +76,8 @@ describe('the launcher of shell jobs', { skip: !linux && 'needs /proc' }, () => 
   test('killed while a job runs: the command is killed, the job fails saying why, and the next job gets a new launcher', async () => {
     const { job, pid } = await startSleeper(daemon, client, 'orphan');
     sleepers.push(pid);
+    // Its first line has come through the launcher and been stored.
+    await waitFor('the first line of output', async () => (await client.call('jobs.output', { id: job.id })).lines.length > 0);
     const launcher = launcherOf(daemon.pid);
     assert.ok(launcher !== undefined);
     process.kill(launcher, 'SIGKILL');
@@ -96,6 +99,23 @@ describe('the launcher of shell jobs', { skip: !linux && 'needs /proc' }, () => 
     const second = launcherOf(daemon.pid);
     assert.ok(second !== undefined && second !== launcher, 'a new launcher started');
     assert.match(daemon.log(), /The launcher of shell jobs exited; the next job starts another/);
+  });
+
+  test('a launcher that does not start a command in time (stopped) is killed, the job fails saying why, and the next job gets a new launcher', async () => {
+    // A first job makes sure a launcher runs.
+    const { job: first } = await client.call('jobs.enqueue', { queue: 'sh', kind: 'shell', payload: { command: 'true' } });
+    assert.equal((await finished(client, first.id)).state, 'completed');
+    const launcher = launcherOf(daemon.pid);
+    assert.ok(launcher !== undefined);
+    process.kill(launcher, 'SIGSTOP');
+    const { job } = await client.call('jobs.enqueue', { queue: 'sh', kind: 'shell', maxAttempts: 1, payload: { command: 'echo never' } });
+    const done = await finished(client, job.id);
+    assert.equal(done.state, 'dead');
+    assert.equal(done.lastError, 'Could not start /bin/sh: the launcher process exited (killed by SIGKILL) before the command started');
+    assert.equal(processAlive(launcher), false);
+    assert.match(daemon.log(), /The launcher of shell jobs did not start a command in time; killing it/);
+    const { job: next } = await client.call('jobs.enqueue', { queue: 'sh', kind: 'shell', payload: { command: 'true' } });
+    assert.equal((await finished(client, next.id)).state, 'completed');
   });
 
   test('a daemon killed with SIGKILL leaves no launcher behind; the next daemon recovers the job', async () => {
