@@ -11,6 +11,8 @@
 //   packages/client/dist/index.js  the spool-client package (its declarations: npm run build:client)
 //   checkpointer.js  the daemon's WAL checkpointer thread, loaded by path from beside daemon.js
 //                    (and bench.js) — a worker thread needs a file of its own
+//   launcher.js   the daemon's launcher of shell jobs' processes (a small process of its own, so
+//                 that starting a job forks it rather than the daemon), started from beside daemon.js
 // Flags: --watch rebuilds on change; --production minifies and drops source maps.
 import * as esbuild from 'esbuild';
 import { readFileSync } from 'node:fs';
@@ -62,7 +64,7 @@ const builds = [
   { ...common, entryPoints: { workflowRunPage: 'extension/views/workflowRun/page/main.ts' }, platform: 'browser', format: 'iife', target: 'es2022', external: [] },
   { ...common, entryPoints: { dashboardPage: 'extension/views/dashboard/page/main.ts' }, platform: 'browser', format: 'iife', target: 'es2022', external: [] },
   // The queues the benchmark compares against (dev dependencies) load from node_modules at run time.
-  { ...common, entryPoints: { daemon: 'daemon/main.ts', cli: 'cli/main.ts', lsp: 'lsp/main.ts', mcp: 'mcp/main.ts', top: 'cli/top/main.ts', bench: 'bench/main.ts', checkpointer: 'daemon/storage/sqlite/checkpointer.ts' }, external: [...common.external, 'graphile-worker', 'pg-boss', 'bullmq'] },
+  { ...common, entryPoints: { daemon: 'daemon/main.ts', cli: 'cli/main.ts', lsp: 'lsp/main.ts', mcp: 'mcp/main.ts', top: 'cli/top/main.ts', bench: 'bench/main.ts', checkpointer: 'daemon/storage/sqlite/checkpointer.ts', launcher: 'daemon/executors/launcherMain.ts' }, external: [...common.external, 'graphile-worker', 'pg-boss', 'bullmq'] },
   // spool-client: the client and worker library as a package of its own, no daemon code.
   { ...common, entryPoints: { index: 'packages/client/index.ts' }, outdir: 'packages/client/dist' },
 ];

@@ -21,6 +21,7 @@ import type { Logger } from '../lifecycle/logger';
 import { runHttp } from './http';
 import { JobOutput } from '../../shared/client/shellJob';
 import { dependencyFolders, sweepDependencyFolders } from '../../shared/client/jobEnv';
+import { Launcher } from './launcher';
 import { runShell } from './shell';
 import type { Executor, Outcome, RunningJob } from './types';
 
@@ -50,6 +51,8 @@ export class ExecutorPool {
   private readonly active = new Map<string, Active>();
   private claimScheduled = false;
   private stopped = false;
+  /** Starts the shell jobs' processes, so that the daemon itself is not forked for each. */
+  private readonly launcher: Launcher;
 
   constructor(
     private readonly engine: Engine,
@@ -64,6 +67,7 @@ export class ExecutorPool {
     private readonly claimJobs: (params: EngineClaimParams) => Promise<Job[]>,
   ) {
     this.workerId = builtinWorkerId(socketPath);
+    this.launcher = new Launcher(logger);
   }
 
   get running(): number {
@@ -137,6 +141,7 @@ export class ExecutorPool {
         await all();
       }
     }
+    this.launcher.close();
   }
 
   private async claim(): Promise<void> {
@@ -190,7 +195,7 @@ export class ExecutorPool {
       run = { done: Promise.resolve({ kind: 'failed', error: `No built-in executor for kind "${job.kind}".`, permanent: true }), stop: () => undefined };
     } else {
       try {
-        run = executor({ job, output, killGraceMs: this.killGraceMs, workerId: this.workerId, socketPath: this.socketPath, queueLimits });
+        run = executor({ job, output, killGraceMs: this.killGraceMs, workerId: this.workerId, socketPath: this.socketPath, queueLimits, spawner: this.launcher.spawn });
       } catch (error) {
         const reason = errorMessage(error);
         run = { done: Promise.resolve({ kind: 'failed', error: `Could not start the job: ${reason}` }), stop: () => undefined };

@@ -89,6 +89,7 @@ class ShellRun implements RunningJob {
       limits,
       timeoutMs: job.timeoutMs,
       killGraceMs: this.context.killGraceMs,
+      ...(this.context.spawner === undefined ? {} : { spawner: this.context.spawner }),
       onOutput: (stream, chunk) => output.write(stream, chunk),
       // Told to the job's output, where whoever looks at the job will see it.
       onProblem: (message) => output.log(message),

@@ -2,6 +2,7 @@
  * What every built-in executor (shell, http) provides: start a job, report how it ended, and
  * stop it on request. The pool (pool.ts) turns outcomes into engine calls.
  */
+import type { Spawner } from '../../shared/client/processGroup';
 import { isSpoolError } from '../../shared/protocol/errors';
 import type { ClaimedJob, ResourceLimits } from '../../shared/protocol/types';
 import type { JobOutput } from '../../shared/client/shellJob';
@@ -40,6 +41,8 @@ export interface ExecutorContext {
   socketPath: string;
   /** The resource limits of the job's queue, which the job's own override field by field. */
   queueLimits: ResourceLimits;
+  /** How a shell job's process is started: the daemon's launcher (launcher.ts). */
+  spawner?: Spawner;
 }
 
 export type Executor = (context: ExecutorContext) => RunningJob;

@@ -78,7 +78,7 @@ test('npm pack gives a package that npm install -g puts on the PATH with its dae
   const tarball = `spool-${version}.tgz`;
   const listing = spawnSync('tar', ['-tzf', path.join(dirs.pack, tarball)], { encoding: 'utf8' });
   const files = listing.stdout.split('\n').filter((f) => f !== '').map((f) => f.replace(/^package\//, ''));
-  for (const needed of ['package.json', 'README.md', 'bin/spool', 'dist/cli.js', 'dist/daemon.js', 'dist/checkpointer.js', 'dist/lsp.js', 'dist/mcp.js', 'dist/top.js', 'docs/cli.md', 'docs/operations.md', 'schema/spool.schema.json']) {
+  for (const needed of ['package.json', 'README.md', 'bin/spool', 'dist/cli.js', 'dist/daemon.js', 'dist/checkpointer.js', 'dist/launcher.js', 'dist/lsp.js', 'dist/mcp.js', 'dist/top.js', 'docs/cli.md', 'docs/operations.md', 'schema/spool.schema.json']) {
     assert.ok(files.includes(needed), `the package holds ${needed}: ${files.join(', ')}`);
   }
   const extra = files.filter((f) => /^(test|e2e|cli|daemon|shared|extension|scripts|node_modules|packages)\//.test(f) || f.endsWith('.map') || f.endsWith('.ts') || f === 'dist/extension.js' || f === 'dist/bench.js');

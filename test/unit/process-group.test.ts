@@ -167,3 +167,24 @@ test('a command that cannot be started reports the error instead of an exit', as
   assert.equal(exit.code, null);
   assert.equal(group.pid, undefined);
 });
+
+test('with a container the shell writes its own pid to it first, then runs the command in itself as /bin/sh -c would', async (t) => {
+  // A plain file stands for cgroup.procs: what is checked is what the shell writes and runs.
+  const dir = path.join(tempDir(t), "it's a folder");
+  fs.mkdirSync(dir);
+  const procsFile = path.join(dir, 'cgroup.procs');
+  const container = { procsFile, signal: () => undefined, close: async () => undefined };
+  const { group, output } = run(t, 'echo "$0 $# $$"\necho second line; exit 4', { container });
+  const exit = await group.done;
+  assert.equal(exit.code, 4);
+  assert.equal(output.stdout, `/bin/sh 0 ${group.pid}\nsecond line\n`);
+  assert.equal(pidIn(procsFile), group.pid);
+});
+
+test('with a container the command does not run when the shell cannot move itself in', async (t) => {
+  const container = { procsFile: path.join(tempDir(t), 'no-such-folder', 'cgroup.procs'), signal: () => undefined, close: async () => undefined };
+  const { group, output } = run(t, 'echo ran', { container });
+  const exit = await group.done;
+  assert.equal(exit.code, 125);
+  assert.equal(output.stdout, '');
+});
