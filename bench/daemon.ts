@@ -237,7 +237,7 @@ export async function runDaemonBench(options: DaemonBenchOptions = {}): Promise<
       try {
         const { p50, p99 } = await claimLatency(client, daemon, quick ? 300 : 1000);
         report({ name: 'enqueue → waiting claim latency p50', value: p50, unit: 'ms', target: '< 2', met: p50 < 2 });
-        report({ name: 'enqueue → waiting claim latency p99', value: p99, unit: 'ms', target: '< 10', met: p99 < 10 });
+        report({ name: 'enqueue → waiting claim latency p99', value: p99, unit: 'ms', target: '< 2', met: p99 < 2 });
       } finally {
         await daemon.stop();
       }
@@ -311,7 +311,7 @@ export async function fillThenDrain(client: BenchClient, daemon: BenchDaemon, jo
  * Latency from an enqueue to a waiting worker's claim: a producer enqueues one job every 5 ms,
  * a worker waits in `jobs.claim` for each. Milliseconds; `span` covers the whole run.
  */
-export async function claimLatency(client: BenchClient, daemon: BenchDaemon, samples: number): Promise<{ p50: number; p99: number; span: Span }> {
+export async function claimLatency(client: BenchClient, daemon: BenchDaemon, samples: number): Promise<{ p50: number; p99: number; span: Span; samples: number[] }> {
   const span = measure(daemon.pid);
   const [worker] = await Promise.all([
     client({ role: 'latency-worker', socket: daemon.socketPath, n: samples, queue: 'latency' }),
@@ -320,7 +320,7 @@ export async function claimLatency(client: BenchClient, daemon: BenchDaemon, sam
   const measured = span.end();
   const sorted = latencySamples(worker).sort((a, b) => a - b);
   const p = (q: number): number => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
-  return { p50: p(0.5), p99: p(0.99), span: measured };
+  return { p50: p(0.5), p99: p(0.99), span: measured, samples: sorted };
 }
 
 /** Writes the client program into `dir`; returns its path. */
