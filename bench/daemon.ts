@@ -120,14 +120,16 @@ socket.on('connect', async () => {
   } else if (cfg.role === 'latency-worker') {
     // Takes whatever is waiting (cfg.max, default 1) so that a slow commit never builds a backlog
     // that the latency would then measure instead.
+    // With each sample, when it was taken (ats), to keep those taken while something else ran.
     const samples = [];
+    const ats = [];
     while (samples.length < cfg.n) {
       const { jobs } = await call('jobs.claim', { workerId: 'latency', queues: [cfg.queue], max: cfg.max || 1, waitMs: 10000 });
       const at = now();
-      for (const j of jobs) samples.push(at - j.payload.t);
+      for (const j of jobs) { samples.push(at - j.payload.t); ats.push(at); }
       if (jobs.length > 0) await batch(jobs.map((j) => ['jobs.complete', { id: j.id, workerId: 'latency' }]));
     }
-    done({ samples });
+    done({ samples, ats });
   } else if (cfg.role === 'latency-producer') {
     for (let i = 0; i < cfg.n; i++) {
       await new Promise((r) => setTimeout(r, cfg.gapMs));
