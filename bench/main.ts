@@ -20,6 +20,7 @@ import { COMPARE_USAGE, parseCompareArgs, UsageError } from './compareArgs';
 import { runDaemonBench } from './daemon';
 import { runDependenciesBench } from './dependencies';
 import { runEngineBench, type BenchFigure } from './engine';
+import { runLatencyBench } from './latency';
 import { runLspBench } from './lsp';
 import { runMemoryBench } from './memory';
 import { runPostgresBench } from './postgres';
@@ -41,6 +42,9 @@ npm run bench                 (or node dist/bench.js, once built)
                                 SPOOL_BENCH_ROUNDS=N sets the rounds (default 5);
                               =shell: \`true\` shell jobs run by the built-in executors, and enqueue → command start;
                               =memory: the daemon's memory with 1,000,000 waiting jobs and while they drain;
+                              =latency: enqueue → waiting claim on SQLite, and across two daemons on PostgreSQL alone and
+                                under a drain; SPOOL_BENCH_BASELINE=<checkout> measures that build too, in turn
+                                (SPOOL_BENCH_ROUNDS=N, default 4);
                               =history: enqueue and drain with the queue history on and off, interleaved, SQLite and PostgreSQL;
                               =ageing: a claim among 10,000 waiting jobs with priority ageing on and off, and the ageing pass, SQLite;
                               =editor: the Queues view and a job page in VS Code (needs bash scripts/e2e-setup.sh once);
@@ -100,6 +104,8 @@ async function runAll(): Promise<void> {
   if (part === undefined || part === 'shell') lines.push(summary('Shell jobs', await runShellBench({ quick: process.env['SPOOL_BENCH_QUICK'] === '1' })));
   if (part === undefined) console.log('');
   if (part === undefined || part === 'memory') lines.push(summary('Memory', await runMemoryBench({ quick: process.env['SPOOL_BENCH_QUICK'] === '1' })));
+  if (part === undefined) console.log('');
+  if (part === undefined || part === 'latency') lines.push(summary('Wake latency', await runLatencyBench({ quick: process.env['SPOOL_BENCH_QUICK'] === '1' })));
   if (part === undefined) console.log('');
   if (part === undefined || part === 'editor') lines.push(runEditorBench('Editor', 'editor.ts'));
   if (part === undefined) console.log('');

@@ -120,7 +120,9 @@ export class Daemon {
     this.logPath = stderrLogFile(options.dbPath);
     this.events = new EventHub(() => engine.stats(), logger, (id) => engine.workflowRun(id));
     this.claims = new ClaimWaiters((params) => this.claim(params), logger, (jobs, params) => this.giveBack(jobs, params.workerId));
-    this.writes = new WriteGroup(engine, options.groupCommit);
+    // On SQLite (each call's work done inside the call) an enqueue's waiting claims take their
+    // jobs inside the enqueue's transaction: one commit from producer to worker instead of two.
+    this.writes = new WriteGroup(engine, options.groupCommit, engine.store.kind === 'sqlite' ? (queues) => this.claims.claimWithin(queues) : null);
     this.pool = new ExecutorPool(
       engine,
       options.socketPath,

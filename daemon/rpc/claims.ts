@@ -4,6 +4,12 @@
  * engine reports a job became claimable (enqueued, retried, a running job ended and freed a
  * concurrency slot) and `wakeAll()` when a timer finds delayed jobs due. Wake-ups of one commit
  * are coalesced into one pass over the waiting claims, oldest first.
+ *
+ * On SQLite an enqueue's waiting claims do not wait for the enqueue to commit: the group commit
+ * calls `claimWithin` inside its transaction, after its writes, and the waiting claims of the
+ * queues it enqueued into take their jobs in that same transaction. The job goes from the
+ * producer to the worker with one commit instead of two; a waiter is answered only once that
+ * commit has succeeded.
  */
 import type { Job } from '../../shared/protocol/types';
 import type { EngineClaimParams } from '../engine/api';
@@ -88,6 +94,27 @@ export class ClaimWaiters {
     this.scheduleDrain();
   }
 
+  /**
+   * Claims, inside an open write transaction whose writes enqueued into `queues`, for the waiting
+   * claims of those queues, oldest first (the store must do each call's work inside the call, as
+   * SQLite does). Returns what to call once that transaction has ended — committed, or rolled
+   * back, whereupon nothing was claimed and they wait on — or null when no waiter wants these
+   * queues. A waiter whose claim is under way is left out of drains meanwhile.
+   */
+  claimWithin(queues: ReadonlySet<string>): ((committed: boolean) => void) | null {
+    if (this.waiters.size === 0) return null;
+    const started: [Waiter, Promise<Job[]>][] = [];
+    for (const waiter of this.waiters) {
+      if (waiter.claiming || !wants(waiter.params, queues)) continue;
+      waiter.claiming = true;
+      started.push([waiter, this.claim(waiter.params)]);
+    }
+    if (started.length === 0) return null;
+    return (committed) => {
+      for (const [waiter, claim] of started) void this.settleWithin(waiter, claim, committed);
+    };
+  }
+
   /** Ends every wait with no jobs (shutdown). */
   releaseAll(): void {
     for (const waiter of [...this.waiters]) this.finish(waiter, []);
@@ -119,35 +146,51 @@ export class ClaimWaiters {
     this.wokenAll = false;
     this.wokenQueues = new Set();
     for (const waiter of [...this.waiters]) {
-      // It may have ended (timed out, hung up) while an earlier waiter's claim was awaited.
-      if (!this.waiters.has(waiter)) continue;
+      // It may have ended (timed out, hung up) while an earlier waiter's claim was awaited, or
+      // be claiming inside a group commit (claimWithin).
+      if (!this.waiters.has(waiter) || waiter.claiming) continue;
       if (!all && !wants(waiter.params, queues)) continue;
-      let jobs: Job[];
       waiter.claiming = true;
-      try {
-        jobs = await this.claim(waiter.params);
-      } catch (error) {
-        waiter.claiming = false;
-        this.logger.error('A waiting claim failed', { workerId: waiter.params.workerId, error });
-        this.waiters.delete(waiter);
-        this.byConnection.get(waiter.connection)?.delete(waiter);
-        clearTimeout(waiter.timer);
-        waiter.reject(error);
-        continue;
-      }
-      waiter.claiming = false;
-      // The worker hung up (or the daemon began to stop) while the claim was in flight: it was
-      // answered with no jobs, so the jobs the claim took would stay running for nobody until
-      // their lease ran out. They go back to the queue at once, their attempt given back.
-      if (!this.waiters.has(waiter)) {
-        if (jobs.length > 0) await this.handBack(jobs, waiter.params);
-        continue;
-      }
-      // A wait that ran out while its claim was in flight (PostgreSQL answers asynchronously) is
-      // answered with what that claim took: ending it with none before the commit would leave the
-      // jobs running for a worker that never heard of them, until their lease ran out.
-      if (jobs.length > 0 || waiter.timedOut) this.finish(waiter, jobs);
+      await this.answer(waiter, this.claim(waiter.params));
     }
+  }
+
+  /** A claim made inside a transaction (claimWithin), once that transaction has ended. */
+  private async settleWithin(waiter: Waiter, claim: Promise<Job[]>, committed: boolean): Promise<void> {
+    if (committed) return this.answer(waiter, claim);
+    // Rolled back with the rest of its group: it took nothing, whatever it said. The waiter waits
+    // on (or ends, its wait having run out meanwhile).
+    await claim.catch(() => undefined);
+    waiter.claiming = false;
+    if (waiter.timedOut) this.finish(waiter, []);
+  }
+
+  /** Answers a waiter with the outcome of the claim made for it (its `claiming` set), if it may be answered. */
+  private async answer(waiter: Waiter, claim: Promise<Job[]>): Promise<void> {
+    let jobs: Job[];
+    try {
+      jobs = await claim;
+    } catch (error) {
+      waiter.claiming = false;
+      this.logger.error('A waiting claim failed', { workerId: waiter.params.workerId, error });
+      this.waiters.delete(waiter);
+      this.byConnection.get(waiter.connection)?.delete(waiter);
+      clearTimeout(waiter.timer);
+      waiter.reject(error);
+      return;
+    }
+    waiter.claiming = false;
+    // The worker hung up (or the daemon began to stop) while the claim was in flight: it was
+    // answered with no jobs, so the jobs the claim took would stay running for nobody until
+    // their lease ran out. They go back to the queue at once, their attempt given back.
+    if (!this.waiters.has(waiter)) {
+      if (jobs.length > 0) await this.handBack(jobs, waiter.params);
+      return;
+    }
+    // A wait that ran out while its claim was in flight (PostgreSQL answers asynchronously) is
+    // answered with what that claim took: ending it with none before the commit would leave the
+    // jobs running for a worker that never heard of them, until their lease ran out.
+    if (jobs.length > 0 || waiter.timedOut) this.finish(waiter, jobs);
   }
 
   private async handBack(jobs: Job[], params: EngineClaimParams): Promise<void> {

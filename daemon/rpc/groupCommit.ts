@@ -49,6 +49,12 @@ export class WriteGroup {
     private readonly engine: Engine,
     /** False (`--no-group-commit`): each write commits alone, at once. */
     private readonly enabled: boolean,
+    /**
+     * Called inside the transaction, after the group's writes, with the queues its enqueues went
+     * to: the waiting claims of those queues claim there (ClaimWaiters.claimWithin), and are told
+     * after the commit whether it held. Only for a store that does each call's work inside the call.
+     */
+    private readonly claimWithin: ((queues: ReadonlySet<string>) => ((committed: boolean) => void) | null) | null = null,
   ) {}
 
   /**
@@ -96,6 +102,8 @@ export class WriteGroup {
     if (this.pending.length === 0) return;
     const group = this.pending;
     this.pending = [];
+    // Set inside the batch callback, which TypeScript does not follow.
+    let claimed = null as ((committed: boolean) => void) | null;
     try {
       this.engine.batch(() => {
         let i = 0;
@@ -108,12 +116,18 @@ export class WriteGroup {
           else this.completeRun(group.slice(i, end));
           i = end;
         }
+        if (this.claimWithin !== null) {
+          const queues = enqueuedQueues(group);
+          if (queues.size > 0) claimed = this.claimWithin(queues);
+        }
       });
     } catch (error) {
       // The shared commit itself failed (disk full, say): nothing of the group was stored.
+      claimed?.(false);
       for (const p of group) p.settle({ error });
       return;
     }
+    claimed?.(true);
     for (const p of group) p.settle(null);
   }
 
@@ -135,6 +149,16 @@ export class WriteGroup {
 /** The i-th outcome of a shared call (or a failure naming the bug, should the call return fewer). */
 function nth<T extends { ok: boolean }>(all: readonly T[], i: number): T | { ok: false; error: unknown } {
   return all[i] ?? { ok: false, error: new Error(`A shared engine call returned no outcome for its write ${i}; this is a bug in the daemon.`) };
+}
+
+/** The queues the group's enqueues name (an enqueue with no queue fails on its own). */
+function enqueuedQueues(group: readonly Pending[]): Set<string> {
+  const queues = new Set<string>();
+  for (const p of group) {
+    const params: unknown = p.shared?.kind === 'enqueue' ? p.shared.params : null;
+    if (typeof params === 'object' && params !== null && 'queue' in params && typeof params.queue === 'string') queues.add(params.queue);
+  }
+  return queues;
 }
 
 /** Which engine call a run of consecutive pending writes of the same kind can share, if any. */
