@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import type { SpoolClient } from '../../shared/client/client';
-import { processAlive, startDaemon, waitFor } from '../helpers/daemon';
+import { processAlive, startDaemon, waitFor, type TestDaemon } from '../helpers/daemon';
 
 async function allJobs(client: SpoolClient, queue: string): Promise<{ id: string; payload: unknown }[]> {
   const out: { id: string; payload: unknown }[] = [];
@@ -20,6 +20,33 @@ async function allJobs(client: SpoolClient, queue: string): Promise<{ id: string
     if (page.nextCursor === null) return out;
     cursor = page.nextCursor;
   }
+}
+
+/**
+ * Kills `daemon` with SIGKILL once half of `total` is acknowledged. `run(step)` repeats `step`
+ * (which adds what the daemon acknowledged to `acknowledged`, and says whether there is more)
+ * until it has no more, or until it fails after the kill: requests in flight when the daemon
+ * died fail, and were never acknowledged.
+ */
+function killHalfway(daemon: TestDaemon, total: number, acknowledged: Set<unknown>): { killed(): boolean; run(step: () => Promise<boolean>): Promise<void> } {
+  let killed = false;
+  return {
+    killed: () => killed,
+    async run(step) {
+      for (;;) {
+        try {
+          if (!(await step())) return;
+        } catch (error) {
+          if (!killed) throw error;
+          return;
+        }
+        if (acknowledged.size >= total / 2 && !killed) {
+          killed = true;
+          await daemon.kill();
+        }
+      }
+    },
+  };
 }
 
 test('kill -9 during 5,000 enqueues and a running shell job loses nothing acknowledged and reruns the job', async (t) => {
@@ -56,26 +83,17 @@ test('kill -9 during 5,000 enqueues and a running shell job loses nothing acknow
   const total = 5000;
   const acknowledged = new Set<number>();
   let next = 0;
-  let killed = false;
-  const producer = async (): Promise<void> => {
-    while (next < total) {
+  const kill = killHalfway(daemon, total, acknowledged);
+  const producer = (): Promise<void> =>
+    kill.run(async () => {
+      if (next >= total) return false;
       const i = next++;
-      try {
-        await client.call('jobs.enqueue', { queue: 'load', kind: 'item', payload: { i } });
-        acknowledged.add(i);
-      } catch (error) {
-        // Requests in flight when the daemon died fail; they were never acknowledged.
-        if (!killed) throw error;
-        return;
-      }
-      if (acknowledged.size >= total / 2 && !killed) {
-        killed = true;
-        await daemon.kill();
-      }
-    }
-  };
+      await client.call('jobs.enqueue', { queue: 'load', kind: 'item', payload: { i } });
+      acknowledged.add(i);
+      return true;
+    });
   await Promise.all(Array.from({ length: 64 }, producer));
-  assert.ok(killed, 'the daemon was killed mid-load');
+  assert.ok(kill.killed(), 'the daemon was killed mid-load');
   // SIGKILL gave the daemon no chance to stop its job: the first run's processes live on.
   assert.ok(firstShell !== undefined && processAlive(firstShell), 'the first run\'s shell outlived the daemon');
   assert.ok(firstChild !== undefined && processAlive(firstChild), 'the first run\'s child outlived the daemon');
@@ -119,28 +137,20 @@ test('kill -9 while workers complete batches with jobs.completeMany: every ackno
   // Two workers claim 50 at a time and complete each batch in one call; the daemon is killed
   // once half the jobs are acknowledged as completed.
   const acknowledged = new Set<string>();
-  let killed = false;
+  const kill = killHalfway(daemon, total, acknowledged);
   const worker = async (workerId: string): Promise<void> => {
     const client = await daemon.client();
-    for (;;) {
-      try {
-        const { jobs } = await client.call('jobs.claim', { workerId, queues: ['done'], max: 50, fields: ['attempts'] });
-        if (jobs.length === 0) return;
-        const answer = await client.call('jobs.completeMany', { workerId, jobs: jobs.map((j) => ({ id: j.id })) });
-        assert.deepEqual(answer.failed, []);
-        for (const j of jobs) acknowledged.add(j.id);
-      } catch (error) {
-        if (!killed) throw error;
-        return;
-      }
-      if (acknowledged.size >= total / 2 && !killed) {
-        killed = true;
-        await daemon.kill();
-      }
-    }
+    await kill.run(async () => {
+      const { jobs } = await client.call('jobs.claim', { workerId, queues: ['done'], max: 50, fields: ['attempts'] });
+      if (jobs.length === 0) return false;
+      const answer = await client.call('jobs.completeMany', { workerId, jobs: jobs.map((j) => ({ id: j.id })) });
+      assert.deepEqual(answer.failed, []);
+      for (const j of jobs) acknowledged.add(j.id);
+      return true;
+    });
   };
   await Promise.all([worker('batch-1'), worker('batch-2')]);
-  assert.ok(killed, 'the daemon was killed mid-drain');
+  assert.ok(kill.killed(), 'the daemon was killed mid-drain');
 
   await daemon.restart();
   const client = await daemon.client();
