@@ -96,12 +96,16 @@ socket.on('connect', async () => {
     const inFlight = [];
     // Two claim loops share the connection, so one claim is always on its way while the other's
     // jobs are being completed.
+    // As the drain below: the fields a worker reads and jobs.completeMany, or an older daemon's way.
+    const each = (await ask('jobs.completeMany', {})).error?.code === -32601;
+    const lean = each ? {} : { fields: ['kind', 'payload', 'attempts'] };
     const lane = async () => {
       while (completed < cfg.n) {
-        const { jobs } = await call('jobs.claim', { workerId: cfg.workerId, queues: [cfg.queue], max: cfg.max, waitMs: 200 });
+        const { jobs } = await call('jobs.claim', { workerId: cfg.workerId, queues: [cfg.queue], max: cfg.max, waitMs: 200, ...lean });
         if (jobs.length === 0) continue;
         // Completing and claiming again go out together; one connection's requests run in order.
-        inFlight.push(batch(jobs.map((j) => ['jobs.complete', { id: j.id, workerId: cfg.workerId }])));
+        if (each) inFlight.push(batch(jobs.map((j) => ['jobs.complete', { id: j.id, workerId: cfg.workerId }])));
+        else inFlight.push(call('jobs.completeMany', { workerId: cfg.workerId, jobs: jobs.map((j) => ({ id: j.id })) }));
         completed += jobs.length;
       }
     };

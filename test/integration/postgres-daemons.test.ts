@@ -47,14 +47,19 @@ async function query<T extends pg.QueryResultRow>(url: string, sql: string, valu
 }
 
 /** A worker on `client`: claims up to 50 at a time, completes each, until `stop` says so. */
-async function work(client: SpoolClient, workerId: string, queue: string, seen: Map<string, string>, duplicates: string[], stop: () => boolean): Promise<void> {
+/** A worker's loop; `batched` claims only the fields it reads and completes with one jobs.completeMany. */
+async function work(client: SpoolClient, workerId: string, queue: string, seen: Map<string, string>, duplicates: string[], stop: () => boolean, batched = false): Promise<void> {
   while (!stop()) {
-    const { jobs } = await client.call('jobs.claim', { workerId, queues: [queue], kinds: ['noop'], max: 50, waitMs: 200 }, { timeoutMs: 10_000 });
+    const { jobs } = await client.call('jobs.claim', { workerId, queues: [queue], kinds: ['noop'], max: 50, waitMs: 200, ...(batched ? { fields: ['attempts'] } : {}) }, { timeoutMs: 10_000 });
     for (const job of jobs) {
       if (seen.has(job.id)) duplicates.push(job.id);
       seen.set(job.id, workerId);
     }
-    await Promise.all(jobs.map((job) => client.call('jobs.complete', { id: job.id, workerId, result: null })));
+    if (!batched) await Promise.all(jobs.map((job) => client.call('jobs.complete', { id: job.id, workerId, result: null })));
+    else if (jobs.length > 0) {
+      const done = await client.call('jobs.completeMany', { workerId, jobs: jobs.map((job) => ({ id: job.id })) }, { timeoutMs: 10_000 });
+      assert.deepEqual([done.completed, done.failed], [jobs.length, []]);
+    }
   }
 }
 
@@ -70,7 +75,8 @@ test('three daemons on one database: 10,000 jobs, workers on all three, each job
   const seen = new Map<string, string>();
   const duplicates: string[] = [];
   const started = performance.now();
-  const workers = clients.flatMap((client, d) => [0, 1].map((w) => work(client, `worker-${d}-${w}`, 'team', seen, duplicates, () => seen.size >= 10_000)));
+  // One worker on each daemon completes its batches with jobs.completeMany, the other job by job.
+  const workers = clients.flatMap((client, d) => [0, 1].map((w) => work(client, `worker-${d}-${w}`, 'team', seen, duplicates, () => seen.size >= 10_000, w === 1)));
   await Promise.all(workers);
   const ms = performance.now() - started;
   console.log(`three daemons drained 10,000 jobs in ${Math.round(ms)} ms`);
