@@ -9,6 +9,7 @@ import { test } from 'node:test';
 import { Engine } from '../../daemon/engine';
 import { postgresStore } from '../../daemon/storage/postgres';
 import { FakeClock } from '../helpers/engineTest';
+import pg from 'pg';
 import { sharedPostgres } from '../helpers/postgres';
 
 test('one daemon holds the maintenance lease; another takes it only once it has run out, or been given up', async (t) => {
@@ -51,4 +52,31 @@ test('daemons racing for a free or run-out lease elect exactly one, round after 
     assert.equal(won.filter(Boolean).length, 1, `round ${round}: ${won.filter(Boolean).length} leaders`);
     clock.advance(5001);
   }
+});
+
+test('a follower asking while the holder renews is answered at once: it does not wait for the holder\'s row lock', async (t) => {
+  const url = await (await sharedPostgres()).database(t);
+  const clock = new FakeClock();
+  const open = (): Engine => {
+    const engine = new Engine({ store: postgresStore({ url, poolSize: 2 }), now: clock.now });
+    t.after(() => engine.close());
+    return engine;
+  };
+  const [a, b] = [open(), open()];
+  assert.equal(await a.holdLeadership('maintenance', 'daemon-a', 5000), true);
+  // The holder's renewal, caught mid-transaction: its row stays locked until it commits.
+  const holder = new pg.Client({ connectionString: url });
+  // The database is dropped (its connections ended) when the test ends.
+  holder.on('error', () => undefined);
+  await holder.connect();
+  await holder.query('BEGIN');
+  await holder.query(`UPDATE leaders SET expires_at = expires_at + 1000 WHERE role = 'maintenance'`);
+  const asked = performance.now();
+  const answer = await Promise.race([
+    b.holdLeadership('maintenance', 'daemon-b', 5000),
+    new Promise<'waited'>((resolve) => setTimeout(() => resolve('waited'), 10_000).unref()),
+  ]);
+  await holder.query('COMMIT');
+  await holder.end();
+  assert.equal(answer, false, `the follower is told the lease is held, without waiting (${Math.round(performance.now() - asked)} ms)`);
 });
