@@ -147,6 +147,16 @@ export async function runLatencyBench(options: Options = {}): Promise<BenchFigur
     figures.push({ name: `${name} p99`, value: Number(p99.toFixed(2)), unit: 'ms', target: `< ${target}`, met: p99 < target });
   };
   log(`Wake latency: enqueue → a waiting claim's answer; ${rounds} round(s)${baseline ? `, interleaved with the baseline ${baseline}` : ''}; load ${load()} at the start`);
+  let server: PgServer | null = null;
+  // Interrupted (Ctrl-C, SIGTERM): no daemon, client, server or folder of this run is left behind.
+  const onSignal = (signal: NodeJS.Signals): void => {
+    killBenchProcesses();
+    server?.destroy();
+    fs.rmSync(dir, { recursive: true, force: true });
+    process.exit(128 + (os.constants.signals[signal] ?? 2));
+  };
+  const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+  for (const signal of signals) process.once(signal, onSignal);
   try {
     // SQLite.
     const sqlite = new Map<string, Figures>(builds.map(([name]) => [name, new Figures()]));
@@ -173,7 +183,8 @@ export async function runLatencyBench(options: Options = {}): Promise<BenchFigur
     if (missing !== null) {
       log(`  PostgreSQL: skipped (${missing})`);
     } else {
-      const server = await PgServer.start({ ...PG_BENCH_SETTINGS });
+      const pgServer = await PgServer.start({ ...PG_BENCH_SETTINGS });
+      server = pgServer;
       try {
         const daemonsOn: DaemonsOn = async (url, n, daemonScript) => {
           const list: BenchDaemon[] = [];
@@ -192,9 +203,9 @@ export async function runLatencyBench(options: Options = {}): Promise<BenchFigur
         let afterDrain = 0;
         for (let round = 0; round < rounds; round += 1) {
           for (const [build, daemonScript] of order(round)) {
-            const quiet = await crossDaemonLatency(await server.database(), daemonsOn, stopAll, client, pgSamples, { script: daemonScript });
+            const quiet = await crossDaemonLatency(await pgServer.database(), daemonsOn, stopAll, client, pgSamples, { script: daemonScript });
             const [q50, q99] = idle.get(build)?.add(quiet.samples) ?? [NaN, NaN];
-            const loaded = await crossDaemonLatency(await server.database(), daemonsOn, stopAll, client, pgSamples, { script: daemonScript, underDrain: true });
+            const loaded = await crossDaemonLatency(await pgServer.database(), daemonsOn, stopAll, client, pgSamples, { script: daemonScript, underDrain: true });
             const [b50, b99] = busy.get(build)?.add(loaded.samples) ?? [NaN, NaN];
             afterDrain += loaded.afterDrain ?? 0;
             log(
@@ -207,10 +218,12 @@ export async function runLatencyBench(options: Options = {}): Promise<BenchFigur
         report('PostgreSQL enqueue on A → waiting claim on B, under the drain', busy, 20);
         if (afterDrain > 0) log(`  ${afterDrain} sample(s) came after their drain had ended and are left out of the figures under the drain.`);
       } finally {
-        server.destroy();
+        pgServer.destroy();
+        server = null;
       }
     }
   } finally {
+    for (const signal of signals) process.off(signal, onSignal);
     await Promise.all(started.map((d) => d.stop()));
     killBenchProcesses();
     fs.rmSync(dir, { recursive: true, force: true });

@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: prints the versions measured, then the engine benchmark (in-process) and the
  * daemon benchmark (over the socket), then the language server's. SPOOL_BENCH_QUICK=1 makes a fast,
- * smaller run; SPOOL_BENCH_PART=engine, =daemon, =apply, =lsp, =dependencies, =groups, =postgres, =bullmq, =shell, =memory, =history, =ageing, =editor or =dashboard runs only that part.
+ * smaller run; SPOOL_BENCH_PART=engine, =daemon, =apply, =lsp, =dependencies, =groups, =postgres, =bullmq, =shell, =memory, =latency, =history, =ageing, =editor or =dashboard runs only that part.
  *
  * `npm run bench -- compare --old <dir-or-ref> …` compares two builds' daemons instead, in one
  * interleaved run (compare.ts); `npm run bench -- --help` says how.
