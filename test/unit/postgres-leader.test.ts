@@ -5,14 +5,15 @@
  * with a clock the test moves.
  */
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import { Engine } from '../../daemon/engine';
 import { postgresStore } from '../../daemon/storage/postgres';
 import { FakeClock } from '../helpers/engineTest';
 import pg from 'pg';
 import { sharedPostgres } from '../helpers/postgres';
 
-test('one daemon holds the maintenance lease; another takes it only once it has run out, or been given up', async (t) => {
+/** A database of the test's own and a way to open engines on it (closed when the test ends), on one fake clock. */
+async function engines(t: TestContext): Promise<{ url: string; clock: FakeClock; open: () => Engine }> {
   const url = await (await sharedPostgres()).database(t);
   const clock = new FakeClock();
   const open = (): Engine => {
@@ -20,6 +21,11 @@ test('one daemon holds the maintenance lease; another takes it only once it has 
     t.after(() => engine.close());
     return engine;
   };
+  return { url, clock, open };
+}
+
+test('one daemon holds the maintenance lease; another takes it only once it has run out, or been given up', async (t) => {
+  const { clock, open } = await engines(t);
   const [a, b] = [open(), open()];
   const TTL = 5000;
 
@@ -55,13 +61,7 @@ test('daemons racing for a free or run-out lease elect exactly one, round after 
 });
 
 test('a follower asking while the holder renews is answered at once: it does not wait for the holder\'s row lock', async (t) => {
-  const url = await (await sharedPostgres()).database(t);
-  const clock = new FakeClock();
-  const open = (): Engine => {
-    const engine = new Engine({ store: postgresStore({ url, poolSize: 2 }), now: clock.now });
-    t.after(() => engine.close());
-    return engine;
-  };
+  const { url, open } = await engines(t);
   const [a, b] = [open(), open()];
   assert.equal(await a.holdLeadership('maintenance', 'daemon-a', 5000), true);
   // The holder's renewal, caught mid-transaction: its row stays locked until it commits.
