@@ -11,30 +11,18 @@
  * process). Medians of the rounds, with the range; it needs `bash scripts/e2e-setup.sh` once, and
  * is skipped without it.
  *
- * Exit status: 0 every target met, 2 a target missed, 3 skipped (code-server or Chromium missing).
+ * Exit status: see ./editorProgram.ts.
  */
 import Database from 'better-sqlite3';
 import type { Frame, Page } from 'playwright-core';
-import { startDaemon } from '../test/helpers/daemon';
-import { openVsCode, waitFor } from '../test/e2e/harness';
+import { waitFor } from '../test/e2e/harness';
 import { dashboardFrame } from '../test/e2e/support/dashboard';
-import { median } from '../test/e2e/support/editorTiming';
-import { codeServerEntry } from '../test/e2e/support/paths';
 import { openSpoolView, openWorkbench, rowAt, runCommand } from '../test/e2e/support/workbench';
 import { bucketOf, DAY_MS, HOUR_MS, MINUTE_MS } from '../daemon/engine/history';
+import { figure, ROUNDS, runEditorProgram } from './editorProgram';
 
-const QUICK = process.env['SPOOL_BENCH_QUICK'] === '1';
-const ROUNDS = QUICK ? 3 : 7;
 const QUEUES = 20;
 const DAYS = 7;
-
-function figure(name: string, times: number[], targetMs: number | null): boolean {
-  const m = median(times);
-  const met = targetMs === null || m < targetMs;
-  const target = targetMs === null ? '' : `   target < ${targetMs} ms ${met ? 'met' : 'MISSED'}`;
-  console.log(`  ${name.padEnd(44)} ${String(m).padStart(5)} ms median (range ${Math.min(...times)}–${Math.max(...times)} ms: ${times.join(', ')})${target}`);
-  return met;
-}
 
 /** A histogram of `n` times around `ms`, as the daemon stores it. */
 function histogram(n: number, ms: number): string {
@@ -106,70 +94,50 @@ async function drawnAfter(page: Page, since: number, frame?: Frame): Promise<num
   );
 }
 
-async function main(): Promise<number> {
-  try {
-    codeServerEntry();
-  } catch (error) {
-    console.log(`Dashboard: skipped: ${(error as Error).message}`);
-    return 3;
-  }
-  console.log(`Dashboard in VS Code (code-server, headless Chromium): ${DAYS} days of history for ${QUEUES} queues, ${ROUNDS} rounds each`);
-  const daemon = await startDaemon();
-  try {
+runEditorProgram(
+  'Dashboard',
+  `Dashboard in VS Code (code-server, headless Chromium): ${DAYS} days of history for ${QUEUES} queues, ${ROUNDS} rounds each`,
+  async (daemon) => {
     const client = await daemon.client();
     const queues = Array.from({ length: QUEUES }, (_, i) => `q${String(i + 1).padStart(2, '0')}`);
     for (const queue of queues) await client.call('jobs.enqueue', { queue, kind: 'k', payload: null, delayMs: DAY_MS });
     const seeded = seedHistory(daemon.dbPath, queues, Date.now());
     console.log(`  ${seeded.toLocaleString('en-US')} history rows written`);
-    const vscode = await openVsCode({ settings: { 'spool.socketPath': daemon.socketPath, 'spool.autoStartDaemon': false } });
-    try {
-      const page = await openWorkbench(vscode);
-      // The dashboard's command is offered once the extension is connected to the daemon.
-      await openSpoolView(page);
-      await rowAt(page, 1, 'q01 ').waitFor({ timeout: 60_000 });
-      const open: number[] = [];
-      const day: number[] = [];
-      const week: number[] = [];
-      // One open first, not counted: the first webview of a window starts without the delay the others have.
-      for (let round = 0; round <= ROUNDS; round++) {
-        await page.keyboard.press('F1');
-        const input = page.locator('.quick-input-widget .quick-input-box input');
-        await input.waitFor({ timeout: 15_000 });
-        await input.fill('>Spool: Open Dashboard');
-        const entry = page.locator('.quick-input-widget .monaco-list-row[aria-label^="Spool: Open Dashboard"]').first();
-        await entry.waitFor({ timeout: 15_000 });
-        const t0 = Date.now();
-        await entry.click();
-        const drawn = await drawnAfter(page, t0);
-        const frame = await dashboardFrame(page);
-        const t1 = Date.now();
-        await frame.locator('button[data-range="day"]').click();
-        const dayDrawn = await drawnAfter(page, t1, frame);
-        const t2 = Date.now();
-        await frame.locator('button[data-range="week"]').click();
-        const weekDrawn = await drawnAfter(page, t2, frame);
-        if (round > 0) {
-          open.push(drawn - t0);
-          day.push(dayDrawn - t1);
-          week.push(weekDrawn - t2);
-        }
-        await runCommand(page, 'View: Close All Editors');
-        await waitFor('the dashboard to close', async () => (await page.locator('.editor-group-container .tab').count()) === 0, { timeoutMs: 15_000 });
+  },
+  async (vscode) => {
+    const page = await openWorkbench(vscode);
+    // The dashboard's command is offered once the extension is connected to the daemon.
+    await openSpoolView(page);
+    await rowAt(page, 1, 'q01 ').waitFor({ timeout: 60_000 });
+    const open: number[] = [];
+    const day: number[] = [];
+    const week: number[] = [];
+    // One open first, not counted: the first webview of a window starts without the delay the others have.
+    for (let round = 0; round <= ROUNDS; round++) {
+      await page.keyboard.press('F1');
+      const input = page.locator('.quick-input-widget .quick-input-box input');
+      await input.waitFor({ timeout: 15_000 });
+      await input.fill('>Spool: Open Dashboard');
+      const entry = page.locator('.quick-input-widget .monaco-list-row[aria-label^="Spool: Open Dashboard"]').first();
+      await entry.waitFor({ timeout: 15_000 });
+      const t0 = Date.now();
+      await entry.click();
+      const drawn = await drawnAfter(page, t0);
+      const frame = await dashboardFrame(page);
+      const t1 = Date.now();
+      await frame.locator('button[data-range="day"]').click();
+      const dayDrawn = await drawnAfter(page, t1, frame);
+      const t2 = Date.now();
+      await frame.locator('button[data-range="week"]').click();
+      const weekDrawn = await drawnAfter(page, t2, frame);
+      if (round > 0) {
+        open.push(drawn - t0);
+        day.push(dayDrawn - t1);
+        week.push(weekDrawn - t2);
       }
-      const met = [figure('open the dashboard, charts of the last hour', open, 500), figure('switch to the last day (1,440 points a queue)', day, null), figure('switch to the last week (168 points a queue)', week, null)];
-      return met.every(Boolean) ? 0 : 2;
-    } finally {
-      await vscode.close();
+      await runCommand(page, 'View: Close All Editors');
+      await waitFor('the dashboard to close', async () => (await page.locator('.editor-group-container .tab').count()) === 0, { timeoutMs: 15_000 });
     }
-  } finally {
-    await daemon.dispose();
-  }
-}
-
-main().then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    console.error(`Dashboard benchmark failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-    process.exit(1);
+    return [figure('open the dashboard, charts of the last hour', open, 500, 44), figure('switch to the last day (1,440 points a queue)', day, null, 44), figure('switch to the last week (168 points a queue)', week, null, 44)];
   },
 );
