@@ -78,23 +78,9 @@ test('a claim stops after the job that crosses the answer budget, and the rest s
   // A budget smaller than one job still takes one: a claim never comes back empty for its size.
   const one = store.write(() => store.claims.claimJobs({ queue: 'q', kinds: KINDS, limit: 10, workerId: 'w', now, budget: 1, room: null, peeked: false }));
   assert.deepEqual(one.jobs.map((j) => j.id), [inserted[2]?.id]);
-  // Without a lower budget, a claim above UNBUDGETED_CLAIM_MAX is taken in shares and takes all.
+  // Without a lower budget, a claim above UNBUDGETED_CLAIM_MAX uses the budgeted statement and takes all.
   assert.ok(UNBUDGETED_CLAIM_MAX < 100);
   const rest = store.write(() => store.claims.claimJobs({ queue: 'q', kinds: KINDS, limit: 100, workerId: 'w', now, budget: CLAIM_ANSWER_BUDGET, room: null, peeked: false }));
   assert.deepEqual(rest.jobs.map((j) => j.id), inserted.slice(3).map((j) => j.id));
   assert.equal(rest.chars, 7000);
-});
-
-test('a claim larger than one share takes the first jobs in claim order, across priorities, and leaves the rest queued', async (t) => {
-  const store = openStore(t);
-  const inserted = jobs(150, 10).map((job, i) => ({ ...job, priority: i % 5 }));
-  store.write(() => store.jobs.jobInsertMany(inserted));
-  const order = [...inserted].sort((a, b) => b.priority - a.priority || (a.id < b.id ? -1 : 1)).map((j) => j.id);
-  const now = Date.now();
-  assert.ok(UNBUDGETED_CLAIM_MAX < 100);
-  const first = store.write(() => store.claims.claimJobs({ queue: 'q', kinds: KINDS, limit: 100, workerId: 'w', now, budget: CLAIM_ANSWER_BUDGET, room: null, peeked: false }));
-  assert.deepEqual(first.jobs.map((j) => j.id), order.slice(0, 100));
-  assert.equal(first.chars, 1000);
-  const rest = store.write(() => store.claims.claimJobs({ queue: 'q', kinds: KINDS, limit: 100, workerId: 'w', now, budget: CLAIM_ANSWER_BUDGET, room: null, peeked: false }));
-  assert.deepEqual(rest.jobs.map((j) => j.id), order.slice(100));
 });

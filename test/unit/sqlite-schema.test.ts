@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import type { SqliteStore } from '../../daemon/storage/sqlite';
 import { openSqliteEngine, sqliteEngine } from '../helpers/sqliteEngine';
-import { CLAIM_SELECT_FOR_PLAN, WEIGHTED_CLAIM_SELECT_FOR_PLAN } from '../../daemon/storage/sqlite/database';
+import { BUDGETED_CLAIM_SELECT_FOR_PLAN, CLAIM_SELECT_FOR_PLAN, WEIGHTED_CLAIM_SELECT_FOR_PLAN } from '../../daemon/storage/sqlite/database';
 import { openDatabase } from '../../daemon/storage/sqlite/db';
 import { GROUP_CLAIM_SQL_FOR_PLAN } from '../../daemon/storage/sqlite/groups';
 import { listSql } from '../../daemon/storage/sqlite/list';
@@ -35,8 +35,11 @@ test('the claim query walks the claim index in order, with no temp B-tree sort, 
   }
   const include = CLAIM_SELECT_FOR_PLAN.replace('kind NOT IN', 'kind IN');
   assert.doesNotMatch(plan(db, include, { queue: 'a', now: Date.now(), limit: 10, kinds: '["k"]' }), /TEMP B-TREE/);
-  // The running sum of weight of a claim bounded by a concurrency or a capacity walks the same
-  // index in the same order: no sort either.
+  // The running sum of a large claim walks the same index in the same order: no sort either.
+  const budgeted = plan(db, BUDGETED_CLAIM_SELECT_FOR_PLAN, { queue: 'a', now: Date.now(), limit: 100, kinds: '[]', budget: 1000 });
+  assert.match(budgeted, /USING (COVERING )?INDEX jobs_claim \(queue=\?\)/, budgeted);
+  assert.doesNotMatch(budgeted, /TEMP B-TREE/, budgeted);
+  // So does the running sum of weight of a claim bounded by a concurrency or a capacity.
   const weighted = plan(db, WEIGHTED_CLAIM_SELECT_FOR_PLAN, { queue: 'a', now: Date.now(), limit: 100, kinds: '[]', budget: 1000, room: 10 });
   assert.match(weighted, /USING (COVERING )?INDEX jobs_claim \(queue=\?\)/, weighted);
   assert.doesNotMatch(weighted, /TEMP B-TREE/, weighted);

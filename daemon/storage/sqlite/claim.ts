@@ -39,7 +39,7 @@ import { mapJob } from '../mappers';
 import type { QueueStatements } from './queues';
 import type { WorkerStatements } from './workers';
 import type { StoredQueue } from '../statements/queues';
-import { ArrayRows, int, text, textOrNull, toRow, type Row } from './row';
+import { ArrayRows, int, text, textOrNull, toRow } from './row';
 import { CLAIM_ANSWER_BUDGET, compareClaimOrder, type ClaimCandidate, type ClaimJobs, type ClaimQueue, type ClaimStart, type ClaimedJobs, type ClaimSql, type KindFilter } from '../statements/claim';
 
 export { CLAIM_ANSWER_BUDGET, compareClaimOrder, type ClaimedJobs, type KindFilter } from '../statements/claim';
@@ -57,30 +57,26 @@ const ORDER = `ORDER BY priority DESC, run_at, id LIMIT +@limit`;
 const INCLUDE = `AND kind IN (SELECT value FROM json_each(@kinds))`;
 const EXCLUDE = `AND kind NOT IN (SELECT value FROM json_each(@kinds))`;
 
-/** The most characters one claimed job adds to the answer: payload and checkpoint are each limited to LIMITS.maxPayloadBytes. */
-const MAX_JOB_CHARS = 2 * LIMITS.maxPayloadBytes;
-
 /**
- * Claims of at most this many jobs cannot reach the whole budget, so they skip the running sum,
- * which costs a claim of 50 about twice the time of its SELECT.
+ * Claims of at most this many jobs cannot reach the budget (payload and checkpoint are each
+ * limited to LIMITS.maxPayloadBytes), so they skip the running sum, which costs a claim of 50
+ * about twice the time of its SELECT.
  */
-export const UNBUDGETED_CLAIM_MAX = Math.floor(CLAIM_ANSWER_BUDGET / MAX_JOB_CHARS);
-
-/**
- * How many jobs a claim may take without the running sum when `left` characters of the budget
- * remain: as many as keep every job's predecessors under the budget even if each were as large
- * as a job can be (at least one while any budget is left, none once it is spent).
- */
-function unbudgetedShare(left: number): number {
-  return left <= 0 ? 0 : Math.floor((left - 1) / MAX_JOB_CHARS) + 1;
-}
+export const UNBUDGETED_CLAIM_MAX = Math.floor(CLAIM_ANSWER_BUDGET / (2 * LIMITS.maxPayloadBytes));
 
 /** The characters a claimed job adds to the answer, as the budget counts them. */
 const ANSWER_CHARS = `length(payload) + coalesce(length(checkpoint), 0)`;
 
-/** The ids to claim: the first `@limit` due jobs in claim order. */
-function claimIdsSql(kindClause: string): string {
-  return `SELECT id FROM jobs INDEXED BY jobs_claim WHERE ${DUE} ${kindClause} ${ORDER}`;
+/**
+ * The ids to claim. With a budget, a running sum over the same ordered walk keeps each job whose
+ * predecessors stayed under `@budget` (so at least one job, and at most one past the budget).
+ */
+function claimIdsSql(kindClause: string, budgeted: boolean): string {
+  if (!budgeted) return `SELECT id FROM jobs INDEXED BY jobs_claim WHERE ${DUE} ${kindClause} ${ORDER}`;
+  return `SELECT id FROM (
+      SELECT id, sum(${ANSWER_CHARS}) OVER (ORDER BY priority DESC, run_at, id ROWS UNBOUNDED PRECEDING) - (${ANSWER_CHARS}) AS before
+      FROM jobs INDEXED BY jobs_claim WHERE ${DUE} ${kindClause} ${ORDER})
+    WHERE before < @budget`;
 }
 
 /**
@@ -100,7 +96,7 @@ function weightedClaimIdsSql(kindClause: string): string {
  * A claim bounded by `@room` weight: one job (the next in claim order, if it fits), or a batch.
  */
 function weightedClaimSql(kindClause: string, single: boolean): string {
-  const where = single ? `id = (${claimIdsSql(kindClause)}) AND weight <= @room` : `id IN (${weightedClaimIdsSql(kindClause)})`;
+  const where = single ? `id = (${claimIdsSql(kindClause, false)}) AND weight <= @room` : `id IN (${weightedClaimIdsSql(kindClause)})`;
   return `
     UPDATE jobs SET claimed_from = state, state = 'running', attempts = attempts + 1, runs = runs + 1, worker_id = @workerId,
       lease_expires_at = @now + timeout_ms, started_at = @now, finished_at = NULL,
@@ -114,12 +110,12 @@ function weightedClaimSql(kindClause: string, single: boolean): string {
  * statement (≈37 µs against ≈170 µs of CPU): SQLite materializes an IN list into an ephemeral
  * table first, which a batch amortizes and a single claim pays in full.
  */
-function claimSql(kindClause: string, single: boolean): string {
+function claimSql(kindClause: string, single: boolean, budgeted = false): string {
   return `
     UPDATE jobs SET claimed_from = state, state = 'running', attempts = attempts + 1, runs = runs + 1, worker_id = @workerId,
       lease_expires_at = @now + timeout_ms, started_at = @now, finished_at = NULL,
       progress = NULL, progress_message = NULL, cancel_requested = 0, expire_at = NULL, paused_at = NULL, updated_at = @now
-    WHERE id ${single ? '=' : 'IN'} (${claimIdsSql(kindClause)})
+    WHERE id ${single ? '=' : 'IN'} (${claimIdsSql(kindClause, budgeted)})
     RETURNING *`;
 }
 
@@ -128,15 +124,19 @@ function peekSql(kindClause: string): string {
 }
 
 /** The SELECT a claim runs, for the query-plan test. */
-export const CLAIM_SELECT_FOR_PLAN = claimIdsSql(EXCLUDE);
+export const CLAIM_SELECT_FOR_PLAN = claimIdsSql(EXCLUDE, false);
 /** The SELECT of a batch claim bounded by weight, for the query-plan test. */
 export const WEIGHTED_CLAIM_SELECT_FOR_PLAN = weightedClaimIdsSql(EXCLUDE);
+/** The same with the answer budget (claims of more than UNBUDGETED_CLAIM_MAX jobs). */
+export const BUDGETED_CLAIM_SELECT_FOR_PLAN = claimIdsSql(EXCLUDE, true);
 
 export class ClaimStatements implements ClaimSql {
   private readonly claimInclude;
   private readonly claimExclude;
   private readonly claimOneInclude;
   private readonly claimOneExclude;
+  private readonly claimBudgetedInclude;
+  private readonly claimBudgetedExclude;
   private readonly weightedOneInclude;
   private readonly weightedOneExclude;
   private readonly weightedInclude;
@@ -159,6 +159,8 @@ export class ClaimStatements implements ClaimSql {
     this.claimExclude = new ArrayRows(db.prepare(claimSql(EXCLUDE, false)), 'job');
     this.claimOneInclude = new ArrayRows(db.prepare(claimSql(INCLUDE, true)), 'job');
     this.claimOneExclude = new ArrayRows(db.prepare(claimSql(EXCLUDE, true)), 'job');
+    this.claimBudgetedInclude = new ArrayRows(db.prepare(claimSql(INCLUDE, false, true)), 'job');
+    this.claimBudgetedExclude = new ArrayRows(db.prepare(claimSql(EXCLUDE, false, true)), 'job');
     this.weightedOneInclude = new ArrayRows(db.prepare(weightedClaimSql(INCLUDE, true)), 'job');
     this.weightedOneExclude = new ArrayRows(db.prepare(weightedClaimSql(EXCLUDE, true)), 'job');
     this.weightedInclude = new ArrayRows(db.prepare(weightedClaimSql(INCLUDE, false)), 'job');
@@ -213,33 +215,32 @@ export class ClaimStatements implements ClaimSql {
     const { queue, kinds, limit, workerId, now, budget } = p;
     const room = p.peeked ? null : p.room;
     const include = 'include' in kinds;
-    const kindList = JSON.stringify(include ? kinds.include : kinds.exclude);
+    const budgeted = limit > UNBUDGETED_CLAIM_MAX || budget < CLAIM_ANSWER_BUDGET;
+    const weighted = room !== null;
+    const stmt = weighted
+      ? limit === 1
+        ? include
+          ? this.weightedOneInclude
+          : this.weightedOneExclude
+        : include
+          ? this.weightedInclude
+          : this.weightedExclude
+      : budgeted
+      ? include
+        ? this.claimBudgetedInclude
+        : this.claimBudgetedExclude
+      : include
+        ? limit === 1
+          ? this.claimOneInclude
+          : this.claimInclude
+        : limit === 1
+          ? this.claimOneExclude
+          : this.claimExclude;
+    const list = include ? kinds.include : kinds.exclude;
     this.delayed.noteWrite(now);
-    let rows: Row[];
+    const rows = stmt.all({ queue, now, limit, workerId, kinds: JSON.stringify(list), ...(weighted ? (limit === 1 ? { room } : { room, budget }) : budgeted ? { budget } : {}) });
     let chars = 0;
-    if (room !== null) {
-      const stmt = limit === 1 ? (include ? this.weightedOneInclude : this.weightedOneExclude) : include ? this.weightedInclude : this.weightedExclude;
-      rows = stmt.all({ queue, now, limit, workerId, kinds: kindList, ...(limit === 1 ? { room } : { room, budget }) });
-      for (const row of rows) chars += text(row, 'payload').length + (textOrNull(row, 'checkpoint')?.length ?? 0);
-    } else {
-      // The answer budget without the running sum (which costs a claim of 100 jobs about 17 µs a
-      // job, more than the rest of the claim): shares of the claim, each small enough that it
-      // cannot cross the budget left, run in turn until the limit, the budget or the due jobs
-      // run out. A claim of 100 is two statements; the jobs taken are the ones the running sum
-      // would have kept, in the same order.
-      rows = [];
-      while (rows.length < limit) {
-        const share = Math.min(limit - rows.length, unbudgetedShare(budget - chars));
-        if (share === 0) break;
-        const stmt = include ? (share === 1 ? this.claimOneInclude : this.claimInclude) : share === 1 ? this.claimOneExclude : this.claimExclude;
-        const taken = stmt.all({ queue, now, limit: share, workerId, kinds: kindList });
-        for (const row of taken) {
-          chars += text(row, 'payload').length + (textOrNull(row, 'checkpoint')?.length ?? 0);
-          rows.push(row);
-        }
-        if (taken.length < share) break;
-      }
-    }
+    for (const row of rows) chars += text(row, 'payload').length + (textOrNull(row, 'checkpoint')?.length ?? 0);
     // SET expressions read the row as it was, so claimed_from holds the state each job left.
     let fromRetrying = 0;
     for (const row of rows) if (text(row, 'claimed_from') === 'retrying') fromRetrying += 1;

@@ -224,7 +224,7 @@ export class SqliteDatabase {
 
 export type { Db } from './db';
 export type { WalCheckpointStatus } from './walCheckpoints';
-export { CLAIM_ANSWER_BUDGET, CLAIM_SELECT_FOR_PLAN, WEIGHTED_CLAIM_SELECT_FOR_PLAN, UNBUDGETED_CLAIM_MAX, compareClaimOrder, type ClaimedJobs, type KindFilter } from './claim';
+export { BUDGETED_CLAIM_SELECT_FOR_PLAN, CLAIM_ANSWER_BUDGET, CLAIM_SELECT_FOR_PLAN, WEIGHTED_CLAIM_SELECT_FOR_PLAN, UNBUDGETED_CLAIM_MAX, compareClaimOrder, type ClaimedJobs, type KindFilter } from './claim';
 export { limitColumns, withCounts } from './queues';
 export type { JobInsert } from './jobs';
 
