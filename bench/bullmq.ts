@@ -22,7 +22,7 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { VERSION } from '../shared/protocol/version';
-import { killBenchProcesses, launchDaemon, runClient, writeClientScript, type BenchClient } from './daemon';
+import { killBenchProcesses, launchDaemon, measure, runClient, settled, writeClientScript, type BenchClient } from './daemon';
 import type { BenchFigure } from './figure';
 
 const JOBS = 20_000;
@@ -93,7 +93,8 @@ async function startRedis(dir: string): Promise<{ port: number; stop(): Promise<
   };
 }
 
-type Scenario = (round: number) => Promise<number>;
+/** A round's rate, and for a Spool daemon its CPU per job while draining (from /proc, which the machine's load moves less than the rate). */
+type Scenario = (round: number) => Promise<{ rate: number; cpuUsPerJob?: number }>;
 
 export async function runBullmqBench(options: Options = {}): Promise<BenchFigure[]> {
   const log = options.log ?? ((line: string) => console.log(line));
@@ -113,12 +114,14 @@ export async function runBullmqBench(options: Options = {}): Promise<BenchFigure
     const daemon = await launchDaemon({ daemonScript: daemonProgram, dir, name: `${label}-${round}` });
     try {
       await client({ role: 'enqueue', socket: daemon.socketPath, n: JOBS, window: 4, batch: BATCH, queue: 'bench' });
+      await settled(daemon.pid);
+      const cpu = measure(daemon.pid);
       const t0 = performance.now();
       const drained = (await Promise.all([0, 1].map((i) => client({ role: 'drain', socket: daemon.socketPath, max: 100, queue: 'bench', workerId: `w${i}`, lanes: 1, waitMs: 0 })))) as { completed: number }[];
       const ms = performance.now() - t0;
       const total = drained.reduce((a, r) => a + r.completed, 0);
       if (total !== JOBS) throw new Error(`Spool drained ${total} jobs of ${JOBS}`);
-      return (JOBS / ms) * 1000;
+      return { rate: (JOBS / ms) * 1000, cpuUsPerJob: (cpu.end().daemonCpu / JOBS) * 1e6 };
     } finally {
       await daemon.stop();
     }
@@ -145,7 +148,7 @@ export async function runBullmqBench(options: Options = {}): Promise<BenchFigure
       await allDone;
       const ms = performance.now() - t0;
       await worker.close();
-      return (JOBS / ms) * 1000;
+      return { rate: (JOBS / ms) * 1000 };
     } finally {
       await queue.obliterate({ force: true });
       await queue.close();
@@ -161,15 +164,18 @@ export async function runBullmqBench(options: Options = {}): Promise<BenchFigure
   const baseline = process.env['SPOOL_BENCH_BASELINE'];
   if (baseline) scenarios.push(['Spool baseline', spoolWith(path.resolve(baseline, 'dist', 'daemon.js'), 'baseline')]);
   const rates = new Map<string, number[]>(scenarios.map(([name]) => [name, []]));
+  const cpus = new Map<string, number[]>(scenarios.map(([name]) => [name, []]));
   try {
     log(`Spool ${VERSION} on SQLite; BullMQ ${packageVersion('bullmq')} on Redis ${redis} (no persistence), loopback, Node ${process.version}`);
     log(`${JOBS.toLocaleString('en-US')} no-op jobs enqueued in batches of ${BATCH}, then drained (Spool: 2 workers claiming 100, completing each claim with jobs.completeMany; BullMQ: 1 worker, concurrency 10); ${rounds} interleaved round(s)\n`);
     for (let round = 0; round < rounds; round += 1) {
       for (let i = 0; i < scenarios.length; i += 1) {
         const [name, scenario] = scenarios[(i + round) % scenarios.length] as [string, Scenario];
-        const rate = await scenario(round);
+        const { rate, cpuUsPerJob } = await scenario(round);
         rates.get(name)?.push(rate);
-        log(`  round ${round + 1}: ${name.padEnd(16)} ${Math.round(rate).toLocaleString('en-US')} jobs/s`);
+        if (cpuUsPerJob !== undefined) cpus.get(name)?.push(cpuUsPerJob);
+        const cpuNote = cpuUsPerJob === undefined ? '' : `, daemon CPU ${cpuUsPerJob.toFixed(1)} µs a job`;
+        log(`  round ${round + 1}: ${name.padEnd(16)} ${Math.round(rate).toLocaleString('en-US')} jobs/s${cpuNote}`);
       }
     }
   } finally {
@@ -180,7 +186,9 @@ export async function runBullmqBench(options: Options = {}): Promise<BenchFigure
   log('');
   for (const [name] of scenarios) {
     const list = rates.get(name) ?? [];
-    log(`  ${name.padEnd(16)} median ${Math.round(median(list)).toLocaleString('en-US')} jobs/s (range ${Math.round(Math.min(...list)).toLocaleString('en-US')}–${Math.round(Math.max(...list)).toLocaleString('en-US')})`);
+    const cpu = cpus.get(name) ?? [];
+    const cpuNote = cpu.length === 0 ? '' : `; daemon CPU median ${median(cpu).toFixed(1)} µs a job (${Math.min(...cpu).toFixed(1)}–${Math.max(...cpu).toFixed(1)})`;
+    log(`  ${name.padEnd(16)} median ${Math.round(median(list)).toLocaleString('en-US')} jobs/s (range ${Math.round(Math.min(...list)).toLocaleString('en-US')}–${Math.round(Math.max(...list)).toLocaleString('en-US')})${cpuNote}`);
   }
   const ours = median(rates.get('Spool on SQLite') ?? []);
   const theirs = median(rates.get('BullMQ on Redis') ?? []);
