@@ -162,4 +162,22 @@ describe('remote workers', () => {
     const refused = await rejectsWith(worker.call('jobs.claim', { workerId: 'lean', queues: ['lean'], fields: ['kind', 'colour'] } as never), ErrorCode.InvalidParams, 'fields');
     assert.match(refused.message, /fields\[1\] must be one of id, queue, kind, payload/);
   });
+  test('jobs.enqueueBatch with fields sends only those fields of each job (and its id); the jobs are enqueued whole', async () => {
+    const producer = await daemon.client();
+    const { results } = await producer.call('jobs.enqueueBatch', { jobs: [{ queue: 'lean-batch', kind: 'a', payload: { n: 1 } }, { queue: 'lean-batch', kind: 'b', idempotencyKey: 'lean-batch-b' }], fields: ['id'] });
+    assert.equal(results.length, 2);
+    for (const result of results) {
+      assert.deepEqual(Object.keys(result.job), ['id']);
+      assert.equal(result.created, true);
+    }
+    const stored = (await producer.call('jobs.get', { id: results[0]!.job.id })).job;
+    assert.deepEqual([stored.kind, stored.payload, stored.state], ['a', { n: 1 }, 'queued']);
+    // An existing job (the same idempotency key) comes back cut the same way, with its reason.
+    const again = await producer.call('jobs.enqueueBatch', { jobs: [{ queue: 'lean-batch', kind: 'b', idempotencyKey: 'lean-batch-b' }], fields: ['kind', 'state'] });
+    assert.deepEqual(again.results, [{ job: { id: results[1]!.job.id, kind: 'b', state: 'queued' }, created: false, reason: 'key', existingState: 'queued' }]);
+    const refused = await rejectsWith(producer.call('jobs.enqueueBatch', { jobs: [{ queue: 'lean-batch', kind: 'c' }], fields: ['colour'] } as never), ErrorCode.InvalidParams, 'fields');
+    assert.match(refused.message, /fields\[0\] must be one of id, queue, kind, payload/);
+    const unknown = await rejectsWith(producer.call('jobs.enqueueBatch', { jobs: [{ queue: 'lean-batch', kind: 'c' }], colour: 1 } as never), ErrorCode.InvalidParams, 'colour');
+    assert.match(unknown.message, /Allowed: jobs, fields/);
+  });
 });

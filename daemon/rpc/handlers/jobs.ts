@@ -1,6 +1,7 @@
 /** Handlers of the jobs.* methods a client (not a worker) calls. */
-import type { BulkParams, BulkUpdateParams, EnqueueBatchParams, EnqueueParams, JobOutputParams, ListJobsParams, UpdateJobParams } from '../../../shared/protocol';
-import { nonEmptyString, object, optionalBoolean } from '../../../shared/domain/validate';
+import { JOB_FIELDS, type BulkParams, type BulkUpdateParams, type EnqueueBatchParams, type EnqueueParams, type JobOutputParams, type ListJobsParams, type UpdateJobParams } from '../../../shared/protocol';
+import { nonEmptyString, object, optionalBoolean, optionalChoiceList } from '../../../shared/domain/validate';
+import { pickFields } from './fields';
 import { unvalidated } from '../unvalidated';
 import type { HandlerGroup, Services } from './types';
 
@@ -36,7 +37,12 @@ export function jobHandlers(s: Services): HandlerGroup<JobMethods> {
   const { engine } = s;
   return {
     'jobs.enqueue': (params) => s.writes.enqueue(unvalidated<EnqueueParams>(params)),
-    'jobs.enqueueBatch': (params) => engine.enqueueBatch(unvalidated<EnqueueBatchParams>(params)),
+    'jobs.enqueueBatch': async (params) => {
+      const { fields: named, ...rest } = object(params, 'params', ['jobs', 'fields']);
+      const fields = optionalChoiceList(named, 'fields', JOB_FIELDS);
+      const answer = await engine.enqueueBatch(unvalidated<EnqueueBatchParams>(rest));
+      return fields === undefined ? answer : { results: answer.results.map((result) => ({ ...result, job: pickFields(result.job, fields) })) };
+    },
     'jobs.get': (params) => engine.getJob(jobId(params)),
     'jobs.history': (params) => engine.jobHistory(jobId(params)),
     'jobs.list': (params) => engine.listJobs(unvalidated<ListJobsParams>(params)),

@@ -27,6 +27,7 @@ import type { CallContext } from '../dispatch';
 import { unvalidated } from '../unvalidated';
 import { isRecord } from '../../../shared/domain/records';
 import { object, optionalChoiceList, optionalInteger } from '../../../shared/domain/validate';
+import { pickFields } from './fields';
 import type { HandlerGroup, Services } from './types';
 
 type WorkerMethods =
@@ -49,14 +50,7 @@ const CLAIM_FIELDS = ['workerId', 'queues', 'kinds', 'max', 'waitMs', 'fields'];
 /** Claimed jobs as the answer sends them: whole, or only `fields` (and the id) of each. */
 function answerOf(jobs: ClaimedJob[], fields: readonly ClaimedJobField[] | undefined): { jobs: ClaimedJob[] } {
   if (fields === undefined) return { jobs };
-  return {
-    jobs: jobs.map((job) => {
-      const picked: Record<string, unknown> = { id: job.id };
-      for (const field of fields) if (job[field] !== undefined) picked[field] = job[field];
-      // The answer's type stays ClaimedJob: the caller who named `fields` reads only those.
-      return picked as unknown as ClaimedJob;
-    }),
-  };
+  return { jobs: jobs.map((job) => pickFields(job, fields)) };
 }
 
 export function workerHandlers(s: Services): HandlerGroup<WorkerMethods> {
