@@ -78,13 +78,16 @@ function batch(calls) {
 const done = (result) => { process.stdout.write(JSON.stringify(result) + '\n'); socket.end(); process.exit(0); };
 socket.on('connect', async () => {
   if (cfg.role === 'enqueue') {
+    // A producer keeps only the ids of what it enqueued; a daemon older than jobs.enqueueBatch's
+    // fields refuses the field (an empty batch is refused either way, for its jobs or its fields).
+    const lean = cfg.batch && (await ask('jobs.enqueueBatch', { jobs: [], fields: ['id'] })).error?.data?.field !== 'fields' ? { fields: ['id'] } : {};
     const started = now();
     let sent = 0;
     const lane = async () => {
       while (sent < cfg.n) {
         const size = Math.min(cfg.batch || 1, cfg.n - sent);
         sent += size;
-        if (cfg.batch) await call('jobs.enqueueBatch', { jobs: Array.from({ length: size }, () => ({ queue: cfg.queue, kind: 'noop' })) });
+        if (cfg.batch) await call('jobs.enqueueBatch', { jobs: Array.from({ length: size }, () => ({ queue: cfg.queue, kind: 'noop' })), ...lean });
         else await call('jobs.enqueue', { queue: cfg.queue, kind: 'noop' });
       }
     };
