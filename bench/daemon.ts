@@ -197,7 +197,10 @@ export async function runDaemonBench(options: DaemonBenchOptions = {}): Promise<
   const clientScript = writeClientScript(dir);
   const client: BenchClient = (config) => runClient(clientScript, config);
   let daemonIndex = 0;
-  const daemonScript = path.join(__dirname, 'daemon.js');
+  // SPOOL_BENCH_DAEMON=<checkout> measures that build's daemon (its dist/daemon.js) instead, with
+  // these clients: run it in turn with this one's for a before-and-after.
+  const other = process.env['SPOOL_BENCH_DAEMON'];
+  const daemonScript = other ? path.resolve(other, 'dist', 'daemon.js') : path.join(__dirname, 'daemon.js');
   const startDaemon = (extraArgs: string[] = []): Promise<BenchDaemon> => launchDaemon({ daemonScript, dir, name: `d${daemonIndex++}`, extraArgs });
 
   try {

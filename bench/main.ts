@@ -31,7 +31,7 @@ const USAGE = `Spool's benchmarks.
 npm run bench                 (or node dist/bench.js, once built)
   The engine in-process, then the daemon over its socket; every figure against its target.
   SPOOL_BENCH_QUICK=1         a smaller, faster run
-  SPOOL_BENCH_PART=engine     only the engine (=daemon: only the daemon; =apply: only spool apply; =lsp: only the language server;
+  SPOOL_BENCH_PART=engine     only the engine (=daemon: only the daemon, SPOOL_BENCH_DAEMON=<checkout> that build's; =apply: only spool apply; =lsp: only the language server;
                               =dependencies: job graphs on SQLite and PostgreSQL, in-process;
                               =groups: claims in a queue with 10,000 groups against the same jobs without groups,
                                 SQLite and PostgreSQL, in-process (SPOOL_BENCH_ROUNDS=N sets the rounds, default 5;
