@@ -14,7 +14,8 @@
  * SPOOL_BENCH_BASELINE=<checkout> measures that build's daemon in the same run too, each round
  * taking turns (this build first in odd rounds, the baseline first in even ones), so that the
  * machine's load falls on both alike. SPOOL_BENCH_ROUNDS=N sets the rounds (default 4; 1 with
- * SPOOL_BENCH_QUICK=1). Skips PostgreSQL when its server programs are missing.
+ * SPOOL_BENCH_QUICK=1). Skips PostgreSQL when its server programs are missing, or with
+ * SPOOL_BENCH_LATENCY_STORES=sqlite.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -114,6 +115,7 @@ class Figures {
 
 /** Why PostgreSQL cannot be measured here (its server programs are missing), or null. */
 function postgresMissing(): string | null {
+  if (process.env['SPOOL_BENCH_LATENCY_STORES'] === 'sqlite') return 'SPOOL_BENCH_LATENCY_STORES=sqlite';
   try {
     pgBin();
     return null;

@@ -8,9 +8,18 @@
  * which was most of the daemon's p99 latency. The writer turns its automatic checkpoints off
  * (`wal_autocheckpoint = 0`) and this thread does them on the machine's other core.
  *
- * - It makes a pass every few milliseconds while commits keep coming, and sleeps without a
- *   timer while none do: the store counts its commits in shared memory and wakes the thread with
- *   `Atomics.notify`, so an idle daemon stays idle and a look costs no SQLite call at all.
+ * - It makes a pass once the WAL holds `passFrames` frames not yet in the database file (SQLite's
+ *   own threshold, 1,000 pages) or is `restartFrames` long (see below), or `maxDelayMs` after the first commit the last pass did not
+ *   see, whichever comes first; it sleeps without a timer while nothing is committed: the store
+ *   counts its commits in shared memory and wakes the thread with `Atomics.notify`, so an idle
+ *   daemon stays idle. Between passes it looks at most every `minIntervalMs`, by reading the two
+ *   counts from the WAL index (the -shm file), which costs one read and no SQLite call.
+ *   Why not a pass after every few commits: a pass that copies the whole WAL makes the writer
+ *   start it again from its beginning at its next commit, and SQLite then syncs the new WAL
+ *   header on the writer's thread (even with `synchronous=NORMAL`); each pass also syncs the
+ *   database file, and the writer's own writes can wait behind those syncs in the file system's
+ *   journal. With a pass every 5 ms that was a sync on the writer about once every 20 commits,
+ *   and most of the daemon's p99 wake-up latency (BENCHMARKS.md, "Wake latency").
  *   (Other processes writing to the file keep their own automatic checkpoints.)
  * - Each pass is a PASSIVE checkpoint: it never takes the write lock and never waits for
  *   readers, so it cannot delay a commit. It copies what it can.
@@ -22,6 +31,8 @@
  *   of waiting with the write lock held, and tries again on the next pass.
  */
 import Database from 'better-sqlite3';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
 import { workerData } from 'node:worker_threads';
 import { SLOT, STATE, type CheckpointerData } from './walCheckpointShared';
 
@@ -30,48 +41,103 @@ function run(data: CheckpointerData): void {
   // The engine may have closed before this thread finished loading: then never open the file.
   if (Atomics.compareExchange(control, SLOT.state, STATE.starting, STATE.running) !== STATE.starting) return;
   let db: Database.Database | null = null;
+  let walIndex: WalIndex | null = null;
   try {
     db = new Database(data.dbPath, { fileMustExist: true });
     db.pragma('busy_timeout = 0');
     // Rows are [busy, frames in the WAL, frames checkpointed] (see SQLite's wal_checkpoint pragma).
     const passive = db.prepare('PRAGMA wal_checkpoint(PASSIVE)').raw();
     const restart = db.prepare('PRAGMA wal_checkpoint(RESTART)').raw();
-    let seen = -1;
+    walIndex = new WalIndex(`${data.dbPath}-shm`);
+    // The commit count at the start of the last pass, and at the last look.
+    let passed = -1;
+    let looked = -1;
+    // When the oldest commit the last pass did not see must be checkpointed at the latest.
+    let dueAt = Infinity;
     // The checkpointed count SQLite reports is for the whole WAL; what a pass copied is the growth.
     let lastBackfilled = 0;
     while (Atomics.load(control, SLOT.state) === STATE.running) {
       const commits = Atomics.load(control, SLOT.commits);
-      if (commits !== seen) {
-        seen = commits;
-        let [, walFrames, backfilled] = checkpointRow(passive.get());
-        // SQLite counts for the whole WAL; a smaller count than last time means it restarted since.
-        Atomics.add(control, SLOT.frames, backfilled >= lastBackfilled ? backfilled - lastBackfilled : backfilled);
-        lastBackfilled = backfilled;
-        if (walFrames >= data.restartFrames && checkpointRow(restart.get())[0] === 0) {
-          // The frames the passive pass left were copied too, and the next commit writes frame 1.
-          Atomics.add(control, SLOT.restarts, 1);
-          Atomics.add(control, SLOT.frames, walFrames - backfilled);
-          walFrames = backfilled = lastBackfilled = 0;
-        }
-        Atomics.add(control, SLOT.passes, 1);
-        Atomics.store(control, SLOT.walFrames, walFrames);
-        Atomics.store(control, SLOT.backfilled, backfilled);
-        Atomics.store(control, SLOT.seenCommits, commits);
-        // Sleeps until the interval ends, or at once when the engine asks this thread to stop.
-        Atomics.wait(control, SLOT.state, STATE.running, data.minIntervalMs);
-      } else {
+      if (commits === passed) {
         // Nothing committed since the last pass: sleep until a commit (or close) moves the count.
         Atomics.wait(control, SLOT.commits, commits);
+        continue;
       }
+      const now = performance.now();
+      if (dueAt === Infinity) dueAt = now + data.maxDelayMs;
+      const wal = walIndex.read();
+      if (now < dueAt && wal.frames - wal.backfilled < data.passFrames && wal.frames < data.restartFrames) {
+        if (commits === looked) {
+          // Nothing new since the last look: sleep until a commit, or until the pass is due.
+          Atomics.wait(control, SLOT.commits, commits, dueAt - now);
+        } else {
+          looked = commits;
+          Atomics.wait(control, SLOT.state, STATE.running, data.minIntervalMs);
+        }
+        continue;
+      }
+      passed = looked = commits;
+      dueAt = Infinity;
+      let [, walFrames, backfilled] = checkpointRow(passive.get());
+      // SQLite counts for the whole WAL; a smaller count than last time means it restarted since.
+      Atomics.add(control, SLOT.frames, backfilled >= lastBackfilled ? backfilled - lastBackfilled : backfilled);
+      lastBackfilled = backfilled;
+      if (walFrames >= data.restartFrames && checkpointRow(restart.get())[0] === 0) {
+        // The frames the passive pass left were copied too, and the next commit writes frame 1.
+        Atomics.add(control, SLOT.restarts, 1);
+        Atomics.add(control, SLOT.frames, walFrames - backfilled);
+        walFrames = backfilled = lastBackfilled = 0;
+      }
+      Atomics.add(control, SLOT.passes, 1);
+      Atomics.store(control, SLOT.walFrames, walFrames);
+      Atomics.store(control, SLOT.backfilled, backfilled);
+      Atomics.store(control, SLOT.seenCommits, commits);
+      // Sleeps until the interval ends, or at once when the engine asks this thread to stop.
+      Atomics.wait(control, SLOT.state, STATE.running, data.minIntervalMs);
     }
   } finally {
     try {
+      walIndex?.close();
       db?.close();
     } finally {
       // Whatever happened, the engine waiting in close() must learn that this connection is gone.
       Atomics.store(control, SLOT.state, STATE.stopped);
       Atomics.notify(control, SLOT.state);
     }
+  }
+}
+
+/**
+ * The WAL index's two counts, read from the -shm file (its layout is SQLite's documented WAL
+ * file format: https://sqlite.org/walformat.html): the frames in the WAL (`mxFrame` of the first
+ * copy of the index header, at byte 16) and how many of them are in the database file already
+ * (`nBackfill`, at byte 96), both 32-bit in the machine's byte order. Only a hint of when to make
+ * a pass: a value read while the writer updates it is at worst a pass early or one look late.
+ */
+class WalIndex {
+  private readonly buffer = Buffer.alloc(100);
+  private fd: number | null = null;
+
+  constructor(private readonly shmPath: string) {}
+
+  /** Frames in the WAL and frames copied; both Infinity when the file cannot be read, so that a pass runs. */
+  read(): { frames: number; backfilled: number } {
+    const unknown = { frames: Infinity, backfilled: 0 };
+    try {
+      this.fd ??= fs.openSync(this.shmPath, 'r');
+      if (fs.readSync(this.fd, this.buffer, 0, 100, 0) < 100) return unknown;
+    } catch {
+      return unknown;
+    }
+    const at = os.endianness() === 'LE' ? (offset: number) => this.buffer.readUInt32LE(offset) : (offset: number) => this.buffer.readUInt32BE(offset);
+    const frames = at(16);
+    const backfilled = at(96);
+    return backfilled <= frames ? { frames, backfilled } : unknown;
+  }
+
+  close(): void {
+    if (this.fd !== null) fs.closeSync(this.fd);
+    this.fd = null;
   }
 }
 
@@ -85,11 +151,12 @@ function checkpointRow(row: unknown): [number, number, number] {
 function checkpointerData(value: unknown): CheckpointerData {
   if (typeof value !== 'object' || value === null) throw new Error('The WAL checkpointer was started without its data');
   const v = value as Record<string, unknown>;
-  const { dbPath, control, minIntervalMs, restartFrames } = v;
-  if (typeof dbPath !== 'string' || !(control instanceof SharedArrayBuffer) || typeof minIntervalMs !== 'number' || typeof restartFrames !== 'number') {
+  const { dbPath, control, minIntervalMs, passFrames, maxDelayMs, restartFrames } = v;
+  if (typeof dbPath !== 'string' || !(control instanceof SharedArrayBuffer)) throw new Error('The WAL checkpointer was started with incomplete data');
+  if (typeof minIntervalMs !== 'number' || typeof passFrames !== 'number' || typeof maxDelayMs !== 'number' || typeof restartFrames !== 'number') {
     throw new Error('The WAL checkpointer was started with incomplete data');
   }
-  return { dbPath, control, minIntervalMs, restartFrames };
+  return { dbPath, control, minIntervalMs, passFrames, maxDelayMs, restartFrames };
 }
 
 run(checkpointerData(workerData));

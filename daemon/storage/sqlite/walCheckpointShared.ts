@@ -42,8 +42,12 @@ export const STATE = { starting: 0, running: 1, stopping: 2, stopped: 3 } as con
 export interface CheckpointerData {
   dbPath: string;
   control: SharedArrayBuffer;
-  /** Wait between two passes while commits keep coming. With none, the thread sleeps until one. */
+  /** Wait between two looks (and two passes) while commits keep coming. With none, the thread sleeps until one. */
   minIntervalMs: number;
+  /** A pass runs once the WAL holds this many frames not yet in the database file... */
+  passFrames: number;
+  /** ...or this long after the first commit the last pass did not see, whichever comes first. */
+  maxDelayMs: number;
   /** A WAL this many frames long is restarted from its beginning (see checkpointer.ts). */
   restartFrames: number;
 }
