@@ -6,7 +6,9 @@
  * differs between the stores (SQLite holds the write lock; PostgreSQL locks limited queues' rows
  * and skips jobs another claimer holds).
  *
- * With one eligible queue the claim is one statement. With several, each queue's next due jobs
+ * A worker without capacity claiming from one queue without limits or groups claims in one
+ * statement (claimSimple); otherwise the claim starts with claimStart. With one eligible queue
+ * the claim is one statement. With several, each queue's next due jobs
  * are peeked, merged in claim order across queues, and each queue then gives its share with one
  * bounded statement. A grouped queue gives its share with its groups in turn (./groups.ts).
  */
@@ -49,9 +51,31 @@ function smaller(a: number | null, b: number | null): number | null {
  * on before the transaction ends.
  */
 export function* claim(c: OpContext, request: ClaimRequest): Op<ClaimedJob[]> {
+  const now = c.now();
+  // The common case (a worker without capacity, one queue without limits or groups) is one
+  // statement: it says whether the case holds, and claims if it does.
+  const simple = yield* sql('claimSimple', { workerId: request.workerId, queues: request.queues, kinds: request.kinds, now, limit: request.max, budget: CLAIM_ANSWER_BUDGET });
+  return yield* claimed(c, simple === null ? yield* claimLongWay(request, now) : simple.jobs, now);
+}
+
+/** The jobs of a claim, as the claim's answer: recorded as changed and started, with their dependencies. */
+function* claimed(c: OpContext, jobs: Job[], now: number): Op<ClaimedJob[]> {
+  const claimed = jobs.sort(compareClaimOrder);
+  for (const job of claimed) c.changes.job(job);
+  history.started(c, claimed, now);
+  // A job that depends on others gets them, with their results, in the same answer.
+  const dependencies = yield* dependenciesOfClaimed(claimed);
+  if (dependencies.size === 0) return claimed;
+  return claimed.map((job) => {
+    const of = dependencies.get(job.id);
+    return of === undefined ? job : { ...job, dependencies: of };
+  });
+}
+
+/** A claim that is not simple: the eligible queues and what each may give, then each queue's share. */
+function* claimLongWay(request: ClaimRequest, now: number): Op<Job[]> {
   // While every queue is paused (spool pause --all), claimStart gives no queue; nor while the
   // claimer's capacity is used up.
-  const now = c.now();
   const start = yield* sql('claimStart', { workerId: request.workerId, queues: request.queues, kinds: request.kinds, now });
   let capacity = start.capacity;
   const queues = start.queues;
@@ -100,16 +124,7 @@ export function* claim(c: OpContext, request: ClaimRequest): Op<ClaimedJob[]> {
     if (only) claimed = jobs;
     else claimed.push(...jobs);
   }
-  claimed.sort(compareClaimOrder);
-  for (const job of claimed) c.changes.job(job);
-  history.started(c, claimed, now);
-  // A job that depends on others gets them, with their results, in the same answer.
-  const dependencies = yield* dependenciesOfClaimed(claimed);
-  if (dependencies.size === 0) return claimed;
-  return claimed.map((job) => {
-    const of = dependencies.get(job.id);
-    return of === undefined ? job : { ...job, dependencies: of };
-  });
+  return claimed;
 }
 
 /**

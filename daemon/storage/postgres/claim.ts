@@ -5,6 +5,7 @@
  * claim's transaction while its running weight and token bucket are read and drawn on;
  * unlimited queues take no queue-row lock at all (no hot row).
  */
+import type { Job } from '../../../shared/protocol/types';
 import type { AsyncPart } from '../statements';
 import type { ClaimQueue, ClaimSql, KindFilter } from '../statements/claim';
 import { mapJob, mapSettings } from '../mappers';
@@ -19,6 +20,13 @@ function dueSql(include: boolean, queue = '$1'): string {
   return `queue = ${queue} AND state IN ('queued', 'retrying') AND run_at <= $2 AND (expire_at IS NULL OR expire_at > $2) AND ${include ? '' : 'NOT '}(kind = ANY($3::text[]))`;
 }
 const CLAIM_ORDER = 'ORDER BY priority DESC, run_at, id';
+
+/** The claim of the jobs in `fitting` by worker $5 at $2, leased for each job's timeout; the claimed rows answered. */
+const CLAIM_UPDATE = `UPDATE jobs SET claimed_from = jobs.state, state = 'running', attempts = jobs.attempts + 1, runs = jobs.runs + 1,
+      worker_id = $5, lease_expires_at = $2 + jobs.timeout_ms, started_at = $2, finished_at = NULL,
+      progress = NULL, progress_message = NULL, cancel_requested = 0, expire_at = NULL, paused_at = NULL, updated_at = $2
+    FROM fitting WHERE jobs.id = fitting.id
+    RETURNING ${JOBS_DOT_COLUMNS}`;
 
 /**
  * The claim of one queue, one statement. The CTE picks the next $4 due jobs in claim order and
@@ -43,11 +51,7 @@ function claimSql(include: boolean): string {
       ) walked
       WHERE ($6::bigint IS NULL OR used <= $6) AND before < $7
     )
-    UPDATE jobs SET claimed_from = jobs.state, state = 'running', attempts = jobs.attempts + 1, runs = jobs.runs + 1,
-      worker_id = $5, lease_expires_at = $2 + jobs.timeout_ms, started_at = $2, finished_at = NULL,
-      progress = NULL, progress_message = NULL, cancel_requested = 0, expire_at = NULL, paused_at = NULL, updated_at = $2
-    FROM fitting WHERE jobs.id = fitting.id
-    RETURNING ${JOBS_DOT_COLUMNS}`;
+    ${CLAIM_UPDATE}`;
 }
 const CLAIM_INCLUDE = claimSql(true);
 const CLAIM_EXCLUDE = claimSql(false);
@@ -67,6 +71,38 @@ function rateState(row: Row): { tokens: number | null; refilledAt: number | null
 
 /** No queue is claimable while every queue is paused (ops/pauseAll.ts): read with the queues, no round trip of its own. */
 const NOT_ALL_PAUSED = `NOT EXISTS (SELECT 1 FROM settings WHERE name = 'claimsPaused' AND value = 'true')`;
+
+/**
+ * claimStart and claimJobs in one statement, when the claim is simple (ClaimSql.claimSimple):
+ * `s` reads, as claimStart would, whether the worker ($5) declared a capacity and the claim's
+ * unpaused queues ($1, every queue when empty); it is simple when the worker declared none and
+ * there is at most one queue, unlimited and ungrouped. Only then does `next` see a queue name,
+ * and the rest is claimSql's claim of that queue without a room. The answer's first column says
+ * whether it was simple; its one row has no job when nothing was claimed.
+ */
+function claimSimpleSql(include: boolean): string {
+  return `
+    WITH q AS (
+      SELECT name, concurrency IS NULL AND rate_per_second IS NULL AND grouped = 0 AS plain FROM queues
+      WHERE paused = 0 AND ${NOT_ALL_PAUSED} AND (cardinality($1::text[]) = 0 OR name = ANY($1::text[]))
+    ), s AS (
+      SELECT NOT EXISTS (SELECT 1 FROM workers WHERE id = $5 AND capacity IS NOT NULL) AND count(*) <= 1 AND coalesce(bool_and(plain), true) AS simple,
+        min(name) AS name
+      FROM q
+    ), next AS (
+      SELECT id, weight, priority, run_at, length(payload) + coalesce(length(checkpoint), 0) AS chars
+      FROM jobs WHERE ${dueSql(include, '(SELECT name FROM s WHERE simple)')} ${CLAIM_ORDER} LIMIT $4
+      FOR UPDATE SKIP LOCKED
+    ), fitting AS (
+      SELECT id FROM (SELECT id, sum(chars) OVER w - chars AS before FROM next WINDOW w AS (${CLAIM_ORDER} ROWS UNBOUNDED PRECEDING)) walked
+      WHERE before < $6
+    ), done AS (
+      ${CLAIM_UPDATE}
+    )
+    SELECT s.simple AS spool_simple_claim, done.* FROM s LEFT JOIN done ON true`;
+}
+const CLAIM_SIMPLE_INCLUDE = claimSimpleSql(true);
+const CLAIM_SIMPLE_EXCLUDE = claimSimpleSql(false);
 
 /**
  * The claimable queues of `rows` (unpaused queue rows): a limited queue only with due jobs, its
@@ -177,6 +213,20 @@ export const claimStatements: AsyncPart<PgTx, ClaimSql> = {
       chars += text(row, 'payload').length + (textOrNull(row, 'checkpoint')?.length ?? 0);
       return mapJob(row);
     });
+    return { jobs, chars };
+  },
+
+  async claimSimple(tx, p) {
+    const { include, list } = kindList(p.kinds);
+    const rows = await tx.rows(include ? CLAIM_SIMPLE_INCLUDE : CLAIM_SIMPLE_EXCLUDE, [p.queues, p.now, list, p.limit, p.workerId, p.budget]);
+    if (rows[0]?.get('spool_simple_claim') !== true) return null;
+    let chars = 0;
+    const jobs: Job[] = [];
+    for (const row of rows) {
+      if (row.get('id') === null) continue;
+      chars += text(row, 'payload').length + (textOrNull(row, 'checkpoint')?.length ?? 0);
+      jobs.push(mapJob(row));
+    }
     return { jobs, chars };
   },
 };

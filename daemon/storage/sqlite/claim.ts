@@ -40,7 +40,7 @@ import type { QueueStatements } from './queues';
 import type { WorkerStatements } from './workers';
 import type { StoredQueue } from '../statements/queues';
 import { ArrayRows, int, text, textOrNull, toRow } from './row';
-import { CLAIM_ANSWER_BUDGET, compareClaimOrder, type ClaimCandidate, type ClaimJobs, type ClaimQueue, type ClaimStart, type ClaimedJobs, type ClaimSql, type KindFilter } from '../statements/claim';
+import { CLAIM_ANSWER_BUDGET, compareClaimOrder, type ClaimCandidate, type ClaimJobs, type ClaimQueue, type ClaimSimple, type ClaimStart, type ClaimedJobs, type ClaimSql, type KindFilter } from '../statements/claim';
 
 export { CLAIM_ANSWER_BUDGET, compareClaimOrder, type ClaimedJobs, type KindFilter } from '../statements/claim';
 
@@ -189,6 +189,16 @@ export class ClaimStatements implements ClaimSql {
   claimStart(p: { workerId: string; queues: readonly string[]; kinds: KindFilter; now: number }): ClaimStart {
     const capacity = this.workers.workerCapacityLeft(p.workerId);
     return { capacity, queues: capacity !== null && capacity <= 0 ? [] : this.claimQueues(p) };
+  }
+
+  /** claimStart, then claimJobs when its answer is simple: SQLite has no round trips to save. */
+  claimSimple(p: ClaimSimple): ClaimedJobs | null {
+    const start = this.claimStart(p);
+    if (start.capacity !== null || start.queues.length > 1) return null;
+    const only = start.queues[0]?.settings;
+    if (only === undefined) return { jobs: [], chars: 0 };
+    if (only.concurrency !== null || only.rateLimit !== null || only.grouped) return null;
+    return this.claimJobs({ queue: only.name, kinds: p.kinds, limit: p.limit, workerId: p.workerId, now: p.now, budget: p.budget, room: null, peeked: false });
   }
 
   private addClaimQueue(found: ClaimQueue[], settings: StoredQueue | undefined): void {

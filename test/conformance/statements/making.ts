@@ -125,6 +125,55 @@ export function defineMakingStatements(factory: StatementStoreFactory): void {
       assert.deepEqual([paused.capacity, paused.queues.length], [null, 0]);
     });
 
+    it('claims in one statement only when the claim is simple, and takes nothing when it is not', async () => {
+      const s = store();
+      const kinds = { include: ['work'] };
+      const worker = (id: string, capacity: number | null) => ({ id, type: 'remote', name: null, host: null, pid: null, queues: '[]', kinds: '[]', concurrency: null, capacity, now });
+      const simple = (workerId: string, queues: string[], limit = 5) => sql('claimSimple', { workerId, queues, kinds, now, limit, budget: 1_000_000 });
+      const ids = (claimed: { jobs: { id: string }[] } | null) => (claimed === null ? null : claimed.jobs.map((j) => j.id));
+      const got = await s.run(function* () {
+        for (const q of ['st-simple-a', 'st-simple-b', 'st-simple-limited']) yield* sql('queueCreate', { name: q, defaults: QUEUE_DEFAULTS, now });
+        yield* sql('jobInsertMany', [
+          row('00000000-0000-7000-8000-00000000f001', 'st-simple-a'),
+          row('00000000-0000-7000-8000-00000000f002', 'st-simple-a', { priority: 5 }),
+          row('00000000-0000-7000-8000-00000000f003', 'st-simple-a', { kind: 'other' }),
+          row('00000000-0000-7000-8000-00000000f004', 'st-simple-a', { runAt: now + 60_000 }),
+          row('00000000-0000-7000-8000-00000000f005', 'st-simple-b'),
+          row('00000000-0000-7000-8000-00000000f006', 'st-simple-limited'),
+        ]);
+        const limited = yield* sql('queueGet', 'st-simple-limited');
+        if (!limited) throw new Error('st-simple-limited was not created');
+        yield* sql('queueUpdate', {
+          name: 'st-simple-limited', concurrency: 3, ratePerSecond: null, rateBurst: null, defaultMaxAttempts: limited.defaultMaxAttempts,
+          backoffStrategy: limited.defaultBackoff.strategy, backoffBaseMs: limited.defaultBackoff.baseMs, backoffCapMs: limited.defaultBackoff.capMs,
+          backoffJitter: limited.defaultBackoff.jitter, defaultTimeoutMs: limited.defaultTimeoutMs, retentionMs: limited.retentionMs,
+          limitMemoryBytes: null, limitCpuSeconds: null, limitOpenFiles: null, limitProcesses: null,
+          groupConcurrency: null, groupRatePerSecond: null, groupRateBurst: null, groupWeights: null, now,
+        });
+        yield* sql('workerUpsert', worker('st-simple-capped', 10));
+        // Not simple: two queues, a limited queue, a worker with a capacity. Nothing is taken.
+        const two = yield* simple('st-simple-w', ['st-simple-a', 'st-simple-b']);
+        const limitedOne = yield* simple('st-simple-w', ['st-simple-limited']);
+        const capped = yield* simple('st-simple-capped', ['st-simple-a']);
+        // Simple: the due jobs of the kinds asked for, in claim order, up to the limit.
+        const first = yield* simple('st-simple-w', ['st-simple-a'], 1);
+        const rest = yield* simple('st-simple-w', ['st-simple-a']);
+        const empty = yield* simple('st-simple-w', ['st-simple-a']);
+        const missing = yield* simple('st-simple-w', ['st-simple-missing']);
+        yield* sql('queueSetPaused', { name: 'st-simple-b', paused: true, now });
+        const paused = yield* simple('st-simple-w', ['st-simple-b']);
+        return { two, limitedOne, capped, first, rest, empty, missing, paused, job: yield* sql('jobGet', '00000000-0000-7000-8000-00000000f002') };
+      });
+      assert.deepEqual([got.two, got.limitedOne, got.capped], [null, null, null]);
+      assert.deepEqual(ids(got.first), ['00000000-0000-7000-8000-00000000f002']);
+      assert.deepEqual(ids(got.rest), ['00000000-0000-7000-8000-00000000f001']);
+      assert.deepEqual([ids(got.empty), ids(got.missing), ids(got.paused)], [[], [], []]);
+      assert.ok(got.first !== null && got.first.chars > 0, 'the answer counts the claimed payload');
+      assert.equal(got.job?.state, 'running');
+      assert.equal(got.job?.workerId, 'st-simple-w');
+      assert.equal(got.job?.attempts, 1);
+    });
+
     it("fires a schedule once per tick by its compare-and-swap, and records the fire's job as the schedule's last", async () => {
       const s = store();
       const write: ScheduleWrite = {
