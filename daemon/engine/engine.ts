@@ -94,6 +94,7 @@ import * as workflows from './ops/workflows';
 import * as vwf from '../../shared/domain/rules/workflows';
 import type { Workflow, WorkflowRun, ScheduleTriggerResult, WorkflowRunActionResult, WorkflowRunDetail, WorkflowRunStarted, WorkflowRunsResult } from '../../shared/protocol/workflows';
 import * as claimOps from './ops/claim';
+import { SimpleClaims } from './simpleClaims';
 import * as enqueueOps from './ops/enqueue';
 import * as groupOps from './ops/groups';
 import { opContext, type OpContext, type Policy } from './ops/context';
@@ -119,6 +120,8 @@ export class Engine {
   private readonly historyOptions: HistoryOptions | null;
   /** This engine's own name on the minute rows it writes: new each time, so a restart within a minute adds to it. */
   private readonly instance: string;
+  /** Which workers' claims were lately not simple, so that they skip the one-statement try. */
+  private readonly simpleClaims: SimpleClaims;
 
   constructor(options: EngineOptions) {
     const now = options.now ?? Date.now;
@@ -140,6 +143,7 @@ export class Engine {
     const tally = this.tally;
     if (tally !== null) this.events.stepSink = (step) => tally.add(step);
     this.instance = ids.next();
+    this.simpleClaims = new SimpleClaims(now);
     this.db = options.store(this.events, now);
     this.store = this.db.description;
   }
@@ -375,7 +379,10 @@ export class Engine {
       (input) => {
         const kinds = kindFilter(input);
         if (kinds === null) return Promise.resolve([]);
-        return this.write((c) => claimOps.claim(c, { workerId: input.workerId, queues: input.queues, max: input.max, kinds }));
+        const { workerId, queues } = input;
+        const trySimple = this.simpleClaims.worthTrying(workerId, queues);
+        const notSimple = () => this.simpleClaims.notSimple(workerId, queues);
+        return this.write((c) => claimOps.claim(c, { workerId, queues, max: input.max, kinds, trySimple, notSimple }));
       },
     );
   }

@@ -30,6 +30,14 @@ export interface ClaimRequest {
   /** Most jobs to claim, across all queues. */
   max: number;
   kinds: KindFilter;
+  /**
+   * Whether to try the claim in one statement (claimSimple) first; the engine stops trying for a
+   * while for a worker whose claims were found not simple (../simpleClaims.ts), which would
+   * otherwise pay the try on every claim. Absent: try.
+   */
+  trySimple?: boolean;
+  /** Told when the try found the claim not simple. */
+  notSimple?: () => void;
 }
 
 interface Eligible {
@@ -55,7 +63,9 @@ export function* claim(c: OpContext, request: ClaimRequest): Op<ClaimedJob[]> {
   // The common case (a worker without capacity, one queue without limits or groups) is one
   // statement: it says whether the case holds, and claims if it does. A claim that names several
   // queues is seldom simple, and goes the long way without asking.
-  const simple = request.queues.length > 1 ? null : yield* sql('claimSimple', { workerId: request.workerId, queues: request.queues, kinds: request.kinds, now, limit: request.max, budget: CLAIM_ANSWER_BUDGET });
+  const trying = request.queues.length <= 1 && request.trySimple !== false;
+  const simple = trying ? yield* sql('claimSimple', { workerId: request.workerId, queues: request.queues, kinds: request.kinds, now, limit: request.max, budget: CLAIM_ANSWER_BUDGET }) : null;
+  if (trying && simple === null) request.notSimple?.();
   return yield* claimed(c, simple === null ? yield* claimLongWay(request, now) : simple.jobs, now);
 }
 
