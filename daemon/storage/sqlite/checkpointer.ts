@@ -114,6 +114,8 @@ function run(data: CheckpointerData): void {
  * (`nBackfill`, at byte 96), both 32-bit in the machine's byte order. Only a hint of when to make
  * a pass: a value read while the writer updates it is at worst a pass early or one look late.
  */
+const LITTLE_ENDIAN = os.endianness() === 'LE';
+
 class WalIndex {
   private readonly buffer = Buffer.alloc(100);
   private fd: number | null = null;
@@ -129,9 +131,8 @@ class WalIndex {
     } catch {
       return unknown;
     }
-    const at = os.endianness() === 'LE' ? (offset: number) => this.buffer.readUInt32LE(offset) : (offset: number) => this.buffer.readUInt32BE(offset);
-    const frames = at(16);
-    const backfilled = at(96);
+    const frames = LITTLE_ENDIAN ? this.buffer.readUInt32LE(16) : this.buffer.readUInt32BE(16);
+    const backfilled = LITTLE_ENDIAN ? this.buffer.readUInt32LE(96) : this.buffer.readUInt32BE(96);
     return backfilled <= frames ? { frames, backfilled } : unknown;
   }
 
