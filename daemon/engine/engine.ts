@@ -382,7 +382,9 @@ export class Engine {
         const { workerId, queues } = input;
         const trySimple = this.simpleClaims.worthTrying(workerId, queues);
         const notSimple = () => this.simpleClaims.notSimple(workerId, queues);
-        return this.write((c) => claimOps.claim(c, { workerId, queues, max: input.max, kinds, trySimple, notSimple }));
+        // `dependencies` is not a column: the engine adds a job's dependencies from dependsOn, which it always reads.
+        const fields = input.fields?.filter((field) => field !== 'dependencies');
+        return this.write((c) => claimOps.claim(c, { workerId, queues, max: input.max, kinds, trySimple, notSimple, ...(fields === undefined ? {} : { fields }) }));
       },
     );
   }

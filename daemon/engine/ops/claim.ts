@@ -14,7 +14,7 @@
  */
 import type { ClaimedJob, Job } from '../../../shared/protocol/types';
 import { sql, type Op } from '../../storage/statements';
-import { CLAIM_ANSWER_BUDGET, compareClaimOrder, type ClaimCandidate, type KindFilter } from '../../storage/statements/claim';
+import { CLAIM_ANSWER_BUDGET, compareClaimOrder, type ClaimCandidate, type ClaimJobFields, type KindFilter } from '../../storage/statements/claim';
 import type { StoredQueue } from '../../storage/statements/queues';
 import { available, refill, type Bucket } from '../rateLimit';
 import type { OpContext } from './context';
@@ -38,6 +38,11 @@ export interface ClaimRequest {
   trySimple?: boolean;
   /** Told when the try found the claim not simple. */
   notSimple?: () => void;
+  /**
+   * The fields of each job the claimer reads (`jobs.claim`'s `fields`): the store then reads back
+   * only those and what the engine needs (ClaimJobFields). Absent: whole jobs.
+   */
+  fields?: ClaimJobFields;
 }
 
 interface Eligible {
@@ -64,9 +69,13 @@ export function* claim(c: OpContext, request: ClaimRequest): Op<ClaimedJob[]> {
   // statement: it says whether the case holds, and claims if it does. A claim that names several
   // queues is seldom simple, and goes the long way without asking.
   const trying = request.queues.length <= 1 && request.trySimple !== false;
-  const simple = trying ? yield* sql('claimSimple', { workerId: request.workerId, queues: request.queues, kinds: request.kinds, now, limit: request.max, budget: CLAIM_ANSWER_BUDGET }) : null;
+  const simple = trying ? yield* sql('claimSimple', { workerId: request.workerId, queues: request.queues, kinds: request.kinds, now, limit: request.max, budget: CLAIM_ANSWER_BUDGET, ...fieldsOf(request) }) : null;
   if (trying && simple === null) request.notSimple?.();
   return yield* claimed(c, simple === null ? yield* claimLongWay(request, now) : simple.jobs, now);
+}
+
+function fieldsOf(request: ClaimRequest): { fields?: ClaimJobFields } {
+  return request.fields === undefined ? {} : { fields: request.fields };
 }
 
 /** The jobs of a claim, as the claim's answer: recorded as changed and started, with their dependencies. */
@@ -128,7 +137,7 @@ function* claimLongWay(request: ClaimRequest, now: number): Op<Job[]> {
     if (room !== null && room <= 0) continue;
     const { jobs, chars } = e.queue.grouped
       ? yield* claimGroups({ queue: e.queue, workerId: request.workerId, kinds: request.kinds, now, limit: share, room, budget })
-      : yield* sql('claimJobs', { queue: e.queue.name, kinds: request.kinds, limit: share, workerId: request.workerId, now, budget, room, peeked });
+      : yield* sql('claimJobs', { queue: e.queue.name, kinds: request.kinds, limit: share, workerId: request.workerId, now, budget, room, peeked, ...fieldsOf(request) });
     budget -= chars;
     if (capacity !== null) for (const job of jobs) capacity -= job.weight;
     if (e.bucket !== null && jobs.length > 0) yield* sql('queueSetRateState', { name: e.queue.name, tokens: e.bucket.tokens - jobs.length, refilledAt: now });

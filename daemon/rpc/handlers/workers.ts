@@ -70,9 +70,9 @@ export function workerHandlers(s: Services): HandlerGroup<WorkerMethods> {
       const waitMs = optionalInteger(p['waitMs'], 'waitMs', 0, LIMITS.maxWaitMs) ?? 0;
       const fields = optionalChoiceList(p['fields'], 'fields', CLAIMED_JOB_FIELDS);
       if (s.shuttingDown) throw new SpoolError(ErrorCode.ShuttingDown, 'The daemon is shutting down and hands out no more jobs. Claim again once it is back.');
+      // The engine gets `fields` too: its claim then reads back only those of each job.
       const claimParams: Record<string, unknown> = { ...p };
       delete claimParams.waitMs;
-      delete claimParams.fields;
       const engineParams = unvalidated<EngineClaimParams>(claimParams);
       const jobs = await asWorker(params, context, () => s.claim(engineParams));
       s.claimed(jobs);

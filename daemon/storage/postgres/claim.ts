@@ -8,7 +8,7 @@
 import type { Job } from '../../../shared/protocol/types';
 import type { AsyncPart } from '../statements';
 import type { ClaimQueue, ClaimSql, KindFilter } from '../statements/claim';
-import { mapJob, mapSettings } from '../mappers';
+import { claimReadBack, mapClaimedJob, mapJob, mapSettings, type ClaimReadBack } from '../mappers';
 import type { StoredQueue } from '../statements/queues';
 import { int, intOrNull, text, textOrNull, type Row } from '../rows';
 import type { PgTx } from './db';
@@ -21,12 +21,15 @@ function dueSql(include: boolean, queue = '$1'): string {
 }
 const CLAIM_ORDER = 'ORDER BY priority DESC, run_at, id';
 
-/** The claim of the jobs in `fitting` by worker $5 at $2, leased for each job's timeout; the claimed rows answered. */
-const CLAIM_UPDATE = `UPDATE jobs SET claimed_from = jobs.state, state = 'running', attempts = jobs.attempts + 1, runs = jobs.runs + 1,
+/**
+ * The claim of the jobs in `fitting` by worker $5 at $2, leased for each job's timeout; the
+ * claimed rows answered, whole or (`returning`) only the columns of a ClaimReadBack.
+ */
+const claimUpdate = (returning: string): string => `UPDATE jobs SET claimed_from = jobs.state, state = 'running', attempts = jobs.attempts + 1, runs = jobs.runs + 1,
       worker_id = $5, lease_expires_at = $2 + jobs.timeout_ms, started_at = $2, finished_at = NULL,
       progress = NULL, progress_message = NULL, cancel_requested = 0, expire_at = NULL, paused_at = NULL, updated_at = $2
     FROM fitting WHERE jobs.id = fitting.id
-    RETURNING ${JOBS_DOT_COLUMNS}`;
+    RETURNING ${returning}`;
 
 /**
  * The claim of one queue, one statement. The CTE picks the next $4 due jobs in claim order and
@@ -38,7 +41,7 @@ const CLAIM_UPDATE = `UPDATE jobs SET claimed_from = jobs.state, state = 'runnin
  * left; NULL when nothing bounds it) and whose answer stays under the budget $7: a job too heavy
  * for the room stops the claim there, so it is never overtaken by lighter ones behind it.
  */
-function claimSql(include: boolean): string {
+function claimSql(include: boolean, returning: string): string {
   return `
     WITH next AS (
       SELECT id, weight, priority, run_at, length(payload) + coalesce(length(checkpoint), 0) AS chars
@@ -51,10 +54,8 @@ function claimSql(include: boolean): string {
       ) walked
       WHERE ($6::bigint IS NULL OR used <= $6) AND before < $7
     )
-    ${CLAIM_UPDATE}`;
+    ${claimUpdate(returning)}`;
 }
-const CLAIM_INCLUDE = claimSql(true);
-const CLAIM_EXCLUDE = claimSql(false);
 
 function kindList(kinds: KindFilter): { include: boolean; list: string[] } {
   return 'include' in kinds ? { include: true, list: kinds.include } : { include: false, list: kinds.exclude };
@@ -80,7 +81,7 @@ const NOT_ALL_PAUSED = `NOT EXISTS (SELECT 1 FROM settings WHERE name = 'claimsP
  * and the rest is claimSql's claim of that queue without a room. The answer's first column says
  * whether it was simple; its one row has no job when nothing was claimed.
  */
-function claimSimpleSql(include: boolean): string {
+function claimSimpleSql(include: boolean, returning: string): string {
   return `
     WITH q AS (
       SELECT name, concurrency IS NULL AND rate_per_second IS NULL AND grouped = 0 AS plain FROM queues
@@ -97,12 +98,25 @@ function claimSimpleSql(include: boolean): string {
       SELECT id FROM (SELECT id, sum(chars) OVER w - chars AS before FROM next WINDOW w AS (${CLAIM_ORDER} ROWS UNBOUNDED PRECEDING)) walked
       WHERE before < $6
     ), done AS (
-      ${CLAIM_UPDATE}
+      ${claimUpdate(returning)}
     )
     SELECT s.simple AS spool_simple_claim, done.* FROM s LEFT JOIN done ON true`;
 }
-const CLAIM_SIMPLE_INCLUDE = claimSimpleSql(true);
-const CLAIM_SIMPLE_EXCLUDE = claimSimpleSql(false);
+
+/** The claim statements' text by shape and RETURNING list; more read-backs than this (clients varying `fields`) start afresh. */
+const claimTexts = new Map<string, string>();
+const CLAIM_TEXTS_KEPT = 256;
+
+function claimText(simple: boolean, include: boolean, readBack: ClaimReadBack | null): string {
+  const returning = readBack === null ? JOBS_DOT_COLUMNS : readBack.columns.map((c) => `jobs.${c}`).join(', ');
+  const key = `${simple ? 's' : 'j'}${include ? 'i' : 'e'} ${returning}`;
+  const known = claimTexts.get(key);
+  if (known !== undefined) return known;
+  if (claimTexts.size >= CLAIM_TEXTS_KEPT) claimTexts.clear();
+  const text = simple ? claimSimpleSql(include, returning) : claimSql(include, returning);
+  claimTexts.set(key, text);
+  return text;
+}
 
 /**
  * The claimable queues of `rows` (unpaused queue rows): a limited queue only with due jobs, its
@@ -207,25 +221,27 @@ export const claimStatements: AsyncPart<PgTx, ClaimSql> = {
    */
   async claimJobs(tx, p) {
     const { include, list } = kindList(p.kinds);
-    const rows = await tx.rows(include ? CLAIM_INCLUDE : CLAIM_EXCLUDE, [p.queue, p.now, list, p.limit, p.workerId, p.room, p.budget]);
+    const readBack = claimReadBack(p.fields);
+    const rows = await tx.rows(claimText(false, include, readBack), [p.queue, p.now, list, p.limit, p.workerId, p.room, p.budget]);
     let chars = 0;
     const jobs = rows.map((row) => {
       chars += text(row, 'payload').length + (textOrNull(row, 'checkpoint')?.length ?? 0);
-      return mapJob(row);
+      return readBack === null ? mapJob(row) : mapClaimedJob(row, readBack, p.now, p.workerId);
     });
     return { jobs, chars };
   },
 
   async claimSimple(tx, p) {
     const { include, list } = kindList(p.kinds);
-    const rows = await tx.rows(include ? CLAIM_SIMPLE_INCLUDE : CLAIM_SIMPLE_EXCLUDE, [p.queues, p.now, list, p.limit, p.workerId, p.budget]);
+    const readBack = claimReadBack(p.fields);
+    const rows = await tx.rows(claimText(true, include, readBack), [p.queues, p.now, list, p.limit, p.workerId, p.budget]);
     if (rows[0]?.get('spool_simple_claim') !== true) return null;
     let chars = 0;
     const jobs: Job[] = [];
     for (const row of rows) {
       if (row.get('id') === null) continue;
       chars += text(row, 'payload').length + (textOrNull(row, 'checkpoint')?.length ?? 0);
-      jobs.push(mapJob(row));
+      jobs.push(readBack === null ? mapJob(row) : mapClaimedJob(row, readBack, p.now, p.workerId));
     }
     return { jobs, chars };
   },

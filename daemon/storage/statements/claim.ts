@@ -57,7 +57,16 @@ export type ClaimJobs = {
   room: number | null;
   /** The limit is a share decided from a peek of this transaction (claimPeek). */
   peeked: boolean;
+  /** The fields the claimer named (ClaimJobFields); absent for the whole job. */
+  fields?: ClaimJobFields;
 };
+
+/**
+ * The fields of a claimed job the claimer will read (`jobs.claim`'s `fields`). The statement then
+ * reads back only those and what the engine reads of a claimed job (../mappers.ts,
+ * claimReadBack); the other fields of the jobs it answers are absent.
+ */
+export type ClaimJobFields = readonly (keyof Job)[];
 
 /** A claim that may be simple (ClaimSql.claimSimple): the claim's request, its max and the answer's budget. */
 export type ClaimSimple = {
@@ -69,6 +78,8 @@ export type ClaimSimple = {
   limit: number;
   /** Characters of payload and checkpoint the answer may carry. */
   budget: number;
+  /** As ClaimJobs' fields. */
+  fields?: ClaimJobFields;
 };
 
 /** The jobs a claim took, in claim order, and the characters of payload and checkpoint they carry. */

@@ -3,9 +3,9 @@
  * fail, and worker registration.
  */
 import { invalidParams } from '../../protocol/errors';
-import { LIMITS } from '../../protocol';
+import { CLAIMED_JOB_FIELDS, LIMITS, type ClaimedJobField } from '../../protocol';
 import type { OutputStream } from '../../protocol/types';
-import { array, boolean, integer, jobId, jsonText, name, nameList, object, oneOf, requiredObject, optionalInteger, optionalName, optionalString, shown, string, type Fields } from '../validate';
+import { array, boolean, integer, jobId, jsonText, name, nameList, object, oneOf, requiredObject, optionalInteger, optionalChoiceList, optionalName, optionalString, shown, string, type Fields } from '../validate';
 
 export interface ClaimInput {
   workerId: string;
@@ -13,16 +13,19 @@ export interface ClaimInput {
   kinds: string[];
   max: number;
   builtinKinds: string[] | undefined;
+  /** The fields of each job the claimer reads; undefined for all of them. */
+  fields: ClaimedJobField[] | undefined;
 }
 
 export function claimParams(value: unknown): ClaimInput {
-  const o = object(value, 'params', ['workerId', 'queues', 'kinds', 'max', 'builtinKinds']);
+  const o = object(value, 'params', ['workerId', 'queues', 'kinds', 'max', 'builtinKinds', 'fields']);
   return {
     workerId: name(o['workerId'], 'workerId'),
     queues: o['queues'] === undefined ? [] : [...new Set(nameList(o['queues'], 'queues', LIMITS.maxBatch))],
     kinds: o['kinds'] === undefined ? [] : [...new Set(nameList(o['kinds'], 'kinds', LIMITS.maxBatch))],
     max: o['max'] === undefined ? 1 : integer(o['max'], 'max', 1, LIMITS.maxBatch),
     builtinKinds: o['builtinKinds'] === undefined ? undefined : nameList(o['builtinKinds'], 'builtinKinds', 16),
+    fields: optionalChoiceList(o['fields'], 'fields', CLAIMED_JOB_FIELDS),
   };
 }
 

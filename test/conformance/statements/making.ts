@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { afterEach, before, describe, it } from 'node:test';
 import { QUEUE_DEFAULTS } from '../../../daemon/engine/defaults';
 import { sql } from '../../../daemon/storage/statements';
+import { JOB_FIELDS } from '../../../shared/protocol';
 import { PLAIN_JOB_INSERT, type JobInsert } from '../../../daemon/storage/statements/jobs';
 import type { ScheduleWrite } from '../../../daemon/storage/statements/schedules';
 import { assertCountersAgree, jobRow, statementStore, type StatementStoreFactory } from './harness';
@@ -172,6 +173,40 @@ export function defineMakingStatements(factory: StatementStoreFactory): void {
       assert.equal(got.job?.state, 'running');
       assert.equal(got.job?.workerId, 'st-simple-w');
       assert.equal(got.job?.attempts, 1);
+    });
+
+    it('reads back only the named fields of the jobs it claims, each as the whole job holds it', async () => {
+      const s = store();
+      const kinds = { include: ['work'] };
+      const queue = 'st-fields';
+      const ids = ['00000000-0000-7000-8000-00000000f101', '00000000-0000-7000-8000-00000000f102', '00000000-0000-7000-8000-00000000f103'];
+      // Values that differ from every default, so that a field read from the wrong column shows.
+      const rich: Partial<JobInsert> = {
+        payload: '{"n":7,"s":"ü"}', priority: 3, weight: 2, maxAttempts: 9, backoffStrategy: 'linear', backoffBaseMs: 2500, backoffCapMs: 90_000, backoffJitter: 0.25,
+        timeoutMs: 45_000, idempotencyKey: 'st-fields-key', tags: '["a","b"]', context: '{"branch":"main","commit":"abc"}', retryRule: null, deadlineAt: now + 3_600_000, step: 'build',
+      };
+      const got = await s.run(function* () {
+        yield* sql('queueCreate', { name: queue, defaults: QUEUE_DEFAULTS, now });
+        yield* sql('jobInsertMany', [row(ids[0] as string, queue, rich), row(ids[1] as string, queue, { ...rich, idempotencyKey: null, priority: 2 }), row(ids[2] as string, queue, { priority: 1 })]);
+        const every = yield* sql('claimJobs', { queue, kinds, limit: 1, workerId: 'st-fields-w', now: now + 5, budget: 1_000_000, room: null, peeked: false, fields: [...JOB_FIELDS] });
+        const kindOnly = yield* sql('claimSimple', { workerId: 'st-fields-w', queues: [queue], kinds, now: now + 6, limit: 5, budget: 1_000_000, fields: ['kind', 'tags'] });
+        return { every, kindOnly, whole: yield* sql('jobGet', ids[0] as string), second: yield* sql('jobGet', ids[1] as string) };
+      });
+      const [claimed] = got.every.jobs;
+      assert.ok(claimed !== undefined && got.whole !== undefined);
+      // Every field the claim answered with is what the job row now holds.
+      for (const field of JOB_FIELDS) assert.deepEqual(claimed[field], got.whole[field], `${field} as the claim read it back`);
+      assert.equal(got.every.chars, '{"n":7,"s":"ü"}'.length);
+      // Named only kind and tags: those, and the fields the engine reads of a claimed job.
+      assert.ok(got.kindOnly !== null);
+      assert.deepEqual(got.kindOnly.jobs.map((j) => j.id), [ids[1], ids[2]]);
+      const [second] = got.kindOnly.jobs;
+      assert.ok(second !== undefined && got.second !== undefined);
+      for (const field of ['id', 'queue', 'kind', 'tags', 'payload', 'priority', 'weight', 'state', 'runAt', 'attempts', 'maxAttempts', 'workflowRunId', 'createdAt', 'updatedAt', 'startedAt', 'dependsOn', 'leaseExpiresAt', 'workerId', 'pausedAt', 'cancelRequested', 'progress'] as const) {
+        assert.deepEqual(second[field], got.second[field], `${field} of a claim that named kind and tags`);
+      }
+      assert.equal(second.backoff, undefined, 'a field nobody named is not read back');
+      assert.equal(second.context, undefined, 'a field nobody named is not read back');
     });
 
     it("fires a schedule once per tick by its compare-and-swap, and records the fire's job as the schedule's last", async () => {
