@@ -12,6 +12,9 @@
  *   port without persistence: no RDB snapshots, no append-only file, as a queue's Redis often
  *   runs), drained by one `Worker` with concurrency 10 in this process, as an application runs it.
  *   Completed jobs are kept, as Spool keeps them.
+ * - Before it is measured, each contender drains WARMUP jobs the same way, unmeasured.
+ * - Spool's workers send the next claim behind each completion (PIPELINED), as BullMQ's worker
+ *   takes its next job in the call that completes one.
  *
  * BullMQ is a dev dependency; `redis-server` is Debian's package (`apt-get install redis-server`),
  * which `.ci/run` does not install: without it the part says so and is skipped.
@@ -27,6 +30,19 @@ import type { BenchFigure } from './figure';
 
 const JOBS = 20_000;
 const BATCH = 500;
+/**
+ * Jobs each contender drains, unmeasured, before it is measured: a daemon in use, like the
+ * benchmark process that runs BullMQ's worker from its second round on, is past V8's first,
+ * unoptimised runs of its code. Without it each fresh daemon spent part of its drain in them
+ * (and BullMQ's first round was its slowest). SPOOL_BENCH_WARMUP=0 measures cold daemons.
+ */
+const WARMUP = Number(process.env['SPOOL_BENCH_WARMUP'] ?? 5_000);
+/**
+ * Spool's workers send each claim behind the previous claim's completion, without waiting for
+ * its answer, as BullMQ's worker gets its next job from the call that completes one.
+ * SPOOL_BENCH_PIPELINED=0 waits for each completion's answer before claiming again.
+ */
+const PIPELINED = process.env['SPOOL_BENCH_PIPELINED'] !== '0';
 
 interface Options {
   quick?: boolean;
@@ -113,11 +129,15 @@ export async function runBullmqBench(options: Options = {}): Promise<BenchFigure
   const spoolWith = (daemonProgram: string, label: string): Scenario => async (round) => {
     const daemon = await launchDaemon({ daemonScript: daemonProgram, dir, name: `${label}-${round}` });
     try {
+      if (WARMUP > 0) {
+        await client({ role: 'enqueue', socket: daemon.socketPath, n: WARMUP, window: 4, batch: BATCH, queue: 'warm-up' });
+        await Promise.all([0, 1].map((i) => client({ role: 'drain', socket: daemon.socketPath, max: 100, queue: 'warm-up', workerId: `w${i}`, lanes: 1, waitMs: 0 })));
+      }
       await client({ role: 'enqueue', socket: daemon.socketPath, n: JOBS, window: 4, batch: BATCH, queue: 'bench' });
       await settled(daemon.pid);
       const cpu = measure(daemon.pid);
       const t0 = performance.now();
-      const drained = (await Promise.all([0, 1].map((i) => client({ role: 'drain', socket: daemon.socketPath, max: 100, queue: 'bench', workerId: `w${i}`, lanes: 1, waitMs: 0 })))) as { completed: number }[];
+      const drained = (await Promise.all([0, 1].map((i) => client({ role: 'drain', socket: daemon.socketPath, max: 100, queue: 'bench', workerId: `w${i}`, lanes: 1, waitMs: 0, pipelined: PIPELINED })))) as { completed: number }[];
       const ms = performance.now() - t0;
       const total = drained.reduce((a, r) => a + r.completed, 0);
       if (total !== JOBS) throw new Error(`Spool drained ${total} jobs of ${JOBS}`);
@@ -128,13 +148,12 @@ export async function runBullmqBench(options: Options = {}): Promise<BenchFigure
   };
   const spool = spoolWith(daemonScript, 'sqlite');
 
-  const bullmq: Scenario = async (round) => {
+  const bullmqDrain = async (name: string, jobs: number): Promise<{ rate: number }> => {
     const { Queue, Worker } = await import('bullmq');
     const connection = { host: '127.0.0.1', port: server.port, maxRetriesPerRequest: null };
-    const name = `bench-${round}`;
     const queue = new Queue(name, { connection });
     try {
-      for (let i = 0; i < JOBS; i += BATCH) await queue.addBulk(Array.from({ length: BATCH }, () => ({ name: 'noop', data: {} })));
+      for (let i = 0; i < jobs; i += BATCH) await queue.addBulk(Array.from({ length: Math.min(BATCH, jobs - i) }, () => ({ name: 'noop', data: {} })));
       let done = 0;
       let finished: () => void = () => undefined;
       const allDone = new Promise<void>((resolve) => (finished = resolve));
@@ -142,18 +161,19 @@ export async function runBullmqBench(options: Options = {}): Promise<BenchFigure
       const worker = new Worker(name, async () => undefined, { connection, concurrency: 10 });
       worker.on('completed', () => {
         done += 1;
-        if (done === JOBS) finished();
+        if (done === jobs) finished();
       });
       worker.on('error', () => undefined);
       await allDone;
       const ms = performance.now() - t0;
       await worker.close();
-      return { rate: (JOBS / ms) * 1000 };
+      return { rate: (jobs / ms) * 1000 };
     } finally {
       await queue.obliterate({ force: true });
       await queue.close();
     }
   };
+  const bullmq: Scenario = (round) => bullmqDrain(`bench-${round}`, JOBS);
 
   const scenarios: [string, Scenario][] = [
     ['Spool on SQLite', spool],
@@ -167,7 +187,9 @@ export async function runBullmqBench(options: Options = {}): Promise<BenchFigure
   const cpus = new Map<string, number[]>(scenarios.map(([name]) => [name, []]));
   try {
     log(`Spool ${VERSION} on SQLite; BullMQ ${packageVersion('bullmq')} on Redis ${redis} (no persistence), loopback, Node ${process.version}`);
-    log(`${JOBS.toLocaleString('en-US')} no-op jobs enqueued in batches of ${BATCH}, then drained (Spool: 2 workers claiming 100, completing each claim with jobs.completeMany; BullMQ: 1 worker, concurrency 10); ${rounds} interleaved round(s)\n`);
+    log(`${JOBS.toLocaleString('en-US')} no-op jobs enqueued in batches of ${BATCH}, then drained (Spool: 2 workers claiming 100, completing each claim with jobs.completeMany${PIPELINED ? ' and claiming again behind it' : ', then claiming again'}; BullMQ: 1 worker, concurrency 10); ${rounds} interleaved round(s)`);
+    log(WARMUP > 0 ? `Each contender first drains ${WARMUP.toLocaleString('en-US')} jobs unmeasured (each Spool daemon, and BullMQ's worker once, in this process)\n` : 'No warm-up (SPOOL_BENCH_WARMUP=0): each Spool daemon, and BullMQ in its first round, start cold\n');
+    if (WARMUP > 0) await bullmqDrain('warm-up', WARMUP);
     for (let round = 0; round < rounds; round += 1) {
       for (let i = 0; i < scenarios.length; i += 1) {
         const [name, scenario] = scenarios[(i + round) % scenarios.length] as [string, Scenario];

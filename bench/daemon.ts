@@ -131,12 +131,19 @@ socket.on('connect', async () => {
         if (jobs.length === 0) { empty += cfg.waitMs === 0 ? 2 : 1; continue; }
         empty = 0;
         // An older daemon: a batch of jobs.complete calls.
-        if (each) await batch(jobs.map((j) => ['jobs.complete', { id: j.id, workerId: cfg.workerId }]));
-        else await call('jobs.completeMany', { workerId: cfg.workerId, jobs: jobs.map((j) => ({ id: j.id })) });
-        completed += jobs.length;
+        const completing = each
+          ? batch(jobs.map((j) => ['jobs.complete', { id: j.id, workerId: cfg.workerId }])).then((answers) => answers.length)
+          : call('jobs.completeMany', { workerId: cfg.workerId, jobs: jobs.map((j) => ({ id: j.id })) }).then((r) => r.completed);
+        // cfg.pipelined: the next claim goes out behind the completion without waiting for its
+        // answer, as BullMQ's worker takes its next job in the call that completes one (the
+        // daemon runs one connection's requests in order, so the claim sees the completion).
+        if (cfg.pipelined) completions.push(completing);
+        else completed += await completing;
       }
     };
+    const completions = [];
     await Promise.all(Array.from({ length: cfg.lanes || 2 }, lane));
+    for (const n of await Promise.all(completions)) completed += n;
     done({ completed });
   } else if (cfg.role === 'latency-worker') {
     // Takes whatever is waiting (cfg.max, default 1) so that a slow commit never builds a backlog
