@@ -117,6 +117,8 @@ type FieldReader<K extends keyof Job> = { columns: readonly string[]; read(row: 
 /**
  * Every field of a job, as mapJob reads it, for a claim that reads back only some fields
  * (claimReadBack). Complete by its type: a field added to Job does not compile until it is here.
+ * mapJob stays an object literal of its own: it maps every row of a listing or a whole claim, and
+ * builds each job faster than a loop over this table would.
  */
 const JOB_FIELD_READERS: { [K in keyof Job]-?: FieldReader<K> } = {
   id: { columns: ['id'], read: (r) => text(r, 'id') },
@@ -173,12 +175,14 @@ const CLAIM_SET_FIELDS: readonly ClaimSetField[] = ['state', 'workerId', 'progre
 /**
  * What a claim reads back when its claimer named the fields it wants (`jobs.claim`'s `fields`):
  * the columns of those fields and of what the engine reads, instead of the whole row. Reading a
- * column back costs the claim about half a microsecond per job on SQLite, and a job has nearly
- * fifty.
+ * column back costs the claim about a quarter of a microsecond per job on SQLite, and a job has
+ * nearly fifty.
  */
 export interface ClaimReadBack {
   /** The RETURNING list's columns, in one order whatever the order of the fields (a prepared statement's key). */
   readonly columns: readonly string[];
+  /** The columns as a RETURNING list. */
+  readonly list: string;
   /** The named fields that are neither the engine's nor set by the claim: read from their columns. */
   readonly extra: readonly (keyof Job)[];
 }
@@ -202,7 +206,7 @@ export function claimReadBack(fields: readonly (keyof Job)[] | undefined): Claim
   const columns: string[] = [];
   for (const reader of Object.values(JOB_FIELD_READERS)) for (const column of reader.columns) if (wanted.has(column) && !columns.includes(column)) columns.push(column);
   columns.push('claimed_from');
-  const readBack: ClaimReadBack = { columns, extra };
+  const readBack: ClaimReadBack = { columns, list: columns.join(', '), extra };
   if (readBacks.size >= READ_BACKS_KEPT) readBacks.clear();
   readBacks.set(key, readBack);
   return readBack;

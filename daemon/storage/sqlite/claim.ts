@@ -172,7 +172,7 @@ export class ClaimStatements implements ClaimSql {
   }
 
   private claimStatement(v: ClaimVariant, readBack: ClaimReadBack | null): ArrayRows {
-    const returning = readBack === null ? '*' : readBack.columns.join(', ');
+    const returning = readBack === null ? '*' : readBack.list;
     const key = `${v.include ? 'i' : 'e'}${v.single ? 1 : 'n'}${v.budgeted ? 'b' : ''}${v.weighted ? 'w' : ''} ${returning}`;
     const known = this.claims.get(key);
     if (known !== undefined) return known;
