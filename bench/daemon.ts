@@ -138,7 +138,11 @@ socket.on('connect', async () => {
         // answer, as BullMQ's worker takes its next job in the call that completes one (the
         // daemon runs one connection's requests in order, so the claim sees the completion).
         if (cfg.pipelined) completions.push(completing);
-        else completed += await completing;
+        else {
+          // Awaited before the sum is read: the lanes share it.
+          const n = await completing;
+          completed += n;
+        }
       }
     };
     const completions = [];
