@@ -91,7 +91,7 @@ test('spool top shows the queues, the running job and the dead one with why it d
   assert.match(text, /^spool top · .*spool\.sock · 1 running · 1 waiting · 1 dead/m);
   assert.match(text, /^mail\s+0\s+0\s+0\s+0\s+1\b/m, 'the mail queue has one dead job');
   // The dead job is among the recent failures, with why it died: its last stderr line and its exit.
-  assert.match(text, new RegExp(`^${deadId.slice(-8)}\\s+mail\\s+shell\\s+\\S+ ago\\s+smtp: connection refused · exit code 3$`, 'm'));
+  assert.match(text, new RegExp(`^${deadId.slice(-8)}\\s+mail\\s+shell\\s+(?:\\S+ ago|just now)\\s+smtp: connection refused · exit code 3$`, 'm'));
   // spool jobs says it in the same words.
   const listed = await runCli(['jobs', '--state', 'dead'], { socketPath: daemon.socketPath });
   assert.match(listed.stdout, /smtp: connection refused · exit code 3/);

@@ -62,6 +62,46 @@ export function editedFields(input: UpdateInput): string {
   return [...new Set(fields)].join(', ');
 }
 
+const WAITING: ReadonlySet<JobState> = new Set(['queued', 'retrying', 'blocked', 'held']);
+const RUNNING: ReadonlySet<JobState> = new Set(['running']);
+const ENDED: ReadonlySet<JobState> = new Set(['completed', 'dead', 'cancelled']);
+const WAITING_OR_RUNNING: ReadonlySet<JobState> = new Set([...WAITING, ...RUNNING]);
+
+/** The states a recorded change can have found the job in. */
+function startStates(change: JobHistoryEvent): ReadonlySet<JobState> {
+  if (change.cause === 'retry by user') return ENDED;
+  if (change.state === 'running') return RUNNING;
+  return WAITING.has(change.state) ? WAITING : WAITING_OR_RUNNING;
+}
+
+/**
+ * Places the recorded changes (oldest first) among the events derived from the job row and its
+ * runs (in time order), each after the change recorded before it. Within its millisecond a change
+ * goes at the first place whose previous event left the job in a state it can start from, else
+ * after that millisecond's events: on a fast machine a run now and the claim it allowed, or a run's
+ * end and a user's retry, share a millisecond, and their order is the one the states allow.
+ */
+function placeRecorded(events: JobHistoryEvent[], recorded: readonly JobHistoryEvent[]): void {
+  const at = (i: number): number => (events[i] as JobHistoryEvent).at;
+  let from = 0;
+  for (const change of recorded) {
+    let first = from;
+    while (first < events.length && at(first) < change.at) first += 1;
+    let end = first;
+    while (end < events.length && at(end) === change.at) end += 1;
+    const startsFrom = startStates(change);
+    let place = end;
+    for (let j = Math.max(first, 1); j < end; j += 1) {
+      if (startsFrom.has((events[j - 1] as JobHistoryEvent).state)) {
+        place = j;
+        break;
+      }
+    }
+    events.splice(place, 0, change);
+    from = place + 1;
+  }
+}
+
 export function* jobHistory(id: string): Op<JobHistoryEvent[]> {
   const job = yield* sql('jobGet', id);
   if (!job) throw jobNotFound(id);
@@ -77,11 +117,7 @@ export function* jobHistory(id: string): Op<JobHistoryEvent[]> {
     const end = ending(run, next, job, retriedByUser);
     if (end !== null && run.finishedAt !== null) events.push({ at: run.finishedAt, ...end, who: null, attempt: run.attempt, detail: run.error });
   });
-  if (recorded.length > 0) {
-    events.push(...recorded);
-    // Stable: a recorded change and a run's end in the same millisecond keep the order they were stored in.
-    events.sort((a, b) => a.at - b.at);
-  }
+  if (recorded.length > 0) placeRecorded(events, recorded);
   const last = events[events.length - 1];
   // A change that left no run (a cancel while waiting, an expiry, a hold): the state the job is in now.
   if (last !== undefined && last.state !== job.state && job.state !== 'running') {

@@ -216,6 +216,31 @@ export function defineHistory(store: TestStoreFactory): void {
     assert.equal((await thrown(() => engine.jobHistory(job.id))).code, ErrorCode.JobNotFound);
   });
 
+  test('jobs.history: a run now or a retry and the claim it allowed, in one millisecond, show in the order they happened', async (t) => {
+    const { engine, clock } = makeEngine(t, store);
+    const job = (await engine.enqueue({ queue: 'hist-tie', kind: 'k', delayMs: 3_600_000, maxAttempts: 1 })).job;
+    clock.advance(1000);
+    // The clock stands still: each change and the claim it allowed share a millisecond.
+    await engine.runNow(job.id);
+    assert.equal((await engine.claim({ workerId: 'w', queues: ['hist-tie'], max: 1 }))[0]?.id, job.id);
+    await engine.fail({ id: job.id, workerId: 'w', error: 'boom' });
+    await engine.retry(job.id);
+    assert.equal((await engine.claim({ workerId: 'w', queues: ['hist-tie'], max: 1 }))[0]?.id, job.id);
+    const { events } = await engine.jobHistory(job.id);
+    assert.deepEqual(
+      events.map((e) => [e.cause, e.state]),
+      [
+        ['enqueue', 'queued'],
+        ['run now', 'queued'],
+        ['claim', 'running'],
+        ['fail', 'dead'],
+        ['retry by user', 'queued'],
+        ['claim', 'running'],
+      ],
+    );
+    assert.ok(events.slice(1).every((e) => e.at === clock.ms), 'every change after the enqueue in one millisecond');
+  });
+
   test('stats.history refuses a bad step, a range too long or reversed, and an unknown queue, naming the field', async (t) => {
     const { engine, clock } = makeEngine(t, store);
     const now = clock.ms;
