@@ -4,7 +4,8 @@
  * it every RENEW_MS; if it dies, the lease runs out after TTL_MS and the next daemon to try takes
  * it, so maintenance stops for seconds at most. A daemon counts itself leader only until its
  * lease would run out by its own clock, less a margin, so that two daemons never both believe it
- * for long. On a store without leases (SQLite) every daemon is leader, as before.
+ * for long. On a store without leases (SQLite) every daemon is leader, as before, and nothing is
+ * renewed: no timer and no transaction every RENEW_MS, so that an idle daemon stays idle.
  */
 import type { Engine } from '../engine/engine';
 import type { Logger } from './logger';
@@ -31,8 +32,11 @@ export class Leadership {
     private readonly engine: Pick<Engine, 'holdLeadership'>,
     private readonly daemonId: string,
     private readonly logger: Logger,
-    /** Log when the lease comes or goes: only where the store has leases (several daemons may share it). */
-    private readonly announce: boolean,
+    /**
+     * The store keeps leases (several daemons may share it): the lease is renewed on a timer, and
+     * the log says when it comes or goes. Without (SQLite) this daemon is always the leader.
+     */
+    private readonly leased: boolean,
     private readonly role = 'maintenance',
     private readonly duties: LeaderDuties | null = null,
   ) {}
@@ -44,6 +48,13 @@ export class Leadership {
 
   /** Tries once now (so that a lone daemon maintains from its first tick), then every RENEW_MS. */
   async start(): Promise<void> {
+    if (!this.leased) {
+      // Nothing to take or renew: the store answers every daemon that it leads (leaderHold).
+      this.heldUntil = Infinity;
+      this.leading = true;
+      this.duties?.gained();
+      return;
+    }
     await this.renew();
     this.timer = setInterval(() => void this.renew(), LEADER_RENEW_MS);
     this.timer.unref();
@@ -63,7 +74,6 @@ export class Leadership {
     if (leading !== this.leading) {
       this.leading = leading;
       if (leading) this.duties?.gained();
-      if (!this.announce) return;
       if (leading) this.logger.info('This daemon runs the maintenance of the store now (lease reaper, retention, recovery of dead daemons\' jobs)');
       else this.logger.info('Another daemon runs the maintenance of the store now');
     } else if (leading) {
@@ -78,6 +88,7 @@ export class Leadership {
     if (!this.leading) return;
     this.heldUntil = 0;
     this.leading = false;
+    if (!this.leased) return;
     await this.engine.holdLeadership(this.role, this.daemonId, 0).catch(() => undefined);
   }
 }
