@@ -1,10 +1,14 @@
 /**
  * Turns request lines into handler calls and handler outcomes into response lines. Parsing,
- * envelope and depth checks happen here; json-rpc-2.0's JSONRPCServer routes each request to its
- * handler and builds the response objects. No input — however malformed — escapes as an
- * exception: each gets an error response, and unexpected failures are logged with context.
+ * envelope and depth checks, routing to the handler and the response objects all happen here. No
+ * input — however malformed — escapes as an exception: each gets an error response, and
+ * unexpected failures are logged with context.
+ *
+ * Routing is a map lookup and one promise per call: json-rpc-2.0's JSONRPCServer (which did it
+ * before) ran each call through down-compiled generators and several promises of its own, a
+ * measurable share of a small request's cost (BENCHMARKS.md, "Wake latency").
  */
-import { JSONRPCServer, createJSONRPCErrorResponse, type JSONRPCErrorResponse, type JSONRPCID, type JSONRPCResponse } from 'json-rpc-2.0';
+import { createJSONRPCErrorResponse, type JSONRPCErrorResponse, type JSONRPCID, type JSONRPCRequest, type JSONRPCResponse } from 'json-rpc-2.0';
 import { SpoolError, errorMessage } from '../../shared/protocol/errors';
 import { ErrorCode, LIMITS, METHOD_NAMES } from '../../shared/protocol';
 import type { Logger } from '../lifecycle/logger';
@@ -22,7 +26,7 @@ export type MethodHandler = (params: unknown, context: CallContext) => unknown;
 const KNOWN_METHODS: ReadonlySet<string> = new Set(METHOD_NAMES);
 
 export class Dispatcher {
-  private readonly rpc: JSONRPCServer<CallContext>;
+  private readonly methods = new Map<string, MethodHandler>();
 
   constructor(
     handlers: Readonly<Record<string, MethodHandler>>,
@@ -30,10 +34,7 @@ export class Dispatcher {
     /** Runs before every request is handled (the enqueue group commit flushes here). */
     private readonly beforeCall: (method: string) => void = () => undefined,
   ) {
-    // Errors are logged by `wrap` with their method; the library's own listener would only repeat them.
-    this.rpc = new JSONRPCServer<CallContext>({ errorListener: () => undefined });
-    this.rpc.mapErrorToJSONRPCErrorResponse = toErrorResponse;
-    for (const [name, handler] of Object.entries(handlers)) this.rpc.addMethod(name, this.wrap(name, handler));
+    for (const [name, handler] of Object.entries(handlers)) this.methods.set(name, handler);
   }
 
   /** Handles one line from a connection; the answer (if any) is sent on that connection. */
@@ -95,7 +96,8 @@ export class Dispatcher {
     const check = checkEnvelope(message);
     if (!check.ok) return Promise.resolve(check.response);
     const { request } = check;
-    if (!KNOWN_METHODS.has(request.method) || !this.rpc.hasMethod(request.method)) {
+    const handler = KNOWN_METHODS.has(request.method) ? this.methods.get(request.method) : undefined;
+    if (handler === undefined) {
       if (request.id === undefined) return Promise.resolve(null);
       return Promise.resolve(
         createJSONRPCErrorResponse(
@@ -113,28 +115,38 @@ export class Dispatcher {
       return Promise.resolve(createJSONRPCErrorResponse(request.id, refused.code, refused.message, refused.data));
     }
     this.beforeCall(request.method);
-    return this.rpc.receive(request, context);
+    return this.call(handler, request, context);
   }
 
-  private wrap(method: string, handler: MethodHandler): (params: unknown, context: CallContext) => Promise<unknown> {
-    return async (params, context) => {
-      try {
-        // The engine records who acted in a job's history (engine/actor.ts).
-        return await actingAs(actorOf(context.connection.auth), () => handler(params, context));
-      } catch (error) {
-        if (error instanceof SpoolError) throw error;
-        this.logger.error(`Unexpected error in ${method}`, { connection: context.connection.id, error });
-        const reason = errorMessage(error);
-        throw new SpoolError(ErrorCode.InternalError, `Internal error in ${method}: ${reason}. The daemon log has the details.`);
-      }
-    };
+  /** Runs the handler; its result or its error becomes the answer (none for a notification). */
+  private call(handler: MethodHandler, request: JSONRPCRequest, context: CallContext): Promise<JSONRPCResponse | null> {
+    let outcome: unknown;
+    try {
+      // The engine records who acted in a job's history (engine/actor.ts).
+      outcome = actingAs(actorOf(context.connection.auth), () => handler(request.params, context));
+    } catch (error) {
+      return Promise.resolve(this.failure(request, error, context));
+    }
+    return Promise.resolve(outcome).then(
+      (result) => (request.id === undefined ? null : { jsonrpc: '2.0', id: request.id, result: result ?? null }),
+      (error: unknown) => this.failure(request, error, context),
+    );
+  }
+
+  /** A handler's error as the answer; one that is not a SpoolError is logged as unexpected. */
+  private failure(request: JSONRPCRequest, error: unknown, context: CallContext): JSONRPCErrorResponse | null {
+    let answer = error;
+    if (!(error instanceof SpoolError)) {
+      this.logger.error(`Unexpected error in ${request.method}`, { connection: context.connection.id, error });
+      const reason = errorMessage(error);
+      answer = new SpoolError(ErrorCode.InternalError, `Internal error in ${request.method}: ${reason}. The daemon log has the details.`);
+    }
+    return request.id === undefined ? null : toErrorResponse(request.id, answer as SpoolError);
   }
 }
 
-function toErrorResponse(id: JSONRPCID, error: unknown): JSONRPCErrorResponse {
-  if (error instanceof SpoolError) return createJSONRPCErrorResponse(id, error.code, error.message, error.data);
-  const reason = errorMessage(error);
-  return createJSONRPCErrorResponse(id, ErrorCode.InternalError, `Internal error: ${reason}.`);
+function toErrorResponse(id: JSONRPCID, error: SpoolError): JSONRPCErrorResponse {
+  return createJSONRPCErrorResponse(id, error.code, error.message, error.data);
 }
 
 function truncate(text: string): string {
