@@ -149,9 +149,9 @@ export class Engine {
   }
 
   /** Runs a job operation (./ops/) in one write transaction of the store. */
-  private write<T>(op: (c: OpContext) => Op<T>): Promise<T> {
-    // Read now, in the caller's async context: a grouped commit may run the operation later.
-    const who = currentActor();
+  private write<T>(op: (c: OpContext) => Op<T>, who: string = currentActor()): Promise<T> {
+    // The actor is read when the call is made (engine/actor.ts): a method of several
+    // transactions passes the one it read at its start.
     return this.db.write((changes) => op(opContext(this.policy, changes, who)));
   }
 
@@ -355,6 +355,8 @@ export class Engine {
   }
 
   private async bulk<T>(input: BulkInput, action: (c: OpContext, id: string) => Op<T>): Promise<jobs.Applied<T>> {
+    // Read before the first await: each batch's transaction records the caller (engine/actor.ts).
+    const who = currentActor();
     const ids = await this.read((c) => jobs.bulkIds(c, input));
     const all: jobs.Applied<T> = { count: 0, errors: [], values: [] };
     const size = this.policy.batchSize;
@@ -362,7 +364,7 @@ export class Engine {
       const chunk = ids.slice(i, i + size);
       // Each transaction's outcome is its own (PostgreSQL may run one again after a
       // serialization failure), and is added up only once it has committed.
-      const done = await this.write((c) => jobs.applyEach(chunk, (id) => action(c, id)));
+      const done = await this.write((c) => jobs.applyEach(chunk, (id) => action(c, id)), who);
       all.count += done.count;
       all.errors.push(...done.errors);
       all.values.push(...done.values);

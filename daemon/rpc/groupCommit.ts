@@ -18,6 +18,7 @@
 import { LIMITS, type CompleteParams, type EnqueueParams, type EnqueueResult } from '../../shared/protocol';
 import type { Job } from '../../shared/protocol/types';
 import type { Engine } from '../engine/engine';
+import { actingAs, currentActor } from '../engine/actor';
 
 type Outcome<T> = { ok: true; value: T } | { ok: false; error: unknown };
 
@@ -27,6 +28,8 @@ type Outcome<T> = { ok: true; value: T } | { ok: false; error: unknown };
  * answers its caller once the transaction has committed (or failed as a whole).
  */
 interface Pending {
+  /** Who the write acts for (engine/actor.ts), read when it was added: it runs later, in the flush. */
+  who: string;
   execute(): void;
   settle(commitError: { error: unknown } | null): void;
   /** Set when consecutive writes of the same kind can share one engine call. */
@@ -110,10 +113,14 @@ export class WriteGroup {
         while (i < group.length) {
           const kind = runKind(group[i]);
           let end = i + 1;
-          while (kind !== null && end < group.length && runKind(group[end]) === kind) end++;
-          if (end - i === 1) group[i].execute();
-          else if (kind === 'enqueue') this.enqueueRun(group.slice(i, end));
-          else this.completeRun(group.slice(i, end));
+          const who = group[i].who;
+          while (kind !== null && end < group.length && runKind(group[end]) === kind && group[end].who === who) end++;
+          const start = i;
+          actingAs(who, () => {
+            if (end - start === 1) group[start].execute();
+            else if (kind === 'enqueue') this.enqueueRun(group.slice(start, end));
+            else this.completeRun(group.slice(start, end));
+          });
           i = end;
         }
         if (this.claimWithin !== null) {
@@ -178,6 +185,7 @@ function pendingWrite<T>(
     outcome = result;
   };
   return {
+    who: currentActor(),
     execute: () => provide(attempt(write)),
     settle: (commitError) => settleWith(outcome, commitError, resolve, reject),
     ...(shared ? { shared: shared(provide) } : {}),

@@ -216,6 +216,28 @@ export function defineHistory(store: TestStoreFactory): void {
     assert.equal((await thrown(() => engine.jobHistory(job.id))).code, ErrorCode.JobNotFound);
   });
 
+  test("jobs.history: a bulk action records who asked for it in each job's history, though its transactions run after an await", async (t) => {
+    const { engine, clock } = makeEngine(t, store);
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push((await engine.enqueue({ queue: 'hist-bulk-who', kind: 'k', delayMs: 3_600_000 })).job.id);
+    clock.advance(1000);
+    // The bulk forms read the ids first and write afterwards: the actor must outlive that await.
+    assert.equal((await actingAs('carol', () => engine.holdMany({ ids }))).count, 3);
+    assert.equal((await actingAs('token ops', () => engine.updateMany({ filter: { queue: 'hist-bulk-who' }, priority: 7 }))).count, 3);
+    // Meanwhile and afterwards, the daemon's own calls are still its own.
+    const [first] = ids;
+    await engine.unhold(first as string);
+    for (const id of ids) {
+      const events = (await engine.jobHistory(id)).events.map((e) => [e.cause, e.who]);
+      assert.deepEqual(events.slice(0, 3), [
+        ['enqueue', null],
+        ['hold', 'carol'],
+        ['edit', 'token ops'],
+      ]);
+      if (id === first) assert.deepEqual(events[3], ['release', 'daemon']);
+    }
+  });
+
   test('jobs.history: a run now or a retry and the claim it allowed, in one millisecond, show in the order they happened', async (t) => {
     const { engine, clock } = makeEngine(t, store);
     const job = (await engine.enqueue({ queue: 'hist-tie', kind: 'k', delayMs: 3_600_000, maxAttempts: 1 })).job;
