@@ -86,8 +86,8 @@ const SCENARIOS: readonly Scenario[] = [
   {
     name: 'latency',
     run: async (client, daemon, { samples }) => {
-      const { p50, p99, span } = await claimLatency(client, daemon, samples);
-      return { latencyP50: p50, latencyP99: p99, latencyCpu: (span.daemonCpu / samples) * 1e6 };
+      const { p50, p99, span, warmup } = await claimLatency(client, daemon, samples);
+      return { latencyP50: p50, latencyP99: p99, latencyCpu: (span.daemonCpu / (samples + warmup.length)) * 1e6 };
     },
   },
 ];

@@ -153,19 +153,27 @@ socket.on('connect', async () => {
     // Takes whatever is waiting (cfg.max, default 1) so that a slow commit never builds a backlog
     // that the latency would then measure instead.
     // With each sample, when it was taken (ats), to keep those taken while something else ran.
+    // cfg.warmup: the first jobs (payload.warmup) are claimed and completed but not counted.
+    // Their latencies are returned apart (warmup), as the figure of a daemon just started.
     const samples = [];
     const ats = [];
+    const warmup = [];
     while (samples.length < cfg.n) {
       const { jobs } = await call('jobs.claim', { workerId: 'latency', queues: [cfg.queue], max: cfg.max || 1, waitMs: 10000 });
       const at = now();
-      for (const j of jobs) { samples.push(at - j.payload.t); ats.push(at); }
+      for (const j of jobs) {
+        if (j.payload.warmup) warmup.push(at - j.payload.t);
+        else { samples.push(at - j.payload.t); ats.push(at); }
+      }
       if (jobs.length > 0) await batch(jobs.map((j) => ['jobs.complete', { id: j.id, workerId: 'latency' }]));
     }
-    done({ samples, ats });
+    done({ samples, ats, warmup });
   } else if (cfg.role === 'latency-producer') {
-    for (let i = 0; i < cfg.n; i++) {
+    // cfg.warmup jobs first, at the same pace, marked so that the worker does not count them.
+    const warmup = cfg.warmup || 0;
+    for (let i = 0; i < warmup + cfg.n; i++) {
       await new Promise((r) => setTimeout(r, cfg.gapMs));
-      await call('jobs.enqueue', { queue: cfg.queue, kind: 'ping', payload: { t: now() } });
+      await call('jobs.enqueue', { queue: cfg.queue, kind: 'ping', payload: i < warmup ? { t: now(), warmup: true } : { t: now() } });
     }
     done({});
   }
@@ -272,7 +280,7 @@ export async function runDaemonBench(options: DaemonBenchOptions = {}): Promise<
     {
       const daemon = await startDaemon();
       try {
-        const { p50, p99 } = await claimLatency(client, daemon, quick ? 300 : 1000);
+        const { p50, p99 } = await claimLatency(client, daemon, quick ? 300 : 1000, quick ? 0 : latencyWarmup());
         report({ name: 'enqueue → waiting claim latency p50', value: p50, unit: 'ms', target: '< 2', met: p50 < 2 });
         report({ name: 'enqueue → waiting claim latency p99', value: p99, unit: 'ms', target: '< 2', met: p99 < 2 });
       } finally {
@@ -345,19 +353,53 @@ export async function fillThenDrain(client: BenchClient, daemon: BenchDaemon, jo
 }
 
 /**
- * Latency from an enqueue to a waiting worker's claim: a producer enqueues one job every 5 ms,
- * a worker waits in `jobs.claim` for each. Milliseconds; `span` covers the whole run.
+ * How many jobs a latency run sends through first, unmeasured (SPOOL_BENCH_LATENCY_WARMUP,
+ * default 3,000: 15 s at one job every 5 ms). A daemon just started spends its first seconds in
+ * V8's unoptimised code and compiling the optimised code on the other core: the p99 of its first
+ * 1,000 samples was twice that of samples 3,000–4,000 of the same run (BENCHMARKS.md, "Wake
+ * latency"). A daemon in service has long been past that, so the figure is taken after it; the
+ * warm-up's own latencies are reported beside it, as the figure of a daemon just started.
  */
-export async function claimLatency(client: BenchClient, daemon: BenchDaemon, samples: number): Promise<{ p50: number; p99: number; span: Span; samples: number[] }> {
+export function latencyWarmup(): number {
+  const text = process.env['SPOOL_BENCH_LATENCY_WARMUP'];
+  if (text === undefined || text === '') return 3000;
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || n > 1_000_000) throw new Error(`SPOOL_BENCH_LATENCY_WARMUP: expected a whole number of jobs from 0 to 1,000,000, got '${text}'.`);
+  return n;
+}
+
+/** A latency run's figures (ms), of the measured samples and, apart, of the warm-up's. */
+export interface ClaimLatency {
+  p50: number;
+  p99: number;
+  /** The measured samples, sorted. */
+  samples: number[];
+  /** The warm-up's samples (a daemon just started), in the order taken; empty without a warm-up. */
+  warmup: number[];
+  /** The whole run, warm-up included. */
+  span: Span;
+}
+
+/**
+ * Latency from an enqueue to a waiting worker's claim: a producer enqueues one job every 5 ms,
+ * a worker waits in `jobs.claim` for each, first `warmup` jobs unmeasured, then `samples`.
+ * Milliseconds.
+ */
+export async function claimLatency(client: BenchClient, daemon: BenchDaemon, samples: number, warmup: number = latencyWarmup()): Promise<ClaimLatency> {
   const span = measure(daemon.pid);
   const [worker] = await Promise.all([
     client({ role: 'latency-worker', socket: daemon.socketPath, n: samples, queue: 'latency' }),
-    client({ role: 'latency-producer', socket: daemon.socketPath, n: samples, queue: 'latency', gapMs: 5 }),
+    client({ role: 'latency-producer', socket: daemon.socketPath, n: samples, warmup, queue: 'latency', gapMs: 5 }),
   ]);
   const measured = span.end();
   const sorted = latencySamples(worker).sort((a, b) => a - b);
-  const p = (q: number): number => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
-  return { p50: p(0.5), p99: p(0.99), span: measured, samples: sorted };
+  const warm = (worker as { warmup?: number[] }).warmup ?? [];
+  return { p50: percentileOf(sorted, 0.5), p99: percentileOf(sorted, 0.99), span: measured, samples: sorted, warmup: warm };
+}
+
+/** The q-quantile of sorted samples (NaN for none). */
+export function percentileOf(sorted: readonly number[], q: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
 }
 
 /** Writes the client program into `dir`; returns its path. */

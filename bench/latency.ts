@@ -4,7 +4,8 @@
  * moment the worker has read the claim's answer.
  *
  * - SQLite: one daemon, a producer enqueuing one job every 5 ms, a worker waiting in `jobs.claim`
- *   (bench/daemon.ts `claimLatency`).
+ *   (bench/daemon.ts `claimLatency`), measured after 3,000 jobs that warm the daemon up
+ *   (SPOOL_BENCH_LATENCY_WARMUP=N, 0 for none); the warm-up's first samples are shown apart.
  * - PostgreSQL, across daemons: two daemons on one database, the producer on A, the worker on B,
  *   which hears of the job through LISTEN/NOTIFY; one job every 10 ms. Measured twice: with
  *   nothing else running, and while two more workers (one on each daemon) drain 40,000 jobs of
@@ -22,7 +23,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { PgServer, pgBin } from '../scripts/pgServer';
 import { errorMessage } from '../shared/protocol/errors';
-import { claimLatency, killBenchProcesses, launchDaemon, runClient, settled, writeClientScript, type BenchClient, type BenchDaemon } from './daemon';
+import { claimLatency, killBenchProcesses, latencyWarmup, launchDaemon, runClient, settled, writeClientScript, type BenchClient, type BenchDaemon } from './daemon';
 import type { BenchFigure } from './figure';
 
 interface Options {
@@ -162,7 +163,15 @@ export async function runLatencyBench(options: Options = {}): Promise<BenchFigur
   try {
     // SQLite.
     const sqlite = new Map<string, Figures>(builds.map(([name]) => [name, new Figures()]));
+    // The warm-up's first samples: the same daemon, just started (bench/daemon.ts latencyWarmup).
+    const justStarted = new Map<string, Figures>(builds.map(([name]) => [name, new Figures()]));
     const sqliteSamples = quick ? 300 : 1000;
+    const warmup = quick ? 0 : latencyWarmup();
+    log(
+      warmup > 0
+        ? `  SQLite: each daemon first takes ${warmup.toLocaleString('en-US')} jobs unmeasured, at the same pace (SPOOL_BENCH_LATENCY_WARMUP); the first ${Math.min(warmup, sqliteSamples).toLocaleString('en-US')} of them are shown apart, as "just started"`
+        : '  SQLite: no warm-up, each daemon is measured from its start',
+    );
     for (let round = 0; round < rounds; round += 1) {
       for (const [build, daemonScript] of order(round)) {
         names += 1;
@@ -170,14 +179,18 @@ export async function runLatencyBench(options: Options = {}): Promise<BenchFigur
         started.push(daemon);
         try {
           await settled(daemon.pid);
-          const { samples } = await claimLatency(client, daemon, sqliteSamples);
-          const [p50, p99] = sqlite.get(build)?.add(samples) ?? [NaN, NaN];
-          log(`  round ${round + 1}: SQLite, ${build.padEnd(10)} p50 ${p50.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms (load ${load()})`);
+          const run = await claimLatency(client, daemon, sqliteSamples, warmup);
+          const [p50, p99] = sqlite.get(build)?.add(run.samples) ?? [NaN, NaN];
+          const first = run.warmup.slice(0, sqliteSamples);
+          const cold = first.length > 0 ? justStarted.get(build)?.add(first) : undefined;
+          const coldNote = cold === undefined ? '' : `; just started p50 ${cold[0].toFixed(2)} ms, p99 ${cold[1].toFixed(2)} ms`;
+          log(`  round ${round + 1}: SQLite, ${build.padEnd(10)} p50 ${p50.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms${coldNote} (load ${load()})`);
         } finally {
           await daemon.stop();
         }
       }
     }
+    if (warmup > 0) for (const [build] of builds) log(`  SQLite enqueue → waiting claim, just started, ${build}: ${justStarted.get(build)?.describe() ?? ''}`);
     report('SQLite enqueue → waiting claim', sqlite, 2);
 
     // PostgreSQL, across two daemons, idle and under a drain.

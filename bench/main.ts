@@ -44,7 +44,8 @@ npm run bench                 (or node dist/bench.js, once built)
                               =memory: the daemon's memory with 1,000,000 waiting jobs and while they drain;
                               =latency: enqueue → waiting claim on SQLite, and across two daemons on PostgreSQL alone and
                                 under a drain; SPOOL_BENCH_BASELINE=<checkout> measures that build too, in turn
-                                (SPOOL_BENCH_ROUNDS=N, default 4; SPOOL_BENCH_LATENCY_STORES=sqlite: SQLite only);
+                                (SPOOL_BENCH_ROUNDS=N, default 4; SPOOL_BENCH_LATENCY_STORES=sqlite: SQLite only;
+                                SPOOL_BENCH_LATENCY_WARMUP=N: jobs each SQLite daemon takes unmeasured first, default 3,000);
                               =history: enqueue and drain with the queue history on and off, interleaved, SQLite and PostgreSQL;
                               =ageing: a claim among 10,000 waiting jobs with priority ageing on and off, and the ageing pass, SQLite;
                               =editor: the Queues view and a job page in VS Code (needs bash scripts/e2e-setup.sh once);

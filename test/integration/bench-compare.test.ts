@@ -32,7 +32,7 @@ interface Run {
 function compare(args: string[]): Run {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'spool-test-compare-'));
   folders.push(tmp);
-  const child = spawn(process.execPath, [BENCH, 'compare', ...args], { env: { ...process.env, TMPDIR: tmp }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BENCH, 'compare', ...args], { env: { ...process.env, TMPDIR: tmp, SPOOL_BENCH_LATENCY_WARMUP: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
   started.add(child);
   let out = '';
   child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
