@@ -38,6 +38,7 @@ npm run bench                 (or node dist/bench.js, once built)
                                 SPOOL_BENCH_STORE=sqlite or =postgres measures one store);
                               =postgres: Spool on PostgreSQL beside graphile-worker and pg-boss, on a throwaway server;
                               =bullmq: Spool on SQLite beside BullMQ, on a throwaway redis-server (skipped without one);
+                                in both, every contender first drains SPOOL_BENCH_WARMUP=N jobs unmeasured (default 5,000);
                                 SPOOL_BENCH_BASELINE=<checkout> adds that build's daemon to the same rounds,
                                 SPOOL_BENCH_ROUNDS=N sets the rounds (default 5);
                               =shell: \`true\` shell jobs run by the built-in executors, and enqueue → command start;

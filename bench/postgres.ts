@@ -22,6 +22,14 @@
  * Spool with its peers, by work as well as by wall-clock rate.
  * SPOOL_BENCH_PG_STATEMENTS=1 loads pg_stat_statements in the server and prints, after each drain,
  * its statements per job and the costliest ones.
+ *
+ * Warm contenders, as in the BullMQ part: every Spool daemon first drains WARMUP jobs of another
+ * queue, unmeasured, with the same workers; graphile-worker and pg-boss, which run in this
+ * process and so stay warm from one round to the next, each drain once unmeasured before the
+ * first round. Without it every Spool daemon (fresh in each round) spent part of its drain in
+ * V8's unoptimised code and compiling, while the peers did so only in their first round; three
+ * daemons paid it three times. SPOOL_BENCH_WARMUP=N sets the jobs (default 5,000); 0 measures
+ * cold daemons and peers.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -36,6 +44,15 @@ import { errorMessage } from '../shared/protocol/errors';
 
 const JOBS = 20_000;
 const BATCH = 500;
+/** See the top of the file. */
+const WARMUP = warmupJobs();
+
+function warmupJobs(): number {
+  const text = process.env['SPOOL_BENCH_WARMUP'];
+  if (text === undefined || text === '') return 5_000;
+  if (!/^\d+$/.test(text) || Number(text) > 1_000_000) throw new Error(`SPOOL_BENCH_WARMUP: expected a whole number of jobs from 0 to 1,000,000, got '${text}'.`);
+  return Number(text);
+}
 
 interface Options {
   quick?: boolean;
@@ -167,9 +184,26 @@ export async function runPostgresBench(options: Options = {}): Promise<BenchFigu
     await Promise.all(list.map((d) => d.stop()));
   };
 
+  /**
+   * Each daemon drains WARMUP jobs of its own queue through `workers` workers claiming `max`
+   * (lanes: as the measured drain), unmeasured, before the measured work.
+   */
+  const warmUp = async (list: readonly BenchDaemon[], workers: number, max: number, lanes?: number): Promise<void> => {
+    if (WARMUP === 0) return;
+    await Promise.all(
+      list.map(async (d, i) => {
+        const queue = `warmup-${i}`;
+        await client({ role: 'enqueue', socket: d.socketPath, n: WARMUP, window: 4, batch: BATCH, queue });
+        await Promise.all(Array.from({ length: workers }, (_, w) => client({ role: 'drain', socket: d.socketPath, max, ...(lanes === undefined ? {} : { lanes }), queue, workerId: `warm-${i}-${w}` })));
+      }),
+    );
+  };
+
   const spool = (daemons: number): Scenario => async (url, drainStarts, drainEnds) => {
     const list = await daemonsOn(url, daemons);
     try {
+      // One worker per daemon in the warm-up, as in the drain with three; three with one.
+      await warmUp(list, daemons === 1 ? 3 : 1, 200);
       await client({ role: 'enqueue', socket: (list[0] as BenchDaemon).socketPath, n: JOBS, window: 4, batch: BATCH, queue: 'bench' });
       await drainStarts(list.map((d) => d.pid));
       // Three workers either way: all on the one daemon, or one on each of three.
@@ -191,6 +225,7 @@ export async function runPostgresBench(options: Options = {}): Promise<BenchFigu
     const list = await daemonsOn(url, 1, script);
     try {
       const socket = (list[0] as BenchDaemon).socketPath;
+      await warmUp(list, consumers, max, 1);
       await client({ role: 'enqueue', socket, n: JOBS, window: 4, batch: BATCH, queue: 'bench' });
       await drainStarts(list.map((d) => d.pid));
       const drained = (await Promise.all(Array.from({ length: consumers }, (_, i) => client({ role: 'drain', socket, max, lanes: 1, queue: 'bench', workerId: `w${i}` })))) as { completed: number }[];
@@ -281,6 +316,13 @@ export async function runPostgresBench(options: Options = {}): Promise<BenchFigu
     log(`Spool ${VERSION}, graphile-worker ${packageVersion('graphile-worker')}, pg-boss ${packageVersion('pg-boss')}, Node ${process.version}`);
     log(`${JOBS.toLocaleString('en-US')} no-op jobs enqueued in batches of ${BATCH}, then drained; ${rounds} interleaved round(s)\n`);
     if (statements) await server.admin('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+    // The peers run in this process: one unmeasured drain each leaves them as warm in round 1 as
+    // in the later rounds (Spool's daemons warm up inside their scenario).
+    const peers = scenarios.filter(([name]) => name.startsWith('pg-boss') || name === 'graphile-worker');
+    if (WARMUP > 0) {
+      log(`Each Spool daemon first drains ${WARMUP.toLocaleString('en-US')} jobs of another queue unmeasured; ${peers.map(([name]) => name).join(', ')} each drain once unmeasured before the first round (SPOOL_BENCH_WARMUP)\n`);
+      for (const [, scenario] of peers) await scenario(await server.database(), async () => undefined, (jobs) => ({ rate: jobs, databaseUs: 0, clientUs: 0, daemonUs: null }));
+    } else log('No warm-up (SPOOL_BENCH_WARMUP=0): each Spool daemon starts cold, and so do the peers in the first round\n');
     let drainStart = { at: 0, database: 0, client: 0, daemons: [] as readonly number[], daemonTicks: 0 };
     const daemonTicks = (pids: readonly number[]): number => pids.reduce((sum, pid) => sum + cpuTicks(pid), 0);
     const drainStarts = async (daemons: readonly number[] = []): Promise<void> => {
