@@ -36,10 +36,9 @@ export const COMPARE_USAGE = `npm run bench -- compare --old <dir-or-ref> [--new
   --blocks N          blocks, at least 2; an even number gives each build as many first turns
                       (default ${COMPARE_DEFAULTS.blocks})
   --jobs N            jobs per throughput figure, per build and block (default ${COMPARE_DEFAULTS.jobs.toLocaleString('en-US')})
-  --samples N         enqueue-to-claim latency samples, per build and block, one every 5 ms,
-                      after 3,000 unmeasured ones that warm the daemon up
-                      (SPOOL_BENCH_LATENCY_WARMUP=N changes that number; 0 measures from the start)
-                      (default ${COMPARE_DEFAULTS.samples.toLocaleString('en-US')})
+  --samples N         enqueue-to-claim latency samples, per build and block, one every 5 ms
+                      (default ${COMPARE_DEFAULTS.samples.toLocaleString('en-US')}), taken after 3,000 unmeasured ones that warm
+                      the daemon up (SPOOL_BENCH_LATENCY_WARMUP=N sets that number; 0: none)
 
   Figures: pipelined jobs.enqueue on one connection; end to end (a producer and a worker at
   once); filling a queue and then draining it with one worker; enqueue-to-claim latency p50 and
