@@ -25,7 +25,7 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { VERSION } from '../shared/protocol/version';
-import { killBenchProcesses, launchDaemon, measure, runClient, settled, writeClientScript, type BenchClient } from './daemon';
+import { benchWarmup, killBenchProcesses, launchDaemon, measure, runClient, settled, writeClientScript, type BenchClient } from './daemon';
 import type { BenchFigure } from './figure';
 
 const JOBS = 20_000;
@@ -36,7 +36,7 @@ const BATCH = 500;
  * unoptimised runs of its code. Without it each fresh daemon spent part of its drain in them
  * (and BullMQ's first round was its slowest). SPOOL_BENCH_WARMUP=0 measures cold daemons.
  */
-const WARMUP = Number(process.env['SPOOL_BENCH_WARMUP'] ?? 5_000);
+const WARMUP = benchWarmup();
 /**
  * Spool's workers send each claim behind the previous claim's completion, without waiting for
  * its answer, as BullMQ's worker gets its next job from the call that completes one.

@@ -353,6 +353,23 @@ export async function fillThenDrain(client: BenchClient, daemon: BenchDaemon, jo
 }
 
 /**
+ * How many jobs each contender of the BullMQ and PostgreSQL parts drains first, unmeasured
+ * (SPOOL_BENCH_WARMUP, default 5,000; 0 measures cold daemons): a daemon in service is past V8's
+ * first, unoptimised runs of its code and its compiling.
+ */
+export function benchWarmup(): number {
+  return jobCount('SPOOL_BENCH_WARMUP', 5_000);
+}
+
+/** A whole number of jobs from an environment variable, or `fallback` when it is not set. */
+function jobCount(name: string, fallback: number): number {
+  const text = process.env[name];
+  if (text === undefined || text === '') return fallback;
+  if (!/^\d+$/.test(text) || Number(text) > 1_000_000) throw new Error(`${name}: expected a whole number of jobs from 0 to 1,000,000, got '${text}'.`);
+  return Number(text);
+}
+
+/**
  * How many jobs a latency run sends through first, unmeasured (SPOOL_BENCH_LATENCY_WARMUP,
  * default 3,000: 15 s at one job every 5 ms). A daemon just started spends its first seconds in
  * V8's unoptimised code and compiling the optimised code on the other core: the p99 of its first
@@ -361,11 +378,7 @@ export async function fillThenDrain(client: BenchClient, daemon: BenchDaemon, jo
  * warm-up's own latencies are reported beside it, as the figure of a daemon just started.
  */
 export function latencyWarmup(): number {
-  const text = process.env['SPOOL_BENCH_LATENCY_WARMUP'];
-  if (text === undefined || text === '') return 3000;
-  const n = Number(text);
-  if (!/^\d+$/.test(text) || n > 1_000_000) throw new Error(`SPOOL_BENCH_LATENCY_WARMUP: expected a whole number of jobs from 0 to 1,000,000, got '${text}'.`);
-  return n;
+  return jobCount('SPOOL_BENCH_LATENCY_WARMUP', 3_000);
 }
 
 /** A latency run's figures (ms), of the measured samples and, apart, of the warm-up's. */

@@ -10,7 +10,8 @@
  *   which hears of the job through LISTEN/NOTIFY; one job every 10 ms. Measured twice: with
  *   nothing else running, and while two more workers (one on each daemon) drain 40,000 jobs of
  *   another queue from the same database — the issue's "under the drain load"; of that run only
- *   the samples taken before the drain ended count.
+ *   the samples taken before the drain ended count. Each pair of daemons is warmed up first
+ *   (SPOOL_BENCH_WARMUP jobs drained, then 300 of the run's own; SPOOL_BENCH_WARMUP=0: none).
  *
  * SPOOL_BENCH_BASELINE=<checkout> measures that build's daemon in the same run too, each round
  * taking turns (this build first in odd rounds, the baseline first in even ones), so that the
@@ -23,7 +24,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { PgServer, pgBin } from '../scripts/pgServer';
 import { errorMessage } from '../shared/protocol/errors';
-import { claimLatency, killBenchProcesses, latencyWarmup, launchDaemon, runClient, settled, writeClientScript, type BenchClient, type BenchDaemon } from './daemon';
+import { benchWarmup, claimLatency, killBenchProcesses, latencyWarmup, launchDaemon, runClient, settled, writeClientScript, type BenchClient, type BenchDaemon } from './daemon';
 import type { BenchFigure } from './figure';
 
 interface Options {
@@ -56,6 +57,7 @@ export interface CrossDaemonRun {
 export async function crossDaemonLatency(url: string, daemonsOn: DaemonsOn, stopAll: (list: BenchDaemon[]) => Promise<void>, client: BenchClient, samples: number, options: { underDrain?: boolean; script?: string } = {}): Promise<CrossDaemonRun> {
   const [a, b] = (await daemonsOn(url, 2, options.script)) as [BenchDaemon, BenchDaemon];
   try {
+    await warmPair(a, b, client);
     const latency = (): Promise<{ samples: number[]; ats: number[] }> =>
       Promise.all([
         client({ role: 'latency-worker', socket: b.socketPath, n: samples, queue: 'latency', max: 50 }),
@@ -76,6 +78,26 @@ export async function crossDaemonLatency(url: string, daemonsOn: DaemonsOn, stop
     await stopAll([a, b]);
   }
 }
+
+/**
+ * Warms two fresh daemons up, unmeasured, as the other parts warm theirs: SPOOL_BENCH_WARMUP jobs
+ * (default 5,000) enqueued on A and drained by a worker on each, then WARM_SAMPLES of the latency
+ * run's own traffic (enqueue on A, a waiting claim on B) on another queue. In one run each way
+ * (BENCHMARKS.md, "Wake latency") the p99 under the drain was 70–79 ms warm against 99–119 cold.
+ */
+async function warmPair(a: BenchDaemon, b: BenchDaemon, client: BenchClient): Promise<void> {
+  const jobs = benchWarmup();
+  if (jobs === 0) return;
+  await client({ role: 'enqueue', socket: a.socketPath, n: jobs, window: 4, batch: 500, queue: 'warm-up' });
+  await Promise.all([a, b].map((d, i) => client({ role: 'drain', socket: d.socketPath, max: 200, queue: 'warm-up', workerId: `warm-up-${i}` })));
+  await Promise.all([
+    client({ role: 'latency-worker', socket: b.socketPath, n: WARM_SAMPLES, queue: 'warm-up-latency', max: 50 }),
+    client({ role: 'latency-producer', socket: a.socketPath, n: WARM_SAMPLES, queue: 'warm-up-latency', gapMs: 10 }),
+  ]);
+}
+
+/** Jobs of the latency run's own kind that warm a pair of daemons up (3 s at one every 10 ms). */
+const WARM_SAMPLES = 300;
 
 function percentile(sorted: readonly number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;

@@ -37,7 +37,7 @@ import * as path from 'node:path';
 import pg from 'pg';
 import { PgServer, pgBin } from '../scripts/pgServer';
 import { VERSION } from '../shared/protocol/version';
-import { CLOCK_TICKS, cpuTicks, killBenchProcesses, launchDaemon, runClient, writeClientScript, type BenchClient, type BenchDaemon } from './daemon';
+import { CLOCK_TICKS, benchWarmup, cpuTicks, killBenchProcesses, launchDaemon, runClient, writeClientScript, type BenchClient, type BenchDaemon } from './daemon';
 import { crossDaemonLatency } from './latency';
 import type { BenchFigure } from './figure';
 import { errorMessage } from '../shared/protocol/errors';
@@ -45,14 +45,7 @@ import { errorMessage } from '../shared/protocol/errors';
 const JOBS = 20_000;
 const BATCH = 500;
 /** See the top of the file. */
-const WARMUP = warmupJobs();
-
-function warmupJobs(): number {
-  const text = process.env['SPOOL_BENCH_WARMUP'];
-  if (text === undefined || text === '') return 5_000;
-  if (!/^\d+$/.test(text) || Number(text) > 1_000_000) throw new Error(`SPOOL_BENCH_WARMUP: expected a whole number of jobs from 0 to 1,000,000, got '${text}'.`);
-  return Number(text);
-}
+const WARMUP = benchWarmup();
 
 interface Options {
   quick?: boolean;
