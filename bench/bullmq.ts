@@ -25,7 +25,7 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { VERSION } from '../shared/protocol/version';
-import { benchWarmup, killBenchProcesses, launchDaemon, measure, runClient, settled, writeClientScript, type BenchClient } from './daemon';
+import { benchWarmup, drainUnmeasured, killBenchProcesses, launchDaemon, measure, runClient, settled, writeClientScript, type BenchClient } from './daemon';
 import type { BenchFigure } from './figure';
 
 const JOBS = 20_000;
@@ -129,10 +129,7 @@ export async function runBullmqBench(options: Options = {}): Promise<BenchFigure
   const spoolWith = (daemonProgram: string, label: string): Scenario => async (round) => {
     const daemon = await launchDaemon({ daemonScript: daemonProgram, dir, name: `${label}-${round}` });
     try {
-      if (WARMUP > 0) {
-        await client({ role: 'enqueue', socket: daemon.socketPath, n: WARMUP, window: 4, batch: BATCH, queue: 'warm-up' });
-        await Promise.all([0, 1].map((i) => client({ role: 'drain', socket: daemon.socketPath, max: 100, queue: 'warm-up', workerId: `w${i}`, lanes: 1, waitMs: 0 })));
-      }
+      await drainUnmeasured(client, daemon.socketPath, 'warm-up', WARMUP, [0, 1].map(() => ({ socket: daemon.socketPath, max: 100, lanes: 1, waitMs: 0 })));
       await client({ role: 'enqueue', socket: daemon.socketPath, n: JOBS, window: 4, batch: BATCH, queue: 'bench' });
       await settled(daemon.pid);
       const cpu = measure(daemon.pid);

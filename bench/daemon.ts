@@ -410,6 +410,17 @@ export async function claimLatency(client: BenchClient, daemon: BenchDaemon, sam
   return { p50: percentileOf(sorted, 0.5), p99: percentileOf(sorted, 0.99), span: measured, samples: sorted, warmup: warm };
 }
 
+/**
+ * Unmeasured work that warms daemons up: `jobs` enqueued into `queue` through `enqueueOn` (a
+ * socket), then drained by one drain client per entry of `workers` (its socket and claim
+ * options). Nothing when `jobs` is 0.
+ */
+export async function drainUnmeasured(client: BenchClient, enqueueOn: string, queue: string, jobs: number, workers: readonly Record<string, unknown>[]): Promise<void> {
+  if (jobs === 0) return;
+  await client({ role: 'enqueue', socket: enqueueOn, n: jobs, window: 4, batch: 500, queue });
+  await Promise.all(workers.map((worker, i) => client({ role: 'drain', queue, workerId: `warm-up-${i}`, ...worker })));
+}
+
 /** The q-quantile of sorted samples (NaN for none). */
 export function percentileOf(sorted: readonly number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;

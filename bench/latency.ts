@@ -24,7 +24,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { PgServer, pgBin } from '../scripts/pgServer';
 import { errorMessage } from '../shared/protocol/errors';
-import { benchWarmup, claimLatency, killBenchProcesses, latencyWarmup, launchDaemon, runClient, settled, writeClientScript, type BenchClient, type BenchDaemon } from './daemon';
+import { benchWarmup, claimLatency, drainUnmeasured, killBenchProcesses, latencyWarmup, launchDaemon, percentileOf, runClient, settled, writeClientScript, type BenchClient, type BenchDaemon } from './daemon';
 import type { BenchFigure } from './figure';
 
 interface Options {
@@ -88,8 +88,7 @@ export async function crossDaemonLatency(url: string, daemonsOn: DaemonsOn, stop
 async function warmPair(a: BenchDaemon, b: BenchDaemon, client: BenchClient): Promise<void> {
   const jobs = benchWarmup();
   if (jobs === 0) return;
-  await client({ role: 'enqueue', socket: a.socketPath, n: jobs, window: 4, batch: 500, queue: 'warm-up' });
-  await Promise.all([a, b].map((d, i) => client({ role: 'drain', socket: d.socketPath, max: 200, queue: 'warm-up', workerId: `warm-up-${i}` })));
+  await drainUnmeasured(client, a.socketPath, 'warm-up', jobs, [a, b].map((d) => ({ socket: d.socketPath, max: 200 })));
   await Promise.all([
     client({ role: 'latency-worker', socket: b.socketPath, n: WARM_SAMPLES, queue: 'warm-up-latency', max: 50 }),
     client({ role: 'latency-producer', socket: a.socketPath, n: WARM_SAMPLES, queue: 'warm-up-latency', gapMs: 10 }),
@@ -98,10 +97,6 @@ async function warmPair(a: BenchDaemon, b: BenchDaemon, client: BenchClient): Pr
 
 /** Jobs of the latency run's own kind that warm a pair of daemons up (3 s at one every 10 ms). */
 const WARM_SAMPLES = 300;
-
-function percentile(sorted: readonly number[], q: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
-}
 
 function median(values: readonly number[]): number {
   const sorted = [...values].sort((x, y) => x - y);
@@ -117,8 +112,8 @@ class Figures {
 
   add(samples: readonly number[]): [number, number] {
     const sorted = [...samples].sort((x, y) => x - y);
-    const p50 = percentile(sorted, 0.5);
-    const p99 = percentile(sorted, 0.99);
+    const p50 = percentileOf(sorted, 0.5);
+    const p99 = percentileOf(sorted, 0.99);
     this.p50.push(p50);
     this.p99.push(p99);
     this.all.push(...samples);
@@ -131,7 +126,7 @@ class Figures {
     const sorted = [...this.all].sort((x, y) => x - y);
     return (
       `p50 ${median(this.p50).toFixed(2)} ms (${range(this.p50)}), p99 ${median(this.p99).toFixed(2)} ms (${range(this.p99)}); ` +
-      `all ${sorted.length.toLocaleString('en-US')} samples: p50 ${percentile(sorted, 0.5).toFixed(2)}, p99 ${percentile(sorted, 0.99).toFixed(2)}`
+      `all ${sorted.length.toLocaleString('en-US')} samples: p50 ${percentileOf(sorted, 0.5).toFixed(2)}, p99 ${percentileOf(sorted, 0.99).toFixed(2)}`
     );
   }
 }

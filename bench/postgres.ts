@@ -37,7 +37,7 @@ import * as path from 'node:path';
 import pg from 'pg';
 import { PgServer, pgBin } from '../scripts/pgServer';
 import { VERSION } from '../shared/protocol/version';
-import { CLOCK_TICKS, benchWarmup, cpuTicks, killBenchProcesses, launchDaemon, runClient, writeClientScript, type BenchClient, type BenchDaemon } from './daemon';
+import { CLOCK_TICKS, benchWarmup, cpuTicks, drainUnmeasured, killBenchProcesses, launchDaemon, runClient, writeClientScript, type BenchClient, type BenchDaemon } from './daemon';
 import { crossDaemonLatency } from './latency';
 import type { BenchFigure } from './figure';
 import { errorMessage } from '../shared/protocol/errors';
@@ -181,16 +181,12 @@ export async function runPostgresBench(options: Options = {}): Promise<BenchFigu
    * Each daemon drains WARMUP jobs of its own queue through `workers` workers claiming `max`
    * (lanes: as the measured drain), unmeasured, before the measured work.
    */
-  const warmUp = async (list: readonly BenchDaemon[], workers: number, max: number, lanes?: number): Promise<void> => {
-    if (WARMUP === 0) return;
-    await Promise.all(
-      list.map(async (d, i) => {
-        const queue = `warmup-${i}`;
-        await client({ role: 'enqueue', socket: d.socketPath, n: WARMUP, window: 4, batch: BATCH, queue });
-        await Promise.all(Array.from({ length: workers }, (_, w) => client({ role: 'drain', socket: d.socketPath, max, ...(lanes === undefined ? {} : { lanes }), queue, workerId: `warm-${i}-${w}` })));
-      }),
+  const warmUp = (list: readonly BenchDaemon[], workers: number, max: number, lanes?: number): Promise<unknown> =>
+    Promise.all(
+      list.map((d, i) =>
+        drainUnmeasured(client, d.socketPath, `warm-up-${i}`, WARMUP, Array.from({ length: workers }, () => ({ socket: d.socketPath, max, ...(lanes === undefined ? {} : { lanes }) }))),
+      ),
     );
-  };
 
   const spool = (daemons: number): Scenario => async (url, drainStarts, drainEnds) => {
     const list = await daemonsOn(url, daemons);
