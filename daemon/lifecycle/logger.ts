@@ -26,11 +26,11 @@ export function createLogger(format: LogFormat, write: (line: string) => void = 
     if (level === 'debug' && !debugEnabled) return;
     const at = new Date().toISOString();
     if (format === 'json') {
-      write(JSON.stringify({ at, level, message, ...normalize(fields) }) + '\n');
+      write(JSON.stringify({ at, level, message, ...normalize(fields) }, bigints) + '\n');
       return;
     }
     const extra = Object.entries(normalize(fields))
-      .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
+      .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v, bigints)}`)
       .join(' ');
     write(`${at} ${level.padEnd(5)} ${message}${extra ? ' ' + extra : ''}\n`);
   };
@@ -46,11 +46,29 @@ function isStoreUnavailable(error: unknown): boolean {
   return isSpoolError(error) && error.code === ErrorCode.StoreUnavailable;
 }
 
+/** BigInts as their digits (JSON.stringify refuses them). */
+function bigints(_key: string, value: unknown): unknown {
+  return typeof value === 'bigint' ? value.toString() : value;
+}
+
+/**
+ * A field JSON can encode as it is, or else its string form (a circular object, say — something
+ * a handler threw): logging a failure must not itself fail its caller (an RPC answer, a task).
+ */
+function encodable(value: unknown): unknown {
+  try {
+    JSON.stringify(value, bigints);
+    return value;
+  } catch {
+    return String(value);
+  }
+}
+
 /** Errors do not survive JSON.stringify; log their message and stack instead. */
 function normalize(fields: LogFields): LogFields {
   const out: LogFields = {};
   for (const [key, value] of Object.entries(fields)) {
-    out[key] = value instanceof Error ? { message: value.message, stack: value.stack } : value;
+    out[key] = value instanceof Error ? { message: value.message, stack: value.stack } : encodable(value);
   }
   return out;
 }
