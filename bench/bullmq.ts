@@ -25,7 +25,7 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { VERSION } from '../shared/protocol/version';
-import { benchWarmup, drainUnmeasured, killBenchProcesses, launchDaemon, measure, runClient, settled, writeClientScript, type BenchClient } from './daemon';
+import { benchPipelined, benchWarmup, drainUnmeasured, killBenchProcesses, launchDaemon, measure, runClient, settled, writeClientScript, type BenchClient } from './daemon';
 import type { BenchFigure } from './figure';
 
 const JOBS = 20_000;
@@ -42,7 +42,7 @@ const WARMUP = benchWarmup();
  * its answer, as BullMQ's worker gets its next job from the call that completes one.
  * SPOOL_BENCH_PIPELINED=0 waits for each completion's answer before claiming again.
  */
-const PIPELINED = process.env['SPOOL_BENCH_PIPELINED'] !== '0';
+const PIPELINED = benchPipelined();
 
 interface Options {
   quick?: boolean;

@@ -371,6 +371,15 @@ export function benchWarmup(): number {
   return jobCount('SPOOL_BENCH_WARMUP', 5_000);
 }
 
+/**
+ * Whether the drains' workers send their next claim behind each completion without waiting for
+ * its answer (SPOOL_BENCH_PIPELINED, default on; 0 waits), as Spool's worker library claims for
+ * the slots its finished handlers free while their completions are on their way.
+ */
+export function benchPipelined(): boolean {
+  return process.env['SPOOL_BENCH_PIPELINED'] !== '0';
+}
+
 /** A whole number of jobs from an environment variable, or `fallback` when it is not set. */
 function jobCount(name: string, fallback: number): number {
   const text = process.env[name];

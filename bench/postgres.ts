@@ -37,7 +37,7 @@ import * as path from 'node:path';
 import pg from 'pg';
 import { PgServer, pgBin } from '../scripts/pgServer';
 import { VERSION } from '../shared/protocol/version';
-import { CLOCK_TICKS, benchWarmup, cpuTicks, drainUnmeasured, killBenchProcesses, launchDaemon, runClient, writeClientScript, type BenchClient, type BenchDaemon } from './daemon';
+import { CLOCK_TICKS, benchPipelined, benchWarmup, cpuTicks, drainUnmeasured, killBenchProcesses, launchDaemon, runClient, writeClientScript, type BenchClient, type BenchDaemon } from './daemon';
 import { crossDaemonLatency } from './latency';
 import type { BenchFigure } from './figure';
 import { errorMessage } from '../shared/protocol/errors';
@@ -46,6 +46,14 @@ const JOBS = 20_000;
 const BATCH = 500;
 /** See the top of the file. */
 const WARMUP = benchWarmup();
+/**
+ * In the issue's shapes (SPOOL_BENCH_PG_SHAPES=1) each Spool worker sends its next claim behind
+ * each completion without waiting for its answer, as Spool's worker library claims for the slots
+ * its finished handlers free while their completions are on their way, and as the BullMQ part's
+ * workers do. SPOOL_BENCH_PIPELINED=0 waits for each completion's answer first (pg-boss's loops
+ * always do: its `work()` completes before it fetches again).
+ */
+const PIPELINED = benchPipelined();
 
 interface Options {
   quick?: boolean;
@@ -208,7 +216,8 @@ export async function runPostgresBench(options: Options = {}): Promise<BenchFigu
 
   /**
    * The issue's shapes: one daemon (of `script`'s build), `consumers` worker processes of one
-   * lane each, claiming `max` at a time and completing each claim in one batch.
+   * lane each, claiming `max` at a time and completing each claim in one batch (the next claim
+   * sent behind it: PIPELINED).
    */
   const spoolShape = (consumers: number, max: number, script = daemonScript): Scenario => async (url, drainStarts, drainEnds) => {
     const list = await daemonsOn(url, 1, script);
@@ -217,7 +226,7 @@ export async function runPostgresBench(options: Options = {}): Promise<BenchFigu
       await warmUp(list, consumers, max, 1);
       await client({ role: 'enqueue', socket, n: JOBS, window: 4, batch: BATCH, queue: 'bench' });
       await drainStarts(list.map((d) => d.pid));
-      const drained = (await Promise.all(Array.from({ length: consumers }, (_, i) => client({ role: 'drain', socket, max, lanes: 1, queue: 'bench', workerId: `w${i}` })))) as { completed: number }[];
+      const drained = (await Promise.all(Array.from({ length: consumers }, (_, i) => client({ role: 'drain', socket, max, lanes: 1, queue: 'bench', workerId: `w${i}`, pipelined: PIPELINED })))) as { completed: number }[];
       const drain = drainEnds(JOBS);
       const total = drained.reduce((a, r) => a + r.completed, 0);
       if (total !== JOBS) throw new Error(`Spool drained ${total} jobs of ${JOBS}`);
@@ -304,6 +313,7 @@ export async function runPostgresBench(options: Options = {}): Promise<BenchFigu
     log(`PostgreSQL ${version.server_version} (${Object.entries(settings).map(([k, v]) => `${k}=${v}`).join(', ')}), on loopback, this machine`);
     log(`Spool ${VERSION}, graphile-worker ${packageVersion('graphile-worker')}, pg-boss ${packageVersion('pg-boss')}, Node ${process.version}`);
     log(`${JOBS.toLocaleString('en-US')} no-op jobs enqueued in batches of ${BATCH}, then drained; ${rounds} interleaved round(s)\n`);
+    if (shapes) log(`Spool's workers ${PIPELINED ? 'send the next claim behind each completion' : 'wait for each completion before claiming again'} (SPOOL_BENCH_PIPELINED); pg-boss's loops complete, then fetch\n`);
     if (statements) await server.admin('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
     // The peers run in this process: one unmeasured drain each leaves them as warm in round 1 as
     // in the later rounds (Spool's daemons warm up inside their scenario).
