@@ -10,14 +10,15 @@ import { runGroupsBench } from './groups';
 import { runHistoryBench } from './history';
 import { runAgeingBench } from './ageing';
 import Database from 'better-sqlite3';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import * as crypto from 'node:crypto';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { runApplyBench } from './apply';
 import { runBullmqBench } from './bullmq';
 import { runCompare } from './compare';
 import { COMPARE_USAGE, parseCompareArgs, UsageError } from './compareArgs';
-import { runDaemonBench } from './daemon';
+import { percentileOf, runDaemonBench } from './daemon';
 import { runDependenciesBench } from './dependencies';
 import { runEngineBench, type BenchFigure } from './engine';
 import { runLatencyBench } from './latency';
@@ -82,6 +83,8 @@ async function runAll(): Promise<void> {
   db.close();
   const cpus = os.cpus();
   console.log(`Node ${process.version}, SQLite ${String(sqlite)}, ${cpus.length} × ${cpus[0]?.model ?? 'unknown CPU'}, ${os.platform()} ${os.release()}`);
+  const now = await machineNow();
+  console.log(`This machine now: SHA-256 of 32 MiB in ${now.hashMs.toFixed(1)} ms (median of 5); a byte to another process and back p50 ${(now.roundTrip.p50 * 1000).toFixed(0)} µs, p99 ${(now.roundTrip.p99 * 1000).toFixed(0)} µs (1,000 trips)`);
   console.log('Other processes on this machine compete for the same cores; compare figures within one run.\n');
   const part = process.env['SPOOL_BENCH_PART'];
   const lines: string[] = [];
@@ -131,3 +134,39 @@ main(process.argv.slice(2)).catch((error: unknown) => {
   console.error(`bench failed: ${text}`);
   process.exit(1);
 });
+
+/**
+ * How this machine runs now, so that runs made at different times can be compared as far as
+ * that goes (on a shared virtual machine both move from one hour to the next): the time to hash
+ * 32 MiB (native code, no JIT), and the round trip of one byte to another process and back over
+ * pipes (the wake-ups every latency figure is made of).
+ */
+async function machineNow(): Promise<{ hashMs: number; roundTrip: { p50: number; p99: number } }> {
+  const data = Buffer.alloc(32 * 1024 * 1024, 7);
+  const hashes: number[] = [];
+  for (let i = 0; i < 5; i += 1) {
+    const started = performance.now();
+    crypto.createHash('sha256').update(data).digest();
+    hashes.push(performance.now() - started);
+  }
+  const echo = spawn(process.execPath, ['-e', 'process.stdin.on("data", (d) => process.stdout.write(d))'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  try {
+    const trips: number[] = [];
+    let answered: (() => void) | null = null;
+    echo.stdout.on('data', () => answered?.());
+    for (let i = 0; i < 1100; i += 1) {
+      const started = performance.now();
+      await new Promise<void>((resolve) => {
+        answered = resolve;
+        echo.stdin.write('x');
+      });
+      // The first 100 warm both processes up.
+      if (i >= 100) trips.push(performance.now() - started);
+    }
+    hashes.sort((a, b) => a - b);
+    trips.sort((a, b) => a - b);
+    return { hashMs: percentileOf(hashes, 0.5), roundTrip: { p50: percentileOf(trips, 0.5), p99: percentileOf(trips, 0.99) } };
+  } finally {
+    echo.kill();
+  }
+}
