@@ -56,7 +56,7 @@ import type {
   UpdateScheduleParams,
 } from '../../shared/protocol';
 import type { ClaimedJob, Job, JobState, OutputStream, Queue, Schedule, Worker, WorkerType } from '../../shared/protocol/types';
-import type { Store, StoreDescription } from '../storage/store';
+import type { Store, StoreDescription, WriteOptions } from '../storage/store';
 import type { DaemonInstance, DaemonRegistration } from '../storage/statements/daemons';
 import type { StoredToken } from '../storage/statements/tokens';
 import type { CompleteOutcome, CounterMismatch, EngineClaimParams, EngineListener, EngineOptions, EnqueueOutcome, FireScheduleParams } from './api';
@@ -149,10 +149,10 @@ export class Engine {
   }
 
   /** Runs a job operation (./ops/) in one write transaction of the store. */
-  private write<T>(op: (c: OpContext) => Op<T>, who: string = currentActor()): Promise<T> {
+  private write<T>(op: (c: OpContext) => Op<T>, who: string = currentActor(), options?: WriteOptions): Promise<T> {
     // The actor is read when the call is made (engine/actor.ts): a method of several
     // transactions passes the one it read at its start.
-    return this.db.write((changes) => op(opContext(this.policy, changes, who)));
+    return this.db.write((changes) => op(opContext(this.policy, changes, who)), options);
   }
 
   /** Runs a reading operation (./ops/) in one read transaction of the store. */
@@ -570,7 +570,7 @@ export class Engine {
 
   /** This daemon is alive now; its executors' worker row is seen now. False if it has no row or is recorded as stopped. */
   daemonHeartbeat(id: string, pid: number): Promise<boolean> {
-    return checked(() => validName(id, 'id'), (valid) => this.write((c) => daemons.daemonHeartbeat(c, valid, pid)));
+    return checked(() => validName(id, 'id'), (valid) => this.write((c) => daemons.daemonHeartbeat(c, valid, pid), currentActor(), { bookkeeping: true }));
   }
 
   /** This daemon stopped cleanly; its executors show as gone. */

@@ -19,6 +19,18 @@ import type { Job, OutputLine } from '../../shared/protocol/types';
 import type { ChangeSink, Op } from './statements';
 import type { HistoryStep } from './statements/history';
 
+/** How a write transaction may be committed (Store.write). */
+export interface WriteOptions {
+  /**
+   * The write only records that the daemon is alive (its heartbeat): a power cut that loses it
+   * loses nothing anyone waits for, so the store need not hurry it to disk. SQLite's background
+   * checkpointer is not woken for such a commit and copies it back within about a minute (with
+   * the next other commit, or at its next look), so that an idle daemon does not make a pass, and
+   * the WAL restart with its sync that follows one, every 2 s. PostgreSQL commits it as any other.
+   */
+  bookkeeping?: boolean;
+}
+
 /** The store in neutral words, as `daemon.status` reports it. */
 export interface StoreDescription {
   /** Which store: 'sqlite' (later 'postgres'). */
@@ -100,7 +112,7 @@ export interface Store {
    * that reports a refusal (no such job, a lost lease) rejects with the SpoolError the operation
    * threw; anything else is a fault.
    */
-  write<T>(op: (changes: ChangeSink) => Op<T>): Promise<T>;
+  write<T>(op: (changes: ChangeSink) => Op<T>, options?: WriteOptions): Promise<T>;
   /** Runs a reading operation in one read transaction (one consistent snapshot). */
   read<T>(op: (changes: ChangeSink) => Op<T>): Promise<T>;
   /**

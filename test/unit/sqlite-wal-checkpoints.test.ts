@@ -97,6 +97,21 @@ function walRestarts(dbPath: string): number {
   }
 }
 
+let copies = 0;
+
+/** Rows of `t` in a copy of the main database file alone, WAL aside. */
+function rowsCopied(dbPath: string, dir: string): number {
+  copies += 1;
+  const copy = path.join(dir, `main-file-only-${copies}.db`);
+  fs.copyFileSync(dbPath, copy);
+  const main = new Database(copy, { readonly: true });
+  try {
+    return Number(main.prepare('SELECT count(*) FROM t').pluck().get());
+  } finally {
+    main.close();
+  }
+}
+
 /** The thread takes a moment to load (longer from source, as here): commits before that prove nothing. */
 async function started(checkpointer: WalCheckpointer): Promise<void> {
   await waitFor('the checkpointer thread to open the database', () => checkpointer.status().running, 20_000);
@@ -164,6 +179,90 @@ test('commits below the frame threshold are checkpointed within the time limit',
   } finally {
     main.close();
   }
+});
+
+test('a quiet commit does not wake the checkpointer: the next commit that does takes it along', async (t) => {
+  const dir = tempDir(t);
+  const dbPath = path.join(dir, 'spool.db');
+  const db = openWriter(dbPath);
+  // The look for quiet commits is out of reach of this test: only a commit that wakes can bring a pass.
+  const checkpointer = new WalCheckpointer({ dbPath, onFailure: (error) => assert.fail(error), passFrames: 1_000_000, maxDelayMs: 50, quietLookMs: 600_000 });
+  t.after(() => {
+    checkpointer.close();
+    db.close();
+  });
+  await started(checkpointer);
+  const insert = db.prepare('INSERT INTO t (body) VALUES (?)');
+  insert.run('loud');
+  checkpointer.committed();
+  const first = await waitFor('a pass that saw the first commit', () => {
+    const s = checkpointer.status();
+    return s.seenCommits === s.commits && s.backfilled === s.walFrames && s.walFrames > 0 && s;
+  });
+  insert.run('quiet');
+  checkpointer.committed(true);
+  assert.equal(checkpointer.status().commits, first.commits + 1, 'the quiet commit is counted');
+  // Ten times the delay after which a commit that wakes the thread is copied: long enough for a
+  // pass to have run, had the quiet commit woken it.
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  const later = checkpointer.status();
+  assert.equal(later.passes, first.passes, 'no pass for a quiet commit');
+  assert.equal(later.seenCommits, first.commits);
+  insert.run('loud again');
+  checkpointer.committed();
+  await waitFor('one pass that copied both commits', () => {
+    const s = checkpointer.status();
+    return s.seenCommits === s.commits && s.backfilled === s.walFrames && s.passes > first.passes;
+  });
+  assert.equal(rowsCopied(dbPath, dir), 3, 'the main file alone holds all three rows');
+});
+
+test('quiet commits alone are copied at the checkpointer\'s next look', async (t) => {
+  const dir = tempDir(t);
+  const dbPath = path.join(dir, 'spool.db');
+  const db = openWriter(dbPath);
+  const checkpointer = new WalCheckpointer({ dbPath, onFailure: (error) => assert.fail(error), passFrames: 1_000_000, maxDelayMs: 50, quietLookMs: 300 });
+  t.after(() => {
+    checkpointer.close();
+    db.close();
+  });
+  await started(checkpointer);
+  for (let i = 0; i < 3; i += 1) {
+    db.prepare('INSERT INTO t (body) VALUES (?)').run(`beat ${i}`);
+    checkpointer.committed(true);
+  }
+  await waitFor('a pass that saw the quiet commits and copied the whole WAL', () => {
+    const s = checkpointer.status();
+    return s.passes > 0 && s.seenCommits === s.commits && s.walFrames > 0 && s.backfilled === s.walFrames;
+  });
+  assert.equal(rowsCopied(dbPath, dir), 3);
+});
+
+test('a daemon heartbeat is a quiet commit: counted, without a pass of its own', async (t) => {
+  const dir = tempDir(t);
+  const { engine, backend } = openSqliteEngine({ dbPath: path.join(dir, 'spool.db'), walCheckpoints: 'background' });
+  t.after(() => engine.close());
+  const status = (): NonNullable<ReturnType<typeof backend.walCheckpointStatus>['checkpointer']> => {
+    const s = backend.walCheckpointStatus().checkpointer;
+    assert.ok(s !== null);
+    return s;
+  };
+  await waitFor('the checkpointer thread to open the database', () => status().running, 20_000);
+  await engine.registerDaemon({ id: 'd', host: 'box', pid: 101, processStart: null, socketPath: '/run/d.sock', executorId: 'builtin:box:d' });
+  const before = await waitFor('a pass after the registration', () => {
+    const s = status();
+    return s.seenCommits === s.commits && s.passes > 0 && s;
+  }, 10_000);
+  assert.equal(await engine.daemonHeartbeat('d', 101), true);
+  assert.equal(status().commits, before.commits + 1, 'the heartbeat committed');
+  // The daemon's checkpointer copies a commit that wakes it a second after it (maxDelayMs).
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  assert.equal(status().passes, before.passes, 'no pass for the heartbeat');
+  await engine.enqueue({ queue: 'q', kind: 'k' });
+  await waitFor('a pass with the enqueue, the heartbeat taken along', () => {
+    const s = status();
+    return s.seenCommits === s.commits && s.passes > before.passes;
+  }, 10_000);
 });
 
 test('under a steady write load the WAL file stays bounded', async (t) => {

@@ -10,9 +10,11 @@
  *
  * - It makes a pass once the WAL holds `passFrames` frames not yet in the database file (SQLite's
  *   own threshold, 1,000 pages) or is `restartFrames` long (see below), or `maxDelayMs` after the first commit the last pass did not
- *   see, whichever comes first; it sleeps without a timer while nothing is committed: the store
- *   counts its commits in shared memory and wakes the thread with `Atomics.notify`, so an idle
- *   daemon stays idle. Between passes it looks at most every `minIntervalMs`, by reading the two
+ *   see, whichever comes first; it sleeps while nothing is committed: the store counts its
+ *   commits in shared memory and wakes the thread with `Atomics.notify`. Bookkeeping commits
+ *   (the daemon's heartbeat every 2 s) are counted without waking it; it looks for them every
+ *   `quietLookMs` (a minute), so an idle daemon makes a pass, and then restarts its WAL with a
+ *   sync, once a minute rather than after every heartbeat. Between passes it looks at most every `minIntervalMs`, by reading the two
  *   counts from the WAL index (the -shm file), which costs one read and no SQLite call.
  *   Why not a pass after every few commits: a pass that copies the whole WAL makes the writer
  *   start it again from its beginning at its next commit, and SQLite then syncs the new WAL
@@ -52,18 +54,27 @@ function run(data: CheckpointerData): void {
     // The commit count at the start of the last pass, and at the last look.
     let passed = -1;
     let looked = -1;
+    // How many of the commits counted at the start of the last pass were not quiet, and when the
+    // next look for quiet commits is due (they wake nobody: only this look, or a commit that
+    // wakes, brings them a pass).
+    let passedLoud = -1;
+    let quietLookAt = performance.now() + data.quietLookMs;
     // When the oldest commit the last pass did not see must be checkpointed at the latest.
     let dueAt = Infinity;
     // The checkpointed count SQLite reports is for the whole WAL; what a pass copied is the growth.
     let lastBackfilled = 0;
     while (Atomics.load(control, SLOT.state) === STATE.running) {
       const commits = Atomics.load(control, SLOT.commits);
-      if (commits === passed) {
-        // Nothing committed since the last pass: sleep until a commit (or close) moves the count.
-        Atomics.wait(control, SLOT.commits, commits);
+      const loud = (commits - Atomics.load(control, SLOT.quietCommits)) | 0;
+      let now = performance.now();
+      if (commits === passed || (loud === passedLoud && now < quietLookAt)) {
+        // Nothing committed since the last pass, or only quiet commits before their look is due:
+        // sleep until a commit that wakes (or close), or until that look.
+        if (commits === passed && now >= quietLookAt) quietLookAt = now + data.quietLookMs;
+        Atomics.wait(control, SLOT.commits, commits, quietLookAt - now);
         continue;
       }
-      const now = performance.now();
+      now = performance.now();
       if (dueAt === Infinity) dueAt = now + data.maxDelayMs;
       const wal = walIndex.read();
       if (now < dueAt && wal.frames - wal.backfilled < data.passFrames && wal.frames < data.restartFrames) {
@@ -77,7 +88,9 @@ function run(data: CheckpointerData): void {
         continue;
       }
       passed = looked = commits;
+      passedLoud = loud;
       dueAt = Infinity;
+      quietLookAt = performance.now() + data.quietLookMs;
       let [, walFrames, backfilled] = checkpointRow(passive.get());
       // SQLite counts for the whole WAL; a smaller count than last time means it restarted since.
       Atomics.add(control, SLOT.frames, backfilled >= lastBackfilled ? backfilled - lastBackfilled : backfilled);
@@ -152,12 +165,12 @@ function checkpointRow(row: unknown): [number, number, number] {
 function checkpointerData(value: unknown): CheckpointerData {
   if (typeof value !== 'object' || value === null) throw new Error('The WAL checkpointer was started without its data');
   const v = value as Record<string, unknown>;
-  const { dbPath, control, minIntervalMs, passFrames, maxDelayMs, restartFrames } = v;
+  const { dbPath, control, minIntervalMs, passFrames, maxDelayMs, restartFrames, quietLookMs } = v;
   if (typeof dbPath !== 'string' || !(control instanceof SharedArrayBuffer)) throw new Error('The WAL checkpointer was started with incomplete data');
-  if (typeof minIntervalMs !== 'number' || typeof passFrames !== 'number' || typeof maxDelayMs !== 'number' || typeof restartFrames !== 'number') {
+  if (typeof minIntervalMs !== 'number' || typeof passFrames !== 'number' || typeof maxDelayMs !== 'number' || typeof restartFrames !== 'number' || typeof quietLookMs !== 'number') {
     throw new Error('The WAL checkpointer was started with incomplete data');
   }
-  return { dbPath, control, minIntervalMs, passFrames, maxDelayMs, restartFrames };
+  return { dbPath, control, minIntervalMs, passFrames, maxDelayMs, restartFrames, quietLookMs };
 }
 
 run(checkpointerData(workerData));

@@ -155,8 +155,9 @@ export class SqliteDatabase {
    * Runs `fn` in a write transaction started with BEGIN IMMEDIATE, so that with two processes
    * on one file the write lock is taken up front (waiting up to busy_timeout) rather than on
    * the first write, where SQLite could only fail with SQLITE_BUSY. `fn` must be synchronous.
+   * A `bookkeeping` commit (WriteOptions in ../store.ts) does not wake the background checkpointer.
    */
-  write<T>(fn: () => T): T {
+  write<T>(fn: () => T, bookkeeping = false): T {
     // Inside an open write, better-sqlite3 makes this a savepoint (Engine.batch, group commit).
     const outermost = this.depth === 0;
     if (!outermost && this.transactionLost) throw this.lostError();
@@ -197,7 +198,7 @@ export class SqliteDatabase {
       }
     }
     // Tells the background checkpointer, if any, that the WAL has grown (a shared-memory add).
-    if (outermost) this.checkpointer?.committed();
+    if (outermost) this.checkpointer?.committed(bookkeeping);
     // fn returned normally (or the transaction threw), so result holds its value.
     return result as T;
   }

@@ -10,7 +10,7 @@
  * function returns (see daemon/engine/engine.ts for the rule the engine keeps so that this holds).
  */
 import type { BackupResult } from '../../../shared/protocol';
-import type { ChangeRecorder, Store, StoreDescription, StoreFactory } from '../store';
+import type { ChangeRecorder, Store, StoreDescription, StoreFactory, WriteOptions } from '../store';
 import { SqliteDatabase, type WalCheckpointMode, type WalCheckpointStatus } from './database';
 import { backupDatabase } from './backup';
 import { runSync } from './runner';
@@ -87,12 +87,12 @@ export class SqliteStore implements Store {
    * savepoint (that is how better-sqlite3 nests transactions): a failing call undoes only itself,
    * and its changes are discarded; the others' wait for the outer commit.
    */
-  private writeNow<T>(fn: () => T): T {
+  private writeNow<T>(fn: () => T, bookkeeping = false): T {
     const mark = this.changes.mark();
     let result: T;
     this.depth += 1;
     try {
-      result = this.database.write(fn);
+      result = this.database.write(fn, bookkeeping);
     } catch (error) {
       this.changes.discard(mark);
       throw error;
@@ -104,8 +104,8 @@ export class SqliteStore implements Store {
   }
 
   /** Runs a job operation (../statements/index.ts) in one write transaction, synchronously, its outcome as a settled promise. */
-  write<T>(op: (changes: ChangeSink) => Op<T>): Promise<T> {
-    return settled(() => this.writeNow(() => runSync(op(this.changes), this.statements, this.inSavepoint)));
+  write<T>(op: (changes: ChangeSink) => Op<T>, options?: WriteOptions): Promise<T> {
+    return settled(() => this.writeNow(() => runSync(op(this.changes), this.statements, this.inSavepoint), options?.bookkeeping === true));
   }
 
   /** Runs a reading operation in one read transaction (one consistent snapshot), synchronously. */

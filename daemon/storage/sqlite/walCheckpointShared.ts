@@ -28,9 +28,11 @@ export const SLOT = {
   commits: 6,
   /** The commit count read at the start of the last pass: equal to `commits`, the pass saw them all. */
   seenCommits: 7,
+  /** How many of `commits` were quiet (bookkeeping: counted without waking the thread; wraps). */
+  quietCommits: 8,
 } as const;
 
-export const SLOTS = 8;
+export const SLOTS = 9;
 
 /**
  * The checkpointer's life, moved forward with compareExchange so that both threads agree:
@@ -50,4 +52,9 @@ export interface CheckpointerData {
   maxDelayMs: number;
   /** A WAL this many frames long is restarted from its beginning (see checkpointer.ts). */
   restartFrames: number;
+  /**
+   * With nothing committed since the last pass the thread sleeps this long at most, then looks
+   * again: quiet commits (WalCheckpointer.committed) do not wake it.
+   */
+  quietLookMs: number;
 }

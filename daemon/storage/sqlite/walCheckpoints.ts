@@ -34,6 +34,7 @@ export interface WalCheckpointerOptions {
   passFrames?: number;
   maxDelayMs?: number;
   restartFrames?: number;
+  quietLookMs?: number;
 }
 
 /** How long close() waits for a pass in progress to finish before terminating the thread. */
@@ -83,6 +84,9 @@ export class WalCheckpointer {
       passFrames: options.passFrames ?? 1000,
       maxDelayMs: options.maxDelayMs ?? 1000,
       restartFrames: options.restartFrames ?? 4096,
+      // Bookkeeping commits (a heartbeat every 2 s) do not wake the thread: it looks for them
+      // once a minute, so an idle daemon makes a pass, and restarts its WAL, once a minute.
+      quietLookMs: options.quietLookMs ?? 60_000,
     };
     const fail = (error: Error): void => {
       if (this.failed || this.closed) return;
@@ -117,11 +121,17 @@ export class WalCheckpointer {
 
   /**
    * Called after each commit: tells the thread there is something to checkpoint, and wakes it if
-   * it sleeps for want of commits (a notify with no thread waiting costs no system call).
+   * it sleeps for want of commits (a notify with no thread waiting costs no system call). A
+   * `quiet` commit (bookkeeping, such as the daemon's heartbeat) is counted without waking the
+   * thread: the next commit that does, or the thread's next look (`quietLookMs`), takes it along.
    */
-  committed(): void {
+  committed(quiet = false): void {
+    // Quiet first: the thread reads commits, then quietCommits, and takes the difference for the
+    // commits that wake it. So a commit that wakes is never taken for a quiet one; at worst a quiet
+    // commit counted between the two reads is taken for one that wakes, and copied early.
+    if (quiet) Atomics.add(this.control, SLOT.quietCommits, 1);
     Atomics.add(this.control, SLOT.commits, 1);
-    Atomics.notify(this.control, SLOT.commits);
+    if (!quiet) Atomics.notify(this.control, SLOT.commits);
   }
 
   /**
