@@ -1,22 +1,25 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import Database from 'better-sqlite3';
 import { openSqliteEngine } from '../helpers/sqliteEngine';
 import { tempDir } from './helpers/engine';
 import { waitFor } from '../helpers/wait';
-import { WalCheckpointer } from '../../daemon/storage/sqlite/walCheckpoints';
+import { WalCheckpointer, type WalCheckpointerOptions } from '../../daemon/storage/sqlite/walCheckpoints';
 
 const JOBS = 5_000;
 
-/** Jobs in a copy of the main database file alone: what checkpoints have put there, WAL aside. */
-function jobsInMainFile(dbPath: string, dir: string): number {
-  const copy = path.join(dir, 'main-file-only.db');
+let copies = 0;
+
+/** Rows of `table` in a copy of the main database file alone: what checkpoints have put there, WAL aside. */
+function rowsInMainFile(dbPath: string, dir: string, table: 'jobs' | 't'): number {
+  copies += 1;
+  const copy = path.join(dir, `main-file-only-${copies}.db`);
   fs.copyFileSync(dbPath, copy);
   const db = new Database(copy, { readonly: true });
   try {
-    return Number(db.prepare('SELECT count(*) FROM jobs').pluck().get());
+    return Number(db.prepare(`SELECT count(*) FROM ${table}`).pluck().get());
   } finally {
     db.close();
   }
@@ -49,7 +52,7 @@ test('in background mode a worker thread checkpoints the WAL while the writer ne
   assert.equal(status.mode, 'background', 'the writer still leaves checkpoints to the thread');
   assert.ok(status.checkpointer !== null && status.checkpointer.passes > 0 && status.checkpointer.running);
   // The main file alone, without its WAL, now holds every job.
-  assert.equal(jobsInMainFile(dbPath, dir), JOBS);
+  assert.equal(rowsInMainFile(dbPath, dir, 'jobs'), JOBS);
 
   await engine.close();
   const closed = backend.walCheckpointStatus().checkpointer;
@@ -97,40 +100,34 @@ function walRestarts(dbPath: string): number {
   }
 }
 
-let copies = 0;
-
-/** Rows of `t` in a copy of the main database file alone, WAL aside. */
-function rowsCopied(dbPath: string, dir: string): number {
-  copies += 1;
-  const copy = path.join(dir, `main-file-only-${copies}.db`);
-  fs.copyFileSync(dbPath, copy);
-  const main = new Database(copy, { readonly: true });
-  try {
-    return Number(main.prepare('SELECT count(*) FROM t').pluck().get());
-  } finally {
-    main.close();
-  }
-}
-
 /** The thread takes a moment to load (longer from source, as here): commits before that prove nothing. */
 async function started(checkpointer: WalCheckpointer): Promise<void> {
   await waitFor('the checkpointer thread to open the database', () => checkpointer.status().running, 20_000);
+}
+
+/** A writer and a started checkpointer on a fresh file, both closed after the test. */
+async function writerWithCheckpointer(
+  t: TestContext,
+  options: Omit<WalCheckpointerOptions, 'dbPath' | 'onFailure'>,
+): Promise<{ dir: string; dbPath: string; db: Database.Database; checkpointer: WalCheckpointer }> {
+  const dir = tempDir(t);
+  const dbPath = path.join(dir, 'spool.db');
+  const db = openWriter(dbPath);
+  const checkpointer = new WalCheckpointer({ dbPath, onFailure: (error) => assert.fail(error), ...options });
+  t.after(() => {
+    checkpointer.close();
+    db.close();
+  });
+  await started(checkpointer);
+  return { dir, dbPath, db, checkpointer };
 }
 
 /** Lets the event loop (and the checkpointer thread, on another core) go on for a moment. */
 const turn = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 1));
 
 test('the checkpointer copies the WAL once 1,000 frames wait, so the writer starts the WAL again about once per 1,000 frames, not after every few commits', async (t) => {
-  const dir = tempDir(t);
-  const dbPath = path.join(dir, 'spool.db');
-  const db = openWriter(dbPath);
   // Only the frame threshold decides here: the time limit is out of reach of this test.
-  const checkpointer = new WalCheckpointer({ dbPath, onFailure: (error) => assert.fail(error), maxDelayMs: 600_000 });
-  t.after(() => {
-    checkpointer.close();
-    db.close();
-  });
-  await started(checkpointer);
+  const { dbPath, db, checkpointer } = await writerWithCheckpointer(t, { maxDelayMs: 600_000 });
   const insert = db.prepare('INSERT INTO t (body) VALUES (?)');
   // 2,000 small commits, a frame or two each, with pauses in which a checkpointer that made a
   // pass every few milliseconds would have copied everything (and so restarted the WAL) dozens of times.
@@ -154,15 +151,7 @@ test('the checkpointer copies the WAL once 1,000 frames wait, so the writer star
 });
 
 test('commits below the frame threshold are checkpointed within the time limit', async (t) => {
-  const dir = tempDir(t);
-  const dbPath = path.join(dir, 'spool.db');
-  const db = openWriter(dbPath);
-  const checkpointer = new WalCheckpointer({ dbPath, onFailure: (error) => assert.fail(error), passFrames: 1_000_000, maxDelayMs: 200 });
-  t.after(() => {
-    checkpointer.close();
-    db.close();
-  });
-  await started(checkpointer);
+  const { dir, dbPath, db, checkpointer } = await writerWithCheckpointer(t, { passFrames: 1_000_000, maxDelayMs: 200 });
   for (let i = 0; i < 5; i += 1) {
     db.prepare('INSERT INTO t (body) VALUES (?)').run(`job ${i}`);
     checkpointer.committed();
@@ -171,27 +160,12 @@ test('commits below the frame threshold are checkpointed within the time limit',
     const s = checkpointer.status();
     return s.passes > 0 && s.seenCommits === s.commits && s.walFrames > 0 && s.backfilled === s.walFrames;
   });
-  const copy = path.join(dir, 'main-file-only-t.db');
-  fs.copyFileSync(dbPath, copy);
-  const main = new Database(copy, { readonly: true });
-  try {
-    assert.equal(main.prepare('SELECT count(*) FROM t').pluck().get(), 5, 'the main file alone holds the five rows');
-  } finally {
-    main.close();
-  }
+  assert.equal(rowsInMainFile(dbPath, dir, 't'), 5, 'the main file alone holds the five rows');
 });
 
 test('a quiet commit does not wake the checkpointer: the next commit that does takes it along', async (t) => {
-  const dir = tempDir(t);
-  const dbPath = path.join(dir, 'spool.db');
-  const db = openWriter(dbPath);
   // The look for quiet commits is out of reach of this test: only a commit that wakes can bring a pass.
-  const checkpointer = new WalCheckpointer({ dbPath, onFailure: (error) => assert.fail(error), passFrames: 1_000_000, maxDelayMs: 50, quietLookMs: 600_000 });
-  t.after(() => {
-    checkpointer.close();
-    db.close();
-  });
-  await started(checkpointer);
+  const { dir, dbPath, db, checkpointer } = await writerWithCheckpointer(t, { passFrames: 1_000_000, maxDelayMs: 50, quietLookMs: 600_000 });
   const insert = db.prepare('INSERT INTO t (body) VALUES (?)');
   insert.run('loud');
   checkpointer.committed();
@@ -214,19 +188,11 @@ test('a quiet commit does not wake the checkpointer: the next commit that does t
     const s = checkpointer.status();
     return s.seenCommits === s.commits && s.backfilled === s.walFrames && s.passes > first.passes;
   });
-  assert.equal(rowsCopied(dbPath, dir), 3, 'the main file alone holds all three rows');
+  assert.equal(rowsInMainFile(dbPath, dir, 't'), 3, 'the main file alone holds all three rows');
 });
 
 test('quiet commits alone are copied at the checkpointer\'s next look', async (t) => {
-  const dir = tempDir(t);
-  const dbPath = path.join(dir, 'spool.db');
-  const db = openWriter(dbPath);
-  const checkpointer = new WalCheckpointer({ dbPath, onFailure: (error) => assert.fail(error), passFrames: 1_000_000, maxDelayMs: 50, quietLookMs: 300 });
-  t.after(() => {
-    checkpointer.close();
-    db.close();
-  });
-  await started(checkpointer);
+  const { dir, dbPath, db, checkpointer } = await writerWithCheckpointer(t, { passFrames: 1_000_000, maxDelayMs: 50, quietLookMs: 300 });
   for (let i = 0; i < 3; i += 1) {
     db.prepare('INSERT INTO t (body) VALUES (?)').run(`beat ${i}`);
     checkpointer.committed(true);
@@ -235,7 +201,7 @@ test('quiet commits alone are copied at the checkpointer\'s next look', async (t
     const s = checkpointer.status();
     return s.passes > 0 && s.seenCommits === s.commits && s.walFrames > 0 && s.backfilled === s.walFrames;
   });
-  assert.equal(rowsCopied(dbPath, dir), 3);
+  assert.equal(rowsInMainFile(dbPath, dir, 't'), 3);
 });
 
 test('a daemon heartbeat is a quiet commit: counted, without a pass of its own', async (t) => {
