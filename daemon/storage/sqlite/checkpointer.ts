@@ -9,13 +9,15 @@
  * (`wal_autocheckpoint = 0`) and this thread does them on the machine's other core.
  *
  * - It makes a pass once the WAL holds `passFrames` frames not yet in the database file (SQLite's
- *   own threshold, 1,000 pages) or is `restartFrames` long (see below), or `maxDelayMs` after the first commit the last pass did not
- *   see, whichever comes first; it sleeps while nothing is committed: the store counts its
+ *   own threshold, 1,000 pages) or is `restartFrames` long (see below), or `maxDelayMs` after
+ *   the first commit the last pass did not see, whichever comes first; it sleeps while nothing
+ *   is committed: the store counts its
  *   commits in shared memory and wakes the thread with `Atomics.notify`. Bookkeeping commits
  *   (the daemon's heartbeat every 2 s) are counted without waking it; it looks for them every
  *   `quietLookMs` (a minute), so an idle daemon makes a pass, and then restarts its WAL with a
- *   sync, once a minute rather than after every heartbeat. Between passes it looks at most every `minIntervalMs`, by reading the two
- *   counts from the WAL index (the -shm file), which costs one read and no SQLite call.
+ *   sync, once a minute rather than after every heartbeat. Between passes it looks at most every
+ *   `minIntervalMs`, by reading the two counts from the WAL index (the -shm file), which costs one
+ *   read and no SQLite call.
  *   Why not a pass after every few commits: a pass that copies the whole WAL makes the writer
  *   start it again from its beginning at its next commit, and SQLite then syncs the new WAL
  *   header on the writer's thread (even with `synchronous=NORMAL`); each pass also syncs the
